@@ -1,0 +1,30 @@
+/**
+ * User-facing failures: a stable code and one sentence saying what is wrong and where.
+ * The CLI prints them as one line and exits with status 2; `throw new Error` stays
+ * reserved for programmer errors.
+ */
+
+export type ErrorCode =
+  | 'FILE_NOT_FOUND'
+  | 'FILE_UNREADABLE'
+  | 'EMPTY_INPUT'
+  | 'NOT_JSON'
+  | 'NOT_A_TRACE'
+  | 'BAD_GZIP'
+  | 'BAD_ARGUMENT'
+  | 'BAD_EXPECTATIONS';
+
+export class KinetoscopeError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly byteOffset?: number,
+  ) {
+    super(message);
+    this.name = 'KinetoscopeError';
+  }
+}
+
+export function isKinetoscopeError(e: unknown): e is KinetoscopeError {
+  return e instanceof KinetoscopeError;
+}

@@ -1,0 +1,225 @@
+/**
+ * The trace model: what one pass over a Kineto trace leaves behind, as typed tables.
+ *
+ * Bulk events (host ops and API calls, GPU activities, python frames, memory records)
+ * are struct-of-arrays tables with interned names; small sets (threads, steps, GPU
+ * annotations, device properties) are plain objects. All times are exact integer
+ * nanoseconds relative to `traceStartNs` (the profiler's start, as torch counts it).
+ */
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { JsonObject, JsonValue } from '../ingest/raw-event.js';
+import type { StringTable } from './strings.js';
+
+/** The host-side events torch's op tree is made of. */
+export const enum HostKind {
+  /** `cpu_op`: an ATen op, a compiled-region frame, `record_param_comms`, … */
+  Op = 0,
+  /** `user_annotation`: `record_function` labels, `ProfilerStep#N`. */
+  Annotation = 1,
+  /** `cuda_runtime` (and ROCm's HIP calls, XPU/custom runtimes). */
+  Runtime = 2,
+  /** `cuda_driver`: `cuLaunchKernel`, `cuLaunchKernelEx`, … */
+  Driver = 3,
+}
+
+export const HOST_KIND_NAMES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver'] as const;
+
+export interface HostEventTable {
+  readonly length: number;
+  readonly kind: Uint8Array;
+  readonly name: Int32Array;
+  /** Index into `TraceModel.threads`. */
+  readonly thread: Int32Array;
+  readonly startNs: Float64Array;
+  readonly durNs: Float64Array;
+  /** `External id` (lower-case `external id` in ≤ 1.10 traces); NaN when absent. */
+  readonly externalId: Float64Array;
+  /** CUPTI/roctracer `correlation` of runtime and driver calls; NaN when absent. */
+  readonly correlation: Float64Array;
+  /** Enclosing host event by interval nesting on the same thread (torch's rule), or -1. */
+  readonly parent: Int32Array;
+  readonly depth: Int32Array;
+  /** Children in start order: first child and next sibling, -1 when none. */
+  readonly firstChild: Int32Array;
+  readonly nextSibling: Int32Array;
+  /** The event's `args` for ops and annotations (Input Dims, Input type, …); undefined for API calls. */
+  readonly args: ReadonlyArray<JsonObject | undefined>;
+}
+
+export const enum GpuKind {
+  Kernel = 0,
+  Memcpy = 1,
+  Memset = 2,
+}
+
+export const GPU_KIND_NAMES = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
+
+export interface GpuActivityTable {
+  readonly length: number;
+  readonly kind: Uint8Array;
+  readonly name: Int32Array;
+  /** Device id (the event's `pid`). */
+  readonly device: Int32Array;
+  /** Stream id (the event's `tid`). */
+  readonly stream: Int32Array;
+  readonly startNs: Float64Array;
+  readonly durNs: Float64Array;
+  readonly correlation: Float64Array;
+  readonly externalId: Float64Array;
+  /** The runtime/driver call that launched it (host index), or -1. */
+  readonly launcher: Int32Array;
+  /** The `cpu_op` that owns it (host index), or -1 (a kernel launched outside any op belongs to none). */
+  readonly owner: Int32Array;
+  readonly args: ReadonlyArray<JsonObject | undefined>;
+}
+
+/** `python_function` frames (with_stack); kept apart from the op tree, as torch does. */
+export interface PythonFunctionTable {
+  readonly length: number;
+  readonly name: Int32Array;
+  readonly thread: Int32Array;
+  readonly startNs: Float64Array;
+  readonly durNs: Float64Array;
+}
+
+/** `[memory]` / `[OutOfMemory]` instant events (profile_memory). */
+export interface MemoryEventTable {
+  readonly length: number;
+  readonly thread: Int32Array;
+  readonly tsNs: Float64Array;
+  /** Positive = allocation, negative = free. */
+  readonly bytes: Float64Array;
+  readonly totalAllocated: Float64Array;
+  readonly totalReserved: Float64Array;
+  /** c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP. */
+  readonly deviceType: Int32Array;
+  readonly deviceId: Int32Array;
+  readonly outOfMemory: Uint8Array;
+}
+
+/** A `gpu_user_annotation`: Kineto's span of the GPU work launched under one annotation, per stream. */
+export interface GpuAnnotation {
+  readonly name: string;
+  readonly device: number;
+  readonly stream: number;
+  readonly startNs: number;
+  readonly durNs: number;
+  readonly externalId: number;
+}
+
+/** `cuda_sync` records (`Stream Sync`, `Event Sync`, `Context Sync`, …). */
+export interface SyncEvent {
+  readonly name: string;
+  readonly device: number;
+  readonly stream: number;
+  readonly startNs: number;
+  readonly durNs: number;
+  readonly correlation: number;
+  readonly args: JsonObject | undefined;
+}
+
+export interface ThreadInfo {
+  readonly pid: number | string;
+  readonly tid: number | string;
+  /** From `thread_name` metadata, e.g. `thread 416 (python3)` or `stream 7 `. */
+  name?: string;
+  sortIndex?: number;
+}
+
+export interface ProcessInfo {
+  readonly pid: number | string;
+  name?: string;
+  labels?: string;
+  sortIndex?: number;
+}
+
+export interface ProfilerStep {
+  /** As written: `ProfilerStep#3`. */
+  readonly name: string;
+  readonly number: number;
+  /** Index of the annotation in the host table. */
+  readonly host: number;
+  readonly startNs: number;
+  readonly endNs: number;
+}
+
+/** How GPU activities were tied to the ops that launched them (kineto-format.md §3.2). */
+export type OwnerRule =
+  /** torch ≥ 2.3 (and ≤ 1.10): the kernel's `External id` is the owning cpu_op's. */
+  | 'external-id'
+  /** torch ≈ 1.11–2.2: `External id` repeats the correlation; the owner is the innermost cpu_op around the launch. */
+  | 'innermost-op'
+  /** No GPU activity in the trace. */
+  | 'none';
+
+export interface ProfilerFlags {
+  readonly recordShapes: boolean;
+  readonly profileMemory: boolean;
+  readonly withStack: boolean;
+  readonly withFlops: boolean;
+  readonly withModules: boolean;
+}
+
+export interface DeviceProperties {
+  readonly id: number;
+  readonly name?: string;
+  readonly numSms?: number;
+  readonly computeMajor?: number;
+  readonly computeMinor?: number;
+  readonly totalGlobalMem?: number;
+  readonly [key: string]: JsonValue | undefined;
+}
+
+export interface TraceModel {
+  readonly strings: StringTable;
+  readonly host: HostEventTable;
+  readonly gpu: GpuActivityTable;
+  readonly python: PythonFunctionTable;
+  readonly memory: MemoryEventTable;
+  readonly gpuAnnotations: readonly GpuAnnotation[];
+  readonly syncs: readonly SyncEvent[];
+  readonly threads: readonly ThreadInfo[];
+  readonly processes: readonly ProcessInfo[];
+  readonly devices: readonly DeviceProperties[];
+  readonly distributedInfo: JsonObject | undefined;
+  readonly flags: ProfilerFlags;
+  readonly steps: readonly ProfilerStep[];
+  readonly ownerRule: OwnerRule;
+  /** Where time zero is: the profiler span's start, else the earliest host event (reader-relative ns). */
+  readonly traceStartNs: number;
+  /** Extent of the trace's events, relative to time zero. */
+  readonly traceEndNs: number;
+  /** The reader's origin: integer µs as written in the file (epoch µs in era A; relative to `baseTimeNanoseconds` in era B). */
+  readonly timeOriginUs: number;
+  readonly header: JsonObject;
+  readonly counts: {
+    readonly events: number;
+    readonly flows: number;
+    readonly instants: number;
+    readonly metadata: number;
+    readonly ignored: number;
+  };
+  readonly source: {
+    readonly container: 'object' | 'array';
+    readonly bytesRead: number;
+    readonly truncated: boolean;
+  };
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Convenience accessors that keep callers from indexing string ids by hand. */
+export function hostName(m: TraceModel, i: number): string {
+  return m.strings.get(m.host.name[i]!);
+}
+
+export function gpuName(m: TraceModel, i: number): string {
+  return m.strings.get(m.gpu.name[i]!);
+}
+
+export function hostEndNs(m: TraceModel, i: number): number {
+  return m.host.startNs[i]! + m.host.durNs[i]!;
+}
+
+export function gpuEndNs(m: TraceModel, i: number): number {
+  return m.gpu.startNs[i]! + m.gpu.durNs[i]!;
+}
