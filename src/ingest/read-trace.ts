@@ -1,0 +1,279 @@
+/**
+ * Reads a trace from a file path, standard input (`'-'`), a stream or bytes, gunzipping when
+ * the bytes start with the gzip magic `1f 8b` (whatever the file is called), and feeds the
+ * streaming tokenizer. Never holds the whole file: one chunk in, events out.
+ *
+ * Handles: missing / unreadable files, corrupt gzip, truncated gzip ("unexpected end of file":
+ * every event decoded so far is kept). Ignores: zip/bz2/zstd containers (read as text, so they
+ * fail as NOT_JSON with the offending byte named).
+ */
+
+import { open, type FileHandle } from 'node:fs/promises';
+import { createGunzip, constants as zc } from 'node:zlib';
+import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
+import { KinetoscopeError } from '../core/errors.js';
+import type { JsonObject, RawEvent } from './raw-event.js';
+import { createTraceTokenizer, type TraceTokenizer } from './tokenizer.js';
+
+export interface ReadResult {
+  container: 'object' | 'array';
+  /** Every top-level key but traceEvents. */
+  header: JsonObject;
+  /** Integer µs; event.tsNs = (ts − timeOriginUs)·1000 exactly. */
+  timeOriginUs: number;
+  eventCount: number;
+  /** Decompressed bytes. */
+  bytesRead: number;
+  truncated: boolean;
+  diagnostics: Diagnostic[];
+}
+
+export interface ReadOptions {
+  /**
+   * Bytes per read, and the most bytes handed to the tokenizer at once (tests use 7 or 1 to
+   * exercise every chunk boundary). Default 1 MiB.
+   */
+  chunkSize?: number;
+  /** Collect diagnostics here (e.g. shared with the model); a fresh sink otherwise. */
+  diagnostics?: DiagnosticSink;
+}
+
+export type TraceInput = string | NodeJS.ReadableStream | Uint8Array;
+
+const DEFAULT_CHUNK = 1 << 20;
+
+/**
+ * Reads a Kineto / Chrome trace and hands its events on in batches as they are parsed.
+ * User-facing failures throw KinetoscopeError (FILE_NOT_FOUND, FILE_UNREADABLE, EMPTY_INPUT,
+ * NOT_JSON, NOT_A_TRACE, BAD_GZIP); repairs and losses are diagnostics in the result.
+ */
+export async function readTrace(
+  input: TraceInput,
+  onEvents: (batch: RawEvent[]) => void,
+  opts: ReadOptions = {},
+): Promise<ReadResult> {
+  const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new Error(`readTrace: bad chunkSize ${chunkSize}`);
+  const sink = opts.diagnostics ?? new DiagnosticSink();
+  const tok = createTraceTokenizer(onEvents, sink);
+
+  let fh: FileHandle | undefined;
+  let source: AsyncIterable<Uint8Array>;
+  if (typeof input === 'string' && input !== '-') {
+    fh = await openTraceFile(input);
+    source = fileChunks(fh, chunkSize);
+  } else if (typeof input === 'string' || isReadable(input)) {
+    const stream = typeof input === 'string' ? process.stdin : input;
+    source = streamChunks(stream, chunkSize);
+  } else {
+    source = bytesChunks(input, chunkSize);
+  }
+
+  try {
+    const it = source[Symbol.asyncIterator]();
+    // Sniff the first two bytes for the gzip magic.
+    const head: Uint8Array[] = [];
+    let headLen = 0;
+    while (headLen < 2) {
+      const r = await it.next();
+      if (r.done) break;
+      head.push(r.value);
+      headLen += r.value.length;
+    }
+    const first = head.length === 1 ? head[0] : concat(head, headLen);
+    const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
+    const feed = (b: Uint8Array): void => feedChunked(tok, b, chunkSize);
+    let trouble: GzipTrouble | undefined;
+    if (gz) {
+      trouble = await gunzipInto(first, it, feed);
+    } else {
+      if (headLen > 0) feed(first);
+      for (;;) {
+        const r = await it.next();
+        if (r.done) break;
+        feed(r.value);
+      }
+    }
+    const t = tok.end();
+    let truncated = t.truncated;
+    if (trouble?.kind === 'cut') {
+      const m = trouble.message;
+      if (!truncated) {
+        sink.note('TRUNCATED', 'warning', () => `the gzip stream is cut short (${m}) although the JSON text decoded so far is complete`, t.bytesRead);
+      } else {
+        sink.note('TRUNCATED_GZIP', 'info', () => `the gzip stream is cut short: ${m}`, t.bytesRead);
+      }
+      truncated = true;
+    } else if (trouble?.kind === 'corrupt') {
+      const m = trouble.message;
+      sink.note('BAD_GZIP', 'error', () => `bad gzip data: ${m}; the events decoded before it are kept`, t.bytesRead);
+      truncated = true;
+    }
+    return { ...t, truncated, diagnostics: sink.list() };
+  } finally {
+    if (fh) await fh.close().catch(() => undefined);
+  }
+}
+
+/** Reads every event into an array (tests and small traces). */
+export async function readTraceEvents(
+  input: TraceInput,
+  opts: ReadOptions = {},
+): Promise<{ events: RawEvent[]; result: ReadResult }> {
+  const events: RawEvent[] = [];
+  const result = await readTrace(
+    input,
+    (batch) => {
+      for (let i = 0; i < batch.length; i++) events.push(batch[i]);
+    },
+    opts,
+  );
+  return { events, result };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function isReadable(x: unknown): x is NodeJS.ReadableStream {
+  return typeof x === 'object' && x !== null && typeof (x as { pipe?: unknown }).pipe === 'function';
+}
+
+async function openTraceFile(path: string): Promise<FileHandle> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, 'r');
+  } catch (e) {
+    throw fileError(path, e);
+  }
+  try {
+    const st = await fh.stat();
+    if (st.isDirectory()) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: it is a directory`);
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    throw e instanceof KinetoscopeError ? e : fileError(path, e);
+  }
+  return fh;
+}
+
+function fileError(path: string, e: unknown): KinetoscopeError {
+  const code = (e as { code?: string }).code;
+  if (code === 'ENOENT') return new KinetoscopeError('FILE_NOT_FOUND', `no such file: ${path}`);
+  if (code === 'EISDIR') return new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: it is a directory`);
+  if (code === 'EACCES' || code === 'EPERM') return new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: permission denied`);
+  return new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: ${(e as Error).message ?? String(e)}`);
+}
+
+async function* fileChunks(fh: FileHandle, chunkSize: number): AsyncGenerator<Uint8Array> {
+  const size = Math.max(chunkSize, 1);
+  for (;;) {
+    // A fresh buffer per read: zlib may still hold the previous one.
+    const buf = new Uint8Array(size);
+    let n: number;
+    try {
+      n = (await fh.read(buf, 0, size, null)).bytesRead;
+    } catch (e) {
+      throw new KinetoscopeError('FILE_UNREADABLE', `cannot read the trace file: ${(e as Error).message}`);
+    }
+    if (n === 0) return;
+    yield n === size ? buf : buf.subarray(0, n);
+  }
+}
+
+async function* streamChunks(stream: NodeJS.ReadableStream, chunkSize: number): AsyncGenerator<Uint8Array> {
+  const enc = new TextEncoder();
+  for await (const c of stream as AsyncIterable<Uint8Array | string>) {
+    const b = typeof c === 'string' ? enc.encode(c) : c;
+    for (let i = 0; i < b.length; i += chunkSize) yield b.subarray(i, Math.min(b.length, i + chunkSize));
+  }
+}
+
+async function* bytesChunks(bytes: Uint8Array, chunkSize: number): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, Math.min(bytes.length, i + chunkSize));
+}
+
+function feedChunked(tok: TraceTokenizer, b: Uint8Array, chunkSize: number): void {
+  if (b.length <= chunkSize) tok.push(b);
+  else for (let i = 0; i < b.length; i += chunkSize) tok.push(b.subarray(i, Math.min(b.length, i + chunkSize)));
+}
+
+function concat(parts: Uint8Array[], len: number): Uint8Array {
+  const out = new Uint8Array(len);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+interface GzipTrouble {
+  kind: 'cut' | 'corrupt';
+  message: string;
+  compressed: number;
+}
+
+/**
+ * Gunzips `first` + the rest of `it` into `feed`. Returns undefined when the gzip stream ended
+ * properly, else what went wrong; throws BAD_GZIP for corrupt data before any text came out
+ * (corruption later is reported by the caller as a diagnostic: the events before it are kept).
+ */
+async function gunzipInto(
+  first: Uint8Array,
+  it: AsyncIterator<Uint8Array>,
+  feed: (b: Uint8Array) => void,
+): Promise<GzipTrouble | undefined> {
+  const gunzip = createGunzip();
+  let compressed = 0;
+  let out = 0;
+  let feedError: unknown;
+  let zlibError: (Error & { code?: string }) | undefined;
+  gunzip.on('data', (b: Uint8Array) => {
+    if (feedError !== undefined) return;
+    out += b.length;
+    try {
+      feed(b);
+    } catch (e) {
+      feedError = e;
+      gunzip.destroy();
+    }
+  });
+  const done = new Promise<void>((resolve) => {
+    gunzip.on('end', resolve);
+    gunzip.on('close', resolve);
+    gunzip.on('error', (e: Error & { code?: string }) => {
+      zlibError = e;
+      resolve();
+    });
+  });
+  const failed = () => feedError !== undefined || zlibError !== undefined;
+  const write = async (b: Uint8Array) => {
+    compressed += b.length;
+    if (!gunzip.write(b)) {
+      await Promise.race([new Promise<void>((r) => gunzip.once('drain', r)), done]);
+    }
+  };
+  await write(first);
+  while (!failed()) {
+    const r = await it.next();
+    if (r.done) break;
+    await write(r.value);
+  }
+  if (!failed()) {
+    // Flush first: with Z_FINISH a truncated stream errors and zlib drops the output of that
+    // last call; a sync flush delivers everything decodable before end() reports the cut.
+    await new Promise<void>((resolve) => gunzip.flush(zc.Z_SYNC_FLUSH, () => resolve()));
+    if (!failed()) gunzip.end();
+  }
+  await done;
+  if (feedError !== undefined) throw feedError;
+  if (zlibError) {
+    const msg = zlibError.message;
+    if (zlibError.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(msg)) {
+      return { kind: 'cut', message: `${msg} after ${compressed} compressed bytes`, compressed };
+    }
+    if (out === 0) {
+      throw new KinetoscopeError('BAD_GZIP', `bad gzip data: ${msg} (within the first ${compressed} compressed bytes)`, compressed);
+    }
+    return { kind: 'corrupt', message: `${msg} (within the first ${compressed} compressed bytes, after ${out} bytes of text)`, compressed };
+  }
+  return undefined;
+}

@@ -1,0 +1,1479 @@
+/**
+ * Streaming, byte-level tokenizer for Kineto / Chrome-trace JSON.
+ *
+ * Handles: object roots (`{"schemaVersion":1, …, "traceEvents":[…], …}`, top-level keys before
+ * and after the array) and bare-array roots (`[{…}, …]`, pre-Dec-2020 Kineto and the legacy
+ * autograd exporter); bytes fed in chunks of any size (a UTF-8 sequence, a number or an event
+ * may straddle chunks); exact integer-ns `ts`/`dur` from the number's source text; pid/tid and
+ * `args.stream`/`args.device` normalisation; the invalid JSON Kineto is known to write (bare
+ * `inf`/`nan`/`N/A`, raw control characters, unescaped `"` in names, truncated files), each
+ * repaired and reported as a Diagnostic.
+ *
+ * Ignores: event keys other than `ph cat name pid tid ts dur id bp s args` (they are parsed for
+ * syntax, then dropped); anything after the root value closes (one TRAILING_DATA diagnostic).
+ *
+ * Pure: no `node:` imports, runs unchanged in a browser or a worker. It never holds the whole
+ * text — only the bytes of the value currently being parsed when it straddles a chunk boundary
+ * (V8 strings stop near 512 MB; traces reach 10 GB).
+ */
+
+import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
+import type { DiagnosticSink, Severity } from '../core/diagnostics.js';
+import { KinetoscopeError } from '../core/errors.js';
+
+export interface TokenizerResult {
+  container: 'object' | 'array';
+  /** Every top-level key but `traceEvents` (empty for a bare-array root). */
+  header: JsonObject;
+  /** Integer µs: the integer part of the first `ts` seen; `event.tsNs = (ts − timeOriginUs)·1000` exactly. */
+  timeOriginUs: number;
+  eventCount: number;
+  /** Bytes of (decompressed) text pushed. */
+  bytesRead: number;
+  /** The text ended before the root value closed (or a syntax error could not be resynchronised). */
+  truncated: boolean;
+}
+
+export interface TraceTokenizer {
+  /** Feeds the next bytes. The chunk is not retained after the call returns. */
+  push(bytes: Uint8Array): void;
+  /** Flushes the last events and reports how the text ended. Throws KinetoscopeError for non-traces. */
+  end(): TokenizerResult;
+}
+
+/** Events are handed on in batches of at most this many (and at the end of every push). */
+export const EVENT_BATCH_SIZE = 4096;
+
+export function createTraceTokenizer(
+  onEvents: (batch: RawEvent[]) => void,
+  diagnostics: DiagnosticSink,
+): TraceTokenizer {
+  const t = new Tokenizer(onEvents, diagnostics);
+  return {
+    push: (bytes: Uint8Array) => t.push(bytes),
+    end: () => t.end(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte constants and tables (immutable module-level data; no state).
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+
+const MAX_SAFE = 9007199254740992; // 2^53: an accumulator below this is exact
+const MAX_DEPTH = 1000;
+
+/** 1 for bytes that can appear in a string and need no attention: printable ASCII but `"` and `\`. */
+const PLAIN = new Uint8Array(256);
+for (let c = 0x20; c < 0x80; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
+
+/** Bytes a bare token (`inf`, `NaN`, `N/A`, `true`, …) is made of. */
+const BARE = new Uint8Array(256);
+for (let c = 0x41; c <= 0x5a; c++) BARE[c] = 1;
+for (let c = 0x61; c <= 0x7a; c++) BARE[c] = 1;
+BARE[0x2f] = 1; // '/' of N/A
+
+const CHAR1: string[] = [];
+for (let c = 0; c < 0x80; c++) CHAR1.push(String.fromCharCode(c));
+
+/** Exact powers of ten (10^0 … 10^22 are exact doubles). */
+const POW10: number[] = [];
+for (let i = 0, v = 1; i <= 22; i++, v *= 10) POW10.push(v);
+
+const TRACE_EVENTS_KEY = new Uint8Array([...'"traceEvents"'].map((c) => c.charCodeAt(0)));
+
+// Event keys the reader keeps.
+const K_OTHER = 0;
+const K_PH = 1;
+const K_CAT = 2;
+const K_NAME = 3;
+const K_PID = 4;
+const K_TID = 5;
+const K_TS = 6;
+const K_DUR = 7;
+const K_ID = 8;
+const K_BP = 9;
+const K_S = 10;
+const K_ARGS = 11;
+
+function eventKeyCode(b: Uint8Array, s: number, len: number): number {
+  switch (len) {
+    case 1:
+      return b[s] === 0x73 ? K_S : K_OTHER;
+    case 2: {
+      const c0 = b[s];
+      const c1 = b[s + 1];
+      if (c0 === 0x70 && c1 === 0x68) return K_PH; // ph
+      if (c0 === 0x74 && c1 === 0x73) return K_TS; // ts
+      if (c0 === 0x69 && c1 === 0x64) return K_ID; // id
+      if (c0 === 0x62 && c1 === 0x70) return K_BP; // bp
+      return K_OTHER;
+    }
+    case 3: {
+      const c0 = b[s];
+      const c1 = b[s + 1];
+      const c2 = b[s + 2];
+      if (c1 === 0x69 && c2 === 0x64) {
+        if (c0 === 0x70) return K_PID; // pid
+        if (c0 === 0x74) return K_TID; // tid
+        return K_OTHER;
+      }
+      if (c0 === 0x63 && c1 === 0x61 && c2 === 0x74) return K_CAT; // cat
+      if (c0 === 0x64 && c1 === 0x75 && c2 === 0x72) return K_DUR; // dur
+      return K_OTHER;
+    }
+    case 4: {
+      const c0 = b[s];
+      if (c0 === 0x6e && b[s + 1] === 0x61 && b[s + 2] === 0x6d && b[s + 3] === 0x65) return K_NAME;
+      if (c0 === 0x61 && b[s + 1] === 0x72 && b[s + 2] === 0x67 && b[s + 3] === 0x73) return K_ARGS;
+      return K_OTHER;
+    }
+    default:
+      return K_OTHER;
+  }
+}
+
+function eventKeyCodeOfString(k: string): number {
+  switch (k) {
+    case 'ph': return K_PH;
+    case 'cat': return K_CAT;
+    case 'name': return K_NAME;
+    case 'pid': return K_PID;
+    case 'tid': return K_TID;
+    case 'ts': return K_TS;
+    case 'dur': return K_DUR;
+    case 'id': return K_ID;
+    case 'bp': return K_BP;
+    case 's': return K_S;
+    case 'args': return K_ARGS;
+    default: return K_OTHER;
+  }
+}
+
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 0x20;
+  if (l >= 97 && l <= 102) return l - 87;
+  return -1;
+}
+
+/**
+ * pid / tid / args.stream / args.device as written by different eras:
+ * numeric strings (`"25738"`, PyTorch ≤ 1.9 string tids) and hex strings (`"0x0"`, ROCm stream
+ * ids) become numbers; labels (`"Spans"`, `"stream 7 annotations"`, `""`) stay strings.
+ */
+export function normaliseId(str: string): number | string {
+  const n = str.length;
+  if (n === 0 || n > 24) return str;
+  const c0 = str.charCodeAt(0);
+  if (n > 2 && c0 === 48 && (str.charCodeAt(1) | 0x20) === 0x78) {
+    if (n - 2 > 13) return str; // > 52 bits: not exact as a number
+    let v = 0;
+    for (let i = 2; i < n; i++) {
+      const h = hexDigit(str.charCodeAt(i));
+      if (h < 0) return str;
+      v = v * 16 + h;
+    }
+    return v;
+  }
+  let i = c0 === MINUS ? 1 : 0;
+  if (i === n) return str;
+  let v = 0;
+  for (; i < n; i++) {
+    const d = str.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return str;
+    v = v * 10 + d;
+  }
+  if (v >= MAX_SAFE) return str;
+  return c0 === MINUS ? -v : v;
+}
+
+function describeByte(c: number): string {
+  if (c >= 0x20 && c < 0x7f) return c === QUOTE ? '"\\""' : `"${String.fromCharCode(c)}"`;
+  return `byte 0x${c.toString(16).padStart(2, '0')}`;
+}
+
+function setKey(obj: JsonObject, key: string, v: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else obj[key] = v;
+}
+
+/**
+ * Exact integer ns of a decimal µs text (`-12.3456e2`), rounded half away from zero at the ns;
+ * null when the text is not a number.
+ */
+function decimalUsToNs(text: string): bigint | null {
+  let s = text.trim();
+  let neg = false;
+  if (s.startsWith('-')) { neg = true; s = s.slice(1); } else if (s.startsWith('+')) s = s.slice(1);
+  let exp = 0;
+  const e = s.search(/[eE]/);
+  if (e >= 0) {
+    const es = s.slice(e + 1);
+    if (!/^[+-]?\d+$/.test(es)) return null;
+    exp = Number(es);
+    s = s.slice(0, e);
+    if (!Number.isFinite(exp) || Math.abs(exp) > 400) return null;
+  }
+  const dot = s.indexOf('.');
+  let intPart = dot >= 0 ? s.slice(0, dot) : s;
+  let fracPart = dot >= 0 ? s.slice(dot + 1) : '';
+  if (!/^\d*$/.test(intPart) || !/^\d*$/.test(fracPart) || intPart.length + fracPart.length === 0) return null;
+  // µs → ns is a shift of the decimal point by 3 more places.
+  const shift = exp + 3;
+  let digits = intPart + fracPart;
+  let point = intPart.length + shift;
+  if (point < 0) { digits = '0'.repeat(-point) + digits; point = 0; }
+  if (point > digits.length) digits = digits + '0'.repeat(point - digits.length);
+  intPart = digits.slice(0, point);
+  fracPart = digits.slice(point);
+  let ns = BigInt(intPart === '' ? '0' : intPart);
+  if (fracPart.length > 0 && fracPart.charCodeAt(0) >= 53) ns += 1n; // first dropped digit ≥ 5
+  return neg ? -ns : ns;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser states (top level).
+
+const S_START = 0;
+const S_OBJ_FIRST = 1; // after `{` of the root: a key or `}`
+const S_OBJ_NEXT = 2; // after a top-level member: `,` or `}`
+const S_OBJ_KEY = 3; // after `,` at the top level: a key
+const S_EVENTS_FIRST = 4; // after `[` of the events array
+const S_EVENTS_NEXT = 5; // after an event: `,` or `]`
+const S_EVENTS_ELEM = 6; // after `,` in the events array: an event
+const S_DONE = 7; // the root closed
+const S_IGNORE = 8; // drop everything that follows
+const S_RESYNC_EVENTS = 9; // after a syntax error in the events array: look for the next event boundary
+const S_RESYNC_HEADER = 10; // after a syntax error before the events array: look for "traceEvents"
+
+/** Thrown (never escapes) when the buffer ends inside a value: retry with more bytes. */
+const INCOMPLETE = { incomplete: true };
+
+class ParseError {
+  constructor(
+    readonly offset: number, // absolute
+    readonly reason: string,
+  ) {}
+}
+
+interface PendingDiag {
+  code: string;
+  severity: Severity;
+  message: string;
+  byteOffset: number;
+}
+
+const INTERN_BITS = 15;
+const INTERN_SIZE = 1 << INTERN_BITS;
+const INTERN_MASK = INTERN_SIZE - 1;
+const INTERN_LIMIT = INTERN_SIZE >> 1; // keep the table at most half full
+const INTERN_MAX_LABEL = 512; // ph/cat/name and object keys up to this many bytes are interned
+const INTERN_MAX_VALUE = 40; // other string values
+
+class Tokenizer {
+  // Current buffer being parsed (a chunk, or the pending buffer) and its absolute offset.
+  private buf: Uint8Array = new Uint8Array(0);
+  private lim = 0;
+  private base = 0;
+  private pos = 0;
+  private final = false;
+
+  private state = S_START;
+  private container: 'object' | 'array' | undefined;
+  private readonly header: JsonObject = {};
+  private batch: RawEvent[] = [];
+  private eventCount = 0;
+  private bytesIn = 0;
+  private ended = false;
+
+  // Time origin: integer µs of the first ts seen.
+  private origin: number | undefined;
+  private originBig: bigint | undefined;
+
+  // Pending bytes of a value that straddles chunks.
+  private pend = new Uint8Array(1024);
+  private pendLen = 0;
+  private pendBase = 0;
+  private lastAttempt = 0;
+  // Structural scanner over pending bytes: signals when the pending value may be complete.
+  private scInStr = false;
+  private scEsc = false;
+  private scDepth = 0;
+  private scTrust = true;
+
+  // Diagnostics of the unit being parsed, committed only when the unit completes
+  // (a unit cut by a chunk boundary is parsed again).
+  private unitDiags: PendingDiag[] = [];
+
+  private sawTraceEvents = false;
+  private eventsClosed = false;
+  private lastEventEnd = 0; // absolute offset just after the last complete event (or the `[`)
+  private lastUnitEnd = 0; // absolute offset just after the last complete top-level unit
+  private nonObjectElements = 0;
+  private sawNonWhitespace = false;
+
+  private resyncErr: ParseError | undefined;
+  private resyncUnit = 0;
+  private headerErr: ParseError | undefined;
+  private headerErrAfter = 0;
+
+  // Intern table for short repeated strings, keyed by their bytes.
+  private readonly iHash = new Int32Array(INTERN_SIZE);
+  private readonly iStr: (string | undefined)[] = new Array(INTERN_SIZE).fill(undefined);
+  private readonly iOff = new Int32Array(INTERN_SIZE);
+  private readonly iLen = new Int32Array(INTERN_SIZE);
+  private iArena = new Uint8Array(1 << 16);
+  private iArenaLen = 0;
+  private iCount = 0;
+
+  private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+  private readonly utf8Fatal = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+
+  constructor(
+    private readonly onEvents: (batch: RawEvent[]) => void,
+    private readonly sink: DiagnosticSink,
+  ) {}
+
+  // -------------------------------------------------------------------------------------------
+  // Chunk handling.
+
+  push(chunk: Uint8Array): void {
+    if (this.ended) throw new Error('TraceTokenizer.push() called after end()');
+    const n = chunk.length;
+    if (n === 0) return;
+    const chunkBase = this.bytesIn;
+    this.bytesIn += n;
+    let off = 0;
+    while (this.pendLen > 0 && off < n) {
+      const sig = this.scan(chunk, off, n, true);
+      const stop = sig >= 0 ? sig + 1 : n;
+      this.appendPending(chunk, off, stop);
+      off = stop;
+      if ((sig >= 0 && this.scTrust) || this.pendLen >= 2 * this.lastAttempt) {
+        const before = this.pendLen;
+        this.retryPending();
+        // A signal that did not complete anything: stop trusting signals for this value
+        // (doubling alone keeps the retries linear).
+        if (sig >= 0 && this.pendLen === before) this.scTrust = false;
+      }
+    }
+    if (off < n) {
+      const c = this.run(chunk, off, n, chunkBase);
+      if (c < n) this.setPending(chunk, c, n, chunkBase + c);
+    }
+    this.flush();
+  }
+
+  end(): TokenizerResult {
+    if (this.ended) throw new Error('TraceTokenizer.end() called twice');
+    this.ended = true;
+    this.final = true;
+    if (this.pendLen > 0) this.retryPending();
+    this.flush();
+    return this.finish();
+  }
+
+  private flush(): void {
+    if (this.batch.length > 0) {
+      const b = this.batch;
+      this.batch = [];
+      this.onEvents(b);
+    }
+  }
+
+  private emit(ev: RawEvent): void {
+    this.eventCount++;
+    this.batch.push(ev);
+    if (this.batch.length >= EVENT_BATCH_SIZE) this.flush();
+  }
+
+  private retryPending(): void {
+    const c = this.run(this.pend, 0, this.pendLen, this.pendBase);
+    const rest = this.pendLen - c;
+    if (rest > 0 && c > 0) this.pend.copyWithin(0, c, this.pendLen);
+    this.pendLen = rest;
+    this.pendBase += c;
+    this.lastAttempt = rest;
+    if (c > 0) this.scTrust = true;
+    this.scInStr = false;
+    this.scEsc = false;
+    this.scDepth = 0;
+    if (rest > 0) this.scan(this.pend, 0, rest, false);
+  }
+
+  private setPending(chunk: Uint8Array, from: number, to: number, abs: number): void {
+    this.pendLen = 0;
+    this.pendBase = abs;
+    this.appendPending(chunk, from, to);
+    this.lastAttempt = this.pendLen;
+    this.scTrust = true;
+    this.scInStr = false;
+    this.scEsc = false;
+    this.scDepth = 0;
+    this.scan(this.pend, 0, this.pendLen, false);
+  }
+
+  private appendPending(src: Uint8Array, from: number, to: number): void {
+    const add = to - from;
+    const need = this.pendLen + add;
+    if (need > this.pend.length) {
+      let cap = this.pend.length * 2;
+      while (cap < need) cap *= 2;
+      const nb = new Uint8Array(cap);
+      nb.set(this.pend.subarray(0, this.pendLen));
+      this.pend = nb;
+    }
+    this.pend.set(src.subarray(from, to), this.pendLen);
+    this.pendLen = need;
+  }
+
+  /**
+   * Advances the structural scanner over b[from, to); returns the index of the first byte at
+   * which the pending value may be complete (a `,` `}` `]` outside strings at depth ≤ 0), or −1.
+   * Only a hint: a broken value (stray quote) may never signal; retries on doubling cover that.
+   */
+  private scan(b: Uint8Array, from: number, to: number, stop: boolean): number {
+    let inStr = this.scInStr;
+    let esc = this.scEsc;
+    let depth = this.scDepth;
+    let found = -1;
+    for (let i = from; i < to; i++) {
+      const c = b[i];
+      if (inStr) {
+        if (esc) esc = false;
+        else if (c === BACKSLASH) esc = true;
+        else if (c === QUOTE) inStr = false;
+      } else if (c === QUOTE) inStr = true;
+      else if (c === LBRACE || c === LBRACKET) depth++;
+      else if (c === RBRACE || c === RBRACKET) {
+        depth--;
+        if (depth <= 0 && stop) { found = i; break; }
+      } else if (c === COMMA && depth <= 0 && stop) { found = i; break; }
+    }
+    this.scInStr = inStr;
+    this.scEsc = esc;
+    this.scDepth = depth;
+    return found;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Diagnostics.
+
+  private unitNote(code: string, severity: Severity, message: string, byteOffset: number): void {
+    this.unitDiags.push({ code, severity, message, byteOffset });
+  }
+
+  private commitUnit(): void {
+    const d = this.unitDiags;
+    if (d.length === 0) return;
+    for (const x of d) this.sink.note(x.code, x.severity, () => x.message, x.byteOffset);
+    d.length = 0;
+  }
+
+  private err(localPos: number, reason: string): ParseError {
+    return new ParseError(this.base + localPos, reason);
+  }
+
+  private unexpected(localPos: number, expected: string): ParseError {
+    return this.err(localPos, `expected ${expected} but found ${describeByte(this.buf[localPos])}`);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Top-level state machine. Returns the index of the first byte not consumed: the start of a
+  // unit (event, top-level member, …) the buffer ends inside of.
+
+  private run(buf: Uint8Array, start: number, end: number, base: number): number {
+    this.buf = buf;
+    this.lim = end;
+    this.base = base;
+    let p = start;
+    let unit = start;
+    for (;;) {
+      try {
+        for (;;) {
+          unit = p;
+          switch (this.state) {
+            case S_EVENTS_NEXT: {
+              p = this.ws(p);
+              if (p >= end) return p;
+              const c = buf[p];
+              if (c === COMMA) { p++; this.state = S_EVENTS_ELEM; break; }
+              if (c === RBRACKET) { p = this.closeEvents(p + 1); break; }
+              if (c === LBRACE) {
+                this.sink.note('MISSING_COMMA', 'warning', () => `missing "," between two events at byte ${base + p}: read on`, base + p);
+                this.state = S_EVENTS_ELEM;
+                break;
+              }
+              throw this.unexpected(p, '"," or "]" after an event');
+            }
+            case S_EVENTS_ELEM:
+            case S_EVENTS_FIRST: {
+              p = this.ws(p);
+              if (p >= end) return p;
+              const c = buf[p];
+              unit = p;
+              if (c === LBRACE) {
+                // The hot loop: one event after another.
+                const ev = this.parseEvent(p);
+                p = this.pos;
+                if (this.unitDiags.length > 0) this.commitUnit();
+                this.emit(ev);
+                this.lastEventEnd = base + p;
+                this.state = S_EVENTS_NEXT;
+                break;
+              }
+              if (c === RBRACKET) { p = this.closeEvents(p + 1); break; }
+              if (c === COMMA && this.state === S_EVENTS_FIRST) throw this.unexpected(p, 'an event or "]"');
+              this.pos = p;
+              this.parseValue(0);
+              p = this.pos;
+              this.unitDiags.length = 0;
+              this.nonObjectElements++;
+              this.sink.note('NON_OBJECT_EVENT', 'warning', () => `an element of the events array at byte ${base + unit} is not an object: skipped`, base + unit);
+              this.lastEventEnd = base + p;
+              this.state = S_EVENTS_NEXT;
+              break;
+            }
+            case S_OBJ_FIRST:
+            case S_OBJ_KEY: {
+              p = this.ws(p);
+              if (p >= end) return p;
+              const c = buf[p];
+              if (c === RBRACE) { p++; this.state = S_DONE; this.lastUnitEnd = base + p; break; }
+              if (c !== QUOTE) throw this.unexpected(p, this.state === S_OBJ_FIRST ? 'a key string or "}"' : 'a key string');
+              unit = p;
+              p = this.parseMember(p);
+              break;
+            }
+            case S_OBJ_NEXT: {
+              p = this.ws(p);
+              if (p >= end) return p;
+              const c = buf[p];
+              if (c === COMMA) { p++; this.state = S_OBJ_KEY; break; }
+              if (c === RBRACE) { p++; this.state = S_DONE; this.lastUnitEnd = base + p; break; }
+              throw this.unexpected(p, '"," or "}" after a top-level value');
+            }
+            case S_START: {
+              p = this.ws(p);
+              if (p >= end) return p;
+              const c = buf[p];
+              if (c === 0xef && base + p === 0) {
+                // UTF-8 byte-order mark (some Windows tools write one).
+                if (end - p < 3 && !this.final) return p;
+                if (buf[p + 1] === 0xbb && buf[p + 2] === 0xbf) { p += 3; break; }
+              }
+              this.sawNonWhitespace = true;
+              if (c === LBRACE) {
+                this.container = 'object';
+                this.state = S_OBJ_FIRST;
+                p++;
+                break;
+              }
+              if (c === LBRACKET) {
+                this.container = 'array';
+                this.state = S_EVENTS_FIRST;
+                this.sawTraceEvents = true;
+                p++;
+                this.lastEventEnd = base + p;
+                break;
+              }
+              throw new KinetoscopeError(
+                'NOT_JSON',
+                `not JSON: expected "{" or "[" but found ${describeByte(c)} at byte ${base + p}`,
+                base + p,
+              );
+            }
+            case S_DONE: {
+              p = this.ws(p);
+              if (p >= end) return p;
+              const at = base + p;
+              this.sink.note('TRAILING_DATA', 'warning', () => `unexpected data after the end of the JSON text at byte ${at}: ignored`, at);
+              this.state = S_IGNORE;
+              return end;
+            }
+            case S_IGNORE:
+              return end;
+            case S_RESYNC_EVENTS: {
+              const r = this.resyncEvents(p);
+              if (r < 0) return -r - 1; // keep the tail from there
+              p = r;
+              break;
+            }
+            case S_RESYNC_HEADER: {
+              const r = this.resyncHeader(p);
+              if (r < 0) return -r - 1;
+              p = r;
+              break;
+            }
+            default:
+              throw new Error(`tokenizer: bad state ${this.state}`);
+          }
+        }
+      } catch (e) {
+        if (e === INCOMPLETE) {
+          this.unitDiags.length = 0;
+          return unit;
+        }
+        if (e instanceof ParseError) {
+          this.unitDiags.length = 0;
+          p = this.onSyntaxError(e, unit) - base;
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** Where to go on after a syntax error; returns the absolute offset to continue at. */
+  private onSyntaxError(e: ParseError, unitLocal: number): number {
+    const s = this.state;
+    if (s === S_EVENTS_FIRST || s === S_EVENTS_NEXT || s === S_EVENTS_ELEM) {
+      this.resyncErr = e;
+      this.resyncUnit = this.base + unitLocal;
+      this.state = S_RESYNC_EVENTS;
+      return Math.max(e.offset, this.base + unitLocal + 1);
+    }
+    if (!this.sawTraceEvents) {
+      // Before the events array (user metadata can break the header, kineto-format §5.4):
+      // look for the "traceEvents" key and go on from there.
+      if (!this.headerErr) this.headerErr = e;
+      this.headerErrAfter = this.lastUnitEnd;
+      this.state = S_RESYNC_HEADER;
+      return e.offset;
+    }
+    // After the events array: keep what we have, drop the rest of the header.
+    this.sink.note(
+      'SYNTAX_ERROR',
+      'warning',
+      () => `syntax error at byte ${e.offset} after the traceEvents array (${e.reason}): the rest of the top-level object is ignored`,
+      e.offset,
+    );
+    this.state = S_IGNORE;
+    return this.base + this.lim;
+  }
+
+  private closeEvents(pAfter: number): number {
+    this.eventsClosed = true;
+    this.lastUnitEnd = this.base + pAfter;
+    this.state = this.container === 'object' ? S_OBJ_NEXT : S_DONE;
+    return pAfter;
+  }
+
+  /**
+   * Looks for the next event boundary after a syntax error: `}` ws `,` ws `{` (resume at the `{`)
+   * or `}` ws `]` (the array ends). Returns the local position to go on at, or −(tail+1) when
+   * the buffer ends first (tail = where to keep bytes from).
+   */
+  private resyncEvents(p: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    for (;;) {
+      while (p < end && b[p] !== RBRACE) p++;
+      if (p >= end) return -end - 1;
+      let q = this.ws(p + 1);
+      if (q >= end) return -p - 1;
+      let c = b[q];
+      if (c === COMMA) {
+        q = this.ws(q + 1);
+        if (q >= end) return -p - 1;
+        c = b[q];
+        if (c === LBRACE) {
+          this.resynced(q, 'resumed at the next event');
+          this.state = S_EVENTS_ELEM;
+          return q;
+        }
+      } else if (c === RBRACKET) {
+        this.resynced(q, 'resumed at the end of the events array');
+        this.lastEventEnd = this.base + q;
+        return this.closeEvents(q + 1);
+      }
+      p++;
+    }
+  }
+
+  private resynced(qLocal: number, how: string): void {
+    const e = this.resyncErr!;
+    const unit = this.resyncUnit;
+    const at = this.base + qLocal;
+    this.sink.note(
+      'SYNTAX_ERROR',
+      'warning',
+      () => `syntax error at byte ${e.offset} (${e.reason}): skipped 1 event (${at - unit} bytes from byte ${unit}) and ${how} at byte ${at}`,
+      e.offset,
+    );
+    this.resyncErr = undefined;
+  }
+
+  private resyncHeader(p: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    const pat = TRACE_EVENTS_KEY;
+    for (;;) {
+      while (p < end && b[p] !== QUOTE) p++;
+      if (p >= end) return -end - 1;
+      if (end - p < pat.length) return -p - 1;
+      let k = 1;
+      while (k < pat.length && b[p + k] === pat[k]) k++;
+      if (k === pat.length) {
+        let q = this.ws(p + k);
+        if (q >= end) return -p - 1;
+        if (b[q] === COLON) {
+          q = this.ws(q + 1);
+          if (q >= end) return -p - 1;
+          if (b[q] === LBRACKET) {
+            const e = this.headerErr!;
+            const at = this.base + p;
+            this.sink.note(
+              'SYNTAX_ERROR',
+              'warning',
+              () => `syntax error at byte ${e.offset} in the top-level object (${e.reason}): skipped ${at - this.headerErrAfter} bytes of header up to "traceEvents" at byte ${at}; top-level keys in between are lost`,
+              e.offset,
+            );
+            this.state = S_OBJ_KEY;
+            return p;
+          }
+        }
+      }
+      p++;
+    }
+  }
+
+  /** A top-level `"key": value` member of an object root. */
+  private parseMember(p: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    this.pos = p;
+    const key = this.parseString(INTERN_MAX_LABEL);
+    p = this.ws(this.pos);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
+    p = this.ws(p + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (key === 'traceEvents') {
+      if (b[p] !== LBRACKET) {
+        throw new KinetoscopeError(
+          'NOT_A_TRACE',
+          `a JSON object but not a Chrome trace: "traceEvents" at byte ${this.base + p} is not an array`,
+          this.base + p,
+        );
+      }
+      if (this.sawTraceEvents) {
+        const at = this.base + p;
+        this.sink.note('DUPLICATE_TRACE_EVENTS', 'warning', () => `a second "traceEvents" array at byte ${at}: its events are read too`, at);
+      }
+      this.commitUnit();
+      this.sawTraceEvents = true;
+      this.state = S_EVENTS_FIRST;
+      this.lastEventEnd = this.base + p + 1;
+      return p + 1;
+    }
+    this.pos = p;
+    const v = this.parseValue(0);
+    this.commitUnit();
+    setKey(this.header, key, v);
+    this.state = S_OBJ_NEXT;
+    this.lastUnitEnd = this.base + this.pos;
+    return this.pos;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // End of input.
+
+  private finish(): TokenizerResult {
+    const n = this.bytesIn;
+    if (this.state === S_START) {
+      if (this.pendLen > 0 && this.sawNonWhitespace) {
+        // only a partial BOM
+        throw new KinetoscopeError('NOT_JSON', `not JSON: expected "{" or "[" but found ${describeByte(this.pend[0])} at byte ${this.pendBase}`, this.pendBase);
+      }
+      throw new KinetoscopeError(
+        'EMPTY_INPUT',
+        n === 0 ? 'empty input: the trace has 0 bytes' : `empty input: the trace has only whitespace (${n} bytes)`,
+        n,
+      );
+    }
+    let truncated = false;
+    const s = this.state;
+    const lostAfterEvent = n - this.lastEventEnd;
+    const kept = `kept ${this.eventCount} complete event${this.eventCount === 1 ? '' : 's'}`;
+    if (s === S_EVENTS_FIRST || s === S_EVENTS_NEXT || s === S_EVENTS_ELEM) {
+      truncated = true;
+      const where =
+        this.pendLen > 0 && this.pend[0] === LBRACE
+          ? `inside an event that starts at byte ${this.pendBase}`
+          : this.pendLen > 0
+            ? `inside an element that starts at byte ${this.pendBase}`
+            : 'before the closing "]" of the events array';
+      this.sink.note(
+        'TRUNCATED',
+        'warning',
+        () => `trace is truncated: the input ends at byte ${n} ${where}; ${kept}, the ${lostAfterEvent} bytes after the last complete event (from byte ${this.lastEventEnd}) are lost`,
+        n,
+      );
+    } else if (s === S_RESYNC_EVENTS) {
+      truncated = true;
+      const e = this.resyncErr!;
+      this.sink.note(
+        'SYNTAX_ERROR',
+        'warning',
+        () => `syntax error at byte ${e.offset} (${e.reason}) and no event boundary after it: skipped the ${n - this.resyncUnit} bytes from byte ${this.resyncUnit} to the end`,
+        e.offset,
+      );
+      this.sink.note(
+        'TRUNCATED',
+        'warning',
+        () => `trace is truncated: the input ends at byte ${n} while skipping a broken event; ${kept}, the ${lostAfterEvent} bytes after the last complete event (from byte ${this.lastEventEnd}) are lost`,
+        n,
+      );
+    } else if (!this.sawTraceEvents) {
+      if (this.headerErr) {
+        const e = this.headerErr;
+        throw new KinetoscopeError('NOT_JSON', `not JSON: syntax error at byte ${e.offset}: ${e.reason}`, e.offset);
+      }
+      if (s === S_DONE || s === S_IGNORE) {
+        throw new KinetoscopeError('NOT_A_TRACE', 'a JSON object but not a Chrome trace: no traceEvents array', 0);
+      }
+      truncated = true;
+      this.sink.note(
+        'TRUNCATED',
+        'warning',
+        () => `trace is truncated: the input ends at byte ${n} inside the top-level object, before any traceEvents array; no events`,
+        n,
+      );
+    } else if (s === S_OBJ_FIRST || s === S_OBJ_NEXT || s === S_OBJ_KEY) {
+      truncated = true;
+      this.sink.note(
+        'TRUNCATED',
+        'warning',
+        () => `trace is truncated: the input ends at byte ${n} after the events array, before the closing "}"; all ${this.eventCount} events were read, top-level keys after byte ${this.lastUnitEnd} (e.g. baseTimeNanoseconds, traceName) are missing`,
+        n,
+      );
+    }
+    if (this.container === 'array' && this.eventCount === 0 && this.nonObjectElements > 0) {
+      throw new KinetoscopeError('NOT_A_TRACE', 'a JSON array but not a Chrome trace: its elements are not event objects', 0);
+    }
+    return {
+      container: this.container!,
+      header: this.header,
+      timeOriginUs: this.origin ?? 0,
+      eventCount: this.eventCount,
+      bytesRead: n,
+      truncated,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Values.
+
+  private ws(p: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    while (p < end) {
+      const c = b[p];
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
+      else break;
+    }
+    return p;
+  }
+
+  private parseEvent(start: number): RawEvent {
+    const b = this.buf;
+    const end = this.lim;
+    let ph = '';
+    let cat = '';
+    let name = '';
+    let pid: number | string = '';
+    let tid: number | string = '';
+    let tsNs = NaN;
+    let durNs = NaN;
+    let id: number | string | undefined;
+    let bp: string | undefined;
+    let s: string | undefined;
+    let args: JsonObject | undefined;
+    let p = this.ws(start + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] !== RBRACE) {
+      for (;;) {
+        if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string in an event');
+        // Key: compared by bytes, decoded only when it has escapes.
+        const ks = p + 1;
+        let q = ks;
+        while (q < end && PLAIN[b[q]] === 1) q++;
+        if (q >= end) throw INCOMPLETE;
+        let kc: number;
+        if (b[q] === QUOTE) {
+          kc = eventKeyCode(b, ks, q - ks);
+          p = q + 1;
+        } else {
+          this.pos = p;
+          kc = eventKeyCodeOfString(this.parseString(0));
+          p = this.pos;
+        }
+        p = this.ws(p);
+        if (p >= end) throw INCOMPLETE;
+        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
+        p = this.ws(p + 1);
+        if (p >= end) throw INCOMPLETE;
+        this.pos = p;
+        switch (kc) {
+          case K_PH: ph = this.parseLabel(); break;
+          case K_CAT: cat = this.parseLabel(); break;
+          case K_NAME: name = this.parseLabel(); break;
+          case K_PID: pid = this.parseId(); break;
+          case K_TID: tid = this.parseId(); break;
+          case K_TS: tsNs = this.parseTime(true); break;
+          case K_DUR: durNs = this.parseTime(false); break;
+          case K_ARGS: {
+            const at = this.base + p;
+            const v = this.parseValue(0);
+            if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+              const st = v.stream;
+              if (typeof st === 'string') v.stream = normaliseId(st);
+              const dv = v.device;
+              if (typeof dv === 'string') v.device = normaliseId(dv);
+              args = v;
+            } else {
+              this.unitNote('BAD_ARGS', 'warning', `event "args" at byte ${at} is not an object: dropped`, at);
+            }
+            break;
+          }
+          case K_ID: {
+            const v = this.parseValue(0);
+            id = typeof v === 'number' || typeof v === 'string' ? v : undefined;
+            break;
+          }
+          case K_BP: { const v = this.parseValue(0); bp = typeof v === 'string' ? v : undefined; break; }
+          case K_S: { const v = this.parseValue(0); s = typeof v === 'string' ? v : undefined; break; }
+          default: this.parseValue(0);
+        }
+        p = this.ws(this.pos);
+        if (p >= end) throw INCOMPLETE;
+        const c = b[p];
+        if (c === COMMA) {
+          p = this.ws(p + 1);
+          if (p >= end) throw INCOMPLETE;
+          if (b[p] === RBRACE) { p++; break; } // trailing comma: tolerated
+          continue;
+        }
+        if (c === RBRACE) { p++; break; }
+        throw this.unexpected(p, '"," or "}" in an event');
+      }
+    } else {
+      p++;
+    }
+    this.pos = p;
+    return { ph, cat, name, pid, tid, tsNs, durNs, id, bp, s, args, byteOffset: this.base + start };
+  }
+
+  /** ph / cat / name: interned strings (other types are stringified, null → ""). */
+  private parseLabel(): string {
+    if (this.buf[this.pos] === QUOTE) return this.parseString(INTERN_MAX_LABEL);
+    const v = this.parseValue(0);
+    return v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  }
+
+  private parseId(): number | string {
+    if (this.buf[this.pos] === QUOTE) return normaliseId(this.parseString(INTERN_MAX_VALUE));
+    const v = this.parseValue(0);
+    if (typeof v === 'number' || typeof v === 'string') return v;
+    return v === null ? '' : String(v);
+  }
+
+  /** ts / dur → exact integer ns (ts relative to the time origin). */
+  private parseTime(isTs: boolean): number {
+    const b = this.buf;
+    const end = this.lim;
+    const start = this.pos;
+    let p = start;
+    let c = b[p];
+    const neg = c === MINUS;
+    if (neg) {
+      p++;
+      if (p >= end) throw INCOMPLETE;
+      c = b[p];
+    }
+    if (c < 48 || c > 57) return this.parseTimeOther(isTs);
+    let acc = 0;
+    while (p < end) {
+      const d = b[p] - 48;
+      if (d < 0 || d > 9) break;
+      acc = acc * 10 + d;
+      p++;
+    }
+    let frac = 0;
+    if (p < end && b[p] === DOT) {
+      p++;
+      const fs = p;
+      let up = 0;
+      while (p < end) {
+        const d = b[p] - 48;
+        if (d < 0 || d > 9) break;
+        const k = p - fs;
+        if (k < 3) frac = frac * 10 + d;
+        else if (k === 3 && d >= 5) up = 1; // round half away from zero at the ns
+        p++;
+      }
+      const nf = p - fs;
+      if (nf < 3) frac *= nf === 0 ? 1000 : nf === 1 ? 100 : 10;
+      frac += up;
+    }
+    if (p >= end) {
+      if (!this.final) throw INCOMPLETE;
+    } else {
+      const e = b[p];
+      if (e === 0x65 || e === 0x45 || acc >= MAX_SAFE) return this.parseTimeSlow(isTs, start);
+    }
+    if (acc >= MAX_SAFE) return this.parseTimeSlow(isTs, start);
+    this.pos = p;
+    const us = neg ? -acc : acc;
+    if (isTs) {
+      let o = this.origin;
+      if (o === undefined) o = this.origin = us === 0 ? 0 : us;
+      const r = (us - o) * 1000 + (neg ? -frac : frac);
+      return r === 0 ? 0 : r;
+    }
+    const r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
+    return r === 0 ? 0 : r;
+  }
+
+  /** Exponent or more than 2^53 µs: exact via BigInt. */
+  private parseTimeSlow(isTs: boolean, start: number): number {
+    this.pos = start;
+    const v = this.parseNumberText();
+    const ns = decimalUsToNs(v);
+    if (ns === null) {
+      this.unitNote('BAD_TIMESTAMP', 'warning', `unreadable ${isTs ? 'ts' : 'dur'} "${v}" at byte ${this.base + start}: read as NaN`, this.base + start);
+      return NaN;
+    }
+    return this.nsToResult(isTs, ns);
+  }
+
+  private nsToResult(isTs: boolean, ns: bigint): number {
+    if (!isTs) return Number(ns);
+    if (this.origin === undefined) {
+      this.originBig = ns / 1000n;
+      this.origin = Number(this.originBig);
+    }
+    if (this.originBig === undefined) this.originBig = BigInt(this.origin);
+    const r = Number(ns - this.originBig * 1000n);
+    return r === 0 ? 0 : r;
+  }
+
+  /** ts/dur written as a string (third-party rewriters), null, NaN, … */
+  private parseTimeOther(isTs: boolean): number {
+    const at = this.base + this.pos;
+    const v = this.parseValue(0);
+    if (typeof v === 'string') {
+      const ns = decimalUsToNs(v);
+      if (ns !== null) return this.nsToResult(isTs, ns);
+    } else if (typeof v === 'number') {
+      return v * 1000; // NaN / ±Infinity from a bare token
+    }
+    this.unitNote('BAD_TIMESTAMP', 'warning', `unreadable ${isTs ? 'ts' : 'dur'} ${JSON.stringify(v)} at byte ${at}: read as NaN`, at);
+    return NaN;
+  }
+
+  private parseValue(depth: number): JsonValue {
+    const b = this.buf;
+    const p = this.pos;
+    if (p >= this.lim) throw INCOMPLETE;
+    const c = b[p];
+    if (c === QUOTE) return this.parseString(INTERN_MAX_VALUE);
+    if ((c >= 48 && c <= 57) || c === MINUS) {
+      if (c === MINUS) {
+        if (p + 1 >= this.lim) throw INCOMPLETE;
+        if (BARE[b[p + 1]] === 1) return this.parseBare();
+      }
+      return this.parseNumber();
+    }
+    if (c === LBRACE) return this.parseObject(depth + 1);
+    if (c === LBRACKET) return this.parseArray(depth + 1);
+    return this.parseBare();
+  }
+
+  private parseObject(depth: number): JsonObject {
+    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    const b = this.buf;
+    const end = this.lim;
+    const obj: JsonObject = {};
+    let p = this.ws(this.pos + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] === RBRACE) {
+      this.pos = p + 1;
+      return obj;
+    }
+    for (;;) {
+      if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string');
+      this.pos = p;
+      const key = this.parseString(INTERN_MAX_LABEL);
+      p = this.ws(this.pos);
+      if (p >= end) throw INCOMPLETE;
+      if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
+      p = this.ws(p + 1);
+      if (p >= end) throw INCOMPLETE;
+      this.pos = p;
+      const v = this.parseValue(depth);
+      if (key === '__proto__') setKey(obj, key, v);
+      else obj[key] = v;
+      p = this.ws(this.pos);
+      if (p >= end) throw INCOMPLETE;
+      const c = b[p];
+      if (c === COMMA) {
+        p = this.ws(p + 1);
+        if (p >= end) throw INCOMPLETE;
+        if (b[p] === RBRACE) break; // trailing comma: tolerated
+        continue;
+      }
+      if (c === RBRACE) break;
+      throw this.unexpected(p, '"," or "}" in an object');
+    }
+    this.pos = p + 1;
+    return obj;
+  }
+
+  private parseArray(depth: number): JsonValue[] {
+    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    const b = this.buf;
+    const end = this.lim;
+    const arr: JsonValue[] = [];
+    let p = this.ws(this.pos + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] === RBRACKET) {
+      this.pos = p + 1;
+      return arr;
+    }
+    for (;;) {
+      this.pos = p;
+      arr.push(this.parseValue(depth));
+      p = this.ws(this.pos);
+      if (p >= end) throw INCOMPLETE;
+      const c = b[p];
+      if (c === COMMA) {
+        p = this.ws(p + 1);
+        if (p >= end) throw INCOMPLETE;
+        if (b[p] === RBRACKET) break; // trailing comma: tolerated
+        continue;
+      }
+      if (c === RBRACKET) break;
+      throw this.unexpected(p, '"," or "]" in an array');
+    }
+    this.pos = p + 1;
+    return arr;
+  }
+
+  /** The text of the number at pos (validated), pos moved past it. */
+  private parseNumberText(): string {
+    const b = this.buf;
+    const end = this.lim;
+    const start = this.pos;
+    let p = start;
+    if (b[p] === MINUS) p++;
+    const ds = p;
+    while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+    if (p === ds && p < end) throw this.unexpected(p, 'a digit');
+    if (p < end && b[p] === DOT) {
+      p++;
+      while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+    }
+    if (p < end && (b[p] === 0x65 || b[p] === 0x45)) {
+      p++;
+      if (p < end && (b[p] === PLUS || b[p] === MINUS)) p++;
+      const es = p;
+      while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+      if (p === es && p < end) throw this.unexpected(p, 'a digit of an exponent');
+    }
+    if (p >= end && !this.final) throw INCOMPLETE;
+    if (p === ds) throw this.err(p, 'a number without digits');
+    this.pos = p;
+    return this.ascii(start, p);
+  }
+
+  private parseNumber(): number | string {
+    const b = this.buf;
+    const end = this.lim;
+    const start = this.pos;
+    let p = start;
+    const neg = b[p] === MINUS;
+    if (neg) p++;
+    let acc = 0;
+    const ds = p;
+    while (p < end) {
+      const d = b[p] - 48;
+      if (d < 0 || d > 9) break;
+      acc = acc * 10 + d;
+      p++;
+    }
+    const nd = p - ds;
+    if (p < end) {
+      const c = b[p];
+      if (c === DOT || c === 0x65 || c === 0x45) return this.parseNumberGeneral(start);
+      if (nd === 0) throw this.unexpected(p, 'a digit');
+    } else if (!this.final) throw INCOMPLETE;
+    else if (nd === 0) throw this.err(p, 'a number without digits');
+    this.pos = p;
+    if (nd <= 15) return neg ? -acc : acc;
+    // Beyond 2^53: keep the exact decimal text (pointers, `Comms Id` > int64 max).
+    const text = this.ascii(start, p);
+    const big = BigInt(text);
+    if (big > 9007199254740992n || big < -9007199254740992n) return text;
+    return Number(text);
+  }
+
+  private parseNumberGeneral(start: number): number {
+    const text = this.parseNumberText();
+    // Fast exact path (Clinger): ≤ 15 significant digits and a power of ten ≤ 22 are both exact
+    // doubles, so one division or multiplication is correctly rounded, as JSON.parse would.
+    const b = this.buf;
+    const endNum = this.pos;
+    let p = start;
+    const neg = b[p] === MINUS;
+    if (neg) p++;
+    let mant = 0;
+    let nd = 0;
+    let nf = 0;
+    let inFrac = false;
+    for (; p < endNum; p++) {
+      const c = b[p];
+      if (c === DOT) { inFrac = true; continue; }
+      if (c === 0x65 || c === 0x45) break;
+      mant = mant * 10 + (c - 48);
+      if (mant !== 0) nd++;
+      if (inFrac) nf++;
+    }
+    let exp = 0;
+    if (p < endNum) {
+      p++;
+      let eneg = false;
+      if (b[p] === MINUS) { eneg = true; p++; } else if (b[p] === PLUS) p++;
+      for (; p < endNum; p++) {
+        exp = exp * 10 + (b[p] - 48);
+        if (exp > 1000) break;
+      }
+      if (eneg) exp = -exp;
+    }
+    const e10 = exp - nf;
+    if (nd <= 15 && e10 >= -22 && e10 <= 22) {
+      const v = e10 < 0 ? mant / POW10[-e10] : mant * POW10[e10];
+      return neg ? -v : v;
+    }
+    return Number(text);
+  }
+
+  /** Bare tokens: true/false/null and the non-JSON ones Kineto and Python wrote. */
+  private parseBare(): JsonValue {
+    const b = this.buf;
+    const end = this.lim;
+    const start = this.pos;
+    let p = start;
+    if (b[p] === MINUS || b[p] === PLUS) p++;
+    while (p < end && BARE[b[p]] === 1) p++;
+    if (p >= end && !this.final) throw INCOMPLETE;
+    const len = p - start;
+    if (len === 0 || (len === 1 && (b[start] === MINUS || b[start] === PLUS))) {
+      if (p >= end) throw INCOMPLETE;
+      throw this.unexpected(start + len, 'a value');
+    }
+    const tok = this.ascii(start, p);
+    this.pos = p;
+    switch (tok) {
+      case 'true': return true;
+      case 'false': return false;
+      case 'null': return null;
+    }
+    let v: JsonValue;
+    switch (tok) {
+      case 'inf': case '+inf': case 'Infinity': case '+Infinity': case 'INF':
+        v = Infinity; break;
+      case '-inf': case '-Infinity': case '-INF':
+        v = -Infinity; break;
+      case 'nan': case 'NaN': case '-nan': case '-NaN': case 'NAN':
+        v = NaN; break;
+      case 'N/A':
+        v = 'N/A'; break;
+      default:
+        throw this.err(start, `unexpected token "${tok.length > 40 ? tok.slice(0, 40) + '…' : tok}"`);
+    }
+    const at = this.base + start;
+    this.unitNote('BARE_TOKEN', 'warning', `bare token ${tok} (not valid JSON) at byte ${at} read as ${typeof v === 'string' ? `the string "${v}"` : String(v)}`, at);
+    return v;
+  }
+
+  /** A string at pos; `intern` > 0: intern strings up to that many bytes. */
+  private parseString(intern: number): string {
+    const b = this.buf;
+    const end = this.lim;
+    const s = this.pos + 1;
+    let p = s;
+    while (p < end && PLAIN[b[p]] === 1) p++;
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] === QUOTE) {
+      this.pos = p + 1;
+      const len = p - s;
+      if (len === 0) return '';
+      if (len === 1) return CHAR1[b[s]];
+      if (len <= intern) return this.intern(s, len);
+      return this.utf8.decode(b.subarray(s, p));
+    }
+    return this.parseStringSlow(s, p, intern);
+  }
+
+  private parseStringSlow(s: number, p: number, intern: number): string {
+    const b = this.buf;
+    const end = this.lim;
+    let esc = false;
+    let high = false;
+    let ctl = -1;
+    for (;;) {
+      if (p >= end) throw INCOMPLETE;
+      const c = b[p];
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) {
+        esc = true;
+        p += 2;
+        continue;
+      }
+      if (c < 0x20) {
+        if (ctl < 0) ctl = p;
+      } else if (c >= 0x80) high = true;
+      p++;
+    }
+    this.pos = p + 1;
+    if (ctl >= 0) {
+      const at = this.base + ctl;
+      this.unitNote('CONTROL_CHAR_IN_STRING', 'warning', `raw control character ${describeByte(b[ctl])} inside a string at byte ${at} (not valid JSON): kept as is`, at);
+    }
+    if (!esc) {
+      if (!high) {
+        const len = p - s;
+        return len <= intern ? this.intern(s, len) : this.utf8.decode(b.subarray(s, p));
+      }
+      return this.decodeUtf8(s, p);
+    }
+    return this.decodeEscaped(s, p, high);
+  }
+
+  private decodeUtf8(s: number, e: number): string {
+    const sub = this.buf.subarray(s, e);
+    try {
+      return this.utf8Fatal.decode(sub);
+    } catch {
+      const at = this.base + s;
+      this.unitNote('INVALID_UTF8', 'warning', `invalid UTF-8 in a string at byte ${at}: replaced by U+FFFD`, at);
+      return this.utf8.decode(sub);
+    }
+  }
+
+  private decodeEscaped(s: number, e: number, high: boolean): string {
+    const b = this.buf;
+    let out = '';
+    let run = s;
+    let p = s;
+    while (p < e) {
+      if (b[p] !== BACKSLASH) { p++; continue; }
+      if (p > run) out += high ? this.decodeUtf8(run, p) : this.ascii(run, p);
+      const c = b[p + 1];
+      let adv = 2;
+      switch (c) {
+        case QUOTE: out += '"'; break;
+        case BACKSLASH: out += '\\'; break;
+        case 0x2f: out += '/'; break;
+        case 0x62: out += '\b'; break;
+        case 0x66: out += '\f'; break;
+        case 0x6e: out += '\n'; break;
+        case 0x72: out += '\r'; break;
+        case 0x74: out += '\t'; break;
+        case 0x75: {
+          let u = 0;
+          let ok = p + 6 <= e;
+          for (let k = 2; ok && k < 6; k++) {
+            const h = hexDigit(b[p + k]);
+            if (h < 0) ok = false;
+            else u = u * 16 + h;
+          }
+          if (ok) {
+            // Surrogate pairs combine by concatenation of their UTF-16 units.
+            out += String.fromCharCode(u);
+            adv = 6;
+          } else {
+            const at = this.base + p;
+            this.unitNote('BAD_ESCAPE', 'warning', `invalid \\u escape in a string at byte ${at}: kept as written`, at);
+            out += '\\u';
+          }
+          break;
+        }
+        default: {
+          // e.g. Windows paths `C:\Users` written raw by old Kineto: keep the backslash.
+          const at = this.base + p;
+          this.unitNote('BAD_ESCAPE', 'warning', `invalid escape "\\${String.fromCharCode(c)}" in a string at byte ${at}: kept as written`, at);
+          out += '\\';
+          adv = 1;
+        }
+      }
+      p += adv;
+      run = p;
+    }
+    if (e > run) out += high ? this.decodeUtf8(run, e) : this.ascii(run, e);
+    return out;
+  }
+
+  private ascii(s: number, e: number): string {
+    const b = this.buf;
+    const n = e - s;
+    if (n <= 16) {
+      let r = '';
+      for (let i = s; i < e; i++) r += CHAR1[b[i]] ?? String.fromCharCode(b[i]);
+      return r;
+    }
+    return this.utf8.decode(b.subarray(s, e));
+  }
+
+  /** ASCII bytes b[s, s+len) as a string, shared with earlier equal strings. */
+  private intern(s: number, len: number): string {
+    const b = this.buf;
+    let h = 0x811c9dc5 | 0;
+    const e = s + len;
+    for (let i = s; i < e; i++) h = Math.imul(h ^ b[i], 0x01000193);
+    let idx = h & INTERN_MASK;
+    const hs = this.iHash;
+    const strs = this.iStr;
+    for (;;) {
+      const str = strs[idx];
+      if (str === undefined) break;
+      if (hs[idx] === h && this.iLen[idx] === len) {
+        const a = this.iArena;
+        let o = this.iOff[idx];
+        let i = s;
+        while (i < e && a[o] === b[i]) { o++; i++; }
+        if (i === e) return str;
+      }
+      idx = (idx + 1) & INTERN_MASK;
+    }
+    const str = len <= 16 ? this.ascii(s, e) : this.utf8.decode(b.subarray(s, e));
+    if (this.iCount < INTERN_LIMIT) {
+      if (this.iArenaLen + len > this.iArena.length) {
+        const na = new Uint8Array(Math.max(this.iArena.length * 2, this.iArenaLen + len));
+        na.set(this.iArena.subarray(0, this.iArenaLen));
+        this.iArena = na;
+      }
+      this.iArena.set(b.subarray(s, e), this.iArenaLen);
+      hs[idx] = h;
+      strs[idx] = str;
+      this.iOff[idx] = this.iArenaLen;
+      this.iLen[idx] = len;
+      this.iArenaLen += len;
+      this.iCount++;
+    }
+    return str;
+  }
+}
