@@ -260,7 +260,8 @@ async function gunzipInto(
   if (!failed()) {
     // Flush first: with Z_FINISH a truncated stream errors and zlib drops the output of that
     // last call; a sync flush delivers everything decodable before end() reports the cut.
-    await new Promise<void>((resolve) => gunzip.flush(zc.Z_SYNC_FLUSH, () => resolve()));
+    // (An error while flushing destroys the stream without calling back: race with `done`.)
+    await Promise.race([new Promise<void>((resolve) => gunzip.flush(zc.Z_SYNC_FLUSH, () => resolve())), done]);
     if (!failed()) gunzip.end();
   }
   await done;

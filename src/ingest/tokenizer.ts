@@ -284,6 +284,7 @@ const INTERN_MAX_VALUE = 40; // other string values
 class Tokenizer {
   // Current buffer being parsed (a chunk, or the pending buffer) and its absolute offset.
   private buf: Uint8Array = new Uint8Array(0);
+  private view: DataView = new DataView(this.buf.buffer);
   private lim = 0;
   private base = 0;
   private pos = 0;
@@ -334,6 +335,7 @@ class Tokenizer {
   private readonly iOff = new Int32Array(INTERN_SIZE);
   private readonly iLen = new Int32Array(INTERN_SIZE);
   private iArena = new Uint8Array(1 << 16);
+  private iArenaView = new DataView(this.iArena.buffer);
   private iArenaLen = 0;
   private iCount = 0;
 
@@ -494,7 +496,10 @@ class Tokenizer {
   // unit (event, top-level member, …) the buffer ends inside of.
 
   private run(buf: Uint8Array, start: number, end: number, base: number): number {
-    this.buf = buf;
+    if (this.buf !== buf) {
+      this.buf = buf;
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
     this.lim = end;
     this.base = base;
     let p = start;
@@ -1028,13 +1033,11 @@ class Tokenizer {
       if (nf < 3) frac *= nf === 0 ? 1000 : nf === 1 ? 100 : 10;
       frac += up;
     }
-    if (p >= end) {
-      if (!this.final) throw INCOMPLETE;
-    } else {
-      const e = b[p];
-      if (e === 0x65 || e === 0x45 || acc >= MAX_SAFE) return this.parseTimeSlow(isTs, start);
-    }
-    if (acc >= MAX_SAFE) return this.parseTimeSlow(isTs, start);
+    // A number that reaches the end of the buffer may go on in the next chunk; at the very end
+    // of the input it is inside an unclosed container anyway (truncated), so never accept it.
+    if (p >= end) throw INCOMPLETE;
+    const e = b[p];
+    if (e === 0x65 || e === 0x45 || acc >= MAX_SAFE) return this.parseTimeSlow(isTs, start);
     this.pos = p;
     const us = neg ? -acc : acc;
     if (isTs) {
@@ -1193,7 +1196,7 @@ class Tokenizer {
       while (p < end && b[p] >= 48 && b[p] <= 57) p++;
       if (p === es && p < end) throw this.unexpected(p, 'a digit of an exponent');
     }
-    if (p >= end && !this.final) throw INCOMPLETE;
+    if (p >= end) throw INCOMPLETE;
     if (p === ds) throw this.err(p, 'a number without digits');
     this.pos = p;
     return this.ascii(start, p);
@@ -1215,12 +1218,10 @@ class Tokenizer {
       p++;
     }
     const nd = p - ds;
-    if (p < end) {
-      const c = b[p];
-      if (c === DOT || c === 0x65 || c === 0x45) return this.parseNumberGeneral(start);
-      if (nd === 0) throw this.unexpected(p, 'a digit');
-    } else if (!this.final) throw INCOMPLETE;
-    else if (nd === 0) throw this.err(p, 'a number without digits');
+    if (p >= end) throw INCOMPLETE;
+    const c = b[p];
+    if (c === DOT || c === 0x65 || c === 0x45) return this.parseNumberGeneral(start);
+    if (nd === 0) throw this.unexpected(p, 'a digit');
     this.pos = p;
     if (nd <= 15) return neg ? -acc : acc;
     // Beyond 2^53: keep the exact decimal text (pointers, `Comms Id` > int64 max).
@@ -1278,12 +1279,9 @@ class Tokenizer {
     let p = start;
     if (b[p] === MINUS || b[p] === PLUS) p++;
     while (p < end && BARE[b[p]] === 1) p++;
-    if (p >= end && !this.final) throw INCOMPLETE;
+    if (p >= end) throw INCOMPLETE;
     const len = p - start;
-    if (len === 0 || (len === 1 && (b[start] === MINUS || b[start] === PLUS))) {
-      if (p >= end) throw INCOMPLETE;
-      throw this.unexpected(start + len, 'a value');
-    }
+    if (len === 0 || (len === 1 && (b[start] === MINUS || b[start] === PLUS))) throw this.unexpected(start + len, 'a value');
     const tok = this.ascii(start, p);
     this.pos = p;
     switch (tok) {
@@ -1441,9 +1439,13 @@ class Tokenizer {
   /** ASCII bytes b[s, s+len) as a string, shared with earlier equal strings. */
   private intern(s: number, len: number): string {
     const b = this.buf;
-    let h = 0x811c9dc5 | 0;
+    // A hash of the length and a few sampled bytes: the full comparison below decides, so the
+    // hash only has to spread the table, not to read every byte twice.
     const e = s + len;
-    for (let i = s; i < e; i++) h = Math.imul(h ^ b[i], 0x01000193);
+    const m = s + (len >> 1);
+    let h = Math.imul(len ^ (b[s] << 8) ^ (b[e - 1] << 16) ^ (b[m] << 24), 0x9e3779b1);
+    h = Math.imul(h ^ (b[s + 1] | (b[e - 2] << 8) | (b[m - 1] << 16) | (b[s + (len >> 2)] << 24)), 0x85ebca6b);
+    h ^= h >>> 15;
     let idx = h & INTERN_MASK;
     const hs = this.iHash;
     const strs = this.iStr;
@@ -1451,9 +1453,14 @@ class Tokenizer {
       const str = strs[idx];
       if (str === undefined) break;
       if (hs[idx] === h && this.iLen[idx] === len) {
-        const a = this.iArena;
+        // Compare 4 bytes at a time, then the tail.
+        const da = this.iArenaView;
+        const db = this.view;
         let o = this.iOff[idx];
         let i = s;
+        const e4 = e - 3;
+        while (i < e4 && da.getInt32(o) === db.getInt32(i)) { o += 4; i += 4; }
+        const a = this.iArena;
         while (i < e && a[o] === b[i]) { o++; i++; }
         if (i === e) return str;
       }
@@ -1465,6 +1472,7 @@ class Tokenizer {
         const na = new Uint8Array(Math.max(this.iArena.length * 2, this.iArenaLen + len));
         na.set(this.iArena.subarray(0, this.iArenaLen));
         this.iArena = na;
+        this.iArenaView = new DataView(na.buffer);
       }
       this.iArena.set(b.subarray(s, e), this.iArenaLen);
       hs[idx] = h;
