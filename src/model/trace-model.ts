@@ -8,6 +8,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { JsonObject, JsonValue } from '../ingest/raw-event.js';
+import type { TorchIdCollision } from './linking.js';
 import type { StringTable } from './strings.js';
 
 /** The host-side events torch's op tree is made of. */
@@ -185,6 +186,8 @@ export interface TraceModel {
   readonly flags: ProfilerFlags;
   readonly steps: readonly ProfilerStep[];
   readonly ownerRule: OwnerRule;
+  /** Runtime calls torch's key_averages wrongly credits with kernels (see linking.ts). */
+  readonly torchIdCollisions: readonly TorchIdCollision[];
   /** Where time zero is: the profiler span's start, else the earliest host event (reader-relative ns). */
   readonly traceStartNs: number;
   /** Extent of the trace's events, relative to time zero. */

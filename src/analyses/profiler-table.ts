@@ -1,0 +1,237 @@
+/**
+ * torch's profiler table (`prof.key_averages()`), rebuilt from the trace alone (S14).
+ *
+ * Definitions, as torch computes them (torch/autograd/profiler_util.py):
+ * - rows are keyed by name (`ProfilerStep#N` → `ProfilerStep*`) and device (cpu / gpu);
+ *   host events are rows of the cpu device, GPU kernels, copies, memsets and GPU
+ *   annotations rows of the gpu device;
+ * - CPU total = Σ durations; self CPU = Σ (duration − durations of direct children);
+ * - self device = Σ durations of the GPU work an op owns directly; device total = self
+ *   device + children's device total (so an annotation's device total is all the GPU work
+ *   of the ops inside it); GPU rows: self = total = Σ their own durations;
+ * - a parent whose single child has the same name absorbs it (the child's kernels move up);
+ * - names torch filters out (`aten::is_leaf`, `profiler::_record_function_*`, …) are skipped
+ *   and are transparent to nesting.
+ * One torch bug is deliberately not copied: it credits kernels to a runtime call whose
+ * correlation id equals the kernels' op's External id (see `TorchIdCollision`); here GPU
+ * work is credited only to the op that owns it.
+ *
+ * Beyond torch: `deviceWallUs` is the wall-clock union of each instance's GPU work (its own
+ * and its descendants'), so work running concurrently on several streams is not counted
+ * twice; summed over instances.
+ */
+import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
+import { unionLengthNs } from './intervals.js';
+
+export type ProfilerTableDevice = 'cpu' | 'gpu';
+
+export interface ProfilerTableRow {
+  readonly name: string;
+  readonly device: ProfilerTableDevice;
+  /** Kineto category of the events in the row (`cpu_op`, `user_annotation`, `kernel`, …). */
+  readonly category: string;
+  /** `Input Dims` of the row's events, when grouped by shape. */
+  readonly inputDims?: string;
+  readonly calls: number;
+  readonly selfCpuUs: number;
+  readonly cpuTotalUs: number;
+  readonly selfDeviceUs: number;
+  readonly deviceTotalUs: number;
+  readonly deviceWallUs: number;
+}
+
+export interface ProfilerTableOptions {
+  readonly groupBy?: 'name' | 'shape';
+}
+
+export interface ProfilerTable {
+  readonly rows: ProfilerTableRow[];
+  /** Σ self CPU over all rows, as torch prints under its table. */
+  readonly selfCpuTotalUs: number;
+  /** Σ self device time over kernels, copies and memsets (GPU annotations excluded, as torch). */
+  readonly selfDeviceTotalUs: number;
+}
+
+/** Names torch drops before building its table (`_filter_name` in torch/autograd/profiler.py). */
+const TORCH_FILTERED_NAMES = new Set([
+  '[memory]',
+  '[OutOfMemory]',
+  'profiler::_record_function_enter',
+  'profiler::_record_function_enter_new',
+  'profiler::_record_function_exit',
+  'aten::is_leaf',
+  'aten::output_nr',
+  'aten::_version',
+]);
+
+export function torchRowName(name: string): string {
+  return name.startsWith('ProfilerStep#') ? 'ProfilerStep*' : name;
+}
+
+interface Acc {
+  name: string;
+  device: ProfilerTableDevice;
+  category: string;
+  inputDims?: string;
+  calls: number;
+  selfCpuNs: number;
+  cpuTotalNs: number;
+  selfDeviceNs: number;
+  deviceTotalNs: number;
+  deviceWallNs: number;
+}
+
+export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions = {}): ProfilerTable {
+  const { host, gpu, strings } = m;
+  const n = host.length;
+  const byShape = opts.groupBy === 'shape';
+
+  // 1. torch's view of the host tree: filtered names removed and transparent.
+  const kept = new Uint8Array(n);
+  const rowName: string[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const name = strings.get(host.name[i]!);
+    kept[i] = TORCH_FILTERED_NAMES.has(name) ? 0 : 1;
+    rowName[i] = torchRowName(name);
+  }
+  const parent = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let p = host.parent[i]!;
+    while (p >= 0 && !kept[p]) p = host.parent[p]!;
+    parent[i] = p;
+  }
+  const children: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0) children[parent[i]!]!.push(i);
+
+  // 2. GPU work each op owns directly.
+  const owned: number[][] = Array.from({ length: n }, () => []);
+  for (let g = 0; g < gpu.length; g++) {
+    const o = gpu.owner[g]!;
+    if (o >= 0) owned[o]!.push(g);
+  }
+
+  // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
+  const deleted = new Uint8Array(n);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let i = 0; i < n; i++) {
+      if (!kept[i] || deleted[i]) continue;
+      const p = parent[i]!;
+      if (p < 0 || rowName[p] !== rowName[i] || children[p]!.length !== 1) continue;
+      children[p] = children[i]!;
+      owned[p] = owned[i]!;
+      for (const c of children[i]!) parent[c] = p;
+      deleted[i] = 1;
+      changed = true;
+    }
+  }
+
+  // 4. Per-event times, children before parents (deepest first).
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) if (kept[i] && !deleted[i]) order.push(i);
+  order.sort((a, b) => host.depth[b]! - host.depth[a]!);
+  const deviceTotal = new Float64Array(n);
+  const selfDevice = new Float64Array(n);
+  for (const i of order) {
+    let own = 0;
+    for (const g of owned[i]!) own += gpu.durNs[g]!;
+    let sub = 0;
+    for (const c of children[i]!) sub += deviceTotal[c]!;
+    selfDevice[i] = own;
+    deviceTotal[i] = own + sub;
+  }
+
+  // 5. Group into rows.
+  const rows = new Map<string, Acc>();
+  const row = (key: string, init: () => Omit<Acc, 'calls' | 'selfCpuNs' | 'cpuTotalNs' | 'selfDeviceNs' | 'deviceTotalNs' | 'deviceWallNs'>) => {
+    let a = rows.get(key);
+    if (!a) rows.set(key, (a = { ...init(), calls: 0, selfCpuNs: 0, cpuTotalNs: 0, selfDeviceNs: 0, deviceTotalNs: 0, deviceWallNs: 0 }));
+    return a;
+  };
+  const wallScratch: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!kept[i] || deleted[i]) continue;
+    const kind = host.kind[i]!;
+    const dims = byShape ? inputDimsKey(host.args[i]) : undefined;
+    const isAnnotation = kind === HostKind.Annotation;
+    const key = `cpu\u0000${isAnnotation ? 'a' : 'o'}\u0000${rowName[i]}\u0000${dims ?? ''}`;
+    const a = row(key, () => ({ name: rowName[i]!, device: 'cpu', category: HOST_KIND_NAMES[kind]!, inputDims: dims }));
+    a.calls++;
+    const dur = host.durNs[i]!;
+    let childDur = 0;
+    for (const c of children[i]!) childDur += host.durNs[c]!;
+    a.cpuTotalNs += dur;
+    a.selfCpuNs += dur - childDur;
+    a.selfDeviceNs += selfDevice[i]!;
+    a.deviceTotalNs += deviceTotal[i]!;
+    if (deviceTotal[i]! > 0) {
+      wallScratch.length = 0;
+      collectGpuIntervals(i, children, owned, gpu.startNs, gpu.durNs, wallScratch);
+      a.deviceWallNs += unionLengthNs(wallScratch);
+    }
+  }
+  for (let g = 0; g < gpu.length; g++) {
+    const name = strings.get(gpu.name[g]!);
+    const a = row(`gpu\u0000k\u0000${name}\u0000${byShape ? '[]' : ''}`, () => ({
+      name,
+      device: 'gpu',
+      category: GPU_KIND_NAMES[gpu.kind[g]!]!,
+      inputDims: byShape ? '[]' : undefined,
+    }));
+    a.calls++;
+    const d = gpu.durNs[g]!;
+    a.selfDeviceNs += d;
+    a.deviceTotalNs += d;
+    a.deviceWallNs += d;
+  }
+  for (const ann of m.gpuAnnotations) {
+    const a = row(`gpu\u0000a\u0000${ann.name}\u0000${byShape ? '[]' : ''}`, () => ({
+      name: ann.name,
+      device: 'gpu',
+      category: 'gpu_user_annotation',
+      inputDims: byShape ? '[]' : undefined,
+    }));
+    a.calls++;
+    a.selfDeviceNs += ann.durNs;
+    a.deviceTotalNs += ann.durNs;
+    a.deviceWallNs += ann.durNs;
+  }
+
+  let selfCpuTotalNs = 0;
+  let selfDeviceTotalNs = 0;
+  const out: ProfilerTableRow[] = [];
+  for (const a of rows.values()) {
+    selfCpuTotalNs += a.selfCpuNs;
+    if (a.device === 'gpu' && a.category !== 'gpu_user_annotation') selfDeviceTotalNs += a.selfDeviceNs;
+    out.push({
+      name: a.name,
+      device: a.device,
+      category: a.category,
+      ...(a.inputDims !== undefined ? { inputDims: a.inputDims } : {}),
+      calls: a.calls,
+      selfCpuUs: a.selfCpuNs / 1000,
+      cpuTotalUs: a.cpuTotalNs / 1000,
+      selfDeviceUs: a.selfDeviceNs / 1000,
+      deviceTotalUs: a.deviceTotalNs / 1000,
+      deviceWallUs: a.deviceWallNs / 1000,
+    });
+  }
+  return { rows: out, selfCpuTotalUs: selfCpuTotalNs / 1000, selfDeviceTotalUs: selfDeviceTotalNs / 1000 };
+}
+
+function inputDimsKey(args: Record<string, unknown> | undefined): string {
+  const dims = args?.['Input Dims'] ?? args?.['Input dims'];
+  return dims === undefined ? '[]' : JSON.stringify(dims);
+}
+
+function collectGpuIntervals(
+  i: number,
+  children: number[][],
+  owned: number[][],
+  startNs: Float64Array,
+  durNs: Float64Array,
+  out: number[],
+): void {
+  for (const g of owned[i]!) out.push(startNs[g]!, startNs[g]! + durNs[g]!);
+  for (const c of children[i]!) collectGpuIntervals(c, children, owned, startNs, durNs, out);
+}

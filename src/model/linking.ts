@@ -1,0 +1,217 @@
+/**
+ * Links each GPU activity to the runtime/driver call that launched it (by `correlation`,
+ * with `ac2g` flows as a fallback) and to the `cpu_op` that owns it.
+ *
+ * Who owns a kernel depends on the trace's era (kineto-format.md §3.2):
+ * - torch ≥ 2.3 (and ≤ 1.10): the kernel's `External id` is the owning op's. Torch's own
+ *   rule; a kernel launched outside any op (a hand-written Triton kernel called from
+ *   Python) carries none and belongs to none. torch 2.3–2.5 fell back to the kernel's own
+ *   correlation there, which is recognised and treated as "none".
+ * - torch ≈ 1.11–2.2: `External id` merely repeats the correlation; the owner is the
+ *   innermost cpu_op around the launching call.
+ * Detected per trace, not by version number.
+ */
+import type { DiagnosticSink } from '../core/diagnostics.js';
+import { HostKind, type OwnerRule } from './trace-model.js';
+
+export interface LinkingInput {
+  readonly host: {
+    readonly length: number;
+    readonly kind: Uint8Array;
+    readonly name: Int32Array;
+    readonly externalId: Float64Array;
+    readonly correlation: Float64Array;
+    readonly parent: Int32Array;
+  };
+  readonly gpu: {
+    readonly length: number;
+    readonly device: Int32Array;
+    readonly stream: Int32Array;
+    readonly startNs: Float64Array;
+    readonly durNs: Float64Array;
+    readonly correlation: Float64Array;
+    readonly externalId: Float64Array;
+  };
+  /** Flow id of the `ac2g` end bound at a GPU activity's start, for activities without `correlation`. */
+  flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined;
+  hostName(i: number): string;
+  gpuName(i: number): string;
+}
+
+export interface Linking {
+  readonly launcher: Int32Array;
+  readonly owner: Int32Array;
+  readonly ownerRule: OwnerRule;
+  /** Runtime/driver calls that torch's `key_averages` wrongly credits with kernels (see below). */
+  readonly torchIdCollisions: readonly TorchIdCollision[];
+}
+
+/**
+ * torch gives each runtime/driver event the id of its CUPTI correlation, and each op the id
+ * of its External id; the two counters overlap. When a call's correlation equals the External
+ * id of an op that owns kernels, `key_averages` credits those kernels to the call as well
+ * (seen on `linear_compile`: a GEMM credited to `cudaDeviceSynchronize`).
+ */
+export interface TorchIdCollision {
+  readonly call: number;
+  readonly op: number;
+  readonly activities: readonly number[];
+}
+
+export function innermostOp(host: LinkingInput['host'], i: number): number {
+  let p = i;
+  while (p >= 0 && host.kind[p] !== HostKind.Op) p = host.parent[p]!;
+  return p;
+}
+
+export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSink): Linking {
+  const { host, gpu } = input;
+  const launcherByCorr = new Map<number, number>();
+  let duplicateCorr = 0;
+  for (let i = 0; i < host.length; i++) {
+    const k = host.kind[i];
+    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
+    const c = host.correlation[i]!;
+    if (!Number.isFinite(c)) continue;
+    if (launcherByCorr.has(c)) duplicateCorr++;
+    else launcherByCorr.set(c, i);
+  }
+  if (duplicateCorr > 0) {
+    diagnostics.add({
+      code: 'DUPLICATE_CORRELATION',
+      severity: 'warning',
+      count: duplicateCorr,
+      message: `${duplicateCorr} runtime call(s) repeat another call's correlation id (a merged multi-process file?); GPU work was linked to the first.`,
+    });
+  }
+
+  const launcher = new Int32Array(gpu.length).fill(-1);
+  let viaFlow = 0;
+  let noLaunch = 0;
+  let withExt = 0;
+  let extEqualsCorr = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    let c = gpu.correlation[g]!;
+    if (!Number.isFinite(c)) {
+      const id = input.flowEndAt(gpu.device[g]!, gpu.stream[g]!, gpu.startNs[g]!);
+      c = typeof id === 'number' ? id : Number(id);
+      if (Number.isFinite(c)) viaFlow++;
+    }
+    const l = Number.isFinite(c) ? launcherByCorr.get(c) : undefined;
+    if (l === undefined) noLaunch++;
+    else launcher[g] = l;
+    const ext = gpu.externalId[g]!;
+    if (Number.isFinite(ext)) {
+      withExt++;
+      if (ext === gpu.correlation[g]) extEqualsCorr++;
+    }
+  }
+  if (viaFlow > 0) {
+    diagnostics.add({
+      code: 'LINKED_BY_FLOW',
+      severity: 'info',
+      count: viaFlow,
+      message: `${viaFlow} GPU activit(ies) had no correlation id and were linked to their launch through ac2g flows.`,
+    });
+  }
+  if (noLaunch > 0) {
+    diagnostics.add({
+      code: 'KERNEL_WITHOUT_LAUNCH',
+      severity: 'warning',
+      count: noLaunch,
+      message: `${noLaunch} GPU activit(ies) have no launching runtime call in the trace (launched before the capture window, or the call was not recorded).`,
+    });
+  }
+
+  // Era detection: in torch ≈ 1.12–2.2 every kernel's External id equals its correlation.
+  let ownerRule: OwnerRule;
+  if (gpu.length === 0) ownerRule = 'none';
+  else if (withExt === 0 || extEqualsCorr >= 0.9 * withExt) ownerRule = 'innermost-op';
+  else ownerRule = 'external-id';
+
+  const opByExt = new Map<number, number>();
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const ext = host.externalId[i]!;
+    if (Number.isFinite(ext) && !opByExt.has(ext)) opByExt.set(ext, i);
+  }
+
+  const owner = new Int32Array(gpu.length).fill(-1);
+  let missingOwner = 0;
+  let disagree = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    const l = launcher[g]!;
+    const inner = l >= 0 ? innermostOp(host, l) : -1;
+    if (ownerRule !== 'external-id') {
+      owner[g] = inner;
+      continue;
+    }
+    const ext = gpu.externalId[g]!;
+    if (!Number.isFinite(ext)) continue; // launched outside any op: belongs to none
+    const op = opByExt.get(ext);
+    if (ext === gpu.correlation[g] && op !== inner) {
+      // torch 2.3–2.5 fallback: no op was active, the id is the kernel's own correlation.
+      owner[g] = inner;
+      continue;
+    }
+    if (op === undefined) {
+      missingOwner++;
+      owner[g] = inner;
+      continue;
+    }
+    owner[g] = op;
+    if (l >= 0 && inner !== op) disagree++;
+  }
+  if (missingOwner > 0) {
+    diagnostics.add({
+      code: 'OWNER_NOT_IN_TRACE',
+      severity: 'warning',
+      count: missingOwner,
+      message: `${missingOwner} GPU activit(ies) name an owning op (External id) that is not in the trace; the innermost op around the launch was used instead.`,
+    });
+  }
+  if (disagree > 0) {
+    diagnostics.add({
+      code: 'OWNER_DISAGREES_WITH_NESTING',
+      severity: 'info',
+      count: disagree,
+      message: `${disagree} GPU activit(ies) are owned (by External id) by an op other than the innermost op around their launch call.`,
+    });
+  }
+
+  // torch's id collision (see TorchIdCollision).
+  const ownedBy = new Map<number, number[]>();
+  for (let g = 0; g < gpu.length; g++) {
+    const o = owner[g]!;
+    if (o < 0) continue;
+    const ext = host.externalId[o]!;
+    if (!Number.isFinite(ext)) continue;
+    let list = ownedBy.get(ext);
+    if (!list) ownedBy.set(ext, (list = []));
+    list.push(g);
+  }
+  const torchIdCollisions: TorchIdCollision[] = [];
+  for (let i = 0; i < host.length; i++) {
+    const k = host.kind[i];
+    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
+    const c = host.correlation[i]!;
+    const acts = Number.isFinite(c) ? ownedBy.get(c) : undefined;
+    if (!acts) continue;
+    const op = opByExt.get(c);
+    if (op === undefined) continue;
+    torchIdCollisions.push({ call: i, op, activities: acts });
+  }
+  if (torchIdCollisions.length > 0) {
+    const first = torchIdCollisions[0]!;
+    diagnostics.add({
+      code: 'TORCH_ID_COLLISION',
+      severity: 'info',
+      count: torchIdCollisions.length,
+      message:
+        `torch's key_averages credits GPU work to ${torchIdCollisions.length} runtime call(s) whose CUPTI correlation id equals an op's External id ` +
+        `(e.g. \`${input.hostName(first.call)}\` correlation ${host.correlation[first.call]} = External id of \`${input.hostName(first.op)}\`, ` +
+        `credited with \`${input.gpuName(first.activities[0]!)}\`); kinetoscope credits that work only to the op.`,
+    });
+  }
+  return { launcher, owner, ownerRule, torchIdCollisions };
+}
