@@ -1,0 +1,62 @@
+/** Paths of the project's fixtures and of the peers' traces in ../shared (read, never copied). */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const H200_DIR = join(here, 'fixtures/traces/h200-torch2.11');
+export const MICRO_DIR = join(here, 'fixtures/micro');
+export const HTA_DIR = join(here, '../../shared/peer-traces/hta');
+export const HAS_HTA = existsSync(HTA_DIR);
+if (!HAS_HTA) console.warn(`HTA peer traces not found at ${HTA_DIR}: tests that read them are skipped.`);
+
+export const H200_NAMES: string[] = readdirSync(H200_DIR)
+  .filter((f) => f.endsWith('.pt.trace.json.gz'))
+  .map((f) => f.replace('.pt.trace.json.gz', ''))
+  .sort();
+
+export const h200Trace = (name: string) => join(H200_DIR, `${name}.pt.trace.json.gz`);
+
+export interface OracleKeyAverage {
+  key: string;
+  count: number;
+  cpu_time_total_us: number;
+  self_cpu_time_total_us: number;
+  device_time_total_us: number;
+  self_device_time_total_us: number;
+  device_type: string;
+}
+export interface OracleEvent {
+  id: number;
+  name: string;
+  thread: number;
+  device_type: string;
+  start_us: number;
+  end_us: number;
+  parent: number | null;
+  self_cpu_us: number;
+  cpu_total_us: number;
+  device_total_us: number;
+  self_device_us: number;
+  input_shapes: unknown;
+  kernels: { name: string; device: number; duration_us: number }[];
+}
+export interface Oracle {
+  workload: string;
+  annotation: string;
+  key_averages: OracleKeyAverage[];
+  events: OracleEvent[];
+}
+
+/** torch's own view of the run beside each H200 capture (tools/capture.py in ../shared). */
+export function loadOracle(name: string): Oracle {
+  return JSON.parse(gunzipSync(readFileSync(join(H200_DIR, `${name}.oracle.json.gz`))).toString('utf8')) as Oracle;
+}
+
+/** The capture's events parsed with JSON.parse: an independent view for tests. */
+export function loadRawJson(path: string): { traceEvents: Record<string, unknown>[]; [k: string]: unknown } {
+  const raw = readFileSync(path);
+  const buf: Buffer = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
+  return JSON.parse(buf.toString('utf8'));
+}
