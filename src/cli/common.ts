@@ -1,0 +1,94 @@
+/**
+ * What every command shares: the common flags, loading a trace with errors turned into
+ * one line and exit status 2, colours that respect NO_COLOR and pipes, and printing.
+ */
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { isKinetoscopeError } from '../core/errors.js';
+import { loadTrace } from '../load-trace.js';
+import type { TraceModel } from '../model/trace-model.js';
+import { diagnosticsJson, renderDiagnostics } from '../report/diagnostics-view.js';
+
+export interface CommonOptions {
+  json?: boolean;
+  wide?: boolean;
+  verbose?: boolean;
+  strict?: boolean;
+  color?: boolean;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_CHECK_FAILED = 1;
+export const EXIT_BAD_INPUT = 2;
+
+export function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .option('--json', 'print one JSON document with stable keys instead of tables')
+    .option('--wide', 'do not cut long names (kernel names can exceed 1 kB)')
+    .option('--verbose', 'also show informational diagnostics')
+    .option('--strict', 'exit with status 1 when the trace has warnings or errors')
+    .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)');
+}
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+export function colorsFor(opts: CommonOptions, stream: NodeJS.WriteStream = process.stdout): Colors {
+  const on = opts.color !== false && !opts.json && !('NO_COLOR' in process.env) && stream.isTTY === true;
+  return pc.createColors(on);
+}
+
+export async function openTrace(path: string): Promise<TraceModel> {
+  return loadTrace(path);
+}
+
+export function printJson(doc: unknown): void {
+  process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+}
+
+export function printText(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Diagnostics after a terminal view (to stderr, so stdout stays the view). */
+export function reportDiagnostics(model: TraceModel, opts: CommonOptions): void {
+  if (opts.json) return;
+  const text = renderDiagnostics(model.diagnostics, { verbose: opts.verbose });
+  if (text) process.stderr.write(`${text}\n`);
+}
+
+export function diagnosticsForJson(model: TraceModel) {
+  return diagnosticsJson(model.diagnostics);
+}
+
+/** Exit status under --strict: 1 when any warning or error was found. */
+export function strictStatus(model: TraceModel, opts: CommonOptions): number {
+  if (!opts.strict) return EXIT_OK;
+  return model.diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
+}
+
+/**
+ * Wraps a command's action: user-facing failures become one line on stderr and exit
+ * status 2; anything else is a bug, reported without a stack trace unless KINETOSCOPE_DEBUG is set.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      const status = await fn(...args);
+      process.exitCode = status ?? EXIT_OK;
+    } catch (e) {
+      process.exitCode = failureStatus(e);
+    }
+  };
+}
+
+export function failureStatus(e: unknown): number {
+  if (isKinetoscopeError(e)) {
+    const where = e.byteOffset !== undefined && !e.message.includes('byte') ? ` (at byte ${e.byteOffset})` : '';
+    process.stderr.write(`kinetoscope: ${e.code}: ${e.message}${where}\n`);
+    return EXIT_BAD_INPUT;
+  }
+  const err = e as Error;
+  if (process.env['KINETOSCOPE_DEBUG']) process.stderr.write(`${err?.stack ?? String(e)}\n`);
+  process.stderr.write(`kinetoscope: INTERNAL: ${err?.message ?? String(e)} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
+  return 70;
+}

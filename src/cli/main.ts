@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+/** The `kinetoscope` command: one subcommand per reading of a trace. */
+import { Command, CommanderError } from 'commander';
+import { summaryCommand } from './commands/summary.js';
+import { EXIT_BAD_INPUT } from './common.js';
+
+const program = new Command('kinetoscope')
+  .description('Reads PyTorch profiler (Kineto) traces the way an expert does.')
+  .version('0.1.0')
+  .showHelpAfterError('(add --help for usage)')
+  .exitOverride();
+
+for (const make of [summaryCommand]) program.addCommand(make().exitOverride());
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    // help and version exit 0; a usage error is bad input.
+    process.exitCode = e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
+  } else {
+    throw e;
+  }
+}

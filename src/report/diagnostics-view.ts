@@ -1,0 +1,22 @@
+/** How diagnostics read in a terminal: one line each, counts folded, most severe first. */
+import type { Diagnostic } from '../core/diagnostics.js';
+
+const RANK = { error: 0, warning: 1, info: 2 } as const;
+
+export function renderDiagnostics(diags: readonly Diagnostic[], opts: { verbose?: boolean } = {}): string {
+  const shown = diags.filter((d) => opts.verbose || d.severity !== 'info').sort((a, b) => RANK[a.severity] - RANK[b.severity]);
+  const hidden = diags.length - shown.length;
+  const lines = shown.map((d) => `${d.severity}: [${d.code}] ${d.message}`);
+  if (hidden > 0) lines.push(`(${hidden} informational diagnostic(s) hidden; --verbose shows them)`);
+  return lines.join('\n');
+}
+
+export function diagnosticsJson(diags: readonly Diagnostic[]) {
+  return diags.map((d) => ({
+    code: d.code,
+    severity: d.severity,
+    message: d.message,
+    count: d.count ?? 1,
+    ...(d.byteOffset !== undefined ? { byteOffset: d.byteOffset } : {}),
+  }));
+}

@@ -1,0 +1,44 @@
+/** Number and time formatting shared by every terminal and Markdown view. */
+
+/** A time given in µs, in the unit a person reads best: `2.720 µs`, `1.162 ms`, `3.402 s`. */
+export function formatUs(us: number): string {
+  if (!Number.isFinite(us)) return '—';
+  const a = Math.abs(us);
+  if (a < 1000) return `${us.toFixed(3)} µs`;
+  if (a < 1e6) return `${(us / 1000).toFixed(3)} ms`;
+  return `${(us / 1e6).toFixed(3)} s`;
+}
+
+/** An integer with thousands separators: 38,654,705,664. */
+export function formatInt(n: number): string {
+  if (!Number.isFinite(n)) return '—';
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function formatPercent(fraction: number, digits = 1): string {
+  if (!Number.isFinite(fraction)) return '—';
+  return `${(fraction * 100).toFixed(digits)}%`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+/** Rounds a µs value to ns precision for JSON output (no 0.30000000000000004 noise). */
+export function roundUs(us: number): number {
+  return Math.round(us * 1000) / 1000;
+}
+
+/** Cuts a long name to `max` characters with an ellipsis in the middle-right. */
+export function truncateName(name: string, max: number): string {
+  if (name.length <= max || max < 4) return name;
+  return `${name.slice(0, max - 1)}…`;
+}

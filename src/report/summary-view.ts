@@ -1,0 +1,76 @@
+/** The profiler table as torch prints it, and as JSON with stable keys. */
+import type { ProfilerTable, ProfilerTableRow } from '../analyses/profiler-table.js';
+import { formatUs, roundUs } from './format.js';
+import { renderTable, type RenderOptions } from './table.js';
+
+export type SummarySortKey = 'device-total' | 'self-device' | 'cpu-total' | 'self-cpu' | 'calls' | 'name' | 'device-wall';
+
+const SORTERS: Record<SummarySortKey, (a: ProfilerTableRow, b: ProfilerTableRow) => number> = {
+  'device-total': (a, b) => b.deviceTotalUs - a.deviceTotalUs || b.cpuTotalUs - a.cpuTotalUs,
+  'self-device': (a, b) => b.selfDeviceUs - a.selfDeviceUs || b.selfCpuUs - a.selfCpuUs,
+  'cpu-total': (a, b) => b.cpuTotalUs - a.cpuTotalUs,
+  'self-cpu': (a, b) => b.selfCpuUs - a.selfCpuUs,
+  calls: (a, b) => b.calls - a.calls,
+  name: (a, b) => a.name.localeCompare(b.name),
+  'device-wall': (a, b) => b.deviceWallUs - a.deviceWallUs,
+};
+
+export const SUMMARY_SORT_KEYS = Object.keys(SORTERS) as SummarySortKey[];
+
+export function sortProfilerRows(rows: readonly ProfilerTableRow[], key: SummarySortKey): ProfilerTableRow[] {
+  return [...rows].sort((a, b) => SORTERS[key](a, b) || a.name.localeCompare(b.name) || a.device.localeCompare(b.device));
+}
+
+export function renderSummary(
+  table: ProfilerTable,
+  rows: readonly ProfilerTableRow[],
+  opts: RenderOptions & { byShape?: boolean },
+): string {
+  const pct = (v: number, total: number) => (total > 0 ? `${((100 * v) / total).toFixed(2)}%` : '—');
+  const columns = [
+    { header: 'Name', maxWidth: 55 },
+    { header: 'Device' },
+    ...(opts.byShape ? [{ header: 'Input Dims', maxWidth: 40 }] : []),
+    { header: 'Self CPU', align: 'right' as const },
+    { header: 'Self CPU %', align: 'right' as const },
+    { header: 'CPU total', align: 'right' as const },
+    { header: 'Self device', align: 'right' as const },
+    { header: 'Self dev %', align: 'right' as const },
+    { header: 'Device total', align: 'right' as const },
+    { header: 'Device wall', align: 'right' as const },
+    { header: 'Calls', align: 'right' as const },
+  ];
+  const body = rows.map((r) => [
+    r.name,
+    r.device,
+    ...(opts.byShape ? [r.inputDims ?? ''] : []),
+    formatUs(r.selfCpuUs),
+    pct(r.selfCpuUs, table.selfCpuTotalUs),
+    formatUs(r.cpuTotalUs),
+    formatUs(r.selfDeviceUs),
+    r.category === 'gpu_user_annotation' ? '—' : pct(r.selfDeviceUs, table.selfDeviceTotalUs),
+    formatUs(r.deviceTotalUs),
+    formatUs(r.deviceWallUs),
+    String(r.calls),
+  ]);
+  return [
+    renderTable(columns, body, opts),
+    `Self CPU time total: ${formatUs(table.selfCpuTotalUs)}`,
+    `Self device time total: ${formatUs(table.selfDeviceTotalUs)}`,
+  ].join('\n');
+}
+
+export function summaryJson(rows: readonly ProfilerTableRow[]) {
+  return rows.map((r) => ({
+    name: r.name,
+    device: r.device,
+    category: r.category,
+    ...(r.inputDims !== undefined ? { inputDims: r.inputDims } : {}),
+    calls: r.calls,
+    selfCpuUs: roundUs(r.selfCpuUs),
+    cpuTotalUs: roundUs(r.cpuTotalUs),
+    selfDeviceUs: roundUs(r.selfDeviceUs),
+    deviceTotalUs: roundUs(r.deviceTotalUs),
+    deviceWallUs: roundUs(r.deviceWallUs),
+  }));
+}
