@@ -82,6 +82,8 @@ const BARE = new Uint8Array(256);
 for (let c = 0x41; c <= 0x5a; c++) BARE[c] = 1;
 for (let c = 0x61; c <= 0x7a; c++) BARE[c] = 1;
 BARE[0x2f] = 1; // '/' of N/A
+for (let c = 0x30; c <= 0x39; c++) BARE[c] = 1; // digits and '_' so that an error names the whole word
+BARE[0x5f] = 1;
 
 const CHAR1: string[] = [];
 for (let c = 0; c < 0x80; c++) CHAR1.push(String.fromCharCode(c));
@@ -1096,7 +1098,8 @@ class Tokenizer {
     if ((c >= 48 && c <= 57) || c === MINUS) {
       if (c === MINUS) {
         if (p + 1 >= this.lim) throw INCOMPLETE;
-        if (BARE[b[p + 1]] === 1) return this.parseBare();
+        const l = b[p + 1] | 0x20;
+        if (l >= 0x61 && l <= 0x7a) return this.parseBare(); // -inf, -Infinity, -nan
       }
       return this.parseNumber();
     }
