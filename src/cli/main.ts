@@ -2,6 +2,7 @@
 /** The `kinetoscope` command: one subcommand per reading of a trace. */
 import { Command, CommanderError } from 'commander';
 import { summaryCommand } from './commands/summary.js';
+import { treeCommand } from './commands/tree.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 const program = new Command('kinetoscope')
@@ -10,7 +11,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

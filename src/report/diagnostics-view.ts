@@ -5,10 +5,8 @@ const RANK = { error: 0, warning: 1, info: 2 } as const;
 
 export function renderDiagnostics(diags: readonly Diagnostic[], opts: { verbose?: boolean } = {}): string {
   const shown = diags.filter((d) => opts.verbose || d.severity !== 'info').sort((a, b) => RANK[a.severity] - RANK[b.severity]);
-  const hidden = diags.length - shown.length;
-  const lines = shown.map((d) => `${d.severity}: [${d.code}] ${d.message}`);
-  if (hidden > 0) lines.push(`(${hidden} informational diagnostic(s) hidden; --verbose shows them)`);
-  return lines.join('\n');
+  // Informational diagnostics (repairs that change no number) stay out of the way unless asked for.
+  return shown.map((d) => `${d.severity}: [${d.code}] ${d.message}`).join('\n');
 }
 
 export function diagnosticsJson(diags: readonly Diagnostic[]) {
