@@ -205,6 +205,8 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
   return out;
 }
 
+const TRAILER = 8; // gzip member trailer: CRC32 + ISIZE
+
 interface GzipTrouble {
   kind: 'cut' | 'corrupt';
   message: string;
@@ -246,24 +248,44 @@ async function gunzipInto(
   });
   const failed = () => feedError !== undefined || zlibError !== undefined;
   const write = async (b: Uint8Array) => {
+    if (b.length === 0) return;
     compressed += b.length;
     if (!gunzip.write(b)) {
       await Promise.race([new Promise<void>((r) => gunzip.once('drain', r)), done]);
     }
   };
-  await write(first);
+  // zlib drops the output of the call in which it detects an error. Two errors come at the very
+  // end: a bad CRC (in the 8-byte trailer) and a cut stream (at Z_FINISH). So hold back the last
+  // 8 bytes, sync-flush everything before them, and only then write them and finish.
+  const flush = () =>
+    // (an error while flushing destroys the stream without calling back: race with `done`)
+    Promise.race([new Promise<void>((resolve) => gunzip.flush(zc.Z_SYNC_FLUSH, () => resolve())), done]);
+  let hold: Uint8Array = new Uint8Array(0);
+  const writeHolding = async (c: Uint8Array) => {
+    if (hold.length + c.length <= TRAILER) {
+      hold = concat([hold, c], hold.length + c.length);
+      return;
+    }
+    if (c.length >= TRAILER) {
+      await write(hold);
+      await write(c.subarray(0, c.length - TRAILER));
+      hold = c.slice(c.length - TRAILER);
+    } else {
+      const all = concat([hold, c], hold.length + c.length);
+      await write(all.subarray(0, all.length - TRAILER));
+      hold = all.slice(all.length - TRAILER);
+    }
+  };
+  await writeHolding(first);
   while (!failed()) {
     const r = await it.next();
     if (r.done) break;
-    await write(r.value);
+    await writeHolding(r.value);
   }
-  if (!failed()) {
-    // Flush first: with Z_FINISH a truncated stream errors and zlib drops the output of that
-    // last call; a sync flush delivers everything decodable before end() reports the cut.
-    // (An error while flushing destroys the stream without calling back: race with `done`.)
-    await Promise.race([new Promise<void>((resolve) => gunzip.flush(zc.Z_SYNC_FLUSH, () => resolve())), done]);
-    if (!failed()) gunzip.end();
-  }
+  if (!failed()) await flush();
+  if (!failed()) await write(hold);
+  if (!failed()) await flush();
+  if (!failed()) gunzip.end();
   await done;
   if (feedError !== undefined) throw feedError;
   if (zlibError) {
