@@ -164,7 +164,7 @@ function fileError(path: string, e: unknown): KinetoscopeError {
 
 async function* fileChunks(fh: FileHandle, chunkSize: number): AsyncGenerator<Uint8Array> {
   const size = Math.max(chunkSize, 1);
-  for (;;) {
+  const readOne = async (): Promise<Uint8Array | undefined> => {
     // A fresh buffer per read: zlib may still hold the previous one.
     const buf = new Uint8Array(size);
     let n: number;
@@ -173,8 +173,16 @@ async function* fileChunks(fh: FileHandle, chunkSize: number): AsyncGenerator<Ui
     } catch (e) {
       throw new KinetoscopeError('FILE_UNREADABLE', `cannot read the trace file: ${(e as Error).message}`);
     }
-    if (n === 0) return;
-    yield n === size ? buf : buf.subarray(0, n);
+    return n === 0 ? undefined : n === size ? buf : buf.subarray(0, n);
+  };
+  // Read ahead: the next read runs on the thread pool while this chunk is parsed.
+  let next = readOne();
+  for (;;) {
+    const cur = await next;
+    if (cur === undefined) return;
+    next = readOne();
+    next.catch(() => undefined); // surfaced by the await above on the next turn
+    yield cur;
   }
 }
 
@@ -206,6 +214,8 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
 }
 
 const TRAILER = 8; // gzip member trailer: CRC32 + ISIZE
+const GUNZIP_CHUNK = 256 * 1024; // zlib output chunk (its default, 16 KiB, costs a round trip per 16 KiB)
+const GUNZIP_QUEUE = 8 * 1024 * 1024; // decompressed bytes waiting for the parser before zlib pauses
 
 interface GzipTrouble {
   kind: 'cut' | 'corrupt';
@@ -223,19 +233,47 @@ async function gunzipInto(
   it: AsyncIterator<Uint8Array>,
   feed: (b: Uint8Array) => void,
 ): Promise<GzipTrouble | undefined> {
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
   let compressed = 0;
   let out = 0;
   let feedError: unknown;
   let zlibError: (Error & { code?: string }) | undefined;
+  // Decompressed chunks are queued and parsed from setImmediate, so that zlib inflates the next
+  // chunk on the thread pool while this one is parsed; pause zlib when the parser falls behind.
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  let scheduled = false;
+  let paused = false;
+  const drain = (): void => {
+    scheduled = false;
+    while (queue.length > 0 && feedError === undefined) {
+      const b = queue.shift()!;
+      queued -= b.length;
+      try {
+        feed(b);
+      } catch (e) {
+        feedError = e;
+        queue.length = 0;
+        gunzip.destroy();
+      }
+    }
+    if (paused && feedError === undefined) {
+      paused = false;
+      gunzip.resume();
+    }
+  };
   gunzip.on('data', (b: Uint8Array) => {
     if (feedError !== undefined) return;
     out += b.length;
-    try {
-      feed(b);
-    } catch (e) {
-      feedError = e;
-      gunzip.destroy();
+    queue.push(b);
+    queued += b.length;
+    if (queued >= GUNZIP_QUEUE && !paused) {
+      paused = true;
+      gunzip.pause();
+    }
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(drain);
     }
   });
   const done = new Promise<void>((resolve) => {
@@ -287,6 +325,7 @@ async function gunzipInto(
   if (!failed()) await flush();
   if (!failed()) gunzip.end();
   await done;
+  drain(); // what was decoded before the end or the error
   if (feedError !== undefined) throw feedError;
   if (zlibError) {
     const msg = zlibError.message;
