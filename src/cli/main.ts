@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { summaryCommand } from './commands/summary.js';
 import { treeCommand } from './commands/tree.js';
+import { kernelsCommand } from './commands/kernels.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 const program = new Command('kinetoscope')
@@ -11,7 +12,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand, kernelsCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

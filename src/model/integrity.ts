@@ -24,10 +24,6 @@ export function checkModelIntegrity(m: TraceModel): string[] {
         say(`host ${i}: not inside its parent ${p}`);
       if (host.depth[i] !== host.depth[p]! + 1) say(`host ${i}: depth ${host.depth[i]} under parent depth ${host.depth[p]}`);
     } else if (host.depth[i] !== 0) say(`host ${i}: root with depth ${host.depth[i]}`);
-    if ((host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) && host.firstChild[i] !== -1 && host.durNs[i]! > 0) {
-      // API calls are leaves in every trace we know; a child would mean an op recorded inside a CUDA call.
-      say(`host ${i}: runtime call with a child`);
-    }
   }
   for (let c = 0; c < host.length; c++) {
     let count = 0;

@@ -1,0 +1,101 @@
+/**
+ * The kernel catalog (S6): every kernel, memcpy and memset name with its calls, time
+ * statistics, streams, the ops that launched it and what its name says (decoded by
+ * kernel-name.ts; what cannot be decoded stays undecoded).
+ */
+import { GPU_KIND_NAMES, type TraceModel } from '../model/trace-model.js';
+import { decodeKernelName, shortKernelName, type DecodedKernelName } from './kernel-name.js';
+
+export interface KernelCatalogEntry {
+  readonly name: string;
+  readonly shortName: string;
+  /** `kernel`, `gpu_memcpy` or `gpu_memset`. */
+  readonly category: string;
+  readonly calls: number;
+  readonly totalUs: number;
+  readonly meanUs: number;
+  readonly minUs: number;
+  readonly maxUs: number;
+  /** Share of all GPU activity time (Σ durations). */
+  readonly share: number;
+  readonly devices: number[];
+  readonly streams: number[];
+  /** The cpu_ops that own it, most frequent first; `(none)` for work launched outside any op. */
+  readonly ops: { name: string; calls: number }[];
+  /** The runtime/driver calls that launched it (`cuLaunchKernelEx`, `cudaGraphLaunch`, …). */
+  readonly launchedBy: { name: string; calls: number }[];
+  readonly decoded: DecodedKernelName;
+}
+
+export interface KernelCatalog {
+  readonly entries: KernelCatalogEntry[];
+  readonly totalUs: number;
+  readonly activities: number;
+}
+
+const NO_OP = '(none)';
+const NO_LAUNCH = '(no launch in trace)';
+
+export function computeKernelCatalog(m: TraceModel): KernelCatalog {
+  const { gpu, host, strings } = m;
+  interface Acc {
+    category: string;
+    calls: number;
+    totalNs: number;
+    minNs: number;
+    maxNs: number;
+    devices: Set<number>;
+    streams: Set<number>;
+    ops: Map<string, number>;
+    launchedBy: Map<string, number>;
+  }
+  const byName = new Map<number, Acc>();
+  let totalNs = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    const key = gpu.name[g]!;
+    let a = byName.get(key);
+    if (!a) {
+      a = { category: GPU_KIND_NAMES[gpu.kind[g]!]!, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, devices: new Set(), streams: new Set(), ops: new Map(), launchedBy: new Map() };
+      byName.set(key, a);
+    }
+    const d = gpu.durNs[g]!;
+    a.calls++;
+    a.totalNs += d;
+    totalNs += d;
+    if (d < a.minNs) a.minNs = d;
+    if (d > a.maxNs) a.maxNs = d;
+    a.devices.add(gpu.device[g]!);
+    a.streams.add(gpu.stream[g]!);
+    const o = gpu.owner[g]!;
+    const op = o >= 0 ? strings.get(host.name[o]!) : NO_OP;
+    a.ops.set(op, (a.ops.get(op) ?? 0) + 1);
+    const l = gpu.launcher[g]!;
+    const api = l >= 0 ? strings.get(host.name[l]!) : NO_LAUNCH;
+    a.launchedBy.set(api, (a.launchedBy.get(api) ?? 0) + 1);
+  }
+  const ranked = (mp: Map<string, number>) =>
+    [...mp].map(([name, calls]) => ({ name, calls })).sort((x, y) => y.calls - x.calls || x.name.localeCompare(y.name));
+  const entries: KernelCatalogEntry[] = [];
+  for (const [id, a] of byName) {
+    const name = strings.get(id);
+    entries.push({
+      name,
+      shortName: shortKernelName(name),
+      category: a.category,
+      calls: a.calls,
+      totalUs: a.totalNs / 1000,
+      meanUs: a.totalNs / a.calls / 1000,
+      minUs: a.minNs / 1000,
+      maxUs: a.maxNs / 1000,
+      share: totalNs > 0 ? a.totalNs / totalNs : 0,
+      devices: [...a.devices].sort((x, y) => x - y),
+      streams: [...a.streams].sort((x, y) => x - y),
+      ops: ranked(a.ops),
+      launchedBy: ranked(a.launchedBy),
+      decoded: decodeKernelName(name),
+    });
+  }
+  entries.sort((x, y) => y.totalUs - x.totalUs || x.name.localeCompare(y.name));
+  return { entries, totalUs: totalNs / 1000, activities: gpu.length };
+}
+

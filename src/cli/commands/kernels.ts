@@ -1,0 +1,51 @@
+/** `kinetoscope kernels TRACE`: every GPU kernel, copy and memset, with its name decoded (S6). */
+import { Command, Option } from 'commander';
+import { computeKernelCatalog } from '../../analyses/kernel-catalog.js';
+import { kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+interface KernelsOptions extends CommonOptions {
+  limit?: string;
+  category?: 'kernel' | 'gpu_memcpy' | 'gpu_memset';
+  match?: string;
+}
+
+export function kernelsCommand(): Command {
+  const cmd = new Command('kernels')
+    .description('every kernel / memcpy / memset name: calls, total/mean/min/max time, streams, launching op, and what the name says')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--limit <n>', 'show the first n names (by total time)')
+    .option('--match <regex>', 'only names matching this regular expression')
+    .addOption(new Option('--category <cat>', 'only kernels, copies or memsets').choices(['kernel', 'gpu_memcpy', 'gpu_memset']))
+    .addHelpText(
+      'after',
+      `
+Total, mean, min and max are the activities' durations on the GPU; Share is the name's
+part of all GPU activity time (Σ durations, streams not merged). "Launched by" is the
+cpu_op that owns the work (torch's attribution by External id; "(none)" for work launched
+outside any op, e.g. a Triton kernel called from Python). "Name says" decodes the name:
+library and generator (cuBLAS nvjet/xmma, CUTLASS, Inductor, ATen, NCCL, cuDNN, …), arch,
+dtype, instruction, tile, stages, cluster, layout, epilogue; nothing is guessed.`,
+    );
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: KernelsOptions) => {
+      const model = await openTrace(path);
+      const catalog = computeKernelCatalog(model);
+      let entries = catalog.entries;
+      if (opts.category) entries = entries.filter((e) => e.category === opts.category);
+      if (opts.match) {
+        const re = new RegExp(opts.match);
+        entries = entries.filter((e) => re.test(e.name));
+      }
+      if (opts.limit !== undefined) entries = entries.slice(0, Math.max(0, Number(opts.limit) || 0));
+      if (opts.json) {
+        printJson({ kernels: kernelCatalogJson(entries), totalUs: catalog.totalUs, activities: catalog.activities, diagnostics: diagnosticsForJson(model) });
+      } else {
+        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold }));
+        reportDiagnostics(model, opts);
+      }
+      return strictStatus(model, opts);
+    }),
+  );
+}

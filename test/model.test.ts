@@ -1,0 +1,121 @@
+/**
+ * The model built from every H200 capture: integrity, independence from chunk boundaries,
+ * and kernel ownership equal to torch's own per-event attribution (the oracle's
+ * `events[].kernels`, which torch computed in-process, not from the JSON).
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadTrace } from '../src/load-trace.js';
+import { checkModelIntegrity } from '../src/model/integrity.js';
+import { HostKind, type TraceModel } from '../src/model/trace-model.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+
+function fingerprint(m: TraceModel) {
+  const names = (a: Int32Array) => Array.from(a, (id) => m.strings.get(id));
+  return {
+    host: { ...m.host, name: names(m.host.name), args: m.host.args.map((a) => JSON.stringify(a)) },
+    gpu: { ...m.gpu, name: names(m.gpu.name), args: m.gpu.args.map((a) => JSON.stringify(a)) },
+    python: { ...m.python, name: names(m.python.name) },
+    memory: m.memory,
+    steps: m.steps,
+    threads: m.threads,
+    gpuAnnotations: m.gpuAnnotations,
+    diagnostics: m.diagnostics,
+    traceStartNs: m.traceStartNs,
+    header: m.header,
+  };
+}
+
+describe('model of each H200 capture', () => {
+  for (const name of H200_NAMES) {
+    it(`${name}: integrity, counts from the raw JSON, ownership equal to torch's`, async () => {
+      const m = await loadTrace(h200Trace(name));
+      expect(checkModelIntegrity(m)).toEqual([]);
+
+      // Counts per category, from JSON.parse of the same file.
+      const raw = loadRawJson(h200Trace(name)).traceEvents;
+      const count = (cats: string[]) => raw.filter((e) => e['ph'] === 'X' && cats.includes(String(e['cat']))).length;
+      expect(m.host.length).toBe(count(['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver']));
+      expect(m.gpu.length).toBe(count(['kernel', 'gpu_memcpy', 'gpu_memset']));
+      expect(m.python.length).toBe(count(['python_function']));
+      expect(m.gpuAnnotations.length).toBe(count(['gpu_user_annotation']));
+      expect(m.steps.map((s) => s.name)).toEqual(
+        raw.filter((e) => String(e['name']).startsWith('ProfilerStep#')).map((e) => String(e['name'])).sort(),
+      );
+
+      // Ownership: torch's oracle lists, per CPU event, the kernels it attributed (name + duration).
+      // Runtime calls are excluded: torch's attribution to them is its id-collision bug.
+      const oracle = loadOracle(name);
+      const expected: string[] = [];
+      for (const e of oracle.events) {
+        if (e.device_type !== 'DeviceType.CPU' || /^(cuda|cu|hip)[A-Z]/.test(e.name)) continue;
+        for (const k of e.kernels) expected.push(`${e.name} ${Math.round(e.start_us * 1000)} ← ${k.name} ${Math.round(k.duration_us * 1000)}`);
+      }
+      const mine: string[] = [];
+      for (let g = 0; g < m.gpu.length; g++) {
+        const o = m.gpu.owner[g]!;
+        if (o < 0) continue;
+        mine.push(`${m.strings.get(m.host.name[o]!)} ${m.host.startNs[o]} ← ${m.strings.get(m.gpu.name[g]!)} ${m.gpu.durNs[g]}`);
+      }
+      // torch moves a single same-named child's kernels to its parent (_remove_dup_nodes);
+      // compare the multiset of (kernel, duration) per owner name instead of exact starts there.
+      const strip = (s: string) => s.replace(/ \d+ ←/, ' ←');
+      expect(mine.map(strip).sort()).toEqual(expected.map(strip).sort());
+      expect(m.ownerRule).toBe('external-id');
+    });
+  }
+
+  it('is the same when the reader is fed 7 bytes at a time', async () => {
+    for (const name of H200_NAMES.filter((n) => n !== 'gpt2_train')) {
+      const whole = await loadTrace(h200Trace(name));
+      const tiny = await loadTrace(h200Trace(name), { chunkSize: 7 });
+      expect(fingerprint(tiny), name).toEqual(fingerprint(whole));
+    }
+  });
+
+  it('gpt2_train is the same when fed 7 bytes at a time', async () => {
+    const whole = await loadTrace(h200Trace('gpt2_train'));
+    const tiny = await loadTrace(h200Trace('gpt2_train'), { chunkSize: 7 });
+    expect(fingerprint(tiny)).toEqual(fingerprint(whole));
+  });
+
+  it('time zero is the profiler span, as in torch (oracle start_us)', async () => {
+    const m = await loadTrace(h200Trace('linear'));
+    const step2 = m.steps[0]!;
+    const oracleStep = loadOracle('linear').events.find((e) => e.name === 'ProfilerStep*')!;
+    expect(step2.startNs).toBe(Math.round(oracleStep.start_us * 1000));
+  });
+
+  it('a Triton kernel launched from Python belongs to no op (geglu_mlp_hand)', async () => {
+    const m = await loadTrace(h200Trace('geglu_mlp_hand'));
+    const triton = [...Array(m.gpu.length).keys()].filter((g) => m.strings.get(m.gpu.name[g]!) === 'geglu_fwd');
+    expect(triton.length).toBe(3);
+    for (const g of triton) {
+      expect(m.gpu.owner[g]).toBe(-1);
+      expect(m.host.kind[m.gpu.launcher[g]!]).toBe(HostKind.Driver);
+    }
+  });
+});
+
+describe.skipIf(!HAS_HTA)("HTA's test traces (read from ../shared, never copied)", () => {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.json(\.gz)?$/.test(e.name)) files.push(p);
+    }
+  };
+  if (HAS_HTA) walk(HTA_DIR);
+  // Execution Traces (`*_et.json`, PyTorch's ExecutionTraceObserver) are not Chrome traces.
+  const isExecutionTrace = (f: string) => /_et\.json(\.gz)?$/.test(f);
+  it.each(files.filter((f) => isExecutionTrace(f)).map((f) => [f.slice(HTA_DIR.length + 1), f]))('%s is refused as NOT_A_TRACE', async (_short, file) => {
+    await expect(loadTrace(file)).rejects.toMatchObject({ code: 'NOT_A_TRACE' });
+  });
+  it.each(files.filter((f) => !isExecutionTrace(f)).map((f) => [f.slice(HTA_DIR.length + 1), f]))('%s builds a model that passes the integrity walk', async (_short, file) => {
+    const m = await loadTrace(file);
+    expect(checkModelIntegrity(m)).toEqual([]);
+    expect(m.counts.events).toBeGreaterThan(0);
+  });
+});
