@@ -77,6 +77,9 @@ const MAX_DEPTH = 1000;
 const PLAIN = new Uint8Array(256);
 for (let c = 0x20; c < 0x80; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
 
+const WS = new Uint8Array(256);
+WS[0x20] = WS[0x0a] = WS[0x0d] = WS[0x09] = 1;
+
 /** Bytes a bare token (`inf`, `NaN`, `N/A`, `true`, …) is made of. */
 const BARE = new Uint8Array(256);
 for (let c = 0x41; c <= 0x5a; c++) BARE[c] = 1;
@@ -886,11 +889,7 @@ class Tokenizer {
   private ws(p: number): number {
     const b = this.buf;
     const end = this.lim;
-    while (p < end) {
-      const c = b[p];
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
-      else break;
-    }
+    while (p < end && WS[b[p]] === 1) p++;
     return p;
   }
 
