@@ -164,7 +164,7 @@ export function shortKernelName(name: string): string {
     const ns = sig.namespaces.filter((n) => n !== ANON);
     if (ns.length) return `${ns[ns.length - 1]}::${sig.base}`;
   }
-  return sig.base;
+  return sig.base || raw;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -550,7 +550,7 @@ function decodeCutlass3x(name: string): DecodedKernelName | undefined {
   const d: DecodedKernelName = { kind: 'gemm', generator: 'cutlass 3.x', arch: m[1] };
   d.tensorCores = m[2] !== 'simt';
   const rest = m[3] as string;
-  const x = /^([a-z0-9]*?)(gemm_grouped|moe_gemm|spgemm|gemm|fprop|dgrad|wgrad)_(.+?)_(\d+x\d+x\d+)_(\d+x\d+x\d+)_(\d+)_([nt]{3})_align(\d+)(.*)$/.exec(rest);
+  const x = /^([a-z0-9]*?(?:\d+x\d+x\d+)?)(gemm_grouped|moe_gemm|spgemm|gemm|fprop|dgrad|wgrad)_(.+?)_(\d+x\d+x\d+)_(\d+x\d+x\d+)_(\d+)_([nt]{3})_align(\d+)(.*)$/.exec(rest);
   if (!x) return { ...d, unparsed: [rest] };
   const [, inst, op, typeBlock, tile, cluster, stages, layout, align, tail] = x as unknown as string[];
   if (op === 'fprop' || op === 'dgrad' || op === 'wgrad') {
@@ -818,6 +818,16 @@ function decodeFlash(sig: Signature): DecodedKernelName | undefined {
   }
   // FA3: cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<…>>>
   const fa3 = (sig.templateArgs ?? []).join(',');
+  // CUTLASS's own FMHA (examples/77_blackwell_fmha, 88_hopper_fmha): cutlass::fmha::kernel::…Fmha{Fwd,Bwd}…
+  if (/cutlass::fmha::/.test(fa3) || sig.namespaces.join('::').startsWith('cutlass::fmha')) {
+    const dir = /Fmha\w*?(Fwd|Bwd)|(Fwd|Bwd)\w*Fmha/.exec(fa3 || sig.base);
+    const sm = /Sm(\d+)/.exec(fa3 || sig.base);
+    const d: DecodedKernelName = { kind: 'attention', library: 'CUTLASS', generator: 'cutlass fmha' };
+    const which = dir?.[1] ?? dir?.[2];
+    if (which) d.direction = which === 'Fwd' ? 'fwd' : 'bwd';
+    if (sm) d.arch = `sm${sm[1]}`;
+    return d;
+  }
   if (/flash::.*FlashAttn(Fwd|Bwd)Sm(\d+)/.test(fa3)) {
     const m = /FlashAttn(Fwd|Bwd)Sm(\d+)/.exec(fa3) as RegExpExecArray;
     return { kind: 'attention', library: 'FlashAttention', generator: 'flash-attention 3', direction: m[1] === 'Fwd' ? 'fwd' : 'bwd', arch: `sm${m[2]}`, tensorCores: true };
@@ -1115,22 +1125,57 @@ function decodeAten(sig: Signature): DecodedKernelName | undefined {
   if (fn.functor) aten.functor = fn.functor;
   if (fn.op) aten.op = fn.op;
   d.kind = atenKind(template, aten);
-  const el = atenDtype(template, targs);
+  // Index/scatter kernels' lambdas take the element index, not an element: no type from them.
+  const el = fn.expr && !/^(index_elementwise_kernel|_scatter_gather_elementwise_kernel|elementwise_kernel_with_index)$/.test(template)
+    ? elementType(fn.expr)
+    : atenDtype(template, targs);
   if (el) d.dtype = el;
   return d;
 }
 
-function functorOf(template: string, targs: string[]): { functor?: string; op?: string } {
-  const pick = (expr: string | undefined): { functor?: string; op?: string } => {
+// Functors whose first template argument is the element type they run on: BinaryOps.cuh
+// BinaryFunctor<arg1_t, arg2_t, return_t, func_t> and A/BUnaryFunctor, CUDAFunctor_add<T> and its
+// OnSelf/OnOther variants, FillFunctor<T>, AbsFunctor<T>, Reduce.cuh ReduceOp<scalar_t, …>,
+// ForeachFunctors.cuh <T, depth, …>, FusedAdamMathFunctor<scalar_type, …>, LpNormFunctor<T, …>,
+// DistributionTemplates.h {normal,uniform}_and_transform<scalar_t, accscalar_t, …>.
+const FIRST_ARG_IS_ELEMENT = /^(BinaryFunctor|AUnaryFunctor|BUnaryFunctor|CUDAFunctor(OnSelf|OnOther)?_add|FillFunctor|AbsFunctor|ReduceOp|\w+Op(Scalar|List|ScalarList|ScalarTensor|ListAlpha)?Functor|FusedAdamMathFunctor|FusedAdamWMathFunctor|LpNormFunctor|normal_and_transform|uniform_and_transform)$/;
+
+/**
+ * The element type an ATen functor expression runs on: the first template argument of the functors
+ * above, else — for the lambdas of `*_kernel_cuda` functions — the parameter type of the innermost
+ * lambda when all its parameters share one type (`…::{lambda(c10::BFloat16)#1}`, `{lambda(float, float)#1}`).
+ */
+function elementType(expr: string): string | undefined {
+  if (FIRST_ARG_IS_ELEMENT.test(identName(expr))) {
+    const first = typeArgs(expr)[0];
+    return first !== undefined ? cxxType(first) : undefined;
+  }
+  const lam = expr.lastIndexOf('{lambda(');
+  if (lam < 0) return undefined;
+  const close = expr.indexOf(')', lam);
+  const params = splitTopLevel(expr.slice(lam + '{lambda('.length, close)).map((p) => cxxType(p));
+  const first = params[0];
+  return first !== undefined && params.every((p) => p === first) ? first : undefined;
+}
+
+interface FunctorInfo {
+  functor?: string;
+  op?: string;
+  /** The expression the element type is read from. */
+  expr?: string;
+}
+
+function functorOf(template: string, targs: string[]): FunctorInfo {
+  const pick = (expr: string | undefined): FunctorInfo => {
     if (!expr) return {};
     const name = identName(expr);
     if (WRAPPER_FUNCTORS.has(name)) {
       const inner = typeArgs(expr);
       const last = inner[inner.length - 1];
       if (name === 'gpu_kernel_impl' || name === 'gpu_kernel_impl_nocast' || name === 'func_wrapper_t' || name === 'gpu_index_kernel') return pick(last);
-      return { functor: name, op: last ? identName(last) : undefined };
+      return { functor: name, op: last ? identName(last) : undefined, expr };
     }
-    return { op: name };
+    return { op: name, expr };
   };
   switch (template) {
     case 'vectorized_elementwise_kernel':
@@ -1146,15 +1191,17 @@ function functorOf(template: string, targs: string[]): { functor?: string; op?: 
     case 'reduce_kernel': {
       const r = targs.find((a) => /ReduceOp</.test(a));
       if (!r) return {};
-      return pick(typeArgs(r.slice(r.indexOf('ReduceOp<')))[1]);
+      const reduceOp = r.slice(r.indexOf('ReduceOp<'));
+      return { ...pick(typeArgs(reduceOp)[1]), expr: reduceOp };
     }
     case 'multi_tensor_apply_kernel': {
       const functor = targs[1] ? identName(targs[1]) : undefined;
       // at::native ADAM_MODE { ORIGINAL = 0, ADAMW = 1 } (aten/src/ATen/native/cuda/fused_adam_utils.cuh)
+      const expr = targs[1]?.split(ANON).join('');
       const mode = /ADAM_MODE\)(\d)/.exec(targs[1] ?? '');
-      if (mode) return { functor, op: mode[1] === '1' ? 'AdamW' : 'Adam' };
+      if (mode) return { functor, op: mode[1] === '1' ? 'AdamW' : 'Adam', expr };
       const op = targs.slice(2).find((a) => /[A-Za-z_]/.test(a) && !/\*$/.test(a) && !/^(float|double|int|long|bool|c10::\w+|adamMode_t)$/.test(a));
-      return { functor, op: op ? op.replace(/<.*$/, '').replace(/^at::native::/, '') : undefined };
+      return { functor, op: op ? op.replace(/<.*$/, '').replace(/^at::native::/, '') : undefined, expr };
     }
     default: {
       // Named kernels: the epilogue/ops argument identifies the variant (cunn_SoftMaxForward<…, LogSoftMaxForwardEpilogue>).
