@@ -1,0 +1,620 @@
+/**
+ * Launch anatomy (BRIEF reading S5): what every kernel launch cost the host and how long the
+ * kernel then waited, which runtime/driver calls each op makes around its launches, and where
+ * the host stopped to wait for the GPU.
+ *
+ * Handles:
+ * - kernel launch calls: CUDA runtime (`cudaLaunchKernel`, `cudaLaunchKernelExC`,
+ *   `cudaLaunchCooperativeKernel`, `_ptsz` variants), driver (`cuLaunchKernel`, `cuLaunchKernelEx`),
+ *   HIP (`hipLaunchKernel`, `hipModuleLaunchKernel`, `hipExtModuleLaunchKernel`, …), MTIA
+ *   `runFunction`; graph launches (`cudaGraphLaunch`, `cuGraphLaunch`, `hipGraphLaunch`) are one
+ *   launch with N kernels. Any other runtime/driver call that CUPTI linked to a kernel counts too.
+ * - launch latency, two ways (research/hta.md §1.17): kernel start − end of the launch call
+ *   (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel start − start of the
+ *   call (HTA's critical-path / `runtime_delay`). For a graph, of its first GPU activity.
+ * - per op: the runtime/driver calls whose innermost enclosing `cpu_op` is that op (torch gives
+ *   them the op's External id), grouped into patterns: "aten::addmm = 1× cudaMemsetAsync
+ *   (+1 memset), 1× cuLaunchKernelEx (+1 kernel)".
+ * - host synchronizations: device/stream/event synchronize (blocking the host for the call's
+ *   duration), `cudaStreamWaitEvent` (a device-side wait; reported, does not block the host),
+ *   synchronous copies (`cudaMemcpy`, and `cudaMemcpyAsync` into pageable memory, which CUDA
+ *   performs synchronously); `.item()` recognised through `aten::item` / `_local_scalar_dense`.
+ * - HTA's `get_cuda_kernel_launch_stats` (research/hta.md §1.6): per (launch call, GPU activity):
+ *   short kernels (call ≤ runtime cutoff and kernel shorter than the call), runtime outliers (call
+ *   > runtime cutoff), launch-delay outliers (delay > launch-delay cutoff). Unlike HTA, driver
+ *   (`cuLaunchKernel*`), HIP and graph launches are included: HTA's name list misses them.
+ *
+ * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those), host calls
+ * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
+ */
+import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
+import { lowerBound } from './gpu-metrics.js';
+import { mergeIntervals } from './intervals.js';
+
+export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
+export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
+
+const KERNEL_LAUNCH = /^(?:cuda|cu|hip|hipExt)\w*Launch\w*Kernel\w*$|^runFunction/;
+const GRAPH_LAUNCH = /^(?:cuda|cu|hip)GraphLaunch\w*$/;
+const MEMCPY_API = /^(?:cuda|cu|hip)\w*Memcpy\w*$/;
+const MEMSET_API = /^(?:cuda|cu|hip)\w*Memset\w*$/;
+/** Synchronous copy entry points (no `Async` suffix): the host returns when the copy is done. */
+const SYNC_MEMCPY_API = /^(?:cudaMemcpy(?:2D|3D)?|cuMemcpy(?:DtoH|HtoD|DtoD|2D|3D)?(?:_v2)?|hipMemcpy(?:2D|3D|DtoH|HtoD|DtoD)?)$/;
+const SYNC_API: ReadonlyArray<readonly [RegExp, SyncKind]> = [
+  [/^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/, 'device'],
+  [/^(?:cuda|hip|cu)StreamSynchronize\w*$/, 'stream'],
+  [/^(?:cuda|hip|cu)EventSynchronize\w*$/, 'event'],
+  [/^(?:cuda|hip|cu)StreamWaitEvent\w*$/, 'stream-wait'],
+];
+
+export function isGraphLaunchApi(name: string): boolean {
+  return GRAPH_LAUNCH.test(name);
+}
+
+/** A call that launches kernels: a kernel launch API or a graph launch. */
+export function isKernelLaunchApi(name: string): boolean {
+  return KERNEL_LAUNCH.test(name) || GRAPH_LAUNCH.test(name);
+}
+
+/** The synchronization a call performs by its name alone (blocking copies need the copy: see `syncKindOf`). */
+export function syncKindByName(name: string): SyncKind | undefined {
+  for (const [re, kind] of SYNC_API) if (re.test(name)) return kind;
+  if (SYNC_MEMCPY_API.test(name)) return 'blocking-copy';
+  return undefined;
+}
+
+export function apiRole(name: string): ApiRole {
+  if (GRAPH_LAUNCH.test(name)) return 'graph-launch';
+  if (KERNEL_LAUNCH.test(name)) return 'kernel-launch';
+  if (syncKindByName(name)) return 'sync';
+  if (MEMCPY_API.test(name)) return 'memcpy';
+  if (MEMSET_API.test(name)) return 'memset';
+  return 'other';
+}
+
+/** Whether runtime/driver call `h` makes the host wait, and how; undefined when it does not. */
+export function syncKindOf(m: TraceModel, name: string, launched: readonly number[] | undefined): SyncKind | undefined {
+  const byName = syncKindByName(name);
+  if (byName) return byName;
+  // cudaMemcpyAsync into pageable host memory is staged and synchronous for the host (CUDA
+  // runtime API docs, "API synchronization behavior"); Kineto names the copy `… -> Pageable)`.
+  if (MEMCPY_API.test(name) && launched) {
+    for (const g of launched) {
+      if (m.gpu.kind[g] === GpuKind.Memcpy && /DtoH.*Pageable/.test(m.strings.get(m.gpu.name[g]!))) return 'blocking-copy';
+    }
+  }
+  return undefined;
+}
+
+/** Whether a sync kind stops the host thread (a stream wait only orders GPU work). */
+export function syncBlocksHost(kind: SyncKind): boolean {
+  return kind !== 'stream-wait';
+}
+
+// ------------------------------------------------------------------------------------------------
+// Results
+
+export interface TimeStats {
+  readonly count: number;
+  readonly totalUs: number;
+  readonly meanUs: number;
+  readonly medianUs: number;
+  readonly p90Us: number;
+  readonly minUs: number;
+  readonly maxUs: number;
+}
+
+export interface ApiRow {
+  readonly api: string;
+  readonly role: ApiRole;
+  readonly calls: number;
+  /** CPU time of the calls (their durations). */
+  readonly cpu: TimeStats;
+  /** GPU activities the calls launched (kernels, copies, memsets). */
+  readonly kernels: number;
+  readonly memcpys: number;
+  readonly memsets: number;
+  /** Calls that launched no GPU activity the trace kept (launch APIs only matter here). */
+  readonly callsWithoutGpuWork: number;
+  /** First GPU activity start − call end, over calls that launched something. */
+  readonly latency: TimeStats;
+  /** First GPU activity start − call start. */
+  readonly startToStart: TimeStats;
+}
+
+export interface KernelLaunchRow {
+  readonly name: string;
+  readonly kind: 'kernel' | 'gpu_memcpy' | 'gpu_memset';
+  readonly count: number;
+  /** Launch API → how many of these activities it launched. */
+  readonly apis: Record<string, number>;
+  /** How many were launched through a graph launch (latency then includes their place in the graph). */
+  readonly viaGraph: number;
+  readonly gpu: TimeStats;
+  /** CPU time of the launching call (a graph launch's call is counted once per activity it launched). */
+  readonly launchCpu: TimeStats;
+  /** Activity start − launching call end. */
+  readonly latency: TimeStats;
+  /** Activity start − launching call start. */
+  readonly startToStart: TimeStats;
+}
+
+export interface OpCallPattern {
+  readonly op: string;
+  /** Runtime/driver calls per instance, in first-call order: "1× cudaMemsetAsync (+1 memset), 1× cuLaunchKernelEx (+1 kernel)". */
+  readonly pattern: string;
+  readonly calls: ReadonlyArray<{ readonly api: string; readonly count: number; readonly kernels: number; readonly memcpys: number; readonly memsets: number }>;
+  readonly instances: number;
+  /** Mean CPU total of the op instance. */
+  readonly meanOpUs: number;
+  /** Mean CPU time inside its runtime/driver calls. */
+  readonly meanApiUs: number;
+  /** Mean CPU time inside its kernel/graph launch calls. */
+  readonly meanLaunchUs: number;
+}
+
+export interface HostSync {
+  /** Host table index of the call. */
+  readonly host: number;
+  readonly api: string;
+  readonly kind: SyncKind;
+  readonly startUs: number;
+  /** Host time inside the call: the time it was blocked (a stream wait does not block; its duration is only the call). */
+  readonly blockedUs: number;
+  /** Part of the call during which some GPU activity was running (the host waiting on real work). */
+  readonly gpuBusyDuringUs: number;
+  /** Innermost and outermost enclosing cpu_op, when any. */
+  readonly op?: string;
+  readonly topOp?: string;
+  /** Under `aten::item` / `aten::_local_scalar_dense`: a `.item()` (or `bool(tensor)`, `float(tensor)`). */
+  readonly item: boolean;
+  /** The op issued a device-to-host copy before waiting (the value the host is waiting for). */
+  readonly afterDtoH: boolean;
+}
+
+export interface SyncRow {
+  readonly api: string;
+  readonly kind: SyncKind;
+  readonly cause: string;
+  readonly count: number;
+  readonly blockedUs: number;
+  readonly gpuBusyDuringUs: number;
+  readonly maxUs: number;
+}
+
+export interface LaunchStatsRow {
+  /** Host index of the call and GPU index of the activity. */
+  readonly host: number;
+  readonly gpu: number;
+  readonly api: string;
+  readonly name: string;
+  readonly correlation: number;
+  readonly cpuDurationUs: number;
+  readonly gpuDurationUs: number;
+  /** max(0, GPU start − call end), as HTA. */
+  readonly launchDelayUs: number;
+}
+
+export interface LaunchOutliers {
+  readonly runtimeCutoffUs: number;
+  readonly launchDelayCutoffUs: number;
+  /** (call, activity) pairs examined. */
+  readonly rows: number;
+  readonly shortKernels: number;
+  readonly runtimeOutliers: number;
+  readonly launchDelayOutliers: number;
+  /** The worst few of each class (longest call, largest delay, shortest kernel). */
+  readonly topShortKernels: LaunchStatsRow[];
+  readonly topRuntimeOutliers: LaunchStatsRow[];
+  readonly topLaunchDelayOutliers: LaunchStatsRow[];
+}
+
+export interface LaunchTotals {
+  /** Kernel and graph launch calls. */
+  readonly launches: number;
+  readonly graphLaunches: number;
+  readonly kernelsViaGraphs: number;
+  readonly launchCpuUs: number;
+  readonly launchesWithoutKernel: number;
+  /** Kernels no runtime/driver call is linked to. */
+  readonly kernelsWithoutLaunch: number;
+  readonly kernels: number;
+  readonly hostSyncs: number;
+  readonly hostBlockedUs: number;
+}
+
+export interface LaunchAnatomy {
+  readonly totals: LaunchTotals;
+  readonly byApi: ApiRow[];
+  readonly byKernel: KernelLaunchRow[];
+  readonly ops: OpCallPattern[];
+  readonly syncs: HostSync[];
+  readonly syncsByCause: SyncRow[];
+  readonly outliers: LaunchOutliers;
+  /** Every (launch call, activity) pair, as HTA's launch stats; only with `keepRows`. */
+  readonly rows?: LaunchStatsRow[];
+}
+
+export interface LaunchOptions {
+  /** HTA's `runtime_cutoff` (µs), default 50. */
+  readonly runtimeCutoffUs?: number;
+  /** HTA's `launch_delay_cutoff` (µs), default 100. */
+  readonly launchDelayCutoffUs?: number;
+  /** Count memcpy/memset calls in the outlier stats (HTA's `include_memory_events`, default true). */
+  readonly includeMemoryEvents?: boolean;
+  /** How many of each outlier class to keep, default 10. */
+  readonly top?: number;
+  /** Keep every (call, activity) row. */
+  readonly keepRows?: boolean;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+export function timeStats(valuesNs: number[]): TimeStats {
+  const n = valuesNs.length;
+  if (n === 0) return { count: 0, totalUs: 0, meanUs: NaN, medianUs: NaN, p90Us: NaN, minUs: NaN, maxUs: NaN };
+  const v = Float64Array.from(valuesNs).sort();
+  let total = 0;
+  for (const x of v) total += x;
+  return {
+    count: n,
+    totalUs: total / 1000,
+    meanUs: total / n / 1000,
+    medianUs: quantileSorted(v, 0.5) / 1000,
+    p90Us: quantileSorted(v, 0.9) / 1000,
+    minUs: v[0]! / 1000,
+    maxUs: v[n - 1]! / 1000,
+  };
+}
+
+/** Linear interpolation between closest ranks (numpy's default). */
+export function quantileSorted(v: ArrayLike<number>, q: number): number {
+  const n = v.length;
+  if (n === 0) return NaN;
+  const pos = (n - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return v[lo]! + (v[hi]! - v[lo]!) * (pos - lo);
+}
+
+/** GPU activities each host call launched, in start order. */
+export function launchedByHost(m: TraceModel): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (let g = 0; g < m.gpu.length; g++) {
+    const h = m.gpu.launcher[g]!;
+    if (h < 0) continue;
+    let list = out.get(h);
+    if (!list) out.set(h, (list = []));
+    list.push(g);
+  }
+  for (const list of out.values()) list.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]! || a - b);
+  return out;
+}
+
+/** Innermost enclosing `cpu_op` of host event `i` (annotations skipped), or -1. */
+export function innermostOp(m: TraceModel, i: number): number {
+  for (let p = m.host.parent[i]!; p >= 0; p = m.host.parent[p]!) if (m.host.kind[p] === HostKind.Op) return p;
+  return -1;
+}
+
+/** The merged union of every GPU activity, for "was the GPU busy then" queries. */
+export function gpuBusyUnion(m: TraceModel): number[] {
+  const flat: number[] = [];
+  for (let g = 0; g < m.gpu.length; g++) flat.push(m.gpu.startNs[g]!, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
+  mergeIntervals(flat);
+  return flat;
+}
+
+/** Length of a merged union inside [lo, hi), found by binary search. */
+export function unionInWindowNs(merged: readonly number[], mergedStarts: Float64Array, lo: number, hi: number): number {
+  let k = Math.max(0, lowerBound(mergedStarts, lo) - 1);
+  let total = 0;
+  for (; k < mergedStarts.length; k++) {
+    const s = merged[2 * k]!;
+    if (s >= hi) break;
+    const e = merged[2 * k + 1]!;
+    const a = s > lo ? s : lo;
+    const b = e < hi ? e : hi;
+    if (b > a) total += b - a;
+  }
+  return total;
+}
+
+export function startsOf(merged: readonly number[]): Float64Array {
+  const out = new Float64Array(merged.length >> 1);
+  for (let k = 0; k < out.length; k++) out[k] = merged[2 * k]!;
+  return out;
+}
+
+const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
+
+export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): LaunchAnatomy {
+  const runtimeCutoffUs = opts.runtimeCutoffUs ?? 50;
+  const launchDelayCutoffUs = opts.launchDelayCutoffUs ?? 100;
+  const includeMemory = opts.includeMemoryEvents ?? true;
+  const top = opts.top ?? 10;
+  const { host, gpu, strings } = m;
+  const launched = launchedByHost(m);
+  const busy = gpuBusyUnion(m);
+  const busyStarts = startsOf(busy);
+
+  const roleByName = new Map<number, ApiRole>();
+  const roleOf = (i: number): ApiRole => {
+    const id = host.name[i]!;
+    let r = roleByName.get(id);
+    if (r === undefined) roleByName.set(id, (r = apiRole(strings.get(id))));
+    return r;
+  };
+
+  // --- per API, and the launch records
+  interface ApiAcc { role: ApiRole; cpu: number[]; kernels: number; memcpys: number; memsets: number; without: number; latency: number[]; s2s: number[] }
+  const apis = new Map<string, ApiAcc>();
+  let launches = 0;
+  let graphLaunches = 0;
+  let kernelsViaGraphs = 0;
+  let launchCpuNs = 0;
+  let launchesWithoutKernel = 0;
+  const syncs: HostSync[] = [];
+  const statsRows: LaunchStatsRow[] = [];
+  const isApi = (i: number) => host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver;
+
+  for (let i = 0; i < host.length; i++) {
+    if (!isApi(i)) continue;
+    const name = strings.get(host.name[i]!);
+    const list = launched.get(i);
+    let role = roleOf(i);
+    const hasKernel = !!list?.some((g) => gpu.kind[g] === GpuKind.Kernel);
+    // A call CUPTI linked to a kernel is a launch whatever its name.
+    if ((role === 'other' || role === 'memcpy' || role === 'memset') && hasKernel) role = 'kernel-launch';
+    let acc = apis.get(name);
+    if (!acc) apis.set(name, (acc = { role, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] }));
+    const start = host.startNs[i]!;
+    const dur = host.durNs[i]!;
+    acc.cpu.push(dur);
+    if (list && list.length) {
+      for (const g of list) {
+        if (gpu.kind[g] === GpuKind.Kernel) acc.kernels++;
+        else if (gpu.kind[g] === GpuKind.Memcpy) acc.memcpys++;
+        else acc.memsets++;
+      }
+      const first = gpu.startNs[list[0]!]!;
+      acc.latency.push(first - (start + dur));
+      acc.s2s.push(first - start);
+    } else acc.without++;
+    if (role === 'kernel-launch' || role === 'graph-launch') {
+      launches++;
+      launchCpuNs += dur;
+      if (role === 'graph-launch') {
+        graphLaunches++;
+        kernelsViaGraphs += list?.filter((g) => gpu.kind[g] === GpuKind.Kernel).length ?? 0;
+      }
+      if (!hasKernel) launchesWithoutKernel++;
+    }
+    // HTA's launch stats rows.
+    const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
+    if (statsRole && list) {
+      for (const g of list) {
+        statsRows.push({
+          host: i,
+          gpu: g,
+          api: name,
+          name: strings.get(gpu.name[g]!),
+          correlation: host.correlation[i]!,
+          cpuDurationUs: dur / 1000,
+          gpuDurationUs: gpu.durNs[g]! / 1000,
+          launchDelayUs: Math.max(0, gpu.startNs[g]! - (start + dur)) / 1000,
+        });
+      }
+    }
+    // Host synchronizations.
+    const sk = syncKindOf(m, name, list);
+    if (sk) {
+      const op = innermostOp(m, i);
+      let topOp = -1;
+      let item = false;
+      for (let p = op; p >= 0; p = host.parent[p]!) {
+        if (host.kind[p] !== HostKind.Op) continue;
+        topOp = p;
+        if (ITEM_OPS.has(strings.get(host.name[p]!))) item = true;
+      }
+      let afterDtoH = false;
+      if (op >= 0) {
+        for (let c = host.firstChild[op]!; c >= 0 && c !== i; c = host.nextSibling[c]!) {
+          for (const g of launched.get(c) ?? []) {
+            if (gpu.kind[g] === GpuKind.Memcpy && /DtoH/.test(strings.get(gpu.name[g]!))) afterDtoH = true;
+          }
+        }
+      }
+      syncs.push({
+        host: i,
+        api: name,
+        kind: sk,
+        startUs: start / 1000,
+        blockedUs: dur / 1000,
+        gpuBusyDuringUs: unionInWindowNs(busy, busyStarts, start, start + dur) / 1000,
+        ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
+        ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
+        item,
+        afterDtoH,
+      });
+    }
+  }
+
+  const byApi: ApiRow[] = [...apis].map(([api, a]) => ({
+    api,
+    role: a.role,
+    calls: a.cpu.length,
+    cpu: timeStats(a.cpu),
+    kernels: a.kernels,
+    memcpys: a.memcpys,
+    memsets: a.memsets,
+    callsWithoutGpuWork: a.without,
+    latency: timeStats(a.latency),
+    startToStart: timeStats(a.s2s),
+  }));
+  byApi.sort((a, b) => b.cpu.totalUs - a.cpu.totalUs || a.api.localeCompare(b.api));
+
+  // --- per kernel name
+  interface KAcc { kind: GpuKind; apis: Record<string, number>; viaGraph: number; gpu: number[]; cpu: number[]; latency: number[]; s2s: number[] }
+  const kernels = new Map<number, KAcc>();
+  let kernelsWithoutLaunch = 0;
+  let kernelCount = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.kind[g] === GpuKind.Kernel) kernelCount++;
+    const h = gpu.launcher[g]!;
+    if (h < 0) {
+      if (gpu.kind[g] === GpuKind.Kernel) kernelsWithoutLaunch++;
+      continue;
+    }
+    let acc = kernels.get(gpu.name[g]!);
+    if (!acc) kernels.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
+    const api = strings.get(host.name[h]!);
+    acc.apis[api] = (acc.apis[api] ?? 0) + 1;
+    if (isGraphLaunchApi(api)) acc.viaGraph++;
+    acc.gpu.push(gpu.durNs[g]!);
+    acc.cpu.push(host.durNs[h]!);
+    acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
+    acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
+  }
+  const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
+  const byKernel: KernelLaunchRow[] = [...kernels].map(([id, a]) => ({
+    name: strings.get(id),
+    kind: KIND[a.kind]!,
+    count: a.gpu.length,
+    apis: a.apis,
+    viaGraph: a.viaGraph,
+    gpu: timeStats(a.gpu),
+    launchCpu: timeStats(a.cpu),
+    latency: timeStats(a.latency),
+    startToStart: timeStats(a.s2s),
+  }));
+  byKernel.sort((a, b) => b.count - a.count || b.gpu.totalUs - a.gpu.totalUs || a.name.localeCompare(b.name));
+
+  // --- per op: the runtime/driver calls it makes
+  const callsOfOp = new Map<number, number[]>();
+  const outside: number[] = [];
+  for (let i = 0; i < host.length; i++) {
+    if (!isApi(i)) continue;
+    const op = innermostOp(m, i);
+    if (op < 0) outside.push(i);
+    else {
+      let list = callsOfOp.get(op);
+      if (!list) callsOfOp.set(op, (list = []));
+      list.push(i);
+    }
+  }
+  interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number }
+  const patterns = new Map<string, PAcc>();
+  const addPattern = (opName: string, opNs: number, calls: number[]) => {
+    const per = new Map<string, { api: string; count: number; kernels: number; memcpys: number; memsets: number }>();
+    let apiNs = 0;
+    let launchNs = 0;
+    for (const c of calls) {
+      const api = strings.get(host.name[c]!);
+      let e = per.get(api);
+      if (!e) per.set(api, (e = { api, count: 0, kernels: 0, memcpys: 0, memsets: 0 }));
+      e.count++;
+      for (const g of launched.get(c) ?? []) {
+        if (gpu.kind[g] === GpuKind.Kernel) e.kernels++;
+        else if (gpu.kind[g] === GpuKind.Memcpy) e.memcpys++;
+        else e.memsets++;
+      }
+      apiNs += host.durNs[c]!;
+      if (isKernelLaunchApi(api) || launched.get(c)?.some((g) => gpu.kind[g] === GpuKind.Kernel)) launchNs += host.durNs[c]!;
+    }
+    const list = [...per.values()];
+    const pattern = list.map(describeCall).join(', ');
+    const key = `${opName}\u0000${pattern}`;
+    let acc = patterns.get(key);
+    if (!acc) patterns.set(key, (acc = { op: opName, pattern, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0 }));
+    acc.instances++;
+    acc.opNs += opNs;
+    acc.apiNs += apiNs;
+    acc.launchNs += launchNs;
+  };
+  for (const [op, calls] of callsOfOp) addPattern(strings.get(host.name[op]!), host.durNs[op]!, calls);
+  for (const c of outside) addPattern('(outside any cpu_op)', NaN, [c]);
+  const ops: OpCallPattern[] = [...patterns.values()].map((p) => ({
+    op: p.op,
+    pattern: p.pattern,
+    calls: p.calls,
+    instances: p.instances,
+    meanOpUs: p.opNs / p.instances / 1000,
+    meanApiUs: p.apiNs / p.instances / 1000,
+    meanLaunchUs: p.launchNs / p.instances / 1000,
+  }));
+  ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || a.op.localeCompare(b.op) || a.pattern.localeCompare(b.pattern));
+
+  // --- syncs by cause
+  const syncAcc = new Map<string, { api: string; kind: SyncKind; cause: string; count: number; blocked: number; busy: number; max: number }>();
+  let hostBlockedUs = 0;
+  let hostSyncs = 0;
+  for (const s of syncs) {
+    const cause = syncCause(s);
+    const key = `${s.api}\u0000${cause}`;
+    let a = syncAcc.get(key);
+    if (!a) syncAcc.set(key, (a = { api: s.api, kind: s.kind, cause, count: 0, blocked: 0, busy: 0, max: 0 }));
+    a.count++;
+    a.blocked += s.blockedUs;
+    a.busy += s.gpuBusyDuringUs;
+    a.max = Math.max(a.max, s.blockedUs);
+    if (syncBlocksHost(s.kind)) {
+      hostSyncs++;
+      hostBlockedUs += s.blockedUs;
+    }
+  }
+  const syncsByCause: SyncRow[] = [...syncAcc.values()]
+    .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, maxUs: a.max }))
+    .sort((a, b) => b.blockedUs - a.blockedUs || a.api.localeCompare(b.api));
+
+  // --- HTA's outliers
+  const short = statsRows.filter((r) => r.cpuDurationUs <= runtimeCutoffUs && r.gpuDurationUs < r.cpuDurationUs);
+  const runtime = statsRows.filter((r) => r.cpuDurationUs > runtimeCutoffUs);
+  const delay = statsRows.filter((r) => r.launchDelayUs > launchDelayCutoffUs);
+  const outliers: LaunchOutliers = {
+    runtimeCutoffUs,
+    launchDelayCutoffUs,
+    rows: statsRows.length,
+    shortKernels: short.length,
+    runtimeOutliers: runtime.length,
+    launchDelayOutliers: delay.length,
+    topShortKernels: [...short].sort((a, b) => b.cpuDurationUs - b.gpuDurationUs - (a.cpuDurationUs - a.gpuDurationUs) || a.host - b.host).slice(0, top),
+    topRuntimeOutliers: [...runtime].sort((a, b) => b.cpuDurationUs - a.cpuDurationUs || a.host - b.host).slice(0, top),
+    topLaunchDelayOutliers: [...delay].sort((a, b) => b.launchDelayUs - a.launchDelayUs || a.host - b.host).slice(0, top),
+  };
+
+  return {
+    totals: {
+      launches,
+      graphLaunches,
+      kernelsViaGraphs,
+      launchCpuUs: launchCpuNs / 1000,
+      launchesWithoutKernel,
+      kernelsWithoutLaunch,
+      kernels: kernelCount,
+      hostSyncs,
+      hostBlockedUs,
+    },
+    byApi,
+    byKernel,
+    ops,
+    syncs,
+    syncsByCause,
+    outliers,
+    ...(opts.keepRows ? { rows: statsRows } : {}),
+  };
+}
+
+function describeCall(c: { api: string; count: number; kernels: number; memcpys: number; memsets: number }): string {
+  const work: string[] = [];
+  if (c.kernels) work.push(`${c.kernels} kernel${c.kernels === 1 ? '' : 's'}`);
+  if (c.memcpys) work.push(`${c.memcpys} memcpy`);
+  if (c.memsets) work.push(`${c.memsets} memset`);
+  return `${c.count}× ${c.api}${work.length ? ` (+${work.join(', +')})` : ''}`;
+}
+
+function syncCause(s: HostSync): string {
+  if (s.item) return '.item()';
+  if (s.topOp) return s.topOp === s.op || !s.op ? s.topOp : `${s.topOp} > ${s.op}`;
+  return s.kind === 'device' ? 'torch.cuda.synchronize() (outside any op)' : '(outside any op)';
+}

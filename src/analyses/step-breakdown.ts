@@ -1,0 +1,436 @@
+/**
+ * Where each step's time went, and whether the step is overhead-bound or GPU-bound
+ * (BRIEF readings S1, S5, S12; research/peers.md §B.2).
+ *
+ * Steps: the profiler steps (`ProfilerStep#N`, their annotation's span on the host); with none,
+ * each top-level `user_annotation` instance; with none of those either, the whole trace.
+ * Unlike the TensorBoard plugin, a step is not stretched to the end of the GPU work it
+ * launched: the window is what the host measured, and GPU work running past it is reported as
+ * `gpuTailUs` (the plugin moved it into the step, and the next step's start with it).
+ *
+ * The breakdown is the plugin's Overview (tb_plugin `overall_parser.py`, `event_parser.py`):
+ * every instant of the step is counted once, by the first of these that covers it —
+ *   Kernel (GPU kernels, not communication), Memcpy, Memset, Communication (communication
+ *   kernels and `nccl:*`/`gloo:*` host ops), Runtime (`cuda_runtime` and `cuda_driver` calls),
+ *   DataLoader (`enumerate(DataLoader)#….__next__`, `enumerate(DataPipe)#…`), CPU Exec (`cpu_op`
+ *   and `user_annotation` spans other than the steps themselves), Other (the rest)
+ * — on any device, stream or thread; so the parts sum exactly to the step. Part r is
+ * |U_r ∩ step| − |U_(r−1) ∩ step|, where U_r is the union of the first r categories.
+ * Two deliberate differences from the plugin, which predates them: `cuda_driver` launches
+ * (`cuLaunchKernelEx`) count as Runtime, and `gpu_user_annotation` spans (GPU-side) are not CPU Exec.
+ *
+ * Verdict, from first principles: a step's wall time is GPU busy + GPU idle. While the GPU is
+ * idle it is waiting for the host — to launch the next kernel, to finish Python, to load data,
+ * or to come back from a synchronisation; while it is busy, the host is either ahead (work is
+ * queued) or blocked waiting for it. Removing all host overhead can save at most the idle
+ * time; making the GPU infinitely fast at most the busy time. So the step is `gpu-bound` when
+ * the GPU is busy for at least half of it (host time spent blocked in synchronisations is then
+ * the host waiting for the GPU), and `overhead-bound` when it is idle for more than half.
+ * The reason gives the numbers that explain it: launches and their average CPU cost against
+ * the median kernel (kernels shorter than their launch cannot keep the GPU fed), host time
+ * blocked in synchronisations, DataLoader time. A step with no GPU work is `no-gpu-work`.
+ * Within ±10% of the threshold the step is flagged `borderline`: neither side dominates, and
+ * steps of the same loop can fall either way.
+ *
+ * Ignores: `python_function` frames (as the plugin), `cuda_sync` records.
+ */
+import type { Diagnostic } from '../core/diagnostics.js';
+import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
+import { classifyKernels, computeWindowGpuMetrics, createGpuTimeIndex, gpuInWindow, isCommunicationOpName, lowerBound } from './gpu-metrics.js';
+import { mergeIntervals } from './intervals.js';
+import { gpuBusyUnion, isKernelLaunchApi, launchedByHost, quantileSorted, startsOf, syncBlocksHost, syncKindOf, unionInWindowNs } from './launches.js';
+
+export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
+export type StepVerdict = 'overhead-bound' | 'gpu-bound' | 'no-gpu-work';
+
+/** Share of the step the GPU must be busy for the step to be GPU-bound. */
+export const GPU_BOUND_BUSY_SHARE = 0.5;
+/** Busy shares within this distance of the threshold are called borderline. */
+export const BORDERLINE_MARGIN = 0.1;
+/** A step this much slower than the median is named (≥ 30%). */
+export const SLOW_STEP_RATIO = 1.3;
+
+export interface StepTimeBreakdown {
+  readonly kernelUs: number;
+  readonly memcpyUs: number;
+  readonly memsetUs: number;
+  readonly communicationUs: number;
+  readonly runtimeUs: number;
+  readonly dataLoaderUs: number;
+  readonly cpuExecUs: number;
+  readonly otherUs: number;
+}
+
+export const BREAKDOWN_KEYS = ['kernelUs', 'memcpyUs', 'memsetUs', 'communicationUs', 'runtimeUs', 'dataLoaderUs', 'cpuExecUs', 'otherUs'] as const;
+
+export interface StepRow {
+  readonly name: string;
+  /** Host index of the step's annotation (-1 for the whole-trace window). */
+  readonly host: number;
+  readonly startUs: number;
+  readonly durUs: number;
+  readonly breakdown: StepTimeBreakdown;
+  /** Union of all GPU activity (kernels, copies, memsets; every device and stream) inside the step. */
+  readonly gpuBusyUs: number;
+  readonly gpuIdleUs: number;
+  readonly gpuBusyShare: number;
+  /** The plugin's GPU utilization: union of kernel time inside the step ÷ step (copies and memsets excluded). */
+  readonly gpuUtilization: number;
+  readonly smEfficiency: number;
+  readonly achievedOccupancyPct: number;
+  readonly tensorCoreShare: number;
+  /** GPU time: Σ kernel durations inside the step (concurrent kernels counted each). */
+  readonly gpuTimeUs: number;
+  /** Kernels that ran (at least partly) inside the step, and the median of their durations. */
+  readonly kernels: number;
+  readonly medianKernelUs: number;
+  /** Kernel and graph launch calls that started inside the step (any thread). */
+  readonly launches: number;
+  readonly graphLaunches: number;
+  readonly launchCpuUs: number;
+  readonly meanLaunchUs: number;
+  /** All runtime/driver calls that started inside the step. */
+  readonly apiCalls: number;
+  /** Σ self CPU time of the cpu_ops and Σ durations of the non-synchronising runtime/driver calls that started inside the step, all threads. */
+  readonly cpuDispatchUs: number;
+  /** Host synchronisations that block the host, started inside the step, and the host time inside them (clipped to the step). */
+  readonly hostSyncs: number;
+  readonly hostBlockedUs: number;
+  /** Median over the step's launches of (first GPU activity start − launch call end): how long launched work queued. */
+  readonly medianQueueUs: number;
+  /** How far GPU work launched inside the step ran past its end. */
+  readonly gpuTailUs: number;
+  readonly verdict: StepVerdict;
+  /** GPU busy between 40% and 60% of the step: the verdict could go either way from one step to the next. */
+  readonly borderline: boolean;
+  readonly reason: string;
+}
+
+export interface Spread {
+  readonly mean: number;
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  /** Population standard deviation (÷ n). */
+  readonly stdev: number;
+}
+
+export interface StepStats {
+  readonly count: number;
+  readonly durUs: Spread;
+  readonly gpuBusyUs: Spread;
+  readonly gpuIdleUs: Spread;
+  readonly gpuUtilization: Spread;
+  readonly gpuTimeUs: Spread;
+  readonly launches: Spread;
+  readonly cpuDispatchUs: Spread;
+  readonly hostBlockedUs: Spread;
+  /** Mean of each breakdown part over the steps. */
+  readonly breakdownMeanUs: StepTimeBreakdown;
+  readonly verdicts: Record<StepVerdict, number>;
+}
+
+export interface StepOutlier {
+  readonly name: string;
+  readonly durUs: number;
+  readonly medianUs: number;
+  /** durUs ÷ medianUs. */
+  readonly ratio: number;
+}
+
+export interface StepAnalysis {
+  readonly source: StepSource;
+  readonly steps: StepRow[];
+  readonly stats: StepStats;
+  readonly outliers: StepOutlier[];
+  readonly diagnostics: Diagnostic[];
+}
+
+interface Window {
+  name: string;
+  host: number;
+  lo: number;
+  hi: number;
+}
+
+const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\)#/;
+
+export function computeStepBreakdown(m: TraceModel): StepAnalysis {
+  const { host, gpu, strings } = m;
+  const diagnostics: Diagnostic[] = [];
+  const { windows, source } = findStepWindows(m);
+  if (source === 'annotations') {
+    diagnostics.push({ code: 'STEPS_FROM_ANNOTATIONS', severity: 'info', message: `The trace has no ProfilerStep#N: each of its ${windows.length} top-level user annotations is taken as a step.` });
+  } else if (source === 'trace') {
+    diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
+  }
+  const stepHosts = new Set(windows.map((w) => w.host));
+
+  // Role ranges, as cumulative unions in priority order (see the module comment).
+  const roles: number[][] = [[], [], [], [], [], [], []]; // kernel, memcpy, memset, comm, runtime, dataloader, cpu exec
+  const classes = classifyKernels(m);
+  for (let g = 0; g < gpu.length; g++) {
+    const s = gpu.startNs[g]!;
+    const e = s + gpu.durNs[g]!;
+    const k = gpu.kind[g];
+    const r = k === GpuKind.Kernel ? (classes.communication[g] ? 3 : 0) : k === GpuKind.Memcpy ? 1 : 2;
+    roles[r]!.push(s, e);
+  }
+  for (let i = 0; i < host.length; i++) {
+    const s = host.startNs[i]!;
+    const e = s + host.durNs[i]!;
+    const kind = host.kind[i];
+    if (kind === HostKind.Runtime || kind === HostKind.Driver) {
+      roles[4]!.push(s, e);
+      continue;
+    }
+    const name = strings.get(host.name[i]!);
+    if (DATALOADER.test(name)) roles[5]!.push(s, e);
+    else if (name.startsWith('ProfilerStep#') || stepHosts.has(i)) continue;
+    else if (isCommunicationOpName(name)) roles[3]!.push(s, e);
+    else roles[6]!.push(s, e);
+  }
+  const cumulative: { merged: number[]; starts: Float64Array }[] = [];
+  const acc: number[] = [];
+  for (const r of roles) {
+    for (const x of r) acc.push(x);
+    mergeIntervals(acc);
+    const merged = acc.slice();
+    cumulative.push({ merged, starts: startsOf(merged) });
+  }
+
+  const busy = gpuBusyUnion(m);
+  const busyStarts = startsOf(busy);
+  const gix = createGpuTimeIndex(m);
+  const launched = launchedByHost(m);
+
+  // Runtime/driver calls by start, and each op's self time.
+  const apiCalls: number[] = [];
+  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) apiCalls.push(i);
+  apiCalls.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
+  const apiStarts = Float64Array.from(apiCalls, (i) => host.startNs[i]!);
+  const ops: number[] = [];
+  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
+  ops.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
+  const opStarts = Float64Array.from(ops, (i) => host.startNs[i]!);
+  const opSelf = new Float64Array(host.length);
+  for (const i of ops) {
+    let self = host.durNs[i]!;
+    for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) self -= host.durNs[c]!;
+    opSelf[i] = self;
+  }
+  const isLaunchName = new Map<number, boolean>();
+
+  const devices = new Set<number>();
+  for (let g = 0; g < gpu.length; g++) devices.add(gpu.device[g]!);
+  if (devices.size > 1) {
+    diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${devices.size} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
+  }
+
+  const steps: StepRow[] = windows.map((w) => {
+    const { lo, hi } = w;
+    const span = hi - lo;
+    // Breakdown by priority.
+    const parts: number[] = [];
+    let prev = 0;
+    for (const c of cumulative) {
+      const covered = unionInWindowNs(c.merged, c.starts, lo, hi);
+      parts.push(covered - prev);
+      prev = covered;
+    }
+    parts.push(span - prev);
+    const breakdown = Object.fromEntries(BREAKDOWN_KEYS.map((k, j) => [k, parts[j]! / 1000])) as unknown as StepTimeBreakdown;
+
+    // GPU side.
+    const busyNs = unionInWindowNs(busy, busyStarts, lo, hi);
+    const inWin = gpuInWindow(m, gix, lo, hi);
+    const metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
+    const kernelDurs: number[] = [];
+    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) kernelDurs.push(gpu.durNs[g]!);
+    const sortedKernels = Float64Array.from(kernelDurs).sort();
+
+    // Host side: calls that started inside the step.
+    let launches = 0;
+    let graphLaunches = 0;
+    let launchNs = 0;
+    let calls = 0;
+    let dispatchNs = 0;
+    let syncs = 0;
+    let blockedNs = 0;
+    let tailEnd = hi;
+    const queue: number[] = [];
+    for (let k = lowerBound(apiStarts, lo); k < apiCalls.length && apiStarts[k]! < hi; k++) {
+      const i = apiCalls[k]!;
+      calls++;
+      const id = host.name[i]!;
+      const name = strings.get(id);
+      const list = launched.get(i);
+      let isLaunch = isLaunchName.get(id);
+      if (isLaunch === undefined) isLaunchName.set(id, (isLaunch = isKernelLaunchApi(name)));
+      const s = host.startNs[i]!;
+      const e = s + host.durNs[i]!;
+      if (isLaunch || list?.some((g) => gpu.kind[g] === GpuKind.Kernel)) {
+        launches++;
+        if (/GraphLaunch/.test(name)) graphLaunches++;
+        launchNs += e - s;
+      }
+      if (list?.length) {
+        queue.push(gpu.startNs[list[0]!]! - e);
+        for (const g of list) tailEnd = Math.max(tailEnd, gpu.startNs[g]! + gpu.durNs[g]!);
+      }
+      const sk = syncKindOf(m, name, list);
+      if (sk && syncBlocksHost(sk)) {
+        syncs++;
+        blockedNs += Math.max(0, Math.min(e, hi) - s);
+      } else dispatchNs += e - s;
+    }
+    for (let k = lowerBound(opStarts, lo); k < ops.length && opStarts[k]! < hi; k++) dispatchNs += opSelf[ops[k]!]!;
+    const sortedQueue = Float64Array.from(queue).sort();
+
+    const row = {
+      name: w.name,
+      host: w.host,
+      startUs: lo / 1000,
+      durUs: span / 1000,
+      breakdown,
+      gpuBusyUs: busyNs / 1000,
+      gpuIdleUs: (span - busyNs) / 1000,
+      gpuBusyShare: span > 0 ? busyNs / span : NaN,
+      gpuUtilization: span > 0 ? metrics.kernelNs > 0 ? metrics.gpuUtilization : 0 : NaN,
+      smEfficiency: metrics.smEfficiency,
+      achievedOccupancyPct: metrics.achievedOccupancyPct,
+      tensorCoreShare: metrics.tensorCoreShare,
+      gpuTimeUs: metrics.kernelNs / 1000,
+      kernels: kernelDurs.length,
+      medianKernelUs: quantileSorted(sortedKernels, 0.5) / 1000,
+      launches,
+      graphLaunches,
+      launchCpuUs: launchNs / 1000,
+      meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
+      apiCalls: calls,
+      cpuDispatchUs: dispatchNs / 1000,
+      hostSyncs: syncs,
+      hostBlockedUs: blockedNs / 1000,
+      medianQueueUs: quantileSorted(sortedQueue, 0.5) / 1000,
+      gpuTailUs: (tailEnd - hi) / 1000,
+    };
+    return { ...row, ...judgeStep(row) };
+  });
+
+  const tails = steps.filter((s) => s.gpuTailUs > 0);
+  if (tails.length) {
+    diagnostics.push({
+      code: 'GPU_WORK_PAST_STEP',
+      severity: 'info',
+      message: `${tails.length} step(s) launched GPU work that ran past the step's end (up to ${fmtUs(Math.max(...tails.map((s) => s.gpuTailUs)))}): it is counted in the step where it ran.`,
+    });
+  }
+
+  return { source, steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
+}
+
+/** The step windows: profiler steps, else top-level user annotations, else the whole trace. */
+export function findStepWindows(m: TraceModel): { windows: Window[]; source: StepSource } {
+  if (m.steps.length) {
+    return { source: 'profiler-steps', windows: m.steps.map((s) => ({ name: s.name, host: s.host, lo: s.startNs, hi: s.endNs })) };
+  }
+  const { host, strings } = m;
+  const windows: Window[] = [];
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Annotation || host.parent[i]! >= 0) continue;
+    windows.push({ name: strings.get(host.name[i]!), host: i, lo: host.startNs[i]!, hi: host.startNs[i]! + host.durNs[i]! });
+  }
+  if (windows.length) return { source: 'annotations', windows: windows.sort((a, b) => a.lo - b.lo || a.host - b.host) };
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < host.length; i++) {
+    lo = Math.min(lo, host.startNs[i]!);
+    hi = Math.max(hi, host.startNs[i]! + host.durNs[i]!);
+  }
+  for (let g = 0; g < m.gpu.length; g++) {
+    lo = Math.min(lo, m.gpu.startNs[g]!);
+    hi = Math.max(hi, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
+  }
+  if (!Number.isFinite(lo)) return { source: 'trace', windows: [] };
+  return { source: 'trace', windows: [{ name: '(whole trace)', host: -1, lo, hi }] };
+}
+
+type JudgedFields = Omit<StepRow, 'verdict' | 'reason' | 'borderline'>;
+
+/** The verdict and its reason in numbers (see the module comment for the rule). */
+export function judgeStep(s: JudgedFields): { verdict: StepVerdict; borderline: boolean; reason: string } {
+  const borderline = Math.abs(s.gpuBusyShare - GPU_BOUND_BUSY_SHARE) < BORDERLINE_MARGIN;
+  const { verdict, reason } = judge(s);
+  return { verdict, borderline: verdict !== 'no-gpu-work' && borderline, reason: verdict !== 'no-gpu-work' && borderline ? `borderline: ${reason}` : reason };
+}
+
+function judge(s: JudgedFields): { verdict: StepVerdict; reason: string } {
+  const pct = (x: number) => `${Math.round(100 * x)}%`;
+  const launchText = s.launches
+    ? `${s.launches.toLocaleString('en-US')} launch${s.launches === 1 ? '' : 'es'} averaging ${fmtUs(s.meanLaunchUs)} each`
+    : 'no kernel launches';
+  const kernelText = Number.isFinite(s.medianKernelUs) ? `median kernel ${fmtUs(s.medianKernelUs)}` : '';
+  const syncText = s.hostSyncs
+    ? `host blocked ${fmtUs(s.hostBlockedUs)} (${pct(s.hostBlockedUs / s.durUs)}) in ${s.hostSyncs} synchronization${s.hostSyncs === 1 ? '' : 's'}`
+    : '';
+  if (s.gpuBusyUs <= 0 && s.kernels === 0) {
+    return { verdict: 'no-gpu-work', reason: `no GPU activity in the step; ${launchText}` };
+  }
+  if (s.gpuBusyShare >= GPU_BOUND_BUSY_SHARE) {
+    const parts = [`GPU busy ${pct(s.gpuBusyShare)} of the step`, kernelText, syncText];
+    // Without a synchronisation, the host being ahead shows as launched work waiting in the queue.
+    if (!syncText && s.medianQueueUs > 0) parts.push(`launched work waited a median ${fmtUs(s.medianQueueUs)} in the queue`);
+    return { verdict: 'gpu-bound', reason: parts.filter(Boolean).join('; ') };
+  }
+  const parts = [`GPU idle ${pct(1 - s.gpuBusyShare)} of the step`, launchText, kernelText];
+  if (s.hostBlockedUs / s.durUs >= 0.1) parts.push(syncText);
+  if (s.breakdown.dataLoaderUs / s.durUs >= 0.05) parts.push(`DataLoader ${pct(s.breakdown.dataLoaderUs / s.durUs)}`);
+  return { verdict: 'overhead-bound', reason: parts.filter(Boolean).join('; ') };
+}
+
+function fmtUs(us: number): string {
+  if (!Number.isFinite(us)) return '—';
+  const a = Math.abs(us);
+  if (a < 1000) return `${us.toFixed(1)} µs`;
+  if (a < 1e6) return `${(us / 1000).toFixed(2)} ms`;
+  return `${(us / 1e6).toFixed(2)} s`;
+}
+
+export function spread(values: readonly number[]): Spread {
+  const v = values.filter((x) => Number.isFinite(x));
+  if (!v.length) return { mean: NaN, median: NaN, min: NaN, max: NaN, stdev: NaN };
+  const sorted = Float64Array.from(v).sort();
+  const mean = v.reduce((a, b) => a + b, 0) / v.length;
+  const variance = v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length;
+  return { mean, median: quantileSorted(sorted, 0.5), min: sorted[0]!, max: sorted[sorted.length - 1]!, stdev: Math.sqrt(variance) };
+}
+
+function computeStats(steps: readonly StepRow[]): StepStats {
+  const of = (f: (s: StepRow) => number) => spread(steps.map(f));
+  const breakdownMeanUs = Object.fromEntries(
+    BREAKDOWN_KEYS.map((k) => [k, steps.length ? steps.reduce((a, s) => a + s.breakdown[k], 0) / steps.length : NaN]),
+  ) as unknown as StepTimeBreakdown;
+  const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
+  for (const s of steps) verdicts[s.verdict]++;
+  return {
+    count: steps.length,
+    durUs: of((s) => s.durUs),
+    gpuBusyUs: of((s) => s.gpuBusyUs),
+    gpuIdleUs: of((s) => s.gpuIdleUs),
+    gpuUtilization: of((s) => s.gpuUtilization),
+    gpuTimeUs: of((s) => s.gpuTimeUs),
+    launches: of((s) => s.launches),
+    cpuDispatchUs: of((s) => s.cpuDispatchUs),
+    hostBlockedUs: of((s) => s.hostBlockedUs),
+    breakdownMeanUs,
+    verdicts,
+  };
+}
+
+function findOutliers(steps: readonly StepRow[]): StepOutlier[] {
+  if (steps.length < 2) return [];
+  const median = spread(steps.map((s) => s.durUs)).median;
+  return steps
+    .filter((s) => s.durUs >= SLOW_STEP_RATIO * median)
+    .map((s) => ({ name: s.name, durUs: s.durUs, medianUs: median, ratio: s.durUs / median }));
+}
