@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import { isKinetoscopeError } from '../core/errors.js';
@@ -279,5 +280,43 @@ describe('how input ends', () => {
     const text = `${trace(2)}\n\n`;
     const r = runAll(text);
     expect(r.result).toEqual({ container: 'object', header: {}, timeOriginUs: 100, eventCount: 2, bytesRead: enc.encode(text).length, truncated: false });
+  });
+});
+
+describe('damaged input (seeded mutations of a real capture)', () => {
+  it('never throws anything but a KinetoscopeError, and reads the same in any chunk size', () => {
+    const base = gunzipSync(readFileSync(join(import.meta.dirname, '../../test/fixtures/traces/h200-torch2.11/linear.pt.trace.json.gz')));
+    let seed = 20260704;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const alphabet = [...'{}[],:"\\ \n0123456789.-eExnN/'].map((c) => c.charCodeAt(0)).concat([0, 0x80, 0xff, 0xc3]);
+    const outcome = (bytes: Uint8Array, chunk: number): string => {
+      try {
+        const r = run(bytes, chunk);
+        return JSON.stringify([r.events.map((e) => [e.name, e.tsNs, e.byteOffset, e.args]), r.result, r.diagnostics]);
+      } catch (e) {
+        if (isKinetoscopeError(e)) return `${e.code} ${e.message}`;
+        throw e;
+      }
+    };
+    for (let t = 0; t < 150; t++) {
+      const b = Uint8Array.from(base);
+      let bytes: Uint8Array = b;
+      const kind = t % 4;
+      if (kind === 0) bytes = b.subarray(0, rnd(b.length));
+      else {
+        for (let j = 1 + rnd(5); j > 0; j--) {
+          const at = rnd(b.length);
+          if (kind === 1) b[at] = alphabet[rnd(alphabet.length)];
+          else if (kind === 2) b.copyWithin(at, at + 1 + rnd(50));
+          else b[at] = rnd(256);
+        }
+      }
+      const whole = outcome(bytes, 1 << 20);
+      expect(outcome(bytes, 7), `trial ${t}`).toBe(whole);
+      expect(outcome(bytes, 1 + rnd(40)), `trial ${t}`).toBe(whole);
+    }
   });
 });

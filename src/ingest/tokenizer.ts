@@ -517,6 +517,7 @@ class Tokenizer {
             case S_EVENTS_NEXT: {
               p = this.ws(p);
               if (p >= end) return p;
+              unit = p;
               const c = buf[p];
               if (c === COMMA) { p++; this.state = S_EVENTS_ELEM; break; }
               if (c === RBRACKET) { p = this.closeEvents(p + 1); break; }
@@ -652,7 +653,9 @@ class Tokenizer {
       this.resyncErr = e;
       this.resyncUnit = this.base + unitLocal;
       this.state = S_RESYNC_EVENTS;
-      return Math.max(e.offset, this.base + unitLocal + 1);
+      // Scan from the error itself (it may be the `}` of a boundary); progress is certain since
+      // the scan resumes only at a `{` or `]` after it.
+      return e.offset;
     }
     if (!this.sawTraceEvents) {
       // Before the events array (user metadata can break the header, kineto-format §5.4):
