@@ -4,6 +4,8 @@ import { Command, CommanderError } from 'commander';
 import { summaryCommand } from './commands/summary.js';
 import { treeCommand } from './commands/tree.js';
 import { kernelsCommand } from './commands/kernels.js';
+import { diffCommand } from './commands/diff.js';
+import { checkCommand } from './commands/check.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 const program = new Command('kinetoscope')
@@ -12,7 +14,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand, kernelsCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,91 @@
+/** `kinetoscope check TRACE --expect FILE`: expectations written before looking, checked against the trace (exit 1 on a mismatch); `--write-expect FILE` writes what the trace shows. */
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Command } from 'commander';
+import { checkExpectations, deriveExpectations } from '../../analyses/expectations.js';
+import { choosePrimaryScope, scopeLabel } from '../../analyses/scopes.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { checkJson, renderCheck } from '../../report/check-view.js';
+import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';
+import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const width = Math.max(...Object.keys(EXPECTATION_KEY_HELP).map((k) => k.length));
+const KEYS_HELP = `
+Expectations file (YAML); every count is per instance of the scope:
+${Object.entries(EXPECTATION_KEY_HELP)
+  .map(([k, v]) => `  ${k.padEnd(width)}  ${v}`)
+  .join('\n')}
+
+Example (the article's eager GeGLU MLP):
+  per: mlp_fwd
+  kernels: 5
+  gemms: 3
+  absent-ops: [aten::add]
+  ops: {aten::linear: 3, aten::gelu: 1}
+  views-launch-nothing: true
+
+GPU idle: the share of an instance's window (its start on the host to the later of its end
+and the end of the last GPU work it launched) in which no kernel, copy or memset ran on the
+GPU. Verdict: overhead-bound when the GPU is idle more than half of that window, else
+gpu-bound. Step time: the step's (or annotation's) duration on the host.
+
+Exit status: 0 every expectation holds; 1 one or more do not (each shown as expected vs
+seen); 2 a bad trace or a bad expectations file (the line at fault is named).`;
+
+interface CheckOptions extends CommonOptions {
+  expect?: string;
+  writeExpect?: string;
+  per?: string;
+}
+
+export function checkCommand(): Command {
+  const cmd = new Command('check')
+    .description('check a trace against expectations written before looking (exit 1 on a mismatch), or write a starting expectations file')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--expect <file>', 'the expectations file (YAML) to check the trace against')
+    .option('--write-expect <file>', 'write what the trace shows as an expectations file (- for standard output)')
+    .option('--per <scope>', 'with --write-expect: the scope (annotation name, "step" or "trace"); default: the heaviest top-level annotation, else steps')
+    .addHelpText('after', KEYS_HELP);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: CheckOptions) => {
+      if ((opts.expect === undefined) === (opts.writeExpect === undefined)) {
+        throw new KinetoscopeError('BAD_ARGUMENT', 'give either --expect FILE (check) or --write-expect FILE (write one)');
+      }
+      if (opts.expect !== undefined) {
+        if (opts.per !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--per goes with --write-expect; with --expect the file says per: …');
+        const text = await readText(opts.expect);
+        const expectations = parseExpectationsYaml(text, opts.expect);
+        const model = await openTrace(path);
+        const result = checkExpectations(model, expectations);
+        if (opts.json) printJson({ ...checkJson(result), diagnostics: diagnosticsForJson(model) });
+        else {
+          const c = colorsFor(opts);
+          printText(renderCheck(result, { file: basename(opts.expect), pass: c.green, fail: c.red, dim: c.dim }));
+          reportDiagnostics(model, opts);
+        }
+        return result.ok ? strictStatus(model, opts) : EXIT_CHECK_FAILED;
+      }
+      const model = await openTrace(path);
+      const per = opts.per ?? scopeLabel(choosePrimaryScope(model));
+      const derived = deriveExpectations(model, per);
+      const yamlText = stringifyExpectations(derived, path === '-' ? 'standard input' : basename(path));
+      if (opts.writeExpect === '-') process.stdout.write(yamlText);
+      else {
+        await writeFile(opts.writeExpect!, yamlText, 'utf8');
+        if (opts.json) printJson({ written: opts.writeExpect, per, expectations: derived.expectations, notes: derived.notes });
+        else process.stderr.write(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${derived.notes.join('; ')}` : ''}\n`);
+      }
+      return EXIT_OK;
+    }),
+  );
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new KinetoscopeError(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'FILE_UNREADABLE', `cannot read the expectations file ${file} (${code ?? (e as Error).message})`);
+  }
+}

@@ -1,0 +1,59 @@
+/** `kinetoscope diff A B`: two traces aligned per annotation (or step): kernels same, replaced, only on one side; CPU ops removed and added; per-instance numbers with their spread. */
+import { basename } from 'node:path';
+import { Command } from 'commander';
+import { computeTraceDiff } from '../../analyses/diff.js';
+import { diffJson, renderDiff } from '../../report/diff-view.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+How the traces are aligned:
+  --per NAME   each instance of the annotation (record_function) NAME in both traces
+  --per step   each ProfilerStep#N;  --per trace: the whole traces
+  default      the heaviest top-level annotation both traces share (else steps, else the
+               whole traces); the per-instance table lists steps and every shared annotation
+Every count is per instance (mean over the instances).
+
+Kernels:
+  same         the same name, byte for byte: the same GPU work (eager and compiled
+               nn.Linear run the same nvjet_..._bias_TNT)
+  replaced     a kernel of B doing the work of one or more of A's, matched by
+               op-and-shape (same owning op and Input Dims: another GPU's GEMM), else
+               fused-ops (an Inductor kernel whose fused op list names A's kernels' ops:
+               triton_poi_fused__unsafe_view_gelu_mul_0 <- the gelu and mul kernels), else
+               position (between the same two matched kernels: a hand-written geglu_fwd)
+  only in A/B  the rest; memsets and copies are not kernels (they count in GPU time)
+CPU ops: cpu_op and user_annotation names removed, added, or called a different number of
+times per instance; runtime and driver calls likewise.
+Per instance: CPU = the step/annotation's duration on the host; GPU = sum of the durations
+of the kernels, copies and memsets it launched (with GPU work of a launch outside any op,
+which torch's device total leaves out); launches = runtime/driver calls that launched GPU
+work; the spread is min-max (and the standard deviation in --json) over the instances.`;
+
+interface DiffOptions extends CommonOptions {
+  per?: string;
+}
+
+export function diffCommand(): Command {
+  const cmd = new Command('diff')
+    .description('compare two traces: kernels matched by name or by role, CPU ops removed/added, per-annotation CPU/GPU time, kernels and launches')
+    .argument('<a>', 'trace A, the baseline (.json or .json.gz)')
+    .argument('<b>', 'trace B, the change')
+    .option('--per <scope>', 'align per this annotation name, "step" or "trace"')
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (pathA: string, pathB: string, opts: DiffOptions) => {
+      const [a, b] = await Promise.all([openTrace(pathA), openTrace(pathB)]);
+      const diff = computeTraceDiff(a, b, { per: opts.per });
+      if (opts.json) {
+        printJson({ a: pathA, b: pathB, ...diffJson(diff), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } });
+      } else {
+        const c = colorsFor(opts);
+        printText(renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }));
+        reportDiagnostics(a, opts);
+        reportDiagnostics(b, opts);
+      }
+      return Math.max(strictStatus(a, opts), strictStatus(b, opts));
+    }),
+  );
+}
