@@ -18,6 +18,7 @@ import {
 } from './handlers.js';
 import { linkGpuActivities } from './linking.js';
 import { computeNesting } from './nesting.js';
+import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
 import { HostKind, type DeviceProperties, type ProfilerStep, type TraceModel } from './trace-model.js';
 
@@ -133,6 +134,8 @@ export function createModelBuilder(): ModelBuilder {
       },
       diagnostics,
     );
+
+    reportStreamOverlaps(gpuData.table, diagnostics);
 
     let traceEndNs = 0;
     for (let i = 0; i < hostTable.length; i++) traceEndNs = Math.max(traceEndNs, hostTable.startNs[i]! + hostTable.durNs[i]!);
