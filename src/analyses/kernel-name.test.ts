@@ -426,7 +426,7 @@ describe('our H200 capture of more workloads (test/fixtures/kernel-names)', () =
   const capture = JSON.parse(fs.readFileSync(path.join(NAMES, 'h200-torch2.11-capture.json'), 'utf8')) as { names: Record<string, string[]> };
   const all = [...new Set(Object.values(capture.names).flat())].sort();
 
-  it('decodes every name to a family except kernels whose bare name identifies nothing', () => {
+  it('decodes every captured name to a family (none stays unknown)', () => {
     expect(all.length).toBeGreaterThan(150);
     expect(all.filter((n) => decodeKernelName(n).kind === 'unknown')).toEqual([]);
   });
