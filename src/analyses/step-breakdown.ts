@@ -367,7 +367,9 @@ export function judgeStep(s: JudgedFields): { verdict: StepVerdict; borderline: 
 function judge(s: JudgedFields): { verdict: StepVerdict; reason: string } {
   const pct = (x: number) => `${Math.round(100 * x)}%`;
   const launchText = s.launches
-    ? `${s.launches.toLocaleString('en-US')} launch${s.launches === 1 ? '' : 'es'} averaging ${fmtUs(s.meanLaunchUs)} each`
+    ? s.launches === 1
+      ? `1 launch taking ${fmtUs(s.meanLaunchUs)}`
+      : `${s.launches.toLocaleString('en-US')} launches averaging ${fmtUs(s.meanLaunchUs)} each`
     : 'no kernel launches';
   const kernelText = Number.isFinite(s.medianKernelUs) ? `median kernel ${fmtUs(s.medianKernelUs)}` : '';
   const syncText = s.hostSyncs

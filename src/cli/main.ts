@@ -6,6 +6,9 @@ import { treeCommand } from './commands/tree.js';
 import { kernelsCommand } from './commands/kernels.js';
 import { diffCommand } from './commands/diff.js';
 import { checkCommand } from './commands/check.js';
+import { stepsCommand } from './commands/steps.js';
+import { fusionCommand } from './commands/fusion.js';
+import { compileCommand } from './commands/compile.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 const program = new Command('kinetoscope')
@@ -14,7 +17,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, fusionCommand, compileCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,81 @@
+/** `kinetoscope steps TRACE`: where each step's time went, and whether it is overhead-bound or GPU-bound. */
+import { Command } from 'commander';
+import { computeStepBreakdown } from '../../analyses/step-breakdown.js';
+import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
+import { renderSteps, stepsJson } from '../../report/steps-view.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
+annotation; without those, the whole trace. GPU work running past a step's end is counted
+where it ran (gpuTailUs says how far it ran over).
+
+Definitions:
+  Wall          the step's duration
+  Breakdown     the TensorBoard plugin's Overview: each instant of the step is counted once,
+                by the first category that covers it, in this order - Kernel (GPU kernels
+                other than communication), Memcpy, Memset, Communication (NCCL/RCCL kernels
+                by name or collective args, nccl:*/gloo:* ops), Runtime (cuda_runtime and
+                cuda_driver calls), DataLoader (enumerate(DataLoader)#...__next__), CPU Exec
+                (cpu_op and user_annotation spans other than the steps), Other (the rest);
+                the parts sum to the step
+  GPU busy      union of all GPU activity (kernels, copies, memsets; every stream and device)
+                inside the step; Idle = Wall - GPU busy
+  Util          the plugin's GPU utilization: union of kernel time / Wall
+  SM eff        the plugin's estimated SM efficiency: integral of min(sum of 'blocks per SM'
+                of the running kernels, 1) over the step / Wall (grid / numSms if the arg
+                is missing)
+  Occup         kernel-time-weighted mean of Kineto's 'est. achieved occupancy %'
+  TC            time of kernels whose name says they use Tensor Cores / kernel time
+  GPU time      sum of kernel durations inside the step (concurrent kernels each counted)
+  Launches      kernel and graph launch calls (cudaLaunchKernel, cuLaunchKernelEx,
+                cudaGraphLaunch, hipLaunchKernel, ...) that started in the step, any thread;
+                Mean launch = their mean duration
+  Median kernel median duration of the kernels that ran in the step
+  CPU dispatch  sum of the self CPU time of the cpu_ops and of the durations of the runtime
+                and driver calls that are not synchronizations, over the events that started
+                in the step, on every thread
+  Host blocked  time inside host synchronizations (cudaDeviceSynchronize,
+                cudaStreamSynchronize, cudaEventSynchronize, synchronous copies) in the step
+
+Verdict: a step's wall time is GPU busy + GPU idle. Idle GPU time is the GPU waiting for
+the host (launches, Python, data, coming back from a sync); removing all host overhead can
+save at most the idle time, a faster GPU at most the busy time. So:
+  gpu-bound       GPU busy >= 50% of the step (time the host spends blocked in syncs is
+                  then the host waiting for the GPU)
+  overhead-bound  GPU idle > 50% of the step; the reason gives launches x mean launch cost
+                  against the median kernel (kernels shorter than their launch starve the GPU)
+  no-gpu-work     no GPU activity in the step
+A '?' after the verdict (borderline) means GPU busy was within 40-60% of the step.
+Spread is over steps (stdev divides by n). A step 30% or more above the median is named.`;
+
+export function stepsCommand(): Command {
+  const cmd = new Command('steps')
+    .description('per step: the Overview time breakdown, GPU busy/idle, utilization, launches, and an overhead-bound / gpu-bound verdict with its reason')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: CommonOptions) => {
+      const model = await openTrace(path);
+      const analysis = computeStepBreakdown(model);
+      const diagnostics = [...model.diagnostics, ...analysis.diagnostics];
+      if (opts.json) {
+        printJson({ ...stepsJson(analysis), diagnostics: diagnosticsJson(diagnostics) });
+      } else {
+        const c = colorsFor(opts);
+        printText(
+          renderSteps(analysis, {
+            wide: opts.wide,
+            headerStyle: c.bold,
+            verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
+          }),
+        );
+        const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
+        if (text) process.stderr.write(`${text}\n`);
+      }
+      // --strict also fails on the analysis's own warnings (no steps found).
+      return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
+    }),
+  );
+}

@@ -1,0 +1,185 @@
+/** The step table, the Overview breakdown, verdicts with reasons, spread and slow steps; and the same as JSON. */
+import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/step-breakdown.js';
+import { BREAKDOWN_KEYS } from '../analyses/step-breakdown.js';
+import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
+import { renderTable, type RenderOptions } from './table.js';
+
+const BREAKDOWN_HEADERS: Record<keyof StepTimeBreakdown, string> = {
+  kernelUs: 'Kernel',
+  memcpyUs: 'Memcpy',
+  memsetUs: 'Memset',
+  communicationUs: 'Communication',
+  runtimeUs: 'Runtime',
+  dataLoaderUs: 'DataLoader',
+  cpuExecUs: 'CPU Exec',
+  otherUs: 'Other',
+};
+
+export interface StepsRenderOptions extends RenderOptions {
+  /** Colours the verdict word (red for overhead-bound, green for gpu-bound) when colours are on. */
+  readonly verdictStyle?: (verdict: StepRow['verdict'], text: string) => string;
+}
+
+const pct = (x: number) => formatPercent(x, 0);
+
+export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): string {
+  if (!a.steps.length) return 'No steps: the trace has no host events.';
+  const verdict = opts.verdictStyle ?? ((_v, t: string) => t);
+  const stepName = { header: 'Step', maxWidth: 40 };
+  const main = renderTable(
+    [
+      stepName,
+      { header: 'Wall', align: 'right' },
+      { header: 'GPU busy', align: 'right' },
+      { header: 'Idle', align: 'right' },
+      { header: 'Util', align: 'right' },
+      { header: 'SM eff', align: 'right' },
+      { header: 'Occup', align: 'right' },
+      { header: 'TC', align: 'right' },
+      { header: 'GPU time', align: 'right' },
+      { header: 'Launches', align: 'right' },
+      { header: 'Mean launch', align: 'right' },
+      { header: 'Median kernel', align: 'right' },
+      { header: 'CPU dispatch', align: 'right' },
+      { header: 'Host blocked', align: 'right' },
+      { header: 'Verdict' },
+    ],
+    a.steps.map((s) => [
+      s.name,
+      formatUs(s.durUs),
+      formatUs(s.gpuBusyUs),
+      pct(s.gpuIdleUs / s.durUs),
+      pct(s.gpuUtilization),
+      pct(s.smEfficiency),
+      Number.isFinite(s.achievedOccupancyPct) ? `${s.achievedOccupancyPct.toFixed(1)}%` : '—',
+      pct(s.tensorCoreShare),
+      formatUs(s.gpuTimeUs),
+      formatInt(s.launches),
+      formatUs(s.meanLaunchUs),
+      formatUs(s.medianKernelUs),
+      formatUs(s.cpuDispatchUs),
+      formatUs(s.hostBlockedUs),
+      verdict(s.verdict, s.verdict + (s.borderline ? '?' : '')),
+    ]),
+    opts,
+  );
+  const breakdown = renderTable(
+    [stepName, ...BREAKDOWN_KEYS.map((k) => ({ header: BREAKDOWN_HEADERS[k], align: 'right' as const }))],
+    a.steps.map((s) => [s.name, ...BREAKDOWN_KEYS.map((k) => breakdownCell(s.breakdown[k], s.durUs))]),
+    opts,
+  );
+  const out = [
+    main,
+    '',
+    'Where the step time went (TensorBoard Overview: each instant counted once, by the first category that covers it):',
+    breakdown,
+    '',
+    'Verdicts:',
+    ...a.steps.map((s) => `  ${s.name}: ${verdict(s.verdict, s.verdict)} (${s.reason})`),
+    '',
+    renderStats(a),
+  ];
+  if (a.outliers.length) {
+    out.push(
+      `Slow steps (≥ 30% above the median of ${formatUs(a.outliers[0]!.medianUs)}): ` +
+        a.outliers.map((o) => `${o.name} ${formatUs(o.durUs)} (${o.ratio.toFixed(2)}× the median)`).join(', '),
+    );
+  } else if (a.steps.length > 1) {
+    out.push('No step is 30% or more above the median.');
+  }
+  return out.join('\n');
+}
+
+function breakdownCell(us: number, stepUs: number): string {
+  return us > 0 ? `${formatUs(us)} ${pct(us / stepUs).padStart(4)}` : '—';
+}
+
+function spreadText(sp: Spread, fmt: (v: number) => string): string {
+  return `mean ${fmt(sp.mean)} (min ${fmt(sp.min)}, max ${fmt(sp.max)}, stdev ${fmt(sp.stdev)})`;
+}
+
+function renderStats(a: StepAnalysis): string {
+  const st = a.stats;
+  const v = st.verdicts;
+  const verdicts = [
+    v['overhead-bound'] ? `${v['overhead-bound']} overhead-bound` : '',
+    v['gpu-bound'] ? `${v['gpu-bound']} gpu-bound` : '',
+    v['no-gpu-work'] ? `${v['no-gpu-work']} without GPU work` : '',
+  ].filter(Boolean);
+  return [
+    `Over ${st.count} step${st.count === 1 ? '' : 's'} (${sourceText(a.source)}): ${verdicts.join(', ')}.`,
+    `  Wall          ${spreadText(st.durUs, formatUs)}`,
+    `  GPU busy      ${spreadText(st.gpuBusyUs, formatUs)}`,
+    `  GPU idle      ${spreadText(st.gpuIdleUs, formatUs)}`,
+    `  Launches      ${spreadText(st.launches, (x) => (Number.isInteger(x) ? formatInt(x) : x.toFixed(1)))}`,
+    `  CPU dispatch  ${spreadText(st.cpuDispatchUs, formatUs)}`,
+    `  Host blocked  ${spreadText(st.hostBlockedUs, formatUs)}`,
+  ].join('\n');
+}
+
+function sourceText(source: StepAnalysis['source']): string {
+  return source === 'profiler-steps' ? 'ProfilerStep#N' : source === 'annotations' ? 'top-level user annotations' : 'the whole trace';
+}
+
+// ------------------------------------------------------------------------------------------------
+// JSON
+
+const us = (x: number) => (Number.isFinite(x) ? roundUs(x) : null);
+const ratio = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : null);
+
+function breakdownJson(b: StepTimeBreakdown) {
+  return Object.fromEntries(BREAKDOWN_KEYS.map((k) => [k, us(b[k])]));
+}
+
+function spreadJson(sp: Spread, f: (x: number) => number | null) {
+  return { mean: f(sp.mean), median: f(sp.median), min: f(sp.min), max: f(sp.max), stdev: f(sp.stdev) };
+}
+
+export function stepsJson(a: StepAnalysis) {
+  return {
+    source: a.source,
+    steps: a.steps.map((s) => ({
+      name: s.name,
+      startUs: us(s.startUs),
+      durUs: us(s.durUs),
+      breakdown: breakdownJson(s.breakdown),
+      gpuBusyUs: us(s.gpuBusyUs),
+      gpuIdleUs: us(s.gpuIdleUs),
+      launches: s.launches,
+      verdict: s.verdict,
+      reason: s.reason,
+      borderline: s.borderline,
+      gpuBusyShare: ratio(s.gpuBusyShare),
+      gpuUtilization: ratio(s.gpuUtilization),
+      smEfficiency: ratio(s.smEfficiency),
+      achievedOccupancyPct: ratio(s.achievedOccupancyPct),
+      tensorCoreShare: ratio(s.tensorCoreShare),
+      gpuTimeUs: us(s.gpuTimeUs),
+      kernels: s.kernels,
+      medianKernelUs: us(s.medianKernelUs),
+      graphLaunches: s.graphLaunches,
+      launchCpuUs: us(s.launchCpuUs),
+      meanLaunchUs: us(s.meanLaunchUs),
+      apiCalls: s.apiCalls,
+      cpuDispatchUs: us(s.cpuDispatchUs),
+      hostSyncs: s.hostSyncs,
+      hostBlockedUs: us(s.hostBlockedUs),
+      medianQueueUs: us(s.medianQueueUs),
+      gpuTailUs: us(s.gpuTailUs),
+    })),
+    stats: {
+      count: a.stats.count,
+      durUs: spreadJson(a.stats.durUs, us),
+      gpuBusyUs: spreadJson(a.stats.gpuBusyUs, us),
+      gpuIdleUs: spreadJson(a.stats.gpuIdleUs, us),
+      gpuUtilization: spreadJson(a.stats.gpuUtilization, ratio),
+      gpuTimeUs: spreadJson(a.stats.gpuTimeUs, us),
+      launches: spreadJson(a.stats.launches, (x) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : null)),
+      cpuDispatchUs: spreadJson(a.stats.cpuDispatchUs, us),
+      hostBlockedUs: spreadJson(a.stats.hostBlockedUs, us),
+      breakdownMeanUs: breakdownJson(a.stats.breakdownMeanUs),
+      verdicts: a.stats.verdicts,
+    },
+    outliers: a.outliers.map((o) => ({ name: o.name, durUs: us(o.durUs), medianUs: us(o.medianUs), ratio: ratio(o.ratio) })),
+  };
+}
