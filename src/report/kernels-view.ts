@@ -7,7 +7,9 @@ import { renderTable, type RenderOptions } from './table.js';
 /** What a decoded name says, in one line: `cuBLAS nvjet · sm90 · bf16 · tile 64x8 · cluster 1x2 · TNT · epilogue bias`. */
 export function describeDecoded(d: DecodedKernelName): string {
   const parts: string[] = [];
-  const lib = [d.library, d.generator].filter(Boolean).join(' ');
+  // "Inductor (Triton) inductor" says the same thing twice: keep the generator only when it adds.
+  const gen = d.generator && !d.library?.toLowerCase().includes(d.generator.toLowerCase()) ? d.generator : undefined;
+  const lib = [d.library, gen].filter(Boolean).join(' ');
   if (lib) parts.push(lib);
   if (d.inductor) {
     parts.push(`${d.inductor.kind} #${d.inductor.index}`);
