@@ -49,7 +49,7 @@ export interface GraphReplay {
   /** The launching call (`cudaGraphLaunch`). */
   readonly launch: string;
   readonly launchCpuUs: number;
-  /** Kernels (and copies/memsets) the replay ran: launched by that one call. */
+  /** Kernels the replay ran: launched by that one call. */
   readonly kernels: number;
   readonly kernelsUs: number;
   readonly kernelNames: readonly string[];
@@ -70,8 +70,8 @@ export interface CompileScope {
   readonly regionCpuUs: number;
   readonly preOps: readonly PreOpRow[];
   /** Σ self CPU of the pre-ops: CPU time spent in the compile stack itself. */
-  readonly preOpsSelfCpuUs: number;
-  /** preOpsSelfCpuUs / cpuUs. */
+  readonly preOpsCpuUs: number;
+  /** preOpsCpuUs / cpuUs. */
   readonly preOpsShare: number;
   /** Σ over regions: from the start of its cache lookup (else the region) to its first GPU launch. */
   readonly beforeFirstLaunchUs: number;
@@ -80,7 +80,7 @@ export interface CompileScope {
   /** Regions that launched no GPU work (they do not count in beforeFirstLaunchUs). */
   readonly regionsWithoutLaunch: number;
   readonly graphLaunches: number;
-  /** GPU activities replayed by CUDA graphs (launched by a `cudaGraphLaunch`, not one call each). */
+  /** Kernels replayed by CUDA graphs (launched by a `cudaGraphLaunch`, not by one call each). */
   readonly kernelsInGraphs: number;
   readonly graphKernelsUs: number;
   readonly graphReplays: readonly GraphReplay[];
@@ -185,8 +185,8 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
         else beforeNs += first - lookupStartNs(m, i, lookups);
       }
       if (host.kind[i] === HostKind.Runtime && isGraphLaunch(names[i]!)) {
-        const acts = launched.get(i) ?? [];
-        const kernelNames = [...new Set(acts.filter((g) => gpu.kind[g] === GpuKind.Kernel).map((g) => strings.get(gpu.name[g]!)))];
+        const acts = (launched.get(i) ?? []).filter((g) => gpu.kind[g] === GpuKind.Kernel);
+        const kernelNames = [...new Set(acts.map((g) => strings.get(gpu.name[g]!)))];
         replays.push({
           launch: names[i]!,
           launchCpuUs: host.durNs[i]! / 1000,
@@ -207,7 +207,7 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
       regionNames: [...regionNames],
       regionCpuUs: regionNs / 1000,
       preOps,
-      preOpsSelfCpuUs: preSelfNs / 1000,
+      preOpsCpuUs: preSelfNs / 1000,
       preOpsShare: cpuUs > 0 ? preSelfNs / 1000 / cpuUs : 0,
       beforeFirstLaunchUs: beforeNs / 1000,
       beforeFirstLaunchShare: cpuUs > 0 ? beforeNs / 1000 / cpuUs : 0,
@@ -410,7 +410,7 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
   if (withRegions.length > 0) {
     const meanBefore = withRegions.reduce((s, x) => s + x.beforeFirstLaunchUs, 0) / withRegions.length;
     const meanShare = withRegions.reduce((s, x) => s + x.beforeFirstLaunchShare, 0) / withRegions.length;
-    const meanPre = withRegions.reduce((s, x) => s + x.preOpsSelfCpuUs, 0) / withRegions.length;
+    const meanPre = withRegions.reduce((s, x) => s + x.preOpsCpuUs, 0) / withRegions.length;
     const meanPreShare = withRegions.reduce((s, x) => s + x.preOpsShare, 0) / withRegions.length;
     findings.push({
       code: 'PRE_LAUNCH_OVERHEAD',
@@ -418,7 +418,7 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
       message:
         `Per step, ${fmtUs(meanBefore)} (${fmtPct(meanShare)} of the step's CPU time) pass from the cache lookup to the first kernel launch, ` +
         `and the compile stack's own events take ${fmtUs(meanPre)} self CPU (${fmtPct(meanPreShare)}), mean over ${withRegions.length} steps.`,
-      evidence: { steps: withRegions.length, beforeFirstLaunchUs: meanBefore, beforeFirstLaunchShare: meanShare, preOpsSelfCpuUs: meanPre, preOpsShare: meanPreShare },
+      evidence: { steps: withRegions.length, beforeFirstLaunchUs: meanBefore, beforeFirstLaunchShare: meanShare, preOpsCpuUs: meanPre, preOpsShare: meanPreShare },
     });
   }
   return findings;

@@ -1,0 +1,246 @@
+/** The fusion analysis as terminal tables and as JSON with stable keys. */
+import type { FusedKernel, FusionIntermediate, FusionKernelRef, FusionOpportunity, FusionResult } from '../analyses/fusion.js';
+import type { FusionMatchResult, Replacement, UnmatchedKernel } from '../analyses/fusion-match.js';
+import { formatDims, shortDtype } from '../analyses/tensor-bytes.js';
+import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
+import { renderTable, type RenderOptions } from './table.js';
+
+const tensor = (i: { dims: readonly number[]; dtype: string }) => `${formatDims(i.dims)} ${shortDtype(i.dtype)}`;
+const bytes = (b: number) => `${formatInt(b)} B (${formatBytes(b)})`;
+const opChain = (ks: readonly FusionKernelRef[]) => ks.map((k) => k.op || '(no op)').join(' → ');
+
+export interface FusionRenderOptions extends RenderOptions {
+  /** Show at most this many opportunities. */
+  readonly limit?: number;
+  readonly section?: (title: string) => string;
+}
+
+export function renderFusion(r: FusionResult, match: FusionMatchResult | undefined, opts: FusionRenderOptions = {}): string {
+  const title = opts.section ?? ((s: string) => s);
+  const out: string[] = [];
+
+  out.push(title('Fused kernels'));
+  if (r.fusedKernels.length === 0) {
+    out.push('  none: no Inductor (triton_*) or hand-written kernels in this trace.');
+  } else {
+    out.push(
+      renderTable(
+        [
+          { header: 'Kernel', maxWidth: 60 },
+          { header: 'Generator' },
+          { header: 'Kind' },
+          { header: 'Fused ops', maxWidth: 50 },
+          { header: 'Calls', align: 'right' },
+          { header: 'Mean', align: 'right' },
+          { header: 'Total', align: 'right' },
+          { header: 'Arg bytes', align: 'right' },
+          { header: 'Annotations', maxWidth: 30 },
+        ],
+        r.fusedKernels.map((k) => [
+          k.name,
+          k.generator,
+          k.kind,
+          k.ops.length ? k.ops.join(', ') : k.outsideOp ? '(launched outside any op)' : '—',
+          String(k.calls),
+          formatUs(k.meanUs),
+          formatUs(k.totalUs),
+          k.argBytes !== undefined ? formatInt(k.argBytes) : '—',
+          k.annotations.join(', '),
+        ]),
+        opts,
+      ),
+    );
+  }
+
+  out.push('', title('Fusion opportunities: back-to-back memory-bound kernels whose intermediate round-trips HBM'));
+  if (r.opportunities.length === 0) {
+    out.push('  none found.');
+  } else {
+    const shown = opts.limit !== undefined ? r.opportunities.slice(0, opts.limit) : r.opportunities;
+    out.push(
+      renderTable(
+        [
+          { header: 'Annotation', maxWidth: 20 },
+          { header: 'Ops (kernels in stream order)', maxWidth: 70 },
+          { header: 'Intermediates', maxWidth: 40 },
+          { header: 'Intermediate B', align: 'right' },
+          { header: 'Round trip', align: 'right' },
+          { header: 'Time/inst', align: 'right' },
+          { header: 'Est. fused', align: 'right' },
+          { header: 'Inst', align: 'right' },
+        ],
+        shown.map((o) => [
+          o.annotation || '—',
+          opChain(o.kernels),
+          o.intermediates.map(tensor).join(', '),
+          formatInt(o.intermediateBytes),
+          formatBytes(o.roundTripBytes),
+          formatUs(o.timeUs),
+          o.estimatedFusedUs !== undefined ? formatUs(o.estimatedFusedUs) : '—',
+          String(o.instances),
+        ]),
+        opts,
+      ),
+    );
+    if (shown.length < r.opportunities.length) out.push(`(${r.opportunities.length - shown.length} more; --limit or --json shows them)`);
+    const top = r.opportunities[0]!;
+    out.push(
+      '',
+      `Largest: ${opChain(top.kernels)} in ${top.annotation || 'no annotation'}: ${top.intermediates.map(tensor).join(', ')} = ${bytes(top.intermediateBytes)} ` +
+        `written and read back per instance, ${formatUs(top.timeUs)} of kernel time.`,
+    );
+  }
+
+  if (match) out.push('', ...renderMatch(match, opts));
+  return out.join('\n');
+}
+
+function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): string[] {
+  const title = opts.section ?? ((s: string) => s);
+  const out: string[] = [title('Replacements: each fused kernel and the eager kernels it replaced (mean per instance)')];
+  if (match.replacements.length === 0) out.push('  none matched.');
+  else {
+    out.push(
+      renderTable(
+        [
+          { header: 'Annotation', maxWidth: 20 },
+          { header: 'Fused kernel', maxWidth: 55 },
+          { header: 'Replaced (eager ops)', maxWidth: 50 },
+          { header: 'By' },
+          { header: 'Eager', align: 'right' },
+          { header: 'Fused', align: 'right' },
+          { header: 'Saved', align: 'right' },
+          { header: 'HBM saved', align: 'right' },
+        ],
+        match.replacements.map((x) => [
+          x.annotation,
+          x.fused.name,
+          `${opChain(x.replaced)} (${x.replaced.length} kernel${x.replaced.length === 1 ? '' : 's'})`,
+          x.matchedBy,
+          formatUs(x.eagerUs),
+          formatUs(x.fusedUs),
+          formatUs(x.timeSavedUs),
+          formatInt(x.hbmBytesSaved),
+        ]),
+        opts,
+      ),
+    );
+    for (const x of match.replacements) if (x.intermediates.length) out.push(`  ${x.fused.name}: ${describeSaving(x)}`);
+  }
+  if (match.unmatchedEager.length) out.push(`Eager memory-bound kernels no compiled kernel replaced: ${summarizeUnmatched(match.unmatchedEager)}`);
+  if (match.unmatchedFused.length) out.push(`Fused kernels with no eager counterpart: ${summarizeUnmatched(match.unmatchedFused)}`);
+  for (const a of match.annotations) {
+    if (!a.anchorsAligned) out.push(`  ${a.name}: GEMM/other kernels differ in number between the traces; matched over whole instances.`);
+  }
+  if (match.onlyInCompiled.length || match.onlyInEager.length) {
+    out.push(`Annotations in one trace only: ${[...match.onlyInCompiled.map((n) => `${n} (first)`), ...match.onlyInEager.map((n) => `${n} (--vs)`)].join(', ')}`);
+  }
+  return out;
+}
+
+function describeSaving(x: Replacement): string {
+  const inter = x.intermediates.map((i) => `${tensor(i)} (${i.producer} → ${i.consumer})`).join(', ');
+  return `keeps ${inter} on chip: ${bytes(x.intermediateBytes)} not written and read back = ${formatInt(x.hbmBytesSaved)} bytes of HBM traffic saved per instance.`;
+}
+
+function summarizeUnmatched(list: readonly UnmatchedKernel[]): string {
+  const counts = new Map<string, number>();
+  for (const k of list) counts.set(`${k.op || k.shortName}`, (counts.get(k.op || k.shortName) ?? 0) + 1);
+  return [...counts].map(([n, c]) => (c > 1 ? `${n} ×${c}` : n)).join(', ');
+}
+
+// ------------------------------------------------------------------------------------------------
+// JSON
+
+const kernelRefJson = (k: FusionKernelRef) => ({
+  name: k.name,
+  shortName: k.shortName,
+  op: k.op,
+  meanUs: roundUs(k.meanUs),
+  ...(k.trafficBytes !== undefined ? { trafficBytes: k.trafficBytes } : {}),
+});
+
+const intermediateJson = (i: FusionIntermediate) => ({
+  producer: i.producer,
+  consumer: i.consumer,
+  dims: i.dims,
+  dtype: i.dtype,
+  bytes: i.bytes,
+  inferredFrom: i.inferredFrom,
+});
+
+export function fusedKernelJson(k: FusedKernel) {
+  return {
+    name: k.name,
+    generator: k.generator,
+    kind: k.kind,
+    ...(k.prefix !== undefined ? { prefix: k.prefix } : {}),
+    ops: k.ops,
+    ...(k.opCandidates ? { opCandidates: k.opCandidates } : {}),
+    ...(k.index !== undefined ? { index: k.index } : {}),
+    calls: k.calls,
+    meanUs: roundUs(k.meanUs),
+    totalUs: roundUs(k.totalUs),
+    minUs: roundUs(k.minUs),
+    maxUs: roundUs(k.maxUs),
+    annotations: k.annotations,
+    launchedBy: k.launchedBy,
+    outsideOp: k.outsideOp,
+    inCudaGraph: k.inCudaGraph,
+    ...(k.args ? { args: k.args, argBytes: k.argBytes } : {}),
+  };
+}
+
+export function opportunityJson(o: FusionOpportunity) {
+  return {
+    annotation: o.annotation,
+    device: o.device,
+    stream: o.stream,
+    kernels: o.kernels.map(kernelRefJson),
+    intermediates: o.intermediates.map(intermediateJson),
+    instances: o.instances,
+    annotationInstances: o.annotationInstances,
+    intermediateBytes: o.intermediateBytes,
+    roundTripBytes: o.roundTripBytes,
+    timeUs: roundUs(o.timeUs),
+    totalUs: roundUs(o.totalUs),
+    ...(o.trafficBytes !== undefined ? { trafficBytes: o.trafficBytes } : {}),
+    ...(o.estimatedFusedUs !== undefined ? { estimatedFusedUs: roundUs(o.estimatedFusedUs) } : {}),
+  };
+}
+
+export function replacementJson(x: Replacement) {
+  return {
+    annotation: x.annotation,
+    occurrence: x.occurrence,
+    fused: { ...x.fused, meanUs: roundUs(x.fused.meanUs) },
+    replaced: x.replaced.map(kernelRefJson),
+    matchedBy: x.matchedBy,
+    eagerUs: roundUs(x.eagerUs),
+    fusedUs: roundUs(x.fusedUs),
+    timeSavedUs: roundUs(x.timeSavedUs),
+    intermediates: x.intermediates.map(intermediateJson),
+    intermediateBytes: x.intermediateBytes,
+    hbmBytesSaved: x.hbmBytesSaved,
+    ...(x.eagerTrafficBytes !== undefined ? { eagerTrafficBytes: x.eagerTrafficBytes } : {}),
+  };
+}
+
+const unmatchedJson = (k: UnmatchedKernel) => ({ annotation: k.annotation, name: k.name, shortName: k.shortName, op: k.op, meanUs: roundUs(k.meanUs) });
+
+export function fusionJson(r: FusionResult, match?: FusionMatchResult) {
+  return {
+    fusedKernels: r.fusedKernels.map(fusedKernelJson),
+    opportunities: r.opportunities.map(opportunityJson),
+    ...(match
+      ? {
+          replacements: match.replacements.map(replacementJson),
+          unmatchedEager: match.unmatchedEager.map(unmatchedJson),
+          unmatchedFused: match.unmatchedFused.map(unmatchedJson),
+          matchedAnnotations: match.annotations,
+          onlyInCompiled: match.onlyInCompiled,
+          onlyInEager: match.onlyInEager,
+        }
+      : {}),
+  };
+}
