@@ -7,8 +7,11 @@ import { kernelsCommand } from './commands/kernels.js';
 import { diffCommand } from './commands/diff.js';
 import { checkCommand } from './commands/check.js';
 import { stepsCommand } from './commands/steps.js';
+import { launchesCommand } from './commands/launches.js';
 import { fusionCommand } from './commands/fusion.js';
 import { compileCommand } from './commands/compile.js';
+import { gemmCommand } from './commands/gemm.js';
+import { opsCommand } from './commands/ops.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 const program = new Command('kinetoscope')
@@ -17,7 +20,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, fusionCommand, compileCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, fusionCommand, compileCommand, gemmCommand, opsCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

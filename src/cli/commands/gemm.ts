@@ -1,0 +1,106 @@
+/** `kinetoscope gemm TRACE`: every matrix product, its shape, work, time and place on the roofline (S7). */
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { parsePeaksJson, type UserPeaks } from '../../analyses/device-peaks.js';
+import { computeGemmTable, type GemmRow } from '../../analyses/gemm.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+One row per GEMM op, Input Dims, Input types and kernel. A call is one launch of a matrix
+product, described by the innermost GEMM op (aten::linear -> aten::matmul -> aten::mm counts once,
+as aten::mm); compiled graphs' extern_kernels.mm/addmm/bmm are the same cpu_ops under
+"## Call CompiledFxGraph ##".
+  M, N, K, Batch  from Input Dims in the op's operand order: mm(A[M,K], B[K,N]),
+                  addmm(bias, A, B), bmm/baddbmm([B,M,K], [B,K,N]), linear(input[...,K],
+                  weight[N,K], bias) with the input's leading dims folded into M, matmul
+                  with torch's broadcasting
+  FLOPs           2*Batch*M*N*K (the bias add is not counted)
+  Bytes           each tensor operand read once (A, B, bias, scales) + the output written
+                  once, at the element sizes of Input type: the least traffic possible
+  FLOP/B          arithmetic intensity = FLOPs / Bytes
+  Mean            the GPU kernels the op owns (itself or through ops inside it), per call;
+                  memsets/copies under it (cuBLAS workspace clears) are not counted
+  TFLOP/s         FLOPs / Mean
+  % peak          TFLOP/s / the device's dense peak for the math done (fp32 on a kernel
+                  that names TF32 is held against the TF32 peak)
+  Bound           memory when FLOP/B is below the ridge point (peak FLOP/s / bandwidth),
+                  else compute
+  Tile            the CTA tile the kernel name states (decodeKernelName), e.g. 256x128x64
+Peaks: dense (no 2:4 sparsity) datasheet figures per device, matched from deviceProperties
+(name, memory, SM count; a partition such as an MI250X GCD gets its share). --list-peaks shows
+the table with its sources. --peaks FILE takes measured peaks instead, as JSON:
+  { "name": "H200 measured", "bf16TFlops": 720, "fp16TFlops": 720, "tf32TFlops": 370,
+    "fp32TFlops": 60, "fp64TFlops": 55, "fp8TFlops": 1400, "int8Tops": 1400,
+    "memoryBandwidthGBs": 4100 }
+(any subset; keys not given keep the datasheet's values; "denseTflops": {"bf16": 720} also works).`;
+
+interface GemmOptions extends CommonOptions {
+  peaks?: string;
+  device?: string;
+  listPeaks?: boolean;
+  sort: 'time' | 'flops' | 'calls' | 'percent';
+  limit?: string;
+}
+
+const SORTERS: Record<GemmOptions['sort'], (a: GemmRow, b: GemmRow) => number> = {
+  time: (a, b) => b.totalUs - a.totalUs,
+  flops: (a, b) => (b.shape?.flops ?? 0) * b.calls - (a.shape?.flops ?? 0) * a.calls,
+  calls: (a, b) => b.calls - a.calls,
+  percent: (a, b) => (a.percentOfPeak ?? Infinity) - (b.percentOfPeak ?? Infinity),
+};
+
+function readPeaks(path: string): UserPeaks {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new KinetoscopeError('FILE_NOT_FOUND', `cannot read --peaks file ${path}: ${(e as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new KinetoscopeError('BAD_ARGUMENT', `--peaks file ${path} is not JSON: ${(e as Error).message}`);
+  }
+  const { peaks, problems } = parsePeaksJson(value, path);
+  if (!peaks) throw new KinetoscopeError('BAD_ARGUMENT', `--peaks file ${path}: ${problems.join('; ')}`);
+  return peaks;
+}
+
+export function gemmCommand(): Command {
+  const cmd = new Command('gemm')
+    .description('every matrix product: M, N, K, FLOPs, bytes, kernel time, TFLOP/s, % of the device peak, roofline bound, kernel tile')
+    .argument('[trace]', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--peaks <file>', 'measured peaks as JSON (see below), over the datasheet figures')
+    .option('--device <name>', 'use this entry of the peaks table (e.g. "H100 SXM", nvidia-a100-sxm4-80gb) instead of matching deviceProperties')
+    .option('--list-peaks', 'print the device-peaks table with its sources and exit')
+    .addOption(new Option('--sort <key>', 'sort rows by total kernel time, total FLOPs, calls, or % of peak (lowest first)').choices(['time', 'flops', 'calls', 'percent']).default('time'))
+    .option('--limit <n>', 'show the first n rows')
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string | undefined, opts: GemmOptions) => {
+      const c = colorsFor(opts);
+      if (opts.listPeaks) {
+        if (opts.json) printJson({ devicePeaks: peaksTableJson() });
+        else printText(renderPeaksTable({ wide: opts.wide, headerStyle: c.bold }));
+        return 0;
+      }
+      if (!path) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
+      const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
+      const model = await openTrace(path);
+      const report = computeGemmTable(model, { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) });
+      let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || a.op.localeCompare(b.op));
+      if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+      if (opts.json) {
+        printJson({ ...gemmJson(report, rows), diagnostics: diagnosticsForJson(model) });
+      } else {
+        printText(renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold }));
+        reportDiagnostics(model, opts);
+      }
+      return strictStatus(model, opts);
+    }),
+  );
+}
