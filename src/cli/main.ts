@@ -7,7 +7,6 @@ import { kernelsCommand } from './commands/kernels.js';
 import { diffCommand } from './commands/diff.js';
 import { checkCommand } from './commands/check.js';
 import { stepsCommand } from './commands/steps.js';
-import { launchesCommand } from './commands/launches.js';
 import { fusionCommand } from './commands/fusion.js';
 import { compileCommand } from './commands/compile.js';
 import { gemmCommand } from './commands/gemm.js';
