@@ -66,6 +66,7 @@ function classifyComplete(cat: string, name: string): EventClass {
       return EventClass.PythonFunction;
     case 'kernel':
     case 'Kernel': // Kineto < 2022-04
+    case 'mtia_ccp_events': // MTIA device activities (compute jobs and `dma_request` copies), as in HTA's MTIA fixtures
       return EventClass.Kernel;
     case 'gpu_memcpy':
     case 'Memcpy':
