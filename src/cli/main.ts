@@ -7,6 +7,7 @@ import { kernelsCommand } from './commands/kernels.js';
 import { diffCommand } from './commands/diff.js';
 import { checkCommand } from './commands/check.js';
 import { stepsCommand } from './commands/steps.js';
+import { launchesCommand } from './commands/launches.js';
 import { fusionCommand } from './commands/fusion.js';
 import { compileCommand } from './commands/compile.js';
 import { gemmCommand } from './commands/gemm.js';
@@ -19,7 +20,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, fusionCommand, compileCommand, gemmCommand, opsCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, launchesCommand, fusionCommand, compileCommand, gemmCommand, opsCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,82 @@
+/** `kinetoscope launches TRACE`: launch anatomy — what each launch cost, how long kernels waited, what each op calls, where the host waited. */
+import { Command, Option } from 'commander';
+import { computeLaunches } from '../../analyses/launches.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { launchesJson, renderLaunches } from '../../report/launches-view.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+Definitions:
+  Launch        a kernel launch call (cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel,
+                cuLaunchKernelEx, hipLaunchKernel, hipExtModuleLaunchKernel, ...) or a graph
+                launch (cudaGraphLaunch: one launch running N kernels); also any runtime or
+                driver call that CUPTI linked to a kernel
+  CPU           the duration of the call on the host
+  Latency       GPU activity start - end of its launching call (HTA's launch_delay, not
+                clipped at 0 here: a kernel may start before the call returns); for a call,
+                of its first activity
+  Start->start  GPU activity start - start of its launching call
+  Per op        each cpu_op instance's runtime/driver calls (the calls whose innermost
+                enclosing cpu_op it is), grouped by op name and the calls it makes, with the
+                GPU work each call launched: occupancy queries, memsets, cudaFuncGetAttributes,
+                stream-capture checks next to the launch itself
+  Host syncs    cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize (the host
+                is blocked for the call's duration), synchronous copies (cudaMemcpy, and
+                cudaMemcpyAsync into pageable memory), cudaStreamWaitEvent (listed; it makes
+                a stream wait, not the host). Cause .item() = under aten::item or
+                aten::_local_scalar_dense. GPU busy = the part of the wait during which some
+                GPU activity was running
+  HTA stats     HTA's get_cuda_kernel_launch_stats over (launch call, GPU activity) pairs,
+                memcpy/memset calls included: short kernels = call <= runtime cutoff and
+                kernel shorter than the call; runtime outliers = call > runtime cutoff;
+                launch-delay outliers = max(0, kernel start - call end) > launch-delay cutoff.
+                Unlike HTA, driver, HIP and graph launches are counted too.`;
+
+interface LaunchesOptions extends CommonOptions {
+  limit: string;
+  runtimeCutoff: string;
+  launchDelayCutoff: string;
+  memoryEvents: boolean;
+  allLaunches?: boolean;
+}
+
+function positiveNumber(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new KinetoscopeError('BAD_ARGUMENT', `${flag} must be a number ≥ 0, not '${value}'`);
+  return n;
+}
+
+export function launchesCommand(): Command {
+  const cmd = new Command('launches')
+    .description('launch anatomy: launch API, CPU cost and latency per kernel and per API, the calls each op makes around its launches, host synchronizations, HTA launch outliers')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--limit <n>', 'rows per table', '15')
+    .option('--runtime-cutoff <us>', "HTA's runtime_cutoff in µs", '50')
+    .option('--launch-delay-cutoff <us>', "HTA's launch_delay_cutoff in µs", '100')
+    .option('--no-memory-events', 'leave memcpy/memset calls out of the HTA statistics')
+    .addOption(new Option('--all-launches', 'with --json: every (launch call, GPU activity) pair as launchRows'))
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: LaunchesOptions) => {
+      const runtimeCutoffUs = positiveNumber(opts.runtimeCutoff, '--runtime-cutoff');
+      const launchDelayCutoffUs = positiveNumber(opts.launchDelayCutoff, '--launch-delay-cutoff');
+      const limit = Math.floor(positiveNumber(opts.limit, '--limit'));
+      const model = await openTrace(path);
+      const anatomy = computeLaunches(model, {
+        runtimeCutoffUs,
+        launchDelayCutoffUs,
+        includeMemoryEvents: opts.memoryEvents,
+        keepRows: !!(opts.json && opts.allLaunches),
+      });
+      if (opts.json) {
+        printJson({ ...launchesJson(anatomy), diagnostics: diagnosticsForJson(model) });
+      } else {
+        const c = colorsFor(opts);
+        printText(renderLaunches(anatomy, { wide: opts.wide, headerStyle: c.bold, limit }));
+        reportDiagnostics(model, opts);
+      }
+      return strictStatus(model, opts);
+    }),
+  );
+}
