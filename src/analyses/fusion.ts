@@ -280,7 +280,8 @@ export function kernelTrafficBytes(m: TraceModel, s: KernelSite): number | undef
   if (!out?.dims || !out.dtype) return undefined;
   const outBytes = tensorArgs({ 'Input Dims': [out.dims as number[]], 'Input type': [out.dtype] })[0]?.bytes;
   if (outBytes === undefined) return undefined;
-  return inputs.reduce((sum, t) => sum + t.bytes, 0) + outBytes;
+  // 0-dim tensors are wrapped Python numbers or CPU scalars: passed to the kernel as arguments, not read from HBM.
+  return inputs.reduce((sum, t) => sum + (t.dims.length > 0 ? t.bytes : 0), 0) + outBytes;
 }
 
 // ------------------------------------------------------------------------------------------------
