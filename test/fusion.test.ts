@@ -270,7 +270,7 @@ describe('fusion JSON', () => {
     const doc = fusionJson(computeFusion(await model('geglu_mlp_compile')), computeFusionMatch(await model('geglu_mlp_compile'), await model('geglu_mlp')));
     expect(Object.keys(doc)).toEqual(['fusedKernels', 'opportunities', 'replacements', 'unmatchedEager', 'unmatchedFused', 'matchedAnnotations', 'onlyInCompiled', 'onlyInEager']);
     expect(Object.keys(doc.fusedKernels[0]!)).toEqual(expect.arrayContaining(['name', 'generator', 'kind', 'ops', 'calls', 'meanUs']));
-    expect(Object.keys(doc.replacements[0]!)).toEqual(expect.arrayContaining(['fused', 'replaced', 'eagerUs', 'fusedUs', 'timeSavedUs', 'hbmBytesSaved']));
+    expect(Object.keys(doc.replacements![0]!)).toEqual(expect.arrayContaining(['fused', 'replaced', 'eagerUs', 'fusedUs', 'timeSavedUs', 'hbmBytesSaved']));
     const eager = fusionJson(computeFusion(await model('geglu_mlp')));
     expect(Object.keys(eager)).toEqual(['fusedKernels', 'opportunities']);
     expect(Object.keys(eager.opportunities[0]!)).toEqual(expect.arrayContaining(['kernels', 'intermediateBytes', 'timeUs']));
