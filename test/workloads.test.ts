@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { computeProfilerTable } from '../src/analyses/profiler-table.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { Oracle } from './fixtures.js';
+import { parityProblems } from './oracle-parity.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKLOADS = join(ROOT, 'workloads');
@@ -83,48 +84,6 @@ const NAMES = readdirSync(CAPTURES)
 const loadOracle = (name: string): Oracle =>
   JSON.parse(gunzipSync(readFileSync(join(CAPTURES, `${name}.oracle.json.gz`))).toString('utf8')) as Oracle;
 
-// The rest repeats test/profiler-table.test.ts's comparison (a test file cannot be imported
-// without running its tests): same keys, counts exact, times within 1% or 0.5 µs, and torch's
-// id-collision credit to a runtime call taken out of the expected figures.
-const RUNTIME_API = /^(cuda|cu|hip)[A-Z]/;
-
-interface Row {
-  calls: number;
-  cpuTotalUs: number;
-  selfCpuUs: number;
-  deviceTotalUs: number;
-  selfDeviceUs: number;
-}
-const emptyRow = (): Row => ({ calls: 0, cpuTotalUs: 0, selfCpuUs: 0, deviceTotalUs: 0, selfDeviceUs: 0 });
-
-function expectedRows(oracle: Oracle): Map<string, Row> {
-  const rows = new Map<string, Row>();
-  for (const k of oracle.key_averages) {
-    const key = `${k.device_type === 'DeviceType.CPU' ? 'cpu' : 'gpu'}|${k.key}`;
-    const r = rows.get(key) ?? emptyRow();
-    r.calls += k.count;
-    r.cpuTotalUs += k.cpu_time_total_us;
-    r.selfCpuUs += k.self_cpu_time_total_us;
-    r.deviceTotalUs += k.device_time_total_us ?? 0;
-    r.selfDeviceUs += k.self_device_time_total_us ?? 0;
-    rows.set(key, r);
-  }
-  const cpuOps = new Map(oracle.events.filter((e) => e.device_type === 'DeviceType.CPU' && !RUNTIME_API.test(e.name)).map((e) => [e.id, e]));
-  for (const e of oracle.events) {
-    if (e.device_type !== 'DeviceType.CPU' || !RUNTIME_API.test(e.name) || e.kernels.length === 0) continue;
-    const wrong = e.kernels.reduce((s, k) => s + k.duration_us, 0);
-    const self = rows.get(`cpu|${e.name}`)!;
-    self.selfDeviceUs -= wrong;
-    self.deviceTotalUs -= wrong;
-    for (let p = e.parent === null ? undefined : cpuOps.get(e.parent); p; p = p.parent === null ? undefined : cpuOps.get(p.parent)) {
-      rows.get(`cpu|${p.name}`)!.deviceTotalUs -= wrong;
-    }
-  }
-  return rows;
-}
-
-const close = (actual: number, expected: number) => Math.abs(actual - expected) <= Math.max(0.5, 0.01 * Math.abs(expected));
-
 describe('the workloads’ H200 captures', () => {
   it('hold the walkthrough’s set, each with its oracle and torch’s table', () => {
     expect(NAMES).toEqual([
@@ -150,28 +109,7 @@ describe('the workloads’ H200 captures', () => {
   for (const name of NAMES) {
     it(`${name}: summary equals torch key_averages`, async () => {
       const table = computeProfilerTable(await loadTrace(join(CAPTURES, `${name}.pt.trace.json.gz`)));
-      const expected = expectedRows(loadOracle(name));
-      const mine = new Map<string, Row>();
-      for (const r of table.rows) {
-        const key = `${r.device}|${r.name}`;
-        const m = mine.get(key) ?? emptyRow();
-        m.calls += r.calls;
-        m.cpuTotalUs += r.cpuTotalUs;
-        m.selfCpuUs += r.selfCpuUs;
-        m.deviceTotalUs += r.deviceTotalUs;
-        m.selfDeviceUs += r.selfDeviceUs;
-        mine.set(key, m);
-      }
-      expect([...mine.keys()].sort()).toEqual([...expected.keys()].sort());
-      const problems: string[] = [];
-      for (const [key, e] of expected) {
-        const m = mine.get(key)!;
-        if (m.calls !== e.calls) problems.push(`${key}: calls ${m.calls} ≠ ${e.calls}`);
-        for (const f of ['cpuTotalUs', 'selfCpuUs', 'deviceTotalUs', 'selfDeviceUs'] as const) {
-          if (!close(m[f], e[f])) problems.push(`${key}: ${f} ${m[f]} ≠ ${e[f]}`);
-        }
-      }
-      expect(problems).toEqual([]);
+      expect(parityProblems(table, loadOracle(name))).toEqual([]);
     });
   }
 });
