@@ -272,6 +272,8 @@ class ParseError {
   ) {}
 }
 
+const NO_ERROR = new ParseError(-1, '');
+
 interface PendingDiag {
   code: string;
   severity: Severity;
@@ -296,7 +298,7 @@ class Tokenizer {
   private final = false;
 
   private state = S_START;
-  private container: 'object' | 'array' | undefined;
+  private container: '' | 'object' | 'array' = '';
   private readonly header: JsonObject = {};
   private batch: RawEvent[] = [];
   private eventCount = 0;
@@ -304,8 +306,12 @@ class Tokenizer {
   private ended = false;
 
   // Time origin: integer µs of the first ts seen.
-  private origin: number | undefined;
-  private originBig: bigint | undefined;
+  // (Every field starts with a value of its final type: a field whose representation changes
+  // later, e.g. undefined → number, deprecates the object's map and deoptimises every method.)
+  private origin = 0.5;
+  private hasOrigin = false;
+  private originBig = 0n;
+  private hasOriginBig = false;
 
   // Pending bytes of a value that straddles chunks.
   private pend = new Uint8Array(1024);
@@ -323,15 +329,14 @@ class Tokenizer {
   private unitDiags: PendingDiag[] = [];
 
   private sawTraceEvents = false;
-  private eventsClosed = false;
   private lastEventEnd = 0; // absolute offset just after the last complete event (or the `[`)
   private lastUnitEnd = 0; // absolute offset just after the last complete top-level unit
   private nonObjectElements = 0;
   private sawNonWhitespace = false;
 
-  private resyncErr: ParseError | undefined;
+  private resyncErr: ParseError = NO_ERROR;
   private resyncUnit = 0;
-  private headerErr: ParseError | undefined;
+  private headerErr: ParseError = NO_ERROR;
   private headerErrAfter = 0;
 
   // Intern table for short repeated strings, keyed by their bytes.
@@ -355,10 +360,13 @@ class Tokenizer {
   // -------------------------------------------------------------------------------------------
   // Chunk handling.
 
-  push(chunk: Uint8Array): void {
+  push(bytes: Uint8Array): void {
     if (this.ended) throw new Error('TraceTokenizer.push() called after end()');
-    const n = chunk.length;
+    const n = bytes.length;
     if (n === 0) return;
+    // Parse plain Uint8Arrays only: a subclass (Node's Buffer) has another map, and the byte
+    // loops would go polymorphic (and deoptimise) between it and the pending buffer.
+    const chunk = Object.getPrototypeOf(bytes) === Uint8Array.prototype ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, n);
     const chunkBase = this.bytesIn;
     this.bytesIn += n;
     let off = 0;
@@ -660,7 +668,7 @@ class Tokenizer {
     if (!this.sawTraceEvents) {
       // Before the events array (user metadata can break the header, kineto-format §5.4):
       // look for the "traceEvents" key and go on from there.
-      if (!this.headerErr) this.headerErr = e;
+      if (this.headerErr === NO_ERROR) this.headerErr = e;
       this.headerErrAfter = this.lastUnitEnd;
       this.state = S_RESYNC_HEADER;
       return e.offset;
@@ -677,7 +685,6 @@ class Tokenizer {
   }
 
   private closeEvents(pAfter: number): number {
-    this.eventsClosed = true;
     this.lastUnitEnd = this.base + pAfter;
     this.state = this.container === 'object' ? S_OBJ_NEXT : S_DONE;
     return pAfter;
@@ -716,7 +723,7 @@ class Tokenizer {
   }
 
   private resynced(qLocal: number, how: string): void {
-    const e = this.resyncErr!;
+    const e = this.resyncErr;
     const unit = this.resyncUnit;
     const at = this.base + qLocal;
     this.sink.note(
@@ -725,7 +732,7 @@ class Tokenizer {
       () => `syntax error at byte ${e.offset} (${e.reason}): skipped 1 event (${at - unit} bytes from byte ${unit}) and ${how} at byte ${at}`,
       e.offset,
     );
-    this.resyncErr = undefined;
+    this.resyncErr = NO_ERROR;
   }
 
   private resyncHeader(p: number): number {
@@ -745,7 +752,7 @@ class Tokenizer {
           q = this.ws(q + 1);
           if (q >= end) return -p - 1;
           if (b[q] === LBRACKET) {
-            const e = this.headerErr!;
+            const e = this.headerErr;
             const at = this.base + p;
             this.sink.note(
               'SYNTAX_ERROR',
@@ -836,7 +843,7 @@ class Tokenizer {
       );
     } else if (s === S_RESYNC_EVENTS) {
       truncated = true;
-      const e = this.resyncErr!;
+      const e = this.resyncErr;
       this.sink.note(
         'SYNTAX_ERROR',
         'warning',
@@ -850,7 +857,7 @@ class Tokenizer {
         n,
       );
     } else if (!this.sawTraceEvents) {
-      if (this.headerErr) {
+      if (this.headerErr !== NO_ERROR) {
         const e = this.headerErr;
         throw new KinetoscopeError('NOT_JSON', `not JSON: syntax error at byte ${e.offset}: ${e.reason}`, e.offset);
       }
@@ -877,9 +884,9 @@ class Tokenizer {
       throw new KinetoscopeError('NOT_A_TRACE', 'a JSON array but not a Chrome trace: its elements are not event objects', 0);
     }
     return {
-      container: this.container!,
+      container: this.container === 'array' ? 'array' : 'object',
       header: this.header,
-      timeOriginUs: this.origin ?? 0,
+      timeOriginUs: this.hasOrigin ? this.origin : 0,
       eventCount: this.eventCount,
       bytesRead: n,
       truncated,
@@ -1045,8 +1052,11 @@ class Tokenizer {
     this.pos = p;
     const us = neg ? -acc : acc;
     if (isTs) {
-      let o = this.origin;
-      if (o === undefined) o = this.origin = us === 0 ? 0 : us;
+      if (!this.hasOrigin) {
+        this.hasOrigin = true;
+        this.origin = us === 0 ? 0 : us;
+      }
+      const o = this.origin;
       const r = (us - o) * 1000 + (neg ? -frac : frac);
       return r === 0 ? 0 : r;
     }
@@ -1068,11 +1078,16 @@ class Tokenizer {
 
   private nsToResult(isTs: boolean, ns: bigint): number {
     if (!isTs) return Number(ns);
-    if (this.origin === undefined) {
+    if (!this.hasOrigin) {
+      this.hasOrigin = true;
       this.originBig = ns / 1000n;
+      this.hasOriginBig = true;
       this.origin = Number(this.originBig);
     }
-    if (this.originBig === undefined) this.originBig = BigInt(this.origin);
+    if (!this.hasOriginBig) {
+      this.originBig = BigInt(this.origin);
+      this.hasOriginBig = true;
+    }
     const r = Number(ns - this.originBig * 1000n);
     return r === 0 ? 0 : r;
   }
