@@ -8,14 +8,14 @@
  *   per                   annotation name, `step` or `trace` (default `step`)
  *   instances             how many instances the scope has
  *   kernels               device kernels per instance (memsets and copies not counted)
- *   gemms                 kernels whose name decodes as a GEMM (cuBLAS/nvjet, CUTLASS, …)
+ *   gemms                 GEMM kernels: owned by a GEMM op (gemm.ts) or named as one (nvjet, cuBLAS, CUTLASS, …)
  *   launches              runtime/driver calls that launched GPU work
  *   absent-ops            host event names that must not occur in any instance
  *   ops                   {name: calls per instance} for host events (ops, annotations, API calls)
  *   kernel-matching       {regular expression: kernels per instance whose name (or short name) it finds}
  *   views-launch-nothing  true: every view op (`aten::t`, `view`, …) launched no GPU work
- *   gpu-idle-max          the GPU idle at most this share of each instance's window
- *   verdict               overhead-bound or gpu-bound, for every instance
+ *   gpu-idle-max          the GPU idle at most this share of each instance (as `steps` computes it)
+ *   verdict               overhead-bound, gpu-bound or no-gpu-work, for every instance (as `steps` judges)
  *   step-time-max         each instance's duration ≤ us × (1 + tolerance)
  *
  * `deriveExpectations` writes what a trace shows as a starting file; checking the trace
@@ -24,8 +24,8 @@
  * Ignores: what lies outside the scope's instances (setup before the first step, work
  * between steps).
  */
-import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
-import { unionLengthNs } from './intervals.js';
+import { HostKind, type TraceModel } from '../model/trace-model.js';
+import { findGemmCalls } from './gemm.js';
 import { decodeKernelName, shortKernelName } from './kernel-name.js';
 import {
   computeScopeInstances,
@@ -37,10 +37,12 @@ import {
   type ScopeInstance,
   type ScopeSpec,
 } from './scopes.js';
+import { gpuBusyUnion, startsOf, unionInWindowNs } from './launches.js';
+import { computeStepBreakdown, GPU_BOUND_BUSY_SHARE, type StepRow, type StepVerdict } from './step-breakdown.js';
 import { computeLaunchedGpuWork, isViewOpName } from './views.js';
 
-export type Verdict = 'overhead-bound' | 'gpu-bound';
-export const VERDICTS: readonly Verdict[] = ['overhead-bound', 'gpu-bound'];
+export type Verdict = StepVerdict;
+export const VERDICTS: readonly Verdict[] = ['overhead-bound', 'gpu-bound', 'no-gpu-work'];
 
 export interface Expectations {
   readonly per?: string;
@@ -340,7 +342,10 @@ function computeInstanceFacts(m: TraceModel, scope: ScopeSpec, instances: readon
   if (instances.length === 0) return [];
   const launched = computeLaunchedGpuWork(m);
   const gemmByName = new Map<number, boolean>();
-  const isGemm = (id: number) => {
+  const ofGemmCall = new Set(findGemmCalls(m).flatMap((c) => c.kernels));
+  const isGemm = (g: number) => {
+    if (ofGemmCall.has(g)) return true;
+    const id = m.gpu.name[g]!;
     let v = gemmByName.get(id);
     if (v === undefined) gemmByName.set(id, (v = decodeKernelName(m.strings.get(id)).kind === 'gemm'));
     return v;
@@ -351,7 +356,7 @@ function computeInstanceFacts(m: TraceModel, scope: ScopeSpec, instances: readon
     if (v === undefined) shortByName.set(id, (v = shortKernelName(m.strings.get(id))));
     return v;
   };
-  const busy = gpuBusyIntervals(m);
+  const judge = createIdleJudge(m, scope);
   return instances.map((inst) => {
     const kernels = instanceKernels(m, inst);
     const hostNames = new Map<string, number>();
@@ -364,11 +369,11 @@ function computeInstanceFacts(m: TraceModel, scope: ScopeSpec, instances: readon
       opNames.set(name, (opNames.get(name) ?? 0) + 1);
       if (isViewOpName(name) && launched[i]) viewsThatLaunched.push(`${name} launched ${describeLaunched(m, inst, i)}`);
     }
-    const idle = gpuIdle(m, inst, busy);
+    const idle = judge(inst);
     return {
       label: instanceLabel(scope, inst, instances.length),
       kernels: kernels.length,
-      gemms: kernels.filter((g) => isGemm(m.gpu.name[g]!)).length,
+      gemms: kernels.filter(isGemm).length,
       launches: instanceLaunches(m, inst),
       hostNames,
       opNames,
@@ -399,40 +404,32 @@ function describeLaunched(m: TraceModel, inst: ScopeInstance, i: number): string
 }
 
 /**
- * GPU idle and a verdict, computed here because the step analysis (issue 3,
- * `step-breakdown.ts`) did not exist when this was written.
- * Window: from the instance's start on the host to the later of its end and the end of the
- * last GPU work it launched. Busy: the union of all GPU activity (kernels, copies, memsets,
- * any stream) inside the window. Verdict: `overhead-bound` when the GPU is idle for more
- * than half of the window (it waits for the host to launch), else `gpu-bound`.
+ * GPU idle and the verdict, as the `steps` analysis (step-breakdown.ts) defines them: the
+ * window is the instance's span on the host (not stretched to GPU work running past it);
+ * busy is the union of all GPU activity (kernels, copies, memsets; any device and stream)
+ * inside it; `gpu-bound` when busy for at least half of it, else `overhead-bound`
+ * (`no-gpu-work` when nothing ran). Steps take the step analysis' own rows, reason included;
+ * annotation instances the same rule over their own window.
  */
-function gpuIdle(m: TraceModel, inst: ScopeInstance, busy: readonly number[]): { fraction: number; verdict: Verdict; reason: string } {
-  let hi = inst.endNs;
-  for (const g of inst.gpu) hi = Math.max(hi, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
-  const lo = inst.startNs;
-  const window = hi - lo;
-  if (window <= 0) return { fraction: 0, verdict: 'gpu-bound', reason: 'empty window' };
-  const clipped: number[] = [];
-  for (let k = 0; k < busy.length; k += 2) {
-    const s = Math.max(busy[k]!, lo);
-    const e = Math.min(busy[k + 1]!, hi);
-    if (e > s) clipped.push(s, e);
-  }
-  const busyNs = unionLengthNs(clipped);
-  const fraction = 1 - busyNs / window;
-  const verdict: Verdict = fraction > 0.5 ? 'overhead-bound' : 'gpu-bound';
-  const reason = `GPU idle ${pct(fraction * 100)} of ${us(window / 1000)}`;
-  return { fraction, verdict, reason };
-}
-
-function gpuBusyIntervals(m: TraceModel): number[] {
-  const flat: number[] = [];
-  for (let g = 0; g < m.gpu.length; g++) {
-    if (m.gpu.kind[g] !== GpuKind.Kernel && m.gpu.kind[g] !== GpuKind.Memcpy && m.gpu.kind[g] !== GpuKind.Memset) continue;
-    flat.push(m.gpu.startNs[g]!, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
-  }
-  unionLengthNs(flat); // merges in place
-  return flat;
+function createIdleJudge(m: TraceModel, scope: ScopeSpec): (inst: ScopeInstance) => { fraction: number; verdict: Verdict; reason: string } {
+  const rows = new Map<number, StepRow>();
+  if (scope.per === 'step') for (const r of computeStepBreakdown(m).steps) rows.set(r.host, r);
+  const busy = gpuBusyUnion(m);
+  const starts = startsOf(busy);
+  return (inst) => {
+    const row = rows.get(inst.root);
+    if (row) return { fraction: row.durUs > 0 ? row.gpuIdleUs / row.durUs : 0, verdict: row.verdict, reason: row.reason };
+    const window = inst.endNs - inst.startNs;
+    const busyNs = window > 0 ? unionInWindowNs(busy, starts, inst.startNs, inst.endNs) : 0;
+    const share = window > 0 ? busyNs / window : 0;
+    if (busyNs <= 0 && instanceKernels(m, inst).length === 0) return { fraction: 1, verdict: 'no-gpu-work', reason: 'no GPU activity in the window' };
+    const verdict: Verdict = share >= GPU_BOUND_BUSY_SHARE ? 'gpu-bound' : 'overhead-bound';
+    return {
+      fraction: 1 - share,
+      verdict,
+      reason: verdict === 'gpu-bound' ? `GPU busy ${Math.round(100 * share)}% of ${us(window / 1000)}` : `GPU idle ${Math.round(100 * (1 - share))}% of ${us(window / 1000)}`,
+    };
+  };
 }
 
 // ------------------------------------------------------------------------------------------------

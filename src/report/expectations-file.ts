@@ -19,7 +19,7 @@ export const EXPECTATION_KEY_HELP: Record<string, string> = {
   per: 'an annotation name, "step" or "trace" (default "step")',
   instances: 'how many instances of the scope the trace has',
   kernels: 'device kernels per instance (memsets and copies not counted)',
-  gemms: 'GEMM kernels per instance (from the kernel name: nvjet, cuBLAS, CUTLASS, …)',
+  gemms: 'GEMM kernels per instance (owned by a GEMM op, or named as one: nvjet, cuBLAS, CUTLASS, …)',
   launches: 'runtime/driver calls per instance that launched GPU work',
   'absent-ops': 'a list of host event names that must not occur',
   ops: 'a map {name: calls per instance} of host events (ops, annotations, API calls)',
@@ -32,14 +32,14 @@ export const EXPECTATION_KEY_HELP: Record<string, string> = {
 
 export function parseExpectationsYaml(text: string, file: string): Expectations {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const lineOf = (node: Node | null | undefined): number | undefined => (node?.range ? lineCounter.linePos(node.range[0]).line : undefined);
   const fail = (line: number | undefined, what: string): never => {
     throw new KinetoscopeError('BAD_EXPECTATIONS', `${file}${line !== undefined ? `:${line}` : ''}: ${what}`);
   };
   if (doc.errors.length > 0) {
     const err = doc.errors[0]!;
-    fail(err.linePos?.[0]?.line, `not valid YAML: ${err.message.split('\n')[0]}`);
+    fail(err.linePos?.[0]?.line, `not valid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
   const root = doc.contents;
   if (root === null || (isScalar(root) && (root.value === null || root.value === ''))) fail(undefined, 'the file holds no expectations');

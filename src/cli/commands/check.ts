@@ -24,10 +24,12 @@ Example (the article's eager GeGLU MLP):
   ops: {aten::linear: 3, aten::gelu: 1}
   views-launch-nothing: true
 
-GPU idle: the share of an instance's window (its start on the host to the later of its end
-and the end of the last GPU work it launched) in which no kernel, copy or memset ran on the
-GPU. Verdict: overhead-bound when the GPU is idle more than half of that window, else
-gpu-bound. Step time: the step's (or annotation's) duration on the host.
+GPU idle and verdict, as \`kinetoscope steps\` computes them: the share of the instance's span
+on the host in which no kernel, copy or memset ran on the GPU (GPU work running past the
+span is not stretched into it); gpu-bound when the GPU is busy at least half of the span,
+overhead-bound when idle more than half, no-gpu-work when nothing ran. GEMM kernels: those
+owned by a GEMM op (mm, addmm, bmm, … as \`kinetoscope gemm\` finds them) or named as one.
+Step time: the step's (or annotation's) duration on the host.
 
 Exit status: 0 every expectation holds; 1 one or more do not (each shown as expected vs
 seen); 2 a bad trace or a bad expectations file (the line at fault is named).`;
