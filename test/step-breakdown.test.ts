@@ -1,0 +1,299 @@
+/**
+ * `steps` against figures computed here from the raw events (JSON.parse of each capture) and
+ * from torch's own per-event CPU times (the oracle beside each capture):
+ * - a step's wall time is its ProfilerStep#N event's `dur`;
+ * - the breakdown partitions the step (parts sum to it) and equals a partition computed here
+ *   independently: elementary segments between all category boundaries, each given to the
+ *   highest-priority category covering it;
+ * - GPU busy is the union of kernel/memcpy/memset intervals clipped to the step; GPU time the
+ *   sum of clipped kernel durations; launches the cuda_runtime/cuda_driver launch calls in it;
+ * - SM efficiency and occupancy as the TensorBoard plugin computed them, from the kernel args;
+ * - CPU dispatch from torch's own self CPU times (oracle);
+ * - verdicts: overhead-bound on tiny_ops, gpu-bound where 4096² matmuls dominate.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { computeStepBreakdown, type StepAnalysis } from '../src/analyses/step-breakdown.js';
+import { loadTrace } from '../src/load-trace.js';
+import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+
+type Raw = Record<string, unknown> & { name: string; cat?: string; ph?: string; ts: number; dur: number; args?: Record<string, unknown> };
+
+const LAUNCH_NAMES = new Set(['cudaLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernel', 'cuLaunchKernelEx', 'cudaGraphLaunch']);
+const SYNC_NAMES = new Set(['cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventSynchronize']);
+const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset']);
+
+function rawEvents(name: string): Raw[] {
+  return (loadRawJson(h200Trace(name)).traceEvents as Raw[]).filter((e) => e.ph === 'X');
+}
+
+/** Integer ns interval of a raw event. */
+const ns = (e: Raw): [number, number] => {
+  const s = Math.round(e.ts * 1000);
+  return [s, s + Math.round(e.dur * 1000)];
+};
+
+/** Union length of intervals clipped to [lo, hi) — written independently of src/analyses/intervals.ts. */
+function unionClipped(intervals: [number, number][], lo: number, hi: number): number {
+  const c = intervals
+    .map(([s, e]) => [Math.max(s, lo), Math.min(e, hi)] as [number, number])
+    .filter(([s, e]) => e > s)
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [s, e] of c) {
+    if (e <= end) continue;
+    total += e - Math.max(s, end);
+    end = e;
+  }
+  return total;
+}
+
+const steps = (raw: Raw[]) => raw.filter((e) => e.cat === 'user_annotation' && e.name.startsWith('ProfilerStep#')).sort((a, b) => a.ts - b.ts);
+
+const analyses = new Map<string, StepAnalysis>();
+beforeAll(async () => {
+  for (const name of H200_NAMES) analyses.set(name, computeStepBreakdown(await loadTrace(h200Trace(name))));
+});
+
+describe('steps: wall time, partition, GPU busy, launches (all H200 captures)', () => {
+  for (const name of H200_NAMES) {
+    it(name, () => {
+      const raw = rawEvents(name);
+      const a = analyses.get(name)!;
+      const want = steps(raw);
+      expect(a.source).toBe('profiler-steps');
+      expect(a.steps.map((s) => s.name)).toEqual(want.map((e) => e.name));
+      const kernels = raw.filter((e) => e.cat === 'kernel').map(ns);
+      const gpuWork = raw.filter((e) => GPU_CATS.has(e.cat ?? '')).map(ns);
+      a.steps.forEach((s, k) => {
+        const [lo, hi] = ns(want[k]!);
+        expect(Math.round(s.durUs * 1000)).toBe(hi - lo);
+        expect(Math.round((s.startUs - a.steps[0]!.startUs) * 1000)).toBe(lo - ns(want[0]!)[0]);
+        // The parts sum exactly to the step.
+        const parts = Object.values(s.breakdown) as number[];
+        expect(Math.round(parts.reduce((x, y) => x + y, 0) * 1000)).toBe(hi - lo);
+        expect(Math.min(...parts)).toBeGreaterThanOrEqual(0);
+        // GPU busy / idle.
+        const busy = unionClipped(gpuWork, lo, hi);
+        expect(Math.abs(s.gpuBusyUs * 1000 - busy)).toBeLessThanOrEqual(2);
+        expect(Math.abs(s.gpuIdleUs * 1000 - (hi - lo - busy))).toBeLessThanOrEqual(2);
+        // GPU time: Σ kernel durations clipped to the step.
+        const gpuTime = kernels.reduce((t, [ks, ke]) => t + Math.max(0, Math.min(ke, hi) - Math.max(ks, lo)), 0);
+        expect(Math.abs(s.gpuTimeUs * 1000 - gpuTime)).toBeLessThanOrEqual(2 * kernels.length);
+        // Launch calls counted by name.
+        const launches = raw.filter((e) => (e.cat === 'cuda_runtime' || e.cat === 'cuda_driver') && LAUNCH_NAMES.has(e.name) && ns(e)[0] >= lo && ns(e)[0] < hi);
+        expect(s.launches).toBe(launches.length);
+        expect(Math.abs(s.launchCpuUs * 1000 - launches.reduce((t, e) => t + Math.round(e.dur * 1000), 0))).toBeLessThanOrEqual(launches.length);
+        // Blocking synchronizations by name.
+        const syncs = raw.filter((e) => e.cat === 'cuda_runtime' && SYNC_NAMES.has(e.name) && ns(e)[0] >= lo && ns(e)[0] < hi);
+        expect(s.hostSyncs).toBe(syncs.length);
+      });
+    });
+  }
+});
+
+/** The plugin's partition by elementary segments: an independent algorithm from the cumulative unions. */
+function partitionBySegments(raw: Raw[], lo: number, hi: number): number[] {
+  const roles: [number, number][][] = [[], [], [], [], [], [], []];
+  for (const e of raw) {
+    const iv = ns(e);
+    if (e.cat === 'kernel') roles[/^nccl|^rccl/i.test(e.name) ? 3 : 0]!.push(iv);
+    else if (e.cat === 'gpu_memcpy') roles[1]!.push(iv);
+    else if (e.cat === 'gpu_memset') roles[2]!.push(iv);
+    else if (e.cat === 'cuda_runtime' || e.cat === 'cuda_driver') roles[4]!.push(iv);
+    else if ((e.cat === 'cpu_op' || e.cat === 'user_annotation') && /^enumerate\(DataLoader\)/.test(e.name)) roles[5]!.push(iv);
+    else if ((e.cat === 'cpu_op' || e.cat === 'user_annotation') && !e.name.startsWith('ProfilerStep#')) roles[6]!.push(iv);
+  }
+  const cuts = new Set<number>([lo, hi]);
+  for (const r of roles) for (const [s, e] of r) for (const t of [s, e]) if (t > lo && t < hi) cuts.add(t);
+  const points = [...cuts].sort((a, b) => a - b);
+  // Per role, sorted merged intervals for a covering test.
+  const merged = roles.map((r) => {
+    const out: [number, number][] = [];
+    for (const [s, e] of [...r].sort((a, b) => a[0] - b[0])) {
+      const last = out[out.length - 1];
+      if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+      else out.push([s, e]);
+    }
+    return out;
+  });
+  const covers = (r: [number, number][], t: number) => {
+    let a = 0;
+    let b = r.length;
+    while (a < b) {
+      const m = (a + b) >> 1;
+      if (r[m]![0] <= t) a = m + 1;
+      else b = m;
+    }
+    return a > 0 && r[a - 1]![1] > t;
+  };
+  const parts = [0, 0, 0, 0, 0, 0, 0, 0];
+  for (let k = 0; k + 1 < points.length; k++) {
+    const mid = (points[k]! + points[k + 1]!) / 2;
+    let role = merged.findIndex((r) => covers(r, mid));
+    if (role < 0) role = 7;
+    parts[role]! += points[k + 1]! - points[k]!;
+  }
+  return parts;
+}
+
+describe('steps: the Overview breakdown equals an independent partition of the raw events', () => {
+  for (const name of ['tiny_ops', 'sync_loop', 'copy_overlap', 'relu_mlp', 'gpt2_train', 'tiny_ops_compile_ro']) {
+    it(name, () => {
+      const raw = rawEvents(name);
+      const a = analyses.get(name)!;
+      steps(raw).forEach((st, k) => {
+        const [lo, hi] = ns(st);
+        const want = partitionBySegments(raw, lo, hi);
+        const got = Object.values(a.steps[k]!.breakdown).map((v) => Math.round((v as number) * 1000));
+        got.forEach((g, j) => expect(Math.abs(g - want[j]!), `${st.name} part ${j}`).toBeLessThanOrEqual(2));
+      });
+    });
+  }
+});
+
+describe('steps: the plugin GPU metrics from the kernel args', () => {
+  for (const name of ['relu_mlp', 'sync_loop', 'tiny_ops', 'gpt2_train']) {
+    it(name, () => {
+      const raw = rawEvents(name);
+      const a = analyses.get(name)!;
+      const kernels = raw.filter((e) => e.cat === 'kernel');
+      steps(raw).forEach((st, k) => {
+        const [lo, hi] = ns(st);
+        const s = a.steps[k]!;
+        // Utilization: kernel union / step.
+        expect(s.gpuUtilization).toBeCloseTo(unionClipped(kernels.map(ns), lo, hi) / (hi - lo), 5);
+        // SM efficiency: ∫ min(Σ blocks per SM, 1) / step, by elementary segments.
+        const iv = kernels.map((e) => ({ iv: ns(e), bps: e.args!['blocks per SM'] as number, occ: e.args!['est. achieved occupancy %'] as number }));
+        const cuts = [...new Set(iv.flatMap((x) => x.iv).filter((t) => t > lo && t < hi).concat([lo, hi]))].sort((x, y) => x - y);
+        let sm = 0;
+        for (let j = 0; j + 1 < cuts.length; j++) {
+          const mid = (cuts[j]! + cuts[j + 1]!) / 2;
+          const level = iv.filter((x) => x.iv[0] <= mid && x.iv[1] > mid && x.bps > 0).reduce((t, x) => t + x.bps, 0);
+          sm += Math.min(level, 1) * (cuts[j + 1]! - cuts[j]!);
+        }
+        expect(s.smEfficiency).toBeCloseTo(sm / (hi - lo), 5);
+        // Occupancy: duration-weighted within the step.
+        let w = 0;
+        let d = 0;
+        for (const x of iv) {
+          const c = Math.max(0, Math.min(x.iv[1], hi) - Math.max(x.iv[0], lo));
+          w += c * x.occ;
+          d += c;
+        }
+        expect(s.achievedOccupancyPct).toBeCloseTo(w / d, 4);
+        // Tensor Cores: on these captures, the kernels whose vendor names state tensor-core
+        // instructions — cuBLAS's Hopper GEMMs (nvjet_*, sm90_xmma_*), CUTLASS `tensorop` /
+        // `s1688gemm` (HMMA 16×8×8), cuDNN's SDPA `wgmma` kernels — and nothing else.
+        let tc = 0;
+        for (const e of kernels) {
+          const [ks, ke] = ns(e);
+          if (/^nvjet_|^sm90_xmma_|_tensorop_.*s1688gemm|_wgmma_/.test(e.name)) tc += Math.max(0, Math.min(ke, hi) - Math.max(ks, lo));
+        }
+        expect(s.tensorCoreShare).toBeCloseTo(tc / d, 4);
+      });
+    });
+  }
+});
+
+describe('steps: CPU dispatch equals torch’s own self CPU times (oracle)', () => {
+  const RUNTIME = /^(cuda|cu|hip)[A-Z]/;
+  for (const name of ['tiny_ops', 'sync_loop', 'relu_mlp', 'gpt2_train']) {
+    it(name, () => {
+      const oracle = loadOracle(name);
+      const annotations = new Set(rawEvents(name).filter((e) => e.cat === 'user_annotation').map((e) => e.name));
+      const cpu = oracle.events.filter((e) => e.device_type === 'DeviceType.CPU');
+      const windows = cpu.filter((e) => e.name === 'ProfilerStep*').sort((x, y) => x.start_us - y.start_us);
+      const a = analyses.get(name)!;
+      windows.forEach((w, k) => {
+        let want = 0;
+        for (const e of cpu) {
+          if (e.start_us < w.start_us || e.start_us >= w.end_us || e.name === 'ProfilerStep*' || annotations.has(e.name)) continue;
+          if (RUNTIME.test(e.name)) {
+            if (!SYNC_NAMES.has(e.name)) want += e.cpu_total_us;
+          } else want += e.self_cpu_us;
+        }
+        expect(Math.abs(a.steps[k]!.cpuDispatchUs - want)).toBeLessThanOrEqual(Math.max(0.5, 0.01 * want));
+      });
+    });
+  }
+});
+
+describe('steps: verdicts', () => {
+  const idlePct = (name: string, k: number) => {
+    const raw = rawEvents(name);
+    const [lo, hi] = ns(steps(raw)[k]!);
+    const busy = unionClipped(raw.filter((e) => GPU_CATS.has(e.cat ?? '')).map(ns), lo, hi);
+    return Math.round((100 * (hi - lo - busy)) / (hi - lo));
+  };
+
+  it('tiny_ops (200 tiny elementwise ops) is overhead-bound, with launches and kernel sizes in the reason', () => {
+    const a = analyses.get('tiny_ops')!;
+    a.steps.forEach((s, k) => {
+      expect(s.verdict).toBe('overhead-bound');
+      expect(s.borderline).toBe(false);
+      expect(s.reason).toMatch(new RegExp(`^GPU idle ${idlePct('tiny_ops', k)}% of the step; 400 launches averaging \\d+\\.\\d µs each; median kernel \\d\\.\\d µs$`));
+      // Kernels shorter than their launch: the GPU cannot be kept fed.
+      expect(s.medianKernelUs).toBeLessThan(s.meanLaunchUs);
+    });
+  });
+
+  it('sync_loop and copy_overlap (4096² matmuls) are gpu-bound, with the host blocked in syncs', () => {
+    for (const name of ['sync_loop', 'copy_overlap']) {
+      const a = analyses.get(name)!;
+      a.steps.forEach((s, k) => {
+        expect(s.verdict).toBe('gpu-bound');
+        expect(s.gpuBusyShare).toBeGreaterThan(0.7);
+        expect(s.reason).toMatch(new RegExp(`^GPU busy ${100 - idlePct(name, k)}% of the step; median kernel .*; host blocked .* in \\d+ synchronizations?$`));
+      });
+    }
+    // sync_loop: five .item() syncs and the final torch.cuda.synchronize() per step.
+    expect(analyses.get('sync_loop')!.steps.map((s) => s.hostSyncs)).toEqual([6, 6, 6]);
+  });
+
+  it('relu_mlp (three GEMMs of 64×128×768 → 3072) is gpu-bound; its compiled twin spends longer in host code and is overhead-bound', () => {
+    for (const s of analyses.get('relu_mlp')!.steps) {
+      expect(s.verdict).toBe('gpu-bound');
+      expect(s.gpuBusyShare).toBeGreaterThanOrEqual(0.6);
+    }
+    for (const s of analyses.get('relu_mlp_compile')!.steps) {
+      expect(s.verdict).toBe('overhead-bound');
+      expect(s.gpuBusyShare).toBeLessThan(0.5);
+    }
+  });
+
+  it('the verdict follows the GPU busy share on every step of every capture', () => {
+    for (const name of H200_NAMES) {
+      for (const s of analyses.get(name)!.steps) {
+        expect(s.verdict, `${name} ${s.name}`).toBe(s.gpuBusyShare >= 0.5 ? 'gpu-bound' : 'overhead-bound');
+        expect(s.borderline).toBe(Math.abs(s.gpuBusyShare - 0.5) < 0.1);
+      }
+    }
+  });
+});
+
+describe('steps: spread and slow steps', () => {
+  for (const name of H200_NAMES) {
+    it(name, () => {
+      const durs = steps(rawEvents(name)).map((e) => e.dur);
+      const a = analyses.get(name)!;
+      const mean = durs.reduce((x, y) => x + y, 0) / durs.length;
+      const sorted = [...durs].sort((x, y) => x - y);
+      const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+      const stdev = Math.sqrt(durs.reduce((t, d) => t + (d - mean) ** 2, 0) / durs.length);
+      expect(a.stats.count).toBe(durs.length);
+      expect(a.stats.durUs.mean).toBeCloseTo(mean, 2);
+      expect(a.stats.durUs.min).toBeCloseTo(sorted[0]!, 2);
+      expect(a.stats.durUs.max).toBeCloseTo(sorted[sorted.length - 1]!, 2);
+      expect(a.stats.durUs.stdev).toBeCloseTo(stdev, 2);
+      const slow = steps(rawEvents(name)).filter((e) => e.dur >= 1.3 * median).map((e) => e.name);
+      expect(a.outliers.map((o) => o.name)).toEqual(slow);
+    });
+  }
+
+  it('linear: the first profiled step is named slow (2.2× the median)', () => {
+    const o = analyses.get('linear')!.outliers;
+    expect(o.map((x) => x.name)).toEqual(['ProfilerStep#2']);
+    expect(o[0]!.ratio).toBeCloseTo(275.863 / 124.408, 3);
+  });
+});
