@@ -293,7 +293,7 @@ function descendants(m: TraceModel, root: number): number[] {
   return out;
 }
 
-const fmtUs = (us: number) => `${us.toFixed(1)} µs`;
+const fmtUs = (us: number) => (Math.abs(us) < 1000 ? `${us.toFixed(1)} µs` : Math.abs(us) < 1e6 ? `${(us / 1000).toFixed(3)} ms` : `${(us / 1e6).toFixed(3)} s`);
 const fmtInt = (v: number) => Math.round(v).toLocaleString('en-US');
 const fmtPct = (f: number) => `${(100 * f).toFixed(1)}%`;
 
@@ -417,7 +417,7 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
       severity: 'info',
       message:
         `Per step, ${fmtUs(meanBefore)} (${fmtPct(meanShare)} of the step's CPU time) pass from the cache lookup to the first kernel launch, ` +
-        `and the compile stack's own events take ${fmtUs(meanPre)} self CPU (${fmtPct(meanPreShare)}), mean over ${withRegions.length} steps.`,
+        `and the compile stack's own events take ${fmtUs(meanPre)} self CPU (${fmtPct(meanPreShare)}), mean over ${withRegions.length} step${withRegions.length === 1 ? '' : 's'}.`,
       evidence: { steps: withRegions.length, beforeFirstLaunchUs: meanBefore, beforeFirstLaunchShare: meanShare, preOpsCpuUs: meanPre, preOpsShare: meanPreShare },
     });
   }
