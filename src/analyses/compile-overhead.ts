@@ -228,7 +228,7 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
             name: s.name,
             kind: 'step',
             cpuNs: s.endNs - s.startNs,
-            events: byStart.filter((i) => i !== s.host && host.startNs[i]! >= s.startNs && host.startNs[i]! < s.endNs),
+            events: byStart.slice(lowerBound(byStart, host.startNs, s.startNs), lowerBound(byStart, host.startNs, s.endNs)).filter((i) => i !== s.host),
           }),
         )
       : [describe({ name: 'trace', kind: 'trace', cpuNs: m.traceEndNs, events: byStart })];
@@ -258,6 +258,18 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
 
   const findings = compiled ? computeFindings(m, steps, hasBackward, compiledFunctionCalls, compiledFunctionSelfNs) : [];
   return { compiled, hasBackward, steps, annotations, findings };
+}
+
+/** First position in `order` (sorted by `startNs`) whose start is ≥ t. */
+function lowerBound(order: readonly number[], startNs: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (startNs[order[mid]!]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function selfNs(m: TraceModel, i: number): number {

@@ -130,10 +130,18 @@ function fusedGenerator(d: DecodedKernelName, ownerName: string | undefined): Fu
 
 /** Backward work runs on autograd's thread outside any annotation: it belongs to the step whose window it starts in. */
 function stepAt(m: TraceModel, hostIndex: number): number {
-  if (hostIndex < 0) return -1;
+  if (hostIndex < 0 || m.steps.length === 0) return -1;
   const t = m.host.startNs[hostIndex]!;
-  for (const s of m.steps) if (t >= s.startNs && t < s.endNs) return s.host;
-  return -1;
+  // steps do not overlap: the last one starting at or before t is the only candidate
+  let lo = 0;
+  let hi = m.steps.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (m.steps[mid]!.startNs <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  const s = m.steps[lo - 1];
+  return s && t < s.endNs ? s.host : -1;
 }
 
 /** `aten::mul_` → `mul`: the op names Inductor writes into kernel names (overload packets, no namespace). */
