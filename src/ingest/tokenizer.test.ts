@@ -245,6 +245,18 @@ describe('how input ends', () => {
     expect(isKinetoscopeError(r) && [r.code, r.message, r.byteOffset]).toEqual(['NOT_JSON', 'not JSON: expected "{" or "[" but found byte 0x1f at byte 0', 0]);
   });
 
+  it('UTF-16 text (PowerShell redirect): NOT_JSON saying so', () => {
+    const r = (() => {
+      try {
+        run(new Uint8Array([0xff, 0xfe, 0x7b, 0x00]), 1);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isKinetoscopeError(r) && [r.code, r.byteOffset]).toEqual(['NOT_JSON', 0]);
+    expect((r as Error).message).toContain('UTF-16');
+  });
+
   it('an object whose header is broken and has no traceEvents: NOT_JSON at the error', () => {
     expect(thrown('{"a": 1, "b": nope}', 1)).toEqual({ code: 'NOT_JSON', message: 'not JSON: syntax error at byte 14: unexpected token "nope"', byteOffset: 14 });
   });

@@ -593,6 +593,11 @@ class Tokenizer {
                 if (buf[p + 1] === 0xbb && buf[p + 2] === 0xbf) { p += 3; break; }
               }
               this.sawNonWhitespace = true;
+              if ((c === 0xff || c === 0xfe) && end - p < 2 && !this.final) return p;
+              if ((c === 0xff && buf[p + 1] === 0xfe) || (c === 0xfe && buf[p + 1] === 0xff)) {
+                // PowerShell's `>` writes UTF-16 with a byte-order mark.
+                throw new KinetoscopeError('NOT_JSON', `not JSON as UTF-8: the text is UTF-16 (byte-order mark at byte ${base + p}); convert it to UTF-8`, base + p);
+              }
               if (c === LBRACE) {
                 this.container = 'object';
                 this.state = S_OBJ_FIRST;
