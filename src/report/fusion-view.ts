@@ -91,7 +91,12 @@ export function renderFusion(r: FusionResult, match: FusionMatchResult | undefin
     );
   }
 
-  if (match) out.push('', ...renderMatch(match, opts));
+  if (match) {
+    out.push('', ...renderMatch(match, opts));
+    if (r.fusedKernels.length === 0 && match.replacements.length === 0) {
+      out.push('The first trace has no fused kernels: give the compiled trace first and the eager one to --vs (fusion COMPILED --vs EAGER).');
+    }
+  }
   return out.join('\n');
 }
 
