@@ -14,7 +14,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeStepBreakdown, type StepAnalysis } from '../src/analyses/step-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';
-import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { stepsJson } from '../src/report/steps-view.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 
 type Raw = Record<string, unknown> & { name: string; cat?: string; ph?: string; ts: number; dur: number; args?: Record<string, unknown> };
 
@@ -295,5 +296,51 @@ describe('steps: spread and slow steps', () => {
     const o = analyses.get('linear')!.outliers;
     expect(o.map((x) => x.name)).toEqual(['ProfilerStep#2']);
     expect(o[0]!.ratio).toBeCloseTo(275.863 / 124.408, 3);
+  });
+});
+
+describe('steps: without ProfilerStep#N (HTA test traces)', () => {
+  const htaRaw = (rel: string) => (loadRawJson(`${HTA_DIR}/${rel}`).traceEvents as Raw[]).filter((e) => e.ph === 'X');
+
+  it.skipIf(!HAS_HTA)('critical_path/simple_add: the top-level user annotation is the step', async () => {
+    const rel = 'critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz';
+    const a = computeStepBreakdown(await loadTrace(`${HTA_DIR}/${rel}`));
+    const raw = htaRaw(rel);
+    const ann = raw.filter((e) => e.cat === 'user_annotation');
+    // Top-level: inside no other user_annotation or cpu_op on its thread.
+    const host = raw.filter((e) => e.cat === 'user_annotation' || e.cat === 'cpu_op');
+    const top = ann.filter((e) => !host.some((o) => o !== e && o.tid === e.tid && o.ts <= e.ts && e.ts + e.dur <= o.ts + o.dur && o.dur > e.dur));
+    expect(a.source).toBe('annotations');
+    expect(a.steps.map((s) => s.name)).toEqual(top.map((e) => e.name));
+    expect(a.steps[0]!.durUs).toBeCloseTo(top[0]!.dur, 3);
+    expect(a.diagnostics.map((d) => d.code)).toContain('STEPS_FROM_ANNOTATIONS');
+    const parts = Object.values(a.steps[0]!.breakdown) as number[];
+    expect(parts.reduce((x, y) => x + y, 0)).toBeCloseTo(a.steps[0]!.durUs, 3);
+  });
+
+  it.skipIf(!HAS_HTA)('trace_file_list/inference_rank_1: no steps and no annotations — the whole trace is one step, with a warning', async () => {
+    const a = computeStepBreakdown(await loadTrace(`${HTA_DIR}/trace_file_list/inference_rank_1.json.gz`));
+    expect(a.source).toBe('trace');
+    expect(a.steps.length).toBe(1);
+    expect(a.diagnostics.find((d) => d.code === 'NO_STEPS')?.severity).toBe('warning');
+  });
+
+  it.skipIf(!HAS_HTA)('rank_non_gpu: a step without GPU work says so', async () => {
+    const a = computeStepBreakdown(await loadTrace(`${HTA_DIR}/rank_non_gpu/rank_non_gpu.json.gz`));
+    expect(a.steps.map((s) => s.verdict)).toEqual(['no-gpu-work']);
+    expect(a.steps[0]!.gpuBusyUs).toBe(0);
+  });
+});
+
+describe('steps --json', () => {
+  it('has the documented keys', () => {
+    const doc = stepsJson(analyses.get('tiny_ops')!);
+    for (const k of ['name', 'startUs', 'durUs', 'breakdown', 'gpuBusyUs', 'gpuIdleUs', 'launches', 'verdict', 'reason']) expect(doc.steps[0]).toHaveProperty(k);
+    expect(Object.keys(doc.steps[0]!.breakdown)).toEqual(['kernelUs', 'memcpyUs', 'memsetUs', 'communicationUs', 'runtimeUs', 'dataLoaderUs', 'cpuExecUs', 'otherUs']);
+    expect(doc.steps[0]!.verdict).toBe('overhead-bound');
+    expect(doc).toHaveProperty('stats.durUs.stdev');
+    expect(doc.outliers).toEqual([]);
+    // Nothing non-finite leaks into JSON.
+    expect(JSON.stringify(doc)).not.toMatch(/NaN|Infinity/);
   });
 });

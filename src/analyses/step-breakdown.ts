@@ -89,6 +89,7 @@ export interface StepRow {
   readonly graphLaunches: number;
   readonly launchCpuUs: number;
   readonly meanLaunchUs: number;
+  readonly medianLaunchUs: number;
   /** All runtime/driver calls that started inside the step. */
   readonly apiCalls: number;
   /** Σ self CPU time of the cpu_ops and Σ durations of the non-synchronising runtime/driver calls that started inside the step, all threads. */
@@ -259,6 +260,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     let blockedNs = 0;
     let tailEnd = hi;
     const queue: number[] = [];
+    const launchDurs: number[] = [];
     for (let k = lowerBound(apiStarts, lo); k < apiCalls.length && apiStarts[k]! < hi; k++) {
       const i = apiCalls[k]!;
       calls++;
@@ -273,6 +275,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
         launches++;
         if (/GraphLaunch/.test(name)) graphLaunches++;
         launchNs += e - s;
+        launchDurs.push(e - s);
       }
       if (list?.length) {
         queue.push(gpu.startNs[list[0]!]! - e);
@@ -307,6 +310,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       graphLaunches,
       launchCpuUs: launchNs / 1000,
       meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
+      medianLaunchUs: quantileSorted(Float64Array.from(launchDurs).sort(), 0.5) / 1000,
       apiCalls: calls,
       cpuDispatchUs: dispatchNs / 1000,
       hostSyncs: syncs,
@@ -369,7 +373,9 @@ function judge(s: JudgedFields): { verdict: StepVerdict; reason: string } {
   const launchText = s.launches
     ? s.launches === 1
       ? `1 launch taking ${fmtUs(s.meanLaunchUs)}`
-      : `${s.launches.toLocaleString('en-US')} launches averaging ${fmtUs(s.meanLaunchUs)} each`
+      : `${s.launches.toLocaleString('en-US')} launches averaging ${fmtUs(s.meanLaunchUs)} each` +
+        // A few very slow calls (lazy module loading on a first launch) make the mean misleading.
+        (s.meanLaunchUs > 2 * s.medianLaunchUs ? ` (median ${fmtUs(s.medianLaunchUs)})` : '')
     : 'no kernel launches';
   const kernelText = Number.isFinite(s.medianKernelUs) ? `median kernel ${fmtUs(s.medianKernelUs)}` : '';
   const syncText = s.hostSyncs

@@ -160,6 +160,7 @@ export function stepsJson(a: StepAnalysis) {
       graphLaunches: s.graphLaunches,
       launchCpuUs: us(s.launchCpuUs),
       meanLaunchUs: us(s.meanLaunchUs),
+      medianLaunchUs: us(s.medianLaunchUs),
       apiCalls: s.apiCalls,
       cpuDispatchUs: us(s.cpuDispatchUs),
       hostSyncs: s.hostSyncs,
