@@ -74,6 +74,15 @@ describe('inputs', () => {
     expect(Math.max(...batches)).toBeLessThanOrEqual(4096);
   });
 
+  it('a stream that fails: FILE_UNREADABLE', async () => {
+    const broken = new Readable({
+      read() {
+        this.destroy(new Error('EIO: i/o error'));
+      },
+    });
+    expect(await failure(broken)).toMatchObject({ code: 'FILE_UNREADABLE', message: 'cannot read the input stream: EIO: i/o error' });
+  });
+
   it('a multi-member gzip (concatenated .gz files) is read whole', async () => {
     const cut = text.indexOf('op25');
     const two = Buffer.concat([gzipSync(text.slice(0, cut)), gzipSync(text.slice(cut))]);

@@ -188,8 +188,16 @@ async function* fileChunks(fh: FileHandle, chunkSize: number): AsyncGenerator<Ui
 
 async function* streamChunks(stream: NodeJS.ReadableStream, chunkSize: number): AsyncGenerator<Uint8Array> {
   const enc = new TextEncoder();
-  for await (const c of stream as AsyncIterable<Uint8Array | string>) {
-    const b = typeof c === 'string' ? enc.encode(c) : c;
+  const chunks = (stream as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+  for (;;) {
+    let r: IteratorResult<Uint8Array | string>;
+    try {
+      r = await chunks.next();
+    } catch (e) {
+      throw new KinetoscopeError('FILE_UNREADABLE', `cannot read the input stream: ${(e as Error).message ?? String(e)}`);
+    }
+    if (r.done) return;
+    const b = typeof r.value === 'string' ? enc.encode(r.value) : r.value;
     for (let i = 0; i < b.length; i += chunkSize) yield b.subarray(i, Math.min(b.length, i + chunkSize));
   }
 }
