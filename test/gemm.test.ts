@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { computeGemmTable, type GemmRow } from '../src/analyses/gemm.js';
 import { loadTrace } from '../src/load-trace.js';
-import { h200Trace, loadRawJson } from './fixtures.js';
+import { join } from 'node:path';
+import { HAS_HTA, HTA_DIR, h200Trace, loadRawJson } from './fixtures.js';
 
 interface RawEvent {
   ph?: string;
@@ -165,6 +166,25 @@ describe('gemm: other shapes and operand orders', () => {
     expect(report.rows[0]!.shape!.dtype).toBe('fp32');
     expect(report.rows[0]!.peakDtype).toBe('tf32');
     expect(report.rows[0]!.shape!.bytes).toBe(3 * 4096 * 4096 * 4);
+  });
+
+  it.skipIf(!HAS_HTA)('HTA call_stack trace: fp32 on a CUTLASS tensorop kernel is TF32 math; --device gives peaks without deviceProperties', async () => {
+    const path = join(HTA_DIR, 'call_stack/backward_thread.json');
+    const events = loadRawJson(path).traceEvents as unknown as RawEvent[];
+    const mm = xs(events, 'cpu_op', 'aten::mm')[0]!;
+    expect(mm.args!['Input type']).toEqual(['float', 'float']);
+    const report = computeGemmTable(await loadTrace(path), { deviceName: 'nvidia-a100-sxm4-80gb' });
+    const row = rowFor(report.rows, 'aten::mm', dims(mm)[0]!, dims(mm)[1]!);
+    expect(row.kernel?.name).toMatch(/tensorop/);
+    expect(row.peakDtype).toBe('tf32');
+    expect(row.peakTflops).toBe(156);
+    // this trace predates torch 2.3: a kernel belongs to the op around its launching runtime call
+    const launches = xs(events, 'cuda_runtime').filter((r) => inside(r, mm));
+    const corr = new Set(launches.map((r) => r.args!['correlation']));
+    const mine = xs(events, 'kernel').filter((k) => corr.has(k.args!['correlation']));
+    expect(mine.map((k) => k.name)).toEqual([row.kernel!.name]);
+    expect(row.meanUs).toBeCloseTo(mine[0]!.dur, 6);
+    expect(report.notes.join(' ')).toMatch(/no deviceProperties/);
   });
 
   it('gpt2_train: one call per innermost GEMM op (autocast and linear wrappers not counted twice)', async () => {

@@ -23,7 +23,8 @@
  * - time = the kernels the op owns (itself or through non-GEMM ops inside it), per call; copies and
  *   memsets under it (cuBLAS clearing a workspace) are not GEMM time and are left out;
  * - achieved TFLOP/s = FLOPs / mean kernel time; % of peak against the device's dense peak for the
- *   math the kernel did (fp32 GEMMs whose kernel names TF32 are held against the TF32 peak).
+ *   math the kernel did (fp32 GEMMs on a kernel that names TF32 or runs on tensor cores are held
+ *   against the TF32 peak).
  *
  * Ignores: GEMMs inside Triton template kernels (`triton_tem_fused_*`, max-autotune), whose shapes
  * the trace does not state; convolutions; attention kernels (their own analysis).
@@ -592,6 +593,13 @@ export function computeGemmTable(m: TraceModel, opts: GemmOptions = {}): GemmRep
   } else if (unshapedCalls) {
     notes.push(`${unshapedCalls} GEMM call(s) whose Input Dims do not give a matrix product's shape`);
   }
+  const over = rows.filter((r) => r.percentOfPeak !== undefined && r.percentOfPeak > 100);
+  if (over.length) {
+    notes.push(
+      `${over.length} row(s) exceed 100% of the peak (up to ${Math.max(...over.map((r) => r.percentOfPeak!)).toFixed(1)}%): ` +
+        'the peak used is too low for this device or math (check the device match, or give --peaks FILE)',
+    );
+  }
   if (!calls.length) notes.push('no GEMM ops (aten::mm, addmm, bmm, baddbmm, matmul, linear, _scaled_mm …) in this trace');
 
   let main: GemmDevice | undefined = devices[0];
@@ -635,11 +643,14 @@ function kernelInfo(m: TraceModel, g: number): GemmKernelInfo {
   };
 }
 
-/** The dtype whose peak applies: fp32 operands on a kernel that names TF32 ran TF32 math. */
+/**
+ * The dtype whose peak applies. fp32 operands on a kernel that names TF32, or on a tensor-core
+ * kernel (CUTLASS `tensorop_s1688gemm`: tensor cores have no plain-FP32 mode), ran TF32 math.
+ */
 function mathDtype(shape: GemmShape, decoded: DecodedKernelName | undefined): PeakDtype | undefined {
   const info = Object.values(DTYPES).find((d) => d.name === shape.dtype);
   const peak = info?.peak;
-  if (peak === 'fp32' && decoded && namesTf32(decoded)) return 'tf32';
+  if (peak === 'fp32' && decoded && (namesTf32(decoded) || decoded.tensorCores === true)) return 'tf32';
   return peak;
 }
 

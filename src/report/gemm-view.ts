@@ -32,6 +32,7 @@ export function describePeaks(p: ResolvedPeaks | undefined): string {
 }
 
 function describeDevice(d: GemmDevice): string {
+  if (d.name === undefined && !d.peaks) return `device ${d.id}: the trace has no deviceProperties — --device NAME (see --list-peaks) or --peaks FILE gives peaks`;
   const sms = d.numSms !== undefined ? ` (${d.numSms} SMs)` : '';
   return `device ${d.id}: ${d.name ?? '(unnamed)'}${sms} — ${describePeaks(d.peaks)}`;
 }
@@ -66,7 +67,7 @@ export function renderGemm(r: GemmReport, rows: readonly GemmRow[], opts: Render
     const s = x.shape;
     return [
       x.op,
-      s ? formatGemmShape(s) : x.inputDims,
+      s ? formatGemmShape(s) : x.inputDims === 'null' ? '—' : x.inputDims,
       s ? `${s.m}×${s.n}×${s.k}` : '—',
       s ? String(s.batch) : '—',
       s ? (x.peakDtype === 'tf32' ? 'fp32 (tf32)' : s.dtype) : '—',

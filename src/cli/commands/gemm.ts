@@ -24,7 +24,7 @@ as aten::mm); compiled graphs' extern_kernels.mm/addmm/bmm are the same cpu_ops 
                   memsets/copies under it (cuBLAS workspace clears) are not counted
   TFLOP/s         FLOPs / Mean
   % peak          TFLOP/s / the device's dense peak for the math done (fp32 on a kernel
-                  that names TF32 is held against the TF32 peak)
+                  that names TF32 or runs on tensor cores is held against the TF32 peak)
   Bound           memory when FLOP/B is below the ridge point (peak FLOP/s / bandwidth),
                   else compute
   Tile            the CTA tile the kernel name states (decodeKernelName), e.g. 256x128x64
