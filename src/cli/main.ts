@@ -13,6 +13,7 @@ import { compileCommand } from './commands/compile.js';
 import { gemmCommand } from './commands/gemm.js';
 import { opsCommand } from './commands/ops.js';
 import { breakdownCommand } from './commands/breakdown.js';
+import { doctorCommand } from './commands/doctor.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 const program = new Command('kinetoscope')
@@ -21,7 +22,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, launchesCommand, fusionCommand, compileCommand, gemmCommand, opsCommand, breakdownCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, launchesCommand, fusionCommand, compileCommand, gemmCommand, opsCommand, breakdownCommand, doctorCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

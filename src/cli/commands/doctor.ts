@@ -1,0 +1,61 @@
+/** `kinetoscope doctor TRACE`: what in the trace contradicts itself or leaves GPU time unattributable, and what that does to the numbers. */
+import { Command } from 'commander';
+import { computeDoctor } from '../../analyses/doctor.js';
+import { doctorJson, renderDoctor } from '../../report/doctor-view.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+
+const HELP = `
+Findings (code: what is counted):
+  OVERLAPPING_KERNELS            GPU activities starting before an earlier one on the same
+                                 stream ended (Hopper programmatic dependent launch, or bad times)
+  KERNEL_WITHOUT_LAUNCH          GPU activities with no runtime/driver call of their correlation id
+  LAUNCH_WITHOUT_KERNEL          kernel launch calls (cudaLaunchKernel, cuLaunchKernelEx,
+                                 cudaGraphLaunch, hipLaunchKernel, ...) with no GPU activity
+  ZERO_DURATION_GPU_ACTIVITIES   GPU activities lasting 0 ns
+  NEGATIVE_DURATION              events written with a negative or missing dur (read as 0)
+  GPU_ACTIVITY_LONGER_THAN_CAPTURE  longer than the host events' whole extent (impossible)
+  GPU_ACTIVITY_LONGER_THAN_STEP  longer than the longest ProfilerStep (one kernel swallows a step)
+  NON_NESTING_CPU_RANGES         host events starting inside another on their thread, ending after it
+  GRAPH_HIDDEN_KERNELS           kernels replayed by cudaGraphLaunch: their recording ops are not in
+                                 the trace; the share of GPU time credited to no op is given
+  KERNEL_BEFORE_LAUNCH           GPU activities starting before their launch call started (clock skew)
+  NO_PROFILER_STEPS / STEP_NUMBERS_MISSING / PARTIAL_LAST_STEP
+                                 the step structure: none, gaps in the numbering, a last step with
+                                 launches whose kernels are missing, or a truncated file
+  TORCH_ID_COLLISION             GPU work torch's key_averages credits twice (to an op and to a runtime
+                                 call whose correlation id equals the op's External id)
+  TRUNCATED and every other reader/model diagnostic, with what it means.
+
+Each finding has a count, the share of GPU time it touches (sum of the durations of the GPU
+activities involved over the sum of all kernel, memcpy and memset durations; none where the
+GPU time is unknown) and what it means for the numbers. Severity: info findings change no
+figure kinetoscope prints; warnings make some figure unreliable or incomplete.
+--strict: exit status 1 when any finding is a warning or worse.`;
+
+interface DoctorOptions extends CommonOptions {}
+
+export function doctorCommand(): Command {
+  const cmd = new Command('doctor')
+    .description('a data-quality report: overlapping kernels, unmatched launches, impossible durations, non-nesting ranges, graph-hidden kernels, clock skew, partial steps, id collisions, truncation')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .addHelpText('after', HELP);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: DoctorOptions) => {
+      const model = await openTrace(path);
+      const report = computeDoctor(model);
+      if (opts.json) printJson(doctorJson(report));
+      else {
+        const c = colorsFor(opts);
+        printText(
+          renderDoctor(report, {
+            verbose: opts.verbose,
+            dim: c.dim,
+            severityStyle: (s, t) => (s === 'error' ? c.red(t) : s === 'warning' ? c.yellow(t) : c.dim(t)),
+          }),
+        );
+      }
+      return opts.strict && report.findings.some((f) => f.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
+    }),
+  );
+}
