@@ -39,8 +39,20 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     for (const r of k.replaced) {
       const times = r.count === 1 ? '' : ` ×${count(r.count)}`;
       out.push(`    ${plus(kname(r.b.name))}${r.b.op && r.b.op !== r.b.name ? dim(` [${r.b.op}]`) : ''} ${formatUs(r.bUs)}${times} ${dim(`(${ruleWords(r.by)})`)} replaces`);
-      for (const a of r.a) out.push(`      ${minus(kname(a.name))}${opOf(a, dim)} ${formatUs(a.durUs)}`);
-      out.push(`      ${formatUs(r.aUs)} → ${formatUs(r.bUs)} (${signedUs(r.bUs - r.aUs)}${r.aUs > 0 ? `, ${(r.bUs / r.aUs).toFixed(2)}×` : ''})`);
+      // Group A's kernels by name and op: a fused kernel can replace hundreds of launches.
+      const groups = new Map<string, { a: KernelCall; n: number; us: number }>();
+      for (const a of r.a) {
+        const key = `${a.name}\u0000${a.op ?? ''}`;
+        const g = groups.get(key);
+        if (g) {
+          g.n++;
+          g.us += a.durUs;
+        } else groups.set(key, { a, n: 1, us: a.durUs });
+      }
+      for (const { a, n, us } of groups.values()) {
+        out.push(`      ${minus(kname(a.name))}${opOf(a, dim)} ${n === 1 ? formatUs(us) : `×${n}, ${formatUs(us)} (${formatUs(us / n)} each)`}`);
+      }
+      out.push(`      ${formatUs(r.aUs)} → ${formatUs(r.bUs)} (${signedUs(r.bUs - r.aUs)}${r.aUs > 0 ? `, ${ratio(r.bUs / r.aUs)}×` : ''})`);
     }
   }
   const only = (label: string, list: TraceDiff['kernels']['onlyA'], paint: (s: string) => string) => {
@@ -120,6 +132,11 @@ function indent(text: string): string {
     .split('\n')
     .map((l) => `    ${l}`)
     .join('\n');
+}
+
+/** B ÷ A with two significant digits below 0.1 (a fused kernel can be 0.0036× the kernels it replaced). */
+function ratio(x: number): string {
+  return x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
 }
 
 function count(n: number): string {
