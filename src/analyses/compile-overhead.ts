@@ -127,7 +127,10 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
     const name = strings.get(host.name[i]!);
     names[i] = name;
     const kind = host.kind[i]!;
-    roles[i] = kind === HostKind.Op || kind === HostKind.Annotation ? compilePreOpRole(name) : undefined;
+    // Only Inductor's graph frame is a user_annotation; a user's own annotation is never a pre-op
+    // (one named `guard_step` is not Dynamo's guards).
+    const role = kind === HostKind.Op || kind === HostKind.Annotation ? compilePreOpRole(name) : undefined;
+    roles[i] = kind === HostKind.Annotation && role !== 'compiled-graph' ? undefined : role;
     if (roles[i] === 'region') compiled = true;
     if (name.startsWith('autograd::engine::evaluate_function') || name === 'CompiledFunctionBackward') hasBackward = true;
     if (name === 'CompiledFunction') {
