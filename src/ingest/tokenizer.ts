@@ -281,7 +281,7 @@ interface PendingDiag {
   byteOffset: number;
 }
 
-const INTERN_BITS = 15;
+const INTERN_BITS = 13;
 const INTERN_SIZE = 1 << INTERN_BITS;
 const INTERN_MASK = INTERN_SIZE - 1;
 const INTERN_LIMIT = INTERN_SIZE >> 1; // keep the table at most half full
@@ -340,10 +340,8 @@ class Tokenizer {
   private headerErrAfter = 0;
 
   // Intern table for short repeated strings, keyed by their bytes.
-  private readonly iHash = new Int32Array(INTERN_SIZE);
+  private readonly iMeta = new Int32Array(INTERN_SIZE * 3);
   private readonly iStr: (string | undefined)[] = new Array(INTERN_SIZE).fill(undefined);
-  private readonly iOff = new Int32Array(INTERN_SIZE);
-  private readonly iLen = new Int32Array(INTERN_SIZE);
   private iArena = new Uint8Array(1 << 16);
   private iArenaView = new DataView(this.iArena.buffer);
   private iArenaLen = 0;
@@ -1472,16 +1470,17 @@ class Tokenizer {
     h = Math.imul(h ^ (b[s + 1] | (b[e - 2] << 8) | (b[m - 1] << 16) | (b[s + (len >> 2)] << 24)), 0x85ebca6b);
     h ^= h >>> 15;
     let idx = h & INTERN_MASK;
-    const hs = this.iHash;
+    const meta = this.iMeta; // [hash, arena offset, length] per slot: one cache line per probe
     const strs = this.iStr;
     for (;;) {
       const str = strs[idx];
       if (str === undefined) break;
-      if (hs[idx] === h && this.iLen[idx] === len) {
+      const k = idx * 3;
+      if (meta[k + 2] === len && meta[k] === h) {
         // Compare 4 bytes at a time, then the tail.
         const da = this.iArenaView;
         const db = this.view;
-        let o = this.iOff[idx];
+        let o = meta[k + 1];
         let i = s;
         const e4 = e - 3;
         while (i < e4 && da.getInt32(o) === db.getInt32(i)) { o += 4; i += 4; }
@@ -1500,10 +1499,11 @@ class Tokenizer {
         this.iArenaView = new DataView(na.buffer);
       }
       this.iArena.set(b.subarray(s, e), this.iArenaLen);
-      hs[idx] = h;
+      const k = idx * 3;
+      meta[k] = h;
+      meta[k + 1] = this.iArenaLen;
+      meta[k + 2] = len;
       strs[idx] = str;
-      this.iOff[idx] = this.iArenaLen;
-      this.iLen[idx] = len;
       this.iArenaLen += len;
       this.iCount++;
     }
