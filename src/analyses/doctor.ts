@@ -203,7 +203,8 @@ const durations: Check = {
     }
     const windowNs = hostEnd - hostStart;
     const tooLong: number[] = [];
-    if (host.length > 0) for (let g = 0; g < gpu.length; g++) if (gpu.durNs[g]! > windowNs) tooLong.push(g);
+    // Only work launched inside the capture: a kernel launched before it opened may legitimately span it.
+    if (host.length > 0) for (let g = 0; g < gpu.length; g++) if (gpu.launcher[g]! >= 0 && gpu.durNs[g]! > windowNs) tooLong.push(g);
     if (tooLong.length) {
       const max = Math.max(...tooLong.map((g) => gpu.durNs[g]!));
       out.push({

@@ -15,7 +15,18 @@
  * −1 µs kernel does that); here such a violation is reported as a diagnostic instead.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { KernelTypeId, mergeRows, mergedLengthNs, type BreakdownActivities } from './kernel-type-breakdown.js';
+import type { TraceModel } from '../model/trace-model.js';
+import { buildHtaView, type HtaView } from './hta-compat.js';
+import { computeIdleTime, DEFAULT_CONSECUTIVE_KERNEL_DELAY_NS, type StreamIdle } from './idle-time.js';
+import {
+  collectActivities,
+  computeKernelTypeBreakdown,
+  KernelTypeId,
+  mergeRows,
+  mergedLengthNs,
+  type BreakdownActivities,
+  type KernelTypeBreakdown,
+} from './kernel-type-breakdown.js';
 
 export interface TemporalDevice {
   /** Device id; in HTA mode the whole rank is one row, device 0. */
@@ -102,5 +113,46 @@ export function computeTemporalBreakdown(a: BreakdownActivities, opts: TemporalO
     computeNs: sum((d) => d.computeNs),
     nonComputeNs: sum((d) => d.nonComputeNs),
     diagnostics,
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// The three breakdowns together (the `breakdown` command)
+
+export interface BreakdownOptions {
+  /** Replay HTA's preprocessing and arithmetic (hta-compat.ts). */
+  readonly htaCompat?: boolean;
+  readonly consecutiveKernelDelayNs?: number;
+  /** Kernels listed per type before the rest is folded into `others` (HTA's num_kernels, 10). */
+  readonly topKernels?: number;
+}
+
+export interface BreakdownResult {
+  readonly mode: 'kinetoscope' | 'hta-compat';
+  readonly temporal: TemporalBreakdown;
+  readonly kernelTypes: KernelTypeBreakdown;
+  readonly idle: readonly StreamIdle[];
+  readonly consecutiveKernelDelayNs: number;
+  /** HTA's preprocessing, under htaCompat. */
+  readonly hta?: HtaView;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Temporal, kernel-type and idle-time breakdowns over one view of the GPU time: kinetoscope's (exact ns) or HTA's. */
+export function computeBreakdown(model: TraceModel, opts: BreakdownOptions = {}): BreakdownResult {
+  const hta = opts.htaCompat ? buildHtaView(model) : undefined;
+  const activities = hta ? hta.activities : collectActivities(model);
+  const consecutiveKernelDelayNs = opts.consecutiveKernelDelayNs ?? DEFAULT_CONSECUTIVE_KERNEL_DELAY_NS;
+  const temporal = computeTemporalBreakdown(activities, { hta: !!hta });
+  const kernelTypes = computeKernelTypeBreakdown(activities, { topKernels: opts.topKernels ?? 10, htaFolding: !!hta });
+  const idle = computeIdleTime(activities, { consecutiveKernelDelayNs, hta: !!hta });
+  return {
+    mode: hta ? 'hta-compat' : 'kinetoscope',
+    temporal,
+    kernelTypes,
+    idle,
+    consecutiveKernelDelayNs,
+    hta,
+    diagnostics: [...(hta?.diagnostics ?? []), ...temporal.diagnostics],
   };
 }

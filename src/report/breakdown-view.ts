@@ -2,24 +2,12 @@
  * The breakdown report: HTA's temporal, kernel-type and per-stream idle-time breakdowns with the
  * definition of every number printed beside it, as terminal text and as JSON with stable keys.
  */
-import type { Diagnostic } from '../core/diagnostics.js';
-import type { HtaView } from '../analyses/hta-compat.js';
-import type { StreamIdle } from '../analyses/idle-time.js';
-import type { KernelStats, KernelTypeBreakdown } from '../analyses/kernel-type-breakdown.js';
-import type { TemporalBreakdown } from '../analyses/temporal-breakdown.js';
+import type { KernelStats } from '../analyses/kernel-type-breakdown.js';
+import type { BreakdownResult } from '../analyses/temporal-breakdown.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
-export interface BreakdownResult {
-  readonly mode: 'kinetoscope' | 'hta-compat';
-  readonly temporal: TemporalBreakdown;
-  readonly kernelTypes: KernelTypeBreakdown;
-  readonly idle: readonly StreamIdle[];
-  readonly consecutiveKernelDelayNs: number;
-  /** HTA's preprocessing, under --hta-compat. */
-  readonly hta?: HtaView;
-  readonly diagnostics: readonly Diagnostic[];
-}
+export type { BreakdownResult };
 
 /** What each number means; printed beside the numbers, in `--help` and in the JSON. */
 export function breakdownDefinitions(mode: BreakdownResult['mode'], consecutiveKernelDelayUs: number): Record<string, string> {
@@ -110,7 +98,8 @@ export function breakdownJson(r: BreakdownResult) {
           : {}),
       };
     }),
-    // Per type, even one whose time is all hidden under another type: its kernels, most time first.
+    // Per type, even one whose time is all hidden under another type: its kernels, most time first
+    // (by name under --hta-compat, HTA's order).
     kernelTypeTotals: r.kernelTypes.types.map((x) => ({
       type: x.type,
       count: x.count,

@@ -1,12 +1,8 @@
 /** `kinetoscope breakdown TRACE`: HTA's temporal, kernel-type and idle-time breakdowns, with or without HTA's preprocessing. */
 import { Command } from 'commander';
-import { buildHtaView } from '../../analyses/hta-compat.js';
-import { computeIdleTime } from '../../analyses/idle-time.js';
-import { collectActivities, computeKernelTypeBreakdown } from '../../analyses/kernel-type-breakdown.js';
-import { computeTemporalBreakdown } from '../../analyses/temporal-breakdown.js';
-import { breakdownDefinitions, breakdownJson, renderBreakdown, type BreakdownResult } from '../../report/breakdown-view.js';
+import { computeBreakdown } from '../../analyses/temporal-breakdown.js';
+import { breakdownDefinitions, breakdownJson, renderBreakdown } from '../../report/breakdown-view.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
-import type { TraceModel } from '../../model/trace-model.js';
 import { action, colorsFor, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 
 function helpText(): string {
@@ -61,31 +57,6 @@ interface BreakdownOptions extends CommonOptions {
   kernels?: string | boolean;
 }
 
-export interface BreakdownRunOptions {
-  readonly htaCompat?: boolean;
-  readonly consecutiveKernelDelayUs?: number;
-  readonly topKernels?: number;
-}
-
-/** The three breakdowns over one view of the GPU time (kinetoscope's or HTA's). */
-export function computeBreakdown(model: TraceModel, opts: BreakdownRunOptions = {}): BreakdownResult {
-  const hta = opts.htaCompat ? buildHtaView(model) : undefined;
-  const activities = hta ? hta.activities : collectActivities(model);
-  const consecutiveKernelDelayNs = Math.round((opts.consecutiveKernelDelayUs ?? 30) * 1000);
-  const temporal = computeTemporalBreakdown(activities, { hta: !!hta });
-  const kernelTypes = computeKernelTypeBreakdown(activities, { topKernels: opts.topKernels ?? 10, htaFolding: !!hta });
-  const idle = computeIdleTime(activities, { consecutiveKernelDelayNs, hta: !!hta });
-  return {
-    mode: hta ? 'hta-compat' : 'kinetoscope',
-    temporal,
-    kernelTypes,
-    idle,
-    consecutiveKernelDelayNs,
-    hta,
-    diagnostics: [...(hta?.diagnostics ?? []), ...temporal.diagnostics],
-  };
-}
-
 export function breakdownCommand(): Command {
   const cmd = new Command('breakdown')
     .description("HTA's temporal breakdown (idle / compute / non-compute), kernel-type breakdown (computation / communication / memory) and per-stream idle time (host wait / kernel wait / other)")
@@ -104,7 +75,7 @@ export function breakdownCommand(): Command {
         return EXIT_BAD_INPUT;
       }
       const model = await openTrace(path);
-      const result = computeBreakdown(model, { htaCompat: opts.htaCompat, consecutiveKernelDelayUs: delayUs, topKernels: top });
+      const result = computeBreakdown(model, { htaCompat: opts.htaCompat, consecutiveKernelDelayNs: Math.round(delayUs * 1000), topKernels: top });
       const diagnostics = [...model.diagnostics, ...result.diagnostics];
       if (opts.json) {
         printJson({ ...breakdownJson(result), diagnostics: diagnosticsJson(diagnostics) });
