@@ -14,6 +14,7 @@ import { isKinetoscopeError } from '../src/core/errors.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { parseExpectationsYaml, stringifyExpectations } from '../src/report/expectations-file.js';
+import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { rawTrace } from './raw-scopes.js';
 
@@ -41,10 +42,7 @@ function yamlFile(name: string, text: string): string {
   return p;
 }
 
-beforeAll(() => {
-  const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) console.warn(r.stdout, r.stderr);
-}, 120_000);
+beforeAll(ensureBuilt, 200_000);
 
 describe('examples/expect: the article\'s guesses hold on the H200 captures', () => {
   it('there is a file for each of the seed\'s workloads', () => {

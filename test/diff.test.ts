@@ -14,6 +14,7 @@ import { computeTraceDiff, longestCommonSubsequence } from '../src/analyses/diff
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { diffJson } from '../src/report/diff-view.js';
+import { ensureBuilt } from './build-once.js';
 import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { mean, rawTrace, type RawInstance } from './raw-scopes.js';
 
@@ -215,10 +216,7 @@ describe('longestCommonSubsequence', () => {
 });
 
 describe('kinetoscope diff (CLI)', () => {
-  beforeAll(() => {
-    const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
-    if (r.status !== 0) console.warn(r.stdout, r.stderr);
-  }, 120_000);
+  beforeAll(ensureBuilt, 200_000);
 
   it('--json has the documented keys; exit 0', () => {
     const r = spawnSync(process.execPath, [CLI, 'diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_compile'), '--json'], { encoding: 'utf8' });

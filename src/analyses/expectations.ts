@@ -26,6 +26,7 @@
  */
 import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { findGemmCalls } from './gemm.js';
+import { clippedLengthNs, mergeIntervals } from './intervals.js';
 import { decodeKernelName, shortKernelName } from './kernel-name.js';
 import {
   computeScopeInstances,
@@ -37,7 +38,6 @@ import {
   type ScopeInstance,
   type ScopeSpec,
 } from './scopes.js';
-import { gpuBusyUnion, startsOf, unionInWindowNs } from './launches.js';
 import { computeStepBreakdown, GPU_BOUND_BUSY_SHARE, type StepRow, type StepVerdict } from './step-breakdown.js';
 import { computeLaunchedGpuWork, isViewOpName } from './views.js';
 
@@ -414,13 +414,14 @@ function describeLaunched(m: TraceModel, inst: ScopeInstance, i: number): string
 function createIdleJudge(m: TraceModel, scope: ScopeSpec): (inst: ScopeInstance) => { fraction: number; verdict: Verdict; reason: string } {
   const rows = new Map<number, StepRow>();
   if (scope.per === 'step') for (const r of computeStepBreakdown(m).steps) rows.set(r.host, r);
-  const busy = gpuBusyUnion(m);
-  const starts = startsOf(busy);
+  const busy: number[] = [];
+  for (let g = 0; g < m.gpu.length; g++) busy.push(m.gpu.startNs[g]!, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
+  mergeIntervals(busy);
   return (inst) => {
     const row = rows.get(inst.root);
     if (row) return { fraction: row.durUs > 0 ? row.gpuIdleUs / row.durUs : 0, verdict: row.verdict, reason: row.reason };
     const window = inst.endNs - inst.startNs;
-    const busyNs = window > 0 ? unionInWindowNs(busy, starts, inst.startNs, inst.endNs) : 0;
+    const busyNs = window > 0 ? clippedLengthNs(busy, inst.startNs, inst.endNs) : 0;
     const share = window > 0 ? busyNs / window : 0;
     if (busyNs <= 0 && instanceKernels(m, inst).length === 0) return { fraction: 1, verdict: 'no-gpu-work', reason: 'no GPU activity in the window' };
     const verdict: Verdict = share >= GPU_BOUND_BUSY_SHARE ? 'gpu-bound' : 'overhead-bound';

@@ -1,0 +1,57 @@
+/**
+ * Builds dist/ before a test spawns the CLI, once: skipped when dist/cli/main.js is newer
+ * than every source file, and serialised through a lock directory so that test files
+ * running in parallel (vitest forks) never run two `tsc` at once over the same outputs.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+const LOCK = join(ROOT, 'node_modules/.kinetoscope-build-lock');
+
+function newestSourceMs(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSourceMs(p));
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function fresh(): boolean {
+  try {
+    return statSync(join(ROOT, 'dist/cli/main.js')).mtimeMs >= newestSourceMs(join(ROOT, 'src'));
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+export function ensureBuilt(): void {
+  for (const deadline = Date.now() + 180_000; Date.now() < deadline; ) {
+    if (fresh()) return;
+    try {
+      mkdirSync(LOCK);
+    } catch {
+      // Another test file is building: wait for it (a lock left by a killed run expires).
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > 120_000) rmSync(LOCK, { recursive: true, force: true });
+      } catch {
+        /* removed meanwhile */
+      }
+      sleep(200);
+      continue;
+    }
+    try {
+      if (fresh()) return;
+      const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+      if (r.status !== 0) console.warn(`npm run build exited ${r.status}:\n${r.stdout}${r.stderr}`);
+      return;
+    } finally {
+      rmSync(LOCK, { recursive: true, force: true });
+    }
+  }
+}
