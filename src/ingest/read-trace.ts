@@ -17,7 +17,7 @@ import { createTraceTokenizer, type TraceTokenizer } from './tokenizer.js';
 
 export interface ReadResult {
   container: 'object' | 'array';
-  /** Every top-level key but traceEvents. */
+  /** Every top-level key but traceEvents; integers beyond 2^53 (baseTimeNanoseconds) as decimal strings. */
   header: JsonObject;
   /** Integer µs; event.tsNs = (ts − timeOriginUs)·1000 exactly. */
   timeOriginUs: number;

@@ -9,6 +9,9 @@
  * `inf`/`nan`/`N/A`, raw control characters, unescaped `"` in names, truncated files), each
  * repaired and reported as a Diagnostic.
  *
+ * Integers beyond ±2^53 become exact decimal strings wherever they are, in `args` and in the
+ * header alike: `header.baseTimeNanoseconds` (≈1.7e18 ns) is such a string; use BigInt() on it.
+ *
  * Ignores: event keys other than `ph cat name pid tid ts dur id bp s args` (they are parsed for
  * syntax, then dropped); anything after the root value closes (one TRAILING_DATA diagnostic).
  *
@@ -23,7 +26,10 @@ import { KinetoscopeError } from '../core/errors.js';
 
 export interface TokenizerResult {
   container: 'object' | 'array';
-  /** Every top-level key but `traceEvents` (empty for a bare-array root). */
+  /**
+   * Every top-level key but `traceEvents` (empty for a bare-array root). Integers beyond 2^53
+   * are decimal strings, e.g. `baseTimeNanoseconds: "1790857026000000000"`.
+   */
   header: JsonObject;
   /** Integer µs: the integer part of the first `ts` seen; `event.tsNs = (ts − timeOriginUs)·1000` exactly. */
   timeOriginUs: number;
