@@ -173,6 +173,52 @@ describe('diff geglu_mlp vs geglu_mlp_hand (S11)', () => {
   });
 });
 
+describe('diff: more of the seed\'s pairs', () => {
+  it('relu_mlp vs relu_mlp_compile: each ReLU kernel (owned by aten::clamp_min under aten::relu) replaced by the fused relu kernel', async () => {
+    const d = computeTraceDiff(await load('relu_mlp'), await load('relu_mlp_compile'));
+    const ra = rawTrace('relu_mlp').instances('mlp_fwd');
+    const rb = rawTrace('relu_mlp_compile').instances('mlp_fwd');
+    expect(d.kernels.replaced).toHaveLength(1);
+    const r = d.kernels.replaced[0]!;
+    expect([r.by, r.count, r.b.name]).toEqual(['fused-ops', 2, 'triton_poi_fused_relu_threshold_backward_view_0']);
+    expect(r.a.map((x) => x.op)).toEqual(['aten::clamp_min']);
+    const relu = (k: RawInstance['kernels'][number]) => rawTrace('relu_mlp').ownerOf(k)?.name === 'aten::clamp_min';
+    // Per occurrence: the instance's two ReLU kernels, averaged.
+    expect(r.aUs).toBeCloseTo(rawKernelUs(ra, relu) / 2, 6);
+    expect(r.bUs).toBeCloseTo(rawKernelUs(rb, (k) => k.name === r.b.name) / 2, 6);
+    expect(r.a[0]!.durUs).toBeCloseTo(r.aUs, 9);
+  });
+
+  it('matmul_add vs matmul_add_compile: the GEMM with the bias in its epilogue takes the place of the GEMM and the add kernel', async () => {
+    const d = computeTraceDiff(await load('matmul_add'), await load('matmul_add_compile'));
+    const ra = rawTrace('matmul_add').instances('matmul_add_fwd');
+    const rb = rawTrace('matmul_add_compile').instances('matmul_add_fwd');
+    expect(d.kernels.same).toEqual([]);
+    expect(d.kernels.replaced).toHaveLength(1);
+    const r = d.kernels.replaced[0]!;
+    expect(r.by).toBe('position');
+    expect(r.a.map((x) => [x.name, x.op])).toEqual(ra[0]!.kernels.map((k) => [k.name, rawTrace('matmul_add').ownerOf(k)!.name]));
+    expect(r.b.name).toBe(rb[0]!.kernels[0]!.name);
+    expect(r.b.name).toContain('_bias_');
+    expect(r.aUs).toBeCloseTo(rawKernelUs(ra, () => true), 6);
+    expect(r.bUs).toBeCloseTo(rawKernelUs(rb, () => true), 6);
+    expect(d.ops.removed.map((o) => o.name)).toContain('aten::add');
+  });
+
+  it('--per step: aligned on ProfilerStep#N, host calls outside the annotation included', async () => {
+    const d = computeTraceDiff(await load('geglu_mlp'), await load('geglu_mlp_compile'), { per: 'step' });
+    expect(d.scope).toEqual({ per: 'step', instancesA: 3, instancesB: 3 });
+    expect(d.perAnnotation.map((a) => a.name)).toEqual(['ProfilerStep*']);
+    expect(d.kernels.replaced.map((r) => r.b.name)).toEqual(['triton_poi_fused__unsafe_view_gelu_mul_0']);
+    // mlp_fwd itself is inside each step, in both traces: not a change.
+    expect([...d.ops.removed, ...d.ops.added].map((o) => o.name)).not.toContain('mlp_fwd');
+    // torch's key_averages row for the steps: CPU total over its 3 calls.
+    const torch = loadOracle('geglu_mlp').key_averages.find((k) => k.key === 'ProfilerStep*')!;
+    expect(d.perAnnotation[0]!.a.cpuUs).toBeCloseTo(torch.cpu_time_total_us / torch.count, 3);
+    expect(d.perAnnotation[0]!.a.gpuUs).toBeCloseTo(torch.device_time_total_us / torch.count, 3);
+  });
+});
+
 describe('diff across GPUs: different kernel names for the same op and shape', () => {
   it('each GEMM is matched to the other trace\'s GEMM by owning op and Input Dims', async () => {
     // A stand-in for another GPU: the eager GeGLU trace with its GEMM kernels renamed.

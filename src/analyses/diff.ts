@@ -219,6 +219,8 @@ function chooseScope(a: TraceModel, b: TraceModel, opts: DiffOptions, notes: str
 interface Occurrence {
   readonly name: string;
   readonly op?: string;
+  /** The owning op and the cpu_ops around it, innermost first (`aten::clamp_min`, `aten::relu`). */
+  readonly opPath: readonly string[];
   readonly inputDims?: unknown;
   /** Mean duration over the instances that share the sequence, ns. */
   readonly durNs: number;
@@ -250,9 +252,12 @@ function alignedSequence(m: TraceModel, instances: readonly ScopeInstance[], sid
     for (const l of members) sum += m.gpu.durNs[l[pos]!]!;
     const op = owningOp(m, g);
     const dims = op >= 0 ? (m.host.args[op]?.['Input Dims'] ?? m.host.args[op]?.['Input dims']) : undefined;
+    const opPath: string[] = [];
+    for (let p = op; p >= 0 && m.host.kind[p] === HostKind.Op; p = m.host.parent[p]!) opPath.push(m.strings.get(m.host.name[p]!));
     return {
       name: m.strings.get(m.gpu.name[g]!),
       ...(op >= 0 ? { op: m.strings.get(m.host.name[op]!) } : {}),
+      opPath,
       ...(dims !== undefined ? { inputDims: dims } : {}),
       durNs: sum / members.length,
     };
@@ -339,26 +344,22 @@ function diffKernels(
     ...(o.inputDims !== undefined ? { inputDims: o.inputDims } : {}),
     durUs: o.durNs / 1000,
   });
-  // Group identical replacements (the same kernels replaced several times per instance).
-  const groups = new Map<string, { r: { a: number[]; b: number; by: ReplacementRule }; count: number; aNs: number; bNs: number }>();
+  // Group identical replacements (the same kernels replaced several times per instance);
+  // each call's time is the mean over the group's occurrences.
+  const groups = new Map<string, { a: number[]; b: number; by: ReplacementRule }[]>();
   for (const r of found) {
     const key = `${r.by}\u0000${seqB.occ[r.b]!.name}\u0000${r.a.map((i) => seqA.occ[i]!.name).join('\u0001')}`;
-    const aNs = r.a.reduce((s, i) => s + seqA.occ[i]!.durNs, 0);
     const g = groups.get(key);
-    if (g) {
-      g.count++;
-      g.aNs += aNs;
-      g.bNs += seqB.occ[r.b]!.durNs;
-    } else groups.set(key, { r, count: 1, aNs, bNs: seqB.occ[r.b]!.durNs });
+    if (g) g.push(r);
+    else groups.set(key, [r]);
   }
-  const replaced: Replacement[] = [...groups.values()].map(({ r, count, aNs, bNs }) => ({
-    a: r.a.map((i) => call(seqA.occ[i]!)),
-    b: call(seqB.occ[r.b]!),
-    by: r.by,
-    count,
-    aUs: aNs / count / 1000,
-    bUs: bNs / count / 1000,
-  }));
+  const replaced: Replacement[] = [...groups.values()].map((members) => {
+    const first = members[0]!;
+    const meanNs = (f: (r: (typeof members)[number]) => number) => members.reduce((s, r) => s + f(r), 0) / members.length;
+    const a = first.a.map((i, k) => call({ ...seqA.occ[i]!, durNs: meanNs((r) => seqA.occ[r.a[k]!]!.durNs) }));
+    const b = call({ ...seqB.occ[first.b]!, durNs: meanNs((r) => seqB.occ[r.b]!.durNs) });
+    return { a, b, by: first.by, count: members.length, aUs: a.reduce((s, x) => s + x.durUs, 0), bUs: b.durUs };
+  });
 
   return {
     same,
@@ -408,10 +409,13 @@ function fusedOps(kernel: string): Set<string> | undefined {
   return ops.size > 0 ? ops : undefined;
 }
 
-/** Whether a fused kernel's op list covers the work of A's kernel (its owning op, or A's own fused ops). */
+/**
+ * Whether a fused kernel's op list covers the work of A's kernel: its owning op or an op
+ * around it (`aten::relu` → `aten::clamp_min` owns ReLU's kernel), or A's own fused ops.
+ */
 function doesWorkOf(fused: ReadonlySet<string>, o: Occurrence): boolean {
-  if (o.op !== undefined) {
-    const base = o.op.replace(/^aten::/, '').replace(/_$/, '');
+  for (const op of o.opPath) {
+    const base = op.replace(/^aten::/, '').replace(/_$/, '');
     if (fused.has(base)) return true;
   }
   const own = fusedOps(o.name);
