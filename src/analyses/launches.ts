@@ -28,8 +28,7 @@
  * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
  */
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
-import { lowerBound } from './gpu-metrics.js';
-import { mergeIntervals } from './intervals.js';
+import { mergeUnion, unionLengthInNs, type MergedIntervals } from './gpu-metrics.js';
 
 export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
 export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
@@ -72,23 +71,56 @@ export function apiRole(name: string): ApiRole {
   return 'other';
 }
 
-/** Whether runtime/driver call `h` makes the host wait, and how; undefined when it does not. */
-export function syncKindOf(m: TraceModel, name: string, launched: readonly number[] | undefined): SyncKind | undefined {
-  const byName = syncKindByName(name);
-  if (byName) return byName;
-  // cudaMemcpyAsync into pageable host memory is staged and synchronous for the host (CUDA
-  // runtime API docs, "API synchronization behavior"); Kineto names the copy `… -> Pageable)`.
-  if (MEMCPY_API.test(name) && launched) {
-    for (const g of launched) {
-      if (m.gpu.kind[g] === GpuKind.Memcpy && /DtoH.*Pageable/.test(m.strings.get(m.gpu.name[g]!))) return 'blocking-copy';
-    }
-  }
-  return undefined;
+/**
+ * Whether a runtime/driver call makes the host wait, and how; undefined when it does not.
+ * cudaMemcpyAsync into pageable host memory is staged and synchronous for the host (CUDA
+ * runtime API docs, "API synchronization behavior"); Kineto names that copy `… -> Pageable)`.
+ */
+export function syncKindOf(m: TraceModel, name: string, launched: ArrayLike<number> | undefined): SyncKind | undefined {
+  const info: ApiNameInfo = { name, role: apiRole(name), launch: false, graph: false, sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
+  return syncKindOfCall(m, info, launched ?? []);
 }
 
 /** Whether a sync kind stops the host thread (a stream wait only orders GPU work). */
 export function syncBlocksHost(kind: SyncKind): boolean {
   return kind !== 'stream-wait';
+}
+
+/** What a runtime/driver call's name says, decided once per distinct name. */
+export interface ApiNameInfo {
+  readonly name: string;
+  readonly role: ApiRole;
+  /** A kernel or graph launch API. */
+  readonly launch: boolean;
+  readonly graph: boolean;
+  readonly sync: SyncKind | undefined;
+  readonly memcpy: boolean;
+}
+
+/** A per-trace cache: `info(hostIndex)` for runtime/driver calls. */
+export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
+  const cache = new Map<number, ApiNameInfo>();
+  return (i: number) => {
+    const id = m.host.name[i]!;
+    let info = cache.get(id);
+    if (!info) {
+      const name = m.strings.get(id);
+      info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
+      cache.set(id, info);
+    }
+    return info;
+  };
+}
+
+/** `syncKindOf` with the name already looked up. */
+export function syncKindOfCall(m: TraceModel, info: ApiNameInfo, launched: ArrayLike<number>): SyncKind | undefined {
+  if (info.sync) return info.sync;
+  if (!info.memcpy) return undefined;
+  for (let k = 0; k < launched.length; k++) {
+    const g = launched[k]!;
+    if (m.gpu.kind[g] === GpuKind.Memcpy && /DtoH.*Pageable/.test(m.strings.get(m.gpu.name[g]!))) return 'blocking-copy';
+  }
+  return undefined;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -277,18 +309,41 @@ export function quantileSorted(v: ArrayLike<number>, q: number): number {
   return v[lo]! + (v[hi]! - v[lo]!) * (pos - lo);
 }
 
-/** GPU activities each host call launched, in start order. */
-export function launchedByHost(m: TraceModel): Map<number, number[]> {
-  const out = new Map<number, number[]>();
-  for (let g = 0; g < m.gpu.length; g++) {
-    const h = m.gpu.launcher[g]!;
-    if (h < 0) continue;
-    let list = out.get(h);
-    if (!list) out.set(h, (list = []));
-    list.push(g);
+/**
+ * The GPU activities each host call launched, in start order: a compressed index (one offset
+ * per host event) rather than a Map of small arrays — launches run to millions.
+ */
+export interface LaunchIndex {
+  /** Activities of host event h: items[offsets[h] .. offsets[h + 1]). */
+  readonly offsets: Int32Array;
+  readonly items: Int32Array;
+}
+
+export function createLaunchIndex(m: TraceModel): LaunchIndex {
+  const { gpu } = m;
+  const offsets = new Int32Array(m.host.length + 1);
+  for (let g = 0; g < gpu.length; g++) if (gpu.launcher[g]! >= 0) offsets[gpu.launcher[g]! + 1]++;
+  for (let h = 0; h < m.host.length; h++) offsets[h + 1] += offsets[h]!;
+  const fill = offsets.slice(0, m.host.length);
+  const items = new Int32Array(offsets[m.host.length]!);
+  for (let g = 0; g < gpu.length; g++) {
+    const h = gpu.launcher[g]!;
+    if (h >= 0) items[fill[h]!++] = g;
   }
-  for (const list of out.values()) list.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]! || a - b);
-  return out;
+  for (let h = 0; h < m.host.length; h++) {
+    const a = offsets[h]!;
+    const b = offsets[h + 1]!;
+    if (b - a > 1) {
+      const seg = Array.from(items.subarray(a, b)).sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
+      items.set(seg, a);
+    }
+  }
+  return { offsets, items };
+}
+
+/** The activities host event h launched (empty when none). */
+export function launchedBy(ix: LaunchIndex, h: number): Int32Array {
+  return ix.items.subarray(ix.offsets[h]!, ix.offsets[h + 1]!);
 }
 
 /** Innermost enclosing `cpu_op` of host event `i` (annotations skipped), or -1. */
@@ -297,33 +352,25 @@ export function innermostOp(m: TraceModel, i: number): number {
   return -1;
 }
 
-/** The merged union of every GPU activity, for "was the GPU busy then" queries. */
-export function gpuBusyUnion(m: TraceModel): number[] {
-  const flat: number[] = [];
-  for (let g = 0; g < m.gpu.length; g++) flat.push(m.gpu.startNs[g]!, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
-  mergeIntervals(flat);
-  return flat;
-}
-
-/** Length of a merged union inside [lo, hi), found by binary search. */
-export function unionInWindowNs(merged: readonly number[], mergedStarts: Float64Array, lo: number, hi: number): number {
-  let k = Math.max(0, lowerBound(mergedStarts, lo) - 1);
-  let total = 0;
-  for (; k < mergedStarts.length; k++) {
-    const s = merged[2 * k]!;
-    if (s >= hi) break;
-    const e = merged[2 * k + 1]!;
-    const a = s > lo ? s : lo;
-    const b = e < hi ? e : hi;
-    if (b > a) total += b - a;
+/** The union of every GPU activity, for "was the GPU busy then" queries. */
+export function gpuBusyUnion(m: TraceModel): MergedIntervals {
+  const starts = new Float64Array(m.gpu.length);
+  const ends = new Float64Array(m.gpu.length);
+  for (let g = 0; g < m.gpu.length; g++) {
+    starts[g] = m.gpu.startNs[g]!;
+    ends[g] = m.gpu.startNs[g]! + m.gpu.durNs[g]!;
   }
-  return total;
+  return mergeUnion(starts, ends);
 }
 
-export function startsOf(merged: readonly number[]): Float64Array {
-  const out = new Float64Array(merged.length >> 1);
-  for (let k = 0; k < out.length; k++) out[k] = merged[2 * k]!;
-  return out;
+/** The union's starts (for callers of the earlier flat-array form; `unionLengthInNs` needs none). */
+export function startsOf(u: MergedIntervals): Float64Array {
+  return u.starts;
+}
+
+/** Length of the union inside [lo, hi) (earlier signature, kept for its callers: expectations.ts). */
+export function unionInWindowNs(u: MergedIntervals, _starts: Float64Array, lo: number, hi: number): number {
+  return unionLengthInNs(u, lo, hi);
 }
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
@@ -334,17 +381,10 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
   const includeMemory = opts.includeMemoryEvents ?? true;
   const top = opts.top ?? 10;
   const { host, gpu, strings } = m;
-  const launched = launchedByHost(m);
+  const launched = createLaunchIndex(m);
   const busy = gpuBusyUnion(m);
-  const busyStarts = startsOf(busy);
 
-  const roleByName = new Map<number, ApiRole>();
-  const roleOf = (i: number): ApiRole => {
-    const id = host.name[i]!;
-    let r = roleByName.get(id);
-    if (r === undefined) roleByName.set(id, (r = apiRole(strings.get(id))));
-    return r;
-  };
+  const apiName = createApiNames(m);
 
   // --- per API, and the launch records
   interface ApiAcc { role: ApiRole; cpu: number[]; kernels: number; memcpys: number; memsets: number; without: number; latency: number[]; s2s: number[] }
@@ -355,15 +395,18 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
   let launchCpuNs = 0;
   let launchesWithoutKernel = 0;
   const syncs: HostSync[] = [];
-  const statsRows: LaunchStatsRow[] = [];
+  // HTA's (call, activity) pairs, kept compact: a million launches make a million rows.
+  const rowHost: number[] = [];
+  const rowGpu: number[] = [];
   const isApi = (i: number) => host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver;
 
   for (let i = 0; i < host.length; i++) {
     if (!isApi(i)) continue;
-    const name = strings.get(host.name[i]!);
-    const list = launched.get(i);
-    let role = roleOf(i);
-    const hasKernel = !!list?.some((g) => gpu.kind[g] === GpuKind.Kernel);
+    const info = apiName(i);
+    const name = info.name;
+    const list = launchedBy(launched, i);
+    let role = info.role;
+    const hasKernel = list.some((g) => gpu.kind[g] === GpuKind.Kernel);
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if ((role === 'other' || role === 'memcpy' || role === 'memset') && hasKernel) role = 'kernel-launch';
     let acc = apis.get(name);
@@ -371,7 +414,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
     const start = host.startNs[i]!;
     const dur = host.durNs[i]!;
     acc.cpu.push(dur);
-    if (list && list.length) {
+    if (list.length) {
       for (const g of list) {
         if (gpu.kind[g] === GpuKind.Kernel) acc.kernels++;
         else if (gpu.kind[g] === GpuKind.Memcpy) acc.memcpys++;
@@ -386,28 +429,20 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
       launchCpuNs += dur;
       if (role === 'graph-launch') {
         graphLaunches++;
-        kernelsViaGraphs += list?.filter((g) => gpu.kind[g] === GpuKind.Kernel).length ?? 0;
+        kernelsViaGraphs += list.filter((g) => gpu.kind[g] === GpuKind.Kernel).length;
       }
       if (!hasKernel) launchesWithoutKernel++;
     }
     // HTA's launch stats rows.
     const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
-    if (statsRole && list) {
+    if (statsRole) {
       for (const g of list) {
-        statsRows.push({
-          host: i,
-          gpu: g,
-          api: name,
-          name: strings.get(gpu.name[g]!),
-          correlation: host.correlation[i]!,
-          cpuDurationUs: dur / 1000,
-          gpuDurationUs: gpu.durNs[g]! / 1000,
-          launchDelayUs: Math.max(0, gpu.startNs[g]! - (start + dur)) / 1000,
-        });
+        rowHost.push(i);
+        rowGpu.push(g);
       }
     }
     // Host synchronizations.
-    const sk = syncKindOf(m, name, list);
+    const sk = syncKindOfCall(m, info, list);
     if (sk) {
       const op = innermostOp(m, i);
       let topOp = -1;
@@ -420,7 +455,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
       let afterDtoH = false;
       if (op >= 0) {
         for (let c = host.firstChild[op]!; c >= 0 && c !== i; c = host.nextSibling[c]!) {
-          for (const g of launched.get(c) ?? []) {
+          for (const g of launchedBy(launched, c)) {
             if (gpu.kind[g] === GpuKind.Memcpy && /DtoH/.test(strings.get(gpu.name[g]!))) afterDtoH = true;
           }
         }
@@ -431,7 +466,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
         kind: sk,
         startUs: start / 1000,
         blockedUs: dur / 1000,
-        gpuBusyDuringUs: unionInWindowNs(busy, busyStarts, start, start + dur) / 1000,
+        gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
         ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
         ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
         item,
@@ -490,50 +525,70 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
   }));
   byKernel.sort((a, b) => b.count - a.count || b.gpu.totalUs - a.gpu.totalUs || a.name.localeCompare(b.name));
 
-  // --- per op: the runtime/driver calls it makes
-  const callsOfOp = new Map<number, number[]>();
+  // --- per op: the runtime/driver calls it makes (grouped by op with a counting sort, in host order)
+  const opOf = new Int32Array(host.length).fill(-2);
+  const perOp = new Int32Array(host.length + 1);
   const outside: number[] = [];
   for (let i = 0; i < host.length; i++) {
     if (!isApi(i)) continue;
     const op = innermostOp(m, i);
+    opOf[i] = op;
     if (op < 0) outside.push(i);
-    else {
-      let list = callsOfOp.get(op);
-      if (!list) callsOfOp.set(op, (list = []));
-      list.push(i);
-    }
+    else perOp[op + 1]++;
   }
+  for (let h = 0; h < host.length; h++) perOp[h + 1] += perOp[h]!;
+  const callItems = new Int32Array(perOp[host.length]!);
+  const fill = perOp.slice(0, host.length);
+  for (let i = 0; i < host.length; i++) if (opOf[i]! >= 0) callItems[fill[opOf[i]!]!++] = i;
+
   interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number }
   const patterns = new Map<string, PAcc>();
-  const addPattern = (opName: string, opNs: number, calls: number[]) => {
-    const per = new Map<string, { api: string; count: number; kernels: number; memcpys: number; memsets: number }>();
+  // Scratch for one instance: distinct API name ids in first-call order and their counts.
+  const ids: number[] = [];
+  const counts: number[][] = [];
+  const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>) => {
+    ids.length = 0;
     let apiNs = 0;
     let launchNs = 0;
-    for (const c of calls) {
-      const api = strings.get(host.name[c]!);
-      let e = per.get(api);
-      if (!e) per.set(api, (e = { api, count: 0, kernels: 0, memcpys: 0, memsets: 0 }));
-      e.count++;
-      for (const g of launched.get(c) ?? []) {
-        if (gpu.kind[g] === GpuKind.Kernel) e.kernels++;
-        else if (gpu.kind[g] === GpuKind.Memcpy) e.memcpys++;
-        else e.memsets++;
+    for (let k = 0; k < calls.length; k++) {
+      const c = calls[k]!;
+      const id = host.name[c]!;
+      let j = ids.indexOf(id);
+      if (j < 0) {
+        j = ids.length;
+        ids.push(id);
+        counts[j] = [0, 0, 0, 0];
+      }
+      const e = counts[j]!;
+      e[0]++;
+      let kernel = false;
+      for (const g of launchedBy(launched, c)) {
+        if (gpu.kind[g] === GpuKind.Kernel) {
+          e[1]++;
+          kernel = true;
+        } else if (gpu.kind[g] === GpuKind.Memcpy) e[2]++;
+        else e[3]++;
       }
       apiNs += host.durNs[c]!;
-      if (isKernelLaunchApi(api) || launched.get(c)?.some((g) => gpu.kind[g] === GpuKind.Kernel)) launchNs += host.durNs[c]!;
+      if (kernel || apiName(c).launch) launchNs += host.durNs[c]!;
     }
-    const list = [...per.values()];
-    const pattern = list.map(describeCall).join(', ');
-    const key = `${opName}\u0000${pattern}`;
+    let key = `${opNameId}`;
+    for (let j = 0; j < ids.length; j++) key += `|${ids[j]}:${counts[j]!.join(',')}`;
     let acc = patterns.get(key);
-    if (!acc) patterns.set(key, (acc = { op: opName, pattern, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0 }));
+    if (!acc) {
+      const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[j]![0]!, kernels: counts[j]![1]!, memcpys: counts[j]![2]!, memsets: counts[j]![3]! }));
+      patterns.set(key, (acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0 }));
+    }
     acc.instances++;
     acc.opNs += opNs;
     acc.apiNs += apiNs;
     acc.launchNs += launchNs;
   };
-  for (const [op, calls] of callsOfOp) addPattern(strings.get(host.name[op]!), host.durNs[op]!, calls);
-  for (const c of outside) addPattern('(outside any cpu_op)', NaN, [c]);
+  for (let op = 0; op < host.length; op++) {
+    if (perOp[op + 1] === perOp[op]) continue;
+    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, callItems.subarray(perOp[op]!, perOp[op + 1]!));
+  }
+  for (const c of outside) addPattern('(outside any cpu_op)', -1, NaN, [c]);
   const ops: OpCallPattern[] = [...patterns.values()].map((p) => ({
     op: p.op,
     pattern: p.pattern,
@@ -568,19 +623,48 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
     .sort((a, b) => b.blockedUs - a.blockedUs || a.api.localeCompare(b.api));
 
   // --- HTA's outliers
-  const short = statsRows.filter((r) => r.cpuDurationUs <= runtimeCutoffUs && r.gpuDurationUs < r.cpuDurationUs);
-  const runtime = statsRows.filter((r) => r.cpuDurationUs > runtimeCutoffUs);
-  const delay = statsRows.filter((r) => r.launchDelayUs > launchDelayCutoffUs);
+  const rowOf = (k: number): LaunchStatsRow => {
+    const h = rowHost[k]!;
+    const g = rowGpu[k]!;
+    const end = host.startNs[h]! + host.durNs[h]!;
+    return {
+      host: h,
+      gpu: g,
+      api: strings.get(host.name[h]!),
+      name: strings.get(gpu.name[g]!),
+      correlation: host.correlation[h]!,
+      cpuDurationUs: host.durNs[h]! / 1000,
+      gpuDurationUs: gpu.durNs[g]! / 1000,
+      launchDelayUs: Math.max(0, gpu.startNs[g]! - end) / 1000,
+    };
+  };
+  const short: number[] = [];
+  const runtime: number[] = [];
+  const delay: number[] = [];
+  const cpuUs = (k: number) => host.durNs[rowHost[k]!]! / 1000;
+  const gpuUs = (k: number) => gpu.durNs[rowGpu[k]!]! / 1000;
+  const delayUs = (k: number) => Math.max(0, gpu.startNs[rowGpu[k]!]! - (host.startNs[rowHost[k]!]! + host.durNs[rowHost[k]!]!)) / 1000;
+  for (let k = 0; k < rowHost.length; k++) {
+    const c = cpuUs(k);
+    if (c <= runtimeCutoffUs && gpuUs(k) < c) short.push(k);
+    if (c > runtimeCutoffUs) runtime.push(k);
+    if (delayUs(k) > launchDelayCutoffUs) delay.push(k);
+  }
+  const topBy = (list: number[], score: (k: number) => number) =>
+    list
+      .sort((a, b) => score(b) - score(a) || rowHost[a]! - rowHost[b]!)
+      .slice(0, top)
+      .map(rowOf);
   const outliers: LaunchOutliers = {
     runtimeCutoffUs,
     launchDelayCutoffUs,
-    rows: statsRows.length,
+    rows: rowHost.length,
     shortKernels: short.length,
     runtimeOutliers: runtime.length,
     launchDelayOutliers: delay.length,
-    topShortKernels: [...short].sort((a, b) => b.cpuDurationUs - b.gpuDurationUs - (a.cpuDurationUs - a.gpuDurationUs) || a.host - b.host).slice(0, top),
-    topRuntimeOutliers: [...runtime].sort((a, b) => b.cpuDurationUs - a.cpuDurationUs || a.host - b.host).slice(0, top),
-    topLaunchDelayOutliers: [...delay].sort((a, b) => b.launchDelayUs - a.launchDelayUs || a.host - b.host).slice(0, top),
+    topShortKernels: topBy(short, (k) => cpuUs(k) - gpuUs(k)),
+    topRuntimeOutliers: topBy(runtime, cpuUs),
+    topLaunchDelayOutliers: topBy(delay, delayUs),
   };
 
   return {
@@ -601,7 +685,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
     syncs,
     syncsByCause,
     outliers,
-    ...(opts.keepRows ? { rows: statsRows } : {}),
+    ...(opts.keepRows ? { rows: rowHost.map((_, k) => rowOf(k)) } : {}),
   };
 }
 

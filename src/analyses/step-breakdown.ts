@@ -36,9 +36,19 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
-import { classifyKernels, computeWindowGpuMetrics, createGpuTimeIndex, gpuInWindow, isCommunicationOpName, lowerBound } from './gpu-metrics.js';
-import { mergeIntervals } from './intervals.js';
-import { gpuBusyUnion, isKernelLaunchApi, launchedByHost, quantileSorted, startsOf, syncBlocksHost, syncKindOf, unionInWindowNs } from './launches.js';
+import {
+  classifyKernels,
+  computeWindowGpuMetrics,
+  createGpuTimeIndex,
+  gpuInWindow,
+  isCommunicationOpName,
+  lowerBound,
+  mergeUnion,
+  unionOfMerged,
+  unionLengthInNs,
+  type MergedIntervals,
+} from './gpu-metrics.js';
+import { createApiNames, createLaunchIndex, gpuBusyUnion, launchedBy, quantileSorted, syncBlocksHost, syncKindOfCall } from './launches.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
 export type StepVerdict = 'overhead-bound' | 'gpu-bound' | 'no-gpu-work';
@@ -168,42 +178,46 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   const stepHosts = new Set(windows.map((w) => w.host));
 
   // Role ranges, as cumulative unions in priority order (see the module comment).
-  const roles: number[][] = [[], [], [], [], [], [], []]; // kernel, memcpy, memset, comm, runtime, dataloader, cpu exec
+  const roleStarts: number[][] = [[], [], [], [], [], [], []]; // kernel, memcpy, memset, comm, runtime, dataloader, cpu exec
+  const roleEnds: number[][] = [[], [], [], [], [], [], []];
   const classes = classifyKernels(m);
   for (let g = 0; g < gpu.length; g++) {
-    const s = gpu.startNs[g]!;
-    const e = s + gpu.durNs[g]!;
     const k = gpu.kind[g];
     const r = k === GpuKind.Kernel ? (classes.communication[g] ? 3 : 0) : k === GpuKind.Memcpy ? 1 : 2;
-    roles[r]!.push(s, e);
+    roleStarts[r]!.push(gpu.startNs[g]!);
+    roleEnds[r]!.push(gpu.startNs[g]! + gpu.durNs[g]!);
   }
+  // Host role by name, decided once per distinct name (-1: not counted).
+  const roleByName = new Map<number, number>();
   for (let i = 0; i < host.length; i++) {
-    const s = host.startNs[i]!;
-    const e = s + host.durNs[i]!;
     const kind = host.kind[i];
-    if (kind === HostKind.Runtime || kind === HostKind.Driver) {
-      roles[4]!.push(s, e);
-      continue;
+    let r: number;
+    if (kind === HostKind.Runtime || kind === HostKind.Driver) r = 4;
+    else if (stepHosts.has(i)) r = -1;
+    else {
+      const id = host.name[i]!;
+      let byName = roleByName.get(id);
+      if (byName === undefined) {
+        const name = strings.get(id);
+        byName = DATALOADER.test(name) ? 5 : name.startsWith('ProfilerStep#') ? -1 : isCommunicationOpName(name) ? 3 : 6;
+        roleByName.set(id, byName);
+      }
+      r = byName;
     }
-    const name = strings.get(host.name[i]!);
-    if (DATALOADER.test(name)) roles[5]!.push(s, e);
-    else if (name.startsWith('ProfilerStep#') || stepHosts.has(i)) continue;
-    else if (isCommunicationOpName(name)) roles[3]!.push(s, e);
-    else roles[6]!.push(s, e);
+    if (r < 0) continue;
+    roleStarts[r]!.push(host.startNs[i]!);
+    roleEnds[r]!.push(host.startNs[i]! + host.durNs[i]!);
   }
-  const cumulative: { merged: number[]; starts: Float64Array }[] = [];
-  const acc: number[] = [];
-  for (const r of roles) {
-    for (const x of r) acc.push(x);
-    mergeIntervals(acc);
-    const merged = acc.slice();
-    cumulative.push({ merged, starts: startsOf(merged) });
+  const cumulative: MergedIntervals[] = [];
+  let acc: MergedIntervals = { starts: new Float64Array(0), ends: new Float64Array(0) };
+  for (let r = 0; r < roleStarts.length; r++) {
+    acc = unionOfMerged(acc, mergeUnion(Float64Array.from(roleStarts[r]!), Float64Array.from(roleEnds[r]!)));
+    cumulative.push(acc);
   }
 
   const busy = gpuBusyUnion(m);
-  const busyStarts = startsOf(busy);
   const gix = createGpuTimeIndex(m);
-  const launched = launchedByHost(m);
+  const launched = createLaunchIndex(m);
 
   // Runtime/driver calls by start, and each op's self time.
   const apiCalls: number[] = [];
@@ -220,7 +234,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) self -= host.durNs[c]!;
     opSelf[i] = self;
   }
-  const isLaunchName = new Map<number, boolean>();
+  const apiName = createApiNames(m);
 
   const devices = new Set<number>();
   for (let g = 0; g < gpu.length; g++) devices.add(gpu.device[g]!);
@@ -235,7 +249,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     const parts: number[] = [];
     let prev = 0;
     for (const c of cumulative) {
-      const covered = unionInWindowNs(c.merged, c.starts, lo, hi);
+      const covered = unionLengthInNs(c, lo, hi);
       parts.push(covered - prev);
       prev = covered;
     }
@@ -243,7 +257,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     const breakdown = Object.fromEntries(BREAKDOWN_KEYS.map((k, j) => [k, parts[j]! / 1000])) as unknown as StepTimeBreakdown;
 
     // GPU side.
-    const busyNs = unionInWindowNs(busy, busyStarts, lo, hi);
+    const busyNs = unionLengthInNs(busy, lo, hi);
     const inWin = gpuInWindow(m, gix, lo, hi);
     const metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
     const kernelDurs: number[] = [];
@@ -264,24 +278,21 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     for (let k = lowerBound(apiStarts, lo); k < apiCalls.length && apiStarts[k]! < hi; k++) {
       const i = apiCalls[k]!;
       calls++;
-      const id = host.name[i]!;
-      const name = strings.get(id);
-      const list = launched.get(i);
-      let isLaunch = isLaunchName.get(id);
-      if (isLaunch === undefined) isLaunchName.set(id, (isLaunch = isKernelLaunchApi(name)));
+      const info = apiName(i);
+      const list = launchedBy(launched, i);
       const s = host.startNs[i]!;
       const e = s + host.durNs[i]!;
-      if (isLaunch || list?.some((g) => gpu.kind[g] === GpuKind.Kernel)) {
+      if (info.launch || list.some((g) => gpu.kind[g] === GpuKind.Kernel)) {
         launches++;
-        if (/GraphLaunch/.test(name)) graphLaunches++;
+        if (info.graph) graphLaunches++;
         launchNs += e - s;
         launchDurs.push(e - s);
       }
-      if (list?.length) {
+      if (list.length) {
         queue.push(gpu.startNs[list[0]!]! - e);
         for (const g of list) tailEnd = Math.max(tailEnd, gpu.startNs[g]! + gpu.durNs[g]!);
       }
-      const sk = syncKindOf(m, name, list);
+      const sk = syncKindOfCall(m, info, list);
       if (sk && syncBlocksHost(sk)) {
         syncs++;
         blockedNs += Math.max(0, Math.min(e, hi) - s);
