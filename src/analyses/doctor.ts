@@ -500,6 +500,9 @@ export function computeDoctor(m: TraceModel): DoctorReport {
   };
   const findings: Finding[] = [];
   for (const check of CHECKS) findings.push(...check.run(ctx));
+  if (m.source.truncated && !m.diagnostics.some((d) => d.code === 'TRUNCATED')) {
+    findings.push({ code: 'TRUNCATED', severity: 'warning', count: 1, gpuTimeShare: null, message: 'The file is truncated.', meaning: MEANINGS['TRUNCATED']! });
+  }
   for (const d of m.diagnostics) {
     if (RESTATED.has(d.code)) continue;
     findings.push({ code: d.code, severity: d.severity, count: d.count ?? 1, gpuTimeShare: null, message: d.message, meaning: passThroughMeaning(d.code) });

@@ -239,7 +239,10 @@ export function renderBreakdown(r: BreakdownResult, opts: BreakdownRenderOptions
             { header: 'Min', align: 'right' },
             { header: 'Max', align: 'right' },
           ],
-          tot.kernels.map((k) => [k.name, formatInt(k.count), formatUs(k.sumNs / 1000), formatUs(k.meanNs / 1000), formatUs(k.minNs / 1000), formatUs(k.maxNs / 1000)]),
+          // Most time first, `others` last (the JSON keeps HTA's by-name order under --hta-compat).
+          [...tot.kernels]
+            .sort((a, b) => Number(a.name === 'others') - Number(b.name === 'others') || b.sumNs - a.sumNs)
+            .map((k) => [k.name, formatInt(k.count), formatUs(k.sumNs / 1000), formatUs(k.meanNs / 1000), formatUs(k.minNs / 1000), formatUs(k.maxNs / 1000)]),
           opts,
         ),
       );
