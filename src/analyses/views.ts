@@ -50,6 +50,26 @@ const VIEW_OPS = new Set([
   'aten::imag',
   'aten::view_as_real',
   'aten::view_as_complex',
+  // PyTorch docs "Tensor Views" (docs.pytorch.org/docs/stable/tensor_view.html) also lists
+  // hsplit, vsplit, tensor_split and swapdims (alias of transpose).
+  'aten::hsplit',
+  'aten::vsplit',
+  'aten::dsplit',
+  'aten::tensor_split',
+  'aten::swapdims',
+  // The `unsafe_` split variants return views without view tracking (native_functions.yaml).
+  'aten::unsafe_split',
+  'aten::unsafe_split_with_sizes',
+  'aten::unsafe_chunk',
+  // In-place view ops (tagged `inplace_view` in native_functions.yaml): they rewrite the
+  // tensor's own sizes/strides, launching nothing.
+  'aten::squeeze_',
+  'aten::unsqueeze_',
+  'aten::transpose_',
+  'aten::t_',
+  'aten::as_strided_',
+  'aten::swapdims_',
+  'aten::swapaxes_',
 ]);
 
 /** True when the op name is one of torch's view (metadata-only) ops. */
