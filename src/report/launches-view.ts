@@ -12,7 +12,7 @@ export interface LaunchesRenderOptions extends RenderOptions {
 export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {}): string {
   const limit = opts.limit ?? 15;
   const t = a.totals;
-  const more = (n: number) => (n > limit ? `  (${formatInt(n - limit)} more; --limit to show them)` : '');
+  const more = (n: number) => (n > limit ? `\n  (${formatInt(n - limit)} more; --limit to show them)` : '');
   const out: string[] = [];
 
   out.push(
