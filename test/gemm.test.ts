@@ -187,6 +187,19 @@ describe('gemm: other shapes and operand orders', () => {
     expect(report.notes.join(' ')).toMatch(/no deviceProperties/);
   });
 
+  it.skipIf(!HAS_HTA)('HTA MI250 trace: fp32 on AMD matrix cores stays fp32; an MI250 (104 CUs) has no peaks in the table', async () => {
+    const path = join(HTA_DIR, 'amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz');
+    const report = computeGemmTable(await loadTrace(path));
+    const events = loadRawJson(path).traceEvents as unknown as RawEvent[];
+    expect(report.totals.calls).toBe(xs(events, 'cpu_op', /^aten::(mm|addmm)$/).length);
+    for (const row of report.rows) {
+      expect(row.kernel?.name).toMatch(/^Cijk_/);
+      expect(row.peakDtype).toBe('fp32');
+      expect(row.peakTflops).toBeUndefined();
+    }
+    expect(report.notes.join(' ')).toMatch(/"AMD Radeon Graphics" is not in the peaks table/);
+  });
+
   it('gpt2_train: one call per innermost GEMM op (autocast and linear wrappers not counted twice)', async () => {
     const events = raw('gpt2_train');
     const report = computeGemmTable(await loadTrace(h200Trace('gpt2_train')));

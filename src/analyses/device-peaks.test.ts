@@ -88,6 +88,16 @@ describe('device peaks table', () => {
     expect(findDevicePeakEntry({ name: 'NVIDIA A100-SXM4-80GB' })?.id).toBe('nvidia-a100-sxm4-80gb');
   });
 
+  it('ROCm\'s generic "AMD Radeon Graphics": CU count and memory decide', () => {
+    expect(findDevicePeakEntry({ name: 'AMD Radeon Graphics', numSms: 110, totalGlobalMem: 64 * GiB })?.id).toBe('amd-mi250x');
+    expect(findDevicePeakEntry({ name: 'AMD Radeon Graphics', numSms: 304, totalGlobalMem: 192 * GiB })?.id).toBe('amd-mi300x');
+    expect(findDevicePeakEntry({ name: 'AMD Radeon Graphics', numSms: 304, totalGlobalMem: 256 * GiB })?.id).toBe('amd-mi325x');
+    // an MI250 GCD (104 CUs) is not an MI250X, and is not in the table
+    expect(findDevicePeakEntry({ name: 'AMD Radeon Graphics', numSms: 104, totalGlobalMem: 64 * GiB })).toBeUndefined();
+    // an NVIDIA name never goes down that path
+    expect(findDevicePeakEntry({ name: 'NVIDIA RTX A6000', numSms: 304, totalGlobalMem: 192 * GiB })).toBeUndefined();
+  });
+
   it('an MI250X GCD (110 of 220 CUs) gets half the package', () => {
     const e = findDevicePeakEntry({ name: 'AMD Instinct MI250X' })!;
     const p = resolvePeaks(e, { numSms: 110 })!;

@@ -40,8 +40,23 @@ export interface DevicePeakEntry {
   readonly sources: readonly PeakSource[];
   readonly notes?: string;
   /** How `deviceProperties` names it. */
-  readonly match: { readonly name: RegExp; readonly not?: RegExp; readonly minMemGiB?: number; readonly maxMemGiB?: number };
+  readonly match: {
+    readonly name: RegExp;
+    readonly not?: RegExp;
+    readonly minMemGiB?: number;
+    readonly maxMemGiB?: number;
+    /**
+     * ROCm often names an Instinct GPU generically ("AMD Radeon Graphics"): then the CU count
+     * (`numSms`) and memory decide, when no entry matched by name.
+     */
+    readonly genericCus?: readonly number[];
+    /** Memory range (GiB) that goes with `genericCus`. */
+    readonly genericMemGiB?: readonly [number, number];
+  };
 }
+
+/** Names ROCm gives an Instinct GPU when the marketing name is not known to it. */
+const GENERIC_AMD_NAME = /^(AMD Radeon Graphics|AMD Instinct|Device [0-9a-f]{4})?$/i;
 
 const NVIDIA_SPARSE_NOTE = 'NVIDIA states Tensor Core figures with sparsity; dense = half.';
 
@@ -230,7 +245,8 @@ export const DEVICE_PEAKS: readonly DevicePeakEntry[] = [
     notes:
       'Figures are for the OAM package; each GCD is one device to torch (110 CUs, 1.6 TB/s), so a GCD gets half ' +
       '(scaled by CUs). FP64/FP32 are the matrix rates. No TF32 on CDNA 2.',
-    match: { name: /\bMI250X\b/i },
+    // A GCD (110 CUs, 64 GiB) is what torch sees; 220 for a package seen whole.
+    match: { name: /\bMI250X\b/i, genericCus: [110, 220], genericMemGiB: [48, 130] },
   },
   {
     id: 'amd-mi300x',
@@ -247,7 +263,7 @@ export const DEVICE_PEAKS: readonly DevicePeakEntry[] = [
       },
     ],
     notes: 'Dense figures (AMD lists sparsity separately). FP64/FP32 are the matrix rates.',
-    match: { name: /\bMI300X\b/i },
+    match: { name: /\bMI300X\b/i, genericCus: [304], genericMemGiB: [160, 224] },
   },
   {
     id: 'amd-mi325x',
@@ -264,7 +280,7 @@ export const DEVICE_PEAKS: readonly DevicePeakEntry[] = [
       },
     ],
     notes: 'Dense figures (FP8 with sparsity is 5,229.8). FP64 and INT8 could not be confirmed and are left out.',
-    match: { name: /\bMI325X\b/i },
+    match: { name: /\bMI325X\b/i, genericCus: [304], genericMemGiB: [224, 272] },
   },
   {
     id: 'amd-mi355x',
@@ -286,7 +302,7 @@ export const DEVICE_PEAKS: readonly DevicePeakEntry[] = [
     notes:
       'FP8 dense "five petaflops" (AMD at ISSCC 2026: 256 CUs × 8,192 FLOPs/clock); 288 GB HBM3E at 8 TB/s. ' +
       'BF16/FP16, FP32, FP64 and INT8 could not be confirmed and are left out.',
-    match: { name: /\bMI355X\b/i },
+    match: { name: /\bMI355X\b/i, genericCus: [256], genericMemGiB: [272, 320] },
   },
 ];
 
@@ -308,10 +324,20 @@ export interface ResolvedPeaks {
 const GIB = 1024 ** 3;
 
 /** The table entry for a device as Kineto describes it, or undefined. */
-export function findDevicePeakEntry(device: Pick<DeviceProperties, 'name' | 'totalGlobalMem'>): DevicePeakEntry | undefined {
+export function findDevicePeakEntry(device: Pick<DeviceProperties, 'name' | 'totalGlobalMem' | 'numSms'>): DevicePeakEntry | undefined {
   const name = device.name;
-  if (!name) return undefined;
+  if (name === undefined) return undefined;
   const memGiB = typeof device.totalGlobalMem === 'number' ? device.totalGlobalMem / GIB : undefined;
+  const byName = findByName(name, memGiB);
+  if (byName || !GENERIC_AMD_NAME.test(name) || typeof device.numSms !== 'number' || memGiB === undefined) return byName;
+  return DEVICE_PEAKS.find((e) => {
+    const range = e.match.genericMemGiB;
+    return e.match.genericCus?.includes(device.numSms as number) && range !== undefined && memGiB >= range[0] && memGiB <= range[1];
+  });
+}
+
+function findByName(name: string, memGiB: number | undefined): DevicePeakEntry | undefined {
+  if (!name) return undefined;
   for (const e of DEVICE_PEAKS) {
     const m = e.match;
     if (!m.name.test(name) || (m.not && m.not.test(name))) continue;

@@ -218,6 +218,8 @@ function findBiasAddAfter(m: TraceModel, owned: OwnedIndex, c: GemmCall): FoundA
   const out = shape.out;
   const n = out[out.length - 1];
   const outNumel = out.reduce((p, x) => p * x, 1);
+  // With a single output row a bias and a residual look alike: say nothing.
+  if (outNumel === n) return undefined;
   const hasOut = dims.some((d) => numel(d) === outNumel);
   const hasBias = dims.some((d) => Array.isArray(d) && d.length >= 1 && d[d.length - 1] === n && numel(d) === n);
   if (!hasOut || !hasBias) return undefined;

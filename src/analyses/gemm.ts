@@ -650,8 +650,13 @@ function kernelInfo(m: TraceModel, g: number): GemmKernelInfo {
 function mathDtype(shape: GemmShape, decoded: DecodedKernelName | undefined): PeakDtype | undefined {
   const info = Object.values(DTYPES).find((d) => d.name === shape.dtype);
   const peak = info?.peak;
-  if (peak === 'fp32' && decoded && (namesTf32(decoded) || decoded.tensorCores === true)) return 'tf32';
+  if (peak === 'fp32' && decoded && (namesTf32(decoded) || (decoded.tensorCores === true && !isAmdKernel(decoded)))) return 'tf32';
   return peak;
+}
+
+/** AMD matrix cores do run FP32 (the peaks table's AMD fp32 is that matrix rate): no TF32 implied. */
+function isAmdKernel(d: DecodedKernelName): boolean {
+  return /^gfx/i.test(d.arch ?? '') || /rocBLAS|hipBLAS|Composable Kernel|MIOpen|Tensile/i.test(`${d.library ?? ''} ${d.generator ?? ''}`);
 }
 
 function namesTf32(d: DecodedKernelName): boolean {
