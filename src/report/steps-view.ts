@@ -106,8 +106,10 @@ function renderStats(a: StepAnalysis): string {
     v['gpu-bound'] ? `${v['gpu-bound']} gpu-bound` : '',
     v['no-gpu-work'] ? `${v['no-gpu-work']} without GPU work` : '',
   ].filter(Boolean);
+  const head = `Over ${st.count} step${st.count === 1 ? '' : 's'} (${sourceText(a.source)}): ${verdicts.join(', ')}.`;
+  if (st.count < 2) return head;
   return [
-    `Over ${st.count} step${st.count === 1 ? '' : 's'} (${sourceText(a.source)}): ${verdicts.join(', ')}.`,
+    head,
     `  Wall          ${spreadText(st.durUs, formatUs)}`,
     `  GPU busy      ${spreadText(st.gpuBusyUs, formatUs)}`,
     `  GPU idle      ${spreadText(st.gpuIdleUs, formatUs)}`,
