@@ -5,17 +5,19 @@
  * `--write-expect` writes counts equal to the raw events' and round-trips on every capture.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { computeTraceDiff } from '../src/analyses/diff.js';
 import { checkExpectations, deriveExpectations, type Expectations } from '../src/analyses/expectations.js';
+import { choosePrimaryScope, scopeLabel } from '../src/analyses/scopes.js';
 import { isKinetoscopeError } from '../src/core/errors.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { parseExpectationsYaml, stringifyExpectations } from '../src/report/expectations-file.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { rawTrace } from './raw-scopes.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -277,4 +279,37 @@ describe('--write-expect', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: /);
   });
+});
+
+/** Every file under HTA's test data that holds a Chrome trace (its ET and CSV files aside). */
+function htaTraces(dir = HTA_DIR): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) out.push(...htaTraces(p));
+    else if (/\.json(\.gz)?$/.test(e) && !/_et\.json/.test(e)) out.push(p);
+  }
+  return out.sort();
+}
+
+describe.skipIf(!HAS_HTA)("HTA's test traces (other eras, other GPUs): written expectations round-trip; a trace diffed with itself shows no change", () => {
+  for (const file of HAS_HTA ? htaTraces() : []) {
+    it(file.slice(HTA_DIR.length + 1), async () => {
+      let m: TraceModel;
+      try {
+        m = await loadTrace(file);
+      } catch (e) {
+        // Not a trace (HTA keeps other JSON beside them): nothing to check.
+        expect(isKinetoscopeError(e) && e.code).toBe('NOT_A_TRACE');
+        return;
+      }
+      const derived = deriveExpectations(m, scopeLabel(choosePrimaryScope(m)));
+      const parsed = parseExpectationsYaml(stringifyExpectations(derived, basename(file)), 'hta.yaml');
+      expect(parsed).toEqual(derived.expectations);
+      expect(checkExpectations(m, parsed).results.filter((r) => !r.ok)).toEqual([]);
+      const d = computeTraceDiff(m, m);
+      expect([d.kernels.onlyA, d.kernels.onlyB, d.kernels.replaced, d.ops.removed, d.ops.added, d.ops.changed, d.apiCalls.changed]).toEqual([[], [], [], [], [], [], []]);
+      for (const a of d.perAnnotation) expect([a.delta.cpuUs, a.delta.gpuUs, a.delta.kernels, a.delta.launches]).toEqual([0, 0, 0, 0]);
+    });
+  }
 });

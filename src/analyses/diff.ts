@@ -26,7 +26,6 @@ import { KinetoscopeError } from '../core/errors.js';
 import { HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
 import { decodeKernelName } from './kernel-name.js';
 import {
-  choosePrimaryScope,
   computeScopeInstances,
   instanceDurNs,
   instanceGpuNs,
@@ -35,6 +34,7 @@ import {
   listAnnotations,
   owningOp,
   parseScope,
+  primaryAnnotation,
   scopeLabel,
   type ScopeInstance,
   type ScopeSpec,
@@ -198,19 +198,16 @@ export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions
   };
 }
 
-/** `--per` as given; else the heaviest top-level annotation both traces have; else steps; else the whole traces. */
+/** `--per` as given; else the annotation both traces share that `choosePrimaryScope` would read A in; else steps; else the whole traces. */
 function chooseScope(a: TraceModel, b: TraceModel, opts: DiffOptions, notes: string[]): ScopeSpec {
   if (opts.per !== undefined) return parseScope(opts.per);
   const inB = new Set(listAnnotations(b).filter((x) => x.instances > 0).map((x) => x.name));
-  const shared = listAnnotations(a).filter((x) => x.topLevel && x.instances > 0 && inB.has(x.name));
-  if (shared.length > 0) {
-    const best = shared.reduce((x, y) => (y.gpuNs > x.gpuNs ? y : x));
-    return { per: 'annotation', name: best.name };
-  }
-  const pa = choosePrimaryScope(a);
-  if (pa.per === 'annotation') notes.push(`the traces share no annotation; compared per ${a.steps.length > 0 && b.steps.length > 0 ? 'step' : 'trace'}`);
-  if (a.steps.length > 0 && b.steps.length > 0) return { per: 'step' };
-  return { per: 'trace' };
+  const name = primaryAnnotation(a, inB);
+  if (name !== undefined) return { per: 'annotation', name };
+  const bothHaveSteps = a.steps.length > 0 && b.steps.length > 0;
+  const own = primaryAnnotation(a);
+  if (own !== undefined && !inB.has(own)) notes.push(`trace B has no ${own} annotation; compared per ${bothHaveSteps ? 'step' : 'trace'}`);
+  return bothHaveSteps ? { per: 'step' } : { per: 'trace' };
 }
 
 // ------------------------------------------------------------------------------------------------

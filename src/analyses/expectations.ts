@@ -303,8 +303,8 @@ export function deriveExpectations(m: TraceModel, per: string): DerivedExpectati
       ...(kernels !== undefined ? { kernels } : {}),
       ...(gemms !== undefined ? { gemms } : {}),
       ...(launches !== undefined ? { launches } : {}),
-      ops,
-      kernelMatching,
+      ...(Object.keys(ops).length > 0 ? { ops } : {}),
+      ...(Object.keys(kernelMatching).length > 0 ? { kernelMatching } : {}),
       ...(viewsLaunchNothing ? { viewsLaunchNothing } : {}),
       // The worst instance, rounded up to a whole percent (and to the next µs below), so the trace passes its own file.
       gpuIdleMaxPercent: Math.min(100, Math.ceil(idle + 1e-9)),

@@ -116,17 +116,26 @@ function firstStart(m: TraceModel, name: string): number {
 }
 
 /**
- * The scope a trace is best read in when none is named: its top-level annotation with the
- * most GPU work, else its steps, else the whole trace.
+ * The scope a trace is best read in when none is named: its annotation, when exactly one
+ * top-level annotation launched GPU work and it holds at least half of the GPU work of the
+ * steps (of the whole trace when there are none): `linear_fwd`, `mlp_fwd`, `train_step`.
+ * Otherwise — work split between forward, backward and optimizer annotations, or mostly
+ * outside them — the steps, else the whole trace.
  */
 export function choosePrimaryScope(m: TraceModel): ScopeSpec {
-  const top = listAnnotations(m).filter((a) => a.topLevel && a.instances > 0);
-  if (top.length > 0) {
-    const best = top.reduce((x, y) => (y.gpuNs > x.gpuNs ? y : x));
-    return { per: 'annotation', name: best.name };
-  }
+  const name = primaryAnnotation(m);
+  if (name !== undefined) return { per: 'annotation', name };
   if (m.steps.length > 0) return { per: 'step' };
   return { per: 'trace' };
+}
+
+/** The annotation `choosePrimaryScope` would pick, among `allowed` names when given. */
+export function primaryAnnotation(m: TraceModel, allowed?: ReadonlySet<string>): string | undefined {
+  const top = listAnnotations(m).filter((a) => a.topLevel && a.instances > 0 && a.gpuNs > 0);
+  if (top.length !== 1 || (allowed && !allowed.has(top[0]!.name))) return undefined;
+  let referenceNs = 0;
+  for (const inst of computeScopeInstances(m, m.steps.length > 0 ? { per: 'step' } : { per: 'trace' })) referenceNs += instanceGpuNs(m, inst);
+  return top[0]!.gpuNs >= 0.5 * referenceNs ? top[0]!.name : undefined;
 }
 
 /** The instances of a scope, in start order (empty when the trace has none). */
