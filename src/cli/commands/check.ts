@@ -46,7 +46,7 @@ export function checkCommand(): Command {
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
     .option('--expect <file>', 'the expectations file (YAML) to check the trace against')
     .option('--write-expect <file>', 'write what the trace shows as an expectations file (- for standard output)')
-    .option('--per <scope>', 'with --write-expect: the scope (annotation name, "step" or "trace"); default: the heaviest top-level annotation, else steps')
+    .option('--per <scope>', 'with --write-expect: the scope (annotation name, "step" or "trace"); default: the one top-level annotation holding most of the GPU work, else steps, else the whole trace')
     .addHelpText('after', KEYS_HELP);
   withCommonOptions(cmd);
   return cmd.action(

@@ -9,8 +9,9 @@ const DEFINITIONS = `
 How the traces are aligned:
   --per NAME   each instance of the annotation (record_function) NAME in both traces
   --per step   each ProfilerStep#N;  --per trace: the whole traces
-  default      the heaviest top-level annotation both traces share (else steps, else the
-               whole traces); the per-instance table lists steps and every shared annotation
+  default      the annotation both traces share when it is A's one top-level annotation
+               holding most of its GPU work (linear_fwd, mlp_fwd); else steps, else the
+               whole traces. The per-instance table lists steps and every shared annotation
 Every count is per instance (mean over the instances).
 
 Kernels:
