@@ -27,8 +27,9 @@
  * the GPU is busy for at least half of it (host time spent blocked in synchronisations is then
  * the host waiting for the GPU), and `overhead-bound` when it is idle for more than half.
  * The reason gives the numbers that explain it: launches and their average CPU cost against
- * the median kernel (kernels shorter than their launch cannot keep the GPU fed), host time
- * blocked in synchronisations, DataLoader time. A step with no GPU work is `no-gpu-work`.
+ * the median kernel (kernels shorter than their launch cannot keep the GPU fed); when kernels
+ * are longer than their launch, the host's CPU dispatch time against GPU busy (the host's other
+ * work is what keeps the GPU waiting); host time blocked in synchronisations, DataLoader time. A step with no GPU work is `no-gpu-work`.
  * Within ±10% of the threshold the step is flagged `borderline`: neither side dominates, and
  * steps of the same loop can fall either way.
  *
@@ -396,12 +397,19 @@ function judge(s: JudgedFields): { verdict: StepVerdict; reason: string } {
     return { verdict: 'no-gpu-work', reason: `no GPU activity in the step; ${launchText}` };
   }
   if (s.gpuBusyShare >= GPU_BOUND_BUSY_SHARE) {
-    const parts = [`GPU busy ${pct(s.gpuBusyShare)} of the step`, kernelText, syncText];
-    // Without a synchronisation, the host being ahead shows as launched work waiting in the queue.
-    if (!syncText && s.medianQueueUs > 0) parts.push(`launched work waited a median ${fmtUs(s.medianQueueUs)} in the queue`);
+    const parts = [`GPU busy ${pct(s.gpuBusyShare)} of the step`, kernelText];
+    // The host waiting for the GPU shows as time blocked in synchronisations, or, where it
+    // barely synchronises, as launched work waiting in the queue (the host ran ahead).
+    const blockedShare = s.hostBlockedUs / s.durUs;
+    if (syncText && blockedShare >= 0.1) parts.push(syncText);
+    else if (s.medianQueueUs > 0) parts.push(`launched work waited a median ${fmtUs(s.medianQueueUs)} in the queue`);
+    else if (syncText) parts.push(syncText);
     return { verdict: 'gpu-bound', reason: parts.filter(Boolean).join('; ') };
   }
   const parts = [`GPU idle ${pct(1 - s.gpuBusyShare)} of the step`, launchText, kernelText];
+  // Kernels longer than their launch: launch cost alone does not starve the GPU; the host's
+  // other work (ops, Python between them) does — say how long the host took against the GPU.
+  if (!(s.medianKernelUs < s.meanLaunchUs)) parts.push(`CPU dispatch ${fmtUs(s.cpuDispatchUs)} against GPU busy ${fmtUs(s.gpuBusyUs)}`);
   if (s.hostBlockedUs / s.durUs >= 0.1) parts.push(syncText);
   if (s.breakdown.dataLoaderUs / s.durUs >= 0.05) parts.push(`DataLoader ${pct(s.breakdown.dataLoaderUs / s.durUs)}`);
   return { verdict: 'overhead-bound', reason: parts.filter(Boolean).join('; ') };

@@ -41,10 +41,12 @@ Definitions:
 Verdict: a step's wall time is GPU busy + GPU idle. Idle GPU time is the GPU waiting for
 the host (launches, Python, data, coming back from a sync); removing all host overhead can
 save at most the idle time, a faster GPU at most the busy time. So:
-  gpu-bound       GPU busy >= 50% of the step (time the host spends blocked in syncs is
-                  then the host waiting for the GPU)
+  gpu-bound       GPU busy >= 50% of the step; the reason gives the host time blocked in
+                  syncs (the host waiting for the GPU) or, when it barely syncs, how long
+                  launched work waited in the queue (Queue: first GPU start - call end)
   overhead-bound  GPU idle > 50% of the step; the reason gives launches x mean launch cost
-                  against the median kernel (kernels shorter than their launch starve the GPU)
+                  against the median kernel (kernels shorter than their launch starve the
+                  GPU) and, when kernels outlast their launches, CPU dispatch against GPU busy
   no-gpu-work     no GPU activity in the step
 A '?' after the verdict (borderline) means GPU busy was within 40-60% of the step.
 Spread is over steps (stdev divides by n). A step 30% or more above the median is named.`;
