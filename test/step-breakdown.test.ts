@@ -263,6 +263,14 @@ describe('steps: verdicts', () => {
     }
   });
 
+  it('geglu_mlp: kernels outlast their launches, so the reason weighs the host’s dispatch time against GPU busy', () => {
+    for (const s of analyses.get('geglu_mlp')!.steps.filter((x) => x.verdict === 'overhead-bound')) {
+      expect(s.medianKernelUs).toBeGreaterThan(s.meanLaunchUs);
+      expect(s.cpuDispatchUs).toBeGreaterThan(s.gpuBusyUs);
+      expect(s.reason).toMatch(/; CPU dispatch .* against GPU busy .*$/);
+    }
+  });
+
   it('the verdict follows the GPU busy share on every step of every capture', () => {
     for (const name of H200_NAMES) {
       for (const s of analyses.get(name)!.steps) {
