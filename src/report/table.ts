@@ -25,6 +25,9 @@ const BORDERLESS = {
   middle: '  ',
 };
 
+// eslint-disable-next-line no-control-regex
+const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
+
 export function renderTable(columns: readonly ColumnSpec[], rows: readonly (readonly string[])[], opts: RenderOptions = {}): string {
   const style = opts.headerStyle ?? ((s: string) => s);
   const table = new Table({
@@ -37,6 +40,12 @@ export function renderTable(columns: readonly ColumnSpec[], rows: readonly (read
   for (const r of rows) {
     table.push(r.map((cell, k) => (opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!))));
   }
-  // cli-table3 draws the header rule itself (the `mid` characters) when compact.
-  return table.toString();
+  // cli-table3 draws the header rule (the `mid` characters) but sizes it without the column
+  // separators; redraw it as wide as the widest line.
+  const lines = table.toString().split('\n');
+  if (lines.length > 1) {
+    const width = Math.max(...lines.map((l) => stripAnsi(l).length));
+    lines[1] = '─'.repeat(width);
+  }
+  return lines.join('\n');
 }
