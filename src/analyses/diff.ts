@@ -36,6 +36,7 @@ import {
   parseScope,
   primaryAnnotation,
   scopeLabel,
+  type AnnotationNameInfo,
   type ScopeInstance,
   type ScopeSpec,
 } from './scopes.js';
@@ -152,14 +153,16 @@ export interface TraceDiff {
 
 export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions = {}): TraceDiff {
   const notes: string[] = [];
-  const scope = chooseScope(a, b, opts, notes);
+  const annA = listAnnotations(a);
+  const annB = listAnnotations(b);
+  const scope = chooseScope(a, b, annA, annB, opts, notes);
   const instA = computeScopeInstances(a, scope);
   const instB = computeScopeInstances(b, scope);
   const label = scopeLabel(scope);
   if (instA.length === 0 || instB.length === 0) {
     const side = instA.length === 0 ? 'A' : 'B';
     const m = instA.length === 0 ? a : b;
-    const have = scope.per === 'step' ? 'no ProfilerStep#N annotations' : `annotations: ${listAnnotations(m).map((x) => x.name).join(', ') || 'none'}`;
+    const have = scope.per === 'step' ? 'no ProfilerStep#N annotations' : `annotations: ${(m === a ? annA : annB).map((x) => x.name).join(', ') || 'none'}`;
     throw new KinetoscopeError('BAD_ARGUMENT', `trace ${side} has no instance of "${label}" (${have})`);
   }
 
@@ -173,8 +176,8 @@ export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions
     scopes.push({ name: scope.per === 'step' ? 'ProfilerStep*' : label, spec: scope });
   } else {
     if (a.steps.length > 0 && b.steps.length > 0) scopes.push({ name: 'ProfilerStep*', spec: { per: 'step' } });
-    const namesB = new Set(listAnnotations(b).map((x) => x.name));
-    for (const x of listAnnotations(a)) if (namesB.has(x.name)) scopes.push({ name: x.name, spec: { per: 'annotation', name: x.name } });
+    const namesB = new Set(annB.map((x) => x.name));
+    for (const x of annA) if (namesB.has(x.name)) scopes.push({ name: x.name, spec: { per: 'annotation', name: x.name } });
     if (scopes.length === 0) scopes.push({ name: 'trace', spec: { per: 'trace' } });
   }
   for (const s of scopes) {
@@ -199,13 +202,20 @@ export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions
 }
 
 /** `--per` as given; else the annotation both traces share that `choosePrimaryScope` would read A in; else steps; else the whole traces. */
-function chooseScope(a: TraceModel, b: TraceModel, opts: DiffOptions, notes: string[]): ScopeSpec {
+function chooseScope(
+  a: TraceModel,
+  b: TraceModel,
+  annA: readonly AnnotationNameInfo[],
+  annB: readonly AnnotationNameInfo[],
+  opts: DiffOptions,
+  notes: string[],
+): ScopeSpec {
   if (opts.per !== undefined) return parseScope(opts.per);
-  const inB = new Set(listAnnotations(b).filter((x) => x.instances > 0).map((x) => x.name));
-  const name = primaryAnnotation(a, inB);
+  const inB = new Set(annB.filter((x) => x.instances > 0).map((x) => x.name));
+  const name = primaryAnnotation(a, inB, annA);
   if (name !== undefined) return { per: 'annotation', name };
   const bothHaveSteps = a.steps.length > 0 && b.steps.length > 0;
-  const own = primaryAnnotation(a);
+  const own = primaryAnnotation(a, undefined, annA);
   if (own !== undefined && !inB.has(own)) notes.push(`trace B has no ${own} annotation; compared per ${bothHaveSteps ? 'step' : 'trace'}`);
   return bothHaveSteps ? { per: 'step' } : { per: 'trace' };
 }

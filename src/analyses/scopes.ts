@@ -65,15 +65,16 @@ export interface AnnotationNameInfo {
   readonly name: string;
   /** Outermost instances. */
   readonly instances: number;
-  /** Σ durations of the GPU work launched under its instances. */
-  readonly gpuNs: number;
   /** True when no instance of it lies inside an instance of another annotation (steps aside). */
   readonly topLevel: boolean;
+  /** Top-level annotations only: Σ durations of the GPU work launched under its instances (0 for nested ones, not computed). */
+  readonly gpuNs: number;
 }
 
 /**
  * The `user_annotation` names of the trace other than steps, in order of first appearance,
- * with their instance counts and GPU work.
+ * with their instance counts; the GPU work of the top-level ones (one pass over the trace
+ * per top-level name, so a trace with hundreds of nested annotation names stays cheap).
  */
 export function listAnnotations(m: TraceModel): AnnotationNameInfo[] {
   const { host } = m;
@@ -86,33 +87,28 @@ export function listAnnotations(m: TraceModel): AnnotationNameInfo[] {
     if (!list) names.set(id, (list = []));
     list.push(i);
   }
-  const out: AnnotationNameInfo[] = [];
+  const out: (AnnotationNameInfo & { firstNs: number })[] = [];
   for (const [id, events] of names) {
     const name = m.strings.get(id);
-    const instances = computeScopeInstances(m, { per: 'annotation', name });
-    let gpuNs = 0;
-    for (const inst of instances) for (const g of inst.gpu) gpuNs += m.gpu.durNs[g]!;
+    let instances = 0;
     let topLevel = true;
+    let firstNs = Infinity;
     for (const i of events) {
+      firstNs = Math.min(firstNs, host.startNs[i]!);
+      let nested = false;
       for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
-        if (host.kind[p] === HostKind.Annotation && host.name[p] !== id && !isStepAnnotationName(m.strings.get(host.name[p]!))) {
-          topLevel = false;
-          break;
-        }
+        if (host.kind[p] !== HostKind.Annotation) continue;
+        if (host.name[p] === id) nested = true;
+        else if (!isStepAnnotationName(m.strings.get(host.name[p]!))) topLevel = false;
       }
-      if (!topLevel) break;
+      if (!nested) instances++;
     }
-    out.push({ name, instances: instances.length, gpuNs, topLevel });
+    let gpuNs = 0;
+    if (topLevel) for (const inst of computeScopeInstances(m, { per: 'annotation', name })) gpuNs += instanceGpuNs(m, inst);
+    out.push({ name, instances, topLevel, gpuNs, firstNs });
   }
-  out.sort((a, b) => firstStart(m, a.name) - firstStart(m, b.name));
-  return out;
-}
-
-function firstStart(m: TraceModel, name: string): number {
-  const id = m.strings.find(name);
-  let best = Infinity;
-  for (let i = 0; i < m.host.length; i++) if (m.host.name[i] === id && m.host.startNs[i]! < best) best = m.host.startNs[i]!;
-  return best;
+  out.sort((a, b) => a.firstNs - b.firstNs);
+  return out.map(({ firstNs: _, ...info }) => info);
 }
 
 /**
@@ -130,8 +126,8 @@ export function choosePrimaryScope(m: TraceModel): ScopeSpec {
 }
 
 /** The annotation `choosePrimaryScope` would pick, among `allowed` names when given. */
-export function primaryAnnotation(m: TraceModel, allowed?: ReadonlySet<string>): string | undefined {
-  const top = listAnnotations(m).filter((a) => a.topLevel && a.instances > 0 && a.gpuNs > 0);
+export function primaryAnnotation(m: TraceModel, allowed?: ReadonlySet<string>, annotations: readonly AnnotationNameInfo[] = listAnnotations(m)): string | undefined {
+  const top = annotations.filter((a) => a.topLevel && a.instances > 0 && a.gpuNs > 0);
   if (top.length !== 1 || (allowed && !allowed.has(top[0]!.name))) return undefined;
   let referenceNs = 0;
   for (const inst of computeScopeInstances(m, m.steps.length > 0 ? { per: 'step' } : { per: 'trace' })) referenceNs += instanceGpuNs(m, inst);
