@@ -87,6 +87,18 @@ describe('model of each H200 capture', () => {
     expect(step2.startNs).toBe(Math.round(oracleStep.start_us * 1000));
   });
 
+  it("GPU annotations lose Kineto's deliberate 1 ns widening: their spans equal torch's", async () => {
+    for (const name of ['linear', 'geglu_mlp', 'gpt2_train']) {
+      const m = await loadTrace(h200Trace(name));
+      const annotationNames = new Set(m.gpuAnnotations.map((a) => a.name));
+      const torch = loadOracle(name)
+        .events.filter((e) => e.device_type !== 'DeviceType.CPU' && annotationNames.has(e.name))
+        .map((e) => Math.round((e.end_us - e.start_us) * 1000))
+        .sort((a, b) => a - b);
+      expect(m.gpuAnnotations.map((a) => a.durNs).sort((a, b) => a - b), name).toEqual(torch);
+    }
+  });
+
   it('a Triton kernel launched from Python belongs to no op (geglu_mlp_hand)', async () => {
     const m = await loadTrace(h200Trace('geglu_mlp_hand'));
     const triton = [...Array(m.gpu.length).keys()].filter((g) => m.strings.get(m.gpu.name[g]!) === 'geglu_fwd');

@@ -17,6 +17,7 @@ import {
   num,
 } from './handlers.js';
 import { linkGpuActivities } from './linking.js';
+import { unwidenGpuAnnotations } from './gpu-annotation-spans.js';
 import { computeNesting } from './nesting.js';
 import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
@@ -118,7 +119,10 @@ export function createModelBuilder(): ModelBuilder {
     rebase(pyData.startNs);
     rebase(gpuData.table.startNs);
     rebase(instData.table.tsNs);
-    const gpuAnnotations = gpuData.annotations.map((a) => ({ ...a, startNs: a.startNs - origin }));
+    const gpuAnnotations = unwidenGpuAnnotations(
+      gpuData.annotations.map((a) => ({ ...a, startNs: a.startNs - origin })),
+      gpuData.table,
+    );
     const syncs = gpuData.syncs.map((s) => ({ ...s, startNs: s.startNs - origin }));
 
     const nesting = computeNesting(hostData, diagnostics);
