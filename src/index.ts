@@ -1,0 +1,45 @@
+/**
+ * kinetoscope as a library: read a trace into the model, then run any analysis on it.
+ *
+ *   import { loadTrace, computeProfilerTable } from 'kinetoscope';
+ *   const model = await loadTrace('trace.pt.trace.json.gz');
+ *   const table = computeProfilerTable(model);
+ *
+ * Everything under `analyses` is a pure function of the model (no Node APIs), so it can run
+ * in a worker or a browser on a model built there.
+ */
+export { loadTrace } from './load-trace.js';
+export { readTrace, readTraceEvents, createTraceTokenizer } from './ingest/index.js';
+export type { RawEvent, ReadResult, ReadOptions, TraceInput, JsonObject, JsonValue } from './ingest/index.js';
+export { createModelBuilder } from './model/build-model.js';
+export { checkModelIntegrity } from './model/integrity.js';
+export * from './model/trace-model.js';
+export { DiagnosticSink } from './core/diagnostics.js';
+export type { Diagnostic, Severity } from './core/diagnostics.js';
+export { KinetoscopeError, isKinetoscopeError } from './core/errors.js';
+export type { ErrorCode } from './core/errors.js';
+
+export { computeProfilerTable } from './analyses/profiler-table.js';
+export type { ProfilerTable, ProfilerTableRow } from './analyses/profiler-table.js';
+export { computeDispatchTree } from './analyses/dispatch-tree.js';
+export type { DispatchTree, DispatchNode } from './analyses/dispatch-tree.js';
+export { computeKernelCatalog } from './analyses/kernel-catalog.js';
+export type { KernelCatalog, KernelCatalogEntry } from './analyses/kernel-catalog.js';
+export { decodeKernelName, shortKernelName } from './analyses/kernel-name.js';
+export type { DecodedKernelName } from './analyses/kernel-name.js';
+export { isViewOpName, computeLaunchedGpuWork } from './analyses/views.js';
+export { computeStepBreakdown } from './analyses/step-breakdown.js';
+export { computeLaunches } from './analyses/launches.js';
+export { computeBreakdown, computeTemporalBreakdown } from './analyses/temporal-breakdown.js';
+export { computeKernelTypeBreakdown } from './analyses/kernel-type-breakdown.js';
+export { computeIdleTime } from './analyses/idle-time.js';
+export { computeDoctor } from './analyses/doctor.js';
+export { computeGemmTable, findGemmCalls } from './analyses/gemm.js';
+export { DEVICE_PEAKS, resolvePeaks } from './analyses/device-peaks.js';
+export { computeOps } from './analyses/ops.js';
+export { computeEpilogues } from './analyses/epilogues.js';
+export { computeFusion } from './analyses/fusion.js';
+export { computeFusionMatch } from './analyses/fusion-match.js';
+export { computeCompileOverhead } from './analyses/compile-overhead.js';
+export { computeTraceDiff } from './analyses/diff.js';
+export { checkExpectations, deriveExpectations } from './analyses/expectations.js';
