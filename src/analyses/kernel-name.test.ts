@@ -313,10 +313,10 @@ describe('decodeKernelName on names from the sources and the seed', () => {
       layout: 'TNN', unparsed: ['qqtst', 'h', 'bz', 'algo2'],
     }],
     ['FlashAttention 2 upstream', 'void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t, Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, false, false, false, true, true, false>(Flash_fwd_params)', {
-      kind: 'attention', library: 'FlashAttention', generator: 'flash-attention 2', direction: 'fwd', headDim: 128, tile: '128x64', warps: '4', dtype: 'bf16',
+      kind: 'attention', library: 'FlashAttention', generator: 'flash-attention 2', direction: 'fwd', headDim: 128, tile: '128x64', warps: '4', dtype: 'bf16', tensorCores: true,
     }],
     ['PyTorch\'s vendored FlashAttention 2', 'void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)', {
-      kind: 'attention', library: 'FlashAttention (PyTorch)', generator: 'flash-attention 2', direction: 'fwd', headDim: 64, tile: '128x128', warps: '4', dtype: 'bf16',
+      kind: 'attention', library: 'FlashAttention (PyTorch)', generator: 'flash-attention 2', direction: 'fwd', headDim: 64, tile: '128x128', warps: '4', dtype: 'bf16', tensorCores: true,
     }],
     ['FlashAttention 3', 'void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128> >, 128, cutlass::bfloat16_t, float> > > >(flash::FlashAttnFwdSm90::Params)', {
       kind: 'attention', library: 'FlashAttention', generator: 'flash-attention 3', direction: 'fwd', arch: 'sm90', tensorCores: true,

@@ -642,6 +642,9 @@ function decodeXmma(sig: Signature): DecodedKernelName | undefined {
     else if (/^5x$/.test(t)) continue; // `__5x_cublas`: a build tag before the library name
     else unparsed.push(t);
   }
+  // A 16-bit or 8-bit float input with no `ffma` marker: xmma has no CUDA-core path for these
+  // types (its SIMT kernels are the f32 `ffma` ones), so the work ran on tensor cores.
+  if (d.tensorCores === undefined && /^(bf16|f16|e4m3|e5m2)/.test(typeToks[0] ?? '')) d.tensorCores = true;
   if (unparsed.length) d.unparsed = unparsed;
   return d;
 }
@@ -843,6 +846,9 @@ function decodeFlash(sig: Signature): DecodedKernelName | undefined {
     library: ns.startsWith('pytorch_flash') ? 'FlashAttention (PyTorch)' : 'FlashAttention',
     generator: 'flash-attention 2',
     direction: b.startsWith('flash_fwd') ? 'fwd' : 'bwd',
+    // FlashAttention 2 computes QKᵀ and PV with mma.sync tensor-core instructions only
+    // (csrc/flash_attn/src/kernel_traits.h: SM80_16x8x16 MMA atoms); it has no CUDA-core path.
+    tensorCores: true,
   };
   const traits = (sig.templateArgs ?? []).find((a) => /Flash_(fwd|bwd)_kernel_traits</.test(a));
   if (traits) {
