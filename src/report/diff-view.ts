@@ -20,7 +20,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
   const scope = d.scope.per === 'annotation' ? d.scope.name! : d.scope.per;
   const out: string[] = [];
   if (opts.nameA || opts.nameB) out.push(`A: ${opts.nameA ?? ''}`, `B: ${opts.nameB ?? ''}`);
-  out.push(`Compared per ${scope} (${d.scope.instancesA} instances in A, ${d.scope.instancesB} in B); counts are per instance.`);
+  out.push(`Compared per ${scope} (${d.scope.instancesA} instance${d.scope.instancesA === 1 ? '' : 's'} in A, ${d.scope.instancesB} in B); counts are per instance.`);
   for (const n of d.notes) out.push(dim(`note: ${n}`));
 
   out.push('', 'Kernels');
