@@ -16,6 +16,14 @@ import { breakdownCommand } from './commands/breakdown.js';
 import { doctorCommand } from './commands/doctor.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
+// `kinetoscope … | head` closes the pipe early: that is the reader's choice, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 const program = new Command('kinetoscope')
   .description('Reads PyTorch profiler (Kineto) traces the way an expert does.')
   .version('0.1.0')
