@@ -20,6 +20,7 @@
  * Ignores: memcpy/memset (not kernels, as in the plugin); GPU annotations.
  */
 import { GpuKind, type TraceModel } from '../model/trace-model.js';
+import { clipNs, lowerBound } from './intervals.js';
 import { decodeKernelName } from './kernel-name.js';
 
 /** GPU activities sorted by start, for window queries without scanning the whole table. */
@@ -45,18 +46,6 @@ export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
   return { order, sortedStartNs, maxDurNs };
 }
 
-/** First position in a sorted array whose value is ≥ x. */
-export function lowerBound(sorted: ArrayLike<number>, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** GPU activities (any kind) whose interval overlaps [lo, hi), in start order. */
 export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: number): number[] {
   const out: number[] = [];
@@ -72,113 +61,6 @@ export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: num
   return out;
 }
 
-/** Overlap of [s, e) with [lo, hi), ≥ 0. */
-export function clipNs(s: number, e: number, lo: number, hi: number): number {
-  const a = s > lo ? s : lo;
-  const b = e < hi ? e : hi;
-  return b > a ? b - a : 0;
-}
-
-/**
- * A union of intervals as sorted, disjoint [starts[k], ends[k]) in ns. Built by sweeping
- * separately sorted starts and ends (native Float64Array sorts, no comparator): for traces of a
- * million activities this is several times faster than sorting interval pairs.
- */
-export interface MergedIntervals {
-  readonly starts: Float64Array;
-  readonly ends: Float64Array;
-}
-
-/**
- * Union of the intervals [starts[k], ends[k]); touching intervals merge, as in intervals.ts.
- * The arrays are sorted in place. An end before its start (a −1 duration) is taken as the start.
- */
-export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedIntervals {
-  const n = starts.length;
-  for (let k = 0; k < n; k++) if (ends[k]! < starts[k]!) ends[k] = starts[k]!;
-  if (!isSorted(starts)) starts.sort();
-  if (!isSorted(ends)) ends.sort();
-  const os: number[] = [];
-  const oe: number[] = [];
-  let i = 0;
-  let j = 0;
-  let depth = 0;
-  let segStart = 0;
-  while (i < n) {
-    // Starts before ends at equal times, so touching intervals merge.
-    if (starts[i]! <= ends[j]!) {
-      if (depth++ === 0) segStart = starts[i]!;
-      i++;
-    } else {
-      if (--depth === 0) {
-        os.push(segStart);
-        oe.push(ends[j]!);
-      }
-      j++;
-    }
-  }
-  if (depth > 0) {
-    os.push(segStart);
-    oe.push(ends[n - 1]!);
-  }
-  return { starts: Float64Array.from(os), ends: Float64Array.from(oe) };
-}
-
-function isSorted(a: Float64Array): boolean {
-  for (let k = 1; k < a.length; k++) if (a[k]! < a[k - 1]!) return false;
-  return true;
-}
-
-/** Union of two merged unions, in one linear pass. */
-export function unionOfMerged(a: MergedIntervals, b: MergedIntervals): MergedIntervals {
-  const os: number[] = [];
-  const oe: number[] = [];
-  let i = 0;
-  let j = 0;
-  let cs = NaN;
-  let ce = NaN;
-  while (i < a.starts.length || j < b.starts.length) {
-    let s: number;
-    let e: number;
-    if (j >= b.starts.length || (i < a.starts.length && a.starts[i]! <= b.starts[j]!)) {
-      s = a.starts[i]!;
-      e = a.ends[i++]!;
-    } else {
-      s = b.starts[j]!;
-      e = b.ends[j++]!;
-    }
-    if (s <= ce) {
-      if (e > ce) ce = e;
-    } else {
-      if (ce === ce) {
-        os.push(cs);
-        oe.push(ce);
-      }
-      cs = s;
-      ce = e;
-    }
-  }
-  if (ce === ce) {
-    os.push(cs);
-    oe.push(ce);
-  }
-  return { starts: Float64Array.from(os), ends: Float64Array.from(oe) };
-}
-
-/** Length of a merged union inside [lo, hi), by binary search. */
-export function unionLengthInNs(u: MergedIntervals, lo: number, hi: number): number {
-  let k = Math.max(0, lowerBound(u.starts, lo) - 1);
-  let total = 0;
-  for (; k < u.starts.length; k++) {
-    const s = u.starts[k]!;
-    if (s >= hi) break;
-    const e = u.ends[k]!;
-    const a = s > lo ? s : lo;
-    const b = e < hi ? e : hi;
-    if (b > a) total += b - a;
-  }
-  return total;
-}
 
 // ------------------------------------------------------------------------------------------------
 // Kernel classes

@@ -28,7 +28,7 @@
  * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
  */
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
-import { mergeUnion, unionLengthInNs, type MergedIntervals } from './gpu-metrics.js';
+import { mergeUnion, unionLengthInNs, type MergedIntervals } from './intervals.js';
 
 export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
 export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
@@ -363,15 +363,6 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
   return mergeUnion(starts, ends);
 }
 
-/** The union's starts (for callers of the earlier flat-array form; `unionLengthInNs` needs none). */
-export function startsOf(u: MergedIntervals): Float64Array {
-  return u.starts;
-}
-
-/** Length of the union inside [lo, hi) (earlier signature, kept for its callers: expectations.ts). */
-export function unionInWindowNs(u: MergedIntervals, _starts: Float64Array, lo: number, hi: number): number {
-  return unionLengthInNs(u, lo, hi);
-}
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
 

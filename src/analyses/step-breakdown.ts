@@ -43,12 +43,8 @@ import {
   createGpuTimeIndex,
   gpuInWindow,
   isCommunicationOpName,
-  lowerBound,
-  mergeUnion,
-  unionOfMerged,
-  unionLengthInNs,
-  type MergedIntervals,
 } from './gpu-metrics.js';
+import { lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
 import { createApiNames, createLaunchIndex, gpuBusyUnion, launchedBy, quantileSorted, syncBlocksHost, syncKindOfCall } from './launches.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
