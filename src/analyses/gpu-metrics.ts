@@ -20,6 +20,7 @@
  * Ignores: memcpy/memset (not kernels, as in the plugin); GPU annotations.
  */
 import { GpuKind, type TraceModel } from '../model/trace-model.js';
+import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from './communication.js';
 import { clipNs, lowerBound } from './intervals.js';
 import { decodeKernelName } from './kernel-name.js';
 
@@ -65,27 +66,15 @@ export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: num
 // ------------------------------------------------------------------------------------------------
 // Kernel classes
 
-/** NCCL ≤2.18 `ncclKernel_*`, ≥2.19 `ncclDevKernel_*`, RCCL, any `nccl`/`rccl` prefix; case-insensitive. */
-const COMM_NAME = /^(?:void\s+)?(?:nccl|rccl)|nccl(?:dev)?kernel/i;
-
-/** Host ops the plugin counts as communication (its NcclOpNameSet/GlooOpNameSet, by prefix). */
-export function isCommunicationOpName(name: string): boolean {
-  return name.startsWith('nccl:') || name.startsWith('gloo:');
-}
-
-export function isCommunicationKernelName(name: string): boolean {
-  return COMM_NAME.test(name);
-}
+export { isCommunicationKernelName, isCommunicationOpName };
 
 /**
- * Whether GPU kernel `g` is communication: by name (see COMM_NAME), by the NCCL collective args
- * torch ≥ 2.2 attaches to the kernel (`Collective name`), or by its owner being an `nccl:*` /
- * `gloo:*` op (the plugin's rule: the kernel's External id is a communication op's).
+ * Whether GPU kernel `g` is communication: by name or collective args (communication.ts), or by
+ * its owner being an `nccl:*` / `gloo:*` op (the plugin's rule: the kernel's External id is a
+ * communication op's).
  */
 export function isCommunicationKernel(m: TraceModel, g: number, name = m.strings.get(m.gpu.name[g]!)): boolean {
-  if (isCommunicationKernelName(name)) return true;
-  const args = m.gpu.args[g];
-  if (args && (args['Collective name'] !== undefined || args['collective_name'] !== undefined)) return true;
+  if (isCommunicationKernelName(name) || hasCollectiveArgs(m.gpu.args[g])) return true;
   const o = m.gpu.owner[g]!;
   return o >= 0 && isCommunicationOpName(m.strings.get(m.host.name[o]!));
 }

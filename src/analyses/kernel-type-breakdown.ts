@@ -22,6 +22,7 @@
  * Also home of `BreakdownActivities`, the GPU-time rows the three breakdowns share, and of
  * `collectActivities`, which builds them from the model with exact nanoseconds.
  */
+import { hasCollectiveArgs, isCommunicationKernelName } from './communication.js';
 import { GpuKind, type TraceModel } from '../model/trace-model.js';
 import type { JsonObject } from '../ingest/raw-event.js';
 
@@ -57,20 +58,12 @@ export interface BreakdownActivities {
   readonly gpu: Int32Array;
 }
 
-const COMM_NAME = /nccl|rccl|hccl|msccl/i;
 const MEMORY_NAME = /^(?:hip)?mem(?:cpy|set)|^dma/i;
-const NCCL_ARGS = ['Collective name', 'collective_name', 'In msg nelems', 'Group size'];
-
-function hasNcclArgs(args: JsonObject | undefined): boolean {
-  if (!args) return false;
-  for (const k of NCCL_ARGS) if (args[k] !== undefined) return true;
-  return false;
-}
 
 /** kinetoscope's kernel type of one GPU activity. */
 export function kernelTypeOf(kind: GpuKind, name: string, args: JsonObject | undefined): KernelTypeId {
   if (kind === GpuKind.Memcpy || kind === GpuKind.Memset) return KernelTypeId.Memory;
-  if (COMM_NAME.test(name) || hasNcclArgs(args)) return KernelTypeId.Communication;
+  if (isCommunicationKernelName(name) || hasCollectiveArgs(args)) return KernelTypeId.Communication;
   if (MEMORY_NAME.test(name)) return KernelTypeId.Memory;
   return KernelTypeId.Computation;
 }
@@ -89,7 +82,7 @@ export function collectActivities(m: TraceModel): BreakdownActivities {
     names[g] = name;
     const key = `${gpu.kind[g]}\u0000${name}`;
     const args = gpu.args[g];
-    let t: number | undefined = hasNcclArgs(args) ? KernelTypeId.Communication : byName.get(key);
+    let t: number | undefined = hasCollectiveArgs(args) ? KernelTypeId.Communication : byName.get(key);
     if (t === undefined) {
       t = kernelTypeOf(gpu.kind[g] as GpuKind, name, undefined);
       byName.set(key, t);
