@@ -1,0 +1,84 @@
+/** `kinetoscope explain TRACE [--vs OTHER]…`: the trace read in plain words, as Markdown, every sentence with its numbers. */
+import { basename } from 'node:path';
+import { Command } from 'commander';
+import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
+import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+Sections (each appears only when the trace gives it something true to say):
+  steps        S1   profiler steps; each top-level annotation with its CPU extent (its span on the
+                    host), GPU extent (first start to last end of the GPU work it launched), GPU
+                    time, kernels and launches per instance
+  dispatch     S2   the first instance's top-level ops, each as its chain of cpu_ops down to the
+                    launch calls and the kernels they launched (views as "(→ …)")
+  views        S3   view ops that launched no GPU work, and their self CPU time
+  bias         S4   per GEMM: bias in the epilogue (op and kernel name), a separate add, or no bias
+  launches     S5   launch APIs (driver/runtime), each op's calls, GEMM memsets, occupancy queries, syncs
+  kernels      S6   kernels by time and what their names say
+  gemms        S7   the GEMM table: M·N·K from Input Dims, 2·M·N·K FLOPs, TFLOP/s, % of peak, tile
+  comparison   S8, S10, S11 (with --vs) kernels the same byte for byte, replaced (fused, hand-written)
+                    or on one side only; CPU ops removed/added; compile pre-ops; per instance numbers
+  fusion       S9   fused kernels decoded; back-to-back memory-bound kernels that could fuse
+  compile      S10  compile pre-ops per instance and the compile analysis's findings
+  verdict      S12  per step: overhead-bound or GPU-bound, with the reason in numbers
+  next              what to try, each rule with the evidence that fired it
+  conclusions  S8–S11 (with --vs) one row per trace: kernels, GEMM kernels, other kernels, GPU and
+                    CPU time and launches per instance of its annotation (or step)
+The reading is per instance of the trace's one top-level annotation holding most of the GPU
+work (linear_fwd, mlp_fwd), else per step. Numbers are those of the commands named under
+"More:"; their definitions are in those commands' --help.
+With several --vs, the first is the one compared with TRACE; each adds a conclusions row.`;
+
+interface ExplainCliOptions extends CommonOptions {
+  vs: string[];
+  only?: string;
+  limit?: string;
+}
+
+/** `geglu_mlp.pt.trace.json.gz` → `geglu_mlp`. */
+export function traceLabel(path: string): string {
+  if (path === '-') return 'stdin';
+  return basename(path).replace(/\.gz$/, '').replace(/\.json$/, '').replace(/\.pt\.trace$/, '');
+}
+
+export function explainCommand(): Command {
+  const cmd = new Command('explain')
+    .description('the trace read in plain words (Markdown): steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile, verdict, what to try next; with --vs, the comparison and a conclusions table')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--vs <other>', 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--only <sections>', `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}`)
+    .option('--limit <n>', 'name at most n kernels in the kernels section (default 8)')
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: ExplainCliOptions) => {
+      let only: Set<ExplainSectionId> | undefined;
+      if (opts.only !== undefined) {
+        const names = opts.only.split(',').map((x) => x.trim()).filter(Boolean);
+        const bad = names.filter((x) => !(EXPLAIN_SECTIONS as readonly string[]).includes(x));
+        if (bad.length || !names.length) throw new KinetoscopeError('BAD_ARGUMENT', `--only expects sections among ${EXPLAIN_SECTIONS.join(', ')}; got "${opts.only}"`);
+        only = new Set(names as ExplainSectionId[]);
+      }
+      let kernelLimit: number | undefined;
+      if (opts.limit !== undefined) {
+        kernelLimit = Number(opts.limit);
+        if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
+      }
+      const [model, ...others] = await Promise.all([openTrace(path), ...opts.vs.map(openTrace)]);
+      const e = computeExplanation(
+        { label: traceLabel(path), model: model! },
+        { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
+      );
+      if (opts.json) {
+        printJson({ ...explainJson(e), diagnostics: diagnosticsForJson(model!), ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}) });
+      } else {
+        printText(renderExplainMarkdown(e, { tracePath: path, vsPaths: opts.vs }));
+        reportDiagnostics(model!, opts);
+        for (const m of others) reportDiagnostics(m, opts);
+      }
+      return Math.max(strictStatus(model!, opts), ...others.map((m) => strictStatus(m, opts)));
+    }),
+  );
+}
