@@ -118,6 +118,9 @@ export interface ExplainOptions {
 
 // ------------------------------------------------------------------------------------------------
 
+/** Lists in a sentence name at most this many items, then say how many more. */
+const LIST_MAX = 8;
+
 const say = (id: string, template: string, numbers: ExplainSentence['numbers'] = {}): ExplainSentence => ({ id, template, numbers });
 
 const mean = (v: readonly number[]) => (v.length ? v.reduce((s, x) => s + x, 0) / v.length : NaN);
@@ -296,8 +299,9 @@ function stepsSection(c: TraceContext): ExplainSection {
 // ------------------------------------------------------------------------------------------------
 // S2: the dispatch chain, short form
 
-/** `aten::linear` → `aten::t` (→ `aten::transpose` → `aten::as_strided`) + `aten::addmm` ⇒ `cuLaunchKernelEx` → `nvjet…`. */
-function chainText(n: DispatchNode): string {
+/** `aten::linear` → `aten::t` (→ `aten::transpose` → `aten::as_strided`) + `aten::addmm` ⇒ `cuLaunchKernelEx` → `nvjet…`; below `depth` levels, `…`. */
+function chainText(n: DispatchNode, depth = Infinity): string {
+  if (depth <= 0) return n.children.length ? `\`${n.name}\` → …` : `\`${n.name}\``;
   const ops = n.children.filter((k) => k.category === 'cpu_op' || k.category === 'user_annotation');
   const calls = n.children.filter((k) => k.category === 'cuda_runtime' || k.category === 'cuda_driver');
   const name = `\`${n.name}\``;
@@ -307,7 +311,7 @@ function chainText(n: DispatchNode): string {
     return inner.length ? `${name} (→ ${inner.join(' → ')})` : name;
   }
   const parts = ops.map((k) => {
-    const t = chainText(k);
+    const t = chainText(k, depth - 1);
     return ops.length > 1 && !k.view && (t.includes(' → ') || t.includes(' ⇒ ')) ? `(${t})` : t;
   });
   const launches = calls
@@ -316,6 +320,18 @@ function chainText(n: DispatchNode): string {
   let text = name;
   if (parts.length) text += ` → ${parts.join(' + ')}`;
   if (launches.length) text += ` ⇒ ${launches.join(', ')}`;
+  return text;
+}
+
+/** Chains longer than this are cut to fewer levels (a training step's ops nest deep). */
+const CHAIN_MAX_CHARS = 400;
+/** How many ops and distinct chains the dispatch section names. */
+const DISPATCH_MAX_OPS = 12;
+const DISPATCH_MAX_CHAINS = 10;
+
+function shortChain(n: DispatchNode): string {
+  let text = chainText(n);
+  for (let depth = 6; text.length > CHAIN_MAX_CHARS && depth >= 1; depth--) text = chainText(n, depth);
   return text;
 }
 
@@ -336,24 +352,30 @@ function dispatchSection(c: TraceContext): ExplainSection | undefined {
   sentences.push(
     say(
       'dispatch.top',
-      `${where} calls {opCount|op} at its top level, in this order: ${ops.map((_, i) => `\`{order.${i}}\``).join(', ')}.`,
-      { opCount: ops.length, order: ops.map((o) => o.name), distinct: list },
+      `${where} calls {opCount|op} at its top level, in this order: ${ops
+        .slice(0, DISPATCH_MAX_OPS)
+        .map((_, i) => `\`{order.${i}}\``)
+        .join(', ')}${ops.length > DISPATCH_MAX_OPS ? ', and {moreOps} more' : ''}.`,
+      { opCount: ops.length, order: ops.slice(0, DISPATCH_MAX_OPS).map((o) => o.name), moreOps: Math.max(0, ops.length - DISPATCH_MAX_OPS), distinct: list },
     ),
   );
   // One sentence per distinct chain, in first-seen order.
   const chains = new Map<string, DispatchNode[]>();
   for (const o of ops) {
-    const t = chainText(o);
+    const t = shortChain(o);
     const list2 = chains.get(t);
     if (list2) list2.push(o);
     else chains.set(t, [o]);
   }
-  for (const [text, nodes] of chains) {
+  for (const [text, nodes] of [...chains].slice(0, DISPATCH_MAX_CHAINS)) {
     const numbers = { chain: text, calls: nodes.length, cpuUs: mean(nodes.map((n) => n.durUs)), gpuUs: mean(nodes.map((n) => n.gpuUs ?? 0)) };
     const times = nodes.length > 1 ? '{calls}×: ' : '';
     sentences.push(
       say('dispatch.chain', nodes.some((n) => (n.gpuUs ?? 0) > 0) ? `${times}{chain} — {cpuUs} on the host, {gpuUs} of GPU work.` : `${times}{chain} — {cpuUs} on the host, no GPU work.`, numbers),
     );
+  }
+  if (chains.size > DISPATCH_MAX_CHAINS) {
+    sentences.push(say('dispatch.more', 'And {more|more distinct chain}.', { more: chains.size - DISPATCH_MAX_CHAINS }));
   }
   return { id: 'dispatch', title: 'The dispatch chain', readings: ['S2'], sentences, tables: [], more: c.scope.per === 'annotation' ? `kinetoscope tree TRACE --annotation ${c.scope.name}` : 'kinetoscope tree TRACE' };
 }
@@ -365,12 +387,13 @@ function viewsSection(c: TraceContext): ExplainSection | undefined {
   const r = c.lazy.ops();
   if (!r.views.length) return undefined;
   const sentences: ExplainSentence[] = [];
-  const views = r.views.map((v) => ({ name: v.name, calls: v.calls, selfCpuUs: v.selfCpuUs }));
+  const views = r.views.slice(0, LIST_MAX).map((v) => ({ name: v.name, calls: v.calls, selfCpuUs: v.selfCpuUs }));
+  const moreViews = r.views.length - views.length;
   sentences.push(
     say(
       'views.launched-nothing',
-      `{viewCalls|call} of view ops launched no GPU work — ${views.map((_, i) => `\`{views.${i}.name}\` ×{views.${i}.calls}`).join(', ')}: they rewrite a tensor's shape and strides on the CPU and copy no data, {viewSelfCpuUs} of self CPU time in all.`,
-      { viewCalls: r.totals.viewCalls, viewSelfCpuUs: r.totals.viewSelfCpuUs, views },
+      `{viewCalls|call} of view ops launched no GPU work — ${views.map((_, i) => `\`{views.${i}.name}\` ×{views.${i}.calls}`).join(', ')}${moreViews ? ' and {moreViews|more view op}' : ''}: they rewrite a tensor's shape and strides on the CPU and copy no data, {viewSelfCpuUs} of self CPU time in all.`,
+      { viewCalls: r.totals.viewCalls, viewSelfCpuUs: r.totals.viewSelfCpuUs, views, moreViews },
     ),
   );
   if (c.instances.length > 1 && c.scope.per !== 'trace') {
@@ -540,7 +563,7 @@ function launchesSection(c: TraceContext): ExplainSection | undefined {
   }
   for (const s of l.syncsByCause) {
     sentences.push(
-      say('launches.sync', '{count|host synchronization} — `{api}`, {cause} — blocked the host for {blockedUs} in all, while the GPU was busy for {gpuBusyDuringUs} of it.', {
+      say('launches.sync', `{count|host synchronization} — \`{api}\`, {cause} — blocked the host for {blockedUs} in all, ${s.gpuBusyDuringUs > 0 ? 'while the GPU was busy for {gpuBusyDuringUs} of it' : 'with the GPU already idle'}.`, {
         count: s.count,
         api: s.api,
         cause: s.cause,
@@ -648,6 +671,10 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
     kernel: x.kernel ? kernelLabel(x.kernel.name) : '',
   }));
   for (const [i, x] of r.rows.entries()) {
+    if (i >= LIST_MAX) {
+      sentences.push(say('gemms.more', 'And {more|more GEMM shape} in the table below.', { more: r.rows.length - LIST_MAX }));
+      break;
+    }
     if (!x.shape || x.meanUs === undefined) continue;
     const row = rows[i]!;
     const numbers = {
@@ -677,12 +704,12 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
   for (const [op, xs] of byOp) {
     const tiles = new Set(xs.map((x) => x.kernel!.decoded.tile));
     if (tiles.size < 2) continue;
-    const shapes = xs.map((x) => ({ shape: formatGemmShape(x.shape!, false), tile: x.kernel!.decoded.tile!, kernel: kernelLabel(x.kernel!.name), grid: x.kernel!.grid ? x.kernel!.grid.join('×') : '' }));
+    const shapes = xs.slice(0, LIST_MAX).map((x) => ({ shape: formatGemmShape(x.shape!, false), tile: x.kernel!.decoded.tile!, kernel: kernelLabel(x.kernel!.name), grid: x.kernel!.grid ? x.kernel!.grid.join('×') : '' }));
     sentences.push(
       say(
         'gemms.tile-per-shape',
-        `\`{op}\` runs a different kernel per shape: ${shapes.map((s, i) => `{shapes.${i}.shape} → tile {shapes.${i}.tile}${s.grid ? ` (grid {shapes.${i}.grid})` : ''}`).join('; ')}. The library picks the kernel for each M, N, K; the names say which.`,
-        { op, shapes },
+        `\`{op}\` runs a different kernel per shape: ${shapes.map((s, i) => `{shapes.${i}.shape} → tile {shapes.${i}.tile}${s.grid ? ` (grid {shapes.${i}.grid})` : ''}`).join('; ')}${xs.length > shapes.length ? '; and {moreShapes|more shape}' : ''}. The library picks the kernel for each M, N, K; the names say which.`,
+        { op, shapes, moreShapes: xs.length - shapes.length },
       ),
     );
   }
@@ -865,6 +892,9 @@ function isNestedView(c: TraceContext, outer: string, inner: string): boolean {
 // ------------------------------------------------------------------------------------------------
 // S9: fusion
 
+/** How many could-fuse chains the fusion section names (most HBM bytes first). */
+const FUSION_MAX_CHAINS = 5;
+
 function fusionSection(c: TraceContext): ExplainSection | undefined {
   const f = c.lazy.fusion();
   const sentences: ExplainSentence[] = [];
@@ -884,26 +914,37 @@ function fusionSection(c: TraceContext): ExplainSection | undefined {
       );
     }
   }
-  for (const o of f.opportunities) {
+  // The chains with the most HBM traffic at stake first; long chains are named by their ends.
+  const ranked = [...f.opportunities].sort((x, y) => y.roundTripBytes - x.roundTripBytes);
+  for (const o of ranked.slice(0, FUSION_MAX_CHAINS)) {
+    const shown = o.kernels.length <= 4 ? o.kernels : [o.kernels[0]!, o.kernels[1]!, o.kernels[o.kernels.length - 1]!];
+    const mids = o.intermediates.slice(0, 2);
     const numbers = {
       annotation: o.annotation || '(no annotation)',
-      kernels: o.kernels.map((k) => ({ op: k.op, kernel: k.shortName, us: k.meanUs })),
-      intermediates: o.intermediates.map((x) => ({ dims: `[${x.dims.join(',')}]`, dtype: shortDtype(x.dtype), bytes: x.bytes, producer: x.producer, consumer: x.consumer })),
+      kernelCount: o.kernels.length,
+      kernels: shown.map((k) => ({ op: k.op, kernel: k.shortName, meanUs: k.meanUs })),
+      intermediates: mids.map((x) => ({ dims: `[${x.dims.join(',')}]`, dtype: shortDtype(x.dtype), bytes: x.bytes, producer: x.producer, consumer: x.consumer })),
+      moreIntermediates: o.intermediates.length - mids.length,
       intermediateBytes: o.intermediateBytes,
       roundTripBytes: o.roundTripBytes,
       timeUs: o.timeUs,
       instances: o.instances,
       ...(o.estimatedFusedUs !== undefined ? { estimatedFusedUs: o.estimatedFusedUs } : {}),
     };
+    const ops = o.kernels.length <= 4 ? shown.map((_, i) => `\`{kernels.${i}.op}\``).join(' then ') : '`{kernels.0.op}` then `{kernels.1.op}` … `{kernels.2.op}` ({kernelCount|kernel})';
+    const outputs = mids.map((_, i) => `the {intermediates.${i}.dims} {intermediates.${i}.dtype} output of \`{intermediates.${i}.producer}\` ({intermediates.${i}.bytes})`).join(' and ');
+    const verb = o.intermediates.length > 1 ? 'are' : 'is';
     sentences.push(
       say(
         'fusion.opportunity',
-        `In \`{annotation}\`, ${o.kernels.map((_, i) => `\`{kernels.${i}.op}\``).join(' then ')} run back to back, memory-bound: ${o.intermediates
-          .map((_, i) => `the {intermediates.${i}.dims} {intermediates.${i}.dtype} output of \`{intermediates.${i}.producer}\`, {intermediates.${i}.bytes},`)
-          .join(' and ')} is written to HBM and read straight back — {roundTripBytes} of traffic and {timeUs} of kernel time per instance${o.estimatedFusedUs !== undefined ? '; one fused kernel at the same bandwidth would take about {estimatedFusedUs}' : ''}.`,
+        `In \`{annotation}\`, ${ops} run back to back, memory-bound: ${outputs}${o.intermediates.length > mids.length ? ' and {moreIntermediates|more intermediate}' : ''} ${verb} written to HBM and read straight back — {intermediateBytes} per instance, {roundTripBytes} of traffic, while the chain takes {timeUs} of kernel time${o.estimatedFusedUs !== undefined ? '; one fused kernel at the same bandwidth would take about {estimatedFusedUs}' : ''}.`,
         numbers,
       ),
     );
+  }
+  if (ranked.length > FUSION_MAX_CHAINS) {
+    const rest = ranked.slice(FUSION_MAX_CHAINS);
+    sentences.push(say('fusion.more', 'And {more|more chain}, {moreBytes} of intermediates per instance in all.', { more: rest.length, moreBytes: rest.reduce((x, o) => x + o.intermediateBytes, 0) }));
   }
   if (!sentences.length) return undefined;
   return { id: 'fusion', title: 'What fused, and what could', readings: ['S9'], sentences, tables: [], more: 'kinetoscope fusion TRACE' };
@@ -1022,12 +1063,15 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
       cpuDispatchUs: mean(overhead.map((r) => r.cpuDispatchUs)),
       graphLaunches: graphs,
     };
+    const launchBound = numbers.medianKernelUs < numbers.meanLaunchUs;
     sentences.push(
       say(
         'next.reduce-overhead',
         graphs
           ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average) although they already replay CUDA graphs ({graphLaunches} `cudaGraphLaunch`): the host work around the replays is what the GPU waits for — {cpuDispatchUs} of CPU dispatch per step.'
-          : '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average; {launches|launch|launches} per step at {meanLaunchUs} each, median kernel {medianKernelUs}): capture the step in a CUDA graph — `torch.compile(mode="reduce-overhead")` does it — so one launch replays all the kernels, or give each launch more work (a larger batch).',
+          : launchBound
+            ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): a launch costs more than the kernel it launches ({meanLaunchUs} per launch against a median kernel of {medianKernelUs}, {launches|launch|launches} per step). Capture the step in a CUDA graph — `torch.compile(mode="reduce-overhead")` does it — so one launch replays all the kernels, or give each kernel more work (a larger batch).'
+            : '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): the kernels outlast their launches (median kernel {medianKernelUs}, {meanLaunchUs} per launch), but the host\'s work between them — {cpuDispatchUs} of CPU dispatch per step — keeps the GPU waiting. A CUDA graph (`torch.compile(mode="reduce-overhead")`) replays the kernels without that work.',
         numbers,
       ),
     );
@@ -1035,7 +1079,8 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
   const f = c.lazy.fusion();
   const best = [...f.opportunities].sort((a, b) => b.roundTripBytes - a.roundTripBytes)[0];
   if (best) {
-    const chain = best.kernels.map((k) => k.op.replace(/^aten::/, '')).join('·');
+    const names = best.kernels.map((k) => k.op.replace(/^aten::/, ''));
+    const chain = names.length <= 4 ? names.join('·') : `the ${names.length} kernels of ${[...new Set(names)].join('·')}`;
     const est = best.estimatedFusedUs !== undefined ? '; about {estimatedFusedUs} fused' : '';
     sentences.push(
       say('next.fuse', `Fuse {chain} in \`{annotation}\`: one kernel instead of {kernels} would not write and read back {intermediateBytes} per instance ({timeUs} of kernel time now${est}) — \`torch.compile\` fuses such chains, or a hand-written kernel.`, {
@@ -1077,7 +1122,7 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
       say(
         'next.gpu-bound',
         pcts.length && gpuUs > 0
-          ? 'The steps are GPU-bound, so host-side tricks (CUDA graphs, fewer launches) cannot help much; GEMMs take {gemmShare} of the GPU time and reach {minPeakPct} to {maxPeakPct} of peak — the rest is in the kernels themselves.'
+          ? `The steps are GPU-bound, so host-side tricks (CUDA graphs, fewer launches) cannot help much; GEMMs take {gemmShare} of the GPU time and reach ${pcts.length > 1 && Math.min(...pcts) !== Math.max(...pcts) ? '{minPeakPct} to {maxPeakPct}' : '{maxPeakPct}'} of peak — the rest is in the kernels themselves.`
           : 'The steps are GPU-bound, so host-side tricks (CUDA graphs, fewer launches) cannot help much: the time is in the kernels themselves.',
         pcts.length && gpuUs > 0 ? { gemmShare: Math.min(1, gemmUs / gpuUs), minPeakPct: Math.min(...pcts), maxPeakPct: Math.max(...pcts) } : {},
       ),

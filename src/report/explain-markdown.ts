@@ -2,7 +2,7 @@
  * The `explain` reading as Markdown, and as JSON with stable keys.
  *
  * A sentence's placeholders are filled here, each number formatted by the unit its key names
- * (see analyses/explain.ts): `…Us` a time (`56.645 µs`), `…Bytes` bytes (`50,331,648 B (48.0 MiB)`),
+ * (see analyses/explain.ts): `…Us` a time (`56.645 µs`), `…Bytes` bytes (`50,331,648 B = 48.0 MiB`),
  * `…Share` a fraction as a percentage, `…Pct` a percentage already, `…Flops` an integer,
  * `…Tflops` and `…PerByte` one decimal, `…Ratio` a factor (`0.93×`) — suffixes in any case;
  * matrix dimensions (`m`, `n`, `k`, `batch`) as written; other integers get thousands
@@ -19,7 +19,7 @@ function formatNumber(key: string, x: number): string {
   const k = key.toLowerCase();
   if (key.endsWith('DeltaUs')) return `${x > 0 ? '+' : ''}${formatUs(x)}`;
   if (key.endsWith('Us')) return formatUs(x);
-  if (k.endsWith('bytes')) return Math.abs(x) >= 1024 ? `${formatInt(x)} B (${formatBytes(x)})` : `${formatInt(x)} B`;
+  if (k.endsWith('bytes')) return Math.abs(x) >= 1024 ? `${formatInt(x)} B = ${formatBytes(x)}` : `${formatInt(x)} B`;
   if (k.endsWith('share')) return formatPercent(x);
   if (k.endsWith('pct')) return `${x.toFixed(1)}%`;
   if (k.endsWith('tflops') || k.endsWith('perbyte')) return x.toFixed(1);
