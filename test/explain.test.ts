@@ -1,0 +1,333 @@
+/**
+ * `explain` on the H200 captures: each number a sentence states is checked against a figure
+ * computed here from the raw events (JSON.parse, test/raw-scopes.ts) or torch's oracle, and
+ * each rule's sentence is checked to appear exactly when its condition holds on the trace.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSentence, type ExplainValue, type Explanation } from '../src/analyses/explain.js';
+import { loadTrace } from '../src/load-trace.js';
+import type { TraceModel } from '../src/model/trace-model.js';
+import { explainJson, renderExplainMarkdown, renderSentence } from '../src/report/explain-markdown.js';
+import { ensureBuilt } from './build-once.js';
+import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { mean, rawTrace, type RawEvent } from './raw-scopes.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist/cli/main.js');
+const WORKLOADS_DIR = join(ROOT, 'test/fixtures/traces/h200-workloads');
+const workloadTrace = (name: string) => join(WORKLOADS_DIR, `${name}.pt.trace.json.gz`);
+
+const models = new Map<string, Promise<TraceModel>>();
+const load = (path: string) => {
+  let p = models.get(path);
+  if (!p) models.set(path, (p = loadTrace(path)));
+  return p;
+};
+const h200 = (name: string) => load(h200Trace(name));
+
+async function explain(name: string, vs: string[] = []): Promise<Explanation> {
+  return computeExplanation({ label: name, model: await h200(name) }, { vs: await Promise.all(vs.map(async (v) => ({ label: v, model: await h200(v) }))) });
+}
+
+const sentences = (e: Explanation, id: string): ExplainSentence[] => e.sections.flatMap((s) => s.sentences.filter((x) => x.id === id));
+const one = (e: Explanation, id: string): ExplainSentence => {
+  const xs = sentences(e, id);
+  expect(xs.map((x) => x.id)).toEqual([id]);
+  return xs[0]!;
+};
+const num = (s: ExplainSentence, key: string) => s.numbers[key] as number;
+
+const ns = (us: number) => Math.round(us * 1000);
+const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset']);
+
+/** Length of the union of [s, e) intervals clipped to [lo, hi), in ns. */
+function unionNs(intervals: [number, number][], lo: number, hi: number): number {
+  const xs = intervals.map(([s, e]) => [Math.max(s, lo), Math.min(e, hi)] as [number, number]).filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let cs = -Infinity;
+  let ce = -Infinity;
+  for (const [s, e] of xs) {
+    if (s > ce) {
+      if (ce > cs) total += ce - cs;
+      cs = s;
+      ce = e;
+    } else ce = Math.max(ce, e);
+  }
+  if (ce > cs) total += ce - cs;
+  return total;
+}
+
+describe('explain: numbers against the raw events and the oracle', () => {
+  it('S1: kernels, launches, GPU time and GPU extent per mlp_fwd from the raw events (geglu_mlp)', async () => {
+    const e = await explain('geglu_mlp');
+    const inst = rawTrace('geglu_mlp').instances('mlp_fwd');
+    expect(inst.length).toBe(3);
+    const s = sentences(e, 'steps.annotation').find((x) => x.numbers['name'] === 'mlp_fwd')!;
+    expect(num(s, 'instances')).toBe(3);
+    expect(num(s, 'kernels')).toBe(mean(inst.map((i) => i.kernels.length)));
+    expect(num(s, 'kernels')).toBe(5);
+    expect(num(s, 'launches')).toBe(mean(inst.map((i) => i.launches)));
+    expect(num(s, 'gpuTimeUs')).toBeCloseTo(mean(inst.map((i) => i.gpu.reduce((a, g) => a + ns(g.dur), 0) / 1000)), 6);
+    const extent = (i: (typeof inst)[number]) => (Math.max(...i.gpu.map((g) => ns(g.ts) + ns(g.dur))) - Math.min(...i.gpu.map((g) => ns(g.ts)))) / 1000;
+    expect(num(s, 'gpuExtentUs')).toBeCloseTo(mean(inst.map(extent)), 6);
+    expect(num(s, 'cpuExtentUs')).toBeCloseTo(mean(inst.map((i) => ns(i.root.dur) / 1000)), 6);
+  });
+
+  it('S7: FLOPs of each GEMM equal 2·M·N·K from the raw aten::mm Input Dims (geglu_mlp)', async () => {
+    const e = await explain('geglu_mlp');
+    const raw = rawTrace('geglu_mlp').events.filter((x) => x.cat === 'cpu_op' && x.name === 'aten::mm');
+    const byShape = new Map<string, number>();
+    for (const x of raw) {
+      const [a, b] = x.args!['Input Dims'] as number[][];
+      byShape.set(`[${a!.join(',')}]×[${b!.join(',')}]`, 2 * a![0]! * a![1]! * b![1]!);
+    }
+    const rows = sentences(e, 'gemms.row');
+    expect(rows.map((r) => r.numbers['shape']).sort()).toEqual([...byShape.keys()].sort());
+    for (const r of rows) expect(num(r, 'flops')).toBe(byShape.get(r.numbers['shape'] as string));
+    expect(rows.every((r) => num(r, 'flops') === 38_654_705_664)).toBe(true);
+    // calls per shape from the raw events
+    for (const r of rows) expect(num(r, 'calls')).toBe(raw.filter((x) => `[${(x.args!['Input Dims'] as number[][])[0]!.join(',')}]` === (r.numbers['shape'] as string).split('×')[0]).length);
+  });
+
+  it('S12: each step\'s GPU idle share from the union of its GPU activities in the raw events', async () => {
+    for (const name of ['geglu_mlp', 'tiny_ops', 'linear']) {
+      const e = await explain(name);
+      const events = rawTrace(name).events;
+      const gpu = events.filter((x) => GPU_CATS.has(x.cat ?? '')).map((x) => [ns(x.ts), ns(x.ts) + ns(x.dur)] as [number, number]);
+      const steps = events.filter((x) => x.cat === 'user_annotation' && x.name.startsWith('ProfilerStep#')).sort((a, b) => a.ts - b.ts);
+      const said = sentences(e, 'verdict.step');
+      expect(said.map((s) => s.numbers['name'])).toEqual(steps.map((s) => s.name));
+      for (const [k, st] of steps.entries()) {
+        const lo = ns(st.ts);
+        const hi = lo + ns(st.dur);
+        const busy = unionNs(gpu, lo, hi);
+        expect(num(said[k]!, 'gpuIdleShare')).toBeCloseTo(1 - busy / (hi - lo), 9);
+        expect(num(said[k]!, 'gpuBusyUs')).toBeCloseTo(busy / 1000, 6);
+        // The verdict follows from the share (GPU-bound when busy for at least half the step).
+        expect(said[k]!.numbers['verdict']).toMatch(busy / (hi - lo) >= 0.5 ? /^gpu-bound/ : /^overhead-bound/);
+      }
+    }
+  });
+
+  it('S3: view calls that launched nothing equal torch\'s events of those names with no device time (oracle)', async () => {
+    for (const name of ['geglu_mlp', 'linear']) {
+      const e = await explain(name);
+      const views = one(e, 'views.launched-nothing');
+      const oracle = loadOracle(name).events;
+      const names = (views.numbers['views'] as { name: string }[]).map((v) => v.name);
+      for (const v of views.numbers['views'] as { name: string; calls: number }[]) {
+        expect(v.calls).toBe(oracle.filter((x) => x.name === v.name && x.device_total_us === 0 && x.kernels.length === 0).length);
+      }
+      expect(num(views, 'viewCalls')).toBe(oracle.filter((x) => names.includes(x.name) && x.device_total_us === 0).length);
+    }
+  });
+
+  it('S8: eager vs compiled nn.Linear — the same kernel byte for byte, the views gone, pre-ops added (raw events)', async () => {
+    const e = await explain('linear_compile', ['linear']);
+    const ka = new Set(rawTrace('linear').instances('linear_fwd').flatMap((i) => i.kernels.map((k) => k.name)));
+    const kb = new Set(rawTrace('linear_compile').instances('linear_fwd').flatMap((i) => i.kernels.map((k) => k.name)));
+    const same = sentences(e, 'comparison.same-kernel').map((s) => s.numbers['kernel']);
+    expect(same).toEqual([...ka].filter((k) => kb.has(k)));
+    expect(same).toEqual(['nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT']);
+    const removedViews = one(e, 'comparison.views-removed').numbers['views'];
+    expect(removedViews).toEqual(['aten::t', 'aten::transpose', 'aten::as_strided']);
+    const opsB = new Set(rawTrace('linear_compile').events.filter((x) => x.cat === 'cpu_op' || x.cat === 'user_annotation').map((x) => x.name));
+    for (const v of removedViews as string[]) expect(opsB.has(v)).toBe(false);
+    expect(one(e, 'comparison.compile-pre-ops').numbers['preOps']).toContain('TorchDynamo Cache Lookup');
+  });
+
+  it('S9: the fused gelu·mul kernel replaces the two eager kernels; the intermediate is [64,128,3072] bf16 from the raw Input Dims', async () => {
+    const e = await explain('geglu_mlp_compile', ['geglu_mlp']);
+    const rep = one(e, 'comparison.replaced');
+    expect(rep.numbers['kernel']).toBe('triton_poi_fused__unsafe_view_gelu_mul_0');
+    expect((rep.numbers['replaced'] as { op: string }[]).map((r) => r.op)).toEqual(['aten::gelu', 'aten::mul']);
+    const mul = rawTrace('geglu_mlp').events.find((x) => x.cat === 'cpu_op' && x.name === 'aten::mul')!;
+    const dims = (mul.args!['Input Dims'] as number[][])[0]!;
+    expect(mul.args!['Input type']).toEqual(['c10::BFloat16', 'c10::BFloat16']);
+    const bytes = dims.reduce((a, b) => a * b, 1) * 2;
+    expect(bytes).toBe(50_331_648);
+    const hbm = one(e, 'comparison.hbm-saved');
+    expect(num(hbm, 'intermediateBytes')).toBe(bytes);
+    expect(num(hbm, 'hbmSavedBytes')).toBe(2 * bytes);
+    // eager and fused time per occurrence, from the raw kernels
+    const eager = rawTrace('geglu_mlp').instances('mlp_fwd');
+    const eagerUs = mean(eager.map((i) => i.kernels.filter((k) => /Gelu|MulFunctor/.test(k.name)).reduce((a, k) => a + ns(k.dur), 0) / 1000));
+    expect(num(rep, 'replacedUs')).toBeCloseTo(eagerUs, 6);
+  });
+
+  it('S11: hand-written geglu_fwd against Inductor\'s kernel, times from the raw kernels', async () => {
+    const e = await explain('geglu_mlp_hand', ['geglu_mlp_compile']);
+    const s = one(e, 'comparison.hand-vs-inductor');
+    const kernelMean = (name: string, pick: (k: RawEvent) => boolean) => mean(rawTrace(name).instances('mlp_fwd').flatMap((i) => i.kernels.filter(pick).map((k) => ns(k.dur) / 1000)));
+    expect(s.numbers['hand']).toBe('geglu_fwd');
+    expect(num(s, 'handUs')).toBeCloseTo(kernelMean('geglu_mlp_hand', (k) => k.name === 'geglu_fwd'), 6);
+    expect(num(s, 'inductorUs')).toBeCloseTo(kernelMean('geglu_mlp_compile', (k) => k.name.startsWith('triton_')), 6);
+  });
+
+  it('conclusions: one row per trace with kernels, GPU and CPU time per instance from the raw events', async () => {
+    const names = ['linear', 'linear_compile', 'geglu_mlp', 'geglu_mlp_compile'];
+    const e = await explain('geglu_mlp_hand', names);
+    const table = e.sections.find((s) => s.id === 'conclusions')!.tables[0]!;
+    expect(table.rows.map((r) => r['trace'])).toEqual([...names, 'geglu_mlp_hand']);
+    for (const r of table.rows) {
+      const name = r['trace'] as string;
+      const inst = rawTrace(name).instances(r['scope'] as string);
+      expect(r['kernels']).toBe(mean(inst.map((i) => i.kernels.length)));
+      expect(r['gpuUs'] as number).toBeCloseTo(mean(inst.map((i) => i.gpu.reduce((a, g) => a + ns(g.dur), 0) / 1000)), 6);
+      expect(r['cpuUs'] as number).toBeCloseTo(mean(inst.map((i) => ns(i.root.dur) / 1000)), 6);
+      expect(r['compiled']).toBe(rawTrace(name).events.some((x) => x.name.startsWith('Torch-Compiled Region')));
+    }
+    expect(table.rows.map((r) => r['kernels'])).toEqual([1, 1, 5, 4, 4]);
+  });
+});
+
+describe('explain: a sentence only where its condition holds', () => {
+  it('S4: bias in the epilogue for nn.Linear, a separate add for matmul+add, no bias at all for the GeGLU block', async () => {
+    const linear = await explain('linear');
+    const ep = one(linear, 'bias.epilogue');
+    expect(ep.numbers['op']).toBe('aten::addmm');
+    expect(ep.numbers['kernel']).toBe('nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT');
+    expect(rawTrace('linear').events.some((x) => x.name === 'aten::add')).toBe(false);
+    one(linear, 'bias.no-add-op');
+    expect(sentences(linear, 'bias.separate-add')).toEqual([]);
+
+    const geglu = await explain('geglu_mlp');
+    // geglu's Linears have no bias: the raw GEMMs are aten::mm, and no sentence places a bias anywhere.
+    expect(new Set(rawTrace('geglu_mlp').events.filter((x) => x.cat === 'cpu_op' && /addmm|^aten::mm$/.test(x.name)).map((x) => x.name))).toEqual(new Set(['aten::mm']));
+    expect(sentences(geglu, 'bias.epilogue')).toEqual([]);
+    expect(sentences(geglu, 'bias.no-add-op')).toEqual([]);
+    expect(sentences(geglu, 'next.bias-epilogue')).toEqual([]);
+    expect(num(one(geglu, 'bias.none'), 'gemmCalls')).toBe(rawTrace('geglu_mlp').events.filter((x) => x.name === 'aten::mm').length);
+    const text = renderExplainMarkdown(geglu);
+    expect(text).not.toMatch(/bias is added in the GEMM's epilogue/);
+
+    const ma = await explain('matmul_add');
+    const sep = one(ma, 'bias.separate-add');
+    expect(sep.numbers['addOp']).toBe('aten::add');
+    expect(sentences(ma, 'bias.epilogue')).toEqual([]);
+    one(ma, 'next.bias-epilogue');
+  });
+
+  it('what to try next: no_grad only on a compiled graph that keeps backward work; CUDA graphs only when overhead-bound; fuse only with a chain', async () => {
+    const relu = await explain('relu_mlp_compile');
+    expect(one(relu, 'next.no-grad').numbers['finding']).toBe('BACKWARD_OPS_WITHOUT_BACKWARD');
+    expect(rawTrace('relu_mlp_compile').events.some((x) => x.name.includes('threshold_backward'))).toBe(true);
+    const eager = await explain('relu_mlp');
+    expect(sentences(eager, 'next.no-grad')).toEqual([]);
+    // The workloads' no-grad capture: no CompiledFunction, no backward ops, no advice.
+    const nograd = computeExplanation({ label: 'relu_mlp_compile_nograd', model: await load(workloadTrace('relu_mlp_compile_nograd')) });
+    const raw = (loadRawJson(workloadTrace('relu_mlp_compile_nograd')).traceEvents as unknown as RawEvent[]).filter((x) => x.ph === 'X');
+    expect(raw.some((x) => x.name === 'CompiledFunction' || x.name.includes('threshold_backward'))).toBe(false);
+    expect(sentences(nograd, 'next.no-grad')).toEqual([]);
+
+    const tiny = await explain('tiny_ops');
+    const ro = one(tiny, 'next.reduce-overhead');
+    expect(num(ro, 'steps')).toBe(3);
+    expect(sentences(tiny, 'next.gpu-bound')).toEqual([]);
+    // Workload geglu_mlp: every step GPU-bound, so no CUDA-graph advice, and no chain to fuse (gelu and mul are not back to back there).
+    const wg = computeExplanation({ label: 'geglu_mlp', model: await load(workloadTrace('geglu_mlp')) });
+    expect(sentences(wg, 'verdict.step').every((s) => String(s.numbers['verdict']).startsWith('gpu-bound'))).toBe(true);
+    expect(sentences(wg, 'next.reduce-overhead')).toEqual([]);
+    one(wg, 'next.gpu-bound');
+    expect(sentences(wg, 'next.fuse')).toEqual([]);
+
+    const g = await explain('geglu_mlp');
+    const fuse = one(g, 'next.fuse');
+    expect(fuse.numbers['chain']).toBe('gelu·mul');
+    expect(num(fuse, 'intermediateBytes')).toBe(64 * 128 * 3072 * 2);
+    const compiled = await explain('geglu_mlp_compile');
+    expect(sentences(compiled, 'next.fuse')).toEqual([]);
+    expect(sentences(compiled, 'fusion.inductor').map((s) => s.numbers['ops'])).toEqual([['_unsafe_view', 'gelu', 'mul']]);
+  });
+
+  it('.item() advice only where a sync sits under aten::item / _local_scalar_dense (sync_loop)', async () => {
+    const e = await explain('sync_loop');
+    const s = one(e, 'next.item-syncs');
+    const raw = rawTrace('sync_loop').events;
+    const items = raw.filter((x) => x.name === 'aten::_local_scalar_dense');
+    expect(num(s, 'count')).toBe(items.length);
+    expect(sentences(await explain('linear'), 'next.item-syncs')).toEqual([]);
+  });
+
+  it('comparison and conclusions only with --vs', async () => {
+    const e = await explain('linear');
+    expect(e.sections.map((s) => s.id)).not.toContain('comparison');
+    expect(e.sections.map((s) => s.id)).not.toContain('conclusions');
+  });
+});
+
+describe('explain: rendering', () => {
+  it('every placeholder of every sentence resolves to a number or name, on every capture', async () => {
+    const resolve = (numbers: ExplainSentence['numbers'], path: string): ExplainValue | undefined => {
+      let v: unknown = numbers;
+      for (const seg of path.split('.')) v = v === null || typeof v !== 'object' ? undefined : (v as Record<string, unknown>)[seg];
+      return v as ExplainValue | undefined;
+    };
+    let checked = 0;
+    for (const name of H200_NAMES) {
+      const e = await explain(name);
+      for (const s of e.sections.flatMap((x) => x.sentences)) {
+        for (const m of s.template.matchAll(/\{([A-Za-z0-9_.]+)(?:\|[^}]*)?\}/g)) {
+          expect(resolve(s.numbers, m[1]!), `${name} ${s.id} {${m[1]}}`).not.toBeUndefined();
+          checked++;
+        }
+        expect(renderSentence(s)).not.toMatch(/\{[A-Za-z]|undefined|NaN/);
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+  });
+
+  it('units follow the key: µs, bytes, shares, plurals', () => {
+    const s = (template: string, numbers: Record<string, ExplainValue>) => renderSentence({ id: 't', template, numbers });
+    expect(s('{gpuUs}', { gpuUs: 56.645 })).toBe('56.645 µs');
+    expect(s('{x|kernel}, {y|kernel}, {z|launch|launches}', { x: 1, y: 5, z: 2 })).toBe('1 kernel, 5 kernels, 2 launches');
+    expect(s('{intermediateBytes}', { intermediateBytes: 50_331_648 })).toBe('50,331,648 B = 48.0 MiB');
+    expect(s('{gpuIdleShare}', { gpuIdleShare: 0.246 })).toBe('24.6%');
+    expect(s('{m}·{n}·{k}', { m: 8192, n: 3072, k: 768 })).toBe('8192·3072·768');
+    expect(s('{cpuDeltaUs} {gpuDeltaUs}', { cpuDeltaUs: 178.482, gpuDeltaUs: -0.021 })).toBe('+178.482 µs -0.021 µs');
+    expect(s('{list.1.name}', { list: [{ name: 'a' }, { name: 'b' }] })).toBe('b');
+  });
+
+  it('JSON: stable keys, µs rounded to the ns, rendered text beside the template', async () => {
+    const j = explainJson(await explain('linear_compile', ['linear']));
+    expect(Object.keys(j)).toEqual(['trace', 'vs', 'sections']);
+    expect(j.trace).toMatchObject({ label: 'linear_compile', scope: 'linear_fwd', instances: 3 });
+    for (const s of j.sections) {
+      expect(EXPLAIN_SECTIONS).toContain(s.id);
+      expect(Object.keys(s)).toEqual(['id', 'title', 'readings', 'sentences', 'tables', 'more']);
+      for (const x of s.sentences) expect(Object.keys(x)).toEqual(['id', 'text', 'template', 'numbers']);
+    }
+    const row = j.sections.find((s) => s.id === 'conclusions')!.tables[0]!.rows[0] as Record<string, number>;
+    expect(row['gpuUs']).toBe(Math.round(row['gpuUs']! * 1000) / 1000);
+  });
+});
+
+describe('explain: the command', () => {
+  beforeAll(() => ensureBuilt(), 240_000);
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'explain', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+
+  it('prints Markdown with a section per reading, --only keeps the named ones, --json one document', () => {
+    const md = run(h200Trace('geglu_mlp'));
+    expect(md.status).toBe(0);
+    expect(md.stdout).toMatch(/^# What geglu_mlp shows/);
+    for (const h of ['## Steps and annotations (S1)', '## The dispatch chain (S2)', '## The GEMMs (S7)', '## Overhead-bound or GPU-bound (S12)']) expect(md.stdout).toContain(h);
+    const only = run(h200Trace('geglu_mlp'), '--only', 'gemms');
+    expect(only.stdout.match(/^## /gm)).toEqual(['## ']);
+    const j = run(h200Trace('linear_compile'), '--vs', h200Trace('linear'), '--json');
+    expect(j.status).toBe(0);
+    const doc = JSON.parse(j.stdout);
+    expect(Object.keys(doc)).toEqual(['trace', 'vs', 'sections', 'diagnostics', 'vsDiagnostics']);
+    expect(doc.vs[0].label).toBe('linear');
+  });
+
+  it('bad --only, bad --limit and a missing file exit 2 with one line', () => {
+    for (const args of [[h200Trace('linear'), '--only', 'nope'], [h200Trace('linear'), '--limit', '-1'], [join(ROOT, 'no-such.json')]]) {
+      const r = run(...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(run('--help').status).toBe(0);
+  });
+});
