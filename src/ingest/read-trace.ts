@@ -12,8 +12,9 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { createGunzip, constants as zc } from 'node:zlib';
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
+import type { ArgsPolicy, EventColumns } from './event-columns.js';
 import type { JsonObject, RawEvent } from './raw-event.js';
-import { createTraceTokenizer, type TraceTokenizer } from './tokenizer.js';
+import { createColumnarTokenizer, createTraceTokenizer, type TraceTokenizer } from './tokenizer.js';
 
 export interface ReadResult {
   container: 'object' | 'array';
@@ -52,10 +53,35 @@ export async function readTrace(
   onEvents: (batch: RawEvent[]) => void,
   opts: ReadOptions = {},
 ): Promise<ReadResult> {
+  const sink = opts.diagnostics ?? new DiagnosticSink();
+  return readThrough(input, createTraceTokenizer(onEvents, sink), sink, opts);
+}
+
+export interface ColumnReadOptions extends ReadOptions {
+  /** What to keep of each event's args (the rest is skipped unread). */
+  policy: ArgsPolicy;
+  /** The consumer copies each batch before onColumns returns: the reader reuses its arrays. */
+  reuseBatches?: boolean;
+}
+
+/**
+ * readTrace's columnar twin: events handed on as EventColumns batches (labels and args
+ * interned; args outside `policy` skipped without building objects). On this thread; see
+ * read-parallel.ts for the same over worker threads.
+ */
+export async function readTraceColumns(
+  input: TraceInput,
+  onColumns: (batch: EventColumns) => void,
+  opts: ColumnReadOptions,
+): Promise<ReadResult> {
+  const sink = opts.diagnostics ?? new DiagnosticSink();
+  const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches });
+  return readThrough(input, tok, sink, opts);
+}
+
+async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions): Promise<ReadResult> {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new Error(`readTrace: bad chunkSize ${chunkSize}`);
-  const sink = opts.diagnostics ?? new DiagnosticSink();
-  const tok = createTraceTokenizer(onEvents, sink);
 
   let fh: FileHandle | undefined;
   let source: AsyncIterable<Uint8Array>;

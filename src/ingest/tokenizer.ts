@@ -23,6 +23,19 @@
 import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
 import type { DiagnosticSink, Severity } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
+import { ArgsTable } from './args-table.js';
+import {
+  AN_DEVICE,
+  AN_EXTERNAL_ID,
+  AN_STREAM,
+  ARG_NUMBER_KEYS,
+  ARG_NUMBERS,
+  ColumnBatchWriter,
+  LABEL_EMPTY,
+  type ArgsPolicy,
+  type EventColumns,
+} from './event-columns.js';
+import { LabelTable } from './label-table.js';
 
 export interface TokenizerResult {
   container: 'object' | 'array';
@@ -59,6 +72,187 @@ export function createTraceTokenizer(
     push: (bytes: Uint8Array) => t.push(bytes),
     end: () => t.end(),
   };
+}
+
+/**
+ * Interning state shared by the tokenizers of one producer (a worker parses many segments of a
+ * file with one context, so that a label or an args object is handed on once, not per segment).
+ */
+export class InternContext {
+  readonly labels = new LabelTable();
+  readonly args = new ArgsTable();
+  /** Labels already handed on in a batch. */
+  labelsSent = 0;
+  /** Args objects made since the last batch. */
+  pendingArgs: JsonObject[] = [];
+  /** Resolved args mode + 2 per (ph label, cat label); 0: not resolved yet. */
+  readonly modeCache: Int32Array[] = [];
+  readonly dropSets: { mask: number; keys: Set<string> }[] = [];
+  readonly knownKeys: string[];
+  readonly keySlot: Int32Array;
+  private readonly completeModes = new Map<string, number>();
+  private readonly phaseModes = new Map<string, number>();
+  private readonly completeDefault: number;
+  private readonly phaseDefault: number;
+  /** Known keys by byte length: [key index, bytes] pairs. */
+  readonly keysByLength: { index: number; bytes: Uint8Array }[][] = [];
+
+  constructor(readonly policy: ArgsPolicy) {
+    // Keys compared by their bytes while args are read: the numbers lifted into columns and
+    // every key a policy drops.
+    const known: string[] = [...ARG_NUMBER_KEYS, 'external id'];
+    for (const group of [policy.complete, policy.phases]) for (const drop of Object.values(group)) for (const k of drop) if (!known.includes(k)) known.push(k);
+    if (known.length > 31) throw new Error('ArgsPolicy: at most 21 distinct dropped keys');
+    this.knownKeys = known;
+    this.keySlot = new Int32Array(known.length).fill(-1);
+    for (let i = 0; i < ARG_NUMBERS; i++) this.keySlot[i] = i;
+    this.keySlot[ARG_NUMBERS] = EXT_LOWER_SLOT;
+    const enc = new TextEncoder();
+    known.forEach((k, index) => {
+      const bytes = enc.encode(k);
+      (this.keysByLength[bytes.length] ??= []).push({ index, bytes });
+    });
+    const modeOf = (drop: readonly string[]): number => {
+      let mask = 0;
+      for (const k of drop) mask |= 1 << known.indexOf(k);
+      let m = this.dropSets.findIndex((d) => d.mask === mask);
+      if (m < 0) {
+        m = this.dropSets.length;
+        this.dropSets.push({ mask, keys: new Set(drop) });
+      }
+      return m;
+    };
+    for (const [cat, drop] of Object.entries(policy.complete)) this.completeModes.set(cat, modeOf(drop));
+    for (const [ph, drop] of Object.entries(policy.phases)) this.phaseModes.set(ph, modeOf(drop));
+    this.completeDefault = this.completeModes.get('*') ?? MODE_SKIP;
+    this.phaseDefault = this.phaseModes.get('*') ?? MODE_SKIP;
+  }
+
+  /** The args mode of events with these `ph` and `cat` labels (MODE_SKIP or a drop-set index). */
+  modeOf(ph: number, cat: number): number {
+    const row = this.modeCache[ph];
+    if (row !== undefined && cat < row.length) {
+      const m = row[cat]!;
+      if (m !== 0) return m - 2;
+    }
+    return this.resolve(ph, cat);
+  }
+
+  private resolve(ph: number, cat: number): number {
+    const phs = this.labels.strings[ph]!;
+    const m = phs === 'X' ? (this.completeModes.get(this.labels.strings[cat]!) ?? this.completeDefault) : (this.phaseModes.get(phs) ?? this.phaseDefault);
+    let row = this.modeCache[ph];
+    if (row === undefined || cat >= row.length) {
+      const nr = new Int32Array(Math.max(64, (cat + 1) * 2));
+      if (row !== undefined) nr.set(row);
+      this.modeCache[ph] = row = nr;
+    }
+    row[cat] = m + 2;
+    return m;
+  }
+
+  /** The index of the known key b[s, e), or −1. */
+  knownKey(b: Uint8Array, s: number, e: number): number {
+    const cands = this.keysByLength[e - s];
+    if (cands === undefined) return -1;
+    for (let c = 0; c < cands.length; c++) {
+      const k = cands[c]!.bytes;
+      let i = 0;
+      while (i < k.length && k[i] === b[s + i]) i++;
+      if (i === k.length) return cands[c]!.index;
+    }
+    return -1;
+  }
+
+  knownKeyOfString(key: string): number {
+    return this.knownKeys.indexOf(key);
+  }
+}
+
+export interface ColumnarOptions {
+  /** What to keep of each event's args. */
+  policy: ArgsPolicy;
+  /** Share interning with other tokenizers of the same producer (else a fresh context). */
+  context?: InternContext;
+  /**
+   * The consumer copies each batch before onColumns returns: reuse the batch's arrays
+   * (else each batch gets fresh ones, e.g. to transfer them to another thread).
+   */
+  reuseBatches?: boolean;
+  /**
+   * Start inside the events array, at the `{` of an event at this absolute byte offset:
+   * one segment of a text split at event boundaries (see atEventBoundary()).
+   */
+  resume?: { container: 'object' | 'array'; offset: number };
+}
+
+export interface ColumnarTokenizer extends TraceTokenizer {
+  /** True when the bytes so far end just after the `,` that follows an event: the next segment may start here. */
+  atEventBoundary(): boolean;
+  /**
+   * For the last segment of a split text, before end(): how many events the earlier segments
+   * held and where the last of them ended, so that end()'s counts and messages are the file's.
+   */
+  setEarlier(events: number, lastEventEnd: number): void;
+  /** Events handed on by this tokenizer. */
+  readonly ownEventCount: number;
+  /** Integer µs of the first ts this tokenizer saw (decimal text), if any. */
+  originUs(): string | undefined;
+  /** Top-level keys seen by this tokenizer (a segment sees those before or after the events). */
+  readonly header: JsonObject;
+}
+
+/**
+ * The tokenizer in columnar mode: hands events on as EventColumns batches (labels and args
+ * interned, args not kept skipped without building objects). Same grammar, repairs,
+ * diagnostics and errors as createTraceTokenizer.
+ */
+export function createColumnarTokenizer(
+  onColumns: (batch: EventColumns) => void,
+  diagnostics: DiagnosticSink,
+  opts: ColumnarOptions,
+): ColumnarTokenizer {
+  const t = new Tokenizer(NO_EVENTS, diagnostics);
+  t.columnar(onColumns, opts);
+  return {
+    push: (bytes: Uint8Array) => t.push(bytes),
+    end: () => t.end(),
+    atEventBoundary: () => t.atEventBoundary(),
+    setEarlier: (events: number, lastEventEnd: number) => t.setEarlier(events, lastEventEnd),
+    get ownEventCount() {
+      return t.ownEvents;
+    },
+    originUs: () => t.originText(),
+    get header() {
+      return t.headerObject();
+    },
+  };
+}
+
+const NO_EVENTS = (): void => {
+  throw new Error('tokenizer: RawEvent batch in columnar mode');
+};
+
+/** Args modes: skip (not kept), or keep everything the event has (ph/cat not known yet). */
+const MODE_SKIP = -1;
+const MODE_FULL = -2;
+/** The key slot of the lower-case `external id`. */
+const EXT_LOWER_SLOT = ARG_NUMBERS;
+
+/** The model's reading of an args value as a number (handlers.ts `num`). */
+function argNumber(v: JsonValue | undefined): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : NaN;
+  }
+  return NaN;
+}
+
+function deleteKeys(obj: JsonObject, keys: Set<string>): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(obj)) if (!keys.has(k)) setKey(out, k, obj[k]!);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,6 +550,23 @@ class Tokenizer {
   private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly utf8Fatal = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
 
+  // Columnar mode (createColumnarTokenizer): the batch being filled, the interning context, and
+  // the current event's args numbers and kept-member byte ranges.
+  private isColumnar = false;
+  private onColumns: (b: EventColumns) => void = NO_EVENTS;
+  private cw = new ColumnBatchWriter(0);
+  private ctx: InternContext | null = null;
+  private reuse = false;
+  ownEvents = 0;
+  private resumeOffset = -1;
+  private readonly an = new Float64Array(ARG_NUMBERS);
+  private extLower = NaN;
+  private extUpperSet = false;
+  private argsObj: JsonObject | null = null;
+  private ranges = new Int32Array(64);
+  private idNum = 0;
+  private idLabel = 0;
+
   constructor(
     private readonly onEvents: (batch: RawEvent[]) => void,
     private readonly sink: DiagnosticSink,
@@ -404,6 +615,10 @@ class Tokenizer {
   }
 
   private flush(): void {
+    if (this.isColumnar) {
+      if (this.cw.length > 0) this.flushColumns();
+      return;
+    }
     if (this.batch.length > 0) {
       const b = this.batch;
       this.batch = [];
@@ -548,10 +763,16 @@ class Tokenizer {
               unit = p;
               if (c === LBRACE) {
                 // The hot loop: one event after another.
-                const ev = this.parseEvent(p);
-                p = this.pos;
-                if (this.unitDiags.length > 0) this.commitUnit();
-                this.emit(ev);
+                if (this.isColumnar) {
+                  this.parseEventColumns(p);
+                  p = this.pos;
+                  if (this.unitDiags.length > 0) this.commitUnit();
+                } else {
+                  const ev = this.parseEvent(p);
+                  p = this.pos;
+                  if (this.unitDiags.length > 0) this.commitUnit();
+                  this.emit(ev);
+                }
                 this.lastEventEnd = base + p;
                 this.state = S_EVENTS_NEXT;
                 break;
@@ -904,6 +1125,512 @@ class Tokenizer {
 
   // -------------------------------------------------------------------------------------------
   // Values.
+
+  // -------------------------------------------------------------------------------------------
+  // Columnar mode.
+
+  columnar(onColumns: (b: EventColumns) => void, opts: ColumnarOptions): void {
+    this.isColumnar = true;
+    this.onColumns = onColumns;
+    this.ctx = opts.context ?? new InternContext(opts.policy);
+    this.reuse = opts.reuseBatches === true;
+    this.cw = new ColumnBatchWriter(EVENT_BATCH_SIZE);
+    const r = opts.resume;
+    if (r) {
+      this.container = r.container;
+      this.state = S_EVENTS_ELEM;
+      this.sawTraceEvents = true;
+      this.sawNonWhitespace = true;
+      this.bytesIn = r.offset;
+      this.lastEventEnd = r.offset;
+      this.lastUnitEnd = r.offset;
+      this.resumeOffset = r.offset;
+    }
+  }
+
+  atEventBoundary(): boolean {
+    return this.state === S_EVENTS_ELEM && this.pendLen === 0;
+  }
+
+  setEarlier(events: number, lastEventEnd: number): void {
+    this.eventCount += events;
+    if (this.ownEvents === 0 && this.lastEventEnd === this.resumeOffset) this.lastEventEnd = lastEventEnd;
+  }
+
+  originText(): string | undefined {
+    if (!this.hasOrigin) return undefined;
+    return this.hasOriginBig ? this.originBig.toString() : String(this.origin);
+  }
+
+  headerObject(): JsonObject {
+    return this.header;
+  }
+
+  private flushColumns(): void {
+    const ctx = this.ctx!;
+    const labels = ctx.labels.strings;
+    const newLabels = ctx.labelsSent < labels.length ? labels.slice(ctx.labelsSent) : [];
+    ctx.labelsSent = labels.length;
+    const newArgs = ctx.pendingArgs;
+    ctx.pendingArgs = [];
+    const batch = this.cw.view(newLabels, newArgs, this.originText());
+    if (this.reuse) this.cw.length = 0;
+    else this.cw.alloc();
+    this.onColumns(batch);
+  }
+
+  /** parseEvent's twin: the event's fields go straight into the batch columns. */
+  private parseEventColumns(start: number): void {
+    const b = this.buf;
+    const end = this.lim;
+    const ctx = this.ctx!;
+    let ph = LABEL_EMPTY;
+    let cat = LABEL_EMPTY;
+    let name = LABEL_EMPTY;
+    let phSeen = false;
+    let catSeen = false;
+    let pid = NaN;
+    let pidL = LABEL_EMPTY;
+    let tid = NaN;
+    let tidL = LABEL_EMPTY;
+    let tsNs = NaN;
+    let durNs = NaN;
+    let fid = NaN;
+    let fidL = -1;
+    let bp = -1;
+    let sc = -1;
+    let args = -1;
+    const an = this.an;
+    an.fill(NaN);
+    this.extLower = NaN;
+    this.extUpperSet = false;
+    this.argsObj = null;
+    let p = this.ws(start + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] !== RBRACE) {
+      for (;;) {
+        if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string in an event');
+        const ks = p + 1;
+        let q = ks;
+        while (q < end && PLAIN[b[q]] === 1) q++;
+        if (q >= end) throw INCOMPLETE;
+        let kc: number;
+        if (b[q] === QUOTE) {
+          kc = eventKeyCode(b, ks, q - ks);
+          p = q + 1;
+        } else {
+          this.pos = p;
+          kc = eventKeyCodeOfString(this.parseString(0));
+          p = this.pos;
+        }
+        p = this.ws(p);
+        if (p >= end) throw INCOMPLETE;
+        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
+        p = this.ws(p + 1);
+        if (p >= end) throw INCOMPLETE;
+        this.pos = p;
+        switch (kc) {
+          case K_PH: ph = this.labelAt(); phSeen = true; break;
+          case K_CAT: cat = this.labelAt(); catSeen = true; break;
+          case K_NAME: name = this.labelAt(); break;
+          case K_PID: this.idAt(); pid = this.idNum; pidL = this.idLabel; break;
+          case K_TID: this.idAt(); tid = this.idNum; tidL = this.idLabel; break;
+          case K_TS: tsNs = this.parseTime(true); break;
+          case K_DUR: durNs = this.parseTime(false); break;
+          case K_ARGS: {
+            // The mode is known once ph (and, for X events, cat) came before args, as Kineto
+            // writes them; otherwise keep everything and settle it when the event is complete.
+            const phs = phSeen ? ctx.labels.strings[ph] : undefined;
+            const mode = phSeen && (catSeen || phs !== 'X') ? ctx.modeOf(ph, cat) : MODE_FULL;
+            args = this.argsColumnar(mode);
+            break;
+          }
+          case K_ID: {
+            const v = this.parseValue(0);
+            fid = NaN;
+            fidL = -1;
+            if (typeof v === 'number') fid = v;
+            else if (typeof v === 'string') fidL = ctx.labels.idOfString(v);
+            break;
+          }
+          case K_BP: { const v = this.parseValue(0); bp = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
+          case K_S: { const v = this.parseValue(0); sc = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
+          default: this.skipValue(0);
+        }
+        p = this.ws(this.pos);
+        if (p >= end) throw INCOMPLETE;
+        const c = b[p];
+        if (c === COMMA) {
+          p = this.ws(p + 1);
+          if (p >= end) throw INCOMPLETE;
+          if (b[p] === RBRACE) { p++; break; } // trailing comma: tolerated
+          continue;
+        }
+        if (c === RBRACE) { p++; break; }
+        throw this.unexpected(p, '"," or "}" in an event');
+      }
+    } else {
+      p++;
+    }
+    this.pos = p;
+    // Complete: nothing below throws INCOMPLETE.
+    const obj = this.argsObj;
+    if (obj !== null) {
+      this.argsObj = null;
+      const mode = ctx.modeOf(ph, cat);
+      if (mode === MODE_SKIP) args = -1;
+      else {
+        const drop = ctx.dropSets[mode]!;
+        ctx.pendingArgs.push(drop.keys.size > 0 ? deleteKeys(obj, drop.keys) : obj);
+        args = ctx.args.addUnkeyed();
+      }
+    }
+    if (!this.extUpperSet) an[AN_EXTERNAL_ID] = this.extLower;
+    const w = this.cw;
+    const n = w.length;
+    w.ph[n] = ph;
+    w.cat[n] = cat;
+    w.name[n] = name;
+    w.pid[n] = pid;
+    w.pidLabel[n] = pidL;
+    w.tid[n] = tid;
+    w.tidLabel[n] = tidL;
+    w.tsNs[n] = tsNs;
+    w.durNs[n] = durNs;
+    w.flowId[n] = fid;
+    w.flowIdLabel[n] = fidL;
+    w.bp[n] = bp;
+    w.s[n] = sc;
+    w.args[n] = args;
+    w.argNumbers.set(an, n * ARG_NUMBERS);
+    w.length = n + 1;
+    this.eventCount++;
+    this.ownEvents++;
+    if (n + 1 >= w.capacity) this.flushColumns();
+  }
+
+  /** ph / cat / name as a label id (other types are stringified, null → ""). */
+  private labelAt(): number {
+    const b = this.buf;
+    const end = this.lim;
+    const labels = this.ctx!.labels;
+    if (b[this.pos] !== QUOTE) {
+      const v = this.parseValue(0);
+      return labels.idOfString(v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    }
+    const s = this.pos + 1;
+    let p = s;
+    while (p < end && PLAIN[b[p]] === 1) p++;
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] === QUOTE) {
+      this.pos = p + 1;
+      return p === s ? LABEL_EMPTY : labels.idOfAscii(b, this.view, s, p);
+    }
+    return labels.idOfString(this.parseStringSlow(s, p, 0));
+  }
+
+  /** pid / tid into idNum (a number) or idLabel (a string that stays one), as parseId reads them. */
+  private idAt(): void {
+    const labels = this.ctx!.labels;
+    let v: JsonValue;
+    if (this.buf[this.pos] === QUOTE) {
+      v = normaliseId(this.parseString(INTERN_MAX_VALUE));
+    } else {
+      v = this.parseValue(0);
+      if (typeof v !== 'number' && typeof v !== 'string') v = v === null ? '' : String(v);
+    }
+    if (typeof v === 'number') {
+      this.idNum = v;
+      this.idLabel = -1;
+    } else {
+      this.idNum = NaN;
+      this.idLabel = labels.idOfString(v);
+    }
+  }
+
+  private setArgNumber(slot: number, v: JsonValue): void {
+    if (slot === EXT_LOWER_SLOT) {
+      this.extLower = argNumber(v);
+      return;
+    }
+    if (slot === AN_EXTERNAL_ID) {
+      // `args['External id'] ?? args['external id']`: a null falls through to the lower-case key.
+      this.extUpperSet = v !== null;
+      this.an[slot] = argNumber(v);
+      return;
+    }
+    this.an[slot] = (slot === AN_STREAM || slot === AN_DEVICE) && typeof v === 'string' ? argNumber(normaliseId(v)) : argNumber(v);
+  }
+
+  /**
+   * The event's args at pos, by mode: skipped (MODE_SKIP), interned by the bytes of the members
+   * not dropped (a drop-set index), or parsed whole into argsObj (MODE_FULL). The numbers of
+   * ARG_NUMBER_KEYS are read in every mode. Returns the args id, or −1.
+   */
+  private argsColumnar(mode: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    const ctx = this.ctx!;
+    this.an.fill(NaN);
+    this.extLower = NaN;
+    this.extUpperSet = false;
+    this.argsObj = null;
+    let p = this.pos;
+    if (b[p] !== LBRACE) {
+      const at = this.base + p;
+      this.parseValue(0);
+      this.unitNote('BAD_ARGS', 'warning', `event "args" at byte ${at} is not an object: dropped`, at);
+      return -1;
+    }
+    const full = mode === MODE_FULL;
+    const obj: JsonObject | null = full ? {} : null;
+    const dropMask = mode >= 0 ? ctx.dropSets[mode]!.mask : 0;
+    const keyed = mode >= 0;
+    let nr = 0;
+    p = this.ws(p + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] !== RBRACE) {
+      for (;;) {
+        if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string');
+        const ms = p;
+        let q = p + 1;
+        while (q < end && PLAIN[b[q]] === 1) q++;
+        if (q >= end) throw INCOMPLETE;
+        let kc: number;
+        let key = '';
+        if (b[q] === QUOTE && !full) {
+          kc = ctx.knownKey(b, p + 1, q);
+          p = q + 1;
+        } else {
+          this.pos = p;
+          key = this.parseString(INTERN_MAX_LABEL);
+          kc = ctx.knownKeyOfString(key);
+          p = this.pos;
+        }
+        p = this.ws(p);
+        if (p >= end) throw INCOMPLETE;
+        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
+        p = this.ws(p + 1);
+        if (p >= end) throw INCOMPLETE;
+        this.pos = p;
+        const slot = kc >= 0 ? ctx.keySlot[kc]! : -1;
+        if (full) {
+          const v = this.parseValue(0);
+          if (key === '__proto__') setKey(obj!, key, v);
+          else obj![key] = v;
+          if (slot >= 0) this.setArgNumber(slot, v);
+        } else if (slot >= 0) {
+          this.setArgNumber(slot, this.parseValue(0));
+        } else {
+          this.skipValue(0);
+        }
+        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) {
+          if (2 * nr + 2 > this.ranges.length) {
+            const nrs = new Int32Array(this.ranges.length * 2);
+            nrs.set(this.ranges);
+            this.ranges = nrs;
+          }
+          this.ranges[2 * nr] = ms;
+          this.ranges[2 * nr + 1] = this.pos;
+          nr++;
+        }
+        p = this.ws(this.pos);
+        if (p >= end) throw INCOMPLETE;
+        const c = b[p];
+        if (c === COMMA) {
+          p = this.ws(p + 1);
+          if (p >= end) throw INCOMPLETE;
+          if (b[p] === RBRACE) break; // trailing comma: tolerated
+          continue;
+        }
+        if (c === RBRACE) break;
+        throw this.unexpected(p, '"," or "}" in an object');
+      }
+    }
+    this.pos = p + 1;
+    if (full) {
+      const st = obj!.stream;
+      if (typeof st === 'string') obj!.stream = normaliseId(st);
+      const dv = obj!.device;
+      if (typeof dv === 'string') obj!.device = normaliseId(dv);
+      this.argsObj = obj;
+      return -1;
+    }
+    if (!keyed) return -1;
+    const table = ctx.args;
+    const id = table.lookup(b, this.view, this.ranges, nr);
+    if (id >= 0) return id;
+    ctx.pendingArgs.push(this.buildArgs(nr));
+    this.pos = p + 1;
+    return table.insert(b, this.ranges, nr);
+  }
+
+  /** The object of the kept members (ranges[0 … 2nr)), parsed again (their notes were made). */
+  private buildArgs(nr: number): JsonObject {
+    const notes = this.unitDiags.length;
+    const obj: JsonObject = {};
+    const r = this.ranges;
+    for (let k = 0; k < nr; k++) {
+      this.pos = r[2 * k]!;
+      const key = this.parseString(INTERN_MAX_LABEL);
+      let p = this.ws(this.pos);
+      p = this.ws(p + 1); // the ':'
+      this.pos = p;
+      const v = this.parseValue(0);
+      if (key === '__proto__') setKey(obj, key, v);
+      else obj[key] = v;
+    }
+    const st = obj.stream;
+    if (typeof st === 'string') obj.stream = normaliseId(st);
+    const dv = obj.device;
+    if (typeof dv === 'string') obj.device = normaliseId(dv);
+    this.unitDiags.length = notes;
+    return obj;
+  }
+
+  /** parseValue without building the value: the same checks, notes and errors. */
+  private skipValue(depth: number): void {
+    const b = this.buf;
+    const p = this.pos;
+    if (p >= this.lim) throw INCOMPLETE;
+    const c = b[p];
+    if (c === QUOTE) {
+      this.skipString();
+      return;
+    }
+    if ((c >= 48 && c <= 57) || c === MINUS) {
+      if (c === MINUS) {
+        if (p + 1 >= this.lim) throw INCOMPLETE;
+        const l = b[p + 1] | 0x20;
+        if (l >= 0x61 && l <= 0x7a) {
+          this.parseBare();
+          return;
+        }
+      }
+      this.skipNumber();
+      return;
+    }
+    if (c === LBRACE) {
+      this.skipObject(depth + 1);
+      return;
+    }
+    if (c === LBRACKET) {
+      this.skipArray(depth + 1);
+      return;
+    }
+    this.parseBare();
+  }
+
+  private skipString(): void {
+    const b = this.buf;
+    const end = this.lim;
+    const s = this.pos + 1;
+    let p = s;
+    while (p < end && PLAIN[b[p]] === 1) p++;
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] === QUOTE) {
+      this.pos = p + 1;
+      return;
+    }
+    // Escapes, control characters or non-ASCII: rare; decode as parseString would, for its notes.
+    this.parseStringSlow(s, p, 0);
+  }
+
+  private skipNumber(): void {
+    const b = this.buf;
+    const end = this.lim;
+    let p = this.pos;
+    if (b[p] === MINUS) p++;
+    const ds = p;
+    while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+    if (p >= end) throw INCOMPLETE;
+    let c = b[p];
+    if (c !== DOT && c !== 0x65 && c !== 0x45) {
+      if (p === ds) throw this.unexpected(p, 'a digit');
+      this.pos = p;
+      return;
+    }
+    if (p === ds) throw this.unexpected(p, 'a digit');
+    if (c === DOT) {
+      p++;
+      while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+      if (p >= end) throw INCOMPLETE;
+      c = b[p];
+    }
+    if (c === 0x65 || c === 0x45) {
+      p++;
+      if (p < end && (b[p] === PLUS || b[p] === MINUS)) p++;
+      const es = p;
+      while (p < end && b[p] >= 48 && b[p] <= 57) p++;
+      if (p === es && p < end) throw this.unexpected(p, 'a digit of an exponent');
+      if (p >= end) throw INCOMPLETE;
+    }
+    this.pos = p;
+  }
+
+  private skipObject(depth: number): void {
+    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    const b = this.buf;
+    const end = this.lim;
+    let p = this.ws(this.pos + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] === RBRACE) {
+      this.pos = p + 1;
+      return;
+    }
+    for (;;) {
+      if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string');
+      this.pos = p;
+      this.skipString();
+      p = this.ws(this.pos);
+      if (p >= end) throw INCOMPLETE;
+      if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
+      p = this.ws(p + 1);
+      if (p >= end) throw INCOMPLETE;
+      this.pos = p;
+      this.skipValue(depth);
+      p = this.ws(this.pos);
+      if (p >= end) throw INCOMPLETE;
+      const c = b[p];
+      if (c === COMMA) {
+        p = this.ws(p + 1);
+        if (p >= end) throw INCOMPLETE;
+        if (b[p] === RBRACE) break;
+        continue;
+      }
+      if (c === RBRACE) break;
+      throw this.unexpected(p, '"," or "}" in an object');
+    }
+    this.pos = p + 1;
+  }
+
+  private skipArray(depth: number): void {
+    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    const b = this.buf;
+    const end = this.lim;
+    let p = this.ws(this.pos + 1);
+    if (p >= end) throw INCOMPLETE;
+    if (b[p] === RBRACKET) {
+      this.pos = p + 1;
+      return;
+    }
+    for (;;) {
+      this.pos = p;
+      this.skipValue(depth);
+      p = this.ws(this.pos);
+      if (p >= end) throw INCOMPLETE;
+      const c = b[p];
+      if (c === COMMA) {
+        p = this.ws(p + 1);
+        if (p >= end) throw INCOMPLETE;
+        if (b[p] === RBRACKET) break;
+        continue;
+      }
+      if (c === RBRACKET) break;
+      throw this.unexpected(p, '"," or "]" in an array');
+    }
+    this.pos = p + 1;
+  }
 
   private ws(p: number): number {
     const b = this.buf;

@@ -2,9 +2,28 @@
  * Builds the trace model in one pass: each event is classified once and handed to the
  * handler that owns its class; `finish` rebases time to the profiler's start, nests host
  * events, links GPU work to launches and owners, and finds the profiler steps.
+ *
+ * Events come as the reader's columns (EventColumns: labels and args interned, one batch of
+ * typed arrays per 4096 events) — `addColumns` — or as RawEvent objects — `add`, which turns
+ * them into columns first, so that both build the same model.
  */
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
-import type { JsonObject, RawEvent } from '../ingest/raw-event.js';
+import {
+  AN_BYTES,
+  AN_CORRELATION,
+  AN_DEVICE,
+  AN_DEVICE_ID,
+  AN_DEVICE_TYPE,
+  AN_EXTERNAL_ID,
+  AN_STREAM,
+  AN_TOTAL_ALLOCATED,
+  AN_TOTAL_RESERVED,
+  ARG_NUMBERS,
+  type ArgsPolicy,
+  type EventColumns,
+} from '../ingest/event-columns.js';
+import { normaliseId } from '../ingest/tokenizer.js';
+import type { JsonObject, JsonValue, RawEvent } from '../ingest/raw-event.js';
 import { EventClass, classifyEvent } from './classify.js';
 import {
   createFlowsHandler,
@@ -33,8 +52,120 @@ export interface ReadInfo {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+/**
+ * Keys of `args` the model does not keep: per-event ids whose values are columns of the model
+ * (`External id` → `externalId`, `correlation` → `correlation`) or that no analysis reads
+ * (`Record function id`, `Ev Idx`, `Sequence number`, `Fwd thread id`). Dropping them is what
+ * lets events share one args object (docs/performance.md). Every other key of a cpu_op,
+ * user_annotation, kernel, memcpy, memset or cuda_sync is kept as written.
+ */
+export const HOST_ARGS_DROPPED = ['External id', 'external id', 'Record function id', 'Ev Idx', 'Sequence number', 'Fwd thread id'] as const;
+export const GPU_ARGS_DROPPED = ['External id', 'external id', 'correlation'] as const;
+
+/** The args the model keeps (host.args, gpu.args, syncs, metadata); others are skipped unread. */
+export const MODEL_ARGS_POLICY: ArgsPolicy = {
+  complete: {
+    cpu_op: HOST_ARGS_DROPPED,
+    Operator: HOST_ARGS_DROPPED,
+    user_annotation: HOST_ARGS_DROPPED,
+    kernel: GPU_ARGS_DROPPED,
+    Kernel: GPU_ARGS_DROPPED,
+    mtia_ccp_events: GPU_ARGS_DROPPED,
+    gpu_memcpy: GPU_ARGS_DROPPED,
+    Memcpy: GPU_ARGS_DROPPED,
+    gpu_memset: GPU_ARGS_DROPPED,
+    Memset: GPU_ARGS_DROPPED,
+    cuda_sync: [],
+    xpu_sync: [],
+  },
+  phases: { M: [] },
+};
+
+/**
+ * One producer of column batches (the reader on this thread, or one worker): its labels and
+ * args, mirrored from the batches' `newLabels` / `newArgs` in the order it made them.
+ */
+export class ColumnSource {
+  readonly labels: string[] = [];
+  readonly args: JsonObject[] = [];
+  private sid = new Int32Array(256).fill(-1);
+  private readonly classes: Int32Array[] = [];
+
+  constructor(private readonly strings: StringTable) {}
+
+  /**
+   * Appends a batch's new labels and args (call once per batch, in the order they were made).
+   * Args objects are frozen: one object is shared by every event with the same args.
+   */
+  register(batch: EventColumns, freeze = true): void {
+    for (const l of batch.newLabels) this.labels.push(l);
+    for (const a of batch.newArgs) this.args.push(freeze ? deepFreeze(a) : a);
+  }
+
+  /** The StringTable id of a label. */
+  stringId(label: number): number {
+    if (label < this.sid.length) {
+      const s = this.sid[label]!;
+      if (s >= 0) return s;
+    } else {
+      const n = new Int32Array(Math.max(label + 1, this.sid.length * 2)).fill(-1);
+      n.set(this.sid);
+      this.sid = n;
+    }
+    return (this.sid[label] = this.strings.intern(this.labels[label]!));
+  }
+
+  /** The event's class by its ph and cat labels (and name, for the one case that needs it). */
+  classOf(ph: number, cat: number, name: number): EventClass {
+    const row = this.classes[ph];
+    if (row !== undefined && cat < row.length) {
+      const c = row[cat]!;
+      if (c > 0) return c - 1;
+      if (c < 0) return this.classify(ph, cat, name);
+    }
+    const labels = this.labels;
+    // Only `Operator` (torch ≤ 1.9) depends on the name: ProfilerStep#N is an annotation there.
+    const byName = labels[ph] === 'X' && labels[cat] === 'Operator';
+    const c = this.classify(ph, cat, name);
+    let r = row;
+    if (r === undefined || cat >= r.length) {
+      const nr = new Int32Array(Math.max(64, (cat + 1) * 2));
+      if (r !== undefined) nr.set(r);
+      this.classes[ph] = r = nr;
+    }
+    r[cat] = byName ? -1 : c + 1;
+    return c;
+  }
+
+  private classify(ph: number, cat: number, name: number): EventClass {
+    const l = this.labels;
+    return classifyEvent({ ph: l[ph]!, cat: l[cat]!, name: l[name]! } as RawEvent);
+  }
+
+  /** pid or tid as RawEvent holds it: a number, or the string that stays one. */
+  idValue(n: number, label: number): number | string {
+    return label >= 0 ? this.labels[label]! : n;
+  }
+}
+
+function deepFreeze<T extends JsonValue>(v: T): T {
+  if (v !== null && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 export interface ModelBuilder {
+  /** RawEvent objects (e.g. from readTrace): turned into columns, then as addColumns. */
   add(batch: readonly RawEvent[]): void;
+  /** A new producer of column batches (one per thread that tokenizes). */
+  source(): ColumnSource;
+  /**
+   * A batch of columns from `source` (registered with source.register first), in file order.
+   * `shiftNs` is added to every ts: a producer whose time origin differs from the file's.
+   */
+  addColumns(batch: EventColumns, source: ColumnSource, shiftNs?: number): void;
   finish(read: ReadInfo): TraceModel;
 }
 
@@ -46,58 +177,172 @@ export function createModelBuilder(): ModelBuilder {
   const ctx = { strings, diagnostics };
   const threads = createThreadRegistry();
   const metadata = createMetadataHandler(ctx, threads);
-  const hostEvents = createHostEventsHandler(ctx, threads);
-  const python = createPythonFunctionsHandler(ctx, threads);
+  const hostEvents = createHostEventsHandler(ctx);
+  const python = createPythonFunctionsHandler();
   const gpu = createGpuActivitiesHandler(ctx);
   const flows = createFlowsHandler();
-  const instants = createInstantsHandler(threads);
+  const instants = createInstantsHandler();
   let spanStartNs = Infinity;
   let minHostNs = Infinity;
   let minAnyNs = Infinity;
   let events = 0;
   let ignored = 0;
+  let rawSource: ColumnSource | undefined;
+  let rawColumns: RawColumns | undefined;
 
-  function add(batch: readonly RawEvent[]): void {
-    for (const e of batch) {
-      events++;
-      const cls = classifyEvent(e);
+  // Per-source cache of the last (pid, tid) pair: host events come in long runs on one thread.
+  let lastSrc: ColumnSource | undefined;
+  let lastPid = NaN;
+  let lastPidL = -2;
+  let lastTid = NaN;
+  let lastTidL = -2;
+  let lastThread = -1;
+
+  function threadOf(src: ColumnSource, pid: number, pidL: number, tid: number, tidL: number): number {
+    if (src === lastSrc && pidL === lastPidL && tidL === lastTidL && (pid === lastPid || (pid !== pid && lastPid !== lastPid)) && (tid === lastTid || (tid !== tid && lastTid !== lastTid))) {
+      return lastThread;
+    }
+    lastSrc = src;
+    lastPid = pid;
+    lastPidL = pidL;
+    lastTid = tid;
+    lastTidL = tidL;
+    lastThread = threads.indexOf(src.idValue(pid, pidL), src.idValue(tid, tidL));
+    return lastThread;
+  }
+
+  function addColumns(c: EventColumns, src: ColumnSource, shiftNs = 0): void {
+    const n = c.length;
+    const an = c.argNumbers;
+    const argsOf = (i: number): JsonObject | undefined => {
+      const a = c.args[i]!;
+      return a >= 0 ? src.args[a] : undefined;
+    };
+    events += n;
+    for (let i = 0; i < n; i++) {
+      const cls = src.classOf(c.ph[i]!, c.cat[i]!, c.name[i]!);
+      const ts = c.tsNs[i]! + shiftNs;
+      const o = i * ARG_NUMBERS;
       switch (cls) {
         case EventClass.CpuOp:
         case EventClass.UserAnnotation:
         case EventClass.Runtime:
         case EventClass.Driver:
-          if (e.tsNs < minHostNs) minHostNs = e.tsNs;
-          hostEvents.handleEvent(e, cls);
+          if (ts < minHostNs) minHostNs = ts;
+          hostEvents.add(
+            cls,
+            src.stringId(c.name[i]!),
+            threadOf(src, c.pid[i]!, c.pidLabel[i]!, c.tid[i]!, c.tidLabel[i]!),
+            ts,
+            c.durNs[i]!,
+            an[o + AN_EXTERNAL_ID]!,
+            an[o + AN_CORRELATION]!,
+            argsOf(i),
+          );
           break;
         case EventClass.PythonFunction:
-          python.handleEvent(e);
+          python.add(src.stringId(c.name[i]!), threadOf(src, c.pid[i]!, c.pidLabel[i]!, c.tid[i]!, c.tidLabel[i]!), ts, c.durNs[i]!);
           break;
         case EventClass.Kernel:
         case EventClass.Memcpy:
-        case EventClass.Memset:
-        case EventClass.GpuUserAnnotation:
-        case EventClass.CudaSync:
-          if (e.tsNs < minAnyNs && e.tsNs !== 0) minAnyNs = e.tsNs;
-          gpu.handleEvent(e, cls);
+        case EventClass.Memset: {
+          if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
+          const s = an[o + AN_STREAM]!;
+          gpu.add(
+            cls,
+            src.stringId(c.name[i]!),
+            c.pidLabel[i]! < 0 ? c.pid[i]! : an[o + AN_DEVICE]!,
+            Number.isFinite(s) ? s : c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
+            ts,
+            c.durNs[i]!,
+            an[o + AN_CORRELATION]!,
+            an[o + AN_EXTERNAL_ID]!,
+            argsOf(i),
+          );
           break;
+        }
+        case EventClass.GpuUserAnnotation: {
+          if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
+          const dur = c.durNs[i]!;
+          gpu.annotation({
+            name: src.labels[c.name[i]!]!,
+            device: c.pidLabel[i]! < 0 ? c.pid[i]! : -1,
+            stream: c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
+            startNs: ts,
+            durNs: dur >= 0 ? dur : 0,
+            externalId: an[o + AN_EXTERNAL_ID]!,
+          });
+          break;
+        }
+        case EventClass.CudaSync: {
+          if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
+          const dur = c.durNs[i]!;
+          gpu.sync({
+            name: src.labels[c.name[i]!]!,
+            device: c.pidLabel[i]! < 0 ? c.pid[i]! : -1,
+            stream: c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
+            startNs: ts,
+            durNs: dur >= 0 ? dur : 0,
+            correlation: an[o + AN_CORRELATION]!,
+            args: argsOf(i),
+          });
+          break;
+        }
         case EventClass.FlowStart:
-        case EventClass.FlowEnd:
         case EventClass.FlowStep:
-          flows.handleEvent(e, cls);
+          flows.count();
           break;
-        case EventClass.Instant:
-          instants.handleEvent(e);
+        case EventClass.FlowEnd: {
+          flows.count();
+          const fid = c.flowId[i]!;
+          const fidL = c.flowIdLabel[i]!;
+          if (fid === fid || fidL >= 0) {
+            const cat = src.labels[c.cat[i]!]!;
+            if (cat === 'ac2g' || cat.startsWith('async')) {
+              flows.end(src.idValue(c.pid[i]!, c.pidLabel[i]!), src.idValue(c.tid[i]!, c.tidLabel[i]!), ts, fidL >= 0 ? src.labels[fidL]! : fid);
+            }
+          }
           break;
+        }
+        case EventClass.Instant: {
+          instants.count();
+          const name = src.labels[c.name[i]!]!;
+          if (name !== '[memory]' && name !== '[OutOfMemory]') break;
+          instants.memory(
+            threadOf(src, c.pid[i]!, c.pidLabel[i]!, c.tid[i]!, c.tidLabel[i]!),
+            ts,
+            name === '[OutOfMemory]',
+            an[o + AN_BYTES]!,
+            an[o + AN_TOTAL_ALLOCATED]!,
+            an[o + AN_TOTAL_RESERVED]!,
+            an[o + AN_DEVICE_TYPE]!,
+            an[o + AN_DEVICE_ID]!,
+          );
+          break;
+        }
         case EventClass.Metadata:
-          metadata.handleEvent(e);
+          metadata.handleEvent({
+            name: src.labels[c.name[i]!]!,
+            pid: src.idValue(c.pid[i]!, c.pidLabel[i]!),
+            tid: src.idValue(c.tid[i]!, c.tidLabel[i]!),
+            args: argsOf(i),
+          });
           break;
         case EventClass.TraceSpan:
-          if (e.tsNs < spanStartNs) spanStartNs = e.tsNs;
+          if (ts < spanStartNs) spanStartNs = ts;
           break;
         default:
           ignored++;
       }
     }
+  }
+
+  function add(batch: readonly RawEvent[]): void {
+    rawSource ??= new ColumnSource(strings);
+    rawColumns ??= new RawColumns();
+    const cols = rawColumns.fill(batch);
+    rawSource.register(cols, false); // (their values belong to the caller's events)
+    addColumns(cols, rawSource);
   }
 
   function finish(read: ReadInfo): TraceModel {
@@ -126,7 +371,21 @@ export function createModelBuilder(): ModelBuilder {
     const syncs = gpuData.syncs.map((s) => ({ ...s, startNs: s.startNs - origin }));
 
     const nesting = computeNesting(hostData, diagnostics);
-    const hostTable = { ...hostData, ...nesting };
+    const hostTable = {
+      length: hostData.length,
+      kind: hostData.kind,
+      name: hostData.name,
+      thread: hostData.thread,
+      startNs: hostData.startNs,
+      durNs: hostData.durNs,
+      externalId: hostData.externalId,
+      correlation: hostData.correlation,
+      args: hostData.args,
+      parent: nesting.parent,
+      depth: nesting.depth,
+      firstChild: nesting.firstChild,
+      nextSibling: nesting.nextSibling,
+    };
     // Flow ends were keyed by reader-relative time; look them up the same way.
     const linking = linkGpuActivities(
       {
@@ -147,9 +406,13 @@ export function createModelBuilder(): ModelBuilder {
     for (let i = 0; i < g.length; i++) traceEndNs = Math.max(traceEndNs, g.startNs[i]! + g.durNs[i]!);
 
     const steps: ProfilerStep[] = [];
+    const isStepName = new Map<number, RegExpExecArray | null>();
     for (let i = 0; i < hostTable.length; i++) {
-      const m = STEP_RE.exec(strings.get(hostTable.name[i]!));
-      if (!m || hostTable.kind[i] !== HostKind.Annotation) continue;
+      if (hostTable.kind[i] !== HostKind.Annotation) continue;
+      const id = hostTable.name[i]!;
+      let m = isStepName.get(id);
+      if (m === undefined) isStepName.set(id, (m = STEP_RE.exec(strings.get(id))));
+      if (!m) continue;
       steps.push({
         name: m[0],
         number: Number(m[1]),
@@ -171,7 +434,7 @@ export function createModelBuilder(): ModelBuilder {
 
     return {
       strings,
-      host: { ...hostTable },
+      host: hostTable,
       gpu: { ...gpuData.table, launcher: linking.launcher, owner: linking.owner, args: gpuData.args },
       python: pyData,
       memory: instData.table,
@@ -201,5 +464,107 @@ export function createModelBuilder(): ModelBuilder {
     };
   }
 
-  return { add, finish };
+  return { add, source: () => new ColumnSource(strings), addColumns, finish };
+}
+
+// ---------------------------------------------------------------- RawEvent → columns
+
+/**
+ * RawEvent batches as EventColumns, with MODEL_ARGS_POLICY applied as the tokenizer applies it
+ * (kept args minus the dropped keys; numbers read from the whole args), so that `add` and
+ * `addColumns` build the same model.
+ */
+class RawColumns {
+  private readonly labelIds = new Map<string, number>();
+  private labelCount = 0;
+  private argsCount = 0;
+  private readonly dropByCat = new Map<string, Set<string>>();
+  private readonly dropByPhase = new Map<string, Set<string>>();
+
+  constructor() {
+    for (const [k, v] of Object.entries(MODEL_ARGS_POLICY.complete)) this.dropByCat.set(k, new Set(v));
+    for (const [k, v] of Object.entries(MODEL_ARGS_POLICY.phases)) this.dropByPhase.set(k, new Set(v));
+  }
+
+  fill(batch: readonly RawEvent[]): EventColumns {
+    const n = batch.length;
+    const newLabels: string[] = [];
+    const newArgs: JsonObject[] = [];
+    const label = (s: string): number => {
+      let id = this.labelIds.get(s);
+      if (id === undefined) {
+        id = this.labelCount++;
+        this.labelIds.set(s, id);
+        newLabels.push(s);
+      }
+      return id;
+    };
+    const c = {
+      length: n,
+      ph: new Int32Array(n),
+      cat: new Int32Array(n),
+      name: new Int32Array(n),
+      pid: new Float64Array(n),
+      pidLabel: new Int32Array(n),
+      tid: new Float64Array(n),
+      tidLabel: new Int32Array(n),
+      tsNs: new Float64Array(n),
+      durNs: new Float64Array(n),
+      flowId: new Float64Array(n),
+      flowIdLabel: new Int32Array(n),
+      bp: new Int32Array(n),
+      s: new Int32Array(n),
+      argNumbers: new Float64Array(n * ARG_NUMBERS).fill(NaN),
+      args: new Int32Array(n),
+      newLabels,
+      newArgs,
+      originUs: undefined,
+    };
+    for (let i = 0; i < n; i++) {
+      const e = batch[i]!;
+      c.ph[i] = label(e.ph);
+      c.cat[i] = label(e.cat);
+      c.name[i] = label(e.name);
+      c.pid[i] = typeof e.pid === 'number' ? e.pid : NaN;
+      c.pidLabel[i] = typeof e.pid === 'number' ? -1 : label(e.pid);
+      c.tid[i] = typeof e.tid === 'number' ? e.tid : NaN;
+      c.tidLabel[i] = typeof e.tid === 'number' ? -1 : label(e.tid);
+      c.tsNs[i] = e.tsNs;
+      c.durNs[i] = e.durNs;
+      c.flowId[i] = typeof e.id === 'number' ? e.id : NaN;
+      c.flowIdLabel[i] = typeof e.id === 'string' ? label(e.id) : -1;
+      c.bp[i] = e.bp !== undefined ? label(e.bp) : -1;
+      c.s[i] = e.s !== undefined ? label(e.s) : -1;
+      c.args[i] = -1;
+      const a = e.args;
+      if (!a) continue;
+      const o = i * ARG_NUMBERS;
+      const an = c.argNumbers;
+      an[o + AN_EXTERNAL_ID] = num(a['External id'] ?? a['external id']);
+      an[o + AN_CORRELATION] = num(a['correlation']);
+      const st = a['stream'];
+      an[o + AN_STREAM] = num(typeof st === 'string' ? normaliseId(st) : st);
+      const dv = a['device'];
+      an[o + AN_DEVICE] = num(typeof dv === 'string' ? normaliseId(dv) : dv);
+      an[o + AN_BYTES] = num(a['Bytes']);
+      an[o + AN_TOTAL_ALLOCATED] = num(a['Total Allocated']);
+      an[o + AN_TOTAL_RESERVED] = num(a['Total Reserved']);
+      an[o + AN_DEVICE_TYPE] = num(a['Device Type']);
+      an[o + AN_DEVICE_ID] = num(a['Device Id']);
+      const drop = e.ph === 'X' ? this.dropByCat.get(e.cat) : this.dropByPhase.get(e.ph);
+      if (drop === undefined) continue;
+      let kept: JsonObject = a;
+      if (drop.size > 0) {
+        kept = {};
+        for (const k of Object.keys(a)) {
+          if (drop.has(k)) continue;
+          if (k === '__proto__') Object.defineProperty(kept, k, { value: a[k], enumerable: true, writable: true, configurable: true });
+          else kept[k] = a[k]!;
+        }
+      } else kept = { ...a };
+      newArgs.push(kept);
+      c.args[i] = this.argsCount++;
+    }
+    return c;
+  }
 }

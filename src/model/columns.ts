@@ -1,35 +1,55 @@
 /**
  * Growable typed-array columns for the struct-of-arrays tables of the model.
- * Each column doubles its buffer when full; `trim()` hands out an exact-length view.
+ *
+ * Values go into chunks that double up to 1 Mi elements and are never copied while the column
+ * grows; `trim()` copies them once into one exact-length array and lets the chunks go. (A column
+ * that doubled one buffer would hold old + new, 3× its size, at each doubling: on a 10 GB trace
+ * that is the peak memory.)
  */
 
 type TypedArray = Float64Array | Int32Array | Uint8Array | Int16Array;
 type TypedArrayCtor<T extends TypedArray> = { new (n: number): T };
 
+const MAX_CHUNK = 1 << 20;
+
 export class Column<T extends TypedArray> {
-  private buf: T;
+  private chunks: T[] = [];
+  private cur: T;
+  private curLen = 0;
   length = 0;
 
   constructor(
     private readonly ctor: TypedArrayCtor<T>,
     initial = 1024,
   ) {
-    this.buf = new ctor(initial);
+    this.cur = new ctor(initial);
   }
 
   push(v: number): number {
-    if (this.length === this.buf.length) {
-      const next = new this.ctor(this.buf.length * 2);
-      next.set(this.buf);
-      this.buf = next;
-    }
-    this.buf[this.length] = v;
+    if (this.curLen === this.cur.length) this.next();
+    this.cur[this.curLen++] = v;
     return this.length++;
   }
 
-  /** An exact-length copy of the column. */
+  private next(): void {
+    this.chunks.push(this.cur);
+    this.cur = new this.ctor(Math.min(this.cur.length * 2, MAX_CHUNK));
+    this.curLen = 0;
+  }
+
+  /** The column as one exact-length array (once: the chunks are let go). */
   trim(): T {
-    return this.buf.slice(0, this.length) as T;
+    const out = new this.ctor(this.length);
+    let o = 0;
+    for (const c of this.chunks) {
+      out.set(c, o);
+      o += c.length;
+    }
+    out.set(this.cur.subarray(0, this.curLen) as T, o);
+    this.chunks = [];
+    this.cur = new this.ctor(0);
+    this.curLen = 0;
+    return out;
   }
 }
 

@@ -3,6 +3,9 @@
  * classes exactly once, in file order. Handlers are made by factories and keep no
  * module-level state, so two traces can be built side by side (a diff).
  *
+ * Handlers take plain values (the builder reads them out of the reader's columns), never an
+ * object per event: a 10 GB trace has ~30 M events.
+ *
  * Handled here: metadata (`M`), host events (cpu_op, user_annotation, runtime, driver),
  * python frames, GPU activities (kernel, memcpy, memset), GPU annotations, cuda_sync,
  * flows (`ac2g` — kept only as a fallback for activities without `correlation`),
@@ -11,7 +14,7 @@
  * (counted, not stored).
  */
 import type { DiagnosticSink } from '../core/diagnostics.js';
-import type { JsonObject, JsonValue, RawEvent } from '../ingest/raw-event.js';
+import type { JsonObject, JsonValue } from '../ingest/raw-event.js';
 import { EventClass } from './classify.js';
 import { f64, i32, u8 } from './columns.js';
 import type { StringTable } from './strings.js';
@@ -49,19 +52,32 @@ export function externalIdOf(args: JsonObject | undefined): number {
 
 /** (pid, tid) → thread index, shared by every handler that places events on host threads. */
 export function createThreadRegistry() {
-  const index = new Map<string, number>();
+  const byKey = new Map<string, number>();
+  // Numeric (pid, tid), the common case, without building a key string per event.
+  const byNumber = new Map<number, Map<number, number>>();
   const threads: ThreadInfo[] = [];
+  const add = (pid: number | string, tid: number | string, key: string): number => {
+    const i = threads.length;
+    threads.push({ pid, tid });
+    byKey.set(key, i);
+    return i;
+  };
   return {
     threads,
     indexOf(pid: number | string, tid: number | string): number {
-      const key = `${pid}\u0000${tid}`;
-      let i = index.get(key);
-      if (i === undefined) {
-        i = threads.length;
-        threads.push({ pid, tid });
-        index.set(key, i);
+      if (typeof pid === 'number' && typeof tid === 'number') {
+        let m = byNumber.get(pid);
+        if (m === undefined) byNumber.set(pid, (m = new Map()));
+        let i = m.get(tid);
+        if (i === undefined) {
+          const key = `${pid}\u0000${tid}`;
+          i = byKey.get(key) ?? add(pid, tid, key);
+          m.set(tid, i);
+        }
+        return i;
       }
-      return i;
+      const key = `${pid}\u0000${tid}`;
+      return byKey.get(key) ?? add(pid, tid, key);
     },
   };
 }
@@ -69,13 +85,20 @@ export type ThreadRegistry = ReturnType<typeof createThreadRegistry>;
 
 // ---------------------------------------------------------------- metadata
 
+export interface MetadataEvent {
+  readonly name: string;
+  readonly pid: number | string;
+  readonly tid: number | string;
+  readonly args: JsonObject | undefined;
+}
+
 export function createMetadataHandler(ctx: HandlerContext, threadReg: ThreadRegistry) {
   const processes = new Map<string, ProcessInfo>();
   const seen = new Set<string>();
   let duplicates = 0;
   let count = 0;
   return {
-    handleEvent(e: RawEvent): void {
+    handleEvent(e: MetadataEvent): void {
       count++;
       const value = e.args?.['name'] ?? e.args?.['labels'] ?? e.args?.['sort_index'];
       const key = `${e.name}\u0000${e.pid}\u0000${e.tid}\u0000${JSON.stringify(value)}`;
@@ -128,7 +151,7 @@ const HOST_KIND_OF: Partial<Record<EventClass, HostKind>> = {
   [EventClass.Driver]: HostKind.Driver,
 };
 
-export function createHostEventsHandler(ctx: HandlerContext, threadReg: ThreadRegistry) {
+export function createHostEventsHandler(ctx: HandlerContext) {
   const kind = u8();
   const name = i32();
   const thread = i32();
@@ -139,21 +162,21 @@ export function createHostEventsHandler(ctx: HandlerContext, threadReg: ThreadRe
   const args: (JsonObject | undefined)[] = [];
   let negative = 0;
   return {
-    handleEvent(e: RawEvent, cls: EventClass): void {
+    /** `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
+    add(cls: EventClass, nameId: number, threadIndex: number, ts: number, dur: number, ext: number, corr: number, a: JsonObject | undefined): void {
       const k = HOST_KIND_OF[cls]!;
-      let dur = e.durNs;
       if (!(dur >= 0)) {
         negative++;
         dur = 0;
       }
       kind.push(k);
-      name.push(ctx.strings.intern(e.name));
-      thread.push(threadReg.indexOf(e.pid, e.tid));
-      startNs.push(e.tsNs);
+      name.push(nameId);
+      thread.push(threadIndex);
+      startNs.push(ts);
       durNs.push(dur);
-      externalId.push(externalIdOf(e.args));
-      correlation.push(num(e.args?.['correlation']));
-      args.push(k === HostKind.Op || k === HostKind.Annotation ? e.args : undefined);
+      externalId.push(ext);
+      correlation.push(corr);
+      args.push(k === HostKind.Op || k === HostKind.Annotation ? a : undefined);
     },
     finalize() {
       if (negative > 0) {
@@ -181,17 +204,17 @@ export function createHostEventsHandler(ctx: HandlerContext, threadReg: ThreadRe
 
 // ---------------------------------------------------------------- python frames
 
-export function createPythonFunctionsHandler(ctx: HandlerContext, threadReg: ThreadRegistry) {
+export function createPythonFunctionsHandler() {
   const name = i32();
   const thread = i32();
   const startNs = f64();
   const durNs = f64();
   return {
-    handleEvent(e: RawEvent): void {
-      name.push(ctx.strings.intern(e.name));
-      thread.push(threadReg.indexOf(e.pid, e.tid));
-      startNs.push(e.tsNs);
-      durNs.push(e.durNs >= 0 ? e.durNs : 0);
+    add(nameId: number, threadIndex: number, ts: number, dur: number): void {
+      name.push(nameId);
+      thread.push(threadIndex);
+      startNs.push(ts);
+      durNs.push(dur >= 0 ? dur : 0);
     },
     finalize() {
       return { length: name.length, name: name.trim(), thread: thread.trim(), startNs: startNs.trim(), durNs: durNs.trim() };
@@ -207,10 +230,6 @@ const GPU_KIND_OF: Partial<Record<EventClass, GpuKind>> = {
   [EventClass.Memset]: GpuKind.Memset,
 };
 
-function intId(v: number | string): number {
-  return typeof v === 'number' ? v : -1;
-}
-
 export function createGpuActivitiesHandler(ctx: HandlerContext) {
   const kind = u8();
   const name = i32();
@@ -225,46 +244,31 @@ export function createGpuActivitiesHandler(ctx: HandlerContext) {
   const syncs: SyncEvent[] = [];
   let negative = 0;
   return {
-    handleEvent(e: RawEvent, cls: EventClass): void {
-      if (cls === EventClass.GpuUserAnnotation) {
-        annotations.push({
-          name: e.name,
-          device: intId(e.pid),
-          stream: intId(e.tid),
-          startNs: e.tsNs,
-          durNs: e.durNs >= 0 ? e.durNs : 0,
-          externalId: externalIdOf(e.args),
-        });
-        return;
-      }
-      if (cls === EventClass.CudaSync) {
-        syncs.push({
-          name: e.name,
-          device: intId(e.pid),
-          stream: intId(e.tid),
-          startNs: e.tsNs,
-          durNs: e.durNs >= 0 ? e.durNs : 0,
-          correlation: num(e.args?.['correlation']),
-          args: e.args,
-        });
-        return;
-      }
-      let dur = e.durNs;
+    /**
+     * A kernel, memcpy or memset. `dev`: the track's pid when it is a number, else `args.device`
+     * (the same on CUDA; ROCm may differ, kineto-format.md §4); `str`: `args.stream`, else the
+     * tid when it is a number, else −1.
+     */
+    add(cls: EventClass, nameId: number, dev: number, str: number, ts: number, dur: number, corr: number, ext: number, a: JsonObject | undefined): void {
       if (!(dur >= 0)) {
         negative++;
         dur = 0;
       }
       kind.push(GPU_KIND_OF[cls]!);
-      name.push(ctx.strings.intern(e.name));
-      // Device from the track (pid); `args.device` is the same on CUDA, but ROCm may differ (kineto-format.md §4).
-      device.push(typeof e.pid === 'number' ? e.pid : num(e.args?.['device']));
-      const s = num(e.args?.['stream']);
-      stream.push(Number.isFinite(s) ? s : intId(e.tid));
-      startNs.push(e.tsNs);
+      name.push(nameId);
+      device.push(dev);
+      stream.push(str);
+      startNs.push(ts);
       durNs.push(dur);
-      correlation.push(num(e.args?.['correlation']));
-      externalId.push(externalIdOf(e.args));
-      args.push(e.args);
+      correlation.push(corr);
+      externalId.push(ext);
+      args.push(a);
+    },
+    annotation(a: GpuAnnotation): void {
+      annotations.push(a);
+    },
+    sync(s: SyncEvent): void {
+      syncs.push(s);
     },
     finalize() {
       if (negative > 0) {
@@ -300,23 +304,41 @@ export function createGpuActivitiesHandler(ctx: HandlerContext) {
 /**
  * `ac2g` flows repeat what `correlation` says (kineto-format.md §3.3); they are kept only to
  * recover the link of a GPU activity written without `correlation`: the `f` end sits at the
- * activity's start on its (device, stream) track.
+ * activity's start on its (device, stream) track. Stored as columns; the lookup is built on
+ * first use (most traces never ask).
  */
 export function createFlowsHandler() {
-  const endAt = new Map<string, number | string>();
+  const ends: { pid: number | string; tid: number | string; ts: number; id: number | string }[] = [];
+  const numPid = f64();
+  const numTid = f64();
+  const numTs = f64();
+  const numId = f64();
   let count = 0;
   return {
-    handleEvent(e: RawEvent, cls: EventClass): void {
+    count(): void {
       count++;
-      if (cls === EventClass.FlowEnd && e.id !== undefined && (e.cat === 'ac2g' || e.cat.startsWith('async'))) {
-        endAt.set(`${e.pid}\u0000${e.tid}\u0000${e.tsNs}`, e.id);
-      }
+    },
+    /** An `f` end of an `ac2g` / async flow. */
+    end(pid: number | string, tid: number | string, ts: number, id: number | string): void {
+      if (typeof pid === 'number' && typeof tid === 'number' && typeof id === 'number') {
+        numPid.push(pid);
+        numTid.push(tid);
+        numTs.push(ts);
+        numId.push(id);
+      } else ends.push({ pid, tid, ts, id });
     },
     finalize() {
+      let endAt: Map<string, number | string> | undefined;
+      const cols = { pid: numPid.trim(), tid: numTid.trim(), ts: numTs.trim(), id: numId.trim() };
       return {
         count,
         /** The flow id whose `f` binds at this (device, stream, ts). */
         flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined {
+          if (endAt === undefined) {
+            endAt = new Map();
+            for (let k = 0; k < cols.pid.length; k++) endAt.set(`${cols.pid[k]}\u0000${cols.tid[k]}\u0000${cols.ts[k]}`, cols.id[k]!);
+            for (const e of ends) endAt.set(`${e.pid}\u0000${e.tid}\u0000${e.ts}`, e.id);
+          }
           return endAt.get(`${device}\u0000${stream}\u0000${tsNs}`);
         },
       };
@@ -326,7 +348,7 @@ export function createFlowsHandler() {
 
 // ---------------------------------------------------------------- instants
 
-export function createInstantsHandler(threadReg: ThreadRegistry) {
+export function createInstantsHandler() {
   const thread = i32();
   const tsNs = f64();
   const bytes = f64();
@@ -337,19 +359,19 @@ export function createInstantsHandler(threadReg: ThreadRegistry) {
   const oom = u8();
   let count = 0;
   return {
-    handleEvent(e: RawEvent): void {
+    count(): void {
       count++;
-      // Before kineto 2022-04 these carried no `cat`: identify them by name.
-      if (e.name !== '[memory]' && e.name !== '[OutOfMemory]') return;
-      const a = e.args;
-      thread.push(threadReg.indexOf(e.pid, e.tid));
-      tsNs.push(e.tsNs);
-      bytes.push(num(a?.['Bytes']));
-      totalAllocated.push(num(a?.['Total Allocated']));
-      totalReserved.push(num(a?.['Total Reserved']));
-      deviceType.push(num(a?.['Device Type']));
-      deviceId.push(num(a?.['Device Id']));
-      oom.push(e.name === '[OutOfMemory]' ? 1 : 0);
+    },
+    /** A `[memory]` / `[OutOfMemory]` record (before kineto 2022-04 they carried no `cat`: known by name). */
+    memory(threadIndex: number, ts: number, outOfMemory: boolean, b: number, alloc: number, reserved: number, devType: number, devId: number): void {
+      thread.push(threadIndex);
+      tsNs.push(ts);
+      bytes.push(b);
+      totalAllocated.push(alloc);
+      totalReserved.push(reserved);
+      deviceType.push(devType);
+      deviceId.push(devId);
+      oom.push(outOfMemory ? 1 : 0);
     },
     finalize() {
       return {

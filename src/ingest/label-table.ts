@@ -1,0 +1,127 @@
+/**
+ * Interned labels (`ph`, `cat`, `name`, string pids/tids, flow ids): a string's bytes are looked
+ * up in an open-addressing table and decoded once, so a million launches of one kernel cost one
+ * decode and hand on one small integer id. Ids count up from 0 in first-seen order and never
+ * change (a consumer mirrors the table by appending `strings` past what it has seen).
+ *
+ * The table grows without limit: labels are few (distinct names) even in a 10 GB trace.
+ * Pure: no `node:` imports (it runs inside the tokenizer, in a worker or a browser).
+ */
+
+const INITIAL_BITS = 12;
+
+export class LabelTable {
+  /** Every label, by id. */
+  readonly strings: string[] = [];
+  private mask = (1 << INITIAL_BITS) - 1;
+  /** [hash, arena offset, length, id + 1] per slot (id + 1 = 0: empty). */
+  private meta = new Int32Array((this.mask + 1) * 4);
+  private arena = new Uint8Array(1 << 16);
+  private arenaView = new DataView(this.arena.buffer);
+  private arenaLen = 0;
+  private readonly byString = new Map<string, number>();
+  private readonly dec = new TextDecoder('utf-8', { ignoreBOM: true });
+
+  constructor() {
+    this.idOfString(''); // id 0: the empty label (an absent `ph`/`cat`/`name`)
+  }
+
+  get size(): number {
+    return this.strings.length;
+  }
+
+  /**
+   * The id of the printable-ASCII bytes b[s, e) (no escapes: the caller checked). `view` is a
+   * DataView over the same bytes as `b`.
+   */
+  idOfAscii(b: Uint8Array, view: DataView, s: number, e: number): number {
+    const len = e - s;
+    let h = Math.imul(len, 0x9e3779b1);
+    let i = s;
+    const e4 = e - 3;
+    for (; i < e4; i += 4) h = Math.imul(h ^ view.getInt32(i, true), 0x85ebca6b) ^ (h >>> 13);
+    for (; i < e; i++) h = Math.imul(h ^ b[i]!, 0x85ebca6b) ^ (h >>> 13);
+    h ^= h >>> 16;
+    const meta = this.meta;
+    const mask = this.mask;
+    let slot = h & mask;
+    for (;;) {
+      const k = slot << 2;
+      const id1 = meta[k + 3]!;
+      if (id1 === 0) break;
+      if (meta[k] === h && meta[k + 2] === len) {
+        const a = this.arena;
+        const av = this.arenaView;
+        let o = meta[k + 1]!;
+        let j = s;
+        while (j < e4 && av.getInt32(o, true) === view.getInt32(j, true)) {
+          o += 4;
+          j += 4;
+        }
+        while (j < e && a[o] === b[j]) {
+          o++;
+          j++;
+        }
+        if (j === e) return id1 - 1;
+      }
+      slot = (slot + 1) & mask;
+    }
+    const str = this.dec.decode(b.subarray(s, e));
+    // The same text may already be known from the string side (e.g. a name first written with
+    // an escape): reuse its id so that equal labels share one.
+    let id = this.byString.get(str);
+    if (id === undefined) {
+      id = this.strings.length;
+      this.strings.push(str);
+      this.byString.set(str, id);
+    }
+    this.store(slot, h, b, s, e, id);
+    return id;
+  }
+
+  /** The id of a decoded string (labels with escapes or non-ASCII bytes, non-string values). */
+  idOfString(str: string): number {
+    let id = this.byString.get(str);
+    if (id === undefined) {
+      id = this.strings.length;
+      this.strings.push(str);
+      this.byString.set(str, id);
+    }
+    return id;
+  }
+
+  private store(slot: number, h: number, b: Uint8Array, s: number, e: number, id: number): void {
+    const len = e - s;
+    if (this.arenaLen + len > this.arena.length) {
+      const na = new Uint8Array(Math.max(this.arena.length * 2, this.arenaLen + len));
+      na.set(this.arena.subarray(0, this.arenaLen));
+      this.arena = na;
+      this.arenaView = new DataView(na.buffer);
+    }
+    this.arena.set(b.subarray(s, e), this.arenaLen);
+    const k = slot << 2;
+    this.meta[k] = h;
+    this.meta[k + 1] = this.arenaLen;
+    this.meta[k + 2] = len;
+    this.meta[k + 3] = id + 1;
+    this.arenaLen += len;
+    this.used++;
+    if (this.used * 2 > this.mask) this.grow();
+  }
+
+  private used = 0;
+
+  private grow(): void {
+    const old = this.meta;
+    const mask = this.mask * 2 + 1;
+    const meta = new Int32Array((mask + 1) * 4);
+    for (let k = 0; k < old.length; k += 4) {
+      if (old[k + 3] === 0) continue;
+      let slot = old[k]! & mask;
+      while (meta[(slot << 2) + 3] !== 0) slot = (slot + 1) & mask;
+      meta.set(old.subarray(k, k + 4), slot << 2);
+    }
+    this.meta = meta;
+    this.mask = mask;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The fast path (columnar tokenizer → addColumns) builds the same model as the object path
+ * (RawEvent batches → add), on every capture, micro fixture and HTA trace, whole and 7 bytes
+ * at a time; the args it keeps equal the raw JSON's minus the documented dropped keys.
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTraceEvents } from '../src/ingest/read-trace.js';
+import { isKinetoscopeError } from '../src/core/errors.js';
+import { loadTrace } from '../src/load-trace.js';
+import { createModelBuilder, GPU_ARGS_DROPPED, HOST_ARGS_DROPPED } from '../src/model/build-model.js';
+import { HostKind, type TraceModel } from '../src/model/trace-model.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
+
+function fingerprint(m: TraceModel) {
+  const names = (a: Int32Array) => Array.from(a, (id) => m.strings.get(id));
+  return {
+    host: { ...m.host, name: names(m.host.name), args: m.host.args.map((a) => JSON.stringify(a)) },
+    gpu: { ...m.gpu, name: names(m.gpu.name), args: m.gpu.args.map((a) => JSON.stringify(a)) },
+    python: { ...m.python, name: names(m.python.name) },
+    memory: m.memory,
+    steps: m.steps,
+    threads: m.threads,
+    processes: m.processes,
+    gpuAnnotations: m.gpuAnnotations,
+    syncs: m.syncs.map((s) => ({ ...s, args: JSON.stringify(s.args) })),
+    diagnostics: m.diagnostics,
+    traceStartNs: m.traceStartNs,
+    traceEndNs: m.traceEndNs,
+    timeOriginUs: m.timeOriginUs,
+    counts: m.counts,
+    source: m.source,
+    header: m.header,
+    ownerRule: m.ownerRule,
+  };
+}
+
+async function viaObjects(path: string, chunkSize?: number): Promise<TraceModel> {
+  const { events, result } = await readTraceEvents(path, chunkSize ? { chunkSize } : {});
+  const b = createModelBuilder();
+  for (let i = 0; i < events.length; i += 4096) b.add(events.slice(i, i + 4096));
+  return b.finish(result);
+}
+
+async function outcome(load: () => Promise<TraceModel>): Promise<unknown> {
+  try {
+    return fingerprint(await load());
+  } catch (e) {
+    if (isKinetoscopeError(e)) return { code: e.code, message: e.message };
+    throw e;
+  }
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir)
+    .flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]))
+    .filter((f) => /\.(json|gz|trace)$/.test(f))
+    .sort();
+}
+
+describe('columnar path = object path', () => {
+  for (const name of H200_NAMES) {
+    it(`${name}: same model, whole and 7 bytes at a time`, async () => {
+      const path = h200Trace(name);
+      const objects = fingerprint(await viaObjects(path));
+      expect(fingerprint(await loadTrace(path))).toEqual(objects);
+      expect(fingerprint(await loadTrace(path, { chunkSize: 7 }))).toEqual(objects);
+    });
+  }
+
+  for (const path of walk(MICRO_DIR)) {
+    it(`micro ${path.slice(MICRO_DIR.length + 1)}: same model or same error, whole and 1 byte at a time`, async () => {
+      const objects = await outcome(() => viaObjects(path));
+      expect(await outcome(() => loadTrace(path))).toEqual(objects);
+      expect(await outcome(() => loadTrace(path, { chunkSize: 1 }))).toEqual(await outcome(() => viaObjects(path, 1)));
+    });
+  }
+
+  it.skipIf(!HAS_HTA)('HTA traces: same model or same error', async () => {
+    const files = walk(HTA_DIR).filter((f) => !/execution_trace|\.et\./.test(f));
+    expect(files.length).toBeGreaterThan(10);
+    for (const path of files) {
+      expect(await outcome(() => loadTrace(path)), path).toEqual(await outcome(() => viaObjects(path)));
+    }
+  }, 600_000);
+});
+
+describe('kept args', () => {
+  it('gpt2_train: each op, annotation and GPU activity keeps its raw args minus the dropped keys; equal args share one frozen object', async () => {
+    const m = await loadTrace(h200Trace('gpt2_train'));
+    const raw = loadRawJson(h200Trace('gpt2_train')).traceEvents as { ph: string; cat: string; args?: Record<string, unknown> }[];
+    const without = (a: Record<string, unknown> | undefined, drop: readonly string[]) =>
+      a === undefined ? undefined : Object.fromEntries(Object.entries(a).filter(([k]) => !drop.includes(k)));
+    const hostRaw = raw.filter((e) => e.ph === 'X' && ['cpu_op', 'user_annotation'].includes(e.cat));
+    const hostMine = Array.from({ length: m.host.length }, (_, i) => i).filter((i) => m.host.kind[i] === HostKind.Op || m.host.kind[i] === HostKind.Annotation);
+    expect(hostMine.map((i) => m.host.args[i])).toEqual(hostRaw.map((e) => without(e.args, HOST_ARGS_DROPPED)));
+    const gpuRaw = raw.filter((e) => e.ph === 'X' && ['kernel', 'gpu_memcpy', 'gpu_memset'].includes(e.cat));
+    expect([...m.gpu.args]).toEqual(gpuRaw.map((e) => without(e.args, GPU_ARGS_DROPPED)));
+    // External id and correlation stay available as columns.
+    expect(Array.from(m.gpu.externalId)).toEqual(gpuRaw.map((e) => e.args!['External id']));
+    expect(Array.from(m.gpu.correlation)).toEqual(gpuRaw.map((e) => e.args!['correlation']));
+    // Sharing: fewer distinct objects than events, each frozen.
+    const distinct = new Set(hostMine.map((i) => m.host.args[i]));
+    expect(distinct.size).toBeLessThan(hostMine.length / 2);
+    for (const a of distinct) expect(Object.isFrozen(a)).toBe(true);
+  });
+});
