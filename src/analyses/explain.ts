@@ -245,7 +245,7 @@ function stepsSection(c: TraceContext): ExplainSection {
         : say('steps.count', 'The trace holds {steps} profiler steps, `{firstStep}` to `{lastStep}`: {cpuMeanUs} each on the host on average ({cpuMinUs} to {cpuMaxUs}).', numbers),
     );
   } else {
-    sentences.push(say('steps.none', 'The trace has no `ProfilerStep#N` annotation: it was recorded without a schedule that steps, so it is read per annotation or as a whole.'));
+    sentences.push(say('steps.none', 'The trace has no `ProfilerStep#N` annotation (the profiler\'s `step()` was not called while it recorded): it is read per annotation, or as a whole.'));
   }
   const annotations = listAnnotations(m).filter((a) => a.topLevel && a.instances > 0);
   for (const a of annotations) {
@@ -447,7 +447,9 @@ function biasSection(c: TraceContext): ExplainSection | undefined {
   if (!calls.length) return undefined;
   const rows = c.lazy.ops().epilogues;
   const sentences: ExplainSentence[] = [];
-  for (const r of rows) {
+  // The GEMMs with the most calls first; a training step has dozens of shapes.
+  const shown = [...rows].sort((x, y) => y.calls - x.calls).slice(0, LIST_MAX);
+  for (const r of shown) {
     const shape = r.shape ? formatGemmShape(r.shape) : r.inputDims;
     const base = { op: r.op, shape, calls: r.calls, kernel: r.kernel ? kernelLabel(r.kernel) : '', compiled: r.compiled, via: r.via.join(' → ') };
     const where = r.compiled ? ' inside the compiled graph' : r.via.length ? ' under `{via}`' : '';
@@ -479,6 +481,18 @@ function biasSection(c: TraceContext): ExplainSection | undefined {
         ),
       );
     }
+  }
+  if (rows.length > shown.length) {
+    const rest = rows.filter((r) => !shown.includes(r));
+    const restCarried = rest.filter((r) => r.carried.includes('bias'));
+    const restAdds = rest.filter((r) => r.separateAdd);
+    sentences.push(
+      say('bias.more', 'And {more|more GEMM shape}: {carried} with the bias in the epilogue, {separateAdds} followed by a separate add.', {
+        more: rest.length,
+        carried: restCarried.length,
+        separateAdds: restAdds.length,
+      }),
+    );
   }
   const carried = rows.filter((r) => r.carried.includes('bias'));
   if (carried.length) {
@@ -590,7 +604,7 @@ export function nameSays(d: DecodedKernelName): string {
     const gen = d.generator && !d.library.toLowerCase().includes(d.generator.toLowerCase()) ? ` ${d.generator}` : '';
     parts.push(`${d.library}${gen}${d.kind === 'gemm' ? ' GEMM' : d.kind !== 'unknown' && d.kind !== 'other' ? ` ${d.kind}` : ''}`);
   } else if (d.kind === 'unknown') {
-    parts.push('a name no library kinetoscope knows uses');
+    parts.push('a name kinetoscope does not decode');
   } else parts.push(d.kind);
   if (d.arch) parts.push(`built for ${d.arch}`);
   if (d.dtype) parts.push(d.dtype);
@@ -644,6 +658,9 @@ function kernelsSection(c: TraceContext, limit: number): ExplainSection | undefi
 // ------------------------------------------------------------------------------------------------
 // S7: the GEMM table
 
+/** How many GEMM shapes the table shows (most kernel time first). */
+const GEMM_TABLE_MAX = 16;
+
 function gemmSection(c: TraceContext): ExplainSection | undefined {
   const r = c.lazy.gemm();
   if (!r.rows.length) return undefined;
@@ -654,7 +671,7 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
       say('gemms.device', 'Peaks for {device}: {peakName}, from its datasheet unless `--peaks` says otherwise.', { device: dev.name ?? `device ${dev.id}`, peakName: dev.peaks.name }),
     );
   }
-  const rows = r.rows.map((x) => ({
+  const rows = r.rows.slice(0, GEMM_TABLE_MAX).map((x) => ({
     op: x.op,
     shape: x.shape ? formatGemmShape(x.shape, false) : x.inputDims,
     mnk: x.shape ? `${x.shape.m}×${x.shape.n}×${x.shape.k}` : '',
@@ -670,13 +687,16 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
     tile: x.kernel?.decoded.tile ?? '',
     kernel: x.kernel ? kernelLabel(x.kernel.name) : '',
   }));
+  if (r.rows.length > GEMM_TABLE_MAX) {
+    sentences.push(say('gemms.table-more', 'The table shows the {shown} GEMM shapes with the most kernel time of {shapes}.', { shown: GEMM_TABLE_MAX, shapes: r.rows.length }));
+  }
   for (const [i, x] of r.rows.entries()) {
     if (i >= LIST_MAX) {
-      sentences.push(say('gemms.more', 'And {more|more GEMM shape} in the table below.', { more: r.rows.length - LIST_MAX }));
+      sentences.push(say('gemms.more', 'And {more|more GEMM shape}.', { more: r.rows.length - LIST_MAX }));
       break;
     }
     if (!x.shape || x.meanUs === undefined) continue;
-    const row = rows[i]!;
+    const row = rows[i]!; // i < LIST_MAX ≤ GEMM_TABLE_MAX
     const numbers = {
       ...row,
       m: x.shape.m,
@@ -898,8 +918,9 @@ const FUSION_MAX_CHAINS = 5;
 function fusionSection(c: TraceContext): ExplainSection | undefined {
   const f = c.lazy.fusion();
   const sentences: ExplainSentence[] = [];
-  for (const k of f.fusedKernels) {
-    const base = { kernel: k.name, calls: k.calls, meanUs: k.meanUs, kind: k.kind, ops: [...k.ops], launchedBy: k.launchedBy.join(', ') };
+  const fused = [...f.fusedKernels].sort((x, y) => y.totalUs - x.totalUs);
+  for (const k of fused.slice(0, LIST_MAX)) {
+    const base = { kernel: kernelLabel(k.name), calls: k.calls, meanUs: k.meanUs, kind: k.kind, ops: [...k.ops], launchedBy: k.launchedBy.join(', ') };
     if (k.generator === 'inductor') {
       sentences.push(
         say(
@@ -913,6 +934,9 @@ function fusionSection(c: TraceContext): ExplainSection | undefined {
         say('fusion.hand-written', `\`{kernel}\` is no library's kernel${k.outsideOp ? ' and ran outside any ATen op' : ''} (launched by \`{launchedBy}\`): a hand-written kernel, {calls|call}, {meanUs} each.`, base),
       );
     }
+  }
+  if (fused.length > LIST_MAX) {
+    sentences.push(say('fusion.more-fused', 'And {more|more fused or hand-written kernel}, {moreUs} in all.', { more: fused.length - LIST_MAX, moreUs: fused.slice(LIST_MAX).reduce((x, k) => x + k.totalUs, 0) }));
   }
   // The chains with the most HBM traffic at stake first; long chains are named by their ends.
   const ranked = [...f.opportunities].sort((x, y) => y.roundTripBytes - x.roundTripBytes);
@@ -1032,6 +1056,9 @@ function verdictSection(c: TraceContext): ExplainSection | undefined {
 // ------------------------------------------------------------------------------------------------
 // What to try next: each rule fires on evidence from the analyses.
 
+/** `.item()` advice needs the host blocked in them for at least this share of the steps' time. */
+const ITEM_SYNC_MIN_SHARE = 0.05;
+
 function nextSection(c: TraceContext): ExplainSection | undefined {
   const sentences: ExplainSentence[] = [];
   const co = c.lazy.compile();
@@ -1104,11 +1131,15 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
   }
   const l = computeLaunches(c.m, { top: 0 });
   const items = l.syncs.filter((x) => x.item);
-  if (items.length) {
+  const itemBlockedUs = items.reduce((a, x) => a + x.blockedUs, 0);
+  const wallUs = s.steps.reduce((a, r) => a + r.durUs, 0);
+  // Only where the waiting matters: at least 5% of the steps' time.
+  if (items.length && wallUs > 0 && itemBlockedUs >= ITEM_SYNC_MIN_SHARE * wallUs) {
     sentences.push(
-      say('next.item-syncs', 'Avoid `.item()` (and `bool()`/`float()` of a GPU tensor) inside the step: {count} of them blocked the host for {blockedUs}, each time waiting for the GPU to drain before the next launch.', {
+      say('next.item-syncs', 'Avoid `.item()` (and `bool()`/`float()` of a GPU tensor) inside the step: {count} of them blocked the host for {blockedUs} ({stepsShare} of the steps\' time), each time waiting for the GPU to drain before the next launch.', {
         count: items.length,
-        blockedUs: items.reduce((a, x) => a + x.blockedUs, 0),
+        blockedUs: itemBlockedUs,
+        stepsShare: itemBlockedUs / wallUs,
       }),
     );
   }
