@@ -4,6 +4,7 @@
  * each rule's sentence is checked to appear exactly when its condition holds on the trace.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSentence, type ExplainValue, type Explanation } from '../src/analyses/explain.js';
@@ -259,15 +260,18 @@ describe('explain: a sentence only where its condition holds', () => {
 });
 
 describe('explain: rendering', () => {
-  it('every placeholder of every sentence resolves to a number or name, on every capture', async () => {
+  it('every placeholder of every sentence resolves to a number or name, on every H200 capture', async () => {
     const resolve = (numbers: ExplainSentence['numbers'], path: string): ExplainValue | undefined => {
       let v: unknown = numbers;
       for (const seg of path.split('.')) v = v === null || typeof v !== 'object' ? undefined : (v as Record<string, unknown>)[seg];
       return v as ExplainValue | undefined;
     };
     let checked = 0;
-    for (const name of H200_NAMES) {
-      const e = await explain(name);
+    const workloads = readdirSync(WORKLOADS_DIR).filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => workloadTrace(f.replace('.pt.trace.json.gz', '')));
+    const paths = [...H200_NAMES.map(h200Trace), ...workloads];
+    for (const path of paths) {
+      const name = path;
+      const e = computeExplanation({ label: name, model: await load(path) });
       for (const s of e.sections.flatMap((x) => x.sentences)) {
         for (const m of s.template.matchAll(/\{([A-Za-z0-9_.]+)(?:\|[^}]*)?\}/g)) {
           expect(resolve(s.numbers, m[1]!), `${name} ${s.id} {${m[1]}}`).not.toBeUndefined();
@@ -276,7 +280,8 @@ describe('explain: rendering', () => {
         expect(renderSentence(s)).not.toMatch(/\{[A-Za-z]|undefined|NaN/);
       }
     }
-    expect(checked).toBeGreaterThan(500);
+    expect(paths.length).toBeGreaterThanOrEqual(H200_NAMES.length + 12);
+    expect(checked).toBeGreaterThan(1000);
   });
 
   it('units follow the key: µs, bytes, shares, plurals', () => {
