@@ -352,7 +352,7 @@ function dispatchSection(c: TraceContext): ExplainSection | undefined {
   sentences.push(
     say(
       'dispatch.top',
-      `${where} calls {opCount|op} at its top level, in this order: ${ops
+      `${where} calls {opCount|op} at its top level${ops.length > 1 ? ', in this order' : ''}: ${ops
         .slice(0, DISPATCH_MAX_OPS)
         .map((_, i) => `\`{order.${i}}\``)
         .join(', ')}${ops.length > DISPATCH_MAX_OPS ? ', and {moreOps} more' : ''}.`,
@@ -1096,7 +1096,9 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
         'next.reduce-overhead',
         graphs
           ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average) although they already replay CUDA graphs ({graphLaunches} `cudaGraphLaunch`): the host work around the replays is what the GPU waits for — {cpuDispatchUs} of CPU dispatch per step.'
-          : launchBound
+          : launchBound && numbers.launches < 3
+            ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): a launch costs more than the kernel it launches ({meanLaunchUs} per launch against a median kernel of {medianKernelUs}), and a step makes only {launches|launch|launches}, so a CUDA graph has little to merge. Give each kernel more work (a larger batch), or profile this work inside the larger step it belongs to.'
+            : launchBound
             ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): a launch costs more than the kernel it launches ({meanLaunchUs} per launch against a median kernel of {medianKernelUs}, {launches|launch|launches} per step). Capture the step in a CUDA graph — `torch.compile(mode="reduce-overhead")` does it — so one launch replays all the kernels, or give each kernel more work (a larger batch).'
             : '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): the kernels outlast their launches (median kernel {medianKernelUs}, {meanLaunchUs} per launch), but the host\'s work between them — {cpuDispatchUs} of CPU dispatch per step — keeps the GPU waiting. A CUDA graph (`torch.compile(mode="reduce-overhead")`) replays the kernels without that work.',
         numbers,

@@ -1,6 +1,6 @@
 /** `kinetoscope explain TRACE [--vs OTHER]…`: the trace read in plain words, as Markdown, every sentence with its numbers. */
 import { basename } from 'node:path';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
@@ -47,7 +47,11 @@ export function explainCommand(): Command {
   const cmd = new Command('explain')
     .description('the trace read in plain words (Markdown): steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile, verdict, what to try next; with --vs, the comparison and a conclusions table')
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--vs <other>', 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .addOption(
+      new Option('--vs <other>', 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows')
+        .argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v])
+        .default([], 'none'),
+    )
     .option('--only <sections>', `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}`)
     .option('--limit <n>', 'name at most n kernels in the kernels section (default 8)')
     .addHelpText('after', DEFINITIONS);
