@@ -1,22 +1,48 @@
 /**
  * Reads a trace (path, `-` for stdin, a stream or bytes) straight into the model:
  * the reader hands event columns to the model builder as they are tokenized, so the
- * raw events of a large trace are never all alive at once.
+ * raw events of a large trace are never all alive at once. A large plain file is
+ * tokenized on worker threads (ingest/read-parallel.ts), with the same result.
  */
-import { readTraceColumns, type ReadOptions, type TraceInput } from './ingest/index.js';
+import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } from './ingest/index.js';
+import { canReadInParallel, defaultWorkers, readFileParallel, sniffPlainFile } from './ingest/read-parallel.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
 import type { TraceModel } from './model/trace-model.js';
 
-export async function loadTrace(input: TraceInput, opts?: ReadOptions): Promise<TraceModel> {
+export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Promise<TraceModel> {
   const builder = createModelBuilder();
-  const source = builder.source();
-  const read = await readTraceColumns(
-    input,
-    (batch) => {
-      source.register(batch);
-      builder.addColumns(batch, source);
-    },
-    { ...opts, policy: MODEL_ARGS_POLICY, reuseBatches: true },
-  );
+  const workers = opts.workers ?? defaultWorkers();
+  let read: ReadResult | undefined;
+  if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined && workers > 1 && canReadInParallel()) {
+    const plain = await sniffPlainFile(input, opts.parallel?.minBytes);
+    if (plain) {
+      read = await readFileParallel(
+        input,
+        plain.size,
+        plain.container,
+        {
+          producer: () => {
+            const source = builder.source();
+            return {
+              register: (batch) => source.register(batch),
+              consume: (batch, shiftNs) => builder.addColumns(batch, source, shiftNs),
+            };
+          },
+        },
+        { policy: MODEL_ARGS_POLICY, workers, rangeBytes: opts.parallel?.rangeBytes, diagnostics: opts.diagnostics, onProgress: opts.onProgress },
+      );
+    }
+  }
+  if (read === undefined) {
+    const source = builder.source();
+    read = await readTraceColumns(
+      input,
+      (batch) => {
+        source.register(batch);
+        builder.addColumns(batch, source);
+      },
+      { ...opts, policy: MODEL_ARGS_POLICY, reuseBatches: true },
+    );
+  }
   return builder.finish(read);
 }

@@ -37,6 +37,15 @@ export interface ReadOptions {
   chunkSize?: number;
   /** Collect diagnostics here (e.g. shared with the model); a fresh sink otherwise. */
   diagnostics?: DiagnosticSink;
+  /**
+   * Threads that tokenize (loadTrace on a large plain file; default: the cores available).
+   * 1 reads on this thread only. Ignored when chunkSize is given.
+   */
+  workers?: number;
+  /** Tuning of the parallel read (tests force tiny ranges): smallest file read in parallel, bytes per range. */
+  parallel?: { minBytes?: number; rangeBytes?: number };
+  /** Progress, as the text is consumed: bytes of the input read so far and events handed on. */
+  onProgress?: (inputBytes: number, events: number) => void;
 }
 
 export type TraceInput = string | NodeJS.ReadableStream | Uint8Array;

@@ -196,6 +196,8 @@ export interface ColumnarTokenizer extends TraceTokenizer {
   setEarlier(events: number, lastEventEnd: number): void;
   /** Events handed on by this tokenizer. */
   readonly ownEventCount: number;
+  /** Absolute offset just after the last complete event (or where the tokenizer started). */
+  lastEventEnd(): number;
   /** Integer µs of the first ts this tokenizer saw (decimal text), if any. */
   originUs(): string | undefined;
   /** Top-level keys seen by this tokenizer (a segment sees those before or after the events). */
@@ -223,6 +225,7 @@ export function createColumnarTokenizer(
       return t.ownEvents;
     },
     originUs: () => t.originText(),
+    lastEventEnd: () => t.lastEventEndAt(),
     get header() {
       return t.headerObject();
     },
@@ -1155,6 +1158,10 @@ class Tokenizer {
   setEarlier(events: number, lastEventEnd: number): void {
     this.eventCount += events;
     if (this.ownEvents === 0 && this.lastEventEnd === this.resumeOffset) this.lastEventEnd = lastEventEnd;
+  }
+
+  lastEventEndAt(): number {
+    return this.lastEventEnd;
   }
 
   originText(): string | undefined {
