@@ -93,12 +93,14 @@ describe('the workloads’ H200 captures', () => {
       'kernels_mlp',
       'kernels_mlp_compile',
       'linear',
+      'linear_big',
       'linear_compile',
       'matmul_add',
       'matmul_add_compile',
       'relu_mlp',
       'relu_mlp_compile',
       'relu_mlp_compile_nograd',
+      'relu_mlp_fp32',
     ]);
     for (const name of NAMES) {
       expect(existsSync(join(CAPTURES, `${name}.table.txt`))).toBe(true);
