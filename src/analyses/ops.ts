@@ -15,6 +15,7 @@
  * Ignores: `user_annotation`s and runtime calls (not ops); torch's merging of a parent with a
  * single same-named child (which would change a count only for nested same-named view ops).
  */
+import { isTorchFilteredName } from './profiler-table.js';
 import { HostKind, hostName, type TraceModel } from '../model/trace-model.js';
 import { computeEpilogues, type EpilogueRow } from './epilogues.js';
 import { findGemmCalls } from './gemm.js';
@@ -45,15 +46,6 @@ export interface OpsReport {
   readonly notes: string[];
 }
 
-/** Names torch drops from its tables and treats as transparent (torch/autograd/profiler.py `_filter_name`). */
-const TORCH_HIDDEN = new Set([
-  'profiler::_record_function_enter',
-  'profiler::_record_function_enter_new',
-  'profiler::_record_function_exit',
-  'aten::is_leaf',
-  'aten::output_nr',
-  'aten::_version',
-]);
 
 export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noGpuWork: NoGpuWorkRow[] } {
   const { host } = m;
@@ -61,7 +53,7 @@ export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noG
   const childNs = (i: number): number => {
     let s = 0;
     for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) {
-      s += TORCH_HIDDEN.has(hostName(m, c)) ? childNs(c) : host.durNs[c]!;
+      s += isTorchFilteredName(hostName(m, c)) ? childNs(c) : host.durNs[c]!;
     }
     return s;
   };
@@ -76,7 +68,7 @@ export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noG
   for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
     const name = hostName(m, i);
-    if (TORCH_HIDDEN.has(name)) continue;
+    if (isTorchFilteredName(name)) continue;
     let a = byName.get(name);
     if (!a) byName.set(name, (a = { name, calls: 0, ofCalls: 0, totalNs: 0, selfNs: 0 }));
     a.ofCalls++;

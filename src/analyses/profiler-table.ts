@@ -64,6 +64,11 @@ const TORCH_FILTERED_NAMES = new Set([
   'aten::_version',
 ]);
 
+/** Whether torch leaves this host event out of its table (and treats it as transparent to nesting). */
+export function isTorchFilteredName(name: string): boolean {
+  return TORCH_FILTERED_NAMES.has(name);
+}
+
 export function torchRowName(name: string): string {
   return name.startsWith('ProfilerStep#') ? 'ProfilerStep*' : name;
 }
