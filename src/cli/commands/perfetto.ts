@@ -1,0 +1,169 @@
+/**
+ * `kinetoscope perfetto TRACE`: opens the trace in Perfetto UI the way Perfetto's own
+ * `open_trace_in_ui` script does — a tiny HTTP server on 127.0.0.1 that serves exactly that one
+ * file, to https://ui.perfetto.dev only (CORS), and the URL that makes the UI fetch it. The trace
+ * goes from this machine to the browser on this machine; nothing is uploaded anywhere.
+ */
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { basename } from 'node:path';
+import { Command } from 'commander';
+import { KinetoscopeError } from '../../core/errors.js';
+import { action, printText } from '../common.js';
+import { createGunzip } from 'node:zlib';
+
+export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
+/** The port Perfetto's open_trace_in_ui uses. */
+export const PERFETTO_DEFAULT_PORT = 9001;
+
+const NOTES = `
+How it works: the UI at ${PERFETTO_ORIGIN} is told to load the trace from
+http://127.0.0.1:PORT/NAME; this command answers that one request (and CORS preflights)
+with the file's bytes and Access-Control-Allow-Origin: ${PERFETTO_ORIGIN}; any other path or
+origin gets nothing. A .gz trace is served as is (Perfetto inflates gzip itself) unless --gunzip.
+The server stops on Ctrl-C or after --timeout seconds.
+Perfetto reads the JSON in the browser: past roughly 2 GB, use Perfetto's trace_processor
+--httpd (docs: "Visualising large traces") or kinetoscope report for an offline page.`;
+
+interface PerfettoOptions {
+  port: string;
+  timeout?: string;
+  printOnly?: boolean;
+  gunzip?: boolean;
+}
+
+export function perfettoUrl(port: number, name: string): string {
+  return `${PERFETTO_ORIGIN}/#!/?url=http://127.0.0.1:${port}/${encodeURIComponent(name)}`;
+}
+
+async function isGzip(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const b = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(b, 0, 2, 0);
+    return bytesRead === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    await fh.close();
+  }
+}
+
+function corsHeaders(): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': PERFETTO_ORIGIN,
+    // Chrome's Private Network Access: a public page reaching 127.0.0.1 asks first.
+    'Access-Control-Allow-Private-Network': 'true',
+    'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+    'Access-Control-Allow-Headers': '*',
+    'Cache-Control': 'no-cache',
+    Vary: 'Origin',
+  };
+}
+
+export function perfettoCommand(): Command {
+  return new Command('perfetto')
+    .description('open the trace in Perfetto UI: serve it on 127.0.0.1 to ui.perfetto.dev only, and print the URL that loads it')
+    .argument('<trace>', 'trace file (.json or .json.gz)')
+    .option('--port <n>', `port on 127.0.0.1 (0 picks a free one)`, String(PERFETTO_DEFAULT_PORT))
+    .option('--timeout <seconds>', 'stop serving after this many seconds (default: until Ctrl-C)')
+    .option('--gunzip', 'serve a .gz trace decompressed (as NAME without .gz)')
+    .option('--print-only', 'only print how to open the trace in Perfetto; serve nothing')
+    .addHelpText('after', NOTES)
+    .action(
+      action(async (path: string, opts: PerfettoOptions) => {
+        if (path === '-') throw new KinetoscopeError('BAD_ARGUMENT', 'perfetto serves a file: give its path, not - (standard input)');
+        const port = Number(opts.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new KinetoscopeError('BAD_ARGUMENT', `--port expects 0–65535, got "${opts.port}"`);
+        const timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
+        if (timeoutS !== undefined && !(timeoutS > 0)) throw new KinetoscopeError('BAD_ARGUMENT', `--timeout expects a positive number of seconds, got "${opts.timeout}"`);
+        let size: number;
+        try {
+          const st = await stat(path);
+          if (!st.isFile()) throw new KinetoscopeError('FILE_UNREADABLE', `${path} is not a file`);
+          size = st.size;
+        } catch (e) {
+          if (e instanceof KinetoscopeError) throw e;
+          const code = (e as NodeJS.ErrnoException).code;
+          throw new KinetoscopeError(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'FILE_UNREADABLE', `cannot read ${path} (${code ?? (e as Error).message})`);
+        }
+        const gunzip = opts.gunzip === true && (await isGzip(path));
+        const name = gunzip ? basename(path).replace(/\.gz$/i, '') : basename(path);
+
+        if (opts.printOnly) {
+          printText(
+            [
+              `To open ${path} in Perfetto UI:`,
+              `  - run: kinetoscope perfetto ${path}`,
+              `    it serves the file on 127.0.0.1:${port || PERFETTO_DEFAULT_PORT} to ${PERFETTO_ORIGIN} only, and the UI loads it from`,
+              `    ${perfettoUrl(port || PERFETTO_DEFAULT_PORT, name)}`,
+              `  - or open ${PERFETTO_ORIGIN}, choose "Open trace file" and pick the file (.json.gz is fine).`,
+              'The trace stays on this machine either way: the UI parses it in the browser.',
+            ].join('\n'),
+          );
+          return 0;
+        }
+
+        const wanted = `/${encodeURIComponent(name)}`;
+        const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+          const pathname = (req.url ?? '/').split('?')[0];
+          if (req.method === 'OPTIONS') {
+            res.writeHead(204, corsHeaders());
+            res.end();
+            return;
+          }
+          if ((req.method !== 'GET' && req.method !== 'HEAD') || pathname !== wanted) {
+            res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...corsHeaders() });
+            res.end('not found: this server serves one trace only\n');
+            return;
+          }
+          const headers: Record<string, string> = { ...corsHeaders(), 'Content-Type': gunzip || !name.endsWith('.gz') ? 'application/json' : 'application/gzip' };
+          if (!gunzip) headers['Content-Length'] = String(size);
+          res.writeHead(200, headers);
+          if (req.method === 'HEAD') {
+            res.end();
+            return;
+          }
+          const file = createReadStream(path);
+          const body = gunzip ? file.pipe(createGunzip()) : file;
+          body.on('error', (e: Error) => res.destroy(e));
+          body.pipe(res);
+          res.on('finish', () => process.stderr.write(`served ${name} to ${req.headers.origin ?? 'a client without Origin'}\n`));
+        });
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', (e: NodeJS.ErrnoException) =>
+            reject(
+              e.code === 'EADDRINUSE'
+                ? new KinetoscopeError('BAD_ARGUMENT', `port ${port} on 127.0.0.1 is in use (another kinetoscope perfetto?); give --port 0 for any free port`)
+                : e,
+            ),
+          );
+          server.listen(port, '127.0.0.1', () => resolve());
+        });
+        const address = server.address();
+        const bound = typeof address === 'object' && address ? address.port : port;
+        printText(
+          [
+            `Serving ${path} at http://127.0.0.1:${bound}${wanted} (to ${PERFETTO_ORIGIN} only).`,
+            'Open this URL in a browser to load it in Perfetto UI:',
+            '',
+            `  ${perfettoUrl(bound, name)}`,
+            '',
+            timeoutS !== undefined ? `The server stops after ${timeoutS} s or on Ctrl-C.` : 'Ctrl-C stops the server.',
+          ].join('\n'),
+        );
+        await new Promise<void>((resolve) => {
+          const stop = () => {
+            clearTimeout(timer);
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            server.close(() => resolve());
+            server.closeAllConnections();
+          };
+          const timer = timeoutS !== undefined ? setTimeout(stop, timeoutS * 1000) : undefined;
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+        return 0;
+      }),
+    );
+}

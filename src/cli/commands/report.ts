@@ -1,0 +1,101 @@
+/** `kinetoscope report TRACE -o report.html`: one offline HTML page with the timeline and the tables. */
+import { stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { basename } from 'node:path';
+import { Command } from 'commander';
+import { DEFAULT_MAX_SLICES } from '../../analyses/timeline.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { buildReportData } from '../../report/html/report-data.js';
+import { renderReportHtml } from '../../report/html/render-report.js';
+import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+The page (one file: styles, script and data inline; nothing is fetched, it opens from file://):
+  header       the trace's size, devices, CUDA versions, time base (Kineto era), how kernels are
+               tied to ops, profiler flags, diagnostics
+  timeline     one track per host thread (cpu_op, user_annotation, cuda_runtime, cuda_driver, a
+               row per nesting depth) and per GPU stream (kernels, memcpy, memset); steps shaded;
+               wheel zooms, drag pans, hover names a slice, click shows its details (a kernel's
+               launching op, launch call, queueing time and what its name says)
+  steps        the steps command's table, breakdown and verdicts
+  ops          the summary command's table (torch's key_averages), sortable by any column
+  kernels      the kernels command's catalog
+  GEMMs        the gemm command's table
+Level of detail: a trace with more slices than --max-slices keeps, per track, row and time
+window, only the longest slice (the window is the smallest power of two of ns that fits); the
+page says so and by how much. Times are µs from the profiler's start. The tables are plain HTML
+and read without JavaScript.`;
+
+interface ReportOptions extends CommonOptions {
+  output?: string;
+  maxSlices?: string;
+}
+
+/** `gpt2_train.pt.trace.json.gz` → `gpt2_train.html`. */
+export function defaultReportPath(trace: string): string {
+  if (trace === '-') return 'trace.html';
+  return `${basename(trace).replace(/\.gz$/, '').replace(/\.json$/, '').replace(/\.pt\.trace$/, '')}.html`;
+}
+
+function packageVersion(): string {
+  try {
+    // src/cli/commands and dist/cli/commands both sit three levels under the package root.
+    return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function reportCommand(): Command {
+  const cmd = new Command('report')
+    .description('one self-contained offline HTML report: header facts, a zoomable timeline of threads and GPU streams, the step, profiler, kernel and GEMM tables')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('-o, --output <file>', 'where to write the page (default: the trace name with .html, in the current directory)')
+    .option('--max-slices <n>', `timeline slices to embed at most (default ${DEFAULT_MAX_SLICES})`)
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: ReportOptions) => {
+      let maxSlices: number | undefined;
+      if (opts.maxSlices !== undefined) {
+        maxSlices = Number(opts.maxSlices);
+        if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
+      }
+      const output = opts.output ?? defaultReportPath(path);
+      const model = await openTrace(path);
+      const fileBytes = path === '-' ? undefined : (await stat(path)).size;
+      const data = buildReportData(model, { tracePath: path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
+      const html = renderReportHtml(data);
+      try {
+        await writeFile(output, html);
+      } catch (e) {
+        throw new KinetoscopeError('BAD_ARGUMENT', `cannot write the report to ${output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      const bytes = Buffer.byteLength(html);
+      const tl = data.timeline.ok ? data.timeline.value : undefined;
+      const failed = (['steps', 'profiler', 'kernels', 'gemm', 'timeline'] as const).filter((k) => !data[k].ok);
+      if (opts.json) {
+        printJson({
+          output,
+          bytes,
+          timeline: tl
+            ? { events: tl.timeline.events, slices: tl.embed.kept, reduced: tl.timeline.reduced, bucketUs: tl.timeline.bucketNs / 1000, tracks: tl.timeline.tracks.length }
+            : null,
+          failedSections: failed,
+          diagnostics: diagnosticsForJson(model),
+        });
+      } else {
+        const slices = tl
+          ? `; timeline: ${tl.embed.kept.toLocaleString('en-US')} slices${tl.timeline.reduced ? ` of ${tl.timeline.events.toLocaleString('en-US')} (longest per ${(tl.timeline.bucketNs / 1000).toLocaleString('en-US')} µs window)` : ''} on ${tl.timeline.tracks.length} tracks`
+          : '';
+        printText(`wrote ${output} (${(bytes / 1e6).toFixed(2)} MB${slices})`);
+        for (const k of failed) {
+          const p = data[k];
+          if (!p.ok) process.stderr.write(`kinetoscope: the ${k} section could not be computed: ${p.error}\n`);
+        }
+        reportDiagnostics(model, opts);
+      }
+      return strictStatus(model, opts);
+    }),
+  );
+}

@@ -1,0 +1,32 @@
+/** Text into HTML safely: escaping for element content and attributes, and JSON that can sit inside a `<script>`. */
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for element content and double- or single-quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/**
+ * JSON for a `<script type="application/json">` block: `<` is written as `\u003c` so no name in
+ * the trace (a kernel called `</script>`…) can close the element; U+2028/2029 escaped for old parsers.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** µs with ns precision and thousands separators: `45,899.630`. */
+export function formatUsFixed(us: number): string {
+  if (!Number.isFinite(us)) return '—';
+  return us.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+}
+
+/** A value for `data-v` (what a column sorts by): numbers rounded to ns, text as is. */
+export function sortValue(v: number | string | undefined): string {
+  if (v === undefined) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(Math.round(v * 1000) / 1000) : '';
+  return v;
+}

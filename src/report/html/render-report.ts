@@ -1,0 +1,71 @@
+/**
+ * `renderReportHtml(data)`: the whole report as one self-contained HTML string — styles, script
+ * and the timeline's data inlined, nothing fetched (it opens from file:// with no network). A
+ * pure function of the view model: no fs, no DOM, no clock (the same trace gives the same bytes).
+ */
+import { TIMELINE_CATEGORIES } from '../../analyses/timeline.js';
+import { escapeHtml, formatUsFixed, jsonForScript } from './html-text.js';
+import { PAGE_SCRIPT } from './page-script.js';
+import { PAGE_STYLE } from './page-style.js';
+import type { ReportData } from './report-data.js';
+import { renderGemms, renderHeader, renderKernels, renderProfilerTable, renderSteps } from './sections.js';
+
+const CATEGORY_LABELS: Record<(typeof TIMELINE_CATEGORIES)[number], string> = {
+  cpu_op: 'cpu_op',
+  user_annotation: 'user_annotation',
+  cuda_runtime: 'cuda_runtime',
+  cuda_driver: 'cuda_driver',
+  kernel: 'kernel',
+  gpu_memcpy: 'gpu_memcpy',
+  gpu_memset: 'gpu_memset',
+};
+
+function renderTimeline(data: ReportData): string {
+  const head = '<h2 id="timeline">Timeline</h2>';
+  const p = data.timeline;
+  if (!p.ok) return `<section>${head}<p class="error">The timeline could not be built: ${escapeHtml(p.error)}</p></section>`;
+  const { timeline: t, embed } = p.value;
+  if (!embed.kept) return `<section>${head}<p class="note">No host events and no GPU activity: nothing to draw.</p></section>`;
+  const threads = t.tracks.filter((k) => k.kind === 'thread').length;
+  const streams = t.tracks.length - threads;
+  const summary = `${threads} host thread${threads === 1 ? '' : 's'} and ${streams} GPU stream${streams === 1 ? '' : 's'}, ${embed.kept.toLocaleString('en-US')} slices over ${formatUsFixed((t.endNs - t.startNs) / 1000)} µs. Host rows nest as torch nests ops (a row per depth); on a GPU stream, work that overlaps the previous activity goes one row down.`;
+  const reduced = t.reduced
+    ? `<p class="note reduced" id="tl-reduced"><b>Reduced:</b> the trace has ${t.events.toLocaleString('en-US')} slices, more than the ${t.maxSlices.toLocaleString('en-US')} this page embeds; it keeps the longest slice of each ${formatUsFixed(t.bucketNs / 1000)} µs window per track and row (Perfetto's level of detail), so ${(t.events - embed.kept).toLocaleString('en-US')} short slices beside longer ones are left out. Every slice is in the trace: <code>kinetoscope perfetto</code> opens it whole.</p>`
+    : '';
+  const legend = TIMELINE_CATEGORIES.map((c) => `<span class="key"><span class="swatch c-${c}"></span>${CATEGORY_LABELS[c]}</span>`).join('');
+  return `<section>${head}
+<p class="note" id="tl-summary">${escapeHtml(summary)}</p>
+${reduced}
+<div class="tl-toolbar"><span class="tl-legend">${legend}</span><span class="hint">wheel: zoom · drag: pan · shift+wheel: pan · click: details · double-click: zoom to slice · W A S D</span><button type="button" id="tl-reset">Show all</button></div>
+<div id="tl" class="tl" tabindex="0" aria-label="Timeline of host threads and GPU streams"><div id="tl-scroll" class="tl-scroll"><div id="tl-spacer"><canvas id="tl-canvas"></canvas></div></div><div id="tl-tip" class="tl-tip" hidden></div></div>
+<div id="tl-details" class="tl-details"><noscript><p class="note">The timeline needs JavaScript; the tables below do not.</p></noscript></div>
+<script type="application/json" id="timeline-data">${jsonForScript(embed)}</script>
+</section>`;
+}
+
+export function renderReportHtml(data: ReportData): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="${escapeHtml(data.generator)}">
+<title>${escapeHtml(data.title)} — kinetoscope report</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+${renderHeader(data.title, data.tracePath, data.facts, data.diagnostics)}
+<nav class="toc"><a href="#timeline">Timeline</a><a href="#steps">Steps</a><a href="#ops">Profiler table</a><a href="#kernels">Kernels</a><a href="#gemms">GEMMs</a></nav>
+<main>
+${renderTimeline(data)}
+${renderSteps(data.steps)}
+${renderProfilerTable(data.profiler)}
+${renderKernels(data.kernels)}
+${renderGemms(data.gemm)}
+</main>
+<footer>Written by ${escapeHtml(data.generator)} from ${escapeHtml(data.title)}. Times are µs from the profiler's start. The whole trace, every slice, opens in Perfetto (ui.perfetto.dev) with <code>kinetoscope perfetto ${escapeHtml(data.tracePath)}</code>.</footer>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,147 @@
+/**
+ * What the HTML report shows, gathered from the model and the analyses: the header's facts,
+ * the step, profiler, kernel and GEMM tables and the timeline. Each analysis runs on its own:
+ * one that fails becomes a sentence in its section, and the rest of the report still comes out.
+ */
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { computeGemmTable, type GemmReport } from '../../analyses/gemm.js';
+import { computeKernelCatalog, type KernelCatalog } from '../../analyses/kernel-catalog.js';
+import { computeProfilerTable, type ProfilerTable } from '../../analyses/profiler-table.js';
+import { computeStepBreakdown, type StepAnalysis } from '../../analyses/step-breakdown.js';
+import { computeTimeline, type Timeline, type TimelineStep } from '../../analyses/timeline.js';
+import type { TraceModel } from '../../model/trace-model.js';
+import { embedTimeline, type TimelineEmbed } from './timeline-embed.js';
+
+/** A section's content, or why it could not be computed. */
+export type Part<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+export interface Fact {
+  readonly label: string;
+  readonly value: string;
+  /** A longer explanation, shown on hover. */
+  readonly title?: string;
+}
+
+export interface ReportData {
+  /** The trace's file name, as the page's title. */
+  readonly title: string;
+  /** The path as given on the command line. */
+  readonly tracePath: string;
+  readonly facts: readonly Fact[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly steps: Part<StepAnalysis>;
+  readonly profiler: Part<ProfilerTable>;
+  readonly kernels: Part<KernelCatalog>;
+  readonly gemm: Part<GemmReport>;
+  /** The timeline view model and what the page embeds of it. */
+  readonly timeline: Part<{ readonly timeline: Timeline; readonly embed: TimelineEmbed }>;
+  readonly generator: string;
+}
+
+export interface ReportDataOptions {
+  readonly tracePath: string;
+  /** Size of the file on disk, when known. */
+  readonly fileBytes?: number;
+  readonly maxSlices?: number;
+  /** `kinetoscope 0.1.0`. */
+  readonly generator: string;
+}
+
+function part<T>(fn: () => T): Part<T> {
+  try {
+    return { ok: true, value: fn() };
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportData {
+  const title = opts.tracePath.split(/[\\/]/).pop() || opts.tracePath;
+  const steps = part(() => computeStepBreakdown(m));
+  return {
+    title,
+    tracePath: opts.tracePath,
+    facts: traceFacts(m, opts),
+    diagnostics: m.diagnostics,
+    steps,
+    profiler: part(() => computeProfilerTable(m)),
+    kernels: part(() => computeKernelCatalog(m)),
+    gemm: part(() => computeGemmTable(m)),
+    timeline: part(() => {
+      const timeline = computeTimeline(m, { maxSlices: opts.maxSlices });
+      // Shade the step table's windows (annotation instances when the trace has no ProfilerStep#N).
+      const shaded: TimelineStep[] = steps.ok
+        ? steps.value.steps.filter((s) => s.host >= 0).map((s) => ({ name: s.name, startNs: Math.round(s.startUs * 1000), endNs: Math.round((s.startUs + s.durUs) * 1000) }))
+        : [...timeline.steps];
+      return { timeline, embed: embedTimeline(timeline, m, shaded) };
+    }),
+    generator: opts.generator,
+  };
+}
+
+const OWNER_RULES: Record<TraceModel['ownerRule'], string> = {
+  'external-id': "by External id: a kernel's External id is its cpu_op's (torch ≥ 2.3, and ≤ 1.10)",
+  'innermost-op': "by launch: the innermost cpu_op around the launch call (torch ≈ 1.11–2.2, whose kernel External id repeats the correlation)",
+  none: 'no GPU activity in the trace',
+};
+
+/** CUDA's integer versions (13000) as people write them (13.0). */
+function cudaVersion(v: unknown): string | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined;
+  return `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
+}
+
+function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
+  const facts: Fact[] = [];
+  const h = m.header;
+  const size = opts.fileBytes !== undefined ? `${formatSize(opts.fileBytes)} on disk, ` : '';
+  facts.push({ label: 'Trace', value: `${size}${formatSize(m.source.bytesRead)} of JSON, ${m.counts.events.toLocaleString('en-US')} events${m.source.truncated ? ' (truncated: the end of the file is missing)' : ''}` });
+  const span = m.traceEndNs / 1000;
+  facts.push({ label: 'Captured', value: `${formatUsText(span)} from the profiler's start to the last event` });
+  for (const d of m.devices) {
+    const cc = d.computeMajor !== undefined ? `, compute capability ${d.computeMajor}.${d.computeMinor ?? 0}` : '';
+    const sms = d.numSms !== undefined ? `, ${d.numSms} SMs` : '';
+    const mem = d.totalGlobalMem !== undefined ? `, ${formatSize(d.totalGlobalMem)}` : '';
+    facts.push({ label: `Device ${d.id}`, value: `${d.name ?? '(unnamed)'}${sms}${cc}${mem}` });
+  }
+  if (!m.devices.length) facts.push({ label: 'Device', value: 'no deviceProperties in the trace' });
+  const versions = [
+    ['CUDA runtime', cudaVersion(h['cuda_runtime_version'])],
+    ['driver', cudaVersion(h['cuda_driver_version'])],
+    ['CUPTI', typeof h['cupti_version'] === 'number' ? String(h['cupti_version']) : undefined],
+  ].filter((x): x is [string, string] => x[1] !== undefined);
+  if (versions.length) facts.push({ label: 'CUDA', value: versions.map(([k, v]) => `${k} ${v}`).join(', ') });
+  const schema = h['schemaVersion'];
+  const base = h['baseTimeNanoseconds'];
+  facts.push({
+    label: 'Time base',
+    value:
+      typeof base === 'number' || typeof base === 'string'
+        ? 'µs relative to baseTimeNanoseconds, ns precision (Kineto ≥ 2024-04, torch ≥ 2.4)'
+        : 'µs since the Unix epoch (Kineto before 2024-04, torch ≤ 2.3)',
+    title: `schemaVersion ${schema ?? '—'}; displayTimeUnit ${String(h['displayTimeUnit'] ?? '—')}`,
+  });
+  facts.push({ label: 'Kernels tied to ops', value: OWNER_RULES[m.ownerRule] });
+  const flags = Object.entries(m.flags)
+    .filter(([, on]) => on)
+    .map(([k]) => ({ recordShapes: 'record_shapes', profileMemory: 'profile_memory', withStack: 'with_stack', withFlops: 'with_flops', withModules: 'with_modules' })[k] ?? k);
+  facts.push({ label: 'Profiler flags', value: flags.length ? flags.join(', ') : 'none' });
+  facts.push({
+    label: 'Events',
+    value: `${m.host.length.toLocaleString('en-US')} host (ops, annotations, runtime and driver calls), ${m.gpu.length.toLocaleString('en-US')} GPU (kernels, copies, memsets), ${m.steps.length} profiler step${m.steps.length === 1 ? '' : 's'}`,
+  });
+  return facts;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
+function formatUsText(us: number): string {
+  if (us >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
+  if (us >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
+  return `${us.toFixed(3)} µs`;
+}

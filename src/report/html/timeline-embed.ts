@@ -1,0 +1,123 @@
+/**
+ * The timeline as the page receives it: one compact JSON document (columns of integers plus a
+ * string table) instead of an object per slice, so a 200k-slice timeline stays a few MB.
+ *
+ * - `runs` is [track, depth, count, …]: slices come sorted by (track, depth, start), so the
+ *   track and depth of each slice are run-length coded;
+ * - `start` is delta-coded within a run (the first of a run is absolute), ns from time zero;
+ * - `dur`, `cat` (index into `cats`), `name` (index into `names`) are one entry per slice;
+ * - `launch`, `op`, `dims` are sparse [slice, value, …] pairs: a GPU slice's launch call (as a
+ *   slice index, when that slice was kept), its owning cpu_op's name, a cpu_op's `Input Dims`;
+ * - `short` and `decoded` give, per kernel name, the short form and what the name says.
+ */
+import { describeDecoded } from '../kernels-view.js';
+import { decodeKernelName, shortKernelName } from '../../analyses/kernel-name.js';
+import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, isGpuCategory, type Timeline, type TimelineStep } from '../../analyses/timeline.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+
+export interface TimelineEmbed {
+  readonly version: 1;
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly events: number;
+  readonly kept: number;
+  readonly maxSlices: number;
+  readonly reduced: boolean;
+  readonly bucketNs: number;
+  readonly cats: readonly string[];
+  readonly names: readonly string[];
+  readonly short: Record<number, string>;
+  readonly decoded: Record<number, string>;
+  readonly tracks: readonly { label: string; kind: 'thread' | 'stream'; rows: number; events: number; kept: number }[];
+  readonly steps: readonly [string, number, number][];
+  readonly runs: number[];
+  readonly start: number[];
+  readonly dur: number[];
+  readonly cat: number[];
+  readonly name: number[];
+  readonly launch: number[];
+  readonly op: number[];
+  readonly dims: number[];
+}
+
+/** `steps` replaces the model's profiler steps for shading (the step table's windows, when those are annotations). */
+export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly TimelineStep[] = t.steps): TimelineEmbed {
+  const s = t.slices;
+  const names = [...t.names];
+  const extra = new Map<string, number>();
+  const intern = (text: string): number => {
+    let id = extra.get(text);
+    if (id === undefined) {
+      id = names.length;
+      names.push(text);
+      extra.set(text, id);
+    }
+    return id;
+  };
+  const runs: number[] = [];
+  const start: number[] = new Array(s.length);
+  let prevStart = 0;
+  for (let j = 0; j < s.length; j++) {
+    const newRun = j === 0 || s.track[j] !== s.track[j - 1] || s.depth[j] !== s.depth[j - 1];
+    if (newRun) {
+      runs.push(s.track[j]!, s.depth[j]!, 0);
+      prevStart = 0;
+    }
+    runs[runs.length - 1]!++;
+    start[j] = s.startNs[j]! - prevStart;
+    prevStart = s.startNs[j]!;
+  }
+
+  // Where each kept host event sits, to point GPU work at its launch call.
+  const slotOfHost = new Map<number, number>();
+  for (let j = 0; j < s.length; j++) if (!isGpuCategory(s.category[j]!)) slotOfHost.set(s.source[j]!, j);
+  const launch: number[] = [];
+  const op: number[] = [];
+  const dims: number[] = [];
+  const short: Record<number, string> = {};
+  const decoded: Record<number, string> = {};
+  for (let j = 0; j < s.length; j++) {
+    const src = s.source[j]!;
+    if (isGpuCategory(s.category[j]!)) {
+      const l = m.gpu.launcher[src]!;
+      const slot = l >= 0 ? slotOfHost.get(l) : undefined;
+      if (slot !== undefined) launch.push(j, slot);
+      const o = m.gpu.owner[src]!;
+      if (o >= 0) op.push(j, intern(m.strings.get(m.host.name[o]!)));
+      const id = s.name[j]!;
+      if (s.category[j] === GPU_CATEGORY_BASE && !(id in decoded)) {
+        const full = t.names[id]!;
+        decoded[id] = describeDecoded(decodeKernelName(full));
+        const sh = shortKernelName(full);
+        if (sh !== full) short[id] = sh;
+      }
+    } else if (m.host.kind[src] === HostKind.Op) {
+      const d = m.host.args[src]?.['Input Dims'] ?? m.host.args[src]?.['Input dims'];
+      if (Array.isArray(d) && d.length) dims.push(j, intern(JSON.stringify(d)));
+    }
+  }
+  return {
+    version: 1,
+    startNs: t.startNs,
+    endNs: t.endNs,
+    events: t.events,
+    kept: s.length,
+    maxSlices: t.maxSlices,
+    reduced: t.reduced,
+    bucketNs: t.bucketNs,
+    cats: [...TIMELINE_CATEGORIES],
+    names,
+    short,
+    decoded,
+    tracks: t.tracks.map((k) => ({ label: k.label, kind: k.kind, rows: k.rows, events: k.events, kept: k.kept })),
+    steps: steps.map((x) => [x.name, x.startNs, x.endNs]),
+    runs,
+    start,
+    dur: Array.from(s.durNs),
+    cat: Array.from(s.category),
+    name: Array.from(s.name),
+    launch,
+    op,
+    dims,
+  };
+}
