@@ -27,6 +27,6 @@ export function formatUsFixed(us: number): string {
 /** A value for `data-v` (what a column sorts by): numbers rounded to ns, text as is. */
 export function sortValue(v: number | string | undefined): string {
   if (v === undefined) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(Math.round(v * 1000) / 1000) : '';
+  if (typeof v === 'number') return !Number.isFinite(v) ? '' : Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
   return v;
 }

@@ -247,7 +247,8 @@ ${table}
 // ------------------------------------------------------------------------------------------------
 // GEMMs
 
-const gflops = (f: number | undefined): Cell => (f === undefined ? { text: '—', v: '' } : { text: (f / 1e9).toFixed(3), v: f / 1e9 });
+/** Shown in GFLOP, sorted (and read back by tests) as the exact FLOP count. */
+const gflops = (f: number | undefined): Cell => (f === undefined ? { text: '—', v: '' } : { text: (f / 1e9).toFixed(3), v: f });
 const fixed = (x: number | undefined, d: number): Cell => (x === undefined || !Number.isFinite(x) ? { text: '—', v: '' } : { text: x.toFixed(d), v: x });
 
 export function renderGemms(p: Part<GemmReport>): string {
