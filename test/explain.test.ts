@@ -227,12 +227,18 @@ describe('explain: a sentence only where its condition holds', () => {
     const ro = one(tiny, 'next.reduce-overhead');
     expect(num(ro, 'steps')).toBe(3);
     expect(sentences(tiny, 'next.gpu-bound')).toEqual([]);
-    // Workload geglu_mlp: every step GPU-bound, so no CUDA-graph advice, and no chain to fuse (gelu and mul are not back to back there).
+    // Workload geglu_mlp: every step GPU-bound, so no CUDA-graph advice; gelu and mul are not back to
+    // back there (the up GEMM runs between them) but gelu's output still round-trips HBM: a chain to fuse.
     const wg = computeExplanation({ label: 'geglu_mlp', model: await load(workloadTrace('geglu_mlp')) });
     expect(sentences(wg, 'verdict.step').every((s) => String(s.numbers['verdict']).startsWith('gpu-bound'))).toBe(true);
     expect(sentences(wg, 'next.reduce-overhead')).toEqual([]);
     one(wg, 'next.gpu-bound');
-    expect(sentences(wg, 'next.fuse')).toEqual([]);
+    const wmul = (loadRawJson(workloadTrace('geglu_mlp')).traceEvents as unknown as RawEvent[]).find((x) => x.name === 'aten::mul')!;
+    const wdims = (wmul.args!['Input Dims'] as number[][])[0]!;
+    expect((wmul.args!['Input type'] as string[])[0]).toBe('c10::BFloat16');
+    const wfuse = one(wg, 'next.fuse');
+    expect(wfuse.numbers['chain']).toBe('gelu·mul');
+    expect(num(wfuse, 'intermediateBytes')).toBe(wdims.reduce((p, d) => p * d, 1) * 2);
 
     const g = await explain('geglu_mlp');
     const fuse = one(g, 'next.fuse');

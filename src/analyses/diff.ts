@@ -9,9 +9,22 @@
  *   1. `op-and-shape`: same owning op and `Input Dims` (another GPU's GEMM for the same
  *      `aten::mm`; an out= variant's extra output operand is allowed);
  *   2. `fused-ops`: an Inductor kernel whose fused op list names A's kernels' ops
- *      (`triton_poi_fused__unsafe_view_gelu_mul_0` ← the `aten::gelu` and `aten::mul` kernels);
+ *      (`triton_poi_fused__unsafe_view_gelu_mul_0` ← the `aten::gelu` and `aten::mul` kernels):
+ *      first between the same two matched kernels; then any of A's kernels still unmatched goes
+ *      to the nearest such kernel of B in the instance (on a tie, the later one), even one that
+ *      already took others — eager code may run its ops in another order than the compiled graph:
+ *      the workloads' eager GeGLU runs gate, gelu, up, mul, down while the compiled one runs gate,
+ *      up, then the fused kernel, so gelu is on the other side of the up GEMM;
  *   3. `position`: a kernel with no such clue (a hand-written Triton `geglu_fwd`) takes the
- *      place of A's unmatched kernels between the same two matched kernels.
+ *      place of A's unmatched kernels between the same two matched kernels. A's memory-bound
+ *      kernels left in a stretch where B runs only matched kernels move forward to the next
+ *      stretch where B runs one of its own, and join it if that is a single kernel with no op list
+ *      (unmatched, or matched by position): `geglu_fwd` after the up GEMM takes the gelu before it
+ *      too. Forward only, since a kernel doing work runs after that work's inputs exist; where the
+ *      next kernel of B has an op list, that list has said what it does, and they stay only in A.
+ *   Work never moves across a matched kernel that needs it in HBM: not forward past one whose op
+ *   reads a tensor like its output (element count and dtype: a GEMM reads `[64,128,3072]` as
+ *   `[8192,3072]`), nor backward past one whose output it reads.
  *   Positions come from the longest common subsequence of the two kernel sequences; each
  *   side's sequence is that of its most common instance (instances that differ are noted).
  * - CPU ops (`cpu_op`, `user_annotation`) and runtime/driver calls removed, added, or
@@ -24,7 +37,8 @@
  */
 import { KinetoscopeError } from '../core/errors.js';
 import { HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
-import { decodeKernelName } from './kernel-name.js';
+import { isMemoryBound, readsOutputOf } from './fusion.js';
+import { decodeKernelName, type DecodedKernelName } from './kernel-name.js';
 import {
   computeScopeInstances,
   instanceDurNs,
@@ -226,6 +240,9 @@ function chooseScope(
 interface Occurrence {
   readonly name: string;
   readonly op?: string;
+  /** The owning op's host index in the representative instance, or -1. */
+  readonly owner: number;
+  readonly decoded: DecodedKernelName;
   /** The owning op and the cpu_ops around it, innermost first (`aten::clamp_min`, `aten::relu`). */
   readonly opPath: readonly string[];
   readonly inputDims?: unknown;
@@ -261,9 +278,12 @@ function alignedSequence(m: TraceModel, instances: readonly ScopeInstance[], sid
     const dims = op >= 0 ? (m.host.args[op]?.['Input Dims'] ?? m.host.args[op]?.['Input dims']) : undefined;
     const opPath: string[] = [];
     for (let p = op; p >= 0 && m.host.kind[p] === HostKind.Op; p = m.host.parent[p]!) opPath.push(m.strings.get(m.host.name[p]!));
+    const name = m.strings.get(m.gpu.name[g]!);
     return {
-      name: m.strings.get(m.gpu.name[g]!),
+      name,
       ...(op >= 0 ? { op: m.strings.get(m.host.name[op]!) } : {}),
+      owner: op,
+      decoded: decodeKernelName(name),
       opPath,
       ...(dims !== undefined ? { inputDims: dims } : {}),
       durNs: sum / members.length,
@@ -301,6 +321,7 @@ function diffKernels(
   const claimedA = new Uint8Array(seqA.occ.length);
   const claimedB = new Uint8Array(seqB.occ.length);
   const found: { a: number[]; b: number; by: ReplacementRule }[] = [];
+  const foundOfB = new Map<number, (typeof found)[number]>();
   const onlyAIn = (lo: number, hi: number) => range(lo, hi).filter((i) => !namesB.has(seqA.occ[i]!.name) && !claimedA[i]);
   const onlyBIn = (lo: number, hi: number) => range(lo, hi).filter((j) => !namesA.has(seqB.occ[j]!.name) && !claimedB[j]);
   const gaps: [number, number, number, number][] = [];
@@ -311,10 +332,35 @@ function diffKernels(
     pa = i + 1;
     pb = j + 1;
   }
+  const gapOfA = new Int32Array(seqA.occ.length).fill(-1);
+  gaps.forEach(([a0, a1], g) => {
+    for (let i = a0; i < a1; i++) gapOfA[i] = g;
+  });
   const claim = (as: number[], j: number, by: ReplacementRule) => {
     for (const i of as) claimedA[i] = 1;
+    const r = foundOfB.get(j);
+    if (r) {
+      r.a.push(...as);
+      return;
+    }
     claimedB[j] = 1;
-    found.push({ a: as, b: j, by });
+    const n = { a: [...as], b: j, by };
+    found.push(n);
+    foundOfB.set(j, n);
+  };
+  /**
+   * Whether A's kernel i can be done by B's kernel j across the matched kernels between them: none
+   * of those, after i and before j, reads i's output (that output had to be in HBM for it); none,
+   * before i and after j, writes an input of i (j would run before its input existed).
+   */
+  const canMove = (i: number, j: number) => {
+    const oi = seqA.occ[i]!;
+    for (const [x, y] of pairs) {
+      const ox = seqA.occ[x]!;
+      if (x > i && y < j && readsOutputOf(a, ox.owner, oi.owner, oi.decoded.kind)) return false;
+      if (x < i && y > j && readsOutputOf(a, oi.owner, ox.owner, ox.decoded.kind)) return false;
+    }
+    return true;
   };
   // 1. Same op and shape.
   for (const [a0, a1, b0, b1] of gaps) {
@@ -325,16 +371,29 @@ function diffKernels(
       if (i !== undefined) claim([i], j, 'op-and-shape');
     }
   }
-  // 2. Inductor's fused op list: within the gap first, then anywhere unclaimed.
-  for (const whole of [false, true]) {
-    for (const [a0, a1, b0, b1] of whole ? [[0, seqA.occ.length, 0, seqB.occ.length] as const] : gaps) {
-      for (const j of onlyBIn(b0, b1)) {
-        const fused = fusedOps(seqB.occ[j]!.name);
-        if (!fused) continue;
-        const as = onlyAIn(a0, a1).filter((i) => doesWorkOf(fused, seqA.occ[i]!));
-        if (as.length > 0) claim(as, j, 'fused-ops');
-      }
+  // 2. Inductor's fused op list: within the gap first; then each of A's kernels still unmatched
+  //    goes to the nearest kernel of B (in B's order, on a tie the later) whose op list covers it.
+  for (const [a0, a1, b0, b1] of gaps) {
+    for (const j of onlyBIn(b0, b1)) {
+      const fused = fusedOps(seqB.occ[j]!.name);
+      if (!fused) continue;
+      const as = onlyAIn(a0, a1).filter((i) => doesWorkOf(fused, seqA.occ[i]!));
+      if (as.length > 0) claim(as, j, 'fused-ops');
     }
+  }
+  const fusedB = range(0, seqB.occ.length).filter((j) => !namesA.has(seqB.occ[j]!.name) && (!claimedB[j] || foundOfB.get(j)?.by === 'fused-ops'));
+  const fusedOpsB = new Map(fusedB.map((j) => [j, fusedOps(seqB.occ[j]!.name)]));
+  for (const i of onlyAIn(0, seqA.occ.length)) {
+    const [, , b0, b1] = gaps[gapOfA[i]!]!;
+    const dist = (j: number) => (j < b0 ? b0 - j : j >= b1 ? j - b1 + 1 : 0);
+    const best = fusedB
+      .filter((j) => {
+        const fused = fusedOpsB.get(j);
+        return fused !== undefined && doesWorkOf(fused, seqA.occ[i]!);
+      })
+      .sort((x, y) => dist(x) - dist(y) || y - x)
+      .find((j) => canMove(i, j));
+    if (best !== undefined) claim([i], best, 'fused-ops');
   }
   // 3. Position between the same matched kernels.
   for (const [a0, a1, b0, b1] of gaps) {
@@ -344,6 +403,22 @@ function diffKernels(
     if (bs.length === 1) claim(as, bs[0]!, 'position');
     else if (bs.length === as.length) bs.forEach((j, k) => claim([as[k]!], j, 'position'));
   }
+  // 4. Position through matched kernels: A's memory-bound kernels left in a gap where B runs no
+  //    kernel of its own move forward to the next gap where it does, if that is one kernel with no
+  //    op list (unmatched, or matched by position), and no matched kernel on the way reads their output.
+  let carried: number[] = [];
+  for (const [a0, a1, b0, b1] of gaps) {
+    carried.push(...onlyAIn(a0, a1).filter((i) => isMemoryBound(seqA.occ[i]!.decoded)));
+    const bs = range(b0, b1).filter((j) => !namesA.has(seqB.occ[j]!.name));
+    if (bs.length === 0) continue;
+    const j = bs[0]!;
+    if (bs.length === 1 && !fusedOps(seqB.occ[j]!.name) && (!claimedB[j] || foundOfB.get(j)?.by === 'position')) {
+      const moved = carried.filter((i) => !claimedA[i] && canMove(i, j));
+      if (moved.length > 0) claim(moved, j, 'position');
+    }
+    carried = [];
+  }
+  for (const r of found) r.a.sort((x, y) => x - y);
 
   const call = (o: Occurrence): KernelCall => ({
     name: o.name,

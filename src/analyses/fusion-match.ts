@@ -12,8 +12,20 @@
  *    (`_unsafe_view, gelu, mul` takes the `aten::gelu` and `aten::mul` kernels); a template kernel
  *    (`triton_tem_…`) may take GEMM kernels too.
  * 3. ATen kernels that survived compilation take eager kernels of the same name (no replacement).
+ *    Then, when anchors aligned, an eager kernel still untaken goes by op role to the Inductor
+ *    kernel of the nearest segment whose op list fits (on a tie, the later one): eager code may
+ *    run its ops in another order than the compiled graph — the workloads' eager GeGLU runs gate,
+ *    gelu, up, mul, down, so gelu sits before the up GEMM while the fused `gelu_mul` kernel runs
+ *    after it. Work moves forward past an anchor only if that anchor's op reads no tensor like the
+ *    eager kernel's output (element count and dtype): a GEMM that reads it needed it in HBM first.
  * 4. A fused kernel that took nothing — a hand-written kernel has no op list — takes, by position,
- *    the eager memory-bound kernels left in its segment, when anchors aligned the segments.
+ *    the eager memory-bound kernels left in its segment, when anchors aligned the segments. Eager
+ *    memory-bound kernels left in a segment where the compiled trace runs no fused kernel move
+ *    forward, through anchors that do not read their output, to the next segment that runs one; if
+ *    that is a single kernel with no op list (untaken, or matched by position), it takes them too
+ *    (`geglu_fwd` after the up GEMM takes the gelu before it as well as the mul). Forward only: a
+ *    kernel that replaces work runs after that work's inputs exist. Where the segment holds an
+ *    Inductor kernel, its op list has already said what it does, and the eager kernels stay unmatched.
  *
  * Savings, per instance: time = Σ eager kernels' mean time − the fused kernel's mean time; HBM
  * bytes = the intermediates between the replaced kernels, each written once and read back once,
@@ -27,6 +39,7 @@ import {
   findIntermediate,
   kernelTrafficBytes,
   opBaseName,
+  readsOutputOf,
   type FusedGenerator,
   type FusionIntermediate,
   type FusionKernelRef,
@@ -180,42 +193,98 @@ function matchSequences(compiled: TraceModel, eager: TraceModel, annotation: str
   const occurrences = new Map<string, number>();
   const assigned = new Map<number, { eager: number[]; matchedBy: 'ops' | 'position' }>();
 
-  for (let k = 0; k < cSeg.length; k++) {
-    const cs = cSeg[k]!;
-    const es = anchorsAligned ? (eSeg[k] ?? []) : eSeg.flat();
-    const fused = cs.filter((i) => c.positions[i]!.site.role === 'fused');
-    // 2. by op role
-    for (const i of fused) {
-      const site = c.positions[i]!.site;
-      const ops = new Set((site.decoded.inductor?.ops ?? []).map(opBaseName));
-      if (ops.size === 0) continue;
-      const template = site.decoded.inductor?.kind === 'template';
-      const candidates = es.filter((j) => !taken.has(j) && (template || e.positions[j]!.site.role === 'memory-bound'));
-      const fits = (j: number) => e.positions[j]!.site.opChain.some((op) => ops.has(opBaseName(op)));
-      const start = candidates.findIndex(fits);
+  const eSegOf = (k: number) => (anchorsAligned ? (eSeg[k] ?? []) : eSeg.flat());
+  const opsOf = (i: number) => new Set((c.positions[i]!.site.decoded.inductor?.ops ?? []).map(opBaseName));
+  const fusedIn = (cs: readonly number[]) => cs.filter((i) => c.positions[i]!.site.role === 'fused');
+  // A template kernel (`triton_tem_…`) may take GEMM kernels too.
+  const eligible = (i: number, j: number) => c.positions[i]!.site.decoded.inductor?.kind === 'template' || e.positions[j]!.site.role === 'memory-bound';
+  const fits = (i: number, j: number) => e.positions[j]!.site.opChain.some((op) => opsOf(i).has(opBaseName(op)));
+
+  // Eager anchors in order: anchor k ends segment k.
+  const eAnchorSites = e.positions.filter((p) => isAnchor(p.site)).map((p) => p.site);
+  /** Whether eager kernel j's work can move from segment k forward to segment t: no anchor between reads its output. */
+  const canMove = (j: number, k: number, t: number) => {
+    const s = e.positions[j]!.site;
+    for (let x = k; x < t; x++) if (readsOutputOf(eager, eAnchorSites[x]!.owner, s.owner, s.decoded.kind)) return false;
+    return true;
+  };
+
+  // 2. by op role, in the fused kernel's own segment
+  cSeg.forEach((cs, k) => {
+    const es = eSegOf(k);
+    for (const i of fusedIn(cs)) {
+      if (opsOf(i).size === 0) continue;
+      const candidates = es.filter((j) => !taken.has(j) && eligible(i, j));
+      const start = candidates.findIndex((j) => fits(i, j));
       if (start < 0) continue;
       const run: number[] = [];
-      for (let x = start; x < candidates.length && fits(candidates[x]!); x++) run.push(candidates[x]!);
+      for (let x = start; x < candidates.length && fits(i, candidates[x]!); x++) run.push(candidates[x]!);
       run.forEach((j) => taken.add(j));
       assigned.set(i, { eager: run, matchedBy: 'ops' });
     }
-    // 3. survivors: same kernel name
+  });
+  // 3. survivors: same kernel name
+  cSeg.forEach((cs, k) => {
+    const es = eSegOf(k);
     for (const i of cs) {
       const site = c.positions[i]!.site;
       if (site.role === 'fused') continue;
       const j = es.find((x) => !taken.has(x) && e.positions[x]!.site.name === site.name);
       if (j !== undefined) taken.add(j);
     }
-    // 4. by position
-    if (anchorsAligned) {
-      const left = es.filter((j) => !taken.has(j) && e.positions[j]!.site.role === 'memory-bound');
-      const empty = fused.filter((i) => !assigned.has(i));
+  });
+  if (anchorsAligned) {
+    // 2b. by op role, from another segment: the fused kernel of the nearest segment whose op list fits
+    eSeg.forEach((es, k) => {
+      for (const j of es) {
+        if (taken.has(j)) continue;
+        let best: { i: number; dist: number } | undefined;
+        cSeg.forEach((cs, t) => {
+          for (const i of fusedIn(cs)) {
+            if (opsOf(i).size === 0 || !eligible(i, j) || !fits(i, j) || !canMove(j, k, t)) continue;
+            const dist = Math.abs(t - k);
+            // on a tie, the later kernel: a fused kernel runs after the work whose inputs it needs
+            if (!best || dist < best.dist || (dist === best.dist && t > k)) best = { i, dist };
+          }
+        });
+        if (!best) continue;
+        taken.add(j);
+        const a = assigned.get(best.i);
+        if (a) a.eager.push(j);
+        else assigned.set(best.i, { eager: [j], matchedBy: 'ops' });
+      }
+    });
+  }
+  // 4. by position, in the fused kernel's own segment
+  if (anchorsAligned) {
+    cSeg.forEach((cs, k) => {
+      const left = eSeg[k]!.filter((j) => !taken.has(j) && e.positions[j]!.site.role === 'memory-bound');
+      const empty = fusedIn(cs).filter((i) => !assigned.has(i));
       if (left.length > 0 && empty.length > 0) {
         left.forEach((j) => taken.add(j));
         assigned.set(empty[0]!, { eager: left, matchedBy: 'position' });
       }
-    }
+    });
+    // 4b. by position, through anchors: eager kernels left in a segment where the compiled trace
+    // runs no fused kernel go to the next segment that has one, if that is one kernel with no op list
+    // (and whose output no anchor on the way reads)
+    let carried: { j: number; from: number }[] = [];
+    cSeg.forEach((cs, k) => {
+      carried.push(...eSeg[k]!.filter((j) => !taken.has(j) && e.positions[j]!.site.role === 'memory-bound').map((j) => ({ j, from: k })));
+      const fused = fusedIn(cs);
+      if (fused.length === 0) return;
+      const target = fused[0]!;
+      const a = assigned.get(target);
+      const moved = carried.filter((x) => canMove(x.j, x.from, k)).map((x) => x.j);
+      if (fused.length === 1 && opsOf(target).size === 0 && (!a || a.matchedBy === 'position') && moved.length > 0) {
+        moved.forEach((j) => taken.add(j));
+        if (a) a.eager.push(...moved);
+        else assigned.set(target, { eager: moved, matchedBy: 'position' });
+      }
+      carried = [];
+    });
   }
+  for (const a of assigned.values()) a.eager.sort((x, y) => x - y);
 
   for (let i = 0; i < c.positions.length; i++) {
     const { site } = c.positions[i]!;

@@ -7,20 +7,28 @@
  * like the `geglu_mlp_hand` fixture's `geglu_fwd`, is launched by `cuLaunchKernelEx` under no
  * `cpu_op` at all).
  *
- * Opportunities: in the trace's own kernels, chains of back-to-back memory-bound kernels
- * (pointwise, reductions, normalizations, softmax, copies — by `decodeKernelName(…).kind`, or an
- * Inductor kernel's kind) on one stream within one annotation instance, where one kernel's output
- * is the next kernel's input: that intermediate is written to HBM by the first and read back by
- * the second, which a fused kernel would not do. The trace records no tensor identities, so the
- * intermediate is inferred from shapes and dtypes: the producing op's output (for pointwise ops the
- * broadcast of its tensor inputs, in the promoted dtype; a normalization's or softmax's is its
- * input's shape) must match one of the consuming op's tensor inputs (`Input Dims`, `Input type`);
- * where the producer's output cannot be inferred (a reduction), the consumer's one input that none
- * of the producer's inputs looks like is taken. Two kernels of one op are not a chain (the op chose
- * its kernels); a kernel with no owning op or no recorded shapes ends a chain.
+ * Opportunities: in the trace's own kernels, chains of memory-bound kernels (pointwise,
+ * reductions, normalizations, softmax, copies — by `decodeKernelName(…).kind`, or an Inductor
+ * kernel's kind) on one stream within one annotation instance, where one kernel's output is the next
+ * kernel's input: that intermediate is written to HBM by the first and read back by the second,
+ * which a fused kernel would not do. The two need not run back to back: GEMM, convolution and
+ * attention kernels of the same instance may run between them (with the memsets their own ops
+ * launch), as long as none of their ops takes a tensor of the intermediate's element count and
+ * dtype — the eager GeGLU runs gelu, the up GEMM, then mul, and gelu's output still round-trips
+ * HBM (Inductor fuses exactly that pair). Any other activity between them ends the chain: another
+ * memory-bound or fused kernel, a copy, a memset of no such GEMM, a kernel of another kind (a scan
+ * or scatter may write a buffer its op does not list, like an embedding backward into the grad
+ * that `fill_` zeroed), a kernel of another instance.
  *
- * Ignores: memcpy/memset (they end a chain), GEMMs and other compute-bound kernels (they end a
- * chain: their epilogues are the `gemm` analysis's), kernels on different streams.
+ * The trace records no tensor identities, so the intermediate is inferred from shapes and dtypes:
+ * the producing op's output (for pointwise ops the broadcast of its tensor inputs, in the promoted
+ * dtype; a normalization's or softmax's is its input's shape) must match one of the consuming op's
+ * tensor inputs (`Input Dims`, `Input type`); where the producer's output cannot be inferred (a
+ * reduction), the consumer's one input that none of the producer's inputs looks like is taken. Two
+ * kernels of one op are not a chain (the op chose its kernels); a kernel with no owning op or no
+ * recorded shapes ends a chain.
+ *
+ * Ignores: kernels on different streams; GEMMs' epilogues (the `gemm` analysis's).
  */
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName, type KernelKind } from './kernel-name.js';
@@ -63,6 +71,11 @@ export interface KernelSite {
 const MEMORY_BOUND_KINDS = new Set<KernelKind>(['elementwise', 'reduction', 'normalization', 'softmax', 'copy']);
 const MEMORY_BOUND_INDUCTOR = new Set(['pointwise', 'reduction', 'persistent_reduction', 'foreach', 'split_scan']);
 
+/** Pointwise, reduction, normalization, softmax, copy (or an Inductor kernel of such a kind): bound by HBM traffic. */
+export function isMemoryBound(decoded: DecodedKernelName): boolean {
+  return decoded.inductor ? MEMORY_BOUND_INDUCTOR.has(decoded.inductor.kind) : MEMORY_BOUND_KINDS.has(decoded.kind);
+}
+
 /** Inductor's compiled-graph frames (`## Call CompiledFxGraph <hash> ##`) are not the user's annotations. */
 export function isCompiledGraphFrame(name: string): boolean {
   return name.startsWith('## ') && name.endsWith(' ##');
@@ -86,7 +99,7 @@ export function computeKernelSites(m: TraceModel): KernelSite[] {
     const launcher = gpu.launcher[g]!;
     const ownerName = owner >= 0 ? strings.get(host.name[owner]!) : undefined;
     const generator = fusedGenerator(decoded, ownerName);
-    const memoryBound = decoded.inductor ? MEMORY_BOUND_INDUCTOR.has(decoded.inductor.kind) : MEMORY_BOUND_KINDS.has(decoded.kind);
+    const memoryBound = isMemoryBound(decoded);
     const role: KernelRole = generator ? 'fused' : memoryBound ? 'memory-bound' : 'other';
     const opChain: string[] = [];
     let scope = -1;
@@ -276,6 +289,21 @@ export function findIntermediate(m: TraceModel, a: KernelSite, b: KernelSite): I
 }
 
 /**
+ * Whether op `reader` (host index) takes a tensor like the output of op `producer`, whose kernel is
+ * of `producerKind`: the same element count (a GEMM reads a `[64,128,3072]` activation as
+ * `[8192,3072]`) and dtype. False when the producer's output is not known, or `reader` is -1.
+ * Work whose output an op reads cannot move past that op: a replacing kernel after a GEMM that
+ * reads the output is not doing that work.
+ */
+export function readsOutputOf(m: TraceModel, reader: number, producer: number, producerKind: KernelKind): boolean {
+  if (reader < 0 || producer < 0) return false;
+  const out = inferOutput(m.strings.get(m.host.name[producer]!), producerKind, tensorArgs(m.host.args[producer]));
+  if (!out?.dims || !out.dtype) return false;
+  const numel = numelOf(out.dims);
+  return tensorArgs(m.host.args[reader]).some((a) => a.numel === numel && a.dtype === out.dtype);
+}
+
+/**
  * HBM bytes one kernel's op moves when each tensor input is read once and its output written once;
  * undefined when the output is not known.
  */
@@ -358,6 +386,11 @@ export interface FusionOpportunity {
   readonly kernels: readonly FusionKernelRef[];
   /** The intermediates between consecutive kernels. */
   readonly intermediates: readonly FusionIntermediate[];
+  /**
+   * Per intermediate: the compute kernels (GEMMs and the like) that ran on the stream between its
+   * producer and its consumer, none of which reads it; empty when the two ran back to back.
+   */
+  readonly between: readonly (readonly FusionKernelRef[])[];
   /** Times the chain ran. */
   readonly instances: number;
   /** Annotation instances it ran in (12 instances in 3 steps: 4 per step). */
@@ -453,9 +486,18 @@ function launchOpArgs(m: TraceModel, s: KernelSite) {
   return args.length ? args.map((t) => ({ dims: t.dims, dtype: t.dtype, bytes: t.bytes })) : undefined;
 }
 
+/**
+ * Compute kernels a chain may run across: their ops read the tensors they list and write a fresh
+ * output. Other kernels (scans, sorts, scatters, copies, memsets) may write a tensor they do not
+ * list — an embedding backward scatters into the buffer `fill_` zeroed — so they end a chain.
+ */
+const LOOK_THROUGH_KINDS = new Set<KernelKind>(['gemm', 'conv', 'attention']);
+
 interface ChainInstance {
   sites: KernelSite[];
   links: Intermediate[];
+  /** Per link: the compute kernels that ran between its producer and its consumer. */
+  between: KernelSite[][];
 }
 
 function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionOpportunity[] {
@@ -473,18 +515,33 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
   for (const list of streams.values()) {
     list.sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
     let cur: ChainInstance | undefined;
-    for (let k = 0; k + 1 < list.length; k++) {
-      const a = siteOf.get(list[k]!);
-      const b = siteOf.get(list[k + 1]!);
-      const link = a && b && chainable(a, b) ? findIntermediate(m, a, b) : undefined;
-      if (link) {
-        if (!cur) cur = { sites: [a!], links: [] };
+    // The last memory-bound (or chain-ending) activity, and the compute kernels seen since it.
+    let prev: KernelSite | undefined;
+    let skipped: KernelSite[] = [];
+    const lookThrough = (b: KernelSite | undefined): b is KernelSite =>
+      b !== undefined && LOOK_THROUGH_KINDS.has(b.decoded.kind) && b.role === 'other' && prev?.role === 'memory-bound' && b.scope === prev.scope;
+    for (let k = 0; k < list.length; k++) {
+      const g = list[k]!;
+      const b = siteOf.get(g);
+      if (lookThrough(b)) {
+        skipped.push(b);
+        continue;
+      }
+      // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
+      const next = k + 1 < list.length ? siteOf.get(list[k + 1]!) : undefined;
+      if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && lookThrough(next) && next.owner === gpu.owner[g]) continue;
+      const link = prev && b && chainable(prev, b) ? findIntermediate(m, prev, b) : undefined;
+      if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
+        if (!cur) cur = { sites: [prev!], links: [], between: [] };
         cur.sites.push(b!);
         cur.links.push(link);
+        cur.between.push(skipped);
       } else if (cur) {
         chains.push(cur);
         cur = undefined;
       }
+      prev = b;
+      skipped = [];
     }
     if (cur) chains.push(cur);
   }
@@ -503,6 +560,7 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
       gpu.stream[s0.gpu],
       ...c.sites.map((s) => `${m.strings.get(m.host.name[s.owner]!)}\u0001${s.name}`),
       ...c.links.map((l) => `${formatDims(l.dims)}${l.dtype}`),
+      ...c.between.map((ks) => ks.map((s) => s.name).join('\u0001')),
     ].join('\u0000');
     const g = groups.get(key);
     if (g) g.instances.push(c);
@@ -524,6 +582,14 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
         ...(traffic !== undefined ? { trafficBytes: traffic } : {}),
       };
     });
+    const between: FusionKernelRef[][] = first.between.map((ks, l) =>
+      ks.map((s, k) => ({
+        name: s.name,
+        shortName: shortKernelName(s.name),
+        op: s.owner >= 0 ? m.strings.get(m.host.name[s.owner]!) : '',
+        meanUs: instances.reduce((sum, inst) => sum + gpu.durNs[inst.between[l]![k]!.gpu]!, 0) / n / 1000,
+      })),
+    );
     const intermediates: FusionIntermediate[] = first.links.map((l) => ({
       producer: l.producer,
       consumer: l.consumer,
@@ -543,6 +609,7 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
       stream: gpu.stream[s0.gpu]!,
       kernels,
       intermediates,
+      between,
       instances: n,
       annotationInstances: new Set(instances.map((inst) => inst.sites[0]!.scope)).size,
       intermediateBytes,
@@ -555,6 +622,19 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
     });
   }
   return out.sort((x, y) => y.roundTripBytes * y.instances - x.roundTripBytes * x.instances || y.totalUs - x.totalUs);
+}
+
+/**
+ * Whether a kernel's op takes a tensor that could be the intermediate (same element count and
+ * dtype: a GEMM reads a `[64,128,3072]` activation as `[8192,3072]`), or may take anything (no op,
+ * no recorded shapes). Such a kernel needs the intermediate in HBM anyway, so fusing its producer
+ * into its consumer would not save the round trip.
+ */
+function readsTensorLike(m: TraceModel, s: KernelSite, t: Intermediate): boolean {
+  const args = s.owner >= 0 ? tensorArgs(m.host.args[s.owner]) : [];
+  if (args.length === 0) return true; // no op or no shapes: it may read anything, as before (it ends the chain)
+  const numel = numelOf(t.dims);
+  return args.some((a) => a.numel === numel && a.dtype === t.dtype);
 }
 
 /**
