@@ -4,7 +4,8 @@
  * at a time; the args it keeps equal the raw JSON's minus the documented dropped keys.
  */
 import { describe, expect, it } from 'vitest';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTraceEvents } from '../src/ingest/read-trace.js';
 import { isKinetoscopeError } from '../src/core/errors.js';
@@ -85,6 +86,40 @@ describe('columnar path = object path', () => {
       expect(await outcome(() => loadTrace(path)), path).toEqual(await outcome(() => viaObjects(path)));
     }
   }, 600_000);
+});
+
+describe('args skipped unread: same notes and errors as parsing them', () => {
+  const values = [
+    '[1, 2.5, -3e+5, 1e-2, 0.0, -0, 12345678901234567890]',
+    '{"a": {"b": [{"c": []}, {}]}, "d": "x"}',
+    `${'['.repeat(35)}1${']'.repeat(35)}`,
+    '"esc\\"aped \\u00e9 \\n"',
+    '"ünï"',
+    '[inf, -inf, nan, NaN, N/A, true, false, null]',
+    '[1, 2,]',
+    '{"a": 1,}',
+    '[1.]',
+    '"tab\there"',
+    '[1 2]',
+    '{"a" 1}',
+    '[1e]',
+    '[-]',
+    '{"a": 1 "b": 2}',
+    '[--1]',
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-skip-'));
+  values.forEach((v, k) => {
+    it(`python_function args ${v.slice(0, 40)}`, async () => {
+      const ev = (i: number, args: string) =>
+        `{"ph": "X", "cat": "python_function", "name": "f${i}", "pid": 1, "tid": 1, "ts": ${10 + i}, "dur": 1, "args": {"Python id": ${i}, "v": ${args}}}`;
+      const text = `{"traceEvents": [${ev(0, '1')}, ${ev(1, v)}, ${ev(2, v)}, {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 12, "dur": 1, "args": {"skipped": ${v}}}]}`;
+      const path = join(dir, `v${k}.json`);
+      writeFileSync(path, text);
+      const objects = await outcome(() => viaObjects(path));
+      expect(await outcome(() => loadTrace(path))).toEqual(objects);
+      expect(await outcome(() => loadTrace(path, { chunkSize: 1 }))).toEqual(await outcome(() => viaObjects(path, 1)));
+    });
+  });
 });
 
 describe('kept args', () => {

@@ -1208,7 +1208,7 @@ class Tokenizer {
     let sc = -1;
     let args = -1;
     const an = this.an;
-    an.fill(NaN);
+    for (let k = 0; k < ARG_NUMBERS; k++) an[k] = NaN;
     this.extLower = NaN;
     this.extUpperSet = false;
     this.argsObj = null;
@@ -1309,7 +1309,8 @@ class Tokenizer {
     w.bp[n] = bp;
     w.s[n] = sc;
     w.args[n] = args;
-    w.argNumbers.set(an, n * ARG_NUMBERS);
+    const wa = w.argNumbers;
+    for (let k = 0, o = n * ARG_NUMBERS; k < ARG_NUMBERS; k++) wa[o + k] = an[k]!;
     w.length = n + 1;
     this.eventCount++;
     this.ownEvents++;
@@ -1378,7 +1379,8 @@ class Tokenizer {
     const b = this.buf;
     const end = this.lim;
     const ctx = this.ctx!;
-    this.an.fill(NaN);
+    const an = this.an;
+    for (let k = 0; k < ARG_NUMBERS; k++) an[k] = NaN;
     this.extLower = NaN;
     this.extUpperSet = false;
     this.argsObj = null;
@@ -1497,6 +1499,9 @@ class Tokenizer {
 
   /** parseValue without building the value: the same checks, notes and errors. */
   private skipValue(depth: number): void {
+    const start = this.pos;
+    if (this.skipPlain()) return;
+    this.pos = start;
     const b = this.buf;
     const p = this.pos;
     if (p >= this.lim) throw INCOMPLETE;
@@ -1526,6 +1531,118 @@ class Tokenizer {
       return;
     }
     this.parseBare();
+  }
+
+  /**
+   * skipValue's fast path, one loop without calls: a value made only of plain strings (printable
+   * ASCII, no escapes), numbers, arrays and objects up to 30 deep. Anything else — escapes,
+   * non-ASCII, control characters, bare words, a syntax error, the end of the buffer — returns
+   * false with nothing consumed, and the exact path reads the value again (its notes and errors).
+   */
+  private skipPlain(): boolean {
+    const b = this.buf;
+    const end = this.lim;
+    let p = this.pos;
+    let depth = 0;
+    let objects = 0; // bit per open level: 1 = object, 0 = array
+    let c = 0;
+    value: for (;;) {
+      // A value at p.
+      if (p >= end) return false;
+      c = b[p]!;
+      if (c === QUOTE) {
+        p++;
+        while (p < end && PLAIN[b[p]!] === 1) p++;
+        if (p >= end || b[p] !== QUOTE) return false;
+        p++;
+      } else if ((c >= 48 && c <= 57) || c === MINUS) {
+        if (c === MINUS) p++;
+        const ds = p;
+        while (p < end && b[p]! >= 48 && b[p]! <= 57) p++;
+        if (p === ds || p >= end) return false;
+        c = b[p]!;
+        if (c === DOT) {
+          p++;
+          while (p < end && b[p]! >= 48 && b[p]! <= 57) p++;
+          if (p >= end) return false;
+          c = b[p]!;
+        }
+        if (c === 0x65 || c === 0x45) {
+          p++;
+          if (p < end && (b[p] === PLUS || b[p] === MINUS)) p++;
+          const es = p;
+          while (p < end && b[p]! >= 48 && b[p]! <= 57) p++;
+          if (p === es || p >= end) return false;
+        }
+      } else if (c === LBRACKET || c === LBRACE) {
+        if (depth === 30) return false;
+        depth++;
+        objects = c === LBRACE ? (objects << 1) | 1 : objects << 1;
+        p++;
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end) return false;
+        c = b[p]!;
+        if (c === (objects & 1 ? RBRACE : RBRACKET)) {
+          p++;
+          depth--;
+          objects >>>= 1;
+        } else if (objects & 1) {
+          if (!this.plainKey(p)) return false;
+          p = this.pos;
+          continue value;
+        } else continue value;
+      } else return false;
+      // After a value: close levels, or a comma and the next element.
+      for (;;) {
+        if (depth === 0) {
+          this.pos = p;
+          return true;
+        }
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end) return false;
+        c = b[p]!;
+        const close = objects & 1 ? RBRACE : RBRACKET;
+        if (c === close) {
+          p++;
+          depth--;
+          objects >>>= 1;
+          continue;
+        }
+        if (c !== COMMA) return false;
+        p++;
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end) return false;
+        if (b[p] === close) {
+          // trailing comma: tolerated
+          p++;
+          depth--;
+          objects >>>= 1;
+          continue;
+        }
+        if (objects & 1) {
+          if (!this.plainKey(p)) return false;
+          p = this.pos;
+        }
+        continue value;
+      }
+    }
+  }
+
+  /** A plain key string at p, then `:`: pos at the value after it; false when not so simple. */
+  private plainKey(p: number): boolean {
+    const b = this.buf;
+    const end = this.lim;
+    if (b[p] !== QUOTE) return false;
+    p++;
+    while (p < end && PLAIN[b[p]!] === 1) p++;
+    if (p >= end || b[p] !== QUOTE) return false;
+    p++;
+    while (p < end && WS[b[p]!] === 1) p++;
+    if (p >= end || b[p] !== COLON) return false;
+    p++;
+    while (p < end && WS[b[p]!] === 1) p++;
+    this.pos = p;
+    return true;
   }
 
   private skipString(): void {
