@@ -9,9 +9,14 @@
  * keyboard; hover shows a tooltip; click selects (details below the canvas, the launch link
  * drawn as an arrow); double-click zooms to the slice.
  *
- * Plain ES2017 in one function, no template literals (this file is itself a template literal);
+ * Plain ES2017 in one function, no template literals (this file is itself a template literal:
+ * only the layout constants are interpolated);
  * names from the trace reach the DOM through `textContent` only.
  */
+/** The timeline's geometry in CSS px (exported so a browser test can aim at a slice). */
+export const TIMELINE_LAYOUT = { rowHeight: 18, trackPadding: 4, axisHeight: 30, labelWidth: 210, trackGap: 1, viewMargin: 0.01 } as const;
+const L = TIMELINE_LAYOUT;
+
 export const PAGE_SCRIPT = String.raw`
 (function () {
   'use strict';
@@ -60,7 +65,7 @@ export const PAGE_SCRIPT = String.raw`
   var N = D.dur.length;
   var start = new Float64Array(N), dur = Float64Array.from(D.dur), cat = Uint8Array.from(D.cat), nameOf = Int32Array.from(D.name);
   var trackOf = new Int32Array(N), depthOf = new Int32Array(N), endMax = new Float64Array(N);
-  var ROW_H = 18, PAD = 4, AXIS_H = 30, LABEL_W = 210, GAP = 1;
+  var ROW_H = ${L.rowHeight}, PAD = ${L.trackPadding}, AXIS_H = ${L.axisHeight}, LABEL_W = ${L.labelWidth}, GAP = ${L.trackGap}, MARGIN = ${L.viewMargin};
   var tracks = D.tracks.map(function (t) { return { label: t.label, kind: t.kind, nRows: Math.max(1, t.rows), events: t.events, kept: t.kept, rows: [], y: 0, h: 0 }; });
   var j = 0;
   for (var r = 0; r < D.runs.length; r += 3) {
@@ -99,7 +104,7 @@ export const PAGE_SCRIPT = String.raw`
   var ctx = canvas.getContext('2d');
   var W = 0, H = 0, dpr = 1;
   var span = Math.max(1, D.endNs - D.startNs);
-  var full = { t0: D.startNs - span * 0.01, t1: D.endNs + span * 0.01 };
+  var full = { t0: D.startNs - span * MARGIN, t1: D.endNs + span * MARGIN };
   var view = { t0: full.t0, t1: full.t1 };
   var selected = -1, hovered = -1;
   var palette = null;
@@ -291,8 +296,8 @@ export const PAGE_SCRIPT = String.raw`
       var a = Math.max(LABEL_W, xOf(s[1])), b = Math.min(W, xOf(s[2]));
       if (b - a < 4) return;
       ctx.fillStyle = P.muted;
-      ctx.fillRect(a, 2, 1, 11);
-      ctx.fillRect(Math.min(b, W) - 1, 2, 1, 11);
+      if (xOf(s[1]) >= LABEL_W) ctx.fillRect(a, 2, 1, 11);
+      if (xOf(s[2]) <= W) ctx.fillRect(b - 1, 2, 1, 11);
       var room = Math.floor((b - a - 8) / 6);
       if (room >= 3) {
         var name = s[0].length > room ? s[0].slice(0, room - 1) + '\u2026' : s[0];
