@@ -3,9 +3,12 @@
  * one line and exit status 2, colours that respect NO_COLOR and pipes, and printing.
  */
 import type { Command } from 'commander';
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import pc from 'picocolors';
 import { isKinetoscopeError } from '../core/errors.js';
 import { loadTrace } from '../load-trace.js';
+import { createProgress } from './progress.js';
 import type { TraceModel } from '../model/trace-model.js';
 import { diagnosticsJson, renderDiagnostics } from '../report/diagnostics-view.js';
 
@@ -37,8 +40,30 @@ export function colorsFor(opts: CommonOptions, stream: NodeJS.WriteStream = proc
   return pc.createColors(on);
 }
 
+/**
+ * Loads a trace for a command. A file over 50 MB shows a progress line on stderr when stderr is
+ * a terminal, except under --json (read from the command line: commands call openTrace(path)).
+ */
 export async function openTrace(path: string): Promise<TraceModel> {
-  return loadTrace(path);
+  const progress = createProgress({
+    label: path === '-' ? 'standard input' : basename(path),
+    totalBytes: path === '-' ? 0 : fileSize(path),
+    quiet: process.argv.includes('--json'),
+  });
+  if (!progress) return loadTrace(path);
+  try {
+    return await loadTrace(path, { onProgress: (bytes, events) => progress.update(bytes, events) });
+  } finally {
+    progress.done();
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0; // the loader reports what is wrong with it
+  }
 }
 
 export function printJson(doc: unknown): void {

@@ -76,8 +76,8 @@ port.on('message', (m: ToWorker) => {
   try {
     if (m.type === 'parse') {
       const sink = new DiagnosticSink();
-      const tok = createColumnarTokenizer(
-        (batch: EventColumns) => post({ type: 'batch', seq, batch }, [batch.ph.buffer as ArrayBuffer]),
+      const tok: ColumnarTokenizer = createColumnarTokenizer(
+        (batch: EventColumns) => post({ type: 'batch', seq, batch, at: tok.lastEventEnd() }, [batch.ph.buffer as ArrayBuffer]),
         sink,
         { policy: init.policy, context: ctx, resume: m.first ? undefined : { container: m.container, offset: m.start } },
       );

@@ -31,7 +31,7 @@ export type ToWorker =
   | { type: 'close'; seq?: undefined };
 
 export type ToMain =
-  | { type: 'batch'; seq: number; batch: EventColumns }
+  | { type: 'batch'; seq: number; batch: EventColumns; at: number }
   | {
       type: 'parsed';
       seq: number;
@@ -84,8 +84,9 @@ interface Range {
   end: number;
   final: boolean;
   worker: number;
-  /** Batches waiting for their turn (the range is not yet part of the proven read). */
+  /** Batches waiting for their turn (the range is not yet part of the proven read), and where each ends. */
   batches: EventColumns[];
+  at: number[];
   status: Extract<ToMain, { type: 'parsed' }>[];
   ended?: Extract<ToMain, { type: 'ended' }>;
   error?: Extract<ToMain, { type: 'error' }>;
@@ -110,7 +111,7 @@ export async function readFileParallel(
   const cuts = await findCuts(path, size, rangeBytes);
   const ranges: Range[] = [];
   for (let k = 0; k < cuts.length - 1; k++) {
-    ranges.push({ seq: k, start: cuts[k]!, end: cuts[k + 1]!, final: k === cuts.length - 2, worker: -1, batches: [], status: [], dispatched: false, dead: false });
+    ranges.push({ seq: k, start: cuts[k]!, end: cuts[k + 1]!, final: k === cuts.length - 2, worker: -1, batches: [], at: [], status: [], dispatched: false, dead: false });
   }
 
   if (opts.stats) opts.stats.ranges = ranges.length;
@@ -178,12 +179,14 @@ export async function readFileParallel(
       while (!done) {
         const r = ranges[owner]!;
         const p = producers[r.worker]!;
-        for (const b of r.batches) {
+        for (let k = 0; k < r.batches.length; k++) {
+          const b = r.batches[k]!;
           p.consume(b, shiftOf(b.originUs));
           events += b.length;
+          opts.onProgress?.(r.at[k]!, events);
         }
         r.batches.length = 0;
-        opts.onProgress?.(r.start, events);
+        r.at.length = 0;
         if (r.error) {
           const e = r.error;
           finishWith(e.code ? new KinetoscopeError(e.code, e.message, e.byteOffset) : new Error(`parse worker: ${e.message}`));
@@ -229,6 +232,7 @@ export async function readFileParallel(
         if (opts.stats) opts.stats.rejectedCuts++;
         nx.dead = true;
         nx.batches.length = 0;
+        nx.at.length = 0;
         if (nx.dispatched) workers[nx.worker]!.postMessage({ type: 'drop', seq: nx.seq } satisfies ToWorker);
         busy[r.worker]!++;
         workers[r.worker]!.postMessage({ type: 'continue', seq: r.seq, start: nx.start, end: nx.end, final: nx.final } satisfies ToWorker);
@@ -245,7 +249,10 @@ export async function readFileParallel(
         switch (m.type) {
           case 'batch':
             producers[i]!.register(m.batch); // always, in the order the worker made them
-            if (!r.dead) r.batches.push(m.batch);
+            if (!r.dead) {
+              r.batches.push(m.batch);
+              r.at.push(m.at);
+            }
             break;
           case 'parsed':
             busy[i]!--;

@@ -105,7 +105,16 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
   }
 
   try {
-    const it = source[Symbol.asyncIterator]();
+    const inner = source[Symbol.asyncIterator]();
+    // Input bytes read so far (compressed bytes for gzip), for progress.
+    let inputBytes = 0;
+    const it: AsyncIterator<Uint8Array> = {
+      next: async () => {
+        const r = await inner.next();
+        if (!r.done) inputBytes += r.value.length;
+        return r;
+      },
+    };
     // Sniff the first two bytes for the gzip magic.
     const head: Uint8Array[] = [];
     let headLen = 0;
@@ -117,7 +126,11 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
     }
     const first = head.length === 1 ? head[0] : concat(head, headLen);
     const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
-    const feed = (b: Uint8Array): void => feedChunked(tok, b, chunkSize);
+    const progress = opts.onProgress;
+    const feed = (b: Uint8Array): void => {
+      feedChunked(tok, b, chunkSize);
+      progress?.(inputBytes, tok.events);
+    };
     let trouble: GzipTrouble | undefined;
     if (gz) {
       trouble = await gunzipInto(first, it, feed);

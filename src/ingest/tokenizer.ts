@@ -58,6 +58,8 @@ export interface TraceTokenizer {
   push(bytes: Uint8Array): void;
   /** Flushes the last events and reports how the text ended. Throws KinetoscopeError for non-traces. */
   end(): TokenizerResult;
+  /** Events handed on so far. */
+  readonly events: number;
 }
 
 /** Events are handed on in batches of at most this many (and at the end of every push). */
@@ -71,6 +73,9 @@ export function createTraceTokenizer(
   return {
     push: (bytes: Uint8Array) => t.push(bytes),
     end: () => t.end(),
+    get events() {
+      return t.ownEvents;
+    },
   };
 }
 
@@ -222,6 +227,9 @@ export function createColumnarTokenizer(
     atEventBoundary: () => t.atEventBoundary(),
     setEarlier: (events: number, lastEventEnd: number) => t.setEarlier(events, lastEventEnd),
     get ownEventCount() {
+      return t.ownEvents;
+    },
+    get events() {
       return t.ownEvents;
     },
     originUs: () => t.originText(),
@@ -631,6 +639,7 @@ class Tokenizer {
 
   private emit(ev: RawEvent): void {
     this.eventCount++;
+    this.ownEvents++;
     this.batch.push(ev);
     if (this.batch.length >= EVENT_BATCH_SIZE) this.flush();
   }
