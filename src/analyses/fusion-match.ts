@@ -17,7 +17,8 @@
  *    run its ops in another order than the compiled graph — the workloads' eager GeGLU runs gate,
  *    gelu, up, mul, down, so gelu sits before the up GEMM while the fused `gelu_mul` kernel runs
  *    after it. Work moves forward past an anchor only if that anchor's op reads no tensor like the
- *    eager kernel's output (element count and dtype): a GEMM that reads it needed it in HBM first.
+ *    eager kernel's output (element count and dtype): a GEMM that reads it needed it in HBM first;
+ *    backward, only past anchors whose output (where known) it does not read.
  * 4. A fused kernel that took nothing — a hand-written kernel has no op list — takes, by position,
  *    the eager memory-bound kernels left in its segment, when anchors aligned the segments. Eager
  *    memory-bound kernels left in a segment where the compiled trace runs no fused kernel move
@@ -194,7 +195,8 @@ function matchSequences(compiled: TraceModel, eager: TraceModel, annotation: str
   const assigned = new Map<number, { eager: number[]; matchedBy: 'ops' | 'position' }>();
 
   const eSegOf = (k: number) => (anchorsAligned ? (eSeg[k] ?? []) : eSeg.flat());
-  const opsOf = (i: number) => new Set((c.positions[i]!.site.decoded.inductor?.ops ?? []).map(opBaseName));
+  const opSets = c.positions.map((p) => new Set((p.site.decoded.inductor?.ops ?? []).map(opBaseName)));
+  const opsOf = (i: number) => opSets[i]!;
   const fusedIn = (cs: readonly number[]) => cs.filter((i) => c.positions[i]!.site.role === 'fused');
   // A template kernel (`triton_tem_…`) may take GEMM kernels too.
   const eligible = (i: number, j: number) => c.positions[i]!.site.decoded.inductor?.kind === 'template' || e.positions[j]!.site.role === 'memory-bound';
@@ -202,10 +204,14 @@ function matchSequences(compiled: TraceModel, eager: TraceModel, annotation: str
 
   // Eager anchors in order: anchor k ends segment k.
   const eAnchorSites = e.positions.filter((p) => isAnchor(p.site)).map((p) => p.site);
-  /** Whether eager kernel j's work can move from segment k forward to segment t: no anchor between reads its output. */
+  /**
+   * Whether eager kernel j's work can move from segment k to segment t: forward, past no anchor that
+   * reads its output; backward, past no anchor whose output it reads.
+   */
   const canMove = (j: number, k: number, t: number) => {
     const s = e.positions[j]!.site;
     for (let x = k; x < t; x++) if (readsOutputOf(eager, eAnchorSites[x]!.owner, s.owner, s.decoded.kind)) return false;
+    for (let x = t; x < k; x++) if (readsOutputOf(eager, s.owner, eAnchorSites[x]!.owner, eAnchorSites[x]!.decoded.kind)) return false;
     return true;
   };
 

@@ -515,7 +515,7 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
   for (const list of streams.values()) {
     list.sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
     let cur: ChainInstance | undefined;
-    // The last memory-bound (or chain-ending) activity, and the compute kernels seen since it.
+    // The last activity not looked through, and the compute kernels looked through since it.
     let prev: KernelSite | undefined;
     let skipped: KernelSite[] = [];
     const lookThrough = (b: KernelSite | undefined): b is KernelSite =>
