@@ -958,10 +958,14 @@ function fusionSection(c: TraceContext): ExplainSection | undefined {
     const ops = o.kernels.length <= 4 ? shown.map((_, i) => `\`{kernels.${i}.op}\``).join(' then ') : '`{kernels.0.op}` then `{kernels.1.op}` … `{kernels.2.op}` ({kernelCount|kernel})';
     const outputs = mids.map((_, i) => `the {intermediates.${i}.dims} {intermediates.${i}.dtype} output of \`{intermediates.${i}.producer}\` ({intermediates.${i}.bytes})`).join(' and ');
     const verb = o.intermediates.length > 1 ? 'are' : 'is';
+    // A chain may run across GEMMs that do not read the intermediate (fusion.ts): say so.
+    const betweenOps = [...new Set(o.between.flat().map((b) => b.op))];
+    const across = betweenOps.length > 0;
+    if (across) (numbers as Record<string, unknown>)['betweenOps'] = betweenOps.map((x) => `\`${x}\``).join(', ');
     sentences.push(
       say(
         'fusion.opportunity',
-        `In \`{annotation}\`, ${ops} run back to back, memory-bound: ${outputs}${o.intermediates.length > mids.length ? ' and {moreIntermediates|more intermediate}' : ''} ${verb} written to HBM and read straight back — {intermediateBytes} per instance, {roundTripBytes} of traffic, while the chain takes {timeUs} of kernel time${o.estimatedFusedUs !== undefined ? '; one fused kernel at the same bandwidth would take about {estimatedFusedUs}' : ''}.`,
+        `In \`{annotation}\`, ${ops} ${across ? 'are memory-bound and run one after the other — only {betweenOps} runs between them, without reading the intermediate' : 'run back to back, memory-bound'}: ${outputs}${o.intermediates.length > mids.length ? ' and {moreIntermediates|more intermediate}' : ''} ${verb} written to HBM and read straight back — {intermediateBytes} per instance, {roundTripBytes} of traffic, while the chain takes {timeUs} of kernel time${o.estimatedFusedUs !== undefined ? '; one fused kernel at the same bandwidth would take about {estimatedFusedUs}' : ''}.`,
         numbers,
       ),
     );

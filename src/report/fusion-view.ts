@@ -52,7 +52,7 @@ export function renderFusion(r: FusionResult, match: FusionMatchResult | undefin
     );
   }
 
-  out.push('', title('Fusion opportunities: back-to-back memory-bound kernels whose intermediate round-trips HBM'));
+  out.push('', title('Fusion opportunities: memory-bound producer → consumer kernels (back to back, or across GEMMs that do not read it) whose intermediate round-trips HBM'));
   if (r.opportunities.length === 0) {
     out.push('  none found.');
   } else {
@@ -203,6 +203,7 @@ export function opportunityJson(o: FusionOpportunity) {
     stream: o.stream,
     kernels: o.kernels.map(kernelRefJson),
     intermediates: o.intermediates.map(intermediateJson),
+    between: o.between.map((ks) => ks.map(kernelRefJson)),
     instances: o.instances,
     annotationInstances: o.annotationInstances,
     intermediateBytes: o.intermediateBytes,

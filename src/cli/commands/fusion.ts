@@ -14,9 +14,10 @@ Definitions:
                    that decodes to no known library, run outside any ATen op (a @triton.jit kernel
                    called directly is launched by cuLaunchKernelEx under no cpu_op)
   Arg bytes        Σ bytes of the tensor arguments Inductor's launch op records (inputs and outputs)
-  Opportunity      kernels back to back on one stream, in one annotation instance, each memory-bound
-                   (elementwise, reduction, normalization, softmax, copy), where one op's output is
-                   the next op's input. The trace has no tensor identities: the intermediate is the
+  Opportunity      memory-bound kernels (elementwise, reduction, normalization, softmax, copy) on one
+                   stream, in one annotation instance, where one op's output is the next op's input;
+                   back to back, or with only GEMM/conv/attention kernels between them that do not
+                   read that output (listed as "between" in --json). The trace has no tensor identities: the intermediate is the
                    consumer's input whose shape and dtype equal the producer's inferred output
                    (elementwise: broadcast of its inputs, promoted dtype)
   Intermediate B   Σ bytes of those intermediates per instance (numel × element size)
