@@ -17,6 +17,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { explainCommand } from './commands/explain.js';
 import { reportCommand } from './commands/report.js';
 import { perfettoCommand } from './commands/perfetto.js';
+import { cropCommand } from './commands/crop.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 // `kinetoscope … | head` closes the pipe early: that is the reader's choice, not an error.
@@ -33,7 +34,7 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, launchesCommand, fusionCommand, compileCommand, gemmCommand, opsCommand, breakdownCommand, doctorCommand, explainCommand, reportCommand, perfettoCommand]) program.addCommand(make().exitOverride());
+for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, launchesCommand, fusionCommand, compileCommand, gemmCommand, opsCommand, breakdownCommand, doctorCommand, explainCommand, reportCommand, perfettoCommand, cropCommand]) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);

@@ -85,6 +85,8 @@ export interface EventColumns {
   readonly argNumbers: Float64Array;
   /** Args id (into the producer's args table), −1 when not kept or absent. */
   readonly args: Int32Array;
+  /** Only when asked for (ColumnarOptions.offsets): each event's first and past-last byte in the text, two per event. */
+  readonly offsets?: Float64Array;
   /** Labels and args first seen since the previous batch. */
   readonly newLabels: string[];
   readonly newArgs: JsonObject[];
@@ -110,8 +112,12 @@ export class ColumnBatchWriter {
   s!: Int32Array;
   argNumbers!: Float64Array;
   args!: Int32Array;
+  offsets: Float64Array | undefined;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    readonly withOffsets = false,
+  ) {
     this.alloc();
   }
 
@@ -119,7 +125,7 @@ export class ColumnBatchWriter {
   alloc(): void {
     const n = this.capacity;
     // One buffer per batch: a batch posted to another thread is one transfer.
-    const f64 = 5 + ARG_NUMBERS;
+    const f64 = 5 + ARG_NUMBERS + (this.withOffsets ? 2 : 0);
     const i32 = 9;
     const buf = new ArrayBuffer(n * (8 * f64 + 4 * i32));
     let o = 0;
@@ -139,6 +145,7 @@ export class ColumnBatchWriter {
     this.durNs = F(1);
     this.flowId = F(1);
     this.argNumbers = F(ARG_NUMBERS);
+    this.offsets = this.withOffsets ? F(2) : undefined;
     this.ph = I();
     this.cat = I();
     this.name = I();
@@ -172,6 +179,7 @@ export class ColumnBatchWriter {
       s: t(this.s),
       argNumbers: t(this.argNumbers, ARG_NUMBERS),
       args: t(this.args),
+      ...(this.offsets ? { offsets: t(this.offsets, 2) } : {}),
       newLabels,
       newArgs,
       originUs,

@@ -71,6 +71,8 @@ export interface ColumnReadOptions extends ReadOptions {
   policy: ArgsPolicy;
   /** The consumer copies each batch before onColumns returns: the reader reuses its arrays. */
   reuseBatches?: boolean;
+  /** Each event's byte range in the (decompressed) text, in EventColumns.offsets. */
+  offsets?: boolean;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function readTraceColumns(
   opts: ColumnReadOptions,
 ): Promise<ReadResult> {
   const sink = opts.diagnostics ?? new DiagnosticSink();
-  const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches });
+  const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches, offsets: opts.offsets });
   return readThrough(input, tok, sink, opts);
 }
 

@@ -189,6 +189,8 @@ export interface ColumnarOptions {
    * one segment of a text split at event boundaries (see atEventBoundary()).
    */
   resume?: { container: 'object' | 'array'; offset: number };
+  /** Also hand on each event's byte range (EventColumns.offsets). */
+  offsets?: boolean;
 }
 
 export interface ColumnarTokenizer extends TraceTokenizer {
@@ -1146,7 +1148,7 @@ class Tokenizer {
     this.onColumns = onColumns;
     this.ctx = opts.context ?? new InternContext(opts.policy);
     this.reuse = opts.reuseBatches === true;
-    this.cw = new ColumnBatchWriter(EVENT_BATCH_SIZE);
+    this.cw = new ColumnBatchWriter(EVENT_BATCH_SIZE, opts.offsets === true);
     const r = opts.resume;
     if (r) {
       this.container = r.container;
@@ -1318,6 +1320,11 @@ class Tokenizer {
     w.bp[n] = bp;
     w.s[n] = sc;
     w.args[n] = args;
+    const off = w.offsets;
+    if (off !== undefined) {
+      off[2 * n] = this.base + start;
+      off[2 * n + 1] = this.base + p;
+    }
     const wa = w.argNumbers;
     for (let k = 0, o = n * ARG_NUMBERS; k < ARG_NUMBERS; k++) wa[o + k] = an[k]!;
     w.length = n + 1;

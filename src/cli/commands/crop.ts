@@ -1,0 +1,64 @@
+/** `kinetoscope crop TRACE --steps A-B -o OUT`: a smaller trace holding only some steps, for Perfetto & co. */
+import { Command } from 'commander';
+import { cropSelector, parseStepRange, parseWindow, planCrop, type CropRange } from '../../analyses/crop.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { writeTraceSubset } from '../../ingest/write-subset.js';
+import { formatBytes, formatUs } from '../../report/format.js';
+import { action, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+
+interface CropOptions extends CommonOptions {
+  steps?: string;
+  window?: string;
+  output?: string;
+}
+
+const HELP = `
+Keeps, for the steps (ProfilerStep#N) or the window chosen:
+  host events (ops, annotations, runtime/driver calls, python frames, memory records)
+  that start inside it; the GPU work those calls launched, even when it runs after the
+  window; their ac2g flows; gpu_user_annotation spans of the annotations kept; flows
+  (fwdbwd) whose ends all start inside it; every metadata event, the profiler span and
+  the header keys, byte for byte. An event that starts before the window (e.g. an
+  annotation around all steps) is left out. --window is in µs from the trace start
+  (time zero of every other command). The output is gzipped when its name ends in .gz.
+The input is read twice (a file, not standard input).`;
+
+export function cropCommand(): Command {
+  const cmd = new Command('crop')
+    .description('write a smaller valid trace holding only some profiler steps or a time window (to open a 10 GB trace in Perfetto)')
+    .argument('<trace>', 'trace file (.json or .json.gz)')
+    .option('--steps <range>', 'ProfilerStep numbers to keep: N or A-B')
+    .option('--window <start:end>', 'time window to keep, in µs from the trace start')
+    .option('-o, --output <file>', 'where to write the cropped trace (.json or .json.gz)')
+    .addHelpText('after', HELP);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: CropOptions) => {
+      if ((opts.steps === undefined) === (opts.window === undefined)) throw new KinetoscopeError('BAD_ARGUMENT', 'give either --steps A-B or --window START:END');
+      if (!opts.output) throw new KinetoscopeError('BAD_ARGUMENT', 'give the output file with -o OUT.json.gz');
+      if (path === '-') throw new KinetoscopeError('BAD_ARGUMENT', 'crop reads its input twice: give a file, not standard input');
+      const range: CropRange = opts.steps !== undefined ? { steps: parseStepRange(opts.steps) } : { windowUs: parseWindow(opts.window!) };
+      const model = await openTrace(path);
+      const plan = planCrop(model, range);
+      const r = await writeTraceSubset(path, opts.output, cropSelector(plan));
+      const startUs = plan.startNs / 1000;
+      const endUs = plan.endNs / 1000;
+      if (opts.json) {
+        printJson({
+          output: opts.output,
+          steps: plan.steps,
+          window: { startUs, endUs },
+          eventsIn: r.eventsIn,
+          eventsOut: r.eventsOut,
+          bytesOut: r.bytesOut,
+        });
+      } else {
+        const what = plan.steps.length ? `step${plan.steps.length > 1 ? 's' : ''} ${plan.steps[0]}${plan.steps.length > 1 ? `-${plan.steps[plan.steps.length - 1]}` : ''}, ` : '';
+        printText(
+          `wrote ${opts.output}: ${r.eventsOut} of ${r.eventsIn} events (${what}from ${formatUs(startUs)} to ${formatUs(endUs)} after the trace start), ${formatBytes(r.bytesOut)}`,
+        );
+      }
+      return 0;
+    }),
+  );
+}

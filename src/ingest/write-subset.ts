@@ -1,0 +1,255 @@
+/**
+ * Writes a subset of a trace's events to a new file, each event's bytes exactly as they were
+ * (numbers, key order, big integers untouched), inside the original's header: the bytes before
+ * the first event and after the last, so every top-level key is kept as written.
+ *
+ * Two streaming reads of the input (a path; plain or gzip): the first tokenizes it and asks
+ * `select` about each event, remembering the byte ranges kept; the second copies those ranges.
+ * Memory: two numbers per event kept. The output is gzipped when its name ends in `.gz`.
+ *
+ * Handles: flows kept only when complete (a `{ flow, inside }` decision). When the input is
+ * truncated or has data after its root value, the header after the events cannot be copied:
+ * the output closes the events array and the root itself (keys after the events are lost).
+ */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createGunzip, createGzip } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import { PassThrough, type Transform } from 'node:stream';
+import { DiagnosticSink } from '../core/diagnostics.js';
+import { KinetoscopeError } from '../core/errors.js';
+import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, type ArgsPolicy, type EventColumns } from './event-columns.js';
+import { readTraceColumns, type ReadResult } from './read-trace.js';
+
+/** What the selector is shown of each event (one object, reused: copy what you keep). */
+export interface SubsetEvent {
+  ph: string;
+  cat: string;
+  name: string;
+  /** ns from the file's first ts (the reader's origin), NaN when absent. */
+  tsNs: number;
+  correlation: number;
+  externalId: number;
+  flowId: number | string | undefined;
+  s: string | undefined;
+}
+
+/** Keep, drop, or keep only if every event of this flow is kept (`inside` for this one). */
+export type SubsetDecision = boolean | { readonly flow: string; readonly inside: boolean };
+
+export interface SubsetResult {
+  read: ReadResult;
+  eventsIn: number;
+  eventsOut: number;
+  /** Bytes written (compressed when the output is gzipped). */
+  bytesOut: number;
+}
+
+const SKIP_ALL_ARGS: ArgsPolicy = { complete: {}, phases: {} };
+
+export async function writeTraceSubset(input: string, output: string, select: (e: SubsetEvent) => SubsetDecision): Promise<SubsetResult> {
+  if (resolve(input) === resolve(output)) throw new KinetoscopeError('BAD_ARGUMENT', `the output ${output} is the input: write the cropped trace to another file`);
+  // Pass 1: decide.
+  let kept = new Float64Array(1 << 16);
+  let nKept = 0;
+  let firstStart = -1;
+  let lastEnd = -1;
+  let eventsIn = 0;
+  const flows = new Map<string, { ranges: number[]; complete: boolean }>();
+  const e: SubsetEvent = { ph: '', cat: '', name: '', tsNs: NaN, correlation: NaN, externalId: NaN, flowId: undefined, s: undefined };
+  const labels: string[] = [];
+  const keep = (start: number, end: number) => {
+    if (2 * nKept + 2 > kept.length) {
+      const k = new Float64Array(kept.length * 2);
+      k.set(kept);
+      kept = k;
+    }
+    kept[2 * nKept] = start;
+    kept[2 * nKept + 1] = end;
+    nKept++;
+  };
+  const onColumns = (c: EventColumns) => {
+    for (const l of c.newLabels) labels.push(l);
+    const off = c.offsets!;
+    for (let i = 0; i < c.length; i++) {
+      eventsIn++;
+      const start = off[2 * i]!;
+      const end = off[2 * i + 1]!;
+      if (firstStart < 0) firstStart = start;
+      lastEnd = end;
+      e.ph = labels[c.ph[i]!]!;
+      e.cat = labels[c.cat[i]!]!;
+      e.name = labels[c.name[i]!]!;
+      e.tsNs = c.tsNs[i]!;
+      e.correlation = c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
+      e.externalId = c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+      const fl = c.flowIdLabel[i]!;
+      e.flowId = fl >= 0 ? labels[fl] : Number.isNaN(c.flowId[i]!) ? undefined : c.flowId[i]!;
+      const sl = c.s[i]!;
+      e.s = sl >= 0 ? labels[sl] : undefined;
+      const d = select(e);
+      if (d === true) keep(start, end);
+      else if (d !== false) {
+        let f = flows.get(d.flow);
+        if (!f) flows.set(d.flow, (f = { ranges: [], complete: true }));
+        if (!d.inside) f.complete = false;
+        else f.ranges.push(start, end);
+      }
+    }
+  };
+  const sink = new DiagnosticSink();
+  const read = await readTraceColumns(input, onColumns, { policy: SKIP_ALL_ARGS, offsets: true, diagnostics: sink });
+  let ranges = kept.subarray(0, 2 * nKept);
+  const flowRanges: number[] = [];
+  for (const f of flows.values()) if (f.complete && f.ranges.length >= 4) flowRanges.push(...f.ranges);
+  if (flowRanges.length > 0) {
+    const all = new Float64Array(ranges.length + flowRanges.length);
+    all.set(ranges);
+    all.set(flowRanges, ranges.length);
+    // Back into file order.
+    const idx = Array.from({ length: all.length / 2 }, (_, k) => k).sort((a, b) => all[2 * a]! - all[2 * b]!);
+    ranges = new Float64Array(all.length);
+    idx.forEach((k, j) => {
+      ranges[2 * j] = all[2 * k]!;
+      ranges[2 * j + 1] = all[2 * k + 1]!;
+    });
+  }
+
+  // Pass 2: copy.
+  try {
+    await (await open(output, 'w')).close();
+  } catch (err) {
+    throw new KinetoscopeError('BAD_ARGUMENT', `cannot write ${output}: ${(err as Error).message}`);
+  }
+  const out = createWriteStream(output);
+  const gz = output.endsWith('.gz') ? createGzip() : undefined;
+  const dest: Transform = gz ?? new PassThrough();
+  const done = pipeline(dest, out);
+  const write = async (b: Uint8Array | string) => {
+    if (!dest.write(b)) await once(dest, 'drain');
+  };
+  const copier = new RangeCopier(ranges, write);
+  const prefix: Uint8Array[] = [];
+  const tail: Uint8Array[] = [];
+  let tailBytes = 0;
+  let prefixWritten = false;
+  await forEachTextChunk(input, async (chunk, at) => {
+    if (firstStart >= 0) {
+      // The header before the first event and after the last, as written (checked before use).
+      if (at < firstStart) prefix.push(chunk.slice(0, Math.min(chunk.length, firstStart - at)));
+      if (!prefixWritten && at + chunk.length >= firstStart) {
+        prefixWritten = true;
+        await write(headerBefore(prefix, read));
+      }
+      await copier.push(chunk, at);
+      if (at + chunk.length > lastEnd && tailBytes <= MAX_TAIL) {
+        const part = chunk.slice(Math.max(0, lastEnd - at));
+        tail.push(part);
+        tailBytes += part.length;
+      }
+    }
+  });
+  if (firstStart < 0) {
+    // No event at all: a minimal trace with the header the reader understood.
+    await write(JSON.stringify({ ...read.header, traceEvents: [] }));
+  } else {
+    await write(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read));
+  }
+  dest.end();
+  await done;
+  return { read, eventsIn, eventsOut: ranges.length / 2, bytesOut: out.bytesWritten };
+}
+
+const MAX_TAIL = 64 << 20;
+const utf8 = new TextDecoder();
+
+function concatText(parts: Uint8Array[]): string {
+  let s = '';
+  for (const p of parts) s += utf8.decode(p, { stream: true });
+  return s + utf8.decode();
+}
+
+/** The text before the first event when it opens the events array validly, else one rebuilt from the header read. */
+function headerBefore(parts: Uint8Array[], read: ReadResult): string {
+  const text = concatText(parts);
+  try {
+    JSON.parse(text + (read.container === 'array' ? ']' : ']}'));
+    return text;
+  } catch {
+    if (read.container === 'array') return '[\n  ';
+    const keys = JSON.stringify(read.header).slice(1, -1);
+    return `{${keys}${keys ? ', ' : ''}"traceEvents": [\n  `;
+  }
+}
+
+/** The text after the last event when it closes the events array and the root validly, else a plain closing. */
+function headerAfter(parts: Uint8Array[], read: ReadResult): string {
+  const text = concatText(parts);
+  try {
+    JSON.parse((read.container === 'array' ? '[' : '{"traceEvents": [') + text);
+    return text;
+  } catch {
+    return closing(read);
+  }
+}
+
+function closing(read: ReadResult): string {
+  return read.container === 'array' ? '\n]\n' : '\n]}\n';
+}
+
+/** Copies the kept ranges out of the text as it streams by, with `,\n  ` between events. */
+class RangeCopier {
+  private k = 0;
+  private first = true;
+  private startedCurrent = false;
+
+  constructor(
+    private readonly ranges: Float64Array,
+    private readonly write: (b: Uint8Array | string) => Promise<void>,
+  ) {}
+
+  async push(chunk: Uint8Array, at: number): Promise<void> {
+    const r = this.ranges;
+    const end = at + chunk.length;
+    while (this.k < r.length / 2) {
+      const s = r[2 * this.k]!;
+      const e = r[2 * this.k + 1]!;
+      if (s >= end) return;
+      if (e <= at) {
+        this.k++;
+        continue;
+      }
+      if (s >= at && !this.startedCurrent) {
+        if (!this.first) await this.write(',\n  ');
+        this.first = false;
+        this.startedCurrent = true;
+      }
+      await this.write(chunk.subarray(Math.max(0, s - at), Math.min(chunk.length, e - at)));
+      if (e > end) return; // continues in the next chunk
+      this.startedCurrent = false;
+      this.k++;
+    }
+  }
+}
+
+/** The input's text (gunzipped when it is gzip), chunk by chunk with each chunk's offset. */
+async function forEachTextChunk(path: string, fn: (chunk: Uint8Array, at: number) => Promise<void>): Promise<void> {
+  const fh = await open(path, 'r');
+  const magic = new Uint8Array(2);
+  const n = (await fh.read(magic, 0, 2, 0)).bytesRead;
+  await fh.close();
+  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
+  const stream = n === 2 && magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(createGunzip({ chunkSize: 256 * 1024 })) : raw;
+  let at = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      await fn(chunk, at);
+      at += chunk.length;
+    }
+  } catch (err) {
+    // The first read already reported a corrupt or cut gzip stream; keep what was copied.
+    if (!(err as { code?: string }).code?.startsWith('Z_')) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
+  }
+}
