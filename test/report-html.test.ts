@@ -115,6 +115,15 @@ describe('timeline view model', () => {
     expect(t.tracks.find((k) => k.kind === 'stream')!.rows).toBe(2);
   });
 
+  it('an event whose time could not be read is left off the timeline, and counted', async () => {
+    // the file: three cpu_ops on one thread, the third with "ts": "soon"
+    const t = computeTimeline(await loadTrace(join(MICRO_DIR, 'string-timestamps.json')));
+    expect(t.slices.length).toBe(2);
+    expect(t.undrawable).toBe(1);
+    expect([...t.slices.startNs].every(Number.isFinite)).toBe(true);
+    expect([...t.names].sort()).toEqual(['a', 'b']);
+  });
+
   it('gpt2_train: no two slices of one row overlap on a GPU stream', async () => {
     const t = computeTimeline(await model('gpt2_train'));
     let prevEnd = -Infinity;

@@ -79,6 +79,8 @@ export interface Timeline {
   readonly endNs: number;
   /** Slices before reduction. */
   readonly events: number;
+  /** Host and GPU events left off because their time could not be read (NaN). */
+  readonly undrawable: number;
   readonly maxSlices: number;
   /** Whether level of detail dropped slices; `bucketNs` is the bucket width it used (0 when not reduced). */
   readonly reduced: boolean;
@@ -140,21 +142,25 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     nameId[k] = gpu.name[g]!;
     source[k] = g;
   }
+  // An event whose time could not be read (BAD_TIMESTAMP: NaN) has no place on a timeline.
   let lo = Infinity;
   let hi = -Infinity;
+  let drawable = 0;
   for (let k = 0; k < n; k++) {
+    if (!Number.isFinite(startNs[k]!) || !Number.isFinite(durNs[k]!)) continue;
+    drawable++;
     if (startNs[k]! < lo) lo = startNs[k]!;
     if (startNs[k]! + durNs[k]! > hi) hi = startNs[k]! + durNs[k]!;
   }
-  if (n === 0) lo = hi = 0;
+  if (drawable === 0) lo = hi = 0;
 
   // 3. Sort by (track, row, start, longest first), then reduce.
-  const order = new Int32Array(n);
-  for (let k = 0; k < n; k++) order[k] = k;
+  const order = new Int32Array(drawable);
+  for (let k = 0, j = 0; k < n; k++) if (Number.isFinite(startNs[k]!) && Number.isFinite(durNs[k]!)) order[j++] = k;
   order.sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
   let bucketNs = 0;
   let kept: Int32Array = order;
-  if (n > maxSlices) {
+  if (drawable > maxSlices) {
     // The smallest power of two that can fit: one row over the whole extent in maxSlices buckets.
     bucketNs = 2 ** Math.max(0, Math.floor(Math.log2(Math.max(1, (hi - lo) / maxSlices))));
     while (longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null) > maxSlices && bucketNs < 2 ** 52) bucketNs *= 2;
@@ -196,7 +202,7 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const events = new Array<number>(trackCount).fill(0);
   const keptPerTrack = new Array<number>(trackCount).fill(0);
   const rows = new Array<number>(trackCount).fill(0);
-  for (let k = 0; k < n; k++) {
+  for (const k of order) {
     events[track[k]!]!++;
     if (depth[k]! + 1 > rows[track[k]!]!) rows[track[k]!] = depth[k]! + 1;
   }
@@ -219,10 +225,11 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     steps: m.steps.map((s) => ({ name: s.name, startNs: s.startNs, endNs: s.endNs })),
     startNs: lo,
     endNs: hi,
-    events: n,
+    events: drawable,
+    undrawable: n - drawable,
     maxSlices,
-    reduced: len < n,
-    bucketNs: len < n ? bucketNs : 0,
+    reduced: len < drawable,
+    bucketNs: len < drawable ? bucketNs : 0,
   };
 }
 

@@ -260,8 +260,12 @@ export const PAGE_SCRIPT = String.raw`
       ctx.fillText(t.label, 8, top + PAD + 8);
       ctx.fillStyle = P.muted;
       ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-      var sub = (t.kind === 'stream' ? 'GPU stream' : 'host thread') + ' \u00b7 ' + t.kept.toLocaleString('en-US') + (t.kept < t.events ? ' of ' + t.events.toLocaleString('en-US') : '') + ' slices';
-      if (t.h >= 2 * ROW_H) ctx.fillText(sub, 8, top + PAD + 8 + 15);
+      var kind = t.kind === 'stream' ? 'GPU stream' : 'host thread';
+      var count = t.kept.toLocaleString('en-US') + (t.kept < t.events ? ' of ' + t.events.toLocaleString('en-US') : '') + ' slices';
+      if (t.h >= 3 * ROW_H) {
+        ctx.fillText(kind, 8, top + PAD + 8 + 15);
+        ctx.fillText(count, 8, top + PAD + 8 + 29);
+      } else if (t.h >= 2 * ROW_H) ctx.fillText(kind + ' \u00b7 ' + count, 8, top + PAD + 8 + 15);
       ctx.restore();
     });
 

@@ -29,13 +29,14 @@ function renderTimeline(data: ReportData): string {
   const threads = t.tracks.filter((k) => k.kind === 'thread').length;
   const streams = t.tracks.length - threads;
   const summary = `${threads} host thread${threads === 1 ? '' : 's'} and ${streams} GPU stream${streams === 1 ? '' : 's'}, ${embed.kept.toLocaleString('en-US')} slices over ${formatUsFixed((t.endNs - t.startNs) / 1000)} µs. Host rows nest as torch nests ops (a row per depth); on a GPU stream, work that overlaps the previous activity goes one row down.`;
+  const undrawable = t.undrawable ? `<p class="note">${t.undrawable.toLocaleString('en-US')} event${t.undrawable === 1 ? '' : 's'} with an unreadable time (diagnostic BAD_TIMESTAMP) ${t.undrawable === 1 ? 'is' : 'are'} not drawn.</p>` : '';
   const reduced = t.reduced
     ? `<p class="note reduced" id="tl-reduced"><b>Reduced:</b> the trace has ${t.events.toLocaleString('en-US')} slices, more than the ${t.maxSlices.toLocaleString('en-US')} this page embeds; it keeps the longest slice of each ${formatUsFixed(t.bucketNs / 1000)} µs window per track and row (Perfetto's level of detail), so ${(t.events - embed.kept).toLocaleString('en-US')} short slices beside longer ones are left out. Every slice is in the trace: <code>kinetoscope perfetto</code> opens it whole.</p>`
     : '';
   const legend = TIMELINE_CATEGORIES.map((c) => `<span class="key"><span class="swatch c-${c}"></span>${CATEGORY_LABELS[c]}</span>`).join('');
   return `<section>${head}
 <p class="note" id="tl-summary">${escapeHtml(summary)}</p>
-${reduced}
+${undrawable}${reduced}
 <div class="tl-toolbar"><span class="tl-legend">${legend}</span><span class="hint">wheel: zoom · drag: pan · shift+wheel: pan · click: details · double-click: zoom to slice · W A S D</span><button type="button" id="tl-reset">Show all</button></div>
 <div id="tl" class="tl" tabindex="0" aria-label="Timeline of host threads and GPU streams"><div id="tl-scroll" class="tl-scroll"><div id="tl-spacer"><canvas id="tl-canvas"></canvas></div></div><div id="tl-tip" class="tl-tip" hidden></div></div>
 <div id="tl-details" class="tl-details"><noscript><p class="note">The timeline needs JavaScript; the tables below do not.</p></noscript></div>
