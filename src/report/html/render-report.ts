@@ -53,6 +53,7 @@ export function renderReportHtml(data: ReportData): string {
 <meta name="generator" content="${escapeHtml(data.generator)}">
 <title>${escapeHtml(data.title)} — kinetoscope report</title>
 <style>${PAGE_STYLE}</style>
+<noscript><style>.tl, .tl-toolbar { display: none; }</style></noscript>
 </head>
 <body>
 ${renderHeader(data.title, data.tracePath, data.facts, data.diagnostics)}

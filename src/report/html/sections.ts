@@ -151,7 +151,6 @@ export function renderSteps(p: Part<StepAnalysis>): string {
           return { text: t, html: `<span class="verdict v-${s.verdict}">${escapeHtml(t)}</span>`, title: s.reason };
         },
       },
-      { header: 'Where the time went', cell: (s) => ({ text: '', v: s.breakdown.kernelUs / s.durUs, html: breakdownBar(s) }) },
     ],
     a.steps,
   );
@@ -166,6 +165,7 @@ export function renderSteps(p: Part<StepAnalysis>): string {
           cell: (s) => (s.breakdown[k] > 0 ? { text: `${formatUsFixed(s.breakdown[k])} · ${((100 * s.breakdown[k]) / s.durUs).toFixed(0)}%`, v: s.breakdown[k] } : { text: '—', v: 0 }),
         }),
       ),
+      { header: 'Share of the step', title: 'sorted by the Kernel share', cell: (s) => ({ text: '', v: s.breakdown.kernelUs / s.durUs, html: breakdownBar(s) }) },
     ],
     a.steps,
   );
