@@ -3,13 +3,15 @@
  * steps + kernels, as `kinetoscope summary|steps|kernels` compute them), or the naive floor
  * (read the file, JSON.parse it). Prints one JSON line: times in ms and peak RSS in bytes.
  *
- *   node bench/analyse.mjs kinetoscope|naive TRACE
+ *   node bench/analyse.mjs kinetoscope|naive TRACE [--workers N]
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 
-const [mode, path] = process.argv.slice(2);
+const [mode, path, ...rest] = process.argv.slice(2);
+const workersAt = rest.indexOf('--workers');
+const workers = workersAt >= 0 ? Number(rest[workersAt + 1]) : undefined;
 const t0 = performance.now();
 const out = { mode, path };
 if (mode === 'naive') {
@@ -30,7 +32,7 @@ if (mode === 'naive') {
   const { computeKernelCatalog } = await import(new URL('analyses/kernel-catalog.js', dist));
   const { computeStepBreakdown } = await import(new URL('analyses/step-breakdown.js', dist));
   const tImport = performance.now();
-  const model = await loadTrace(path);
+  const model = await loadTrace(path, workers === undefined ? {} : { workers });
   const tLoad = performance.now();
   const table = computeProfilerTable(model);
   const tSummary = performance.now();

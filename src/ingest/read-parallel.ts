@@ -11,7 +11,7 @@
  *
  * Handles: plain files given by path (gzip and streams are read on one thread, read-trace.ts).
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import { KinetoscopeError, type ErrorCode } from '../core/errors.js';
 import type { ArgsPolicy, EventColumns } from './event-columns.js';
 import type { JsonObject } from './raw-event.js';
 import type { ReadResult } from './read-trace.js';
+import { RangeParser, type RangeParserInit } from './range-parser.js';
 import type { TokenizerResult } from './tokenizer.js';
 
 export type ToWorker =
@@ -53,7 +54,7 @@ export interface BatchSink {
 
 export interface ParallelOptions {
   policy: ArgsPolicy;
-  /** Worker threads (default: the cores available, at most 8). */
+  /** Threads that tokenize, this one included (default: the cores available, at most 8). */
   workers?: number;
   /** Bytes per range (default: 8 MiB, fewer when the file is small). */
   rangeBytes?: number;
@@ -74,8 +75,23 @@ export function canReadInParallel(): boolean {
   return WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
 }
 
+/**
+ * Threads to tokenize with: the idle cores (cores − the 1-minute load average, as `make -l`
+ * reads it), at least 1, at most 8 — threads beyond the idle cores only take turns with the
+ * machine's other work, and each costs a worker's start (~0.1 s of CPU). KINETOSCOPE_THREADS=N
+ * overrides.
+ */
 export function defaultWorkers(): number {
-  return Math.max(1, Math.min(8, availableParallelism()));
+  const forced = Number(process.env['KINETOSCOPE_THREADS']);
+  if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, 64);
+  const cores = availableParallelism();
+  return Math.max(1, Math.min(8, cores, Math.round(cores - loadavg()[0])));
+}
+
+/** A thread that parses ranges: a worker, or a RangeParser on this thread. */
+interface Endpoint {
+  postMessage(m: ToWorker): void;
+  terminate(): void;
 }
 
 interface Range {
@@ -115,9 +131,21 @@ export async function readFileParallel(
   }
 
   if (opts.stats) opts.stats.ranges = ranges.length;
-  const workers = Array.from({ length: Math.min(nWorkers, ranges.length) }, () =>
-    new Worker(WORKER_URL, { workerData: { path, policy: opts.policy, readBytes: 1 << 20 } }),
-  );
+  // Thread 0 is this one (it starts on the first range at once, while workers start up).
+  const init: RangeParserInit = { path, policy: opts.policy, readBytes: 1 << 20 };
+  const onMessage: ((m: ToMain) => void)[] = [];
+  const workers: Endpoint[] = Array.from({ length: Math.min(nWorkers, ranges.length) }, (_, i) => {
+    if (i === 0) {
+      const local = new RangeParser(init, (m) => onMessage[0]!(m));
+      return { postMessage: (m: ToWorker) => void setImmediate(() => local.handle(m)), terminate: () => local.close() };
+    }
+    const w = new Worker(WORKER_URL, { workerData: init });
+    w.on('message', (m: ToMain) => onMessage[i]!(m));
+    w.on('error', (e) => fail(e));
+    w.on('exit', (code) => fail(new Error(`parse worker exited with code ${code}`)));
+    return { postMessage: (m: ToWorker) => w.postMessage(m), terminate: () => void w.terminate() };
+  });
+  let fail: (e: unknown) => void = () => undefined;
   const producers = workers.map(() => sink.producer());
   const busy = workers.map(() => 0);
   const diagSink = opts.diagnostics ?? new DiagnosticSink();
@@ -138,7 +166,7 @@ export async function readFileParallel(
     const finishWith = (err: unknown, result?: ReadResult) => {
       if (done) return;
       done = true;
-      for (const w of workers) void w.terminate();
+      for (const w of workers) w.terminate();
       if (err) reject(err);
       else resolve(result!);
     };
@@ -242,13 +270,14 @@ export async function readFileParallel(
       }
     };
 
-    workers.forEach((w, i) => {
-      w.on('message', (m: ToMain) => {
+    fail = (e) => finishWith(e);
+    workers.forEach((_, i) => {
+      onMessage[i] = (m: ToMain) => {
         if (done) return;
         const r = ranges[m.seq]!;
         switch (m.type) {
           case 'batch':
-            producers[i]!.register(m.batch); // always, in the order the worker made them
+            producers[i]!.register(m.batch); // always, in the order the parser made them
             if (!r.dead) {
               r.batches.push(m.batch);
               r.at.push(m.at);
@@ -272,11 +301,7 @@ export async function readFileParallel(
         } catch (e) {
           finishWith(e);
         }
-      });
-      w.on('error', (e) => finishWith(e));
-      w.on('exit', (code) => {
-        if (!done) finishWith(new Error(`parse worker exited with code ${code}`));
-      });
+      };
     });
     dispatch();
   });

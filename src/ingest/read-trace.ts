@@ -38,8 +38,8 @@ export interface ReadOptions {
   /** Collect diagnostics here (e.g. shared with the model); a fresh sink otherwise. */
   diagnostics?: DiagnosticSink;
   /**
-   * Threads that tokenize (loadTrace on a large plain file; default: the cores available).
-   * 1 reads on this thread only. Ignored when chunkSize is given.
+   * Threads that tokenize (loadTrace on a large plain file; default: the idle cores, see
+   * defaultWorkers in read-parallel.ts). 1 reads on this thread only. Ignored when chunkSize is given.
    */
   workers?: number;
   /** Tuning of the parallel read (tests force tiny ranges): smallest file read in parallel, bytes per range. */
@@ -96,9 +96,10 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
 
   let fh: FileHandle | undefined;
   let source: AsyncIterable<Uint8Array>;
+  const reuseChunks = { on: false };
   if (typeof input === 'string' && input !== '-') {
     fh = await openTraceFile(input);
-    source = fileChunks(fh, chunkSize);
+    source = fileChunks(fh, chunkSize, reuseChunks);
   } else if (typeof input === 'string' || isReadable(input)) {
     const stream = typeof input === 'string' ? process.stdin : input;
     source = streamChunks(stream, chunkSize);
@@ -128,6 +129,7 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
     }
     const first = head.length === 1 ? head[0] : concat(head, headLen);
     const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
+    reuseChunks.on = !gz;
     const progress = opts.onProgress;
     const feed = (b: Uint8Array): void => {
       feedChunked(tok, b, chunkSize);
@@ -212,11 +214,21 @@ function fileError(path: string, e: unknown): KinetoscopeError {
   return new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: ${(e as Error).message ?? String(e)}`);
 }
 
-async function* fileChunks(fh: FileHandle, chunkSize: number): AsyncGenerator<Uint8Array> {
+/**
+ * The file in chunks, read ahead. `reuse.on`: the consumer is done with a chunk when it asks
+ * for the next one (the tokenizer keeps nothing), so three buffers go round; off (gzip: zlib
+ * may still hold a chunk it was given), a fresh buffer per read.
+ */
+async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: { on: boolean }): AsyncGenerator<Uint8Array> {
   const size = Math.max(chunkSize, 1);
+  const ring: Uint8Array[] = [];
+  let turn = 0;
   const readOne = async (): Promise<Uint8Array | undefined> => {
-    // A fresh buffer per read: zlib may still hold the previous one.
-    const buf = new Uint8Array(size);
+    let buf: Uint8Array;
+    if (reuse.on) {
+      if (ring.length < 3) ring.push(new Uint8Array(size));
+      buf = ring[turn++ % ring.length]!;
+    } else buf = new Uint8Array(size);
     let n: number;
     try {
       n = (await fh.read(buf, 0, size, null)).bytesRead;

@@ -1,7 +1,7 @@
 /**
  * Growable typed-array columns for the struct-of-arrays tables of the model.
  *
- * Values go into chunks that double up to 1 Mi elements and are never copied while the column
+ * Values go into chunks that double up to 64 Ki elements and are never copied while the column
  * grows; `trim()` copies them once into one exact-length array and lets the chunks go. (A column
  * that doubled one buffer would hold old + new, 3× its size, at each doubling: on a 10 GB trace
  * that is the peak memory.)
@@ -10,7 +10,7 @@
 type TypedArray = Float64Array | Int32Array | Uint8Array | Int16Array;
 type TypedArrayCtor<T extends TypedArray> = { new (n: number): T };
 
-const MAX_CHUNK = 1 << 20;
+const MAX_CHUNK = 1 << 16;
 
 export class Column<T extends TypedArray> {
   private chunks: T[] = [];
