@@ -383,7 +383,7 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
   });
 
   for (const gunzip of [false, true]) {
-    it(`perfetto${gunzip ? ' --gunzip' : ''} serves exactly the trace on 127.0.0.1 to ui.perfetto.dev, then stops at --timeout`, async () => {
+    it(`perfetto${gunzip ? ' --gunzip' : ''} serves exactly the trace on 127.0.0.1 to ui.perfetto.dev (403 to other sites' pages), then stops at --timeout`, async () => {
       const args = [CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '2', ...(gunzip ? ['--gunzip'] : [])];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -413,6 +413,11 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
       const other = await fetch(new URL('/etc/passwd', url));
       expect(other.status).toBe(404);
       await other.arrayBuffer();
+
+      const foreign = await fetch(url, { headers: { Origin: 'https://example.com' } });
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      await foreign.arrayBuffer();
 
       expect(await exited).toBe(0);
     });

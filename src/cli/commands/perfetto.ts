@@ -19,9 +19,11 @@ export const PERFETTO_DEFAULT_PORT = 9001;
 
 const NOTES = `
 How it works: the UI at ${PERFETTO_ORIGIN} is told to load the trace from
-http://127.0.0.1:PORT/NAME; this command answers that one request (and CORS preflights)
-with the file's bytes and Access-Control-Allow-Origin: ${PERFETTO_ORIGIN}; any other path or
-origin gets nothing. A .gz trace is served as is (Perfetto inflates gzip itself) unless --gunzip.
+http://127.0.0.1:PORT/NAME; this command answers that one path (and CORS preflights) with
+the file's bytes and Access-Control-Allow-Origin: ${PERFETTO_ORIGIN}. Any other path gets
+404; a request from a page of any other site (its Origin header) gets 403. Only 127.0.0.1
+listens: other machines cannot reach it. A .gz trace is served as is (Perfetto inflates gzip
+itself) unless --gunzip.
 The server stops on Ctrl-C or after --timeout seconds.
 Perfetto reads the JSON in the browser: past roughly 2 GB, use Perfetto's trace_processor
 --httpd (docs: "Visualising large traces") or kinetoscope report for an offline page.`;
@@ -106,6 +108,13 @@ export function perfettoCommand(): Command {
         const wanted = `/${encodeURIComponent(name)}`;
         const server = createServer((req: IncomingMessage, res: ServerResponse) => {
           const pathname = (req.url ?? '/').split('?')[0];
+          // A browser names the page asking; a page of any other site gets nothing (curl, sending no Origin, may fetch).
+          const origin = req.headers.origin;
+          if (origin !== undefined && origin !== PERFETTO_ORIGIN) {
+            res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' });
+            res.end(`forbidden: this trace is served to ${PERFETTO_ORIGIN} only\n`);
+            return;
+          }
           if (req.method === 'OPTIONS') {
             res.writeHead(204, corsHeaders());
             res.end();

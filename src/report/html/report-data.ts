@@ -56,7 +56,7 @@ function part<T>(fn: () => T): Part<T> {
 }
 
 export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportData {
-  const title = opts.tracePath.split(/[\\/]/).pop() || opts.tracePath;
+  const title = opts.tracePath === '-' ? 'standard input' : opts.tracePath.split(/[\\/]/).pop() || opts.tracePath;
   const steps = part(() => computeStepBreakdown(m));
   return {
     title,
