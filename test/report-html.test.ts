@@ -329,6 +329,16 @@ describe('report page', () => {
     expect(e.launch.length / 2).toBe(gpuSlices); // geglu_mlp: every GPU activity has its launch in the trace
   });
 
+  it('gpt2_train: the shaded steps are the raw ProfilerStep#N spans', async () => {
+    const { html } = await page('gpt2_train');
+    const raw = loadRawJson(h200Trace('gpt2_train')).traceEvents.filter((e) => e['ph'] === 'X' && String(e['name']).startsWith('ProfilerStep#'));
+    const steps = embedded(html).steps;
+    expect(steps.map(([n]) => n)).toEqual(raw.map((e) => e['name']));
+    expect(steps.map(([, s, e]) => e - s)).toEqual(raw.map((e) => ns(e['dur'])));
+    // and in the raw spacing: each step's start minus the first's
+    expect(steps.map(([, s]) => s - steps[0]![1])).toEqual(raw.map((e) => ns(e['ts']) - ns(raw[0]!['ts'])));
+  });
+
   it('gpt2_train: page size, and a reduced page says so', async () => {
     const { html } = await page('gpt2_train');
     const bytes = Buffer.byteLength(html);

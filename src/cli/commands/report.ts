@@ -86,7 +86,7 @@ export function reportCommand(): Command {
         });
       } else {
         const slices = tl
-          ? `; timeline: ${tl.embed.kept.toLocaleString('en-US')} slices${tl.timeline.reduced ? ` of ${tl.timeline.events.toLocaleString('en-US')} (longest per ${(tl.timeline.bucketNs / 1000).toLocaleString('en-US')} µs window)` : ''} on ${tl.timeline.tracks.length} tracks`
+          ? `; timeline: ${tl.embed.kept.toLocaleString('en-US')} slices${tl.timeline.reduced ? ` of ${tl.timeline.events.toLocaleString('en-US')} (longest per ${(tl.timeline.bucketNs / 1000).toLocaleString('en-US')} µs window)` : ''} on ${tl.timeline.tracks.length} track${tl.timeline.tracks.length === 1 ? '' : 's'}`
           : '';
         printText(`wrote ${output} (${(bytes / 1e6).toFixed(2)} MB${slices})`);
         for (const k of failed) {

@@ -257,7 +257,7 @@ export const PAGE_SCRIPT = String.raw`
       ctx.clip();
       ctx.fillStyle = P.fg;
       ctx.font = '600 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-      ctx.fillText(t.label, 8, top + PAD + 8);
+      ctx.fillText(fit(t.label, LABEL_W - 16), 8, top + PAD + 8);
       ctx.fillStyle = P.muted;
       ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
       var kind = t.kind === 'stream' ? 'GPU stream' : 'host thread';
@@ -318,6 +318,14 @@ export const PAGE_SCRIPT = String.raw`
     ctx.restore();
     ctx.fillStyle = P.muted;
     ctx.fillText('time from profiler start', 8, AXIS_H - 9);
+  }
+
+  // The text cut with an ellipsis to fit width px in the current font.
+  function fit(text, width) {
+    if (ctx.measureText(text).width <= width) return text;
+    var lo = 0, hi = text.length;
+    while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (ctx.measureText(text.slice(0, mid) + '\u2026').width <= width) lo = mid; else hi = mid - 1; }
+    return text.slice(0, lo) + '\u2026';
   }
 
   function sliceBox(i) {

@@ -69,14 +69,24 @@ export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportD
     gemm: part(() => computeGemmTable(m)),
     timeline: part(() => {
       const timeline = computeTimeline(m, { maxSlices: opts.maxSlices });
-      // Shade the step table's windows (annotation instances when the trace has no ProfilerStep#N).
-      const shaded: TimelineStep[] = steps.ok
-        ? steps.value.steps.filter((s) => s.host >= 0).map((s) => ({ name: s.name, startNs: Math.round(s.startUs * 1000), endNs: Math.round((s.startUs + s.durUs) * 1000) }))
-        : [...timeline.steps];
-      return { timeline, embed: embedTimeline(timeline, m, shaded) };
+      return { timeline, embed: embedTimeline(timeline, m, shadedSteps(timeline.steps, steps)) };
     }),
     generator: opts.generator,
   };
+}
+
+/**
+ * The windows the timeline shades: the step table's (annotation instances when the trace has no
+ * ProfilerStep#N), but only while they follow one another — annotations of many threads overlap,
+ * and shading them would paint noise.
+ */
+function shadedSteps(profilerSteps: readonly TimelineStep[], steps: Part<StepAnalysis>): TimelineStep[] {
+  if (!steps.ok) return [...profilerSteps];
+  const windows = steps.value.steps
+    .filter((s) => s.host >= 0)
+    .map((s) => ({ name: s.name, startNs: Math.round(s.startUs * 1000), endNs: Math.round((s.startUs + s.durUs) * 1000) }))
+    .sort((a, b) => a.startNs - b.startNs);
+  return windows.every((w, i) => i === 0 || w.startNs >= windows[i - 1]!.endNs) ? windows : [];
 }
 
 const OWNER_RULES: Record<TraceModel['ownerRule'], string> = {
@@ -98,11 +108,17 @@ function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
   facts.push({ label: 'Trace', value: `${size}${formatSize(m.source.bytesRead)} of JSON, ${m.counts.events.toLocaleString('en-US')} events${m.source.truncated ? ' (truncated: the end of the file is missing)' : ''}` });
   const span = m.traceEndNs / 1000;
   facts.push({ label: 'Captured', value: `${formatUsText(span)} from the profiler's start to the last event` });
+  // Identical devices (8 × the same GPU) on one line.
+  const byDescription = new Map<string, number[]>();
   for (const d of m.devices) {
     const cc = d.computeMajor !== undefined ? `, compute capability ${d.computeMajor}.${d.computeMinor ?? 0}` : '';
     const sms = d.numSms !== undefined ? `, ${d.numSms} SMs` : '';
     const mem = d.totalGlobalMem !== undefined ? `, ${formatSize(d.totalGlobalMem)}` : '';
-    facts.push({ label: `Device ${d.id}`, value: `${d.name ?? '(unnamed)'}${sms}${cc}${mem}` });
+    const text = `${d.name ?? '(unnamed)'}${sms}${cc}${mem}`;
+    byDescription.set(text, [...(byDescription.get(text) ?? []), d.id]);
+  }
+  for (const [text, ids] of byDescription) {
+    facts.push(ids.length === 1 ? { label: `Device ${ids[0]}`, value: text } : { label: `Devices ${idRanges(ids)}`, value: `${ids.length} × ${text}` });
   }
   if (!m.devices.length) facts.push({ label: 'Device', value: 'no deviceProperties in the trace' });
   const versions = [
@@ -131,6 +147,19 @@ function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
     value: `${m.host.length.toLocaleString('en-US')} host (ops, annotations, runtime and driver calls), ${m.gpu.length.toLocaleString('en-US')} GPU (kernels, copies, memsets), ${m.steps.length} profiler step${m.steps.length === 1 ? '' : 's'}`,
   });
   return facts;
+}
+
+/** [0,1,2,3,5] → `0–3, 5`. */
+function idRanges(ids: readonly number[]): string {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    parts.push(j > i ? `${sorted[i]}–${sorted[j]}` : String(sorted[i]));
+    i = j + 1;
+  }
+  return parts.join(', ');
 }
 
 function formatSize(bytes: number): string {
