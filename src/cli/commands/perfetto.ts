@@ -8,10 +8,10 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
+import { createGunzip } from 'node:zlib';
 import { Command } from 'commander';
 import { KinetoscopeError } from '../../core/errors.js';
 import { action, printText } from '../common.js';
-import { createGunzip } from 'node:zlib';
 
 export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
 /** The port Perfetto's open_trace_in_ui uses. */
