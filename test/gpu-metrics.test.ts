@@ -86,3 +86,11 @@ describe.skipIf(!HAS_HTA)("HTA's NCCL trace (nccl_parser_config)", () => {
     expect(total).toBeGreaterThan(0);
   });
 });
+
+describe('mergeUnion with unreadable times', () => {
+  it('leaves NaN intervals out instead of looping', () => {
+    const u = mergeUnion(Float64Array.from([0, NaN, 10]), Float64Array.from([5, 3, NaN]));
+    expect(Array.from(u.starts)).toEqual([0]);
+    expect(Array.from(u.ends)).toEqual([5]);
+  });
+});

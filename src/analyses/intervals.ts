@@ -40,6 +40,22 @@ export interface MergedIntervals {
  * The arrays are sorted in place. An end before its start (a −1 duration) is taken as the start.
  */
 export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedIntervals {
+  // An event whose time could not be read (NaN, with a BAD_TIMESTAMP diagnostic) has no place
+  // on the time line: leave it out rather than let it poison the sorted sweep.
+  let valid = 0;
+  for (let k = 0; k < starts.length; k++) if (starts[k] === starts[k] && ends[k] === ends[k]) valid++;
+  if (valid < starts.length) {
+    const s2 = new Float64Array(valid);
+    const e2 = new Float64Array(valid);
+    for (let k = 0, w = 0; k < starts.length; k++) {
+      if (starts[k] === starts[k] && ends[k] === ends[k]) {
+        s2[w] = starts[k]!;
+        e2[w++] = ends[k]!;
+      }
+    }
+    starts = s2;
+    ends = e2;
+  }
   const n = starts.length;
   for (let k = 0; k < n; k++) if (ends[k]! < starts[k]!) ends[k] = starts[k]!;
   if (!isSorted(starts)) starts.sort();

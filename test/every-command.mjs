@@ -1,0 +1,38 @@
+// Runs every read-only command in-process on one trace (argv[2]) and prints one JSON line per
+// command: its exit status and whether it reported an internal error. Used by
+// test/every-command.test.ts to check that no input makes any command crash or hang.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const trace = process.argv[2];
+const dist = new URL('../dist/cli/commands/', import.meta.url);
+const tmp = mkdtempSync(join(tmpdir(), 'ks-every-'));
+const runs = [
+  ['summary', []], ['summary', ['--json', '--group-by', 'shape']], ['tree', []], ['kernels', ['--json']],
+  ['steps', []], ['steps', ['--json']], ['launches', []], ['breakdown', []], ['breakdown', ['--hta-compat']],
+  ['doctor', ['--json']], ['gemm', []], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
+  ['diff', [trace]], ['check', ['--write-expect', join(tmp, 'x.yaml')]], ['report', ['-o', join(tmp, 'r.html')]],
+];
+const out = [];
+const write = process.stdout.write.bind(process.stdout);
+for (const [name, extra] of runs) {
+  const mod = await import(new URL(`${name}.js`, dist).href);
+  const make = mod[`${name}Command`];
+  let stderr = '';
+  const errWrite = process.stderr.write.bind(process.stderr);
+  process.stdout.write = () => true;
+  process.stderr.write = (s) => ((stderr += String(s)), true);
+  process.exitCode = undefined;
+  try {
+    await make().exitOverride().parseAsync([trace, ...extra], { from: 'user' });
+  } catch (e) {
+    stderr += `THROWN ${e?.message ?? e}`;
+  } finally {
+    process.stdout.write = write;
+    process.stderr.write = errWrite;
+  }
+  out.push({ command: [name, ...extra].join(' '), status: process.exitCode ?? 0, internal: /INTERNAL|THROWN/.test(stderr) ? stderr.slice(0, 300) : '' });
+}
+process.exitCode = 0;
+write(`${JSON.stringify(out)}\n`);
