@@ -7,6 +7,7 @@
 export type ErrorCode =
   | 'FILE_NOT_FOUND'
   | 'FILE_UNREADABLE'
+  | 'FILE_UNWRITABLE'
   | 'EMPTY_INPUT'
   | 'NOT_JSON'
   | 'NOT_A_TRACE'

@@ -74,7 +74,9 @@ export function checkCommand(): Command {
       const yamlText = stringifyExpectations(derived, path === '-' ? 'standard input' : basename(path));
       if (opts.writeExpect === '-') process.stdout.write(yamlText);
       else {
-        await writeFile(opts.writeExpect!, yamlText, 'utf8');
+        await writeFile(opts.writeExpect!, yamlText, 'utf8').catch((e: NodeJS.ErrnoException) => {
+          throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the expectations to ${opts.writeExpect} (${e.code ?? e.message})`);
+        });
         if (opts.json) printJson({ written: opts.writeExpect, per, expectations: derived.expectations, notes: derived.notes });
         else process.stderr.write(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${derived.notes.join('; ')}` : ''}\n`);
       }

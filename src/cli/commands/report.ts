@@ -69,7 +69,7 @@ export function reportCommand(): Command {
       try {
         await writeFile(output, html);
       } catch (e) {
-        throw new KinetoscopeError('BAD_ARGUMENT', `cannot write the report to ${output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the report to ${output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
       const bytes = Buffer.byteLength(html);
       const tl = data.timeline.ok ? data.timeline.value : undefined;
