@@ -31,6 +31,8 @@ if (mode === 'naive') {
   const { computeProfilerTable } = await import(new URL('analyses/profiler-table.js', dist));
   const { computeKernelCatalog } = await import(new URL('analyses/kernel-catalog.js', dist));
   const { computeStepBreakdown } = await import(new URL('analyses/step-breakdown.js', dist));
+  const { defaultWorkers } = await import(new URL('ingest/read-parallel.js', dist));
+  out.threads = workers ?? defaultWorkers();
   const tImport = performance.now();
   const model = await loadTrace(path, workers === undefined ? {} : { workers });
   const tLoad = performance.now();
