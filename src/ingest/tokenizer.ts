@@ -15,6 +15,11 @@
  * Ignores: event keys other than `ph cat name pid tid ts dur id bp s args` (they are parsed for
  * syntax, then dropped); anything after the root value closes (one TRAILING_DATA diagnostic).
  *
+ * Two outputs: RawEvent objects (createTraceTokenizer: every key of every args), or columns
+ * (createColumnarTokenizer: typed-array batches, labels and args interned, args an ArgsPolicy
+ * does not keep skipped without building anything; what loadTrace uses). Both read the same
+ * grammar with the same repairs, diagnostics and errors.
+ *
  * Pure: no `node:` imports, runs unchanged in a browser or a worker. It never holds the whole
  * text — only the bytes of the value currently being parsed when it straddles a chunk boundary
  * (V8 strings stop near 512 MB; traces reach 10 GB).
