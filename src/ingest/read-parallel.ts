@@ -76,16 +76,17 @@ export function canReadInParallel(): boolean {
 }
 
 /**
- * Threads to tokenize with: the idle cores (cores − the 1-minute load average, as `make -l`
- * reads it), at least 1, at most 8 — threads beyond the idle cores only take turns with the
- * machine's other work, and each costs a worker's start (~0.1 s of CPU). KINETOSCOPE_THREADS=N
- * overrides.
+ * Threads to tokenize with: this one, plus a worker per idle core (cores − the 1-minute load
+ * average, as `make -l` reads it, rounded), at most the cores and 8. On a busy machine workers
+ * only take turns with its other work, and each costs ~0.1 s of CPU to start; measured on the
+ * 2-core machine of docs/performance.md, a worker made the 1 GB load 18% faster at load 1.2–1.9
+ * and 50–80% slower at load 3. KINETOSCOPE_THREADS=N overrides.
  */
 export function defaultWorkers(): number {
   const forced = Number(process.env['KINETOSCOPE_THREADS']);
   if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, 64);
   const cores = availableParallelism();
-  return Math.max(1, Math.min(8, cores, Math.round(cores - loadavg()[0])));
+  return Math.max(1, Math.min(8, cores, 1 + Math.round(cores - loadavg()[0])));
 }
 
 /** A thread that parses ranges: a worker, or a RangeParser on this thread. */
