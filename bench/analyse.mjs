@@ -31,10 +31,12 @@ if (mode === 'naive') {
   const { computeProfilerTable } = await import(new URL('analyses/profiler-table.js', dist));
   const { computeKernelCatalog } = await import(new URL('analyses/kernel-catalog.js', dist));
   const { computeStepBreakdown } = await import(new URL('analyses/step-breakdown.js', dist));
-  const { defaultWorkers } = await import(new URL('ingest/read-parallel.js', dist));
-  out.threads = workers ?? defaultWorkers();
+  const { defaultWorkers, PARALLEL_MIN_BYTES } = await import(new URL('ingest/read-parallel.js', dist));
+  const { statSync } = await import('node:fs');
+  // --workers N reads with N threads whatever the size; otherwise as the CLI chooses.
+  out.threads = workers ?? (statSync(path).size >= PARALLEL_MIN_BYTES ? defaultWorkers() : 1);
   const tImport = performance.now();
-  const model = await loadTrace(path, workers === undefined ? {} : { workers });
+  const model = await loadTrace(path, workers === undefined ? {} : { workers, parallel: { minBytes: 0 } });
   const tLoad = performance.now();
   const table = computeProfilerTable(model);
   const tSummary = performance.now();

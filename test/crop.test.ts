@@ -174,5 +174,8 @@ describe('kinetoscope crop (CLI)', () => {
     expect(miss.stderr).toMatch(/BAD_ARGUMENT: no step 9 in the trace; it has steps 2-4/);
     expect(run(['crop', h200Trace('gpt2_train'), '--steps', '3']).status).toBe(2);
     expect(run(['crop', h200Trace('gpt2_train'), '--steps', '3', '--window', '0:1', '-o', join(tmp, 'y.json')]).status).toBe(2);
+    const unwritable = run(['crop', h200Trace('gpt2_train'), '--steps', '3', '-o', join(tmp, 'no/such/dir/z.json')]);
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stderr).toMatch(/FILE_UNWRITABLE: cannot write the cropped trace to .*z\.json \(ENOENT\)/);
   });
 });

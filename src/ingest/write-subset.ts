@@ -121,7 +121,7 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   try {
     await (await open(output, 'w')).close();
   } catch (err) {
-    throw new KinetoscopeError('BAD_ARGUMENT', `cannot write ${output}: ${(err as Error).message}`);
+    throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the cropped trace to ${output} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   const out = createWriteStream(output);
   const gz = output.endsWith('.gz') ? createGzip() : undefined;
