@@ -13,29 +13,8 @@ import { loadTrace } from '../src/load-trace.js';
 import { createModelBuilder, GPU_ARGS_DROPPED, HOST_ARGS_DROPPED } from '../src/model/build-model.js';
 import { HostKind, type TraceModel } from '../src/model/trace-model.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
+import { modelFingerprint } from './model-fingerprint.js';
 
-function fingerprint(m: TraceModel) {
-  const names = (a: Int32Array) => Array.from(a, (id) => m.strings.get(id));
-  return {
-    host: { ...m.host, name: names(m.host.name), args: m.host.args.map((a) => JSON.stringify(a)) },
-    gpu: { ...m.gpu, name: names(m.gpu.name), args: m.gpu.args.map((a) => JSON.stringify(a)) },
-    python: { ...m.python, name: names(m.python.name) },
-    memory: m.memory,
-    steps: m.steps,
-    threads: m.threads,
-    processes: m.processes,
-    gpuAnnotations: m.gpuAnnotations,
-    syncs: m.syncs.map((s) => ({ ...s, args: JSON.stringify(s.args) })),
-    diagnostics: m.diagnostics,
-    traceStartNs: m.traceStartNs,
-    traceEndNs: m.traceEndNs,
-    timeOriginUs: m.timeOriginUs,
-    counts: m.counts,
-    source: m.source,
-    header: m.header,
-    ownerRule: m.ownerRule,
-  };
-}
 
 async function viaObjects(path: string, chunkSize?: number): Promise<TraceModel> {
   const { events, result } = await readTraceEvents(path, chunkSize ? { chunkSize } : {});
@@ -46,7 +25,7 @@ async function viaObjects(path: string, chunkSize?: number): Promise<TraceModel>
 
 async function outcome(load: () => Promise<TraceModel>): Promise<unknown> {
   try {
-    return fingerprint(await load());
+    return modelFingerprint(await load());
   } catch (e) {
     // (how many compressed bytes zlib took before it noticed bad data depends on timing)
     if (isKinetoscopeError(e)) return { code: e.code, message: e.code === 'BAD_GZIP' ? e.message.replace(/\d+/g, 'N') : e.message };
@@ -65,9 +44,9 @@ describe('columnar path = object path', () => {
   for (const name of H200_NAMES) {
     it(`${name}: same model, whole and 7 bytes at a time`, async () => {
       const path = h200Trace(name);
-      const objects = fingerprint(await viaObjects(path));
-      expect(fingerprint(await loadTrace(path))).toEqual(objects);
-      expect(fingerprint(await loadTrace(path, { chunkSize: 7 }))).toEqual(objects);
+      const objects = modelFingerprint(await viaObjects(path));
+      expect(modelFingerprint(await loadTrace(path))).toEqual(objects);
+      expect(modelFingerprint(await loadTrace(path, { chunkSize: 7 }))).toEqual(objects);
     });
   }
 

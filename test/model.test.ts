@@ -10,22 +10,8 @@ import { loadTrace } from '../src/load-trace.js';
 import { checkModelIntegrity } from '../src/model/integrity.js';
 import { HostKind, type TraceModel } from '../src/model/trace-model.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { modelFingerprint } from './model-fingerprint.js';
 
-function fingerprint(m: TraceModel) {
-  const names = (a: Int32Array) => Array.from(a, (id) => m.strings.get(id));
-  return {
-    host: { ...m.host, name: names(m.host.name), args: m.host.args.map((a) => JSON.stringify(a)) },
-    gpu: { ...m.gpu, name: names(m.gpu.name), args: m.gpu.args.map((a) => JSON.stringify(a)) },
-    python: { ...m.python, name: names(m.python.name) },
-    memory: m.memory,
-    steps: m.steps,
-    threads: m.threads,
-    gpuAnnotations: m.gpuAnnotations,
-    diagnostics: m.diagnostics,
-    traceStartNs: m.traceStartNs,
-    header: m.header,
-  };
-}
 
 describe('model of each H200 capture', () => {
   for (const name of H200_NAMES) {
@@ -70,14 +56,14 @@ describe('model of each H200 capture', () => {
     for (const name of H200_NAMES.filter((n) => n !== 'gpt2_train')) {
       const whole = await loadTrace(h200Trace(name));
       const tiny = await loadTrace(h200Trace(name), { chunkSize: 7 });
-      expect(fingerprint(tiny), name).toEqual(fingerprint(whole));
+      expect(modelFingerprint(tiny), name).toEqual(modelFingerprint(whole));
     }
   });
 
   it('gpt2_train is the same when fed 7 bytes at a time', async () => {
     const whole = await loadTrace(h200Trace('gpt2_train'));
     const tiny = await loadTrace(h200Trace('gpt2_train'), { chunkSize: 7 });
-    expect(fingerprint(tiny)).toEqual(fingerprint(whole));
+    expect(modelFingerprint(tiny)).toEqual(modelFingerprint(whole));
   });
 
   it('time zero is the profiler span, as in torch (oracle start_us)', async () => {

@@ -14,6 +14,7 @@ import type { TraceModel } from '../src/model/trace-model.js';
 import type { ReadOptions } from '../src/ingest/read-trace.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace } from './fixtures.js';
+import { modelFingerprint } from './model-fingerprint.js';
 
 const ROOT = join(import.meta.dirname, '..');
 type Load = (path: string, opts?: ReadOptions) => Promise<TraceModel>;
@@ -29,31 +30,10 @@ beforeAll(async () => {
   MODEL_ARGS_POLICY = (await import(pathToFileURL(join(ROOT, 'dist/model/build-model.js')).href)).MODEL_ARGS_POLICY;
 }, 200_000);
 
-function fingerprint(m: TraceModel) {
-  const names = (a: Int32Array) => Array.from(a, (id) => m.strings.get(id));
-  return {
-    host: { ...m.host, name: names(m.host.name), args: m.host.args.map((a) => JSON.stringify(a)) },
-    gpu: { ...m.gpu, name: names(m.gpu.name), args: m.gpu.args.map((a) => JSON.stringify(a)) },
-    python: { ...m.python, name: names(m.python.name) },
-    memory: m.memory,
-    steps: m.steps,
-    threads: m.threads,
-    processes: m.processes,
-    gpuAnnotations: m.gpuAnnotations,
-    syncs: m.syncs.map((s) => ({ ...s, args: JSON.stringify(s.args) })),
-    diagnostics: m.diagnostics,
-    traceStartNs: m.traceStartNs,
-    traceEndNs: m.traceEndNs,
-    timeOriginUs: m.timeOriginUs,
-    counts: m.counts,
-    source: m.source,
-    header: m.header,
-  };
-}
 
 async function outcome(p: Promise<TraceModel>): Promise<unknown> {
   try {
-    return fingerprint(await p);
+    return modelFingerprint(await p);
   } catch (e) {
     const x = e as { code?: string; message: string };
     return { code: x.code, message: x.message };
