@@ -92,12 +92,25 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   const byShape = opts.groupBy === 'shape';
 
   // 1. torch's view of the host tree: filtered names removed and transparent.
+  // Per distinct name, not per event: whether torch keeps it and its row name.
+  const keptByName = new Int8Array(strings.size).fill(-1);
+  const rowByName = new Int32Array(strings.size);
+  const rowNames: string[] = [];
+  const rowIds = new Map<string, number>();
   const kept = new Uint8Array(n);
-  const rowName: string[] = new Array(n);
+  const rowName = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    const name = strings.get(host.name[i]!);
-    kept[i] = TORCH_FILTERED_NAMES.has(name) ? 0 : 1;
-    rowName[i] = torchRowName(name);
+    const id = host.name[i]!;
+    if (keptByName[id] === -1) {
+      const name = strings.get(id);
+      keptByName[id] = TORCH_FILTERED_NAMES.has(name) ? 0 : 1;
+      const rn = torchRowName(name);
+      let r = rowIds.get(rn);
+      if (r === undefined) rowIds.set(rn, (r = rowNames.push(rn) - 1));
+      rowByName[id] = r;
+    }
+    kept[i] = keptByName[id]!;
+    rowName[i] = rowByName[id]!;
   }
   const parent = new Int32Array(n);
   for (let i = 0; i < n; i++) {
@@ -105,15 +118,16 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
     while (p >= 0 && !kept[p]) p = host.parent[p]!;
     parent[i] = p;
   }
-  const children: number[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0) children[parent[i]!]!.push(i);
-
-  // 2. GPU work each op owns directly.
-  const owned: number[][] = Array.from({ length: n }, () => []);
-  for (let g = 0; g < gpu.length; g++) {
-    const o = gpu.owner[g]!;
-    if (o >= 0) owned[o]!.push(g);
-  }
+  // Child lists and owned-GPU lists as offset arrays (CSR): list L is items[off[L]..off[L+1]).
+  // _remove_dup_nodes below swaps whole lists between events, so each event points at a list.
+  const children = buildLists(n, (emit) => {
+    for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0) emit(parent[i]!, i);
+  });
+  const owned = buildLists(n, (emit) => {
+    for (let g = 0; g < gpu.length; g++) if (gpu.owner[g]! >= 0) emit(gpu.owner[g]!, g);
+  });
+  const childList = Int32Array.from({ length: n }, (_, i) => i);
+  const ownedList = Int32Array.from({ length: n }, (_, i) => i);
 
   // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
   const deleted = new Uint8Array(n);
@@ -122,56 +136,78 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
     for (let i = 0; i < n; i++) {
       if (!kept[i] || deleted[i]) continue;
       const p = parent[i]!;
-      if (p < 0 || rowName[p] !== rowName[i] || children[p]!.length !== 1) continue;
-      children[p] = children[i]!;
-      owned[p] = owned[i]!;
-      for (const c of children[i]!) parent[c] = p;
+      if (p < 0 || rowName[p] !== rowName[i] || children.size(childList[p]!) !== 1) continue;
+      childList[p] = childList[i]!;
+      ownedList[p] = ownedList[i]!;
+      const L = childList[i]!;
+      for (let k = children.off[L]!; k < children.off[L + 1]!; k++) parent[children.items[k]!] = p;
       deleted[i] = 1;
       changed = true;
     }
   }
 
-  // 4. Per-event times, children before parents (deepest first).
-  const order: number[] = [];
-  for (let i = 0; i < n; i++) if (kept[i] && !deleted[i]) order.push(i);
-  order.sort((a, b) => host.depth[b]! - host.depth[a]!);
+  // 4. Per-event times, children before parents: deepest first (a counting sort by depth).
+  let maxDepth = 0;
+  for (let i = 0; i < n; i++) if (host.depth[i]! > maxDepth) maxDepth = host.depth[i]!;
+  const byDepth = buildLists(maxDepth + 1, (emit) => {
+    for (let i = 0; i < n; i++) if (kept[i] && !deleted[i]) emit(host.depth[i]!, i);
+  });
   const deviceTotal = new Float64Array(n);
   const selfDevice = new Float64Array(n);
-  for (const i of order) {
-    let own = 0;
-    for (const g of owned[i]!) own += gpu.durNs[g]!;
-    let sub = 0;
-    for (const c of children[i]!) sub += deviceTotal[c]!;
-    selfDevice[i] = own;
-    deviceTotal[i] = own + sub;
+  for (let d = maxDepth; d >= 0; d--) {
+    for (let k = byDepth.off[d]!; k < byDepth.off[d + 1]!; k++) {
+      const i = byDepth.items[k]!;
+      let own = 0;
+      const O = ownedList[i]!;
+      for (let q = owned.off[O]!; q < owned.off[O + 1]!; q++) own += gpu.durNs[owned.items[q]!]!;
+      let sub = 0;
+      const L = childList[i]!;
+      for (let q = children.off[L]!; q < children.off[L + 1]!; q++) sub += deviceTotal[children.items[q]!]!;
+      selfDevice[i] = own;
+      deviceTotal[i] = own + sub;
+    }
   }
 
-  // 5. Group into rows.
-  const rows = new Map<string, Acc>();
-  const row = (key: string, init: () => Omit<Acc, 'calls' | 'selfCpuNs' | 'cpuTotalNs' | 'selfDeviceNs' | 'deviceTotalNs' | 'deviceWallNs'>) => {
+  // 5. Group into rows (keyed by numbers unless grouping by shape, which needs the dims).
+  const rows = new Map<string | number, Acc>();
+  const row = (key: string | number, init: () => Omit<Acc, 'calls' | 'selfCpuNs' | 'cpuTotalNs' | 'selfDeviceNs' | 'deviceTotalNs' | 'deviceWallNs'>) => {
     let a = rows.get(key);
     if (!a) rows.set(key, (a = { ...init(), calls: 0, selfCpuNs: 0, cpuTotalNs: 0, selfDeviceNs: 0, deviceTotalNs: 0, deviceWallNs: 0 }));
     return a;
   };
   const wallScratch: number[] = [];
+  const stack: number[] = [];
   for (let i = 0; i < n; i++) {
     if (!kept[i] || deleted[i]) continue;
     const kind = host.kind[i]!;
     const dims = byShape ? inputDimsKey(host.args[i]) : undefined;
     const isAnnotation = kind === HostKind.Annotation;
-    const key = `cpu\u0000${isAnnotation ? 'a' : 'o'}\u0000${rowName[i]}\u0000${dims ?? ''}`;
-    const a = row(key, () => ({ name: rowName[i]!, device: 'cpu', category: HOST_KIND_NAMES[kind]!, inputDims: dims }));
+    const key = byShape ? `cpu\u0000${isAnnotation ? 'a' : 'o'}\u0000${rowNames[rowName[i]!]}\u0000${dims}` : rowName[i]! * 2 + (isAnnotation ? 1 : 0);
+    const a = row(key, () => ({ name: rowNames[rowName[i]!]!, device: 'cpu', category: HOST_KIND_NAMES[kind]!, inputDims: dims }));
     a.calls++;
     const dur = host.durNs[i]!;
     let childDur = 0;
-    for (const c of children[i]!) childDur += host.durNs[c]!;
+    const L = childList[i]!;
+    for (let q = children.off[L]!; q < children.off[L + 1]!; q++) childDur += host.durNs[children.items[q]!]!;
     a.cpuTotalNs += dur;
     a.selfCpuNs += dur - childDur;
     a.selfDeviceNs += selfDevice[i]!;
     a.deviceTotalNs += deviceTotal[i]!;
     if (deviceTotal[i]! > 0) {
+      // The GPU work of the subtree, as intervals, then their union.
       wallScratch.length = 0;
-      collectGpuIntervals(i, children, owned, gpu.startNs, gpu.durNs, wallScratch);
+      stack.length = 0;
+      stack.push(i);
+      while (stack.length > 0) {
+        const e = stack.pop()!;
+        const O = ownedList[e]!;
+        for (let q = owned.off[O]!; q < owned.off[O + 1]!; q++) {
+          const g = owned.items[q]!;
+          wallScratch.push(gpu.startNs[g]!, gpu.startNs[g]! + gpu.durNs[g]!);
+        }
+        const C = childList[e]!;
+        for (let q = children.off[C]!; q < children.off[C + 1]!; q++) if (deviceTotal[children.items[q]!]! > 0) stack.push(children.items[q]!);
+      }
       a.deviceWallNs += unionLengthNs(wallScratch);
     }
   }
@@ -229,14 +265,19 @@ function inputDimsKey(args: Record<string, unknown> | undefined): string {
   return dims === undefined ? '[]' : JSON.stringify(dims);
 }
 
-function collectGpuIntervals(
-  i: number,
-  children: number[][],
-  owned: number[][],
-  startNs: Float64Array,
-  durNs: Float64Array,
-  out: number[],
-): void {
-  for (const g of owned[i]!) out.push(startNs[g]!, startNs[g]! + durNs[g]!);
-  for (const c of children[i]!) collectGpuIntervals(c, children, owned, startNs, durNs, out);
+interface Lists {
+  readonly off: Int32Array;
+  readonly items: Int32Array;
+  size(list: number): number;
+}
+
+/** Groups items into `lists` lists given (list, item) pairs, in emission order (CSR). */
+function buildLists(lists: number, pairs: (emit: (list: number, item: number) => void) => void): Lists {
+  const off = new Int32Array(lists + 1);
+  pairs((l) => off[l + 1]!++);
+  for (let l = 0; l < lists; l++) off[l + 1]! += off[l]!;
+  const fill = off.slice(0, lists);
+  const items = new Int32Array(off[lists]!);
+  pairs((l, item) => (items[fill[l]!++] = item));
+  return { off, items, size: (l) => off[l + 1]! - off[l]! };
 }
