@@ -13,6 +13,7 @@
  *
  * Pure: decides per event; the file is read and written by ingest (write-subset.ts).
  */
+import type { SubsetDecision, SubsetEvent } from '../ingest/write-subset.js';
 import { KinetoscopeError } from '../core/errors.js';
 import type { RawEvent } from '../ingest/raw-event.js';
 import { EventClass, classifyEvent } from '../model/classify.js';
@@ -96,24 +97,9 @@ export function planCrop(m: TraceModel, range: CropRange): CropPlan {
   };
 }
 
-/** One event as the selector sees it (times in the reader's ns; NaN / undefined when absent). */
-export interface CropEvent {
-  ph: string;
-  cat: string;
-  name: string;
-  tsNs: number;
-  correlation: number;
-  externalId: number;
-  flowId: number | string | undefined;
-  /** The instant's scope (`"g"`: global). */
-  s: string | undefined;
-}
-
-/**
- * true / false, or — for a flow event — its flow (kept only if every event of that flow is
- * inside the window).
- */
-export type CropDecision = boolean | { readonly flow: string; readonly inside: boolean };
+/** One event as the selector sees it, and what it decides: the writer's own types (ingest/write-subset.ts). */
+export type CropEvent = SubsetEvent;
+export type CropDecision = SubsetDecision;
 
 export function cropSelector(plan: CropPlan): (e: CropEvent) => CropDecision {
   const classes = new Map<string, EventClass>();
