@@ -11,7 +11,7 @@
  *
  * Handles: plain files given by path (gzip and streams are read on one thread, read-trace.ts).
  */
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +21,11 @@ import { KinetoscopeError, type ErrorCode } from '../core/errors.js';
 import type { ArgsPolicy, EventColumns } from './event-columns.js';
 import type { JsonObject } from './raw-event.js';
 import type { ReadResult } from './read-trace.js';
-import { RangeParser, type RangeParserInit } from './range-parser.js';
+import { CLAIM_DEAD, CLAIM_LIMIT, RangeParser, type RangeParserInit, type RangePlan } from './range-parser.js';
 import type { TokenizerResult } from './tokenizer.js';
 
 export type ToWorker =
-  | { type: 'parse'; seq: number; start: number; end: number; first: boolean; final: boolean; container: 'object' | 'array' }
+  | { type: 'plan'; plan: RangePlan; seq?: undefined }
   | { type: 'continue'; seq: number; start: number; end: number; final: boolean }
   | { type: 'end'; seq: number; earlierEvents: number; lastEventEnd: number }
   | { type: 'drop'; seq: number }
@@ -54,30 +54,28 @@ export interface BatchSink {
 
 export interface ParallelOptions {
   policy: ArgsPolicy;
-  /** Threads that tokenize, this one included (default: the cores available, at most 8). */
+  /** Threads that tokenize, this one included (default: defaultWorkers()). */
   workers?: number;
-  /** Bytes per range (default: 8 MiB, fewer when the file is small). */
+  /** Bytes per range (default: 4 MiB, fewer when the file is small). */
   rangeBytes?: number;
   diagnostics?: DiagnosticSink;
   /** Called as batches are handed on: text bytes covered so far (approximate) and events. */
   onProgress?: (bytes: number, events: number) => void;
-  /** Filled in: how many ranges the file was cut into, and how many cuts proved not to be event boundaries. */
-  stats?: { ranges: number; rejectedCuts: number };
+  /** Filled in: how many ranges the file was cut into, how many cuts proved not to be event boundaries, ranges parsed by each thread. */
+  stats?: { ranges: number; rejectedCuts: number; parsedBy?: number[] };
 }
 
 /**
- * Ranges a thread may parse ahead of the one being handed on, per thread: a worker starts
- * ~0.1 s after this thread, cold, and this one keeps parsing meanwhile; its batches wait
- * (≤ LOOKAHEAD × threads × 8 MiB of text, about half of that in columns).
+ * Ranges the threads may run ahead of the one being handed on, per thread: their batches wait
+ * in memory (≤ LOOKAHEAD × threads × 4 MiB of text, about half of that in columns).
  */
 const LOOKAHEAD = 4;
 
 /**
- * Files smaller than this are read on one thread. A worker costs ~0.1 s of CPU to start and
- * every batch crosses threads; on the 2-core machine of docs/performance.md a worker made the
- * 169 MB load 7–12% slower and the 1 GB one 15% faster.
+ * Files smaller than this are read on one thread: a worker costs ~40 ms of CPU to start (Node's
+ * bootstrap and our modules), more than a thread saves on a few MB.
  */
-export const PARALLEL_MIN_BYTES = 256 << 20;
+export const PARALLEL_MIN_BYTES = 32 << 20;
 
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
@@ -87,23 +85,14 @@ export function canReadInParallel(): boolean {
 }
 
 /**
- * Threads to tokenize with: this one, plus a worker per idle core (cores − the 1-minute load
- * average, as `make -l` reads it, rounded), at most the cores and 8. On a busy machine workers
- * only take turns with its other work, and each costs ~0.1 s of CPU to start; measured on the
- * 2-core machine of docs/performance.md, a worker made the 1 GB load 18% faster at load 1.2–1.9
- * and 50–80% slower at load 3. KINETOSCOPE_THREADS=N overrides.
+ * Threads to tokenize with: this one plus a worker per further core, at most 8.
+ * KINETOSCOPE_THREADS=N overrides. Ranges are claimed, not assigned, so a worker slowed by other
+ * work on a busy machine takes fewer ranges instead of holding the read up.
  */
 export function defaultWorkers(): number {
   const forced = Number(process.env['KINETOSCOPE_THREADS']);
   if (Number.isInteger(forced) && forced >= 1) return Math.min(forced, 64);
-  const cores = availableParallelism();
-  return Math.max(1, Math.min(8, cores, 1 + Math.round(cores - loadavg()[0])));
-}
-
-/** A thread that parses ranges: a worker, or a RangeParser on this thread. */
-interface Endpoint {
-  postMessage(m: ToWorker): void;
-  terminate(): void;
+  return Math.max(1, Math.min(8, availableParallelism()));
 }
 
 interface Range {
@@ -111,6 +100,7 @@ interface Range {
   start: number;
   end: number;
   final: boolean;
+  /** The thread that parsed it (−1 until its first message). */
   worker: number;
   /** Batches waiting for their turn (the range is not yet part of the proven read), and where each ends. */
   batches: EventColumns[];
@@ -118,7 +108,6 @@ interface Range {
   status: Extract<ToMain, { type: 'parsed' }>[];
   ended?: Extract<ToMain, { type: 'ended' }>;
   error?: Extract<ToMain, { type: 'error' }>;
-  dispatched: boolean;
   dead: boolean;
 }
 
@@ -134,51 +123,68 @@ export async function readFileParallel(
   sink: BatchSink,
   opts: ParallelOptions,
 ): Promise<ReadResult> {
-  const nWorkers = Math.max(1, opts.workers ?? defaultWorkers());
-  const rangeBytes = Math.max(1, opts.rangeBytes ?? Math.max(1 << 20, Math.min(8 << 20, Math.ceil(size / (nWorkers * 4)))));
-  const cuts = await findCuts(path, size, rangeBytes);
-  const ranges: Range[] = [];
-  for (let k = 0; k < cuts.length - 1; k++) {
-    ranges.push({ seq: k, start: cuts[k]!, end: cuts[k + 1]!, final: k === cuts.length - 2, worker: -1, batches: [], at: [], status: [], dispatched: false, dead: false });
-  }
-
-  if (opts.stats) opts.stats.ranges = ranges.length;
-  // Thread 0 is this one (it starts on the first range at once, while workers start up).
+  const nThreads = Math.max(1, opts.workers ?? defaultWorkers());
+  const rangeBytes = Math.max(1, opts.rangeBytes ?? Math.max(1 << 20, Math.min(4 << 20, Math.ceil(size / (nThreads * 8)))));
+  // Workers start (~40 ms each) while the cuts are looked for.
   const init: RangeParserInit = { path, policy: opts.policy, readBytes: 1 << 20 };
   const onMessage: ((m: ToMain) => void)[] = [];
-  const workers: Endpoint[] = Array.from({ length: Math.min(nWorkers, ranges.length) }, (_, i) => {
-    if (i === 0) {
-      const local = new RangeParser(init, (m) => onMessage[0]!(m));
-      return { postMessage: (m: ToWorker) => void setImmediate(() => local.handle(m)), terminate: () => local.close() };
-    }
+  let fail: (e: unknown) => void = () => undefined;
+  const workers: Worker[] = [];
+  for (let i = 1; i < nThreads; i++) {
     const w = new Worker(WORKER_URL, { workerData: init });
     w.on('message', (m: ToMain) => onMessage[i]!(m));
     w.on('error', (e) => fail(e));
     w.on('exit', (code) => fail(new Error(`parse worker exited with code ${code}`)));
-    return { postMessage: (m: ToWorker) => w.postMessage(m), terminate: () => void w.terminate() };
-  });
-  let fail: (e: unknown) => void = () => undefined;
-  const producers = workers.map(() => sink.producer());
-  const busy = workers.map(() => 0);
+    workers.push(w);
+  }
+  let cuts: number[];
+  try {
+    cuts = await findCuts(path, size, rangeBytes);
+  } catch (e) {
+    for (const w of workers) void w.terminate();
+    throw e;
+  }
+  const ranges: Range[] = [];
+  for (let k = 0; k < cuts.length - 1; k++) {
+    ranges.push({ seq: k, start: cuts[k]!, end: cuts[k + 1]!, final: k === cuts.length - 2, worker: -1, batches: [], at: [], status: [], dead: false });
+  }
+  if (opts.stats) {
+    opts.stats.ranges = ranges.length;
+    opts.stats.parsedBy = Array.from({ length: nThreads }, () => 0);
+  }
+  const control = new SharedArrayBuffer(4 * (CLAIM_DEAD + ranges.length));
+  const ctl = new Int32Array(control);
+  ctl[CLAIM_LIMIT] = LOOKAHEAD * nThreads;
+  const plan: RangePlan = { cuts, control, container };
+  // Thread 0 is this one: it claims ranges only when it has no batch to hand on.
+  const local = new RangeParser(init, (m) => onMessage[0]!(m));
+  local.setPlan(plan);
+  const post = (i: number, m: ToWorker): void => {
+    if (i === 0) setImmediate(() => local.handle(m));
+    else workers[i - 1]!.postMessage(m);
+  };
+  for (const w of workers) w.postMessage({ type: 'plan', plan } satisfies ToWorker);
+  const producers = Array.from({ length: nThreads }, () => sink.producer());
   const diagSink = opts.diagnostics ?? new DiagnosticSink();
 
   return new Promise<ReadResult>((resolve, reject) => {
     let done = false;
     let owner = 0; // the range whose tokenizer holds the proven read
     let nextBytes = 1; // the first range whose bytes the owner has not been given
-    let nextDispatch = 0;
     let events = 0;
     let chainStartEvents = 0;
     let prevLastEventEnd = 0;
     let globalOrigin: bigint | undefined;
     let header: JsonObject = {};
     let endRequested = false;
+    let localScheduled = false;
     const shifts = new Map<string, number>();
 
     const finishWith = (err: unknown, result?: ReadResult) => {
       if (done) return;
       done = true;
-      for (const w of workers) w.terminate();
+      for (const w of workers) void w.terminate();
+      local.close();
       if (err) reject(err);
       else resolve(result!);
     };
@@ -191,26 +197,10 @@ export async function readFileParallel(
       return s;
     };
 
-    const dispatch = () => {
-      // Keep each worker busy with one range, and at most a few ranges ahead of the consumer.
-      while (nextDispatch < ranges.length && nextDispatch <= owner + LOOKAHEAD * workers.length) {
-        const r = ranges[nextDispatch]!;
-        if (r.dead) {
-          nextDispatch++;
-          continue;
-        }
-        // This thread takes the first range (workers are still starting) and afterwards only
-        // what no worker is free for: it also hands every batch on and finishes the model.
-        let w = -1;
-        if (r.seq === 0) w = 0;
-        else for (let i = workers.length - 1; i >= 0; i--) if (busy[i] === 0) { w = i; break; }
-        if (w < 0) return;
-        r.worker = w;
-        r.dispatched = true;
-        busy[w]!++;
-        workers[w]!.postMessage({ type: 'parse', seq: r.seq, start: r.start, end: r.end, first: r.seq === 0, final: r.final, container } satisfies ToWorker);
-        nextDispatch++;
-      }
+    const setOwner = (k: number) => {
+      owner = k;
+      Atomics.store(ctl, CLAIM_LIMIT, owner + LOOKAHEAD * nThreads);
+      Atomics.notify(ctl, CLAIM_LIMIT);
     };
 
     const mergeChain = (h: JsonObject, diags: readonly Diagnostic[]) => {
@@ -218,18 +208,21 @@ export async function readFileParallel(
       for (const d of diags) diagSink.add(d);
     };
 
-    const pump = () => {
+    /** Hands on what can be, in file order; true when it is waiting on another thread. */
+    const pump = (): void => {
       while (!done) {
         const r = ranges[owner]!;
-        const p = producers[r.worker]!;
-        for (let k = 0; k < r.batches.length; k++) {
-          const b = r.batches[k]!;
-          p.consume(b, shiftOf(b.originUs));
-          events += b.length;
-          opts.onProgress?.(r.at[k]!, events);
+        if (r.worker >= 0) {
+          const p = producers[r.worker]!;
+          for (let k = 0; k < r.batches.length; k++) {
+            const b = r.batches[k]!;
+            p.consume(b, shiftOf(b.originUs));
+            events += b.length;
+            opts.onProgress?.(r.at[k]!, events);
+          }
+          r.batches.length = 0;
+          r.at.length = 0;
         }
-        r.batches.length = 0;
-        r.at.length = 0;
         if (r.error) {
           const e = r.error;
           finishWith(e.code ? new KinetoscopeError(e.code, e.message, e.byteOffset) : new Error(`parse worker: ${e.message}`));
@@ -251,11 +244,11 @@ export async function readFileParallel(
           return;
         }
         const st = r.status.shift();
-        if (st === undefined) return; // wait for the worker
+        if (st === undefined) return; // wait for the thread parsing it
         if (st.final) {
           if (!endRequested) {
             endRequested = true;
-            workers[r.worker]!.postMessage({ type: 'end', seq: r.seq, earlierEvents: chainStartEvents, lastEventEnd: prevLastEventEnd } satisfies ToWorker);
+            post(r.worker, { type: 'end', seq: r.seq, earlierEvents: chainStartEvents, lastEventEnd: prevLastEventEnd });
           }
           continue;
         }
@@ -264,32 +257,51 @@ export async function readFileParallel(
           mergeChain(st.header, st.diagnostics);
           prevLastEventEnd = st.lastEventEnd;
           chainStartEvents = events;
-          owner = nextBytes;
+          setOwner(nextBytes);
           nextBytes++;
-          dispatch();
-          if (!ranges[owner]!.dispatched) return;
           continue;
         }
         // Not a boundary: the owner's tokenizer reads on into the next range, whose own read is void.
         const nx = ranges[nextBytes]!;
         if (opts.stats) opts.stats.rejectedCuts++;
         nx.dead = true;
+        Atomics.store(ctl, CLAIM_DEAD + nx.seq, 1);
         nx.batches.length = 0;
         nx.at.length = 0;
-        if (nx.dispatched) workers[nx.worker]!.postMessage({ type: 'drop', seq: nx.seq } satisfies ToWorker);
-        busy[r.worker]!++;
-        workers[r.worker]!.postMessage({ type: 'continue', seq: r.seq, start: nx.start, end: nx.end, final: nx.final } satisfies ToWorker);
+        if (nx.worker >= 0 && nx.status.length + (nx.ended ? 1 : 0) > 0) post(nx.worker, { type: 'drop', seq: nx.seq });
+        post(r.worker, { type: 'continue', seq: r.seq, start: nx.start, end: nx.end, final: nx.final });
         r.final = nx.final;
         nextBytes++;
-        dispatch();
       }
     };
 
+    /** This thread parses a range when it has nothing to hand on. */
+    const maybeParseLocally = () => {
+      if (done || localScheduled) return;
+      const r = ranges[owner]!;
+      if (r.batches.length > 0 || r.status.length > 0 || r.ended || r.error) return;
+      localScheduled = true;
+      setImmediate(() => {
+        localScheduled = false;
+        if (done) return;
+        try {
+          const k = local.parseNext();
+          if (k >= 0) maybeParseLocally();
+        } catch (e) {
+          finishWith(e);
+        }
+      });
+    };
+
     fail = (e) => finishWith(e);
-    workers.forEach((_, i) => {
+    for (let i = 0; i < nThreads; i++) {
       onMessage[i] = (m: ToMain) => {
         if (done) return;
         const r = ranges[m.seq]!;
+        if (r.worker < 0) {
+          r.worker = i;
+          if (opts.stats?.parsedBy) opts.stats.parsedBy[i]!++;
+        }
         switch (m.type) {
           case 'batch':
             producers[i]!.register(m.batch); // always, in the order the parser made them
@@ -299,26 +311,27 @@ export async function readFileParallel(
             }
             break;
           case 'parsed':
-            busy[i]!--;
             if (!r.dead) r.status.push(m);
+            else post(i, { type: 'drop', seq: m.seq });
             break;
           case 'ended':
             r.ended = m;
             break;
           case 'error':
-            if (m.during === 'bytes') busy[i]!--;
             if (!r.dead) r.error = m;
             break;
         }
+        // A local range's messages arrive while it is parsed: hand them on at once (its
+        // batches need not wait), and look for more work when it is done.
         try {
-          dispatch();
           pump();
+          maybeParseLocally();
         } catch (e) {
           finishWith(e);
         }
       };
-    });
-    dispatch();
+    }
+    maybeParseLocally();
   });
 }
 
