@@ -21,7 +21,7 @@
  * twice; summed over instances.
  */
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
-import { unionLengthNs } from './intervals.js';
+import { mergeUnion } from './intervals.js';
 
 export type ProfilerTableDevice = 'cpu' | 'gpu';
 
@@ -73,19 +73,6 @@ export function torchRowName(name: string): string {
   return name.startsWith('ProfilerStep#') ? 'ProfilerStep*' : name;
 }
 
-interface Acc {
-  name: string;
-  device: ProfilerTableDevice;
-  category: string;
-  inputDims?: string;
-  calls: number;
-  selfCpuNs: number;
-  cpuTotalNs: number;
-  selfDeviceNs: number;
-  deviceTotalNs: number;
-  deviceWallNs: number;
-}
-
 export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions = {}): ProfilerTable {
   const { host, gpu, strings } = m;
   const n = host.length;
@@ -98,7 +85,6 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   const rowNames: string[] = [];
   const rowIds = new Map<string, number>();
   const kept = new Uint8Array(n);
-  const rowName = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const id = host.name[i]!;
     if (keptByName[id] === -1) {
@@ -110,8 +96,8 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
       rowByName[id] = r;
     }
     kept[i] = keptByName[id]!;
-    rowName[i] = rowByName[id]!;
   }
+  const rowName = (i: number) => rowByName[host.name[i]!]!;
   const parent = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     let p = host.parent[i]!;
@@ -120,144 +106,261 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   }
   // Child lists and owned-GPU lists as offset arrays (CSR): list L is items[off[L]..off[L+1]).
   // _remove_dup_nodes below swaps whole lists between events, so each event points at a list.
-  const children = buildLists(n, (emit) => {
-    for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0) emit(parent[i]!, i);
-  });
-  const owned = buildLists(n, (emit) => {
-    for (let g = 0; g < gpu.length; g++) if (gpu.owner[g]! >= 0) emit(gpu.owner[g]!, g);
-  });
-  const childList = Int32Array.from({ length: n }, (_, i) => i);
-  const ownedList = Int32Array.from({ length: n }, (_, i) => i);
+  const childOff = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0) childOff[parent[i]! + 1]++;
+  const childItems = fillLists(childOff, n, n, (i) => (kept[i] ? parent[i]! : -1));
+  const ownedOff = new Int32Array(n + 1);
+  for (let g = 0; g < gpu.length; g++) if (gpu.owner[g]! >= 0) ownedOff[gpu.owner[g]! + 1]++;
+  const ownedItems = fillLists(ownedOff, n, gpu.length, (g) => gpu.owner[g]!);
+  const childList = new Int32Array(n);
+  const ownedList = new Int32Array(n);
+  for (let i = 0; i < n; i++) childList[i] = ownedList[i] = i;
 
-  // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
+  // 2. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
+  // Only events named as their parent can ever be absorbed, and that stays so as parents
+  // change (an absorbed event's children move to a parent of the same name): repeat the
+  // passes over those alone, in index order, as torch repeats them over all.
+  const dups: number[] = [];
+  for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0 && rowName(parent[i]!) === rowName(i)) dups.push(i);
   const deleted = new Uint8Array(n);
-  for (let changed = true; changed; ) {
+  for (let changed = dups.length > 0; changed; ) {
     changed = false;
-    for (let i = 0; i < n; i++) {
-      if (!kept[i] || deleted[i]) continue;
+    for (const i of dups) {
+      if (deleted[i]) continue;
       const p = parent[i]!;
-      if (p < 0 || rowName[p] !== rowName[i] || children.size(childList[p]!) !== 1) continue;
+      const P = childList[p]!;
+      if (childOff[P + 1]! - childOff[P]! !== 1) continue;
       childList[p] = childList[i]!;
       ownedList[p] = ownedList[i]!;
       const L = childList[i]!;
-      for (let k = children.off[L]!; k < children.off[L + 1]!; k++) parent[children.items[k]!] = p;
+      for (let k = childOff[L]!; k < childOff[L + 1]!; k++) parent[childItems[k]!] = p;
       deleted[i] = 1;
       changed = true;
     }
   }
 
-  // 4. Per-event times, children before parents: deepest first (a counting sort by depth).
-  let maxDepth = 0;
-  for (let i = 0; i < n; i++) if (host.depth[i]! > maxDepth) maxDepth = host.depth[i]!;
-  const byDepth = buildLists(maxDepth + 1, (emit) => {
-    for (let i = 0; i < n; i++) if (kept[i] && !deleted[i]) emit(host.depth[i]!, i);
-  });
+  // 3. One depth-first walk of the kept tree: each event's GPU work (its own and its
+  // descendants') lies at gpuSeq[gpuFrom[i] .. gpuTo[i]); device totals add up on the way out.
+  const gpuSeq = new Int32Array(gpu.length);
+  const gpuFrom = new Int32Array(n);
+  const gpuTo = new Int32Array(n);
   const deviceTotal = new Float64Array(n);
-  const selfDevice = new Float64Array(n);
-  for (let d = maxDepth; d >= 0; d--) {
-    for (let k = byDepth.off[d]!; k < byDepth.off[d + 1]!; k++) {
-      const i = byDepth.items[k]!;
-      let own = 0;
-      const O = ownedList[i]!;
-      for (let q = owned.off[O]!; q < owned.off[O + 1]!; q++) own += gpu.durNs[owned.items[q]!]!;
-      let sub = 0;
-      const L = childList[i]!;
-      for (let q = children.off[L]!; q < children.off[L + 1]!; q++) sub += deviceTotal[children.items[q]!]!;
-      selfDevice[i] = own;
-      deviceTotal[i] = own + sub;
+  const stack: number[] = [];
+  let pos = 0;
+  for (let r = 0; r < n; r++) {
+    if (!kept[r] || parent[r]! >= 0) continue;
+    stack.push(r);
+    while (stack.length > 0) {
+      const e = stack.pop()!;
+      if (e < 0) {
+        const i = ~e;
+        gpuTo[i] = pos;
+        let own = 0;
+        const O = ownedList[i]!;
+        for (let q = ownedOff[O]!; q < ownedOff[O + 1]!; q++) own += gpu.durNs[ownedItems[q]!]!;
+        let sub = 0;
+        const L = childList[i]!;
+        for (let q = childOff[L]!; q < childOff[L + 1]!; q++) sub += deviceTotal[childItems[q]!]!;
+        deviceTotal[i] = own + sub;
+        continue;
+      }
+      gpuFrom[e] = pos;
+      const O = ownedList[e]!;
+      for (let q = ownedOff[O]!; q < ownedOff[O + 1]!; q++) gpuSeq[pos++] = ownedItems[q]!;
+      stack.push(~e);
+      const L = childList[e]!;
+      for (let q = childOff[L + 1]! - 1; q >= childOff[L]!; q--) stack.push(childItems[q]!);
     }
   }
 
-  // 5. Group into rows (keyed by numbers unless grouping by shape, which needs the dims).
-  const rows = new Map<string | number, Acc>();
-  const row = (key: string | number, init: () => Omit<Acc, 'calls' | 'selfCpuNs' | 'cpuTotalNs' | 'selfDeviceNs' | 'deviceTotalNs' | 'deviceWallNs'>) => {
-    let a = rows.get(key);
-    if (!a) rows.set(key, (a = { ...init(), calls: 0, selfCpuNs: 0, cpuTotalNs: 0, selfDeviceNs: 0, deviceTotalNs: 0, deviceWallNs: 0 }));
-    return a;
-  };
-  const wallScratch: number[] = [];
-  const stack: number[] = [];
+  // 4. Group into rows, in order of first appearance (keyed by numbers unless grouping by
+  // shape, which needs the dims): per-row sums in typed arrays, no object per event.
+  const rows = new RowSums();
+  const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
+  const shapeSlot = new Map<string, number>();
+  const wall = new WallScratch(m);
   for (let i = 0; i < n; i++) {
     if (!kept[i] || deleted[i]) continue;
     const kind = host.kind[i]!;
-    const dims = byShape ? inputDimsKey(host.args[i]) : undefined;
     const isAnnotation = kind === HostKind.Annotation;
-    const key = byShape ? `cpu\u0000${isAnnotation ? 'a' : 'o'}\u0000${rowNames[rowName[i]!]}\u0000${dims}` : rowName[i]! * 2 + (isAnnotation ? 1 : 0);
-    const a = row(key, () => ({ name: rowNames[rowName[i]!]!, device: 'cpu', category: HOST_KIND_NAMES[kind]!, inputDims: dims }));
-    a.calls++;
+    const rn = rowName(i);
+    let r: number;
+    if (byShape) {
+      const dims = inputDimsKey(host.args[i]);
+      const key = `${isAnnotation ? 'a' : 'o'}\u0000${rowNames[rn]}\u0000${dims}`;
+      r = shapeSlot.get(key) ?? -1;
+      if (r < 0) shapeSlot.set(key, (r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, dims)));
+    } else {
+      const key = rn * 2 + (isAnnotation ? 1 : 0);
+      r = cpuSlot[key]!;
+      if (r < 0) cpuSlot[key] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, undefined);
+    }
     const dur = host.durNs[i]!;
     let childDur = 0;
     const L = childList[i]!;
-    for (let q = children.off[L]!; q < children.off[L + 1]!; q++) childDur += host.durNs[children.items[q]!]!;
-    a.cpuTotalNs += dur;
-    a.selfCpuNs += dur - childDur;
-    a.selfDeviceNs += selfDevice[i]!;
-    a.deviceTotalNs += deviceTotal[i]!;
-    if (deviceTotal[i]! > 0) {
-      // The GPU work of the subtree, as intervals, then their union.
-      wallScratch.length = 0;
-      stack.length = 0;
-      stack.push(i);
-      while (stack.length > 0) {
-        const e = stack.pop()!;
-        const O = ownedList[e]!;
-        for (let q = owned.off[O]!; q < owned.off[O + 1]!; q++) {
-          const g = owned.items[q]!;
-          wallScratch.push(gpu.startNs[g]!, gpu.startNs[g]! + gpu.durNs[g]!);
-        }
-        const C = childList[e]!;
-        for (let q = children.off[C]!; q < children.off[C + 1]!; q++) if (deviceTotal[children.items[q]!]! > 0) stack.push(children.items[q]!);
-      }
-      a.deviceWallNs += unionLengthNs(wallScratch);
-    }
+    for (let q = childOff[L]!; q < childOff[L + 1]!; q++) childDur += host.durNs[childItems[q]!]!;
+    let own = 0;
+    const O = ownedList[i]!;
+    for (let q = ownedOff[O]!; q < ownedOff[O + 1]!; q++) own += gpu.durNs[ownedItems[q]!]!;
+    rows.calls[r]++;
+    rows.cpuTotalNs[r] += dur;
+    rows.selfCpuNs[r] += dur - childDur;
+    rows.selfDeviceNs[r] += own;
+    rows.deviceTotalNs[r] += deviceTotal[i]!;
+    // The wall-clock union of the subtree's GPU work.
+    if (deviceTotal[i]! > 0) rows.deviceWallNs[r] += wall.unionNs(gpuSeq, gpuFrom[i]!, gpuTo[i]!);
   }
+  const gpuSlot = new Int32Array(strings.size).fill(-1);
+  const gpuByName = new Map<string, number>();
   for (let g = 0; g < gpu.length; g++) {
-    const name = strings.get(gpu.name[g]!);
-    const a = row(`gpu\u0000k\u0000${name}\u0000${byShape ? '[]' : ''}`, () => ({
-      name,
-      device: 'gpu',
-      category: GPU_KIND_NAMES[gpu.kind[g]!]!,
-      inputDims: byShape ? '[]' : undefined,
-    }));
-    a.calls++;
+    const id = gpu.name[g]!;
+    let r = gpuSlot[id]!;
+    if (r < 0) {
+      const name = strings.get(id);
+      r = gpuByName.get(name) ?? -1;
+      if (r < 0) gpuByName.set(name, (r = rows.add(name, 'gpu', GPU_KIND_NAMES[gpu.kind[g]!]!, byShape ? '[]' : undefined)));
+      gpuSlot[id] = r;
+    }
     const d = gpu.durNs[g]!;
-    a.selfDeviceNs += d;
-    a.deviceTotalNs += d;
-    a.deviceWallNs += d;
+    rows.calls[r]++;
+    rows.selfDeviceNs[r] += d;
+    rows.deviceTotalNs[r] += d;
+    rows.deviceWallNs[r] += d;
   }
+  const annByName = new Map<string, number>();
   for (const ann of m.gpuAnnotations) {
-    const a = row(`gpu\u0000a\u0000${ann.name}\u0000${byShape ? '[]' : ''}`, () => ({
-      name: ann.name,
-      device: 'gpu',
-      category: 'gpu_user_annotation',
-      inputDims: byShape ? '[]' : undefined,
-    }));
-    a.calls++;
-    a.selfDeviceNs += ann.durNs;
-    a.deviceTotalNs += ann.durNs;
-    a.deviceWallNs += ann.durNs;
+    let r = annByName.get(ann.name) ?? -1;
+    if (r < 0) annByName.set(ann.name, (r = rows.add(ann.name, 'gpu', 'gpu_user_annotation', byShape ? '[]' : undefined)));
+    rows.calls[r]++;
+    rows.selfDeviceNs[r] += ann.durNs;
+    rows.deviceTotalNs[r] += ann.durNs;
+    rows.deviceWallNs[r] += ann.durNs;
   }
 
   let selfCpuTotalNs = 0;
   let selfDeviceTotalNs = 0;
   const out: ProfilerTableRow[] = [];
-  for (const a of rows.values()) {
-    selfCpuTotalNs += a.selfCpuNs;
-    if (a.device === 'gpu' && a.category !== 'gpu_user_annotation') selfDeviceTotalNs += a.selfDeviceNs;
+  for (let r = 0; r < rows.count; r++) {
+    const device = rows.device[r]!;
+    const category = rows.category[r]!;
+    const inputDims = rows.inputDims[r];
+    selfCpuTotalNs += rows.selfCpuNs[r]!;
+    if (device === 'gpu' && category !== 'gpu_user_annotation') selfDeviceTotalNs += rows.selfDeviceNs[r]!;
     out.push({
-      name: a.name,
-      device: a.device,
-      category: a.category,
-      ...(a.inputDims !== undefined ? { inputDims: a.inputDims } : {}),
-      calls: a.calls,
-      selfCpuUs: a.selfCpuNs / 1000,
-      cpuTotalUs: a.cpuTotalNs / 1000,
-      selfDeviceUs: a.selfDeviceNs / 1000,
-      deviceTotalUs: a.deviceTotalNs / 1000,
-      deviceWallUs: a.deviceWallNs / 1000,
+      name: rows.name[r]!,
+      device,
+      category,
+      ...(inputDims !== undefined ? { inputDims } : {}),
+      calls: rows.calls[r]!,
+      selfCpuUs: rows.selfCpuNs[r]! / 1000,
+      cpuTotalUs: rows.cpuTotalNs[r]! / 1000,
+      selfDeviceUs: rows.selfDeviceNs[r]! / 1000,
+      deviceTotalUs: rows.deviceTotalNs[r]! / 1000,
+      deviceWallUs: rows.deviceWallNs[r]! / 1000,
     });
   }
   return { rows: out, selfCpuTotalUs: selfCpuTotalNs / 1000, selfDeviceTotalUs: selfDeviceTotalNs / 1000 };
+}
+
+/** The table's rows as parallel arrays, grown as rows appear. */
+class RowSums {
+  count = 0;
+  readonly name: string[] = [];
+  readonly device: ProfilerTableDevice[] = [];
+  readonly category: string[] = [];
+  readonly inputDims: (string | undefined)[] = [];
+  calls = new Float64Array(64);
+  selfCpuNs = new Float64Array(64);
+  cpuTotalNs = new Float64Array(64);
+  selfDeviceNs = new Float64Array(64);
+  deviceTotalNs = new Float64Array(64);
+  deviceWallNs = new Float64Array(64);
+
+  add(name: string, device: ProfilerTableDevice, category: string, inputDims: string | undefined): number {
+    if (this.count === this.calls.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.calls = grow(this.calls);
+      this.selfCpuNs = grow(this.selfCpuNs);
+      this.cpuTotalNs = grow(this.cpuTotalNs);
+      this.selfDeviceNs = grow(this.selfDeviceNs);
+      this.deviceTotalNs = grow(this.deviceTotalNs);
+      this.deviceWallNs = grow(this.deviceWallNs);
+    }
+    this.name.push(name);
+    this.device.push(device);
+    this.category.push(category);
+    this.inputDims.push(inputDims);
+    return this.count++;
+  }
+}
+
+/**
+ * Length of the union of GPU activities' intervals, for many small sets: the same result as
+ * `unionLengthNs` (activities with an unreadable start left out), without building arrays
+ * when the set is already in start order, as a subtree's work in launch order usually is.
+ */
+class WallScratch {
+  private starts = new Float64Array(0);
+  private ends = new Float64Array(0);
+  constructor(private readonly m: TraceModel) {}
+
+  unionNs(seq: Int32Array, from: number, to: number): number {
+    const { startNs, durNs } = this.m.gpu;
+    let prev = -Infinity;
+    let inOrder = true;
+    for (let k = from; k < to; k++) {
+      const s = startNs[seq[k]!]!;
+      if (s < prev) {
+        inOrder = false;
+        break;
+      }
+      if (s === s) prev = s;
+    }
+    if (!inOrder) return this.unsortedNs(seq, from, to);
+    let total = 0;
+    let cs = NaN;
+    let ce = NaN;
+    for (let k = from; k < to; k++) {
+      const g = seq[k]!;
+      const s = startNs[g]!;
+      let e = s + durNs[g]!;
+      if (s !== s || e !== e) continue;
+      if (e < s) e = s;
+      if (s <= ce) {
+        if (e > ce) ce = e;
+      } else {
+        if (ce === ce) total += ce - cs;
+        cs = s;
+        ce = e;
+      }
+    }
+    if (ce === ce) total += ce - cs;
+    return total;
+  }
+
+  private unsortedNs(seq: Int32Array, from: number, to: number): number {
+    const { startNs, durNs } = this.m.gpu;
+    const n = to - from;
+    if (this.starts.length < n) {
+      this.starts = new Float64Array(Math.max(n, 2 * this.starts.length));
+      this.ends = new Float64Array(this.starts.length);
+    }
+    const starts = this.starts.subarray(0, n);
+    const ends = this.ends.subarray(0, n);
+    for (let k = 0; k < n; k++) {
+      const g = seq[from + k]!;
+      starts[k] = startNs[g]!;
+      ends[k] = startNs[g]! + durNs[g]!;
+    }
+    const u = mergeUnion(starts, ends);
+    let total = 0;
+    for (let k = 0; k < u.starts.length; k++) total += u.ends[k]! - u.starts[k]!;
+    return total;
+  }
 }
 
 function inputDimsKey(args: Record<string, unknown> | undefined): string {
@@ -265,19 +368,17 @@ function inputDimsKey(args: Record<string, unknown> | undefined): string {
   return dims === undefined ? '[]' : JSON.stringify(dims);
 }
 
-interface Lists {
-  readonly off: Int32Array;
-  readonly items: Int32Array;
-  size(list: number): number;
-}
-
-/** Groups items into `lists` lists given (list, item) pairs, in emission order (CSR). */
-function buildLists(lists: number, pairs: (emit: (list: number, item: number) => void) => void): Lists {
-  const off = new Int32Array(lists + 1);
-  pairs((l) => off[l + 1]!++);
+/**
+ * Fills offset lists (CSR) whose sizes are already counted in `off[l + 1]`: item j goes to
+ * list `listOf(j)` (none when negative), in item order. Turns the counts into offsets.
+ */
+function fillLists(off: Int32Array, lists: number, items: number, listOf: (item: number) => number): Int32Array {
   for (let l = 0; l < lists; l++) off[l + 1]! += off[l]!;
   const fill = off.slice(0, lists);
-  const items = new Int32Array(off[lists]!);
-  pairs((l, item) => (items[fill[l]!++] = item));
-  return { off, items, size: (l) => off[l + 1]! - off[l]! };
+  const out = new Int32Array(off[lists]!);
+  for (let j = 0; j < items; j++) {
+    const l = listOf(j);
+    if (l >= 0) out[fill[l]!++] = j;
+  }
+  return out;
 }
