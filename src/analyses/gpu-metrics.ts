@@ -23,6 +23,7 @@ import { GpuKind, type TraceModel } from '../model/trace-model.js';
 import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from './communication.js';
 import { clipNs, lowerBound } from './intervals.js';
 import { decodeKernelName } from './kernel-name.js';
+import { orderByStart } from './time-order.js';
 
 /** GPU activities sorted by start, for window queries without scanning the whole table. */
 export interface GpuTimeIndex {
@@ -35,8 +36,9 @@ export interface GpuTimeIndex {
 
 export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
   const { gpu } = m;
-  const idx = Array.from({ length: gpu.length }, (_, g) => g).sort((a, b) => gpu.startNs[a]! - gpu.startNs[b]! || a - b);
-  const order = Int32Array.from(idx);
+  const all = new Int32Array(gpu.length);
+  for (let g = 0; g < gpu.length; g++) all[g] = g;
+  const order = orderByStart(all, gpu.startNs);
   const sortedStartNs = new Float64Array(order.length);
   let maxDurNs = 0;
   for (let k = 0; k < order.length; k++) {
@@ -92,26 +94,37 @@ export interface KernelClasses {
 }
 
 export function classifyKernels(m: TraceModel): KernelClasses {
-  const { gpu, strings } = m;
+  const { gpu, host, strings } = m;
   const n = gpu.length;
   const tensorCores = new Uint8Array(n);
   const communication = new Uint8Array(n);
   const blocksPerSm = new Float64Array(n).fill(NaN);
   const occupancyPct = new Float64Array(n).fill(NaN);
-  const tcByName = new Map<number, boolean>();
+  // Per distinct kernel name: bit 0 Tensor Cores, bit 1 communication by name; -1 not yet decided.
+  const byName = new Int8Array(strings.size).fill(-1);
+  // Per distinct owner name: 1 when an nccl:/gloo: op; -1 not yet decided.
+  const commOp = new Int8Array(strings.size).fill(-1);
   const smsByDevice = new Map<number, number>();
   for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
   for (let g = 0; g < n; g++) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const id = gpu.name[g]!;
-    const name = strings.get(id);
-    let tc = tcByName.get(id);
-    if (tc === undefined) {
-      tc = decodeKernelName(name).tensorCores === true;
-      tcByName.set(id, tc);
+    let facts = byName[id]!;
+    if (facts < 0) {
+      const name = strings.get(id);
+      facts = (decodeKernelName(name).tensorCores === true ? 1 : 0) | (isCommunicationKernelName(name) ? 2 : 0);
+      byName[id] = facts;
     }
-    tensorCores[g] = tc ? 1 : 0;
-    communication[g] = isCommunicationKernel(m, g, name) ? 1 : 0;
+    tensorCores[g] = facts & 1;
+    // isCommunicationKernel, with its name test decided once per name and its owner's once per op name.
+    let comm = (facts & 2) !== 0 || hasCollectiveArgs(gpu.args[g]);
+    const o = gpu.owner[g]!;
+    if (!comm && o >= 0) {
+      const on = host.name[o]!;
+      if (commOp[on]! < 0) commOp[on] = isCommunicationOpName(strings.get(on)) ? 1 : 0;
+      comm = commOp[on] === 1;
+    }
+    communication[g] = comm ? 1 : 0;
     const args = gpu.args[g];
     const bps = args?.['blocks per SM'];
     if (typeof bps === 'number') blocksPerSm[g] = bps;
@@ -156,7 +169,9 @@ export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, i
   let tcNs = 0;
   let occWeighted = 0;
   let occNs = 0;
-  const byDevice = new Map<number, { flat: number[]; points: [number, number, number][] }>();
+  // The window's kernels per device, devices in order of first appearance.
+  const devices: number[] = [];
+  const perDevice: number[][] = [];
   for (const g of inWindow) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const s = gpu.startNs[g]!;
@@ -169,26 +184,26 @@ export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, i
       occWeighted += occ * d;
       occNs += d;
     }
-    let dev = byDevice.get(gpu.device[g]!);
-    if (!dev) byDevice.set(gpu.device[g]!, (dev = { flat: [], points: [] }));
-    dev.flat.push(Math.max(s, lo), Math.min(e, hi));
-    const bps = classes.blocksPerSm[g]!;
-    if (bps > 0 && e > s) {
-      dev.points.push([Math.max(s, lo), 0, bps], [Math.min(e, hi), 1, bps]);
+    const dev = gpu.device[g]!;
+    let k = devices.length === 1 && devices[0] === dev ? 0 : devices.indexOf(dev);
+    if (k < 0) {
+      k = devices.push(dev) - 1;
+      perDevice.push([]);
     }
+    perDevice[k]!.push(g);
   }
   let util = 0;
   let sm = 0;
   let smDevices = 0;
-  for (const dev of byDevice.values()) {
-    util += unionOfClipped(dev.flat) / span;
-    if (dev.points.length) {
-      sm += smEfficiencyNs(dev.points) / span;
+  for (const kernels of perDevice) {
+    util += unionOfClipped(m, kernels, lo, hi) / span;
+    if (hasSmPoints(m, classes, kernels)) {
+      sm += smEfficiencyNs(m, classes, kernels, lo, hi) / span;
       smDevices++;
     }
   }
   return {
-    gpuUtilization: byDevice.size && span > 0 ? util / byDevice.size : NaN,
+    gpuUtilization: devices.length && span > 0 ? util / devices.length : NaN,
     smEfficiency: smDevices && span > 0 ? sm / smDevices : NaN,
     achievedOccupancyPct: occNs > 0 ? occWeighted / occNs : NaN,
     tensorCoreShare: kernelNs > 0 ? tcNs / kernelNs : NaN,
@@ -197,15 +212,30 @@ export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, i
   };
 }
 
-function unionOfClipped(flat: number[]): number {
-  const n = flat.length >> 1;
-  const idx = Array.from({ length: n }, (_, k) => k).sort((a, b) => flat[2 * a]! - flat[2 * b]!);
+/** Length of the union of the kernels' intervals clipped to [lo, hi); kernels in start order make one sweep. */
+function unionOfClipped(m: TraceModel, kernels: readonly number[], lo: number, hi: number): number {
+  const { startNs, durNs } = m.gpu;
+  const n = kernels.length;
+  let order: ArrayLike<number> = kernels;
+  for (let k = 1; k < n; k++) {
+    if (Math.max(startNs[kernels[k]!]!, lo) < Math.max(startNs[kernels[k - 1]!]!, lo)) {
+      // Not in start order (a caller's own list): sort by clipped start, ties in list order.
+      const clipped = (g: number) => Math.max(startNs[g]!, lo);
+      order = Array.from({ length: n }, (_, j) => j)
+        .sort((a, b) => clipped(kernels[a]!) - clipped(kernels[b]!))
+        .map((j) => kernels[j]!);
+      break;
+    }
+  }
   let total = 0;
   let cs = -Infinity;
   let ce = -Infinity;
-  for (const k of idx) {
-    const s = flat[2 * k]!;
-    const e = flat[2 * k + 1]!;
+  for (let k = 0; k < n; k++) {
+    const g = order[k]!;
+    const s0 = startNs[g]!;
+    const e0 = s0 + durNs[g]!;
+    const s = Math.max(s0, lo);
+    const e = Math.min(e0, hi);
     if (e <= s) continue;
     if (s > ce) {
       if (ce > cs) total += ce - cs;
@@ -217,19 +247,64 @@ function unionOfClipped(flat: number[]): number {
   return total;
 }
 
+/** Scratch for the SM-efficiency sweep, reused across windows. */
+let pointTime = new Float64Array(256);
+let pointValue = new Float64Array(256);
+let pointEnd = new Uint8Array(256);
+let pointOrder = new Int32Array(256);
+
+/** Whether some kernel states its blocks per SM (and has a duration). */
+function hasSmPoints(m: TraceModel, classes: KernelClasses, kernels: readonly number[]): boolean {
+  const { startNs, durNs } = m.gpu;
+  for (const g of kernels) if (classes.blocksPerSm[g]! > 0 && startNs[g]! + durNs[g]! > startNs[g]!) return true;
+  return false;
+}
+
 /**
- * ∫ min(Σ blocks per SM of running kernels, 1) dt — the plugin's `merge_ranges_with_value`:
- * endpoints sorted by time with starts before ends at equal times.
+ * ∫ min(Σ blocks per SM of running kernels, 1) dt over [lo, hi) — the plugin's
+ * `merge_ranges_with_value`: endpoints sorted by time with starts before ends at equal times
+ * (then in the order the kernels were given).
  */
-function smEfficiencyNs(points: [number, number, number][]): number {
-  points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+function smEfficiencyNs(m: TraceModel, classes: KernelClasses, kernels: readonly number[], lo: number, hi: number): number {
+  const { startNs, durNs } = m.gpu;
+  if (pointTime.length < 2 * kernels.length) {
+    const size = Math.max(2 * kernels.length, 2 * pointTime.length);
+    pointTime = new Float64Array(size);
+    pointValue = new Float64Array(size);
+    pointEnd = new Uint8Array(size);
+    pointOrder = new Int32Array(size);
+  }
+  let n = 0;
+  for (const g of kernels) {
+    const bps = classes.blocksPerSm[g]!;
+    const s = startNs[g]!;
+    const e = s + durNs[g]!;
+    if (bps > 0 && e > s) {
+      pointTime[n] = Math.max(s, lo);
+      pointValue[n] = bps;
+      pointEnd[n++] = 0;
+      pointTime[n] = Math.min(e, hi);
+      pointValue[n] = bps;
+      pointEnd[n++] = 1;
+    }
+  }
+  if (n === 0) return 0;
+  const order = pointOrder.subarray(0, n);
+  let inOrder = true;
+  for (let k = 0; k < n; k++) {
+    order[k] = k;
+    if (k > 0 && (pointTime[k]! < pointTime[k - 1]! || (pointTime[k] === pointTime[k - 1] && pointEnd[k]! < pointEnd[k - 1]!))) inOrder = false;
+  }
+  if (!inOrder) order.sort((a, b) => pointTime[a]! - pointTime[b]! || pointEnd[a]! - pointEnd[b]! || a - b);
   let total = 0;
   let level = 0;
-  let t = points[0]![0];
-  for (const [time, type, v] of points) {
+  let t = pointTime[order[0]!]!;
+  for (let k = 0; k < n; k++) {
+    const p = order[k]!;
+    const time = pointTime[p]!;
     if (time > t && level > 1e-12) total += (time - t) * Math.min(level, 1);
     t = time;
-    level += type === 0 ? v : -v;
+    level += pointEnd[p] === 0 ? pointValue[p]! : -pointValue[p]!;
   }
   return total;
 }

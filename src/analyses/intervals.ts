@@ -37,7 +37,7 @@ export interface MergedIntervals {
 
 /**
  * Union of the intervals [starts[k], ends[k]); touching intervals merge, as in intervals.ts.
- * The arrays are sorted in place. An end before its start (a −1 duration) is taken as the start.
+ * The arrays are sorted in place and then overwritten. An end before its start (a −1 duration) is taken as the start.
  */
 export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedIntervals {
   // An event whose time could not be read (NaN, with a BAD_TIMESTAMP diagnostic) has no place
@@ -60,8 +60,9 @@ export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedInte
   for (let k = 0; k < n; k++) if (ends[k]! < starts[k]!) ends[k] = starts[k]!;
   if (!isSorted(starts)) starts.sort();
   if (!isSorted(ends)) ends.sort();
-  const os: number[] = [];
-  const oe: number[] = [];
+  // Segments are written over the sorted arrays as the sweep leaves them behind: the k-th
+  // segment is written once at least k + 1 starts and ends have been read.
+  let w = 0;
   let i = 0;
   let j = 0;
   let depth = 0;
@@ -73,17 +74,19 @@ export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedInte
       i++;
     } else {
       if (--depth === 0) {
-        os.push(segStart);
-        oe.push(ends[j]!);
+        const e = ends[j]!;
+        starts[w] = segStart;
+        ends[w++] = e;
       }
       j++;
     }
   }
   if (depth > 0) {
-    os.push(segStart);
-    oe.push(ends[n - 1]!);
+    const e = ends[n - 1]!;
+    starts[w] = segStart;
+    ends[w++] = e;
   }
-  return { starts: Float64Array.from(os), ends: Float64Array.from(oe) };
+  return { starts: starts.slice(0, w), ends: ends.slice(0, w) };
 }
 
 function isSorted(a: Float64Array): boolean {
@@ -93,16 +96,19 @@ function isSorted(a: Float64Array): boolean {
 
 /** Union of two merged unions, in one linear pass. */
 export function unionOfMerged(a: MergedIntervals, b: MergedIntervals): MergedIntervals {
-  const os: number[] = [];
-  const oe: number[] = [];
+  const na = a.starts.length;
+  const nb = b.starts.length;
+  const os = new Float64Array(na + nb);
+  const oe = new Float64Array(na + nb);
+  let w = 0;
   let i = 0;
   let j = 0;
   let cs = NaN;
   let ce = NaN;
-  while (i < a.starts.length || j < b.starts.length) {
+  while (i < na || j < nb) {
     let s: number;
     let e: number;
-    if (j >= b.starts.length || (i < a.starts.length && a.starts[i]! <= b.starts[j]!)) {
+    if (j >= nb || (i < na && a.starts[i]! <= b.starts[j]!)) {
       s = a.starts[i]!;
       e = a.ends[i++]!;
     } else {
@@ -113,18 +119,18 @@ export function unionOfMerged(a: MergedIntervals, b: MergedIntervals): MergedInt
       if (e > ce) ce = e;
     } else {
       if (ce === ce) {
-        os.push(cs);
-        oe.push(ce);
+        os[w] = cs;
+        oe[w++] = ce;
       }
       cs = s;
       ce = e;
     }
   }
   if (ce === ce) {
-    os.push(cs);
-    oe.push(ce);
+    os[w] = cs;
+    oe[w++] = ce;
   }
-  return { starts: Float64Array.from(os), ends: Float64Array.from(oe) };
+  return { starts: os.slice(0, w), ends: oe.slice(0, w) };
 }
 
 /** Length of a merged union inside [lo, hi), by binary search. */

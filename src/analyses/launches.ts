@@ -330,15 +330,29 @@ export function createLaunchIndex(m: TraceModel): LaunchIndex {
     const h = gpu.launcher[g]!;
     if (h >= 0) items[fill[h]!++] = g;
   }
+  // Each call's activities in start order (a graph launch's run to hundreds): sorted only
+  // where they are not already (activities are listed in index order).
   for (let h = 0; h < m.host.length; h++) {
     const a = offsets[h]!;
     const b = offsets[h + 1]!;
-    if (b - a > 1) {
+    if (b - a > 1 && !inStartOrder(gpu.startNs, items, a, b)) {
       const seg = Array.from(items.subarray(a, b)).sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
       items.set(seg, a);
     }
   }
   return { offsets, items };
+}
+
+/** Whether items[a..b) (ascending indices) are already in (start, index) order: no NaN start, none earlier than the one before. */
+function inStartOrder(startNs: Float64Array, items: Int32Array, a: number, b: number): boolean {
+  let prev = startNs[items[a]!]!;
+  if (prev !== prev) return false;
+  for (let k = a + 1; k < b; k++) {
+    const s = startNs[items[k]!]!;
+    if (!(s >= prev)) return false;
+    prev = s;
+  }
+  return true;
 }
 
 /** The activities host event h launched (empty when none). */

@@ -45,7 +45,8 @@ import {
   isCommunicationOpName,
 } from './gpu-metrics.js';
 import { lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
-import { createApiNames, createLaunchIndex, gpuBusyUnion, launchedBy, quantileSorted, syncBlocksHost, syncKindOfCall } from './launches.js';
+import { createApiNames, createLaunchIndex, quantileSorted, syncBlocksHost, syncKindOfCall } from './launches.js';
+import { orderByStart } from './time-order.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
 export type StepVerdict = 'overhead-bound' | 'gpu-bound' | 'no-gpu-work';
@@ -161,6 +162,11 @@ interface Window {
   hi: number;
 }
 
+/** Roles of the breakdown that are time ranges (`otherUs` is the rest). */
+const ROLES = 7;
+/** The communication role: kernels and `nccl:*`/`gloo:*` ops. */
+const COMM = 3;
+
 const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\)#/;
 
 export function computeStepBreakdown(m: TraceModel): StepAnalysis {
@@ -172,94 +178,155 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   } else if (source === 'trace') {
     diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
   }
-  const stepHosts = new Set(windows.map((w) => w.host));
+  const nW = windows.length;
+  const isStep = new Uint8Array(host.length);
+  for (const w of windows) if (w.host >= 0) isStep[w.host] = 1;
 
-  // Role ranges, as cumulative unions in priority order (see the module comment).
-  const roleStarts: number[][] = [[], [], [], [], [], [], []]; // kernel, memcpy, memset, comm, runtime, dataloader, cpu exec
-  const roleEnds: number[][] = [[], [], [], [], [], [], []];
+  // Role ranges, as cumulative unions in priority order (see the module comment):
+  // kernel, memcpy, memset, comm, runtime, dataloader, cpu exec.
   const classes = classifyKernels(m);
-  for (let g = 0; g < gpu.length; g++) {
+  const gpuRole = (g: number) => {
     const k = gpu.kind[g];
-    const r = k === GpuKind.Kernel ? (classes.communication[g] ? 3 : 0) : k === GpuKind.Memcpy ? 1 : 2;
-    roleStarts[r]!.push(gpu.startNs[g]!);
-    roleEnds[r]!.push(gpu.startNs[g]! + gpu.durNs[g]!);
-  }
-  // Host role by name, decided once per distinct name (-1: not counted).
-  const roleByName = new Map<number, number>();
+    return k === GpuKind.Kernel ? (classes.communication[g] ? 3 : 0) : k === GpuKind.Memcpy ? 1 : 2;
+  };
+  // Host role, decided once per distinct name (-1: not counted).
+  const hostRole = new Int8Array(host.length);
+  const roleByName = new Int8Array(strings.size).fill(-2);
   for (let i = 0; i < host.length; i++) {
     const kind = host.kind[i];
     let r: number;
     if (kind === HostKind.Runtime || kind === HostKind.Driver) r = 4;
-    else if (stepHosts.has(i)) r = -1;
+    else if (isStep[i]) r = -1;
     else {
       const id = host.name[i]!;
-      let byName = roleByName.get(id);
-      if (byName === undefined) {
+      r = roleByName[id]!;
+      if (r === -2) {
         const name = strings.get(id);
-        byName = DATALOADER.test(name) ? 5 : name.startsWith('ProfilerStep#') ? -1 : isCommunicationOpName(name) ? 3 : 6;
-        roleByName.set(id, byName);
+        r = DATALOADER.test(name) ? 5 : name.startsWith('ProfilerStep#') ? -1 : isCommunicationOpName(name) ? 3 : 6;
+        roleByName[id] = r;
       }
-      r = byName;
     }
-    if (r < 0) continue;
-    roleStarts[r]!.push(host.startNs[i]!);
-    roleEnds[r]!.push(host.startNs[i]! + host.durNs[i]!);
+    hostRole[i] = r;
   }
-  const cumulative: MergedIntervals[] = [];
+  // An event inside an enclosing event of the same or an earlier role adds nothing to any
+  // cumulative union it is part of: leave it out (most ops are inside another op).
+  for (let i = 0; i < host.length; i++) {
+    const r = hostRole[i]!;
+    if (r < 0) continue;
+    const s = host.startNs[i]!;
+    const e = s + host.durNs[i]!;
+    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
+      const rp = hostRole[p]!;
+      if (rp >= 0 && rp <= r && host.startNs[p]! <= s && e <= host.startNs[p]! + host.durNs[p]!) {
+        hostRole[i] = -1;
+        break;
+      }
+    }
+  }
+  const roleCount = new Int32Array(ROLES);
+  for (let g = 0; g < gpu.length; g++) roleCount[gpuRole(g)]++;
+  // Each role's GPU activities come first in its arrays.
+  const gpuCount = roleCount.slice();
+  for (let i = 0; i < host.length; i++) if (hostRole[i]! >= 0) roleCount[hostRole[i]!]++;
+  const roleStarts = Array.from(roleCount, (c) => new Float64Array(c));
+  const roleEnds = Array.from(roleCount, (c) => new Float64Array(c));
+  const fill = new Int32Array(ROLES);
+  for (let g = 0; g < gpu.length; g++) {
+    const r = gpuRole(g);
+    roleStarts[r]![fill[r]!] = gpu.startNs[g]!;
+    roleEnds[r]![fill[r]!++] = gpu.startNs[g]! + gpu.durNs[g]!;
+  }
+  for (let i = 0; i < host.length; i++) {
+    const r = hostRole[i]!;
+    if (r < 0) continue;
+    roleStarts[r]![fill[r]!] = host.startNs[i]!;
+    roleEnds[r]![fill[r]!++] = host.startNs[i]! + host.durNs[i]!;
+  }
+  // covered[r * nW + w]: length of the union of roles 0..r inside step w. Communication kernels
+  // are added before communication ops: the union of roles 0..2 and those is all GPU activity,
+  // GPU busy, which is kept per step too.
+  const covered = new Float64Array(ROLES * nW);
+  const busyNs = new Float64Array(nW);
   let acc: MergedIntervals = { starts: new Float64Array(0), ends: new Float64Array(0) };
-  for (let r = 0; r < roleStarts.length; r++) {
-    acc = unionOfMerged(acc, mergeUnion(Float64Array.from(roleStarts[r]!), Float64Array.from(roleEnds[r]!)));
-    cumulative.push(acc);
+  const add = (starts: Float64Array, ends: Float64Array, into: Float64Array, at: number) => {
+    acc = unionOfMerged(acc, mergeUnion(starts, ends));
+    for (let w = 0; w < nW; w++) into[at + w] = unionLengthInNs(acc, windows[w]!.lo, windows[w]!.hi);
+  };
+  for (let r = 0; r < ROLES; r++) {
+    const n = gpuCount[r]!;
+    if (r === COMM) {
+      add(roleStarts[r]!.subarray(0, n), roleEnds[r]!.subarray(0, n), busyNs, 0);
+      add(roleStarts[r]!.subarray(n), roleEnds[r]!.subarray(n), covered, r * nW);
+    } else add(roleStarts[r]!, roleEnds[r]!, covered, r * nW);
+    roleStarts[r] = roleEnds[r] = new Float64Array(0);
   }
 
-  const busy = gpuBusyUnion(m);
   const gix = createGpuTimeIndex(m);
   const launched = createLaunchIndex(m);
 
-  // Runtime/driver calls by start, and each op's self time.
-  const apiCalls: number[] = [];
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) apiCalls.push(i);
-  apiCalls.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
-  const apiStarts = Float64Array.from(apiCalls, (i) => host.startNs[i]!);
-  const ops: number[] = [];
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
-  ops.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
-  const opStarts = Float64Array.from(ops, (i) => host.startNs[i]!);
-  const opSelf = new Float64Array(host.length);
-  for (const i of ops) {
+  // Runtime/driver calls and ops by start; each op's self time.
+  let nApi = 0;
+  let nOps = 0;
+  for (let i = 0; i < host.length; i++) {
+    const kind = host.kind[i];
+    if (kind === HostKind.Runtime || kind === HostKind.Driver) nApi++;
+    else if (kind === HostKind.Op) nOps++;
+  }
+  const apiIdx = new Int32Array(nApi);
+  const opIdx = new Int32Array(nOps);
+  for (let i = 0, a = 0, o = 0; i < host.length; i++) {
+    const kind = host.kind[i];
+    if (kind === HostKind.Runtime || kind === HostKind.Driver) apiIdx[a++] = i;
+    else if (kind === HostKind.Op) opIdx[o++] = i;
+  }
+  const apiCalls = orderByStart(apiIdx, host.startNs);
+  const apiStarts = new Float64Array(nApi);
+  for (let k = 0; k < nApi; k++) apiStarts[k] = host.startNs[apiCalls[k]!]!;
+  const ops = orderByStart(opIdx, host.startNs);
+  const opStarts = new Float64Array(nOps);
+  const opSelf = new Float64Array(nOps);
+  for (let k = 0; k < nOps; k++) {
+    const i = ops[k]!;
+    opStarts[k] = host.startNs[i]!;
     let self = host.durNs[i]!;
     for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) self -= host.durNs[c]!;
-    opSelf[i] = self;
+    opSelf[k] = self;
   }
   const apiName = createApiNames(m);
+  const { offsets: launchOff, items: launchItems } = launched;
 
-  const devices = new Set<number>();
-  for (let g = 0; g < gpu.length; g++) devices.add(gpu.device[g]!);
-  if (devices.size > 1) {
+  let multiDevice = false;
+  for (let g = 1; g < gpu.length && !multiDevice; g++) if (gpu.device[g] !== gpu.device[0]) multiDevice = true;
+  if (multiDevice) {
+    const devices = new Set<number>();
+    for (let g = 0; g < gpu.length; g++) devices.add(gpu.device[g]!);
     diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${devices.size} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
   }
 
-  const steps: StepRow[] = windows.map((w) => {
+  const steps: StepRow[] = windows.map((w, wi) => {
     const { lo, hi } = w;
     const span = hi - lo;
     // Breakdown by priority.
     const parts: number[] = [];
     let prev = 0;
-    for (const c of cumulative) {
-      const covered = unionLengthInNs(c, lo, hi);
-      parts.push(covered - prev);
-      prev = covered;
+    for (let r = 0; r < ROLES; r++) {
+      const c = covered[r * nW + wi]!;
+      parts.push(c - prev);
+      prev = c;
     }
     parts.push(span - prev);
     const breakdown = Object.fromEntries(BREAKDOWN_KEYS.map((k, j) => [k, parts[j]! / 1000])) as unknown as StepTimeBreakdown;
 
     // GPU side.
-    const busyNs = unionLengthInNs(busy, lo, hi);
+    const busy = busyNs[wi]!;
     const inWin = gpuInWindow(m, gix, lo, hi);
     const metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
-    const kernelDurs: number[] = [];
-    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) kernelDurs.push(gpu.durNs[g]!);
-    const sortedKernels = Float64Array.from(kernelDurs).sort();
+    let nKernels = 0;
+    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) nKernels++;
+    const sortedKernels = new Float64Array(nKernels);
+    nKernels = 0;
+    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) sortedKernels[nKernels++] = gpu.durNs[g]!;
+    sortedKernels.sort();
 
     // Host side: calls that started inside the step.
     let launches = 0;
@@ -272,30 +339,36 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     let tailEnd = hi;
     const queue: number[] = [];
     const launchDurs: number[] = [];
-    for (let k = lowerBound(apiStarts, lo); k < apiCalls.length && apiStarts[k]! < hi; k++) {
+    for (let k = lowerBound(apiStarts, lo); k < nApi && apiStarts[k]! < hi; k++) {
       const i = apiCalls[k]!;
       calls++;
       const info = apiName(i);
-      const list = launchedBy(launched, i);
+      const from = launchOff[i]!;
+      const to = launchOff[i + 1]!;
       const s = host.startNs[i]!;
       const e = s + host.durNs[i]!;
-      if (info.launch || list.some((g) => gpu.kind[g] === GpuKind.Kernel)) {
+      let launchesKernel = info.launch;
+      for (let q = from; q < to && !launchesKernel; q++) if (gpu.kind[launchItems[q]!] === GpuKind.Kernel) launchesKernel = true;
+      if (launchesKernel) {
         launches++;
         if (info.graph) graphLaunches++;
         launchNs += e - s;
         launchDurs.push(e - s);
       }
-      if (list.length) {
-        queue.push(gpu.startNs[list[0]!]! - e);
-        for (const g of list) tailEnd = Math.max(tailEnd, gpu.startNs[g]! + gpu.durNs[g]!);
+      if (to > from) {
+        queue.push(gpu.startNs[launchItems[from]!]! - e);
+        for (let q = from; q < to; q++) {
+          const g = launchItems[q]!;
+          tailEnd = Math.max(tailEnd, gpu.startNs[g]! + gpu.durNs[g]!);
+        }
       }
-      const sk = syncKindOfCall(m, info, list);
+      const sk = info.sync ?? (info.memcpy ? syncKindOfCall(m, info, launchItems.subarray(from, to)) : undefined);
       if (sk && syncBlocksHost(sk)) {
         syncs++;
         blockedNs += Math.max(0, Math.min(e, hi) - s);
       } else dispatchNs += e - s;
     }
-    for (let k = lowerBound(opStarts, lo); k < ops.length && opStarts[k]! < hi; k++) dispatchNs += opSelf[ops[k]!]!;
+    for (let k = lowerBound(opStarts, lo); k < nOps && opStarts[k]! < hi; k++) dispatchNs += opSelf[k]!;
     const sortedQueue = Float64Array.from(queue).sort();
 
     const row = {
@@ -304,15 +377,15 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       startUs: lo / 1000,
       durUs: span / 1000,
       breakdown,
-      gpuBusyUs: busyNs / 1000,
-      gpuIdleUs: (span - busyNs) / 1000,
-      gpuBusyShare: span > 0 ? busyNs / span : NaN,
+      gpuBusyUs: busy / 1000,
+      gpuIdleUs: (span - busy) / 1000,
+      gpuBusyShare: span > 0 ? busy / span : NaN,
       gpuUtilization: span > 0 ? metrics.kernelNs > 0 ? metrics.gpuUtilization : 0 : NaN,
       smEfficiency: metrics.smEfficiency,
       achievedOccupancyPct: metrics.achievedOccupancyPct,
       tensorCoreShare: metrics.tensorCoreShare,
       gpuTimeUs: metrics.kernelNs / 1000,
-      kernels: kernelDurs.length,
+      kernels: nKernels,
       medianKernelUs: quantileSorted(sortedKernels, 0.5) / 1000,
       launches,
       graphLaunches,
@@ -381,7 +454,7 @@ function judge(s: JudgedFields): { verdict: StepVerdict; reason: string } {
   const launchText = s.launches
     ? s.launches === 1
       ? `1 launch taking ${fmtUs(s.meanLaunchUs)}`
-      : `${s.launches.toLocaleString('en-US')} launches averaging ${fmtUs(s.meanLaunchUs)} each` +
+      : `${groupThousands(s.launches)} launches averaging ${fmtUs(s.meanLaunchUs)} each` +
         // A few very slow calls (lazy module loading on a first launch) make the mean misleading.
         (s.meanLaunchUs > 2 * s.medianLaunchUs ? ` (median ${fmtUs(s.medianLaunchUs)})` : '')
     : 'no kernel launches';
@@ -409,6 +482,11 @@ function judge(s: JudgedFields): { verdict: StepVerdict; reason: string } {
   if (s.hostBlockedUs / s.durUs >= 0.1) parts.push(syncText);
   if (s.breakdown.dataLoaderUs / s.durUs >= 0.05) parts.push(`DataLoader ${pct(s.breakdown.dataLoaderUs / s.durUs)}`);
   return { verdict: 'overhead-bound', reason: parts.filter(Boolean).join('; ') };
+}
+
+/** A count as `toLocaleString('en-US')` writes it (1,234,567), without building a formatter per call. */
+function groupThousands(n: number): string {
+  return Number.isSafeInteger(n) && n >= 0 ? String(n).replace(/\B(?=(\d{3})+$)/g, ',') : n.toLocaleString('en-US');
 }
 
 function fmtUs(us: number): string {
