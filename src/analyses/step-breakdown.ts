@@ -45,7 +45,7 @@ import {
   isCommunicationOpName,
 } from './gpu-metrics.js';
 import { lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
-import { createApiNames, createLaunchIndex, quantileSorted, syncBlocksHost, syncKindOfCall } from './launches.js';
+import { createApiNames, createLaunchIndex, quantileSorted, syncBlocksHost, syncKindOfCall, type ApiNameInfo, type LaunchIndex } from './launches.js';
 import { orderByStart } from './time-order.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
@@ -189,9 +189,12 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     const k = gpu.kind[g];
     return k === GpuKind.Kernel ? (classes.communication[g] ? 3 : 0) : k === GpuKind.Memcpy ? 1 : 2;
   };
-  // Host role, decided once per distinct name (-1: not counted).
+  // Host role, decided once per distinct name (-1: not counted); counts per role, GPU first.
   const hostRole = new Int8Array(host.length);
   const roleByName = new Int8Array(strings.size).fill(-2);
+  const roleCount = new Int32Array(ROLES);
+  for (let g = 0; g < gpu.length; g++) roleCount[gpuRole(g)]++;
+  const gpuCount = roleCount.slice();
   for (let i = 0; i < host.length; i++) {
     const kind = host.kind[i];
     let r: number;
@@ -207,27 +210,8 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       }
     }
     hostRole[i] = r;
+    if (r >= 0) roleCount[r]++;
   }
-  // An event inside an enclosing event of the same or an earlier role adds nothing to any
-  // cumulative union it is part of: leave it out (most ops are inside another op).
-  for (let i = 0; i < host.length; i++) {
-    const r = hostRole[i]!;
-    if (r < 0) continue;
-    const s = host.startNs[i]!;
-    const e = s + host.durNs[i]!;
-    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
-      const rp = hostRole[p]!;
-      if (rp >= 0 && rp <= r && host.startNs[p]! <= s && e <= host.startNs[p]! + host.durNs[p]!) {
-        hostRole[i] = -1;
-        break;
-      }
-    }
-  }
-  const roleCount = new Int32Array(ROLES);
-  for (let g = 0; g < gpu.length; g++) roleCount[gpuRole(g)]++;
-  // Each role's GPU activities come first in its arrays.
-  const gpuCount = roleCount.slice();
-  for (let i = 0; i < host.length; i++) if (hostRole[i]! >= 0) roleCount[hostRole[i]!]++;
   const roleStarts = Array.from(roleCount, (c) => new Float64Array(c));
   const roleEnds = Array.from(roleCount, (c) => new Float64Array(c));
   const fill = new Int32Array(ROLES);
@@ -236,11 +220,21 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     roleStarts[r]![fill[r]!] = gpu.startNs[g]!;
     roleEnds[r]![fill[r]!++] = gpu.startNs[g]! + gpu.durNs[g]!;
   }
+  // An event inside an enclosing event of the same or an earlier role adds nothing to any
+  // cumulative union it is part of: it is left out (most ops are inside another op).
   for (let i = 0; i < host.length; i++) {
     const r = hostRole[i]!;
     if (r < 0) continue;
-    roleStarts[r]![fill[r]!] = host.startNs[i]!;
-    roleEnds[r]![fill[r]!++] = host.startNs[i]! + host.durNs[i]!;
+    const s = host.startNs[i]!;
+    const e = s + host.durNs[i]!;
+    let inside = false;
+    for (let p = host.parent[i]!; p >= 0 && !inside; p = host.parent[p]!) {
+      const rp = hostRole[p]!;
+      inside = rp >= 0 && rp <= r && host.startNs[p]! <= s && e <= host.startNs[p]! + host.durNs[p]!;
+    }
+    if (inside) continue;
+    roleStarts[r]![fill[r]!] = s;
+    roleEnds[r]![fill[r]!++] = e;
   }
   // covered[r * nW + w]: length of the union of roles 0..r inside step w. Communication kernels
   // are added before communication ops: the union of roles 0..2 and those is all GPU activity,
@@ -254,46 +248,62 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   };
   for (let r = 0; r < ROLES; r++) {
     const n = gpuCount[r]!;
+    const starts = roleStarts[r]!.subarray(0, fill[r]);
+    const ends = roleEnds[r]!.subarray(0, fill[r]);
     if (r === COMM) {
-      add(roleStarts[r]!.subarray(0, n), roleEnds[r]!.subarray(0, n), busyNs, 0);
-      add(roleStarts[r]!.subarray(n), roleEnds[r]!.subarray(n), covered, r * nW);
-    } else add(roleStarts[r]!, roleEnds[r]!, covered, r * nW);
+      add(starts.subarray(0, n), ends.subarray(0, n), busyNs, 0);
+      add(starts.subarray(n), ends.subarray(n), covered, r * nW);
+    } else add(starts, ends, covered, r * nW);
     roleStarts[r] = roleEnds[r] = new Float64Array(0);
   }
 
   const gix = createGpuTimeIndex(m);
   const launched = createLaunchIndex(m);
 
-  // Runtime/driver calls and ops by start; each op's self time.
-  let nApi = 0;
-  let nOps = 0;
-  for (let i = 0; i < host.length; i++) {
-    const kind = host.kind[i];
-    if (kind === HostKind.Runtime || kind === HostKind.Driver) nApi++;
-    else if (kind === HostKind.Op) nOps++;
+  const sums = new HostSums(m, nW, windows, createLaunchIndex(m));
+  if (windowsInOrder(windows) && allStartsReadable(host.startNs)) {
+    // Windows in time order, not overlapping: one pass over the host table finds each call's
+    // and op's step (the table is nearly in time order: the step is mostly the last one).
+    let w = 0;
+    for (let i = 0; i < host.length; i++) {
+      const kind = host.kind[i];
+      const isApi = kind === HostKind.Runtime || kind === HostKind.Driver;
+      if (!isApi && kind !== HostKind.Op) continue;
+      const s = host.startNs[i]!;
+      if (w < 0 || !(s >= windows[w]!.lo && s < windows[w]!.hi)) {
+        w = windowAt(windows, s);
+        if (w < 0) continue;
+      }
+      if (isApi) sums.call(i, w);
+      else sums.op(i, w);
+    }
+  } else {
+    // Windows that overlap (annotations on several threads), or unreadable times: calls and
+    // ops in time order, each window taking those that start inside it.
+    let nApi = 0;
+    let nOps = 0;
+    for (let i = 0; i < host.length; i++) {
+      const kind = host.kind[i];
+      if (kind === HostKind.Runtime || kind === HostKind.Driver) nApi++;
+      else if (kind === HostKind.Op) nOps++;
+    }
+    const apiIdx = new Int32Array(nApi);
+    const opIdx = new Int32Array(nOps);
+    for (let i = 0, a = 0, o = 0; i < host.length; i++) {
+      const kind = host.kind[i];
+      if (kind === HostKind.Runtime || kind === HostKind.Driver) apiIdx[a++] = i;
+      else if (kind === HostKind.Op) opIdx[o++] = i;
+    }
+    const apiCalls = orderByStart(apiIdx, host.startNs);
+    const apiStarts = Float64Array.from(apiCalls, (i) => host.startNs[i]!);
+    const ops = orderByStart(opIdx, host.startNs);
+    const opStarts = Float64Array.from(ops, (i) => host.startNs[i]!);
+    for (let w = 0; w < nW; w++) {
+      const { lo, hi } = windows[w]!;
+      for (let k = lowerBound(apiStarts, lo); k < nApi && apiStarts[k]! < hi; k++) sums.call(apiCalls[k]!, w);
+      for (let k = lowerBound(opStarts, lo); k < nOps && opStarts[k]! < hi; k++) sums.op(ops[k]!, w);
+    }
   }
-  const apiIdx = new Int32Array(nApi);
-  const opIdx = new Int32Array(nOps);
-  for (let i = 0, a = 0, o = 0; i < host.length; i++) {
-    const kind = host.kind[i];
-    if (kind === HostKind.Runtime || kind === HostKind.Driver) apiIdx[a++] = i;
-    else if (kind === HostKind.Op) opIdx[o++] = i;
-  }
-  const apiCalls = orderByStart(apiIdx, host.startNs);
-  const apiStarts = new Float64Array(nApi);
-  for (let k = 0; k < nApi; k++) apiStarts[k] = host.startNs[apiCalls[k]!]!;
-  const ops = orderByStart(opIdx, host.startNs);
-  const opStarts = new Float64Array(nOps);
-  const opSelf = new Float64Array(nOps);
-  for (let k = 0; k < nOps; k++) {
-    const i = ops[k]!;
-    opStarts[k] = host.startNs[i]!;
-    let self = host.durNs[i]!;
-    for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) self -= host.durNs[c]!;
-    opSelf[k] = self;
-  }
-  const apiName = createApiNames(m);
-  const { offsets: launchOff, items: launchItems } = launched;
 
   let multiDevice = false;
   for (let g = 1; g < gpu.length && !multiDevice; g++) if (gpu.device[g] !== gpu.device[0]) multiDevice = true;
@@ -328,48 +338,10 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) sortedKernels[nKernels++] = gpu.durNs[g]!;
     sortedKernels.sort();
 
-    // Host side: calls that started inside the step.
-    let launches = 0;
-    let graphLaunches = 0;
-    let launchNs = 0;
-    let calls = 0;
-    let dispatchNs = 0;
-    let syncs = 0;
-    let blockedNs = 0;
-    let tailEnd = hi;
-    const queue: number[] = [];
-    const launchDurs: number[] = [];
-    for (let k = lowerBound(apiStarts, lo); k < nApi && apiStarts[k]! < hi; k++) {
-      const i = apiCalls[k]!;
-      calls++;
-      const info = apiName(i);
-      const from = launchOff[i]!;
-      const to = launchOff[i + 1]!;
-      const s = host.startNs[i]!;
-      const e = s + host.durNs[i]!;
-      let launchesKernel = info.launch;
-      for (let q = from; q < to && !launchesKernel; q++) if (gpu.kind[launchItems[q]!] === GpuKind.Kernel) launchesKernel = true;
-      if (launchesKernel) {
-        launches++;
-        if (info.graph) graphLaunches++;
-        launchNs += e - s;
-        launchDurs.push(e - s);
-      }
-      if (to > from) {
-        queue.push(gpu.startNs[launchItems[from]!]! - e);
-        for (let q = from; q < to; q++) {
-          const g = launchItems[q]!;
-          tailEnd = Math.max(tailEnd, gpu.startNs[g]! + gpu.durNs[g]!);
-        }
-      }
-      const sk = info.sync ?? (info.memcpy ? syncKindOfCall(m, info, launchItems.subarray(from, to)) : undefined);
-      if (sk && syncBlocksHost(sk)) {
-        syncs++;
-        blockedNs += Math.max(0, Math.min(e, hi) - s);
-      } else dispatchNs += e - s;
-    }
-    for (let k = lowerBound(opStarts, lo); k < nOps && opStarts[k]! < hi; k++) dispatchNs += opSelf[k]!;
-    const sortedQueue = Float64Array.from(queue).sort();
+    // Host side: calls and ops that started inside the step.
+    const launches = sums.launches[wi]!;
+    const launchNs = sums.launchNs[wi]!;
+    const sortedQueue = Float64Array.from(sums.queue[wi]!).sort();
 
     const row = {
       name: w.name,
@@ -388,16 +360,16 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       kernels: nKernels,
       medianKernelUs: quantileSorted(sortedKernels, 0.5) / 1000,
       launches,
-      graphLaunches,
+      graphLaunches: sums.graphLaunches[wi]!,
       launchCpuUs: launchNs / 1000,
       meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
-      medianLaunchUs: quantileSorted(Float64Array.from(launchDurs).sort(), 0.5) / 1000,
-      apiCalls: calls,
-      cpuDispatchUs: dispatchNs / 1000,
-      hostSyncs: syncs,
-      hostBlockedUs: blockedNs / 1000,
+      medianLaunchUs: quantileSorted(Float64Array.from(sums.launchDurs[wi]!).sort(), 0.5) / 1000,
+      apiCalls: sums.calls[wi]!,
+      cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
+      hostSyncs: sums.syncs[wi]!,
+      hostBlockedUs: sums.blockedNs[wi]! / 1000,
       medianQueueUs: quantileSorted(sortedQueue, 0.5) / 1000,
-      gpuTailUs: (tailEnd - hi) / 1000,
+      gpuTailUs: (sums.tailEnd[wi]! - hi) / 1000,
     };
     return { ...row, ...judgeStep(row) };
   });
@@ -412,6 +384,112 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   }
 
   return { source, steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
+}
+
+/**
+ * Per-step sums of the host side: runtime/driver calls and ops that started inside the step
+ * (see StepRow). Every sum is of integer ns, so the order calls are added in does not matter.
+ */
+class HostSums {
+  readonly calls: Int32Array;
+  readonly launches: Int32Array;
+  readonly graphLaunches: Int32Array;
+  readonly syncs: Int32Array;
+  readonly launchNs: Float64Array;
+  readonly dispatchNs: Float64Array;
+  readonly blockedNs: Float64Array;
+  readonly tailEnd: Float64Array;
+  readonly queue: number[][];
+  readonly launchDurs: number[][];
+  private readonly apiName: (i: number) => ApiNameInfo;
+
+  constructor(
+    private readonly m: TraceModel,
+    nW: number,
+    private readonly windows: readonly Window[],
+    private readonly launched: LaunchIndex,
+  ) {
+    this.calls = new Int32Array(nW);
+    this.launches = new Int32Array(nW);
+    this.graphLaunches = new Int32Array(nW);
+    this.syncs = new Int32Array(nW);
+    this.launchNs = new Float64Array(nW);
+    this.dispatchNs = new Float64Array(nW);
+    this.blockedNs = new Float64Array(nW);
+    this.tailEnd = Float64Array.from(windows, (w) => w.hi);
+    this.queue = Array.from({ length: nW }, () => []);
+    this.launchDurs = Array.from({ length: nW }, () => []);
+    this.apiName = createApiNames(m);
+  }
+
+  /** Runtime/driver call i, started in step w. */
+  call(i: number, w: number): void {
+    const { host, gpu } = this.m;
+    const { offsets, items } = this.launched;
+    this.calls[w]++;
+    const info = this.apiName(i);
+    const from = offsets[i]!;
+    const to = offsets[i + 1]!;
+    const s = host.startNs[i]!;
+    const e = s + host.durNs[i]!;
+    let launchesKernel = info.launch;
+    for (let q = from; q < to && !launchesKernel; q++) if (gpu.kind[items[q]!] === GpuKind.Kernel) launchesKernel = true;
+    if (launchesKernel) {
+      this.launches[w]++;
+      if (info.graph) this.graphLaunches[w]++;
+      this.launchNs[w] += e - s;
+      this.launchDurs[w]!.push(e - s);
+    }
+    if (to > from) {
+      this.queue[w]!.push(gpu.startNs[items[from]!]! - e);
+      let tail = this.tailEnd[w]!;
+      for (let q = from; q < to; q++) {
+        const g = items[q]!;
+        tail = Math.max(tail, gpu.startNs[g]! + gpu.durNs[g]!);
+      }
+      this.tailEnd[w] = tail;
+    }
+    const sk = info.sync ?? (info.memcpy ? syncKindOfCall(this.m, info, items.subarray(from, to)) : undefined);
+    if (sk && syncBlocksHost(sk)) {
+      this.syncs[w]++;
+      this.blockedNs[w] += Math.max(0, Math.min(e, this.windows[w]!.hi) - s);
+    } else this.dispatchNs[w] += e - s;
+  }
+
+  /** cpu_op i, started in step w: its self time is CPU dispatch. */
+  op(i: number, w: number): void {
+    const { host } = this.m;
+    let self = host.durNs[i]!;
+    for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) self -= host.durNs[c]!;
+    this.dispatchNs[w] += self;
+  }
+}
+
+/** Windows in time order that do not overlap, with readable bounds. */
+function windowsInOrder(windows: readonly Window[]): boolean {
+  for (let w = 0; w < windows.length; w++) {
+    const { lo, hi } = windows[w]!;
+    if (!(lo <= hi) || (w > 0 && !(windows[w - 1]!.hi <= lo))) return false;
+  }
+  return true;
+}
+
+function allStartsReadable(startNs: Float64Array): boolean {
+  for (let i = 0; i < startNs.length; i++) if (startNs[i] !== startNs[i]) return false;
+  return true;
+}
+
+/** The window [lo, hi) holding time s (windows in order, not overlapping), or -1. */
+function windowAt(windows: readonly Window[], s: number): number {
+  let a = 0;
+  let b = windows.length;
+  while (a < b) {
+    const mid = (a + b) >> 1;
+    if (windows[mid]!.lo <= s) a = mid + 1;
+    else b = mid;
+  }
+  const w = a - 1;
+  return w >= 0 && s < windows[w]!.hi ? w : -1;
 }
 
 /** The step windows: profiler steps, else top-level user annotations, else the whole trace. */
