@@ -39,6 +39,7 @@ const NO_LAUNCH = '(no launch in trace)';
 export function computeKernelCatalog(m: TraceModel): KernelCatalog {
   const { gpu, host, strings } = m;
   interface Acc {
+    id: number;
     category: string;
     calls: number;
     totalNs: number;
@@ -46,38 +47,55 @@ export function computeKernelCatalog(m: TraceModel): KernelCatalog {
     maxNs: number;
     devices: Set<number>;
     streams: Set<number>;
-    ops: Map<string, number>;
-    launchedBy: Map<string, number>;
+    lastDevice: number;
+    lastStream: number;
+    /** Calls by the owning op's and the launching call's name id (-1: none), in first-seen order. */
+    ops: Map<number, number>;
+    launchedBy: Map<number, number>;
   }
-  const byName = new Map<number, Acc>();
+  // Per distinct name id (names are interned: one id per name), in first-seen order.
+  const slot = new Int32Array(strings.size).fill(-1);
+  const accs: Acc[] = [];
   let totalNs = 0;
   for (let g = 0; g < gpu.length; g++) {
-    const key = gpu.name[g]!;
-    let a = byName.get(key);
-    if (!a) {
-      a = { category: GPU_KIND_NAMES[gpu.kind[g]!]!, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, devices: new Set(), streams: new Set(), ops: new Map(), launchedBy: new Map() };
-      byName.set(key, a);
+    const id = gpu.name[g]!;
+    let k = slot[id]!;
+    if (k < 0) {
+      slot[id] = k = accs.length;
+      accs.push({ id, category: GPU_KIND_NAMES[gpu.kind[g]!]!, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, devices: new Set(), streams: new Set(), lastDevice: NaN, lastStream: NaN, ops: new Map(), launchedBy: new Map() });
     }
+    const a = accs[k]!;
     const d = gpu.durNs[g]!;
     a.calls++;
     a.totalNs += d;
     totalNs += d;
     if (d < a.minNs) a.minNs = d;
     if (d > a.maxNs) a.maxNs = d;
-    a.devices.add(gpu.device[g]!);
-    a.streams.add(gpu.stream[g]!);
+    const dev = gpu.device[g]!;
+    if (dev !== a.lastDevice) a.devices.add((a.lastDevice = dev));
+    const str = gpu.stream[g]!;
+    if (str !== a.lastStream) a.streams.add((a.lastStream = str));
     const o = gpu.owner[g]!;
-    const op = o >= 0 ? strings.get(host.name[o]!) : NO_OP;
+    const op = o >= 0 ? host.name[o]! : -1;
     a.ops.set(op, (a.ops.get(op) ?? 0) + 1);
     const l = gpu.launcher[g]!;
-    const api = l >= 0 ? strings.get(host.name[l]!) : NO_LAUNCH;
+    const api = l >= 0 ? host.name[l]! : -1;
     a.launchedBy.set(api, (a.launchedBy.get(api) ?? 0) + 1);
   }
+  // By name, in order of first appearance (an op literally named `(none)` shares the row of none).
+  const named = (mp: Map<number, number>, none: string) => {
+    const out = new Map<string, number>();
+    for (const [id, calls] of mp) {
+      const name = id >= 0 ? strings.get(id) : none;
+      out.set(name, (out.get(name) ?? 0) + calls);
+    }
+    return out;
+  };
   const ranked = (mp: Map<string, number>) =>
     [...mp].map(([name, calls]) => ({ name, calls })).sort((x, y) => y.calls - x.calls || x.name.localeCompare(y.name));
   const entries: KernelCatalogEntry[] = [];
-  for (const [id, a] of byName) {
-    const name = strings.get(id);
+  for (const a of accs) {
+    const name = strings.get(a.id);
     entries.push({
       name,
       shortName: shortKernelName(name),
@@ -90,12 +108,11 @@ export function computeKernelCatalog(m: TraceModel): KernelCatalog {
       share: totalNs > 0 ? a.totalNs / totalNs : 0,
       devices: [...a.devices].sort((x, y) => x - y),
       streams: [...a.streams].sort((x, y) => x - y),
-      ops: ranked(a.ops),
-      launchedBy: ranked(a.launchedBy),
+      ops: ranked(named(a.ops, NO_OP)),
+      launchedBy: ranked(named(a.launchedBy, NO_LAUNCH)),
       decoded: decodeKernelName(name),
     });
   }
   entries.sort((x, y) => y.totalUs - x.totalUs || x.name.localeCompare(y.name));
   return { entries, totalUs: totalNs / 1000, activities: gpu.length };
 }
-
