@@ -1,23 +1,6 @@
 #!/usr/bin/env node
 /** The `kinetoscope` command: one subcommand per reading of a trace. */
 import { Command, CommanderError } from 'commander';
-import { summaryCommand } from './commands/summary.js';
-import { treeCommand } from './commands/tree.js';
-import { kernelsCommand } from './commands/kernels.js';
-import { diffCommand } from './commands/diff.js';
-import { checkCommand } from './commands/check.js';
-import { stepsCommand } from './commands/steps.js';
-import { launchesCommand } from './commands/launches.js';
-import { fusionCommand } from './commands/fusion.js';
-import { compileCommand } from './commands/compile.js';
-import { gemmCommand } from './commands/gemm.js';
-import { opsCommand } from './commands/ops.js';
-import { breakdownCommand } from './commands/breakdown.js';
-import { doctorCommand } from './commands/doctor.js';
-import { explainCommand } from './commands/explain.js';
-import { reportCommand } from './commands/report.js';
-import { perfettoCommand } from './commands/perfetto.js';
-import { cropCommand } from './commands/crop.js';
 import { EXIT_BAD_INPUT } from './common.js';
 
 // `kinetoscope … | head` closes the pipe early: that is the reader's choice, not an error.
@@ -34,7 +17,32 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const make of [summaryCommand, treeCommand, kernelsCommand, diffCommand, checkCommand, stepsCommand, launchesCommand, fusionCommand, compileCommand, gemmCommand, opsCommand, breakdownCommand, doctorCommand, explainCommand, reportCommand, perfettoCommand, cropCommand]) program.addCommand(make().exitOverride());
+// Each command's module (and the analyses it imports) is loaded only when that command runs:
+// `kinetoscope summary small.json` should not pay for compiling the report page or the diff.
+// `--help`, `help` and unknown commands load them all, for the listing and suggestions.
+type Factory = () => Command;
+const COMMANDS: Record<string, () => Promise<Factory>> = {
+  summary: async () => (await import('./commands/summary.js')).summaryCommand,
+  tree: async () => (await import('./commands/tree.js')).treeCommand,
+  kernels: async () => (await import('./commands/kernels.js')).kernelsCommand,
+  diff: async () => (await import('./commands/diff.js')).diffCommand,
+  check: async () => (await import('./commands/check.js')).checkCommand,
+  steps: async () => (await import('./commands/steps.js')).stepsCommand,
+  launches: async () => (await import('./commands/launches.js')).launchesCommand,
+  fusion: async () => (await import('./commands/fusion.js')).fusionCommand,
+  compile: async () => (await import('./commands/compile.js')).compileCommand,
+  gemm: async () => (await import('./commands/gemm.js')).gemmCommand,
+  ops: async () => (await import('./commands/ops.js')).opsCommand,
+  breakdown: async () => (await import('./commands/breakdown.js')).breakdownCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
+  explain: async () => (await import('./commands/explain.js')).explainCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
+  perfetto: async () => (await import('./commands/perfetto.js')).perfettoCommand,
+  crop: async () => (await import('./commands/crop.js')).cropCommand,
+};
+const invoked = process.argv[2];
+const wanted = invoked !== undefined && Object.hasOwn(COMMANDS, invoked) ? [invoked] : Object.keys(COMMANDS);
+for (const make of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(make().exitOverride());
 
 try {
   await program.parseAsync(process.argv);
