@@ -46,6 +46,7 @@ import {
 } from './gpu-metrics.js';
 import { lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
 import { createApiNames, createLaunchIndex, quantileSorted, syncBlocksHost, syncKindOfCall, type ApiNameInfo, type LaunchIndex } from './launches.js';
+import { medianOf } from './median.js';
 import { orderByStart } from './time-order.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
@@ -166,6 +167,11 @@ interface Window {
 const ROLES = 7;
 /** The communication role: kernels and `nccl:*`/`gloo:*` ops. */
 const COMM = 3;
+/** hostRole values: a role 0..6 in the low bits, NO_ROLE for events not counted, COUNTED when in the unions. */
+const ROLE_MASK = 7;
+const NO_ROLE = 7;
+const COUNTED = 8;
+const UNDECIDED = 255;
 
 const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\)#/;
 
@@ -189,28 +195,45 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     const k = gpu.kind[g];
     return k === GpuKind.Kernel ? (classes.communication[g] ? 3 : 0) : k === GpuKind.Memcpy ? 1 : 2;
   };
-  // Host role, decided once per distinct name (-1: not counted); counts per role, GPU first.
-  const hostRole = new Int8Array(host.length);
-  const roleByName = new Int8Array(strings.size).fill(-2);
+  // Host role per event (NO_ROLE: not counted), decided once per distinct name, as needed.
+  const hostRole = new Uint8Array(host.length).fill(UNDECIDED);
+  const roleByName = new Uint8Array(strings.size).fill(UNDECIDED);
+  const roleOf = (i: number): number => {
+    let r = hostRole[i]!;
+    if (r === UNDECIDED) {
+      const kind = host.kind[i];
+      if (kind === HostKind.Runtime || kind === HostKind.Driver) r = 4;
+      else if (isStep[i]) r = NO_ROLE;
+      else {
+        const id = host.name[i]!;
+        r = roleByName[id]!;
+        if (r === UNDECIDED) {
+          const name = strings.get(id);
+          r = DATALOADER.test(name) ? 5 : name.startsWith('ProfilerStep#') ? NO_ROLE : isCommunicationOpName(name) ? 3 : 6;
+          roleByName[id] = r;
+        }
+      }
+      hostRole[i] = r;
+    }
+    return r & ROLE_MASK;
+  };
   const roleCount = new Int32Array(ROLES);
   for (let g = 0; g < gpu.length; g++) roleCount[gpuRole(g)]++;
   const gpuCount = roleCount.slice();
+  // An event inside an enclosing event of the same or an earlier role adds nothing to any
+  // cumulative union it is part of: it is left out (most ops are inside another op).
   for (let i = 0; i < host.length; i++) {
-    const kind = host.kind[i];
-    let r: number;
-    if (kind === HostKind.Runtime || kind === HostKind.Driver) r = 4;
-    else if (isStep[i]) r = -1;
-    else {
-      const id = host.name[i]!;
-      r = roleByName[id]!;
-      if (r === -2) {
-        const name = strings.get(id);
-        r = DATALOADER.test(name) ? 5 : name.startsWith('ProfilerStep#') ? -1 : isCommunicationOpName(name) ? 3 : 6;
-        roleByName[id] = r;
-      }
+    const r = roleOf(i);
+    if (r === NO_ROLE) continue;
+    const s = host.startNs[i]!;
+    const e = s + host.durNs[i]!;
+    let inside = false;
+    for (let p = host.parent[i]!; p >= 0 && !inside; p = host.parent[p]!) {
+      inside = roleOf(p) <= r && host.startNs[p]! <= s && e <= host.startNs[p]! + host.durNs[p]!;
     }
-    hostRole[i] = r;
-    if (r >= 0) roleCount[r]++;
+    if (inside) continue;
+    hostRole[i] = r | COUNTED;
+    roleCount[r]++;
   }
   const roleStarts = Array.from(roleCount, (c) => new Float64Array(c));
   const roleEnds = Array.from(roleCount, (c) => new Float64Array(c));
@@ -220,45 +243,41 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     roleStarts[r]![fill[r]!] = gpu.startNs[g]!;
     roleEnds[r]![fill[r]!++] = gpu.startNs[g]! + gpu.durNs[g]!;
   }
-  // An event inside an enclosing event of the same or an earlier role adds nothing to any
-  // cumulative union it is part of: it is left out (most ops are inside another op).
   for (let i = 0; i < host.length; i++) {
-    const r = hostRole[i]!;
-    if (r < 0) continue;
-    const s = host.startNs[i]!;
-    const e = s + host.durNs[i]!;
-    let inside = false;
-    for (let p = host.parent[i]!; p >= 0 && !inside; p = host.parent[p]!) {
-      const rp = hostRole[p]!;
-      inside = rp >= 0 && rp <= r && host.startNs[p]! <= s && e <= host.startNs[p]! + host.durNs[p]!;
-    }
-    if (inside) continue;
-    roleStarts[r]![fill[r]!] = s;
-    roleEnds[r]![fill[r]!++] = e;
+    const v = hostRole[i]!;
+    if (!(v & COUNTED)) continue;
+    const r = v & ROLE_MASK;
+    roleStarts[r]![fill[r]!] = host.startNs[i]!;
+    roleEnds[r]![fill[r]!++] = host.startNs[i]! + host.durNs[i]!;
   }
   // covered[r * nW + w]: length of the union of roles 0..r inside step w. Communication kernels
   // are added before communication ops: the union of roles 0..2 and those is all GPU activity,
-  // GPU busy, which is kept per step too.
+  // GPU busy, which is kept per step too. A role with no range leaves the union as it was.
   const covered = new Float64Array(ROLES * nW);
   const busyNs = new Float64Array(nW);
   let acc: MergedIntervals = { starts: new Float64Array(0), ends: new Float64Array(0) };
+  let last: Float64Array = new Float64Array(nW);
   const add = (starts: Float64Array, ends: Float64Array, into: Float64Array, at: number) => {
-    acc = unionOfMerged(acc, mergeUnion(starts, ends));
-    for (let w = 0; w < nW; w++) into[at + w] = unionLengthInNs(acc, windows[w]!.lo, windows[w]!.hi);
+    const cov = into.subarray(at, at + nW);
+    if (starts.length === 0) cov.set(last);
+    else {
+      const merged = mergeUnion(starts, ends);
+      // A merged union's segments neither overlap nor touch: its union with nothing is itself.
+      acc = acc.starts.length === 0 ? merged : unionOfMerged(acc, merged);
+      for (let w = 0; w < nW; w++) cov[w] = unionLengthInNs(acc, windows[w]!.lo, windows[w]!.hi);
+    }
+    last = cov;
   };
   for (let r = 0; r < ROLES; r++) {
     const n = gpuCount[r]!;
-    const starts = roleStarts[r]!.subarray(0, fill[r]);
-    const ends = roleEnds[r]!.subarray(0, fill[r]);
     if (r === COMM) {
-      add(starts.subarray(0, n), ends.subarray(0, n), busyNs, 0);
-      add(starts.subarray(n), ends.subarray(n), covered, r * nW);
-    } else add(starts, ends, covered, r * nW);
+      add(roleStarts[r]!.subarray(0, n), roleEnds[r]!.subarray(0, n), busyNs, 0);
+      add(roleStarts[r]!.subarray(n), roleEnds[r]!.subarray(n), covered, r * nW);
+    } else add(roleStarts[r]!, roleEnds[r]!, covered, r * nW);
     roleStarts[r] = roleEnds[r] = new Float64Array(0);
   }
 
   const gix = createGpuTimeIndex(m);
-  const launched = createLaunchIndex(m);
 
   const sums = new HostSums(m, nW, windows, createLaunchIndex(m));
   if (windowsInOrder(windows) && allStartsReadable(host.startNs)) {
@@ -331,17 +350,12 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     const busy = busyNs[wi]!;
     const inWin = gpuInWindow(m, gix, lo, hi);
     const metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
-    let nKernels = 0;
-    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) nKernels++;
-    const sortedKernels = new Float64Array(nKernels);
-    nKernels = 0;
-    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) sortedKernels[nKernels++] = gpu.durNs[g]!;
-    sortedKernels.sort();
+    const kernelDurs: number[] = [];
+    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) kernelDurs.push(gpu.durNs[g]!);
 
     // Host side: calls and ops that started inside the step.
     const launches = sums.launches[wi]!;
     const launchNs = sums.launchNs[wi]!;
-    const sortedQueue = Float64Array.from(sums.queue[wi]!).sort();
 
     const row = {
       name: w.name,
@@ -357,18 +371,18 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       achievedOccupancyPct: metrics.achievedOccupancyPct,
       tensorCoreShare: metrics.tensorCoreShare,
       gpuTimeUs: metrics.kernelNs / 1000,
-      kernels: nKernels,
-      medianKernelUs: quantileSorted(sortedKernels, 0.5) / 1000,
+      kernels: kernelDurs.length,
+      medianKernelUs: medianOf(kernelDurs) / 1000,
       launches,
       graphLaunches: sums.graphLaunches[wi]!,
       launchCpuUs: launchNs / 1000,
       meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
-      medianLaunchUs: quantileSorted(Float64Array.from(sums.launchDurs[wi]!).sort(), 0.5) / 1000,
+      medianLaunchUs: medianOf(sums.launchDurs[wi]!) / 1000,
       apiCalls: sums.calls[wi]!,
       cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
       hostSyncs: sums.syncs[wi]!,
       hostBlockedUs: sums.blockedNs[wi]! / 1000,
-      medianQueueUs: quantileSorted(sortedQueue, 0.5) / 1000,
+      medianQueueUs: medianOf(sums.queue[wi]!) / 1000,
       gpuTailUs: (sums.tailEnd[wi]! - hi) / 1000,
     };
     return { ...row, ...judgeStep(row) };
