@@ -36,6 +36,7 @@ import {
   ARG_NUMBER_KEYS,
   ARG_NUMBERS,
   ColumnBatchWriter,
+  KEEP_ALL_ARGS,
   LABEL_EMPTY,
   type ArgsPolicy,
   type EventColumns,
@@ -70,11 +71,43 @@ export interface TraceTokenizer {
 /** Events are handed on in batches of at most this many (and at the end of every push). */
 export const EVENT_BATCH_SIZE = 4096;
 
+/**
+ * The tokenizer handing on RawEvent objects: every key of every args, each event its own
+ * object. The columnar tokenizer underneath (one grammar), made into objects batch by batch.
+ */
 export function createTraceTokenizer(
   onEvents: (batch: RawEvent[]) => void,
   diagnostics: DiagnosticSink,
 ): TraceTokenizer {
-  const t = new Tokenizer(onEvents, diagnostics);
+  let labels: string[] = [];
+  // Args ids count up over the whole text; a batch's newArgs are those from argsBase on.
+  let argsBase = 0;
+  const toEvents = (c: EventColumns): void => {
+    const out: RawEvent[] = new Array(c.length);
+    for (let i = 0; i < c.length; i++) {
+      const fidL = c.flowIdLabel[i]!;
+      const fid = c.flowId[i]!;
+      const a = c.args[i]!;
+      out[i] = {
+        ph: labels[c.ph[i]!]!,
+        cat: labels[c.cat[i]!]!,
+        name: labels[c.name[i]!]!,
+        pid: c.pidLabel[i]! >= 0 ? labels[c.pidLabel[i]!]! : c.pid[i]!,
+        tid: c.tidLabel[i]! >= 0 ? labels[c.tidLabel[i]!]! : c.tid[i]!,
+        tsNs: c.tsNs[i]!,
+        durNs: c.durNs[i]!,
+        id: fidL >= 0 ? labels[fidL] : fidL === NAN_ID || fid === fid ? fid : undefined,
+        bp: c.bp[i]! >= 0 ? labels[c.bp[i]!] : undefined,
+        s: c.s[i]! >= 0 ? labels[c.s[i]!] : undefined,
+        args: a >= 0 ? c.newArgs[a - argsBase] : undefined,
+        byteOffset: c.offsets![2 * i]!,
+      };
+    }
+    argsBase += c.newArgs.length;
+    onEvents(out);
+  };
+  const t = new Tokenizer(toEvents, diagnostics, { policy: KEEP_ALL_ARGS, offsets: true, reuseBatches: true }, true);
+  labels = t.labelStrings();
   return {
     push: (bytes: Uint8Array) => t.push(bytes),
     end: () => t.end(),
@@ -106,6 +139,13 @@ export class InternContext {
   private readonly phaseDefault: number;
   /** Known keys by byte length: [key index, bytes] pairs. */
   readonly keysByLength: { index: number; bytes: Uint8Array }[][] = [];
+  /** Each known key's bytes, by index. */
+  readonly knownBytes: Uint8Array[] = [];
+  /**
+   * The known key of a given byte length (< 64) and first byte, at [length · 256 + first byte]:
+   * its index, −1 for none, −2 for several (then knownKey decides).
+   */
+  readonly keyByLengthAndFirst = new Int8Array(64 * 256).fill(-1);
 
   constructor(readonly policy: ArgsPolicy) {
     // Keys compared by their bytes while args are read: the numbers lifted into columns and
@@ -121,6 +161,12 @@ export class InternContext {
     known.forEach((k, index) => {
       const bytes = enc.encode(k);
       (this.keysByLength[bytes.length] ??= []).push({ index, bytes });
+      this.knownBytes.push(bytes);
+      if (bytes.length < 64) {
+        // The byte after an empty key is its closing quote.
+        const at = (bytes.length << 8) | (bytes.length > 0 ? bytes[0]! : QUOTE);
+        this.keyByLengthAndFirst[at] = this.keyByLengthAndFirst[at] === -1 ? index : -2;
+      }
     });
     const modeOf = (drop: readonly string[]): number => {
       let mask = 0;
@@ -226,8 +272,7 @@ export function createColumnarTokenizer(
   diagnostics: DiagnosticSink,
   opts: ColumnarOptions,
 ): ColumnarTokenizer {
-  const t = new Tokenizer(NO_EVENTS, diagnostics);
-  t.columnar(onColumns, opts);
+  const t = new Tokenizer(onColumns, diagnostics, opts, false);
   return {
     push: (bytes: Uint8Array) => t.push(bytes),
     end: () => t.end(),
@@ -247,15 +292,13 @@ export function createColumnarTokenizer(
   };
 }
 
-const NO_EVENTS = (): void => {
-  throw new Error('tokenizer: RawEvent batch in columnar mode');
-};
-
 /** Args modes: skip (not kept), or keep everything the event has (ph/cat not known yet). */
 const MODE_SKIP = -1;
 const MODE_FULL = -2;
 /** The key slot of the lower-case `external id`. */
 const EXT_LOWER_SLOT = ARG_NUMBERS;
+/** flowIdLabel of an id that is the number NaN (a bare `nan`), for RawEvents only. */
+const NAN_ID = -2;
 
 /** The model's reading of an args value as a number (handlers.ts `num`). */
 function argNumber(v: JsonValue | undefined): number {
@@ -518,7 +561,6 @@ class Tokenizer {
   private state = S_START;
   private container: '' | 'object' | 'array' = '';
   private readonly header: JsonObject = {};
-  private batch: RawEvent[] = [];
   private eventCount = 0;
   private bytesIn = 0;
   private ended = false;
@@ -568,16 +610,13 @@ class Tokenizer {
   private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly utf8Fatal = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
 
-  // Columnar mode (createColumnarTokenizer): the batch being filled, the interning context, and
-  // the current event's args numbers and kept-member byte ranges.
-  private isColumnar = false;
-  private onColumns: (b: EventColumns) => void = NO_EVENTS;
-  private cw = new ColumnBatchWriter(0);
-  private ctx: InternContext | null = null;
-  private reuse = false;
+  // The batch being filled, the interning context, and the current event's external ids and
+  // kept-member byte ranges.
+  private readonly cw: ColumnBatchWriter;
+  private readonly ctx: InternContext;
+  private readonly reuse: boolean;
   ownEvents = 0;
   private resumeOffset = -1;
-  private readonly an = new Float64Array(ARG_NUMBERS);
   private extLower = NaN;
   private extUpperSet = false;
   private argsObj: JsonObject | null = null;
@@ -585,10 +624,35 @@ class Tokenizer {
   private idNum = 0;
   private idLabel = 0;
 
+  /**
+   * `rawArgs`: every event's args parsed whole into its own object (RawEvents), whatever the
+   * policy; a non-object args after an object one leaves the object.
+   */
   constructor(
-    private readonly onEvents: (batch: RawEvent[]) => void,
+    private readonly onColumns: (b: EventColumns) => void,
     private readonly sink: DiagnosticSink,
-  ) {}
+    opts: ColumnarOptions,
+    private readonly rawArgs: boolean,
+  ) {
+    this.ctx = opts.context ?? new InternContext(opts.policy);
+    this.reuse = opts.reuseBatches === true;
+    this.cw = new ColumnBatchWriter(EVENT_BATCH_SIZE, opts.offsets === true);
+    const r = opts.resume;
+    if (r) {
+      this.container = r.container;
+      this.state = S_EVENTS_ELEM;
+      this.sawTraceEvents = true;
+      this.sawNonWhitespace = true;
+      this.bytesIn = r.offset;
+      this.lastEventEnd = r.offset;
+      this.lastUnitEnd = r.offset;
+      this.resumeOffset = r.offset;
+    }
+  }
+
+  labelStrings(): string[] {
+    return this.ctx.labels.strings;
+  }
 
   // -------------------------------------------------------------------------------------------
   // Chunk handling.
@@ -633,22 +697,7 @@ class Tokenizer {
   }
 
   private flush(): void {
-    if (this.isColumnar) {
-      if (this.cw.length > 0) this.flushColumns();
-      return;
-    }
-    if (this.batch.length > 0) {
-      const b = this.batch;
-      this.batch = [];
-      this.onEvents(b);
-    }
-  }
-
-  private emit(ev: RawEvent): void {
-    this.eventCount++;
-    this.ownEvents++;
-    this.batch.push(ev);
-    if (this.batch.length >= EVENT_BATCH_SIZE) this.flush();
+    if (this.cw.length > 0) this.flushColumns();
   }
 
   private retryPending(): void {
@@ -781,19 +830,22 @@ class Tokenizer {
               const c = buf[p];
               unit = p;
               if (c === LBRACE) {
-                // The hot loop: one event after another.
-                if (this.isColumnar) {
+                // The hot loop: one event after another while `,` `{` follow.
+                for (;;) {
                   this.parseEventColumns(p);
                   p = this.pos;
                   if (this.unitDiags.length > 0) this.commitUnit();
-                } else {
-                  const ev = this.parseEvent(p);
-                  p = this.pos;
-                  if (this.unitDiags.length > 0) this.commitUnit();
-                  this.emit(ev);
+                  this.lastEventEnd = base + p;
+                  this.state = S_EVENTS_NEXT;
+                  let q = p;
+                  while (q < end && WS[buf[q]!] === 1) q++;
+                  if (q >= end || buf[q] !== COMMA) break;
+                  q++;
+                  while (q < end && WS[buf[q]!] === 1) q++;
+                  if (q >= end || buf[q] !== LBRACE) break;
+                  this.state = S_EVENTS_ELEM;
+                  p = unit = q;
                 }
-                this.lastEventEnd = base + p;
-                this.state = S_EVENTS_NEXT;
                 break;
               }
               if (c === RBRACKET) { p = this.closeEvents(p + 1); break; }
@@ -1148,25 +1200,6 @@ class Tokenizer {
   // -------------------------------------------------------------------------------------------
   // Columnar mode.
 
-  columnar(onColumns: (b: EventColumns) => void, opts: ColumnarOptions): void {
-    this.isColumnar = true;
-    this.onColumns = onColumns;
-    this.ctx = opts.context ?? new InternContext(opts.policy);
-    this.reuse = opts.reuseBatches === true;
-    this.cw = new ColumnBatchWriter(EVENT_BATCH_SIZE, opts.offsets === true);
-    const r = opts.resume;
-    if (r) {
-      this.container = r.container;
-      this.state = S_EVENTS_ELEM;
-      this.sawTraceEvents = true;
-      this.sawNonWhitespace = true;
-      this.bytesIn = r.offset;
-      this.lastEventEnd = r.offset;
-      this.lastUnitEnd = r.offset;
-      this.resumeOffset = r.offset;
-    }
-  }
-
   atEventBoundary(): boolean {
     return this.state === S_EVENTS_ELEM && this.pendLen === 0;
   }
@@ -1190,7 +1223,7 @@ class Tokenizer {
   }
 
   private flushColumns(): void {
-    const ctx = this.ctx!;
+    const ctx = this.ctx;
     const labels = ctx.labels.strings;
     const newLabels = ctx.labelsSent < labels.length ? labels.slice(ctx.labelsSent) : [];
     ctx.labelsSent = labels.length;
@@ -1202,29 +1235,344 @@ class Tokenizer {
     this.onColumns(batch);
   }
 
-  /** parseEvent's twin: the event's fields go straight into the batch columns. */
+  /**
+   * One event into the next row of the batch: the fast path when the event is as Kineto writes
+   * it, else the exact one.
+   */
   private parseEventColumns(start: number): void {
+    const w = this.cw;
+    const n = w.length;
+    w.ph[n] = LABEL_EMPTY;
+    w.cat[n] = LABEL_EMPTY;
+    w.name[n] = LABEL_EMPTY;
+    w.pid[n] = NaN;
+    w.pidLabel[n] = LABEL_EMPTY;
+    w.tid[n] = NaN;
+    w.tidLabel[n] = LABEL_EMPTY;
+    w.tsNs[n] = NaN;
+    w.durNs[n] = NaN;
+    w.flowId[n] = NaN;
+    w.flowIdLabel[n] = -1;
+    w.bp[n] = -1;
+    w.s[n] = -1;
+    w.args[n] = -1;
+    const an = w.argNumbers;
+    const o = n * ARG_NUMBERS;
+    for (let k = 0; k < ARG_NUMBERS; k++) an[o + k] = NaN;
+    const end = this.fastEvent(start, n);
+    if (end >= 0) this.pos = end;
+    else this.parseEvent(start, n);
+    const off = w.offsets;
+    if (off !== undefined) {
+      off[2 * n] = this.base + start;
+      off[2 * n + 1] = this.base + this.pos;
+    }
+    w.length = n + 1;
+    this.eventCount++;
+    this.ownEvents++;
+    if (n + 1 >= w.capacity) this.flushColumns();
+  }
+
+  /**
+   * The event at `start` into row `n` as Kineto writes it, in one pass: plain ASCII strings,
+   * integer ids, decimal times, args of plain values (see skipPlain). Anything else (an
+   * escape, a bare word, a string pid, args before ph, the end of the buffer, a syntax error)
+   * returns −1 with the row half written, and parseEvent reads the event again with its notes
+   * and errors. Labels interned on the way stay: parseEvent meets them in the same order.
+   * Returns the position after the event's `}`.
+   */
+  private fastEvent(start: number, n: number): number {
     const b = this.buf;
     const end = this.lim;
-    const ctx = this.ctx!;
+    const ctx = this.ctx;
+    const labels = ctx.labels;
+    const w = this.cw;
     let ph = LABEL_EMPTY;
     let cat = LABEL_EMPTY;
-    let name = LABEL_EMPTY;
     let phSeen = false;
     let catSeen = false;
-    let pid = NaN;
-    let pidL = LABEL_EMPTY;
-    let tid = NaN;
-    let tidL = LABEL_EMPTY;
-    let tsNs = NaN;
-    let durNs = NaN;
-    let fid = NaN;
-    let fidL = -1;
-    let bp = -1;
-    let sc = -1;
-    let args = -1;
-    const an = this.an;
-    for (let k = 0; k < ARG_NUMBERS; k++) an[k] = NaN;
+    let argsSeen = false;
+    let p = start + 1;
+    while (p < end && WS[b[p]!] === 1) p++;
+    if (p >= end) return -1;
+    for (;;) {
+      if (b[p] !== QUOTE) return -1;
+      const ks = p + 1;
+      let q = ks;
+      while (q < end && PLAIN[b[q]!] === 1) q++;
+      if (q >= end || b[q] !== QUOTE) return -1;
+      const kc = eventKeyCode(b, ks, q - ks);
+      p = q + 1;
+      while (p < end && WS[b[p]!] === 1) p++;
+      if (p >= end || b[p] !== COLON) return -1;
+      p++;
+      while (p < end && WS[b[p]!] === 1) p++;
+      if (p >= end) return -1;
+      const c = b[p]!;
+      switch (kc) {
+        case K_PH:
+        case K_CAT:
+        case K_NAME:
+        case K_BP:
+        case K_S: {
+          if (c !== QUOTE) return -1;
+          const s = p + 1;
+          let e = s;
+          while (e < end && PLAIN[b[e]!] === 1) e++;
+          if (e >= end || b[e] !== QUOTE) return -1;
+          const id = e === s ? LABEL_EMPTY : labels.idOfAscii(b, this.view, s, e);
+          p = e + 1;
+          if (kc === K_PH) {
+            ph = id;
+            phSeen = true;
+            w.ph[n] = id;
+          } else if (kc === K_CAT) {
+            cat = id;
+            catSeen = true;
+            w.cat[n] = id;
+          } else if (kc === K_NAME) w.name[n] = id;
+          else if (kc === K_BP) w.bp[n] = id;
+          else w.s[n] = id;
+          break;
+        }
+        case K_PID:
+        case K_TID:
+        case K_ID: {
+          // An integer of at most 15 digits (exact as parseNumber reads it).
+          let e = c === MINUS ? p + 1 : p;
+          const ds = e;
+          let acc = 0;
+          while (e < end) {
+            const d = b[e]! - 48;
+            if (d < 0 || d > 9) break;
+            acc = acc * 10 + d;
+            e++;
+          }
+          const nd = e - ds;
+          if (nd === 0 || nd > 15 || e >= end) return -1;
+          const t = b[e]!;
+          if (t === DOT || t === 0x65 || t === 0x45) return -1;
+          const v = c === MINUS ? -acc : acc;
+          p = e;
+          if (kc === K_PID) {
+            w.pid[n] = v;
+            w.pidLabel[n] = -1;
+          } else if (kc === K_TID) {
+            w.tid[n] = v;
+            w.tidLabel[n] = -1;
+          } else {
+            w.flowId[n] = v;
+            w.flowIdLabel[n] = -1;
+          }
+          break;
+        }
+        case K_TS:
+        case K_DUR: {
+          // parseTime's common case: decimal µs, no exponent, below 2^53.
+          const neg = c === MINUS;
+          let e = neg ? p + 1 : p;
+          if (e >= end) return -1;
+          const c1 = b[e]!;
+          if (c1 < 48 || c1 > 57) return -1;
+          let acc = 0;
+          while (e < end) {
+            const d = b[e]! - 48;
+            if (d < 0 || d > 9) break;
+            acc = acc * 10 + d;
+            e++;
+          }
+          let frac = 0;
+          if (e < end && b[e] === DOT) {
+            e++;
+            const fs = e;
+            let up = 0;
+            while (e < end) {
+              const d = b[e]! - 48;
+              if (d < 0 || d > 9) break;
+              const k = e - fs;
+              if (k < 3) frac = frac * 10 + d;
+              else if (k === 3 && d >= 5) up = 1;
+              e++;
+            }
+            const nf = e - fs;
+            if (nf < 3) frac *= nf === 0 ? 1000 : nf === 1 ? 100 : 10;
+            frac += up;
+          }
+          if (e >= end) return -1;
+          const x = b[e]!;
+          if (x === 0x65 || x === 0x45 || acc >= MAX_SAFE) return -1;
+          p = e;
+          const us = neg ? -acc : acc;
+          if (kc === K_TS) {
+            if (!this.hasOrigin) {
+              this.hasOrigin = true;
+              this.origin = us === 0 ? 0 : us;
+            }
+            const r = (us - this.origin) * 1000 + (neg ? -frac : frac);
+            w.tsNs[n] = r === 0 ? 0 : r;
+          } else {
+            const r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
+            w.durNs[n] = r === 0 ? 0 : r;
+          }
+          break;
+        }
+        case K_ARGS: {
+          // The mode is known when ph (and, for X events, cat) came first, as Kineto writes them.
+          if (c !== LBRACE || argsSeen || !phSeen || this.rawArgs) return -1;
+          if (!catSeen && labels.strings[ph] === 'X') return -1;
+          p = this.fastArgs(p, ctx.modeOf(ph, cat), n);
+          if (p < 0) return -1;
+          argsSeen = true;
+          break;
+        }
+        default:
+          p = this.skipPlain(p);
+          if (p < 0) return -1;
+      }
+      while (p < end && WS[b[p]!] === 1) p++;
+      if (p >= end) return -1;
+      const d = b[p];
+      if (d === COMMA) {
+        p++;
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end) return -1;
+        if (b[p] === RBRACE) return p + 1; // trailing comma: tolerated
+        continue;
+      }
+      if (d === RBRACE) return p + 1;
+      return -1;
+    }
+  }
+
+  /**
+   * fastEvent's args (at the `{` at p) into row n: the numbers of ARG_NUMBER_KEYS when they are
+   * integers, the kept members interned by their bytes (mode ≥ 0) or nothing kept (MODE_SKIP).
+   * Returns the position after the `}`, or −1 (read the event again exactly).
+   */
+  private fastArgs(p: number, mode: number, n: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    const ctx = this.ctx;
+    const an = this.cw.argNumbers;
+    const o = n * ARG_NUMBERS;
+    const byLenFirst = ctx.keyByLengthAndFirst;
+    const keySlot = ctx.keySlot;
+    const keyed = mode >= 0;
+    const dropMask = keyed ? ctx.dropSets[mode]!.mask : 0;
+    let extLower = NaN;
+    let extUpperSet = false;
+    let nr = 0;
+    p++;
+    while (p < end && WS[b[p]!] === 1) p++;
+    if (p >= end) return -1;
+    if (b[p] === RBRACE) p++;
+    else {
+      for (;;) {
+        if (b[p] !== QUOTE) return -1;
+        const ms = p;
+        const ks = p + 1;
+        let q = ks;
+        while (q < end && PLAIN[b[q]!] === 1) q++;
+        if (q >= end || b[q] !== QUOTE) return -1;
+        const len = q - ks;
+        let kc = -1;
+        if (len < 64) {
+          const k = byLenFirst[(len << 8) | b[ks]!]!;
+          if (k >= 0) {
+            const kb = ctx.knownBytes[k]!;
+            let i = 1;
+            while (i < len && kb[i] === b[ks + i]) i++;
+            if (i >= len) kc = k;
+          } else if (k === -2) kc = ctx.knownKey(b, ks, q);
+        } else kc = ctx.knownKey(b, ks, q);
+        p = q + 1;
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end || b[p] !== COLON) return -1;
+        p++;
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end) return -1;
+        const slot = kc >= 0 ? keySlot[kc]! : -1;
+        if (slot >= 0) {
+          // The ids and sizes Kineto writes are integers; anything else is read exactly.
+          const c = b[p]!;
+          let e = c === MINUS ? p + 1 : p;
+          const ds = e;
+          let acc = 0;
+          while (e < end) {
+            const d = b[e]! - 48;
+            if (d < 0 || d > 9) break;
+            acc = acc * 10 + d;
+            e++;
+          }
+          const nd = e - ds;
+          if (nd === 0 || nd > 15 || e >= end) return -1;
+          const t = b[e]!;
+          if (t === DOT || t === 0x65 || t === 0x45) return -1;
+          const v = c === MINUS ? -acc : acc;
+          if (slot === EXT_LOWER_SLOT) extLower = v;
+          else {
+            an[o + slot] = v;
+            if (slot === AN_EXTERNAL_ID) extUpperSet = true;
+          }
+          p = e;
+        } else {
+          p = this.skipPlain(p);
+          if (p < 0) return -1;
+        }
+        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) {
+          if (2 * nr + 2 > this.ranges.length) {
+            const nrs = new Int32Array(this.ranges.length * 2);
+            nrs.set(this.ranges);
+            this.ranges = nrs;
+          }
+          this.ranges[2 * nr] = ms;
+          this.ranges[2 * nr + 1] = p;
+          nr++;
+        }
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end) return -1;
+        const d = b[p];
+        if (d === COMMA) {
+          p++;
+          while (p < end && WS[b[p]!] === 1) p++;
+          if (p >= end) return -1;
+          if (b[p] === RBRACE) {
+            p++; // trailing comma: tolerated
+            break;
+          }
+          continue;
+        }
+        if (d === RBRACE) {
+          p++;
+          break;
+        }
+        return -1;
+      }
+    }
+    if (!extUpperSet) an[o + AN_EXTERNAL_ID] = extLower;
+    if (keyed) this.cw.args[n] = this.internArgs(nr);
+    return p;
+  }
+
+  /** The args id of the kept members ranges[0 … 2nr) (parsed into an object the first time). */
+  private internArgs(nr: number): number {
+    const table = this.ctx.args;
+    const id = table.lookup(this.buf, this.view, this.ranges, nr);
+    if (id >= 0) return id;
+    this.ctx.pendingArgs.push(this.buildArgs(nr));
+    return table.insert(this.buf, this.ranges, nr);
+  }
+
+  /** The exact path: every repair, note and error, into row n (defaults written by the caller). */
+  private parseEvent(start: number, n: number): void {
+    const b = this.buf;
+    const end = this.lim;
+    const ctx = this.ctx;
+    const w = this.cw;
+    let ph = LABEL_EMPTY;
+    let cat = LABEL_EMPTY;
+    let phSeen = false;
+    let catSeen = false;
     this.extLower = NaN;
     this.extUpperSet = false;
     this.argsObj = null;
@@ -1233,6 +1581,7 @@ class Tokenizer {
     if (b[p] !== RBRACE) {
       for (;;) {
         if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string in an event');
+        // Key: compared by bytes, decoded only when it has escapes.
         const ks = p + 1;
         let q = ks;
         while (q < end && PLAIN[b[q]] === 1) q++;
@@ -1253,31 +1602,36 @@ class Tokenizer {
         if (p >= end) throw INCOMPLETE;
         this.pos = p;
         switch (kc) {
-          case K_PH: ph = this.labelAt(); phSeen = true; break;
-          case K_CAT: cat = this.labelAt(); catSeen = true; break;
-          case K_NAME: name = this.labelAt(); break;
-          case K_PID: this.idAt(); pid = this.idNum; pidL = this.idLabel; break;
-          case K_TID: this.idAt(); tid = this.idNum; tidL = this.idLabel; break;
-          case K_TS: tsNs = this.parseTime(true); break;
-          case K_DUR: durNs = this.parseTime(false); break;
+          case K_PH: ph = w.ph[n] = this.labelAt(); phSeen = true; break;
+          case K_CAT: cat = w.cat[n] = this.labelAt(); catSeen = true; break;
+          case K_NAME: w.name[n] = this.labelAt(); break;
+          case K_PID: this.idAt(); w.pid[n] = this.idNum; w.pidLabel[n] = this.idLabel; break;
+          case K_TID: this.idAt(); w.tid[n] = this.idNum; w.tidLabel[n] = this.idLabel; break;
+          case K_TS: w.tsNs[n] = this.parseTime(true); break;
+          case K_DUR: w.durNs[n] = this.parseTime(false); break;
           case K_ARGS: {
             // The mode is known once ph (and, for X events, cat) came before args, as Kineto
             // writes them; otherwise keep everything and settle it when the event is complete.
             const phs = phSeen ? ctx.labels.strings[ph] : undefined;
-            const mode = phSeen && (catSeen || phs !== 'X') ? ctx.modeOf(ph, cat) : MODE_FULL;
-            args = this.argsColumnar(mode);
+            const mode = !this.rawArgs && phSeen && (catSeen || phs !== 'X') ? ctx.modeOf(ph, cat) : MODE_FULL;
+            w.args[n] = this.argsColumnar(mode, n);
             break;
           }
           case K_ID: {
             const v = this.parseValue(0);
-            fid = NaN;
-            fidL = -1;
-            if (typeof v === 'number') fid = v;
-            else if (typeof v === 'string') fidL = ctx.labels.idOfString(v);
+            let fid = NaN;
+            let fidL = -1;
+            if (typeof v === 'number') {
+              fid = v;
+              // (RawEvents tell a NaN id from none.)
+              if (v !== v && this.rawArgs) fidL = NAN_ID;
+            } else if (typeof v === 'string') fidL = ctx.labels.idOfString(v);
+            w.flowId[n] = fid;
+            w.flowIdLabel[n] = fidL;
             break;
           }
-          case K_BP: { const v = this.parseValue(0); bp = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
-          case K_S: { const v = this.parseValue(0); sc = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
+          case K_BP: { const v = this.parseValue(0); w.bp[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
+          case K_S: { const v = this.parseValue(0); w.s[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
           default: this.skipValue(0);
         }
         p = this.ws(this.pos);
@@ -1301,48 +1655,21 @@ class Tokenizer {
     if (obj !== null) {
       this.argsObj = null;
       const mode = ctx.modeOf(ph, cat);
-      if (mode === MODE_SKIP) args = -1;
+      if (mode === MODE_SKIP) w.args[n] = -1;
       else {
         const drop = ctx.dropSets[mode]!;
         ctx.pendingArgs.push(drop.keys.size > 0 ? deleteKeys(obj, drop.keys) : obj);
-        args = ctx.args.addUnkeyed();
+        w.args[n] = ctx.args.addUnkeyed();
       }
     }
-    if (!this.extUpperSet) an[AN_EXTERNAL_ID] = this.extLower;
-    const w = this.cw;
-    const n = w.length;
-    w.ph[n] = ph;
-    w.cat[n] = cat;
-    w.name[n] = name;
-    w.pid[n] = pid;
-    w.pidLabel[n] = pidL;
-    w.tid[n] = tid;
-    w.tidLabel[n] = tidL;
-    w.tsNs[n] = tsNs;
-    w.durNs[n] = durNs;
-    w.flowId[n] = fid;
-    w.flowIdLabel[n] = fidL;
-    w.bp[n] = bp;
-    w.s[n] = sc;
-    w.args[n] = args;
-    const off = w.offsets;
-    if (off !== undefined) {
-      off[2 * n] = this.base + start;
-      off[2 * n + 1] = this.base + p;
-    }
-    const wa = w.argNumbers;
-    for (let k = 0, o = n * ARG_NUMBERS; k < ARG_NUMBERS; k++) wa[o + k] = an[k]!;
-    w.length = n + 1;
-    this.eventCount++;
-    this.ownEvents++;
-    if (n + 1 >= w.capacity) this.flushColumns();
+    if (!this.extUpperSet) w.argNumbers[n * ARG_NUMBERS + AN_EXTERNAL_ID] = this.extLower;
   }
 
   /** ph / cat / name as a label id (other types are stringified, null → ""). */
   private labelAt(): number {
     const b = this.buf;
     const end = this.lim;
-    const labels = this.ctx!.labels;
+    const labels = this.ctx.labels;
     if (b[this.pos] !== QUOTE) {
       const v = this.parseValue(0);
       return labels.idOfString(v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
@@ -1358,9 +1685,9 @@ class Tokenizer {
     return labels.idOfString(this.parseStringSlow(s, p, 0));
   }
 
-  /** pid / tid into idNum (a number) or idLabel (a string that stays one), as parseId reads them. */
+  /** pid / tid into idNum (a number) or idLabel (a string that stays one). */
   private idAt(): void {
-    const labels = this.ctx!.labels;
+    const labels = this.ctx.labels;
     let v: JsonValue;
     if (this.buf[this.pos] === QUOTE) {
       v = normaliseId(this.parseString(INTERN_MAX_VALUE));
@@ -1377,7 +1704,7 @@ class Tokenizer {
     }
   }
 
-  private setArgNumber(slot: number, v: JsonValue): void {
+  private setArgNumber(an: Float64Array, o: number, slot: number, v: JsonValue): void {
     if (slot === EXT_LOWER_SLOT) {
       this.extLower = argNumber(v);
       return;
@@ -1385,27 +1712,35 @@ class Tokenizer {
     if (slot === AN_EXTERNAL_ID) {
       // `args['External id'] ?? args['external id']`: a null falls through to the lower-case key.
       this.extUpperSet = v !== null;
-      this.an[slot] = argNumber(v);
+      an[o + slot] = argNumber(v);
       return;
     }
-    this.an[slot] = (slot === AN_STREAM || slot === AN_DEVICE) && typeof v === 'string' ? argNumber(normaliseId(v)) : argNumber(v);
+    an[o + slot] = (slot === AN_STREAM || slot === AN_DEVICE) && typeof v === 'string' ? argNumber(normaliseId(v)) : argNumber(v);
   }
 
   /**
    * The event's args at pos, by mode: skipped (MODE_SKIP), interned by the bytes of the members
    * not dropped (a drop-set index), or parsed whole into argsObj (MODE_FULL). The numbers of
-   * ARG_NUMBER_KEYS are read in every mode. Returns the args id, or −1.
+   * ARG_NUMBER_KEYS are read into row n in every mode. Returns the args id, or −1.
    */
-  private argsColumnar(mode: number): number {
+  private argsColumnar(mode: number, n: number): number {
     const b = this.buf;
     const end = this.lim;
-    const ctx = this.ctx!;
-    const an = this.an;
-    for (let k = 0; k < ARG_NUMBERS; k++) an[k] = NaN;
+    const ctx = this.ctx;
+    let p = this.pos;
+    if (b[p] !== LBRACE && this.rawArgs) {
+      // RawEvents keep the last args that is an object.
+      const at = this.base + p;
+      this.parseValue(0);
+      this.unitNote('BAD_ARGS', 'warning', `event "args" at byte ${at} is not an object: dropped`, at);
+      return -1;
+    }
+    const an = this.cw.argNumbers;
+    const o = n * ARG_NUMBERS;
+    for (let k = 0; k < ARG_NUMBERS; k++) an[o + k] = NaN;
     this.extLower = NaN;
     this.extUpperSet = false;
     this.argsObj = null;
-    let p = this.pos;
     if (b[p] !== LBRACE) {
       const at = this.base + p;
       this.parseValue(0);
@@ -1448,9 +1783,9 @@ class Tokenizer {
           const v = this.parseValue(0);
           if (key === '__proto__') setKey(obj!, key, v);
           else obj![key] = v;
-          if (slot >= 0) this.setArgNumber(slot, v);
+          if (slot >= 0) this.setArgNumber(an, o, slot, v);
         } else if (slot >= 0) {
-          this.setArgNumber(slot, this.parseValue(0));
+          this.setArgNumber(an, o, slot, this.parseValue(0));
         } else {
           this.skipValue(0);
         }
@@ -1487,12 +1822,9 @@ class Tokenizer {
       return -1;
     }
     if (!keyed) return -1;
-    const table = ctx.args;
-    const id = table.lookup(b, this.view, this.ranges, nr);
-    if (id >= 0) return id;
-    ctx.pendingArgs.push(this.buildArgs(nr));
+    const id = this.internArgs(nr);
     this.pos = p + 1;
-    return table.insert(b, this.ranges, nr);
+    return id;
   }
 
   /** The object of the kept members (ranges[0 … 2nr)), parsed again (their notes were made). */
@@ -1520,9 +1852,11 @@ class Tokenizer {
 
   /** parseValue without building the value: the same checks, notes and errors. */
   private skipValue(depth: number): void {
-    const start = this.pos;
-    if (this.skipPlain()) return;
-    this.pos = start;
+    const skipped = this.skipPlain(this.pos);
+    if (skipped >= 0) {
+      this.pos = skipped;
+      return;
+    }
     const b = this.buf;
     const p = this.pos;
     if (p >= this.lim) throw INCOMPLETE;
@@ -1555,37 +1889,37 @@ class Tokenizer {
   }
 
   /**
-   * skipValue's fast path, one loop without calls: a value made only of plain strings (printable
-   * ASCII, no escapes), numbers, arrays and objects up to 30 deep. Anything else — escapes,
-   * non-ASCII, control characters, bare words, a syntax error, the end of the buffer — returns
-   * false with nothing consumed, and the exact path reads the value again (its notes and errors).
+   * skipValue's fast path, one loop without calls: the value at p made only of plain strings
+   * (printable ASCII, no escapes), numbers, true/false/null, arrays and objects up to 30 deep.
+   * Returns the position after it; −1 for anything else (escapes, non-ASCII, control
+   * characters, other bare words, a syntax error, the end of the buffer), and the exact path
+   * reads the value again (its notes and errors).
    */
-  private skipPlain(): boolean {
+  private skipPlain(p: number): number {
     const b = this.buf;
     const end = this.lim;
-    let p = this.pos;
     let depth = 0;
     let objects = 0; // bit per open level: 1 = object, 0 = array
     let c = 0;
     value: for (;;) {
       // A value at p.
-      if (p >= end) return false;
+      if (p >= end) return -1;
       c = b[p]!;
       if (c === QUOTE) {
         p++;
         while (p < end && PLAIN[b[p]!] === 1) p++;
-        if (p >= end || b[p] !== QUOTE) return false;
+        if (p >= end || b[p] !== QUOTE) return -1;
         p++;
       } else if ((c >= 48 && c <= 57) || c === MINUS) {
         if (c === MINUS) p++;
         const ds = p;
         while (p < end && b[p]! >= 48 && b[p]! <= 57) p++;
-        if (p === ds || p >= end) return false;
+        if (p === ds || p >= end) return -1;
         c = b[p]!;
         if (c === DOT) {
           p++;
           while (p < end && b[p]! >= 48 && b[p]! <= 57) p++;
-          if (p >= end) return false;
+          if (p >= end) return -1;
           c = b[p]!;
         }
         if (c === 0x65 || c === 0x45) {
@@ -1593,34 +1927,43 @@ class Tokenizer {
           if (p < end && (b[p] === PLUS || b[p] === MINUS)) p++;
           const es = p;
           while (p < end && b[p]! >= 48 && b[p]! <= 57) p++;
-          if (p === es || p >= end) return false;
+          if (p === es || p >= end) return -1;
         }
       } else if (c === LBRACKET || c === LBRACE) {
-        if (depth === 30) return false;
+        if (depth === 30) return -1;
         depth++;
         objects = c === LBRACE ? (objects << 1) | 1 : objects << 1;
         p++;
         while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end) return false;
+        if (p >= end) return -1;
         c = b[p]!;
         if (c === (objects & 1 ? RBRACE : RBRACKET)) {
           p++;
           depth--;
           objects >>>= 1;
         } else if (objects & 1) {
-          if (!this.plainKey(p)) return false;
-          p = this.pos;
+          p = this.plainKey(p);
+          if (p < 0) return -1;
           continue value;
         } else continue value;
-      } else return false;
+      } else {
+        // true, false, null (followed by a byte that cannot go on a bare word)
+        const n = c === 0x66 ? 5 : 4;
+        if (p + n >= end || BARE[b[p + n]!] === 1) return -1;
+        if (c === 0x6e) {
+          if (b[p + 1] !== 0x75 || b[p + 2] !== 0x6c || b[p + 3] !== 0x6c) return -1;
+        } else if (c === 0x74) {
+          if (b[p + 1] !== 0x72 || b[p + 2] !== 0x75 || b[p + 3] !== 0x65) return -1;
+        } else if (c === 0x66) {
+          if (b[p + 1] !== 0x61 || b[p + 2] !== 0x6c || b[p + 3] !== 0x73 || b[p + 4] !== 0x65) return -1;
+        } else return -1;
+        p += n;
+      }
       // After a value: close levels, or a comma and the next element.
       for (;;) {
-        if (depth === 0) {
-          this.pos = p;
-          return true;
-        }
+        if (depth === 0) return p;
         while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end) return false;
+        if (p >= end) return -1;
         c = b[p]!;
         const close = objects & 1 ? RBRACE : RBRACKET;
         if (c === close) {
@@ -1629,10 +1972,10 @@ class Tokenizer {
           objects >>>= 1;
           continue;
         }
-        if (c !== COMMA) return false;
+        if (c !== COMMA) return -1;
         p++;
         while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end) return false;
+        if (p >= end) return -1;
         if (b[p] === close) {
           // trailing comma: tolerated
           p++;
@@ -1641,29 +1984,28 @@ class Tokenizer {
           continue;
         }
         if (objects & 1) {
-          if (!this.plainKey(p)) return false;
-          p = this.pos;
+          p = this.plainKey(p);
+          if (p < 0) return -1;
         }
         continue value;
       }
     }
   }
 
-  /** A plain key string at p, then `:`: pos at the value after it; false when not so simple. */
-  private plainKey(p: number): boolean {
+  /** A plain key string at p, then `:`: the position of the value after it, or −1 when not so simple. */
+  private plainKey(p: number): number {
     const b = this.buf;
     const end = this.lim;
-    if (b[p] !== QUOTE) return false;
+    if (b[p] !== QUOTE) return -1;
     p++;
     while (p < end && PLAIN[b[p]!] === 1) p++;
-    if (p >= end || b[p] !== QUOTE) return false;
+    if (p >= end || b[p] !== QUOTE) return -1;
     p++;
     while (p < end && WS[b[p]!] === 1) p++;
-    if (p >= end || b[p] !== COLON) return false;
+    if (p >= end || b[p] !== COLON) return -1;
     p++;
     while (p < end && WS[b[p]!] === 1) p++;
-    this.pos = p;
-    return true;
+    return p;
   }
 
   private skipString(): void {
@@ -1782,109 +2124,6 @@ class Tokenizer {
     const end = this.lim;
     while (p < end && WS[b[p]] === 1) p++;
     return p;
-  }
-
-  private parseEvent(start: number): RawEvent {
-    const b = this.buf;
-    const end = this.lim;
-    let ph = '';
-    let cat = '';
-    let name = '';
-    let pid: number | string = '';
-    let tid: number | string = '';
-    let tsNs = NaN;
-    let durNs = NaN;
-    let id: number | string | undefined;
-    let bp: string | undefined;
-    let s: string | undefined;
-    let args: JsonObject | undefined;
-    let p = this.ws(start + 1);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] !== RBRACE) {
-      for (;;) {
-        if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string in an event');
-        // Key: compared by bytes, decoded only when it has escapes.
-        const ks = p + 1;
-        let q = ks;
-        while (q < end && PLAIN[b[q]] === 1) q++;
-        if (q >= end) throw INCOMPLETE;
-        let kc: number;
-        if (b[q] === QUOTE) {
-          kc = eventKeyCode(b, ks, q - ks);
-          p = q + 1;
-        } else {
-          this.pos = p;
-          kc = eventKeyCodeOfString(this.parseString(0));
-          p = this.pos;
-        }
-        p = this.ws(p);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        this.pos = p;
-        switch (kc) {
-          case K_PH: ph = this.parseLabel(); break;
-          case K_CAT: cat = this.parseLabel(); break;
-          case K_NAME: name = this.parseLabel(); break;
-          case K_PID: pid = this.parseId(); break;
-          case K_TID: tid = this.parseId(); break;
-          case K_TS: tsNs = this.parseTime(true); break;
-          case K_DUR: durNs = this.parseTime(false); break;
-          case K_ARGS: {
-            const at = this.base + p;
-            const v = this.parseValue(0);
-            if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-              const st = v.stream;
-              if (typeof st === 'string') v.stream = normaliseId(st);
-              const dv = v.device;
-              if (typeof dv === 'string') v.device = normaliseId(dv);
-              args = v;
-            } else {
-              this.unitNote('BAD_ARGS', 'warning', `event "args" at byte ${at} is not an object: dropped`, at);
-            }
-            break;
-          }
-          case K_ID: {
-            const v = this.parseValue(0);
-            id = typeof v === 'number' || typeof v === 'string' ? v : undefined;
-            break;
-          }
-          case K_BP: { const v = this.parseValue(0); bp = typeof v === 'string' ? v : undefined; break; }
-          case K_S: { const v = this.parseValue(0); s = typeof v === 'string' ? v : undefined; break; }
-          default: this.parseValue(0);
-        }
-        p = this.ws(this.pos);
-        if (p >= end) throw INCOMPLETE;
-        const c = b[p];
-        if (c === COMMA) {
-          p = this.ws(p + 1);
-          if (p >= end) throw INCOMPLETE;
-          if (b[p] === RBRACE) { p++; break; } // trailing comma: tolerated
-          continue;
-        }
-        if (c === RBRACE) { p++; break; }
-        throw this.unexpected(p, '"," or "}" in an event');
-      }
-    } else {
-      p++;
-    }
-    this.pos = p;
-    return { ph, cat, name, pid, tid, tsNs, durNs, id, bp, s, args, byteOffset: this.base + start };
-  }
-
-  /** ph / cat / name: interned strings (other types are stringified, null → ""). */
-  private parseLabel(): string {
-    if (this.buf[this.pos] === QUOTE) return this.parseString(INTERN_MAX_LABEL);
-    const v = this.parseValue(0);
-    return v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  }
-
-  private parseId(): number | string {
-    if (this.buf[this.pos] === QUOTE) return normaliseId(this.parseString(INTERN_MAX_VALUE));
-    const v = this.parseValue(0);
-    if (typeof v === 'number' || typeof v === 'string') return v;
-    return v === null ? '' : String(v);
   }
 
   /** ts / dur → exact integer ns (ts relative to the time origin). */
