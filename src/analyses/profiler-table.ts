@@ -78,138 +78,169 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   const n = host.length;
   const byShape = opts.groupBy === 'shape';
 
-  // 1. torch's view of the host tree: filtered names removed and transparent.
-  // Per distinct name, not per event: whether torch keeps it and its row name.
+  // 1. Per distinct name, not per event: whether torch keeps it and its row name. Events named
+  // as their parent are the candidates of step 3, found in the same pass (assuming, until a
+  // filtered name shows up, that the parent torch sees is the trace's).
   const keptByName = new Int8Array(strings.size).fill(-1);
   const rowByName = new Int32Array(strings.size);
   const rowNames: string[] = [];
   const rowIds = new Map<string, number>();
-  const kept = new Uint8Array(n);
+  const decide = (id: number) => {
+    const name = strings.get(id);
+    keptByName[id] = TORCH_FILTERED_NAMES.has(name) ? 0 : 1;
+    const rn = torchRowName(name);
+    let r = rowIds.get(rn);
+    if (r === undefined) rowIds.set(rn, (r = rowNames.push(rn) - 1));
+    rowByName[id] = r;
+  };
+  const rowOf = (i: number) => rowByName[host.name[i]!]!;
+  const kept = (i: number) => keptByName[host.name[i]!] === 1;
+  let filtered = false;
+  let dups: number[] = [];
   for (let i = 0; i < n; i++) {
     const id = host.name[i]!;
-    if (keptByName[id] === -1) {
-      const name = strings.get(id);
-      keptByName[id] = TORCH_FILTERED_NAMES.has(name) ? 0 : 1;
-      const rn = torchRowName(name);
-      let r = rowIds.get(rn);
-      if (r === undefined) rowIds.set(rn, (r = rowNames.push(rn) - 1));
-      rowByName[id] = r;
+    if (keptByName[id] === -1) decide(id);
+    if (keptByName[id] === 0) filtered = true;
+    const p = host.parent[i]!;
+    if (p >= 0) {
+      const pid = host.name[p]!;
+      if (keptByName[pid] === -1) decide(pid);
+      if (rowByName[pid] === rowByName[id]) dups.push(i);
     }
-    kept[i] = keptByName[id]!;
   }
-  const rowName = (i: number) => rowByName[host.name[i]!]!;
-  const parent = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    let p = host.parent[i]!;
-    while (p >= 0 && !kept[p]) p = host.parent[p]!;
-    parent[i] = p;
-  }
-  // Child lists and owned-GPU lists as offset arrays (CSR): list L is items[off[L]..off[L+1]).
-  // _remove_dup_nodes below swaps whole lists between events, so each event points at a list.
-  const childOff = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0) childOff[parent[i]! + 1]++;
-  const childItems = fillLists(childOff, n, n, (i) => (kept[i] ? parent[i]! : -1));
-  const ownedOff = new Int32Array(n + 1);
-  for (let g = 0; g < gpu.length; g++) if (gpu.owner[g]! >= 0) ownedOff[gpu.owner[g]! + 1]++;
-  const ownedItems = fillLists(ownedOff, n, gpu.length, (g) => gpu.owner[g]!);
-  const childList = new Int32Array(n);
-  const ownedList = new Int32Array(n);
-  for (let i = 0; i < n; i++) childList[i] = ownedList[i] = i;
 
-  // 2. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
+  // 2. torch's view of the host tree, as linked lists: filtered events removed and transparent.
+  // Step 3 moves whole child lists between events, so the heads are copies.
+  let parent: Int32Array;
+  let firstChild: Int32Array;
+  let nextSibling: Int32Array;
+  if (!filtered) {
+    parent = host.parent.slice();
+    firstChild = host.firstChild.slice();
+    nextSibling = host.nextSibling;
+  } else {
+    parent = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      let p = host.parent[i]!;
+      while (p >= 0 && !kept(p)) p = host.parent[p]!;
+      parent[i] = p;
+    }
+    firstChild = new Int32Array(n).fill(-1);
+    nextSibling = new Int32Array(n).fill(-1);
+    const lastChild = new Int32Array(n).fill(-1);
+    dups = [];
+    for (let i = 0; i < n; i++) {
+      const p = parent[i]!;
+      if (!kept(i) || p < 0) continue;
+      if (lastChild[p]! < 0) firstChild[p] = i;
+      else nextSibling[lastChild[p]!] = i;
+      lastChild[p] = i;
+      if (rowOf(p) === rowOf(i)) dups.push(i);
+    }
+  }
+  // The GPU work each op owns, as linked lists in GPU order (heads copied for step 3 too).
+  const ownedHead = new Int32Array(n).fill(-1);
+  const ownedNext = new Int32Array(gpu.length);
+  for (let g = gpu.length - 1; g >= 0; g--) {
+    const o = gpu.owner[g]!;
+    if (o >= 0) {
+      ownedNext[g] = ownedHead[o]!;
+      ownedHead[o] = g;
+    }
+  }
+
+  // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
   // Only events named as their parent can ever be absorbed, and that stays so as parents
   // change (an absorbed event's children move to a parent of the same name): repeat the
   // passes over those alone, in index order, as torch repeats them over all.
-  const dups: number[] = [];
-  for (let i = 0; i < n; i++) if (kept[i] && parent[i]! >= 0 && rowName(parent[i]!) === rowName(i)) dups.push(i);
   const deleted = new Uint8Array(n);
   for (let changed = dups.length > 0; changed; ) {
     changed = false;
     for (const i of dups) {
       if (deleted[i]) continue;
       const p = parent[i]!;
-      const P = childList[p]!;
-      if (childOff[P + 1]! - childOff[P]! !== 1) continue;
-      childList[p] = childList[i]!;
-      ownedList[p] = ownedList[i]!;
-      const L = childList[i]!;
-      for (let k = childOff[L]!; k < childOff[L + 1]!; k++) parent[childItems[k]!] = p;
+      const only = firstChild[p]!;
+      if (only < 0 || nextSibling[only]! >= 0) continue;
+      firstChild[p] = firstChild[i]!;
+      ownedHead[p] = ownedHead[i]!;
+      for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) parent[c] = p;
       deleted[i] = 1;
       changed = true;
     }
   }
 
-  // 3. One depth-first walk of the kept tree: each event's GPU work (its own and its
-  // descendants') lies at gpuSeq[gpuFrom[i] .. gpuTo[i]); device totals add up on the way out.
-  const gpuSeq = new Int32Array(gpu.length);
-  const gpuFrom = new Int32Array(n);
-  const gpuTo = new Int32Array(n);
-  const deviceTotal = new Float64Array(n);
-  const stack: number[] = [];
-  let pos = 0;
-  for (let r = 0; r < n; r++) {
-    if (!kept[r] || parent[r]! >= 0) continue;
-    stack.push(r);
-    while (stack.length > 0) {
-      const e = stack.pop()!;
-      if (e < 0) {
-        const i = ~e;
-        gpuTo[i] = pos;
-        let own = 0;
-        const O = ownedList[i]!;
-        for (let q = ownedOff[O]!; q < ownedOff[O + 1]!; q++) own += gpu.durNs[ownedItems[q]!]!;
-        let sub = 0;
-        const L = childList[i]!;
-        for (let q = childOff[L]!; q < childOff[L + 1]!; q++) sub += deviceTotal[childItems[q]!]!;
-        deviceTotal[i] = own + sub;
-        continue;
-      }
-      gpuFrom[e] = pos;
-      const O = ownedList[e]!;
-      for (let q = ownedOff[O]!; q < ownedOff[O + 1]!; q++) gpuSeq[pos++] = ownedItems[q]!;
-      stack.push(~e);
-      const L = childList[e]!;
-      for (let q = childOff[L + 1]! - 1; q >= childOff[L]!; q--) stack.push(childItems[q]!);
-    }
-  }
-
-  // 4. Group into rows, in order of first appearance (keyed by numbers unless grouping by
-  // shape, which needs the dims): per-row sums in typed arrays, no object per event.
+  // 4. One depth-first walk of the kept tree. Each event's GPU work (its own and its
+  // descendants') is laid out at gpuSeq[from[i] .. end of its subtree); on the way out its
+  // times are known and added to its row. Rows are keyed by numbers unless grouping by shape
+  // (which needs the dims) and listed in order of their first event, as torch lists them.
   const rows = new RowSums();
   const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
   const shapeSlot = new Map<string, number>();
   const wall = new WallScratch(m);
-  for (let i = 0; i < n; i++) {
-    if (!kept[i] || deleted[i]) continue;
-    const kind = host.kind[i]!;
+  const gpuSeq = new Int32Array(gpu.length);
+  const from = new Int32Array(n);
+  const deviceTotal = new Float64Array(n);
+  let pos = 0;
+  const leave = (x: number) => {
+    const dur = host.durNs[x]!;
+    let childDur = 0;
+    let sub = 0;
+    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) {
+      childDur += host.durNs[c]!;
+      sub += deviceTotal[c]!;
+    }
+    let own = 0;
+    for (let g = ownedHead[x]!; g >= 0; g = ownedNext[g]!) own += gpu.durNs[g]!;
+    const total = own + sub;
+    deviceTotal[x] = total;
+    const kind = host.kind[x]!;
     const isAnnotation = kind === HostKind.Annotation;
-    const rn = rowName(i);
+    const rn = rowOf(x);
     let r: number;
     if (byShape) {
-      const dims = inputDimsKey(host.args[i]);
+      const dims = inputDimsKey(host.args[x]);
       const key = `${isAnnotation ? 'a' : 'o'}\u0000${rowNames[rn]}\u0000${dims}`;
       r = shapeSlot.get(key) ?? -1;
-      if (r < 0) shapeSlot.set(key, (r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, dims)));
+      if (r < 0) shapeSlot.set(key, (r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, dims, x)));
     } else {
       const key = rn * 2 + (isAnnotation ? 1 : 0);
       r = cpuSlot[key]!;
-      if (r < 0) cpuSlot[key] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, undefined);
+      if (r < 0) cpuSlot[key] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, undefined, x);
     }
-    const dur = host.durNs[i]!;
-    let childDur = 0;
-    const L = childList[i]!;
-    for (let q = childOff[L]!; q < childOff[L + 1]!; q++) childDur += host.durNs[childItems[q]!]!;
-    let own = 0;
-    const O = ownedList[i]!;
-    for (let q = ownedOff[O]!; q < ownedOff[O + 1]!; q++) own += gpu.durNs[ownedItems[q]!]!;
+    // The row's category is its first event's (ops and runtime calls of one name share a row).
+    if (x < rows.first[r]!) {
+      rows.first[r] = x;
+      rows.category[r] = HOST_KIND_NAMES[kind]!;
+    }
     rows.calls[r]++;
     rows.cpuTotalNs[r] += dur;
     rows.selfCpuNs[r] += dur - childDur;
     rows.selfDeviceNs[r] += own;
-    rows.deviceTotalNs[r] += deviceTotal[i]!;
-    // The wall-clock union of the subtree's GPU work.
-    if (deviceTotal[i]! > 0) rows.deviceWallNs[r] += wall.unionNs(gpuSeq, gpuFrom[i]!, gpuTo[i]!);
+    rows.deviceTotalNs[r] += total;
+    if (total > 0) rows.deviceWallNs[r] += wall.unionNs(gpuSeq, from[x]!, pos);
+  };
+  for (let root = 0; root < n; root++) {
+    if (parent[root]! >= 0 || !kept(root)) continue;
+    let x = root;
+    for (;;) {
+      from[x] = pos;
+      for (let g = ownedHead[x]!; g >= 0; g = ownedNext[g]!) gpuSeq[pos++] = g;
+      if (firstChild[x]! >= 0) {
+        x = firstChild[x]!;
+        continue;
+      }
+      // A leaf: leave it, and its ancestors while it is their last child.
+      while (x !== root && nextSibling[x]! < 0) {
+        leave(x);
+        x = parent[x]!;
+      }
+      leave(x);
+      if (x === root) break;
+      x = nextSibling[x]!;
+    }
   }
+  const hostRows = rows.count;
+
   const gpuSlot = new Int32Array(strings.size).fill(-1);
   const gpuByName = new Map<string, number>();
   for (let g = 0; g < gpu.length; g++) {
@@ -218,7 +249,7 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
     if (r < 0) {
       const name = strings.get(id);
       r = gpuByName.get(name) ?? -1;
-      if (r < 0) gpuByName.set(name, (r = rows.add(name, 'gpu', GPU_KIND_NAMES[gpu.kind[g]!]!, byShape ? '[]' : undefined)));
+      if (r < 0) gpuByName.set(name, (r = rows.add(name, 'gpu', GPU_KIND_NAMES[gpu.kind[g]!]!, byShape ? '[]' : undefined, g)));
       gpuSlot[id] = r;
     }
     const d = gpu.durNs[g]!;
@@ -230,17 +261,20 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   const annByName = new Map<string, number>();
   for (const ann of m.gpuAnnotations) {
     let r = annByName.get(ann.name) ?? -1;
-    if (r < 0) annByName.set(ann.name, (r = rows.add(ann.name, 'gpu', 'gpu_user_annotation', byShape ? '[]' : undefined)));
+    if (r < 0) annByName.set(ann.name, (r = rows.add(ann.name, 'gpu', 'gpu_user_annotation', byShape ? '[]' : undefined, 0)));
     rows.calls[r]++;
     rows.selfDeviceNs[r] += ann.durNs;
     rows.deviceTotalNs[r] += ann.durNs;
     rows.deviceWallNs[r] += ann.durNs;
   }
 
+  // Host rows in order of their first event, then GPU rows in order of appearance.
+  const order = Array.from({ length: rows.count }, (_, r) => r);
+  const hostOrder = order.slice(0, hostRows).sort((a, b) => rows.first[a]! - rows.first[b]!);
   let selfCpuTotalNs = 0;
   let selfDeviceTotalNs = 0;
   const out: ProfilerTableRow[] = [];
-  for (let r = 0; r < rows.count; r++) {
+  for (const r of [...hostOrder, ...order.slice(hostRows)]) {
     const device = rows.device[r]!;
     const category = rows.category[r]!;
     const inputDims = rows.inputDims[r];
@@ -269,6 +303,8 @@ class RowSums {
   readonly device: ProfilerTableDevice[] = [];
   readonly category: string[] = [];
   readonly inputDims: (string | undefined)[] = [];
+  /** Index of the row's first event (host rows are listed in that order). */
+  readonly first: number[] = [];
   calls = new Float64Array(64);
   selfCpuNs = new Float64Array(64);
   cpuTotalNs = new Float64Array(64);
@@ -276,7 +312,7 @@ class RowSums {
   deviceTotalNs = new Float64Array(64);
   deviceWallNs = new Float64Array(64);
 
-  add(name: string, device: ProfilerTableDevice, category: string, inputDims: string | undefined): number {
+  add(name: string, device: ProfilerTableDevice, category: string, inputDims: string | undefined, first: number): number {
     if (this.count === this.calls.length) {
       const grow = (a: Float64Array) => {
         const b = new Float64Array(a.length * 2);
@@ -294,6 +330,7 @@ class RowSums {
     this.device.push(device);
     this.category.push(category);
     this.inputDims.push(inputDims);
+    this.first.push(first);
     return this.count++;
   }
 }
@@ -366,19 +403,4 @@ class WallScratch {
 function inputDimsKey(args: Record<string, unknown> | undefined): string {
   const dims = args?.['Input Dims'] ?? args?.['Input dims'];
   return dims === undefined ? '[]' : JSON.stringify(dims);
-}
-
-/**
- * Fills offset lists (CSR) whose sizes are already counted in `off[l + 1]`: item j goes to
- * list `listOf(j)` (none when negative), in item order. Turns the counts into offsets.
- */
-function fillLists(off: Int32Array, lists: number, items: number, listOf: (item: number) => number): Int32Array {
-  for (let l = 0; l < lists; l++) off[l + 1]! += off[l]!;
-  const fill = off.slice(0, lists);
-  const out = new Int32Array(off[lists]!);
-  for (let j = 0; j < items; j++) {
-    const l = listOf(j);
-    if (l >= 0) out[fill[l]!++] = j;
-  }
-  return out;
 }
