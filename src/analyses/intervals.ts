@@ -26,9 +26,11 @@ export function clipNs(s: number, e: number, lo: number, hi: number): number {
 }
 
 /**
- * A union of intervals as sorted, disjoint [starts[k], ends[k]) in ns. Built by sweeping
- * separately sorted starts and ends (native Float64Array sorts, no comparator): for traces of a
- * million activities this is several times faster than sorting interval pairs.
+ * A union of intervals as sorted, disjoint [starts[k], ends[k]) in ns. Built without a
+ * comparator sort: intervals listed nearly in time order (runs of increasing starts, as trace
+ * tables are) by merging the runs; others by sweeping separately sorted starts and ends
+ * (native Float64Array sorts) — for a million activities several times faster than sorting
+ * interval pairs with a comparator.
  */
 export interface MergedIntervals {
   readonly starts: Float64Array;
@@ -38,6 +40,7 @@ export interface MergedIntervals {
 /**
  * Union of the intervals [starts[k], ends[k]); touching intervals merge, as in intervals.ts.
  * The arrays are sorted in place and then overwritten. An end before its start (a −1 duration) is taken as the start.
+ * Either way of sorting gives the same segments: the connected parts of the union.
  */
 export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedIntervals {
   // An event whose time could not be read (NaN, with a BAD_TIMESTAMP diagnostic) has no place
@@ -58,7 +61,44 @@ export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedInte
   }
   const n = starts.length;
   for (let k = 0; k < n; k++) if (ends[k]! < starts[k]!) ends[k] = starts[k]!;
-  if (!isSorted(starts)) starts.sort();
+  let runs = 1;
+  for (let k = 1; k < n; k++) if (starts[k]! < starts[k - 1]!) runs++;
+  if (runs > MAX_RUNS) return mergeSortedEndpoints(starts, ends);
+  // Few runs, as tables written in time order have: the pairs sorted by start by merging the
+  // runs, then one sweep keeping the furthest end. The k-th segment is written over pair k or
+  // an earlier one, after both were read.
+  if (runs > 1) sortPairsByStart(starts, ends, runs);
+  let w = 0;
+  let cs = NaN;
+  let ce = NaN;
+  for (let k = 0; k < n; k++) {
+    const s = starts[k]!;
+    const e = ends[k]!;
+    if (s <= ce) {
+      if (e > ce) ce = e;
+    } else {
+      if (k > 0) {
+        starts[w] = cs;
+        ends[w++] = ce;
+      }
+      cs = s;
+      ce = e;
+    }
+  }
+  if (n > 0) {
+    starts[w] = cs;
+    ends[w++] = ce;
+  }
+  return { starts: starts.slice(0, w), ends: ends.slice(0, w) };
+}
+
+/** Beyond this many runs of increasing starts, sorting starts and ends apart is faster. */
+const MAX_RUNS = 256;
+
+/** The union by separately sorted starts and ends (native sorts), for intervals in no particular order. */
+function mergeSortedEndpoints(starts: Float64Array, ends: Float64Array): MergedIntervals {
+  const n = starts.length;
+  starts.sort();
   if (!isSorted(ends)) ends.sort();
   // Segments are written over the sorted arrays as the sweep leaves them behind: the k-th
   // segment is written once at least k + 1 starts and ends have been read.
@@ -87,6 +127,57 @@ export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedInte
     ends[w++] = e;
   }
   return { starts: starts.slice(0, w), ends: ends.slice(0, w) };
+}
+
+/** Sorts the pairs (starts[k], ends[k]) by start in place, merging the `runs` runs of increasing starts pairwise. */
+function sortPairsByStart(starts: Float64Array, ends: Float64Array, runs: number): void {
+  const n = starts.length;
+  let bounds = new Int32Array(runs + 1);
+  for (let k = 1, r = 1; k < n; k++) if (starts[k]! < starts[k - 1]!) bounds[r++] = k;
+  bounds[runs] = n;
+  let s1 = starts;
+  let e1 = ends;
+  let s2: Float64Array = new Float64Array(n);
+  let e2: Float64Array = new Float64Array(n);
+  while (runs > 1) {
+    const next = new Int32Array(((runs + 1) >> 1) + 1);
+    let w = 0;
+    for (let r = 0; r < runs; r += 2) {
+      const a0 = bounds[r]!;
+      const a1 = bounds[r + 1]!;
+      const b1 = r + 2 <= runs ? bounds[r + 2]! : a1;
+      next[w++] = a0;
+      let i = a0;
+      let j = a1;
+      let o = a0;
+      while (i < a1 && j < b1) {
+        if (s1[j]! < s1[i]!) {
+          s2[o] = s1[j]!;
+          e2[o++] = e1[j++]!;
+        } else {
+          s2[o] = s1[i]!;
+          e2[o++] = e1[i++]!;
+        }
+      }
+      while (i < a1) {
+        s2[o] = s1[i]!;
+        e2[o++] = e1[i++]!;
+      }
+      while (j < b1) {
+        s2[o] = s1[j]!;
+        e2[o++] = e1[j++]!;
+      }
+    }
+    next[w] = n;
+    bounds = next;
+    runs = w;
+    [s1, s2] = [s2, s1];
+    [e1, e2] = [e2, e1];
+  }
+  if (s1 !== starts) {
+    starts.set(s1);
+    ends.set(e1);
+  }
 }
 
 function isSorted(a: Float64Array): boolean {
