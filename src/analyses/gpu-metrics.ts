@@ -65,6 +65,44 @@ export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: num
 }
 
 
+/**
+ * For windows in time order that do not overlap: the GPU activities overlapping each window
+ * (those `gpuInWindow` lists, in the same order) as offset lists, window w's at
+ * items[off[w] .. off[w + 1]). One pass over the activities in start order: an activity is
+ * visited once per window it overlaps, however long it runs (a window query looks back over
+ * everything that started within the longest duration). Activities must have readable starts.
+ */
+export function gpuByWindow(m: TraceModel, ix: GpuTimeIndex, windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>): { off: Int32Array; items: Int32Array } {
+  const { startNs, durNs } = m.gpu;
+  const nW = windows.length;
+  const off = new Int32Array(nW + 1);
+  let items = new Int32Array(0);
+  for (let pass = 0; pass < 2; pass++) {
+    const fill = pass === 0 ? off : off.slice(0, nW);
+    let w0 = 0;
+    for (let k = 0; k < ix.order.length; k++) {
+      const g = ix.order[k]!;
+      const s = startNs[g]!;
+      const e = s + durNs[g]!;
+      // The first window ending after the start; every later one does too.
+      while (w0 < nW && !(s < windows[w0]!.hi)) w0++;
+      if (w0 === nW) break;
+      for (let w = w0; w < nW; w++) {
+        const lo = windows[w]!.lo;
+        // As gpuInWindow: overlapping, or zero-length at or after the window's start.
+        if (!(e > lo || (e === s && s >= lo))) break;
+        if (pass === 0) off[w + 1]++;
+        else items[fill[w]!++] = g;
+      }
+    }
+    if (pass === 0) {
+      for (let w = 0; w < nW; w++) off[w + 1]! += off[w]!;
+      items = new Int32Array(off[nW]!);
+    }
+  }
+  return { off, items };
+}
+
 // ------------------------------------------------------------------------------------------------
 // Kernel classes
 
@@ -160,9 +198,9 @@ export interface WindowGpuMetrics {
 
 /**
  * The plugin's metrics over [lo, hi) for the GPU activities `inWindow` (those overlapping it,
- * from `gpuInWindow`); non-kernel activities are skipped here.
+ * from `gpuInWindow` or `gpuByWindow`); non-kernel activities are skipped here.
  */
-export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, inWindow: readonly number[], lo: number, hi: number): WindowGpuMetrics {
+export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, inWindow: Iterable<number>, lo: number, hi: number): WindowGpuMetrics {
   const { gpu } = m;
   const span = hi - lo;
   let kernelNs = 0;

@@ -41,6 +41,7 @@ import {
   classifyKernels,
   computeWindowGpuMetrics,
   createGpuTimeIndex,
+  gpuByWindow,
   gpuInWindow,
   isCommunicationOpName,
 } from './gpu-metrics.js';
@@ -280,7 +281,10 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   const gix = createGpuTimeIndex(m);
 
   const sums = new HostSums(m, nW, windows, createLaunchIndex(m));
-  if (windowsInOrder(windows) && allStartsReadable(host.startNs)) {
+  const inOrder = windowsInOrder(windows);
+  // Each window's GPU activities, from one pass when the windows are in order.
+  const byWindow = inOrder && allStartsReadable(gpu.startNs) ? gpuByWindow(m, gix, windows) : undefined;
+  if (inOrder && allStartsReadable(host.startNs)) {
     // Windows in time order, not overlapping: one pass over the host table finds each call's
     // and op's step (the table is nearly in time order: the step is mostly the last one).
     let w = 0;
@@ -348,7 +352,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
 
     // GPU side.
     const busy = busyNs[wi]!;
-    const inWin = gpuInWindow(m, gix, lo, hi);
+    const inWin = byWindow ? byWindow.items.subarray(byWindow.off[wi]!, byWindow.off[wi + 1]!) : gpuInWindow(m, gix, lo, hi);
     const metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
     const kernelDurs: number[] = [];
     for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) kernelDurs.push(gpu.durNs[g]!);
