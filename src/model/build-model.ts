@@ -5,7 +5,12 @@
  *
  * Events come as the reader's columns (EventColumns: labels and args interned, one batch of
  * typed arrays per 4096 events) — `addColumns` — or as RawEvent objects — `add`, which turns
- * them into columns first, so that both build the same model.
+ * them into columns first: the handlers have one entry, the columns, so both build the same
+ * model.
+ *
+ * `finish` runs once per trace, so its loops run mostly unoptimised (V8 optimises a loop only
+ * after it has run a while): what can be kept while events are added — which rows are in time
+ * order, the ids linking needs, the profiler steps — is kept then, in code that is hot.
  */
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import {
@@ -24,7 +29,7 @@ import {
 } from '../ingest/event-columns.js';
 import { normaliseId } from '../ingest/tokenizer.js';
 import type { JsonObject, JsonValue, RawEvent } from '../ingest/raw-event.js';
-import { EventClass, classifyEvent } from './classify.js';
+import { EventClass, classifyLabels } from './classify.js';
 import {
   createFlowsHandler,
   createGpuActivitiesHandler,
@@ -34,13 +39,14 @@ import {
   createPythonFunctionsHandler,
   createThreadRegistry,
   num,
+  type Batch,
 } from './handlers.js';
 import { linkGpuActivities } from './linking.js';
 import { unwidenGpuAnnotations } from './gpu-annotation-spans.js';
 import { computeNesting } from './nesting.js';
 import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
-import { HostKind, type DeviceProperties, type ProfilerStep, type TraceModel } from './trace-model.js';
+import type { DeviceProperties, ProfilerStep, TraceModel } from './trace-model.js';
 
 /** What the reader knows once the input is consumed (a subset of ingest's ReadResult). */
 export interface ReadInfo {
@@ -139,7 +145,7 @@ export class ColumnSource {
 
   private classify(ph: number, cat: number, name: number): EventClass {
     const l = this.labels;
-    return classifyEvent({ ph: l[ph]!, cat: l[cat]!, name: l[name]! } as RawEvent);
+    return classifyLabels(l[ph]!, l[cat]!, l[name]!);
   }
 
   /** pid or tid as RawEvent holds it: a number, or the string that stays one. */
@@ -169,8 +175,6 @@ export interface ModelBuilder {
   finish(read: ReadInfo): TraceModel;
 }
 
-const STEP_RE = /^ProfilerStep#(\d+)$/;
-
 export function createModelBuilder(): ModelBuilder {
   const strings = new StringTable();
   const diagnostics = new DiagnosticSink();
@@ -198,7 +202,11 @@ export function createModelBuilder(): ModelBuilder {
   let lastTidL = -2;
   let lastThread = -1;
 
-  function threadOf(src: ColumnSource, pid: number, pidL: number, tid: number, tidL: number): number {
+  function threadOf(src: ColumnSource, c: EventColumns, i: number): number {
+    const pid = c.pid[i]!;
+    const pidL = c.pidLabel[i]!;
+    const tid = c.tid[i]!;
+    const tidL = c.tidLabel[i]!;
     if (src === lastSrc && pidL === lastPidL && tidL === lastTidL && (pid === lastPid || (pid !== pid && lastPid !== lastPid)) && (tid === lastTid || (tid !== tid && lastTid !== lastTid))) {
       return lastThread;
     }
@@ -211,126 +219,72 @@ export function createModelBuilder(): ModelBuilder {
     return lastThread;
   }
 
+  const b: Batch = { c: undefined as unknown as EventColumns, labels: [], args: [], shiftNs: 0 };
+
   function addColumns(c: EventColumns, src: ColumnSource, shiftNs = 0): void {
     const n = c.length;
-    const an = c.argNumbers;
-    const argsOf = (i: number): JsonObject | undefined => {
-      const a = c.args[i]!;
-      return a >= 0 ? src.args[a] : undefined;
-    };
+    b.c = c;
+    b.labels = src.labels;
+    b.args = src.args;
+    b.shiftNs = shiftNs;
     events += n;
     for (let i = 0; i < n; i++) {
       const cls = src.classOf(c.ph[i]!, c.cat[i]!, c.name[i]!);
-      const ts = c.tsNs[i]! + shiftNs;
-      const o = i * ARG_NUMBERS;
       switch (cls) {
         case EventClass.CpuOp:
         case EventClass.UserAnnotation:
         case EventClass.Runtime:
-        case EventClass.Driver:
+        case EventClass.Driver: {
+          const ts = c.tsNs[i]! + shiftNs;
           if (ts < minHostNs) minHostNs = ts;
-          hostEvents.add(
-            cls,
-            src.stringId(c.name[i]!),
-            threadOf(src, c.pid[i]!, c.pidLabel[i]!, c.tid[i]!, c.tidLabel[i]!),
-            ts,
-            c.durNs[i]!,
-            an[o + AN_EXTERNAL_ID]!,
-            an[o + AN_CORRELATION]!,
-            argsOf(i),
-          );
+          hostEvents.add(b, i, cls, src.stringId(c.name[i]!), threadOf(src, c, i));
           break;
+        }
         case EventClass.PythonFunction:
-          python.add(src.stringId(c.name[i]!), threadOf(src, c.pid[i]!, c.pidLabel[i]!, c.tid[i]!, c.tidLabel[i]!), ts, c.durNs[i]!);
+          python.add(b, i, src.stringId(c.name[i]!), threadOf(src, c, i));
           break;
         case EventClass.Kernel:
         case EventClass.Memcpy:
         case EventClass.Memset: {
+          const ts = c.tsNs[i]! + shiftNs;
           if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
-          const s = an[o + AN_STREAM]!;
-          gpu.add(
-            cls,
-            src.stringId(c.name[i]!),
-            c.pidLabel[i]! < 0 ? c.pid[i]! : an[o + AN_DEVICE]!,
-            Number.isFinite(s) ? s : c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
-            ts,
-            c.durNs[i]!,
-            an[o + AN_CORRELATION]!,
-            an[o + AN_EXTERNAL_ID]!,
-            argsOf(i),
-          );
+          gpu.add(b, i, cls, src.stringId(c.name[i]!));
           break;
         }
         case EventClass.GpuUserAnnotation: {
+          const ts = c.tsNs[i]! + shiftNs;
           if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
-          const dur = c.durNs[i]!;
-          gpu.annotation({
-            name: src.labels[c.name[i]!]!,
-            device: c.pidLabel[i]! < 0 ? c.pid[i]! : -1,
-            stream: c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
-            startNs: ts,
-            durNs: dur >= 0 ? dur : 0,
-            externalId: an[o + AN_EXTERNAL_ID]!,
-          });
+          gpu.annotation(b, i);
           break;
         }
         case EventClass.CudaSync: {
+          const ts = c.tsNs[i]! + shiftNs;
           if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
-          const dur = c.durNs[i]!;
-          gpu.sync({
-            name: src.labels[c.name[i]!]!,
-            device: c.pidLabel[i]! < 0 ? c.pid[i]! : -1,
-            stream: c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
-            startNs: ts,
-            durNs: dur >= 0 ? dur : 0,
-            correlation: an[o + AN_CORRELATION]!,
-            args: argsOf(i),
-          });
+          gpu.sync(b, i);
           break;
         }
         case EventClass.FlowStart:
         case EventClass.FlowStep:
           flows.count();
           break;
-        case EventClass.FlowEnd: {
+        case EventClass.FlowEnd:
           flows.count();
-          const fid = c.flowId[i]!;
-          const fidL = c.flowIdLabel[i]!;
-          if (fid === fid || fidL >= 0) {
-            const cat = src.labels[c.cat[i]!]!;
-            if (cat === 'ac2g' || cat.startsWith('async')) {
-              flows.end(src.idValue(c.pid[i]!, c.pidLabel[i]!), src.idValue(c.tid[i]!, c.tidLabel[i]!), ts, fidL >= 0 ? src.labels[fidL]! : fid);
-            }
-          }
+          flows.end(b, i);
           break;
-        }
         case EventClass.Instant: {
           instants.count();
           const name = src.labels[c.name[i]!]!;
-          if (name !== '[memory]' && name !== '[OutOfMemory]') break;
-          instants.memory(
-            threadOf(src, c.pid[i]!, c.pidLabel[i]!, c.tid[i]!, c.tidLabel[i]!),
-            ts,
-            name === '[OutOfMemory]',
-            an[o + AN_BYTES]!,
-            an[o + AN_TOTAL_ALLOCATED]!,
-            an[o + AN_TOTAL_RESERVED]!,
-            an[o + AN_DEVICE_TYPE]!,
-            an[o + AN_DEVICE_ID]!,
-          );
+          if (name === '[memory]' || name === '[OutOfMemory]') instants.memory(b, i, threadOf(src, c, i), name === '[OutOfMemory]');
           break;
         }
         case EventClass.Metadata:
-          metadata.handleEvent({
-            name: src.labels[c.name[i]!]!,
-            pid: src.idValue(c.pid[i]!, c.pidLabel[i]!),
-            tid: src.idValue(c.tid[i]!, c.tidLabel[i]!),
-            args: argsOf(i),
-          });
+          metadata.add(b, i);
           break;
-        case EventClass.TraceSpan:
+        case EventClass.TraceSpan: {
+          const ts = c.tsNs[i]! + shiftNs;
           if (ts < spanStartNs) spanStartNs = ts;
           break;
+        }
         default:
           ignored++;
       }
@@ -347,30 +301,22 @@ export function createModelBuilder(): ModelBuilder {
 
   function finish(read: ReadInfo): TraceModel {
     for (const d of read.diagnostics) diagnostics.add(d);
-    const hostData = hostEvents.finalize();
-    const pyData = python.finalize();
-    const gpuData = gpu.finalize();
-    const flowData = flows.finalize();
-    const instData = instants.finalize();
-    const metaData = metadata.finalize();
-
     // Time zero: the profiler span (torch's trace start), else the first host event.
     let origin = Number.isFinite(spanStartNs) ? spanStartNs : Number.isFinite(minHostNs) ? minHostNs : minAnyNs;
     if (!Number.isFinite(origin)) origin = 0;
-    const rebase = (a: Float64Array) => {
-      for (let i = 0; i < a.length; i++) a[i] = a[i]! - origin;
-    };
-    rebase(hostData.startNs);
-    rebase(pyData.startNs);
-    rebase(gpuData.table.startNs);
-    rebase(instData.table.tsNs);
-    const gpuAnnotations = unwidenGpuAnnotations(
-      gpuData.annotations.map((a) => ({ ...a, startNs: a.startNs - origin })),
-      gpuData.table,
-    );
-    const syncs = gpuData.syncs.map((s) => ({ ...s, startNs: s.startNs - origin }));
+    const host = hostEvents.finalize(origin);
+    const hostData = host.table;
+    const pyData = python.finalize(origin);
+    const gpuData = gpu.finalize(origin);
+    const flowData = flows.finalize();
+    const instData = instants.finalize(origin);
+    const metaData = metadata.finalize();
+    const g = gpuData.table;
+    const streams = gpuData.streams;
+    const gpuAnnotations = unwidenGpuAnnotations(gpuData.annotations, g, streams);
+    const syncs = gpuData.syncs;
 
-    const nesting = computeNesting(hostData, diagnostics);
+    const nesting = computeNesting(hostData, diagnostics, host.order);
     const hostTable = {
       length: hostData.length,
       kind: hostData.kind,
@@ -391,6 +337,8 @@ export function createModelBuilder(): ModelBuilder {
       {
         host: hostTable,
         gpu: gpuData.table,
+        byCorrelation: host.byCorrelation,
+        byExternalId: host.byExternalId,
         flowEndAt: (d, s, ts) => flowData.flowEndAt(d, s, ts + origin),
         hostName: (i) => strings.get(hostTable.name[i]!),
         gpuName: (i) => strings.get(gpuData.table.name[i]!),
@@ -398,21 +346,14 @@ export function createModelBuilder(): ModelBuilder {
       diagnostics,
     );
 
-    reportStreamOverlaps(gpuData.table, diagnostics);
+    reportStreamOverlaps(g, diagnostics, streams);
 
-    let traceEndNs = 0;
-    for (let i = 0; i < hostTable.length; i++) traceEndNs = Math.max(traceEndNs, hostTable.startNs[i]! + hostTable.durNs[i]!);
-    const g = gpuData.table;
+    let traceEndNs = nesting.latestEndNs;
     for (let i = 0; i < g.length; i++) traceEndNs = Math.max(traceEndNs, g.startNs[i]! + g.durNs[i]!);
 
     const steps: ProfilerStep[] = [];
-    const isStepName = new Map<number, RegExpExecArray | null>();
-    for (let i = 0; i < hostTable.length; i++) {
-      if (hostTable.kind[i] !== HostKind.Annotation) continue;
-      const id = hostTable.name[i]!;
-      let m = isStepName.get(id);
-      if (m === undefined) isStepName.set(id, (m = STEP_RE.exec(strings.get(id))));
-      if (!m) continue;
+    for (const i of host.stepRows) {
+      const m = host.stepPattern.exec(strings.get(hostTable.name[i]!))!;
       steps.push({
         name: m[0],
         number: Number(m[1]),

@@ -33,9 +33,14 @@ const RUNTIME_CATS = new Set(['cuda_runtime', 'Runtime', 'xpu_runtime', 'private
 const DRIVER_CATS = new Set(['cuda_driver', 'xpu_driver', 'privateuse1_driver']);
 
 export function classifyEvent(e: RawEvent): EventClass {
-  switch (e.ph) {
+  return classifyLabels(e.ph, e.cat, e.name);
+}
+
+/** The class of an event with these `ph`, `cat` and `name`. */
+export function classifyLabels(ph: string, cat: string, name: string): EventClass {
+  switch (ph) {
     case 'X':
-      return classifyComplete(e.cat, e.name);
+      return classifyComplete(cat, name);
     case 'M':
       return EventClass.Metadata;
     case 's':

@@ -1,58 +1,93 @@
 /**
- * Growable typed-array columns for the struct-of-arrays tables of the model.
+ * Growable struct-of-arrays tables for the model: every column of a table grows together, in
+ * chunks that double up to 64 Ki rows and are never copied while the table grows; `trim()`
+ * copies them once into exact-length arrays. (A column that doubled one buffer would hold
+ * old + new, 3× its size, at each doubling: on a 10 GB trace that is the peak memory.)
  *
- * Values go into chunks that double up to 64 Ki elements and are never copied while the column
- * grows; `trim()` copies them once into one exact-length array and lets the chunks go. (A column
- * that doubled one buffer would hold old + new, 3× its size, at each doubling: on a 10 GB trace
- * that is the peak memory.)
+ * A row is written straight into the current chunk's arrays — `const r = t.row(); t.cur.x[r] = …`
+ * — so adding an event costs one capacity check, not one call per column.
  */
 
-type TypedArray = Float64Array | Int32Array | Uint8Array | Int16Array;
-type TypedArrayCtor<T extends TypedArray> = { new (n: number): T };
+export type TypedArrayCtor = Float64ArrayConstructor | Int32ArrayConstructor | Uint8ArrayConstructor;
+export type Schema = Readonly<Record<string, TypedArrayCtor>>;
+export type ArraysOf<S extends Schema> = { -readonly [K in keyof S]: InstanceType<S[K]> };
 
 const MAX_CHUNK = 1 << 16;
 
-export class Column<T extends TypedArray> {
-  private chunks: T[] = [];
-  private cur: T;
-  private curLen = 0;
-  length = 0;
+export class ChunkedTable<S extends Schema> {
+  /** The current chunk's arrays; row `r` from `row()` goes here. */
+  cur: ArraysOf<S>;
+  private at = 0;
+  private cap: number;
+  private readonly full: ArraysOf<S>[] = [];
+  private fullRows = 0;
 
   constructor(
-    private readonly ctor: TypedArrayCtor<T>,
+    private readonly schema: S,
     initial = 1024,
   ) {
-    this.cur = new ctor(initial);
+    this.cap = initial;
+    this.cur = this.alloc(initial);
   }
 
-  push(v: number): number {
-    if (this.curLen === this.cur.length) this.next();
-    this.cur[this.curLen++] = v;
-    return this.length++;
+  get length(): number {
+    return this.fullRows + this.at;
+  }
+
+  /** The index in `cur` of a new row (its values are 0 until written). */
+  row(): number {
+    if (this.at === this.cap) this.next();
+    return this.at++;
   }
 
   private next(): void {
-    this.chunks.push(this.cur);
-    this.cur = new this.ctor(Math.min(this.cur.length * 2, MAX_CHUNK));
-    this.curLen = 0;
+    this.full.push(this.cur);
+    this.fullRows += this.cap;
+    this.cap = Math.min(Math.max(this.cap * 2, 1024), MAX_CHUNK);
+    this.cur = this.alloc(this.cap);
+    this.at = 0;
   }
 
-  /** The column as one exact-length array (once: the chunks are let go). */
-  trim(): T {
-    const out = new this.ctor(this.length);
-    let o = 0;
-    for (const c of this.chunks) {
-      out.set(c, o);
-      o += c.length;
+  private alloc(n: number): ArraysOf<S> {
+    const a = {} as Record<string, InstanceType<TypedArrayCtor>>;
+    for (const k of Object.keys(this.schema)) a[k] = new this.schema[k]!(n);
+    return a as ArraysOf<S>;
+  }
+
+  /**
+   * The table as exact-length arrays (once: the chunks are let go). `minus` gives columns to
+   * rebase on the way: each of their values less that number.
+   */
+  trim(minus: { readonly [K in keyof S]?: number } = {}): ArraysOf<S> {
+    const n = this.length;
+    const out = {} as Record<string, InstanceType<TypedArrayCtor>>;
+    for (const k of Object.keys(this.schema)) {
+      const o = new this.schema[k]!(n);
+      const chunks = [...this.full.map((c) => c[k]!), this.cur[k]!.subarray(0, this.at)];
+      const d = (minus as Record<string, number | undefined>)[k];
+      let p = 0;
+      for (const c of chunks) {
+        if (d === undefined) o.set(c, p);
+        else subtractInto(o as Float64Array, p, c as Float64Array, d);
+        p += c.length;
+      }
+      out[k] = o;
     }
-    out.set(this.cur.subarray(0, this.curLen) as T, o);
-    this.chunks = [];
-    this.cur = new this.ctor(0);
-    this.curLen = 0;
-    return out;
+    this.full.length = 0;
+    this.fullRows = 0;
+    this.cap = 0;
+    this.cur = this.alloc(0);
+    this.at = 0;
+    return out as ArraysOf<S>;
+  }
+
+  /** Calls `f(chunk, rows)` for each chunk in row order, without trimming. */
+  forEachChunk(f: (arrays: ArraysOf<S>, rows: number) => void): void {
+    for (const c of this.full) f(c, c[Object.keys(this.schema)[0]!]!.length);
+    f(this.cur, this.at);
   }
 }
 
-export const f64 = () => new Column(Float64Array);
-export const i32 = () => new Column(Int32Array);
-export const u8 = () => new Column(Uint8Array);
+function subtractInto(out: Float64Array, at: number, src: Float64Array, d: number): void {
+  for (let i = 0; i < src.length; i++) out[at + i] = src[i]! - d;
+}

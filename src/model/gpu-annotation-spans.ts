@@ -6,6 +6,7 @@
  * much before the first activity it covers on its stream and ends that much after the last —
  * the span is narrowed back to the activities; otherwise it is kept as written.
  */
+import type { StreamOrder } from './time-order.js';
 import type { GpuAnnotation } from './trace-model.js';
 
 interface Activities {
@@ -22,18 +23,12 @@ const WIDENINGS: readonly (readonly [before: number, after: number])[] = [
   [1000, 0],
 ];
 
-export function unwidenGpuAnnotations(annotations: readonly GpuAnnotation[], gpu: Activities): GpuAnnotation[] {
+/** `streams`: the activities in stream order (time-order.ts), when every start is finite. */
+export function unwidenGpuAnnotations(annotations: readonly GpuAnnotation[], gpu: Activities, streams?: StreamOrder): GpuAnnotation[] {
   if (annotations.length === 0) return [];
-  const byStream = new Map<string, number[]>();
-  for (let g = 0; g < gpu.length; g++) {
-    const key = `${gpu.device[g]}:${gpu.stream[g]}`;
-    let list = byStream.get(key);
-    if (!list) byStream.set(key, (list = []));
-    list.push(g);
-  }
-  for (const list of byStream.values()) list.sort((a, b) => gpu.startNs[a]! - gpu.startNs[b]!);
+  const listOf = streams ? streamLists(streams) : listsBySorting(gpu);
   return annotations.map((a) => {
-    const list = byStream.get(`${a.device}:${a.stream}`);
+    const list = listOf(a.device, a.stream);
     if (!list) return a;
     const end = a.startNs + a.durNs;
     let first = Infinity;
@@ -59,4 +54,31 @@ export function unwidenGpuAnnotations(annotations: readonly GpuAnnotation[], gpu
     }
     return a;
   });
+}
+
+type Lists = (device: number, stream: number) => Int32Array | undefined;
+
+/** Each stream's activities in start order: runs of the stream order. */
+function streamLists(o: StreamOrder): Lists {
+  const byDevice = new Map<number, Map<number, Int32Array>>();
+  o.streams.forEach(([d, s], k) => {
+    let m = byDevice.get(d);
+    if (!m) byDevice.set(d, (m = new Map()));
+    m.set(s, o.order.subarray(o.groupStart[k]!, o.groupStart[k + 1]!));
+  });
+  return (d, s) => byDevice.get(d)?.get(s);
+}
+
+/** The same by a comparator sort per stream (a start is NaN: its place is the sort's). */
+function listsBySorting(gpu: Activities): Lists {
+  const byStream = new Map<string, number[]>();
+  for (let g = 0; g < gpu.length; g++) {
+    const key = `${gpu.device[g]}:${gpu.stream[g]}`;
+    let list = byStream.get(key);
+    if (!list) byStream.set(key, (list = []));
+    list.push(g);
+  }
+  const lists = new Map<string, Int32Array>();
+  for (const [k, list] of byStream) lists.set(k, Int32Array.from(list.sort((a, b) => gpu.startNs[a]! - gpu.startNs[b]!)));
+  return (d, s) => lists.get(`${d}:${s}`);
 }

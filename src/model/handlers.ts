@@ -3,8 +3,10 @@
  * classes exactly once, in file order. Handlers are made by factories and keep no
  * module-level state, so two traces can be built side by side (a diff).
  *
- * Handlers take plain values (the builder reads them out of the reader's columns), never an
- * object per event: a 10 GB trace has ~30 M events.
+ * Handlers read each event straight out of the reader's columns (`Batch`, row `i`) into their
+ * own: no object per event (a 10 GB trace has ~30 M events), and no number leaves a typed array
+ * on the way (a double passed to a call may be boxed). RawEvent objects reach them the same way,
+ * turned into columns by the builder first.
  *
  * Handled here: metadata (`M`), host events (cpu_op, user_annotation, runtime, driver),
  * python frames, GPU activities (kernel, memcpy, memset), GPU annotations, cuda_sync,
@@ -14,9 +16,24 @@
  * (counted, not stored).
  */
 import type { DiagnosticSink } from '../core/diagnostics.js';
+import {
+  AN_BYTES,
+  AN_CORRELATION,
+  AN_DEVICE,
+  AN_DEVICE_ID,
+  AN_DEVICE_TYPE,
+  AN_EXTERNAL_ID,
+  AN_STREAM,
+  AN_TOTAL_ALLOCATED,
+  AN_TOTAL_RESERVED,
+  ARG_NUMBERS,
+  type EventColumns,
+} from '../ingest/event-columns.js';
 import type { JsonObject, JsonValue } from '../ingest/raw-event.js';
 import { EventClass } from './classify.js';
-import { f64, i32, u8 } from './columns.js';
+import { ChunkedTable } from './columns.js';
+import { IdTable } from './id-table.js';
+import { StreamIds, TimeRuns } from './time-order.js';
 import type { StringTable } from './strings.js';
 import {
   GpuKind,
@@ -32,6 +49,26 @@ export interface HandlerContext {
   readonly diagnostics: DiagnosticSink;
 }
 
+/** The batch being added: the reader's columns, with its producer's labels and args and time shift. */
+export interface Batch {
+  c: EventColumns;
+  labels: readonly string[];
+  args: readonly JsonObject[];
+  /** Added to every ts: a producer whose time origin differs from the file's. */
+  shiftNs: number;
+}
+
+/** Row i's kept args, if any. */
+export function argsOf(b: Batch, i: number): JsonObject | undefined {
+  const a = b.c.args[i]!;
+  return a >= 0 ? b.args[a] : undefined;
+}
+
+/** pid or tid of row i as RawEvent holds it: a number, or the string that stays one. */
+export function idOf(b: Batch, n: number, label: number): number | string {
+  return label >= 0 ? b.labels[label]! : n;
+}
+
 export function num(v: JsonValue | undefined): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'string' && v.trim() !== '') {
@@ -39,13 +76,6 @@ export function num(v: JsonValue | undefined): number {
     return Number.isFinite(n) ? n : NaN;
   }
   return NaN;
-}
-
-/** `External id`, or the lower-case `external id` of Kineto ≤ 2021-11. */
-export function externalIdOf(args: JsonObject | undefined): number {
-  if (!args) return NaN;
-  const v = args['External id'] ?? args['external id'];
-  return num(v);
 }
 
 // ---------------------------------------------------------------- threads
@@ -85,44 +115,43 @@ export type ThreadRegistry = ReturnType<typeof createThreadRegistry>;
 
 // ---------------------------------------------------------------- metadata
 
-export interface MetadataEvent {
-  readonly name: string;
-  readonly pid: number | string;
-  readonly tid: number | string;
-  readonly args: JsonObject | undefined;
-}
-
 export function createMetadataHandler(ctx: HandlerContext, threadReg: ThreadRegistry) {
   const processes = new Map<string, ProcessInfo>();
   const seen = new Set<string>();
   let duplicates = 0;
   let count = 0;
   return {
-    handleEvent(e: MetadataEvent): void {
+    /** Row i, an `M` record. */
+    add(b: Batch, i: number): void {
+      const c = b.c;
+      const name = b.labels[c.name[i]!]!;
+      const pid = idOf(b, c.pid[i]!, c.pidLabel[i]!);
+      const tid = idOf(b, c.tid[i]!, c.tidLabel[i]!);
+      const args = argsOf(b, i);
       count++;
-      const value = e.args?.['name'] ?? e.args?.['labels'] ?? e.args?.['sort_index'];
-      const key = `${e.name}\u0000${e.pid}\u0000${e.tid}\u0000${JSON.stringify(value)}`;
+      const value = args?.['name'] ?? args?.['labels'] ?? args?.['sort_index'];
+      const key = `${name}\u0000${pid}\u0000${tid}\u0000${JSON.stringify(value)}`;
       if (seen.has(key)) {
         duplicates++;
         return;
       }
       seen.add(key);
-      const pkey = String(e.pid);
-      switch (e.name) {
+      const pkey = String(pid);
+      switch (name) {
         case 'process_name':
         case 'process_labels':
         case 'process_sort_index': {
           let p = processes.get(pkey);
-          if (!p) processes.set(pkey, (p = { pid: e.pid }));
-          if (e.name === 'process_name' && typeof value === 'string') p.name = value;
-          if (e.name === 'process_labels' && typeof value === 'string') p.labels = value;
-          if (e.name === 'process_sort_index') p.sortIndex = num(value);
+          if (!p) processes.set(pkey, (p = { pid }));
+          if (name === 'process_name' && typeof value === 'string') p.name = value;
+          if (name === 'process_labels' && typeof value === 'string') p.labels = value;
+          if (name === 'process_sort_index') p.sortIndex = num(value);
           break;
         }
         case 'thread_name':
         case 'thread_sort_index': {
-          const t = threadReg.threads[threadReg.indexOf(e.pid, e.tid)]!;
-          if (e.name === 'thread_name' && typeof value === 'string') t.name = value;
+          const t = threadReg.threads[threadReg.indexOf(pid, tid)]!;
+          if (name === 'thread_name' && typeof value === 'string') t.name = value;
           else t.sortIndex = num(value);
           break;
         }
@@ -144,41 +173,84 @@ export function createMetadataHandler(ctx: HandlerContext, threadReg: ThreadRegi
 
 // ---------------------------------------------------------------- host events
 
-const HOST_KIND_OF: Partial<Record<EventClass, HostKind>> = {
-  [EventClass.CpuOp]: HostKind.Op,
-  [EventClass.UserAnnotation]: HostKind.Annotation,
-  [EventClass.Runtime]: HostKind.Runtime,
-  [EventClass.Driver]: HostKind.Driver,
-};
+/** EventClass → HostKind (−1: not a host event). */
+const HOST_KIND_OF = new Int8Array(32).fill(-1);
+HOST_KIND_OF[EventClass.CpuOp] = HostKind.Op;
+HOST_KIND_OF[EventClass.UserAnnotation] = HostKind.Annotation;
+HOST_KIND_OF[EventClass.Runtime] = HostKind.Runtime;
+HOST_KIND_OF[EventClass.Driver] = HostKind.Driver;
 
+const HOST_COLUMNS = {
+  kind: Uint8Array,
+  name: Int32Array,
+  thread: Int32Array,
+  startNs: Float64Array,
+  durNs: Float64Array,
+  externalId: Float64Array,
+  correlation: Float64Array,
+} as const;
+
+const STEP_RE = /^ProfilerStep#(\d+)$/;
+
+/**
+ * Besides the table, it keeps what `finish` would otherwise find by visiting every host event
+ * again: each thread's rows and their runs in time order (nesting), the first runtime/driver
+ * call of each correlation and the first cpu_op of each External id (linking), and the
+ * `ProfilerStep#N` annotations.
+ */
 export function createHostEventsHandler(ctx: HandlerContext) {
-  const kind = u8();
-  const name = i32();
-  const thread = i32();
-  const startNs = f64();
-  const durNs = f64();
-  const externalId = f64();
-  const correlation = f64();
+  const t = new ChunkedTable(HOST_COLUMNS);
   const args: (JsonObject | undefined)[] = [];
+  const runs = new TimeRuns(true);
+  const byCorrelation = new IdTable();
+  const byExternalId = new IdTable();
+  const stepRows: number[] = [];
+  /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. */
+  let isStep = new Uint8Array(256);
   let negative = 0;
+  const stepName = (nameId: number): boolean => {
+    if (nameId >= isStep.length) {
+      const a = new Uint8Array(Math.max(nameId + 1, isStep.length * 2));
+      a.set(isStep);
+      isStep = a;
+    }
+    if (isStep[nameId] === 0) isStep[nameId] = STEP_RE.test(ctx.strings.get(nameId)) ? 1 : 2;
+    return isStep[nameId] === 1;
+  };
   return {
-    /** `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
-    add(cls: EventClass, nameId: number, threadIndex: number, ts: number, dur: number, ext: number, corr: number, a: JsonObject | undefined): void {
+    /** Row i of a cpu_op, user_annotation, runtime or driver class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
+    add(b: Batch, i: number, cls: EventClass, nameId: number, thread: number): void {
+      const c = b.c;
+      const o = i * ARG_NUMBERS;
       const k = HOST_KIND_OF[cls]!;
+      let dur = c.durNs[i]!;
       if (!(dur >= 0)) {
         negative++;
         dur = 0;
       }
-      kind.push(k);
-      name.push(nameId);
-      thread.push(threadIndex);
-      startNs.push(ts);
-      durNs.push(dur);
-      externalId.push(ext);
-      correlation.push(corr);
-      args.push(k === HostKind.Op || k === HostKind.Annotation ? a : undefined);
+      const start = c.tsNs[i]! + b.shiftNs;
+      const ext = c.argNumbers[o + AN_EXTERNAL_ID]!;
+      const corr = c.argNumbers[o + AN_CORRELATION]!;
+      const row = t.length;
+      const r = t.row();
+      const x = t.cur;
+      x.kind[r] = k;
+      x.name[r] = nameId;
+      x.thread[r] = thread;
+      x.startNs[r] = start;
+      x.durNs[r] = dur;
+      x.externalId[r] = ext;
+      x.correlation[r] = corr;
+      runs.add(thread, row, start, dur);
+      if (k === HostKind.Op) {
+        if (Number.isFinite(ext)) byExternalId.add(ext, row);
+      } else if (k === HostKind.Annotation) {
+        if (stepName(nameId)) stepRows.push(row);
+      } else if (Number.isFinite(corr)) byCorrelation.add(corr, row);
+      args.push(k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined);
     },
-    finalize() {
+    /** The table, its times less `originNs`. */
+    finalize(originNs: number) {
       if (negative > 0) {
         ctx.diagnostics.add({
           code: 'NEGATIVE_DURATION',
@@ -187,16 +259,17 @@ export function createHostEventsHandler(ctx: HandlerContext) {
           message: `${negative} host event(s) had a negative or missing duration; read as 0.`,
         });
       }
+      const length = t.length;
+      const table = { length, ...t.trim({ startNs: originNs }), args };
       return {
-        length: kind.length,
-        kind: kind.trim(),
-        name: name.trim(),
-        thread: thread.trim(),
-        startNs: startNs.trim(),
-        durNs: durNs.trim(),
-        externalId: externalId.trim(),
-        correlation: correlation.trim(),
-        args,
+        table,
+        /** Rows in (thread, start, end descending, row) order; undefined when a start is not finite. */
+        order: runs.order(table.startNs, table.durNs, originNs)?.order,
+        byCorrelation,
+        byExternalId,
+        /** ProfilerStep#N annotations, in row order, and the pattern their names matched. */
+        stepRows,
+        stepPattern: STEP_RE,
       };
     },
   };
@@ -204,73 +277,97 @@ export function createHostEventsHandler(ctx: HandlerContext) {
 
 // ---------------------------------------------------------------- python frames
 
+const PYTHON_COLUMNS = { name: Int32Array, thread: Int32Array, startNs: Float64Array, durNs: Float64Array } as const;
+
 export function createPythonFunctionsHandler() {
-  const name = i32();
-  const thread = i32();
-  const startNs = f64();
-  const durNs = f64();
+  const t = new ChunkedTable(PYTHON_COLUMNS);
   return {
-    add(nameId: number, threadIndex: number, ts: number, dur: number): void {
-      name.push(nameId);
-      thread.push(threadIndex);
-      startNs.push(ts);
-      durNs.push(dur >= 0 ? dur : 0);
+    add(b: Batch, i: number, nameId: number, thread: number): void {
+      const c = b.c;
+      const dur = c.durNs[i]!;
+      const r = t.row();
+      const x = t.cur;
+      x.name[r] = nameId;
+      x.thread[r] = thread;
+      x.startNs[r] = c.tsNs[i]! + b.shiftNs;
+      x.durNs[r] = dur >= 0 ? dur : 0;
     },
-    finalize() {
-      return { length: name.length, name: name.trim(), thread: thread.trim(), startNs: startNs.trim(), durNs: durNs.trim() };
+    finalize(originNs: number) {
+      const length = t.length;
+      return { length, ...t.trim({ startNs: originNs }) };
     },
   };
 }
 
 // ---------------------------------------------------------------- GPU activities
 
-const GPU_KIND_OF: Partial<Record<EventClass, GpuKind>> = {
-  [EventClass.Kernel]: GpuKind.Kernel,
-  [EventClass.Memcpy]: GpuKind.Memcpy,
-  [EventClass.Memset]: GpuKind.Memset,
-};
+/** EventClass → GpuKind. */
+const GPU_KIND_OF = new Int8Array(32).fill(-1);
+GPU_KIND_OF[EventClass.Kernel] = GpuKind.Kernel;
+GPU_KIND_OF[EventClass.Memcpy] = GpuKind.Memcpy;
+GPU_KIND_OF[EventClass.Memset] = GpuKind.Memset;
 
+const GPU_COLUMNS = {
+  kind: Uint8Array,
+  name: Int32Array,
+  device: Int32Array,
+  stream: Int32Array,
+  startNs: Float64Array,
+  durNs: Float64Array,
+  correlation: Float64Array,
+  externalId: Float64Array,
+} as const;
+
+/** Besides the table, it keeps each stream's rows and their runs in time order (overlaps, annotations). */
 export function createGpuActivitiesHandler(ctx: HandlerContext) {
-  const kind = u8();
-  const name = i32();
-  const device = i32();
-  const stream = i32();
-  const startNs = f64();
-  const durNs = f64();
-  const correlation = f64();
-  const externalId = f64();
+  const t = new ChunkedTable(GPU_COLUMNS);
+  const runs = new TimeRuns(false);
+  const streams = new StreamIds();
   const args: (JsonObject | undefined)[] = [];
   const annotations: GpuAnnotation[] = [];
   const syncs: SyncEvent[] = [];
   let negative = 0;
   return {
     /**
-     * A kernel, memcpy or memset. `dev`: the track's pid when it is a number, else `args.device`
-     * (the same on CUDA; ROCm may differ, kineto-format.md §4); `str`: `args.stream`, else the
-     * tid when it is a number, else −1.
+     * Row i of a kernel, memcpy or memset class. Device: the track's pid when it is a number,
+     * else `args.device` (the same on CUDA; ROCm may differ, kineto-format.md §4); stream:
+     * `args.stream`, else the tid when it is a number, else −1.
      */
-    add(cls: EventClass, nameId: number, dev: number, str: number, ts: number, dur: number, corr: number, ext: number, a: JsonObject | undefined): void {
+    add(b: Batch, i: number, cls: EventClass, nameId: number): void {
+      const c = b.c;
+      const an = c.argNumbers;
+      const o = i * ARG_NUMBERS;
+      let dur = c.durNs[i]!;
       if (!(dur >= 0)) {
         negative++;
         dur = 0;
       }
-      kind.push(GPU_KIND_OF[cls]!);
-      name.push(nameId);
-      device.push(dev);
-      stream.push(str);
-      startNs.push(ts);
-      durNs.push(dur);
-      correlation.push(corr);
-      externalId.push(ext);
-      args.push(a);
+      const s = an[o + AN_STREAM]!;
+      const start = c.tsNs[i]! + b.shiftNs;
+      const row = t.length;
+      const r = t.row();
+      const x = t.cur;
+      x.kind[r] = GPU_KIND_OF[cls]!;
+      x.name[r] = nameId;
+      x.device[r] = c.pidLabel[i]! < 0 ? c.pid[i]! : an[o + AN_DEVICE]!;
+      x.stream[r] = Number.isFinite(s) ? s : c.tidLabel[i]! < 0 ? c.tid[i]! : -1;
+      x.startNs[r] = start;
+      x.durNs[r] = dur;
+      x.correlation[r] = an[o + AN_CORRELATION]!;
+      x.externalId[r] = an[o + AN_EXTERNAL_ID]!;
+      runs.add(streams.idOf(x.device[r]!, x.stream[r]!), row, start, dur);
+      args.push(argsOf(b, i));
     },
-    annotation(a: GpuAnnotation): void {
-      annotations.push(a);
+    /** Row i of a gpu_user_annotation. */
+    annotation(b: Batch, i: number): void {
+      annotations.push({ ...trackSpan(b, i), externalId: b.c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]! });
     },
-    sync(s: SyncEvent): void {
-      syncs.push(s);
+    /** Row i of a cuda_sync. */
+    sync(b: Batch, i: number): void {
+      syncs.push({ ...trackSpan(b, i), correlation: b.c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!, args: argsOf(b, i) });
     },
-    finalize() {
+    /** The tables, their times less `originNs`. */
+    finalize(originNs: number) {
       if (negative > 0) {
         ctx.diagnostics.add({
           code: 'NEGATIVE_DURATION',
@@ -279,65 +376,83 @@ export function createGpuActivitiesHandler(ctx: HandlerContext) {
           message: `${negative} GPU activit(ies) had a negative or missing duration; read as 0.`,
         });
       }
+      const length = t.length;
+      const table = { length, ...t.trim({ startNs: originNs }) };
+      const byPair = streams.sorted();
+      const o = runs.order(table.startNs, table.durNs, originNs, byPair);
       return {
-        table: {
-          length: kind.length,
-          kind: kind.trim(),
-          name: name.trim(),
-          device: device.trim(),
-          stream: stream.trim(),
-          startNs: startNs.trim(),
-          durNs: durNs.trim(),
-          correlation: correlation.trim(),
-          externalId: externalId.trim(),
-        },
+        table,
+        /** Rows by (device, stream), start, row; undefined when a start is not finite. */
+        streams: o && { ...o, streams: byPair.map((k) => streams.pairs[k]!) },
         args,
-        annotations,
-        syncs,
+        annotations: annotations.map((x) => ({ ...x, startNs: x.startNs - originNs })),
+        syncs: syncs.map((x) => ({ ...x, startNs: x.startNs - originNs })),
       };
     },
   };
 }
 
+/** Name, (device, stream) track and span of row i, a GPU annotation or sync: −1 for a track id that is a string. */
+function trackSpan(b: Batch, i: number) {
+  const c = b.c;
+  const dur = c.durNs[i]!;
+  return {
+    name: b.labels[c.name[i]!]!,
+    device: c.pidLabel[i]! < 0 ? c.pid[i]! : -1,
+    stream: c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
+    startNs: c.tsNs[i]! + b.shiftNs,
+    durNs: dur >= 0 ? dur : 0,
+  };
+}
+
 // ---------------------------------------------------------------- flows
+
+const FLOW_END_COLUMNS = { pid: Float64Array, tid: Float64Array, ts: Float64Array, id: Float64Array } as const;
 
 /**
  * `ac2g` flows repeat what `correlation` says (kineto-format.md §3.3); they are kept only to
  * recover the link of a GPU activity written without `correlation`: the `f` end sits at the
- * activity's start on its (device, stream) track. Stored as columns; the lookup is built on
- * first use (most traces never ask).
+ * activity's start on its (device, stream) track. Kept in chunks (never trimmed); the lookup
+ * is built on first use (most traces never ask).
  */
 export function createFlowsHandler() {
   const ends: { pid: number | string; tid: number | string; ts: number; id: number | string }[] = [];
-  const numPid = f64();
-  const numTid = f64();
-  const numTs = f64();
-  const numId = f64();
+  const t = new ChunkedTable(FLOW_END_COLUMNS);
   let count = 0;
   return {
     count(): void {
       count++;
     },
-    /** An `f` end of an `ac2g` / async flow. */
-    end(pid: number | string, tid: number | string, ts: number, id: number | string): void {
-      if (typeof pid === 'number' && typeof tid === 'number' && typeof id === 'number') {
-        numPid.push(pid);
-        numTid.push(tid);
-        numTs.push(ts);
-        numId.push(id);
-      } else ends.push({ pid, tid, ts, id });
+    /** Row i, a flow's `f` end: kept when its category is `ac2g` or async and it has an id. */
+    end(b: Batch, i: number): void {
+      const c = b.c;
+      const fid = c.flowId[i]!;
+      const fidL = c.flowIdLabel[i]!;
+      if (fid !== fid && fidL < 0) return;
+      const cat = b.labels[c.cat[i]!]!;
+      if (cat !== 'ac2g' && !cat.startsWith('async')) return;
+      const ts = c.tsNs[i]! + b.shiftNs;
+      if (c.pidLabel[i]! < 0 && c.tidLabel[i]! < 0 && fidL < 0) {
+        const r = t.row();
+        const x = t.cur;
+        x.pid[r] = c.pid[i]!;
+        x.tid[r] = c.tid[i]!;
+        x.ts[r] = ts;
+        x.id[r] = fid;
+      } else ends.push({ pid: idOf(b, c.pid[i]!, c.pidLabel[i]!), tid: idOf(b, c.tid[i]!, c.tidLabel[i]!), ts, id: fidL >= 0 ? b.labels[fidL]! : fid });
     },
     finalize() {
       let endAt: Map<string, number | string> | undefined;
-      const cols = { pid: numPid.trim(), tid: numTid.trim(), ts: numTs.trim(), id: numId.trim() };
       return {
         count,
         /** The flow id whose `f` binds at this (device, stream, ts). */
         flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined {
           if (endAt === undefined) {
-            endAt = new Map();
-            for (let k = 0; k < cols.pid.length; k++) endAt.set(`${cols.pid[k]}\u0000${cols.tid[k]}\u0000${cols.ts[k]}`, cols.id[k]!);
-            for (const e of ends) endAt.set(`${e.pid}\u0000${e.tid}\u0000${e.ts}`, e.id);
+            const m = (endAt = new Map());
+            t.forEachChunk((c, rows) => {
+              for (let k = 0; k < rows; k++) m.set(`${c.pid[k]}\u0000${c.tid[k]}\u0000${c.ts[k]}`, c.id[k]!);
+            });
+            for (const e of ends) m.set(`${e.pid}\u0000${e.tid}\u0000${e.ts}`, e.id);
           }
           return endAt.get(`${device}\u0000${stream}\u0000${tsNs}`);
         },
@@ -348,46 +463,44 @@ export function createFlowsHandler() {
 
 // ---------------------------------------------------------------- instants
 
+const MEMORY_COLUMNS = {
+  thread: Int32Array,
+  tsNs: Float64Array,
+  bytes: Float64Array,
+  totalAllocated: Float64Array,
+  totalReserved: Float64Array,
+  deviceType: Int32Array,
+  deviceId: Int32Array,
+  outOfMemory: Uint8Array,
+} as const;
+
 export function createInstantsHandler() {
-  const thread = i32();
-  const tsNs = f64();
-  const bytes = f64();
-  const totalAllocated = f64();
-  const totalReserved = f64();
-  const deviceType = i32();
-  const deviceId = i32();
-  const oom = u8();
+  const t = new ChunkedTable(MEMORY_COLUMNS);
   let count = 0;
   return {
     count(): void {
       count++;
     },
-    /** A `[memory]` / `[OutOfMemory]` record (before kineto 2022-04 they carried no `cat`: known by name). */
-    memory(threadIndex: number, ts: number, outOfMemory: boolean, b: number, alloc: number, reserved: number, devType: number, devId: number): void {
-      thread.push(threadIndex);
-      tsNs.push(ts);
-      bytes.push(b);
-      totalAllocated.push(alloc);
-      totalReserved.push(reserved);
-      deviceType.push(devType);
-      deviceId.push(devId);
-      oom.push(outOfMemory ? 1 : 0);
+    /** Row i, a `[memory]` / `[OutOfMemory]` record (before kineto 2022-04 they carried no `cat`: known by name). */
+    memory(b: Batch, i: number, thread: number, outOfMemory: boolean): void {
+      const c = b.c;
+      const an = c.argNumbers;
+      const o = i * ARG_NUMBERS;
+      const r = t.row();
+      const x = t.cur;
+      x.thread[r] = thread;
+      x.tsNs[r] = c.tsNs[i]! + b.shiftNs;
+      x.bytes[r] = an[o + AN_BYTES]!;
+      x.totalAllocated[r] = an[o + AN_TOTAL_ALLOCATED]!;
+      x.totalReserved[r] = an[o + AN_TOTAL_RESERVED]!;
+      x.deviceType[r] = an[o + AN_DEVICE_TYPE]!;
+      x.deviceId[r] = an[o + AN_DEVICE_ID]!;
+      x.outOfMemory[r] = outOfMemory ? 1 : 0;
     },
-    finalize() {
-      return {
-        count,
-        table: {
-          length: thread.length,
-          thread: thread.trim(),
-          tsNs: tsNs.trim(),
-          bytes: bytes.trim(),
-          totalAllocated: totalAllocated.trim(),
-          totalReserved: totalReserved.trim(),
-          deviceType: deviceType.trim(),
-          deviceId: deviceId.trim(),
-          outOfMemory: oom.trim(),
-        },
-      };
+    /** The table, its times less `originNs`. */
+    finalize(originNs: number) {
+      const length = t.length;
+      return { count, table: { length, ...t.trim({ tsNs: originNs }) } };
     },
   };
 }

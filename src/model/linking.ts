@@ -12,6 +12,7 @@
  * Detected per trace, not by version number.
  */
 import type { DiagnosticSink } from '../core/diagnostics.js';
+import { IdTable } from './id-table.js';
 import { HostKind, type OwnerRule } from './trace-model.js';
 
 export interface LinkingInput {
@@ -32,6 +33,10 @@ export interface LinkingInput {
     readonly correlation: Float64Array;
     readonly externalId: Float64Array;
   };
+  /** The first runtime/driver call of each finite correlation (and how many calls repeated one). */
+  readonly byCorrelation: IdTable;
+  /** The first cpu_op of each finite External id. */
+  readonly byExternalId: IdTable;
   /** Flow id of the `ac2g` end bound at a GPU activity's start, for activities without `correlation`. */
   flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined;
   hostName(i: number): string;
@@ -66,16 +71,9 @@ export function innermostOp(host: LinkingInput['host'], i: number): number {
 
 export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSink): Linking {
   const { host, gpu } = input;
-  const launcherByCorr = new Map<number, number>();
-  let duplicateCorr = 0;
-  for (let i = 0; i < host.length; i++) {
-    const k = host.kind[i];
-    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
-    const c = host.correlation[i]!;
-    if (!Number.isFinite(c)) continue;
-    if (launcherByCorr.has(c)) duplicateCorr++;
-    else launcherByCorr.set(c, i);
-  }
+  const byCorr = input.byCorrelation;
+  const byExt = input.byExternalId;
+  const duplicateCorr = byCorr.repeats;
   if (duplicateCorr > 0) {
     diagnostics.add({
       code: 'DUPLICATE_CORRELATION',
@@ -97,9 +95,9 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
       c = typeof id === 'number' ? id : Number(id);
       if (Number.isFinite(c)) viaFlow++;
     }
-    const l = Number.isFinite(c) ? launcherByCorr.get(c) : undefined;
-    if (l === undefined) noLaunch++;
-    else launcher[g] = l;
+    const slot = Number.isFinite(c) ? byCorr.get(c) : -1;
+    if (slot < 0) noLaunch++;
+    else launcher[g] = byCorr.rowOf(slot);
     const ext = gpu.externalId[g]!;
     if (Number.isFinite(ext)) {
       withExt++;
@@ -129,12 +127,10 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
   else if (withExt === 0 || extEqualsCorr >= 0.9 * withExt) ownerRule = 'innermost-op';
   else ownerRule = 'external-id';
 
-  const opByExt = new Map<number, number>();
-  for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Op) continue;
-    const ext = host.externalId[i]!;
-    if (Number.isFinite(ext) && !opByExt.has(ext)) opByExt.set(ext, i);
-  }
+  const opByExt = (ext: number): number => {
+    const slot = byExt.get(ext);
+    return slot < 0 ? -1 : byExt.rowOf(slot);
+  };
 
   const owner = new Int32Array(gpu.length).fill(-1);
   let missingOwner = 0;
@@ -148,13 +144,13 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
     }
     const ext = gpu.externalId[g]!;
     if (!Number.isFinite(ext)) continue; // launched outside any op: belongs to none
-    const op = opByExt.get(ext);
-    if (ext === gpu.correlation[g] && op !== inner) {
+    const op = opByExt(ext);
+    if (ext === gpu.correlation[g] && (op < 0 || op !== inner)) {
       // torch 2.3–2.5 fallback: no op was active, the id is the kernel's own correlation.
       owner[g] = inner;
       continue;
     }
-    if (op === undefined) {
+    if (op < 0) {
       missingOwner++;
       owner[g] = inner;
       continue;
@@ -179,28 +175,14 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
     });
   }
 
-  // torch's id collision (see TorchIdCollision).
-  const ownedBy = new Map<number, number[]>();
-  for (let g = 0; g < gpu.length; g++) {
+  // torch's id collision (see TorchIdCollision): an op that owns GPU work has an External id
+  // that is some call's correlation. Rare; the calls are looked for only when there is one.
+  let collide = false;
+  for (let g = 0; g < gpu.length && !collide; g++) {
     const o = owner[g]!;
-    if (o < 0) continue;
-    const ext = host.externalId[o]!;
-    if (!Number.isFinite(ext)) continue;
-    let list = ownedBy.get(ext);
-    if (!list) ownedBy.set(ext, (list = []));
-    list.push(g);
+    if (o >= 0 && Number.isFinite(host.externalId[o]!) && byCorr.get(host.externalId[o]!) >= 0) collide = true;
   }
-  const torchIdCollisions: TorchIdCollision[] = [];
-  for (let i = 0; i < host.length; i++) {
-    const k = host.kind[i];
-    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
-    const c = host.correlation[i]!;
-    const acts = Number.isFinite(c) ? ownedBy.get(c) : undefined;
-    if (!acts) continue;
-    const op = opByExt.get(c);
-    if (op === undefined) continue;
-    torchIdCollisions.push({ call: i, op, activities: acts });
-  }
+  const torchIdCollisions = collide ? findCollisions(host, owner, byExt) : [];
   if (torchIdCollisions.length > 0) {
     const first = torchIdCollisions[0]!;
     diagnostics.add({
@@ -214,4 +196,37 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
     });
   }
   return { launcher, owner, ownerRule, torchIdCollisions };
+}
+
+/** Each runtime/driver call whose correlation is the External id of ops that own GPU work, in host order. */
+function findCollisions(host: LinkingInput['host'], owner: Int32Array, byExt: IdTable): TorchIdCollision[] {
+  // The activities owned by ops of each External id, as lists through `nextOwned` (an owner is
+  // a cpu_op, so a finite External id of one is in byExt).
+  const firstOwned = new Int32Array(byExt.size).fill(-1);
+  const nextOwned = new Int32Array(owner.length);
+  for (let g = owner.length - 1; g >= 0; g--) {
+    const o = owner[g]!;
+    if (o < 0) continue;
+    const ext = host.externalId[o]!;
+    if (!Number.isFinite(ext)) continue;
+    const slot = byExt.get(ext);
+    nextOwned[g] = firstOwned[slot]!;
+    firstOwned[slot] = g;
+  }
+  const collisions: TorchIdCollision[] = [];
+  const listOfSlot = new Map<number, number[]>();
+  for (let i = 0; i < host.length; i++) {
+    const k = host.kind[i];
+    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
+    const c = host.correlation[i]!;
+    const slot = Number.isFinite(c) ? byExt.get(c) : -1;
+    if (slot < 0 || firstOwned[slot]! < 0) continue;
+    let acts = listOfSlot.get(slot);
+    if (!acts) {
+      listOfSlot.set(slot, (acts = []));
+      for (let g = firstOwned[slot]!; g >= 0; g = nextOwned[g]!) acts.push(g);
+    }
+    collisions.push({ call: i, op: byExt.rowOf(slot), activities: acts });
+  }
+  return collisions;
 }

@@ -22,56 +22,67 @@ export interface Nesting {
   readonly nextSibling: Int32Array;
   /** Host indices in (thread, start, -end, file) order. */
   readonly order: Int32Array;
+  /** The latest end of any event, at least 0 (NaN when an event's times are unreadable). */
+  readonly latestEndNs: number;
 }
 
-export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink): Nesting {
+/**
+ * `order`: the events in (thread, start, end descending, file) order, when the builder has it
+ * (time-order.ts); else they are sorted here, by the comparator that also orders NaN starts.
+ */
+export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, order?: Int32Array): Nesting {
   const n = t.length;
-  const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
   const { thread, startNs, durNs } = t;
-  order.sort((a, b) => {
-    const dt = thread[a]! - thread[b]!;
-    if (dt !== 0) return dt;
-    const ds = startNs[a]! - startNs[b]!;
-    if (ds !== 0) return ds;
-    const de = startNs[b]! + durNs[b]! - (startNs[a]! + durNs[a]!);
-    if (de !== 0) return de;
-    return a - b;
-  });
+  if (order === undefined) {
+    order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => {
+      const dt = thread[a]! - thread[b]!;
+      if (dt !== 0) return dt;
+      const ds = startNs[a]! - startNs[b]!;
+      if (ds !== 0) return ds;
+      const de = startNs[b]! + durNs[b]! - (startNs[a]! + durNs[a]!);
+      if (de !== 0) return de;
+      return a - b;
+    });
+  }
 
   const parent = new Int32Array(n).fill(-1);
   const depth = new Int32Array(n);
   const firstChild = new Int32Array(n).fill(-1);
   const nextSibling = new Int32Array(n).fill(-1);
   const lastChild = new Int32Array(n).fill(-1);
-  const stack: number[] = [];
+  const stack = new Int32Array(n);
+  let top = -1;
   let currentThread = -1;
   let partial = 0;
+  let latestEndNs = 0;
 
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
     if (thread[i] !== currentThread) {
       currentThread = thread[i]!;
-      stack.length = 0;
+      top = -1;
     }
     const s = startNs[i]!;
     const e = s + durNs[i]!;
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const topEnd = startNs[top]! + durNs[top]!;
-      if (s >= topEnd || e > topEnd) {
-        if (s < topEnd && e > topEnd) partial++;
-        stack.pop();
+    latestEndNs = Math.max(latestEndNs, e);
+    while (top >= 0) {
+      const p = stack[top]!;
+      const pEnd = startNs[p]! + durNs[p]!;
+      if (s >= pEnd || e > pEnd) {
+        if (s < pEnd && e > pEnd) partial++;
+        top--;
         continue;
       }
-      parent[i] = top;
-      depth[i] = depth[top]! + 1;
-      if (lastChild[top] === -1) firstChild[top] = i;
-      else nextSibling[lastChild[top]!] = i;
-      lastChild[top] = i;
+      parent[i] = p;
+      depth[i] = depth[p]! + 1;
+      if (lastChild[p] === -1) firstChild[p] = i;
+      else nextSibling[lastChild[p]!] = i;
+      lastChild[p] = i;
       break;
     }
-    stack.push(i);
+    stack[++top] = i;
   }
 
   if (partial > 0) {
@@ -82,5 +93,5 @@ export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink): Ne
       message: `${partial} host event(s) start inside an enclosing event but end after it; they were not nested under it (torch does the same).`,
     });
   }
-  return { parent, depth, firstChild, nextSibling, order };
+  return { parent, depth, firstChild, nextSibling, order, latestEndNs };
 }

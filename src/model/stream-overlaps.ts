@@ -5,6 +5,7 @@
  * durations on that stream exceed its busy time; the diagnostic says by how much.
  */
 import type { DiagnosticSink } from '../core/diagnostics.js';
+import type { StreamOrder } from './time-order.js';
 
 export interface StreamOverlapInput {
   readonly length: number;
@@ -14,10 +15,13 @@ export interface StreamOverlapInput {
   readonly durNs: Float64Array;
 }
 
-export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: DiagnosticSink): void {
-  const order = Array.from({ length: g.length }, (_, i) => i).sort(
-    (a, b) => g.device[a]! - g.device[b]! || g.stream[a]! - g.stream[b]! || g.startNs[a]! - g.startNs[b]! || a - b,
-  );
+/** `streams`: the activities in stream order (time-order.ts), when every start is finite. */
+export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: DiagnosticSink, streams?: StreamOrder): void {
+  const order =
+    streams?.order ??
+    Array.from({ length: g.length }, (_, i) => i).sort(
+      (a, b) => g.device[a]! - g.device[b]! || g.stream[a]! - g.stream[b]! || g.startNs[a]! - g.startNs[b]! || a - b,
+    );
   let count = 0;
   let maxNs = 0;
   let totalNs = 0;
