@@ -10,6 +10,14 @@
 
 const INITIAL_BITS = 12;
 
+/** The label hash before the first byte (see idOfHashed). */
+export const LABEL_HASH_SEED = 0x2545f491;
+
+/** One step of the label hash: a little-endian word of 4 bytes, or a single byte. */
+export function hashWord(h: number, x: number): number {
+  return Math.imul(h ^ x, 0x85ebca6b) ^ (h >>> 13);
+}
+
 export class LabelTable {
   /** Every label, by id. */
   readonly strings: string[] = [];
@@ -35,12 +43,20 @@ export class LabelTable {
    * DataView over the same bytes as `b`.
    */
   idOfAscii(b: Uint8Array, view: DataView, s: number, e: number): number {
-    const len = e - s;
-    let h = Math.imul(len, 0x9e3779b1);
+    let h = LABEL_HASH_SEED;
     let i = s;
-    const e4 = e - 3;
-    for (; i < e4; i += 4) h = Math.imul(h ^ view.getInt32(i, true), 0x85ebca6b) ^ (h >>> 13);
-    for (; i < e; i++) h = Math.imul(h ^ b[i]!, 0x85ebca6b) ^ (h >>> 13);
+    for (; i + 4 <= e; i += 4) h = hashWord(h, view.getInt32(i, true));
+    for (; i < e; i++) h = hashWord(h, b[i]!);
+    return this.idOfHashed(b, view, s, e, h);
+  }
+
+  /**
+   * idOfAscii of bytes whose hash the caller computed while scanning them: hashWord over the
+   * little-endian words of b[s, e) from s, then over its last e − s mod 4 bytes one by one.
+   */
+  idOfHashed(b: Uint8Array, view: DataView, s: number, e: number, hash: number): number {
+    const len = e - s;
+    let h = Math.imul(hash ^ len, 0x9e3779b1);
     h ^= h >>> 16;
     const meta = this.meta;
     const mask = this.mask;
@@ -54,7 +70,7 @@ export class LabelTable {
         const av = this.arenaView;
         let o = meta[k + 1]!;
         let j = s;
-        while (j < e4 && av.getInt32(o, true) === view.getInt32(j, true)) {
+        while (j + 4 <= e && av.getInt32(o, true) === view.getInt32(j, true)) {
           o += 4;
           j += 4;
         }

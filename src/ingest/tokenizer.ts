@@ -28,6 +28,7 @@
 import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
 import type { DiagnosticSink, Severity } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
+import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
 import {
   AN_DEVICE,
@@ -41,7 +42,7 @@ import {
   type ArgsPolicy,
   type EventColumns,
 } from './event-columns.js';
-import { LabelTable } from './label-table.js';
+import { hashWord, LABEL_HASH_SEED, LabelTable } from './label-table.js';
 
 export interface TokenizerResult {
   container: 'object' | 'array';
@@ -137,6 +138,8 @@ export class InternContext {
   private readonly phaseModes = new Map<string, number>();
   private readonly completeDefault: number;
   private readonly phaseDefault: number;
+  /** Args keys seen, tagged with their known-key index (or −1). */
+  readonly argKeys = new ArgKeyTable();
   /** Known keys by byte length: [key index, bytes] pairs. */
   readonly keysByLength: { index: number; bytes: Uint8Array }[][] = [];
   /** Each known key's bytes, by index. */
@@ -330,6 +333,7 @@ const RBRACKET = 0x5d;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
 const DOT = 0x2e;
+const SPACE = 0x20;
 
 const MAX_SAFE = 9007199254740992; // 2^53: an accumulator below this is exact
 const MAX_DEPTH = 1000;
@@ -371,6 +375,24 @@ const K_ID = 8;
 const K_BP = 9;
 const K_S = 10;
 const K_ARGS = 11;
+
+/** Four bytes as DataView.getInt32(·, true) reads them. */
+function word(text: string): number {
+  return text.charCodeAt(0) | (text.charCodeAt(1) << 8) | (text.charCodeAt(2) << 16) | (text.charCodeAt(3) << 24);
+}
+// An event key as Kineto writes it, after its opening quote: the key, its closing quote, and
+// for two-letter keys the colon.
+const W_PH = word('ph":');
+const W_TS = word('ts":');
+const W_ID = word('id":');
+const W_BP = word('bp":');
+const W_CAT = word('cat"');
+const W_PID = word('pid"');
+const W_TID = word('tid"');
+const W_DUR = word('dur"');
+const W_NAME = word('name');
+const W_ARGS = word('args');
+const W_S = word('s": ');
 
 function eventKeyCode(b: Uint8Array, s: number, len: number): number {
   switch (len) {
@@ -1295,17 +1317,37 @@ class Tokenizer {
     let p = start + 1;
     while (p < end && WS[b[p]!] === 1) p++;
     if (p >= end) return -1;
+    const view = this.view;
     for (;;) {
       if (b[p] !== QUOTE) return -1;
       const ks = p + 1;
-      let q = ks;
-      while (q < end && PLAIN[b[q]!] === 1) q++;
-      if (q >= end || b[q] !== QUOTE) return -1;
-      const kc = eventKeyCode(b, ks, q - ks);
-      p = q + 1;
-      while (p < end && WS[b[p]!] === 1) p++;
-      if (p >= end || b[p] !== COLON) return -1;
-      p++;
+      // The key by its first four bytes (and the colon after it); else scanned.
+      let kc = K_OTHER;
+      p = -1;
+      if (ks + 6 <= end) {
+        const k4 = view.getInt32(ks, true);
+        if (k4 === W_PH) { kc = K_PH; p = ks + 4; }
+        else if (k4 === W_CAT) { if (b[ks + 4] === COLON) { kc = K_CAT; p = ks + 5; } }
+        else if (k4 === W_NAME) { if (b[ks + 4] === QUOTE && b[ks + 5] === COLON) { kc = K_NAME; p = ks + 6; } }
+        else if (k4 === W_PID) { if (b[ks + 4] === COLON) { kc = K_PID; p = ks + 5; } }
+        else if (k4 === W_TID) { if (b[ks + 4] === COLON) { kc = K_TID; p = ks + 5; } }
+        else if (k4 === W_TS) { kc = K_TS; p = ks + 4; }
+        else if (k4 === W_DUR) { if (b[ks + 4] === COLON) { kc = K_DUR; p = ks + 5; } }
+        else if (k4 === W_ARGS) { if (b[ks + 4] === QUOTE && b[ks + 5] === COLON) { kc = K_ARGS; p = ks + 6; } }
+        else if (k4 === W_ID) { kc = K_ID; p = ks + 4; }
+        else if (k4 === W_BP) { kc = K_BP; p = ks + 4; }
+        else if (k4 === W_S) { kc = K_S; p = ks + 3; }
+      }
+      if (p < 0) {
+        let q = ks;
+        while (q < end && PLAIN[b[q]!] === 1) q++;
+        if (q >= end || b[q] !== QUOTE) return -1;
+        kc = eventKeyCode(b, ks, q - ks);
+        p = q + 1;
+        while (p < end && WS[b[p]!] === 1) p++;
+        if (p >= end || b[p] !== COLON) return -1;
+        p++;
+      }
       while (p < end && WS[b[p]!] === 1) p++;
       if (p >= end) return -1;
       const c = b[p]!;
@@ -1316,11 +1358,21 @@ class Tokenizer {
         case K_BP:
         case K_S: {
           if (c !== QUOTE) return -1;
+          // Scanned and hashed a word at a time while no byte needs attention (see PLAIN).
           const s = p + 1;
           let e = s;
-          while (e < end && PLAIN[b[e]!] === 1) e++;
+          let h = LABEL_HASH_SEED;
+          while (e + 4 <= end) {
+            const x = view.getInt32(e, true);
+            const xq = x ^ 0x22222222;
+            const xb = x ^ 0x5c5c5c5c;
+            if ((((x - 0x20202020) & ~x) | ((xq - 0x01010101) & ~xq) | ((xb - 0x01010101) & ~xb) | x) & 0x80808080) break;
+            h = hashWord(h, x);
+            e += 4;
+          }
+          while (e < end && PLAIN[b[e]!] === 1) h = hashWord(h, b[e++]!);
           if (e >= end || b[e] !== QUOTE) return -1;
-          const id = e === s ? LABEL_EMPTY : labels.idOfAscii(b, this.view, s, e);
+          const id = e === s ? LABEL_EMPTY : labels.idOfHashed(b, view, s, e, h);
           p = e + 1;
           if (kc === K_PH) {
             ph = id;
@@ -1453,6 +1505,8 @@ class Tokenizer {
     const b = this.buf;
     const end = this.lim;
     const ctx = this.ctx;
+    const view = this.view;
+    const argKeys = ctx.argKeys;
     const an = this.cw.argNumbers;
     const o = n * ARG_NUMBERS;
     const byLenFirst = ctx.keyByLengthAndFirst;
@@ -1471,24 +1525,32 @@ class Tokenizer {
         if (b[p] !== QUOTE) return -1;
         const ms = p;
         const ks = p + 1;
-        let q = ks;
-        while (q < end && PLAIN[b[q]!] === 1) q++;
-        if (q >= end || b[q] !== QUOTE) return -1;
-        const len = q - ks;
         let kc = -1;
-        if (len < 64) {
-          const k = byLenFirst[(len << 8) | b[ks]!]!;
-          if (k >= 0) {
-            const kb = ctx.knownBytes[k]!;
-            let i = 1;
-            while (i < len && kb[i] === b[ks + i]) i++;
-            if (i >= len) kc = k;
-          } else if (k === -2) kc = ctx.knownKey(b, ks, q);
-        } else kc = ctx.knownKey(b, ks, q);
-        p = q + 1;
-        while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end || b[p] !== COLON) return -1;
-        p++;
+        const seen = argKeys.find(view, ks, end);
+        if (seen >= 0) {
+          kc = argKeys.tag(seen);
+          p = ks + argKeys.length(seen);
+        } else {
+          let q = ks;
+          while (q < end && PLAIN[b[q]!] === 1) q++;
+          if (q >= end || b[q] !== QUOTE) return -1;
+          const len = q - ks;
+          if (len < 64) {
+            const k = byLenFirst[(len << 8) | b[ks]!]!;
+            if (k >= 0) {
+              const kb = ctx.knownBytes[k]!;
+              let i = 1;
+              while (i < len && kb[i] === b[ks + i]) i++;
+              if (i >= len) kc = k;
+            } else if (k === -2) kc = ctx.knownKey(b, ks, q);
+          } else kc = ctx.knownKey(b, ks, q);
+          // Learnt as written (`"key": `), away from the end of the buffer (where find may miss).
+          if (q + 72 <= end && b[q + 1] === COLON && b[q + 2] === SPACE) argKeys.add(b, ks, q, kc);
+          p = q + 1;
+          while (p < end && WS[b[p]!] === 1) p++;
+          if (p >= end || b[p] !== COLON) return -1;
+          p++;
+        }
         while (p < end && WS[b[p]!] === 1) p++;
         if (p >= end) return -1;
         const slot = kc >= 0 ? keySlot[kc]! : -1;
