@@ -19,6 +19,7 @@
  *
  * Ignores: memcpy/memset (not kernels, as in the plugin); GPU annotations.
  */
+import type { JsonObject } from '../ingest/raw-event.js';
 import { GpuKind, type TraceModel } from '../model/trace-model.js';
 import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from './communication.js';
 import { clipNs, lowerBound } from './intervals.js';
@@ -144,6 +145,28 @@ export function classifyKernels(m: TraceModel): KernelClasses {
   const commOp = new Int8Array(strings.size).fill(-1);
   const smsByDevice = new Map<number, number>();
   for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
+  // What each distinct args object says (args are shared between kernels launched alike),
+  // read once: collective args, `blocks per SM`, the grid's size, occupancy.
+  const argsIndex = new Map<JsonObject, number>();
+  const argsComm: boolean[] = [];
+  const argsBps: (number | undefined)[] = [];
+  const argsGrid: (number | undefined)[] = [];
+  const argsOcc: number[] = [];
+  const factsOf = (args: JsonObject): number => {
+    let k = argsIndex.get(args);
+    if (k === undefined) {
+      k = argsComm.length;
+      argsIndex.set(args, k);
+      argsComm.push(hasCollectiveArgs(args));
+      const bps = args['blocks per SM'];
+      argsBps.push(typeof bps === 'number' ? bps : undefined);
+      const grid = args['grid'];
+      argsGrid.push(Array.isArray(grid) && grid.every((v) => typeof v === 'number') ? (grid as number[]).reduce((p, v) => p * v, 1) : undefined);
+      const occ = args['est. achieved occupancy %'];
+      argsOcc.push(typeof occ === 'number' ? occ : NaN);
+    }
+    return k;
+  };
   for (let g = 0; g < n; g++) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const id = gpu.name[g]!;
@@ -154,8 +177,10 @@ export function classifyKernels(m: TraceModel): KernelClasses {
       byName[id] = facts;
     }
     tensorCores[g] = facts & 1;
+    const args = gpu.args[g];
+    const a = args ? factsOf(args) : -1;
     // isCommunicationKernel, with its name test decided once per name and its owner's once per op name.
-    let comm = (facts & 2) !== 0 || hasCollectiveArgs(gpu.args[g]);
+    let comm = (facts & 2) !== 0 || (a >= 0 && argsComm[a]!);
     const o = gpu.owner[g]!;
     if (!comm && o >= 0) {
       const on = host.name[o]!;
@@ -163,18 +188,15 @@ export function classifyKernels(m: TraceModel): KernelClasses {
       comm = commOp[on] === 1;
     }
     communication[g] = comm ? 1 : 0;
-    const args = gpu.args[g];
-    const bps = args?.['blocks per SM'];
-    if (typeof bps === 'number') blocksPerSm[g] = bps;
+    if (a < 0) continue;
+    const bps = argsBps[a];
+    if (bps !== undefined) blocksPerSm[g] = bps;
     else {
       const sms = smsByDevice.get(gpu.device[g]!);
-      const grid = args?.['grid'];
-      if (sms && Array.isArray(grid) && grid.every((v) => typeof v === 'number')) {
-        blocksPerSm[g] = (grid as number[]).reduce((p, v) => p * v, 1) / sms;
-      }
+      const grid = argsGrid[a];
+      if (sms && grid !== undefined) blocksPerSm[g] = grid / sms;
     }
-    const occ = args?.['est. achieved occupancy %'];
-    if (typeof occ === 'number') occupancyPct[g] = occ;
+    occupancyPct[g] = argsOcc[a]!;
   }
   return { tensorCores, communication, blocksPerSm, occupancyPct };
 }
