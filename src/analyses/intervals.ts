@@ -43,26 +43,36 @@ export interface MergedIntervals {
  * Either way of sorting gives the same segments: the connected parts of the union.
  */
 export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedIntervals {
+  // One pass: ends before their starts moved up to them, runs of increasing starts counted.
   // An event whose time could not be read (NaN, with a BAD_TIMESTAMP diagnostic) has no place
-  // on the time line: leave it out rather than let it poison the sorted sweep.
-  let valid = 0;
-  for (let k = 0; k < starts.length; k++) if (starts[k] === starts[k] && ends[k] === ends[k]) valid++;
-  if (valid < starts.length) {
+  // on the time line: it is left out rather than let it poison the sorted sweep.
+  let runs = 1;
+  let k = 0;
+  for (; k < starts.length; k++) {
+    const s = starts[k]!;
+    const e = ends[k]!;
+    if (s !== s || e !== e) break;
+    if (e < s) ends[k] = s;
+    if (k > 0 && s < starts[k - 1]!) runs++;
+  }
+  if (k < starts.length) {
+    runs = 1;
+    let valid = 0;
+    for (let j = 0; j < starts.length; j++) if (starts[j] === starts[j] && ends[j] === ends[j]) valid++;
     const s2 = new Float64Array(valid);
     const e2 = new Float64Array(valid);
-    for (let k = 0, w = 0; k < starts.length; k++) {
-      if (starts[k] === starts[k] && ends[k] === ends[k]) {
-        s2[w] = starts[k]!;
-        e2[w++] = ends[k]!;
+    for (let j = 0, w = 0; j < starts.length; j++) {
+      if (starts[j] === starts[j] && ends[j] === ends[j]) {
+        s2[w] = starts[j]!;
+        e2[w] = ends[j]! < starts[j]! ? starts[j]! : ends[j]!;
+        if (w > 0 && s2[w]! < s2[w - 1]!) runs++;
+        w++;
       }
     }
     starts = s2;
     ends = e2;
   }
   const n = starts.length;
-  for (let k = 0; k < n; k++) if (ends[k]! < starts[k]!) ends[k] = starts[k]!;
-  let runs = 1;
-  for (let k = 1; k < n; k++) if (starts[k]! < starts[k - 1]!) runs++;
   if (runs > MAX_RUNS) return mergeSortedEndpoints(starts, ends);
   // Few runs, as tables written in time order have: the pairs sorted by start by merging the
   // runs, then one sweep keeping the furthest end. The k-th segment is written over pair k or
