@@ -97,16 +97,16 @@ export interface ApiNameInfo {
   readonly memcpy: boolean;
 }
 
-/** A per-trace cache: `info(hostIndex)` for runtime/driver calls. */
+/** A per-trace cache: `info(hostIndex)` for runtime/driver calls (one lookup per distinct name). */
 export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
-  const cache = new Map<number, ApiNameInfo>();
+  const cache: (ApiNameInfo | undefined)[] = [];
   return (i: number) => {
     const id = m.host.name[i]!;
-    let info = cache.get(id);
+    let info = cache[id];
     if (!info) {
       const name = m.strings.get(id);
       info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-      cache.set(id, info);
+      cache[id] = info;
     }
     return info;
   };

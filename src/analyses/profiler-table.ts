@@ -400,7 +400,15 @@ class WallScratch {
   }
 }
 
+/** `Input Dims` as a row key; args objects are shared between events, so each is written once. */
+const dimsKeys = new WeakMap<object, string>();
 function inputDimsKey(args: Record<string, unknown> | undefined): string {
-  const dims = args?.['Input Dims'] ?? args?.['Input dims'];
-  return dims === undefined ? '[]' : JSON.stringify(dims);
+  if (!args) return '[]';
+  let key = dimsKeys.get(args);
+  if (key === undefined) {
+    const dims = args['Input Dims'] ?? args['Input dims'];
+    key = dims === undefined ? '[]' : JSON.stringify(dims);
+    dimsKeys.set(args, key);
+  }
+  return key;
 }
