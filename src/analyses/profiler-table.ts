@@ -20,6 +20,7 @@
  * and its descendants'), so work running concurrently on several streams is not counted
  * twice; summed over instances.
  */
+import type { JsonObject } from '../ingest/raw-event.js';
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
 import { mergeUnion } from './intervals.js';
 
@@ -175,7 +176,22 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   // (which needs the dims) and listed in order of their first event, as torch lists them.
   const rows = new RowSums();
   const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
-  const shapeSlot = new Map<string, number>();
+  // By shape: rows keyed by (row name, annotation or not, dims), the dims numbered as they
+  // appear; args objects are shared between events, so each one's dims are written once.
+  const shapeSlot = new Map<number, number>();
+  const dimsIds = new Map<string, number>();
+  const dimsList: string[] = [];
+  const dimsOfArgs = new WeakMap<object, number>();
+  const dimsId = (args: JsonObject | undefined): number => {
+    let id = args ? dimsOfArgs.get(args) : undefined;
+    if (id === undefined) {
+      const dims = inputDimsKey(args);
+      id = dimsIds.get(dims);
+      if (id === undefined) dimsIds.set(dims, (id = dimsList.push(dims) - 1));
+      if (args) dimsOfArgs.set(args, id);
+    }
+    return id;
+  };
   const wall = new WallScratch(m);
   const gpuSeq = new Int32Array(gpu.length);
   const from = new Int32Array(n);
@@ -198,10 +214,10 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
     const rn = rowOf(x);
     let r: number;
     if (byShape) {
-      const dims = inputDimsKey(host.args[x]);
-      const key = `${isAnnotation ? 'a' : 'o'}\u0000${rowNames[rn]}\u0000${dims}`;
+      const d = dimsId(host.args[x]);
+      const key = (d * rowNames.length + rn) * 2 + (isAnnotation ? 1 : 0);
       r = shapeSlot.get(key) ?? -1;
-      if (r < 0) shapeSlot.set(key, (r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, dims, x)));
+      if (r < 0) shapeSlot.set(key, (r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, dimsList[d]!, x)));
     } else {
       const key = rn * 2 + (isAnnotation ? 1 : 0);
       r = cpuSlot[key]!;
@@ -400,15 +416,7 @@ class WallScratch {
   }
 }
 
-/** `Input Dims` as a row key; args objects are shared between events, so each is written once. */
-const dimsKeys = new WeakMap<object, string>();
 function inputDimsKey(args: Record<string, unknown> | undefined): string {
-  if (!args) return '[]';
-  let key = dimsKeys.get(args);
-  if (key === undefined) {
-    const dims = args['Input Dims'] ?? args['Input dims'];
-    key = dims === undefined ? '[]' : JSON.stringify(dims);
-    dimsKeys.set(args, key);
-  }
-  return key;
+  const dims = args?.['Input Dims'] ?? args?.['Input dims'];
+  return dims === undefined ? '[]' : JSON.stringify(dims);
 }
