@@ -66,43 +66,6 @@ export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: num
 }
 
 
-/**
- * For windows in time order that do not overlap: the GPU activities overlapping each window
- * (those `gpuInWindow` lists, in the same order) as offset lists, window w's at
- * items[off[w] .. off[w + 1]). One pass over the activities in start order: an activity is
- * visited once per window it overlaps, however long it runs (a window query looks back over
- * everything that started within the longest duration). Activities must have readable starts.
- */
-export function gpuByWindow(m: TraceModel, ix: GpuTimeIndex, windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>): { off: Int32Array; items: Int32Array } {
-  const { startNs, durNs } = m.gpu;
-  const nW = windows.length;
-  const off = new Int32Array(nW + 1);
-  let items = new Int32Array(0);
-  for (let pass = 0; pass < 2; pass++) {
-    const fill = pass === 0 ? off : off.slice(0, nW);
-    let w0 = 0;
-    for (let k = 0; k < ix.order.length; k++) {
-      const g = ix.order[k]!;
-      const s = startNs[g]!;
-      const e = s + durNs[g]!;
-      // The first window ending after the start; every later one does too.
-      while (w0 < nW && !(s < windows[w0]!.hi)) w0++;
-      if (w0 === nW) break;
-      for (let w = w0; w < nW; w++) {
-        const lo = windows[w]!.lo;
-        // As gpuInWindow: overlapping, or zero-length at or after the window's start.
-        if (!(e > lo || (e === s && s >= lo))) break;
-        if (pass === 0) off[w + 1]++;
-        else items[fill[w]!++] = g;
-      }
-    }
-    if (pass === 0) {
-      for (let w = 0; w < nW; w++) off[w + 1]! += off[w]!;
-      items = new Int32Array(off[nW]!);
-    }
-  }
-  return { off, items };
-}
 
 // ------------------------------------------------------------------------------------------------
 // Kernel classes
@@ -327,13 +290,7 @@ function hasSmPoints(m: TraceModel, classes: KernelClasses, kernels: readonly nu
  */
 function smEfficiencyNs(m: TraceModel, classes: KernelClasses, kernels: readonly number[], lo: number, hi: number): number {
   const { startNs, durNs } = m.gpu;
-  if (pointTime.length < 2 * kernels.length) {
-    const size = Math.max(2 * kernels.length, 2 * pointTime.length);
-    pointTime = new Float64Array(size);
-    pointValue = new Float64Array(size);
-    pointEnd = new Uint8Array(size);
-    pointOrder = new Int32Array(size);
-  }
+  growPoints(2 * kernels.length);
   let n = 0;
   for (const g of kernels) {
     const bps = classes.blocksPerSm[g]!;
@@ -348,6 +305,32 @@ function smEfficiencyNs(m: TraceModel, classes: KernelClasses, kernels: readonly
       pointEnd[n++] = 1;
     }
   }
+  return smSweep(n);
+}
+
+/** smEfficiencyNs of points already listed as flat (time, 0 start | 1 end, blocks per SM) triples. */
+function smEfficiencyOfPoints(flat: readonly number[]): number {
+  const n = flat.length / 3;
+  growPoints(n);
+  for (let k = 0; k < n; k++) {
+    pointTime[k] = flat[3 * k]!;
+    pointEnd[k] = flat[3 * k + 1]!;
+    pointValue[k] = flat[3 * k + 2]!;
+  }
+  return smSweep(n);
+}
+
+function growPoints(n: number): void {
+  if (pointTime.length >= n) return;
+  const size = Math.max(n, 2 * pointTime.length);
+  pointTime = new Float64Array(size);
+  pointValue = new Float64Array(size);
+  pointEnd = new Uint8Array(size);
+  pointOrder = new Int32Array(size);
+}
+
+/** The sweep over the first n points of the scratch arrays. */
+function smSweep(n: number): number {
   if (n === 0) return 0;
   const order = pointOrder.subarray(0, n);
   let inOrder = true;
@@ -367,4 +350,112 @@ function smEfficiencyNs(m: TraceModel, classes: KernelClasses, kernels: readonly
     level += pointEnd[p] === 0 ? pointValue[p]! : -pointValue[p]!;
   }
   return total;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Many windows at once
+
+/** One device's kernels inside one window, as the one-pass metrics gather them. */
+interface DeviceInWindow {
+  readonly device: number;
+  /** The union of clipped kernel intervals, swept as they come (in start order). */
+  unionNs: number;
+  cs: number;
+  ce: number;
+  /** SM-efficiency points, flat (time, 0 start | 1 end, blocks per SM). */
+  readonly points: number[];
+}
+
+export interface WindowsGpuMetrics {
+  /** computeWindowGpuMetrics of each window. */
+  readonly metrics: WindowGpuMetrics[];
+  /** Durations of each window's kernels (those overlapping it), in start order. */
+  readonly kernelDurNs: number[][];
+}
+
+/**
+ * `computeWindowGpuMetrics(m, classes, gpuInWindow(m, ix, lo, hi), lo, hi)` for every window
+ * — windows in time order that do not overlap, activities with readable starts — in one pass
+ * over the activities in start order. Each kernel is added to the windows it overlaps, in the
+ * order gpuInWindow lists them, so every sum is taken in the same order and every figure is
+ * the same; an activity is visited once per window it overlaps, however long it runs (a
+ * window query looks back over everything that started within the longest duration).
+ */
+export function computeWindowsGpuMetrics(
+  m: TraceModel,
+  classes: KernelClasses,
+  ix: GpuTimeIndex,
+  windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
+): WindowsGpuMetrics {
+  const { gpu } = m;
+  const { startNs, durNs } = gpu;
+  const nW = windows.length;
+  const kernelNs = new Float64Array(nW);
+  const tcNs = new Float64Array(nW);
+  const occWeighted = new Float64Array(nW);
+  const occNs = new Float64Array(nW);
+  const devices: DeviceInWindow[][] = Array.from({ length: nW }, () => []);
+  const kernelDurNs: number[][] = Array.from({ length: nW }, () => []);
+  let w0 = 0;
+  for (let k = 0; k < ix.order.length; k++) {
+    const g = ix.order[k]!;
+    const s = startNs[g]!;
+    const e = s + durNs[g]!;
+    // The first window ending after the start; every later one does too.
+    while (w0 < nW && !(s < windows[w0]!.hi)) w0++;
+    if (w0 === nW) break;
+    if (gpu.kind[g] !== GpuKind.Kernel) continue;
+    const dev = gpu.device[g]!;
+    const bps = classes.blocksPerSm[g]!;
+    const occ = classes.occupancyPct[g]!;
+    for (let w = w0; w < nW; w++) {
+      const { lo, hi } = windows[w]!;
+      // As gpuInWindow: overlapping, or zero-length at or after the window's start.
+      if (!(e > lo || (e === s && s >= lo))) break;
+      kernelDurNs[w]!.push(durNs[g]!);
+      const d = clipNs(s, e, lo, hi);
+      kernelNs[w] += d;
+      if (classes.tensorCores[g]) tcNs[w] += d;
+      if (occ >= 0 && d > 0) {
+        occWeighted[w] += occ * d;
+        occNs[w] += d;
+      }
+      const list = devices[w]!;
+      let at = list.length === 1 && list[0]!.device === dev ? list[0] : list.find((x) => x.device === dev);
+      if (!at) list.push((at = { device: dev, unionNs: 0, cs: -Infinity, ce: -Infinity, points: [] }));
+      const cs = Math.max(s, lo);
+      const ce = Math.min(e, hi);
+      if (ce > cs) {
+        if (cs > at.ce) {
+          if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
+          at.cs = cs;
+          at.ce = ce;
+        } else if (ce > at.ce) at.ce = ce;
+      }
+      if (bps > 0 && e > s) at.points.push(cs, 0, bps, ce, 1, bps);
+    }
+  }
+  const metrics = windows.map(({ lo, hi }, w): WindowGpuMetrics => {
+    const span = hi - lo;
+    let util = 0;
+    let sm = 0;
+    let smDevices = 0;
+    for (const at of devices[w]!) {
+      util += (at.ce > at.cs ? at.unionNs + (at.ce - at.cs) : at.unionNs) / span;
+      if (at.points.length) {
+        sm += smEfficiencyOfPoints(at.points) / span;
+        smDevices++;
+      }
+    }
+    const n = devices[w]!.length;
+    return {
+      gpuUtilization: n && span > 0 ? util / n : NaN,
+      smEfficiency: smDevices && span > 0 ? sm / smDevices : NaN,
+      achievedOccupancyPct: occNs[w]! > 0 ? occWeighted[w]! / occNs[w]! : NaN,
+      tensorCoreShare: kernelNs[w]! > 0 ? tcNs[w]! / kernelNs[w]! : NaN,
+      kernelNs: kernelNs[w]!,
+      tensorCoreKernelNs: tcNs[w]!,
+    };
+  });
+  return { metrics, kernelDurNs };
 }

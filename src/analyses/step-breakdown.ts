@@ -40,10 +40,11 @@ import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import {
   classifyKernels,
   computeWindowGpuMetrics,
+  computeWindowsGpuMetrics,
   createGpuTimeIndex,
-  gpuByWindow,
   gpuInWindow,
   isCommunicationOpName,
+  type WindowGpuMetrics,
 } from './gpu-metrics.js';
 import { lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
 import { createApiNames, createLaunchIndex, quantileSorted, syncBlocksHost, syncKindOfCall, type ApiNameInfo, type LaunchIndex } from './launches.js';
@@ -282,8 +283,8 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
 
   const sums = new HostSums(m, nW, windows, createLaunchIndex(m));
   const inOrder = windowsInOrder(windows);
-  // Each window's GPU activities, from one pass when the windows are in order.
-  const byWindow = inOrder && allStartsReadable(gpu.startNs) ? gpuByWindow(m, gix, windows) : undefined;
+  // Each window's GPU metrics, from one pass when the windows are in order.
+  const gpuByWindow = inOrder && allStartsReadable(gpu.startNs) ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
   if (inOrder && allStartsReadable(host.startNs)) {
     // Windows in time order, not overlapping: one pass over the host table finds each call's
     // and op's step (the table is nearly in time order: the step is mostly the last one).
@@ -352,10 +353,17 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
 
     // GPU side.
     const busy = busyNs[wi]!;
-    const inWin = byWindow ? byWindow.items.subarray(byWindow.off[wi]!, byWindow.off[wi + 1]!) : gpuInWindow(m, gix, lo, hi);
-    const metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
-    const kernelDurs: number[] = [];
-    for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) kernelDurs.push(gpu.durNs[g]!);
+    let metrics: WindowGpuMetrics;
+    let kernelDurs: number[];
+    if (gpuByWindow) {
+      metrics = gpuByWindow.metrics[wi]!;
+      kernelDurs = gpuByWindow.kernelDurNs[wi]!;
+    } else {
+      const inWin = gpuInWindow(m, gix, lo, hi);
+      metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
+      kernelDurs = [];
+      for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) kernelDurs.push(gpu.durNs[g]!);
+    }
 
     // Host side: calls and ops that started inside the step.
     const launches = sums.launches[wi]!;
