@@ -288,7 +288,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   if (inOrder && allStartsReadable(host.startNs)) {
     // Windows in time order, not overlapping: one pass over the host table finds each call's
     // and op's step (the table is nearly in time order: the step is mostly the last one).
-    let w = 0;
+    let w = -1;
     for (let i = 0; i < host.length; i++) {
       const kind = host.kind[i];
       const isApi = kind === HostKind.Runtime || kind === HostKind.Driver;
