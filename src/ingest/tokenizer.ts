@@ -26,7 +26,7 @@
  */
 
 import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
-import type { DiagnosticSink, Severity } from '../core/diagnostics.js';
+import { DiagnosticSink, type Severity } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
@@ -128,7 +128,7 @@ export class InternContext {
   /** Labels already handed on in a batch. */
   labelsSent = 0;
   /** Args objects made since the last batch. */
-  pendingArgs: JsonObject[] = [];
+  pendingArgs = argsList();
   /** Resolved args mode + 2 per (ph label, cat label); 0: not resolved yet. */
   readonly modeCache: Int32Array[] = [];
   readonly dropSets: { mask: number; keys: Set<string> }[] = [];
@@ -275,6 +275,7 @@ export function createColumnarTokenizer(
   diagnostics: DiagnosticSink,
   opts: ColumnarOptions,
 ): ColumnarTokenizer {
+  prime();
   const t = new Tokenizer(onColumns, diagnostics, opts, false);
   return {
     push: (bytes: Uint8Array) => t.push(bytes),
@@ -293,6 +294,11 @@ export function createColumnarTokenizer(
       return t.headerObject();
     },
   };
+}
+
+/** A new list of args objects (one allocation site: V8 learns that it holds objects). */
+function argsList(): JsonObject[] {
+  return [];
 }
 
 /** Args modes: skip (not kept), or keep everything the event has (ph/cat not known yet). */
@@ -570,6 +576,53 @@ const INTERN_MASK = INTERN_SIZE - 1;
 const INTERN_LIMIT = INTERN_SIZE >> 1; // keep the table at most half full
 const INTERN_MAX_LABEL = 512; // ph/cat/name and object keys up to this many bytes are interned
 const INTERN_MAX_VALUE = 40; // other string values
+
+/**
+ * A few events of every shape Kineto writes, each path of the reader taken once: V8 optimises
+ * the hot functions after some thousand events, from the types it has seen so far, and a path
+ * first taken later (a flow event, an integer past 2^31, a nested args value, ts with fewer
+ * decimals) throws the optimised code away and compiles it again — tens of ms each, a large
+ * share of reading a file once. Read by the first tokenizer of each thread.
+ */
+const PRIMER = `{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "GPU", "totalGlobalMem": 150109880320}], "traceEvents": [
+  {"name": "process_name", "ph": "M", "ts": 5087152085809.922, "pid": 599, "tid": 0, "args": {"name": "python3"}},
+  {"name": "process_sort_index", "ph": "M", "ts": 5087152085809.9, "pid": 0, "tid": 0, "args": {"sort_index": 5000000}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 599, "tid": 644, "ts": 5087152102924.568, "dur": 254.939,
+    "args": {"External id": 1537, "Record function id": 0, "Sequence number": 1901, "Fwd thread id": 1, "Concrete Inputs": ["", "1"], "Input type": ["float", "c10::BFloat16"], "Input Strides": [[2, 1], []], "Input Dims": [[1, 2], [3]], "Ev Idx": 0}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 599, "tid": 644, "ts": 5087152102925, "dur": 2,
+    "args": {"External id": 1538, "Record function id": 0, "Sequence number": 1902, "Fwd thread id": 1, "Concrete Inputs": ["", "1"], "Input type": ["float", "c10::BFloat16"], "Input Strides": [[2, 1], []], "Input Dims": [[1, 2], [3]], "Ev Idx": 1}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 599, "tid": 644, "ts": 5087152102926.5, "dur": 2.25, "args": {"External id": 3, "Record function id": 0, "Ev Idx": 2, "nested": {"a": [true, false, null, -1.5e-3, 1E+2]}}},
+  {"ph": "X", "cat": "python_function", "name": "capture.py(282): <module>", "pid": 599, "tid": 599, "ts": 5087152085725.001, "dur": 117853.329, "args": {"Python parent id": null, "Python id": 1, "Ev Idx": 15762}} ,
+  {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 599, "tid": 644, "ts": 5087152102994.288,
+    "args": {"Total Reserved": 6075449344, "Total Allocated": 4590720000, "Bytes": -824180736, "Device Id": 0, "Device Type": 1, "Addr": 140516163321856, "finished": false, "Ev Idx": 6588}},
+  {"ph": "X", "cat": "kernel", "name": "void gemm<16, long>(char*, long)", "pid": 0, "tid": 7, "ts": 5087152087697.923, "dur": 8.096,
+    "args": {"External id": 13, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 11734, "registers per thread": 32, "blocks per SM": 31.030304, "grid": [4096, 1, 1], "block": [192, 1, 1], "est. achieved occupancy %": 94}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "flops": 12, "ts" : 5087152085809, "dur":1, "args": {}} ,
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 599, "tid": 599, "ts": 5087152086996.113, "dur": 4.471, "args": {"cbid": 317, "correlation": 11714}},
+  {"ph": "s", "id": 11714, "pid": 599, "tid": 599, "ts": 5087152086996.113, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "f", "id": 11714, "pid": 0, "tid": 7, "ts": 5087152087697.923, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "x", "pid": "Spans", "tid": "0x7", "ts": 5087152087697.92, "dur": 1e1, "id": "0x1", "args": {"stream": "0x7", "big": 123456789012345678901, "s": "\u00e9\n"}},
+  {"args": {"External id": "12", "external id": 1}, "ph": "X", "cat": "cpu_op", "name": "a\"b", "ts": "12.5", "dur": null, "other": [1, {"k": "v"}]},
+  {}
+], "traceName": "primer", "baseTimeNanoseconds": 1790857026000000000}`;
+
+let primed = false;
+
+/** Reads PRIMER once per thread (see there). */
+function prime(): void {
+  if (primed) return;
+  primed = true;
+  const bytes = new TextEncoder().encode(PRIMER);
+  const policy: ArgsPolicy = { complete: { cpu_op: ['External id', 'Ev Idx'], kernel: ['correlation'], user_annotation: [] }, phases: { M: [] } };
+  const sink = new DiagnosticSink();
+  for (let round = 0; round < 4; round++) {
+    const t = new Tokenizer(() => undefined, sink, { policy, offsets: round === 3 }, false);
+    // Whole, then in pieces (events cut by chunk ends).
+    if (round < 3) t.push(bytes);
+    else for (let i = 0; i < bytes.length; i += 97) t.push(bytes.subarray(i, Math.min(bytes.length, i + 97)));
+    t.end();
+  }
+}
 
 class Tokenizer {
   // Current buffer being parsed (a chunk, or the pending buffer) and its absolute offset.
@@ -1250,7 +1303,7 @@ class Tokenizer {
     const newLabels = ctx.labelsSent < labels.length ? labels.slice(ctx.labelsSent) : [];
     ctx.labelsSent = labels.length;
     const newArgs = ctx.pendingArgs;
-    ctx.pendingArgs = [];
+    ctx.pendingArgs = argsList();
     const batch = this.cw.view(newLabels, newArgs, this.originText());
     if (this.reuse) this.cw.length = 0;
     else this.cw.alloc();
