@@ -321,18 +321,21 @@ export interface LaunchIndex {
 
 export function createLaunchIndex(m: TraceModel): LaunchIndex {
   const { gpu } = m;
-  const offsets = new Int32Array(m.host.length + 1);
-  for (let g = 0; g < gpu.length; g++) if (gpu.launcher[g]! >= 0) offsets[gpu.launcher[g]! + 1]++;
-  for (let h = 0; h < m.host.length; h++) offsets[h + 1] += offsets[h]!;
-  const fill = offsets.slice(0, m.host.length);
-  const items = new Int32Array(offsets[m.host.length]!);
-  for (let g = 0; g < gpu.length; g++) {
+  const n = m.host.length;
+  // Counts, then running totals (the end of each call's list), then each activity placed just
+  // before its call's end, last first: the ends become starts, lists in GPU order.
+  const offsets = new Int32Array(n + 1);
+  for (let g = 0; g < gpu.length; g++) if (gpu.launcher[g]! >= 0) offsets[gpu.launcher[g]!]++;
+  for (let h = 1; h < n; h++) offsets[h] += offsets[h - 1]!;
+  if (n > 0) offsets[n] = offsets[n - 1]!;
+  const items = new Int32Array(offsets[n]!);
+  for (let g = gpu.length - 1; g >= 0; g--) {
     const h = gpu.launcher[g]!;
-    if (h >= 0) items[fill[h]!++] = g;
+    if (h >= 0) items[--offsets[h]!] = g;
   }
   // Each call's activities in start order (a graph launch's run to hundreds): sorted only
   // where they are not already (activities are listed in index order).
-  for (let h = 0; h < m.host.length; h++) {
+  for (let h = 0; h < n; h++) {
     const a = offsets[h]!;
     const b = offsets[h + 1]!;
     if (b - a > 1 && !inStartOrder(gpu.startNs, items, a, b)) {
