@@ -338,7 +338,6 @@ export function createModelBuilder(): ModelBuilder {
         host: hostTable,
         gpu: gpuData.table,
         byCorrelation: host.byCorrelation,
-        byExternalId: host.byExternalId,
         flowEndAt: (d, s, ts) => flowData.flowEndAt(d, s, ts + origin),
         hostName: (i) => strings.get(hostTable.name[i]!),
         gpuName: (i) => strings.get(gpuData.table.name[i]!),

@@ -1,6 +1,7 @@
 /**
  * Growable struct-of-arrays tables for the model: every column of a table grows together, in
- * chunks that double up to 64 Ki rows and are never copied while the table grows; `trim()`
+ * chunks that double up to 16 Ki rows (the last chunk's unused rows are at most that) and are
+ * never copied while the table grows; `trim()`
  * copies them once into exact-length arrays. (A column that doubled one buffer would hold
  * old + new, 3× its size, at each doubling: on a 10 GB trace that is the peak memory.)
  *
@@ -12,7 +13,7 @@ export type TypedArrayCtor = Float64ArrayConstructor | Int32ArrayConstructor | U
 export type Schema = Readonly<Record<string, TypedArrayCtor>>;
 export type ArraysOf<S extends Schema> = { -readonly [K in keyof S]: InstanceType<S[K]> };
 
-const MAX_CHUNK = 1 << 16;
+const MAX_CHUNK = 1 << 14;
 
 export class ChunkedTable<S extends Schema> {
   /** The current chunk's arrays; row `r` from `row()` goes here. */

@@ -195,15 +195,13 @@ const STEP_RE = /^ProfilerStep#(\d+)$/;
 /**
  * Besides the table, it keeps what `finish` would otherwise find by visiting every host event
  * again: each thread's rows and their runs in time order (nesting), the first runtime/driver
- * call of each correlation and the first cpu_op of each External id (linking), and the
- * `ProfilerStep#N` annotations.
+ * call of each correlation (linking), and the `ProfilerStep#N` annotations.
  */
 export function createHostEventsHandler(ctx: HandlerContext) {
   const t = new ChunkedTable(HOST_COLUMNS);
   const args: (JsonObject | undefined)[] = [];
   const runs = new TimeRuns(true);
   const byCorrelation = new IdTable();
-  const byExternalId = new IdTable();
   const stepRows: number[] = [];
   /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. */
   let isStep = new Uint8Array(256);
@@ -242,11 +240,9 @@ export function createHostEventsHandler(ctx: HandlerContext) {
       x.externalId[r] = ext;
       x.correlation[r] = corr;
       runs.add(thread, row, start, dur);
-      if (k === HostKind.Op) {
-        if (Number.isFinite(ext)) byExternalId.add(ext, row);
-      } else if (k === HostKind.Annotation) {
+      if (k === HostKind.Annotation) {
         if (stepName(nameId)) stepRows.push(row);
-      } else if (Number.isFinite(corr)) byCorrelation.add(corr, row);
+      } else if (k !== HostKind.Op && Number.isFinite(corr)) byCorrelation.add(corr, row);
       args.push(k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined);
     },
     /** The table, its times less `originNs`. */
@@ -266,7 +262,6 @@ export function createHostEventsHandler(ctx: HandlerContext) {
         /** Rows in (thread, start, end descending, row) order; undefined when a start is not finite. */
         order: runs.order(table.startNs, table.durNs, originNs)?.order,
         byCorrelation,
-        byExternalId,
         /** ProfilerStep#N annotations, in row order, and the pattern their names matched. */
         stepRows,
         stepPattern: STEP_RE,

@@ -4,6 +4,12 @@
  * in typed arrays: open addressing, no object per entry and no boxed key. Filled while events
  * are added (hot code), so that linking in `finish` looks ids up instead of indexing every host
  * event then.
+ *
+ * The profiler counts its ids up, so an id's first position is the id itself (modulo the
+ * table): ids that follow one another sit side by side, and adding or looking them up in order
+ * stays in the cache. A taken position sends the id on by a step of its own (double hashing),
+ * so ids that meet there — a stride of the table's size, a second range over the first — do not
+ * pile up in runs.
  */
 export class IdTable {
   /** By number: the id and the row it was first added with. */
@@ -19,8 +25,15 @@ export class IdTable {
 
   /** The number of `id` (finite), or −1. */
   get(id: number): number {
-    for (let h = this.hash(id); ; h = (h + 1) & this.mask) {
-      const s = this.slots[h]!;
+    const x = key(id);
+    const mask = this.mask;
+    let h = x & mask;
+    let s = this.slots[h]!;
+    if (s < 0 || this.ids[s] === id) return s;
+    const step = this.step(x);
+    for (;;) {
+      h = (h + step) & mask;
+      s = this.slots[h]!;
       if (s < 0 || this.ids[s] === id) return s;
     }
   }
@@ -32,20 +45,25 @@ export class IdTable {
 
   /** Adds `id` (finite) with `row`, unless it is there already (then counted in `repeats`). */
   add(id: number, row: number): void {
-    for (let h = this.hash(id); ; h = (h + 1) & this.mask) {
+    const x = key(id);
+    const mask = this.mask;
+    let h = x & mask;
+    let step = 0;
+    for (;;) {
       const s = this.slots[h]!;
-      if (s >= 0) {
-        if (this.ids[s] !== id) continue;
+      if (s < 0) break;
+      if (this.ids[s] === id) {
         this.repeats++;
         return;
       }
-      const n = this.size++;
-      this.slots[h] = n;
-      this.ids[n] = id;
-      this.rows[n] = row;
-      if (this.size === this.ids.length) this.grow();
-      return;
+      if (step === 0) step = this.step(x);
+      h = (h + step) & mask;
     }
+    const n = this.size++;
+    this.slots[h] = n;
+    this.ids[n] = id;
+    this.rows[n] = row;
+    if (this.size === this.ids.length) this.grow();
   }
 
   private grow(): void {
@@ -62,17 +80,24 @@ export class IdTable {
     const slots = this.slots;
     const mask = this.mask;
     for (let s = 0; s < n; s++) {
-      let h = this.hash(ids[s]!);
-      while (slots[h]! >= 0) h = (h + 1) & mask;
+      const x = key(ids[s]!);
+      let h = x & mask;
+      if (slots[h]! >= 0) {
+        const step = this.step(x);
+        do h = (h + step) & mask;
+        while (slots[h]! >= 0);
+      }
       slots[h] = s;
     }
   }
 
-  private hash(id: number): number {
-    // Low and high 32 bits of the integer part (a fraction only collides); Fibonacci hashing
-    // (ids that follow one another land far apart: linear probing keeps no long clusters).
-    const lo = id | 0;
-    const hi = (id / 4294967296) | 0;
-    return Math.imul(lo ^ Math.imul(hi, 0x27d4eb2d), 0x9e3779b1) >>> this.shift;
+  /** An odd step (the table's size is a power of two: every position is reached). */
+  private step(x: number): number {
+    return (Math.imul(x, 0x9e3779b1) >>> this.shift) | 1;
   }
+}
+
+/** The low 32 bits of the id's integer part (a fraction only meets its integer), the high ones mixed in. */
+function key(id: number): number {
+  return (id | 0) ^ Math.imul((id / 4294967296) | 0, 0x27d4eb2d);
 }

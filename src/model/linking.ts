@@ -35,8 +35,6 @@ export interface LinkingInput {
   };
   /** The first runtime/driver call of each finite correlation (and how many calls repeated one). */
   readonly byCorrelation: IdTable;
-  /** The first cpu_op of each finite External id. */
-  readonly byExternalId: IdTable;
   /** Flow id of the `ac2g` end bound at a GPU activity's start, for activities without `correlation`. */
   flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined;
   hostName(i: number): string;
@@ -72,7 +70,6 @@ export function innermostOp(host: LinkingInput['host'], i: number): number {
 export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSink): Linking {
   const { host, gpu } = input;
   const byCorr = input.byCorrelation;
-  const byExt = input.byExternalId;
   const duplicateCorr = byCorr.repeats;
   if (duplicateCorr > 0) {
     diagnostics.add({
@@ -127,10 +124,7 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
   else if (withExt === 0 || extEqualsCorr >= 0.9 * withExt) ownerRule = 'innermost-op';
   else ownerRule = 'external-id';
 
-  const opByExt = (ext: number): number => {
-    const slot = byExt.get(ext);
-    return slot < 0 ? -1 : byExt.rowOf(slot);
-  };
+  const opByExt = ownerRule === 'external-id' ? firstOpByExternalId(host, gpu.externalId) : () => -1;
 
   const owner = new Int32Array(gpu.length).fill(-1);
   let missingOwner = 0;
@@ -182,7 +176,7 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
     const o = owner[g]!;
     if (o >= 0 && Number.isFinite(host.externalId[o]!) && byCorr.get(host.externalId[o]!) >= 0) collide = true;
   }
-  const torchIdCollisions = collide ? findCollisions(host, owner, byExt) : [];
+  const torchIdCollisions = collide ? findCollisions(host, owner) : [];
   if (torchIdCollisions.length > 0) {
     const first = torchIdCollisions[0]!;
     diagnostics.add({
@@ -198,35 +192,61 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
   return { launcher, owner, ownerRule, torchIdCollisions };
 }
 
+/**
+ * The first cpu_op with each External id that GPU activities name (−1: none): the ids are
+ * indexed (a few, one per launch), then the host table is read once.
+ */
+function firstOpByExternalId(host: LinkingInput['host'], named: Float64Array): (ext: number) => number {
+  const ids = new IdTable();
+  for (let g = 0; g < named.length; g++) if (Number.isFinite(named[g]!)) ids.add(named[g]!, g);
+  const op = new Int32Array(ids.size).fill(-1);
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const ext = host.externalId[i]!;
+    if (!Number.isFinite(ext)) continue;
+    const n = ids.get(ext);
+    if (n >= 0 && op[n]! < 0) op[n] = i;
+  }
+  return (ext) => {
+    const n = ids.get(ext);
+    return n < 0 ? -1 : op[n]!;
+  };
+}
+
 /** Each runtime/driver call whose correlation is the External id of ops that own GPU work, in host order. */
-function findCollisions(host: LinkingInput['host'], owner: Int32Array, byExt: IdTable): TorchIdCollision[] {
-  // The activities owned by ops of each External id, as lists through `nextOwned` (an owner is
-  // a cpu_op, so a finite External id of one is in byExt).
-  const firstOwned = new Int32Array(byExt.size).fill(-1);
+function findCollisions(host: LinkingInput['host'], owner: Int32Array): TorchIdCollision[] {
+  // The activities owned by ops of each External id, as lists through `nextOwned`.
+  const exts = new IdTable();
+  for (let g = 0; g < owner.length; g++) {
+    const o = owner[g]!;
+    if (o >= 0 && Number.isFinite(host.externalId[o]!)) exts.add(host.externalId[o]!, g);
+  }
+  const firstOwned = new Int32Array(exts.size).fill(-1);
   const nextOwned = new Int32Array(owner.length);
   for (let g = owner.length - 1; g >= 0; g--) {
     const o = owner[g]!;
     if (o < 0) continue;
     const ext = host.externalId[o]!;
     if (!Number.isFinite(ext)) continue;
-    const slot = byExt.get(ext);
-    nextOwned[g] = firstOwned[slot]!;
-    firstOwned[slot] = g;
+    const n = exts.get(ext);
+    nextOwned[g] = firstOwned[n]!;
+    firstOwned[n] = g;
   }
+  const opOf = firstOpByExternalId(host, Float64Array.from({ length: exts.size }, (_, n) => host.externalId[owner[exts.rowOf(n)]!]!));
   const collisions: TorchIdCollision[] = [];
-  const listOfSlot = new Map<number, number[]>();
+  const listOf = new Map<number, number[]>();
   for (let i = 0; i < host.length; i++) {
     const k = host.kind[i];
     if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
     const c = host.correlation[i]!;
-    const slot = Number.isFinite(c) ? byExt.get(c) : -1;
-    if (slot < 0 || firstOwned[slot]! < 0) continue;
-    let acts = listOfSlot.get(slot);
+    const n = Number.isFinite(c) ? exts.get(c) : -1;
+    if (n < 0) continue;
+    let acts = listOf.get(n);
     if (!acts) {
-      listOfSlot.set(slot, (acts = []));
-      for (let g = firstOwned[slot]!; g >= 0; g = nextOwned[g]!) acts.push(g);
+      listOf.set(n, (acts = []));
+      for (let g = firstOwned[n]!; g >= 0; g = nextOwned[g]!) acts.push(g);
     }
-    collisions.push({ call: i, op: byExt.rowOf(slot), activities: acts });
+    collisions.push({ call: i, op: opOf(c), activities: acts });
   }
   return collisions;
 }

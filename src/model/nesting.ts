@@ -51,8 +51,10 @@ export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, ord
   const depth = new Int32Array(n);
   const firstChild = new Int32Array(n).fill(-1);
   const nextSibling = new Int32Array(n).fill(-1);
-  const lastChild = new Int32Array(n).fill(-1);
-  const stack = new Int32Array(n);
+  // The open events of the current thread, and the last child of each so far (only an open
+  // event gains children).
+  const stack: number[] = [];
+  const lastChild: number[] = [];
   let top = -1;
   let currentThread = -1;
   let partial = 0;
@@ -77,12 +79,14 @@ export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, ord
       }
       parent[i] = p;
       depth[i] = depth[p]! + 1;
-      if (lastChild[p] === -1) firstChild[p] = i;
-      else nextSibling[lastChild[p]!] = i;
-      lastChild[p] = i;
+      const last = lastChild[top]!;
+      if (last === -1) firstChild[p] = i;
+      else nextSibling[last] = i;
+      lastChild[top] = i;
       break;
     }
     stack[++top] = i;
+    lastChild[top] = -1;
   }
 
   if (partial > 0) {

@@ -86,7 +86,7 @@ export class TimeRuns {
     let n = 0;
     for (const g of groups) n += this.rows[g]!.length;
     const order = new Int32Array(n);
-    const tmp = new Int32Array(n);
+    const tmp = new Scratch();
     const groupStart = new Int32Array(groups.length + 1);
     let at = 0;
     groups.forEach((g, k) => {
@@ -119,7 +119,7 @@ function findRuns(o: Int32Array, lo: number, hi: number, s: Float64Array, d: Flo
 }
 
 /** Merges the runs between `bounds` pairwise until one is left (stable). */
-function mergeRuns(o: Int32Array, bounds: number[], tmp: Int32Array, s: Float64Array, d: Float64Array, endDesc: boolean): void {
+function mergeRuns(o: Int32Array, bounds: number[], tmp: Scratch, s: Float64Array, d: Float64Array, endDesc: boolean): void {
   while (bounds.length > 2) {
     const next: number[] = [bounds[0]!];
     for (let r = 0; r + 1 < bounds.length; r += 2) {
@@ -132,7 +132,7 @@ function mergeRuns(o: Int32Array, bounds: number[], tmp: Int32Array, s: Float64A
   }
 }
 
-function merge(o: Int32Array, a: number, m: number, b: number, tmp: Int32Array, s: Float64Array, d: Float64Array, endDesc: boolean): void {
+function merge(o: Int32Array, a: number, m: number, b: number, tmp: Scratch, s: Float64Array, d: Float64Array, endDesc: boolean): void {
   // Runs overlap near their seam only: the left run's rows before the right's first, and the
   // right run's rows after the left's last, stay where they are.
   const firstRight = o[m]!;
@@ -154,12 +154,15 @@ function merge(o: Int32Array, a: number, m: number, b: number, tmp: Int32Array, 
     else hi = mid;
   }
   b = lo;
-  tmp.set(o.subarray(a, m), a);
-  let i = a;
+  // The left part moves aside (to tmp[0, m − a)); the right part stays where it is until taken.
+  const left = tmp.take(m - a);
+  left.set(o.subarray(a, m));
+  let i = 0;
+  const mEnd = m - a;
   let j = m;
   let k = a;
-  while (i < m && j < b) {
-    const x = tmp[i]!;
+  while (i < mEnd && j < b) {
+    const x = left[i]!;
     const y = o[j]!;
     if (before(y, x, s, d, endDesc)) {
       o[k++] = y;
@@ -169,7 +172,16 @@ function merge(o: Int32Array, a: number, m: number, b: number, tmp: Int32Array, 
       i++;
     }
   }
-  while (i < m) o[k++] = tmp[i++]!;
+  while (i < mEnd) o[k++] = left[i++]!;
+}
+
+/** Room for the part of a merge that moves aside, as large as the largest so far. */
+class Scratch {
+  private a = new Int32Array(0);
+  take(n: number): Int32Array {
+    if (this.a.length < n) this.a = new Int32Array(Math.max(n, this.a.length * 2));
+    return this.a;
+  }
 }
 
 /** Row x strictly before row y: earlier start, or (endDesc) the same start and a later end. */
