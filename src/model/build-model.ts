@@ -345,10 +345,9 @@ export function createModelBuilder(): ModelBuilder {
       diagnostics,
     );
 
-    reportStreamOverlaps(g, diagnostics, streams);
+    const gpuEndNs = reportStreamOverlaps(g, diagnostics, streams);
 
-    let traceEndNs = nesting.latestEndNs;
-    for (let i = 0; i < g.length; i++) traceEndNs = Math.max(traceEndNs, g.startNs[i]! + g.durNs[i]!);
+    const traceEndNs = Math.max(nesting.latestEndNs, gpuEndNs);
 
     const steps: ProfilerStep[] = [];
     for (const i of host.stepRows) {

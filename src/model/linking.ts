@@ -129,28 +129,29 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
   const owner = new Int32Array(gpu.length).fill(-1);
   let missingOwner = 0;
   let disagree = 0;
+  // torch's id collision (see TorchIdCollision): an op that owns GPU work has an External id
+  // that is some call's correlation. Rare; the calls are looked for only when there is one.
+  let collide = false;
   for (let g = 0; g < gpu.length; g++) {
     const l = launcher[g]!;
     const inner = l >= 0 ? innermostOp(host, l) : -1;
-    if (ownerRule !== 'external-id') {
-      owner[g] = inner;
-      continue;
+    let o = inner;
+    if (ownerRule === 'external-id') {
+      const ext = gpu.externalId[g]!;
+      if (!Number.isFinite(ext)) o = -1; // launched outside any op: belongs to none
+      else {
+        const op = opByExt(ext);
+        if (ext === gpu.correlation[g] && (op < 0 || op !== inner)) {
+          // torch 2.3–2.5 fallback: no op was active, the id is the kernel's own correlation.
+        } else if (op < 0) missingOwner++;
+        else {
+          o = op;
+          if (l >= 0 && inner !== op) disagree++;
+        }
+      }
     }
-    const ext = gpu.externalId[g]!;
-    if (!Number.isFinite(ext)) continue; // launched outside any op: belongs to none
-    const op = opByExt(ext);
-    if (ext === gpu.correlation[g] && (op < 0 || op !== inner)) {
-      // torch 2.3–2.5 fallback: no op was active, the id is the kernel's own correlation.
-      owner[g] = inner;
-      continue;
-    }
-    if (op < 0) {
-      missingOwner++;
-      owner[g] = inner;
-      continue;
-    }
-    owner[g] = op;
-    if (l >= 0 && inner !== op) disagree++;
+    owner[g] = o;
+    if (!collide && o >= 0 && Number.isFinite(host.externalId[o]!) && byCorr.get(host.externalId[o]!) >= 0) collide = true;
   }
   if (missingOwner > 0) {
     diagnostics.add({
@@ -169,13 +170,6 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
     });
   }
 
-  // torch's id collision (see TorchIdCollision): an op that owns GPU work has an External id
-  // that is some call's correlation. Rare; the calls are looked for only when there is one.
-  let collide = false;
-  for (let g = 0; g < gpu.length && !collide; g++) {
-    const o = owner[g]!;
-    if (o >= 0 && Number.isFinite(host.externalId[o]!) && byCorr.get(host.externalId[o]!) >= 0) collide = true;
-  }
   const torchIdCollisions = collide ? findCollisions(host, owner) : [];
   if (torchIdCollisions.length > 0) {
     const first = torchIdCollisions[0]!;

@@ -15,8 +15,11 @@ export interface StreamOverlapInput {
   readonly durNs: Float64Array;
 }
 
-/** `streams`: the activities in stream order (time-order.ts), when every start is finite. */
-export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: DiagnosticSink, streams?: StreamOrder): void {
+/**
+ * `streams`: the activities in stream order (time-order.ts), when every start is finite.
+ * Returns the latest end of any activity, at least 0 (NaN when an activity's times are unreadable).
+ */
+export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: DiagnosticSink, streams?: StreamOrder): number {
   const order =
     streams?.order ??
     Array.from({ length: g.length }, (_, i) => i).sort(
@@ -26,12 +29,14 @@ export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: Diagnos
   let maxNs = 0;
   let totalNs = 0;
   let prevEnd = -Infinity;
+  let latestEndNs = 0;
   for (let k = 0; k < order.length; k++) {
     const i = order[k]!;
     const prev = k > 0 ? order[k - 1]! : -1;
     if (prev < 0 || g.device[prev] !== g.device[i] || g.stream[prev] !== g.stream[i]) prevEnd = -Infinity;
     const s = g.startNs[i]!;
     const e = s + g.durNs[i]!;
+    latestEndNs = Math.max(latestEndNs, e);
     if (s < prevEnd) {
       const overlap = Math.min(prevEnd, e) - s;
       count++;
@@ -51,4 +56,5 @@ export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: Diagnos
         `sums of durations on those streams exceed their busy time by that much.`,
     });
   }
+  return latestEndNs;
 }
