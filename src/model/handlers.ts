@@ -78,6 +78,16 @@ export function num(v: JsonValue | undefined): number {
   return NaN;
 }
 
+function reportNegativeDurations(ctx: HandlerContext, count: number, what: string): void {
+  if (count === 0) return;
+  ctx.diagnostics.add({
+    code: 'NEGATIVE_DURATION',
+    severity: 'warning',
+    count,
+    message: `${count} ${what} had a negative or missing duration; read as 0.`,
+  });
+}
+
 // ---------------------------------------------------------------- threads
 
 /** (pid, tid) → thread index, shared by every handler that places events on host threads. */
@@ -247,14 +257,7 @@ export function createHostEventsHandler(ctx: HandlerContext) {
     },
     /** The table, its times less `originNs`. */
     finalize(originNs: number) {
-      if (negative > 0) {
-        ctx.diagnostics.add({
-          code: 'NEGATIVE_DURATION',
-          severity: 'warning',
-          count: negative,
-          message: `${negative} host event(s) had a negative or missing duration; read as 0.`,
-        });
-      }
+      reportNegativeDurations(ctx, negative, 'host event(s)');
       const length = t.length;
       const table = { length, ...t.trim({ startNs: originNs }), args };
       return {
@@ -363,14 +366,7 @@ export function createGpuActivitiesHandler(ctx: HandlerContext) {
     },
     /** The tables, their times less `originNs`. */
     finalize(originNs: number) {
-      if (negative > 0) {
-        ctx.diagnostics.add({
-          code: 'NEGATIVE_DURATION',
-          severity: 'warning',
-          count: negative,
-          message: `${negative} GPU activit(ies) had a negative or missing duration; read as 0.`,
-        });
-      }
+      reportNegativeDurations(ctx, negative, 'GPU activit(ies)');
       const length = t.length;
       const table = { length, ...t.trim({ startNs: originNs }) };
       const byPair = streams.sorted();

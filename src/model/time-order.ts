@@ -55,7 +55,7 @@ export class TimeRuns {
 
   private addGroups(g: number): void {
     while (this.rows.length <= g) {
-      this.rows.push(new ChunkedTable(ROWS, 256));
+      this.rows.push(new ChunkedTable(ROWS, 16));
       this.breaks.push([]);
     }
     if (g >= this.lastStart.length) {
