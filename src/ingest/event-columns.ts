@@ -94,6 +94,33 @@ export interface EventColumns {
   readonly originUs: string | undefined;
 }
 
+/**
+ * Buffers of batches already consumed, for the next batches of this thread (each thread has its
+ * own module instance, hence its own pool). A consumer that is done with a batch hands its
+ * buffer back — across threads by transferring it back to the producer — so a long read keeps
+ * reusing a few buffers: fresh ones, dropped after one use, are garbage V8 collects only when
+ * their external memory forces a full collection (tens of MB held, and GC time).
+ */
+const batchBufferPool: ArrayBuffer[] = [];
+const BATCH_POOL_MAX = 64;
+
+/** Returns a consumed batch's buffer (`batch.ph.buffer`) to this thread's pool. */
+export function recycleBatchBuffer(buffer: ArrayBuffer): void {
+  if (buffer.byteLength > 0 && batchBufferPool.length < BATCH_POOL_MAX) batchBufferPool.push(buffer);
+}
+
+function takeBatchBuffer(bytes: number): ArrayBuffer | undefined {
+  for (let k = batchBufferPool.length - 1; k >= 0; k--) {
+    const b = batchBufferPool[k]!;
+    if (b.byteLength === bytes) {
+      batchBufferPool[k] = batchBufferPool[batchBufferPool.length - 1]!;
+      batchBufferPool.pop();
+      return b;
+    }
+  }
+  return undefined;
+}
+
 /** Growable column storage for one batch (the tokenizer's side). */
 export class ColumnBatchWriter {
   length = 0;
@@ -127,7 +154,8 @@ export class ColumnBatchWriter {
     // One buffer per batch: a batch posted to another thread is one transfer.
     const f64 = 5 + ARG_NUMBERS + (this.withOffsets ? 2 : 0);
     const i32 = 9;
-    const buf = new ArrayBuffer(n * (8 * f64 + 4 * i32));
+    const bytes = n * (8 * f64 + 4 * i32);
+    const buf = takeBatchBuffer(bytes) ?? new ArrayBuffer(bytes);
     let o = 0;
     const F = (k: number) => {
       const a = new Float64Array(buf, o, n * k);

@@ -14,7 +14,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { DiagnosticSink } from '../core/diagnostics.js';
 import { isKinetoscopeError } from '../core/errors.js';
-import type { ArgsPolicy, EventColumns } from './event-columns.js';
+import { recycleBatchBuffer, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import type { ToMain, ToWorker } from './read-parallel.js';
 import { createColumnarTokenizer, InternContext, type ColumnarTokenizer } from './tokenizer.js';
 
@@ -130,6 +130,7 @@ export class RangeParser {
   handle(m: ToWorker): void {
     if (m.type === 'close') return this.close();
     if (m.type === 'plan') return this.setPlan(m.plan);
+    if (m.type === 'recycle') return recycleBatchBuffer(m.buffer);
     const seq = m.seq;
     try {
       if (m.type === 'continue') {

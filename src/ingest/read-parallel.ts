@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import { KinetoscopeError, type ErrorCode } from '../core/errors.js';
-import type { ArgsPolicy, EventColumns } from './event-columns.js';
+import { recycleBatchBuffer, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import type { JsonObject } from './raw-event.js';
 import type { ReadResult } from './read-trace.js';
 import { CLAIM_DEAD, CLAIM_LIMIT, RangeParser, type RangeParserInit, type RangePlan } from './range-parser.js';
@@ -29,6 +29,8 @@ export type ToWorker =
   | { type: 'continue'; seq: number; start: number; end: number; final: boolean }
   | { type: 'end'; seq: number; earlierEvents: number; lastEventEnd: number }
   | { type: 'drop'; seq: number }
+  /** A consumed batch's buffer, back to the thread that made it (recycleBatchBuffer). */
+  | { type: 'recycle'; buffer: ArrayBuffer; seq?: undefined }
   | { type: 'close'; seq?: undefined };
 
 export type ToMain =
@@ -69,7 +71,7 @@ export interface ParallelOptions {
  * Ranges the threads may run ahead of the one being handed on, per thread: their batches wait
  * in memory (≤ LOOKAHEAD × threads × 4 MiB of text, about half of that in columns).
  */
-const LOOKAHEAD = 4;
+const LOOKAHEAD = 2;
 
 /**
  * Files smaller than this are read on one thread: a worker costs ~40 ms of CPU to start (Node's
@@ -163,6 +165,12 @@ export async function readFileParallel(
     if (i === 0) setImmediate(() => local.handle(m));
     else workers[i - 1]!.postMessage(m);
   };
+  /** The batch was copied by its consumer: its buffer goes back to the thread that made it. */
+  const recycle = (i: number, batch: EventColumns): void => {
+    const buffer = batch.ph.buffer as ArrayBuffer;
+    if (i === 0) recycleBatchBuffer(buffer);
+    else workers[i - 1]!.postMessage({ type: 'recycle', buffer } satisfies ToWorker, [buffer]);
+  };
   for (const w of workers) w.postMessage({ type: 'plan', plan } satisfies ToWorker);
   const producers = Array.from({ length: nThreads }, () => sink.producer());
   const diagSink = opts.diagnostics ?? new DiagnosticSink();
@@ -219,6 +227,7 @@ export async function readFileParallel(
             p.consume(b, shiftOf(b.originUs));
             events += b.length;
             opts.onProgress?.(r.at[k]!, events);
+            recycle(r.worker, b);
           }
           r.batches.length = 0;
           r.at.length = 0;
@@ -266,6 +275,7 @@ export async function readFileParallel(
         if (opts.stats) opts.stats.rejectedCuts++;
         nx.dead = true;
         Atomics.store(ctl, CLAIM_DEAD + nx.seq, 1);
+        for (const b of nx.batches) recycle(nx.worker, b);
         nx.batches.length = 0;
         nx.at.length = 0;
         if (nx.worker >= 0 && nx.status.length + (nx.ended ? 1 : 0) > 0) post(nx.worker, { type: 'drop', seq: nx.seq });
@@ -308,7 +318,7 @@ export async function readFileParallel(
             if (!r.dead) {
               r.batches.push(m.batch);
               r.at.push(m.at);
-            }
+            } else recycle(i, m.batch);
             break;
           case 'parsed':
             if (!r.dead) r.status.push(m);
