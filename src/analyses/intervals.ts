@@ -5,6 +5,7 @@
  * built without a comparator sort: the fast path for large traces) and flat
  * [start0, end0, start1, end1, …] arrays for small per-op sets.
  */
+import { sortByKeyRuns } from './time-order.js';
 
 /** First position in a sorted array whose value is ≥ x. */
 export function lowerBound(sorted: ArrayLike<number>, x: number): number {
@@ -77,7 +78,7 @@ export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedInte
   // Few runs, as tables written in time order have: the pairs sorted by start by merging the
   // runs, then one sweep keeping the furthest end. The k-th segment is written over pair k or
   // an earlier one, after both were read.
-  if (runs > 1) sortPairsByStart(starts, ends, runs);
+  if (runs > 1) sortByKeyRuns(starts, ends, runs);
   let w = 0;
   let cs = NaN;
   let ce = NaN;
@@ -137,57 +138,6 @@ function mergeSortedEndpoints(starts: Float64Array, ends: Float64Array): MergedI
     ends[w++] = e;
   }
   return { starts: starts.slice(0, w), ends: ends.slice(0, w) };
-}
-
-/** Sorts the pairs (starts[k], ends[k]) by start in place, merging the `runs` runs of increasing starts pairwise. */
-function sortPairsByStart(starts: Float64Array, ends: Float64Array, runs: number): void {
-  const n = starts.length;
-  let bounds = new Int32Array(runs + 1);
-  for (let k = 1, r = 1; k < n; k++) if (starts[k]! < starts[k - 1]!) bounds[r++] = k;
-  bounds[runs] = n;
-  let s1 = starts;
-  let e1 = ends;
-  let s2: Float64Array = new Float64Array(n);
-  let e2: Float64Array = new Float64Array(n);
-  while (runs > 1) {
-    const next = new Int32Array(((runs + 1) >> 1) + 1);
-    let w = 0;
-    for (let r = 0; r < runs; r += 2) {
-      const a0 = bounds[r]!;
-      const a1 = bounds[r + 1]!;
-      const b1 = r + 2 <= runs ? bounds[r + 2]! : a1;
-      next[w++] = a0;
-      let i = a0;
-      let j = a1;
-      let o = a0;
-      while (i < a1 && j < b1) {
-        if (s1[j]! < s1[i]!) {
-          s2[o] = s1[j]!;
-          e2[o++] = e1[j++]!;
-        } else {
-          s2[o] = s1[i]!;
-          e2[o++] = e1[i++]!;
-        }
-      }
-      while (i < a1) {
-        s2[o] = s1[i]!;
-        e2[o++] = e1[i++]!;
-      }
-      while (j < b1) {
-        s2[o] = s1[j]!;
-        e2[o++] = e1[j++]!;
-      }
-    }
-    next[w] = n;
-    bounds = next;
-    runs = w;
-    [s1, s2] = [s2, s1];
-    [e1, e2] = [e2, e1];
-  }
-  if (s1 !== starts) {
-    starts.set(s1);
-    ends.set(e1);
-  }
 }
 
 function isSorted(a: Float64Array): boolean {

@@ -19,14 +19,25 @@ export function orderByStart(idx: Int32Array, startNs: Float64Array): Int32Array
     keys[k] = s;
     if (k > 0 && s < keys[k - 1]!) runs++;
   }
-  let order = Int32Array.from(idx);
-  if (runs === 1) return order;
-  // Run boundaries, then pairwise stable merges (ties from the left run: the lower index).
+  const order = Int32Array.from(idx);
+  if (runs > 1) sortByKeyRuns(keys, order, runs);
+  return order;
+}
+
+/**
+ * Sorts `keys` ascending in place and moves `payload[k]` with `keys[k]`: a stable natural merge
+ * sort over the `runs` runs of non-decreasing keys (ties keep their order: the left run first).
+ * Keys must be comparable (no NaN).
+ */
+export function sortByKeyRuns(keys: Float64Array, payload: Float64Array | Int32Array, runs: number): void {
+  const n = keys.length;
   let bounds = new Int32Array(runs + 1);
   for (let k = 1, r = 1; k < n; k++) if (keys[k]! < keys[k - 1]!) bounds[r++] = k;
   bounds[runs] = n;
-  let keys2 = new Float64Array(n);
-  let order2 = new Int32Array(n);
+  let k1 = keys;
+  let p1 = payload;
+  let k2: Float64Array = new Float64Array(n);
+  let p2: Float64Array | Int32Array = payload instanceof Int32Array ? new Int32Array(n) : new Float64Array(n);
   while (runs > 1) {
     const next = new Int32Array(((runs + 1) >> 1) + 1);
     let w = 0;
@@ -39,28 +50,31 @@ export function orderByStart(idx: Int32Array, startNs: Float64Array): Int32Array
       let j = a1;
       let o = a0;
       while (i < a1 && j < b1) {
-        if (keys[j]! < keys[i]!) {
-          keys2[o] = keys[j]!;
-          order2[o++] = order[j++]!;
+        if (k1[j]! < k1[i]!) {
+          k2[o] = k1[j]!;
+          p2[o++] = p1[j++]!;
         } else {
-          keys2[o] = keys[i]!;
-          order2[o++] = order[i++]!;
+          k2[o] = k1[i]!;
+          p2[o++] = p1[i++]!;
         }
       }
       while (i < a1) {
-        keys2[o] = keys[i]!;
-        order2[o++] = order[i++]!;
+        k2[o] = k1[i]!;
+        p2[o++] = p1[i++]!;
       }
       while (j < b1) {
-        keys2[o] = keys[j]!;
-        order2[o++] = order[j++]!;
+        k2[o] = k1[j]!;
+        p2[o++] = p1[j++]!;
       }
     }
     next[w] = n;
     bounds = next;
     runs = w;
-    [keys, keys2] = [keys2, keys];
-    [order, order2] = [order2, order];
+    [k1, k2] = [k2, k1];
+    [p1, p2] = [p2, p1];
   }
-  return order;
+  if (k1 !== keys) {
+    keys.set(k1);
+    payload.set(p1);
+  }
 }
