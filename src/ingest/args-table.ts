@@ -11,6 +11,8 @@
  * Pure: no `node:` imports.
  */
 
+import { arenaWithRoom, doubledSlots } from './json-bytes.js';
+
 export class ArgsTable {
   private mask = (1 << 12) - 1;
   /** [hash, arena offset, length, id + 1] per slot. */
@@ -72,11 +74,10 @@ export class ArgsTable {
   /** Stores the content of the last lookup that missed; returns its new id. */
   insert(b: Uint8Array, r: Int32Array, n: number): number {
     const len = this.missLen;
-    if (this.arenaLen + len > this.arena.length) {
-      const na = new Uint8Array(Math.max(this.arena.length * 2, this.arenaLen + len));
-      na.set(this.arena.subarray(0, this.arenaLen));
-      this.arena = na;
-      this.arenaView = new DataView(na.buffer);
+    const arena = arenaWithRoom(this.arena, this.arenaLen, len);
+    if (arena !== this.arena) {
+      this.arena = arena;
+      this.arenaView = new DataView(arena.buffer);
     }
     const off = this.arenaLen;
     let o = off;
@@ -119,16 +120,8 @@ export class ArgsTable {
   }
 
   private grow(): void {
-    const old = this.meta;
-    const mask = this.mask * 2 + 1;
-    const meta = new Int32Array((mask + 1) * 4);
-    for (let k = 0; k < old.length; k += 4) {
-      if (old[k + 3] === 0) continue;
-      let slot = old[k]! & mask;
-      while (meta[(slot << 2) + 3] !== 0) slot = (slot + 1) & mask;
-      meta.set(old.subarray(k, k + 4), slot << 2);
-    }
-    this.meta = meta;
-    this.mask = mask;
+    this.meta = doubledSlots(this.meta);
+    this.mask = this.meta.length / 4 - 1;
   }
+
 }

@@ -15,10 +15,16 @@
  * Ignores: event keys other than `ph cat name pid tid ts dur id bp s args` (they are parsed for
  * syntax, then dropped); anything after the root value closes (one TRAILING_DATA diagnostic).
  *
- * Two outputs: RawEvent objects (createTraceTokenizer: every key of every args), or columns
- * (createColumnarTokenizer: typed-array batches, labels and args interned, args an ArgsPolicy
- * does not keep skipped without building anything; what loadTrace uses). Both read the same
- * grammar with the same repairs, diagnostics and errors.
+ * Output: columns (createColumnarTokenizer: typed-array batches, labels and args interned, args
+ * an ArgsPolicy does not keep skipped without building anything; what loadTrace uses), or
+ * RawEvent objects made from those batches (createTraceTokenizer: every key of every args).
+ *
+ * Each event is read by a fast path that takes the events as Kineto writes them in one pass
+ * (fastEvent, fastArgs, skipPlain: plain ASCII strings, integer ids, decimal times) and gives
+ * up on anything else, and then by the exact path (parseEvent), which makes every repair,
+ * diagnostic and error. Both read times and labels with the same functions (plainTime,
+ * LabelTable.idOfPlain) and integers as parseNumber does (plainInt), so an event reads the same
+ * whichever path took it, i.e. whatever the chunk size.
  *
  * Pure: no `node:` imports, runs unchanged in a browser or a worker. It never holds the whole
  * text — only the bytes of the value currently being parsed when it straddles a chunk boundary
@@ -30,19 +36,15 @@ import { DiagnosticSink, type Severity } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
-import {
-  AN_DEVICE,
-  AN_EXTERNAL_ID,
-  AN_STREAM,
-  ARG_NUMBER_KEYS,
-  ARG_NUMBERS,
-  ColumnBatchWriter,
-  KEEP_ALL_ARGS,
-  LABEL_EMPTY,
-  type ArgsPolicy,
-  type EventColumns,
-} from './event-columns.js';
-import { hashWord, LABEL_HASH_SEED, LabelTable } from './label-table.js';
+import * as eventColumns from './event-columns.js';
+import { ARG_NUMBER_KEYS, ColumnBatchWriter, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
+import * as jsonBytes from './json-bytes.js';
+import { LabelTable } from './label-table.js';
+
+// Imported bindings are read through a check on every use; module constants are folded into
+// the optimised code, so the hot loops use these.
+const { QUOTE, BACKSLASH, PLAIN } = jsonBytes;
+const { AN_DEVICE, AN_EXTERNAL_ID, AN_STREAM, ARG_NUMBERS, LABEL_EMPTY } = eventColumns;
 
 export interface TokenizerResult {
   container: 'object' | 'array';
@@ -328,8 +330,6 @@ function deleteKeys(obj: JsonObject, keys: Set<string>): JsonObject {
 // ---------------------------------------------------------------------------------------------
 // Byte constants and tables (immutable module-level data; no state).
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const LBRACE = 0x7b;
@@ -344,10 +344,6 @@ const SPACE = 0x20;
 const MAX_SAFE = 9007199254740992; // 2^53: an accumulator below this is exact
 const MAX_DEPTH = 1000;
 
-/** 1 for bytes that can appear in a string and need no attention: printable ASCII but `"` and `\`. */
-const PLAIN = new Uint8Array(256);
-for (let c = 0x20; c < 0x80; c++) PLAIN[c] = c === QUOTE || c === BACKSLASH ? 0 : 1;
-
 const WS = new Uint8Array(256);
 WS[0x20] = WS[0x0a] = WS[0x0d] = WS[0x09] = 1;
 
@@ -361,6 +357,9 @@ BARE[0x5f] = 1;
 
 const CHAR1: string[] = [];
 for (let c = 0; c < 0x80; c++) CHAR1.push(String.fromCharCode(c));
+
+/** ns per digit of the first three decimals of a µs number. */
+const NS_PER_DIGIT = [100, 10, 1];
 
 /** Exact powers of ten (10^0 … 10^22 are exact doubles). */
 const POW10: number[] = [];
@@ -698,6 +697,8 @@ class Tokenizer {
   private ranges = new Int32Array(64);
   private idNum = 0;
   private idLabel = 0;
+  /** Where the number plainInt or plainTime read ends. */
+  private numEnd = 0;
 
   /**
    * `rawArgs`: every event's args parsed whole into its own object (RawEvents), whatever the
@@ -1411,22 +1412,9 @@ class Tokenizer {
         case K_BP:
         case K_S: {
           if (c !== QUOTE) return -1;
-          // Scanned and hashed a word at a time while no byte needs attention (see PLAIN).
-          const s = p + 1;
-          let e = s;
-          let h = LABEL_HASH_SEED;
-          while (e + 4 <= end) {
-            const x = view.getInt32(e, true);
-            const xq = x ^ 0x22222222;
-            const xb = x ^ 0x5c5c5c5c;
-            if ((((x - 0x20202020) & ~x) | ((xq - 0x01010101) & ~xq) | ((xb - 0x01010101) & ~xb) | x) & 0x80808080) break;
-            h = hashWord(h, x);
-            e += 4;
-          }
-          while (e < end && PLAIN[b[e]!] === 1) h = hashWord(h, b[e++]!);
-          if (e >= end || b[e] !== QUOTE) return -1;
-          const id = e === s ? LABEL_EMPTY : labels.idOfHashed(b, view, s, e, h);
-          p = e + 1;
+          const id = labels.idOfPlain(b, view, p + 1, end);
+          if (id < 0) return -1;
+          p = labels.scanEnd + 1;
           if (kc === K_PH) {
             ph = id;
             phSeen = true;
@@ -1443,22 +1431,9 @@ class Tokenizer {
         case K_PID:
         case K_TID:
         case K_ID: {
-          // An integer of at most 15 digits (exact as parseNumber reads it).
-          let e = c === MINUS ? p + 1 : p;
-          const ds = e;
-          let acc = 0;
-          while (e < end) {
-            const d = b[e]! - 48;
-            if (d < 0 || d > 9) break;
-            acc = acc * 10 + d;
-            e++;
-          }
-          const nd = e - ds;
-          if (nd === 0 || nd > 15 || e >= end) return -1;
-          const t = b[e]!;
-          if (t === DOT || t === 0x65 || t === 0x45) return -1;
-          const v = c === MINUS ? -acc : acc;
-          p = e;
+          const v = this.plainInt(p);
+          if (v !== v) return -1;
+          p = this.numEnd;
           if (kc === K_PID) {
             w.pid[n] = v;
             w.pidLabel[n] = -1;
@@ -1473,52 +1448,11 @@ class Tokenizer {
         }
         case K_TS:
         case K_DUR: {
-          // parseTime's common case: decimal µs, no exponent, below 2^53.
-          const neg = c === MINUS;
-          let e = neg ? p + 1 : p;
-          if (e >= end) return -1;
-          const c1 = b[e]!;
-          if (c1 < 48 || c1 > 57) return -1;
-          let acc = 0;
-          while (e < end) {
-            const d = b[e]! - 48;
-            if (d < 0 || d > 9) break;
-            acc = acc * 10 + d;
-            e++;
-          }
-          let frac = 0;
-          if (e < end && b[e] === DOT) {
-            e++;
-            const fs = e;
-            let up = 0;
-            while (e < end) {
-              const d = b[e]! - 48;
-              if (d < 0 || d > 9) break;
-              const k = e - fs;
-              if (k < 3) frac = frac * 10 + d;
-              else if (k === 3 && d >= 5) up = 1;
-              e++;
-            }
-            const nf = e - fs;
-            if (nf < 3) frac *= nf === 0 ? 1000 : nf === 1 ? 100 : 10;
-            frac += up;
-          }
-          if (e >= end) return -1;
-          const x = b[e]!;
-          if (x === 0x65 || x === 0x45 || acc >= MAX_SAFE) return -1;
-          p = e;
-          const us = neg ? -acc : acc;
-          if (kc === K_TS) {
-            if (!this.hasOrigin) {
-              this.hasOrigin = true;
-              this.origin = us === 0 ? 0 : us;
-            }
-            const r = (us - this.origin) * 1000 + (neg ? -frac : frac);
-            w.tsNs[n] = r === 0 ? 0 : r;
-          } else {
-            const r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
-            w.durNs[n] = r === 0 ? 0 : r;
-          }
+          const v = this.plainTime(p, kc === K_TS);
+          if (v !== v) return -1;
+          if (kc === K_TS) w.tsNs[n] = v;
+          else w.durNs[n] = v;
+          p = this.numEnd;
           break;
         }
         case K_ARGS: {
@@ -1609,21 +1543,9 @@ class Tokenizer {
         const slot = kc >= 0 ? keySlot[kc]! : -1;
         if (slot >= 0) {
           // The ids and sizes Kineto writes are integers; anything else is read exactly.
-          const c = b[p]!;
-          let e = c === MINUS ? p + 1 : p;
-          const ds = e;
-          let acc = 0;
-          while (e < end) {
-            const d = b[e]! - 48;
-            if (d < 0 || d > 9) break;
-            acc = acc * 10 + d;
-            e++;
-          }
-          const nd = e - ds;
-          if (nd === 0 || nd > 15 || e >= end) return -1;
-          const t = b[e]!;
-          if (t === DOT || t === 0x65 || t === 0x45) return -1;
-          const v = c === MINUS ? -acc : acc;
+          const v = this.plainInt(p);
+          if (v !== v) return -1;
+          const e = this.numEnd;
           if (slot === EXT_LOWER_SLOT) extLower = v;
           else {
             an[o + slot] = v;
@@ -1747,24 +1669,14 @@ class Tokenizer {
           }
           case K_BP: { const v = this.parseValue(0); w.bp[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
           case K_S: { const v = this.parseValue(0); w.s[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
-          default: this.skipValue(0);
+          default: this.skipValue();
         }
-        p = this.ws(this.pos);
-        if (p >= end) throw INCOMPLETE;
-        const c = b[p];
-        if (c === COMMA) {
-          p = this.ws(p + 1);
-          if (p >= end) throw INCOMPLETE;
-          if (b[p] === RBRACE) { p++; break; } // trailing comma: tolerated
-          continue;
-        }
-        if (c === RBRACE) { p++; break; }
-        throw this.unexpected(p, '"," or "}" in an event');
+        p = this.nextMember(RBRACE, '"," or "}" in an event');
+        if (p < 0) break;
       }
     } else {
-      p++;
+      this.pos = p + 1;
     }
-    this.pos = p;
     // Complete: nothing below throws INCOMPLETE.
     const obj = this.argsObj;
     if (obj !== null) {
@@ -1790,13 +1702,13 @@ class Tokenizer {
       return labels.idOfString(v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
     }
     const s = this.pos + 1;
-    let p = s;
-    while (p < end && PLAIN[b[p]] === 1) p++;
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] === QUOTE) {
+    const id = labels.idOfPlain(b, this.view, s, end);
+    const p = labels.scanEnd;
+    if (id >= 0) {
       this.pos = p + 1;
-      return p === s ? LABEL_EMPTY : labels.idOfAscii(b, this.view, s, p);
+      return id;
     }
+    if (p >= end) throw INCOMPLETE;
     return labels.idOfString(this.parseStringSlow(s, p, 0));
   }
 
@@ -1902,7 +1814,7 @@ class Tokenizer {
         } else if (slot >= 0) {
           this.setArgNumber(an, o, slot, this.parseValue(0));
         } else {
-          this.skipValue(0);
+          this.skipValue();
         }
         if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) {
           if (2 * nr + 2 > this.ranges.length) {
@@ -1914,20 +1826,12 @@ class Tokenizer {
           this.ranges[2 * nr + 1] = this.pos;
           nr++;
         }
-        p = this.ws(this.pos);
-        if (p >= end) throw INCOMPLETE;
-        const c = b[p];
-        if (c === COMMA) {
-          p = this.ws(p + 1);
-          if (p >= end) throw INCOMPLETE;
-          if (b[p] === RBRACE) break; // trailing comma: tolerated
-          continue;
-        }
-        if (c === RBRACE) break;
-        throw this.unexpected(p, '"," or "}" in an object');
+        p = this.nextMember(RBRACE, '"," or "}" in an object');
+        if (p < 0) break;
       }
+    } else {
+      this.pos = p + 1;
     }
-    this.pos = p + 1;
     if (full) {
       const st = obj!.stream;
       if (typeof st === 'string') obj!.stream = normaliseId(st);
@@ -1937,8 +1841,9 @@ class Tokenizer {
       return -1;
     }
     if (!keyed) return -1;
+    const after = this.pos;
     const id = this.internArgs(nr);
-    this.pos = p + 1;
+    this.pos = after;
     return id;
   }
 
@@ -1965,42 +1870,14 @@ class Tokenizer {
     return obj;
   }
 
-  /** parseValue without building the value: the same checks, notes and errors. */
-  private skipValue(depth: number): void {
-    const skipped = this.skipPlain(this.pos);
-    if (skipped >= 0) {
-      this.pos = skipped;
-      return;
-    }
-    const b = this.buf;
-    const p = this.pos;
-    if (p >= this.lim) throw INCOMPLETE;
-    const c = b[p];
-    if (c === QUOTE) {
-      this.skipString();
-      return;
-    }
-    if ((c >= 48 && c <= 57) || c === MINUS) {
-      if (c === MINUS) {
-        if (p + 1 >= this.lim) throw INCOMPLETE;
-        const l = b[p + 1] | 0x20;
-        if (l >= 0x61 && l <= 0x7a) {
-          this.parseBare();
-          return;
-        }
-      }
-      this.skipNumber();
-      return;
-    }
-    if (c === LBRACE) {
-      this.skipObject(depth + 1);
-      return;
-    }
-    if (c === LBRACKET) {
-      this.skipArray(depth + 1);
-      return;
-    }
-    this.parseBare();
+  /**
+   * parseValue without keeping the value: skipPlain, or (escapes, bare words, errors, the end
+   * of the buffer) parseValue itself, for its notes and errors.
+   */
+  private skipValue(): void {
+    const p = this.skipPlain(this.pos);
+    if (p >= 0) this.pos = p;
+    else this.parseValue(0);
   }
 
   /**
@@ -2123,115 +2000,24 @@ class Tokenizer {
     return p;
   }
 
-  private skipString(): void {
+  /**
+   * After a member of an object (or an element of an array) that ends at pos: the position of
+   * the next one after its `,`; or −1 at the `close` (a trailing comma before it tolerated),
+   * pos after the close.
+   */
+  private nextMember(close: number, expected: string): number {
     const b = this.buf;
     const end = this.lim;
-    const s = this.pos + 1;
-    let p = s;
-    while (p < end && PLAIN[b[p]] === 1) p++;
+    let p = this.ws(this.pos);
     if (p >= end) throw INCOMPLETE;
-    if (b[p] === QUOTE) {
-      this.pos = p + 1;
-      return;
-    }
-    // Escapes, control characters or non-ASCII: rare; decode as parseString would, for its notes.
-    this.parseStringSlow(s, p, 0);
-  }
-
-  private skipNumber(): void {
-    const b = this.buf;
-    const end = this.lim;
-    let p = this.pos;
-    if (b[p] === MINUS) p++;
-    const ds = p;
-    while (p < end && b[p] >= 48 && b[p] <= 57) p++;
-    if (p >= end) throw INCOMPLETE;
-    let c = b[p];
-    if (c !== DOT && c !== 0x65 && c !== 0x45) {
-      if (p === ds) throw this.unexpected(p, 'a digit');
-      this.pos = p;
-      return;
-    }
-    if (p === ds) throw this.unexpected(p, 'a digit');
-    if (c === DOT) {
-      p++;
-      while (p < end && b[p] >= 48 && b[p] <= 57) p++;
-      if (p >= end) throw INCOMPLETE;
-      c = b[p];
-    }
-    if (c === 0x65 || c === 0x45) {
-      p++;
-      if (p < end && (b[p] === PLUS || b[p] === MINUS)) p++;
-      const es = p;
-      while (p < end && b[p] >= 48 && b[p] <= 57) p++;
-      if (p === es && p < end) throw this.unexpected(p, 'a digit of an exponent');
-      if (p >= end) throw INCOMPLETE;
-    }
-    this.pos = p;
-  }
-
-  private skipObject(depth: number): void {
-    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
-    const b = this.buf;
-    const end = this.lim;
-    let p = this.ws(this.pos + 1);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] === RBRACE) {
-      this.pos = p + 1;
-      return;
-    }
-    for (;;) {
-      if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string');
-      this.pos = p;
-      this.skipString();
-      p = this.ws(this.pos);
-      if (p >= end) throw INCOMPLETE;
-      if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
+    const c = b[p];
+    if (c === COMMA) {
       p = this.ws(p + 1);
       if (p >= end) throw INCOMPLETE;
-      this.pos = p;
-      this.skipValue(depth);
-      p = this.ws(this.pos);
-      if (p >= end) throw INCOMPLETE;
-      const c = b[p];
-      if (c === COMMA) {
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] === RBRACE) break;
-        continue;
-      }
-      if (c === RBRACE) break;
-      throw this.unexpected(p, '"," or "}" in an object');
-    }
+      if (b[p] !== close) return p;
+    } else if (c !== close) throw this.unexpected(p, expected);
     this.pos = p + 1;
-  }
-
-  private skipArray(depth: number): void {
-    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
-    const b = this.buf;
-    const end = this.lim;
-    let p = this.ws(this.pos + 1);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] === RBRACKET) {
-      this.pos = p + 1;
-      return;
-    }
-    for (;;) {
-      this.pos = p;
-      this.skipValue(depth);
-      p = this.ws(this.pos);
-      if (p >= end) throw INCOMPLETE;
-      const c = b[p];
-      if (c === COMMA) {
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] === RBRACKET) break;
-        continue;
-      }
-      if (c === RBRACKET) break;
-      throw this.unexpected(p, '"," or "]" in an array');
-    }
-    this.pos = p + 1;
+    return -1;
   }
 
   private ws(p: number): number {
@@ -2243,61 +2029,90 @@ class Tokenizer {
 
   /** ts / dur → exact integer ns (ts relative to the time origin). */
   private parseTime(isTs: boolean): number {
+    const start = this.pos;
+    const v = this.plainTime(start, isTs);
+    if (v === v) {
+      this.pos = this.numEnd;
+      return v;
+    }
+    const b = this.buf;
+    let p = start;
+    if (b[p] === MINUS) {
+      p++;
+      if (p >= this.lim) throw INCOMPLETE;
+    }
+    if (b[p] < 48 || b[p] > 57) return this.parseTimeOther(isTs);
+    return this.parseTimeSlow(isTs, start);
+  }
+
+  /**
+   * The integer of at most 15 digits at p (exact, as parseNumber reads it), numEnd after it;
+   * NaN for anything else or at the end of the buffer.
+   */
+  private plainInt(p: number): number {
     const b = this.buf;
     const end = this.lim;
-    const start = this.pos;
-    let p = start;
-    let c = b[p];
-    const neg = c === MINUS;
-    if (neg) {
-      p++;
-      if (p >= end) throw INCOMPLETE;
-      c = b[p];
-    }
-    if (c < 48 || c > 57) return this.parseTimeOther(isTs);
+    const neg = b[p] === MINUS;
+    let e = neg ? p + 1 : p;
+    const ds = e;
     let acc = 0;
-    while (p < end) {
-      const d = b[p] - 48;
+    while (e < end) {
+      const d = b[e]! - 48;
       if (d < 0 || d > 9) break;
       acc = acc * 10 + d;
-      p++;
+      e++;
     }
+    const nd = e - ds;
+    if (nd === 0 || nd > 15 || e >= end) return NaN;
+    const t = b[e]!;
+    if (t === DOT || t === 0x65 || t === 0x45) return NaN;
+    this.numEnd = e;
+    return neg ? -acc : acc;
+  }
+
+  /**
+   * ts / dur at p as decimal µs (no exponent, below 2^53 µs): exact integer ns, rounded half
+   * away from zero, a ts relative to the time origin (set by the first); numEnd after it. NaN
+   * for anything else or at the end of the buffer (a number there may go on in the next chunk).
+   */
+  private plainTime(p: number, isTs: boolean): number {
+    const b = this.buf;
+    const end = this.lim;
+    const neg = b[p] === MINUS;
+    let e = neg ? p + 1 : p;
+    const ds = e;
+    let acc = 0;
+    let d = 0;
+    while (e < end && (d = b[e]! - 48) >= 0 && d <= 9) {
+      acc = acc * 10 + d;
+      e++;
+    }
+    if (e === ds) return NaN;
     let frac = 0;
-    if (p < end && b[p] === DOT) {
-      p++;
-      const fs = p;
-      let up = 0;
-      while (p < end) {
-        const d = b[p] - 48;
-        if (d < 0 || d > 9) break;
-        const k = p - fs;
-        if (k < 3) frac = frac * 10 + d;
-        else if (k === 3 && d >= 5) up = 1; // round half away from zero at the ns
-        p++;
+    if (e < end && b[e] === DOT) {
+      const fs = ++e;
+      while (e < end && (d = b[e]! - 48) >= 0 && d <= 9) {
+        const k = e++ - fs;
+        if (k < 3) frac += d * NS_PER_DIGIT[k]!;
+        else if (k === 3 && d >= 5) frac++; // round half away from zero at the ns
       }
-      const nf = p - fs;
-      if (nf < 3) frac *= nf === 0 ? 1000 : nf === 1 ? 100 : 10;
-      frac += up;
     }
-    // A number that reaches the end of the buffer may go on in the next chunk; at the very end
-    // of the input it is inside an unclosed container anyway (truncated), so never accept it.
-    if (p >= end) throw INCOMPLETE;
-    const e = b[p];
-    if (e === 0x65 || e === 0x45 || acc >= MAX_SAFE) return this.parseTimeSlow(isTs, start);
-    this.pos = p;
+    if (e >= end) return NaN;
+    const x = b[e];
+    if (x === 0x65 || x === 0x45 || acc >= MAX_SAFE) return NaN;
+    this.numEnd = e;
     const us = neg ? -acc : acc;
+    let r: number;
     if (isTs) {
       if (!this.hasOrigin) {
         this.hasOrigin = true;
         this.origin = us === 0 ? 0 : us;
       }
-      const o = this.origin;
-      const r = (us - o) * 1000 + (neg ? -frac : frac);
-      return r === 0 ? 0 : r;
-    }
-    const r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
+      r = (us - this.origin) * 1000 + (neg ? -frac : frac);
+    } else r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
     return r === 0 ? 0 : r;
   }
+
 
   /** Exponent or more than 2^53 µs: exact via BigInt. */
   private parseTimeSlow(isTs: boolean, start: number): number {
@@ -2384,20 +2199,9 @@ class Tokenizer {
       const v = this.parseValue(depth);
       if (key === '__proto__') setKey(obj, key, v);
       else obj[key] = v;
-      p = this.ws(this.pos);
-      if (p >= end) throw INCOMPLETE;
-      const c = b[p];
-      if (c === COMMA) {
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] === RBRACE) break; // trailing comma: tolerated
-        continue;
-      }
-      if (c === RBRACE) break;
-      throw this.unexpected(p, '"," or "}" in an object');
+      p = this.nextMember(RBRACE, '"," or "}" in an object');
+      if (p < 0) return obj;
     }
-    this.pos = p + 1;
-    return obj;
   }
 
   private parseArray(depth: number): JsonValue[] {
@@ -2414,20 +2218,9 @@ class Tokenizer {
     for (;;) {
       this.pos = p;
       arr.push(this.parseValue(depth));
-      p = this.ws(this.pos);
-      if (p >= end) throw INCOMPLETE;
-      const c = b[p];
-      if (c === COMMA) {
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] === RBRACKET) break; // trailing comma: tolerated
-        continue;
-      }
-      if (c === RBRACKET) break;
-      throw this.unexpected(p, '"," or "]" in an array');
+      p = this.nextMember(RBRACKET, '"," or "]" in an array');
+      if (p < 0) return arr;
     }
-    this.pos = p + 1;
-    return arr;
   }
 
   /** The text of the number at pos (validated), pos moved past it. */
@@ -2724,11 +2517,10 @@ class Tokenizer {
     }
     const str = len <= 16 ? this.ascii(s, e) : this.utf8.decode(b.subarray(s, e));
     if (this.iCount < INTERN_LIMIT) {
-      if (this.iArenaLen + len > this.iArena.length) {
-        const na = new Uint8Array(Math.max(this.iArena.length * 2, this.iArenaLen + len));
-        na.set(this.iArena.subarray(0, this.iArenaLen));
-        this.iArena = na;
-        this.iArenaView = new DataView(na.buffer);
+      const arena = jsonBytes.arenaWithRoom(this.iArena, this.iArenaLen, len);
+      if (arena !== this.iArena) {
+        this.iArena = arena;
+        this.iArenaView = new DataView(arena.buffer);
       }
       this.iArena.set(b.subarray(s, e), this.iArenaLen);
       const k = idx * 3;
