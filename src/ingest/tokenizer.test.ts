@@ -52,11 +52,13 @@ const trace = (n: number) => `{"traceEvents": [${Array.from({ length: n }, (_, i
 
 describe('module', () => {
   it('is pure: no node: imports, so it runs in a browser or worker unchanged', () => {
-    const src = readFileSync(join(import.meta.dirname, 'tokenizer.ts'), 'utf8');
-    expect(src).not.toMatch(/from\s+['"]node:/);
-    expect(src).not.toMatch(/\brequire\(/);
-    expect(src).not.toMatch(/\bBuffer\s*[.(]/);
-    expect(src).not.toMatch(/\bprocess\./);
+    for (const file of ['tokenizer.ts', 'label-table.ts', 'args-table.ts', 'arg-keys.ts', 'json-bytes.ts', 'event-columns.ts']) {
+      const src = readFileSync(join(import.meta.dirname, file), 'utf8');
+      expect(src, file).not.toMatch(/from\s+['"]node:/);
+      expect(src, file).not.toMatch(/\brequire\(/);
+      expect(src, file).not.toMatch(/\bBuffer\s*[.(]/);
+      expect(src, file).not.toMatch(/\bprocess\./);
+    }
   });
 });
 
@@ -145,6 +147,13 @@ describe('values', () => {
     expect(r.events.map((e) => e.durNs)).toEqual(Array(ts.length).fill(-1500));
   });
 
+  it('a first ts that rounds up to the next µs: the origin is still its integer part, read whole or byte by byte', () => {
+    // 5.9995 µs = 5999.5 ns, rounded half away from zero: 6000 ns; the origin is 5 µs.
+    const r = runAll('{"traceEvents": [{"ph": "X", "ts": 5.9995, "dur": 1}, {"ph": "X", "ts": 7, "dur": 1}]}');
+    expect(r.result.timeOriginUs).toBe(5);
+    expect(r.events.map((e) => e.tsNs)).toEqual([1000, 2000]);
+  });
+
   it('ts beyond 2^53 µs stays exact relative to the origin', () => {
     const r = runAll('[{"ts": 12345678901234567890.123}, {"ts": 12345678901234567891.5}]');
     expect(r.result.timeOriginUs).toBe(12345678901234567890);
@@ -175,6 +184,24 @@ describe('values', () => {
     const r = runAll('[{"name": "a", "args": [1]}]');
     expect(r.events[0].args).toBeUndefined();
     expect(r.diagnostics.map((d) => d.code)).toEqual(['BAD_ARGS']);
+  });
+
+  it('a second args that is not an object is dropped, the first one stays', () => {
+    const r = runAll('[{"ph": "X", "cat": "cpu_op", "args": {"a": 1}, "args": 7}]');
+    expect(r.events[0].args).toEqual({ a: 1 });
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['BAD_ARGS']);
+  });
+
+  it('each event has its own args object, even when the bytes repeat', () => {
+    const r = runAll('[{"ph": "X", "cat": "cpu_op", "args": {"Input Dims": [[1, 2]]}}, {"ph": "X", "cat": "cpu_op", "args": {"Input Dims": [[1, 2]]}}]');
+    expect(r.events[0].args).toEqual({ 'Input Dims': [[1, 2]] });
+    expect(r.events[1].args).toEqual(r.events[0].args);
+    expect(r.events[1].args).not.toBe(r.events[0].args);
+  });
+
+  it('flow ids as written: numbers, strings, and NaN from a bare nan (not "absent")', () => {
+    const r = runAll('[{"ph": "s", "id": 12}, {"ph": "s", "id": "0x1f"}, {"ph": "f", "id": nan}, {"ph": "f"}]');
+    expect(r.events.map((e) => e.id)).toEqual([12, '0x1f', NaN, undefined]);
   });
 });
 
