@@ -57,27 +57,39 @@ describe('parallel read = serial read', () => {
     }, 120_000);
   }
 
-  it('gpt2_train: every worker produces batches, and the model is the serial one', async () => {
+  it('gpt2_train: a worker reads the ranges and the batches reach the model in order', async () => {
     const path = join(tmp, 'gpt2_train.json');
     writeFileSync(path, gunzipSync(readFileSync(h200Trace('gpt2_train'))));
     const size = readFileSync(path).length;
-    const perProducer: number[] = [];
-    const read = await readFileParallel(
-      path,
-      size,
-      'object',
-      {
-        producer: () => {
-          const k = perProducer.push(0) - 1;
-          return { register: (b) => void (perProducer[k]! += b.length), consume: () => undefined };
+    const read = async (localRanges: boolean) => {
+      const perProducer: number[] = [];
+      const stats = { ranges: 0, rejectedCuts: 0, parsedBy: [] as number[] };
+      const r = await readFileParallel(
+        path,
+        size,
+        'object',
+        {
+          producer: () => {
+            const k = perProducer.push(0) - 1;
+            return { register: (b) => void (perProducer[k]! += b.length), consume: () => undefined };
+          },
         },
-      },
-      { policy: MODEL_ARGS_POLICY, workers: 2, rangeBytes: 1 << 20 },
-    );
-    expect(perProducer.length).toBe(2);
-    expect(perProducer.every((n) => n > 0)).toBe(true);
-    expect(perProducer[0]! + perProducer[1]!).toBe(read.eventCount);
-    expect(read.bytesRead).toBe(size);
+        { policy: MODEL_ARGS_POLICY, workers: 2, rangeBytes: 1 << 20, localRanges, stats },
+      );
+      return { r, perProducer, stats };
+    };
+    // Only the worker reads: every event comes from it.
+    const w = await read(false);
+    expect(w.perProducer).toEqual([0, w.r.eventCount]);
+    expect(w.stats.parsedBy).toEqual([0, w.stats.ranges]);
+    expect(w.r.bytesRead).toBe(size);
+    // Both threads claim ranges (how many each gets depends on timing): every range read once.
+    const b = await read(true);
+    expect(b.stats.parsedBy[0]! + b.stats.parsedBy[1]!).toBe(b.stats.ranges);
+    expect(b.perProducer[0]! + b.perProducer[1]!).toBe(b.r.eventCount);
+    expect(b.r.eventCount).toBe(w.r.eventCount);
+    // And the model built through the worker is the serial one.
+    expect(modelFingerprint(await loadTrace(path, { workers: 2, parallel: { minBytes: 0, rangeBytes: 1 << 20 } }))).toEqual(modelFingerprint(await loadTrace(path, { workers: 1 })));
   });
 });
 

@@ -63,6 +63,8 @@ export interface ParallelOptions {
   diagnostics?: DiagnosticSink;
   /** Called as batches are handed on: text bytes covered so far (approximate) and events. */
   onProgress?: (bytes: number, events: number) => void;
+  /** false: this thread only hands batches on, every range is read by a worker (tests); needs workers > 1. */
+  localRanges?: boolean;
   /** Filled in: how many ranges the file was cut into, how many cuts proved not to be event boundaries, ranges parsed by each thread. */
   stats?: { ranges: number; rejectedCuts: number; parsedBy?: number[] };
 }
@@ -74,10 +76,14 @@ export interface ParallelOptions {
 const LOOKAHEAD = 2;
 
 /**
- * Files smaller than this are read on one thread: a worker costs ~40 ms of CPU to start (Node's
- * bootstrap and our modules), more than a thread saves on a few MB.
+ * Files smaller than this are read on one thread. A worker reads its first ranges cold: its
+ * bootstrap, V8's optimising compiles and its first ~16 MB at a tenth of the warm speed take
+ * ~0.25 s of CPU, which on 2 cores this thread pays too. Measured on the 2-core machine
+ * (docs/performance.md): the 169 MB trace tokenized in 0.56 s on one thread and two alike
+ * (both threads at ~350 MB/s once warm); the 1 GB trace fully analysed in 3.4 s on one thread,
+ * 3.0 s on two.
  */
-export const PARALLEL_MIN_BYTES = 32 << 20;
+export const PARALLEL_MIN_BYTES = 256 << 20;
 
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
@@ -287,7 +293,7 @@ export async function readFileParallel(
 
     /** This thread parses a range when it has nothing to hand on. */
     const maybeParseLocally = () => {
-      if (done || localScheduled) return;
+      if (done || localScheduled || (opts.localRanges === false && nThreads > 1)) return;
       const r = ranges[owner]!;
       if (r.batches.length > 0 || r.status.length > 0 || r.ended || r.error) return;
       localScheduled = true;

@@ -623,12 +623,23 @@ function prime(): void {
   }
 }
 
+/**
+ * The first value of the Tokenizer's byte-offset fields: a double, reset to 0 in the constructor.
+ * Offsets pass 2^30 (V8's small-integer limit) in files over 1 GB, and a range of a file read in
+ * parallel starts at an offset taken from an array of doubles: had these fields started as small
+ * integers, the first such offset would give the instance a new hidden class and throw away
+ * every optimised method of the tokenizer (measured: "wrong map" deopts at each new range, the
+ * first 8–16 MB of each parallel range re-read at a tenth of the speed). Starting them as
+ * doubles gives every instance the same map.
+ */
+const AS_DOUBLE = 0.5;
+
 class Tokenizer {
   // Current buffer being parsed (a chunk, or the pending buffer) and its absolute offset.
   private buf: Uint8Array = new Uint8Array(0);
   private view: DataView = new DataView(this.buf.buffer);
   private lim = 0;
-  private base = 0;
+  private base = AS_DOUBLE;
   private pos = 0;
   private final = false;
 
@@ -636,7 +647,7 @@ class Tokenizer {
   private container: '' | 'object' | 'array' = '';
   private readonly header: JsonObject = {};
   private eventCount = 0;
-  private bytesIn = 0;
+  private bytesIn = AS_DOUBLE;
   private ended = false;
 
   // Time origin: integer µs of the first ts seen.
@@ -650,7 +661,7 @@ class Tokenizer {
   // Pending bytes of a value that straddles chunks.
   private pend = new Uint8Array(1024);
   private pendLen = 0;
-  private pendBase = 0;
+  private pendBase = AS_DOUBLE;
   private lastAttempt = 0;
   // Structural scanner over pending bytes: signals when the pending value may be complete.
   private scInStr = false;
@@ -663,15 +674,15 @@ class Tokenizer {
   private unitDiags: PendingDiag[] = [];
 
   private sawTraceEvents = false;
-  private lastEventEnd = 0; // absolute offset just after the last complete event (or the `[`)
-  private lastUnitEnd = 0; // absolute offset just after the last complete top-level unit
+  private lastEventEnd = AS_DOUBLE; // absolute offset just after the last complete event (or the `[`)
+  private lastUnitEnd = AS_DOUBLE; // absolute offset just after the last complete top-level unit
   private nonObjectElements = 0;
   private sawNonWhitespace = false;
 
   private resyncErr: ParseError = NO_ERROR;
-  private resyncUnit = 0;
+  private resyncUnit = AS_DOUBLE;
   private headerErr: ParseError = NO_ERROR;
-  private headerErrAfter = 0;
+  private headerErrAfter = AS_DOUBLE;
 
   // Intern table for short repeated strings, keyed by their bytes.
   private readonly iMeta = new Int32Array(INTERN_SIZE * 3);
@@ -690,7 +701,7 @@ class Tokenizer {
   private readonly ctx: InternContext;
   private readonly reuse: boolean;
   ownEvents = 0;
-  private resumeOffset = -1;
+  private resumeOffset = AS_DOUBLE;
   private extLower = NaN;
   private extUpperSet = false;
   private argsObj: JsonObject | null = null;
@@ -710,6 +721,8 @@ class Tokenizer {
     opts: ColumnarOptions,
     private readonly rawArgs: boolean,
   ) {
+    this.base = this.bytesIn = this.pendBase = this.lastEventEnd = this.lastUnitEnd = this.resyncUnit = this.headerErrAfter = 0;
+    this.resumeOffset = -1;
     this.ctx = opts.context ?? new InternContext(opts.policy);
     this.reuse = opts.reuseBatches === true;
     this.cw = new ColumnBatchWriter(EVENT_BATCH_SIZE, opts.offsets === true);
