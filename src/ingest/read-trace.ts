@@ -38,7 +38,7 @@ export interface ReadOptions {
   /** Collect diagnostics here (e.g. shared with the model); a fresh sink otherwise. */
   diagnostics?: DiagnosticSink;
   /**
-   * Threads that tokenize (loadTrace on a large plain file; default: the idle cores, see
+   * Threads that tokenize (loadTrace on a large plain file; default: every core, see
    * defaultWorkers in read-parallel.ts). 1 reads on this thread only. Ignored when chunkSize is given.
    */
   workers?: number;
