@@ -8,6 +8,10 @@ import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } 
 import { canReadInParallel, defaultWorkers, readFileParallel, sniffPlainFile } from './ingest/read-parallel.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
 import type { TraceModel } from './model/trace-model.js';
+import { collectGarbage } from './collect-garbage.js';
+
+/** Inputs of at least this many bytes are followed by a full collection (collect-garbage.ts). */
+const COLLECT_AFTER_BYTES = 32 << 20;
 
 export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Promise<TraceModel> {
   const builder = createModelBuilder();
@@ -44,5 +48,9 @@ export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Prom
       { ...opts, policy: MODEL_ARGS_POLICY, reuseBatches: true },
     );
   }
-  return builder.finish(read);
+  const large = read.bytesRead >= COLLECT_AFTER_BYTES;
+  const model = builder.finish(read, large ? collectGarbage : undefined);
+  // Nesting's and linking's working arrays, the reader's last buffers: garbage too.
+  if (large) collectGarbage();
+  return model;
 }

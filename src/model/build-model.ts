@@ -159,7 +159,13 @@ export interface ModelBuilder {
    * `shiftNs` is added to every ts: a producer whose time origin differs from the file's.
    */
   addColumns(batch: EventColumns, source: ColumnSource, shiftNs?: number): void;
-  finish(read: ReadInfo): TraceModel;
+  /**
+   * The model. `collect`, when given, is called once the builder's chunked tables have been
+   * copied into the model's exact-size arrays (the chunks, as large as the model's columns, are
+   * garbage from then on) and before nesting and linking allocate more: loadTrace passes a full
+   * garbage collection for large inputs.
+   */
+  finish(read: ReadInfo, collect?: () => void): TraceModel;
 }
 
 export function createModelBuilder(): ModelBuilder {
@@ -286,7 +292,7 @@ export function createModelBuilder(): ModelBuilder {
     addColumns(cols, rawSource);
   }
 
-  function finish(read: ReadInfo): TraceModel {
+  function finish(read: ReadInfo, collect?: () => void): TraceModel {
     for (const d of read.diagnostics) diagnostics.add(d);
     // Time zero: the profiler span (torch's trace start), else the first host event.
     let origin = Number.isFinite(spanStartNs) ? spanStartNs : Number.isFinite(minHostNs) ? minHostNs : minAnyNs;
@@ -300,6 +306,7 @@ export function createModelBuilder(): ModelBuilder {
     const metaData = metadata.finalize();
     const g = gpuData.table;
     const streams = gpuData.streams;
+    collect?.();
     const gpuAnnotations = unwidenGpuAnnotations(gpuData.annotations, g, streams);
     const syncs = gpuData.syncs;
 
