@@ -5,11 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mergeUnion } from '../src/analyses/intervals.js';
-
-function lcg(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
+import { lcg } from './random.js';
 
 /** Components of the union of [s, max(s, e)] over integer endpoints in [0, 200), intervals with NaN left out. */
 function oracle(starts: number[], ends: number[]): [number, number][] {

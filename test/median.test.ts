@@ -5,13 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { quantileSorted } from '../src/analyses/launches.js';
 import { medianOf } from '../src/analyses/median.js';
+import { lcg } from './random.js';
 
 const bySort = (values: number[]) => quantileSorted(Float64Array.from(values).sort(), 0.5);
-
-function lcg(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
 
 describe('medianOf', () => {
   it('equals the median of a sorted copy on random lists of every length up to 400', () => {

@@ -4,13 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { orderByStart } from '../src/analyses/time-order.js';
+import { lcg } from './random.js';
 
 const bySort = (idx: Int32Array, startNs: Float64Array) => Array.from(idx).sort((a, b) => startNs[a]! - startNs[b]! || a - b);
-
-function lcg(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
 
 describe('orderByStart', () => {
   it('equals the comparator sort on random tables with ties, runs and subsets', () => {

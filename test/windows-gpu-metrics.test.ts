@@ -7,11 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, type KernelClasses } from '../src/analyses/gpu-metrics.js';
 import type { TraceModel } from '../src/model/trace-model.js';
-
-function lcg(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
+import { lcg } from './random.js';
 
 describe('computeWindowsGpuMetrics', () => {
   it('equals the window-by-window metrics on random tables', () => {
