@@ -7,12 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeKernelName, shortKernelName, type DecodedKernelName } from './kernel-name.js';
+import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../src/analyses/kernel-name.js';
+import { H200_DIR, HAS_HTA, HTA_DIR } from './fixtures.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const TRACES = path.join(ROOT, 'test/fixtures/traces/h200-torch2.11');
-const NAMES = path.join(ROOT, 'test/fixtures/kernel-names');
-const HTA = path.resolve(ROOT, '../shared/peer-traces/hta');
+const TRACES = H200_DIR;
+const NAMES = path.join(import.meta.dirname, 'fixtures/kernel-names');
 
 const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'Kernel', 'Memcpy', 'Memset']);
 
@@ -493,9 +492,9 @@ describe('robustness', () => {
     expect(check(variants)).toBe(variants.length);
   });
 
-  describe.skipIf(!fs.existsSync(HTA))('on HTA\'s test traces (another project\'s data, read in place)', () => {
+  describe.skipIf(!HAS_HTA)('on HTA\'s test traces (another project\'s data, read in place)', () => {
     it('never throws on any of their kernel/memcpy/memset names', () => {
-      expect(check(gpuNames(HTA))).toBeGreaterThan(300);
+      expect(check(gpuNames(HTA_DIR))).toBeGreaterThan(300);
     });
   });
 });
@@ -505,7 +504,7 @@ describe('robustness', () => {
 describe('the embedded Inductor op-name list', () => {
   it('is exactly test/fixtures/kernel-names/inductor-op-names.txt', async () => {
     const listed = fs.readFileSync(path.join(NAMES, 'inductor-op-names.txt'), 'utf8').split('\n').filter(Boolean);
-    const src = fs.readFileSync(path.join(ROOT, 'src/analyses/kernel-name.ts'), 'utf8');
+    const src = fs.readFileSync(path.join(import.meta.dirname, '../src/analyses/kernel-name.ts'), 'utf8');
     const block = /const INDUCTOR_OP_NAMES[^`]*`([^`]*)`/.exec(src)?.[1] ?? '';
     expect(block.split(/\s+/).filter(Boolean)).toEqual(listed);
   });
