@@ -11,7 +11,10 @@
  * Pure: no `node:` imports.
  */
 
-import { arenaWithRoom, doubledSlots } from './json-bytes.js';
+import * as jsonBytes from './json-bytes.js';
+
+// Module constants (folded into optimised code), not imported bindings (checked on each use).
+const { arenaWithRoom, doubledSlots, HASH_SEED, hashStep, hashFinish } = jsonBytes;
 
 export class ArgsTable {
   private mask = (1 << 12) - 1;
@@ -42,7 +45,7 @@ export class ArgsTable {
    * or −1 when it is new (then insert() stores it).
    */
   lookup(b: Uint8Array, view: DataView, r: Int32Array, n: number): number {
-    let h = 0x2545f491;
+    let h = HASH_SEED;
     let len = 0;
     for (let k = 0; k < 2 * n; k += 2) {
       const s = r[k]!;
@@ -50,11 +53,10 @@ export class ArgsTable {
       len += e - s;
       let i = s;
       const e4 = e - 3;
-      for (; i < e4; i += 4) h = Math.imul(h ^ view.getInt32(i, true), 0x85ebca6b) ^ (h >>> 13);
-      for (; i < e; i++) h = Math.imul(h ^ b[i]!, 0x85ebca6b) ^ (h >>> 13);
+      for (; i < e4; i += 4) h = hashStep(h, view.getInt32(i, true));
+      for (; i < e; i++) h = hashStep(h, b[i]!);
     }
-    h = Math.imul(h ^ len, 0x9e3779b1);
-    h ^= h >>> 16;
+    h = hashFinish(h, len);
     const meta = this.meta;
     const mask = this.mask;
     let slot = h & mask;

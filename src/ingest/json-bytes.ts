@@ -5,6 +5,21 @@
  * Pure: no `node:` imports.
  */
 
+/**
+ * The byte hash of both interning tables (labels, args): HASH_SEED, then hashStep per
+ * little-endian 4-byte word (or single byte), then hashFinish with the length.
+ */
+export const HASH_SEED = 0x2545f491;
+
+export function hashStep(h: number, x: number): number {
+  return Math.imul(h ^ x, 0x85ebca6b) ^ (h >>> 13);
+}
+
+export function hashFinish(h: number, len: number): number {
+  h = Math.imul(h ^ len, 0x9e3779b1);
+  return h ^ (h >>> 16);
+}
+
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 

@@ -11,17 +11,9 @@
 import * as jsonBytes from './json-bytes.js';
 
 // Module constants (folded into optimised code), not imported bindings (checked on each use).
-const { notAllPlain, PLAIN, QUOTE, arenaWithRoom, doubledSlots } = jsonBytes;
+const { notAllPlain, PLAIN, QUOTE, arenaWithRoom, doubledSlots, HASH_SEED, hashStep, hashFinish } = jsonBytes;
 
 const INITIAL_BITS = 12;
-
-/** The label hash before the first byte. */
-const LABEL_HASH_SEED = 0x2545f491;
-
-/** One step of the label hash: a little-endian word of 4 bytes, or a single byte. */
-function hashWord(h: number, x: number): number {
-  return Math.imul(h ^ x, 0x85ebca6b) ^ (h >>> 13);
-}
 
 export class LabelTable {
   /** Every label, by id. */
@@ -53,14 +45,14 @@ export class LabelTable {
    */
   idOfPlain(b: Uint8Array, view: DataView, s: number, end: number): number {
     let e = s;
-    let h = LABEL_HASH_SEED;
+    let h = HASH_SEED;
     while (e + 4 <= end) {
       const x = view.getInt32(e, true);
       if (notAllPlain(x)) break;
-      h = hashWord(h, x);
+      h = hashStep(h, x);
       e += 4;
     }
-    while (e < end && PLAIN[b[e]!] === 1) h = hashWord(h, b[e++]!);
+    while (e < end && PLAIN[b[e]!] === 1) h = hashStep(h, b[e++]!);
     this.scanEnd = e;
     if (e >= end || b[e] !== QUOTE) return -1;
     return e === s ? 0 : this.idOfHashed(b, view, s, e, h);
@@ -73,8 +65,7 @@ export class LabelTable {
    */
   private idOfHashed(b: Uint8Array, view: DataView, s: number, e: number, h: number): number {
     const len = e - s;
-    h = Math.imul(h ^ len, 0x9e3779b1);
-    h ^= h >>> 16;
+    h = hashFinish(h, len);
     const meta = this.meta;
     const mask = this.mask;
     let slot = h & mask;
