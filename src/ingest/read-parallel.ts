@@ -222,7 +222,7 @@ export async function readFileParallel(
       for (const d of diags) diagSink.add(d);
     };
 
-    /** Hands on what can be, in file order; true when it is waiting on another thread. */
+    /** Hands on what can be, in file order; returns when it waits on a thread still parsing. */
     const pump = (): void => {
       while (!done) {
         const r = ranges[owner]!;
@@ -284,7 +284,8 @@ export async function readFileParallel(
         for (const b of nx.batches) recycle(nx.worker, b);
         nx.batches.length = 0;
         nx.at.length = 0;
-        if (nx.worker >= 0 && nx.status.length + (nx.ended ? 1 : 0) > 0) post(nx.worker, { type: 'drop', seq: nx.seq });
+        // Already parsed: its tokenizer may be kept (for more bytes or its end); a later status is dropped on arrival.
+        if (nx.status.length > 0) post(nx.worker, { type: 'drop', seq: nx.seq });
         post(r.worker, { type: 'continue', seq: r.seq, start: nx.start, end: nx.end, final: nx.final });
         r.final = nx.final;
         nextBytes++;
