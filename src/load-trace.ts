@@ -33,7 +33,7 @@ export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Prom
             };
           },
         },
-        { policy: MODEL_ARGS_POLICY, workers, rangeBytes: opts.parallel?.rangeBytes, diagnostics: opts.diagnostics, onProgress: opts.onProgress },
+        { policy: MODEL_ARGS_POLICY, workers, rangeBytes: opts.parallel?.rangeBytes, stats: opts.parallel?.stats, diagnostics: opts.diagnostics, onProgress: opts.onProgress },
       );
     }
   }

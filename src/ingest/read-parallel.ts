@@ -65,8 +65,14 @@ export interface ParallelOptions {
   onProgress?: (bytes: number, events: number) => void;
   /** false: this thread only hands batches on, every range is read by a worker (tests); needs workers > 1. */
   localRanges?: boolean;
-  /** Filled in: how many ranges the file was cut into, how many cuts proved not to be event boundaries, ranges parsed by each thread. */
-  stats?: { ranges: number; rejectedCuts: number; parsedBy?: number[] };
+  stats?: ParallelStats;
+}
+
+/** Filled in by a parallel read: how many ranges the file was cut into, how many cuts proved not to be event boundaries, ranges parsed by each thread. */
+export interface ParallelStats {
+  ranges: number;
+  rejectedCuts: number;
+  parsedBy?: number[];
 }
 
 /**

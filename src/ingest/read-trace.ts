@@ -14,6 +14,7 @@ import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import type { ArgsPolicy, EventColumns } from './event-columns.js';
 import type { JsonObject, RawEvent } from './raw-event.js';
+import type { ParallelStats } from './read-parallel.js';
 import { createColumnarTokenizer, createTraceTokenizer, type TraceTokenizer } from './tokenizer.js';
 
 export interface ReadResult {
@@ -43,7 +44,7 @@ export interface ReadOptions {
    */
   workers?: number;
   /** Tuning of the parallel read (tests force tiny ranges): smallest file read in parallel, bytes per range. */
-  parallel?: { minBytes?: number; rangeBytes?: number };
+  parallel?: { minBytes?: number; rangeBytes?: number; stats?: ParallelStats };
   /** Progress, as the text is consumed: bytes of the input read so far and events handed on. */
   onProgress?: (inputBytes: number, events: number) => void;
 }
