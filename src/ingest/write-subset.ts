@@ -127,9 +127,10 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   const gz = output.endsWith('.gz') ? createGzip() : undefined;
   const dest: Transform = gz ?? new PassThrough();
   const done = pipeline(dest, out);
-  const write = async (b: Uint8Array | string) => {
+  const buffered = new BufferedWriter(async (b) => {
     if (!dest.write(b)) await once(dest, 'drain');
-  };
+  });
+  const write = (b: Uint8Array | string) => buffered.write(b);
   const copier = new RangeCopier(ranges, write);
   const prefix: Uint8Array[] = [];
   const tail: Uint8Array[] = [];
@@ -157,6 +158,7 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   } else {
     await write(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read));
   }
+  await buffered.flush();
   dest.end();
   await done;
   return { read, eventsIn, eventsOut: ranges.length / 2, bytesOut: out.bytesWritten };
@@ -198,6 +200,39 @@ function headerAfter(parts: Uint8Array[], read: ReadResult): string {
 function closing(read: ReadResult): string {
   return read.container === 'array' ? '\n]\n' : '\n]}\n';
 }
+
+/**
+ * Gathers the many small pieces of the output (one per event kept, and the `,` between them)
+ * into 1 MiB blocks: written one by one, each went through the gzip stream as its own chunk
+ * and its own wait for 'drain' — measured on a 169 MB trace cut to 38 k events: 4.7 s, most of
+ * it waiting for those round trips.
+ */
+class BufferedWriter {
+  private block = new Uint8Array(BLOCK_BYTES);
+  private used = 0;
+  private readonly encoder = new TextEncoder();
+
+  constructor(private readonly writeBlock: (b: Uint8Array) => Promise<void>) {}
+
+  async write(piece: Uint8Array | string): Promise<void> {
+    const b = typeof piece === 'string' ? this.encoder.encode(piece) : piece;
+    if (this.used + b.length > this.block.length) await this.flush();
+    if (b.length >= this.block.length) return this.writeBlock(b.slice());
+    this.block.set(b, this.used);
+    this.used += b.length;
+  }
+
+  /** Writes what is gathered; the block handed on is not reused (the stream may still hold it). */
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const full = this.block.subarray(0, this.used);
+    this.block = new Uint8Array(BLOCK_BYTES);
+    this.used = 0;
+    await this.writeBlock(full);
+  }
+}
+
+const BLOCK_BYTES = 1 << 20;
 
 /** Copies the kept ranges out of the text as it streams by, with `,\n  ` between events. */
 class RangeCopier {
