@@ -25,7 +25,7 @@ import {
   createPythonFunctionsHandler,
   createThreadRegistry,
   num,
-  type Batch,
+  Batch,
 } from './handlers.js';
 import { linkGpuActivities } from './linking.js';
 import { unwidenGpuAnnotations } from './gpu-annotation-spans.js';
@@ -195,7 +195,7 @@ export function createModelBuilder(): ModelBuilder {
   let lastTidL = -2;
   let lastThread = -1;
 
-  function threadOf(src: ColumnSource, c: EventColumns, i: number): number {
+  function threadOf(src: ColumnSource, c: Batch, i: number): number {
     const pid = c.pid[i]!;
     const pidL = c.pidLabel[i]!;
     const tid = c.tid[i]!;
@@ -212,14 +212,12 @@ export function createModelBuilder(): ModelBuilder {
     return lastThread;
   }
 
-  const b: Batch = { c: undefined as unknown as EventColumns, labels: [], args: [], shiftNs: 0 };
+  const b = new Batch();
 
-  function addColumns(c: EventColumns, src: ColumnSource, shiftNs = 0): void {
+  function addColumns(batch: EventColumns, src: ColumnSource, shiftNs = 0): void {
+    b.load(batch, src.labels, src.args, shiftNs);
+    const c = b;
     const n = c.length;
-    b.c = c;
-    b.labels = src.labels;
-    b.args = src.args;
-    b.shiftNs = shiftNs;
     events += n;
     for (let i = 0; i < n; i++) {
       const cls = src.classOf(c.ph[i]!, c.cat[i]!, c.name[i]!);

@@ -49,19 +49,68 @@ export interface HandlerContext {
   readonly diagnostics: DiagnosticSink;
 }
 
-/** The batch being added: the reader's columns, with its producer's labels and args and time shift. */
-export interface Batch {
-  c: EventColumns;
-  labels: readonly string[];
-  args: readonly JsonObject[];
-  /** Added to every ts: a producer whose time origin differs from the file's. */
-  shiftNs: number;
+const NO_INT32 = new Int32Array(0);
+const NO_FLOAT64 = new Float64Array(0);
+
+/**
+ * The batch being added: the reader's columns (EventColumns), with its producer's labels and
+ * kept args and its time shift, in one object of one class whoever made the batch. A batch
+ * tokenized on this thread, one received from a worker (a plain object rebuilt by postMessage)
+ * and RawColumns' have three hidden classes: handlers that read the batch object itself would be
+ * optimised for the first and thrown away ("wrong map") when another arrives. The builder copies
+ * the columns' references here once per batch (`load`), so every handler sees one shape whose
+ * fields keep one type each.
+ */
+export class Batch {
+  length = 0;
+  ph: Int32Array = NO_INT32;
+  cat: Int32Array = NO_INT32;
+  name: Int32Array = NO_INT32;
+  pid: Float64Array = NO_FLOAT64;
+  pidLabel: Int32Array = NO_INT32;
+  tid: Float64Array = NO_FLOAT64;
+  tidLabel: Int32Array = NO_INT32;
+  tsNs: Float64Array = NO_FLOAT64;
+  durNs: Float64Array = NO_FLOAT64;
+  flowId: Float64Array = NO_FLOAT64;
+  flowIdLabel: Int32Array = NO_INT32;
+  argNumbers: Float64Array = NO_FLOAT64;
+  /** Args ids into `keptArgs` (−1: none kept). */
+  args: Int32Array = NO_INT32;
+  /** The producer's labels and kept args, by id. */
+  labels: readonly string[] = [];
+  keptArgs: readonly JsonObject[] = [];
+  /**
+   * Added to every ts: a producer whose time origin differs from the file's. It starts as a
+   * double (−0), as a shift may be: a field whose representation changes deoptimises its readers.
+   */
+  shiftNs = -0;
+
+  load(c: EventColumns, labels: readonly string[], keptArgs: readonly JsonObject[], shiftNs: number): void {
+    this.length = c.length;
+    this.ph = c.ph;
+    this.cat = c.cat;
+    this.name = c.name;
+    this.pid = c.pid;
+    this.pidLabel = c.pidLabel;
+    this.tid = c.tid;
+    this.tidLabel = c.tidLabel;
+    this.tsNs = c.tsNs;
+    this.durNs = c.durNs;
+    this.flowId = c.flowId;
+    this.flowIdLabel = c.flowIdLabel;
+    this.argNumbers = c.argNumbers;
+    this.args = c.args;
+    this.labels = labels;
+    this.keptArgs = keptArgs;
+    this.shiftNs = shiftNs;
+  }
 }
 
 /** Row i's kept args, if any. */
 export function argsOf(b: Batch, i: number): JsonObject | undefined {
-  const a = b.c.args[i]!;
-  return a >= 0 ? b.args[a] : undefined;
+  const a = b.args[i]!;
+  return a >= 0 ? b.keptArgs[a] : undefined;
 }
 
 /** pid or tid of row i as RawEvent holds it: a number, or the string that stays one. */
@@ -133,10 +182,9 @@ export function createMetadataHandler(ctx: HandlerContext, threadReg: ThreadRegi
   return {
     /** Row i, an `M` record. */
     add(b: Batch, i: number): void {
-      const c = b.c;
-      const name = b.labels[c.name[i]!]!;
-      const pid = idOf(b, c.pid[i]!, c.pidLabel[i]!);
-      const tid = idOf(b, c.tid[i]!, c.tidLabel[i]!);
+      const name = b.labels[b.name[i]!]!;
+      const pid = idOf(b, b.pid[i]!, b.pidLabel[i]!);
+      const tid = idOf(b, b.tid[i]!, b.tidLabel[i]!);
       const args = argsOf(b, i);
       count++;
       const value = args?.['name'] ?? args?.['labels'] ?? args?.['sort_index'];
@@ -228,17 +276,16 @@ export function createHostEventsHandler(ctx: HandlerContext) {
   return {
     /** Row i of a cpu_op, user_annotation, runtime or driver class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
     add(b: Batch, i: number, cls: EventClass, nameId: number, thread: number): void {
-      const c = b.c;
       const o = i * ARG_NUMBERS;
       const k = HOST_KIND_OF[cls]!;
-      let dur = c.durNs[i]!;
+      let dur = b.durNs[i]!;
       if (!(dur >= 0)) {
         negative++;
         dur = 0;
       }
-      const start = c.tsNs[i]! + b.shiftNs;
-      const ext = c.argNumbers[o + AN_EXTERNAL_ID]!;
-      const corr = c.argNumbers[o + AN_CORRELATION]!;
+      const start = b.tsNs[i]! + b.shiftNs;
+      const ext = b.argNumbers[o + AN_EXTERNAL_ID]!;
+      const corr = b.argNumbers[o + AN_CORRELATION]!;
       const row = t.length;
       const r = t.row();
       const x = t.cur;
@@ -281,13 +328,12 @@ export function createPythonFunctionsHandler() {
   const t = new ChunkedTable(PYTHON_COLUMNS);
   return {
     add(b: Batch, i: number, nameId: number, thread: number): void {
-      const c = b.c;
-      const dur = c.durNs[i]!;
+      const dur = b.durNs[i]!;
       const r = t.row();
       const x = t.cur;
       x.name[r] = nameId;
       x.thread[r] = thread;
-      x.startNs[r] = c.tsNs[i]! + b.shiftNs;
+      x.startNs[r] = b.tsNs[i]! + b.shiftNs;
       x.durNs[r] = dur >= 0 ? dur : 0;
     },
     finalize(originNs: number) {
@@ -332,23 +378,22 @@ export function createGpuActivitiesHandler(ctx: HandlerContext) {
      * `args.stream`, else the tid when it is a number, else −1.
      */
     add(b: Batch, i: number, cls: EventClass, nameId: number): void {
-      const c = b.c;
-      const an = c.argNumbers;
+      const an = b.argNumbers;
       const o = i * ARG_NUMBERS;
-      let dur = c.durNs[i]!;
+      let dur = b.durNs[i]!;
       if (!(dur >= 0)) {
         negative++;
         dur = 0;
       }
       const s = an[o + AN_STREAM]!;
-      const start = c.tsNs[i]! + b.shiftNs;
+      const start = b.tsNs[i]! + b.shiftNs;
       const row = t.length;
       const r = t.row();
       const x = t.cur;
       x.kind[r] = GPU_KIND_OF[cls]!;
       x.name[r] = nameId;
-      x.device[r] = c.pidLabel[i]! < 0 ? c.pid[i]! : an[o + AN_DEVICE]!;
-      x.stream[r] = Number.isFinite(s) ? s : c.tidLabel[i]! < 0 ? c.tid[i]! : -1;
+      x.device[r] = b.pidLabel[i]! < 0 ? b.pid[i]! : an[o + AN_DEVICE]!;
+      x.stream[r] = Number.isFinite(s) ? s : b.tidLabel[i]! < 0 ? b.tid[i]! : -1;
       x.startNs[r] = start;
       x.durNs[r] = dur;
       x.correlation[r] = an[o + AN_CORRELATION]!;
@@ -358,11 +403,11 @@ export function createGpuActivitiesHandler(ctx: HandlerContext) {
     },
     /** Row i of a gpu_user_annotation. */
     annotation(b: Batch, i: number): void {
-      annotations.push({ ...trackSpan(b, i), externalId: b.c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]! });
+      annotations.push({ ...trackSpan(b, i), externalId: b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]! });
     },
     /** Row i of a cuda_sync. */
     sync(b: Batch, i: number): void {
-      syncs.push({ ...trackSpan(b, i), correlation: b.c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!, args: argsOf(b, i) });
+      syncs.push({ ...trackSpan(b, i), correlation: b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!, args: argsOf(b, i) });
     },
     /** The tables, their times less `originNs`. */
     finalize(originNs: number) {
@@ -385,13 +430,12 @@ export function createGpuActivitiesHandler(ctx: HandlerContext) {
 
 /** Name, (device, stream) track and span of row i, a GPU annotation or sync: −1 for a track id that is a string. */
 function trackSpan(b: Batch, i: number) {
-  const c = b.c;
-  const dur = c.durNs[i]!;
+  const dur = b.durNs[i]!;
   return {
-    name: b.labels[c.name[i]!]!,
-    device: c.pidLabel[i]! < 0 ? c.pid[i]! : -1,
-    stream: c.tidLabel[i]! < 0 ? c.tid[i]! : -1,
-    startNs: c.tsNs[i]! + b.shiftNs,
+    name: b.labels[b.name[i]!]!,
+    device: b.pidLabel[i]! < 0 ? b.pid[i]! : -1,
+    stream: b.tidLabel[i]! < 0 ? b.tid[i]! : -1,
+    startNs: b.tsNs[i]! + b.shiftNs,
     durNs: dur >= 0 ? dur : 0,
   };
 }
@@ -416,21 +460,20 @@ export function createFlowsHandler() {
     },
     /** Row i, a flow's `f` end: kept when its category is `ac2g` or async and it has an id. */
     end(b: Batch, i: number): void {
-      const c = b.c;
-      const fid = c.flowId[i]!;
-      const fidL = c.flowIdLabel[i]!;
+      const fid = b.flowId[i]!;
+      const fidL = b.flowIdLabel[i]!;
       if (fid !== fid && fidL < 0) return;
-      const cat = b.labels[c.cat[i]!]!;
+      const cat = b.labels[b.cat[i]!]!;
       if (cat !== 'ac2g' && !cat.startsWith('async')) return;
-      const ts = c.tsNs[i]! + b.shiftNs;
-      if (c.pidLabel[i]! < 0 && c.tidLabel[i]! < 0 && fidL < 0) {
+      const ts = b.tsNs[i]! + b.shiftNs;
+      if (b.pidLabel[i]! < 0 && b.tidLabel[i]! < 0 && fidL < 0) {
         const r = t.row();
         const x = t.cur;
-        x.pid[r] = c.pid[i]!;
-        x.tid[r] = c.tid[i]!;
+        x.pid[r] = b.pid[i]!;
+        x.tid[r] = b.tid[i]!;
         x.ts[r] = ts;
         x.id[r] = fid;
-      } else ends.push({ pid: idOf(b, c.pid[i]!, c.pidLabel[i]!), tid: idOf(b, c.tid[i]!, c.tidLabel[i]!), ts, id: fidL >= 0 ? b.labels[fidL]! : fid });
+      } else ends.push({ pid: idOf(b, b.pid[i]!, b.pidLabel[i]!), tid: idOf(b, b.tid[i]!, b.tidLabel[i]!), ts, id: fidL >= 0 ? b.labels[fidL]! : fid });
     },
     finalize() {
       let endAt: Map<string, number | string> | undefined;
@@ -474,13 +517,12 @@ export function createInstantsHandler() {
     },
     /** Row i, a `[memory]` / `[OutOfMemory]` record (before kineto 2022-04 they carried no `cat`: known by name). */
     memory(b: Batch, i: number, thread: number, outOfMemory: boolean): void {
-      const c = b.c;
-      const an = c.argNumbers;
+      const an = b.argNumbers;
       const o = i * ARG_NUMBERS;
       const r = t.row();
       const x = t.cur;
       x.thread[r] = thread;
-      x.tsNs[r] = c.tsNs[i]! + b.shiftNs;
+      x.tsNs[r] = b.tsNs[i]! + b.shiftNs;
       x.bytes[r] = an[o + AN_BYTES]!;
       x.totalAllocated[r] = an[o + AN_TOTAL_ALLOCATED]!;
       x.totalReserved[r] = an[o + AN_TOTAL_RESERVED]!;
