@@ -48,7 +48,7 @@ describe('computeWindowsGpuMetrics', () => {
       windows.forEach((w, k) => {
         const inWin = gpuInWindow(m, ix, w.lo, w.hi);
         expect(all.metrics[k]).toEqual(computeWindowGpuMetrics(m, classes, inWin, w.lo, w.hi));
-        expect(all.kernelDurNs[k]).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
+        expect(Array.from(all.kernelDurNs[k]!)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
       });
     }
   });

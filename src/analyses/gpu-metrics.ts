@@ -24,7 +24,8 @@ import { GpuKind, type TraceModel } from '../model/trace-model.js';
 import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from './communication.js';
 import { clipNs, lowerBound } from './intervals.js';
 import { decodeKernelName } from './kernel-name.js';
-import { orderByStart } from './time-order.js';
+import { ValueList } from './median.js';
+import { orderByStart, sortByKeyRuns } from './time-order.js';
 
 /** GPU activities sorted by start, for window queries without scanning the whole table. */
 export interface GpuTimeIndex {
@@ -36,6 +37,27 @@ export interface GpuTimeIndex {
 }
 
 export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
+  const { startNs, durNs, length: n } = m.gpu;
+  // One loop for the starts, their runs and the longest duration, then the runs merged
+  // (the table is written a run per stream): the order `orderByStart` gives.
+  const order = new Int32Array(n);
+  const sortedStartNs = new Float64Array(n);
+  let runs = 1;
+  let maxDurNs = 0;
+  for (let g = 0; g < n; g++) {
+    const s = startNs[g]!;
+    if (s !== s) return gpuTimeIndexWithUnreadable(m);
+    order[g] = g;
+    sortedStartNs[g] = s;
+    if (g > 0 && s < sortedStartNs[g - 1]!) runs++;
+    if (durNs[g]! > maxDurNs) maxDurNs = durNs[g]!;
+  }
+  if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
+  return { order, sortedStartNs, maxDurNs };
+}
+
+/** createGpuTimeIndex when some start is unreadable (NaN): orderByStart's comparator order. */
+function gpuTimeIndexWithUnreadable(m: TraceModel): GpuTimeIndex {
   const { gpu } = m;
   const all = new Int32Array(gpu.length);
   for (let g = 0; g < gpu.length; g++) all[g] = g;
@@ -96,54 +118,121 @@ export interface KernelClasses {
 }
 
 export function classifyKernels(m: TraceModel): KernelClasses {
+  // The distinct names and args objects of the kernels first, then what each one says (a name
+  // is decoded once; args are shared between kernels launched alike), then each kernel's
+  // classes: the loop over every kernel calls no decoder, and V8 optimises each loop once.
+  const keys = distinctKernelKeys(m);
+  const byName = kernelNameFacts(m, keys.names);
+  const args = readKernelArgs(keys.args);
+  return kernelClasses(m, byName, args, keys.argsSlot);
+}
+
+/** Name facts: bit 0 Tensor Cores, bit 1 communication by name. */
+const NAME_TENSOR_CORES = 1;
+const NAME_COMMUNICATION = 2;
+
+interface KernelKeys {
+  /** Name ids of the kernels, each once. */
+  readonly names: number[];
+  /** Args objects of the kernels, each once. */
+  readonly args: JsonObject[];
+  /** Per GPU index: the kernel's args object's place in `args`, or -1. */
+  readonly argsSlot: Int32Array;
+}
+
+function distinctKernelKeys(m: TraceModel): KernelKeys {
+  const { gpu } = m;
+  const seen = new Uint8Array(m.strings.size);
+  const names: number[] = [];
+  const args: JsonObject[] = [];
+  const argsSlot = new Int32Array(gpu.length).fill(-1);
+  const slotOf = new Map<JsonObject, number>();
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.kind[g] !== GpuKind.Kernel) continue;
+    const id = gpu.name[g]!;
+    if (!seen[id]) {
+      seen[id] = 1;
+      names.push(id);
+    }
+    const a = gpu.args[g];
+    if (!a) continue;
+    let k = slotOf.get(a);
+    if (k === undefined) {
+      slotOf.set(a, (k = args.length));
+      args.push(a);
+    }
+    argsSlot[g] = k;
+  }
+  return { names, args, argsSlot };
+}
+
+/** Per name id, the facts of the kernel names `ids` (NAME_* bits). */
+function kernelNameFacts(m: TraceModel, ids: readonly number[]): Uint8Array {
+  const facts = new Uint8Array(m.strings.size);
+  for (const id of ids) {
+    const name = m.strings.get(id);
+    facts[id] = (decodeKernelName(name).tensorCores === true ? NAME_TENSOR_CORES : 0) | (isCommunicationKernelName(name) ? NAME_COMMUNICATION : 0);
+  }
+  return facts;
+}
+
+/** What each args object says: collective args, `blocks per SM`, the grid's size, occupancy (NaN when absent). */
+interface KernelArgs {
+  readonly collective: Uint8Array;
+  readonly hasBlocksPerSm: Uint8Array;
+  readonly blocksPerSm: Float64Array;
+  readonly hasGrid: Uint8Array;
+  readonly gridSize: Float64Array;
+  readonly occupancyPct: Float64Array;
+}
+
+function readKernelArgs(list: readonly JsonObject[]): KernelArgs {
+  const n = list.length;
+  const out = {
+    collective: new Uint8Array(n),
+    hasBlocksPerSm: new Uint8Array(n),
+    blocksPerSm: new Float64Array(n),
+    hasGrid: new Uint8Array(n),
+    gridSize: new Float64Array(n),
+    occupancyPct: new Float64Array(n),
+  };
+  for (let k = 0; k < n; k++) {
+    const args = list[k]!;
+    out.collective[k] = hasCollectiveArgs(args) ? 1 : 0;
+    const bps = args['blocks per SM'];
+    if (typeof bps === 'number') {
+      out.hasBlocksPerSm[k] = 1;
+      out.blocksPerSm[k] = bps;
+    }
+    const grid = args['grid'];
+    if (Array.isArray(grid) && grid.every((v) => typeof v === 'number')) {
+      out.hasGrid[k] = 1;
+      out.gridSize[k] = (grid as number[]).reduce((p, v) => p * v, 1);
+    }
+    const occ = args['est. achieved occupancy %'];
+    out.occupancyPct[k] = typeof occ === 'number' ? occ : NaN;
+  }
+  return out;
+}
+
+/** Each kernel's classes from its name's facts, its args' and its owner's name (isCommunicationKernel, decided once per name). */
+function kernelClasses(m: TraceModel, byName: Uint8Array, args: KernelArgs, argsSlot: Int32Array): KernelClasses {
   const { gpu, host, strings } = m;
   const n = gpu.length;
   const tensorCores = new Uint8Array(n);
   const communication = new Uint8Array(n);
   const blocksPerSm = new Float64Array(n).fill(NaN);
   const occupancyPct = new Float64Array(n).fill(NaN);
-  // Per distinct kernel name: bit 0 Tensor Cores, bit 1 communication by name; -1 not yet decided.
-  const byName = new Int8Array(strings.size).fill(-1);
   // Per distinct owner name: 1 when an nccl:/gloo: op; -1 not yet decided.
   const commOp = new Int8Array(strings.size).fill(-1);
   const smsByDevice = new Map<number, number>();
   for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
-  // What each distinct args object says (args are shared between kernels launched alike),
-  // read once: collective args, `blocks per SM`, the grid's size, occupancy.
-  const argsIndex = new Map<JsonObject, number>();
-  const argsComm: boolean[] = [];
-  const argsBps: (number | undefined)[] = [];
-  const argsGrid: (number | undefined)[] = [];
-  const argsOcc: number[] = [];
-  const factsOf = (args: JsonObject): number => {
-    let k = argsIndex.get(args);
-    if (k === undefined) {
-      k = argsComm.length;
-      argsIndex.set(args, k);
-      argsComm.push(hasCollectiveArgs(args));
-      const bps = args['blocks per SM'];
-      argsBps.push(typeof bps === 'number' ? bps : undefined);
-      const grid = args['grid'];
-      argsGrid.push(Array.isArray(grid) && grid.every((v) => typeof v === 'number') ? (grid as number[]).reduce((p, v) => p * v, 1) : undefined);
-      const occ = args['est. achieved occupancy %'];
-      argsOcc.push(typeof occ === 'number' ? occ : NaN);
-    }
-    return k;
-  };
   for (let g = 0; g < n; g++) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
-    const id = gpu.name[g]!;
-    let facts = byName[id]!;
-    if (facts < 0) {
-      const name = strings.get(id);
-      facts = (decodeKernelName(name).tensorCores === true ? 1 : 0) | (isCommunicationKernelName(name) ? 2 : 0);
-      byName[id] = facts;
-    }
-    tensorCores[g] = facts & 1;
-    const args = gpu.args[g];
-    const a = args ? factsOf(args) : -1;
-    // isCommunicationKernel, with its name test decided once per name and its owner's once per op name.
-    let comm = (facts & 2) !== 0 || (a >= 0 && argsComm[a]!);
+    const facts = byName[gpu.name[g]!]!;
+    tensorCores[g] = facts & NAME_TENSOR_CORES;
+    const a = argsSlot[g]!;
+    let comm = (facts & NAME_COMMUNICATION) !== 0 || (a >= 0 && args.collective[a] === 1);
     const o = gpu.owner[g]!;
     if (!comm && o >= 0) {
       const on = host.name[o]!;
@@ -152,14 +241,12 @@ export function classifyKernels(m: TraceModel): KernelClasses {
     }
     communication[g] = comm ? 1 : 0;
     if (a < 0) continue;
-    const bps = argsBps[a];
-    if (bps !== undefined) blocksPerSm[g] = bps;
+    if (args.hasBlocksPerSm[a]) blocksPerSm[g] = args.blocksPerSm[a]!;
     else {
       const sms = smsByDevice.get(gpu.device[g]!);
-      const grid = argsGrid[a];
-      if (sms && grid !== undefined) blocksPerSm[g] = grid / sms;
+      if (sms && args.hasGrid[a]) blocksPerSm[g] = args.gridSize[a]! / sms;
     }
-    occupancyPct[g] = argsOcc[a]!;
+    occupancyPct[g] = args.occupancyPct[a]!;
   }
   return { tensorCores, communication, blocksPerSm, occupancyPct };
 }
@@ -183,55 +270,84 @@ export interface WindowGpuMetrics {
 
 /**
  * The plugin's metrics over [lo, hi) for the GPU activities `inWindow` (those overlapping it,
- * from `gpuInWindow` or `gpuByWindow`); non-kernel activities are skipped here.
+ * from `gpuInWindow`); non-kernel activities are skipped here.
  */
-export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, inWindow: Iterable<number>, lo: number, hi: number): WindowGpuMetrics {
+export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, inWindow: ArrayLike<number>, lo: number, hi: number): WindowGpuMetrics {
   const { gpu } = m;
-  const span = hi - lo;
-  let kernelNs = 0;
-  let tcNs = 0;
-  let occWeighted = 0;
-  let occNs = 0;
+  const sums = new KernelSums();
   // The window's kernels per device, devices in order of first appearance.
-  const devices: number[] = [];
-  const perDevice: number[][] = [];
-  for (const g of inWindow) {
+  const devices: DeviceInWindow[] = [];
+  for (let j = 0; j < inWindow.length; j++) {
+    const g = inWindow[j]!;
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const s = gpu.startNs[g]!;
-    const e = s + gpu.durNs[g]!;
-    const d = clipNs(s, e, lo, hi);
-    kernelNs += d;
-    if (classes.tensorCores[g]) tcNs += d;
+    sums.add(classes, g, clipNs(s, s + gpu.durNs[g]!, lo, hi));
+    deviceIn(devices, gpu.device[g]!).kernels.push(g);
+  }
+  for (const at of devices) at.unionNs = unionOfClipped(m, at.kernels, lo, hi);
+  return windowMetrics(m, classes, lo, hi, sums, devices);
+}
+
+/** Sums over a window's kernels, each added with its time inside the window. */
+class KernelSums {
+  kernelNs = 0;
+  tensorCoreNs = 0;
+  occupancyWeighted = 0;
+  occupancyNs = 0;
+
+  add(classes: KernelClasses, g: number, d: number): void {
+    this.kernelNs += d;
+    if (classes.tensorCores[g]) this.tensorCoreNs += d;
     const occ = classes.occupancyPct[g]!;
     if (occ >= 0 && d > 0) {
-      occWeighted += occ * d;
-      occNs += d;
+      this.occupancyWeighted += occ * d;
+      this.occupancyNs += d;
     }
-    const dev = gpu.device[g]!;
-    let k = devices.length === 1 && devices[0] === dev ? 0 : devices.indexOf(dev);
-    if (k < 0) {
-      k = devices.push(dev) - 1;
-      perDevice.push([]);
-    }
-    perDevice[k]!.push(g);
   }
+}
+
+/** One device's kernels inside one window. */
+interface DeviceInWindow {
+  readonly device: number;
+  /** Its kernels, in the order given (start order when found by one pass). */
+  readonly kernels: number[];
+  /** Length of the union of their intervals clipped to the window. */
+  unionNs: number;
+  /** The union's last segment, while the one pass sweeps it. */
+  cs: number;
+  ce: number;
+}
+
+/** The entry of `device` in a window's devices, added when it is new. */
+function deviceIn(devices: DeviceInWindow[], device: number): DeviceInWindow {
+  for (let k = 0; k < devices.length; k++) if (devices[k]!.device === device) return devices[k]!;
+  const at: DeviceInWindow = { device, kernels: [], unionNs: 0, cs: -Infinity, ce: -Infinity };
+  devices.push(at);
+  return at;
+}
+
+/** The metrics from a window's sums and its devices' unions and kernels (devices averaged). */
+function windowMetrics(m: TraceModel, classes: KernelClasses, lo: number, hi: number, sums: KernelSums, devices: readonly DeviceInWindow[]): WindowGpuMetrics {
+  const span = hi - lo;
   let util = 0;
   let sm = 0;
   let smDevices = 0;
-  for (const kernels of perDevice) {
-    util += unionOfClipped(m, kernels, lo, hi) / span;
-    if (hasSmPoints(m, classes, kernels)) {
-      sm += smEfficiencyNs(m, classes, kernels, lo, hi) / span;
+  for (const at of devices) {
+    util += at.unionNs / span;
+    const smNs = smEfficiencyNs(m, classes, at.kernels, lo, hi);
+    if (smNs === smNs) {
+      sm += smNs / span;
       smDevices++;
     }
   }
+  const { kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs } = sums;
   return {
     gpuUtilization: devices.length && span > 0 ? util / devices.length : NaN,
     smEfficiency: smDevices && span > 0 ? sm / smDevices : NaN,
-    achievedOccupancyPct: occNs > 0 ? occWeighted / occNs : NaN,
-    tensorCoreShare: kernelNs > 0 ? tcNs / kernelNs : NaN,
+    achievedOccupancyPct: occupancyNs > 0 ? occupancyWeighted / occupancyNs : NaN,
+    tensorCoreShare: kernelNs > 0 ? tensorCoreNs / kernelNs : NaN,
     kernelNs,
-    tensorCoreKernelNs: tcNs,
+    tensorCoreKernelNs: tensorCoreNs,
   };
 }
 
@@ -270,84 +386,63 @@ function unionOfClipped(m: TraceModel, kernels: readonly number[], lo: number, h
   return total;
 }
 
-/** Scratch for the SM-efficiency sweep, reused across windows. */
-let pointTime = new Float64Array(256);
-let pointValue = new Float64Array(256);
-let pointEnd = new Uint8Array(256);
-let pointOrder = new Int32Array(256);
-
-/** Whether some kernel states its blocks per SM (and has a duration). */
-function hasSmPoints(m: TraceModel, classes: KernelClasses, kernels: readonly number[]): boolean {
-  const { startNs, durNs } = m.gpu;
-  for (const g of kernels) if (classes.blocksPerSm[g]! > 0 && startNs[g]! + durNs[g]! > startNs[g]!) return true;
-  return false;
-}
+/** Scratch for the SM-efficiency sweep, reused across windows: start and end points, (time, blocks per SM). */
+let startTime = new Float64Array(256);
+let startBps = new Float64Array(256);
+let endTime = new Float64Array(256);
+let endBps = new Float64Array(256);
 
 /**
  * ∫ min(Σ blocks per SM of running kernels, 1) dt over [lo, hi) — the plugin's
  * `merge_ranges_with_value`: endpoints sorted by time with starts before ends at equal times
- * (then in the order the kernels were given).
+ * (then in the order the kernels were given); NaN when no kernel states its blocks per SM.
+ * The starts and the ends are each sorted stably by time (kernels given in start order list
+ * their starts in order already), then merged: the same order, with no comparator call.
  */
 function smEfficiencyNs(m: TraceModel, classes: KernelClasses, kernels: readonly number[], lo: number, hi: number): number {
   const { startNs, durNs } = m.gpu;
-  growPoints(2 * kernels.length);
+  if (startTime.length < kernels.length) {
+    const size = Math.max(kernels.length, 2 * startTime.length);
+    startTime = new Float64Array(size);
+    startBps = new Float64Array(size);
+    endTime = new Float64Array(size);
+    endBps = new Float64Array(size);
+  }
   let n = 0;
-  for (const g of kernels) {
+  let startRuns = 1;
+  let endRuns = 1;
+  for (let k = 0; k < kernels.length; k++) {
+    const g = kernels[k]!;
     const bps = classes.blocksPerSm[g]!;
     const s = startNs[g]!;
     const e = s + durNs[g]!;
-    if (bps > 0 && e > s) {
-      pointTime[n] = Math.max(s, lo);
-      pointValue[n] = bps;
-      pointEnd[n++] = 0;
-      pointTime[n] = Math.min(e, hi);
-      pointValue[n] = bps;
-      pointEnd[n++] = 1;
-    }
+    if (!(bps > 0 && e > s)) continue;
+    startTime[n] = Math.max(s, lo);
+    endTime[n] = Math.min(e, hi);
+    startBps[n] = bps;
+    endBps[n] = bps;
+    if (n > 0 && startTime[n]! < startTime[n - 1]!) startRuns++;
+    if (n > 0 && endTime[n]! < endTime[n - 1]!) endRuns++;
+    n++;
   }
+  if (n === 0) return NaN;
+  if (startRuns > 1) sortByKeyRuns(startTime.subarray(0, n), startBps.subarray(0, n), startRuns);
+  if (endRuns > 1) sortByKeyRuns(endTime.subarray(0, n), endBps.subarray(0, n), endRuns);
   return smSweep(n);
 }
 
-/** smEfficiencyNs of points already listed as flat (time, 0 start | 1 end, blocks per SM) triples. */
-function smEfficiencyOfPoints(flat: readonly number[]): number {
-  const n = flat.length / 3;
-  growPoints(n);
-  for (let k = 0; k < n; k++) {
-    pointTime[k] = flat[3 * k]!;
-    pointEnd[k] = flat[3 * k + 1]!;
-    pointValue[k] = flat[3 * k + 2]!;
-  }
-  return smSweep(n);
-}
-
-function growPoints(n: number): void {
-  if (pointTime.length >= n) return;
-  const size = Math.max(n, 2 * pointTime.length);
-  pointTime = new Float64Array(size);
-  pointValue = new Float64Array(size);
-  pointEnd = new Uint8Array(size);
-  pointOrder = new Int32Array(size);
-}
-
-/** The sweep over the first n points of the scratch arrays. */
+/** The sweep over the first n sorted start and end points of the scratch arrays. */
 function smSweep(n: number): number {
-  if (n === 0) return 0;
-  const order = pointOrder.subarray(0, n);
-  let inOrder = true;
-  for (let k = 0; k < n; k++) {
-    order[k] = k;
-    if (k > 0 && (pointTime[k]! < pointTime[k - 1]! || (pointTime[k] === pointTime[k - 1] && pointEnd[k]! < pointEnd[k - 1]!))) inOrder = false;
-  }
-  if (!inOrder) order.sort((a, b) => pointTime[a]! - pointTime[b]! || pointEnd[a]! - pointEnd[b]! || a - b);
   let total = 0;
   let level = 0;
-  let t = pointTime[order[0]!]!;
-  for (let k = 0; k < n; k++) {
-    const p = order[k]!;
-    const time = pointTime[p]!;
+  let t = startTime[0]!;
+  for (let i = 0, j = 0; i < n || j < n; ) {
+    // A start first at equal times.
+    const start = i < n && (j === n || !(endTime[j]! < startTime[i]!));
+    const time = start ? startTime[i]! : endTime[j]!;
     if (time > t && level > 1e-12) total += (time - t) * Math.min(level, 1);
     t = time;
-    level += pointEnd[p] === 0 ? pointValue[p]! : -pointValue[p]!;
+    level += start ? startBps[i++]! : -endBps[j++]!;
   }
   return total;
 }
@@ -355,22 +450,11 @@ function smSweep(n: number): number {
 // ------------------------------------------------------------------------------------------------
 // Many windows at once
 
-/** One device's kernels inside one window, as the one-pass metrics gather them. */
-interface DeviceInWindow {
-  readonly device: number;
-  /** The union of clipped kernel intervals, swept as they come (in start order). */
-  unionNs: number;
-  cs: number;
-  ce: number;
-  /** SM-efficiency points, flat (time, 0 start | 1 end, blocks per SM). */
-  readonly points: number[];
-}
-
 export interface WindowsGpuMetrics {
   /** computeWindowGpuMetrics of each window. */
   readonly metrics: WindowGpuMetrics[];
   /** Durations of each window's kernels (those overlapping it), in start order. */
-  readonly kernelDurNs: number[][];
+  readonly kernelDurNs: Float64Array[];
 }
 
 /**
@@ -390,12 +474,9 @@ export function computeWindowsGpuMetrics(
   const { gpu } = m;
   const { startNs, durNs } = gpu;
   const nW = windows.length;
-  const kernelNs = new Float64Array(nW);
-  const tcNs = new Float64Array(nW);
-  const occWeighted = new Float64Array(nW);
-  const occNs = new Float64Array(nW);
+  const sums = Array.from({ length: nW }, () => new KernelSums());
   const devices: DeviceInWindow[][] = Array.from({ length: nW }, () => []);
-  const kernelDurNs: number[][] = Array.from({ length: nW }, () => []);
+  const kernelDurNs = Array.from({ length: nW }, () => new ValueList());
   let w0 = 0;
   for (let k = 0; k < ix.order.length; k++) {
     const g = ix.order[k]!;
@@ -405,24 +486,16 @@ export function computeWindowsGpuMetrics(
     while (w0 < nW && !(s < windows[w0]!.hi)) w0++;
     if (w0 === nW) break;
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
-    const dev = gpu.device[g]!;
-    const bps = classes.blocksPerSm[g]!;
-    const occ = classes.occupancyPct[g]!;
     for (let w = w0; w < nW; w++) {
       const { lo, hi } = windows[w]!;
       // As gpuInWindow: overlapping, or zero-length at or after the window's start.
       if (!(e > lo || (e === s && s >= lo))) break;
       kernelDurNs[w]!.push(durNs[g]!);
-      const d = clipNs(s, e, lo, hi);
-      kernelNs[w] += d;
-      if (classes.tensorCores[g]) tcNs[w] += d;
-      if (occ >= 0 && d > 0) {
-        occWeighted[w] += occ * d;
-        occNs[w] += d;
-      }
+      sums[w]!.add(classes, g, clipNs(s, e, lo, hi));
       const list = devices[w]!;
-      let at = list.length === 1 && list[0]!.device === dev ? list[0] : list.find((x) => x.device === dev);
-      if (!at) list.push((at = { device: dev, unionNs: 0, cs: -Infinity, ce: -Infinity, points: [] }));
+      const at = list.length === 1 && list[0]!.device === gpu.device[g] ? list[0]! : deviceIn(list, gpu.device[g]!);
+      at.kernels.push(g);
+      // The device's union, swept as its kernels come (in start order).
       const cs = Math.max(s, lo);
       const ce = Math.min(e, hi);
       if (ce > cs) {
@@ -432,30 +505,11 @@ export function computeWindowsGpuMetrics(
           at.ce = ce;
         } else if (ce > at.ce) at.ce = ce;
       }
-      if (bps > 0 && e > s) at.points.push(cs, 0, bps, ce, 1, bps);
     }
   }
   const metrics = windows.map(({ lo, hi }, w): WindowGpuMetrics => {
-    const span = hi - lo;
-    let util = 0;
-    let sm = 0;
-    let smDevices = 0;
-    for (const at of devices[w]!) {
-      util += (at.ce > at.cs ? at.unionNs + (at.ce - at.cs) : at.unionNs) / span;
-      if (at.points.length) {
-        sm += smEfficiencyOfPoints(at.points) / span;
-        smDevices++;
-      }
-    }
-    const n = devices[w]!.length;
-    return {
-      gpuUtilization: n && span > 0 ? util / n : NaN,
-      smEfficiency: smDevices && span > 0 ? sm / smDevices : NaN,
-      achievedOccupancyPct: occNs[w]! > 0 ? occWeighted[w]! / occNs[w]! : NaN,
-      tensorCoreShare: kernelNs[w]! > 0 ? tcNs[w]! / kernelNs[w]! : NaN,
-      kernelNs: kernelNs[w]!,
-      tensorCoreKernelNs: tcNs[w]!,
-    };
+    for (const at of devices[w]!) if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
+    return windowMetrics(m, classes, lo, hi, sums[w]!, devices[w]!);
   });
-  return { metrics, kernelDurNs };
+  return { metrics, kernelDurNs: kernelDurNs.map((list) => list.values) };
 }

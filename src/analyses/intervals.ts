@@ -44,41 +44,58 @@ export interface MergedIntervals {
  * Either way of sorting gives the same segments: the connected parts of the union.
  */
 export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedIntervals {
-  // One pass: ends before their starts moved up to them, runs of increasing starts counted.
-  // An event whose time could not be read (NaN, with a BAD_TIMESTAMP diagnostic) has no place
-  // on the time line: it is left out rather than let it poison the sorted sweep.
+  // Each step is its own function with one loop: V8 optimises each once, with complete type feedback.
+  let runs = clampEndsCountingRuns(starts, ends);
+  if (runs < 0) {
+    // An event whose time could not be read (NaN, with a BAD_TIMESTAMP diagnostic) has no place
+    // on the time line: it is left out rather than let it poison the sorted sweep.
+    ({ starts, ends, runs } = readableIntervals(starts, ends));
+  }
+  if (runs > MAX_RUNS) return mergeSortedEndpoints(starts, ends);
+  // Few runs, as tables written in time order have: the pairs sorted by start by merging the
+  // runs, then one sweep keeping the furthest end.
+  if (runs > 1) sortByKeyRuns(starts, ends, runs);
+  const w = sweepSortedPairs(starts, ends);
+  return { starts: starts.slice(0, w), ends: ends.slice(0, w) };
+}
+
+/** Ends before their starts moved up to them; the number of runs of increasing starts, or -1 at the first unreadable time. */
+function clampEndsCountingRuns(starts: Float64Array, ends: Float64Array): number {
   let runs = 1;
-  let k = 0;
-  for (; k < starts.length; k++) {
+  for (let k = 0; k < starts.length; k++) {
     const s = starts[k]!;
     const e = ends[k]!;
-    if (s !== s || e !== e) break;
+    if (s !== s || e !== e) return -1;
     if (e < s) ends[k] = s;
     if (k > 0 && s < starts[k - 1]!) runs++;
   }
-  if (k < starts.length) {
-    runs = 1;
-    let valid = 0;
-    for (let j = 0; j < starts.length; j++) if (starts[j] === starts[j] && ends[j] === ends[j]) valid++;
-    const s2 = new Float64Array(valid);
-    const e2 = new Float64Array(valid);
-    for (let j = 0, w = 0; j < starts.length; j++) {
-      if (starts[j] === starts[j] && ends[j] === ends[j]) {
-        s2[w] = starts[j]!;
-        e2[w] = ends[j]! < starts[j]! ? starts[j]! : ends[j]!;
-        if (w > 0 && s2[w]! < s2[w - 1]!) runs++;
-        w++;
-      }
+  return runs;
+}
+
+/** The intervals with readable times, ends clamped, in new arrays, and their runs of increasing starts. */
+function readableIntervals(starts: Float64Array, ends: Float64Array): { starts: Float64Array; ends: Float64Array; runs: number } {
+  let runs = 1;
+  let valid = 0;
+  for (let j = 0; j < starts.length; j++) if (starts[j] === starts[j] && ends[j] === ends[j]) valid++;
+  const s2 = new Float64Array(valid);
+  const e2 = new Float64Array(valid);
+  for (let j = 0, w = 0; j < starts.length; j++) {
+    if (starts[j] === starts[j] && ends[j] === ends[j]) {
+      s2[w] = starts[j]!;
+      e2[w] = ends[j]! < starts[j]! ? starts[j]! : ends[j]!;
+      if (w > 0 && s2[w]! < s2[w - 1]!) runs++;
+      w++;
     }
-    starts = s2;
-    ends = e2;
   }
+  return { starts: s2, ends: e2, runs };
+}
+
+/**
+ * Pairs sorted by start merged into segments, written over the arrays (the k-th segment over
+ * pair k or an earlier one, after both were read); returns the number of segments.
+ */
+function sweepSortedPairs(starts: Float64Array, ends: Float64Array): number {
   const n = starts.length;
-  if (runs > MAX_RUNS) return mergeSortedEndpoints(starts, ends);
-  // Few runs, as tables written in time order have: the pairs sorted by start by merging the
-  // runs, then one sweep keeping the furthest end. The k-th segment is written over pair k or
-  // an earlier one, after both were read.
-  if (runs > 1) sortByKeyRuns(starts, ends, runs);
   let w = 0;
   let cs = NaN;
   let ce = NaN;
@@ -100,7 +117,42 @@ export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedInte
     starts[w] = cs;
     ends[w++] = ce;
   }
-  return { starts: starts.slice(0, w), ends: ends.slice(0, w) };
+  return w;
+}
+
+/** A growable list of intervals, collected for `mergeUnion` without counting them first. */
+export class IntervalList {
+  length = 0;
+  private s: Float64Array;
+  private e: Float64Array;
+
+  constructor(capacity = 1024) {
+    this.s = new Float64Array(capacity);
+    this.e = new Float64Array(capacity);
+  }
+
+  push(start: number, end: number): void {
+    if (this.length === this.s.length) this.grow();
+    this.s[this.length] = start;
+    this.e[this.length++] = end;
+  }
+
+  get starts(): Float64Array {
+    return this.s.subarray(0, this.length);
+  }
+
+  get ends(): Float64Array {
+    return this.e.subarray(0, this.length);
+  }
+
+  private grow(): void {
+    const s = new Float64Array(2 * this.s.length);
+    const e = new Float64Array(2 * this.e.length);
+    s.set(this.s);
+    e.set(this.e);
+    this.s = s;
+    this.e = e;
+  }
 }
 
 /** Beyond this many runs of increasing starts, sorting starts and ends apart is faster. */

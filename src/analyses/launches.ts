@@ -112,6 +112,70 @@ export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
   };
 }
 
+/** Bits of `ApiFlags.of`. */
+export const API_LAUNCH = 1;
+export const API_GRAPH = 2;
+/** A synchronisation by name that stops the host thread (not a stream wait). */
+export const API_BLOCKS_HOST = 4;
+/** A copy API that is no synchronisation by name: it blocks the host when it copies into pageable memory. */
+export const API_COPY = 8;
+const UNDECIDED = 255;
+
+/**
+ * What `createApiNames` says about runtime/driver calls, as bits in a typed array per name id,
+ * decided up front for the names given: a loop over every call then reads one byte per call
+ * (no object per name, no name test to compile into it). With `launched`, `blocksHost` is
+ * `syncBlocksHost(syncKindOfCall(…))`.
+ */
+export class ApiFlags {
+  private readonly byName: Uint8Array;
+  /** Per GPU name id: 1 when a device-to-pageable copy, 0 when not, UNDECIDED. */
+  private readonly pageableDtoH: Uint8Array;
+
+  /** `apiNames`: the name ids of the calls that will be asked about. */
+  constructor(
+    private readonly m: TraceModel,
+    apiNames: readonly number[],
+  ) {
+    this.byName = new Uint8Array(m.strings.size);
+    for (const id of apiNames) this.byName[id] = apiFlagsOf(m.strings.get(id));
+    this.pageableDtoH = new Uint8Array(m.strings.size).fill(UNDECIDED);
+  }
+
+  /** The bits of host call i. */
+  of(i: number): number {
+    return this.byName[this.m.host.name[i]!]!;
+  }
+
+  /** Whether a call with these bits, having launched items[from..to), makes the host wait. */
+  blocksHost(bits: number, items: Int32Array, from: number, to: number): boolean {
+    if (bits & API_BLOCKS_HOST) return true;
+    if (!(bits & API_COPY)) return false;
+    const { gpu } = this.m;
+    for (let k = from; k < to; k++) {
+      const g = items[k]!;
+      if (gpu.kind[g] === GpuKind.Memcpy && this.isPageableDtoH(gpu.name[g]!)) return true;
+    }
+    return false;
+  }
+
+  private isPageableDtoH(id: number): boolean {
+    let v = this.pageableDtoH[id]!;
+    if (v === UNDECIDED) this.pageableDtoH[id] = v = /DtoH.*Pageable/.test(this.m.strings.get(id)) ? 1 : 0;
+    return v === 1;
+  }
+}
+
+function apiFlagsOf(name: string): number {
+  const sync = syncKindByName(name);
+  return (
+    (isKernelLaunchApi(name) ? API_LAUNCH : 0) |
+    (isGraphLaunchApi(name) ? API_GRAPH : 0) |
+    (sync !== undefined && syncBlocksHost(sync) ? API_BLOCKS_HOST : 0) |
+    (sync === undefined && MEMCPY_API.test(name) ? API_COPY : 0)
+  );
+}
+
 /** `syncKindOf` with the name already looked up. */
 export function syncKindOfCall(m: TraceModel, info: ApiNameInfo, launched: ArrayLike<number>): SyncKind | undefined {
   if (info.sync) return info.sync;
@@ -324,26 +388,64 @@ export function createLaunchIndex(m: TraceModel): LaunchIndex {
   const n = m.host.length;
   // Counts, then running totals (the end of each call's list), then each activity placed just
   // before its call's end, last first: the ends become starts, lists in GPU order.
+  // One loop per function: V8 optimises each once, with complete type feedback; the lists are
+  // checked for start order as they are filled, so the pass over every call that sorts them
+  // runs only when one needs it.
   const offsets = new Int32Array(n + 1);
-  for (let g = 0; g < gpu.length; g++) if (gpu.launcher[g]! >= 0) offsets[gpu.launcher[g]!]++;
-  for (let h = 1; h < n; h++) offsets[h] += offsets[h - 1]!;
-  if (n > 0) offsets[n] = offsets[n - 1]!;
+  countByLauncher(gpu.launcher, gpu.length, offsets);
+  runningTotals(offsets, n);
   const items = new Int32Array(offsets[n]!);
-  for (let g = gpu.length - 1; g >= 0; g--) {
-    const h = gpu.launcher[g]!;
-    if (h >= 0) items[--offsets[h]!] = g;
+  if (placeByLauncher(gpu.launcher, gpu.startNs, gpu.length, offsets, items)) sortLaunchLists(gpu.startNs, offsets, items, n);
+  return { offsets, items };
+}
+
+function countByLauncher(launcher: Int32Array, nGpu: number, counts: Int32Array): void {
+  for (let g = 0; g < nGpu; g++) {
+    const h = launcher[g]!;
+    if (h >= 0) counts[h]++;
   }
-  // Each call's activities in start order (a graph launch's run to hundreds): sorted only
-  // where they are not already (activities are listed in index order).
+}
+
+/** counts[0..n) replaced by their running totals; counts[n] = the total. */
+function runningTotals(counts: Int32Array, n: number): void {
+  let total = 0;
+  for (let h = 0; h < n; h++) counts[h] = total += counts[h]!;
+  counts[n] = total;
+}
+
+/**
+ * Each activity placed just before its call's end, last first; returns whether some call's list
+ * may be out of start order (then `sortLaunchLists` looks at every list): each activity is
+ * compared with the one placed after it, when that is its call's too.
+ */
+function placeByLauncher(launcher: Int32Array, startNs: Float64Array, nGpu: number, ends: Int32Array, items: Int32Array): boolean {
+  let unordered = false;
+  for (let g = nGpu - 1; g >= 0; g--) {
+    const h = launcher[g]!;
+    if (h < 0) continue;
+    const k = --ends[h]!;
+    items[k] = g;
+    // A place not yet written holds 0: comparing with activity 0 can only raise a false alarm.
+    if (k + 1 < items.length && launcher[items[k + 1]!] === h && !(startNs[items[k + 1]!]! >= startNs[g]!)) unordered = true;
+  }
+  return unordered;
+}
+
+/**
+ * Each call's activities in start order (a graph launch's run to hundreds): sorted only where
+ * they are not already (activities are listed in index order).
+ */
+function sortLaunchLists(startNs: Float64Array, offsets: Int32Array, items: Int32Array, n: number): void {
   for (let h = 0; h < n; h++) {
     const a = offsets[h]!;
     const b = offsets[h + 1]!;
-    if (b - a > 1 && !inStartOrder(gpu.startNs, items, a, b)) {
-      const seg = Array.from(items.subarray(a, b)).sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
-      items.set(seg, a);
-    }
+    if (b - a > 1 && !inStartOrder(startNs, items, a, b)) sortByStart(startNs, items, a, b);
   }
-  return { offsets, items };
+}
+
+function sortByStart(startNs: Float64Array, items: Int32Array, a: number, b: number): void {
+  const seg = Array.from(items.subarray(a, b)).sort((x, y) => startNs[x]! - startNs[y]! || x - y);
+  items.set(seg, a);
 }
 
 /** Whether items[a..b) (ascending indices) are already in (start, index) order: no NaN start, none earlier than the one before. */

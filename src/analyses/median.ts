@@ -7,6 +7,28 @@ import { quantileSorted } from './launches.js';
 
 let scratch = new Float64Array(1024);
 
+/**
+ * Values collected one at a time for a median, in a typed array grown by doubling: every
+ * median is then taken over a Float64Array (one kind of input for medianOf's loops).
+ */
+export class ValueList {
+  length = 0;
+  private v = new Float64Array(64);
+
+  push(x: number): void {
+    if (this.length === this.v.length) {
+      const grown = new Float64Array(2 * this.v.length);
+      grown.set(this.v);
+      this.v = grown;
+    }
+    this.v[this.length++] = x;
+  }
+
+  get values(): Float64Array {
+    return this.v.subarray(0, this.length);
+  }
+}
+
 export function medianOf(values: ArrayLike<number>): number {
   const n = values.length;
   if (scratch.length < n) scratch = new Float64Array(Math.max(n, 2 * scratch.length));

@@ -44,11 +44,12 @@ import {
   createGpuTimeIndex,
   gpuInWindow,
   isCommunicationOpName,
+  type KernelClasses,
   type WindowGpuMetrics,
 } from './gpu-metrics.js';
-import { lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
-import { createApiNames, createLaunchIndex, quantileSorted, syncBlocksHost, syncKindOfCall, type ApiNameInfo, type LaunchIndex } from './launches.js';
-import { medianOf } from './median.js';
+import { IntervalList, lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
+import { API_GRAPH, API_LAUNCH, ApiFlags, createLaunchIndex, quantileSorted, type LaunchIndex } from './launches.js';
+import { medianOf, ValueList } from './median.js';
 import { orderByStart } from './time-order.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
@@ -165,20 +166,30 @@ interface Window {
   hi: number;
 }
 
-/** Roles of the breakdown that are time ranges (`otherUs` is the rest). */
+/** Roles of the breakdown that are time ranges (`otherUs` is the rest), in priority order. */
 const ROLES = 7;
+const KERNEL = 0;
+const MEMCPY = 1;
+const MEMSET = 2;
 /** The communication role: kernels and `nccl:*`/`gloo:*` ops. */
 const COMM = 3;
-/** hostRole values: a role 0..6 in the low bits, NO_ROLE for events not counted, COUNTED when in the unions. */
-const ROLE_MASK = 7;
+const RUNTIME = 4;
+const DATALOADER_ROLE = 5;
+const CPU_EXEC = 6;
+/** Host events in no role (the steps themselves); also the list of communication kernels, kept apart from communication ops. */
 const NO_ROLE = 7;
-const COUNTED = 8;
+const COMM_KERNELS = 7;
 const UNDECIDED = 255;
 
 const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\)#/;
 
+// The analysis runs once per process, so its first run is the one that counts. Each phase is its
+// own function with one loop over a table, or over what an earlier loop collected: V8 optimises
+// each loop once, with that loop's type feedback, instead of recompiling one big function (and
+// running unoptimised code meanwhile) each time it reaches a loop it has not run yet; and each
+// table is read as few times as possible.
+
 export function computeStepBreakdown(m: TraceModel): StepAnalysis {
-  const { host, gpu, strings } = m;
   const diagnostics: Diagnostic[] = [];
   const { windows, source } = findStepWindows(m);
   if (source === 'annotations') {
@@ -186,157 +197,29 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   } else if (source === 'trace') {
     diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
   }
-  const nW = windows.length;
-  const isStep = new Uint8Array(host.length);
-  for (const w of windows) if (w.host >= 0) isStep[w.host] = 1;
 
-  // Role ranges, as cumulative unions in priority order (see the module comment):
-  // kernel, memcpy, memset, comm, runtime, dataloader, cpu exec.
   const classes = classifyKernels(m);
-  const gpuRole = (g: number) => {
-    const k = gpu.kind[g];
-    return k === GpuKind.Kernel ? (classes.communication[g] ? 3 : 0) : k === GpuKind.Memcpy ? 1 : 2;
-  };
-  // Host role per event (NO_ROLE: not counted), decided once per distinct name, as needed.
-  const hostRole = new Uint8Array(host.length).fill(UNDECIDED);
-  const roleByName = new Uint8Array(strings.size).fill(UNDECIDED);
-  const roleOf = (i: number): number => {
-    let r = hostRole[i]!;
-    if (r === UNDECIDED) {
-      const kind = host.kind[i];
-      if (kind === HostKind.Runtime || kind === HostKind.Driver) r = 4;
-      else if (isStep[i]) r = NO_ROLE;
-      else {
-        const id = host.name[i]!;
-        r = roleByName[id]!;
-        if (r === UNDECIDED) {
-          const name = strings.get(id);
-          r = DATALOADER.test(name) ? 5 : name.startsWith('ProfilerStep#') ? NO_ROLE : isCommunicationOpName(name) ? 3 : 6;
-          roleByName[id] = r;
-        }
-      }
-      hostRole[i] = r;
-    }
-    return r & ROLE_MASK;
-  };
-  const roleCount = new Int32Array(ROLES);
-  for (let g = 0; g < gpu.length; g++) roleCount[gpuRole(g)]++;
-  const gpuCount = roleCount.slice();
-  // An event inside an enclosing event of the same or an earlier role adds nothing to any
-  // cumulative union it is part of: it is left out (most ops are inside another op).
-  for (let i = 0; i < host.length; i++) {
-    const r = roleOf(i);
-    if (r === NO_ROLE) continue;
-    const s = host.startNs[i]!;
-    const e = s + host.durNs[i]!;
-    let inside = false;
-    for (let p = host.parent[i]!; p >= 0 && !inside; p = host.parent[p]!) {
-      inside = roleOf(p) <= r && host.startNs[p]! <= s && e <= host.startNs[p]! + host.durNs[p]!;
-    }
-    if (inside) continue;
-    hostRole[i] = r | COUNTED;
-    roleCount[r]++;
-  }
-  const roleStarts = Array.from(roleCount, (c) => new Float64Array(c));
-  const roleEnds = Array.from(roleCount, (c) => new Float64Array(c));
-  const fill = new Int32Array(ROLES);
-  for (let g = 0; g < gpu.length; g++) {
-    const r = gpuRole(g);
-    roleStarts[r]![fill[r]!] = gpu.startNs[g]!;
-    roleEnds[r]![fill[r]!++] = gpu.startNs[g]! + gpu.durNs[g]!;
-  }
-  for (let i = 0; i < host.length; i++) {
-    const v = hostRole[i]!;
-    if (!(v & COUNTED)) continue;
-    const r = v & ROLE_MASK;
-    roleStarts[r]![fill[r]!] = host.startNs[i]!;
-    roleEnds[r]![fill[r]!++] = host.startNs[i]! + host.durNs[i]!;
-  }
-  // covered[r * nW + w]: length of the union of roles 0..r inside step w. Communication kernels
-  // are added before communication ops: the union of roles 0..2 and those is all GPU activity,
-  // GPU busy, which is kept per step too. A role with no range leaves the union as it was.
-  const covered = new Float64Array(ROLES * nW);
-  const busyNs = new Float64Array(nW);
-  let acc: MergedIntervals = { starts: new Float64Array(0), ends: new Float64Array(0) };
-  let last: Float64Array = new Float64Array(nW);
-  const add = (starts: Float64Array, ends: Float64Array, into: Float64Array, at: number) => {
-    const cov = into.subarray(at, at + nW);
-    if (starts.length === 0) cov.set(last);
-    else {
-      const merged = mergeUnion(starts, ends);
-      // A merged union's segments neither overlap nor touch: its union with nothing is itself.
-      acc = acc.starts.length === 0 ? merged : unionOfMerged(acc, merged);
-      for (let w = 0; w < nW; w++) cov[w] = unionLengthInNs(acc, windows[w]!.lo, windows[w]!.hi);
-    }
-    last = cov;
-  };
-  for (let r = 0; r < ROLES; r++) {
-    const n = gpuCount[r]!;
-    if (r === COMM) {
-      add(roleStarts[r]!.subarray(0, n), roleEnds[r]!.subarray(0, n), busyNs, 0);
-      add(roleStarts[r]!.subarray(n), roleEnds[r]!.subarray(n), covered, r * nW);
-    } else add(roleStarts[r]!, roleEnds[r]!, covered, r * nW);
-    roleStarts[r] = roleEnds[r] = new Float64Array(0);
-  }
+  // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
+  const names = distinctHostNames(m);
+  const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
+  const gpuScan = scanGpuTable(m, classes, intervals);
+  const hostReadable = scanHostTable(m, new HostRoles(m, windows, names.other), intervals);
+  const { covered, busyNs } = cumulativeCoverage(intervals, windows);
 
   const gix = createGpuTimeIndex(m);
-
-  const sums = new HostSums(m, nW, windows, createLaunchIndex(m));
   const inOrder = windowsInOrder(windows);
   // Each window's GPU metrics, from one pass when the windows are in order.
-  const gpuByWindow = inOrder && allStartsReadable(gpu.startNs) ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
-  if (inOrder && allStartsReadable(host.startNs)) {
-    // Windows in time order, not overlapping: one pass over the host table finds each call's
-    // and op's step (the table is nearly in time order: the step is mostly the last one).
-    let w = -1;
-    for (let i = 0; i < host.length; i++) {
-      const kind = host.kind[i];
-      const isApi = kind === HostKind.Runtime || kind === HostKind.Driver;
-      if (!isApi && kind !== HostKind.Op) continue;
-      const s = host.startNs[i]!;
-      if (w < 0 || !(s >= windows[w]!.lo && s < windows[w]!.hi)) {
-        w = windowAt(windows, s);
-        if (w < 0) continue;
-      }
-      if (isApi) sums.call(i, w);
-      else sums.op(i, w);
-    }
-  } else {
-    // Windows that overlap (annotations on several threads), or unreadable times: calls and
-    // ops in time order, each window taking those that start inside it.
-    let nApi = 0;
-    let nOps = 0;
-    for (let i = 0; i < host.length; i++) {
-      const kind = host.kind[i];
-      if (kind === HostKind.Runtime || kind === HostKind.Driver) nApi++;
-      else if (kind === HostKind.Op) nOps++;
-    }
-    const apiIdx = new Int32Array(nApi);
-    const opIdx = new Int32Array(nOps);
-    for (let i = 0, a = 0, o = 0; i < host.length; i++) {
-      const kind = host.kind[i];
-      if (kind === HostKind.Runtime || kind === HostKind.Driver) apiIdx[a++] = i;
-      else if (kind === HostKind.Op) opIdx[o++] = i;
-    }
-    const apiCalls = orderByStart(apiIdx, host.startNs);
-    const apiStarts = Float64Array.from(apiCalls, (i) => host.startNs[i]!);
-    const ops = orderByStart(opIdx, host.startNs);
-    const opStarts = Float64Array.from(ops, (i) => host.startNs[i]!);
-    for (let w = 0; w < nW; w++) {
-      const { lo, hi } = windows[w]!;
-      for (let k = lowerBound(apiStarts, lo); k < nApi && apiStarts[k]! < hi; k++) sums.call(apiCalls[k]!, w);
-      for (let k = lowerBound(opStarts, lo); k < nOps && opStarts[k]! < hi; k++) sums.op(ops[k]!, w);
-    }
+  const gpuByWindow = inOrder && gpuScan.readable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
+  const sums = new HostSums(m, windows, createLaunchIndex(m), new ApiFlags(m, names.api));
+  if (inOrder && hostReadable) sumHostInOrder(m, windows, sums);
+  else sumHostByWindow(m, windows, sums);
+
+  if (gpuScan.devices > 1) {
+    diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${gpuScan.devices} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
   }
 
-  let multiDevice = false;
-  for (let g = 1; g < gpu.length && !multiDevice; g++) if (gpu.device[g] !== gpu.device[0]) multiDevice = true;
-  if (multiDevice) {
-    const devices = new Set<number>();
-    for (let g = 0; g < gpu.length; g++) devices.add(gpu.device[g]!);
-    diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${devices.size} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
-  }
-
+  const { gpu } = m;
+  const nW = windows.length;
   const steps: StepRow[] = windows.map((w, wi) => {
     const { lo, hi } = w;
     const span = hi - lo;
@@ -354,15 +237,14 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     // GPU side.
     const busy = busyNs[wi]!;
     let metrics: WindowGpuMetrics;
-    let kernelDurs: number[];
+    let kernelDurs: ArrayLike<number>;
     if (gpuByWindow) {
       metrics = gpuByWindow.metrics[wi]!;
       kernelDurs = gpuByWindow.kernelDurNs[wi]!;
     } else {
       const inWin = gpuInWindow(m, gix, lo, hi);
       metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
-      kernelDurs = [];
-      for (const g of inWin) if (gpu.kind[g] === GpuKind.Kernel) kernelDurs.push(gpu.durNs[g]!);
+      kernelDurs = inWin.filter((g) => gpu.kind[g] === GpuKind.Kernel).map((g) => gpu.durNs[g]!);
     }
 
     // Host side: calls and ops that started inside the step.
@@ -389,12 +271,12 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       graphLaunches: sums.graphLaunches[wi]!,
       launchCpuUs: launchNs / 1000,
       meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
-      medianLaunchUs: medianOf(sums.launchDurs[wi]!) / 1000,
+      medianLaunchUs: medianOf(sums.launchDurs[wi]!.values) / 1000,
       apiCalls: sums.calls[wi]!,
       cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
       hostSyncs: sums.syncs[wi]!,
       hostBlockedUs: sums.blockedNs[wi]! / 1000,
-      medianQueueUs: medianOf(sums.queue[wi]!) / 1000,
+      medianQueueUs: medianOf(sums.queue[wi]!.values) / 1000,
       gpuTailUs: (sums.tailEnd[wi]! - hi) / 1000,
     };
     return { ...row, ...judgeStep(row) };
@@ -412,6 +294,201 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   return { source, steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
 }
 
+// ------------------------------------------------------------------------------------------------
+// The breakdown: cumulative unions of the roles
+
+/**
+ * One pass over the GPU table: each activity's interval into its role's list (communication
+ * kernels into COMM_KERNELS), whether every start is readable, and how many devices there are.
+ */
+function scanGpuTable(m: TraceModel, classes: KernelClasses, intervals: IntervalList[]): { readable: boolean; devices: number } {
+  const { kind, startNs, durNs, device, length: n } = m.gpu;
+  const { communication } = classes;
+  let readable = true;
+  const devices: number[] = n > 0 ? [device[0]!] : [];
+  let lastDevice = n > 0 ? device[0]! : 0;
+  for (let g = 0; g < n; g++) {
+    const k = kind[g];
+    const s = startNs[g]!;
+    if (s !== s) readable = false;
+    const role = k === GpuKind.Kernel ? (communication[g] ? COMM_KERNELS : KERNEL) : k === GpuKind.Memcpy ? MEMCPY : MEMSET;
+    intervals[role]!.push(s, s + durNs[g]!);
+    const d = device[g]!;
+    if (d !== lastDevice) {
+      if (!devices.includes(d)) devices.push(d);
+      lastDevice = d;
+    }
+  }
+  return { readable, devices: devices.length };
+}
+
+/**
+ * One pass over the host table: each event's interval into its role's list, unless it is inside
+ * an enclosing event of the same or an earlier role — then it adds nothing to any cumulative
+ * union it is part of (most ops are inside another op). Returns whether every start is readable.
+ */
+function scanHostTable(m: TraceModel, roles: HostRoles, intervals: IntervalList[]): boolean {
+  const { parent, startNs, durNs, length: n } = m.host;
+  let readable = true;
+  for (let i = 0; i < n; i++) {
+    const s = startNs[i]!;
+    if (s !== s) readable = false;
+    const r = roles.of(i);
+    if (r === NO_ROLE) continue;
+    const e = s + durNs[i]!;
+    let p = parent[i]!;
+    while (p >= 0 && !(roles.of(p) <= r && startNs[p]! <= s && e <= startNs[p]! + durNs[p]!)) p = parent[p]!;
+    if (p < 0) intervals[r]!.push(s, e);
+  }
+  return readable;
+}
+
+/** Each host event's role: by its kind, else by its name (decided up front for each distinct name); the steps have none. */
+class HostRoles {
+  private readonly isStep: Uint8Array;
+  private readonly byName: Uint8Array;
+
+  constructor(
+    private readonly m: TraceModel,
+    windows: readonly Window[],
+    /** Name ids of the events that are no runtime/driver call. */
+    names: readonly number[],
+  ) {
+    this.isStep = new Uint8Array(m.host.length);
+    for (const w of windows) if (w.host >= 0) this.isStep[w.host] = 1;
+    this.byName = new Uint8Array(m.strings.size);
+    for (const id of names) this.byName[id] = roleOfName(m.strings.get(id));
+  }
+
+  of(i: number): number {
+    const { host } = this.m;
+    return isApiKind(host.kind[i]!) ? RUNTIME : this.isStep[i] ? NO_ROLE : this.byName[host.name[i]!]!;
+  }
+}
+
+function roleOfName(name: string): number {
+  return DATALOADER.test(name) ? DATALOADER_ROLE : name.startsWith('ProfilerStep#') ? NO_ROLE : isCommunicationOpName(name) ? COMM : CPU_EXEC;
+}
+
+function isApiKind(kind: number): boolean {
+  return kind === HostKind.Runtime || kind === HostKind.Driver;
+}
+
+/**
+ * The distinct name ids of the runtime/driver calls and of the other host events, so that what
+ * a name says is decided before the loops over every event (one pass over two Int32 columns).
+ */
+function distinctHostNames(m: TraceModel): { api: number[]; other: number[] } {
+  const { kind, name, length: n } = m.host;
+  // Bit 1: seen as a call's name, bit 2: as another event's.
+  const seen = new Uint8Array(m.strings.size);
+  const api: number[] = [];
+  const other: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = name[i]!;
+    const bit = isApiKind(kind[i]!) ? 1 : 2;
+    if (seen[id]! & bit) continue;
+    seen[id] = seen[id]! | bit;
+    (bit === 1 ? api : other).push(id);
+  }
+  return { api, other };
+}
+
+/**
+ * covered[r * nW + w]: length of the union of roles 0..r inside step w, and busyNs[w], GPU busy
+ * in step w. Communication kernels are added before communication ops: the union of roles 0..2
+ * and those is all GPU activity, GPU busy. A role with no range leaves the union as it was.
+ */
+function cumulativeCoverage(intervals: IntervalList[], windows: readonly Window[]): { covered: Float64Array; busyNs: Float64Array } {
+  const nW = windows.length;
+  const covered = new Float64Array(ROLES * nW);
+  const busyNs = new Float64Array(nW);
+  const union = new CumulativeUnion(windows);
+  for (let r = 0; r < ROLES; r++) {
+    if (r === COMM) union.add(intervals[COMM_KERNELS]!, busyNs);
+    union.add(intervals[r]!, covered.subarray(r * nW, (r + 1) * nW));
+  }
+  return { covered, busyNs };
+}
+
+/** The union of the roles added so far, and its length inside each window after each addition. */
+class CumulativeUnion {
+  private union: MergedIntervals = { starts: new Float64Array(0), ends: new Float64Array(0) };
+  private last: Float64Array;
+
+  constructor(private readonly windows: readonly Window[]) {
+    this.last = new Float64Array(windows.length);
+  }
+
+  /** Adds the intervals (sorted and overwritten in place) and writes the union's length in each window into `into`. */
+  add(list: IntervalList, into: Float64Array): void {
+    if (list.length === 0) into.set(this.last);
+    else {
+      const merged = mergeUnion(list.starts, list.ends);
+      // A merged union's segments neither overlap nor touch: its union with nothing is itself.
+      this.union = this.union.starts.length === 0 ? merged : unionOfMerged(this.union, merged);
+      const { windows } = this;
+      for (let w = 0; w < windows.length; w++) into[w] = unionLengthInNs(this.union, windows[w]!.lo, windows[w]!.hi);
+    }
+    this.last = into;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// The host side
+
+/**
+ * Windows in time order, not overlapping: one pass over the host table finds each call's and
+ * op's step (the table is nearly in time order: the step is mostly the last one).
+ */
+function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSums): void {
+  const { host } = m;
+  let w = -1;
+  for (let i = 0; i < host.length; i++) {
+    const kind = host.kind[i]!;
+    const isApi = isApiKind(kind);
+    if (!isApi && kind !== HostKind.Op) continue;
+    const s = host.startNs[i]!;
+    if (w < 0 || !(s >= windows[w]!.lo && s < windows[w]!.hi)) {
+      w = windowAt(windows, s);
+      if (w < 0) continue;
+    }
+    if (isApi) sums.call(i, w);
+    else sums.op(i, w);
+  }
+}
+
+/**
+ * Windows that overlap (annotations on several threads), or unreadable times: calls and ops in
+ * time order, each window taking those that start inside it.
+ */
+function sumHostByWindow(m: TraceModel, windows: readonly Window[], sums: HostSums): void {
+  const { host } = m;
+  let nApi = 0;
+  let nOps = 0;
+  for (let i = 0; i < host.length; i++) {
+    const kind = host.kind[i];
+    if (kind === HostKind.Runtime || kind === HostKind.Driver) nApi++;
+    else if (kind === HostKind.Op) nOps++;
+  }
+  const apiIdx = new Int32Array(nApi);
+  const opIdx = new Int32Array(nOps);
+  for (let i = 0, a = 0, o = 0; i < host.length; i++) {
+    const kind = host.kind[i];
+    if (kind === HostKind.Runtime || kind === HostKind.Driver) apiIdx[a++] = i;
+    else if (kind === HostKind.Op) opIdx[o++] = i;
+  }
+  const apiCalls = orderByStart(apiIdx, host.startNs);
+  const apiStarts = Float64Array.from(apiCalls, (i) => host.startNs[i]!);
+  const ops = orderByStart(opIdx, host.startNs);
+  const opStarts = Float64Array.from(ops, (i) => host.startNs[i]!);
+  for (let w = 0; w < windows.length; w++) {
+    const { lo, hi } = windows[w]!;
+    for (let k = lowerBound(apiStarts, lo); k < nApi && apiStarts[k]! < hi; k++) sums.call(apiCalls[k]!, w);
+    for (let k = lowerBound(opStarts, lo); k < nOps && opStarts[k]! < hi; k++) sums.op(ops[k]!, w);
+  }
+}
+
 /**
  * Per-step sums of the host side: runtime/driver calls and ops that started inside the step
  * (see StepRow). Every sum is of integer ns, so the order calls are added in does not matter.
@@ -425,16 +502,16 @@ class HostSums {
   readonly dispatchNs: Float64Array;
   readonly blockedNs: Float64Array;
   readonly tailEnd: Float64Array;
-  readonly queue: number[][];
-  readonly launchDurs: number[][];
-  private readonly apiName: (i: number) => ApiNameInfo;
+  readonly queue: ValueList[];
+  readonly launchDurs: ValueList[];
 
   constructor(
     private readonly m: TraceModel,
-    nW: number,
     private readonly windows: readonly Window[],
     private readonly launched: LaunchIndex,
+    private readonly api: ApiFlags,
   ) {
+    const nW = windows.length;
     this.calls = new Int32Array(nW);
     this.launches = new Int32Array(nW);
     this.graphLaunches = new Int32Array(nW);
@@ -443,9 +520,8 @@ class HostSums {
     this.dispatchNs = new Float64Array(nW);
     this.blockedNs = new Float64Array(nW);
     this.tailEnd = Float64Array.from(windows, (w) => w.hi);
-    this.queue = Array.from({ length: nW }, () => []);
-    this.launchDurs = Array.from({ length: nW }, () => []);
-    this.apiName = createApiNames(m);
+    this.queue = Array.from({ length: nW }, () => new ValueList());
+    this.launchDurs = Array.from({ length: nW }, () => new ValueList());
   }
 
   /** Runtime/driver call i, started in step w. */
@@ -453,30 +529,22 @@ class HostSums {
     const { host, gpu } = this.m;
     const { offsets, items } = this.launched;
     this.calls[w]++;
-    const info = this.apiName(i);
+    const bits = this.api.of(i);
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
-    let launchesKernel = info.launch;
-    for (let q = from; q < to && !launchesKernel; q++) if (gpu.kind[items[q]!] === GpuKind.Kernel) launchesKernel = true;
-    if (launchesKernel) {
+    if (bits & API_LAUNCH || launchesKernel(gpu.kind, items, from, to)) {
       this.launches[w]++;
-      if (info.graph) this.graphLaunches[w]++;
+      if (bits & API_GRAPH) this.graphLaunches[w]++;
       this.launchNs[w] += e - s;
       this.launchDurs[w]!.push(e - s);
     }
     if (to > from) {
       this.queue[w]!.push(gpu.startNs[items[from]!]! - e);
-      let tail = this.tailEnd[w]!;
-      for (let q = from; q < to; q++) {
-        const g = items[q]!;
-        tail = Math.max(tail, gpu.startNs[g]! + gpu.durNs[g]!);
-      }
-      this.tailEnd[w] = tail;
+      this.tailEnd[w] = latestEnd(gpu, items, from, to, this.tailEnd[w]!);
     }
-    const sk = info.sync ?? (info.memcpy ? syncKindOfCall(this.m, info, items.subarray(from, to)) : undefined);
-    if (sk && syncBlocksHost(sk)) {
+    if (this.api.blocksHost(bits, items, from, to)) {
       this.syncs[w]++;
       this.blockedNs[w] += Math.max(0, Math.min(e, this.windows[w]!.hi) - s);
     } else this.dispatchNs[w] += e - s;
@@ -491,17 +559,27 @@ class HostSums {
   }
 }
 
+/** Whether some of the activities items[from..to) is a kernel. */
+function launchesKernel(kind: Uint8Array, items: Int32Array, from: number, to: number): boolean {
+  for (let q = from; q < to; q++) if (kind[items[q]!] === GpuKind.Kernel) return true;
+  return false;
+}
+
+/** The latest end of the activities items[from..to), and `tail`. */
+function latestEnd(gpu: TraceModel['gpu'], items: Int32Array, from: number, to: number, tail: number): number {
+  for (let q = from; q < to; q++) {
+    const g = items[q]!;
+    tail = Math.max(tail, gpu.startNs[g]! + gpu.durNs[g]!);
+  }
+  return tail;
+}
+
 /** Windows in time order that do not overlap, with readable bounds. */
 function windowsInOrder(windows: readonly Window[]): boolean {
   for (let w = 0; w < windows.length; w++) {
     const { lo, hi } = windows[w]!;
     if (!(lo <= hi) || (w > 0 && !(windows[w - 1]!.hi <= lo))) return false;
   }
-  return true;
-}
-
-function allStartsReadable(startNs: Float64Array): boolean {
-  for (let i = 0; i < startNs.length; i++) if (startNs[i] !== startNs[i]) return false;
   return true;
 }
 

@@ -31,13 +31,12 @@ export function orderByStart(idx: Int32Array, startNs: Float64Array): Int32Array
  */
 export function sortByKeyRuns(keys: Float64Array, payload: Float64Array | Int32Array, runs: number): void {
   const n = keys.length;
-  let bounds = new Int32Array(runs + 1);
-  for (let k = 1, r = 1; k < n; k++) if (keys[k]! < keys[k - 1]!) bounds[r++] = k;
-  bounds[runs] = n;
+  let bounds = runBounds(keys, runs);
   let k1 = keys;
   let p1 = payload;
   let k2: Float64Array = new Float64Array(n);
   let p2: Float64Array | Int32Array = payload instanceof Int32Array ? new Int32Array(n) : new Float64Array(n);
+  // Each pass merges pairs of runs from (k1, p1) into (k2, p2); then the two swap.
   while (runs > 1) {
     const next = new Int32Array(((runs + 1) >> 1) + 1);
     let w = 0;
@@ -46,26 +45,7 @@ export function sortByKeyRuns(keys: Float64Array, payload: Float64Array | Int32A
       const a1 = bounds[r + 1]!;
       const b1 = r + 2 <= runs ? bounds[r + 2]! : a1;
       next[w++] = a0;
-      let i = a0;
-      let j = a1;
-      let o = a0;
-      while (i < a1 && j < b1) {
-        if (k1[j]! < k1[i]!) {
-          k2[o] = k1[j]!;
-          p2[o++] = p1[j++]!;
-        } else {
-          k2[o] = k1[i]!;
-          p2[o++] = p1[i++]!;
-        }
-      }
-      while (i < a1) {
-        k2[o] = k1[i]!;
-        p2[o++] = p1[i++]!;
-      }
-      while (j < b1) {
-        k2[o] = k1[j]!;
-        p2[o++] = p1[j++]!;
-      }
+      mergeTwoRuns(k1, p1, k2, p2, a0, a1, b1);
     }
     next[w] = n;
     bounds = next;
@@ -77,4 +57,34 @@ export function sortByKeyRuns(keys: Float64Array, payload: Float64Array | Int32A
     keys.set(k1);
     payload.set(p1);
   }
+}
+
+/** Where each of the `runs` runs of non-decreasing keys starts, and n at the end. */
+function runBounds(keys: Float64Array, runs: number): Int32Array {
+  const bounds = new Int32Array(runs + 1);
+  for (let k = 1, r = 1; k < keys.length; k++) if (keys[k]! < keys[k - 1]!) bounds[r++] = k;
+  bounds[runs] = keys.length;
+  return bounds;
+}
+
+/** Runs [a0, a1) and [a1, b1) of `from` merged into the same places of `to`, the left run first at equal keys. */
+function mergeTwoRuns(fromKeys: Float64Array, from: Float64Array | Int32Array, toKeys: Float64Array, to: Float64Array | Int32Array, a0: number, a1: number, b1: number): void {
+  let i = a0;
+  let j = a1;
+  let o = a0;
+  while (i < a1 && j < b1) {
+    if (fromKeys[j]! < fromKeys[i]!) {
+      toKeys[o] = fromKeys[j]!;
+      to[o++] = from[j++]!;
+    } else {
+      toKeys[o] = fromKeys[i]!;
+      to[o++] = from[i++]!;
+    }
+  }
+  // What is left of either run is already in order: copied as it is.
+  toKeys.set(fromKeys.subarray(i, a1), o);
+  to.set(from.subarray(i, a1), o);
+  o += a1 - i;
+  toKeys.set(fromKeys.subarray(j, b1), o);
+  to.set(from.subarray(j, b1), o);
 }
