@@ -26,10 +26,14 @@ import {
   createThreadRegistry,
   num,
   Batch,
+  type GpuActivitiesHandler,
+  type HostEventsHandler,
+  type MetadataHandler,
 } from './handlers.js';
 import { linkGpuActivities } from './linking.js';
 import { unwidenGpuAnnotations } from './gpu-annotation-spans.js';
 import { computeNesting } from './nesting.js';
+import { primeModelBuilder } from './primer.js';
 import { RawColumns } from './raw-columns.js';
 import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
@@ -81,7 +85,8 @@ export const MODEL_ARGS_POLICY: ArgsPolicy = {
 export class ColumnSource {
   readonly labels: string[] = [];
   readonly args: JsonObject[] = [];
-  private sid = new Int32Array(256).fill(-1);
+  /** By label: its StringTable id, −1 until asked. Starts empty (see growthInPrimer in primer.ts). */
+  private sid = new Int32Array(0);
   private readonly classes: Int32Array[] = [];
 
   constructor(private readonly strings: StringTable) {}
@@ -101,7 +106,7 @@ export class ColumnSource {
       const s = this.sid[label]!;
       if (s >= 0) return s;
     } else {
-      const n = new Int32Array(Math.max(label + 1, this.sid.length * 2)).fill(-1);
+      const n = new Int32Array(Math.max(label + 1, this.sid.length * 2, 256)).fill(-1);
       n.set(this.sid);
       this.sid = n;
     }
@@ -169,128 +174,168 @@ export interface ModelBuilder {
 }
 
 export function createModelBuilder(): ModelBuilder {
-  const strings = new StringTable();
-  const diagnostics = new DiagnosticSink();
-  const ctx = { strings, diagnostics };
-  const threads = createThreadRegistry();
-  const metadata = createMetadataHandler(ctx, threads);
-  const hostEvents = createHostEventsHandler(ctx);
-  const python = createPythonFunctionsHandler();
-  const gpu = createGpuActivitiesHandler(ctx);
-  const flows = createFlowsHandler();
-  const instants = createInstantsHandler();
-  let spanStartNs = Infinity;
-  let minHostNs = Infinity;
-  let minAnyNs = Infinity;
-  let events = 0;
-  let ignored = 0;
-  let rawSource: ColumnSource | undefined;
-  let rawColumns: RawColumns | undefined;
+  primeModelBuilder(createModelBuilder, (events) => new RawColumns(MODEL_ARGS_POLICY).fill(events));
+  return new Builder();
+}
 
-  // Per-source cache of the last (pid, tid) pair: host events come in long runs on one thread.
-  let lastSrc: ColumnSource | undefined;
-  let lastPid = NaN;
-  let lastPidL = -2;
-  let lastTid = NaN;
-  let lastTidL = -2;
-  let lastThread = -1;
+/**
+ * A class, not closures: its methods are one function for every trace, so what V8 has learnt
+ * about them (from the primer, primer.ts) holds for every builder.
+ */
+class Builder implements ModelBuilder {
+  private readonly strings = new StringTable();
+  private readonly diagnostics = new DiagnosticSink();
+  private readonly threads = createThreadRegistry();
+  private readonly metadata: MetadataHandler;
+  private readonly hostEvents: HostEventsHandler;
+  private readonly python = createPythonFunctionsHandler();
+  private readonly gpu: GpuActivitiesHandler;
+  private readonly flows = createFlowsHandler();
+  private readonly instants = createInstantsHandler();
+  private readonly batch = new Batch();
+  private spanStartNs = Infinity;
+  private minHostNs = Infinity;
+  private minAnyNs = Infinity;
+  private events = 0;
+  private ignored = 0;
+  private rawSource: ColumnSource | undefined = undefined;
+  private rawColumns: RawColumns | undefined = undefined;
+  // The last (source, pid, tid) and its thread: host events come in long runs on one thread.
+  private lastSrc: ColumnSource | undefined = undefined;
+  private lastPid = NaN;
+  private lastPidL = -2;
+  private lastTid = NaN;
+  private lastTidL = -2;
+  private lastThread = -1;
 
-  function threadOf(src: ColumnSource, c: Batch, i: number): number {
-    const pid = c.pid[i]!;
-    const pidL = c.pidLabel[i]!;
-    const tid = c.tid[i]!;
-    const tidL = c.tidLabel[i]!;
-    if (src === lastSrc && pidL === lastPidL && tidL === lastTidL && (pid === lastPid || (pid !== pid && lastPid !== lastPid)) && (tid === lastTid || (tid !== tid && lastTid !== lastTid))) {
-      return lastThread;
-    }
-    lastSrc = src;
-    lastPid = pid;
-    lastPidL = pidL;
-    lastTid = tid;
-    lastTidL = tidL;
-    lastThread = threads.indexOf(src.idValue(pid, pidL), src.idValue(tid, tidL));
-    return lastThread;
+  constructor() {
+    const ctx = { strings: this.strings, diagnostics: this.diagnostics };
+    this.metadata = createMetadataHandler(ctx, this.threads);
+    this.hostEvents = createHostEventsHandler(ctx);
+    this.gpu = createGpuActivitiesHandler(ctx);
   }
 
-  const b = new Batch();
+  source(): ColumnSource {
+    return new ColumnSource(this.strings);
+  }
 
-  function addColumns(batch: EventColumns, src: ColumnSource, shiftNs = 0): void {
-    b.load(batch, src.labels, src.args, shiftNs);
-    const c = b;
+  add(batch: readonly RawEvent[]): void {
+    this.rawSource ??= new ColumnSource(this.strings);
+    this.rawColumns ??= new RawColumns(MODEL_ARGS_POLICY);
+    const cols = this.rawColumns.fill(batch);
+    this.rawSource.register(cols, false); // (their values belong to the caller's events)
+    this.addColumns(cols, this.rawSource);
+  }
+
+  /**
+   * Only the batch's columns are read here, into the one Batch (the batch objects have several
+   * shapes): the loop over the rows, in its own function, sees one shape whatever the producer.
+   */
+  addColumns(batch: EventColumns, src: ColumnSource, shiftNs = 0): void {
+    this.batch.load(batch, src.labels, src.args, shiftNs);
+    this.addRows(this.batch, src);
+  }
+
+  private addRows(c: Batch, src: ColumnSource): void {
     const n = c.length;
-    events += n;
+    const shiftNs = c.shiftNs;
+    const hostEvents = this.hostEvents;
+    const python = this.python;
+    const gpu = this.gpu;
+    const ph = c.ph;
+    const cat = c.cat;
+    const name = c.name;
+    const tsNs = c.tsNs;
+    let minHostNs = this.minHostNs;
+    let minAnyNs = this.minAnyNs;
+    this.events += n;
     for (let i = 0; i < n; i++) {
-      const cls = src.classOf(c.ph[i]!, c.cat[i]!, c.name[i]!);
+      const cls = src.classOf(ph[i]!, cat[i]!, name[i]!);
       switch (cls) {
         case EventClass.CpuOp:
         case EventClass.UserAnnotation:
         case EventClass.Runtime:
         case EventClass.Driver: {
-          const ts = c.tsNs[i]! + shiftNs;
+          const ts = tsNs[i]! + shiftNs;
           if (ts < minHostNs) minHostNs = ts;
-          hostEvents.add(b, i, cls, src.stringId(c.name[i]!), threadOf(src, c, i));
+          hostEvents.add(c, i, cls, src.stringId(name[i]!), this.threadOf(src, c, i));
           break;
         }
         case EventClass.PythonFunction:
-          python.add(b, i, src.stringId(c.name[i]!), threadOf(src, c, i));
+          python.add(c, i, src.stringId(name[i]!), this.threadOf(src, c, i));
           break;
         case EventClass.Kernel:
         case EventClass.Memcpy:
         case EventClass.Memset: {
-          const ts = c.tsNs[i]! + shiftNs;
+          const ts = tsNs[i]! + shiftNs;
           if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
-          gpu.add(b, i, cls, src.stringId(c.name[i]!));
+          gpu.add(c, i, cls, src.stringId(name[i]!));
           break;
         }
         case EventClass.GpuUserAnnotation: {
-          const ts = c.tsNs[i]! + shiftNs;
+          const ts = tsNs[i]! + shiftNs;
           if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
-          gpu.annotation(b, i);
+          gpu.annotation(c, i);
           break;
         }
         case EventClass.CudaSync: {
-          const ts = c.tsNs[i]! + shiftNs;
+          const ts = tsNs[i]! + shiftNs;
           if (ts < minAnyNs && ts !== 0) minAnyNs = ts;
-          gpu.sync(b, i);
+          gpu.sync(c, i);
           break;
         }
         case EventClass.FlowStart:
         case EventClass.FlowStep:
-          flows.count();
+          this.flows.counted();
           break;
         case EventClass.FlowEnd:
-          flows.count();
-          flows.end(b, i);
+          this.flows.end(c, i);
           break;
-        case EventClass.Instant: {
-          instants.count();
-          const name = src.labels[c.name[i]!]!;
-          if (name === '[memory]' || name === '[OutOfMemory]') instants.memory(b, i, threadOf(src, c, i), name === '[OutOfMemory]');
+        case EventClass.Instant:
+          this.instant(c, i, src);
           break;
-        }
         case EventClass.Metadata:
-          metadata.add(b, i);
+          this.metadata.add(c, i);
           break;
         case EventClass.TraceSpan: {
-          const ts = c.tsNs[i]! + shiftNs;
-          if (ts < spanStartNs) spanStartNs = ts;
+          const ts = tsNs[i]! + shiftNs;
+          if (ts < this.spanStartNs) this.spanStartNs = ts;
           break;
         }
         default:
-          ignored++;
+          this.ignored++;
       }
     }
+    this.minHostNs = minHostNs;
+    this.minAnyNs = minAnyNs;
   }
 
-  function add(batch: readonly RawEvent[]): void {
-    rawSource ??= new ColumnSource(strings);
-    rawColumns ??= new RawColumns(MODEL_ARGS_POLICY);
-    const cols = rawColumns.fill(batch);
-    rawSource.register(cols, false); // (their values belong to the caller's events)
-    addColumns(cols, rawSource);
+  private instant(c: Batch, i: number, src: ColumnSource): void {
+    this.instants.counted();
+    const name = c.labels[c.name[i]!]!;
+    if (name === '[memory]' || name === '[OutOfMemory]') this.instants.memory(c, i, this.threadOf(src, c, i), name === '[OutOfMemory]');
   }
 
-  function finish(read: ReadInfo, collect?: () => void): TraceModel {
+  private threadOf(src: ColumnSource, c: Batch, i: number): number {
+    const pid = c.pid[i]!;
+    const pidL = c.pidLabel[i]!;
+    const tid = c.tid[i]!;
+    const tidL = c.tidLabel[i]!;
+    const lastPid = this.lastPid;
+    const lastTid = this.lastTid;
+    if (src === this.lastSrc && pidL === this.lastPidL && tidL === this.lastTidL && (pid === lastPid || (pid !== pid && lastPid !== lastPid)) && (tid === lastTid || (tid !== tid && lastTid !== lastTid))) {
+      return this.lastThread;
+    }
+    this.lastSrc = src;
+    this.lastPid = pid;
+    this.lastPidL = pidL;
+    this.lastTid = tid;
+    this.lastTidL = tidL;
+    return (this.lastThread = this.threads.indexOf(src.idValue(pid, pidL), src.idValue(tid, tidL)));
+  }
+
+  finish(read: ReadInfo, collect?: () => void): TraceModel {
+    const { strings, diagnostics, threads, metadata, hostEvents, python, gpu, flows, instants, spanStartNs, minHostNs, minAnyNs, events, ignored } = this;
     for (const d of read.diagnostics) diagnostics.add(d);
     // Time zero: the profiler span (torch's trace start), else the first host event.
     let origin = Number.isFinite(spanStartNs) ? spanStartNs : Number.isFinite(minHostNs) ? minHostNs : minAnyNs;
@@ -394,6 +439,4 @@ export function createModelBuilder(): ModelBuilder {
       diagnostics: diagnostics.list(),
     };
   }
-
-  return { add, source: () => new ColumnSource(strings), addColumns, finish };
 }

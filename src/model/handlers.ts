@@ -139,94 +139,112 @@ function reportNegativeDurations(ctx: HandlerContext, count: number, what: strin
 
 // ---------------------------------------------------------------- threads
 
+/*
+ * Handlers are classes behind their factories: a method is one function for every trace, so what
+ * V8 learns about it from the primer (primer.ts) holds for the next trace; closures made anew for
+ * each trace would each start from nothing whenever V8 had not yet shared their feedback.
+ */
+
 /** (pid, tid) → thread index, shared by every handler that places events on host threads. */
-export function createThreadRegistry() {
-  const byKey = new Map<string, number>();
-  // Numeric (pid, tid), the common case, without building a key string per event.
-  const byNumber = new Map<number, Map<number, number>>();
-  const threads: ThreadInfo[] = [];
-  const add = (pid: number | string, tid: number | string, key: string): number => {
-    const i = threads.length;
-    threads.push({ pid, tid });
-    byKey.set(key, i);
-    return i;
-  };
-  return {
-    threads,
-    indexOf(pid: number | string, tid: number | string): number {
-      if (typeof pid === 'number' && typeof tid === 'number') {
-        let m = byNumber.get(pid);
-        if (m === undefined) byNumber.set(pid, (m = new Map()));
-        let i = m.get(tid);
-        if (i === undefined) {
-          const key = `${pid}\u0000${tid}`;
-          i = byKey.get(key) ?? add(pid, tid, key);
-          m.set(tid, i);
-        }
-        return i;
+export class ThreadRegistry {
+  readonly threads: ThreadInfo[] = [];
+  private readonly byKey = new Map<string, number>();
+  /** Numeric (pid, tid), the common case, without building a key string per event. */
+  private readonly byNumber = new Map<number, Map<number, number>>();
+
+  indexOf(pid: number | string, tid: number | string): number {
+    if (typeof pid === 'number' && typeof tid === 'number') {
+      let m = this.byNumber.get(pid);
+      if (m === undefined) this.byNumber.set(pid, (m = new Map()));
+      let i = m.get(tid);
+      if (i === undefined) {
+        const key = `${pid}\u0000${tid}`;
+        i = this.byKey.get(key) ?? this.add(pid, tid, key);
+        m.set(tid, i);
       }
-      const key = `${pid}\u0000${tid}`;
-      return byKey.get(key) ?? add(pid, tid, key);
-    },
-  };
+      return i;
+    }
+    const key = `${pid}\u0000${tid}`;
+    return this.byKey.get(key) ?? this.add(pid, tid, key);
+  }
+
+  private add(pid: number | string, tid: number | string, key: string): number {
+    const i = this.threads.length;
+    this.threads.push({ pid, tid });
+    this.byKey.set(key, i);
+    return i;
+  }
 }
-export type ThreadRegistry = ReturnType<typeof createThreadRegistry>;
+
+export function createThreadRegistry(): ThreadRegistry {
+  return new ThreadRegistry();
+}
 
 // ---------------------------------------------------------------- metadata
 
-export function createMetadataHandler(ctx: HandlerContext, threadReg: ThreadRegistry) {
-  const processes = new Map<string, ProcessInfo>();
-  const seen = new Set<string>();
-  let duplicates = 0;
-  let count = 0;
-  return {
-    /** Row i, an `M` record. */
-    add(b: Batch, i: number): void {
-      const name = b.labels[b.name[i]!]!;
-      const pid = idOf(b, b.pid[i]!, b.pidLabel[i]!);
-      const tid = idOf(b, b.tid[i]!, b.tidLabel[i]!);
-      const args = argsOf(b, i);
-      count++;
-      const value = args?.['name'] ?? args?.['labels'] ?? args?.['sort_index'];
-      const key = `${name}\u0000${pid}\u0000${tid}\u0000${JSON.stringify(value)}`;
-      if (seen.has(key)) {
-        duplicates++;
-        return;
+export class MetadataHandler {
+  private readonly processes = new Map<string, ProcessInfo>();
+  private readonly seen = new Set<string>();
+  private duplicates = 0;
+  private count = 0;
+
+  constructor(
+    private readonly ctx: HandlerContext,
+    private readonly threadReg: ThreadRegistry,
+  ) {}
+
+  /** Row i, an `M` record. */
+  add(b: Batch, i: number): void {
+    const name = b.labels[b.name[i]!]!;
+    const pid = idOf(b, b.pid[i]!, b.pidLabel[i]!);
+    const tid = idOf(b, b.tid[i]!, b.tidLabel[i]!);
+    const args = argsOf(b, i);
+    this.count++;
+    const value = args?.['name'] ?? args?.['labels'] ?? args?.['sort_index'];
+    const key = `${name}\u0000${pid}\u0000${tid}\u0000${JSON.stringify(value)}`;
+    if (this.seen.has(key)) {
+      this.duplicates++;
+      return;
+    }
+    this.seen.add(key);
+    const pkey = String(pid);
+    switch (name) {
+      case 'process_name':
+      case 'process_labels':
+      case 'process_sort_index': {
+        let p = this.processes.get(pkey);
+        if (!p) this.processes.set(pkey, (p = { pid }));
+        if (name === 'process_name' && typeof value === 'string') p.name = value;
+        if (name === 'process_labels' && typeof value === 'string') p.labels = value;
+        if (name === 'process_sort_index') p.sortIndex = num(value);
+        break;
       }
-      seen.add(key);
-      const pkey = String(pid);
-      switch (name) {
-        case 'process_name':
-        case 'process_labels':
-        case 'process_sort_index': {
-          let p = processes.get(pkey);
-          if (!p) processes.set(pkey, (p = { pid }));
-          if (name === 'process_name' && typeof value === 'string') p.name = value;
-          if (name === 'process_labels' && typeof value === 'string') p.labels = value;
-          if (name === 'process_sort_index') p.sortIndex = num(value);
-          break;
-        }
-        case 'thread_name':
-        case 'thread_sort_index': {
-          const t = threadReg.threads[threadReg.indexOf(pid, tid)]!;
-          if (name === 'thread_name' && typeof value === 'string') t.name = value;
-          else t.sortIndex = num(value);
-          break;
-        }
+      case 'thread_name':
+      case 'thread_sort_index': {
+        const t = this.threadReg.threads[this.threadReg.indexOf(pid, tid)]!;
+        if (name === 'thread_name' && typeof value === 'string') t.name = value;
+        else t.sortIndex = num(value);
+        break;
       }
-    },
-    finalize(): { processes: ProcessInfo[]; count: number } {
-      if (duplicates > 0) {
-        ctx.diagnostics.add({
-          code: 'DUPLICATE_METADATA',
-          severity: 'info',
-          count: duplicates,
-          message: `${duplicates} duplicate metadata (M) records were ignored (Kineto repeats thread and process names).`,
-        });
-      }
-      return { processes: [...processes.values()], count };
-    },
-  };
+    }
+  }
+
+  finalize(): { processes: ProcessInfo[]; count: number } {
+    const duplicates = this.duplicates;
+    if (duplicates > 0) {
+      this.ctx.diagnostics.add({
+        code: 'DUPLICATE_METADATA',
+        severity: 'info',
+        count: duplicates,
+        message: `${duplicates} duplicate metadata (M) records were ignored (Kineto repeats thread and process names).`,
+      });
+    }
+    return { processes: [...this.processes.values()], count: this.count };
+  }
+}
+
+export function createMetadataHandler(ctx: HandlerContext, threadReg: ThreadRegistry): MetadataHandler {
+  return new MetadataHandler(ctx, threadReg);
 }
 
 // ---------------------------------------------------------------- host events
@@ -255,92 +273,105 @@ const STEP_RE = /^ProfilerStep#(\d+)$/;
  * again: each thread's rows and their runs in time order (nesting), the first runtime/driver
  * call of each correlation (linking), and the `ProfilerStep#N` annotations.
  */
-export function createHostEventsHandler(ctx: HandlerContext) {
-  const t = new ChunkedTable(HOST_COLUMNS);
-  const args: (JsonObject | undefined)[] = [];
-  const runs = new TimeRuns(true);
-  const byCorrelation = new IdTable();
-  const stepRows: number[] = [];
-  /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. */
-  let isStep = new Uint8Array(256);
-  let negative = 0;
-  const stepName = (nameId: number): boolean => {
-    if (nameId >= isStep.length) {
-      const a = new Uint8Array(Math.max(nameId + 1, isStep.length * 2));
-      a.set(isStep);
-      isStep = a;
+export class HostEventsHandler {
+  private readonly t = new ChunkedTable(HOST_COLUMNS);
+  private readonly args: (JsonObject | undefined)[] = [];
+  private readonly runs = new TimeRuns(true);
+  private readonly byCorrelation = new IdTable();
+  private readonly stepRows: number[] = [];
+  /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. Starts empty (see growthInPrimer in primer.ts). */
+  private isStep = new Uint8Array(0);
+  private negative = 0;
+
+  constructor(private readonly ctx: HandlerContext) {}
+
+  /** Row i of a cpu_op, user_annotation, runtime or driver class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
+  add(b: Batch, i: number, cls: EventClass, nameId: number, thread: number): void {
+    const o = i * ARG_NUMBERS;
+    const k = HOST_KIND_OF[cls]!;
+    let dur = b.durNs[i]!;
+    if (!(dur >= 0)) {
+      this.negative++;
+      dur = 0;
     }
-    if (isStep[nameId] === 0) isStep[nameId] = STEP_RE.test(ctx.strings.get(nameId)) ? 1 : 2;
-    return isStep[nameId] === 1;
-  };
-  return {
-    /** Row i of a cpu_op, user_annotation, runtime or driver class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
-    add(b: Batch, i: number, cls: EventClass, nameId: number, thread: number): void {
-      const o = i * ARG_NUMBERS;
-      const k = HOST_KIND_OF[cls]!;
-      let dur = b.durNs[i]!;
-      if (!(dur >= 0)) {
-        negative++;
-        dur = 0;
-      }
-      const start = b.tsNs[i]! + b.shiftNs;
-      const ext = b.argNumbers[o + AN_EXTERNAL_ID]!;
-      const corr = b.argNumbers[o + AN_CORRELATION]!;
-      const row = t.length;
-      const r = t.row();
-      const x = t.cur;
-      x.kind[r] = k;
-      x.name[r] = nameId;
-      x.thread[r] = thread;
-      x.startNs[r] = start;
-      x.durNs[r] = dur;
-      x.externalId[r] = ext;
-      x.correlation[r] = corr;
-      runs.add(thread, row, start, dur);
-      if (k === HostKind.Annotation) {
-        if (stepName(nameId)) stepRows.push(row);
-      } else if (k !== HostKind.Op && Number.isFinite(corr)) byCorrelation.add(corr, row);
-      args.push(k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined);
-    },
-    /** The table, its times less `originNs`. */
-    finalize(originNs: number) {
-      reportNegativeDurations(ctx, negative, 'host event(s)');
-      const length = t.length;
-      const table = { length, ...t.trim({ startNs: originNs }), args };
-      return {
-        table,
-        /** Rows in (thread, start, end descending, row) order; undefined when a start is not finite. */
-        order: runs.order(table.startNs, table.durNs, originNs)?.order,
-        byCorrelation,
-        /** ProfilerStep#N annotations, in row order, and the pattern their names matched. */
-        stepRows,
-        stepPattern: STEP_RE,
-      };
-    },
-  };
+    const start = b.tsNs[i]! + b.shiftNs;
+    const ext = b.argNumbers[o + AN_EXTERNAL_ID]!;
+    const corr = b.argNumbers[o + AN_CORRELATION]!;
+    const t = this.t;
+    const row = t.length;
+    const r = t.row();
+    const x = t.cur;
+    x.kind[r] = k;
+    x.name[r] = nameId;
+    x.thread[r] = thread;
+    x.startNs[r] = start;
+    x.durNs[r] = dur;
+    x.externalId[r] = ext;
+    x.correlation[r] = corr;
+    this.runs.add(thread, row, start, dur);
+    if (k === HostKind.Annotation) {
+      if (this.stepName(nameId)) this.stepRows.push(row);
+    } else if (k !== HostKind.Op && Number.isFinite(corr)) this.byCorrelation.add(corr, row);
+    this.args.push(k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined);
+  }
+
+  private stepName(nameId: number): boolean {
+    if (nameId >= this.isStep.length) {
+      const a = new Uint8Array(Math.max(nameId + 1, this.isStep.length * 2, 256));
+      a.set(this.isStep);
+      this.isStep = a;
+    }
+    if (this.isStep[nameId] === 0) this.isStep[nameId] = STEP_RE.test(this.ctx.strings.get(nameId)) ? 1 : 2;
+    return this.isStep[nameId] === 1;
+  }
+
+  /** The table, its times less `originNs`. */
+  finalize(originNs: number) {
+    reportNegativeDurations(this.ctx, this.negative, 'host event(s)');
+    const length = this.t.length;
+    const table = { length, ...this.t.trim({ startNs: originNs }), args: this.args };
+    return {
+      table,
+      /** Rows in (thread, start, end descending, row) order; undefined when a start is not finite. */
+      order: this.runs.order(table.startNs, table.durNs, originNs)?.order,
+      byCorrelation: this.byCorrelation,
+      /** ProfilerStep#N annotations, in row order, and the pattern their names matched. */
+      stepRows: this.stepRows,
+      stepPattern: STEP_RE,
+    };
+  }
+}
+
+export function createHostEventsHandler(ctx: HandlerContext): HostEventsHandler {
+  return new HostEventsHandler(ctx);
 }
 
 // ---------------------------------------------------------------- python frames
 
 const PYTHON_COLUMNS = { name: Int32Array, thread: Int32Array, startNs: Float64Array, durNs: Float64Array } as const;
 
-export function createPythonFunctionsHandler() {
-  const t = new ChunkedTable(PYTHON_COLUMNS);
-  return {
-    add(b: Batch, i: number, nameId: number, thread: number): void {
-      const dur = b.durNs[i]!;
-      const r = t.row();
-      const x = t.cur;
-      x.name[r] = nameId;
-      x.thread[r] = thread;
-      x.startNs[r] = b.tsNs[i]! + b.shiftNs;
-      x.durNs[r] = dur >= 0 ? dur : 0;
-    },
-    finalize(originNs: number) {
-      const length = t.length;
-      return { length, ...t.trim({ startNs: originNs }) };
-    },
-  };
+export class PythonFunctionsHandler {
+  private readonly t = new ChunkedTable(PYTHON_COLUMNS);
+
+  add(b: Batch, i: number, nameId: number, thread: number): void {
+    const dur = b.durNs[i]!;
+    const t = this.t;
+    const r = t.row();
+    const x = t.cur;
+    x.name[r] = nameId;
+    x.thread[r] = thread;
+    x.startNs[r] = b.tsNs[i]! + b.shiftNs;
+    x.durNs[r] = dur >= 0 ? dur : 0;
+  }
+
+  finalize(originNs: number) {
+    const length = this.t.length;
+    return { length, ...this.t.trim({ startNs: originNs }) };
+  }
+}
+
+export function createPythonFunctionsHandler(): PythonFunctionsHandler {
+  return new PythonFunctionsHandler();
 }
 
 // ---------------------------------------------------------------- GPU activities
@@ -363,69 +394,79 @@ const GPU_COLUMNS = {
 } as const;
 
 /** Besides the table, it keeps each stream's rows and their runs in time order (overlaps, annotations). */
-export function createGpuActivitiesHandler(ctx: HandlerContext) {
-  const t = new ChunkedTable(GPU_COLUMNS);
-  const runs = new TimeRuns(false);
-  const streams = new StreamIds();
-  const args: (JsonObject | undefined)[] = [];
-  const annotations: GpuAnnotation[] = [];
-  const syncs: SyncEvent[] = [];
-  let negative = 0;
-  return {
-    /**
-     * Row i of a kernel, memcpy or memset class. Device: the track's pid when it is a number,
-     * else `args.device` (the same on CUDA; ROCm may differ, kineto-format.md §4); stream:
-     * `args.stream`, else the tid when it is a number, else −1.
-     */
-    add(b: Batch, i: number, cls: EventClass, nameId: number): void {
-      const an = b.argNumbers;
-      const o = i * ARG_NUMBERS;
-      let dur = b.durNs[i]!;
-      if (!(dur >= 0)) {
-        negative++;
-        dur = 0;
-      }
-      const s = an[o + AN_STREAM]!;
-      const start = b.tsNs[i]! + b.shiftNs;
-      const row = t.length;
-      const r = t.row();
-      const x = t.cur;
-      x.kind[r] = GPU_KIND_OF[cls]!;
-      x.name[r] = nameId;
-      x.device[r] = b.pidLabel[i]! < 0 ? b.pid[i]! : an[o + AN_DEVICE]!;
-      x.stream[r] = Number.isFinite(s) ? s : b.tidLabel[i]! < 0 ? b.tid[i]! : -1;
-      x.startNs[r] = start;
-      x.durNs[r] = dur;
-      x.correlation[r] = an[o + AN_CORRELATION]!;
-      x.externalId[r] = an[o + AN_EXTERNAL_ID]!;
-      runs.add(streams.idOf(x.device[r]!, x.stream[r]!), row, start, dur);
-      args.push(argsOf(b, i));
-    },
-    /** Row i of a gpu_user_annotation. */
-    annotation(b: Batch, i: number): void {
-      annotations.push({ ...trackSpan(b, i), externalId: b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]! });
-    },
-    /** Row i of a cuda_sync. */
-    sync(b: Batch, i: number): void {
-      syncs.push({ ...trackSpan(b, i), correlation: b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!, args: argsOf(b, i) });
-    },
-    /** The tables, their times less `originNs`. */
-    finalize(originNs: number) {
-      reportNegativeDurations(ctx, negative, 'GPU activit(ies)');
-      const length = t.length;
-      const table = { length, ...t.trim({ startNs: originNs }) };
-      const byPair = streams.sorted();
-      const o = runs.order(table.startNs, table.durNs, originNs, byPair);
-      return {
-        table,
-        /** Rows by (device, stream), start, row; undefined when a start is not finite. */
-        streams: o && { ...o, streams: byPair.map((k) => streams.pairs[k]!) },
-        args,
-        annotations: annotations.map((x) => ({ ...x, startNs: x.startNs - originNs })),
-        syncs: syncs.map((x) => ({ ...x, startNs: x.startNs - originNs })),
-      };
-    },
-  };
+export class GpuActivitiesHandler {
+  private readonly t = new ChunkedTable(GPU_COLUMNS);
+  private readonly runs = new TimeRuns(false);
+  private readonly streams = new StreamIds();
+  private readonly args: (JsonObject | undefined)[] = [];
+  private readonly annotations: GpuAnnotation[] = [];
+  private readonly syncs: SyncEvent[] = [];
+  private negative = 0;
+
+  constructor(private readonly ctx: HandlerContext) {}
+
+  /**
+   * Row i of a kernel, memcpy or memset class. Device: the track's pid when it is a number,
+   * else `args.device` (the same on CUDA; ROCm may differ, kineto-format.md §4); stream:
+   * `args.stream`, else the tid when it is a number, else −1.
+   */
+  add(b: Batch, i: number, cls: EventClass, nameId: number): void {
+    const an = b.argNumbers;
+    const o = i * ARG_NUMBERS;
+    let dur = b.durNs[i]!;
+    if (!(dur >= 0)) {
+      this.negative++;
+      dur = 0;
+    }
+    const s = an[o + AN_STREAM]!;
+    const start = b.tsNs[i]! + b.shiftNs;
+    const t = this.t;
+    const row = t.length;
+    const r = t.row();
+    const x = t.cur;
+    x.kind[r] = GPU_KIND_OF[cls]!;
+    x.name[r] = nameId;
+    x.device[r] = b.pidLabel[i]! < 0 ? b.pid[i]! : an[o + AN_DEVICE]!;
+    x.stream[r] = Number.isFinite(s) ? s : b.tidLabel[i]! < 0 ? b.tid[i]! : -1;
+    x.startNs[r] = start;
+    x.durNs[r] = dur;
+    x.correlation[r] = an[o + AN_CORRELATION]!;
+    x.externalId[r] = an[o + AN_EXTERNAL_ID]!;
+    this.runs.add(this.streams.idOf(x.device[r]!, x.stream[r]!), row, start, dur);
+    this.args.push(argsOf(b, i));
+  }
+
+  /** Row i of a gpu_user_annotation. */
+  annotation(b: Batch, i: number): void {
+    this.annotations.push({ ...trackSpan(b, i), externalId: b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]! });
+  }
+
+  /** Row i of a cuda_sync. */
+  sync(b: Batch, i: number): void {
+    this.syncs.push({ ...trackSpan(b, i), correlation: b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!, args: argsOf(b, i) });
+  }
+
+  /** The tables, their times less `originNs`. */
+  finalize(originNs: number) {
+    reportNegativeDurations(this.ctx, this.negative, 'GPU activit(ies)');
+    const length = this.t.length;
+    const table = { length, ...this.t.trim({ startNs: originNs }) };
+    const streams = this.streams;
+    const byPair = streams.sorted();
+    const o = this.runs.order(table.startNs, table.durNs, originNs, byPair);
+    return {
+      table,
+      /** Rows by (device, stream), start, row; undefined when a start is not finite. */
+      streams: o && { ...o, streams: byPair.map((k) => streams.pairs[k]!) },
+      args: this.args,
+      annotations: this.annotations.map((x) => ({ ...x, startNs: x.startNs - originNs })),
+      syncs: this.syncs.map((x) => ({ ...x, startNs: x.startNs - originNs })),
+    };
+  }
+}
+
+export function createGpuActivitiesHandler(ctx: HandlerContext): GpuActivitiesHandler {
+  return new GpuActivitiesHandler(ctx);
 }
 
 /** Name, (device, stream) track and span of row i, a GPU annotation or sync: −1 for a track id that is a string. */
@@ -444,55 +485,72 @@ function trackSpan(b: Batch, i: number) {
 
 const FLOW_END_COLUMNS = { pid: Float64Array, tid: Float64Array, ts: Float64Array, id: Float64Array } as const;
 
+interface FlowEnd {
+  pid: number | string;
+  tid: number | string;
+  ts: number;
+  id: number | string;
+}
+
 /**
  * `ac2g` flows repeat what `correlation` says (kineto-format.md §3.3); they are kept only to
  * recover the link of a GPU activity written without `correlation`: the `f` end sits at the
  * activity's start on its (device, stream) track. Kept in chunks (never trimmed); the lookup
  * is built on first use (most traces never ask).
  */
-export function createFlowsHandler() {
-  const ends: { pid: number | string; tid: number | string; ts: number; id: number | string }[] = [];
-  const t = new ChunkedTable(FLOW_END_COLUMNS);
-  let count = 0;
-  return {
-    count(): void {
-      count++;
-    },
-    /** Row i, a flow's `f` end: kept when its category is `ac2g` or async and it has an id. */
-    end(b: Batch, i: number): void {
-      const fid = b.flowId[i]!;
-      const fidL = b.flowIdLabel[i]!;
-      if (fid !== fid && fidL < 0) return;
-      const cat = b.labels[b.cat[i]!]!;
-      if (cat !== 'ac2g' && !cat.startsWith('async')) return;
-      const ts = b.tsNs[i]! + b.shiftNs;
-      if (b.pidLabel[i]! < 0 && b.tidLabel[i]! < 0 && fidL < 0) {
-        const r = t.row();
-        const x = t.cur;
-        x.pid[r] = b.pid[i]!;
-        x.tid[r] = b.tid[i]!;
-        x.ts[r] = ts;
-        x.id[r] = fid;
-      } else ends.push({ pid: idOf(b, b.pid[i]!, b.pidLabel[i]!), tid: idOf(b, b.tid[i]!, b.tidLabel[i]!), ts, id: fidL >= 0 ? b.labels[fidL]! : fid });
-    },
-    finalize() {
-      let endAt: Map<string, number | string> | undefined;
-      return {
-        count,
-        /** The flow id whose `f` binds at this (device, stream, ts). */
-        flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined {
-          if (endAt === undefined) {
-            const m = (endAt = new Map());
-            t.forEachChunk((c, rows) => {
-              for (let k = 0; k < rows; k++) m.set(`${c.pid[k]}\u0000${c.tid[k]}\u0000${c.ts[k]}`, c.id[k]!);
-            });
-            for (const e of ends) m.set(`${e.pid}\u0000${e.tid}\u0000${e.ts}`, e.id);
-          }
-          return endAt.get(`${device}\u0000${stream}\u0000${tsNs}`);
-        },
-      };
-    },
-  };
+export class FlowsHandler {
+  private readonly ends: FlowEnd[] = [];
+  private readonly t = new ChunkedTable(FLOW_END_COLUMNS);
+  private count = 0;
+
+  /** A flow event of any phase. */
+  counted(): void {
+    this.count++;
+  }
+
+  /** Row i, a flow's `f` end: kept when its category is `ac2g` or async and it has an id. */
+  end(b: Batch, i: number): void {
+    this.count++;
+    const fid = b.flowId[i]!;
+    const fidL = b.flowIdLabel[i]!;
+    if (fid !== fid && fidL < 0) return;
+    const cat = b.labels[b.cat[i]!]!;
+    if (cat !== 'ac2g' && !cat.startsWith('async')) return;
+    const ts = b.tsNs[i]! + b.shiftNs;
+    if (b.pidLabel[i]! < 0 && b.tidLabel[i]! < 0 && fidL < 0) {
+      const t = this.t;
+      const r = t.row();
+      const x = t.cur;
+      x.pid[r] = b.pid[i]!;
+      x.tid[r] = b.tid[i]!;
+      x.ts[r] = ts;
+      x.id[r] = fid;
+    } else this.ends.push({ pid: idOf(b, b.pid[i]!, b.pidLabel[i]!), tid: idOf(b, b.tid[i]!, b.tidLabel[i]!), ts, id: fidL >= 0 ? b.labels[fidL]! : fid });
+  }
+
+  finalize() {
+    let endAt: Map<string, number | string> | undefined;
+    const t = this.t;
+    const ends = this.ends;
+    return {
+      count: this.count,
+      /** The flow id whose `f` binds at this (device, stream, ts). */
+      flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined {
+        if (endAt === undefined) {
+          const m = (endAt = new Map());
+          t.forEachChunk((c, rows) => {
+            for (let k = 0; k < rows; k++) m.set(`${c.pid[k]}\u0000${c.tid[k]}\u0000${c.ts[k]}`, c.id[k]!);
+          });
+          for (const e of ends) m.set(`${e.pid}\u0000${e.tid}\u0000${e.ts}`, e.id);
+        }
+        return endAt.get(`${device}\u0000${stream}\u0000${tsNs}`);
+      },
+    };
+  }
+}
+
+export function createFlowsHandler(): FlowsHandler {
+  return new FlowsHandler();
 }
 
 // ---------------------------------------------------------------- instants
@@ -508,32 +566,39 @@ const MEMORY_COLUMNS = {
   outOfMemory: Uint8Array,
 } as const;
 
-export function createInstantsHandler() {
-  const t = new ChunkedTable(MEMORY_COLUMNS);
-  let count = 0;
-  return {
-    count(): void {
-      count++;
-    },
-    /** Row i, a `[memory]` / `[OutOfMemory]` record (before kineto 2022-04 they carried no `cat`: known by name). */
-    memory(b: Batch, i: number, thread: number, outOfMemory: boolean): void {
-      const an = b.argNumbers;
-      const o = i * ARG_NUMBERS;
-      const r = t.row();
-      const x = t.cur;
-      x.thread[r] = thread;
-      x.tsNs[r] = b.tsNs[i]! + b.shiftNs;
-      x.bytes[r] = an[o + AN_BYTES]!;
-      x.totalAllocated[r] = an[o + AN_TOTAL_ALLOCATED]!;
-      x.totalReserved[r] = an[o + AN_TOTAL_RESERVED]!;
-      x.deviceType[r] = an[o + AN_DEVICE_TYPE]!;
-      x.deviceId[r] = an[o + AN_DEVICE_ID]!;
-      x.outOfMemory[r] = outOfMemory ? 1 : 0;
-    },
-    /** The table, its times less `originNs`. */
-    finalize(originNs: number) {
-      const length = t.length;
-      return { count, table: { length, ...t.trim({ tsNs: originNs }) } };
-    },
-  };
+export class InstantsHandler {
+  private readonly t = new ChunkedTable(MEMORY_COLUMNS);
+  private count = 0;
+
+  /** An instant event of any name. */
+  counted(): void {
+    this.count++;
+  }
+
+  /** Row i, a `[memory]` / `[OutOfMemory]` record (before kineto 2022-04 they carried no `cat`: known by name). */
+  memory(b: Batch, i: number, thread: number, outOfMemory: boolean): void {
+    const an = b.argNumbers;
+    const o = i * ARG_NUMBERS;
+    const t = this.t;
+    const r = t.row();
+    const x = t.cur;
+    x.thread[r] = thread;
+    x.tsNs[r] = b.tsNs[i]! + b.shiftNs;
+    x.bytes[r] = an[o + AN_BYTES]!;
+    x.totalAllocated[r] = an[o + AN_TOTAL_ALLOCATED]!;
+    x.totalReserved[r] = an[o + AN_TOTAL_RESERVED]!;
+    x.deviceType[r] = an[o + AN_DEVICE_TYPE]!;
+    x.deviceId[r] = an[o + AN_DEVICE_ID]!;
+    x.outOfMemory[r] = outOfMemory ? 1 : 0;
+  }
+
+  /** The table, its times less `originNs`. */
+  finalize(originNs: number) {
+    const length = this.t.length;
+    return { count: this.count, table: { length, ...this.t.trim({ tsNs: originNs }) } };
+  }
+}
+
+export function createInstantsHandler(): InstantsHandler {
+  return new InstantsHandler();
 }

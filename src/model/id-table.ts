@@ -12,13 +12,18 @@
  * pile up in runs.
  */
 export class IdTable {
-  /** By number: the id and the row it was first added with. */
-  private ids = new Float64Array(512);
-  private rows = new Int32Array(512);
+  /**
+   * By number: the id and the row it was first added with. The arrays start empty and are made
+   * at the first add (as they are replaced at each growth): a field that V8 has seen reassigned
+   * once — in the model primer (primer.ts) — does not throw away code compiled meanwhile when a
+   * table grows in a real trace.
+   */
+  private ids = new Float64Array(0);
+  private rows = new Int32Array(0);
   /** Per hash position: the number of the id there, or −1 when free (at most half are used). */
-  private slots = new Int32Array(1024).fill(-1);
-  private shift = 32 - 10;
-  private mask = 1023;
+  private slots = new Int32Array(1).fill(-1);
+  private shift = 31;
+  private mask = 0;
   size = 0;
   /** add() calls whose id was already there. */
   repeats = 0;
@@ -45,6 +50,7 @@ export class IdTable {
 
   /** Adds `id` (finite) with `row`, unless it is there already (then counted in `repeats`). */
   add(id: number, row: number): void {
+    if (this.size === this.ids.length) this.grow();
     const x = key(id);
     const mask = this.mask;
     let h = x & mask;
@@ -63,20 +69,21 @@ export class IdTable {
     this.slots[h] = n;
     this.ids[n] = id;
     this.rows[n] = row;
-    if (this.size === this.ids.length) this.grow();
   }
 
+  /** Room for twice as many ids (512 at first), rehashed into twice as many slots. */
   private grow(): void {
     const n = this.size;
-    const ids = new Float64Array(n * 2);
+    const room = Math.max(512, n * 2);
+    const ids = new Float64Array(room);
     ids.set(this.ids);
     this.ids = ids;
-    const rows = new Int32Array(n * 2);
+    const rows = new Int32Array(room);
     rows.set(this.rows);
     this.rows = rows;
-    this.slots = new Int32Array(n * 4).fill(-1);
-    this.shift--;
-    this.mask = n * 4 - 1;
+    this.slots = new Int32Array(room * 2).fill(-1);
+    this.shift = Math.clz32(room * 2) + 1;
+    this.mask = room * 2 - 1;
     const slots = this.slots;
     const mask = this.mask;
     for (let s = 0; s < n; s++) {

@@ -23,8 +23,9 @@ export class TimeRuns {
   private readonly rows: ChunkedTable<typeof ROWS>[] = [];
   /** Per group: positions in its rows where a run starts (after the first). */
   private readonly breaks: number[][] = [];
-  private lastStart = new Float64Array(16);
-  private lastEnd = new Float64Array(16);
+  /** Per group, the last row's start and end. Start empty (see growthInPrimer in primer.ts). */
+  private lastStart = new Float64Array(0);
+  private lastEnd = new Float64Array(0);
   /** Every start finite: the precondition of the merge. */
   private finite = true;
   /** Every start and duration an integer within ±2^51: the runs found here hold after rebasing. */
@@ -59,7 +60,7 @@ export class TimeRuns {
       this.breaks.push([]);
     }
     if (g >= this.lastStart.length) {
-      const s = new Float64Array(Math.max(g + 1, this.lastStart.length * 2));
+      const s = new Float64Array(Math.max(g + 1, this.lastStart.length * 2, 16));
       const e = new Float64Array(s.length);
       s.set(this.lastStart);
       e.set(this.lastEnd);
