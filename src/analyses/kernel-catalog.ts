@@ -4,7 +4,7 @@
  * kernel-name.ts; what cannot be decoded stays undecoded).
  */
 import { GPU_KIND_NAMES, type TraceModel } from '../model/trace-model.js';
-import { decodeKernelName, shortKernelName, type DecodedKernelName } from './kernel-name.js';
+import { describeKernelName, type DecodedKernelName } from './kernel-name.js';
 
 export interface KernelCatalogEntry {
   readonly name: string;
@@ -96,9 +96,11 @@ export function computeKernelCatalog(m: TraceModel): KernelCatalog {
   const entries: KernelCatalogEntry[] = [];
   for (const a of accs) {
     const name = strings.get(a.id);
+    // One parse of the name for both.
+    const { decoded, shortName } = describeKernelName(name);
     entries.push({
       name,
-      shortName: shortKernelName(name),
+      shortName,
       category: a.category,
       calls: a.calls,
       totalUs: a.totalNs / 1000,
@@ -110,7 +112,7 @@ export function computeKernelCatalog(m: TraceModel): KernelCatalog {
       streams: [...a.streams].sort((x, y) => x - y),
       ops: ranked(named(a.ops, NO_OP)),
       launchedBy: ranked(named(a.launchedBy, NO_LAUNCH)),
-      decoded: decodeKernelName(name),
+      decoded,
     });
   }
   entries.sort((x, y) => y.totalUs - x.totalUs || x.name.localeCompare(y.name));

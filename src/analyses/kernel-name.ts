@@ -135,12 +135,7 @@ export function decodeKernelName(name: string): DecodedKernelName {
   const transfer = decodeTransfer(raw);
   if (transfer) return transfer;
   if (raw.startsWith('_Z')) return decodeMangled(raw);
-  const sig = parseSignature(raw);
-  for (const decoder of DECODERS) {
-    const got = decoder(sig, raw);
-    if (got) return clean(got);
-  }
-  return clean(fallback(sig));
+  return decodeSignature(parseSignature(raw), raw);
 }
 
 /**
@@ -149,13 +144,32 @@ export function decodeKernelName(name: string): DecodedKernelName {
  * of ATen's generic elementwise/reduce/foreach templates (`vectorized_elementwise_kernel<GeluCUDAKernelImpl>`).
  */
 export function shortKernelName(name: string): string {
+  return describeKernelName(name).shortName;
+}
+
+/** `decodeKernelName(name)` and `shortKernelName(name)` together, the name parsed once. */
+export function describeKernelName(name: string): { decoded: DecodedKernelName; shortName: string } {
   const raw = name.trim();
-  if (raw === '' || MEMCPY_RE.test(raw) || MEMSET_RE.test(raw)) return raw;
-  if (raw.startsWith('_Z')) return raw.length > 60 ? `${raw.slice(0, 57)}...` : raw;
+  if (raw === '' || raw.startsWith('_Z')) return { decoded: decodeKernelName(name), shortName: raw === '' ? raw : raw.length > 60 ? `${raw.slice(0, 57)}...` : raw };
+  const transfer = decodeTransfer(raw);
+  if (transfer) return { decoded: transfer, shortName: raw };
   const sig = parseSignature(raw);
+  const decoded = decodeSignature(sig, raw);
+  return { decoded, shortName: shortNameOf(sig, raw, decoded) };
+}
+
+/** The decoders' result for a parsed signature: the first family that recognises it, else the fallback. */
+function decodeSignature(sig: Signature, raw: string): DecodedKernelName {
+  for (const decoder of DECODERS) {
+    const got = decoder(sig, raw);
+    if (got) return clean(got);
+  }
+  return clean(fallback(sig));
+}
+
+function shortNameOf(sig: Signature, raw: string, d: DecodedKernelName): string {
   const inner = innerProceduralName(sig);
   if (inner) return inner;
-  const d = decodeKernelName(raw);
   if (d.aten && GENERIC_ATEN_TEMPLATES.has(d.aten.template)) {
     const id = [d.aten.functor, d.aten.op].filter((x): x is string => !!x);
     return id.length ? `${d.aten.template}<${id.join(', ')}>` : d.aten.template;
@@ -213,19 +227,36 @@ const ANON = '(anonymous namespace)';
 const GENERIC_BASES = new Set(['kernel', 'Kernel', 'Kernel2', 'device_kernel', 'kernel_']);
 const ANON_MARK = '\u0001';
 
+// Character codes of the brackets and separators the signature parser looks at (charCodeAt: no
+// one-character string per character).
+const LT = 60;
+const GT = 62;
+const LPAREN = 40;
+const RPAREN = 41;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACKET = 91;
+const RBRACKET = 93;
+const SPACE = 32;
+const COMMA = 44;
+
 function parseSignature(raw: string): Signature {
-  const s = raw.split(ANON).join(ANON_MARK);
-  // The parameter list: the last top-level '(' … ')' that closes the name.
+  const s = raw.includes(ANON) ? raw.split(ANON).join(ANON_MARK) : raw;
+  // The parameter list: the first top-level '(' (nothing after it matters here) … the last ')'.
   let paramsStart = -1;
   let depth = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '<' || c === '{' || c === '[') depth++;
-    else if (c === '>' || c === '}' || c === ']') depth = Math.max(0, depth - 1);
-    else if (c === '(') {
-      if (depth === 0 && paramsStart < 0) paramsStart = i;
+    const c = s.charCodeAt(i);
+    if (c === LT || c === LBRACE || c === LBRACKET) depth++;
+    else if (c === GT || c === RBRACE || c === RBRACKET || c === RPAREN) {
+      if (depth > 0) depth--;
+    } else if (c === LPAREN) {
+      if (depth === 0) {
+        paramsStart = i;
+        break;
+      }
       depth++;
-    } else if (c === ')') depth = Math.max(0, depth - 1);
+    }
   }
   let declarator = paramsStart >= 0 ? s.slice(0, paramsStart) : s;
   const params = paramsStart >= 0 ? s.slice(paramsStart + 1, s.lastIndexOf(')') > paramsStart ? s.lastIndexOf(')') : s.length) : undefined;
@@ -233,10 +264,11 @@ function parseSignature(raw: string): Signature {
   depth = 0;
   let lastSpace = -1;
   for (let i = 0; i < declarator.length; i++) {
-    const c = declarator[i];
-    if (c === '<' || c === '(' || c === '{' || c === '[') depth++;
-    else if (c === '>' || c === ')' || c === '}' || c === ']') depth = Math.max(0, depth - 1);
-    else if (c === ' ' && depth === 0) lastSpace = i;
+    const c = declarator.charCodeAt(i);
+    if (c === LT || c === LPAREN || c === LBRACE || c === LBRACKET) depth++;
+    else if (c === GT || c === RPAREN || c === RBRACE || c === RBRACKET) {
+      if (depth > 0) depth--;
+    } else if (c === SPACE && depth === 0) lastSpace = i;
   }
   if (lastSpace >= 0) declarator = declarator.slice(lastSpace + 1);
   // Template arguments: the first top-level '<' … matching '>'.
@@ -258,15 +290,15 @@ function parseSignature(raw: string): Signature {
 }
 
 function restoreAnon(s: string): string {
-  return s.split(ANON_MARK).join(ANON);
+  return s.includes(ANON_MARK) ? s.split(ANON_MARK).join(ANON) : s;
 }
 
 function matchingClose(s: string, open: number): number {
   let depth = 0;
   for (let i = open; i < s.length; i++) {
-    const c = s[i];
-    if (c === '<' || c === '(' || c === '{' || c === '[') depth++;
-    else if (c === '>' || c === ')' || c === '}' || c === ']') {
+    const c = s.charCodeAt(i);
+    if (c === LT || c === LPAREN || c === LBRACE || c === LBRACKET) depth++;
+    else if (c === GT || c === RPAREN || c === RBRACE || c === RBRACKET) {
       depth--;
       if (depth === 0) return i;
     }
@@ -280,10 +312,11 @@ function splitTopLevel(s: string): string[] {
   let depth = 0;
   let start = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '<' || c === '(' || c === '{' || c === '[') depth++;
-    else if (c === '>' || c === ')' || c === '}' || c === ']') depth = Math.max(0, depth - 1);
-    else if (c === ',' && depth === 0) {
+    const c = s.charCodeAt(i);
+    if (c === LT || c === LPAREN || c === LBRACE || c === LBRACKET) depth++;
+    else if (c === GT || c === RPAREN || c === RBRACE || c === RBRACKET) {
+      if (depth > 0) depth--;
+    } else if (c === COMMA && depth === 0) {
       out.push(s.slice(start, i).trim());
       start = i + 1;
     }
@@ -295,7 +328,8 @@ function splitTopLevel(s: string): string[] {
 
 /** `at::native::Foo<int>(x)::{lambda()#1}` → the identifying function/type name `Foo`. */
 function identName(expr: string): string {
-  let s = expr.trim().split(ANON).join('');
+  let s = expr.trim();
+  if (s.includes(ANON)) s = s.split(ANON).join('');
   const lt = s.search(/[<(]/);
   if (lt >= 0) s = s.slice(0, lt);
   const parts = s.split('::').filter((p) => p !== '' && p !== ANON);
@@ -450,7 +484,7 @@ function innerProceduralName(sig: Signature): string | undefined {
   const candidates = [sig.base, ...(sig.templateArgs ?? [])];
   for (const c of candidates) {
     const n = c.trim();
-    if (/^cutlass(3x)?_[a-z0-9_]+$/.test(n) && /(gemm|fprop|dgrad|wgrad|conv)/.test(n)) return n;
+    if (n.startsWith('cutlass') && /^cutlass(3x)?_[a-z0-9_]+$/.test(n) && /(gemm|fprop|dgrad|wgrad|conv)/.test(n)) return n;
   }
   return undefined;
 }
@@ -594,8 +628,9 @@ function decodeCutlass3x(name: string): DecodedKernelName | undefined {
 // nhwckrsc_nhwc (tensor layouts), `_cublas` / `_cudnn[_infer|_train]` suffix (the library).
 // The type block (`bf16bf16_bf16f32_f32`) is kept as written in `dtype`: its split is not documented.
 function decodeXmma(sig: Signature): DecodedKernelName | undefined {
+  if (sig.namespaces.length || !sig.base.includes('_xmma_')) return undefined;
   const m = /^(sm\d+[a-z]?)_xmma_(.+)$/.exec(sig.base);
-  if (!m || sig.namespaces.length) return undefined;
+  if (!m) return undefined;
   const d: DecodedKernelName = { kind: 'gemm', generator: 'xmma', arch: m[1] };
   const toks = (m[2] as string).split('_');
   const unparsed: string[] = [];
@@ -655,8 +690,9 @@ function decodeXmma(sig: Signature): DecodedKernelName | undefined {
 // `gcgemm` the complex Gauss variant, CUTLASS's `g` prefix). `stages_32x5` is K-depth × stages as in
 // CUTLASS. ldg8, f2f, sliced1x4, … are not documented: unparsed.
 function decodeCublasLegacy(sig: Signature): DecodedKernelName | undefined {
+  if (sig.namespaces.length) return undefined;
   const m = /^(maxwell|pascal|volta|turing|ampere|ada|hopper|sm\d+)_(.+)$/.exec(sig.base);
-  if (!m || sig.namespaces.length) return undefined;
+  if (!m) return undefined;
   const toks = (m[2] as string).split('_');
   const coreIdx = toks.findIndex((t) => /^g?[hsdcz]?(\d{3,6})?[a-z0-9]*gemm$/.test(t));
   if (coreIdx < 0 || coreIdx > 1) return undefined;
@@ -709,6 +745,7 @@ function decodeCublasLegacy(sig: Signature): DecodedKernelName | undefined {
 // ---- cuBLAS helper kernels: the parameter/type names say cuBLAS ---------------------------------
 function decodeCublasHelpers(sig: Signature, raw: string): DecodedKernelName | undefined {
   const ns = sig.namespaces.join('::');
+  if (!ns.startsWith('cublasLt') && !raw.includes('cublas')) return undefined;
   const lt = ns.startsWith('cublasLt') || /\bcublasLt/.test(raw);
   const cublas = lt || /\bcublas[A-Z]/.test(raw);
   if (!cublas) return undefined;
@@ -759,7 +796,7 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
   // `cudnn_infer_volta_scudnn_128x64_relu_xregs_large_nn_v1`: cuDNN's precompiled convolution kernels
   // (cudnn[_infer|_train]_<arch>_<s|h>cudnn_<tile>…) — in HTA's traces every one runs under
   // aten::cudnn_convolution or aten::convolution_backward. Arch word, tile, layout decoded; the rest unparsed.
-  const sc = /^cudnn(?:_(infer|train|ops|cnn))?_(maxwell|pascal|volta|turing|ampere|ada|hopper|sm\d+)_([hsd]?cudnn)(?:_winograd)?_(.+)$/.exec(b);
+  const sc = b.startsWith('cudnn') ? /^cudnn(?:_(infer|train|ops|cnn))?_(maxwell|pascal|volta|turing|ampere|ada|hopper|sm\d+)_([hsd]?cudnn)(?:_winograd)?_(.+)$/.exec(b) : null;
   if (sc && !sig.namespaces.length) {
     const d: DecodedKernelName = { kind: 'conv', library: 'cuDNN', arch: sc[2] };
     const unparsed: string[] = [];
@@ -773,8 +810,9 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
     if (unparsed.length) d.unparsed = unparsed;
     return d;
   }
-  const isCudnn = /^(cudnn|cask_cudnn|cask_plugin__5x_cudnn|xmma__5x_cudnn)/.test(ns) || /cudnn/.test(ns);
-  if (!isCudnn && !/^(fft2d_|wgrad_alg\d|dgrad_engine)/.test(b)) return undefined;
+  // (Any namespace starting cudnn, cask_cudnn, cask_plugin__5x_cudnn or xmma__5x_cudnn contains `cudnn`.)
+  const isCudnn = ns.includes('cudnn');
+  if (!isCudnn && !((b.startsWith('fft2d_') || b.startsWith('wgrad_alg') || b.startsWith('dgrad_engine')) && /^(fft2d_|wgrad_alg\d|dgrad_engine)/.test(b))) return undefined;
   if (!isCudnn && !/cudnn|kernel_grad_params/.test(raw)) return undefined;
   const d: DecodedKernelName = { kind: 'other', library: 'cuDNN' };
   const wrapped = GENERIC_BASES.has(b) && sig.templateArgs?.[0] ? identName(sig.templateArgs[0]) : b;
@@ -805,7 +843,7 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
 function decodeFlash(sig: Signature): DecodedKernelName | undefined {
   const b = sig.base;
   const ns = sig.namespaces.join('::');
-  const f = /^fmha_cutlass([FB])_(f32|f16|bf16)_(aligned|notaligned)_(\d+)x(\d+)_(.*?)_?sm(\d+)$/.exec(b);
+  const f = b.startsWith('fmha_cutlass') ? /^fmha_cutlass([FB])_(f32|f16|bf16)_(aligned|notaligned)_(\d+)x(\d+)_(.*?)_?sm(\d+)$/.exec(b) : null;
   if (f) {
     const d: DecodedKernelName = {
       kind: 'attention', library: 'ATen', generator: 'mem-efficient attention (fmha cutlass)',
@@ -827,7 +865,7 @@ function decodeFlash(sig: Signature): DecodedKernelName | undefined {
   // FA3: cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<…>>>
   const fa3 = (sig.templateArgs ?? []).join(',');
   // CUTLASS's own FMHA (examples/77_blackwell_fmha, 88_hopper_fmha): cutlass::fmha::kernel::…Fmha{Fwd,Bwd}…
-  if (/cutlass::fmha::/.test(fa3) || sig.namespaces.join('::').startsWith('cutlass::fmha')) {
+  if (fa3.includes('cutlass::fmha::') || sig.namespaces.join('::').startsWith('cutlass::fmha')) {
     const dir = /Fmha\w*?(Fwd|Bwd)|(Fwd|Bwd)\w*Fmha/.exec(fa3 || sig.base);
     const sm = /Sm(\d+)/.exec(fa3 || sig.base);
     const d: DecodedKernelName = { kind: 'attention', library: 'CUTLASS', generator: 'cutlass fmha' };
@@ -836,11 +874,11 @@ function decodeFlash(sig: Signature): DecodedKernelName | undefined {
     if (sm) d.arch = `sm${sm[1]}`;
     return d;
   }
-  if (/flash::.*FlashAttn(Fwd|Bwd)Sm(\d+)/.test(fa3)) {
+  if (fa3.includes('FlashAttn') && /flash::.*FlashAttn(Fwd|Bwd)Sm(\d+)/.test(fa3)) {
     const m = /FlashAttn(Fwd|Bwd)Sm(\d+)/.exec(fa3) as RegExpExecArray;
     return { kind: 'attention', library: 'FlashAttention', generator: 'flash-attention 3', direction: m[1] === 'Fwd' ? 'fwd' : 'bwd', arch: `sm${m[2]}`, tensorCores: true };
   }
-  if (!/^flash_(fwd|bwd)/.test(b)) return undefined;
+  if (!b.startsWith('flash_') || !/^flash_(fwd|bwd)/.test(b)) return undefined;
   const d: DecodedKernelName = {
     kind: 'attention',
     library: ns.startsWith('pytorch_flash') ? 'FlashAttention (PyTorch)' : 'FlashAttention',
@@ -885,6 +923,7 @@ const NCCL_TYPES: Record<string, string> = {
 
 function decodeNccl(sig: Signature): DecodedKernelName | undefined {
   const b = sig.base;
+  if (!b.startsWith('nccl')) return undefined;
   const dev = /^ncclDevKernel_(.+)$/.exec(b);
   const old = /^ncclKernel_(.+)$/.exec(b);
   if (!dev && !old && !/^nccl[A-Z]/.test(b)) return undefined;
@@ -1041,8 +1080,9 @@ function decodeTritonSuffix(sig: Signature): DecodedKernelName | undefined {
 // (MFMA: matrix cores), `ISA{gfx}` target (Tensile "Kernel parameters" docs, rocm.docs.amd.com).
 // Both rocBLAS and hipBLASLt ship Tensile kernels; the name does not say which.
 function decodeTensile(sig: Signature): DecodedKernelName | undefined {
+  if (sig.namespaces.length || !sig.base.includes('_A')) return undefined;
   const m = /^(?:\w+?_)?C([a-z]{3,4})_A([a-z]{3,4})_B([a-z]{3,4})_(.+)$/.exec(sig.base);
-  if (!m || sig.namespaces.length) return undefined;
+  if (!m) return undefined;
   const d: DecodedKernelName = { kind: 'gemm', library: 'rocBLAS/hipBLASLt', generator: 'Tensile' };
   const a = m[2] as string;
   const b = m[3] as string;
@@ -1076,7 +1116,7 @@ function decodeRocm(sig: Signature): DecodedKernelName | undefined {
     return d;
   }
   if (ns === 'aiter' && /fmha|attn/i.test(sig.base)) return { kind: 'attention', library: 'aiter' };
-  const ig = /^igemm_(fwd|bwd|wrw)_(.+)$/.exec(sig.base);
+  const ig = sig.base.startsWith('igemm_') ? /^igemm_(fwd|bwd|wrw)_(.+)$/.exec(sig.base) : null;
   if (ig && !sig.namespaces.length) {
     const d: DecodedKernelName = { kind: 'conv', library: 'MIOpen', generator: 'igemm', convPass: ig[1] === 'fwd' ? 'fprop' : ig[1] === 'bwd' ? 'dgrad' : 'wgrad' };
     const unparsed: string[] = [];
