@@ -119,32 +119,29 @@ export const API_GRAPH = 2;
 export const API_BLOCKS_HOST = 4;
 /** A copy API that is no synchronisation by name: it blocks the host when it copies into pageable memory. */
 export const API_COPY = 8;
+/** `ApiFlags.byName` of a name not decided yet. */
+export const API_UNDECIDED = 255;
 const UNDECIDED = 255;
 
 /**
- * What `createApiNames` says about runtime/driver calls, as bits in a typed array per name id,
- * decided up front for the names given: a loop over every call then reads one byte per call
- * (no object per name, no name test to compile into it). With `launched`, `blocksHost` is
- * `syncBlocksHost(syncKindOfCall(…))`.
+ * What `createApiNames` says about runtime/driver calls, as bits in a typed array per name id: a
+ * loop over every call reads one byte per call (no object per name), deciding a name the first
+ * time it meets it. With `launched`, `blocksHost` is `syncBlocksHost(syncKindOfCall(…))`.
  */
 export class ApiFlags {
-  private readonly byName: Uint8Array;
+  /** Per name id: the API_* bits, or API_UNDECIDED until `decide(id)`. */
+  readonly byName: Uint8Array;
   /** Per GPU name id: 1 when a device-to-pageable copy, 0 when not, UNDECIDED. */
   private readonly pageableDtoH: Uint8Array;
 
-  /** `apiNames`: the name ids of the calls that will be asked about. */
-  constructor(
-    private readonly m: TraceModel,
-    apiNames: readonly number[],
-  ) {
-    this.byName = new Uint8Array(m.strings.size);
-    for (const id of apiNames) this.byName[id] = apiFlagsOf(m.strings.get(id));
+  constructor(private readonly m: TraceModel) {
+    this.byName = new Uint8Array(m.strings.size).fill(API_UNDECIDED);
     this.pageableDtoH = new Uint8Array(m.strings.size).fill(UNDECIDED);
   }
 
-  /** The bits of host call i. */
-  of(i: number): number {
-    return this.byName[this.m.host.name[i]!]!;
+  /** The bits of the call name `id`, decided now. */
+  decide(id: number): number {
+    return (this.byName[id] = apiFlagsOf(this.m.strings.get(id)));
   }
 
   /** Whether a call with these bits, having launched items[from..to), makes the host wait. */

@@ -75,205 +75,35 @@ export function torchRowName(name: string): string {
 }
 
 export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions = {}): ProfilerTable {
-  const { host, gpu, strings } = m;
-  const n = host.length;
+  const { host, gpu } = m;
   const byShape = opts.groupBy === 'shape';
+  // The analysis runs once per process: each step below is its own function with one loop, so
+  // V8 optimises each loop once, with that loop's complete type feedback.
 
   // 1. Per distinct name, not per event: whether torch keeps it and its row name. Events named
   // as their parent are the candidates of step 3, found in the same pass (assuming, until a
   // filtered name shows up, that the parent torch sees is the trace's).
-  const keptByName = new Int8Array(strings.size).fill(-1);
-  const rowByName = new Int32Array(strings.size);
-  const rowNames: string[] = [];
-  const rowIds = new Map<string, number>();
-  const decide = (id: number) => {
-    const name = strings.get(id);
-    keptByName[id] = TORCH_FILTERED_NAMES.has(name) ? 0 : 1;
-    const rn = torchRowName(name);
-    let r = rowIds.get(rn);
-    if (r === undefined) rowIds.set(rn, (r = rowNames.push(rn) - 1));
-    rowByName[id] = r;
-  };
-  const rowOf = (i: number) => rowByName[host.name[i]!]!;
-  const kept = (i: number) => keptByName[host.name[i]!] === 1;
-  let filtered = false;
-  let dups: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const id = host.name[i]!;
-    if (keptByName[id] === -1) decide(id);
-    if (keptByName[id] === 0) filtered = true;
-    const p = host.parent[i]!;
-    if (p >= 0) {
-      const pid = host.name[p]!;
-      if (keptByName[pid] === -1) decide(pid);
-      if (rowByName[pid] === rowByName[id]) dups.push(i);
-    }
-  }
+  const names = new RowNames(m);
+  const scan = scanNames(m, names);
 
   // 2. torch's view of the host tree, as linked lists: filtered events removed and transparent.
   // Step 3 moves whole child lists between events, so the heads are copies.
-  let parent: Int32Array;
-  let firstChild: Int32Array;
-  let nextSibling: Int32Array;
-  if (!filtered) {
-    parent = host.parent.slice();
-    firstChild = host.firstChild.slice();
-    nextSibling = host.nextSibling;
-  } else {
-    parent = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      let p = host.parent[i]!;
-      while (p >= 0 && !kept(p)) p = host.parent[p]!;
-      parent[i] = p;
-    }
-    firstChild = new Int32Array(n).fill(-1);
-    nextSibling = new Int32Array(n).fill(-1);
-    const lastChild = new Int32Array(n).fill(-1);
-    dups = [];
-    for (let i = 0; i < n; i++) {
-      const p = parent[i]!;
-      if (!kept(i) || p < 0) continue;
-      if (lastChild[p]! < 0) firstChild[p] = i;
-      else nextSibling[lastChild[p]!] = i;
-      lastChild[p] = i;
-      if (rowOf(p) === rowOf(i)) dups.push(i);
-    }
-  }
+  const tree: TorchTree = scan.filtered
+    ? keptTree(m, names)
+    : { parent: host.parent.slice(), firstChild: host.firstChild.slice(), nextSibling: host.nextSibling, dups: scan.dups };
   // The GPU work each op owns, as linked lists in GPU order (heads copied for step 3 too).
-  const ownedHead = new Int32Array(n).fill(-1);
-  const ownedNext = new Int32Array(gpu.length);
-  for (let g = gpu.length - 1; g >= 0; g--) {
-    const o = gpu.owner[g]!;
-    if (o >= 0) {
-      ownedNext[g] = ownedHead[o]!;
-      ownedHead[o] = g;
-    }
-  }
+  const owned = ownedWork(gpu.owner, gpu.length, host.length);
 
   // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
-  // Only events named as their parent can ever be absorbed, and that stays so as parents
-  // change (an absorbed event's children move to a parent of the same name): repeat the
-  // passes over those alone, in index order, as torch repeats them over all.
-  const deleted = new Uint8Array(n);
-  for (let changed = dups.length > 0; changed; ) {
-    changed = false;
-    for (const i of dups) {
-      if (deleted[i]) continue;
-      const p = parent[i]!;
-      const only = firstChild[p]!;
-      if (only < 0 || nextSibling[only]! >= 0) continue;
-      firstChild[p] = firstChild[i]!;
-      ownedHead[p] = ownedHead[i]!;
-      for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) parent[c] = p;
-      deleted[i] = 1;
-      changed = true;
-    }
-  }
+  removeDupNodes(tree, owned, host.length);
 
-  // 4. One depth-first walk of the kept tree. Each event's GPU work (its own and its
-  // descendants') is laid out at gpuSeq[from[i] .. end of its subtree); on the way out its
-  // times are known and added to its row. Rows are keyed by numbers unless grouping by shape
-  // (which needs the dims) and listed in order of their first event, as torch lists them.
+  // 4. One depth-first walk of the kept tree: each event's times added to its row.
   const rows = new RowSums();
-  const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
-  // By shape: rows keyed by (row name, annotation or not, dims), the dims numbered as they
-  // appear; args objects are shared between events, so each one's dims are written once.
-  const shapeSlot = new Map<number, number>();
-  const dimsIds = new Map<string, number>();
-  const dimsList: string[] = [];
-  const dimsOfArgs = new WeakMap<object, number>();
-  const dimsId = (args: JsonObject | undefined): number => {
-    let id = args ? dimsOfArgs.get(args) : undefined;
-    if (id === undefined) {
-      const dims = inputDimsKey(args);
-      id = dimsIds.get(dims);
-      if (id === undefined) dimsIds.set(dims, (id = dimsList.push(dims) - 1));
-      if (args) dimsOfArgs.set(args, id);
-    }
-    return id;
-  };
-  const wall = new WallScratch(m);
-  const gpuSeq = new Int32Array(gpu.length);
-  const from = new Int32Array(n);
-  const deviceTotal = new Float64Array(n);
-  let pos = 0;
-  const leave = (x: number) => {
-    const dur = host.durNs[x]!;
-    let childDur = 0;
-    let sub = 0;
-    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) {
-      childDur += host.durNs[c]!;
-      sub += deviceTotal[c]!;
-    }
-    let own = 0;
-    for (let g = ownedHead[x]!; g >= 0; g = ownedNext[g]!) own += gpu.durNs[g]!;
-    const total = own + sub;
-    deviceTotal[x] = total;
-    const kind = host.kind[x]!;
-    const isAnnotation = kind === HostKind.Annotation;
-    const rn = rowOf(x);
-    let r: number;
-    if (byShape) {
-      const d = dimsId(host.args[x]);
-      const key = (d * rowNames.length + rn) * 2 + (isAnnotation ? 1 : 0);
-      r = shapeSlot.get(key) ?? -1;
-      if (r < 0) shapeSlot.set(key, (r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, dimsList[d]!, x)));
-    } else {
-      const key = rn * 2 + (isAnnotation ? 1 : 0);
-      r = cpuSlot[key]!;
-      if (r < 0) cpuSlot[key] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, undefined, x);
-    }
-    // The row's category is its first event's (ops and runtime calls of one name share a row).
-    if (x < rows.first[r]!) {
-      rows.first[r] = x;
-      rows.category[r] = HOST_KIND_NAMES[kind]!;
-    }
-    rows.calls[r]++;
-    rows.cpuTotalNs[r] += dur;
-    rows.selfCpuNs[r] += dur - childDur;
-    rows.selfDeviceNs[r] += own;
-    rows.deviceTotalNs[r] += total;
-    if (total > 0) rows.deviceWallNs[r] += wall.unionNs(gpuSeq, from[x]!, pos);
-  };
-  for (let root = 0; root < n; root++) {
-    if (parent[root]! >= 0 || !kept(root)) continue;
-    let x = root;
-    for (;;) {
-      from[x] = pos;
-      for (let g = ownedHead[x]!; g >= 0; g = ownedNext[g]!) gpuSeq[pos++] = g;
-      if (firstChild[x]! >= 0) {
-        x = firstChild[x]!;
-        continue;
-      }
-      // A leaf: leave it, and its ancestors while it is their last child.
-      while (x !== root && nextSibling[x]! < 0) {
-        leave(x);
-        x = parent[x]!;
-      }
-      leave(x);
-      if (x === root) break;
-      x = nextSibling[x]!;
-    }
-  }
+  new TreeWalk(m, names, tree, owned, rows, byShape).run();
   const hostRows = rows.count;
 
-  const gpuSlot = new Int32Array(strings.size).fill(-1);
-  const gpuByName = new Map<string, number>();
-  for (let g = 0; g < gpu.length; g++) {
-    const id = gpu.name[g]!;
-    let r = gpuSlot[id]!;
-    if (r < 0) {
-      const name = strings.get(id);
-      r = gpuByName.get(name) ?? -1;
-      if (r < 0) gpuByName.set(name, (r = rows.add(name, 'gpu', GPU_KIND_NAMES[gpu.kind[g]!]!, byShape ? '[]' : undefined, g)));
-      gpuSlot[id] = r;
-    }
-    const d = gpu.durNs[g]!;
-    rows.calls[r]++;
-    rows.selfDeviceNs[r] += d;
-    rows.deviceTotalNs[r] += d;
-    rows.deviceWallNs[r] += d;
-  }
+  // 5. GPU rows: kernels, copies and memsets by name, then GPU annotations.
+  addGpuRows(m, rows, byShape);
   const annByName = new Map<string, number>();
   for (const ann of m.gpuAnnotations) {
     let r = annByName.get(ann.name) ?? -1;
@@ -310,6 +140,272 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
     });
   }
   return { rows: out, selfCpuTotalUs: selfCpuTotalNs / 1000, selfDeviceTotalUs: selfDeviceTotalNs / 1000 };
+}
+
+/** Per name id: whether torch keeps events of that name (-1 not yet decided), and their row name's number. */
+class RowNames {
+  readonly kept: Int8Array;
+  readonly row: Int32Array;
+  readonly rowNames: string[] = [];
+  private readonly rowIds = new Map<string, number>();
+
+  constructor(private readonly m: TraceModel) {
+    this.kept = new Int8Array(m.strings.size).fill(-1);
+    this.row = new Int32Array(m.strings.size);
+  }
+
+  decide(id: number): void {
+    const name = this.m.strings.get(id);
+    this.kept[id] = TORCH_FILTERED_NAMES.has(name) ? 0 : 1;
+    const rn = torchRowName(name);
+    let r = this.rowIds.get(rn);
+    if (r === undefined) this.rowIds.set(rn, (r = this.rowNames.push(rn) - 1));
+    this.row[id] = r;
+  }
+}
+
+/** Decides every host event's name; returns the events named as their parent, and whether some name is filtered. */
+function scanNames(m: TraceModel, names: RowNames): { dups: number[]; filtered: boolean } {
+  const { name, parent, length: n } = m.host;
+  const { kept, row } = names;
+  let filtered = false;
+  const dups: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = name[i]!;
+    if (kept[id] === -1) names.decide(id);
+    if (kept[id] === 0) filtered = true;
+    const p = parent[i]!;
+    if (p >= 0) {
+      const pid = name[p]!;
+      if (kept[pid] === -1) names.decide(pid);
+      if (row[pid] === row[id]) dups.push(i);
+    }
+  }
+  return { dups, filtered };
+}
+
+/** The host tree as torch sees it, as linked lists, and the events named as their parent. */
+interface TorchTree {
+  readonly parent: Int32Array;
+  readonly firstChild: Int32Array;
+  readonly nextSibling: Int32Array;
+  readonly dups: number[];
+}
+
+/** The tree without the events torch filters out (transparent to nesting). */
+function keptTree(m: TraceModel, names: RowNames): TorchTree {
+  const { host } = m;
+  const n = host.length;
+  const kept = (i: number) => names.kept[host.name[i]!] === 1;
+  const parent = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let p = host.parent[i]!;
+    while (p >= 0 && !kept(p)) p = host.parent[p]!;
+    parent[i] = p;
+  }
+  const firstChild = new Int32Array(n).fill(-1);
+  const nextSibling = new Int32Array(n).fill(-1);
+  const lastChild = new Int32Array(n).fill(-1);
+  const dups: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = parent[i]!;
+    if (!kept(i) || p < 0) continue;
+    if (lastChild[p]! < 0) firstChild[p] = i;
+    else nextSibling[lastChild[p]!] = i;
+    lastChild[p] = i;
+    if (names.row[host.name[p]!] === names.row[host.name[i]!]) dups.push(i);
+  }
+  return { parent, firstChild, nextSibling, dups };
+}
+
+/** The GPU work each host event owns: head[h] → next[g] → …, in GPU order. */
+interface OwnedWork {
+  readonly head: Int32Array;
+  readonly next: Int32Array;
+}
+
+function ownedWork(owner: Int32Array, nGpu: number, nHost: number): OwnedWork {
+  const head = new Int32Array(nHost).fill(-1);
+  const next = new Int32Array(nGpu);
+  for (let g = nGpu - 1; g >= 0; g--) {
+    const o = owner[g]!;
+    if (o >= 0) {
+      next[g] = head[o]!;
+      head[o] = g;
+    }
+  }
+  return { head, next };
+}
+
+/**
+ * torch's _remove_dup_nodes. Only events named as their parent can ever be absorbed, and that
+ * stays so as parents change (an absorbed event's children move to a parent of the same name):
+ * the passes are repeated over those alone, in index order, as torch repeats them over all.
+ */
+function removeDupNodes(tree: TorchTree, owned: OwnedWork, n: number): void {
+  const { parent, firstChild, nextSibling, dups } = tree;
+  const deleted = new Uint8Array(n);
+  for (let changed = dups.length > 0; changed; ) {
+    changed = false;
+    for (const i of dups) {
+      if (deleted[i]) continue;
+      const p = parent[i]!;
+      const only = firstChild[p]!;
+      if (only < 0 || nextSibling[only]! >= 0) continue;
+      firstChild[p] = firstChild[i]!;
+      owned.head[p] = owned.head[i]!;
+      for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) parent[c] = p;
+      deleted[i] = 1;
+      changed = true;
+    }
+  }
+}
+
+/**
+ * One depth-first walk of the kept tree. Each event's GPU work (its own and its descendants') is
+ * laid out at gpuSeq[from[i] .. end of its subtree); on the way out its times are known and
+ * added to its row. Rows are keyed by numbers unless grouping by shape (which needs the dims)
+ * and listed in order of their first event, as torch lists them.
+ */
+class TreeWalk {
+  private readonly gpuSeq: Int32Array;
+  private readonly from: Int32Array;
+  private readonly deviceTotal: Float64Array;
+  private pos = 0;
+  private readonly cpuSlot: Int32Array;
+  private readonly wall: WallScratch;
+  // By shape: rows keyed by (row name, annotation or not, dims), the dims numbered as they
+  // appear; args objects are shared between events, so each one's dims are written once.
+  private readonly shapeSlot = new Map<number, number>();
+  private readonly dimsIds = new Map<string, number>();
+  private readonly dimsList: string[] = [];
+  private readonly dimsOfArgs = new WeakMap<object, number>();
+
+  constructor(
+    private readonly m: TraceModel,
+    private readonly names: RowNames,
+    private readonly tree: TorchTree,
+    private readonly owned: OwnedWork,
+    private readonly rows: RowSums,
+    private readonly byShape: boolean,
+  ) {
+    const n = m.host.length;
+    this.gpuSeq = new Int32Array(m.gpu.length);
+    this.from = new Int32Array(n);
+    this.deviceTotal = new Float64Array(n);
+    this.cpuSlot = new Int32Array(byShape ? 0 : 2 * names.rowNames.length).fill(-1);
+    this.wall = new WallScratch(m);
+  }
+
+  run(): void {
+    const { parent, firstChild, nextSibling } = this.tree;
+    const { head, next } = this.owned;
+    const { gpuSeq, from } = this;
+    const kept = this.names.kept;
+    const name = this.m.host.name;
+    const n = this.m.host.length;
+    for (let root = 0; root < n; root++) {
+      if (parent[root]! >= 0 || kept[name[root]!] !== 1) continue;
+      let x = root;
+      for (;;) {
+        from[x] = this.pos;
+        for (let g = head[x]!; g >= 0; g = next[g]!) gpuSeq[this.pos++] = g;
+        if (firstChild[x]! >= 0) {
+          x = firstChild[x]!;
+          continue;
+        }
+        // A leaf: leave it, and its ancestors while it is their last child.
+        while (x !== root && nextSibling[x]! < 0) {
+          this.leave(x);
+          x = parent[x]!;
+        }
+        this.leave(x);
+        if (x === root) break;
+        x = nextSibling[x]!;
+      }
+    }
+  }
+
+  private leave(x: number): void {
+    const { host, gpu } = this.m;
+    const { firstChild, nextSibling } = this.tree;
+    const { rows, deviceTotal } = this;
+    const dur = host.durNs[x]!;
+    let childDur = 0;
+    let sub = 0;
+    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) {
+      childDur += host.durNs[c]!;
+      sub += deviceTotal[c]!;
+    }
+    let own = 0;
+    for (let g = this.owned.head[x]!; g >= 0; g = this.owned.next[g]!) own += gpu.durNs[g]!;
+    const total = own + sub;
+    deviceTotal[x] = total;
+    const kind = host.kind[x]!;
+    const r = this.rowOf(x, kind);
+    // The row's category is its first event's (ops and runtime calls of one name share a row).
+    if (x < rows.first[r]!) {
+      rows.first[r] = x;
+      rows.category[r] = HOST_KIND_NAMES[kind]!;
+    }
+    rows.calls[r]++;
+    rows.cpuTotalNs[r] += dur;
+    rows.selfCpuNs[r] += dur - childDur;
+    rows.selfDeviceNs[r] += own;
+    rows.deviceTotalNs[r] += total;
+    if (total > 0) rows.deviceWallNs[r] += this.wall.unionNs(this.gpuSeq, this.from[x]!, this.pos);
+  }
+
+  /** Host event x's row, added when it is the first of its key. */
+  private rowOf(x: number, kind: number): number {
+    const { rowNames } = this.names;
+    const rn = this.names.row[this.m.host.name[x]!]!;
+    const isAnnotation = kind === HostKind.Annotation;
+    if (this.byShape) {
+      const d = this.dimsId(this.m.host.args[x]);
+      const key = (d * rowNames.length + rn) * 2 + (isAnnotation ? 1 : 0);
+      let r = this.shapeSlot.get(key) ?? -1;
+      if (r < 0) this.shapeSlot.set(key, (r = this.rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, this.dimsList[d]!, x)));
+      return r;
+    }
+    const key = rn * 2 + (isAnnotation ? 1 : 0);
+    let r = this.cpuSlot[key]!;
+    if (r < 0) this.cpuSlot[key] = r = this.rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, undefined, x);
+    return r;
+  }
+
+  private dimsId(args: JsonObject | undefined): number {
+    let id = args ? this.dimsOfArgs.get(args) : undefined;
+    if (id === undefined) {
+      const dims = inputDimsKey(args);
+      id = this.dimsIds.get(dims);
+      if (id === undefined) this.dimsIds.set(dims, (id = this.dimsList.push(dims) - 1));
+      if (args) this.dimsOfArgs.set(args, id);
+    }
+    return id;
+  }
+}
+
+/** Kernels, copies and memsets by name: self = total = wall = Σ their durations. */
+function addGpuRows(m: TraceModel, rows: RowSums, byShape: boolean): void {
+  const { gpu, strings } = m;
+  const gpuSlot = new Int32Array(strings.size).fill(-1);
+  const gpuByName = new Map<string, number>();
+  for (let g = 0; g < gpu.length; g++) {
+    const id = gpu.name[g]!;
+    let r = gpuSlot[id]!;
+    if (r < 0) {
+      const name = strings.get(id);
+      r = gpuByName.get(name) ?? -1;
+      if (r < 0) gpuByName.set(name, (r = rows.add(name, 'gpu', GPU_KIND_NAMES[gpu.kind[g]!]!, byShape ? '[]' : undefined, g)));
+      gpuSlot[id] = r;
+    }
+    const d = gpu.durNs[g]!;
+    rows.calls[r]++;
+    rows.selfDeviceNs[r] += d;
+    rows.deviceTotalNs[r] += d;
+    rows.deviceWallNs[r] += d;
+  }
 }
 
 /** The table's rows as parallel arrays, grown as rows appear. */

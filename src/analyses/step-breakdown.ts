@@ -48,7 +48,7 @@ import {
   type WindowGpuMetrics,
 } from './gpu-metrics.js';
 import { IntervalList, lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
-import { API_GRAPH, API_LAUNCH, ApiFlags, createLaunchIndex, quantileSorted, type LaunchIndex } from './launches.js';
+import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, quantileSorted, type LaunchIndex } from './launches.js';
 import { medianOf, ValueList } from './median.js';
 import { orderByStart } from './time-order.js';
 
@@ -200,17 +200,16 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
 
   const classes = classifyKernels(m);
   // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
-  const names = distinctHostNames(m);
   const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
   const gpuScan = scanGpuTable(m, classes, intervals);
-  const hostReadable = scanHostTable(m, new HostRoles(m, windows, names.other), intervals);
+  const hostReadable = scanHostTable(m, hostRoles(m, windows), intervals);
   const { covered, busyNs } = cumulativeCoverage(intervals, windows);
 
   const gix = createGpuTimeIndex(m);
   const inOrder = windowsInOrder(windows);
   // Each window's GPU metrics, from one pass when the windows are in order.
   const gpuByWindow = inOrder && gpuScan.readable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
-  const sums = new HostSums(m, windows, createLaunchIndex(m), new ApiFlags(m, names.api));
+  const sums = new HostSums(m, windows, createLaunchIndex(m));
   if (inOrder && hostReadable) sumHostInOrder(m, windows, sums);
   else sumHostByWindow(m, windows, sums);
 
@@ -322,76 +321,62 @@ function scanGpuTable(m: TraceModel, classes: KernelClasses, intervals: Interval
   return { readable, devices: devices.length };
 }
 
-/**
- * One pass over the host table: each event's interval into its role's list, unless it is inside
- * an enclosing event of the same or an earlier role — then it adds nothing to any cumulative
- * union it is part of (most ops are inside another op). Returns whether every start is readable.
- */
-function scanHostTable(m: TraceModel, roles: HostRoles, intervals: IntervalList[]): boolean {
-  const { parent, startNs, durNs, length: n } = m.host;
-  let readable = true;
+/** Each host event's role: by its kind, else by its name (decided once per distinct name); the steps have none. */
+function hostRoles(m: TraceModel, windows: readonly Window[]): Uint8Array {
+  const { kind, name, length: n } = m.host;
+  const roles = new Uint8Array(n);
+  const byName = new Uint8Array(m.strings.size).fill(UNDECIDED);
   for (let i = 0; i < n; i++) {
-    const s = startNs[i]!;
-    if (s !== s) readable = false;
-    const r = roles.of(i);
-    if (r === NO_ROLE) continue;
-    const e = s + durNs[i]!;
-    let p = parent[i]!;
-    while (p >= 0 && !(roles.of(p) <= r && startNs[p]! <= s && e <= startNs[p]! + durNs[p]!)) p = parent[p]!;
-    if (p < 0) intervals[r]!.push(s, e);
+    const k = kind[i];
+    if (k === HostKind.Runtime || k === HostKind.Driver) {
+      roles[i] = RUNTIME;
+      continue;
+    }
+    const id = name[i]!;
+    let r = byName[id]!;
+    if (r === UNDECIDED) byName[id] = r = roleOfName(m.strings.get(id));
+    roles[i] = r;
   }
-  return readable;
-}
-
-/** Each host event's role: by its kind, else by its name (decided up front for each distinct name); the steps have none. */
-class HostRoles {
-  private readonly isStep: Uint8Array;
-  private readonly byName: Uint8Array;
-
-  constructor(
-    private readonly m: TraceModel,
-    windows: readonly Window[],
-    /** Name ids of the events that are no runtime/driver call. */
-    names: readonly number[],
-  ) {
-    this.isStep = new Uint8Array(m.host.length);
-    for (const w of windows) if (w.host >= 0) this.isStep[w.host] = 1;
-    this.byName = new Uint8Array(m.strings.size);
-    for (const id of names) this.byName[id] = roleOfName(m.strings.get(id));
-  }
-
-  of(i: number): number {
-    const { host } = this.m;
-    return isApiKind(host.kind[i]!) ? RUNTIME : this.isStep[i] ? NO_ROLE : this.byName[host.name[i]!]!;
-  }
+  for (const w of windows) if (w.host >= 0 && roles[w.host] !== RUNTIME) roles[w.host] = NO_ROLE;
+  return roles;
 }
 
 function roleOfName(name: string): number {
   return DATALOADER.test(name) ? DATALOADER_ROLE : name.startsWith('ProfilerStep#') ? NO_ROLE : isCommunicationOpName(name) ? COMM : CPU_EXEC;
 }
 
-function isApiKind(kind: number): boolean {
-  return kind === HostKind.Runtime || kind === HostKind.Driver;
-}
+/** Greater than every role: no ancestor. */
+const NO_ANCESTOR = 8;
 
 /**
- * The distinct name ids of the runtime/driver calls and of the other host events, so that what
- * a name says is decided before the loops over every event (one pass over two Int32 columns).
+ * One pass over the host table: each event's interval into its role's list, unless it is inside
+ * an enclosing event of the same or an earlier role — then it adds nothing to any cumulative
+ * union it is part of (most ops are inside another op). Returns whether every start is readable.
  */
-function distinctHostNames(m: TraceModel): { api: number[]; other: number[] } {
-  const { kind, name, length: n } = m.host;
-  // Bit 1: seen as a call's name, bit 2: as another event's.
-  const seen = new Uint8Array(m.strings.size);
-  const api: number[] = [];
-  const other: number[] = [];
+function scanHostTable(m: TraceModel, roles: Uint8Array, intervals: IntervalList[]): boolean {
+  const { parent, startNs, durNs, length: n } = m.host;
+  // The least role among each event's ancestors (0 when not known yet: an ancestor later in the
+  // table). When it is later than the event's own role no ancestor can cover the event, and the
+  // walk up is skipped: runtime calls, which sit inside ops.
+  const leastAbove = new Uint8Array(n);
+  let readable = true;
   for (let i = 0; i < n; i++) {
-    const id = name[i]!;
-    const bit = isApiKind(kind[i]!) ? 1 : 2;
-    if (seen[id]! & bit) continue;
-    seen[id] = seen[id]! | bit;
-    (bit === 1 ? api : other).push(id);
+    const s = startNs[i]!;
+    if (s !== s) readable = false;
+    const r = roles[i]!;
+    const p = parent[i]!;
+    const above = p < 0 ? NO_ANCESTOR : p < i ? Math.min(roles[p]!, leastAbove[p]!) : 0;
+    leastAbove[i] = above;
+    if (r === NO_ROLE) continue;
+    const e = s + durNs[i]!;
+    if (above <= r) {
+      let q = p;
+      while (q >= 0 && !(roles[q]! <= r && startNs[q]! <= s && e <= startNs[q]! + durNs[q]!)) q = parent[q]!;
+      if (q >= 0) continue;
+    }
+    intervals[r]!.push(s, e);
   }
-  return { api, other };
+  return readable;
 }
 
 /**
@@ -442,19 +427,32 @@ class CumulativeUnion {
  * op's step (the table is nearly in time order: the step is mostly the last one).
  */
 function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSums): void {
-  const { host } = m;
+  const { kind, startNs, durNs, firstChild, nextSibling, length: n } = m.host;
+  const { dispatchNs } = sums;
   let w = -1;
-  for (let i = 0; i < host.length; i++) {
-    const kind = host.kind[i]!;
-    const isApi = isApiKind(kind);
-    if (!isApi && kind !== HostKind.Op) continue;
-    const s = host.startNs[i]!;
-    if (w < 0 || !(s >= windows[w]!.lo && s < windows[w]!.hi)) {
+  let lo = NaN;
+  let hi = NaN;
+  for (let i = 0; i < n; i++) {
+    const k = kind[i];
+    const isApi = k === HostKind.Runtime || k === HostKind.Driver;
+    if (!isApi && k !== HostKind.Op) continue;
+    const s = startNs[i]!;
+    if (!(s >= lo && s < hi)) {
       w = windowAt(windows, s);
-      if (w < 0) continue;
+      if (w < 0) {
+        lo = hi = NaN;
+        continue;
+      }
+      lo = windows[w]!.lo;
+      hi = windows[w]!.hi;
     }
     if (isApi) sums.call(i, w);
-    else sums.op(i, w);
+    else {
+      // opSelfNs, written out: this runs once per op.
+      let self = durNs[i]!;
+      for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) self -= durNs[c]!;
+      dispatchNs[w] += self;
+    }
   }
 }
 
@@ -485,13 +483,21 @@ function sumHostByWindow(m: TraceModel, windows: readonly Window[], sums: HostSu
   for (let w = 0; w < windows.length; w++) {
     const { lo, hi } = windows[w]!;
     for (let k = lowerBound(apiStarts, lo); k < nApi && apiStarts[k]! < hi; k++) sums.call(apiCalls[k]!, w);
-    for (let k = lowerBound(opStarts, lo); k < nOps && opStarts[k]! < hi; k++) sums.op(ops[k]!, w);
+    for (let k = lowerBound(opStarts, lo); k < nOps && opStarts[k]! < hi; k++) sums.dispatchNs[w] += opSelfNs(host, ops[k]!);
   }
+}
+
+/** A cpu_op's self time: its duration less its children's. */
+function opSelfNs(host: TraceModel['host'], i: number): number {
+  let self = host.durNs[i]!;
+  for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) self -= host.durNs[c]!;
+  return self;
 }
 
 /**
  * Per-step sums of the host side: runtime/driver calls and ops that started inside the step
- * (see StepRow). Every sum is of integer ns, so the order calls are added in does not matter.
+ * (see StepRow); an op's self time is CPU dispatch. Every sum is of integer ns, so the order
+ * calls are added in does not matter.
  */
 class HostSums {
   readonly calls: Int32Array;
@@ -504,12 +510,12 @@ class HostSums {
   readonly tailEnd: Float64Array;
   readonly queue: ValueList[];
   readonly launchDurs: ValueList[];
+  private readonly api: ApiFlags;
 
   constructor(
     private readonly m: TraceModel,
     private readonly windows: readonly Window[],
     private readonly launched: LaunchIndex,
-    private readonly api: ApiFlags,
   ) {
     const nW = windows.length;
     this.calls = new Int32Array(nW);
@@ -522,6 +528,7 @@ class HostSums {
     this.tailEnd = Float64Array.from(windows, (w) => w.hi);
     this.queue = Array.from({ length: nW }, () => new ValueList());
     this.launchDurs = Array.from({ length: nW }, () => new ValueList());
+    this.api = new ApiFlags(m);
   }
 
   /** Runtime/driver call i, started in step w. */
@@ -529,12 +536,17 @@ class HostSums {
     const { host, gpu } = this.m;
     const { offsets, items } = this.launched;
     this.calls[w]++;
-    const bits = this.api.of(i);
+    const id = host.name[i]!;
+    let bits = this.api.byName[id]!;
+    if (bits === API_UNDECIDED) bits = this.api.decide(id);
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
-    if (bits & API_LAUNCH || launchesKernel(gpu.kind, items, from, to)) {
+    // A call CUPTI linked to a kernel is a launch whatever its name.
+    let launch = (bits & API_LAUNCH) !== 0;
+    for (let q = from; q < to && !launch; q++) if (gpu.kind[items[q]!] === GpuKind.Kernel) launch = true;
+    if (launch) {
       this.launches[w]++;
       if (bits & API_GRAPH) this.graphLaunches[w]++;
       this.launchNs[w] += e - s;
@@ -542,36 +554,16 @@ class HostSums {
     }
     if (to > from) {
       this.queue[w]!.push(gpu.startNs[items[from]!]! - e);
-      this.tailEnd[w] = latestEnd(gpu, items, from, to, this.tailEnd[w]!);
+      // How far the launched work runs past the step.
+      let tail = this.tailEnd[w]!;
+      for (let q = from; q < to; q++) tail = Math.max(tail, gpu.startNs[items[q]!]! + gpu.durNs[items[q]!]!);
+      this.tailEnd[w] = tail;
     }
     if (this.api.blocksHost(bits, items, from, to)) {
       this.syncs[w]++;
       this.blockedNs[w] += Math.max(0, Math.min(e, this.windows[w]!.hi) - s);
     } else this.dispatchNs[w] += e - s;
   }
-
-  /** cpu_op i, started in step w: its self time is CPU dispatch. */
-  op(i: number, w: number): void {
-    const { host } = this.m;
-    let self = host.durNs[i]!;
-    for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) self -= host.durNs[c]!;
-    this.dispatchNs[w] += self;
-  }
-}
-
-/** Whether some of the activities items[from..to) is a kernel. */
-function launchesKernel(kind: Uint8Array, items: Int32Array, from: number, to: number): boolean {
-  for (let q = from; q < to; q++) if (kind[items[q]!] === GpuKind.Kernel) return true;
-  return false;
-}
-
-/** The latest end of the activities items[from..to), and `tail`. */
-function latestEnd(gpu: TraceModel['gpu'], items: Int32Array, from: number, to: number, tail: number): number {
-  for (let q = from; q < to; q++) {
-    const g = items[q]!;
-    tail = Math.max(tail, gpu.startNs[g]! + gpu.durNs[g]!);
-  }
-  return tail;
 }
 
 /** Windows in time order that do not overlap, with readable bounds. */
