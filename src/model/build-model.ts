@@ -85,7 +85,7 @@ export const MODEL_ARGS_POLICY: ArgsPolicy = {
 export class ColumnSource {
   readonly labels: string[] = [];
   readonly args: JsonObject[] = [];
-  /** By label: its StringTable id, −1 until asked. Starts empty (see growthInPrimer in primer.ts). */
+  /** By label: its StringTable id, −1 until asked. Starts empty: see primer.ts on growing arrays. */
   private sid = new Int32Array(0);
   private readonly classes: Int32Array[] = [];
 

@@ -279,7 +279,7 @@ export class HostEventsHandler {
   private readonly runs = new TimeRuns(true);
   private readonly byCorrelation = new IdTable();
   private readonly stepRows: number[] = [];
-  /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. Starts empty (see growthInPrimer in primer.ts). */
+  /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. Starts empty: see primer.ts on growing arrays. */
   private isStep = new Uint8Array(0);
   private negative = 0;
 

@@ -67,6 +67,13 @@ export function innermostOp(host: LinkingInput['host'], i: number): number {
   return p;
 }
 
+/*
+ * Each loop over the activities or the host events is a function of its own that ends in
+ * returning what it counted: `finish` runs once per trace, so V8 optimises such a loop while it
+ * runs (on-stack replacement), and the code after a loop in the same function, never run yet,
+ * would throw the optimised code away when reached.
+ */
+
 export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSink): Linking {
   const { host, gpu } = input;
   const byCorr = input.byCorrelation;
@@ -80,27 +87,8 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
     });
   }
 
-  const launcher = new Int32Array(gpu.length).fill(-1);
-  let viaFlow = 0;
-  let noLaunch = 0;
-  let withExt = 0;
-  let extEqualsCorr = 0;
-  for (let g = 0; g < gpu.length; g++) {
-    let c = gpu.correlation[g]!;
-    if (!Number.isFinite(c)) {
-      const id = input.flowEndAt(gpu.device[g]!, gpu.stream[g]!, gpu.startNs[g]!);
-      c = typeof id === 'number' ? id : Number(id);
-      if (Number.isFinite(c)) viaFlow++;
-    }
-    const slot = Number.isFinite(c) ? byCorr.get(c) : -1;
-    if (slot < 0) noLaunch++;
-    else launcher[g] = byCorr.rowOf(slot);
-    const ext = gpu.externalId[g]!;
-    if (Number.isFinite(ext)) {
-      withExt++;
-      if (ext === gpu.correlation[g]) extEqualsCorr++;
-    }
-  }
+  const launches = findLaunchers(gpu, byCorr, input.flowEndAt);
+  const { launcher, viaFlow, noLaunch, withExt, extEqualsCorr } = launches;
   if (viaFlow > 0) {
     diagnostics.add({
       code: 'LINKED_BY_FLOW',
@@ -124,35 +112,8 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
   else if (withExt === 0 || extEqualsCorr >= 0.9 * withExt) ownerRule = 'innermost-op';
   else ownerRule = 'external-id';
 
-  const opByExt = ownerRule === 'external-id' ? firstOpByExternalId(host, gpu.externalId) : () => -1;
-
-  const owner = new Int32Array(gpu.length).fill(-1);
-  let missingOwner = 0;
-  let disagree = 0;
-  // torch's id collision (see TorchIdCollision): an op that owns GPU work has an External id
-  // that is some call's correlation. Rare; the calls are looked for only when there is one.
-  let collide = false;
-  for (let g = 0; g < gpu.length; g++) {
-    const l = launcher[g]!;
-    const inner = l >= 0 ? innermostOp(host, l) : -1;
-    let o = inner;
-    if (ownerRule === 'external-id') {
-      const ext = gpu.externalId[g]!;
-      if (!Number.isFinite(ext)) o = -1; // launched outside any op: belongs to none
-      else {
-        const op = opByExt(ext);
-        if (ext === gpu.correlation[g] && (op < 0 || op !== inner)) {
-          // torch 2.3–2.5 fallback: no op was active, the id is the kernel's own correlation.
-        } else if (op < 0) missingOwner++;
-        else {
-          o = op;
-          if (l >= 0 && inner !== op) disagree++;
-        }
-      }
-    }
-    owner[g] = o;
-    if (!collide && o >= 0 && Number.isFinite(host.externalId[o]!) && byCorr.get(host.externalId[o]!) >= 0) collide = true;
-  }
+  const owners = ownerRule === 'external-id' ? ownersByExternalId(host, gpu, launcher, byCorr, firstOpByExternalId(host, gpu.externalId)) : innermostOwners(host, gpu, launcher, byCorr);
+  const { owner, missingOwner, disagree, collide } = owners;
   if (missingOwner > 0) {
     diagnostics.add({
       code: 'OWNER_NOT_IN_TRACE',
@@ -187,12 +148,108 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
 }
 
 /**
- * The first cpu_op with each External id that GPU activities name (−1: none): the ids are
- * indexed (a few, one per launch), then the host table is read once.
+ * Each activity's launching call (−1: none) by its correlation, or by its `ac2g` flow when it has
+ * none; and the counts linking reports and the era detection reads.
  */
-function firstOpByExternalId(host: LinkingInput['host'], named: Float64Array): (ext: number) => number {
+function findLaunchers(gpu: LinkingInput['gpu'], byCorr: IdTable, flowEndAt: LinkingInput['flowEndAt']) {
+  const launcher = new Int32Array(gpu.length).fill(-1);
+  let viaFlow = 0;
+  let noLaunch = 0;
+  let withExt = 0;
+  let extEqualsCorr = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    let c = gpu.correlation[g]!;
+    if (!Number.isFinite(c)) {
+      const id = flowEndAt(gpu.device[g]!, gpu.stream[g]!, gpu.startNs[g]!);
+      c = typeof id === 'number' ? id : Number(id);
+      if (Number.isFinite(c)) viaFlow++;
+    }
+    const slot = Number.isFinite(c) ? byCorr.get(c) : -1;
+    if (slot < 0) noLaunch++;
+    else launcher[g] = byCorr.rowOf(slot);
+    const ext = gpu.externalId[g]!;
+    if (Number.isFinite(ext)) {
+      withExt++;
+      if (ext === gpu.correlation[g]) extEqualsCorr++;
+    }
+  }
+  return { launcher, viaFlow, noLaunch, withExt, extEqualsCorr };
+}
+
+/**
+ * Owners in torch ≈ 1.11–2.2: the innermost cpu_op around each launching call. `collide`: an
+ * owner's External id is some call's correlation (torch's id collision, TorchIdCollision; rare:
+ * the calls are looked for only when there is one).
+ */
+function innermostOwners(host: LinkingInput['host'], gpu: LinkingInput['gpu'], launcher: Int32Array, byCorr: IdTable) {
+  const owner = new Int32Array(gpu.length).fill(-1);
+  let collide = false;
+  for (let g = 0; g < gpu.length; g++) {
+    const l = launcher[g]!;
+    const o = l >= 0 ? innermostOp(host, l) : -1;
+    owner[g] = o;
+    if (!collide && o >= 0 && Number.isFinite(host.externalId[o]!) && byCorr.get(host.externalId[o]!) >= 0) collide = true;
+  }
+  return { owner, missingOwner: 0, disagree: 0, collide };
+}
+
+/**
+ * Owners in torch ≥ 2.3 (and ≤ 1.10): the cpu_op of the activity's External id (`opByExt`);
+ * none without one. `collide` as in innermostOwners.
+ */
+function ownersByExternalId(host: LinkingInput['host'], gpu: LinkingInput['gpu'], launcher: Int32Array, byCorr: IdTable, opByExt: OpsByExternalId) {
+  const owner = new Int32Array(gpu.length).fill(-1);
+  const { ids, op } = opByExt;
+  let missingOwner = 0;
+  let disagree = 0;
+  let collide = false;
+  for (let g = 0; g < gpu.length; g++) {
+    const l = launcher[g]!;
+    const inner = l >= 0 ? innermostOp(host, l) : -1;
+    let o = inner;
+    const ext = gpu.externalId[g]!;
+    if (!Number.isFinite(ext)) o = -1; // launched outside any op: belongs to none
+    else {
+      const n = ids.get(ext);
+      const byExt = n < 0 ? -1 : op[n]!;
+      if (ext === gpu.correlation[g] && (byExt < 0 || byExt !== inner)) {
+        // torch 2.3–2.5 fallback: no op was active, the id is the kernel's own correlation.
+      } else if (byExt < 0) missingOwner++;
+      else {
+        o = byExt;
+        if (l >= 0 && inner !== byExt) disagree++;
+      }
+    }
+    owner[g] = o;
+    if (!collide && o >= 0 && Number.isFinite(host.externalId[o]!) && byCorr.get(host.externalId[o]!) >= 0) collide = true;
+  }
+  return { owner, missingOwner, disagree, collide };
+}
+
+/** The first cpu_op with each External id named: `op[ids.get(ext)]` (−1: none). */
+interface OpsByExternalId {
+  readonly ids: IdTable;
+  readonly op: Int32Array;
+}
+
+/**
+ * The first cpu_op with each External id that GPU activities name: the ids are indexed (a few,
+ * one per launch), then the host table is read once.
+ */
+function firstOpByExternalId(host: LinkingInput['host'], named: Float64Array): OpsByExternalId {
+  const ids = indexIds(named);
+  return { ids, op: firstOps(host, ids) };
+}
+
+/** The finite ids of `named`, numbered in the order first seen. */
+function indexIds(named: Float64Array): IdTable {
   const ids = new IdTable();
   for (let g = 0; g < named.length; g++) if (Number.isFinite(named[g]!)) ids.add(named[g]!, g);
+  return ids;
+}
+
+/** By number in `ids`: the first cpu_op with that External id (−1: none). */
+function firstOps(host: LinkingInput['host'], ids: IdTable): Int32Array {
   const op = new Int32Array(ids.size).fill(-1);
   for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
@@ -201,10 +258,7 @@ function firstOpByExternalId(host: LinkingInput['host'], named: Float64Array): (
     const n = ids.get(ext);
     if (n >= 0 && op[n]! < 0) op[n] = i;
   }
-  return (ext) => {
-    const n = ids.get(ext);
-    return n < 0 ? -1 : op[n]!;
-  };
+  return op;
 }
 
 /** Each runtime/driver call whose correlation is the External id of ops that own GPU work, in host order. */
@@ -226,7 +280,11 @@ function findCollisions(host: LinkingInput['host'], owner: Int32Array): TorchIdC
     nextOwned[g] = firstOwned[n]!;
     firstOwned[n] = g;
   }
-  const opOf = firstOpByExternalId(host, Float64Array.from({ length: exts.size }, (_, n) => host.externalId[owner[exts.rowOf(n)]!]!));
+  const ops = firstOpByExternalId(host, Float64Array.from({ length: exts.size }, (_, n) => host.externalId[owner[exts.rowOf(n)]!]!));
+  const opOf = (ext: number): number => {
+    const n = ops.ids.get(ext);
+    return n < 0 ? -1 : ops.op[n]!;
+  };
   const collisions: TorchIdCollision[] = [];
   const listOf = new Map<number, number[]>();
   for (let i = 0; i < host.length; i++) {

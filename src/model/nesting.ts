@@ -33,24 +33,54 @@ export interface Nesting {
 export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, order?: Int32Array): Nesting {
   const n = t.length;
   const { thread, startNs, durNs } = t;
-  if (order === undefined) {
-    order = new Int32Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((a, b) => {
-      const dt = thread[a]! - thread[b]!;
-      if (dt !== 0) return dt;
-      const ds = startNs[a]! - startNs[b]!;
-      if (ds !== 0) return ds;
-      const de = startNs[b]! + durNs[b]! - (startNs[a]! + durNs[a]!);
-      if (de !== 0) return de;
-      return a - b;
-    });
-  }
-
+  if (order === undefined) order = sortedOrder(t);
   const parent = new Int32Array(n).fill(-1);
   const depth = new Int32Array(n);
   const firstChild = new Int32Array(n).fill(-1);
   const nextSibling = new Int32Array(n).fill(-1);
+  const { partial, latestEndNs } = nest(order, thread, startNs, durNs, parent, depth, firstChild, nextSibling);
+  if (partial > 0) {
+    diagnostics.add({
+      code: 'NON_NESTING_CPU_RANGES',
+      severity: 'warning',
+      count: partial,
+      message: `${partial} host event(s) start inside an enclosing event but end after it; they were not nested under it (torch does the same).`,
+    });
+  }
+  return { parent, depth, firstChild, nextSibling, order, latestEndNs };
+}
+
+/** The events in (thread, start, end descending, file) order by a comparator (which also orders NaN starts). */
+function sortedOrder(t: NestingInput): Int32Array {
+  const { thread, startNs, durNs } = t;
+  const order = new Int32Array(t.length);
+  for (let i = 0; i < t.length; i++) order[i] = i;
+  return order.sort((a, b) => {
+    const dt = thread[a]! - thread[b]!;
+    if (dt !== 0) return dt;
+    const ds = startNs[a]! - startNs[b]!;
+    if (ds !== 0) return ds;
+    const de = startNs[b]! + durNs[b]! - (startNs[a]! + durNs[a]!);
+    if (de !== 0) return de;
+    return a - b;
+  });
+}
+
+/**
+ * The walk, in a function of its own that ends in returning its counts: it runs once per trace,
+ * optimised while it runs, and code after the loop in the same function, never run yet, would
+ * throw that code away when reached. `partial`: events that start inside the top but end after it.
+ */
+function nest(
+  order: Int32Array,
+  thread: Int32Array,
+  startNs: Float64Array,
+  durNs: Float64Array,
+  parent: Int32Array,
+  depth: Int32Array,
+  firstChild: Int32Array,
+  nextSibling: Int32Array,
+): { partial: number; latestEndNs: number } {
   // The open events of the current thread, and the last child of each so far (only an open
   // event gains children).
   const stack: number[] = [];
@@ -60,7 +90,7 @@ export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, ord
   let partial = 0;
   let latestEndNs = 0;
 
-  for (let k = 0; k < n; k++) {
+  for (let k = 0; k < order.length; k++) {
     const i = order[k]!;
     if (thread[i] !== currentThread) {
       currentThread = thread[i]!;
@@ -88,14 +118,5 @@ export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, ord
     stack[++top] = i;
     lastChild[top] = -1;
   }
-
-  if (partial > 0) {
-    diagnostics.add({
-      code: 'NON_NESTING_CPU_RANGES',
-      severity: 'warning',
-      count: partial,
-      message: `${partial} host event(s) start inside an enclosing event but end after it; they were not nested under it (torch does the same).`,
-    });
-  }
-  return { parent, depth, firstChild, nextSibling, order, latestEndNs };
+  return { partial, latestEndNs };
 }

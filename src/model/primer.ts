@@ -14,6 +14,12 @@
  * Times span the values real traces have: small integers at the start of a trace, past 2^31 ns
  * (no longer a small integer) later, NaN where a time is absent — a path first seen with small
  * integers only would be optimised for them and thrown away at the first large one.
+ *
+ * Growing arrays: V8 compiles a read of an object's field against that field never having been
+ * reassigned, until it is. A table whose arrays are replaced when they grow (IdTable, a source's
+ * label → string id map, TimeRuns' last times, the ProfilerStep name flags) therefore starts with
+ * empty arrays and makes them at its first use — in the primer — so that its first growth in a
+ * real trace does not throw away the code compiled meanwhile.
  */
 import type { RawEvent, JsonObject } from '../ingest/raw-event.js';
 import type { ModelBuilder, ReadInfo } from './build-model.js';
@@ -140,19 +146,20 @@ let primed = false;
 
 /**
  * Builds the three traces with builders from `create`, once per thread (a no-op after). Each
- * trace goes in twice: as RawEvents (`add`) and as a second producer's columns with a time shift
- * (`addColumns`), the way the parallel read hands batches on.
+ * trace's columns go in twice, with and without a time shift (as the parallel read hands batches
+ * on): V8 keeps what it learns about a function only once the function has run a while (it makes
+ * the function's feedback store lazily), so a path taken once, early, can go unrecorded.
  */
 export function primeModelBuilder(create: () => ModelBuilder, columns: (events: readonly RawEvent[]) => Parameters<ModelBuilder['addColumns']>[0]): void {
   if (primed) return;
   primed = true;
   for (const events of [externalIdEra(), innermostOpEra(), unreadableTimes()]) {
     const b = create();
-    b.add(events);
     const src = b.source();
     const cols = columns(events);
     src.register(cols);
     b.addColumns(cols, src, LATE);
+    b.addColumns(cols, src);
     b.finish(READ);
   }
 }

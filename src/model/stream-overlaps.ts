@@ -25,6 +25,27 @@ export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: Diagnos
     Array.from({ length: g.length }, (_, i) => i).sort(
       (a, b) => g.device[a]! - g.device[b]! || g.stream[a]! - g.stream[b]! || g.startNs[a]! - g.startNs[b]! || a - b,
     );
+  const { count, maxNs, totalNs, latestEndNs } = findOverlaps(g, order);
+  if (count > 0) {
+    diagnostics.add({
+      code: 'OVERLAPPING_KERNELS',
+      severity: 'warning',
+      count,
+      message:
+        `${count} GPU activit(ies) start before the previous one on the same stream ends (max overlap ${(maxNs / 1000).toFixed(3)} µs, ` +
+        `${(totalNs / 1000).toFixed(3)} µs in all): programmatic dependent launch on Hopper/Blackwell, or corrupt durations; ` +
+        `sums of durations on those streams exceed their busy time by that much.`,
+    });
+  }
+  return latestEndNs;
+}
+
+/**
+ * The walk in stream order, in a function of its own that ends in returning its counts (it runs
+ * once per trace, optimised while it runs: code after the loop, never run yet, would throw that
+ * code away when reached).
+ */
+function findOverlaps(g: StreamOverlapInput, order: Int32Array | readonly number[]) {
   let count = 0;
   let maxNs = 0;
   let totalNs = 0;
@@ -45,16 +66,5 @@ export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: Diagnos
     }
     if (e > prevEnd) prevEnd = e;
   }
-  if (count > 0) {
-    diagnostics.add({
-      code: 'OVERLAPPING_KERNELS',
-      severity: 'warning',
-      count,
-      message:
-        `${count} GPU activit(ies) start before the previous one on the same stream ends (max overlap ${(maxNs / 1000).toFixed(3)} µs, ` +
-        `${(totalNs / 1000).toFixed(3)} µs in all): programmatic dependent launch on Hopper/Blackwell, or corrupt durations; ` +
-        `sums of durations on those streams exceed their busy time by that much.`,
-    });
-  }
-  return latestEndNs;
+  return { count, maxNs, totalNs, latestEndNs };
 }

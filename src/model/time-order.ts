@@ -23,7 +23,7 @@ export class TimeRuns {
   private readonly rows: ChunkedTable<typeof ROWS>[] = [];
   /** Per group: positions in its rows where a run starts (after the first). */
   private readonly breaks: number[][] = [];
-  /** Per group, the last row's start and end. Start empty (see growthInPrimer in primer.ts). */
+  /** Per group, the last row's start and end. Start empty: see primer.ts on growing arrays. */
   private lastStart = new Float64Array(0);
   private lastEnd = new Float64Array(0);
   /** Every start finite: the precondition of the merge. */
