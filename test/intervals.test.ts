@@ -1,10 +1,11 @@
 /**
  * mergeUnion's segments are the connected parts of the union of closed intervals, whichever way
  * it sorts (merging runs for tables nearly in time order, separate start/end sorts otherwise):
- * checked against an independent oracle that marks covered points on a half-unit grid.
+ * checked against an independent oracle that marks covered points on a half-unit grid; and so
+ * are an IntervalList's (ends clamped and runs counted as the intervals are pushed).
  */
 import { describe, expect, it } from 'vitest';
-import { mergeUnion } from '../src/analyses/intervals.js';
+import { IntervalList, mergeUnion } from '../src/analyses/intervals.js';
 import { lcg } from './random.js';
 
 /** Components of the union of [s, max(s, e)] over integer endpoints in [0, 200), intervals with NaN left out. */
@@ -46,6 +47,10 @@ describe('mergeUnion', () => {
       const u = mergeUnion(Float64Array.from(starts), Float64Array.from(ends));
       const got = Array.from(u.starts, (x, k) => [x, u.ends[k]!]);
       expect(got).toEqual(oracle(starts, ends));
+      const list = new IntervalList(16);
+      for (let k = 0; k < n; k++) list.push(starts[k]!, ends[k]!);
+      const v = list.union();
+      expect(Array.from(v.starts, (x, k) => [x, v.ends[k]!])).toEqual(oracle(starts, ends));
     }
   });
 });

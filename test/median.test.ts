@@ -1,13 +1,20 @@
 /**
- * medianOf equals the sorted-array median it replaces (launches.ts quantileSorted over a sorted
- * copy) on lists with ties, runs, NaN and −0.
+ * medianOf, and ValueList's median taken in place, equal the sorted-array median they replace
+ * (launches.ts quantileSorted over a sorted copy) on lists with ties, runs, NaN and −0.
  */
 import { describe, expect, it } from 'vitest';
 import { quantileSorted } from '../src/analyses/launches.js';
-import { medianOf } from '../src/analyses/median.js';
+import { medianOf, ValueList } from '../src/analyses/median.js';
 import { lcg } from './random.js';
 
 const bySort = (values: number[]) => quantileSorted(Float64Array.from(values).sort(), 0.5);
+
+/** The median of the values pushed into a ValueList (which grows past its first capacity). */
+function listMedian(values: number[]): number {
+  const list = new ValueList();
+  for (const x of values) list.push(x);
+  return list.median();
+}
 
 describe('medianOf', () => {
   it('equals the median of a sorted copy on random lists of every length up to 400', () => {
@@ -16,6 +23,7 @@ describe('medianOf', () => {
       for (const spread of [3, 1000, 1e9]) {
         const values = Array.from({ length: n }, () => Math.floor(rnd() * spread) - (spread > 3 ? spread / 10 : 0));
         expect(Object.is(medianOf(values), bySort(values))).toBe(true);
+        expect(Object.is(listMedian(values), bySort(values))).toBe(true);
       }
     }
   });
@@ -28,10 +36,14 @@ describe('medianOf', () => {
       [...Array.from({ length: 50 }, (_, k) => k % 5), NaN, NaN],
       [...Array.from({ length: 49 }, (_, k) => k - 25), -0, 0, -0],
     ];
-    for (const values of lists) expect(Object.is(medianOf(values), bySort(values))).toBe(true);
+    for (const values of lists) {
+      expect(Object.is(medianOf(values), bySort(values))).toBe(true);
+      expect(Object.is(listMedian(values), bySort(values))).toBe(true);
+    }
   });
 
   it('is NaN for no values', () => {
     expect(medianOf([])).toBeNaN();
+    expect(new ValueList().median()).toBeNaN();
   });
 });

@@ -45,7 +45,11 @@ export interface MergedIntervals {
  */
 export function mergeUnion(starts: Float64Array, ends: Float64Array): MergedIntervals {
   // Each step is its own function with one loop: V8 optimises each once, with complete type feedback.
-  let runs = clampEndsCountingRuns(starts, ends);
+  return unionOfSorted(starts, ends, clampEndsCountingRuns(starts, ends));
+}
+
+/** mergeUnion once the ends are clamped and the runs counted (-1: some time is unreadable). */
+function unionOfSorted(starts: Float64Array, ends: Float64Array, runs: number): MergedIntervals {
   if (runs < 0) {
     // An event whose time could not be read (NaN, with a BAD_TIMESTAMP diagnostic) has no place
     // on the time line: it is left out rather than let it poison the sorted sweep.
@@ -120,11 +124,16 @@ function sweepSortedPairs(starts: Float64Array, ends: Float64Array): number {
   return w;
 }
 
-/** A growable list of intervals, collected for `mergeUnion` without counting them first. */
+/**
+ * A growable list of intervals, collected without counting them first, whose union is then taken:
+ * ends are clamped and runs counted as they come, so `union()` is `mergeUnion` without its first pass.
+ */
 export class IntervalList {
   length = 0;
   private s: Float64Array;
   private e: Float64Array;
+  /** Runs of increasing starts so far; -1 once a time is unreadable. */
+  private runs = 1;
 
   constructor(capacity = 1024) {
     this.s = new Float64Array(capacity);
@@ -132,17 +141,18 @@ export class IntervalList {
   }
 
   push(start: number, end: number): void {
-    if (this.length === this.s.length) this.grow();
-    this.s[this.length] = start;
-    this.e[this.length++] = end;
+    const k = this.length;
+    if (k === this.s.length) this.grow();
+    if (start !== start || end !== end) this.runs = -1;
+    else if (this.runs > 0 && k > 0 && start < this.s[k - 1]!) this.runs++;
+    this.s[k] = start;
+    this.e[k] = end < start ? start : end;
+    this.length = k + 1;
   }
 
-  get starts(): Float64Array {
-    return this.s.subarray(0, this.length);
-  }
-
-  get ends(): Float64Array {
-    return this.e.subarray(0, this.length);
+  /** mergeUnion of the intervals (the list is sorted and overwritten: push no more). */
+  union(): MergedIntervals {
+    return unionOfSorted(this.s.subarray(0, this.length), this.e.subarray(0, this.length), this.runs);
   }
 
   private grow(): void {

@@ -8,12 +8,14 @@ import { quantileSorted } from './launches.js';
 let scratch = new Float64Array(1024);
 
 /**
- * Values collected one at a time for a median, in a typed array grown by doubling: every
- * median is then taken over a Float64Array (one kind of input for medianOf's loops).
+ * Values collected one at a time for a median, in a typed array grown by doubling; their
+ * median is then taken in place, without a copy.
  */
 export class ValueList {
   length = 0;
   private v = new Float64Array(64);
+  /** No NaN and no −0 among the values. */
+  private plain = true;
 
   push(x: number): void {
     if (this.length === this.v.length) {
@@ -21,11 +23,17 @@ export class ValueList {
       grown.set(this.v);
       this.v = grown;
     }
+    if (x !== x || (x === 0 && 1 / x < 0)) this.plain = false;
     this.v[this.length++] = x;
   }
 
   get values(): Float64Array {
     return this.v.subarray(0, this.length);
+  }
+
+  /** medianOf(values); the values are reordered. */
+  median(): number {
+    return medianInPlace(this.v.subarray(0, this.length), this.plain);
   }
 }
 
@@ -37,9 +45,15 @@ export function medianOf(values: ArrayLike<number>): number {
   for (let k = 0; k < n; k++) {
     const x = values[k]!;
     v[k] = x;
-    // NaN and −0 have their own places in a typed array's sort: leave those to the sort.
     if (x !== x || (x === 0 && 1 / x < 0)) plain = false;
   }
+  return medianInPlace(v, plain);
+}
+
+/** The median of v, reordering it; `plain`: v has no NaN and no −0. */
+function medianInPlace(v: Float64Array, plain: boolean): number {
+  const n = v.length;
+  // NaN and −0 have their own places in a typed array's sort: leave those to the sort.
   if (!plain || n < 32) return quantileSorted(v.sort(), 0.5);
   const pos = (n - 1) * 0.5;
   const lo = Math.floor(pos);

@@ -44,10 +44,11 @@ import {
   createGpuTimeIndex,
   gpuInWindow,
   isCommunicationOpName,
+  type GpuTimeIndex,
   type KernelClasses,
   type WindowGpuMetrics,
 } from './gpu-metrics.js';
-import { IntervalList, lowerBound, mergeUnion, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
+import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
 import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, quantileSorted, type LaunchIndex } from './launches.js';
 import { medianOf, ValueList } from './median.js';
 import { orderByStart } from './time-order.js';
@@ -199,13 +200,13 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   }
 
   const classes = classifyKernels(m);
+  const gix = createGpuTimeIndex(m);
   // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
   const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
-  const gpuScan = scanGpuTable(m, classes, intervals);
+  const gpuScan = scanGpuTable(m, classes, gix, intervals);
   const hostReadable = scanHostTable(m, hostRoles(m, windows), intervals);
   const { covered, busyNs } = cumulativeCoverage(intervals, windows);
 
-  const gix = createGpuTimeIndex(m);
   const inOrder = windowsInOrder(windows);
   // Each window's GPU metrics, from one pass when the windows are in order.
   const gpuByWindow = inOrder && gpuScan.readable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
@@ -270,12 +271,12 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       graphLaunches: sums.graphLaunches[wi]!,
       launchCpuUs: launchNs / 1000,
       meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
-      medianLaunchUs: medianOf(sums.launchDurs[wi]!.values) / 1000,
+      medianLaunchUs: sums.launchDurs[wi]!.median() / 1000,
       apiCalls: sums.calls[wi]!,
       cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
       hostSyncs: sums.syncs[wi]!,
       hostBlockedUs: sums.blockedNs[wi]! / 1000,
-      medianQueueUs: medianOf(sums.queue[wi]!.values) / 1000,
+      medianQueueUs: sums.queue[wi]!.median() / 1000,
       gpuTailUs: (sums.tailEnd[wi]! - hi) / 1000,
     };
     return { ...row, ...judgeStep(row) };
@@ -297,20 +298,23 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
 // The breakdown: cumulative unions of the roles
 
 /**
- * One pass over the GPU table: each activity's interval into its role's list (communication
- * kernels into COMM_KERNELS), whether every start is readable, and how many devices there are.
+ * One pass over the GPU table, in start order (so each role's intervals come sorted): each
+ * activity's interval into its role's list (communication kernels into COMM_KERNELS), whether
+ * every start is readable, and how many devices there are.
  */
-function scanGpuTable(m: TraceModel, classes: KernelClasses, intervals: IntervalList[]): { readable: boolean; devices: number } {
+function scanGpuTable(m: TraceModel, classes: KernelClasses, ix: GpuTimeIndex, intervals: IntervalList[]): { readable: boolean; devices: number } {
   const { kind, startNs, durNs, device, length: n } = m.gpu;
   const { communication } = classes;
+  const { order } = ix;
   let readable = true;
   const devices: number[] = n > 0 ? [device[0]!] : [];
   let lastDevice = n > 0 ? device[0]! : 0;
-  for (let g = 0; g < n; g++) {
-    const k = kind[g];
+  for (let k = 0; k < n; k++) {
+    const g = order[k]!;
     const s = startNs[g]!;
     if (s !== s) readable = false;
-    const role = k === GpuKind.Kernel ? (communication[g] ? COMM_KERNELS : KERNEL) : k === GpuKind.Memcpy ? MEMCPY : MEMSET;
+    const gk = kind[g];
+    const role = gk === GpuKind.Kernel ? (communication[g] ? COMM_KERNELS : KERNEL) : gk === GpuKind.Memcpy ? MEMCPY : MEMSET;
     intervals[role]!.push(s, s + durNs[g]!);
     const d = device[g]!;
     if (d !== lastDevice) {
@@ -409,7 +413,7 @@ class CumulativeUnion {
   add(list: IntervalList, into: Float64Array): void {
     if (list.length === 0) into.set(this.last);
     else {
-      const merged = mergeUnion(list.starts, list.ends);
+      const merged = list.union();
       // A merged union's segments neither overlap nor touch: its union with nothing is itself.
       this.union = this.union.starts.length === 0 ? merged : unionOfMerged(this.union, merged);
       const { windows } = this;
