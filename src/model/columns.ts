@@ -10,8 +10,19 @@
  */
 
 export type TypedArrayCtor = Float64ArrayConstructor | Int32ArrayConstructor | Uint8ArrayConstructor;
-export type Schema = Readonly<Record<string, TypedArrayCtor>>;
+/** A column of JS values (args objects): a plain array per chunk, made by `valuesColumn`. */
+export type ValuesCtor<T> = new (n: number) => T[];
+export type Schema = Readonly<Record<string, TypedArrayCtor | ValuesCtor<unknown>>>;
 export type ArraysOf<S extends Schema> = { -readonly [K in keyof S]: InstanceType<S[K]> };
+
+/**
+ * A column of values of type T. Its chunks are arrays made at their full length and written by
+ * index, like the typed columns: growing one array by `push` row by row cost the host events'
+ * handler a sixth of its time (the array's copies as it grows, and their collection).
+ */
+export function valuesColumn<T>(): ValuesCtor<T> {
+  return Array as unknown as ValuesCtor<T>;
+}
 
 const MAX_CHUNK = 1 << 14;
 
@@ -50,7 +61,7 @@ export class ChunkedTable<S extends Schema> {
   }
 
   private alloc(n: number): ArraysOf<S> {
-    const a = {} as Record<string, InstanceType<TypedArrayCtor>>;
+    const a = {} as Record<string, InstanceType<TypedArrayCtor> | unknown[]>;
     for (const k of Object.keys(this.schema)) a[k] = new this.schema[k]!(n);
     return a as ArraysOf<S>;
   }
@@ -61,10 +72,16 @@ export class ChunkedTable<S extends Schema> {
    */
   trim(minus: { readonly [K in keyof S]?: number } = {}): ArraysOf<S> {
     const n = this.length;
-    const out = {} as Record<string, InstanceType<TypedArrayCtor>>;
+    const out = {} as Record<string, InstanceType<TypedArrayCtor> | unknown[]>;
     for (const k of Object.keys(this.schema)) {
-      const o = new this.schema[k]!(n);
-      const chunks = [...this.full.map((c) => c[k]!), this.cur[k]!.subarray(0, this.at)];
+      const last = this.cur[k]!;
+      if (Array.isArray(last)) {
+        // (concat copies in one native call; the chunks are full but for the last)
+        out[k] = ([] as unknown[]).concat(...this.full.map((c) => c[k] as unknown[]), last.slice(0, this.at));
+        continue;
+      }
+      const o = new (this.schema[k] as TypedArrayCtor)(n);
+      const chunks = [...this.full.map((c) => c[k] as InstanceType<TypedArrayCtor>), last.subarray(0, this.at)];
       const d = (minus as Record<string, number | undefined>)[k];
       let p = 0;
       for (const c of chunks) {
@@ -84,7 +101,7 @@ export class ChunkedTable<S extends Schema> {
 
   /** Calls `f(chunk, rows)` for each chunk in row order, without trimming. */
   forEachChunk(f: (arrays: ArraysOf<S>, rows: number) => void): void {
-    for (const c of this.full) f(c, c[Object.keys(this.schema)[0]!]!.length);
+    for (const c of this.full) f(c, (c[Object.keys(this.schema)[0]!] as { length: number }).length);
     f(this.cur, this.at);
   }
 }

@@ -31,7 +31,7 @@ import {
 } from '../ingest/event-columns.js';
 import type { JsonObject, JsonValue } from '../ingest/raw-event.js';
 import { EventClass } from './classify.js';
-import { ChunkedTable } from './columns.js';
+import { ChunkedTable, valuesColumn } from './columns.js';
 import { IdTable } from './id-table.js';
 import { StreamIds, TimeRuns } from './time-order.js';
 import type { StringTable } from './strings.js';
@@ -264,6 +264,8 @@ const HOST_COLUMNS = {
   durNs: Float64Array,
   externalId: Float64Array,
   correlation: Float64Array,
+  /** Kept args of cpu_ops and user annotations. */
+  args: valuesColumn<JsonObject | undefined>(),
 } as const;
 
 const STEP_RE = /^ProfilerStep#(\d+)$/;
@@ -275,7 +277,6 @@ const STEP_RE = /^ProfilerStep#(\d+)$/;
  */
 export class HostEventsHandler {
   private readonly t = new ChunkedTable(HOST_COLUMNS);
-  private readonly args: (JsonObject | undefined)[] = [];
   private readonly runs = new TimeRuns(true);
   private readonly byCorrelation = new IdTable();
   private readonly stepRows: number[] = [];
@@ -308,11 +309,11 @@ export class HostEventsHandler {
     x.durNs[r] = dur;
     x.externalId[r] = ext;
     x.correlation[r] = corr;
+    x.args[r] = k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined;
     this.runs.add(thread, row, start, dur);
     if (k === HostKind.Annotation) {
       if (this.stepName(nameId)) this.stepRows.push(row);
     } else if (k !== HostKind.Op && Number.isFinite(corr)) this.byCorrelation.add(corr, row);
-    this.args.push(k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined);
   }
 
   private stepName(nameId: number): boolean {
@@ -329,7 +330,7 @@ export class HostEventsHandler {
   finalize(originNs: number) {
     reportNegativeDurations(this.ctx, this.negative, 'host event(s)');
     const length = this.t.length;
-    const table = { length, ...this.t.trim({ startNs: originNs }), args: this.args };
+    const table = { length, ...this.t.trim({ startNs: originNs }) };
     return {
       table,
       /** Rows in (thread, start, end descending, row) order; undefined when a start is not finite. */
@@ -391,6 +392,8 @@ const GPU_COLUMNS = {
   durNs: Float64Array,
   correlation: Float64Array,
   externalId: Float64Array,
+  /** Kept args (handed on beside the table). */
+  args: valuesColumn<JsonObject | undefined>(),
 } as const;
 
 /** Besides the table, it keeps each stream's rows and their runs in time order (overlaps, annotations). */
@@ -398,7 +401,6 @@ export class GpuActivitiesHandler {
   private readonly t = new ChunkedTable(GPU_COLUMNS);
   private readonly runs = new TimeRuns(false);
   private readonly streams = new StreamIds();
-  private readonly args: (JsonObject | undefined)[] = [];
   private readonly annotations: GpuAnnotation[] = [];
   private readonly syncs: SyncEvent[] = [];
   private negative = 0;
@@ -432,8 +434,8 @@ export class GpuActivitiesHandler {
     x.durNs[r] = dur;
     x.correlation[r] = an[o + AN_CORRELATION]!;
     x.externalId[r] = an[o + AN_EXTERNAL_ID]!;
+    x.args[r] = argsOf(b, i);
     this.runs.add(this.streams.idOf(x.device[r]!, x.stream[r]!), row, start, dur);
-    this.args.push(argsOf(b, i));
   }
 
   /** Row i of a gpu_user_annotation. */
@@ -450,7 +452,8 @@ export class GpuActivitiesHandler {
   finalize(originNs: number) {
     reportNegativeDurations(this.ctx, this.negative, 'GPU activit(ies)');
     const length = this.t.length;
-    const table = { length, ...this.t.trim({ startNs: originNs }) };
+    const { args, ...columns } = this.t.trim({ startNs: originNs });
+    const table = { length, ...columns };
     const streams = this.streams;
     const byPair = streams.sorted();
     const o = this.runs.order(table.startNs, table.durNs, originNs, byPair);
@@ -458,7 +461,7 @@ export class GpuActivitiesHandler {
       table,
       /** Rows by (device, stream), start, row; undefined when a start is not finite. */
       streams: o && { ...o, streams: byPair.map((k) => streams.pairs[k]!) },
-      args: this.args,
+      args,
       annotations: this.annotations.map((x) => ({ ...x, startNs: x.startNs - originNs })),
       syncs: this.syncs.map((x) => ({ ...x, startNs: x.startNs - originNs })),
     };
