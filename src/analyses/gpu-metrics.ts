@@ -40,7 +40,8 @@ export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
   const { startNs, durNs, length: n } = m.gpu;
   // One loop for the starts, their runs and the longest duration, then the runs merged
   // (the table is written a run per stream): the order `orderByStart` gives.
-  const order = new Int32Array(n);
+  // (Indices as doubles while sorting: sortByKeyRuns sees one kind of array.)
+  const order = new Float64Array(n);
   const sortedStartNs = new Float64Array(n);
   let runs = 1;
   let maxDurNs = 0;
@@ -53,7 +54,7 @@ export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
     if (durNs[g]! > maxDurNs) maxDurNs = durNs[g]!;
   }
   if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
-  return { order, sortedStartNs, maxDurNs };
+  return { order: new Int32Array(order), sortedStartNs, maxDurNs };
 }
 
 /** createGpuTimeIndex when some start is unreadable (NaN): orderByStart's comparator order. */

@@ -242,34 +242,10 @@ const COMMA = 44;
 
 function parseSignature(raw: string): Signature {
   const s = raw.includes(ANON) ? raw.split(ANON).join(ANON_MARK) : raw;
-  // The parameter list: the first top-level '(' (nothing after it matters here) … the last ')'.
-  let paramsStart = -1;
-  let depth = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === LT || c === LBRACE || c === LBRACKET) depth++;
-    else if (c === GT || c === RBRACE || c === RBRACKET || c === RPAREN) {
-      if (depth > 0) depth--;
-    } else if (c === LPAREN) {
-      if (depth === 0) {
-        paramsStart = i;
-        break;
-      }
-      depth++;
-    }
-  }
+  const { paramsStart, lastSpace } = scanDeclarator(s);
   let declarator = paramsStart >= 0 ? s.slice(0, paramsStart) : s;
+  // The parameter list runs to the last ")".
   const params = paramsStart >= 0 ? s.slice(paramsStart + 1, s.lastIndexOf(')') > paramsStart ? s.lastIndexOf(')') : s.length) : undefined;
-  // The return type ends at the last top-level space of the declarator.
-  depth = 0;
-  let lastSpace = -1;
-  for (let i = 0; i < declarator.length; i++) {
-    const c = declarator.charCodeAt(i);
-    if (c === LT || c === LPAREN || c === LBRACE || c === LBRACKET) depth++;
-    else if (c === GT || c === RPAREN || c === RBRACE || c === RBRACKET) {
-      if (depth > 0) depth--;
-    } else if (c === SPACE && depth === 0) lastSpace = i;
-  }
   if (lastSpace >= 0) declarator = declarator.slice(lastSpace + 1);
   // Template arguments: the first top-level '<' … matching '>'.
   let qualified = declarator;
@@ -277,8 +253,7 @@ function parseSignature(raw: string): Signature {
   const lt = declarator.indexOf('<');
   if (lt > 0) {
     qualified = declarator.slice(0, lt);
-    const close = matchingClose(declarator, lt);
-    templateArgs = splitTopLevel(declarator.slice(lt + 1, close)).map(restoreAnon);
+    templateArgs = templateArgsAt(declarator, lt).map(restoreAnon);
   }
   qualified = restoreAnon(qualified);
   const parts = qualified.split('::');
@@ -293,17 +268,53 @@ function restoreAnon(s: string): string {
   return s.includes(ANON_MARK) ? s.split(ANON_MARK).join(ANON) : s;
 }
 
-function matchingClose(s: string, open: number): number {
+/**
+ * Where the parameter list starts — the first top-level '(' (-1: none) — and the last top-level
+ * space before it, where the return type ends: one scan, stopping there. (The loops of the parser
+ * are small functions of their own: V8 compiles a small function quickly.)
+ */
+function scanDeclarator(s: string): { paramsStart: number; lastSpace: number } {
+  let lastSpace = -1;
   let depth = 0;
-  for (let i = open; i < s.length; i++) {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === LT || c === LBRACE || c === LBRACKET) depth++;
+    else if (c === GT || c === RBRACE || c === RBRACKET || c === RPAREN) {
+      if (depth > 0) depth--;
+    } else if (c === LPAREN) {
+      if (depth === 0) return { paramsStart: i, lastSpace };
+      depth++;
+    } else if (c === SPACE && depth === 0) lastSpace = i;
+  }
+  return { paramsStart: -1, lastSpace };
+}
+
+/**
+ * The arguments of the bracket opened at s[open], split on its top-level commas, up to the
+ * bracket that closes it (or the end): one scan.
+ */
+function templateArgsAt(s: string, open: number): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  let end = s.length;
+  for (let i = open + 1; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === LT || c === LPAREN || c === LBRACE || c === LBRACKET) depth++;
     else if (c === GT || c === RPAREN || c === RBRACE || c === RBRACKET) {
+      if (depth === 0) {
+        end = i;
+        break;
+      }
       depth--;
-      if (depth === 0) return i;
+    } else if (c === COMMA && depth === 0) {
+      out.push(s.slice(start, i).trim());
+      start = i + 1;
     }
   }
-  return s.length;
+  const last = s.slice(start, end).trim();
+  if (last !== '' || out.length) out.push(last);
+  return out;
 }
 
 /** Split on top-level commas. */
@@ -340,7 +351,7 @@ function identName(expr: string): string {
 function typeArgs(expr: string): string[] {
   const lt = expr.indexOf('<');
   if (lt < 0) return [];
-  return splitTopLevel(expr.slice(lt + 1, matchingClose(expr, lt)));
+  return templateArgsAt(expr, lt);
 }
 
 // ------------------------------------------------------------------------------------------------

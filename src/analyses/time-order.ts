@@ -19,9 +19,12 @@ export function orderByStart(idx: Int32Array, startNs: Float64Array): Int32Array
     keys[k] = s;
     if (k > 0 && s < keys[k - 1]!) runs++;
   }
-  const order = Int32Array.from(idx);
-  if (runs > 1) sortByKeyRuns(keys, order, runs);
-  return order;
+  if (runs === 1) return Int32Array.from(idx);
+  // The indices ride along as doubles: sortByKeyRuns then sees one kind of array (V8 compiles
+  // its merge loop once), and the conversions are native copies.
+  const order = new Float64Array(idx);
+  sortByKeyRuns(keys, order, runs);
+  return new Int32Array(order);
 }
 
 /**
@@ -29,13 +32,13 @@ export function orderByStart(idx: Int32Array, startNs: Float64Array): Int32Array
  * sort over the `runs` runs of non-decreasing keys (ties keep their order: the left run first).
  * Keys must be comparable (no NaN).
  */
-export function sortByKeyRuns(keys: Float64Array, payload: Float64Array | Int32Array, runs: number): void {
+export function sortByKeyRuns(keys: Float64Array, payload: Float64Array, runs: number): void {
   const n = keys.length;
   let bounds = runBounds(keys, runs);
   let k1 = keys;
   let p1 = payload;
   let k2: Float64Array = new Float64Array(n);
-  let p2: Float64Array | Int32Array = payload instanceof Int32Array ? new Int32Array(n) : new Float64Array(n);
+  let p2: Float64Array = new Float64Array(n);
   // Each pass merges pairs of runs from (k1, p1) into (k2, p2); then the two swap.
   while (runs > 1) {
     const next = new Int32Array(((runs + 1) >> 1) + 1);
@@ -68,7 +71,7 @@ function runBounds(keys: Float64Array, runs: number): Int32Array {
 }
 
 /** Runs [a0, a1) and [a1, b1) of `from` merged into the same places of `to`, the left run first at equal keys. */
-function mergeTwoRuns(fromKeys: Float64Array, from: Float64Array | Int32Array, toKeys: Float64Array, to: Float64Array | Int32Array, a0: number, a1: number, b1: number): void {
+function mergeTwoRuns(fromKeys: Float64Array, from: Float64Array, toKeys: Float64Array, to: Float64Array, a0: number, a1: number, b1: number): void {
   let i = a0;
   let j = a1;
   let o = a0;
