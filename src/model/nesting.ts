@@ -98,7 +98,7 @@ function nest(
     }
     const s = startNs[i]!;
     const e = s + durNs[i]!;
-    latestEndNs = Math.max(latestEndNs, e);
+    if (e > latestEndNs || e !== e) latestEndNs = e; // Math.max, NaN included, without a call
     while (top >= 0) {
       const p = stack[top]!;
       const pEnd = startNs[p]! + durNs[p]!;

@@ -46,6 +46,7 @@ export function reportStreamOverlaps(g: StreamOverlapInput, diagnostics: Diagnos
  * code away when reached).
  */
 function findOverlaps(g: StreamOverlapInput, order: Int32Array | readonly number[]) {
+  const { device, stream, startNs, durNs } = g;
   let count = 0;
   let maxNs = 0;
   let totalNs = 0;
@@ -54,10 +55,10 @@ function findOverlaps(g: StreamOverlapInput, order: Int32Array | readonly number
   for (let k = 0; k < order.length; k++) {
     const i = order[k]!;
     const prev = k > 0 ? order[k - 1]! : -1;
-    if (prev < 0 || g.device[prev] !== g.device[i] || g.stream[prev] !== g.stream[i]) prevEnd = -Infinity;
-    const s = g.startNs[i]!;
-    const e = s + g.durNs[i]!;
-    latestEndNs = Math.max(latestEndNs, e);
+    if (prev < 0 || device[prev] !== device[i] || stream[prev] !== stream[i]) prevEnd = -Infinity;
+    const s = startNs[i]!;
+    const e = s + durNs[i]!;
+    if (e > latestEndNs || e !== e) latestEndNs = e; // Math.max, NaN included, without a call
     if (s < prevEnd) {
       const overlap = Math.min(prevEnd, e) - s;
       count++;

@@ -162,10 +162,14 @@ function merge(o: Int32Array, a: number, m: number, b: number, tmp: Scratch, s: 
   const mEnd = m - a;
   let j = m;
   let k = a;
+  // (`before(y, x)` written out: this loop runs a few times per trace, mostly before V8 has
+  // optimised it, where a call per comparison costs more than the comparison)
   while (i < mEnd && j < b) {
     const x = left[i]!;
     const y = o[j]!;
-    if (before(y, x, s, d, endDesc)) {
+    const sx = s[x]!;
+    const sy = s[y]!;
+    if (sy < sx || (sy === sx && endDesc && sy + d[y]! > sx + d[x]!)) {
       o[k++] = y;
       j++;
     } else {
