@@ -99,7 +99,7 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
 
   // 4. One depth-first walk of the kept tree: each event's times added to its row.
   const rows = new RowSums();
-  new TreeWalk(m, names, tree, owned, rows, byShape).run();
+  walkTree(m, names, tree, owned, rows, byShape);
   const hostRows = rows.count;
 
   // 5. GPU rows: kernels, copies and memsets by name, then GPU annotations.
@@ -265,18 +265,79 @@ function removeDupNodes(tree: TorchTree, owned: OwnedWork, n: number): void {
  * One depth-first walk of the kept tree. Each event's GPU work (its own and its descendants') is
  * laid out at gpuSeq[from[i] .. end of its subtree); on the way out its times are known and
  * added to its row. Rows are keyed by numbers unless grouping by shape (which needs the dims)
- * and listed in order of their first event, as torch lists them.
+ * and listed in order of their first event, as torch lists them. One loop, what is done on
+ * leaving an event written out in it: it runs once per event.
  */
-class TreeWalk {
-  private readonly gpuSeq: Int32Array;
-  private readonly from: Int32Array;
-  private readonly deviceTotal: Float64Array;
-  private pos = 0;
-  private readonly cpuSlot: Int32Array;
-  private readonly wall: WallScratch;
-  // By shape: rows keyed by (row name, annotation or not, dims), the dims numbered as they
-  // appear; args objects are shared between events, so each one's dims are written once.
-  private readonly shapeSlot = new Map<number, number>();
+function walkTree(m: TraceModel, names: RowNames, tree: TorchTree, owned: OwnedWork, rows: RowSums, byShape: boolean): void {
+  const { host, gpu } = m;
+  const n = host.length;
+  const { durNs, kind, name } = host;
+  const { parent, firstChild, nextSibling } = tree;
+  const { head, next } = owned;
+  const gpuDurNs = gpu.durNs;
+  const { kept, row: rowByName, rowNames } = names;
+  const gpuSeq = new Int32Array(gpu.length);
+  const from = new Int32Array(n);
+  const deviceTotal = new Float64Array(n);
+  const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
+  const shapeRows = byShape ? new ShapeRows(m, names, rows) : undefined;
+  const wall = new WallScratch(m);
+  let pos = 0;
+  for (let root = 0; root < n; root++) {
+    if (parent[root]! >= 0 || kept[name[root]!] !== 1) continue;
+    let x = root;
+    for (;;) {
+      from[x] = pos;
+      for (let g = head[x]!; g >= 0; g = next[g]!) gpuSeq[pos++] = g;
+      if (firstChild[x]! >= 0) {
+        x = firstChild[x]!;
+        continue;
+      }
+      // A leaf: leave it, and its ancestors while it is their last child.
+      for (;;) {
+        const dur = durNs[x]!;
+        let childDur = 0;
+        let sub = 0;
+        for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) {
+          childDur += durNs[c]!;
+          sub += deviceTotal[c]!;
+        }
+        let own = 0;
+        for (let g = head[x]!; g >= 0; g = next[g]!) own += gpuDurNs[g]!;
+        const total = own + sub;
+        deviceTotal[x] = total;
+        const k = kind[x]!;
+        const rn = rowByName[name[x]!]!;
+        const slot = rn * 2 + (k === HostKind.Annotation ? 1 : 0);
+        let r = shapeRows ? shapeRows.rowOf(x, k, rn) : cpuSlot[slot]!;
+        if (r < 0) cpuSlot[slot] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[k]!, undefined, x);
+        // The row's category is its first event's (ops and runtime calls of one name share a row).
+        if (x < rows.first[r]!) {
+          rows.first[r] = x;
+          rows.category[r] = HOST_KIND_NAMES[k]!;
+        }
+        rows.calls[r]++;
+        rows.cpuTotalNs[r] += dur;
+        rows.selfCpuNs[r] += dur - childDur;
+        rows.selfDeviceNs[r] += own;
+        rows.deviceTotalNs[r] += total;
+        if (total > 0) rows.deviceWallNs[r] += wall.unionNs(gpuSeq, from[x]!, pos);
+        if (x === root) break;
+        if (nextSibling[x]! >= 0) break;
+        x = parent[x]!;
+      }
+      if (x === root) break;
+      x = nextSibling[x]!;
+    }
+  }
+}
+
+/**
+ * Rows grouped by shape: keyed by (row name, annotation or not, dims), the dims numbered as they
+ * appear; args objects are shared between events, so each one's dims are written once.
+ */
+class ShapeRows {
+  private readonly slot = new Map<number, number>();
   private readonly dimsIds = new Map<string, number>();
   private readonly dimsList: string[] = [];
   private readonly dimsOfArgs = new WeakMap<object, number>();
@@ -284,93 +345,15 @@ class TreeWalk {
   constructor(
     private readonly m: TraceModel,
     private readonly names: RowNames,
-    private readonly tree: TorchTree,
-    private readonly owned: OwnedWork,
     private readonly rows: RowSums,
-    private readonly byShape: boolean,
-  ) {
-    const n = m.host.length;
-    this.gpuSeq = new Int32Array(m.gpu.length);
-    this.from = new Int32Array(n);
-    this.deviceTotal = new Float64Array(n);
-    this.cpuSlot = new Int32Array(byShape ? 0 : 2 * names.rowNames.length).fill(-1);
-    this.wall = new WallScratch(m);
-  }
-
-  run(): void {
-    const { parent, firstChild, nextSibling } = this.tree;
-    const { head, next } = this.owned;
-    const { gpuSeq, from } = this;
-    const kept = this.names.kept;
-    const name = this.m.host.name;
-    const n = this.m.host.length;
-    for (let root = 0; root < n; root++) {
-      if (parent[root]! >= 0 || kept[name[root]!] !== 1) continue;
-      let x = root;
-      for (;;) {
-        from[x] = this.pos;
-        for (let g = head[x]!; g >= 0; g = next[g]!) gpuSeq[this.pos++] = g;
-        if (firstChild[x]! >= 0) {
-          x = firstChild[x]!;
-          continue;
-        }
-        // A leaf: leave it, and its ancestors while it is their last child.
-        while (x !== root && nextSibling[x]! < 0) {
-          this.leave(x);
-          x = parent[x]!;
-        }
-        this.leave(x);
-        if (x === root) break;
-        x = nextSibling[x]!;
-      }
-    }
-  }
-
-  private leave(x: number): void {
-    const { host, gpu } = this.m;
-    const { firstChild, nextSibling } = this.tree;
-    const { rows, deviceTotal } = this;
-    const dur = host.durNs[x]!;
-    let childDur = 0;
-    let sub = 0;
-    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) {
-      childDur += host.durNs[c]!;
-      sub += deviceTotal[c]!;
-    }
-    let own = 0;
-    for (let g = this.owned.head[x]!; g >= 0; g = this.owned.next[g]!) own += gpu.durNs[g]!;
-    const total = own + sub;
-    deviceTotal[x] = total;
-    const kind = host.kind[x]!;
-    const r = this.rowOf(x, kind);
-    // The row's category is its first event's (ops and runtime calls of one name share a row).
-    if (x < rows.first[r]!) {
-      rows.first[r] = x;
-      rows.category[r] = HOST_KIND_NAMES[kind]!;
-    }
-    rows.calls[r]++;
-    rows.cpuTotalNs[r] += dur;
-    rows.selfCpuNs[r] += dur - childDur;
-    rows.selfDeviceNs[r] += own;
-    rows.deviceTotalNs[r] += total;
-    if (total > 0) rows.deviceWallNs[r] += this.wall.unionNs(this.gpuSeq, this.from[x]!, this.pos);
-  }
+  ) {}
 
   /** Host event x's row, added when it is the first of its key. */
-  private rowOf(x: number, kind: number): number {
-    const { rowNames } = this.names;
-    const rn = this.names.row[this.m.host.name[x]!]!;
-    const isAnnotation = kind === HostKind.Annotation;
-    if (this.byShape) {
-      const d = this.dimsId(this.m.host.args[x]);
-      const key = (d * rowNames.length + rn) * 2 + (isAnnotation ? 1 : 0);
-      let r = this.shapeSlot.get(key) ?? -1;
-      if (r < 0) this.shapeSlot.set(key, (r = this.rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, this.dimsList[d]!, x)));
-      return r;
-    }
-    const key = rn * 2 + (isAnnotation ? 1 : 0);
-    let r = this.cpuSlot[key]!;
-    if (r < 0) this.cpuSlot[key] = r = this.rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, undefined, x);
+  rowOf(x: number, kind: number, rn: number): number {
+    const d = this.dimsId(this.m.host.args[x]);
+    const key = (d * this.names.rowNames.length + rn) * 2 + (kind === HostKind.Annotation ? 1 : 0);
+    let r = this.slot.get(key) ?? -1;
+    if (r < 0) this.slot.set(key, (r = this.rows.add(this.names.rowNames[rn]!, 'cpu', HOST_KIND_NAMES[kind]!, this.dimsList[d]!, x)));
     return r;
   }
 
