@@ -119,137 +119,111 @@ export interface KernelClasses {
 }
 
 export function classifyKernels(m: TraceModel): KernelClasses {
-  // The distinct names and args objects of the kernels first, then what each one says (a name
-  // is decoded once; args are shared between kernels launched alike), then each kernel's
-  // classes: the loop over every kernel calls no decoder, and V8 optimises each loop once.
-  const keys = distinctKernelKeys(m);
-  const byName = kernelNameFacts(m, keys.names);
-  const args = readKernelArgs(keys.args);
-  return kernelClasses(m, byName, args, keys.argsSlot);
-}
-
-/** Name facts: bit 0 Tensor Cores, bit 1 communication by name. */
-const NAME_TENSOR_CORES = 1;
-const NAME_COMMUNICATION = 2;
-
-interface KernelKeys {
-  /** Name ids of the kernels, each once. */
-  readonly names: number[];
-  /** Args objects of the kernels, each once. */
-  readonly args: JsonObject[];
-  /** Per GPU index: the kernel's args object's place in `args`, or -1. */
-  readonly argsSlot: Int32Array;
-}
-
-function distinctKernelKeys(m: TraceModel): KernelKeys {
-  const { gpu } = m;
-  const seen = new Uint8Array(m.strings.size);
-  const names: number[] = [];
-  const args: JsonObject[] = [];
-  const argsSlot = new Int32Array(gpu.length).fill(-1);
-  const slotOf = new Map<JsonObject, number>();
-  for (let g = 0; g < gpu.length; g++) {
-    if (gpu.kind[g] !== GpuKind.Kernel) continue;
-    const id = gpu.name[g]!;
-    if (!seen[id]) {
-      seen[id] = 1;
-      names.push(id);
-    }
-    const a = gpu.args[g];
-    if (!a) continue;
-    let k = slotOf.get(a);
-    if (k === undefined) {
-      slotOf.set(a, (k = args.length));
-      args.push(a);
-    }
-    argsSlot[g] = k;
-  }
-  return { names, args, argsSlot };
-}
-
-/** Per name id, the facts of the kernel names `ids` (NAME_* bits). */
-function kernelNameFacts(m: TraceModel, ids: readonly number[]): Uint8Array {
-  const facts = new Uint8Array(m.strings.size);
-  for (const id of ids) {
-    const name = m.strings.get(id);
-    facts[id] = (decodeKernelName(name).tensorCores === true ? NAME_TENSOR_CORES : 0) | (isCommunicationKernelName(name) ? NAME_COMMUNICATION : 0);
-  }
-  return facts;
-}
-
-/** What each args object says: collective args, `blocks per SM`, the grid's size, occupancy (NaN when absent). */
-interface KernelArgs {
-  readonly collective: Uint8Array;
-  readonly hasBlocksPerSm: Uint8Array;
-  readonly blocksPerSm: Float64Array;
-  readonly hasGrid: Uint8Array;
-  readonly gridSize: Float64Array;
-  readonly occupancyPct: Float64Array;
-}
-
-function readKernelArgs(list: readonly JsonObject[]): KernelArgs {
-  const n = list.length;
-  const out = {
-    collective: new Uint8Array(n),
-    hasBlocksPerSm: new Uint8Array(n),
-    blocksPerSm: new Float64Array(n),
-    hasGrid: new Uint8Array(n),
-    gridSize: new Float64Array(n),
-    occupancyPct: new Float64Array(n),
-  };
-  for (let k = 0; k < n; k++) {
-    const args = list[k]!;
-    out.collective[k] = hasCollectiveArgs(args) ? 1 : 0;
-    const bps = args['blocks per SM'];
-    if (typeof bps === 'number') {
-      out.hasBlocksPerSm[k] = 1;
-      out.blocksPerSm[k] = bps;
-    }
-    const grid = args['grid'];
-    if (Array.isArray(grid) && grid.every((v) => typeof v === 'number')) {
-      out.hasGrid[k] = 1;
-      out.gridSize[k] = (grid as number[]).reduce((p, v) => p * v, 1);
-    }
-    const occ = args['est. achieved occupancy %'];
-    out.occupancyPct[k] = typeof occ === 'number' ? occ : NaN;
-  }
-  return out;
-}
-
-/** Each kernel's classes from its name's facts, its args' and its owner's name (isCommunicationKernel, decided once per name). */
-function kernelClasses(m: TraceModel, byName: Uint8Array, args: KernelArgs, argsSlot: Int32Array): KernelClasses {
   const { gpu, host, strings } = m;
+  const { kind, name, owner, device } = gpu;
   const n = gpu.length;
   const tensorCores = new Uint8Array(n);
   const communication = new Uint8Array(n);
   const blocksPerSm = new Float64Array(n).fill(NaN);
   const occupancyPct = new Float64Array(n).fill(NaN);
-  // Per distinct owner name: 1 when an nccl:/gloo: op; -1 not yet decided.
-  const commOp = new Int8Array(strings.size).fill(-1);
+  // What a name says is decided once per name (decoding is costly), what an args object says
+  // once per object (args are shared between kernels launched alike), whether an owner is an
+  // nccl:/gloo: op once per op name: the first time each is met.
+  const nameFacts = new Uint8Array(strings.size).fill(UNDECIDED);
+  const commOp = new Uint8Array(strings.size).fill(UNDECIDED);
+  const args = new KernelArgsTable();
   const smsByDevice = new Map<number, number>();
   for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
   for (let g = 0; g < n; g++) {
-    if (gpu.kind[g] !== GpuKind.Kernel) continue;
-    const facts = byName[gpu.name[g]!]!;
+    if (kind[g] !== GpuKind.Kernel) continue;
+    const id = name[g]!;
+    let facts = nameFacts[id]!;
+    if (facts === UNDECIDED) nameFacts[id] = facts = kernelNameFacts(strings.get(id));
     tensorCores[g] = facts & NAME_TENSOR_CORES;
-    const a = argsSlot[g]!;
+    const kernelArgs = gpu.args[g];
+    const a = kernelArgs ? args.slotOf(kernelArgs) : -1;
+    // isCommunicationKernel.
     let comm = (facts & NAME_COMMUNICATION) !== 0 || (a >= 0 && args.collective[a] === 1);
-    const o = gpu.owner[g]!;
+    const o = owner[g]!;
     if (!comm && o >= 0) {
       const on = host.name[o]!;
-      if (commOp[on]! < 0) commOp[on] = isCommunicationOpName(strings.get(on)) ? 1 : 0;
+      if (commOp[on] === UNDECIDED) commOp[on] = isCommunicationOpName(strings.get(on)) ? 1 : 0;
       comm = commOp[on] === 1;
     }
     communication[g] = comm ? 1 : 0;
     if (a < 0) continue;
     if (args.hasBlocksPerSm[a]) blocksPerSm[g] = args.blocksPerSm[a]!;
     else {
-      const sms = smsByDevice.get(gpu.device[g]!);
+      const sms = smsByDevice.get(device[g]!);
       if (sms && args.hasGrid[a]) blocksPerSm[g] = args.gridSize[a]! / sms;
     }
     occupancyPct[g] = args.occupancyPct[a]!;
   }
   return { tensorCores, communication, blocksPerSm, occupancyPct };
+}
+
+const UNDECIDED = 255;
+/** Name facts: bit 0 Tensor Cores, bit 1 communication by name. */
+const NAME_TENSOR_CORES = 1;
+const NAME_COMMUNICATION = 2;
+
+function kernelNameFacts(name: string): number {
+  return (decodeKernelName(name).tensorCores === true ? NAME_TENSOR_CORES : 0) | (isCommunicationKernelName(name) ? NAME_COMMUNICATION : 0);
+}
+
+/**
+ * What each distinct args object of the kernels says, in typed arrays by slot: collective args,
+ * `blocks per SM`, the grid's size, occupancy (NaN when absent).
+ */
+class KernelArgsTable {
+  collective = new Uint8Array(64);
+  hasBlocksPerSm = new Uint8Array(64);
+  blocksPerSm = new Float64Array(64);
+  hasGrid = new Uint8Array(64);
+  gridSize = new Float64Array(64);
+  occupancyPct = new Float64Array(64);
+  private count = 0;
+  private readonly slots = new Map<JsonObject, number>();
+
+  /** The slot of an args object, read the first time it is met. */
+  slotOf(args: JsonObject): number {
+    const k = this.slots.get(args);
+    return k !== undefined ? k : this.read(args);
+  }
+
+  private read(args: JsonObject): number {
+    const k = this.count++;
+    if (k === this.collective.length) this.grow();
+    this.slots.set(args, k);
+    this.collective[k] = hasCollectiveArgs(args) ? 1 : 0;
+    const bps = args['blocks per SM'];
+    if (typeof bps === 'number') {
+      this.hasBlocksPerSm[k] = 1;
+      this.blocksPerSm[k] = bps;
+    }
+    const grid = args['grid'];
+    if (Array.isArray(grid) && grid.every((v) => typeof v === 'number')) {
+      this.hasGrid[k] = 1;
+      this.gridSize[k] = (grid as number[]).reduce((p, v) => p * v, 1);
+    }
+    const occ = args['est. achieved occupancy %'];
+    this.occupancyPct[k] = typeof occ === 'number' ? occ : NaN;
+    return k;
+  }
+
+  private grow(): void {
+    const twice = <T extends Uint8Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
+      b.set(a);
+      return b;
+    };
+    this.collective = twice(this.collective);
+    this.hasBlocksPerSm = twice(this.hasBlocksPerSm);
+    this.blocksPerSm = twice(this.blocksPerSm);
+    this.hasGrid = twice(this.hasGrid);
+    this.gridSize = twice(this.gridSize);
+    this.occupancyPct = twice(this.occupancyPct);
+  }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -282,6 +282,9 @@ function walkTree(m: TraceModel, names: RowNames, tree: TorchTree, owned: OwnedW
   const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
   const shapeRows = byShape ? new ShapeRows(m, names, rows) : undefined;
   const wall = new WallScratch(m);
+  // The rows' sums, read again whenever rows were added (their arrays may have grown).
+  let { calls, cpuTotalNs, selfCpuNs, selfDeviceNs, deviceTotalNs, deviceWallNs, first } = rows;
+  let rowCount = rows.count;
   let pos = 0;
   for (let root = 0; root < n; root++) {
     if (parent[root]! >= 0 || kept[name[root]!] !== 1) continue;
@@ -311,17 +314,21 @@ function walkTree(m: TraceModel, names: RowNames, tree: TorchTree, owned: OwnedW
         const slot = rn * 2 + (k === HostKind.Annotation ? 1 : 0);
         let r = shapeRows ? shapeRows.rowOf(x, k, rn) : cpuSlot[slot]!;
         if (r < 0) cpuSlot[slot] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[k]!, undefined, x);
+        if (rows.count !== rowCount) {
+          rowCount = rows.count;
+          ({ calls, cpuTotalNs, selfCpuNs, selfDeviceNs, deviceTotalNs, deviceWallNs, first } = rows);
+        }
         // The row's category is its first event's (ops and runtime calls of one name share a row).
-        if (x < rows.first[r]!) {
-          rows.first[r] = x;
+        if (x < first[r]!) {
+          first[r] = x;
           rows.category[r] = HOST_KIND_NAMES[k]!;
         }
-        rows.calls[r]++;
-        rows.cpuTotalNs[r] += dur;
-        rows.selfCpuNs[r] += dur - childDur;
-        rows.selfDeviceNs[r] += own;
-        rows.deviceTotalNs[r] += total;
-        if (total > 0) rows.deviceWallNs[r] += wall.unionNs(gpuSeq, from[x]!, pos);
+        calls[r]++;
+        cpuTotalNs[r] += dur;
+        selfCpuNs[r] += dur - childDur;
+        selfDeviceNs[r] += own;
+        deviceTotalNs[r] += total;
+        if (total > 0) deviceWallNs[r] += wall.unionNs(gpuSeq, from[x]!, pos);
         if (x === root) break;
         if (nextSibling[x]! >= 0) break;
         x = parent[x]!;
