@@ -252,15 +252,25 @@ export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, i
   const sums = new KernelSums();
   // The window's kernels per device, devices in order of first appearance.
   const devices: DeviceInWindow[] = [];
+  const kernelsOf: number[][] = [];
   for (let j = 0; j < inWindow.length; j++) {
     const g = inWindow[j]!;
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const s = gpu.startNs[g]!;
     sums.add(classes, g, clipNs(s, s + gpu.durNs[g]!, lo, hi));
-    deviceIn(devices, gpu.device[g]!).kernels.push(g);
+    const dev = gpu.device[g]!;
+    let k = devices.findIndex((at) => at.device === dev);
+    if (k < 0) {
+      k = devices.push(new DeviceInWindow(dev)) - 1;
+      kernelsOf.push([]);
+    }
+    kernelsOf[k]!.push(g);
   }
-  for (const at of devices) at.unionNs = unionOfClipped(m, at.kernels, lo, hi);
-  return windowMetrics(m, classes, lo, hi, sums, devices);
+  devices.forEach((at, k) => {
+    at.unionNs = unionOfClipped(m, kernelsOf[k]!, lo, hi);
+    sweepSm(m, classes, kernelsOf[k]!, lo, hi, at.sm);
+  });
+  return windowMetrics(lo, hi, sums, devices);
 }
 
 /** Sums over a window's kernels, each added with its time inside the window. */
@@ -281,35 +291,37 @@ class KernelSums {
   }
 }
 
-/** One device's kernels inside one window. */
-interface DeviceInWindow {
-  readonly device: number;
-  /** Its kernels, in the order given (start order when found by one pass). */
-  readonly kernels: number[];
-  /** Length of the union of their intervals clipped to the window. */
-  unionNs: number;
+/** One device's kernels inside one window: the union of their clipped intervals and their SM sweep. */
+class DeviceInWindow {
+  /** Length of the union of the kernels' intervals clipped to the window. */
+  unionNs = 0;
   /** The union's last segment, while the one pass sweeps it. */
-  cs: number;
-  ce: number;
+  cs = -Infinity;
+  ce = -Infinity;
+  readonly sm = new SmSweep();
+  /** Kernels with an SM point so far (their order, for the sweep's ties). */
+  smPoints = 0;
+
+  constructor(readonly device: number) {}
 }
 
 /** The entry of `device` in a window's devices, added when it is new. */
 function deviceIn(devices: DeviceInWindow[], device: number): DeviceInWindow {
   for (let k = 0; k < devices.length; k++) if (devices[k]!.device === device) return devices[k]!;
-  const at: DeviceInWindow = { device, kernels: [], unionNs: 0, cs: -Infinity, ce: -Infinity };
+  const at = new DeviceInWindow(device);
   devices.push(at);
   return at;
 }
 
-/** The metrics from a window's sums and its devices' unions and kernels (devices averaged). */
-function windowMetrics(m: TraceModel, classes: KernelClasses, lo: number, hi: number, sums: KernelSums, devices: readonly DeviceInWindow[]): WindowGpuMetrics {
+/** The metrics from a window's sums and its devices' unions and SM sweeps (devices averaged). */
+function windowMetrics(lo: number, hi: number, sums: KernelSums, devices: readonly DeviceInWindow[]): WindowGpuMetrics {
   const span = hi - lo;
   let util = 0;
   let sm = 0;
   let smDevices = 0;
   for (const at of devices) {
     util += at.unionNs / span;
-    const smNs = smEfficiencyNs(m, classes, at.kernels, lo, hi);
+    const smNs = at.sm.finish();
     if (smNs === smNs) {
       sm += smNs / span;
       smDevices++;
@@ -361,65 +373,114 @@ function unionOfClipped(m: TraceModel, kernels: readonly number[], lo: number, h
   return total;
 }
 
-/** Scratch for the SM-efficiency sweep, reused across windows: start and end points, (time, blocks per SM). */
-let startTime = new Float64Array(256);
-let startBps = new Float64Array(256);
-let endTime = new Float64Array(256);
-let endBps = new Float64Array(256);
-
 /**
  * ∫ min(Σ blocks per SM of running kernels, 1) dt over [lo, hi) — the plugin's
- * `merge_ranges_with_value`: endpoints sorted by time with starts before ends at equal times
- * (then in the order the kernels were given); NaN when no kernel states its blocks per SM.
- * The starts and the ends are each sorted stably by time (kernels given in start order list
- * their starts in order already), then merged: the same order, with no comparator call.
+ * `merge_ranges_with_value`: the kernels' clipped start and end points sorted by time, starts
+ * before ends at equal times, then in the order the kernels were given; kernels with no blocks
+ * per SM, or no duration, have none. Swept as the kernels come in start order: each end waits in
+ * a small heap until a later start passes it (or the sweep ends), so the steps are those of the
+ * sorted points, in the same order, and nothing is sorted.
  */
-function smEfficiencyNs(m: TraceModel, classes: KernelClasses, kernels: readonly number[], lo: number, hi: number): number {
-  const { startNs, durNs } = m.gpu;
-  if (startTime.length < kernels.length) {
-    const size = Math.max(kernels.length, 2 * startTime.length);
-    startTime = new Float64Array(size);
-    startBps = new Float64Array(size);
-    endTime = new Float64Array(size);
-    endBps = new Float64Array(size);
+class SmSweep {
+  private total = 0;
+  private level = 0;
+  private t = NaN;
+  private points = 0;
+  // Pending ends: a binary min-heap by (time, place among the kernels as given).
+  private endTime = new Float64Array(8);
+  private endBps = new Float64Array(8);
+  private endSeq = new Int32Array(8);
+  private size = 0;
+
+  /** A kernel's clipped start and end with its blocks per SM; `seq`: its place among the kernels as given. Starts come in time order (ties as given). */
+  add(cs: number, ce: number, bps: number, seq: number): void {
+    while (this.size > 0 && this.endTime[0]! < cs) this.popEnd();
+    this.step(cs, bps);
+    this.pushEnd(ce, bps, seq);
+    this.points++;
   }
-  let n = 0;
-  let startRuns = 1;
-  let endRuns = 1;
-  for (let k = 0; k < kernels.length; k++) {
-    const g = kernels[k]!;
-    const bps = classes.blocksPerSm[g]!;
-    const s = startNs[g]!;
-    const e = s + durNs[g]!;
-    if (!(bps > 0 && e > s)) continue;
-    startTime[n] = Math.max(s, lo);
-    endTime[n] = Math.min(e, hi);
-    startBps[n] = bps;
-    endBps[n] = bps;
-    if (n > 0 && startTime[n]! < startTime[n - 1]!) startRuns++;
-    if (n > 0 && endTime[n]! < endTime[n - 1]!) endRuns++;
-    n++;
+
+  /** The integral in ns; NaN when no kernel had a point. */
+  finish(): number {
+    while (this.size > 0) this.popEnd();
+    return this.points > 0 ? this.total : NaN;
   }
-  if (n === 0) return NaN;
-  if (startRuns > 1) sortByKeyRuns(startTime.subarray(0, n), startBps.subarray(0, n), startRuns);
-  if (endRuns > 1) sortByKeyRuns(endTime.subarray(0, n), endBps.subarray(0, n), endRuns);
-  return smSweep(n);
+
+  private step(time: number, delta: number): void {
+    if (time > this.t && this.level > 1e-12) this.total += (time - this.t) * Math.min(this.level, 1);
+    this.t = time;
+    this.level += delta;
+  }
+
+  private before(i: number, j: number): boolean {
+    const { endTime } = this;
+    return endTime[i]! < endTime[j]! || (endTime[i] === endTime[j] && this.endSeq[i]! < this.endSeq[j]!);
+  }
+
+  private swap(i: number, j: number): void {
+    const { endTime, endBps, endSeq } = this;
+    const t = endTime[i]!;
+    endTime[i] = endTime[j]!;
+    endTime[j] = t;
+    const b = endBps[i]!;
+    endBps[i] = endBps[j]!;
+    endBps[j] = b;
+    const q = endSeq[i]!;
+    endSeq[i] = endSeq[j]!;
+    endSeq[j] = q;
+  }
+
+  private pushEnd(time: number, bps: number, seq: number): void {
+    if (this.size === this.endTime.length) this.grow();
+    let i = this.size++;
+    this.endTime[i] = time;
+    this.endBps[i] = bps;
+    this.endSeq[i] = seq;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (!this.before(i, up)) break;
+      this.swap(i, up);
+      i = up;
+    }
+  }
+
+  private popEnd(): void {
+    this.step(this.endTime[0]!, -this.endBps[0]!);
+    const last = --this.size;
+    if (last > 0) this.swap(0, last);
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      if (l >= last) break;
+      const c = l + 1 < last && this.before(l + 1, l) ? l + 1 : l;
+      if (!this.before(c, i)) break;
+      this.swap(c, i);
+      i = c;
+    }
+  }
+
+  private grow(): void {
+    const time = new Float64Array(2 * this.endTime.length);
+    const bps = new Float64Array(time.length);
+    const seq = new Int32Array(time.length);
+    time.set(this.endTime);
+    bps.set(this.endBps);
+    seq.set(this.endSeq);
+    this.endTime = time;
+    this.endBps = bps;
+    this.endSeq = seq;
+  }
 }
 
-/** The sweep over the first n sorted start and end points of the scratch arrays. */
-function smSweep(n: number): number {
-  let total = 0;
-  let level = 0;
-  let t = startTime[0]!;
-  for (let i = 0, j = 0; i < n || j < n; ) {
-    // A start first at equal times.
-    const start = i < n && (j === n || !(endTime[j]! < startTime[i]!));
-    const time = start ? startTime[i]! : endTime[j]!;
-    if (time > t && level > 1e-12) total += (time - t) * Math.min(level, 1);
-    t = time;
-    level += start ? startBps[i++]! : -endBps[j++]!;
+/** The SM sweep of a window's kernels given in any order: their points put in start order first (ties as given). */
+function sweepSm(m: TraceModel, classes: KernelClasses, kernels: readonly number[], lo: number, hi: number, sm: SmSweep): void {
+  const { startNs, durNs } = m.gpu;
+  const withPoints = kernels.filter((g) => classes.blocksPerSm[g]! > 0 && startNs[g]! + durNs[g]! > startNs[g]!);
+  const clippedStart = (g: number) => Math.max(startNs[g]!, lo);
+  const order = withPoints.map((_, k) => k).sort((a, b) => clippedStart(withPoints[a]!) - clippedStart(withPoints[b]!) || a - b);
+  for (const k of order) {
+    const g = withPoints[k]!;
+    sm.add(clippedStart(g), Math.min(startNs[g]! + durNs[g]!, hi), classes.blocksPerSm[g]!, k);
   }
-  return total;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -469,8 +530,7 @@ export function computeWindowsGpuMetrics(
       sums[w]!.add(classes, g, clipNs(s, e, lo, hi));
       const list = devices[w]!;
       const at = list.length === 1 && list[0]!.device === gpu.device[g] ? list[0]! : deviceIn(list, gpu.device[g]!);
-      at.kernels.push(g);
-      // The device's union, swept as its kernels come (in start order).
+      // The device's union and SM sweep, as its kernels come (in start order).
       const cs = Math.max(s, lo);
       const ce = Math.min(e, hi);
       if (ce > cs) {
@@ -480,11 +540,13 @@ export function computeWindowsGpuMetrics(
           at.ce = ce;
         } else if (ce > at.ce) at.ce = ce;
       }
+      const bps = classes.blocksPerSm[g]!;
+      if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
     }
   }
   const metrics = windows.map(({ lo, hi }, w): WindowGpuMetrics => {
     for (const at of devices[w]!) if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
-    return windowMetrics(m, classes, lo, hi, sums[w]!, devices[w]!);
+    return windowMetrics(lo, hi, sums[w]!, devices[w]!);
   });
   return { metrics, kernelDurNs: kernelDurNs.map((list) => list.values) };
 }
