@@ -1,6 +1,6 @@
 /**
- * medianOf, and ValueList's median taken in place, equal the sorted-array median they replace
- * (launches.ts quantileSorted over a sorted copy) on lists with ties, runs, NaN and −0.
+ * medianOf, and ValueList's median taken in place, equal the median of a sorted copy
+ * (launches.ts quantileSorted) on lists with ties, runs, NaN and −0, and grown lists.
  */
 import { describe, expect, it } from 'vitest';
 import { quantileSorted } from '../src/analyses/launches.js';

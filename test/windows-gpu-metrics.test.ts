@@ -92,7 +92,7 @@ describe('computeWindowsGpuMetrics', () => {
         // The same kernels listed out of start order: the window-by-window metrics sort them.
         const shuffled = kernels.slice().reverse();
         expect(Object.is(computeWindowGpuMetrics(m, classes, shuffled, w.lo, w.hi).smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, shuffled, w.lo, w.hi))).toBe(true);
-        expect(Array.from(all.kernelDurNs[k]!)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
+        expect(Array.from(all.kernelDurNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
       });
     }
   });

@@ -489,8 +489,8 @@ function sweepSm(m: TraceModel, classes: KernelClasses, kernels: readonly number
 export interface WindowsGpuMetrics {
   /** computeWindowGpuMetrics of each window. */
   readonly metrics: WindowGpuMetrics[];
-  /** Durations of each window's kernels (those overlapping it), in start order. */
-  readonly kernelDurNs: Float64Array[];
+  /** Durations of each window's kernels (those overlapping it), in start order until their median is taken. */
+  readonly kernelDurNs: ValueList[];
 }
 
 /**
@@ -548,5 +548,5 @@ export function computeWindowsGpuMetrics(
     for (const at of devices[w]!) if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
     return windowMetrics(lo, hi, sums[w]!, devices[w]!);
   });
-  return { metrics, kernelDurNs: kernelDurNs.map((list) => list.values) };
+  return { metrics, kernelDurNs };
 }

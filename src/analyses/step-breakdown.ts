@@ -237,14 +237,18 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     // GPU side.
     const busy = busyNs[wi]!;
     let metrics: WindowGpuMetrics;
-    let kernelDurs: ArrayLike<number>;
+    let kernels: number;
+    let medianKernelNs: number;
     if (gpuByWindow) {
       metrics = gpuByWindow.metrics[wi]!;
-      kernelDurs = gpuByWindow.kernelDurNs[wi]!;
+      kernels = gpuByWindow.kernelDurNs[wi]!.length;
+      medianKernelNs = gpuByWindow.kernelDurNs[wi]!.median();
     } else {
       const inWin = gpuInWindow(m, gix, lo, hi);
       metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
-      kernelDurs = inWin.filter((g) => gpu.kind[g] === GpuKind.Kernel).map((g) => gpu.durNs[g]!);
+      const kernelDurs = inWin.filter((g) => gpu.kind[g] === GpuKind.Kernel).map((g) => gpu.durNs[g]!);
+      kernels = kernelDurs.length;
+      medianKernelNs = medianOf(kernelDurs);
     }
 
     // Host side: calls and ops that started inside the step.
@@ -265,8 +269,8 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       achievedOccupancyPct: metrics.achievedOccupancyPct,
       tensorCoreShare: metrics.tensorCoreShare,
       gpuTimeUs: metrics.kernelNs / 1000,
-      kernels: kernelDurs.length,
-      medianKernelUs: medianOf(kernelDurs) / 1000,
+      kernels,
+      medianKernelUs: medianKernelNs / 1000,
       launches,
       graphLaunches: sums.graphLaunches[wi]!,
       launchCpuUs: launchNs / 1000,
