@@ -377,85 +377,68 @@ function unionOfClipped(m: TraceModel, kernels: readonly number[], lo: number, h
  * ∫ min(Σ blocks per SM of running kernels, 1) dt over [lo, hi) — the plugin's
  * `merge_ranges_with_value`: the kernels' clipped start and end points sorted by time, starts
  * before ends at equal times, then in the order the kernels were given; kernels with no blocks
- * per SM, or no duration, have none. Swept as the kernels come in start order: each end waits in
- * a small heap until a later start passes it (or the sweep ends), so the steps are those of the
- * sorted points, in the same order, and nothing is sorted.
+ * per SM, or no duration, have none. Swept as the kernels come in start order: each end waits,
+ * in a short list kept in order (the kernels running at once), until a later start passes it
+ * (or the sweep ends) — the steps of the sorted points, in the same order, with nothing sorted.
  */
 class SmSweep {
   private total = 0;
   private level = 0;
   private t = NaN;
   private points = 0;
-  // Pending ends: a binary min-heap by (time, place among the kernels as given).
+  // Pending ends, in order of (time, place among the kernels as given).
   private endTime = new Float64Array(8);
   private endBps = new Float64Array(8);
   private endSeq = new Int32Array(8);
-  private size = 0;
+  private pending = 0;
 
   /** A kernel's clipped start and end with its blocks per SM; `seq`: its place among the kernels as given. Starts come in time order (ties as given). */
   add(cs: number, ce: number, bps: number, seq: number): void {
-    while (this.size > 0 && this.endTime[0]! < cs) this.popEnd();
-    this.step(cs, bps);
-    this.pushEnd(ce, bps, seq);
+    const { endTime, endBps, endSeq } = this;
+    let { total, level, t } = this;
+    // The ends before this start, then the start (each step written out: this runs per kernel).
+    let k = 0;
+    for (; k < this.pending && endTime[k]! < cs; k++) {
+      if (endTime[k]! > t && level > 1e-12) total += (endTime[k]! - t) * Math.min(level, 1);
+      t = endTime[k]!;
+      level -= endBps[k]!;
+    }
+    if (cs > t && level > 1e-12) total += (cs - t) * Math.min(level, 1);
+    t = cs;
+    level += bps;
+    this.total = total;
+    this.level = level;
+    this.t = t;
+    if (k > 0) {
+      endTime.copyWithin(0, k, this.pending);
+      endBps.copyWithin(0, k, this.pending);
+      endSeq.copyWithin(0, k, this.pending);
+      this.pending -= k;
+    }
+    // This kernel's end, in its place.
+    if (this.pending === endTime.length) this.grow();
+    let i = this.pending++;
+    for (; i > 0 && (this.endTime[i - 1]! > ce || (this.endTime[i - 1] === ce && this.endSeq[i - 1]! > seq)); i--) {
+      this.endTime[i] = this.endTime[i - 1]!;
+      this.endBps[i] = this.endBps[i - 1]!;
+      this.endSeq[i] = this.endSeq[i - 1]!;
+    }
+    this.endTime[i] = ce;
+    this.endBps[i] = bps;
+    this.endSeq[i] = seq;
     this.points++;
   }
 
   /** The integral in ns; NaN when no kernel had a point. */
   finish(): number {
-    while (this.size > 0) this.popEnd();
+    for (let k = 0; k < this.pending; k++) {
+      const time = this.endTime[k]!;
+      if (time > this.t && this.level > 1e-12) this.total += (time - this.t) * Math.min(this.level, 1);
+      this.t = time;
+      this.level -= this.endBps[k]!;
+    }
+    this.pending = 0;
     return this.points > 0 ? this.total : NaN;
-  }
-
-  private step(time: number, delta: number): void {
-    if (time > this.t && this.level > 1e-12) this.total += (time - this.t) * Math.min(this.level, 1);
-    this.t = time;
-    this.level += delta;
-  }
-
-  private before(i: number, j: number): boolean {
-    const { endTime } = this;
-    return endTime[i]! < endTime[j]! || (endTime[i] === endTime[j] && this.endSeq[i]! < this.endSeq[j]!);
-  }
-
-  private swap(i: number, j: number): void {
-    const { endTime, endBps, endSeq } = this;
-    const t = endTime[i]!;
-    endTime[i] = endTime[j]!;
-    endTime[j] = t;
-    const b = endBps[i]!;
-    endBps[i] = endBps[j]!;
-    endBps[j] = b;
-    const q = endSeq[i]!;
-    endSeq[i] = endSeq[j]!;
-    endSeq[j] = q;
-  }
-
-  private pushEnd(time: number, bps: number, seq: number): void {
-    if (this.size === this.endTime.length) this.grow();
-    let i = this.size++;
-    this.endTime[i] = time;
-    this.endBps[i] = bps;
-    this.endSeq[i] = seq;
-    while (i > 0) {
-      const up = (i - 1) >> 1;
-      if (!this.before(i, up)) break;
-      this.swap(i, up);
-      i = up;
-    }
-  }
-
-  private popEnd(): void {
-    this.step(this.endTime[0]!, -this.endBps[0]!);
-    const last = --this.size;
-    if (last > 0) this.swap(0, last);
-    for (let i = 0; ; ) {
-      const l = 2 * i + 1;
-      if (l >= last) break;
-      const c = l + 1 < last && this.before(l + 1, l) ? l + 1 : l;
-      if (!this.before(c, i)) break;
-      this.swap(c, i);
-      i = c;
-    }
   }
 
   private grow(): void {
@@ -526,13 +509,14 @@ export function computeWindowsGpuMetrics(
       const { lo, hi } = windows[w]!;
       // As gpuInWindow: overlapping, or zero-length at or after the window's start.
       if (!(e > lo || (e === s && s >= lo))) break;
+      // The kernel clipped to the window (clipNs: its end is readable here).
+      const cs = Math.max(s, lo);
+      const ce = Math.min(e, hi);
       kernelDurNs[w]!.push(durNs[g]!);
-      sums[w]!.add(classes, g, clipNs(s, e, lo, hi));
+      sums[w]!.add(classes, g, ce > cs ? ce - cs : 0);
       const list = devices[w]!;
       const at = list.length === 1 && list[0]!.device === gpu.device[g] ? list[0]! : deviceIn(list, gpu.device[g]!);
       // The device's union and SM sweep, as its kernels come (in start order).
-      const cs = Math.max(s, lo);
-      const ce = Math.min(e, hi);
       if (ce > cs) {
         if (cs > at.ce) {
           if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
