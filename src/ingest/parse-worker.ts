@@ -5,8 +5,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ToWorker } from './read-parallel.js';
-import { CLAIM_NONE, CLAIM_WAIT, RangeParser, type RangeParserInit } from './range-parser.js';
+import { CLAIM_NONE, CLAIM_WAIT, giveUpNoDetachAssumption, RangeParser, type RangeParserInit } from './range-parser.js';
 
+giveUpNoDetachAssumption();
 const port = parentPort!;
 const parser = new RangeParser(workerData as RangeParserInit, (msg, transfer) => port.postMessage(msg, transfer));
 const loop = (): void => {

@@ -41,6 +41,24 @@ export interface RangePlan {
   container: 'object' | 'array';
 }
 
+/**
+ * Transfers (detaches) an empty ArrayBuffer, once per thread, before a parallel read begins.
+ * The threads of a parallel read transfer batch buffers to each other; V8 compiles every
+ * typed-array access on the assumption that no buffer has ever been detached in the process,
+ * and the first transfer throws away every optimised function built on it — the tokenizer's
+ * and the model builder's hot loops, mid-read (8 deopts on the 160 MB trace). Giving the
+ * assumption up before anything is optimised costs a check per access instead (measured: about
+ * 50 ms less wall time, 90 ms less CPU for the 160 MB trace on two threads). The serial read
+ * transfers nothing and keeps the assumption.
+ */
+export function giveUpNoDetachAssumption(): void {
+  if (detachedOnce) return;
+  detachedOnce = true;
+  const b = new ArrayBuffer(0);
+  structuredClone(b, { transfer: [b] });
+}
+let detachedOnce = false;
+
 /** claim(): no range is left. */
 export const CLAIM_NONE = -1;
 /** claim(): the next range lies past LIMIT; wait for the consumer. */

@@ -21,7 +21,7 @@ import { KinetoscopeError, type ErrorCode } from '../core/errors.js';
 import { recycleBatchBuffer, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import type { JsonObject } from './raw-event.js';
 import type { ReadResult } from './read-trace.js';
-import { CLAIM_DEAD, CLAIM_LIMIT, RangeParser, type RangeParserInit, type RangePlan } from './range-parser.js';
+import { CLAIM_DEAD, CLAIM_LIMIT, giveUpNoDetachAssumption, RangeParser, type RangeParserInit, type RangePlan } from './range-parser.js';
 import type { TokenizerResult } from './tokenizer.js';
 
 export type ToWorker =
@@ -138,6 +138,7 @@ export async function readFileParallel(
   opts: ParallelOptions,
 ): Promise<ReadResult> {
   const nThreads = Math.max(1, opts.workers ?? defaultWorkers());
+  giveUpNoDetachAssumption();
   const rangeBytes = Math.max(1, opts.rangeBytes ?? Math.max(1 << 20, Math.min(4 << 20, Math.ceil(size / (nThreads * 8)))));
   // Workers start (~40 ms each) while the cuts are looked for.
   const init: RangeParserInit = { path, policy: opts.policy, readBytes: 1 << 20 };
