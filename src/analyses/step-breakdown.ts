@@ -204,7 +204,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
   // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
   const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
   const gpuScan = scanGpuTable(m, classes, gix, intervals);
-  const hostReadable = scanHostTable(m, hostRoles(m, windows), intervals);
+  const hostReadable = scanHostTable(m, new HostRoles(m, windows), intervals);
   const { covered, busyNs } = cumulativeCoverage(intervals, windows);
 
   const inOrder = windowsInOrder(windows);
@@ -329,24 +329,38 @@ function scanGpuTable(m: TraceModel, classes: KernelClasses, ix: GpuTimeIndex, i
   return { readable, devices: devices.length };
 }
 
-/** Each host event's role: by its kind, else by its name (decided once per distinct name); the steps have none. */
-function hostRoles(m: TraceModel, windows: readonly Window[]): Uint8Array {
-  const { kind, name, length: n } = m.host;
-  const roles = new Uint8Array(n);
-  const byName = new Uint8Array(m.strings.size).fill(UNDECIDED);
-  for (let i = 0; i < n; i++) {
-    const k = kind[i];
-    if (k === HostKind.Runtime || k === HostKind.Driver) {
-      roles[i] = RUNTIME;
-      continue;
+/** Each host event's role — by its kind, else by its name (decided once per distinct name); the steps have none — decided as met. */
+class HostRoles {
+  /** Per event: its role, or UNDECIDED. */
+  readonly roles: Uint8Array;
+  /** Per name id: the role of an op or annotation of that name, or UNDECIDED. */
+  readonly byName: Uint8Array;
+
+  constructor(
+    private readonly m: TraceModel,
+    windows: readonly Window[],
+  ) {
+    const { host } = m;
+    this.roles = new Uint8Array(host.length).fill(UNDECIDED);
+    this.byName = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    for (const w of windows) {
+      const k = w.host >= 0 ? host.kind[w.host] : undefined;
+      if (k !== undefined && k !== HostKind.Runtime && k !== HostKind.Driver) this.roles[w.host] = NO_ROLE;
     }
-    const id = name[i]!;
-    let r = byName[id]!;
-    if (r === UNDECIDED) byName[id] = r = roleOfName(m.strings.get(id));
-    roles[i] = r;
   }
-  for (const w of windows) if (w.host >= 0 && roles[w.host] !== RUNTIME) roles[w.host] = NO_ROLE;
-  return roles;
+
+  /** Event i's role, decided now if it was not. */
+  at(i: number): number {
+    const r = this.roles[i]!;
+    if (r !== UNDECIDED) return r;
+    const k = this.m.host.kind[i];
+    return (this.roles[i] = k === HostKind.Runtime || k === HostKind.Driver ? RUNTIME : this.ofName(this.m.host.name[i]!));
+  }
+
+  ofName(id: number): number {
+    const r = this.byName[id]!;
+    return r !== UNDECIDED ? r : (this.byName[id] = roleOfName(this.m.strings.get(id)));
+  }
 }
 
 function roleOfName(name: string): number {
@@ -361,8 +375,9 @@ const NO_ANCESTOR = 8;
  * an enclosing event of the same or an earlier role — then it adds nothing to any cumulative
  * union it is part of (most ops are inside another op). Returns whether every start is readable.
  */
-function scanHostTable(m: TraceModel, roles: Uint8Array, intervals: IntervalList[]): boolean {
-  const { parent, startNs, durNs, length: n } = m.host;
+function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalList[]): boolean {
+  const { kind, name, parent, startNs, durNs, length: n } = m.host;
+  const { roles, byName } = hostRoles;
   // The least role among each event's ancestors (0 when not known yet: an ancestor later in the
   // table). When it is later than the event's own role no ancestor can cover the event, and the
   // walk up is skipped: runtime calls, which sit inside ops.
@@ -371,7 +386,14 @@ function scanHostTable(m: TraceModel, roles: Uint8Array, intervals: IntervalList
   for (let i = 0; i < n; i++) {
     const s = startNs[i]!;
     if (s !== s) readable = false;
-    const r = roles[i]!;
+    let r = roles[i]!;
+    if (r === UNDECIDED) {
+      // hostRoles.at(i), written out: this runs once per event.
+      const k = kind[i];
+      r = k === HostKind.Runtime || k === HostKind.Driver ? RUNTIME : byName[name[i]!]!;
+      if (r === UNDECIDED) r = hostRoles.ofName(name[i]!);
+      roles[i] = r;
+    }
     const p = parent[i]!;
     const above = p < 0 ? NO_ANCESTOR : p < i ? Math.min(roles[p]!, leastAbove[p]!) : 0;
     leastAbove[i] = above;
@@ -379,7 +401,10 @@ function scanHostTable(m: TraceModel, roles: Uint8Array, intervals: IntervalList
     const e = s + durNs[i]!;
     if (above <= r) {
       let q = p;
-      while (q >= 0 && !(roles[q]! <= r && startNs[q]! <= s && e <= startNs[q]! + durNs[q]!)) q = parent[q]!;
+      for (; q >= 0; q = parent[q]!) {
+        const rq = q < i ? roles[q]! : hostRoles.at(q);
+        if (rq <= r && startNs[q]! <= s && e <= startNs[q]! + durNs[q]!) break;
+      }
       if (q >= 0) continue;
     }
     intervals[r]!.push(s, e);
