@@ -95,12 +95,13 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   const owned = ownedWork(gpu.owner, gpu.length, host.length);
 
   // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
-  removeDupNodes(tree, owned, host.length);
+  const absorbed = removeDupNodes(tree, owned, host.length);
 
-  // 4. One depth-first walk of the kept tree: each event's times added to its row.
+  // 4. Each event's row, then one depth-first walk of the kept tree: each event's times added to its row.
   const rows = new RowSums();
-  walkTree(m, names, tree, owned, rows, byShape);
+  const rowOf = eventRows(m, names, absorbed, rows, byShape);
   const hostRows = rows.count;
+  walkTree(m, tree, owned, rowOf, rows);
 
   // 5. GPU rows: kernels, copies and memsets by name, then GPU annotations.
   addGpuRows(m, rows, byShape);
@@ -242,7 +243,7 @@ function ownedWork(owner: Int32Array, nGpu: number, nHost: number): OwnedWork {
  * stays so as parents change (an absorbed event's children move to a parent of the same name):
  * the passes are repeated over those alone, in index order, as torch repeats them over all.
  */
-function removeDupNodes(tree: TorchTree, owned: OwnedWork, n: number): void {
+function removeDupNodes(tree: TorchTree, owned: OwnedWork, n: number): Uint8Array {
   const { parent, firstChild, nextSibling, dups } = tree;
   const deleted = new Uint8Array(n);
   for (let changed = dups.length > 0; changed; ) {
@@ -259,35 +260,56 @@ function removeDupNodes(tree: TorchTree, owned: OwnedWork, n: number): void {
       changed = true;
     }
   }
+  return deleted;
+}
+
+/**
+ * The row of each event the walk visits (kept, not absorbed; -1 for the others), rows added in event order: each
+ * row's first event, whose category it takes, is then its first in the table — the order torch
+ * lists host rows in. Rows are keyed by numbers unless grouping by shape (which needs the dims).
+ */
+function eventRows(m: TraceModel, names: RowNames, absorbed: Uint8Array, rows: RowSums, byShape: boolean): Int32Array {
+  const { kind, name, length: n } = m.host;
+  const { kept, row: rowByName, rowNames } = names;
+  const rowOf = new Int32Array(n).fill(-1);
+  const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
+  const shapeRows = byShape ? new ShapeRows(m, names, rows) : undefined;
+  for (let i = 0; i < n; i++) {
+    if (kept[name[i]!] !== 1 || absorbed[i]) continue;
+    const k = kind[i]!;
+    const rn = rowByName[name[i]!]!;
+    if (shapeRows) rowOf[i] = shapeRows.rowOf(i, k, rn);
+    else {
+      const slot = rn * 2 + (k === HostKind.Annotation ? 1 : 0);
+      let r = cpuSlot[slot]!;
+      if (r < 0) cpuSlot[slot] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[k]!, undefined, i);
+      rowOf[i] = r;
+    }
+  }
+  return rowOf;
 }
 
 /**
  * One depth-first walk of the kept tree. Each event's GPU work (its own and its descendants') is
  * laid out at gpuSeq[from[i] .. end of its subtree); on the way out its times are known and
- * added to its row. Rows are keyed by numbers unless grouping by shape (which needs the dims)
- * and listed in order of their first event, as torch lists them. One loop, what is done on
- * leaving an event written out in it: it runs once per event.
+ * added to its row. One loop, what is done on leaving an event written out in it: it runs once
+ * per event.
  */
-function walkTree(m: TraceModel, names: RowNames, tree: TorchTree, owned: OwnedWork, rows: RowSums, byShape: boolean): void {
+function walkTree(m: TraceModel, tree: TorchTree, owned: OwnedWork, rowOf: Int32Array, rows: RowSums): void {
   const { host, gpu } = m;
   const n = host.length;
-  const { durNs, kind, name } = host;
+  const { durNs } = host;
   const { parent, firstChild, nextSibling } = tree;
   const { head, next } = owned;
   const gpuDurNs = gpu.durNs;
-  const { kept, row: rowByName, rowNames } = names;
+  const { calls, cpuTotalNs, selfCpuNs, selfDeviceNs, deviceTotalNs, deviceWallNs } = rows;
   const gpuSeq = new Int32Array(gpu.length);
   const from = new Int32Array(n);
   const deviceTotal = new Float64Array(n);
-  const cpuSlot = new Int32Array(byShape ? 0 : 2 * rowNames.length).fill(-1);
-  const shapeRows = byShape ? new ShapeRows(m, names, rows) : undefined;
   const wall = new WallScratch(m);
-  // The rows' sums, read again whenever rows were added (their arrays may have grown).
-  let { calls, cpuTotalNs, selfCpuNs, selfDeviceNs, deviceTotalNs, deviceWallNs, first } = rows;
-  let rowCount = rows.count;
   let pos = 0;
   for (let root = 0; root < n; root++) {
-    if (parent[root]! >= 0 || kept[name[root]!] !== 1) continue;
+    if (parent[root]! >= 0 || rowOf[root]! < 0) continue;
     let x = root;
     for (;;) {
       from[x] = pos;
@@ -309,28 +331,14 @@ function walkTree(m: TraceModel, names: RowNames, tree: TorchTree, owned: OwnedW
         for (let g = head[x]!; g >= 0; g = next[g]!) own += gpuDurNs[g]!;
         const total = own + sub;
         deviceTotal[x] = total;
-        const k = kind[x]!;
-        const rn = rowByName[name[x]!]!;
-        const slot = rn * 2 + (k === HostKind.Annotation ? 1 : 0);
-        let r = shapeRows ? shapeRows.rowOf(x, k, rn) : cpuSlot[slot]!;
-        if (r < 0) cpuSlot[slot] = r = rows.add(rowNames[rn]!, 'cpu', HOST_KIND_NAMES[k]!, undefined, x);
-        if (rows.count !== rowCount) {
-          rowCount = rows.count;
-          ({ calls, cpuTotalNs, selfCpuNs, selfDeviceNs, deviceTotalNs, deviceWallNs, first } = rows);
-        }
-        // The row's category is its first event's (ops and runtime calls of one name share a row).
-        if (x < first[r]!) {
-          first[r] = x;
-          rows.category[r] = HOST_KIND_NAMES[k]!;
-        }
+        const r = rowOf[x]!;
         calls[r]++;
         cpuTotalNs[r] += dur;
         selfCpuNs[r] += dur - childDur;
         selfDeviceNs[r] += own;
         deviceTotalNs[r] += total;
         if (total > 0) deviceWallNs[r] += wall.unionNs(gpuSeq, from[x]!, pos);
-        if (x === root) break;
-        if (nextSibling[x]! >= 0) break;
+        if (x === root || nextSibling[x]! >= 0) break;
         x = parent[x]!;
       }
       if (x === root) break;
