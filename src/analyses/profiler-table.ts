@@ -384,26 +384,35 @@ class ShapeRows {
   }
 }
 
-/** Kernels, copies and memsets by name: self = total = wall = Σ their durations. */
+/** Kernels, copies and memsets by name: self = total = wall = Σ their durations, summed per row first. */
 function addGpuRows(m: TraceModel, rows: RowSums, byShape: boolean): void {
   const { gpu, strings } = m;
-  const gpuSlot = new Int32Array(strings.size).fill(-1);
-  const gpuByName = new Map<string, number>();
+  const { name, kind, durNs } = gpu;
+  const slotOfName = new Int32Array(strings.size).fill(-1);
+  const byName = new Map<string, number>();
+  // Per slot (rows in order of appearance): the row, its calls and Σ durations.
+  const rowOfSlot: number[] = [];
+  const calls = new Float64Array(strings.size);
+  const sumNs = new Float64Array(strings.size);
   for (let g = 0; g < gpu.length; g++) {
-    const id = gpu.name[g]!;
-    let r = gpuSlot[id]!;
-    if (r < 0) {
-      const name = strings.get(id);
-      r = gpuByName.get(name) ?? -1;
-      if (r < 0) gpuByName.set(name, (r = rows.add(name, 'gpu', GPU_KIND_NAMES[gpu.kind[g]!]!, byShape ? '[]' : undefined, g)));
-      gpuSlot[id] = r;
+    const id = name[g]!;
+    let k = slotOfName[id]!;
+    if (k < 0) {
+      const n = strings.get(id);
+      k = byName.get(n) ?? -1;
+      if (k < 0) {
+        byName.set(n, (k = rowOfSlot.length));
+        rowOfSlot.push(rows.add(n, 'gpu', GPU_KIND_NAMES[kind[g]!]!, byShape ? '[]' : undefined, g));
+      }
+      slotOfName[id] = k;
     }
-    const d = gpu.durNs[g]!;
-    rows.calls[r]++;
-    rows.selfDeviceNs[r] += d;
-    rows.deviceTotalNs[r] += d;
-    rows.deviceWallNs[r] += d;
+    calls[k]++;
+    sumNs[k] += durNs[g]!;
   }
+  rowOfSlot.forEach((r, k) => {
+    rows.calls[r] = calls[k]!;
+    rows.selfDeviceNs[r] = rows.deviceTotalNs[r] = rows.deviceWallNs[r] = sumNs[k]!;
+  });
 }
 
 /** The table's rows as parallel arrays, grown as rows appear. */
