@@ -2,10 +2,11 @@
  * mergeUnion's segments are the connected parts of the union of closed intervals, whichever way
  * it sorts (merging runs for tables nearly in time order, separate start/end sorts otherwise):
  * checked against an independent oracle that marks covered points on a half-unit grid; and so
- * are an IntervalList's (ends clamped and runs counted as the intervals are pushed).
+ * are an IntervalList's (ends clamped and runs counted as the intervals are pushed), and the
+ * union of two merged unions (unionOfMerged).
  */
 import { describe, expect, it } from 'vitest';
-import { IntervalList, mergeUnion } from '../src/analyses/intervals.js';
+import { IntervalList, mergeUnion, unionOfMerged } from '../src/analyses/intervals.js';
 import { lcg } from './random.js';
 
 /** Components of the union of [s, max(s, e)] over integer endpoints in [0, 200), intervals with NaN left out. */
@@ -51,6 +52,27 @@ describe('mergeUnion', () => {
       for (let k = 0; k < n; k++) list.push(starts[k]!, ends[k]!);
       const v = list.union();
       expect(Array.from(v.starts, (x, k) => [x, v.ends[k]!])).toEqual(oracle(starts, ends));
+    }
+  });
+
+  it('unionOfMerged of two merged unions is the union of all their intervals', () => {
+    const rnd = lcg(7);
+    const list = (n: number, at: number, spread: number) => {
+      const starts: number[] = [];
+      const ends: number[] = [];
+      for (let k = 0; k < n; k++) {
+        const s = at + Math.floor(rnd() * spread);
+        starts.push(s);
+        ends.push(Math.min(199, s + Math.floor(rnd() * 12)));
+      }
+      return { starts, ends };
+    };
+    for (let t = 0; t < 400; t++) {
+      // Lists apart, interleaved or one inside the other; one of them sometimes empty.
+      const a = list(Math.floor(rnd() * 30), Math.floor(rnd() * 100), 1 + Math.floor(rnd() * 100));
+      const b = list(t % 7 === 0 ? 0 : Math.floor(rnd() * 30), Math.floor(rnd() * 100), 1 + Math.floor(rnd() * 100));
+      const u = unionOfMerged(mergeUnion(Float64Array.from(a.starts), Float64Array.from(a.ends)), mergeUnion(Float64Array.from(b.starts), Float64Array.from(b.ends)));
+      expect(Array.from(u.starts, (x, k) => [x, u.ends[k]!])).toEqual(oracle([...a.starts, ...b.starts], [...a.ends, ...b.ends]));
     }
   });
 });
