@@ -418,10 +418,13 @@ function addGpuRows(m: TraceModel, rows: RowSums, byShape: boolean): void {
 /** The table's rows as parallel arrays, grown as rows appear. */
 class RowSums {
   count = 0;
-  readonly name: string[] = [];
-  readonly device: ProfilerTableDevice[] = [];
-  readonly category: string[] = [];
-  readonly inputDims: (string | undefined)[] = [];
+  // Each array of strings starts with a placeholder (overwritten by the first row): an empty
+  // array literal is, to V8, an array of small integers, and the code that adds a row would be
+  // thrown away in every run, when the first name goes into a new table's empty array.
+  readonly name: string[] = [''];
+  readonly device: ProfilerTableDevice[] = ['cpu'];
+  readonly category: string[] = [''];
+  readonly inputDims: (string | undefined)[] = [undefined];
   /** Index of the row's first event (host rows are listed in that order). */
   readonly first: number[] = [];
   calls = new Float64Array(64);
@@ -445,12 +448,13 @@ class RowSums {
       this.deviceTotalNs = grow(this.deviceTotalNs);
       this.deviceWallNs = grow(this.deviceWallNs);
     }
-    this.name.push(name);
-    this.device.push(device);
-    this.category.push(category);
-    this.inputDims.push(inputDims);
-    this.first.push(first);
-    return this.count++;
+    const r = this.count++;
+    this.name[r] = name;
+    this.device[r] = device;
+    this.category[r] = category;
+    this.inputDims[r] = inputDims;
+    this.first[r] = first;
+    return r;
   }
 }
 
