@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { cropSelector, parseStepRange, parseWindow, planCrop } from '../src/analyses/crop.js';
 import { computeProfilerTable } from '../src/analyses/profiler-table.js';
@@ -80,6 +81,25 @@ describe('crop gpt2_train to one step', () => {
     // it is a real cut: fewer events, kernels launched in the step all there
     expect(expected.length).toBeLessThan(events.length / 2);
   });
+
+  it('a plain file read on several threads (tiny ranges) gives the same bytes and exactly the events of that step', async () => {
+    ensureBuilt(); // the parallel reader's workers run the compiled JS
+    const dist = (await import(pathToFileURL(join(import.meta.dirname, '..', 'dist/ingest/write-subset.js')).href)) as typeof import('../src/ingest/write-subset.js');
+    const plain = join(tmp, 'gpt2_train.json');
+    writeFileSync(plain, gunzipSync(readFileSync(src)));
+    const select = () => cropSelector(planCrop(model, { steps: [3, 3] }));
+    const model = await loadTrace(src);
+    const serialOut = join(tmp, 'serial.json');
+    const serial = await dist.writeTraceSubset(plain, serialOut, select(), { workers: 1 });
+    for (const [workers, rangeBytes] of [[2, 4096], [3, 997], [2, 1 << 20]] as const) {
+      const out = join(tmp, `parallel-${workers}-${rangeBytes}.json`);
+      const r = await dist.writeTraceSubset(plain, out, select(), { workers, parallel: { minBytes: 0, rangeBytes } });
+      expect(r.eventsIn).toBe(events.length);
+      expect(r.eventsOut).toBe(serial.eventsOut);
+      expect(parseOut(out).traceEvents).toEqual(expected);
+      expect(readFileSync(out).equals(readFileSync(serialOut)), `${workers} threads, ranges of ${rangeBytes} bytes`).toBe(true);
+    }
+  }, 120_000);
 
   it("its summary is the original's restricted to that step", async () => {
     const out = join(tmp, 'step3.json');

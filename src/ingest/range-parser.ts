@@ -22,6 +22,8 @@ export interface RangeParserInit {
   path: string;
   policy: ArgsPolicy;
   readBytes: number;
+  /** Hand on each event's byte range too (EventColumns.offsets). */
+  offsets?: boolean;
 }
 
 /**
@@ -124,7 +126,7 @@ export class RangeParser {
       const tok: ColumnarTokenizer = createColumnarTokenizer(
         (batch: EventColumns) => this.post({ type: 'batch', seq, batch, at: tok.lastEventEnd() }, [batch.ph.buffer as ArrayBuffer]),
         sink,
-        { policy: this.init.policy, context: this.ctx, resume: k === 0 ? undefined : { container: plan.container, offset: plan.cuts[k]! } },
+        { policy: this.init.policy, context: this.ctx, offsets: this.init.offsets, resume: k === 0 ? undefined : { container: plan.container, offset: plan.cuts[k]! } },
       );
       const job = { tok, sink };
       this.jobs.set(seq, job);

@@ -56,6 +56,8 @@ export interface BatchSink {
 
 export interface ParallelOptions {
   policy: ArgsPolicy;
+  /** Hand on each event's byte range too (EventColumns.offsets, absolute in the file). */
+  offsets?: boolean;
   /** Threads that tokenize, this one included (default: defaultWorkers()). */
   workers?: number;
   /** Bytes per range (default: 4 MiB, fewer when the file is small). */
@@ -141,7 +143,7 @@ export async function readFileParallel(
   giveUpNoDetachAssumption();
   const rangeBytes = Math.max(1, opts.rangeBytes ?? Math.max(1 << 20, Math.min(4 << 20, Math.ceil(size / (nThreads * 8)))));
   // Workers start (~40 ms each) while the cuts are looked for.
-  const init: RangeParserInit = { path, policy: opts.policy, readBytes: 1 << 20 };
+  const init: RangeParserInit = { path, policy: opts.policy, readBytes: 1 << 20, offsets: opts.offsets };
   const onMessage: ((m: ToMain) => void)[] = [];
   let fail: (e: unknown) => void = () => undefined;
   const workers: Worker[] = [];

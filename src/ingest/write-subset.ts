@@ -4,7 +4,8 @@
  * the first event and after the last, so every top-level key is kept as written.
  *
  * Two streaming reads of the input (a path; plain or gzip): the first tokenizes it and asks
- * `select` about each event, remembering the byte ranges kept; the second copies those ranges.
+ * `select` about each event, remembering the byte ranges kept (on every core for a large plain
+ * file, as loadTrace reads it); the second copies those ranges.
  * Memory: two numbers per event kept. The output is gzipped when its name ends in `.gz`.
  *
  * Handles: flows kept only when complete (a `{ flow, inside }` decision). When the input is
@@ -22,6 +23,7 @@ import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import { readTraceColumns, type ReadResult } from './read-trace.js';
+import { canReadInParallel, defaultWorkers, readFileParallel, sniffPlainFile } from './read-parallel.js';
 
 /** What the selector is shown of each event (one object, reused: copy what you keep). */
 export interface SubsetEvent {
@@ -49,73 +51,23 @@ export interface SubsetResult {
 
 const SKIP_ALL_ARGS: ArgsPolicy = { complete: {}, phases: {} };
 
-export async function writeTraceSubset(input: string, output: string, select: (e: SubsetEvent) => SubsetDecision): Promise<SubsetResult> {
+export interface SubsetOptions {
+  /**
+   * Threads for the selecting read (default: defaultWorkers() in read-parallel.ts; 1: this
+   * thread only). A plain file of PARALLEL_MIN_BYTES or more is read on all of them.
+   */
+  workers?: number;
+  /** Tuning of the parallel read (tests force tiny ranges): smallest file read in parallel, bytes per range. */
+  parallel?: { minBytes?: number; rangeBytes?: number };
+}
+
+export async function writeTraceSubset(input: string, output: string, select: (e: SubsetEvent) => SubsetDecision, opts: SubsetOptions = {}): Promise<SubsetResult> {
   if (resolve(input) === resolve(output)) throw new KinetoscopeError('BAD_ARGUMENT', `the output ${output} is the input: write the cropped trace to another file`);
   // Pass 1: decide.
-  let kept = new Float64Array(1 << 16);
-  let nKept = 0;
-  let firstStart = -1;
-  let lastEnd = -1;
-  let eventsIn = 0;
-  const flows = new Map<string, { ranges: number[]; complete: boolean }>();
-  const e: SubsetEvent = { ph: '', cat: '', name: '', tsNs: NaN, correlation: NaN, externalId: NaN, flowId: undefined, s: undefined };
-  const labels: string[] = [];
-  const keep = (start: number, end: number) => {
-    if (2 * nKept + 2 > kept.length) {
-      const k = new Float64Array(kept.length * 2);
-      k.set(kept);
-      kept = k;
-    }
-    kept[2 * nKept] = start;
-    kept[2 * nKept + 1] = end;
-    nKept++;
-  };
-  const onColumns = (c: EventColumns) => {
-    for (const l of c.newLabels) labels.push(l);
-    const off = c.offsets!;
-    for (let i = 0; i < c.length; i++) {
-      eventsIn++;
-      const start = off[2 * i]!;
-      const end = off[2 * i + 1]!;
-      if (firstStart < 0) firstStart = start;
-      lastEnd = end;
-      e.ph = labels[c.ph[i]!]!;
-      e.cat = labels[c.cat[i]!]!;
-      e.name = labels[c.name[i]!]!;
-      e.tsNs = c.tsNs[i]!;
-      e.correlation = c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
-      e.externalId = c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
-      const fl = c.flowIdLabel[i]!;
-      e.flowId = fl >= 0 ? labels[fl] : Number.isNaN(c.flowId[i]!) ? undefined : c.flowId[i]!;
-      const sl = c.s[i]!;
-      e.s = sl >= 0 ? labels[sl] : undefined;
-      const d = select(e);
-      if (d === true) keep(start, end);
-      else if (d !== false) {
-        let f = flows.get(d.flow);
-        if (!f) flows.set(d.flow, (f = { ranges: [], complete: true }));
-        if (!d.inside) f.complete = false;
-        else f.ranges.push(start, end);
-      }
-    }
-  };
-  const sink = new DiagnosticSink();
-  const read = await readTraceColumns(input, onColumns, { policy: SKIP_ALL_ARGS, offsets: true, diagnostics: sink });
-  let ranges = kept.subarray(0, 2 * nKept);
-  const flowRanges: number[] = [];
-  for (const f of flows.values()) if (f.complete && f.ranges.length >= 4) flowRanges.push(...f.ranges);
-  if (flowRanges.length > 0) {
-    const all = new Float64Array(ranges.length + flowRanges.length);
-    all.set(ranges);
-    all.set(flowRanges, ranges.length);
-    // Back into file order.
-    const idx = Array.from({ length: all.length / 2 }, (_, k) => k).sort((a, b) => all[2 * a]! - all[2 * b]!);
-    ranges = new Float64Array(all.length);
-    idx.forEach((k, j) => {
-      ranges[2 * j] = all[2 * k]!;
-      ranges[2 * j + 1] = all[2 * k + 1]!;
-    });
-  }
+  const chooser = new EventChooser(select);
+  const read = await readForChoosing(input, chooser, opts);
+  const { firstStart, lastEnd, eventsIn } = chooser;
+  const ranges = chooser.keptRanges();
 
   // Pass 2: copy.
   try {
@@ -162,6 +114,119 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   dest.end();
   await done;
   return { read, eventsIn, eventsOut: ranges.length / 2, bytesOut: out.bytesWritten };
+}
+
+/**
+ * Pass 1: every event, with its byte range, shown to the chooser in file order — read on every
+ * core when the input is a large plain file (the parallel reader: each thread's batches come
+ * with that thread's labels and a shift of its time origin to the file's), else on this thread.
+ */
+async function readForChoosing(input: string, chooser: EventChooser, opts: SubsetOptions): Promise<ReadResult> {
+  const diagnostics = new DiagnosticSink();
+  const workers = opts.workers ?? defaultWorkers();
+  if (workers > 1 && canReadInParallel()) {
+    const plain = await sniffPlainFile(input, opts.parallel?.minBytes);
+    if (plain) {
+      return readFileParallel(
+        input,
+        plain.size,
+        plain.container,
+        {
+          producer: () => {
+            const labels: string[] = [];
+            return {
+              register: (batch) => {
+                for (const l of batch.newLabels) labels.push(l);
+              },
+              consume: (batch, shiftNs) => chooser.add(batch, labels, shiftNs),
+            };
+          },
+        },
+        { policy: SKIP_ALL_ARGS, offsets: true, workers, rangeBytes: opts.parallel?.rangeBytes, diagnostics },
+      );
+    }
+  }
+  const labels: string[] = [];
+  const onColumns = (batch: EventColumns) => {
+    for (const l of batch.newLabels) labels.push(l);
+    chooser.add(batch, labels, 0);
+  };
+  return readTraceColumns(input, onColumns, { policy: SKIP_ALL_ARGS, offsets: true, diagnostics, reuseBatches: true });
+}
+
+/** Pass 1's decisions: the byte ranges of the events kept, and of the flows kept only when complete. */
+class EventChooser {
+  eventsIn = 0;
+  firstStart = -1;
+  lastEnd = -1;
+  private kept = new Float64Array(1 << 16);
+  private nKept = 0;
+  private readonly flows = new Map<string, { ranges: number[]; complete: boolean }>();
+  /** What select() is shown (one object, reused). */
+  private readonly e: SubsetEvent = { ph: '', cat: '', name: '', tsNs: NaN, correlation: NaN, externalId: NaN, flowId: undefined, s: undefined };
+
+  constructor(private readonly select: (e: SubsetEvent) => SubsetDecision) {}
+
+  /** A batch's events, its label ids read in `labels`, its times shifted by `shiftNs` to the file's time origin. */
+  add(c: EventColumns, labels: readonly string[], shiftNs: number): void {
+    const e = this.e;
+    const off = c.offsets!;
+    for (let i = 0; i < c.length; i++) {
+      this.eventsIn++;
+      const start = off[2 * i]!;
+      const end = off[2 * i + 1]!;
+      if (this.firstStart < 0) this.firstStart = start;
+      this.lastEnd = end;
+      e.ph = labels[c.ph[i]!]!;
+      e.cat = labels[c.cat[i]!]!;
+      e.name = labels[c.name[i]!]!;
+      e.tsNs = c.tsNs[i]! + shiftNs;
+      e.correlation = c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
+      e.externalId = c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+      const fl = c.flowIdLabel[i]!;
+      e.flowId = fl >= 0 ? labels[fl] : Number.isNaN(c.flowId[i]!) ? undefined : c.flowId[i]!;
+      const sl = c.s[i]!;
+      e.s = sl >= 0 ? labels[sl] : undefined;
+      const d = this.select(e);
+      if (d === true) this.keep(start, end);
+      else if (d !== false) {
+        let f = this.flows.get(d.flow);
+        if (!f) this.flows.set(d.flow, (f = { ranges: [], complete: true }));
+        if (!d.inside) f.complete = false;
+        else f.ranges.push(start, end);
+      }
+    }
+  }
+
+  /** [start, end) pairs of everything kept, in file order: the events, and the complete flows' events. */
+  keptRanges(): Float64Array {
+    const ranges = this.kept.subarray(0, 2 * this.nKept);
+    const flowRanges: number[] = [];
+    for (const f of this.flows.values()) if (f.complete && f.ranges.length >= 4) flowRanges.push(...f.ranges);
+    if (flowRanges.length === 0) return ranges;
+    const all = new Float64Array(ranges.length + flowRanges.length);
+    all.set(ranges);
+    all.set(flowRanges, ranges.length);
+    // Back into file order.
+    const idx = Array.from({ length: all.length / 2 }, (_, k) => k).sort((a, b) => all[2 * a]! - all[2 * b]!);
+    const sorted = new Float64Array(all.length);
+    idx.forEach((k, j) => {
+      sorted[2 * j] = all[2 * k]!;
+      sorted[2 * j + 1] = all[2 * k + 1]!;
+    });
+    return sorted;
+  }
+
+  private keep(start: number, end: number): void {
+    if (2 * this.nKept + 2 > this.kept.length) {
+      const k = new Float64Array(this.kept.length * 2);
+      k.set(this.kept);
+      this.kept = k;
+    }
+    this.kept[2 * this.nKept] = start;
+    this.kept[2 * this.nKept + 1] = end;
+    this.nKept++;
+  }
 }
 
 const MAX_TAIL = 64 << 20;
