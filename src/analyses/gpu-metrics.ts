@@ -26,6 +26,7 @@ import { clipNs, lowerBound } from './intervals.js';
 import { decodeKernelName } from './kernel-name.js';
 import { ValueList } from './median.js';
 import { orderByStart, sortByKeyRuns } from './time-order.js';
+import { doubled } from './doubled.js';
 
 /** GPU activities sorted by start, for window queries without scanning the whole table. */
 export interface GpuTimeIndex {
@@ -212,17 +213,12 @@ class KernelArgsTable {
   }
 
   private grow(): void {
-    const twice = <T extends Uint8Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
-      b.set(a);
-      return b;
-    };
-    this.collective = twice(this.collective);
-    this.hasBlocksPerSm = twice(this.hasBlocksPerSm);
-    this.blocksPerSm = twice(this.blocksPerSm);
-    this.hasGrid = twice(this.hasGrid);
-    this.gridSize = twice(this.gridSize);
-    this.occupancyPct = twice(this.occupancyPct);
+    this.collective = doubled(this.collective);
+    this.hasBlocksPerSm = doubled(this.hasBlocksPerSm);
+    this.blocksPerSm = doubled(this.blocksPerSm);
+    this.hasGrid = doubled(this.hasGrid);
+    this.gridSize = doubled(this.gridSize);
+    this.occupancyPct = doubled(this.occupancyPct);
   }
 }
 

@@ -6,6 +6,7 @@
  * [start0, end0, start1, end1, …] arrays for small per-op sets.
  */
 import { sortByKeyRuns } from './time-order.js';
+import { doubled } from './doubled.js';
 
 /** First position in a sorted array whose value is ≥ x. */
 export function lowerBound(sorted: ArrayLike<number>, x: number): number {
@@ -156,12 +157,8 @@ export class IntervalList {
   }
 
   private grow(): void {
-    const s = new Float64Array(2 * this.s.length);
-    const e = new Float64Array(2 * this.e.length);
-    s.set(this.s);
-    e.set(this.e);
-    this.s = s;
-    this.e = e;
+    this.s = doubled(this.s);
+    this.e = doubled(this.e);
   }
 }
 

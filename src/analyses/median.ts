@@ -6,6 +6,7 @@
  * JavaScript runs unoptimised for most of its first few hundred medians.
  */
 import { quantileSorted } from './launches.js';
+import { doubled } from './doubled.js';
 
 /** Values collected one at a time for a median, in a typed array grown by doubling. */
 export class ValueList {
@@ -13,11 +14,7 @@ export class ValueList {
   private v = new Float64Array(64);
 
   push(x: number): void {
-    if (this.length === this.v.length) {
-      const grown = new Float64Array(2 * this.v.length);
-      grown.set(this.v);
-      this.v = grown;
-    }
+    if (this.length === this.v.length) this.v = doubled(this.v);
     this.v[this.length++] = x;
   }
 

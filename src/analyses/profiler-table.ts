@@ -23,6 +23,7 @@
 import type { JsonObject } from '../ingest/raw-event.js';
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
 import { mergeUnion } from './intervals.js';
+import { doubled } from './doubled.js';
 
 export type ProfilerTableDevice = 'cpu' | 'gpu';
 
@@ -436,17 +437,12 @@ class RowSums {
 
   add(name: string, device: ProfilerTableDevice, category: string, inputDims: string | undefined, first: number): number {
     if (this.count === this.calls.length) {
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.calls = grow(this.calls);
-      this.selfCpuNs = grow(this.selfCpuNs);
-      this.cpuTotalNs = grow(this.cpuTotalNs);
-      this.selfDeviceNs = grow(this.selfDeviceNs);
-      this.deviceTotalNs = grow(this.deviceTotalNs);
-      this.deviceWallNs = grow(this.deviceWallNs);
+      this.calls = doubled(this.calls);
+      this.selfCpuNs = doubled(this.selfCpuNs);
+      this.cpuTotalNs = doubled(this.cpuTotalNs);
+      this.selfDeviceNs = doubled(this.selfDeviceNs);
+      this.deviceTotalNs = doubled(this.deviceTotalNs);
+      this.deviceWallNs = doubled(this.deviceWallNs);
     }
     const r = this.count++;
     this.name[r] = name;
