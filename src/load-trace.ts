@@ -5,7 +5,7 @@
  * tokenized on worker threads (ingest/read-parallel.ts), with the same result.
  */
 import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } from './ingest/index.js';
-import { canReadInParallel, defaultWorkers, readFileParallel, sniffPlainFile } from './ingest/read-parallel.js';
+import { defaultWorkers, planParallelRead, readFileParallel } from './ingest/read-parallel.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
 import type { TraceModel } from './model/trace-model.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -17,8 +17,8 @@ export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Prom
   const builder = createModelBuilder();
   const workers = opts.workers ?? defaultWorkers();
   let read: ReadResult | undefined;
-  if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined && workers > 1 && canReadInParallel()) {
-    const plain = await sniffPlainFile(input, opts.parallel?.minBytes);
+  if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined) {
+    const plain = await planParallelRead(input, workers, opts.parallel?.minBytes);
     if (plain) {
       read = await readFileParallel(
         input,

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTrace } from '../src/load-trace.js';
 import { checkModelIntegrity } from '../src/model/integrity.js';
-import { HostKind, type TraceModel } from '../src/model/trace-model.js';
+import { HostKind } from '../src/model/trace-model.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
 

@@ -96,7 +96,7 @@ export const PARALLEL_MIN_BYTES = 256 << 20;
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
 /** Whether this build can start parse workers (not when running from TypeScript sources). */
-export function canReadInParallel(): boolean {
+function canReadInParallel(): boolean {
   return WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
 }
 
@@ -362,10 +362,20 @@ export async function readFileParallel(
 }
 
 /**
+ * Size and root container of `path` when it is to be read on `workers` threads: more than one
+ * thread asked for, a build that can start parse workers, and a plain file of `minBytes` or more.
+ * Else undefined: read it on this thread.
+ */
+export async function planParallelRead(path: string, workers: number, minBytes?: number): Promise<{ size: number; container: 'object' | 'array' } | undefined> {
+  if (workers <= 1 || !canReadInParallel()) return undefined;
+  return sniffPlainFile(path, minBytes);
+}
+
+/**
  * Size and root container of a plain (not gzipped) JSON file big enough to read in parallel;
  * undefined when it is not one (the serial reader then reports whatever is wrong with it).
  */
-export async function sniffPlainFile(path: string, minBytes = PARALLEL_MIN_BYTES): Promise<{ size: number; container: 'object' | 'array' } | undefined> {
+async function sniffPlainFile(path: string, minBytes = PARALLEL_MIN_BYTES): Promise<{ size: number; container: 'object' | 'array' } | undefined> {
   try {
     const fh = await open(path, 'r');
     try {

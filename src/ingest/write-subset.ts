@@ -23,7 +23,7 @@ import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import { readTraceColumns, type ReadResult } from './read-trace.js';
-import { canReadInParallel, defaultWorkers, readFileParallel, sniffPlainFile } from './read-parallel.js';
+import { defaultWorkers, planParallelRead, readFileParallel } from './read-parallel.js';
 
 /** What the selector is shown of each event (one object, reused: copy what you keep). */
 export interface SubsetEvent {
@@ -124,27 +124,25 @@ export async function writeTraceSubset(input: string, output: string, select: (e
 async function readForChoosing(input: string, chooser: EventChooser, opts: SubsetOptions): Promise<ReadResult> {
   const diagnostics = new DiagnosticSink();
   const workers = opts.workers ?? defaultWorkers();
-  if (workers > 1 && canReadInParallel()) {
-    const plain = await sniffPlainFile(input, opts.parallel?.minBytes);
-    if (plain) {
-      return readFileParallel(
-        input,
-        plain.size,
-        plain.container,
-        {
-          producer: () => {
-            const labels: string[] = [];
-            return {
-              register: (batch) => {
-                for (const l of batch.newLabels) labels.push(l);
-              },
-              consume: (batch, shiftNs) => chooser.add(batch, labels, shiftNs),
-            };
-          },
+  const plain = await planParallelRead(input, workers, opts.parallel?.minBytes);
+  if (plain) {
+    return readFileParallel(
+      input,
+      plain.size,
+      plain.container,
+      {
+        producer: () => {
+          const labels: string[] = [];
+          return {
+            register: (batch) => {
+              for (const l of batch.newLabels) labels.push(l);
+            },
+            consume: (batch, shiftNs) => chooser.add(batch, labels, shiftNs),
+          };
         },
-        { policy: SKIP_ALL_ARGS, offsets: true, workers, rangeBytes: opts.parallel?.rangeBytes, diagnostics },
-      );
-    }
+      },
+      { policy: SKIP_ALL_ARGS, offsets: true, workers, rangeBytes: opts.parallel?.rangeBytes, diagnostics },
+    );
   }
   const labels: string[] = [];
   const onColumns = (batch: EventColumns) => {

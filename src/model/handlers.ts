@@ -108,7 +108,7 @@ export class Batch {
 }
 
 /** Row i's kept args, if any. */
-export function argsOf(b: Batch, i: number): JsonObject | undefined {
+function argsOf(b: Batch, i: number): JsonObject | undefined {
   const a = b.args[i]!;
   return a >= 0 ? b.keptArgs[a] : undefined;
 }
