@@ -17,6 +17,7 @@ import { isKinetoscopeError } from '../core/errors.js';
 import { recycleBatchBuffer, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import type { ToMain, ToWorker } from './read-parallel.js';
 import { createColumnarTokenizer, InternContext, type ColumnarTokenizer } from './tokenizer.js';
+import { nativeEventReader } from './native-loader.js';
 
 export interface RangeParserInit {
   path: string;
@@ -126,7 +127,7 @@ export class RangeParser {
       const tok: ColumnarTokenizer = createColumnarTokenizer(
         (batch: EventColumns) => this.post({ type: 'batch', seq, batch, at: tok.lastEventEnd() }, [batch.ph.buffer as ArrayBuffer]),
         sink,
-        { policy: this.init.policy, context: this.ctx, offsets: this.init.offsets, resume: k === 0 ? undefined : { container: plan.container, offset: plan.cuts[k]! } },
+        { policy: this.init.policy, context: this.ctx, offsets: this.init.offsets, native: nativeEventReader(), resume: k === 0 ? undefined : { container: plan.container, offset: plan.cuts[k]! } },
       );
       const job = { tok, sink };
       this.jobs.set(seq, job);

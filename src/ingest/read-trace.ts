@@ -16,6 +16,7 @@ import type { ArgsPolicy, EventColumns } from './event-columns.js';
 import type { JsonObject, RawEvent } from './raw-event.js';
 import type { ParallelStats } from './read-parallel.js';
 import { createColumnarTokenizer, createTraceTokenizer, type TraceTokenizer } from './tokenizer.js';
+import { nativeEventReader } from './native-loader.js';
 
 export interface ReadResult {
   container: 'object' | 'array';
@@ -87,7 +88,7 @@ export async function readTraceColumns(
   opts: ColumnReadOptions,
 ): Promise<ReadResult> {
   const sink = opts.diagnostics ?? new DiagnosticSink();
-  const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches, offsets: opts.offsets });
+  const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches, offsets: opts.offsets, native: nativeEventReader() });
   return readThrough(input, tok, sink, opts);
 }
 

@@ -40,11 +40,14 @@ import * as eventColumns from './event-columns.js';
 import { ARG_NUMBER_KEYS, ColumnBatchWriter, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import * as jsonBytes from './json-bytes.js';
 import { LabelTable } from './label-table.js';
+import * as nativeReader from './native-reader.js';
+import type { NativeEventReader, NativeEventReaderClass } from './native-reader.js';
 
 // Imported bindings are read through a check on every use; module constants are folded into
 // the optimised code, so the hot loops use these.
 const { QUOTE, BACKSLASH, PLAIN } = jsonBytes;
 const { AN_DEVICE, AN_EXTERNAL_ID, AN_STREAM, ARG_NUMBERS, LABEL_EMPTY } = eventColumns;
+const { IO_A, IO_B, IO_COUNT, IO_LAST_END, IO_POS, IO_SIZE, NATIVE_FULL, NATIVE_NEED_ARGS, NATIVE_NEED_LABEL, NATIVE_NEED_MODE, NATIVE_STOPPED } = nativeReader;
 
 export interface TokenizerResult {
   container: 'object' | 'array';
@@ -152,6 +155,20 @@ export class InternContext {
    */
   readonly keyByLengthAndFirst = new Int8Array(64 * 256).fill(-1);
 
+  /** The native fast path's reader, taught this context's ids (one per context: its tables mirror these). */
+  private nativeState: NativeState | undefined;
+
+  nativeOf(cls: NativeEventReaderClass): NativeState {
+    if (this.nativeState === undefined) {
+      const io = new Float64Array(IO_SIZE);
+      const ranges = new Int32Array(512);
+      const masks = Int32Array.from(this.dropSets, (d) => d.mask);
+      const reader = new cls(this.knownBytes, this.keySlot, masks, io, ranges);
+      this.nativeState = { reader, io, ranges, columnsOf: undefined };
+    }
+    return this.nativeState;
+  }
+
   constructor(readonly policy: ArgsPolicy) {
     // Keys compared by their bytes while args are read: the numbers lifted into columns and
     // every key a policy drops.
@@ -230,6 +247,15 @@ export class InternContext {
   }
 }
 
+/** A native reader with the arrays it shares with the tokenizer (see InternContext.nativeOf). */
+interface NativeState {
+  readonly reader: NativeEventReader;
+  readonly io: Float64Array;
+  readonly ranges: Int32Array;
+  /** The batch the reader writes (its `ph` column), to hand it the next one. */
+  columnsOf: Int32Array | undefined;
+}
+
 export interface ColumnarOptions {
   /** What to keep of each event's args. */
   policy: ArgsPolicy;
@@ -247,6 +273,8 @@ export interface ColumnarOptions {
   resume?: { container: 'object' | 'array'; offset: number };
   /** Also hand on each event's byte range (EventColumns.offsets). */
   offsets?: boolean;
+  /** The native fast path (native-reader.ts), where the host can load it. */
+  native?: NativeEventReaderClass;
 }
 
 export interface ColumnarTokenizer extends TraceTokenizer {
@@ -277,7 +305,8 @@ export function createColumnarTokenizer(
   diagnostics: DiagnosticSink,
   opts: ColumnarOptions,
 ): ColumnarTokenizer {
-  prime();
+  // With the native fast path, the JavaScript one reads only what it leaves: not worth priming.
+  if (opts.native === undefined) prime();
   const t = new Tokenizer(onColumns, diagnostics, opts, false);
   return {
     push: (bytes: Uint8Array) => t.push(bytes),
@@ -700,6 +729,9 @@ class Tokenizer {
   private readonly cw: ColumnBatchWriter;
   private readonly ctx: InternContext;
   private readonly reuse: boolean;
+  private readonly native: NativeState | undefined;
+  /** Whether the last nativeEvents ended after an event not followed by `,` `{`. */
+  private nativeStopped = false;
   ownEvents = 0;
   private resumeOffset = AS_DOUBLE;
   private extLower = NaN;
@@ -726,6 +758,7 @@ class Tokenizer {
     this.ctx = opts.context ?? new InternContext(opts.policy);
     this.reuse = opts.reuseBatches === true;
     this.cw = new ColumnBatchWriter(EVENT_BATCH_SIZE, opts.offsets === true);
+    this.native = opts.native !== undefined && !rawArgs ? this.ctx.nativeOf(opts.native) : undefined;
     const r = opts.resume;
     if (r) {
       this.container = r.container;
@@ -921,6 +954,12 @@ class Tokenizer {
               if (c === LBRACE) {
                 // The hot loop: one event after another while `,` `{` follow.
                 for (;;) {
+                  if (this.native !== undefined) {
+                    // As many events as the native fast path takes; then the one it left, here.
+                    p = this.nativeEvents(p);
+                    if (this.nativeStopped) break;
+                    unit = p;
+                  }
                   this.parseEventColumns(p);
                   p = this.pos;
                   if (this.unitDiags.length > 0) this.commitUnit();
@@ -1322,6 +1361,59 @@ class Tokenizer {
     if (this.reuse) this.cw.length = 0;
     else this.cw.alloc();
     this.onColumns(batch);
+  }
+
+  /**
+   * Events from the `{` at p through the native fast path (native-reader.ts) for as long as it
+   * takes them, answering its questions from this tokenizer's tables. Returns the position of
+   * the `{` of an event it left (nativeStopped false: parseEventColumns reads it), or the
+   * position after the last event it read when no `,` `{` follows (nativeStopped true).
+   */
+  private nativeEvents(p: number): number {
+    const nat = this.native!;
+    const reader = nat.reader;
+    const io = nat.io;
+    const w = this.cw;
+    const ctx = this.ctx;
+    for (;;) {
+      if (nat.columnsOf !== w.ph) {
+        reader.setColumns([w.ph, w.cat, w.name, w.pidLabel, w.tidLabel, w.flowIdLabel, w.bp, w.s, w.args], [w.pid, w.tid, w.tsNs, w.durNs, w.flowId, w.argNumbers, w.offsets]);
+        nat.columnsOf = w.ph;
+      }
+      const status = reader.run(this.buf, p, this.lim, w.length, w.capacity, this.base, this.hasOrigin, this.origin);
+      const read = io[IO_COUNT]!;
+      if (read > 0) {
+        w.length += read;
+        this.eventCount += read;
+        this.ownEvents += read;
+        this.lastEventEnd = this.base + io[IO_LAST_END]!;
+        this.state = S_EVENTS_ELEM;
+      }
+      p = io[IO_POS]!;
+      if (status === NATIVE_FULL) {
+        this.flushColumns();
+      } else if (status === NATIVE_NEED_LABEL) {
+        const s = io[IO_A]!;
+        const id = ctx.labels.idOfPlain(this.buf, this.view, s, this.lim);
+        if (id < 0) {
+          this.nativeStopped = false; // not plain after all: the event is read here
+          return p;
+        }
+        reader.addLabel(this.buf, s, ctx.labels.scanEnd, id);
+      } else if (status === NATIVE_NEED_MODE) {
+        reader.setMode(io[IO_A]!, io[IO_B]!, ctx.modeOf(io[IO_A]!, io[IO_B]!));
+      } else if (status === NATIVE_NEED_ARGS) {
+        const nr = io[IO_A]!;
+        if (this.ranges.length < 2 * nr) this.ranges = new Int32Array(nat.ranges.length);
+        this.ranges.set(nat.ranges.subarray(0, 2 * nr));
+        reader.addArgs(this.internArgs(nr));
+      } else {
+        if (w.length >= w.capacity) this.flushColumns();
+        this.nativeStopped = status === NATIVE_STOPPED;
+        if (this.nativeStopped) this.state = S_EVENTS_NEXT;
+        return p;
+      }
+    }
   }
 
   /**

@@ -1,0 +1,50 @@
+/**
+ * The protocol between the tokenizer and its native fast path (native/fast-events.cc, loaded
+ * by native-loader.ts where Node can load it): a NativeEventReader reads events as Kineto
+ * writes them straight into the tokenizer's column batch, and asks the tokenizer — the one
+ * reader of the grammar and owner of every table — whatever it has not been taught: a label's
+ * id, an args object's id, an args mode. Everything else it does not take stops at the event's
+ * `{`, and the tokenizer reads that event itself. So the native path changes speed only, never
+ * a row (test/native-reader.test.ts compares the two paths on every fixture).
+ *
+ * Pure: no `node:` imports (the tokenizer runs in a browser too, without a native reader).
+ */
+
+/** After the last event it read, what follows is not `,` `{`: go on from io[IO_POS]. */
+export const NATIVE_STOPPED = 0;
+/** At the `{` (io[IO_POS]) of an event the tokenizer reads itself. */
+export const NATIVE_AT_EVENT = 1;
+/** The batch is full: flush it, then run again from io[IO_POS]. */
+export const NATIVE_FULL = 2;
+/** Teach addLabel the id of the plain label b[io[IO_A], io[IO_B])`; then run again from io[IO_POS]. */
+export const NATIVE_NEED_LABEL = 3;
+/** Teach addArgs the id of the kept args members ranges[0, 2·io[IO_A]); then run again. */
+export const NATIVE_NEED_ARGS = 4;
+/** Teach setMode the args mode of ph label io[IO_A] and cat label io[IO_B]; then run again. */
+export const NATIVE_NEED_MODE = 5;
+
+/** Slots of the io array a reader writes after each run. */
+export const IO_COUNT = 0; // events read into rows n, n + 1, …
+export const IO_POS = 1;
+export const IO_LAST_END = 2; // just after the last event read (local), −1 when none
+export const IO_A = 3;
+export const IO_B = 4;
+export const IO_SIZE = 5;
+
+export interface NativeEventReader {
+  /** The batch to write: ph cat name pidLabel tidLabel flowIdLabel bp s args; pid tid tsNs durNs flowId argNumbers offsets. */
+  setColumns(i32: Int32Array[], f64: (Float64Array | undefined)[]): void;
+  /** Events from the `{` at p of b[0, end) into rows n … cap − 1; returns a NATIVE_* status (details in io). */
+  run(b: Uint8Array, p: number, end: number, n: number, cap: number, base: number, hasOrigin: boolean, origin: number): number;
+  addLabel(b: Uint8Array, s: number, e: number, id: number): void;
+  addArgs(id: number): void;
+  setMode(ph: number, cat: number, mode: number): void;
+}
+
+/**
+ * `knownKeys`: the args keys compared by their bytes (InternContext.knownKeys), `keySlot` each
+ * one's argNumbers slot (or −1), `dropMasks` each args mode's mask of dropped known keys; `io`
+ * (IO_SIZE doubles) and `ranges` (kept members' byte ranges) are shared with the caller, who
+ * keeps them alive as long as the reader.
+ */
+export type NativeEventReaderClass = new (knownKeys: Uint8Array[], keySlot: Int32Array, dropMasks: Int32Array, io: Float64Array, ranges: Int32Array) => NativeEventReader;

@@ -1,0 +1,180 @@
+/**
+ * The native fast path (native/fast-events.cc) changes speed only: the tokenizer with it hands
+ * on the same batches — every column bit for bit, the same new labels and args in the same
+ * order — and the same diagnostics, result and errors as without it. The oracle is the
+ * JavaScript tokenizer run on the same bytes; the inputs are every fixture, the HTA traces
+ * beside the checkout, and texts mutated to hit every place the native path hands an event
+ * back (escapes, non-ASCII, bare words, floats where integers are expected, args before `ph`,
+ * cuts anywhere).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { DiagnosticSink } from '../src/core/diagnostics.js';
+import { KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from '../src/ingest/event-columns.js';
+import { nativeEventReader } from '../src/ingest/native-loader.js';
+import { createColumnarTokenizer } from '../src/ingest/tokenizer.js';
+import { MODEL_ARGS_POLICY } from '../src/model/build-model.js';
+import { H200_DIR, HAS_HTA, HTA_DIR, MICRO_DIR } from './fixtures.js';
+import { lcg } from './random.js';
+
+const NATIVE = nativeEventReader();
+if (NATIVE === undefined) console.warn('the native reader is not built (npm install builds it with node-gyp): its tests are skipped.');
+
+const COLUMNS = ['ph', 'cat', 'name', 'pid', 'pidLabel', 'tid', 'tidLabel', 'tsNs', 'durNs', 'flowId', 'flowIdLabel', 'bp', 's', 'argNumbers', 'args', 'offsets'] as const;
+
+interface Run {
+  /** Per batch: each column's bytes in hex, then the labels and args it introduced. */
+  batches: string[];
+  diagnostics: string;
+  result: string;
+}
+
+function bytesOf(a: Int32Array | Float64Array | undefined): string {
+  return a === undefined ? '-' : Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
+}
+
+function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: boolean, native: boolean): Run {
+  const batches: string[] = [];
+  const sink = new DiagnosticSink();
+  const onColumns = (b: EventColumns) => {
+    const cols = COLUMNS.map((c) => `${c}=${bytesOf(b[c])}`).join(' ');
+    batches.push(`${b.length} ${cols} labels=${JSON.stringify(b.newLabels)} args=${JSON.stringify(b.newArgs)} origin=${b.originUs}`);
+  };
+  let result: string;
+  try {
+    const tok = createColumnarTokenizer(onColumns, sink, { policy, offsets, native: native ? NATIVE : undefined });
+    for (let i = 0; i < text.length; i += chunk) tok.push(text.subarray(i, Math.min(text.length, i + chunk)));
+    result = JSON.stringify(tok.end());
+  } catch (e) {
+    result = `error ${(e as Error).message}`;
+  }
+  return { batches, diagnostics: JSON.stringify(sink.list()), result };
+}
+
+/** Both paths on one text; the first difference, if any, as a short message. */
+function compare(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: boolean): string | undefined {
+  const js = tokenize(text, chunk, policy, offsets, false);
+  const nat = tokenize(text, chunk, policy, offsets, true);
+  if (js.result !== nat.result) return `result: ${js.result.slice(0, 200)} ≠ ${nat.result.slice(0, 200)}`;
+  if (js.diagnostics !== nat.diagnostics) return `diagnostics: ${js.diagnostics.slice(0, 300)} ≠ ${nat.diagnostics.slice(0, 300)}`;
+  if (js.batches.length !== nat.batches.length) return `batches: ${js.batches.length} ≠ ${nat.batches.length}`;
+  for (let k = 0; k < js.batches.length; k++) {
+    if (js.batches[k] === nat.batches[k]) continue;
+    const a = js.batches[k]!.split(' ');
+    const b = nat.batches[k]!.split(' ');
+    const i = a.findIndex((x, j) => x !== b[j]);
+    return `batch ${k}: ${a[i]?.slice(0, 120)} ≠ ${b[i]?.slice(0, 120)}`;
+  }
+  return undefined;
+}
+
+function readText(path: string): Uint8Array {
+  const raw = readFileSync(path);
+  if (raw[0] !== 0x1f || raw[1] !== 0x8b) return new Uint8Array(raw);
+  try {
+    return new Uint8Array(gunzipSync(raw));
+  } catch {
+    return new Uint8Array(raw); // a broken gzip: its bytes as they are (both paths say NOT_JSON)
+  }
+}
+
+const POLICIES: [string, ArgsPolicy][] = [
+  ['model policy', MODEL_ARGS_POLICY],
+  ['every args kept', KEEP_ALL_ARGS],
+];
+
+function files(dir: string): string[] {
+  return readdirSync(dir)
+    .flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)).map((g) => join(f, g)) : [f]))
+    .filter((f) => /\.(json|json\.gz|trace|txt)$/.test(f) && !f.endsWith('.table.txt') && !f.includes('oracle') && !f.endsWith('MANIFEST.md'));
+}
+
+describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScript tokenizer does', () => {
+  const h200 = files(H200_DIR).map((f) => join(H200_DIR, f));
+  const micro = files(MICRO_DIR).map((f) => join(MICRO_DIR, f));
+
+  it.each(h200.map((p) => [p.slice(H200_DIR.length + 1), p]))('%s: whole, in 64 KiB and in 4099-byte chunks, both policies, with offsets', (_, path) => {
+    const text = readText(path);
+    for (const [, policy] of POLICIES) {
+      for (const chunk of [text.length, 65536, 4099]) expect(compare(text, chunk, policy, chunk === 4099)).toBeUndefined();
+    }
+  });
+
+  it('every micro fixture (the repairs and errors), whole and byte by byte', () => {
+    expect(micro.length).toBeGreaterThan(30);
+    for (const path of micro) {
+      const text = readText(path);
+      for (const [, policy] of POLICIES) {
+        for (const chunk of [text.length, 1, 13]) {
+          const diff = compare(text, chunk, policy, chunk === 13);
+          expect(diff, `${path} in ${chunk}-byte chunks`).toBeUndefined();
+        }
+      }
+    }
+  });
+
+  it.skipIf(!HAS_HTA)('every HTA trace, whole and in 64 KiB chunks', () => {
+    const hta = existsSync(HTA_DIR) ? files(HTA_DIR).filter((f) => /\.json(\.gz)?$/.test(f)) : [];
+    expect(hta.length).toBeGreaterThan(20);
+    for (const f of hta) {
+      const text = readText(join(HTA_DIR, f));
+      for (const chunk of [text.length, 65536]) expect(compare(text, chunk, MODEL_ARGS_POLICY, false), `${f} in ${chunk}-byte chunks`).toBeUndefined();
+    }
+  }, 120_000);
+
+  it('600 mutated texts: every way an event is handed back, cut anywhere', () => {
+    // Events as Kineto writes them, then edits that the fast path must hand back or take alike.
+    const base = readText(join(H200_DIR, 'geglu_mlp.pt.trace.json.gz'));
+    const source = new TextDecoder().decode(base);
+    const edits: ((s: string, r: () => number) => string)[] = [
+      (s, r) => at(s, r, '"name": "', '"name": "\\u00e9\\"x'),
+      (s, r) => at(s, r, '"name": "', '"name": "é'),
+      (s, r) => at(s, r, '"ts": ', '"ts": 1e3+'),
+      (s, r) => at(s, r, '"ts": ', '"ts": -'),
+      (s, r) => at(s, r, '"dur": ', '"dur": 1.23456789'),
+      (s, r) => at(s, r, '"pid": ', '"pid": "12"'.slice(0, 7) + '"'),
+      (s, r) => at(s, r, '"tid": ', '"tid": 0x'),
+      (s, r) => at(s, r, '"External id": ', '"External id": 1.5, "x": '),
+      (s, r) => at(s, r, '"correlation": ', '"correlation": "7", "c": '),
+      (s, r) => at(s, r, '"args": {', '"args": {"v": [1, [2, {"a": null}], true, false, -0.5e-3], '),
+      (s, r) => at(s, r, '"args": {', '"args": {"bad": inf, '),
+      (s, r) => at(s, r, '"args": {', '"args": {"bad": NaN, '),
+      (s, r) => at(s, r, '{"ph": ', '{"args": {"a": 1}, "ph": '),
+      (s, r) => at(s, r, '"ph": "X", "cat": "', '"cat": "'),
+      (s, r) => at(s, r, ', "', ' ,\n\t"'),
+      (s, r) => at(s, r, '}, {', '},, {'),
+      (s, r) => at(s, r, '}, {', '} {'),
+      (s, r) => at(s, r, '"cat": "', '"cat": "new_cat_'),
+      (s, r) => at(s, r, '"name": "', `"name": "n${Math.floor(r() * 5)}`),
+      (s, r) => at(s, r, '"s": "', '"s"  :  "'),
+      (s, r) => at(s, r, '"id": ', '"id": "0x1f"'.slice(0, 6) + '"0x1f", "q": '),
+      (s, r) => at(s, r, '"Ev Idx": ', '"Ev Idx": 999999999999999999, "z": '),
+      (s, r) => at(s, r, '"args": {', '"args": {"a\\"b": 1, '),
+      (s, r) => at(s, r, ', "', ', "\u0001'),
+      (s, r) => s.slice(0, Math.floor(r() * s.length)),
+    ];
+    const rand = lcg(20261201);
+    let compared = 0;
+    for (let k = 0; k < 600; k++) {
+      let s = source;
+      const n = 1 + Math.floor(rand() * 4);
+      for (let e = 0; e < n; e++) s = edits[Math.floor(rand() * edits.length)]!(s, rand);
+      const text = new TextEncoder().encode(s);
+      const chunk = [text.length, 1 + Math.floor(rand() * 300), 4096][k % 3]!;
+      const policy = POLICIES[k % 2]![1];
+      const diff = compare(text, chunk, policy, k % 5 === 0);
+      expect(diff, `mutation ${k} (chunks of ${chunk})`).toBeUndefined();
+      compared++;
+    }
+    expect(compared).toBe(600);
+  }, 120_000);
+});
+
+/** s with the occurrence of `find` nearest a random place replaced by `by`. */
+function at(s: string, r: () => number, find: string, by: string): string {
+  const i = s.indexOf(find, Math.floor(r() * s.length));
+  const j = i >= 0 ? i : s.indexOf(find);
+  return j < 0 ? s : s.slice(0, j) + by + s.slice(j + find.length);
+}
