@@ -1,142 +1,55 @@
 // The tokenizer's fast path in native code: events as Kineto writes them, straight from the
-// bytes into a column batch (src/ingest/tokenizer.ts, fastEvent and fastArgs, is the reference
-// and the only source of meaning).
+// bytes into a column batch. src/ingest/tokenizer.ts (fastEvent, fastArgs) is the reference and
+// the only source of meaning; src/ingest/native-reader.ts describes the protocol.
 //
 // The JavaScript tokenizer stays the one reader of the grammar: this code only replays what it
 // has been taught. Every label, args object and args mode it has not been told the id of is
-// handed back as a question (status NEED_*), the tokenizer answers it with its own tables, and
-// the event is read again. Everything else the fast path does not take — an escape, a non-ASCII
-// byte, a bare word, a first ts before the time origin is known, a syntax error, the end of the
-// buffer — stops at the event's `{` (status AT_EVENT), and the JavaScript tokenizer reads that
-// event itself, with its repairs and diagnostics. So the rows written here are the rows the
-// JavaScript fast path would write, bit for bit; test/native-events.test.ts checks that.
+// handed back as a question (status NEED_*), the tokenizer answers it from its own tables, and
+// the event is read again. Everything else the fast path does not take — an escape, a
+// non-ASCII byte, a bare word, a first ts before the time origin is known, a syntax error, the
+// end of the buffer — stops at the event's `{` (status AT_EVENT), and the JavaScript tokenizer
+// reads that event itself, with its repairs and diagnostics. So the rows written here are the
+// rows the JavaScript fast path would write, bit for bit (test/native-reader.test.ts).
 //
-// Why native: the JavaScript fast path visits every byte of the text in a JIT-compiled loop,
-// about 0.5 GB/s on this project's machine, and V8 spends much of a one-shot CLI run compiling
-// it. Here the strings (most of the bytes) are scanned 16 bytes at a time.
+// Two threads: reading an event's bytes into a record (event-record.h) needs no table, so the
+// records of the next chunk are read on the thread pool (prescan) while the tokenizer turns this
+// chunk's records into rows; a record is used only for an event the tokenizer meets at exactly
+// the record's start, else the event is read here and now.
+//
+// Why native: the JavaScript fast path visits every byte in a JIT-compiled loop, about
+// 0.5 GB/s on this project's machine, and V8 spends much of a one-shot CLI run compiling it.
 
 #include <node_api.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "byte-table.h"
+#include "event-record.h"
+#include "json-scan.h"
 
+namespace kinetoscope {
 namespace {
 
-constexpr uint8_t QUOTE = 0x22, COMMA = 0x2c, COLON = 0x3a, LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b,
-                  RBRACKET = 0x5d, MINUS = 0x2d, PLUS = 0x2b, DOT = 0x2e, BACKSLASH = 0x5c;
-
-// Byte classes, as json-bytes.ts and tokenizer.ts define them.
-struct ByteClasses {
-  uint8_t ws[256] = {};
-  uint8_t plain[256] = {};  // printable ASCII but `"` and `\`
-  uint8_t bare[256] = {};   // bytes a bare word is made of
-  ByteClasses() {
-    ws[0x20] = ws[0x0a] = ws[0x0d] = ws[0x09] = 1;
-    for (int c = 0x20; c < 0x80; c++) plain[c] = (c == QUOTE || c == BACKSLASH) ? 0 : 1;
-    for (int c = 0x41; c <= 0x5a; c++) bare[c] = 1;
-    for (int c = 0x61; c <= 0x7a; c++) bare[c] = 1;
-    for (int c = 0x30; c <= 0x39; c++) bare[c] = 1;
-    bare[0x2f] = 1;
-    bare[0x5f] = 1;
-  }
-};
-const ByteClasses BC;
-
-// Event keys (tokenizer.ts K_*).
-enum Key { K_OTHER, K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ID, K_BP, K_S, K_ARGS };
-
-// What a run ended on (mirrored in src/ingest/native-events.ts).
+// What a run ended on (native-reader.ts NATIVE_*).
 enum Status {
-  ST_STOPPED = 0,   // after an event not followed by `,` `{`: the tokenizer goes on from io.pos
-  ST_AT_EVENT = 1,  // at the `{` of an event the tokenizer reads itself
-  ST_FULL = 2,      // the batch is full; flush, then run again from io.pos
+  ST_STOPPED = 0,     // after an event not followed by `,` `{`: the tokenizer goes on from io.pos
+  ST_AT_EVENT = 1,    // at the `{` of an event the tokenizer reads itself
+  ST_FULL = 2,        // the batch is full; flush, then run again from io.pos
   ST_NEED_LABEL = 3,  // the id of the plain label at [io.a, io.b)
   ST_NEED_ARGS = 4,   // the id of the kept args members in ranges[0, 2·io.a)
-  ST_NEED_MODE = 5,   // the args mode of ph label io.a, cat label io.b
 };
+constexpr int ROW_DONE = -1;
 
-// io slots (Float64Array shared with the tokenizer).
+// io slots (native-reader.ts IO_*).
 enum Io { IO_COUNT, IO_POS, IO_LAST_END, IO_A, IO_B, IO_SIZE };
-
-constexpr int MODE_SKIP = -1;
-constexpr int ARG_NUMBERS = 9;
-constexpr int EXT_LOWER_SLOT = ARG_NUMBERS;
-constexpr int AN_EXTERNAL_ID = 0;
-constexpr double MAX_SAFE = 9007199254740992.0;
-constexpr double kNaN = __builtin_nan("");
-
-inline uint64_t mix(uint64_t h, uint64_t x) {
-  h ^= x;
-  h *= 0x9e3779b97f4a7c15ULL;
-  return h ^ (h >> 29);
-}
-
-uint64_t hashBytes(const uint8_t* s, size_t n) {
-  uint64_t h = 0x2545f4914f6cdd1dULL ^ n;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x;
-    std::memcpy(&x, s + i, 8);
-    h = mix(h, x);
-  }
-  uint64_t x = 0;
-  std::memcpy(&x, s + i, n - i);
-  return mix(h, x);
-}
-
-// Bytes → id, open addressing; the keys are copied into one arena.
-class ByteTable {
- public:
-  ByteTable() : slots_(1 << 12) {}
-
-  int find(const uint8_t* s, size_t n, uint64_t h) const {
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      const Slot& sl = slots_[i];
-      if (sl.id < 0) return -1;
-      if (sl.hash == h && sl.len == n && std::memcmp(arena_.data() + sl.off, s, n) == 0) return sl.id;
-    }
-  }
-
-  void insert(const uint8_t* s, size_t n, uint64_t h, int id) {
-    if (find(s, n, h) >= 0) return;
-    if ((used_ + 1) * 2 > slots_.size()) grow();
-    size_t off = arena_.size();
-    arena_.append(reinterpret_cast<const char*>(s), n);
-    place(Slot{h, off, n, id});
-    used_++;
-  }
-
- private:
-  struct Slot {
-    uint64_t hash = 0;
-    size_t off = 0;
-    size_t len = 0;
-    int id = -1;
-  };
-  void place(const Slot& s) {
-    size_t mask = slots_.size() - 1;
-    size_t i = s.hash & mask;
-    while (slots_[i].id >= 0) i = (i + 1) & mask;
-    slots_[i] = s;
-  }
-  void grow() {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(old.size() * 2, Slot{});
-    for (const Slot& s : old)
-      if (s.id >= 0) place(s);
-  }
-  std::vector<Slot> slots_;
-  std::string arena_;
-  size_t used_ = 0;
-};
 
 // The columns of the batch being written (views into one ArrayBuffer, see ColumnBatchWriter).
 struct Columns {
@@ -146,48 +59,152 @@ struct Columns {
          *argNumbers = nullptr, *offsets = nullptr;
 };
 
+// The records of one chunk, read ahead on the prescan thread. Whoever comes first takes a
+// queued chunk: the prescan thread (QUEUED → RUNNING → READY), or the tokenizer's thread, which
+// then reads the chunk itself (QUEUED → CLAIMED); so when the prescan thread falls behind, the
+// other takes the chunks it has not started, and neither waits for the other but for a chunk
+// already being read.
+struct Prescan {
+  enum State { FREE, QUEUED, RUNNING, READY, CLAIMED };
+  std::atomic<int> state{FREE};
+  uint32_t generation = 0;
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  std::vector<EventRecord> records;
+  std::vector<uint32_t> kept;
+  size_t cursor = 0;
+};
+constexpr int PRESCAN_SLOTS = 6;
+
+// The `{` of the next event at or after p: one that follows a `,` or the `[` of the events
+// array. A guess (it may sit inside a string); records are trusted only at a position where
+// the tokenizer itself meets an event.
+int64_t nextEventStart(const uint8_t* b, int64_t p, int64_t end) {
+  while (p < end) {
+    const void* hit = std::memchr(b + p, LBRACE, static_cast<size_t>(end - p));
+    if (hit == nullptr) return -1;
+    int64_t q = static_cast<const uint8_t*>(hit) - b;
+    int64_t k = q - 1;
+    while (k >= 0 && BC.ws[b[k]]) k--;
+    if (k >= 0 && (b[k] == COMMA || b[k] == LBRACKET)) return q;
+    p = q + 1;
+  }
+  return -1;
+}
+
 class EventReader {
  public:
-  // Taught once: the known args keys (their bytes), each one's argNumbers slot (or −1), and
-  // each args mode's mask of dropped known keys.
-  std::vector<std::string> knownKeys;
-  std::vector<int> keySlot;
-  std::vector<uint32_t> dropMask;
+  ReadConfig cfg;
   Columns col;
   double* io = nullptr;
   int32_t* ranges = nullptr;
   size_t rangesCap = 0;
+  Prescan prescans[PRESCAN_SLOTS];
 
-  ByteTable labels;
-  ByteTable argsTable;
-  std::vector<int> labelIsX;  // by label id: 1 when the label is "X"
-  std::vector<std::vector<int>> modes;  // [ph][cat] → mode + 2, 0 unknown
+  ~EventReader() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
 
-  // The args of the last NEED_ARGS, kept for addArgs.
-  std::string pendingArgs;
-  uint64_t pendingHash = 0;
+  // Queues the chunk b[0, len) for the prescan thread: its handle, or −1 (no slot free).
+  double queue(const uint8_t* b, size_t len) {
+    int k = 0;
+    while (k < PRESCAN_SLOTS && prescans[k].state.load() != Prescan::FREE) k++;
+    if (k == PRESCAN_SLOTS || len == 0) return -1;
+    Prescan& pre = prescans[k];
+    pre.generation++;
+    pre.data = b;
+    pre.len = len;
+    pre.state.store(Prescan::QUEUED);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(k);
+      if (!thread_.joinable()) thread_ = std::thread([this] { prescanLoop(); });
+    }
+    wake_.notify_one();
+    return static_cast<double>(pre.generation) * PRESCAN_SLOTS + k;
+  }
 
-  void addLabel(const uint8_t* s, size_t n, int id) {
-    labels.insert(s, n, hashBytes(s, n), id);
-    if (id >= 0) {
-      if (static_cast<size_t>(id) >= labelIsX.size()) labelIsX.resize(id + 1, 0);
-      labelIsX[id] = (n == 1 && s[0] == 'X') ? 1 : 0;
+  // The slot a handle names when it is this chunk's, after its prescan: nullptr when this
+  // thread reads the chunk itself (the prescan had not started: it will not).
+  Prescan* take(double handle, const uint8_t* data, int64_t end) {
+    Prescan* pre = slotOf(handle);
+    if (pre == nullptr || pre->data != data || static_cast<int64_t>(pre->len) < end) return nullptr;
+    int st = Prescan::QUEUED;
+    if (pre->state.compare_exchange_strong(st, Prescan::CLAIMED)) return nullptr;
+    if (st == Prescan::CLAIMED) return nullptr;
+    // Being read: read the newest queued chunk here meanwhile, rather than wait idle.
+    while (pre->state.load() == Prescan::RUNNING && stealNewest()) {
+    }
+    if (pre->state.load() == Prescan::RUNNING) waitReady(*pre);
+    return pre;
+  }
+
+  // No chunk in flight (the tokenizer ended): the records' memory goes back.
+  void idle() {
+    for (Prescan& pre : prescans) {
+      if (pre.state.load() != Prescan::FREE) continue;
+      std::vector<EventRecord>().swap(pre.records);
+      std::vector<uint32_t>().swap(pre.kept);
     }
   }
-  void addArgs(int id) { argsTable.insert(reinterpret_cast<const uint8_t*>(pendingArgs.data()), pendingArgs.size(), pendingHash, id); }
-  void setMode(int ph, int cat, int mode) {
-    if (static_cast<size_t>(ph) >= modes.size()) modes.resize(ph + 1);
-    std::vector<int>& row = modes[ph];
-    if (static_cast<size_t>(cat) >= row.size()) row.resize(cat + 1, 0);
-    row[cat] = mode + 2;
+
+  // The chunk is done with: its slot is free again (once a running prescan of it ends).
+  void release(double handle) {
+    Prescan* pre = slotOf(handle);
+    if (pre == nullptr) return;
+    int st = Prescan::QUEUED;
+    if (!pre->state.compare_exchange_strong(st, Prescan::FREE)) {
+      if (st == Prescan::RUNNING) waitReady(*pre);
+      pre->state.store(Prescan::FREE);
+    }
+    pre->data = nullptr;
   }
 
-  // Events from the `{` at p (local to b[0, end)) into rows n, n + 1, … < cap.
-  int run(const uint8_t* b, int64_t p, int64_t end, int n, int cap, double base, bool hasOrigin, double origin) {
-    b_ = b;
-    end_ = end;
-    hasOrigin_ = hasOrigin;
-    origin_ = origin;
+  void addLabel(const uint8_t* s, size_t n, int id) { labels_.insert(s, n, hashBytes(s, n), id); }
+  void addArgs(int id) { args_.insert(reinterpret_cast<const uint8_t*>(pendingArgs_.data()), pendingArgs_.size(), pendingHash_, id); }
+
+  // On the prescan thread: the records of slot k's chunk.
+  void prescan(int k) {
+    Prescan& pre = prescans[k];
+    const uint8_t* b = pre.data;
+    size_t len = pre.len;
+    pre.records.clear();
+    pre.kept.clear();
+    pre.cursor = 0;
+    const int64_t end = static_cast<int64_t>(len);
+    JsonScan s(b, end);
+    int64_t p = nextEventStart(b, 0, end);
+    while (p >= 0) {
+      pre.records.emplace_back();
+      int64_t e = scanEvent(s, cfg, p, pre.records.back(), pre.kept);
+      if (e < 0) {
+        // Not taken (the tokenizer reads it): on from its end, as far as brackets tell.
+        e = s.skipBalanced(p);
+        if (e < 0) break;
+      }
+      int64_t q = s.skipWs(e);
+      if (q >= end) break;
+      if (b[q] == COMMA) {
+        q = s.skipWs(q + 1);
+        if (q >= end) break;
+        if (b[q] == LBRACE) {
+          p = q;
+          continue;
+        }
+      }
+      p = nextEventStart(b, e, end);
+    }
+  }
+
+  // Events from the `{` at p (local to b[0, end)) into rows n, n + 1, … < cap, with the
+  // records of prescan slot `pre` where they match.
+  int run(const uint8_t* b, int64_t p, int64_t end, int n, int cap, double base, bool hasOrigin, double origin, Prescan* pre) {
+    JsonScan s(b, end);
     int count = 0;
     int status;
     double lastEnd = -1;
@@ -196,11 +213,34 @@ class EventReader {
         status = ST_FULL;
         break;
       }
-      int64_t r = event(p, n);
-      if (r < 0) {
-        status = static_cast<int>(-r);
+      const EventRecord* rec = nullptr;
+      const uint32_t* kept = nullptr;
+      if (pre != nullptr) {
+        const std::vector<EventRecord>& recs = pre->records;
+        size_t c = pre->cursor;
+        while (c < recs.size() && recs[c].start < p) c++;
+        pre->cursor = c;
+        if (c < recs.size() && recs[c].start == p && recs[c].end <= end) {
+          rec = &recs[c];
+          kept = pre->kept.data();
+        }
+      }
+      if (rec == nullptr) {
+        kept_.clear();
+        scanEvent(s, cfg, p, here_, kept_);
+        rec = &here_;
+        kept = kept_.data();
+      }
+      if (rec->end < 0) {
+        status = ST_AT_EVENT;
         break;
       }
+      int st = row(b, *rec, kept, n, hasOrigin, origin);
+      if (st != ROW_DONE) {
+        status = st;
+        break;
+      }
+      int64_t r = rec->end;
       if (col.offsets != nullptr) {
         col.offsets[2 * n] = base + static_cast<double>(p);
         col.offsets[2 * n + 1] = base + static_cast<double>(r);
@@ -208,13 +248,9 @@ class EventReader {
       n++;
       count++;
       lastEnd = static_cast<double>(r);
-      int64_t q = skipWs(r);
-      if (q >= end || b[q] != COMMA) {
-        p = r;
-        status = ST_STOPPED;
-        break;
-      }
-      q = skipWs(q + 1);
+      int64_t q = s.skipWs(r);
+      if (q < end && b[q] == COMMA) q = s.skipWs(q + 1);
+      else q = end;
       if (q >= end || b[q] != LBRACE) {
         p = r;
         status = ST_STOPPED;
@@ -229,492 +265,154 @@ class EventReader {
   }
 
  private:
-  const uint8_t* b_ = nullptr;
-  int64_t end_ = 0;
-  bool hasOrigin_ = false;
-  double origin_ = 0;
-  int64_t numEnd_ = 0;
+  ByteTable labels_;
+  ByteTable args_;
+  EventRecord here_;
+  std::vector<uint32_t> kept_;
+  // The prescan thread, started with the first chunk queued, and its queue of slots.
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<int> queue_;
+  bool stop_ = false;
 
-  // A −status for event(): stop there.
-  static constexpr int64_t stop(Status s) { return -static_cast<int64_t>(s); }
-
-  int64_t skipWs(int64_t p) const {
-    while (p < end_ && BC.ws[b_[p]]) p++;
-    return p;
-  }
-
-  // The first byte at or after p that is not PLAIN (or end).
-  int64_t scanPlain(int64_t p) const {
-    const uint8_t* b = b_;
-    const int64_t end = end_;
-#if defined(__SSE2__)
-    const __m128i q = _mm_set1_epi8(static_cast<char>(QUOTE));
-    const __m128i bs = _mm_set1_epi8(static_cast<char>(BACKSLASH));
-    const __m128i lo = _mm_set1_epi8(0x20);
-    while (p + 16 <= end) {
-      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + p));
-      // Signed compare: bytes from 0x80 are negative, so below 0x20 too.
-      __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)), _mm_cmplt_epi8(x, lo));
-      int m = _mm_movemask_epi8(bad);
-      if (m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
-      p += 16;
-    }
-#endif
-    while (p < end && BC.plain[b[p]]) p++;
-    return p;
-  }
-
-  // A plain string's label id: the string at p (its opening quote). Returns the position after
-  // the closing quote, or a stop.
-  int64_t label(int64_t p, int* id) {
-    int64_t s = p + 1;
-    int64_t e = scanPlain(s);
-    if (e >= end_ || b_[e] != QUOTE) return stop(ST_AT_EVENT);
-    if (e == s) {
-      *id = 0;
-      return e + 1;
-    }
-    size_t n = static_cast<size_t>(e - s);
-    int found = labels.find(b_ + s, n, hashBytes(b_ + s, n));
-    if (found < 0) {
-      io[IO_A] = static_cast<double>(s);
-      io[IO_B] = static_cast<double>(e);
-      return stop(ST_NEED_LABEL);
-    }
-    *id = found;
-    return e + 1;
-  }
-
-  // tokenizer.ts plainInt: an integer of at most 15 digits, not followed by `.`/`e`/`E`.
-  double plainInt(int64_t p) {
-    const uint8_t* b = b_;
-    bool neg = b[p] == MINUS;
-    int64_t e = neg ? p + 1 : p;
-    int64_t ds = e;
-    double acc = 0;
-    while (e < end_) {
-      int d = static_cast<int>(b[e]) - 48;
-      if (d < 0 || d > 9) break;
-      acc = acc * 10 + d;
-      e++;
-    }
-    int64_t nd = e - ds;
-    if (nd == 0 || nd > 15 || e >= end_) return kNaN;
-    uint8_t t = b[e];
-    if (t == DOT || t == 0x65 || t == 0x45) return kNaN;
-    numEnd_ = e;
-    return neg ? -acc : acc;
-  }
-
-  // tokenizer.ts plainTime: decimal µs → exact integer ns, ts relative to the time origin.
-  double plainTime(int64_t p, bool isTs) {
-    static const int NS_PER_DIGIT[3] = {100, 10, 1};
-    const uint8_t* b = b_;
-    bool neg = b[p] == MINUS;
-    int64_t e = neg ? p + 1 : p;
-    int64_t ds = e;
-    double acc = 0;
-    int d = 0;
-    while (e < end_ && (d = static_cast<int>(b[e]) - 48) >= 0 && d <= 9) {
-      acc = acc * 10 + d;
-      e++;
-    }
-    if (e == ds) return kNaN;
-    double frac = 0;
-    if (e < end_ && b[e] == DOT) {
-      int64_t fs = ++e;
-      while (e < end_ && (d = static_cast<int>(b[e]) - 48) >= 0 && d <= 9) {
-        int64_t k = e++ - fs;
-        if (k < 3) frac += d * NS_PER_DIGIT[k];
-        else if (k == 3 && d >= 5) frac++;
-      }
-    }
-    if (e >= end_) return kNaN;
-    uint8_t x = b[e];
-    if (x == 0x65 || x == 0x45 || acc >= MAX_SAFE) return kNaN;
-    double us = neg ? -acc : acc;
-    double r;
-    if (isTs) {
-      // The origin is set by the tokenizer's own first ts (it bails here before).
-      if (!hasOrigin_) return kNaN;
-      r = (us - origin_) * 1000 + (neg ? -frac : frac);
-    } else {
-      r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
-    }
-    numEnd_ = e;
-    return r == 0 ? 0 : r;
-  }
-
-  // A plain key string at p then `:` (skipPlain's plainKey): the value's position, or −1.
-  int64_t plainKey(int64_t p) const {
-    if (b_[p] != QUOTE) return -1;
-    p = scanPlain(p + 1);
-    if (p >= end_ || b_[p] != QUOTE) return -1;
-    p = skipWs(p + 1);
-    if (p >= end_ || b_[p] != COLON) return -1;
-    return skipWs(p + 1);
-  }
-
-  // tokenizer.ts skipPlain: a value of plain strings, numbers, true/false/null, arrays and
-  // objects up to 30 deep; the position after it, or −1.
-  int64_t skipPlain(int64_t p) const {
-    const uint8_t* b = b_;
-    const int64_t end = end_;
-    int depth = 0;
-    uint32_t objects = 0;
-    uint8_t c = 0;
+  void prescanLoop() {
     for (;;) {
-      // A value at p.
-      if (p >= end) return -1;
-      c = b[p];
-      if (c == QUOTE) {
-        p = scanPlain(p + 1);
-        if (p >= end || b[p] != QUOTE) return -1;
-        p++;
-      } else if ((c >= 48 && c <= 57) || c == MINUS) {
-        if (c == MINUS) p++;
-        int64_t ds = p;
-        while (p < end && b[p] >= 48 && b[p] <= 57) p++;
-        if (p == ds || p >= end) return -1;
-        c = b[p];
-        if (c == DOT) {
-          p++;
-          while (p < end && b[p] >= 48 && b[p] <= 57) p++;
-          if (p >= end) return -1;
-          c = b[p];
-        }
-        if (c == 0x65 || c == 0x45) {
-          p++;
-          if (p < end && (b[p] == PLUS || b[p] == MINUS)) p++;
-          int64_t es = p;
-          while (p < end && b[p] >= 48 && b[p] <= 57) p++;
-          if (p == es || p >= end) return -1;
-        }
-      } else if (c == LBRACKET || c == LBRACE) {
-        if (depth == 30) return -1;
-        depth++;
-        objects = c == LBRACE ? (objects << 1) | 1 : objects << 1;
-        p = skipWs(p + 1);
-        if (p >= end) return -1;
-        c = b[p];
-        if (c == ((objects & 1) ? RBRACE : RBRACKET)) {
-          p++;
-          depth--;
-          objects >>= 1;
-        } else {
-          if (objects & 1) {
-            p = plainKey(p);
-            if (p < 0) return -1;
-          }
-          continue;
-        }
-      } else {
-        int n = c == 0x66 ? 5 : 4;
-        if (p + n >= end || BC.bare[b[p + n]]) return -1;
-        if (c == 0x6e) {
-          if (b[p + 1] != 0x75 || b[p + 2] != 0x6c || b[p + 3] != 0x6c) return -1;
-        } else if (c == 0x74) {
-          if (b[p + 1] != 0x72 || b[p + 2] != 0x75 || b[p + 3] != 0x65) return -1;
-        } else if (c == 0x66) {
-          if (b[p + 1] != 0x61 || b[p + 2] != 0x6c || b[p + 3] != 0x73 || b[p + 4] != 0x65) return -1;
-        } else {
-          return -1;
-        }
-        p += n;
+      int k;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        k = queue_.front();
+        queue_.pop_front();
       }
-      // After a value: close levels, or a comma and the next element.
-      bool next = false;
-      while (!next) {
-        if (depth == 0) return p;
-        p = skipWs(p);
-        if (p >= end) return -1;
-        c = b[p];
-        uint8_t close = (objects & 1) ? RBRACE : RBRACKET;
-        if (c == close) {
-          p++;
-          depth--;
-          objects >>= 1;
-          continue;
-        }
-        if (c != COMMA) return -1;
-        p = skipWs(p + 1);
-        if (p >= end) return -1;
-        if (b[p] == close) {
-          p++;
-          depth--;
-          objects >>= 1;
-          continue;
-        }
-        if (objects & 1) {
-          p = plainKey(p);
-          if (p < 0) return -1;
-        }
-        next = true;
+      int st = Prescan::QUEUED;
+      if (!prescans[k].state.compare_exchange_strong(st, Prescan::RUNNING)) continue;  // claimed
+      prescan(k);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        prescans[k].state.store(Prescan::READY);
+      }
+      done_.notify_all();
+    }
+  }
+
+  // The newest queued chunk's prescan, on this thread (claimed from the prescan thread, which
+  // will skip it). False when none is queued.
+  bool stealNewest() {
+    Prescan* newest = nullptr;
+    for (Prescan& p : prescans)
+      if (p.state.load() == Prescan::QUEUED && (newest == nullptr || p.generation > newest->generation)) newest = &p;
+    if (newest == nullptr) return false;
+    int st = Prescan::QUEUED;
+    if (!newest->state.compare_exchange_strong(st, Prescan::RUNNING)) return true;
+    prescan(static_cast<int>(newest - prescans));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      newest->state.store(Prescan::READY);
+    }
+    done_.notify_all();
+    return true;
+  }
+
+  void waitReady(Prescan& pre) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&pre] { return pre.state.load() != Prescan::RUNNING; });
+  }
+
+  Prescan* slotOf(double handle) {
+    if (!(handle >= 0)) return nullptr;
+    auto h = static_cast<uint64_t>(handle);
+    Prescan& pre = prescans[h % PRESCAN_SLOTS];
+    return pre.generation == h / PRESCAN_SLOTS ? &pre : nullptr;
+  }
+  // The args of the last NEED_ARGS, kept for addArgs.
+  std::string pendingArgs_;
+  uint64_t pendingHash_ = 0;
+
+  // The record's row n, or the question that stops it (ROW_DONE when written).
+  int row(const uint8_t* b, const EventRecord& r, const uint32_t* kept, int n, bool hasOrigin, double origin) {
+    // The first ts sets the time origin: the tokenizer's own work.
+    if (r.hasTs && !hasOrigin) return ST_AT_EVENT;
+    int ids[5];
+    for (int i = 0; i < r.nLabels; i++) {
+      const LabelRef& l = r.labels[i];
+      if (l.len == 0) {
+        ids[i] = 0;
+        continue;
+      }
+      ids[i] = labels_.find(b + l.start, l.len, l.hash);
+      if (ids[i] < 0) {
+        io[IO_A] = l.start;
+        io[IO_B] = static_cast<double>(l.start) + l.len;
+        return ST_NEED_LABEL;
       }
     }
-  }
-
-  static int eventKeyCode(const uint8_t* k, int64_t len) {
-    switch (len) {
-      case 1:
-        return k[0] == 's' ? K_S : K_OTHER;
-      case 2:
-        if (k[0] == 'p' && k[1] == 'h') return K_PH;
-        if (k[0] == 't' && k[1] == 's') return K_TS;
-        if (k[0] == 'i' && k[1] == 'd') return K_ID;
-        if (k[0] == 'b' && k[1] == 'p') return K_BP;
-        return K_OTHER;
-      case 3:
-        if (k[1] == 'i' && k[2] == 'd') {
-          if (k[0] == 'p') return K_PID;
-          if (k[0] == 't') return K_TID;
-          return K_OTHER;
-        }
-        if (k[0] == 'c' && k[1] == 'a' && k[2] == 't') return K_CAT;
-        if (k[0] == 'd' && k[1] == 'u' && k[2] == 'r') return K_DUR;
-        return K_OTHER;
-      case 4:
-        if (std::memcmp(k, "name", 4) == 0) return K_NAME;
-        if (std::memcmp(k, "args", 4) == 0) return K_ARGS;
-        return K_OTHER;
-      default:
-        return K_OTHER;
+    int argsId = -1;
+    if (r.hasArgs && r.mode >= 0) {
+      argsId = args_.findRanges(b, kept + r.keptOff, r.keptCount, r.argsLen, r.argsHash);
+      if (argsId < 0) return askArgs(b, r, kept + r.keptOff);
     }
-  }
-
-  // The known key b[s, e), or −1 (InternContext.knownKey).
-  int knownKey(int64_t s, int64_t e) const {
-    size_t n = static_cast<size_t>(e - s);
-    for (size_t k = 0; k < knownKeys.size(); k++) {
-      const std::string& kb = knownKeys[k];
-      if (kb.size() == n && std::memcmp(kb.data(), b_ + s, n) == 0) return static_cast<int>(k);
-    }
-    return -1;
-  }
-
-  // tokenizer.ts fastEvent: the event at start into row n; the position after its `}` or a stop.
-  int64_t event(int64_t start, int n) {
-    const uint8_t* b = b_;
-    const int64_t end = end_;
     Columns& w = col;
     w.ph[n] = 0;
     w.cat[n] = 0;
     w.name[n] = 0;
-    w.pid[n] = kNaN;
-    w.pidLabel[n] = 0;
-    w.tid[n] = kNaN;
-    w.tidLabel[n] = 0;
-    w.tsNs[n] = kNaN;
-    w.durNs[n] = kNaN;
-    w.flowId[n] = kNaN;
-    w.flowIdLabel[n] = -1;
     w.bp[n] = -1;
     w.s[n] = -1;
-    w.args[n] = -1;
-    double* an = w.argNumbers + static_cast<int64_t>(n) * ARG_NUMBERS;
-    for (int k = 0; k < ARG_NUMBERS; k++) an[k] = kNaN;
-    int ph = 0, cat = 0;
-    bool phSeen = false, catSeen = false, argsSeen = false;
-    int64_t p = skipWs(start + 1);
-    if (p >= end) return stop(ST_AT_EVENT);
-    for (;;) {
-      if (b[p] != QUOTE) return stop(ST_AT_EVENT);
-      int64_t ks = p + 1;
-      int64_t q = scanPlain(ks);
-      if (q >= end || b[q] != QUOTE) return stop(ST_AT_EVENT);
-      int kc = eventKeyCode(b + ks, q - ks);
-      p = skipWs(q + 1);
-      if (p >= end || b[p] != COLON) return stop(ST_AT_EVENT);
-      p = skipWs(p + 1);
-      if (p >= end) return stop(ST_AT_EVENT);
-      uint8_t c = b[p];
-      switch (kc) {
-        case K_PH:
-        case K_CAT:
-        case K_NAME:
-        case K_BP:
-        case K_S: {
-          if (c != QUOTE) return stop(ST_AT_EVENT);
-          int id = 0;
-          int64_t r = label(p, &id);
-          if (r < 0) return r;
-          p = r;
-          if (kc == K_PH) {
-            ph = id;
-            phSeen = true;
-            w.ph[n] = id;
-          } else if (kc == K_CAT) {
-            cat = id;
-            catSeen = true;
-            w.cat[n] = id;
-          } else if (kc == K_NAME) {
-            w.name[n] = id;
-          } else if (kc == K_BP) {
-            w.bp[n] = id;
-          } else {
-            w.s[n] = id;
-          }
-          break;
-        }
-        case K_PID:
-        case K_TID:
-        case K_ID: {
-          double v = plainInt(p);
-          if (v != v) return stop(ST_AT_EVENT);
-          p = numEnd_;
-          if (kc == K_PID) {
-            w.pid[n] = v;
-            w.pidLabel[n] = -1;
-          } else if (kc == K_TID) {
-            w.tid[n] = v;
-            w.tidLabel[n] = -1;
-          } else {
-            w.flowId[n] = v;
-            w.flowIdLabel[n] = -1;
-          }
-          break;
-        }
-        case K_TS:
-        case K_DUR: {
-          double v = plainTime(p, kc == K_TS);
-          if (v != v) return stop(ST_AT_EVENT);
-          if (kc == K_TS) w.tsNs[n] = v;
-          else w.durNs[n] = v;
-          p = numEnd_;
-          break;
-        }
-        case K_ARGS: {
-          if (c != LBRACE || argsSeen || !phSeen) return stop(ST_AT_EVENT);
-          if (!catSeen && static_cast<size_t>(ph) < labelIsX.size() && labelIsX[ph]) return stop(ST_AT_EVENT);
-          int mode = 0;
-          if (static_cast<size_t>(ph) < modes.size() && static_cast<size_t>(cat) < modes[ph].size()) mode = modes[ph][cat];
-          if (mode == 0) {
-            io[IO_A] = ph;
-            io[IO_B] = cat;
-            return stop(ST_NEED_MODE);
-          }
-          int64_t r = args(p, mode - 2, n);
-          if (r < 0) return r;
-          p = r;
-          argsSeen = true;
-          break;
-        }
-        default:
-          p = skipPlain(p);
-          if (p < 0) return stop(ST_AT_EVENT);
+    for (int i = 0; i < r.nLabels; i++) {
+      switch (r.labels[i].key) {
+        case K_PH: w.ph[n] = ids[i]; break;
+        case K_CAT: w.cat[n] = ids[i]; break;
+        case K_NAME: w.name[n] = ids[i]; break;
+        case K_BP: w.bp[n] = ids[i]; break;
+        default: w.s[n] = ids[i]; break;
       }
-      p = skipWs(p);
-      if (p >= end) return stop(ST_AT_EVENT);
-      uint8_t d = b[p];
-      if (d == COMMA) {
-        p = skipWs(p + 1);
-        if (p >= end) return stop(ST_AT_EVENT);
-        if (b[p] == RBRACE) return p + 1;  // trailing comma: tolerated
-        continue;
-      }
-      if (d == RBRACE) return p + 1;
-      return stop(ST_AT_EVENT);
     }
+    w.pid[n] = r.pid;
+    w.pidLabel[n] = r.hasPid ? -1 : 0;
+    w.tid[n] = r.tid;
+    w.tidLabel[n] = r.hasTid ? -1 : 0;
+    w.flowId[n] = r.flowId;
+    w.flowIdLabel[n] = -1;
+    w.tsNs[n] = r.hasTs ? r.ts.tsNs(origin) : kNaN;
+    w.durNs[n] = r.durNs;
+    std::memcpy(w.argNumbers + static_cast<int64_t>(n) * ARG_NUMBERS, r.an, sizeof r.an);
+    w.args[n] = argsId;
+    return ROW_DONE;
   }
 
-  // tokenizer.ts fastArgs: the args object at p into row n.
-  int64_t args(int64_t p, int mode, int n) {
-    const uint8_t* b = b_;
-    const int64_t end = end_;
-    double* an = col.argNumbers + static_cast<int64_t>(n) * ARG_NUMBERS;
-    const bool keyed = mode >= 0;
-    const uint32_t drop = keyed ? dropMask[mode] : 0;
-    double extLower = kNaN;
-    bool extUpperSet = false;
-    size_t nr = 0;
-    p = skipWs(p + 1);
-    if (p >= end) return stop(ST_AT_EVENT);
-    if (b[p] == RBRACE) {
-      p++;
-    } else {
-      for (;;) {
-        if (b[p] != QUOTE) return stop(ST_AT_EVENT);
-        int64_t ms = p;
-        int64_t ks = p + 1;
-        int64_t q = scanPlain(ks);
-        if (q >= end || b[q] != QUOTE) return stop(ST_AT_EVENT);
-        int kc = knownKey(ks, q);
-        p = skipWs(q + 1);
-        if (p >= end || b[p] != COLON) return stop(ST_AT_EVENT);
-        p = skipWs(p + 1);
-        if (p >= end) return stop(ST_AT_EVENT);
-        int slot = kc >= 0 ? keySlot[kc] : -1;
-        if (slot >= 0) {
-          double v = plainInt(p);
-          if (v != v) return stop(ST_AT_EVENT);
-          if (slot == EXT_LOWER_SLOT) {
-            extLower = v;
-          } else {
-            an[slot] = v;
-            if (slot == AN_EXTERNAL_ID) extUpperSet = true;
-          }
-          p = numEnd_;
-        } else {
-          p = skipPlain(p);
-          if (p < 0) return stop(ST_AT_EVENT);
-        }
-        if (keyed && (kc < 0 || (drop & (1u << kc)) == 0)) {
-          if (2 * nr + 2 > rangesCap) return stop(ST_AT_EVENT);
-          ranges[2 * nr] = static_cast<int32_t>(ms);
-          ranges[2 * nr + 1] = static_cast<int32_t>(p);
-          nr++;
-        }
-        p = skipWs(p);
-        if (p >= end) return stop(ST_AT_EVENT);
-        uint8_t d = b[p];
-        if (d == COMMA) {
-          p = skipWs(p + 1);
-          if (p >= end) return stop(ST_AT_EVENT);
-          if (b[p] == RBRACE) {
-            p++;
-            break;
-          }
-          continue;
-        }
-        if (d == RBRACE) {
-          p++;
-          break;
-        }
-        return stop(ST_AT_EVENT);
-      }
+  // The question for args the reader has not been taught: their ranges for the tokenizer
+  // (NEED_ARGS), or AT_EVENT when they do not fit its array.
+  int askArgs(const uint8_t* b, const EventRecord& r, const uint32_t* kept) {
+    if (2 * static_cast<size_t>(r.keptCount) > rangesCap) return ST_AT_EVENT;
+    pendingArgs_.clear();
+    for (uint32_t k = 0; k < r.keptCount; k++) {
+      ranges[2 * k] = static_cast<int32_t>(kept[2 * k]);
+      ranges[2 * k + 1] = static_cast<int32_t>(kept[2 * k + 1]);
+      pendingArgs_.append(reinterpret_cast<const char*>(b + kept[2 * k]), kept[2 * k + 1] - kept[2 * k]);
     }
-    if (!extUpperSet) an[AN_EXTERNAL_ID] = extLower;
-    if (keyed) {
-      pendingArgs.clear();
-      for (size_t k = 0; k < nr; k++) pendingArgs.append(reinterpret_cast<const char*>(b + ranges[2 * k]), ranges[2 * k + 1] - ranges[2 * k]);
-      const uint8_t* key = reinterpret_cast<const uint8_t*>(pendingArgs.data());
-      pendingHash = hashBytes(key, pendingArgs.size());
-      int id = argsTable.find(key, pendingArgs.size(), pendingHash);
-      if (id < 0) {
-        io[IO_A] = static_cast<double>(nr);
-        return stop(ST_NEED_ARGS);
-      }
-      col.args[n] = id;
-    }
-    return p;
+    pendingHash_ = r.argsHash;
+    io[IO_A] = r.keptCount;
+    return ST_NEED_ARGS;
   }
 };
 
 // ---------------------------------------------------------------------------------------------
 // Node-API glue. The reader is a JavaScript object wrapping an EventReader:
 //   new NativeEventReader(knownKeys: Uint8Array[], keySlot: Int32Array, dropMasks: Int32Array,
-//                         io: Float64Array, ranges: Int32Array)
-//   .setColumns(i32: Int32Array[9], f64: Float64Array[7])   // ph cat name pidLabel tidLabel flowIdLabel bp s args;
-//                                                          // pid tid tsNs durNs flowId argNumbers offsets|undefined
-//   .run(bytes, p, end, n, cap, base, hasOrigin, origin) → status
-//   .addLabel(bytes, s, e, id)  .addArgs(id)  .setMode(ph, cat, mode)
+//                         completeCats: Uint8Array[], completeModes: Int32Array, phases: Uint8Array[],
+//                         phaseModes: Int32Array, defaults: Int32Array, io: Float64Array, ranges: Int32Array)
+//   .setColumns(i32: Int32Array[9], f64: (Float64Array|undefined)[7])
+//   .run(bytes, p, end, n, cap, base, hasOrigin, origin, prescan) → status
+//   .prescan(bytes) → handle (−1: no slot free)     .release(handle)     .idle()
+//   .addLabel(bytes, s, e, id)  .addArgs(id)
 
-#define CHECK(call)                                              \
-  do {                                                           \
-    if ((call) != napi_ok) {                                     \
+#define CHECK(call)                                                  \
+  do {                                                               \
+    if ((call) != napi_ok) {                                         \
       napi_throw_error(env, nullptr, "native event reader: " #call); \
-      return nullptr;                                            \
-    }                                                            \
+      return nullptr;                                                \
+    }                                                                \
   } while (0)
 
 template <typename T>
@@ -744,41 +442,66 @@ double number(napi_env env, napi_value v) {
   return d;
 }
 
-napi_value Construct(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
-  napi_value thisArg;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, &thisArg, nullptr));
-  if (argc < 5) {
-    napi_throw_type_error(env, nullptr, "native event reader: 5 arguments expected");
-    return nullptr;
-  }
-  auto* r = new EventReader();
-  uint32_t nk = 0;
-  napi_get_array_length(env, argv[0], &nk);
-  for (uint32_t i = 0; i < nk; i++) {
+// The byte strings of a JavaScript array of Uint8Arrays.
+std::vector<std::string> byteStrings(napi_env env, napi_value arr) {
+  std::vector<std::string> out;
+  uint32_t n = 0;
+  napi_get_array_length(env, arr, &n);
+  for (uint32_t i = 0; i < n; i++) {
     napi_value k;
-    napi_get_element(env, argv[0], i, &k);
+    napi_get_element(env, arr, i, &k);
     uint8_t* d = nullptr;
     size_t len = 0;
     if (!typedArray(env, k, &d, &len)) len = 0;
-    r->knownKeys.emplace_back(reinterpret_cast<const char*>(d), len);
+    out.emplace_back(reinterpret_cast<const char*>(d), len);
   }
-  int32_t* slots = nullptr;
-  size_t ns = 0;
-  int32_t* masks = nullptr;
-  size_t nm = 0;
-  size_t nio = 0;
-  if (!typedArray(env, argv[1], &slots, &ns) || !typedArray(env, argv[2], &masks, &nm) ||
-      !typedArray(env, argv[3], &r->io, &nio) || nio < IO_SIZE || !typedArray(env, argv[4], &r->ranges, &r->rangesCap) ||
-      ns < r->knownKeys.size()) {
+  return out;
+}
+
+// new NativeEventReader(knownKeys, keySlot, dropMasks, completeCats, completeModes, phases,
+//                       phaseModes, defaults, io, ranges)
+napi_value Construct(napi_env env, napi_callback_info info) {
+  size_t argc = 10;
+  napi_value argv[10];
+  napi_value thisArg;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, &thisArg, nullptr));
+  if (argc < 10) {
+    napi_throw_type_error(env, nullptr, "native event reader: 10 arguments expected");
+    return nullptr;
+  }
+  auto* r = new EventReader();
+  ReadConfig& cfg = r->cfg;
+  cfg.known.keys = byteStrings(env, argv[0]);
+  std::vector<std::string> completeCats = byteStrings(env, argv[3]);
+  std::vector<std::string> phases = byteStrings(env, argv[5]);
+  int32_t *slots = nullptr, *masks = nullptr, *completeModes = nullptr, *phaseModes = nullptr, *defaults = nullptr;
+  size_t ns = 0, nm = 0, nc = 0, np = 0, nd = 0, nio = 0;
+  if (!typedArray(env, argv[1], &slots, &ns) || !typedArray(env, argv[2], &masks, &nm) || !typedArray(env, argv[4], &completeModes, &nc) ||
+      !typedArray(env, argv[6], &phaseModes, &np) || !typedArray(env, argv[7], &defaults, &nd) || !typedArray(env, argv[8], &r->io, &nio) ||
+      !typedArray(env, argv[9], &r->ranges, &r->rangesCap) || nio < IO_SIZE || ns < cfg.known.keys.size() || cfg.known.keys.size() > 31 ||
+      nc != completeCats.size() || np != phases.size() || nd < 2) {
     delete r;
     napi_throw_type_error(env, nullptr, "native event reader: bad arguments");
     return nullptr;
   }
-  r->keySlot.assign(slots, slots + r->knownKeys.size());
-  for (size_t i = 0; i < nm; i++) r->dropMask.push_back(static_cast<uint32_t>(masks[i]));
-  // The io and ranges arrays are held by the JavaScript object for as long as it lives.
+  cfg.known.slot.assign(slots, slots + cfg.known.keys.size());
+  cfg.known.index();
+  for (size_t i = 0; i < nm; i++) cfg.dropMask.push_back(static_cast<uint32_t>(masks[i]));
+  for (size_t i = 0; i < nc; i++) cfg.completeModes.emplace_back(completeCats[i], completeModes[i]);
+  for (size_t i = 0; i < np; i++) cfg.phaseModes.emplace_back(phases[i], phaseModes[i]);
+  cfg.completeDefault = defaults[0];
+  cfg.phaseDefault = defaults[1];
+  // Every mode is MODE_SKIP or names a drop mask.
+  bool modesOk = cfg.completeDefault >= MODE_SKIP && cfg.completeDefault < static_cast<int>(nm) && cfg.phaseDefault >= MODE_SKIP &&
+                 cfg.phaseDefault < static_cast<int>(nm);
+  for (const auto& table : {cfg.completeModes, cfg.phaseModes})
+    for (const auto& m : table) modesOk = modesOk && m.second >= MODE_SKIP && m.second < static_cast<int>(nm);
+  if (!modesOk) {
+    delete r;
+    napi_throw_type_error(env, nullptr, "native event reader: an args mode without its drop mask");
+    return nullptr;
+  }
+  // The io and ranges arrays are held by the JavaScript side for as long as the reader lives.
   CHECK(napi_wrap(env, thisArg, r, [](napi_env, void* d, void*) { delete static_cast<EventReader*>(d); }, nullptr, nullptr));
   return thisArg;
 }
@@ -806,8 +529,8 @@ napi_value SetColumns(napi_env env, napi_callback_info info) {
 }
 
 napi_value Run(napi_env env, napi_callback_info info) {
-  size_t argc = 8;
-  napi_value argv[8];
+  size_t argc = 9;
+  napi_value argv[9];
   EventReader* r = self(env, info, &argc, argv);
   if (r == nullptr || argc < 8 || r->col.ph == nullptr) {
     napi_throw_error(env, nullptr, "native event reader: run before setColumns");
@@ -824,11 +547,42 @@ napi_value Run(napi_env env, napi_callback_info info) {
   if (end > static_cast<int64_t>(len)) end = static_cast<int64_t>(len);
   bool hasOrigin = false;
   napi_get_value_bool(env, argv[6], &hasOrigin);
+  Prescan* pre = argc >= 9 ? r->take(number(env, argv[8]), bytes, end) : nullptr;
   int status = r->run(bytes, p, end, static_cast<int>(number(env, argv[3])), static_cast<int>(number(env, argv[4])), number(env, argv[5]), hasOrigin,
-                      number(env, argv[7]));
+                      number(env, argv[7]), pre);
   napi_value out;
   CHECK(napi_create_int32(env, status, &out));
   return out;
+}
+
+napi_value PrescanChunk(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  EventReader* r = self(env, info, &argc, argv);
+  uint8_t* bytes = nullptr;
+  size_t len = 0;
+  if (r == nullptr || argc < 1 || !typedArray(env, argv[0], &bytes, &len)) {
+    napi_throw_type_error(env, nullptr, "native event reader: prescan(bytes)");
+    return nullptr;
+  }
+  napi_value out;
+  CHECK(napi_create_double(env, r->queue(bytes, len), &out));
+  return out;
+}
+
+napi_value Release(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  EventReader* r = self(env, info, &argc, argv);
+  if (r != nullptr && argc >= 1) r->release(number(env, argv[0]));
+  return nullptr;
+}
+
+napi_value Idle(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  EventReader* r = self(env, info, &argc, nullptr);
+  if (r != nullptr) r->idle();
+  return nullptr;
 }
 
 napi_value AddLabel(napi_env env, napi_callback_info info) {
@@ -853,26 +607,22 @@ napi_value AddArgs(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-napi_value SetMode(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  EventReader* r = self(env, info, &argc, argv);
-  if (r != nullptr && argc >= 3) r->setMode(static_cast<int>(number(env, argv[0])), static_cast<int>(number(env, argv[1])), static_cast<int>(number(env, argv[2])));
-  return nullptr;
-}
-
 }  // namespace
+}  // namespace kinetoscope
 
 NAPI_MODULE_INIT() {
+  using namespace kinetoscope;
   napi_property_descriptor methods[] = {
       {"setColumns", nullptr, SetColumns, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"run", nullptr, Run, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"prescan", nullptr, PrescanChunk, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"release", nullptr, Release, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"idle", nullptr, Idle, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"addLabel", nullptr, AddLabel, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"addArgs", nullptr, AddArgs, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"setMode", nullptr, SetMode, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_value cls;
-  if (napi_define_class(env, "NativeEventReader", NAPI_AUTO_LENGTH, Construct, nullptr, 5, methods, &cls) != napi_ok) return nullptr;
+  if (napi_define_class(env, "NativeEventReader", NAPI_AUTO_LENGTH, Construct, nullptr, 7, methods, &cls) != napi_ok) return nullptr;
   if (napi_set_named_property(env, exports, "NativeEventReader", cls) != napi_ok) return nullptr;
   return exports;
 }

@@ -1,5 +1,6 @@
 /**
- * The native fast path (native/fast-events.cc) changes speed only: the tokenizer with it hands
+ * The native fast path (native/fast-events.cc) changes speed only: the tokenizer with it —
+ * reading each chunk as it is pushed, or from records prescanned on another thread — hands
  * on the same batches — every column bit for bit, the same new labels and args in the same
  * order — and the same diagnostics, result and errors as without it. The oracle is the
  * JavaScript tokenizer run on the same bytes; the inputs are every fixture, the HTA traces
@@ -35,7 +36,12 @@ function bytesOf(a: Int32Array | Float64Array | undefined): string {
   return a === undefined ? '-' : Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
 }
 
-function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: boolean, native: boolean): Run {
+/**
+ * `native`: 'off' (the JavaScript reader), 'sync' (the native reader reading each chunk as it is
+ * pushed) or 'prescan' (each chunk prepared three ahead, as readTrace does: its events read
+ * on the prescan thread, or on this one when it gets there first).
+ */
+function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: boolean, native: 'off' | 'sync' | 'prescan'): Run {
   const batches: string[] = [];
   const sink = new DiagnosticSink();
   const onColumns = (b: EventColumns) => {
@@ -44,8 +50,15 @@ function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: 
   };
   let result: string;
   try {
-    const tok = createColumnarTokenizer(onColumns, sink, { policy, offsets, native: native ? NATIVE : undefined });
-    for (let i = 0; i < text.length; i += chunk) tok.push(text.subarray(i, Math.min(text.length, i + chunk)));
+    const tok = createColumnarTokenizer(onColumns, sink, { policy, offsets, native: native === 'off' ? undefined : NATIVE });
+    const chunks: Uint8Array[] = [];
+    for (let i = 0; i < text.length; i += chunk) chunks.push(text.subarray(i, Math.min(text.length, i + chunk)));
+    const ahead = native === 'prescan' ? 3 : 0;
+    for (let k = 0; k < Math.min(ahead, chunks.length); k++) tok.prepare(chunks[k]!);
+    chunks.forEach((c, k) => {
+      if (ahead > 0 && k + ahead < chunks.length) tok.prepare(chunks[k + ahead]!);
+      tok.push(c);
+    });
     result = JSON.stringify(tok.end());
   } catch (e) {
     result = `error ${(e as Error).message}`;
@@ -53,10 +66,17 @@ function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: 
   return { batches, diagnostics: JSON.stringify(sink.list()), result };
 }
 
-/** Both paths on one text; the first difference, if any, as a short message. */
+/** The JavaScript reader and the native one (read as chunks are pushed, or prescanned) on one text; the first difference, if any, as a short message. */
 function compare(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: boolean): string | undefined {
-  const js = tokenize(text, chunk, policy, offsets, false);
-  const nat = tokenize(text, chunk, policy, offsets, true);
+  const js = tokenize(text, chunk, policy, offsets, 'off');
+  for (const how of ['sync', 'prescan'] as const) {
+    const diff = differ(js, tokenize(text, chunk, policy, offsets, how));
+    if (diff !== undefined) return `${how}: ${diff}`;
+  }
+  return undefined;
+}
+
+function differ(js: Run, nat: Run): string | undefined {
   if (js.result !== nat.result) return `result: ${js.result.slice(0, 200)} ≠ ${nat.result.slice(0, 200)}`;
   if (js.diagnostics !== nat.diagnostics) return `diagnostics: ${js.diagnostics.slice(0, 300)} ≠ ${nat.diagnostics.slice(0, 300)}`;
   if (js.batches.length !== nat.batches.length) return `batches: ${js.batches.length} ≠ ${nat.batches.length}`;

@@ -3,9 +3,14 @@
  * by native-loader.ts where Node can load it): a NativeEventReader reads events as Kineto
  * writes them straight into the tokenizer's column batch, and asks the tokenizer — the one
  * reader of the grammar and owner of every table — whatever it has not been taught: a label's
- * id, an args object's id, an args mode. Everything else it does not take stops at the event's
+ * id, an args object's id (which args members are kept, it knows from the policy, as the
+ * tokenizer's InternContext does). Everything else it does not take stops at the event's
  * `{`, and the tokenizer reads that event itself. So the native path changes speed only, never
  * a row (test/native-reader.test.ts compares the two paths on every fixture).
+ *
+ * Reading an event's bytes needs no table, so a chunk can be prescanned on another thread
+ * while the tokenizer reads the one before (ColumnarTokenizer.prepare): then the tokenizer's
+ * thread only looks the records' labels and args up.
  *
  * Pure: no `node:` imports (the tokenizer runs in a browser too, without a native reader).
  */
@@ -20,8 +25,6 @@ export const NATIVE_FULL = 2;
 export const NATIVE_NEED_LABEL = 3;
 /** Teach addArgs the id of the kept args members ranges[0, 2·io[IO_A]); then run again. */
 export const NATIVE_NEED_ARGS = 4;
-/** Teach setMode the args mode of ph label io[IO_A] and cat label io[IO_B]; then run again. */
-export const NATIVE_NEED_MODE = 5;
 
 /** Slots of the io array a reader writes after each run. */
 export const IO_COUNT = 0; // events read into rows n, n + 1, …
@@ -34,17 +37,41 @@ export const IO_SIZE = 5;
 export interface NativeEventReader {
   /** The batch to write: ph cat name pidLabel tidLabel flowIdLabel bp s args; pid tid tsNs durNs flowId argNumbers offsets. */
   setColumns(i32: Int32Array[], f64: (Float64Array | undefined)[]): void;
-  /** Events from the `{` at p of b[0, end) into rows n … cap − 1; returns a NATIVE_* status (details in io). */
-  run(b: Uint8Array, p: number, end: number, n: number, cap: number, base: number, hasOrigin: boolean, origin: number): number;
+  /**
+   * Events from the `{` at p of b[0, end) into rows n … cap − 1, with the records of a
+   * prescan of b where they match (−1: none); returns a NATIVE_* status (details in io).
+   */
+  run(b: Uint8Array, p: number, end: number, n: number, cap: number, base: number, hasOrigin: boolean, origin: number, prescan: number): number;
+  /**
+   * Queues a chunk for the reader's prescan thread, which reads its events into records unless
+   * run gets to the chunk first (then run reads it itself): the handle for run (−1 when every
+   * prescan slot is taken). The chunk must not change until release(handle).
+   */
+  prescan(b: Uint8Array): number;
+  release(prescan: number): void;
+  /** No chunk is in flight: the memory of the prescans goes back. */
+  idle(): void;
   addLabel(b: Uint8Array, s: number, e: number, id: number): void;
   addArgs(id: number): void;
-  setMode(ph: number, cat: number, mode: number): void;
 }
 
 /**
  * `knownKeys`: the args keys compared by their bytes (InternContext.knownKeys), `keySlot` each
- * one's argNumbers slot (or −1), `dropMasks` each args mode's mask of dropped known keys; `io`
- * (IO_SIZE doubles) and `ranges` (kept members' byte ranges) are shared with the caller, who
- * keeps them alive as long as the reader.
+ * one's argNumbers slot (or −1), `dropMasks` each args mode's mask of dropped known keys; the
+ * args policy as InternContext resolves it: the mode of complete events by `cat`, of other
+ * events by `ph`, and the two defaults (MODE_SKIP −1: args not kept); `io` (IO_SIZE doubles) and
+ * `ranges` (kept members' byte ranges) are shared with the caller, who keeps them alive as long
+ * as the reader.
  */
-export type NativeEventReaderClass = new (knownKeys: Uint8Array[], keySlot: Int32Array, dropMasks: Int32Array, io: Float64Array, ranges: Int32Array) => NativeEventReader;
+export type NativeEventReaderClass = new (
+  knownKeys: Uint8Array[],
+  keySlot: Int32Array,
+  dropMasks: Int32Array,
+  completeCats: Uint8Array[],
+  completeModes: Int32Array,
+  phases: Uint8Array[],
+  phaseModes: Int32Array,
+  defaults: Int32Array,
+  io: Float64Array,
+  ranges: Int32Array,
+) => NativeEventReader;

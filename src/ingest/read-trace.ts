@@ -53,6 +53,8 @@ export interface ReadOptions {
 export type TraceInput = string | NodeJS.ReadableStream | Uint8Array;
 
 const DEFAULT_CHUNK = 1 << 20;
+/** Chunks of a file read ahead of the one being tokenized (fileChunks). */
+const READ_AHEAD = 3;
 
 /**
  * Reads a Kineto / Chrome trace and hands its events on in batches as they are parsed.
@@ -89,16 +91,26 @@ export async function readTraceColumns(
 ): Promise<ReadResult> {
   const sink = opts.diagnostics ?? new DiagnosticSink();
   const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches, offsets: opts.offsets, native: nativeEventReader() });
-  return readThrough(input, tok, sink, opts);
+  return readThrough(input, tok, sink, opts, (bytes) => tok.prepare(bytes));
 }
 
-async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions): Promise<ReadResult> {
+/**
+ * `prepare`: what to do with a chunk of a plain file once it is read, before it is pushed
+ * (ColumnarTokenizer.prepare: its events are read ahead on another thread).
+ */
+async function readThrough(
+  input: TraceInput,
+  tok: TraceTokenizer,
+  sink: DiagnosticSink,
+  opts: ReadOptions,
+  prepare?: (bytes: Uint8Array) => void,
+): Promise<ReadResult> {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new Error(`readTrace: bad chunkSize ${chunkSize}`);
 
   let fh: FileHandle | undefined;
   let source: AsyncIterable<Uint8Array>;
-  const reuseChunks = { on: false };
+  const reuseChunks: ChunkReuse = { on: false };
   if (typeof input === 'string' && input !== '-') {
     fh = await openTraceFile(input);
     source = fileChunks(fh, chunkSize, reuseChunks);
@@ -132,6 +144,7 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
     const first = head.length === 1 ? head[0] : concat(head, headLen);
     const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
     reuseChunks.on = !gz;
+    if (!gz) reuseChunks.prepare = prepare;
     const progress = opts.onProgress;
     const feed = (b: Uint8Array): void => {
       feedChunked(tok, b, chunkSize);
@@ -217,35 +230,62 @@ function fileError(path: string, e: unknown): KinetoscopeError {
 }
 
 /**
- * The file in chunks, read ahead. `reuse.on`: the consumer is done with a chunk when it asks
- * for the next one (the tokenizer keeps nothing), so three buffers go round; off (gzip: zlib
- * may still hold a chunk it was given), a fresh buffer per read.
+ * `on`: the consumer is done with a chunk when it asks for the next one (the tokenizer keeps
+ * nothing), so three buffers go round; off (gzip: zlib may still hold a chunk it was given), a
+ * fresh buffer per read. `prepare`: run on each chunk read from then on, before it is handed on.
  */
-async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: { on: boolean }): AsyncGenerator<Uint8Array> {
+interface ChunkReuse {
+  on: boolean;
+  prepare?: (bytes: Uint8Array) => void;
+}
+
+/**
+ * The file in chunks, read (and prepared) ahead while the consumer takes this one, each read at
+ * its own place in the file.
+ */
+async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse): AsyncGenerator<Uint8Array> {
   const size = Math.max(chunkSize, 1);
   const ring: Uint8Array[] = [];
   let turn = 0;
+  let position = 0; // reads in flight together each read at their own place
   const readOne = async (): Promise<Uint8Array | undefined> => {
+    const at = position;
+    position += size;
     let buf: Uint8Array;
     if (reuse.on) {
-      if (ring.length < 3) ring.push(new Uint8Array(size));
+      if (ring.length < READ_AHEAD + 1) ring.push(new Uint8Array(size));
       buf = ring[turn++ % ring.length]!;
     } else buf = new Uint8Array(size);
-    let n: number;
+    let n = 0;
     try {
-      n = (await fh.read(buf, 0, size, null)).bytesRead;
+      for (;;) {
+        const got = (await fh.read(buf, n, size - n, at + n)).bytesRead;
+        n += got;
+        if (got === 0 || n === size) break;
+      }
     } catch (e) {
       throw new KinetoscopeError('FILE_UNREADABLE', `cannot read the trace file: ${(e as Error).message}`);
     }
-    return n === 0 ? undefined : n === size ? buf : buf.subarray(0, n);
+    if (n === 0) return undefined;
+    const chunk = n === size ? buf : buf.subarray(0, n);
+    reuse.prepare?.(chunk);
+    return chunk;
   };
-  // Read ahead: the next read runs on the thread pool while this chunk is parsed.
-  let next = readOne();
+  const ahead: Promise<Uint8Array | undefined>[] = [];
+  const readAhead = () => {
+    const next = readOne();
+    next.catch(() => undefined); // surfaced when awaited in turn
+    ahead.push(next);
+  };
+  for (let k = 0; k < READ_AHEAD; k++) readAhead();
   for (;;) {
-    const cur = await next;
+    // A chunk already read is taken without a turn of the event loop, so the completions of the
+    // reads behind it — which hand their chunks on to prepare — would wait until none is left:
+    // let them in first.
+    if (reuse.prepare !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+    const cur = await ahead.shift()!;
     if (cur === undefined) return;
-    next = readOne();
-    next.catch(() => undefined); // surfaced by the await above on the next turn
+    readAhead();
     yield cur;
   }
 }

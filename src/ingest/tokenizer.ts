@@ -47,7 +47,7 @@ import type { NativeEventReader, NativeEventReaderClass } from './native-reader.
 // the optimised code, so the hot loops use these.
 const { QUOTE, BACKSLASH, PLAIN } = jsonBytes;
 const { AN_DEVICE, AN_EXTERNAL_ID, AN_STREAM, ARG_NUMBERS, LABEL_EMPTY } = eventColumns;
-const { IO_A, IO_B, IO_COUNT, IO_LAST_END, IO_POS, IO_SIZE, NATIVE_FULL, NATIVE_NEED_ARGS, NATIVE_NEED_LABEL, NATIVE_NEED_MODE, NATIVE_STOPPED } = nativeReader;
+const { IO_A, IO_COUNT, IO_LAST_END, IO_POS, IO_SIZE, NATIVE_FULL, NATIVE_NEED_ARGS, NATIVE_NEED_LABEL, NATIVE_STOPPED } = nativeReader;
 
 export interface TokenizerResult {
   container: 'object' | 'array';
@@ -163,7 +163,21 @@ export class InternContext {
       const io = new Float64Array(IO_SIZE);
       const ranges = new Int32Array(512);
       const masks = Int32Array.from(this.dropSets, (d) => d.mask);
-      const reader = new cls(this.knownBytes, this.keySlot, masks, io, ranges);
+      const enc = new TextEncoder();
+      const complete = [...this.completeModes];
+      const phases = [...this.phaseModes];
+      const reader = new cls(
+        this.knownBytes,
+        this.keySlot,
+        masks,
+        complete.map(([cat]) => enc.encode(cat)),
+        Int32Array.from(complete, ([, m]) => m),
+        phases.map(([ph]) => enc.encode(ph)),
+        Int32Array.from(phases, ([, m]) => m),
+        Int32Array.of(this.completeDefault, this.phaseDefault),
+        io,
+        ranges,
+      );
       this.nativeState = { reader, io, ranges, columnsOf: undefined };
     }
     return this.nativeState;
@@ -293,6 +307,12 @@ export interface ColumnarTokenizer extends TraceTokenizer {
   originUs(): string | undefined;
   /** Top-level keys seen by this tokenizer (a segment sees those before or after the events). */
   readonly header: JsonObject;
+  /**
+   * Before pushing `bytes` (the very object to be pushed soon): where the native fast path is
+   * there, its events are read ahead on another thread, unless this thread gets to them first;
+   * the chunk must not change until it is pushed (or end()). Else nothing happens.
+   */
+  prepare(bytes: Uint8Array): void;
 }
 
 /**
@@ -324,6 +344,7 @@ export function createColumnarTokenizer(
     get header() {
       return t.headerObject();
     },
+    prepare: (bytes: Uint8Array) => t.prepare(bytes),
   };
 }
 
@@ -732,6 +753,11 @@ class Tokenizer {
   private readonly native: NativeState | undefined;
   /** Whether the last nativeEvents ended after an event not followed by `,` `{`. */
   private nativeStopped = false;
+  /** Prescans of chunks not pushed yet (see prepare), by chunk. */
+  private readonly prepared = new Map<Uint8Array, number>();
+  /** The prescan of the chunk being pushed, and of the bytes being run (−1: none). */
+  private chunkPrescan = -1;
+  private runPrescan = -1;
   ownEvents = 0;
   private resumeOffset = AS_DOUBLE;
   private extLower = NaN;
@@ -779,10 +805,36 @@ class Tokenizer {
   // -------------------------------------------------------------------------------------------
   // Chunk handling.
 
+  /** See ColumnarTokenizer.prepare. */
+  prepare(bytes: Uint8Array): void {
+    const nat = this.native;
+    if (nat === undefined || bytes.length === 0 || this.ended) return;
+    const handle = nat.reader.prescan(bytes);
+    if (handle >= 0) this.prepared.set(bytes, handle);
+  }
+
   push(bytes: Uint8Array): void {
     if (this.ended) throw new Error('TraceTokenizer.push() called after end()');
     const n = bytes.length;
     if (n === 0) return;
+    if (this.prepared.size > 0) {
+      const handle = this.prepared.get(bytes);
+      if (handle !== undefined) {
+        this.prepared.delete(bytes);
+        try {
+          this.chunkPrescan = handle;
+          this.pushChunk(bytes, n);
+        } finally {
+          this.chunkPrescan = -1;
+          this.native!.reader.release(handle);
+        }
+        return;
+      }
+    }
+    this.pushChunk(bytes, n);
+  }
+
+  private pushChunk(bytes: Uint8Array, n: number): void {
     // Parse plain Uint8Arrays only: a subclass (Node's Buffer) has another map, and the byte
     // loops would go polymorphic (and deoptimise) between it and the pending buffer.
     const chunk = Object.getPrototypeOf(bytes) === Uint8Array.prototype ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, n);
@@ -803,7 +855,9 @@ class Tokenizer {
       }
     }
     if (off < n) {
+      this.runPrescan = this.chunkPrescan;
       const c = this.run(chunk, off, n, chunkBase);
+      this.runPrescan = -1;
       if (c < n) this.setPending(chunk, c, n, chunkBase + c);
     }
     this.flush();
@@ -812,6 +866,11 @@ class Tokenizer {
   end(): TokenizerResult {
     if (this.ended) throw new Error('TraceTokenizer.end() called twice');
     this.ended = true;
+    if (this.native !== undefined) {
+      for (const handle of this.prepared.values()) this.native.reader.release(handle);
+      this.prepared.clear();
+      this.native.reader.idle();
+    }
     this.final = true;
     if (this.pendLen > 0) this.retryPending();
     this.flush();
@@ -1380,7 +1439,7 @@ class Tokenizer {
         reader.setColumns([w.ph, w.cat, w.name, w.pidLabel, w.tidLabel, w.flowIdLabel, w.bp, w.s, w.args], [w.pid, w.tid, w.tsNs, w.durNs, w.flowId, w.argNumbers, w.offsets]);
         nat.columnsOf = w.ph;
       }
-      const status = reader.run(this.buf, p, this.lim, w.length, w.capacity, this.base, this.hasOrigin, this.origin);
+      const status = reader.run(this.buf, p, this.lim, w.length, w.capacity, this.base, this.hasOrigin, this.origin, this.runPrescan);
       const read = io[IO_COUNT]!;
       if (read > 0) {
         w.length += read;
@@ -1400,8 +1459,6 @@ class Tokenizer {
           return p;
         }
         reader.addLabel(this.buf, s, ctx.labels.scanEnd, id);
-      } else if (status === NATIVE_NEED_MODE) {
-        reader.setMode(io[IO_A]!, io[IO_B]!, ctx.modeOf(io[IO_A]!, io[IO_B]!));
       } else if (status === NATIVE_NEED_ARGS) {
         const nr = io[IO_A]!;
         if (this.ranges.length < 2 * nr) this.ranges = new Int32Array(nat.ranges.length);
