@@ -23,7 +23,7 @@ import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import { readTraceColumns, type ReadResult } from './read-trace.js';
-import { defaultWorkers, planParallelRead, readFileParallel } from './read-parallel.js';
+import { lightConsumerWorkers, planParallelRead, readFileParallel } from './read-parallel.js';
 
 /** What the selector is shown of each event (one object, reused: copy what you keep). */
 export interface SubsetEvent {
@@ -53,8 +53,8 @@ const SKIP_ALL_ARGS: ArgsPolicy = { complete: {}, phases: {} };
 
 export interface SubsetOptions {
   /**
-   * Threads for the selecting read (default: defaultWorkers() in read-parallel.ts; 1: this
-   * thread only). A plain file of PARALLEL_MIN_BYTES or more is read on all of them.
+   * Threads for the selecting read (default: lightConsumerWorkers() in read-parallel.ts; 1:
+   * this thread only). A plain file of PARALLEL_MIN_BYTES or more is read on all of them.
    */
   workers?: number;
   /** Tuning of the parallel read (tests force tiny ranges): smallest file read in parallel, bytes per range. */
@@ -123,7 +123,7 @@ export async function writeTraceSubset(input: string, output: string, select: (e
  */
 async function readForChoosing(input: string, chooser: EventChooser, opts: SubsetOptions): Promise<ReadResult> {
   const diagnostics = new DiagnosticSink();
-  const workers = opts.workers ?? defaultWorkers();
+  const workers = opts.workers ?? lightConsumerWorkers();
   const plain = await planParallelRead(input, workers, opts.parallel?.minBytes);
   if (plain) {
     return readFileParallel(
