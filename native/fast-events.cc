@@ -73,6 +73,9 @@ struct Prescan {
   std::vector<EventRecord> records;
   std::vector<uint32_t> kept;
   size_t cursor = 0;
+  // Holds the chunk alive from queue to release, even if the tokenizer is dropped on an error
+  // with the chunk still queued (tokenizer's thread only).
+  napi_ref pin = nullptr;
 };
 constexpr int PRESCAN_SLOTS = 6;
 
@@ -153,16 +156,20 @@ class EventReader {
     }
   }
 
-  // The chunk is done with: its slot is free again (once a running prescan of it ends).
-  void release(double handle) {
+  // The chunk is done with: its slot is free again (once a running prescan of it ends). Returns
+  // the chunk's pin, to be deleted.
+  napi_ref release(double handle) {
     Prescan* pre = slotOf(handle);
-    if (pre == nullptr) return;
+    if (pre == nullptr || pre->state.load() == Prescan::FREE) return nullptr;
     int st = Prescan::QUEUED;
     if (!pre->state.compare_exchange_strong(st, Prescan::FREE)) {
       if (st == Prescan::RUNNING) waitReady(*pre);
       pre->state.store(Prescan::FREE);
     }
     pre->data = nullptr;
+    napi_ref pin = pre->pin;
+    pre->pin = nullptr;
+    return pin;
   }
 
   void addLabel(const uint8_t* s, size_t n, int id) { labels_.insert(s, n, hashBytes(s, n), id); }
@@ -565,8 +572,10 @@ napi_value PrescanChunk(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, nullptr, "native event reader: prescan(bytes)");
     return nullptr;
   }
+  double handle = r->queue(bytes, len);
+  if (handle >= 0) CHECK(napi_create_reference(env, argv[0], 1, &r->prescans[static_cast<uint64_t>(handle) % PRESCAN_SLOTS].pin));
   napi_value out;
-  CHECK(napi_create_double(env, r->queue(bytes, len), &out));
+  CHECK(napi_create_double(env, handle, &out));
   return out;
 }
 
@@ -574,7 +583,9 @@ napi_value Release(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   EventReader* r = self(env, info, &argc, argv);
-  if (r != nullptr && argc >= 1) r->release(number(env, argv[0]));
+  if (r == nullptr || argc < 1) return nullptr;
+  napi_ref pin = r->release(number(env, argv[0]));
+  if (pin != nullptr) napi_delete_reference(env, pin);
   return nullptr;
 }
 
