@@ -32,6 +32,13 @@ interface Run {
   result: string;
 }
 
+/** JSON.stringify's replacer that tells −0, NaN and the infinities apart, and each value's type. */
+function exactly(_key: string, v: unknown): unknown {
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0 (number)' : Number.isFinite(v) ? v : `${v} (number)`;
+  if (typeof v === 'string') return `"${v}"`;
+  return v;
+}
+
 function bytesOf(a: Int32Array | Float64Array | undefined): string {
   return a === undefined ? '-' : Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
 }
@@ -46,7 +53,7 @@ function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: 
   const sink = new DiagnosticSink();
   const onColumns = (b: EventColumns) => {
     const cols = COLUMNS.map((c) => `${c}=${bytesOf(b[c])}`).join(' ');
-    batches.push(`${b.length} ${cols} labels=${JSON.stringify(b.newLabels)} args=${JSON.stringify(b.newArgs)} origin=${b.originUs}`);
+    batches.push(`${b.length} ${cols} labels=${JSON.stringify(b.newLabels)} args=${JSON.stringify(b.newArgs, exactly)} origin=${b.originUs}`);
   };
   let result: string;
   try {
@@ -172,6 +179,8 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
       (s, r) => at(s, r, '"id": ', '"id": "0x1f"'.slice(0, 6) + '"0x1f", "q": '),
       (s, r) => at(s, r, '"Ev Idx": ', '"Ev Idx": 999999999999999999, "z": '),
       (s, r) => at(s, r, '"args": {', '"args": {"a\\"b": 1, '),
+      (s, r) => at(s, r, '"Input Dims": [', `"Input Dims": [${['-0', '1e400', '-1.5e-7', '12345678901234567', '9007199254740993', '0.1', '1E5', '"12345678901234567"'][Math.floor(r() * 8)]}, `),
+      (s, r) => at(s, r, '"Concrete Inputs": [', '"Concrete Inputs": [-0, 1.0, 2e2, [], {}, {"k": [null, true]}, '),
       (s, r) => at(s, r, ', "', ', "\u0001'),
       (s, r) => s.slice(0, Math.floor(r() * s.length)),
     ];
