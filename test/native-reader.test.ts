@@ -181,6 +181,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
       (s, r) => at(s, r, '"args": {', '"args": {"a\\"b": 1, '),
       (s, r) => at(s, r, '"Input Dims": [', `"Input Dims": [${['-0', '1e400', '-1.5e-7', '12345678901234567', '9007199254740993', '0.1', '1E5', '"12345678901234567"'][Math.floor(r() * 8)]}, `),
       (s, r) => at(s, r, '"Concrete Inputs": [', '"Concrete Inputs": [-0, 1.0, 2e2, [], {}, {"k": [null, true]}, '),
+      (s, r) => at(s, r, '"Input type": [', `"Input type": [${['[1, 2,]', '{"a": 1,}', '1.', '01', '-0.0e0'][Math.floor(r() * 5)]}, `),
       (s, r) => at(s, r, ', "', ', "\u0001'),
       (s, r) => s.slice(0, Math.floor(r() * s.length)),
     ];

@@ -1770,7 +1770,9 @@ class Tokenizer {
    * buildArgs for members the native reader took, whose values are all plain (skipPlain's:
    * printable ASCII strings without escapes, numbers, true/false/null, arrays, objects): parsed
    * by JSON.parse, which reads them exactly as parseValue does — but for integers past 2^53,
-   * which parseValue keeps as decimal text, so members with a run of 16 digits go to buildArgs.
+   * which parseValue keeps as decimal text, so members with a run of 16 digits go to buildArgs,
+   * and for what skipPlain tolerates and JSON.parse refuses (trailing commas, `1.`), which
+   * buildArgs reads too.
    * JSON.parse is native: the few hundred distinct args of a trace do not make V8 compile the
    * exact path's parser (~80 ms of compile time on the 160 MB trace) for nothing else.
    */
@@ -1783,7 +1785,12 @@ class Tokenizer {
     }
     text += '}';
     if (SIXTEEN_DIGITS.test(text)) return this.buildArgs(nr);
-    const obj = JSON.parse(text) as JsonObject;
+    let obj: JsonObject;
+    try {
+      obj = JSON.parse(text) as JsonObject;
+    } catch {
+      return this.buildArgs(nr); // what skipPlain takes and JSON does not: `[1, 2,]`, `1.`, `01`
+    }
     const st = obj.stream;
     if (typeof st === 'string') obj.stream = normaliseId(st);
     const dv = obj.device;
