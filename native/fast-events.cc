@@ -31,6 +31,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "byte-table.h"
 #include "event-record.h"
 #include "json-scan.h"
@@ -147,13 +151,18 @@ class EventReader {
     return pre;
   }
 
-  // No chunk in flight (the tokenizer ended): the records' memory goes back.
+  // No chunk in flight (the tokenizer ended): the records' memory goes back — to the system,
+  // not only to the allocator: glibc keeps freed blocks of this size in the prescan thread's
+  // arena, and the model and analyses that follow reach the process's peak memory.
   void idle() {
     for (Prescan& pre : prescans) {
       if (pre.state.load() != Prescan::FREE) continue;
       std::vector<EventRecord>().swap(pre.records);
       std::vector<uint32_t>().swap(pre.kept);
     }
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
   }
 
   // The chunk is done with: its slot is free again (once a running prescan of it ends). Returns
