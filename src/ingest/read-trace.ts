@@ -231,8 +231,9 @@ function fileError(path: string, e: unknown): KinetoscopeError {
 
 /**
  * `on`: the consumer is done with a chunk when it asks for the next one (the tokenizer keeps
- * nothing), so three buffers go round; off (gzip: zlib may still hold a chunk it was given), a
- * fresh buffer per read. `prepare`: run on each chunk read from then on, before it is handed on.
+ * nothing: a prepared chunk is released when pushed), so READ_AHEAD + 1 buffers go round; off
+ * (gzip: zlib may still hold a chunk it was given), a fresh buffer per read. `prepare`: run on
+ * each chunk read from then on, before it is handed on.
  */
 interface ChunkReuse {
   on: boolean;
