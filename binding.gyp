@@ -5,7 +5,7 @@
       "sources": ["native/fast-events.cc"],
       "cflags_cc": ["-O3", "-std=c++17"],
       "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": ["-O3", "-std=c++17"] },
-      "msvs_settings": { "VCCLCompilerTool": { "Optimization": 2 } }
+      "msvs_settings": { "VCCLCompilerTool": { "Optimization": 2, "AdditionalOptions": ["/std:c++17"] } }
     }
   ]
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,7 +19,7 @@ namespace kinetoscope {
 constexpr int ARG_NUMBERS = 9;  // event-columns.ts ARG_NUMBER_KEYS
 constexpr int EXT_LOWER_SLOT = ARG_NUMBERS;
 constexpr int AN_EXTERNAL_ID = 0;
-constexpr double kNaN = __builtin_nan("");
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Event keys (tokenizer.ts K_*).
 enum Key : uint8_t { K_OTHER, K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ID, K_BP, K_S, K_ARGS };

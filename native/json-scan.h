@@ -7,8 +7,12 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
+#define KINETOSCOPE_SSE2 1
+#endif
+#if defined(_MSC_VER)
+#include <intrin.h>
 #endif
 
 namespace kinetoscope {
@@ -51,6 +55,17 @@ struct TimeText {
   }
 };
 
+// The index of the lowest set bit of m (m ≠ 0).
+inline int lowestBit(unsigned m) {
+#if defined(_MSC_VER)
+  unsigned long i;
+  _BitScanForward(&i, m);
+  return static_cast<int>(i);
+#else
+  return __builtin_ctz(m);
+#endif
+}
+
 class JsonScan {
  public:
   JsonScan(const uint8_t* b, int64_t end) : b(b), end(end) {}
@@ -63,14 +78,14 @@ class JsonScan {
       if (p >= end || !BC.ws[b[p]]) return p;
       p++;
     }
-#if defined(__SSE2__)
+#if defined(KINETOSCOPE_SSE2)
     // Kineto indents: runs of a newline and spaces, 16 bytes at a time.
     const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
     while (p + 16 <= end) {
       __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + p));
       __m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)), _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, tab)));
       unsigned m = ~static_cast<unsigned>(_mm_movemask_epi8(w)) & 0xffffu;
-      if (m != 0) return p + __builtin_ctz(m);
+      if (m != 0) return p + lowestBit(m);
       p += 16;
     }
 #endif
@@ -80,7 +95,7 @@ class JsonScan {
 
   // The first byte at or after p that is not PLAIN (or end), 16 bytes at a time.
   int64_t scanPlain(int64_t p) const {
-#if defined(__SSE2__)
+#if defined(KINETOSCOPE_SSE2)
     const __m128i q = _mm_set1_epi8(static_cast<char>(QUOTE));
     const __m128i bs = _mm_set1_epi8(static_cast<char>(BACKSLASH));
     const __m128i lo = _mm_set1_epi8(0x20);
@@ -89,7 +104,7 @@ class JsonScan {
       // Signed compare: bytes from 0x80 are negative, so below 0x20 too.
       __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)), _mm_cmplt_epi8(x, lo));
       int m = _mm_movemask_epi8(bad);
-      if (m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+      if (m != 0) return p + lowestBit(static_cast<unsigned>(m));
       p += 16;
     }
 #endif
