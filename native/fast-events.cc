@@ -108,14 +108,7 @@ class EventReader {
   size_t rangesCap = 0;
   Prescan prescans[PRESCAN_SLOTS];
 
-  ~EventReader() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
+  ~EventReader() { stopThread(); }
 
   // Queues the chunk b[0, len) for the prescan thread: its handle, or −1 (no slot free).
   double queue(const uint8_t* b, size_t len) {
@@ -155,6 +148,11 @@ class EventReader {
   // not only to the allocator: glibc keeps freed blocks of this size in the prescan thread's
   // arena, and the model and analyses that follow reach the process's peak memory.
   void idle() {
+    // The thread too: a process may read many traces (one reader each), and a reader is freed
+    // only when the garbage collector gets to it. The next queue starts a new one.
+    bool busy = false;
+    for (Prescan& pre : prescans) busy = busy || pre.state.load() != Prescan::FREE;
+    if (!busy) stopThread();
     for (Prescan& pre : prescans) {
       if (pre.state.load() != Prescan::FREE) continue;
       std::vector<EventRecord>().swap(pre.records);
@@ -291,6 +289,19 @@ class EventReader {
   std::condition_variable wake_, done_;
   std::deque<int> queue_;
   bool stop_ = false;
+
+  void stopThread() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = false;
+    queue_.clear();
+  }
 
   void prescanLoop() {
     for (;;) {
