@@ -3,7 +3,7 @@
 // their hashes, in the order they are written; its numbers; its args members. Making the row
 // from a record (ids, the time origin, the args mode) is the reader's part (fast-events.cc).
 // Reading a record needs no state but the known args keys, so it runs on any thread: records
-// of the next chunk are read on the thread pool while the tokenizer reads this one.
+// of the next chunks are read on a thread of their own while the tokenizer reads this one.
 #pragma once
 
 #include <cstdint>

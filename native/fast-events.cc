@@ -3,18 +3,19 @@
 // the only source of meaning; src/ingest/native-reader.ts describes the protocol.
 //
 // The JavaScript tokenizer stays the one reader of the grammar: this code only replays what it
-// has been taught. Every label, args object and args mode it has not been told the id of is
-// handed back as a question (status NEED_*), the tokenizer answers it from its own tables, and
-// the event is read again. Everything else the fast path does not take — an escape, a
+// has been taught. Every label and args object it has not been told the id of is handed back
+// as a question (status NEED_*), the tokenizer answers it from its own tables, and the event is
+// read again (which args members are kept it knows from the policy, as the tokenizer does). Everything else the fast path does not take — an escape, a
 // non-ASCII byte, a bare word, a first ts before the time origin is known, a syntax error, the
 // end of the buffer — stops at the event's `{` (status AT_EVENT), and the JavaScript tokenizer
 // reads that event itself, with its repairs and diagnostics. So the rows written here are the
 // rows the JavaScript fast path would write, bit for bit (test/native-reader.test.ts).
 //
 // Two threads: reading an event's bytes into a record (event-record.h) needs no table, so the
-// records of the next chunk are read on the thread pool (prescan) while the tokenizer turns this
-// chunk's records into rows; a record is used only for an event the tokenizer meets at exactly
-// the record's start, else the event is read here and now.
+// records of the next chunks are read on the reader's prescan thread while the tokenizer turns
+// this chunk's records into rows (see Prescan for who takes which chunk); a record is used only
+// for an event the tokenizer meets at exactly the record's start, else the event is read here
+// and now.
 //
 // Why native: the JavaScript fast path visits every byte in a JIT-compiled loop, about
 // 0.5 GB/s on this project's machine, and V8 spends much of a one-shot CLI run compiling it.

@@ -21,7 +21,7 @@ export const NATIVE_STOPPED = 0;
 export const NATIVE_AT_EVENT = 1;
 /** The batch is full: flush it, then run again from io[IO_POS]. */
 export const NATIVE_FULL = 2;
-/** Teach addLabel the id of the plain label b[io[IO_A], io[IO_B])`; then run again from io[IO_POS]. */
+/** Teach addLabel the id of the plain label b[io[IO_A], io[IO_B]); then run again from io[IO_POS]. */
 export const NATIVE_NEED_LABEL = 3;
 /** Teach addArgs the id of the kept args members ranges[0, 2·io[IO_A]); then run again. */
 export const NATIVE_NEED_ARGS = 4;
