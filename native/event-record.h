@@ -1,9 +1,10 @@
 // One event as Kineto writes it, read from its bytes alone (tokenizer.ts fastEvent and
 // fastArgs, less everything that needs the tokenizer's tables): its labels as byte spans with
-// their hashes, in the order they are written; its numbers; its args members. Making the row
-// from a record (ids, the time origin, the args mode) is the reader's part (fast-events.cc).
-// Reading a record needs no state but the known args keys, so it runs on any thread: records
-// of the next chunks are read on a thread of their own while the tokenizer reads this one.
+// their hashes, in the order they are written; its numbers; the args members its args mode
+// keeps, with their hash. Making the row from a record (label and args ids, the time origin) is
+// the reader's part (fast-events.cc). Reading a record needs no state but the known args keys
+// and the args policy, so it runs on any thread: records of the next chunks are read on a
+// thread of their own while the tokenizer reads this one.
 #pragma once
 
 #include <cstdint>
