@@ -8,13 +8,16 @@
  * back (escapes, non-ASCII, bare words, floats where integers are expected, args before `ph`,
  * cuts anywhere).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
 import { KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from '../src/ingest/event-columns.js';
 import { nativeEventReader } from '../src/ingest/native-loader.js';
+import { readTraceColumns } from '../src/ingest/read-trace.js';
 import { createColumnarTokenizer } from '../src/ingest/tokenizer.js';
 import { MODEL_ARGS_POLICY } from '../src/model/build-model.js';
 import { H200_DIR, HAS_HTA, HTA_DIR, MICRO_DIR } from './fixtures.js';
@@ -48,13 +51,32 @@ function bytesOf(a: Int32Array | Float64Array | undefined): string {
  * pushed) or 'prescan' (each chunk prepared three ahead, as readTrace does: its events read
  * on the prescan thread, or on this one when it gets there first).
  */
-function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: boolean, native: 'off' | 'sync' | 'prescan'): Run {
-  const batches: string[] = [];
-  const sink = new DiagnosticSink();
-  const onColumns = (b: EventColumns) => {
+function recorder(batches: string[]): (b: EventColumns) => void {
+  return (b) => {
     const cols = COLUMNS.map((c) => `${c}=${bytesOf(b[c])}`).join(' ');
     batches.push(`${b.length} ${cols} labels=${JSON.stringify(b.newLabels)} args=${JSON.stringify(b.newArgs, exactly)} origin=${b.originUs}`);
   };
+}
+
+/** A file read by readTraceColumns: with the native reader built, its own thread reads a plain regular file (readFile). */
+async function readFileColumns(path: string, chunk: number, policy: ArgsPolicy, offsets: boolean): Promise<Run> {
+  const batches: string[] = [];
+  const sink = new DiagnosticSink();
+  let result: string;
+  try {
+    const r = await readTraceColumns(path, recorder(batches), { policy, offsets, chunkSize: chunk, diagnostics: sink });
+    const { diagnostics: _, ...rest } = r;
+    result = JSON.stringify(rest);
+  } catch (e) {
+    result = `error ${(e as Error).message}`;
+  }
+  return { batches, diagnostics: JSON.stringify(sink.list()), result };
+}
+
+function tokenize(text: Uint8Array, chunk: number, policy: ArgsPolicy, offsets: boolean, native: 'off' | 'sync' | 'prescan'): Run {
+  const batches: string[] = [];
+  const sink = new DiagnosticSink();
+  const onColumns = recorder(batches);
   let result: string;
   try {
     const tok = createColumnarTokenizer(onColumns, sink, { policy, offsets, native: native === 'off' ? undefined : NATIVE });
@@ -139,6 +161,55 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
           expect(diff, `${path} in ${chunk}-byte chunks`).toBeUndefined();
         }
       }
+    }
+  });
+
+  it('a plain file read on the native reader\u2019s own thread (readTraceColumns on a path): the JavaScript reader\u2019s batches, results and errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ks-native-file-'));
+    try {
+      const plain = micro.filter((p) => readFileSync(p)[0] !== 0x1f);
+      expect(plain.length).toBeGreaterThan(30);
+      for (const name of ['geglu_mlp', 'gpt2_train']) {
+        const path = join(dir, `${name}.json`);
+        writeFileSync(path, readText(join(H200_DIR, `${name}.pt.trace.json.gz`)));
+        plain.push(path);
+      }
+      let compared = 0;
+      for (const path of plain) {
+        const text = new Uint8Array(readFileSync(path));
+        for (const chunk of [65536, 4099, 97]) {
+          if (chunk === 97 && text.length > 1e6) continue;
+          const policy = POLICIES[compared % 2]![1];
+          const offsets = compared % 3 === 0;
+          const want = tokenize(text, chunk, policy, offsets, 'off');
+          const got = await readFileColumns(path, chunk, policy, offsets);
+          // readTraceColumns reports the result without its diagnostics (they are the sink's).
+          const wantResult = want.result.startsWith('error') ? want.result : JSON.stringify((({ diagnostics: _, ...rest }) => rest)(JSON.parse(want.result) as { diagnostics: unknown }));
+          expect(got.result, `${path} in ${chunk}-byte chunks`).toBe(wantResult);
+          expect(differ({ ...want, result: wantResult }, got), `${path} in ${chunk}-byte chunks`).toBeUndefined();
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(100);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it.skipIf(process.platform === 'win32')('a named pipe (no seeking) is read in order, as the JavaScript reader reads it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ks-native-fifo-'));
+    try {
+      const fifo = join(dir, 'trace.json');
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      const text = readText(join(H200_DIR, 'geglu_mlp.pt.trace.json.gz'));
+      createWriteStream(fifo).end(text);
+      const got = await readFileColumns(fifo, 4099, MODEL_ARGS_POLICY, false);
+      const want = tokenize(text, 4099, MODEL_ARGS_POLICY, false, 'off');
+      const wantResult = JSON.stringify((({ diagnostics: _, ...rest }) => rest)(JSON.parse(want.result) as { diagnostics: unknown }));
+      expect(got.result).toBe(wantResult);
+      expect(differ({ ...want, result: wantResult }, got)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

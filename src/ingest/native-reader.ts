@@ -51,6 +51,22 @@ export interface NativeEventReader {
   release(prescan: number): void;
   /** No chunk is in flight: the memory of the prescans goes back. */
   idle(): void;
+  /**
+   * The prescan thread reads the plain file `fd` from its start, chunk after chunk, into the
+   * ring's buffers (each at least chunkSize bytes; pinned until stopReading) and queues each for
+   * prescan; false where the reader cannot read files (no pread).
+   */
+  readFile(fd: number, ring: Uint8Array[], chunkSize: number): boolean;
+  /**
+   * The next chunk readFile read, in file order, waiting for it: its index in the ring, with its
+   * length in io[IO_A] and its prescan handle in io[IO_B]; −1 at the end of the file; −2 on a
+   * read error (errno in io[IO_A]). The chunk's buffer is read into again once it is released.
+   */
+  next(): number;
+  /** No more reading: before the file is closed. */
+  stopReading(): void;
+  /** The system's text for an errno. */
+  errorText(errno: number): string;
   addLabel(b: Uint8Array, s: number, e: number, id: number): void;
   addArgs(id: number): void;
 }

@@ -15,7 +15,7 @@ import { KinetoscopeError } from '../core/errors.js';
 import type { ArgsPolicy, EventColumns } from './event-columns.js';
 import type { JsonObject, RawEvent } from './raw-event.js';
 import type { ParallelStats } from './read-parallel.js';
-import { createColumnarTokenizer, createTraceTokenizer, type TraceTokenizer } from './tokenizer.js';
+import { createColumnarTokenizer, createTraceTokenizer, type ColumnarTokenizer, type TraceTokenizer } from './tokenizer.js';
 import { nativeEventReader } from './native-loader.js';
 
 export interface ReadResult {
@@ -91,28 +91,35 @@ export async function readTraceColumns(
 ): Promise<ReadResult> {
   const sink = opts.diagnostics ?? new DiagnosticSink();
   const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches, offsets: opts.offsets, native: nativeEventReader() });
-  return readThrough(input, tok, sink, opts, (bytes) => tok.prepare(bytes));
+  return readThrough(input, tok, sink, opts, tok);
 }
 
+/** What a columnar tokenizer offers a file's reader: reading ahead on its own thread (ColumnarTokenizer). */
+type ReadAhead = Pick<ColumnarTokenizer, 'prepare' | 'readFile' | 'nextChunk' | 'stopReading'>;
+
 /**
- * `prepare`: what to do with a chunk of a plain file once it is read, before it is pushed
- * (ColumnarTokenizer.prepare: its events are read ahead on another thread).
+ * `ahead`: a regular plain file is read by the tokenizer's native reader itself where it can
+ * (readFile), else each chunk of a plain file is handed to `ahead.prepare` once it is read.
  */
-async function readThrough(
-  input: TraceInput,
-  tok: TraceTokenizer,
-  sink: DiagnosticSink,
-  opts: ReadOptions,
-  prepare?: (bytes: Uint8Array) => void,
-): Promise<ReadResult> {
+async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions, ahead?: ReadAhead): Promise<ReadResult> {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new Error(`readTrace: bad chunkSize ${chunkSize}`);
 
   let fh: FileHandle | undefined;
   let source: AsyncIterable<Uint8Array>;
-  const reuseChunks: ChunkReuse = { on: false };
+  const reuseChunks: ChunkReuse = { on: false, regular: false };
   if (typeof input === 'string' && input !== '-') {
-    fh = await openTraceFile(input);
+    const opened = await openTraceFile(input);
+    fh = opened.fh;
+    reuseChunks.regular = opened.regular;
+    if (ahead !== undefined && opened.regular && !(await startsGzipped(fh)) && ahead.readFile(fh.fd, chunkSize)) {
+      try {
+        return readByNativeReader(ahead, tok, sink, opts);
+      } finally {
+        ahead.stopReading(); // before the file is closed
+        await fh.close().catch(() => undefined);
+      }
+    }
     source = fileChunks(fh, chunkSize, reuseChunks);
   } else if (typeof input === 'string' || isReadable(input)) {
     const stream = typeof input === 'string' ? process.stdin : input;
@@ -144,7 +151,7 @@ async function readThrough(
     const first = head.length === 1 ? head[0] : concat(head, headLen);
     const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
     reuseChunks.on = !gz;
-    if (!gz) reuseChunks.prepare = prepare;
+    if (!gz && ahead !== undefined) reuseChunks.prepare = (bytes) => ahead.prepare(bytes);
     const progress = opts.onProgress;
     const feed = (b: Uint8Array): void => {
       feedChunked(tok, b, chunkSize);
@@ -182,6 +189,29 @@ async function readThrough(
   }
 }
 
+/**
+ * A plain file read by the tokenizer's native reader on its own thread: the chunks come in file
+ * order, read and prescanned, and this thread only pushes them — no turn of the event loop per
+ * chunk.
+ */
+function readByNativeReader(ahead: ReadAhead, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions): ReadResult {
+  let bytes = 0;
+  for (;;) {
+    const chunk = ahead.nextChunk();
+    if (chunk === undefined) break;
+    bytes += chunk.length;
+    tok.push(chunk);
+    opts.onProgress?.(bytes, tok.events);
+  }
+  return { ...tok.end(), diagnostics: sink.list() };
+}
+
+async function startsGzipped(fh: FileHandle): Promise<boolean> {
+  const head = new Uint8Array(2);
+  const n = (await fh.read(head, 0, 2, 0)).bytesRead;
+  return n === 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
 /** Reads every event into an array (tests and small traces). */
 export async function readTraceEvents(
   input: TraceInput,
@@ -204,7 +234,8 @@ function isReadable(x: unknown): x is NodeJS.ReadableStream {
   return typeof x === 'object' && x !== null && typeof (x as { pipe?: unknown }).pipe === 'function';
 }
 
-async function openTraceFile(path: string): Promise<FileHandle> {
+/** The file opened, and whether it is a regular file (else a pipe or a device: read in order only). */
+async function openTraceFile(path: string): Promise<{ fh: FileHandle; regular: boolean }> {
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
@@ -214,11 +245,11 @@ async function openTraceFile(path: string): Promise<FileHandle> {
   try {
     const st = await fh.stat();
     if (st.isDirectory()) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: it is a directory`);
+    return { fh, regular: st.isFile() };
   } catch (e) {
     await fh.close().catch(() => undefined);
     throw e instanceof KinetoscopeError ? e : fileError(path, e);
   }
-  return fh;
 }
 
 function fileError(path: string, e: unknown): KinetoscopeError {
@@ -237,6 +268,8 @@ function fileError(path: string, e: unknown): KinetoscopeError {
  */
 interface ChunkReuse {
   on: boolean;
+  /** A regular file: several reads may be in flight, each at its own place; else one at a time, in order (a pipe cannot seek). */
+  regular: boolean;
   prepare?: (bytes: Uint8Array) => void;
 }
 
@@ -250,7 +283,7 @@ async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse)
   let turn = 0;
   let position = 0; // reads in flight together each read at their own place
   const readOne = async (): Promise<Uint8Array | undefined> => {
-    const at = position;
+    const at = reuse.regular ? position : null;
     position += size;
     let buf: Uint8Array;
     if (reuse.on) {
@@ -260,7 +293,7 @@ async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse)
     let n = 0;
     try {
       for (;;) {
-        const got = (await fh.read(buf, n, size - n, at + n)).bytesRead;
+        const got = (await fh.read(buf, n, size - n, at === null ? null : at + n)).bytesRead;
         n += got;
         if (got === 0 || n === size) break;
       }
@@ -273,12 +306,13 @@ async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse)
     return chunk;
   };
   const ahead: Promise<Uint8Array | undefined>[] = [];
-  const readAhead = () => {
+  const readNext = () => {
     const next = readOne();
     next.catch(() => undefined); // surfaced when awaited in turn
     ahead.push(next);
   };
-  for (let k = 0; k < READ_AHEAD; k++) readAhead();
+  const depth = reuse.regular ? READ_AHEAD : 1;
+  for (let k = 0; k < depth; k++) readNext();
   for (;;) {
     // A chunk already read is taken without a turn of the event loop, so the completions of the
     // reads behind it — which hand their chunks on to prepare — would wait until none is left:
@@ -286,7 +320,7 @@ async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse)
     if (reuse.prepare !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     const cur = await ahead.shift()!;
     if (cur === undefined) return;
-    readAhead();
+    readNext();
     yield cur;
   }
 }

@@ -47,7 +47,7 @@ import type { NativeEventReader, NativeEventReaderClass } from './native-reader.
 // the optimised code, so the hot loops use these.
 const { QUOTE, BACKSLASH, PLAIN } = jsonBytes;
 const { AN_DEVICE, AN_EXTERNAL_ID, AN_STREAM, ARG_NUMBERS, LABEL_EMPTY } = eventColumns;
-const { IO_A, IO_COUNT, IO_LAST_END, IO_POS, IO_SIZE, NATIVE_FULL, NATIVE_NEED_ARGS, NATIVE_NEED_LABEL, NATIVE_STOPPED } = nativeReader;
+const { IO_A, IO_B, IO_COUNT, IO_LAST_END, IO_POS, IO_SIZE, NATIVE_FULL, NATIVE_NEED_ARGS, NATIVE_NEED_LABEL, NATIVE_STOPPED } = nativeReader;
 
 export interface TokenizerResult {
   container: 'object' | 'array';
@@ -313,6 +313,15 @@ export interface ColumnarTokenizer extends TraceTokenizer {
    * the chunk must not change until it is pushed (or end()). Else nothing happens.
    */
   prepare(bytes: Uint8Array): void;
+  /**
+   * Where the native fast path is there: its prescan thread reads the plain file `fd` from its
+   * start in chunks of chunkSize bytes (and prescans them), to be taken by nextChunk and pushed;
+   * stopReading before the file is closed. False (nothing started) where it is not.
+   */
+  readFile(fd: number, chunkSize: number): boolean;
+  /** The next chunk readFile read (waiting for it), or undefined at the end of the file; throws FILE_UNREADABLE on a read error. */
+  nextChunk(): Uint8Array | undefined;
+  stopReading(): void;
 }
 
 /**
@@ -345,6 +354,9 @@ export function createColumnarTokenizer(
       return t.headerObject();
     },
     prepare: (bytes: Uint8Array) => t.prepare(bytes),
+    readFile: (fd: number, chunkSize: number) => t.readFile(fd, chunkSize),
+    nextChunk: () => t.nextChunk(),
+    stopReading: () => t.stopReading(),
   };
 }
 
@@ -603,6 +615,9 @@ const S_RESYNC_HEADER = 10; // after a syntax error before the events array: loo
 /** Thrown (never escapes) when the buffer ends inside a value: retry with more bytes. */
 const INCOMPLETE = { incomplete: true };
 
+/** Buffers readFile's chunks go round in: the one being pushed and three read ahead. */
+const FILE_RING = 4;
+
 /** An integer that may be past 2^53 (buildPlainArgs). */
 const SIXTEEN_DIGITS = /\d{16}/;
 
@@ -759,6 +774,8 @@ class Tokenizer {
   private nativeStopped = false;
   /** Prescans of chunks not pushed yet (see prepare), by chunk. */
   private readonly prepared = new Map<Uint8Array, number>();
+  /** readFile's buffers (their chunks come back from nextChunk). */
+  private fileRing: Uint8Array[] = [];
   /** The prescan of the chunk being pushed, and of the bytes being run (−1: none). */
   private chunkPrescan = -1;
   private runPrescan = -1;
@@ -815,6 +832,35 @@ class Tokenizer {
     if (nat === undefined || bytes.length === 0 || this.ended) return;
     const handle = nat.reader.prescan(bytes);
     if (handle >= 0) this.prepared.set(bytes, handle);
+  }
+
+  /** See ColumnarTokenizer.readFile. */
+  readFile(fd: number, chunkSize: number): boolean {
+    const nat = this.native;
+    if (nat === undefined || this.ended) return false;
+    const ring = Array.from({ length: FILE_RING }, () => new Uint8Array(chunkSize));
+    if (!nat.reader.readFile(fd, ring, chunkSize)) return false;
+    this.fileRing = ring;
+    return true;
+  }
+
+  /** See ColumnarTokenizer.nextChunk. */
+  nextChunk(): Uint8Array | undefined {
+    const nat = this.native!;
+    const r = nat.reader.next();
+    if (r === -1) return undefined;
+    if (r < 0) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read the trace file: ${nat.reader.errorText(nat.io[IO_A]!)}`);
+    const bytes = this.fileRing[r]!.subarray(0, nat.io[IO_A]!);
+    const handle = nat.io[IO_B]!;
+    if (handle >= 0) this.prepared.set(bytes, handle);
+    return bytes;
+  }
+
+  /** See ColumnarTokenizer.stopReading. */
+  stopReading(): void {
+    if (this.fileRing.length === 0) return;
+    this.native!.reader.stopReading();
+    this.fileRing = [];
   }
 
   push(bytes: Uint8Array): void {
