@@ -183,8 +183,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
           const offsets = compared % 3 === 0;
           const want = tokenize(text, chunk, policy, offsets, 'off');
           const got = await readFileColumns(path, chunk, policy, offsets);
-          // readTraceColumns reports the result without its diagnostics (they are the sink's).
-          const wantResult = want.result.startsWith('error') ? want.result : JSON.stringify((({ diagnostics: _, ...rest }) => rest)(JSON.parse(want.result) as { diagnostics: unknown }));
+          const wantResult = withoutDiagnostics(want.result);
           expect(got.result, `${path} in ${chunk}-byte chunks`).toBe(wantResult);
           expect(differ({ ...want, result: wantResult }, got), `${path} in ${chunk}-byte chunks`).toBeUndefined();
           compared++;
@@ -205,7 +204,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
       createWriteStream(fifo).end(text);
       const got = await readFileColumns(fifo, 4099, MODEL_ARGS_POLICY, false);
       const want = tokenize(text, 4099, MODEL_ARGS_POLICY, false, 'off');
-      const wantResult = JSON.stringify((({ diagnostics: _, ...rest }) => rest)(JSON.parse(want.result) as { diagnostics: unknown }));
+      const wantResult = withoutDiagnostics(want.result);
       expect(got.result).toBe(wantResult);
       expect(differ({ ...want, result: wantResult }, got)).toBeUndefined();
     } finally {
@@ -272,6 +271,13 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
     expect(compared).toBe(600);
   }, 120_000);
 });
+
+/** A tokenizer's result as readTraceColumns reports it: without its diagnostics (they are the sink's). */
+function withoutDiagnostics(result: string): string {
+  if (result.startsWith('error')) return result;
+  const { diagnostics: _, ...rest } = JSON.parse(result) as { diagnostics: unknown };
+  return JSON.stringify(rest);
+}
 
 /** s with the occurrence of `find` nearest a random place replaced by `by`. */
 function at(s: string, r: () => number, find: string, by: string): string {
