@@ -689,8 +689,8 @@ napi_value Construct(napi_env env, napi_callback_info info) {
   // Every mode is MODE_SKIP or names a drop mask.
   bool modesOk = cfg.completeDefault >= MODE_SKIP && cfg.completeDefault < static_cast<int>(nm) && cfg.phaseDefault >= MODE_SKIP &&
                  cfg.phaseDefault < static_cast<int>(nm);
-  for (const auto& table : {cfg.completeModes, cfg.phaseModes})
-    for (const auto& m : table) modesOk = modesOk && m.second >= MODE_SKIP && m.second < static_cast<int>(nm);
+  for (const auto* table : {&cfg.completeModes, &cfg.phaseModes})
+    for (const auto& m : *table) modesOk = modesOk && m.second >= MODE_SKIP && m.second < static_cast<int>(nm);
   if (!modesOk) {
     delete r;
     napi_throw_type_error(env, nullptr, "native event reader: an args mode without its drop mask");

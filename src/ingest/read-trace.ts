@@ -95,11 +95,11 @@ export async function readTraceColumns(
 }
 
 /** What a columnar tokenizer offers a file's reader: reading ahead on its own thread (ColumnarTokenizer). */
-type ReadAhead = Pick<ColumnarTokenizer, 'prepare' | 'readFile' | 'nextChunk' | 'stopReading'>;
+type ReadAhead = Pick<ColumnarTokenizer, 'readFile' | 'nextChunk' | 'stopReading'>;
 
 /**
  * `ahead`: a regular plain file is read by the tokenizer's native reader itself where it can
- * (readFile), else each chunk of a plain file is handed to `ahead.prepare` once it is read.
+ * (readFile); everything else through this thread's reads.
  */
 async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions, ahead?: ReadAhead): Promise<ReadResult> {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
@@ -151,7 +151,6 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
     const first = head.length === 1 ? head[0] : concat(head, headLen);
     const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
     reuseChunks.on = !gz;
-    if (!gz && ahead !== undefined) reuseChunks.prepare = (bytes) => ahead.prepare(bytes);
     const progress = opts.onProgress;
     const feed = (b: Uint8Array): void => {
       feedChunked(tok, b, chunkSize);
@@ -262,19 +261,17 @@ function fileError(path: string, e: unknown): KinetoscopeError {
 
 /**
  * `on`: the consumer is done with a chunk when it asks for the next one (the tokenizer keeps
- * nothing: a prepared chunk is released when pushed), so READ_AHEAD + 1 buffers go round; off
- * (gzip: zlib may still hold a chunk it was given), a fresh buffer per read. `prepare`: run on
- * each chunk read from then on, before it is handed on.
+ * nothing), so READ_AHEAD + 1 buffers go round; off (gzip: zlib may still hold a chunk it was
+ * given), a fresh buffer per read.
  */
 interface ChunkReuse {
   on: boolean;
   /** A regular file: several reads may be in flight, each at its own place; else one at a time, in order (a pipe cannot seek). */
   regular: boolean;
-  prepare?: (bytes: Uint8Array) => void;
 }
 
 /**
- * The file in chunks, read (and prepared) ahead while the consumer takes this one, each read at
+ * The file in chunks, read ahead while the consumer takes this one, each read at
  * its own place in the file.
  */
 async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse): AsyncGenerator<Uint8Array> {
@@ -301,9 +298,7 @@ async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse)
       throw new KinetoscopeError('FILE_UNREADABLE', `cannot read the trace file: ${(e as Error).message}`);
     }
     if (n === 0) return undefined;
-    const chunk = n === size ? buf : buf.subarray(0, n);
-    reuse.prepare?.(chunk);
-    return chunk;
+    return n === size ? buf : buf.subarray(0, n);
   };
   const ahead: Promise<Uint8Array | undefined>[] = [];
   const readNext = () => {
@@ -314,10 +309,6 @@ async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse)
   const depth = reuse.regular ? READ_AHEAD : 1;
   for (let k = 0; k < depth; k++) readNext();
   for (;;) {
-    // A chunk already read is taken without a turn of the event loop, so the completions of the
-    // reads behind it — which hand their chunks on to prepare — would wait until none is left:
-    // let them in first.
-    if (reuse.prepare !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     const cur = await ahead.shift()!;
     if (cur === undefined) return;
     readNext();

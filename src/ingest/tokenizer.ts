@@ -383,6 +383,15 @@ function argNumber(v: JsonValue | undefined): number {
   return NaN;
 }
 
+/** An args object's `stream` and `device` strings as ids (`"0x7"` → 7), as ARG_NUMBER_KEYS reads them. */
+function normaliseArgIds(obj: JsonObject): JsonObject {
+  const st = obj.stream;
+  if (typeof st === 'string') obj.stream = normaliseId(st);
+  const dv = obj.device;
+  if (typeof dv === 'string') obj.device = normaliseId(dv);
+  return obj;
+}
+
 function deleteKeys(obj: JsonObject, keys: Set<string>): JsonObject {
   const out: JsonObject = {};
   for (const k of Object.keys(obj)) if (!keys.has(k)) setKey(out, k, obj[k]!);
@@ -776,8 +785,7 @@ class Tokenizer {
   private readonly prepared = new Map<Uint8Array, number>();
   /** readFile's buffers (their chunks come back from nextChunk). */
   private fileRing: Uint8Array[] = [];
-  /** The prescan of the chunk being pushed, and of the bytes being run (−1: none). */
-  private chunkPrescan = -1;
+  /** The prescan of the bytes being run: the chunk being pushed, not the pending bytes (−1: none). */
   private runPrescan = -1;
   ownEvents = 0;
   private resumeOffset = AS_DOUBLE;
@@ -872,19 +880,17 @@ class Tokenizer {
       if (handle !== undefined) {
         this.prepared.delete(bytes);
         try {
-          this.chunkPrescan = handle;
-          this.pushChunk(bytes, n);
+          this.pushChunk(bytes, n, handle);
         } finally {
-          this.chunkPrescan = -1;
           this.native!.reader.release(handle);
         }
         return;
       }
     }
-    this.pushChunk(bytes, n);
+    this.pushChunk(bytes, n, -1);
   }
 
-  private pushChunk(bytes: Uint8Array, n: number): void {
+  private pushChunk(bytes: Uint8Array, n: number, prescan: number): void {
     // Parse plain Uint8Arrays only: a subclass (Node's Buffer) has another map, and the byte
     // loops would go polymorphic (and deoptimise) between it and the pending buffer.
     const chunk = Object.getPrototypeOf(bytes) === Uint8Array.prototype ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, n);
@@ -905,7 +911,7 @@ class Tokenizer {
       }
     }
     if (off < n) {
-      this.runPrescan = this.chunkPrescan;
+      this.runPrescan = prescan;
       const c = this.run(chunk, off, n, chunkBase);
       this.runPrescan = -1;
       if (c < n) this.setPending(chunk, c, n, chunkBase + c);
@@ -1837,11 +1843,7 @@ class Tokenizer {
     } catch {
       return this.buildArgs(nr); // what skipPlain takes and JSON does not: `[1, 2,]`, `1.`, `01`
     }
-    const st = obj.stream;
-    if (typeof st === 'string') obj.stream = normaliseId(st);
-    const dv = obj.device;
-    if (typeof dv === 'string') obj.device = normaliseId(dv);
-    return obj;
+    return normaliseArgIds(obj);
   }
 
   /** The exact path: every repair, note and error, into row n (defaults written by the caller). */
@@ -2106,12 +2108,8 @@ class Tokenizer {
       if (key === '__proto__') setKey(obj, key, v);
       else obj[key] = v;
     }
-    const st = obj.stream;
-    if (typeof st === 'string') obj.stream = normaliseId(st);
-    const dv = obj.device;
-    if (typeof dv === 'string') obj.device = normaliseId(dv);
     this.unitDiags.length = notes;
-    return obj;
+    return normaliseArgIds(obj);
   }
 
   /**
