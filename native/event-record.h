@@ -72,6 +72,33 @@ inline uint64_t hashBytes(const uint8_t* s, size_t n) {
   return mix(mix(a, x) ^ b, y);
 }
 
+// Whether a[0, n) and b[0, n) are equal. Keys and labels are mostly short (a cat, an op name,
+// an args key): compared as two overlapping words, without a call to memcmp.
+inline bool sameBytes(const char* a, const uint8_t* b, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 8);
+    std::memcpy(&y0, b, 8);
+    std::memcpy(&x1, a + n - 8, 8);
+    std::memcpy(&y1, b + n - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 4);
+    std::memcpy(&y0, b, 4);
+    std::memcpy(&x1, a + n - 4, 4);
+    std::memcpy(&y1, b + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      if (static_cast<uint8_t>(a[i]) != b[i]) return false;
+    return true;
+  }
+  return std::memcmp(a, b, n) == 0;
+}
+
 // The args keys compared by their bytes (InternContext.knownKeys) and each one's argNumbers slot.
 class KnownKeys {
  public:
@@ -93,7 +120,7 @@ class KnownKeys {
     if (n < 64) {
       int i = byLengthAndFirst_[(n << 8) | (n > 0 ? k[0] : QUOTE)];
       if (i == -1) return -1;
-      if (i >= 0) return std::memcmp(keys[i].data(), k, n) == 0 ? i : -1;
+      if (i >= 0) return sameBytes(keys[i].data(), k, n) ? i : -1;
     }
     for (size_t i = 0; i < keys.size(); i++)
       if (keys[i].size() == n && std::memcmp(keys[i].data(), k, n) == 0) return static_cast<int>(i);
@@ -178,6 +205,31 @@ inline int eventKeyCode(const uint8_t* k, int64_t len) {
     default:
       return K_OTHER;
   }
+}
+
+// The eight bytes at a key's opening quote, little-endian, masked to the pattern's length: a
+// key Kineto writes, with its closing quote and colon. Sets *kc and returns the pattern's length
+// (the colon included), or 0.
+constexpr uint64_t keyWord(const char* t, int n) {
+  uint64_t x = 0;
+  for (int i = n - 1; i >= 0; i--) x = (x << 8) | static_cast<uint8_t>(t[i]);
+  return x;
+}
+constexpr uint64_t lowBytes(int n) { return n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1; }
+inline int quotedEventKey(uint64_t w, int* kc) {
+  struct Pat { uint64_t word, mask; int len, key; };
+  static constexpr Pat pats[] = {
+      {keyWord("\"ph\":", 5), lowBytes(5), 5, K_PH},     {keyWord("\"cat\":", 6), lowBytes(6), 6, K_CAT},
+      {keyWord("\"name\":", 7), lowBytes(7), 7, K_NAME}, {keyWord("\"pid\":", 6), lowBytes(6), 6, K_PID},
+      {keyWord("\"tid\":", 6), lowBytes(6), 6, K_TID},   {keyWord("\"ts\":", 5), lowBytes(5), 5, K_TS},
+      {keyWord("\"dur\":", 6), lowBytes(6), 6, K_DUR},   {keyWord("\"args\":", 7), lowBytes(7), 7, K_ARGS},
+  };
+  for (const Pat& t : pats)
+    if ((w & t.mask) == t.word) {
+      *kc = t.key;
+      return t.len;
+    }
+  return 0;
 }
 
 // fastArgs, less the interning: the args object at p into r (numbers, kept members).
@@ -274,13 +326,21 @@ inline int64_t scanEvent(const JsonScan& s, const ReadConfig& cfg, int64_t start
   if (p >= end) return -1;
   for (;;) {
     if (b[p] != QUOTE) break;
-    int64_t ks = p + 1;
-    int64_t q = s.scanPlain(ks);
-    if (q >= end || b[q] != QUOTE) break;
-    int kc = eventKeyCode(b + ks, q - ks);
-    p = s.skipWs(q + 1);
-    if (p >= end || b[p] != COLON) break;
-    p = s.skipWs(p + 1);
+    int kc;
+    // Kineto writes each key right before its colon: `"ph":`, `"cat":` …, recognised from the
+    // word at the quote; anything else is read byte by byte.
+    int known = p + 8 <= end ? quotedEventKey(load8(b + p), &kc) : 0;
+    if (known > 0) {
+      p = s.skipWs(p + known);
+    } else {
+      int64_t ks = p + 1;
+      int64_t q = s.scanPlain(ks);
+      if (q >= end || b[q] != QUOTE) break;
+      kc = eventKeyCode(b + ks, q - ks);
+      p = s.skipWs(q + 1);
+      if (p >= end || b[p] != COLON) break;
+      p = s.skipWs(p + 1);
+    }
     if (p >= end) break;
     uint8_t c = b[p];
     switch (kc) {
