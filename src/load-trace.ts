@@ -10,7 +10,7 @@ import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
 import type { TraceModel } from './model/trace-model.js';
 import { collectGarbage } from './collect-garbage.js';
 
-/** Inputs of at least this many bytes are followed by a full collection (collect-garbage.ts). */
+/** Inputs of at least this many bytes get a full collection while the model is finished (collect-garbage.ts). */
 const COLLECT_AFTER_BYTES = 32 << 20;
 
 export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Promise<TraceModel> {
@@ -49,8 +49,8 @@ export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Prom
     );
   }
   const large = read.bytesRead >= COLLECT_AFTER_BYTES;
-  const model = builder.finish(read, large ? collectGarbage : undefined);
-  // Nesting's and linking's working arrays, the reader's last buffers: garbage too.
-  if (large) collectGarbage();
-  return model;
+  // One collection, once the builder's chunked tables are copied into the model. A second one
+  // when the model is done (for nesting's and linking's working arrays) no longer lowers the
+  // peak: 123 MB at 169 MB and 370 MB at 1 GB either way, for ~5 ms (docs/performance.md).
+  return builder.finish(read, large ? collectGarbage : undefined);
 }
