@@ -10,5 +10,5 @@ const gyp = process.env.npm_config_node_gyp;
 const [cmd, args] = gyp ? [process.execPath, [gyp, 'rebuild', '--loglevel=warn']] : ['node-gyp', ['rebuild', '--loglevel=warn']];
 const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
 if (r.status !== 0) {
-  console.warn('kinetoscope: the native reader was not built (see above); traces are read by the JavaScript reader, with the same results, about 1.7× slower on large traces.');
+  console.warn('kinetoscope: the native reader was not built (see above); traces are read by the JavaScript reader, with the same results, about 1.8× slower on large traces.');
 }
