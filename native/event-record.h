@@ -72,31 +72,27 @@ inline uint64_t hashBytes(const uint8_t* s, size_t n) {
   return mix(mix(a, x) ^ b, y);
 }
 
-// Whether a[0, n) and b[0, n) are equal. Keys and labels are mostly short (a cat, an op name,
-// an args key): compared as two overlapping words, without a call to memcmp.
+// Whether the first and the last sizeof(W) bytes of a and b agree (sizeof(W) ≤ n): for
+// n ≤ 2 · sizeof(W), whether all n do.
+template <typename W>
+inline bool sameEnds(const char* a, const uint8_t* b, size_t n) {
+  W x0, y0, x1, y1;
+  std::memcpy(&x0, a, sizeof(W));
+  std::memcpy(&y0, b, sizeof(W));
+  std::memcpy(&x1, a + n - sizeof(W), sizeof(W));
+  std::memcpy(&y1, b + n - sizeof(W), sizeof(W));
+  return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
+// Whether a[0, n) and b[0, n) are equal. Args keys are mostly short (`External id`, `stream`):
+// compared as two overlapping words, without a call to memcmp.
 inline bool sameBytes(const char* a, const uint8_t* b, size_t n) {
-  if (n >= 8 && n <= 16) {
-    uint64_t x0, y0, x1, y1;
-    std::memcpy(&x0, a, 8);
-    std::memcpy(&y0, b, 8);
-    std::memcpy(&x1, a + n - 8, 8);
-    std::memcpy(&y1, b + n - 8, 8);
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  }
-  if (n >= 4 && n < 8) {
-    uint32_t x0, y0, x1, y1;
-    std::memcpy(&x0, a, 4);
-    std::memcpy(&y0, b, 4);
-    std::memcpy(&x1, a + n - 4, 4);
-    std::memcpy(&y1, b + n - 4, 4);
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  }
-  if (n < 4) {
-    for (size_t i = 0; i < n; i++)
-      if (static_cast<uint8_t>(a[i]) != b[i]) return false;
-    return true;
-  }
-  return std::memcmp(a, b, n) == 0;
+  if (n > 16) return std::memcmp(a, b, n) == 0;
+  if (n >= 8) return sameEnds<uint64_t>(a, b, n);
+  if (n >= 4) return sameEnds<uint32_t>(a, b, n);
+  for (size_t i = 0; i < n; i++)
+    if (static_cast<uint8_t>(a[i]) != b[i]) return false;
+  return true;
 }
 
 // The args keys compared by their bytes (InternContext.knownKeys) and each one's argNumbers slot.
