@@ -160,7 +160,7 @@ export interface DescribedKernelName {
 /**
  * Names already decoded, by name: the step breakdown, the kernel catalog, the report's tables
  * and timeline all decode the same few hundred names, and a name costs ~0.1 ms (several while
- * the regular expressions are cold: ~11 ms for the 160 MB trace's first 90). Cleared past
+ * the regular expressions are cold: ~11 ms for the 160 MB trace's 75). Cleared past
  * MEMO_LIMIT names, so a process that reads many traces does not keep them all.
  */
 const memo = new Map<string, DescribedKernelName>();
