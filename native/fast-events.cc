@@ -776,6 +776,7 @@ napi_value ReadFile(napi_env env, napi_callback_info info) {
   uint32_t n = 0;
   napi_get_array_length(env, argv[1], &n);
   std::vector<uint8_t*> ring;
+  std::vector<napi_value> buffers;  // pinned below when the reader takes the file
   size_t chunk = static_cast<size_t>(number(env, argv[2]));
   for (uint32_t i = 0; i < n; i++) {
     napi_value v;
@@ -787,15 +788,14 @@ napi_value ReadFile(napi_env env, napi_callback_info info) {
       return nullptr;
     }
     ring.push_back(d);
+    buffers.push_back(v);
   }
   r->stopReading();
   for (napi_ref pin : r->ringPins) napi_delete_reference(env, pin);
   r->ringPins.clear();
   bool ok = r->readFile(static_cast<int>(number(env, argv[0])), ring, chunk);
   if (ok) {
-    for (uint32_t i = 0; i < n; i++) {
-      napi_value v;
-      napi_get_element(env, argv[1], i, &v);
+    for (napi_value v : buffers) {
       napi_ref pin;
       napi_create_reference(env, v, 1, &pin);
       r->ringPins.push_back(pin);
