@@ -3,7 +3,7 @@
  * steps + kernels, as `kinetoscope summary|steps|kernels` compute them), or the naive floor
  * (read the file, JSON.parse it). Prints one JSON line: times in ms and peak RSS in bytes.
  *
- *   node bench/analyse.mjs kinetoscope|naive TRACE [--workers N]
+ *   node bench/analyse.mjs kinetoscope|naive TRACE [--workers N] [--library]
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -27,6 +27,9 @@ if (mode === 'naive') {
   }
 } else if (mode === 'kinetoscope') {
   const dist = new URL('../dist/', import.meta.url);
+  // As the CLI runs: V8's compiler set for one trace (src/compiler-flags.ts). --library leaves
+  // V8 as it is, as a library user gets it.
+  if (!rest.includes('--library')) (await import(new URL('compiler-flags.js', dist))).tuneCompilerForOneTrace();
   const { loadTrace } = await import(new URL('load-trace.js', dist));
   const { computeProfilerTable } = await import(new URL('analyses/profiler-table.js', dist));
   const { computeKernelCatalog } = await import(new URL('analyses/kernel-catalog.js', dist));

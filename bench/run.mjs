@@ -93,13 +93,15 @@ for (const size of sizes) {
   const runs = Number(runsOpt ?? (size === '4gb' ? 1 : size === '1gb' ? 2 : 3));
   const row = { size, file: t.path.replace(`${ROOT}/`, ''), bytes: statSync(t.path).size, events: t.events, steps: t.steps, runs: [] };
   for (let k = 0; k < runs; k++) {
-    // naive first; then kinetoscope as the CLI runs it (every core), and on one thread
+    // naive first; then kinetoscope as the CLI runs it (every core, V8's compiler set for one
+    // trace), on one thread where the CLI used more, and as a library with V8 left as it is.
     const naive = measure('naive', t.path);
     const ks = measure('kinetoscope', t.path);
-    const ks1 = size === '4gb' ? undefined : measure('kinetoscope', t.path, ['--workers', '1']);
-    row.runs.push({ naive, kinetoscope: ks, kinetoscope1: ks1 });
+    const ks1 = size === '4gb' || !(ks.threads > 1) ? undefined : measure('kinetoscope', t.path, ['--workers', '1']);
+    const lib = size === '4gb' ? undefined : measure('kinetoscope', t.path, ['--library']);
+    row.runs.push({ naive, kinetoscope: ks, kinetoscope1: ks1, library: lib });
     const fmt = (x) => (!x ? '' : x.error ? `FAILED ${x.error}` : `${x.totalMs.toFixed(0)} ms (load ${x.loadMs.toFixed(0)}, ${x.threads} thread${x.threads > 1 ? 's' : ''}, load avg ${x.load1.toFixed(2)})`);
-    log(`${size} run ${k + 1}/${runs}: naive ${naive.error ? 'FAILED' : `${naive.totalMs.toFixed(0)} ms`}; kinetoscope ${fmt(ks)}${ks1 ? `; ${fmt(ks1)}` : ''}`);
+    log(`${size} run ${k + 1}/${runs}: naive ${naive.error ? 'FAILED' : `${naive.totalMs.toFixed(0)} ms`}; kinetoscope ${fmt(ks)}${ks1 ? `; 1 thread ${fmt(ks1)}` : ''}${lib ? `; library ${fmt(lib)}` : ''}`);
   }
   const pick = (k, f) => row.runs.map((r) => r[k]).filter((x) => x && !x.error).map(f);
   row.summary = {
@@ -116,6 +118,8 @@ for (const size of sizes) {
     threads: median(pick('kinetoscope', (x) => x.threads)),
     oneThreadMs: median(pick('kinetoscope1', (x) => x.totalMs)),
     oneThreadRssBytes: median(pick('kinetoscope1', (x) => x.maxRssBytes)),
+    libraryMs: median(pick('library', (x) => x.totalMs)),
+    libraryRssBytes: median(pick('library', (x) => x.maxRssBytes)),
     load1: median(pick('kinetoscope', (x) => x.load1)),
   };
   results.push(row);
@@ -131,8 +135,8 @@ const ms = (x) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : '—');
 const lines = [
   `Machine: ${machine.nproc} cores (${machine.cpu}), ${machine.totalMemGiB} GiB, Node ${machine.node}, ${machine.date}.`,
   '',
-  '| trace | events | read + JSON.parse | kinetoscope: load + summary + steps + kernels (threads) | ratio | load / summary / steps / kernels | peak RSS naive | peak RSS kinetoscope (× file) | 1 thread: total, RSS | load avg |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| trace | events | read + JSON.parse | kinetoscope: load + summary + steps + kernels (threads) | ratio | load / summary / steps / kernels | peak RSS naive | peak RSS kinetoscope (× file) | 1 thread: total, RSS | library, V8 defaults: total, RSS | load avg |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const r of results) {
   const s = r.summary;
@@ -140,7 +144,8 @@ for (const r of results) {
   lines.push(
     `| ${mb(r.bytes)} | ${(r.events / 1e6).toFixed(2)} M | ${Number.isFinite(s.naiveMs) ? ms(s.naiveMs) : `fails: ${s.naiveError ?? '?'}`} | ${ms(s.kinetoscopeMs)} (${s.threads}) | ${ratio} | ` +
       `${ms(s.loadMs)} / ${ms(s.summaryMs)} / ${ms(s.stepsMs)} / ${ms(s.kernelsMs)} | ${Number.isFinite(s.naiveRssBytes) ? mb(s.naiveRssBytes) : '—'} | ` +
-      `${mb(s.rssBytes)} (${(s.rssBytes / r.bytes).toFixed(2)}×) | ${Number.isFinite(s.oneThreadMs) ? `${ms(s.oneThreadMs)}, ${mb(s.oneThreadRssBytes)}` : '—'} | ${s.load1.toFixed(2)} |`,
+      `${mb(s.rssBytes)} (${(s.rssBytes / r.bytes).toFixed(2)}×) | ${Number.isFinite(s.oneThreadMs) ? `${ms(s.oneThreadMs)}, ${mb(s.oneThreadRssBytes)}` : '—'} | ` +
+      `${Number.isFinite(s.libraryMs) ? `${ms(s.libraryMs)}, ${mb(s.libraryRssBytes)}` : '—'} | ${s.load1.toFixed(2)} |`,
   );
 }
 const md = lines.join('\n');

@@ -9,6 +9,7 @@
  * in a worker or a browser on a model built there.
  */
 export { loadTrace } from './load-trace.js';
+export { tuneCompilerForOneTrace } from './compiler-flags.js';
 export { readTrace, readTraceEvents, createTraceTokenizer } from './ingest/index.js';
 export type { RawEvent, ReadResult, ReadOptions, TraceInput, JsonObject, JsonValue } from './ingest/index.js';
 export { createModelBuilder } from './model/build-model.js';

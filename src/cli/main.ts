@@ -2,6 +2,10 @@
 /** The `kinetoscope` command: one subcommand per reading of a trace. */
 import { Command, CommanderError } from 'commander';
 import { EXIT_BAD_INPUT } from './common.js';
+import { tuneCompilerForOneTrace } from '../compiler-flags.js';
+
+// Before any command's code is loaded: this process reads one trace and exits (compiler-flags.ts).
+tuneCompilerForOneTrace();
 
 // `kinetoscope … | head` closes the pipe early: that is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
