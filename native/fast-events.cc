@@ -19,6 +19,8 @@
 //
 // Why native: the JavaScript fast path visits every byte in a JIT-compiled loop, about
 // 0.5 GB/s on this project's machine, and V8 spends much of a one-shot CLI run compiling it.
+//
+// The addon also exports the model's table kernels (table-kernels.h, glue at the end).
 
 #include <node_api.h>
 
@@ -44,6 +46,7 @@
 
 #include "byte-table.h"
 #include "event-record.h"
+#include "table-kernels.h"
 #include "json-scan.h"
 
 namespace kinetoscope {
@@ -876,6 +879,80 @@ napi_value AddArgs(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// The table kernels (table-kernels.h), module functions:
+//   mergeRuns(order: Int32Array, bounds: Int32Array, startNs: Float64Array, durNs: Float64Array,
+//             endDescending: boolean)
+//   nest(order: Int32Array, thread: Int32Array, startNs: Float64Array, durNs: Float64Array,
+//        parent: Int32Array, depth: Int32Array, firstChild: Int32Array, nextSibling: Int32Array,
+//        out: Float64Array)          out[0] = partial, out[1] = latestEndNs
+// Every index is checked against the table before any is followed: a bad call throws.
+
+template <typename T>
+bool typedArrayOf(napi_env env, napi_value v, napi_typedarray_type want, T** data, size_t* length) {
+  bool is = false;
+  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
+  napi_typedarray_type type;
+  void* d = nullptr;
+  napi_value ab;
+  size_t off;
+  if (napi_get_typedarray_info(env, v, &type, length, &d, &ab, &off) != napi_ok || type != want) return false;
+  *data = static_cast<T*>(d);
+  return true;
+}
+
+// Whether every row of order[0, n) is below rows.
+bool rowsBelow(const int32_t* order, size_t n, size_t rows) {
+  for (size_t k = 0; k < n; k++)
+    if (order[k] < 0 || static_cast<size_t>(order[k]) >= rows) return false;
+  return true;
+}
+
+napi_value MergeRuns(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
+  int32_t *order = nullptr, *bounds = nullptr;
+  double *s = nullptr, *d = nullptr;
+  size_t n = 0, nb = 0, ns = 0, nd = 0;
+  bool endDesc = false;
+  bool ok = argc == 5 && typedArrayOf(env, argv[0], napi_int32_array, &order, &n) && typedArrayOf(env, argv[1], napi_int32_array, &bounds, &nb) &&
+            typedArrayOf(env, argv[2], napi_float64_array, &s, &ns) && typedArrayOf(env, argv[3], napi_float64_array, &d, &nd) &&
+            napi_get_value_bool(env, argv[4], &endDesc) == napi_ok && nd >= ns && rowsBelow(order, n, ns);
+  for (size_t k = 0; ok && k < nb; k++) ok = bounds[k] >= 0 && static_cast<size_t>(bounds[k]) <= n && (k == 0 || bounds[k] >= bounds[k - 1]);
+  if (!ok) {
+    napi_throw_type_error(env, nullptr, "table kernels: mergeRuns(order, bounds, startNs, durNs, endDescending)");
+    return nullptr;
+  }
+  mergeRuns(order, std::vector<int32_t>(bounds, bounds + nb), s, d, endDesc);
+  return nullptr;
+}
+
+napi_value Nest(napi_env env, napi_callback_info info) {
+  size_t argc = 9;
+  napi_value argv[9];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
+  int32_t *order = nullptr, *thread = nullptr, *parent = nullptr, *depth = nullptr, *firstChild = nullptr, *nextSibling = nullptr;
+  double *s = nullptr, *d = nullptr, *out = nullptr;
+  size_t n = 0, nt = 0, ns = 0, nd = 0, np = 0, ndp = 0, nf = 0, nn = 0, no = 0;
+  bool ok = argc == 9 && typedArrayOf(env, argv[0], napi_int32_array, &order, &n) && typedArrayOf(env, argv[1], napi_int32_array, &thread, &nt) &&
+            typedArrayOf(env, argv[2], napi_float64_array, &s, &ns) && typedArrayOf(env, argv[3], napi_float64_array, &d, &nd) &&
+            typedArrayOf(env, argv[4], napi_int32_array, &parent, &np) && typedArrayOf(env, argv[5], napi_int32_array, &depth, &ndp) &&
+            typedArrayOf(env, argv[6], napi_int32_array, &firstChild, &nf) && typedArrayOf(env, argv[7], napi_int32_array, &nextSibling, &nn) &&
+            typedArrayOf(env, argv[8], napi_float64_array, &out, &no) && no >= 2;
+  // The table's rows: every column at least as long as the start column.
+  ok = ok && nt >= ns && nd >= ns && np >= ns && ndp >= ns && nf >= ns && nn >= ns && rowsBelow(order, n, ns);
+  if (!ok) {
+    napi_throw_type_error(env, nullptr, "table kernels: nest(order, thread, startNs, durNs, parent, depth, firstChild, nextSibling, out)");
+    return nullptr;
+  }
+  NestCounts c = nest(order, n, thread, s, d, parent, depth, firstChild, nextSibling);
+  out[0] = c.partial;
+  out[1] = c.latestEndNs;
+  return nullptr;
+}
+
 }  // namespace
 }  // namespace kinetoscope
 
@@ -897,5 +974,10 @@ NAPI_MODULE_INIT() {
   napi_value cls;
   if (napi_define_class(env, "NativeEventReader", NAPI_AUTO_LENGTH, Construct, nullptr, 11, methods, &cls) != napi_ok) return nullptr;
   if (napi_set_named_property(env, exports, "NativeEventReader", cls) != napi_ok) return nullptr;
+  napi_property_descriptor kernels[] = {
+      {"mergeRuns", nullptr, MergeRuns, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"nest", nullptr, Nest, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  if (napi_define_properties(env, exports, 2, kernels) != napi_ok) return nullptr;
   return exports;
 }

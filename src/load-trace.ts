@@ -5,6 +5,7 @@
  * tokenized on worker threads (ingest/read-parallel.ts), with the same result.
  */
 import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } from './ingest/index.js';
+import { nativeTableKernels } from './ingest/native-loader.js';
 import { defaultWorkers, planParallelRead, readFileParallel } from './ingest/read-parallel.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
 import type { TraceModel } from './model/trace-model.js';
@@ -14,7 +15,8 @@ import { collectGarbage } from './collect-garbage.js';
 const COLLECT_AFTER_BYTES = 32 << 20;
 
 export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Promise<TraceModel> {
-  const builder = createModelBuilder();
+  // The model's table-wide loops natively where the addon is built (model/table-kernels.ts).
+  const builder = createModelBuilder({ kernels: nativeTableKernels() });
   const workers = opts.workers ?? defaultWorkers();
   let read: ReadResult | undefined;
   if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined) {

@@ -37,6 +37,7 @@ import { primeModelBuilder } from './primer.js';
 import { RawColumns } from './raw-columns.js';
 import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
+import type { TableKernels } from './table-kernels.js';
 import type { DeviceProperties, ProfilerStep, TraceModel } from './trace-model.js';
 
 /** What the reader knows once the input is consumed (a subset of ingest's ReadResult). */
@@ -173,9 +174,14 @@ export interface ModelBuilder {
   finish(read: ReadInfo, collect?: () => void): TraceModel;
 }
 
-export function createModelBuilder(): ModelBuilder {
+export interface ModelBuilderOptions {
+  /** Another implementation of the table-wide loops of `finish` (table-kernels.ts); the JavaScript ones without. */
+  readonly kernels?: TableKernels;
+}
+
+export function createModelBuilder(options: ModelBuilderOptions = {}): ModelBuilder {
   primeModelBuilder(createModelBuilder, (events) => new RawColumns(MODEL_ARGS_POLICY).fill(events));
-  return new Builder();
+  return new Builder(options.kernels);
 }
 
 /**
@@ -208,8 +214,8 @@ class Builder implements ModelBuilder {
   private lastTidL = -2;
   private lastThread = -1;
 
-  constructor() {
-    const ctx = { strings: this.strings, diagnostics: this.diagnostics };
+  constructor(private readonly kernels: TableKernels | undefined) {
+    const ctx = { strings: this.strings, diagnostics: this.diagnostics, kernels };
     this.metadata = createMetadataHandler(ctx, this.threads);
     this.hostEvents = createHostEventsHandler(ctx);
     this.gpu = createGpuActivitiesHandler(ctx);
@@ -353,7 +359,7 @@ class Builder implements ModelBuilder {
     const gpuAnnotations = unwidenGpuAnnotations(gpuData.annotations, g, streams);
     const syncs = gpuData.syncs;
 
-    const nesting = computeNesting(hostData, diagnostics, host.order);
+    const nesting = computeNesting(hostData, diagnostics, host.order, this.kernels);
     const hostTable = {
       length: hostData.length,
       kind: hostData.kind,

@@ -35,6 +35,7 @@ import { ChunkedTable, valuesColumn } from './columns.js';
 import { IdTable } from './id-table.js';
 import { StreamIds, TimeRuns } from './time-order.js';
 import type { StringTable } from './strings.js';
+import type { TableKernels } from './table-kernels.js';
 import {
   GpuKind,
   HostKind,
@@ -47,6 +48,8 @@ import {
 export interface HandlerContext {
   readonly strings: StringTable;
   readonly diagnostics: DiagnosticSink;
+  /** Another implementation of the table-wide loops, when there is one (table-kernels.ts). */
+  readonly kernels?: TableKernels;
 }
 
 const NO_INT32 = new Int32Array(0);
@@ -334,7 +337,7 @@ export class HostEventsHandler {
     return {
       table,
       /** Rows in (thread, start, end descending, row) order; undefined when a start is not finite. */
-      order: this.runs.order(table.startNs, table.durNs, originNs)?.order,
+      order: this.runs.order(table.startNs, table.durNs, originNs, undefined, this.ctx.kernels)?.order,
       byCorrelation: this.byCorrelation,
       /** ProfilerStep#N annotations, in row order, and the pattern their names matched. */
       stepRows: this.stepRows,
@@ -456,7 +459,7 @@ export class GpuActivitiesHandler {
     const table = { length, ...columns };
     const streams = this.streams;
     const byPair = streams.sorted();
-    const o = this.runs.order(table.startNs, table.durNs, originNs, byPair);
+    const o = this.runs.order(table.startNs, table.durNs, originNs, byPair, this.ctx.kernels);
     return {
       table,
       /** Rows by (device, stream), start, row; undefined when a start is not finite. */

@@ -7,6 +7,7 @@
  * such events are counted in a diagnostic.
  */
 import type { DiagnosticSink } from '../core/diagnostics.js';
+import type { TableKernels } from './table-kernels.js';
 
 export interface NestingInput {
   readonly length: number;
@@ -29,8 +30,9 @@ export interface Nesting {
 /**
  * `order`: the events in (thread, start, end descending, file) order, when the builder has it
  * (time-order.ts); else they are sorted here, by the comparator that also orders NaN starts.
+ * The walk is `kernels`' when given (table-kernels.ts), else `nest` here.
  */
-export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, order?: Int32Array): Nesting {
+export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, order?: Int32Array, kernels?: TableKernels): Nesting {
   const n = t.length;
   const { thread, startNs, durNs } = t;
   if (order === undefined) order = sortedOrder(t);
@@ -38,7 +40,9 @@ export function computeNesting(t: NestingInput, diagnostics: DiagnosticSink, ord
   const depth = new Int32Array(n);
   const firstChild = new Int32Array(n).fill(-1);
   const nextSibling = new Int32Array(n).fill(-1);
-  const { partial, latestEndNs } = nest(order, thread, startNs, durNs, parent, depth, firstChild, nextSibling);
+  const { partial, latestEndNs } = kernels
+    ? kernels.nest(order, thread, startNs, durNs, parent, depth, firstChild, nextSibling)
+    : nest(order, thread, startNs, durNs, parent, depth, firstChild, nextSibling);
   if (partial > 0) {
     diagnostics.add({
       code: 'NON_NESTING_CPU_RANGES',

@@ -13,6 +13,7 @@
  * algorithm, so callers with one keep their comparator (and the order it gave).
  */
 import { ChunkedTable } from './columns.js';
+import type { TableKernels } from './table-kernels.js';
 
 /** |t| ≤ 2^51: sums and differences of three such integers are exact, so order is kept when times are rebased. */
 const EXACT = 2 ** 51;
@@ -72,12 +73,14 @@ export class TimeRuns {
   /**
    * The rows in (group in `groupOrder` — default 0, 1, … — start, [end descending,] row)
    * order, by the final times (reader times less `originNs`); undefined when a start is not finite.
+   * The runs are merged by `kernels` when given (table-kernels.ts), else here.
    */
   order(
     startNs: Float64Array,
     durNs: Float64Array,
     originNs: number,
     groupOrder?: readonly number[],
+    kernels?: TableKernels,
   ): { order: Int32Array; groupStart: Int32Array } | undefined {
     if (!this.finite) return undefined;
     const exact = this.exact && Number.isInteger(originNs) && Math.abs(originNs) <= EXACT;
@@ -97,9 +100,11 @@ export class TimeRuns {
         order.set(rows === c.row.length ? c.row : c.row.subarray(0, rows), at);
         at += rows;
       });
-      if (exact) {
-        if (this.breaks[g]!.length > 0) mergeRuns(order, [lo, ...this.breaks[g]!.map((b) => lo + b), at], tmp, startNs, durNs, this.byEndDescending);
-      } else mergeRuns(order, findRuns(order, lo, at, startNs, durNs, this.byEndDescending), tmp, startNs, durNs, this.byEndDescending);
+      // Where the group's rows stop being in order: kept as they were added, else looked for now.
+      const bounds = exact ? [lo, ...this.breaks[g]!.map((b) => lo + b), at] : findRuns(order, lo, at, startNs, durNs, this.byEndDescending);
+      if (bounds.length <= 2) return; // one run: in order already
+      if (kernels) kernels.mergeRuns(order, Int32Array.from(bounds), startNs, durNs, this.byEndDescending);
+      else mergeRuns(order, bounds, tmp, startNs, durNs, this.byEndDescending);
     });
     groupStart[groups.length] = at;
     return { order, groupStart };

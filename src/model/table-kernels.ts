@@ -1,0 +1,31 @@
+/**
+ * Two of the model's once-per-trace loops over a whole table, as another implementation may
+ * take them over: the native addon's (native/table-kernels.h), which loadTrace hands to the
+ * model builder when it is built. The JavaScript ones — time-order.ts `mergeRuns`, nesting.ts
+ * `nest` — are the reference: they run everywhere else (a browser, a worker, no addon), and
+ * another implementation must give the same results (test/table-kernels.test.ts).
+ *
+ * Why these two: each runs once per trace over every host event, before V8 has optimised it
+ * (~4–8 ms and ~7 ms of the 169 MB trace's load, against ~1 ms natively).
+ */
+export interface TableKernels {
+  /**
+   * `order[bounds[k], bounds[k + 1])` are runs in (start, [end descending,] file) order: merges
+   * them, in place, into one run in that order, a stable merge (time-order.ts mergeRuns).
+   */
+  mergeRuns(order: Int32Array, bounds: Int32Array, startNs: Float64Array, durNs: Float64Array, endDescending: boolean): void;
+  /**
+   * Torch's nesting walk over the rows in `order` (nesting.ts nest): writes parent, depth, first
+   * child and next sibling (filled beforehand with −1, 0, −1, −1).
+   */
+  nest(
+    order: Int32Array,
+    thread: Int32Array,
+    startNs: Float64Array,
+    durNs: Float64Array,
+    parent: Int32Array,
+    depth: Int32Array,
+    firstChild: Int32Array,
+    nextSibling: Int32Array,
+  ): { partial: number; latestEndNs: number };
+}
