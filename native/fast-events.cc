@@ -887,6 +887,8 @@ napi_value AddArgs(napi_env env, napi_callback_info info) {
 //   nest(order: Int32Array, thread: Int32Array, startNs: Float64Array, durNs: Float64Array,
 //        parent: Int32Array, depth: Int32Array, firstChild: Int32Array, nextSibling: Int32Array,
 //        out: Float64Array)          out[0] = partial, out[1] = latestEndNs
+//   firstRowWithId(kind: Uint8Array, ids: Float64Array, want: number, named: Float64Array,
+//                  out: Int32Array)
 // Every index is checked against the table before any is followed: a bad call throws.
 
 template <typename T>
@@ -926,6 +928,26 @@ napi_value MergeRuns(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   mergeRuns(order, std::vector<int32_t>(bounds, bounds + nb), s, d, endDesc);
+  return nullptr;
+}
+
+napi_value FirstRowWithId(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr));
+  uint8_t* kind = nullptr;
+  double *ids = nullptr, *named = nullptr;
+  int32_t* out = nullptr;
+  size_t nk = 0, ni = 0, nn = 0, no = 0;
+  uint32_t want = 0;
+  bool ok = argc == 5 && typedArrayOf(env, argv[0], napi_uint8_array, &kind, &nk) && typedArrayOf(env, argv[1], napi_float64_array, &ids, &ni) &&
+            napi_get_value_uint32(env, argv[2], &want) == napi_ok && want <= 255 && typedArrayOf(env, argv[3], napi_float64_array, &named, &nn) &&
+            typedArrayOf(env, argv[4], napi_int32_array, &out, &no) && no >= nn;
+  if (!ok) {
+    napi_throw_type_error(env, nullptr, "table kernels: firstRowWithId(kind, ids, want, named, out)");
+    return nullptr;
+  }
+  firstRowWithId(kind, ids, nk < ni ? nk : ni, static_cast<uint8_t>(want), named, nn, out);
   return nullptr;
 }
 
@@ -977,7 +999,8 @@ NAPI_MODULE_INIT() {
   napi_property_descriptor kernels[] = {
       {"mergeRuns", nullptr, MergeRuns, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"nest", nullptr, Nest, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"firstRowWithId", nullptr, FirstRowWithId, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
-  if (napi_define_properties(env, exports, 2, kernels) != napi_ok) return nullptr;
+  if (napi_define_properties(env, exports, 3, kernels) != napi_ok) return nullptr;
   return exports;
 }

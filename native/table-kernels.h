@@ -1,12 +1,14 @@
-// Two of the model's once-per-trace loops over a whole table, for the native addon to run in
-// place of the JavaScript ones: src/model/time-order.ts `mergeRuns` and src/model/nesting.ts
-// `nest`, which are the reference. They run once, over every host event, when V8 has not yet
-// optimised them (~4–8 ms and ~7 ms of the 169 MB trace's load); here they take ~1 ms.
-// Same inputs, same results: test/table-kernels.test.ts holds them equal.
+// The model's once-per-trace loops over a whole table, for the native addon to run in place of
+// the JavaScript ones: src/model/time-order.ts `mergeRuns`, src/model/nesting.ts `nest` and
+// src/model/linking.ts `firstOpByExternalId`, which are the reference. They run once, over
+// every host event, before V8 has optimised them (~4–8, ~7 and ~5 ms of the 169 MB trace's
+// load); here they take ~1 ms each. Same inputs, same results: test/table-kernels.test.ts.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace kinetoscope {
@@ -98,6 +100,41 @@ inline NestCounts nest(const int32_t* order, size_t n, const int32_t* thread, co
     }
   }
   return NestCounts{partial, latestEndNs};
+}
+
+// For each finite named[g]: the first row i (in row order) with kind[i] == want and
+// ids[i] == named[g] (numbers compared as JavaScript's === does), else −1; −1 for the others.
+inline void firstRowWithId(const uint8_t* kind, const double* ids, size_t rows, uint8_t want, const double* named, size_t n, int32_t* out) {
+  // The named ids in an open-addressing table: slot → index into named of the id's first place.
+  size_t cap = 16;
+  while (cap < 2 * n) cap <<= 1;
+  const size_t mask = cap - 1;
+  std::vector<int32_t> slot(cap, -1);
+  std::vector<int32_t> first(n, -1);  // per named index: the row found, for its first place only
+  auto bitsOf = [](double x) {
+    if (x == 0) x = 0;  // −0 === 0
+    uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  auto hashOf = [](uint64_t b) { return static_cast<size_t>((b ^ (b >> 29)) * 0x9e3779b97f4a7c15ull >> 17); };
+  // The slot of x: where it is, or the free one where it goes.
+  auto find = [&](double x) {
+    size_t h = hashOf(bitsOf(x)) & mask;
+    while (slot[h] >= 0 && named[slot[h]] != x) h = (h + 1) & mask;
+    return h;
+  };
+  for (size_t g = 0; g < n; g++) {
+    if (!std::isfinite(named[g])) continue;
+    size_t h = find(named[g]);
+    if (slot[h] < 0) slot[h] = static_cast<int32_t>(g);
+  }
+  for (size_t i = 0; i < rows; i++) {
+    if (kind[i] != want || !std::isfinite(ids[i])) continue;
+    size_t h = find(ids[i]);
+    if (slot[h] >= 0 && first[slot[h]] < 0) first[slot[h]] = static_cast<int32_t>(i);
+  }
+  for (size_t g = 0; g < n; g++) out[g] = std::isfinite(named[g]) ? first[slot[find(named[g])]] : -1;
 }
 
 }  // namespace kinetoscope

@@ -25,5 +25,6 @@ export function modelFingerprint(m: TraceModel) {
     source: m.source,
     header: m.header,
     ownerRule: m.ownerRule,
+    torchIdCollisions: m.torchIdCollisions,
   };
 }

@@ -1,10 +1,11 @@
 /**
- * The native table kernels (native/table-kernels.h) change speed only: the model's runs merged
- * and its host events nested by them are the same, row for row, as by the JavaScript loops they
- * stand in for (time-order.ts mergeRuns, nesting.ts nest), which are the oracle. Inputs: random
- * tables with the cases those loops tell apart (equal starts, equal ends, zero durations,
- * partial overlaps, several threads, fractional and unreadable times), every fixture trace, and
- * HTA's traces beside the checkout.
+ * The native table kernels (native/table-kernels.h) change speed only: the model's runs merged,
+ * its host events nested and its kernels' owning ops found by them are the same, row for row,
+ * as by the JavaScript loops they stand in for (time-order.ts mergeRuns, nesting.ts nest,
+ * linking.ts firstOpByExternalId), which are the oracle, with a plain scan besides. Inputs:
+ * random tables with the cases those loops tell apart (equal starts, equal ends, zero
+ * durations, partial overlaps, several threads, fractional and unreadable times, ids repeated,
+ * −0, infinite or NaN), every fixture trace, and HTA's traces beside the checkout.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,6 +84,19 @@ describe.skipIf(!NATIVE)('native table kernels against the JavaScript loops', ()
     if (seed === 0) expect(a.parent.some((p) => p >= 0) && d1.list().some((d) => d.code === 'NON_NESTING_CPU_RANGES')).toBe(true);
   });
 
+  it.each([...Array(12).keys()])('firstRowWithId finds the rows a plain scan finds (random table %i)', (seed) => {
+    const rnd = lcg(3000 + seed);
+    const rows = Math.floor(rnd() * 5000);
+    const odd = [NaN, Infinity, -Infinity, -0, 0, 0.5, 2 ** 53];
+    const id = () => (rnd() < 0.05 ? odd[Math.floor(rnd() * odd.length)]! : Math.floor(rnd() * 300));
+    const kind = Uint8Array.from({ length: rows }, () => Math.floor(rnd() * 4));
+    const ids = Float64Array.from({ length: rows }, id);
+    const named = Float64Array.from({ length: Math.floor(rnd() * 400) }, id);
+    const want = seed % 4;
+    const expected = Int32Array.from(named, (x) => (Number.isFinite(x) ? kind.findIndex((k, i) => k === want && Number.isFinite(ids[i]!) && ids[i] === x) : -1));
+    expect(kernels.firstRowWithId(kind, ids, want, named)).toEqual(expected);
+  });
+
   it('refuses rows outside the table instead of reading past it', () => {
     const s = new Float64Array(3);
     const d = new Float64Array(3);
@@ -91,6 +105,8 @@ describe.skipIf(!NATIVE)('native table kernels against the JavaScript loops', ()
     const i32 = () => new Int32Array(3);
     expect(() => kernels.nest(new Int32Array([0, 1, 2]), new Int32Array(2), s, d, i32(), i32(), i32(), i32())).toThrow(TypeError);
     expect(() => kernels.nest(new Int32Array([0, 3]), i32(), s, d, i32(), i32(), i32(), i32())).toThrow(TypeError);
+    expect(() => kernels.firstRowWithId(new Uint8Array(3), s, 256, s)).toThrow(TypeError);
+    expect(() => kernels.firstRowWithId(new Uint8Array(3), new Float32Array(3) as unknown as Float64Array, 0, s)).toThrow(TypeError);
   });
 });
 

@@ -23,6 +23,7 @@ interface Addon {
     nextSibling: Int32Array,
     out: Float64Array,
   ): void;
+  firstRowWithId?(kind: Uint8Array, ids: Float64Array, want: number, named: Float64Array, out: Int32Array): void;
 }
 
 /** The model's table kernels as the addon gives them (the shape of model/table-kernels.ts's TableKernels). */
@@ -38,6 +39,7 @@ export interface NativeTableKernels {
     firstChild: Int32Array,
     nextSibling: Int32Array,
   ): { partial: number; latestEndNs: number };
+  firstRowWithId(kind: Uint8Array, ids: Float64Array, want: number, named: Float64Array): Int32Array;
 }
 
 let loaded: Addon | null | undefined;
@@ -55,14 +57,19 @@ export function nativeEventReader(): NativeEventReaderClass | undefined {
 /** The native table kernels, or undefined when the addon is not built (or is older), or is turned off. */
 export function nativeTableKernels(): NativeTableKernels | undefined {
   const a = addon();
-  const { mergeRuns, nest } = a ?? {};
-  if (mergeRuns === undefined || nest === undefined) return undefined;
+  const { mergeRuns, nest, firstRowWithId } = a ?? {};
+  if (mergeRuns === undefined || nest === undefined || firstRowWithId === undefined) return undefined;
   const out = new Float64Array(2);
   return {
     mergeRuns,
     nest(order, thread, startNs, durNs, parent, depth, firstChild, nextSibling) {
       nest(order, thread, startNs, durNs, parent, depth, firstChild, nextSibling, out);
       return { partial: out[0]!, latestEndNs: out[1]! };
+    },
+    firstRowWithId(kind, ids, want, named) {
+      const rows = new Int32Array(named.length);
+      firstRowWithId(kind, ids, want, named, rows);
+      return rows;
     },
   };
 }

@@ -384,6 +384,7 @@ class Builder implements ModelBuilder {
         flowEndAt: (d, s, ts) => flowData.flowEndAt(d, s, ts + origin),
         hostName: (i) => strings.get(hostTable.name[i]!),
         gpuName: (i) => strings.get(gpuData.table.name[i]!),
+        kernels: this.kernels,
       },
       diagnostics,
     );

@@ -13,6 +13,7 @@
  */
 import type { DiagnosticSink } from '../core/diagnostics.js';
 import { IdTable } from './id-table.js';
+import type { TableKernels } from './table-kernels.js';
 import { HostKind, type OwnerRule } from './trace-model.js';
 
 export interface LinkingInput {
@@ -39,6 +40,8 @@ export interface LinkingInput {
   flowEndAt(device: number, stream: number, tsNs: number): number | string | undefined;
   hostName(i: number): string;
   gpuName(i: number): string;
+  /** Another implementation of the host-wide loop, when there is one (table-kernels.ts). */
+  readonly kernels?: TableKernels;
 }
 
 export interface Linking {
@@ -112,7 +115,10 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
   else if (withExt === 0 || extEqualsCorr >= 0.9 * withExt) ownerRule = 'innermost-op';
   else ownerRule = 'external-id';
 
-  const owners = ownerRule === 'external-id' ? ownersByExternalId(host, gpu, launcher, byCorr, firstOpByExternalId(host, gpu.externalId)) : innermostOwners(host, gpu, launcher, byCorr);
+  const owners =
+    ownerRule === 'external-id'
+      ? ownersByExternalId(host, gpu, launcher, byCorr, firstOpByExternalId(host, gpu.externalId, input.kernels))
+      : innermostOwners(host, gpu, launcher, byCorr);
   const { owner, missingOwner, disagree, collide } = owners;
   if (missingOwner > 0) {
     diagnostics.add({
@@ -131,7 +137,7 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
     });
   }
 
-  const torchIdCollisions = collide ? findCollisions(host, owner) : [];
+  const torchIdCollisions = collide ? findCollisions(host, owner, input.kernels) : [];
   if (torchIdCollisions.length > 0) {
     const first = torchIdCollisions[0]!;
     diagnostics.add({
@@ -194,12 +200,11 @@ function innermostOwners(host: LinkingInput['host'], gpu: LinkingInput['gpu'], l
 }
 
 /**
- * Owners in torch ≥ 2.3 (and ≤ 1.10): the cpu_op of the activity's External id (`opByExt`);
- * none without one. `collide` as in innermostOwners.
+ * Owners in torch ≥ 2.3 (and ≤ 1.10): the cpu_op of the activity's External id (`opByExt`, by
+ * activity); none without one. `collide` as in innermostOwners.
  */
-function ownersByExternalId(host: LinkingInput['host'], gpu: LinkingInput['gpu'], launcher: Int32Array, byCorr: IdTable, opByExt: OpsByExternalId) {
+function ownersByExternalId(host: LinkingInput['host'], gpu: LinkingInput['gpu'], launcher: Int32Array, byCorr: IdTable, opByExt: Int32Array) {
   const owner = new Int32Array(gpu.length).fill(-1);
-  const { ids, op } = opByExt;
   let missingOwner = 0;
   let disagree = 0;
   let collide = false;
@@ -210,8 +215,7 @@ function ownersByExternalId(host: LinkingInput['host'], gpu: LinkingInput['gpu']
     const ext = gpu.externalId[g]!;
     if (!Number.isFinite(ext)) o = -1; // launched outside any op: belongs to none
     else {
-      const n = ids.get(ext);
-      const byExt = n < 0 ? -1 : op[n]!;
+      const byExt = opByExt[g]!;
       if (ext === gpu.correlation[g] && (byExt < 0 || byExt !== inner)) {
         // torch 2.3–2.5 fallback: no op was active, the id is the kernel's own correlation.
       } else if (byExt < 0) missingOwner++;
@@ -226,19 +230,18 @@ function ownersByExternalId(host: LinkingInput['host'], gpu: LinkingInput['gpu']
   return { owner, missingOwner, disagree, collide };
 }
 
-/** The first cpu_op with each External id named: `op[ids.get(ext)]` (−1: none). */
-interface OpsByExternalId {
-  readonly ids: IdTable;
-  readonly op: Int32Array;
-}
-
 /**
- * The first cpu_op with each External id that GPU activities name: the ids are indexed (a few,
- * one per launch), then the host table is read once.
+ * For each of `named`: the first cpu_op (in host order) with that External id, −1 when there is
+ * none or the id is not finite. The ids are indexed (a few, one per launch), then the host table
+ * is read once; or `kernels` do it.
  */
-function firstOpByExternalId(host: LinkingInput['host'], named: Float64Array): OpsByExternalId {
+function firstOpByExternalId(host: LinkingInput['host'], named: Float64Array, kernels: TableKernels | undefined): Int32Array {
+  if (kernels) return kernels.firstRowWithId(host.kind, host.externalId, HostKind.Op, named);
   const ids = indexIds(named);
-  return { ids, op: firstOps(host, ids) };
+  const op = firstOps(host, ids);
+  const out = new Int32Array(named.length).fill(-1);
+  for (let g = 0; g < named.length; g++) if (Number.isFinite(named[g]!)) out[g] = op[ids.get(named[g]!)]!;
+  return out;
 }
 
 /** The finite ids of `named`, numbered in the order first seen. */
@@ -262,7 +265,7 @@ function firstOps(host: LinkingInput['host'], ids: IdTable): Int32Array {
 }
 
 /** Each runtime/driver call whose correlation is the External id of ops that own GPU work, in host order. */
-function findCollisions(host: LinkingInput['host'], owner: Int32Array): TorchIdCollision[] {
+function findCollisions(host: LinkingInput['host'], owner: Int32Array, kernels: TableKernels | undefined): TorchIdCollision[] {
   // The activities owned by ops of each External id, as lists through `nextOwned`.
   const exts = new IdTable();
   for (let g = 0; g < owner.length; g++) {
@@ -280,11 +283,8 @@ function findCollisions(host: LinkingInput['host'], owner: Int32Array): TorchIdC
     nextOwned[g] = firstOwned[n]!;
     firstOwned[n] = g;
   }
-  const ops = firstOpByExternalId(host, Float64Array.from({ length: exts.size }, (_, n) => host.externalId[owner[exts.rowOf(n)]!]!));
-  const opOf = (ext: number): number => {
-    const n = ops.ids.get(ext);
-    return n < 0 ? -1 : ops.op[n]!;
-  };
+  // By number in exts: the first op with that External id.
+  const opOf = firstOpByExternalId(host, Float64Array.from({ length: exts.size }, (_, n) => host.externalId[owner[exts.rowOf(n)]!]!), kernels);
   const collisions: TorchIdCollision[] = [];
   const listOf = new Map<number, number[]>();
   for (let i = 0; i < host.length; i++) {
@@ -298,7 +298,7 @@ function findCollisions(host: LinkingInput['host'], owner: Int32Array): TorchIdC
       listOf.set(n, (acts = []));
       for (let g = firstOwned[n]!; g >= 0; g = nextOwned[g]!) acts.push(g);
     }
-    collisions.push({ call: i, op: opOf(c), activities: acts });
+    collisions.push({ call: i, op: opOf[n]!, activities: acts });
   }
   return collisions;
 }

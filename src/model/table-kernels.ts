@@ -1,12 +1,13 @@
 /**
- * Two of the model's once-per-trace loops over a whole table, as another implementation may
- * take them over: the native addon's (native/table-kernels.h), which loadTrace hands to the
- * model builder when it is built. The JavaScript ones — time-order.ts `mergeRuns`, nesting.ts
- * `nest` — are the reference: they run everywhere else (a browser, a worker, no addon), and
- * another implementation must give the same results (test/table-kernels.test.ts).
+ * The model's once-per-trace loops over a whole table, as another implementation may take them
+ * over: the native addon's (native/table-kernels.h), which loadTrace hands to the model builder
+ * when it is built. The JavaScript ones — time-order.ts `mergeRuns`, nesting.ts `nest`,
+ * linking.ts `firstOpByExternalId` — are the reference: they run everywhere else (a browser, a
+ * worker, no addon), and another implementation must give the same results
+ * (test/table-kernels.test.ts).
  *
- * Why these two: each runs once per trace over every host event, before V8 has optimised it
- * (~4–8 ms and ~7 ms of the 169 MB trace's load, against ~1 ms natively).
+ * Why these: each runs once per trace over every host event, before V8 has optimised it
+ * (~4–8, ~7 and ~5 ms of the 169 MB trace's load, against ~1 ms each natively).
  */
 export interface TableKernels {
   /**
@@ -28,4 +29,10 @@ export interface TableKernels {
     firstChild: Int32Array,
     nextSibling: Int32Array,
   ): { partial: number; latestEndNs: number };
+  /**
+   * For each finite `named[g]`: the first row (in row order) whose kind is `want` and whose id
+   * is `named[g]` (as `===` compares), else −1; −1 where `named[g]` is not finite
+   * (linking.ts firstOpByExternalId).
+   */
+  firstRowWithId(kind: Uint8Array, ids: Float64Array, want: number, named: Float64Array): Int32Array;
 }
