@@ -613,8 +613,10 @@ class EventReader {
     }                                                                \
   } while (0)
 
+// A typed array's elements and length; of the element type `want` when one is given (the table
+// kernels check theirs; the reader's arrays are made by its JavaScript side).
 template <typename T>
-bool typedArray(napi_env env, napi_value v, T** data, size_t* length) {
+bool typedArray(napi_env env, napi_value v, T** data, size_t* length, int want = -1) {
   bool is = false;
   if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
   napi_typedarray_type type;
@@ -622,6 +624,7 @@ bool typedArray(napi_env env, napi_value v, T** data, size_t* length) {
   napi_value ab;
   size_t off;
   if (napi_get_typedarray_info(env, v, &type, length, &d, &ab, &off) != napi_ok) return false;
+  if (want >= 0 && type != static_cast<napi_typedarray_type>(want)) return false;
   *data = static_cast<T*>(d);
   return true;
 }
@@ -891,19 +894,6 @@ napi_value AddArgs(napi_env env, napi_callback_info info) {
 //                  out: Int32Array)
 // Every index is checked against the table before any is followed: a bad call throws.
 
-template <typename T>
-bool typedArrayOf(napi_env env, napi_value v, napi_typedarray_type want, T** data, size_t* length) {
-  bool is = false;
-  if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return false;
-  napi_typedarray_type type;
-  void* d = nullptr;
-  napi_value ab;
-  size_t off;
-  if (napi_get_typedarray_info(env, v, &type, length, &d, &ab, &off) != napi_ok || type != want) return false;
-  *data = static_cast<T*>(d);
-  return true;
-}
-
 // Whether every row of order[0, n) is below rows.
 bool rowsBelow(const int32_t* order, size_t n, size_t rows) {
   for (size_t k = 0; k < n; k++)
@@ -919,8 +909,8 @@ napi_value MergeRuns(napi_env env, napi_callback_info info) {
   double *s = nullptr, *d = nullptr;
   size_t n = 0, nb = 0, ns = 0, nd = 0;
   bool endDesc = false;
-  bool ok = argc == 5 && typedArrayOf(env, argv[0], napi_int32_array, &order, &n) && typedArrayOf(env, argv[1], napi_int32_array, &bounds, &nb) &&
-            typedArrayOf(env, argv[2], napi_float64_array, &s, &ns) && typedArrayOf(env, argv[3], napi_float64_array, &d, &nd) &&
+  bool ok = argc == 5 && typedArray(env, argv[0], &order, &n, napi_int32_array) && typedArray(env, argv[1], &bounds, &nb, napi_int32_array) &&
+            typedArray(env, argv[2], &s, &ns, napi_float64_array) && typedArray(env, argv[3], &d, &nd, napi_float64_array) &&
             napi_get_value_bool(env, argv[4], &endDesc) == napi_ok && nd >= ns && rowsBelow(order, n, ns);
   for (size_t k = 0; ok && k < nb; k++) ok = bounds[k] >= 0 && static_cast<size_t>(bounds[k]) <= n && (k == 0 || bounds[k] >= bounds[k - 1]);
   if (!ok) {
@@ -940,9 +930,9 @@ napi_value FirstRowWithId(napi_env env, napi_callback_info info) {
   int32_t* out = nullptr;
   size_t nk = 0, ni = 0, nn = 0, no = 0;
   uint32_t want = 0;
-  bool ok = argc == 5 && typedArrayOf(env, argv[0], napi_uint8_array, &kind, &nk) && typedArrayOf(env, argv[1], napi_float64_array, &ids, &ni) &&
-            napi_get_value_uint32(env, argv[2], &want) == napi_ok && want <= 255 && typedArrayOf(env, argv[3], napi_float64_array, &named, &nn) &&
-            typedArrayOf(env, argv[4], napi_int32_array, &out, &no) && no >= nn;
+  bool ok = argc == 5 && typedArray(env, argv[0], &kind, &nk, napi_uint8_array) && typedArray(env, argv[1], &ids, &ni, napi_float64_array) &&
+            napi_get_value_uint32(env, argv[2], &want) == napi_ok && want <= 255 && typedArray(env, argv[3], &named, &nn, napi_float64_array) &&
+            typedArray(env, argv[4], &out, &no, napi_int32_array) && no >= nn;
   if (!ok) {
     napi_throw_type_error(env, nullptr, "table kernels: firstRowWithId(kind, ids, want, named, out)");
     return nullptr;
@@ -958,11 +948,11 @@ napi_value Nest(napi_env env, napi_callback_info info) {
   int32_t *order = nullptr, *thread = nullptr, *parent = nullptr, *depth = nullptr, *firstChild = nullptr, *nextSibling = nullptr;
   double *s = nullptr, *d = nullptr, *out = nullptr;
   size_t n = 0, nt = 0, ns = 0, nd = 0, np = 0, ndp = 0, nf = 0, nn = 0, no = 0;
-  bool ok = argc == 9 && typedArrayOf(env, argv[0], napi_int32_array, &order, &n) && typedArrayOf(env, argv[1], napi_int32_array, &thread, &nt) &&
-            typedArrayOf(env, argv[2], napi_float64_array, &s, &ns) && typedArrayOf(env, argv[3], napi_float64_array, &d, &nd) &&
-            typedArrayOf(env, argv[4], napi_int32_array, &parent, &np) && typedArrayOf(env, argv[5], napi_int32_array, &depth, &ndp) &&
-            typedArrayOf(env, argv[6], napi_int32_array, &firstChild, &nf) && typedArrayOf(env, argv[7], napi_int32_array, &nextSibling, &nn) &&
-            typedArrayOf(env, argv[8], napi_float64_array, &out, &no) && no >= 2;
+  bool ok = argc == 9 && typedArray(env, argv[0], &order, &n, napi_int32_array) && typedArray(env, argv[1], &thread, &nt, napi_int32_array) &&
+            typedArray(env, argv[2], &s, &ns, napi_float64_array) && typedArray(env, argv[3], &d, &nd, napi_float64_array) &&
+            typedArray(env, argv[4], &parent, &np, napi_int32_array) && typedArray(env, argv[5], &depth, &ndp, napi_int32_array) &&
+            typedArray(env, argv[6], &firstChild, &nf, napi_int32_array) && typedArray(env, argv[7], &nextSibling, &nn, napi_int32_array) &&
+            typedArray(env, argv[8], &out, &no, napi_float64_array) && no >= 2;
   // The table's rows: every column at least as long as the start column.
   ok = ok && nt >= ns && nd >= ns && np >= ns && ndp >= ns && nf >= ns && nn >= ns && rowsBelow(order, n, ns);
   if (!ok) {

@@ -5,7 +5,7 @@
  * tokenized on worker threads (ingest/read-parallel.ts), with the same result.
  */
 import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } from './ingest/index.js';
-import { nativeTableKernels } from './ingest/native-loader.js';
+import { nativeTableKernels } from './native-kernels.js';
 import { defaultWorkers, planParallelRead, readFileParallel } from './ingest/read-parallel.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
 import type { TraceModel } from './model/trace-model.js';

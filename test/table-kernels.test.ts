@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
-import { nativeTableKernels } from '../src/ingest/native-loader.js';
+import { nativeTableKernels } from '../src/native-kernels.js';
 import { readTraceColumns } from '../src/ingest/read-trace.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from '../src/model/build-model.js';
 import { computeNesting } from '../src/model/nesting.js';

@@ -74,8 +74,10 @@ function sortedOrder(t: NestingInput): Int32Array {
  * The walk, in a function of its own that ends in returning its counts: it runs once per trace,
  * optimised while it runs, and code after the loop in the same function, never run yet, would
  * throw that code away when reached. `partial`: events that start inside the top but end after it.
+ * Writes parent, depth, first child and next sibling, filled beforehand with −1, 0, −1, −1. (The
+ * reference of the native table kernel, table-kernels.ts.)
  */
-function nest(
+export function nest(
   order: Int32Array,
   thread: Int32Array,
   startNs: Float64Array,

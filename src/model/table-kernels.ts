@@ -9,26 +9,16 @@
  * Why these: each runs once per trace over every host event, before V8 has optimised it
  * (~4–8, ~7 and ~5 ms of the 169 MB trace's load, against ~1 ms each natively).
  */
+import type { nest } from './nesting.js';
+
 export interface TableKernels {
   /**
    * `order[bounds[k], bounds[k + 1])` are runs in (start, [end descending,] file) order: merges
    * them, in place, into one run in that order, a stable merge (time-order.ts mergeRuns).
    */
   mergeRuns(order: Int32Array, bounds: Int32Array, startNs: Float64Array, durNs: Float64Array, endDescending: boolean): void;
-  /**
-   * Torch's nesting walk over the rows in `order` (nesting.ts nest): writes parent, depth, first
-   * child and next sibling (filled beforehand with −1, 0, −1, −1).
-   */
-  nest(
-    order: Int32Array,
-    thread: Int32Array,
-    startNs: Float64Array,
-    durNs: Float64Array,
-    parent: Int32Array,
-    depth: Int32Array,
-    firstChild: Int32Array,
-    nextSibling: Int32Array,
-  ): { partial: number; latestEndNs: number };
+  /** Torch's nesting walk over the rows in `order`, as nesting.ts `nest`, its reference. */
+  nest: typeof nest;
   /**
    * For each finite `named[g]`: the first row (in row order) whose kind is `want` and whose id
    * is `named[g]` (as `===` compares), else −1; −1 where `named[g]` is not finite
