@@ -34,7 +34,7 @@ if (mode === 'naive') {
   const { computeProfilerTable } = await import(new URL('analyses/profiler-table.js', dist));
   const { computeKernelCatalog } = await import(new URL('analyses/kernel-catalog.js', dist));
   const { computeStepBreakdown } = await import(new URL('analyses/step-breakdown.js', dist));
-  const { defaultWorkers, PARALLEL_MIN_BYTES } = await import(new URL('ingest/read-parallel.js', dist));
+  const { defaultWorkers, PARALLEL_MIN_BYTES } = await import(new URL('ingest/parallel-plan.js', dist));
   const { statSync } = await import('node:fs');
   // --workers N reads with N threads whatever the size; otherwise as the CLI chooses.
   out.threads = workers ?? (statSync(path).size >= PARALLEL_MIN_BYTES ? defaultWorkers() : 1);

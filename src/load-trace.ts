@@ -6,7 +6,7 @@
  */
 import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } from './ingest/index.js';
 import { nativeTableKernels } from './native-kernels.js';
-import { defaultWorkers, planParallelRead, readFileParallel } from './ingest/read-parallel.js';
+import { defaultWorkers, planParallelRead } from './ingest/parallel-plan.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
 import type { TraceModel } from './model/trace-model.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -22,6 +22,8 @@ export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Prom
   if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined) {
     const plain = await planParallelRead(input, workers, opts.parallel?.minBytes);
     if (plain) {
+      // Loaded only for a parallel read: a serial one does not need the workers' machinery.
+      const { readFileParallel } = await import('./ingest/read-parallel.js');
       read = await readFileParallel(
         input,
         plain.size,

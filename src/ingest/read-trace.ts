@@ -41,7 +41,7 @@ export interface ReadOptions {
   diagnostics?: DiagnosticSink;
   /**
    * Threads that tokenize (loadTrace on a large plain file; default: every core, see
-   * defaultWorkers in read-parallel.ts). 1 reads on this thread only. Ignored when chunkSize is given.
+   * defaultWorkers in parallel-plan.ts). 1 reads on this thread only. Ignored when chunkSize is given.
    */
   workers?: number;
   /** Tuning of the parallel read (tests force tiny ranges): smallest file read in parallel, bytes per range. */

@@ -23,7 +23,8 @@ import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import { readTraceColumns, type ReadResult } from './read-trace.js';
-import { lightConsumerWorkers, planParallelRead, readFileParallel } from './read-parallel.js';
+import { lightConsumerWorkers, planParallelRead } from './parallel-plan.js';
+import { readFileParallel } from './read-parallel.js';
 
 /** What the selector is shown of each event (one object, reused: copy what you keep). */
 export interface SubsetEvent {
@@ -53,7 +54,7 @@ const SKIP_ALL_ARGS: ArgsPolicy = { complete: {}, phases: {} };
 
 export interface SubsetOptions {
   /**
-   * Threads for the selecting read (default: lightConsumerWorkers() in read-parallel.ts; 1:
+   * Threads for the selecting read (default: lightConsumerWorkers() in parallel-plan.ts; 1:
    * this thread only). A plain file of PARALLEL_MIN_BYTES or more is read on all of them.
    */
   workers?: number;
