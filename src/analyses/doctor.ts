@@ -19,6 +19,7 @@
  */
 import type { Severity } from '../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../model/trace-model.js';
+import { compareText } from '../core/compare-text.js';
 
 export interface Finding {
   readonly code: string;
@@ -508,7 +509,7 @@ export function computeDoctor(m: TraceModel): DoctorReport {
     findings.push({ code: d.code, severity: d.severity, count: d.count ?? 1, gpuTimeShare: null, message: d.message, meaning: passThroughMeaning(d.code) });
   }
   const rank = { error: 0, warning: 1, info: 2 } as const;
-  findings.sort((a, b) => rank[a.severity] - rank[b.severity] || (b.gpuTimeShare ?? 0) - (a.gpuTimeShare ?? 0) || a.code.localeCompare(b.code));
+  findings.sort((a, b) => rank[a.severity] - rank[b.severity] || (b.gpuTimeShare ?? 0) - (a.gpuTimeShare ?? 0) || compareText(a.code, b.code));
   const checked = [
     'OVERLAPPING_KERNELS',
     'KERNEL_WITHOUT_LAUNCH',

@@ -34,6 +34,7 @@ import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName, type KernelKind } from './kernel-name.js';
 import { torchRowName } from './profiler-table.js';
 import { formatDims, numelOf, shortDtype, tensorArgs, type TensorArg } from './tensor-bytes.js';
+import { compareText } from '../core/compare-text.js';
 
 // ------------------------------------------------------------------------------------------------
 // Per-kernel context shared by fusion and fusion-match
@@ -476,7 +477,7 @@ function collectFusedKernels(m: TraceModel, sites: readonly KernelSite[]): Fused
       ...(launchOp ? { args: launchOp, argBytes: launchOp.reduce((s, t) => s + t.bytes, 0) } : {}),
     });
   }
-  return out.sort((x, y) => y.totalUs - x.totalUs || x.name.localeCompare(y.name));
+  return out.sort((x, y) => y.totalUs - x.totalUs || compareText(x.name, y.name));
 }
 
 /** The tensor arguments of the cpu_op Inductor records for a kernel launch (named after the kernel). */

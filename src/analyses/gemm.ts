@@ -40,6 +40,7 @@ import {
   type ResolvedPeaks,
   type UserPeaks,
 } from './device-peaks.js';
+import { compareText } from '../core/compare-text.js';
 
 // ------------------------------------------------------------------------------------------------
 // Which ops are GEMMs, and where their operands sit
@@ -586,7 +587,7 @@ export function computeGemmTable(m: TraceModel, opts: GemmOptions = {}): GemmRep
       hosts: a.hosts,
     });
   }
-  rows.sort((x, y) => y.totalUs - x.totalUs || x.op.localeCompare(y.op) || x.inputDims.localeCompare(y.inputDims));
+  rows.sort((x, y) => y.totalUs - x.totalUs || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
 
   if (calls.length && !m.flags.recordShapes && unshapedCalls === calls.length) {
     notes.push('the trace was recorded without record_shapes=True: no Input Dims, so no M/N/K, FLOPs or bytes');

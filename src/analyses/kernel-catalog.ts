@@ -5,6 +5,7 @@
  */
 import { GPU_KIND_NAMES, type TraceModel } from '../model/trace-model.js';
 import { describeKernelName, type DecodedKernelName } from './kernel-name.js';
+import { compareText } from '../core/compare-text.js';
 
 export interface KernelCatalogEntry {
   readonly name: string;
@@ -92,7 +93,7 @@ export function computeKernelCatalog(m: TraceModel): KernelCatalog {
     return out;
   };
   const ranked = (mp: Map<string, number>) =>
-    [...mp].map(([name, calls]) => ({ name, calls })).sort((x, y) => y.calls - x.calls || x.name.localeCompare(y.name));
+    [...mp].map(([name, calls]) => ({ name, calls })).sort((x, y) => y.calls - x.calls || compareText(x.name, y.name));
   const entries: KernelCatalogEntry[] = [];
   for (const a of accs) {
     const name = strings.get(a.id);
@@ -115,6 +116,6 @@ export function computeKernelCatalog(m: TraceModel): KernelCatalog {
       decoded,
     });
   }
-  entries.sort((x, y) => y.totalUs - x.totalUs || x.name.localeCompare(y.name));
+  entries.sort((x, y) => y.totalUs - x.totalUs || compareText(x.name, y.name));
   return { entries, totalUs: totalNs / 1000, activities: gpu.length };
 }

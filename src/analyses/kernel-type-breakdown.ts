@@ -25,6 +25,7 @@
 import { hasCollectiveArgs, isCommunicationKernelName } from './communication.js';
 import { GpuKind, type TraceModel } from '../model/trace-model.js';
 import type { JsonObject } from '../ingest/raw-event.js';
+import { compareText } from '../core/compare-text.js';
 
 export const KERNEL_TYPES = ['computation', 'communication', 'memory', 'other'] as const;
 export type KernelType = (typeof KERNEL_TYPES)[number];
@@ -222,7 +223,7 @@ export function computeKernelTypeBreakdown(
   const total = [...sums.values()].reduce((s, v) => s + v, 0);
   const rows: KernelTypeRow[] = [...sums]
     .map(([type, sumNs]) => ({ type, sumNs, share: total > 0 ? sumNs / total : 0 }))
-    .sort((x, y) => y.sumNs - x.sumNs || x.type.localeCompare(y.type));
+    .sort((x, y) => y.sumNs - x.sumNs || compareText(x.type, y.type));
 
   const types: KernelTypeTotals[] = [];
   for (let t = 0; t < KERNEL_TYPES.length; t++) {

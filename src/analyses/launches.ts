@@ -29,6 +29,7 @@
  */
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import { mergeUnion, unionLengthInNs, type MergedIntervals } from './intervals.js';
+import { compareText } from '../core/compare-text.js';
 
 export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
 export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
@@ -594,7 +595,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
     latency: timeStats(a.latency),
     startToStart: timeStats(a.s2s),
   }));
-  byApi.sort((a, b) => b.cpu.totalUs - a.cpu.totalUs || a.api.localeCompare(b.api));
+  byApi.sort((a, b) => b.cpu.totalUs - a.cpu.totalUs || compareText(a.api, b.api));
 
   // --- per kernel name
   interface KAcc { kind: GpuKind; apis: Record<string, number>; viaGraph: number; gpu: number[]; cpu: number[]; latency: number[]; s2s: number[] }
@@ -630,7 +631,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
     latency: timeStats(a.latency),
     startToStart: timeStats(a.s2s),
   }));
-  byKernel.sort((a, b) => b.count - a.count || b.gpu.totalUs - a.gpu.totalUs || a.name.localeCompare(b.name));
+  byKernel.sort((a, b) => b.count - a.count || b.gpu.totalUs - a.gpu.totalUs || compareText(a.name, b.name));
 
   // --- per op: the runtime/driver calls it makes (grouped by op with a counting sort, in host order)
   const opOf = new Int32Array(host.length).fill(-2);
@@ -705,7 +706,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
     meanApiUs: p.apiNs / p.instances / 1000,
     meanLaunchUs: p.launchNs / p.instances / 1000,
   }));
-  ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || a.op.localeCompare(b.op) || a.pattern.localeCompare(b.pattern));
+  ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 
   // --- syncs by cause
   const syncAcc = new Map<string, { api: string; kind: SyncKind; cause: string; count: number; blocked: number; busy: number; max: number }>();
@@ -727,7 +728,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
   }
   const syncsByCause: SyncRow[] = [...syncAcc.values()]
     .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, maxUs: a.max }))
-    .sort((a, b) => b.blockedUs - a.blockedUs || a.api.localeCompare(b.api));
+    .sort((a, b) => b.blockedUs - a.blockedUs || compareText(a.api, b.api));
 
   // --- HTA's outliers
   const rowOf = (k: number): LaunchStatsRow => {

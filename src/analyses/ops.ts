@@ -20,6 +20,7 @@ import { HostKind, hostName, type TraceModel } from '../model/trace-model.js';
 import { computeEpilogues, type EpilogueRow } from './epilogues.js';
 import { findGemmCalls } from './gemm.js';
 import { computeLaunchedGpuWork, isViewOpName } from './views.js';
+import { compareText } from '../core/compare-text.js';
 
 export interface NoGpuWorkRow {
   readonly name: string;
@@ -84,7 +85,7 @@ export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noG
     const view = isViewOpName(a.name);
     (view ? views : noGpuWork).push({ name: a.name, calls: a.calls, ofCalls: a.ofCalls, cpuTotalUs: a.totalNs / 1000, selfCpuUs: a.selfNs / 1000, view });
   }
-  const order = (x: NoGpuWorkRow, y: NoGpuWorkRow) => y.selfCpuUs - x.selfCpuUs || x.name.localeCompare(y.name);
+  const order = (x: NoGpuWorkRow, y: NoGpuWorkRow) => y.selfCpuUs - x.selfCpuUs || compareText(x.name, y.name);
   views.sort(order);
   noGpuWork.sort(order);
   return { views, noGpuWork };

@@ -2,6 +2,7 @@
 import type { ProfilerTable, ProfilerTableRow } from '../analyses/profiler-table.js';
 import { formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { compareText } from '../core/compare-text.js';
 
 export type SummarySortKey = 'device-total' | 'self-device' | 'cpu-total' | 'self-cpu' | 'calls' | 'name' | 'device-wall';
 
@@ -11,14 +12,14 @@ const SORTERS: Record<SummarySortKey, (a: ProfilerTableRow, b: ProfilerTableRow)
   'cpu-total': (a, b) => b.cpuTotalUs - a.cpuTotalUs,
   'self-cpu': (a, b) => b.selfCpuUs - a.selfCpuUs,
   calls: (a, b) => b.calls - a.calls,
-  name: (a, b) => a.name.localeCompare(b.name),
+  name: (a, b) => compareText(a.name, b.name),
   'device-wall': (a, b) => b.deviceWallUs - a.deviceWallUs,
 };
 
 export const SUMMARY_SORT_KEYS = Object.keys(SORTERS) as SummarySortKey[];
 
 export function sortProfilerRows(rows: readonly ProfilerTableRow[], key: SummarySortKey): ProfilerTableRow[] {
-  return [...rows].sort((a, b) => SORTERS[key](a, b) || a.name.localeCompare(b.name) || a.device.localeCompare(b.device));
+  return [...rows].sort((a, b) => SORTERS[key](a, b) || compareText(a.name, b.name) || compareText(a.device, b.device));
 }
 
 export function renderSummary(

@@ -6,6 +6,7 @@ import { computeGemmTable, type GemmRow } from '../../analyses/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { compareText } from '../../core/compare-text.js';
 
 const DEFINITIONS = `
 One row per GEMM op, Input Dims, Input types and kernel. A call is one launch of a matrix
@@ -92,7 +93,7 @@ export function gemmCommand(): Command {
       const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
       const model = await openTrace(path);
       const report = computeGemmTable(model, { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) });
-      let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || a.op.localeCompare(b.op));
+      let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
       if (opts.json) {
         printJson({ ...gemmJson(report, rows), diagnostics: diagnosticsForJson(model) });
