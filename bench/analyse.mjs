@@ -4,6 +4,9 @@
  * (read the file, JSON.parse it). Prints one JSON line: times in ms and peak RSS in bytes.
  *
  *   node bench/analyse.mjs kinetoscope|naive TRACE [--workers N] [--library]
+ *
+ * --library: as `loadTrace(TRACE)` with its defaults (every table, V8's compiler as it is), not
+ * as the CLI's commands load.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -27,10 +30,13 @@ if (mode === 'naive') {
   }
 } else if (mode === 'kinetoscope') {
   const dist = new URL('../dist/', import.meta.url);
-  // As the CLI runs: V8's compiler set for one trace (src/compiler-flags.ts). --library leaves
-  // V8 as it is, as a library user gets it.
-  if (!rest.includes('--library')) (await import(new URL('compiler-flags.js', dist))).tuneCompilerForOneTrace();
+  // As the CLI runs (src/cli/common.ts openTrace): V8's compiler set for one trace
+  // (src/compiler-flags.ts), the optional tables that no command reads left out
+  // (src/model/trace-model.ts). --library runs as loadTrace's defaults: V8 as it is, every table.
+  const asLibrary = rest.includes('--library');
+  if (!asLibrary) (await import(new URL('compiler-flags.js', dist))).tuneCompilerForOneTrace();
   const { loadTrace } = await import(new URL('load-trace.js', dist));
+  const { OPTIONAL_TABLES } = await import(new URL('model/trace-model.js', dist));
   const { computeProfilerTable } = await import(new URL('analyses/profiler-table.js', dist));
   const { computeKernelCatalog } = await import(new URL('analyses/kernel-catalog.js', dist));
   const { computeStepBreakdown } = await import(new URL('analyses/step-breakdown.js', dist));
@@ -39,7 +45,7 @@ if (mode === 'naive') {
   // --workers N reads with N threads whatever the size; otherwise as the CLI chooses.
   out.threads = workers ?? (statSync(path).size >= PARALLEL_MIN_BYTES ? defaultWorkers() : 1);
   const tImport = performance.now();
-  const model = await loadTrace(path, workers === undefined ? {} : { workers, parallel: { minBytes: 0 } });
+  const model = await loadTrace(path, { ...(asLibrary ? {} : { omit: OPTIONAL_TABLES }), ...(workers === undefined ? {} : { workers, parallel: { minBytes: 0 } }) });
   const tLoad = performance.now();
   const table = computeProfilerTable(model);
   const tSummary = performance.now();

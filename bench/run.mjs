@@ -94,7 +94,7 @@ for (const size of sizes) {
   const row = { size, file: t.path.replace(`${ROOT}/`, ''), bytes: statSync(t.path).size, events: t.events, steps: t.steps, runs: [] };
   for (let k = 0; k < runs; k++) {
     // naive first; then kinetoscope as the CLI runs it (every core, V8's compiler set for one
-    // trace), on one thread where the CLI used more, and as a library with V8 left as it is.
+    // trace), on one thread where the CLI used more, and as a library with its defaults (every table, V8 left as it is).
     const naive = measure('naive', t.path);
     const ks = measure('kinetoscope', t.path);
     const ks1 = size === '4gb' || !(ks.threads > 1) ? undefined : measure('kinetoscope', t.path, ['--workers', '1']);
@@ -135,7 +135,7 @@ const ms = (x) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : '—');
 const lines = [
   `Machine: ${machine.nproc} cores (${machine.cpu}), ${machine.totalMemGiB} GiB, Node ${machine.node}, ${machine.date}.`,
   '',
-  '| trace | events | read + JSON.parse | kinetoscope: load + summary + steps + kernels (threads) | ratio | load / summary / steps / kernels | peak RSS naive | peak RSS kinetoscope (× file) | 1 thread: total, RSS | library, V8 defaults: total, RSS | load avg |',
+  '| trace | events | read + JSON.parse | kinetoscope: load + summary + steps + kernels (threads) | ratio | load / summary / steps / kernels | peak RSS naive | peak RSS kinetoscope (× file) | 1 thread: total, RSS | library defaults (every table, V8 as is): total, RSS | load avg |',
   '|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const r of results) {

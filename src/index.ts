@@ -11,6 +11,7 @@
  * 169 MB trace; it changes V8's compiler for the whole process).
  */
 export { loadTrace } from './load-trace.js';
+export type { LoadOptions } from './load-trace.js';
 export { tuneCompilerForOneTrace } from './compiler-flags.js';
 export { readTrace, readTraceEvents, createTraceTokenizer } from './ingest/index.js';
 export type { RawEvent, ReadResult, ReadOptions, TraceInput, JsonObject, JsonValue } from './ingest/index.js';

@@ -8,15 +8,20 @@ import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } 
 import { nativeTableKernels } from './native-kernels.js';
 import { defaultWorkers, planParallelRead } from './ingest/parallel-plan.js';
 import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
-import type { TraceModel } from './model/trace-model.js';
+import type { OptionalTable, TraceModel } from './model/trace-model.js';
 import { collectGarbage } from './collect-garbage.js';
 
 /** Inputs of at least this many bytes get a full collection while the model is finished (collect-garbage.ts). */
 const COLLECT_AFTER_BYTES = 32 << 20;
 
-export async function loadTrace(input: TraceInput, opts: ReadOptions = {}): Promise<TraceModel> {
+export interface LoadOptions extends ReadOptions {
+  /** Optional tables to leave out of the model (model/trace-model.ts, OPTIONAL_TABLES); none by default. */
+  readonly omit?: readonly OptionalTable[];
+}
+
+export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Promise<TraceModel> {
   // The model's table-wide loops natively where the addon is built (model/table-kernels.ts).
-  const builder = createModelBuilder({ kernels: nativeTableKernels() });
+  const builder = createModelBuilder({ kernels: nativeTableKernels(), omit: opts.omit });
   const workers = opts.workers ?? defaultWorkers();
   let read: ReadResult | undefined;
   if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined) {

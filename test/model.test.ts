@@ -8,7 +8,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTrace } from '../src/load-trace.js';
 import { checkModelIntegrity } from '../src/model/integrity.js';
-import { HostKind } from '../src/model/trace-model.js';
+import { HostKind, OPTIONAL_TABLES } from '../src/model/trace-model.js';
+import { computeKernelCatalog } from '../src/analyses/kernel-catalog.js';
+import { computeProfilerTable } from '../src/analyses/profiler-table.js';
+import { computeStepBreakdown } from '../src/analyses/step-breakdown.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
 
@@ -64,6 +67,30 @@ describe('model of each H200 capture', () => {
     const whole = await loadTrace(h200Trace('gpt2_train'));
     const tiny = await loadTrace(h200Trace('gpt2_train'), { chunkSize: 7 });
     expect(modelFingerprint(tiny)).toEqual(modelFingerprint(whole));
+  });
+
+  it('optional tables left out: python frames and memory records empty but counted, every other part and every analysis the same', async () => {
+    for (const name of H200_NAMES) {
+      const full = await loadTrace(h200Trace(name));
+      const lean = await loadTrace(h200Trace(name), { omit: OPTIONAL_TABLES });
+      const raw = loadRawJson(h200Trace(name)).traceEvents;
+      const memoryRecords = raw.filter((e) => e['ph'] === 'i' && (e['name'] === '[memory]' || e['name'] === '[OutOfMemory]')).length;
+      expect(full.omitted).toEqual([]);
+      expect(full.memory.length, name).toBe(memoryRecords);
+      expect(lean.omitted).toEqual(['python', 'memory']);
+      expect([lean.python.length, lean.memory.length]).toEqual([0, 0]);
+      expect(checkModelIntegrity(lean)).toEqual([]);
+      const { python: _p, memory: _m, ...rest } = modelFingerprint(lean);
+      const { python: _fp, memory: _fm, ...fullRest } = modelFingerprint(full);
+      expect(rest, name).toEqual(fullRest); // counts and threads included
+      expect(computeProfilerTable(lean), name).toEqual(computeProfilerTable(full));
+      expect(computeStepBreakdown(lean), name).toEqual(computeStepBreakdown(full));
+      expect(computeKernelCatalog(lean), name).toEqual(computeKernelCatalog(full));
+    }
+    // The training trace has both tables, so the case is not vacuous.
+    const gpt2 = await loadTrace(h200Trace('gpt2_train'));
+    expect(gpt2.python.length).toBeGreaterThan(1000);
+    expect(gpt2.memory.length).toBeGreaterThan(1000);
   });
 
   it('time zero is the profiler span, as in torch (oracle start_us)', async () => {

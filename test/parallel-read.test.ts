@@ -12,12 +12,13 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { TraceModel } from '../src/model/trace-model.js';
 import type { ReadOptions } from '../src/ingest/read-trace.js';
+import type { LoadOptions } from '../src/load-trace.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
 
 const ROOT = join(import.meta.dirname, '..');
-type Load = (path: string, opts?: ReadOptions) => Promise<TraceModel>;
+type Load = (path: string, opts?: LoadOptions) => Promise<TraceModel>;
 let loadTrace: Load;
 let readFileParallel: typeof import('../src/ingest/read-parallel.js').readFileParallel;
 let MODEL_ARGS_POLICY: typeof import('../src/model/build-model.js').MODEL_ARGS_POLICY;
@@ -90,6 +91,11 @@ describe('parallel read = serial read', () => {
     expect(b.r.eventCount).toBe(w.r.eventCount);
     // And the model built through the worker is the serial one.
     expect(modelFingerprint(await loadTrace(path, { workers: 2, parallel: { minBytes: 0, rangeBytes: 1 << 20 } }))).toEqual(modelFingerprint(await loadTrace(path, { workers: 1 })));
+    // So is the model without the optional tables (as the CLI loads).
+    const omit = ['python', 'memory'] as const;
+    const leanParallel = await loadTrace(path, { omit, workers: 2, parallel: { minBytes: 0, rangeBytes: 1 << 20 } });
+    expect(leanParallel.python.length + leanParallel.memory.length).toBe(0);
+    expect(modelFingerprint(leanParallel)).toEqual(modelFingerprint(await loadTrace(path, { omit, workers: 1 })));
   });
 });
 

@@ -38,7 +38,7 @@ import { RawColumns } from './raw-columns.js';
 import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
 import type { TableKernels } from './table-kernels.js';
-import type { DeviceProperties, ProfilerStep, TraceModel } from './trace-model.js';
+import { OPTIONAL_TABLES, type DeviceProperties, type OptionalTable, type ProfilerStep, type TraceModel } from './trace-model.js';
 
 /** What the reader knows once the input is consumed (a subset of ingest's ReadResult). */
 export interface ReadInfo {
@@ -177,11 +177,13 @@ export interface ModelBuilder {
 export interface ModelBuilderOptions {
   /** Another implementation of the table-wide loops of `finish` (table-kernels.ts); the JavaScript ones without. */
   readonly kernels?: TableKernels;
+  /** Optional tables to leave out (trace-model.ts, OptionalTable): their events are counted, their threads listed, nothing more. */
+  readonly omit?: readonly OptionalTable[];
 }
 
 export function createModelBuilder(options: ModelBuilderOptions = {}): ModelBuilder {
   primeModelBuilder(createModelBuilder, (events) => new RawColumns(MODEL_ARGS_POLICY).fill(events));
-  return new Builder(options.kernels);
+  return new Builder(options.kernels, OPTIONAL_TABLES.filter((t) => options.omit?.includes(t)));
 }
 
 /**
@@ -214,7 +216,15 @@ class Builder implements ModelBuilder {
   private lastTidL = -2;
   private lastThread = -1;
 
-  constructor(private readonly kernels: TableKernels | undefined) {
+  private readonly keepPython: boolean;
+  private readonly keepMemory: boolean;
+
+  constructor(
+    private readonly kernels: TableKernels | undefined,
+    private readonly omitted: readonly OptionalTable[],
+  ) {
+    this.keepPython = !omitted.includes('python');
+    this.keepMemory = !omitted.includes('memory');
     const ctx = { strings: this.strings, diagnostics: this.diagnostics, kernels };
     this.metadata = createMetadataHandler(ctx, this.threads);
     this.hostEvents = createHostEventsHandler(ctx);
@@ -248,6 +258,7 @@ class Builder implements ModelBuilder {
     const hostEvents = this.hostEvents;
     const python = this.python;
     const gpu = this.gpu;
+    const keepPython = this.keepPython;
     const ph = c.ph;
     const cat = c.cat;
     const name = c.name;
@@ -268,7 +279,9 @@ class Builder implements ModelBuilder {
           break;
         }
         case EventClass.PythonFunction:
-          python.add(c, i, src.stringId(name[i]!), this.threadOf(src, c, i));
+          // Left out, the frame's thread is still listed: `threads` is the same either way.
+          if (keepPython) python.add(c, i, src.stringId(name[i]!), this.threadOf(src, c, i));
+          else this.threadOf(src, c, i);
           break;
         case EventClass.Kernel:
         case EventClass.Memcpy:
@@ -319,7 +332,9 @@ class Builder implements ModelBuilder {
   private instant(c: Batch, i: number, src: ColumnSource): void {
     this.instants.counted();
     const name = c.labels[c.name[i]!]!;
-    if (name === '[memory]' || name === '[OutOfMemory]') this.instants.memory(c, i, this.threadOf(src, c, i), name === '[OutOfMemory]');
+    if (name !== '[memory]' && name !== '[OutOfMemory]') return;
+    const thread = this.threadOf(src, c, i);
+    if (this.keepMemory) this.instants.memory(c, i, thread, name === '[OutOfMemory]');
   }
 
   private threadOf(src: ColumnSource, c: Batch, i: number): number {
@@ -421,6 +436,7 @@ class Builder implements ModelBuilder {
       gpu: { ...gpuData.table, launcher: linking.launcher, owner: linking.owner, args: gpuData.args },
       python: pyData,
       memory: instData.table,
+      omitted: this.omitted,
       gpuAnnotations,
       syncs,
       threads: threads.threads,

@@ -22,7 +22,8 @@
  * real trace does not throw away the code compiled meanwhile.
  */
 import type { RawEvent, JsonObject } from '../ingest/raw-event.js';
-import type { ModelBuilder, ReadInfo } from './build-model.js';
+import type { ModelBuilder, ModelBuilderOptions, ReadInfo } from './build-model.js';
+import { OPTIONAL_TABLES } from './trace-model.js';
 
 /** Past 2^31 ns: a double in V8, not a small integer. */
 const LATE = 4_000_000_000;
@@ -145,16 +146,26 @@ const READ: ReadInfo = {
 let primed = false;
 
 /**
- * Builds the three traces with builders from `create`, once per thread (a no-op after). Each
- * trace's columns go in twice, with and without a time shift (as the parallel read hands batches
- * on): V8 keeps what it learns about a function only once the function has run a while (it makes
- * the function's feedback store lazily), so a path taken once, early, can go unrecorded.
+ * Builds the three traces with builders from `create`, once per thread (a no-op after), and the
+ * first once more with the optional tables left out (their own paths). Each trace's columns go
+ * in twice, with and without a time shift (as the parallel read hands batches on): V8 keeps what
+ * it learns about a function only once the function has run a while (it makes the function's
+ * feedback store lazily), so a path taken once, early, can go unrecorded.
  */
-export function primeModelBuilder(create: () => ModelBuilder, columns: (events: readonly RawEvent[]) => Parameters<ModelBuilder['addColumns']>[0]): void {
+export function primeModelBuilder(
+  create: (options?: ModelBuilderOptions) => ModelBuilder,
+  columns: (events: readonly RawEvent[]) => Parameters<ModelBuilder['addColumns']>[0],
+): void {
   if (primed) return;
   primed = true;
-  for (const events of [externalIdEra(), innermostOpEra(), unreadableTimes()]) {
-    const b = create();
+  const builds: [RawEvent[], ModelBuilderOptions][] = [
+    [externalIdEra(), {}],
+    [innermostOpEra(), {}],
+    [unreadableTimes(), {}],
+    [externalIdEra(), { omit: OPTIONAL_TABLES }],
+  ];
+  for (const [events, options] of builds) {
+    const b = create(options);
     const src = b.source();
     const cols = columns(events);
     src.register(cols);
