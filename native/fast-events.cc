@@ -55,7 +55,7 @@ namespace {
 // What a run ended on (native-reader.ts NATIVE_*).
 enum Status {
   ST_STOPPED = 0,     // after an event not followed by `,` `{`: the tokenizer goes on from io.pos
-  ST_AT_EVENT = 1,    // at the `{` of an event the tokenizer reads itself
+  ST_AT_EVENT = 1,    // at the `{` of an event the tokenizer reads itself; io.a 1: it runs past the buffer
   ST_FULL = 2,        // the batch is full; flush, then run again from io.pos
   ST_NEED_LABEL = 3,  // the id of the plain label at [io.a, io.b)
   ST_NEED_ARGS = 4,   // the id of the kept args members in ranges[0, 2·io.a)
@@ -321,11 +321,15 @@ class EventReader {
       }
       if (rec->end < 0) {
         status = ST_AT_EVENT;
+        // Whether the event runs past the buffer (then, before the input's end, the tokenizer
+        // keeps it for the next chunk without reading it: a chunk's last event, each chunk).
+        io[IO_A] = s.skipBalanced(p) < 0 ? 1 : 0;
         break;
       }
       int st = row(b, *rec, kept, n, hasOrigin, origin);
       if (st != ROW_DONE) {
         status = st;
+        if (st == ST_AT_EVENT) io[IO_A] = 0;  // whole, but not for the fast path
         break;
       }
       int64_t r = rec->end;

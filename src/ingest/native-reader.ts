@@ -17,7 +17,10 @@
 
 /** After the last event it read, what follows is not `,` `{`: go on from io[IO_POS]. */
 export const NATIVE_STOPPED = 0;
-/** At the `{` (io[IO_POS]) of an event the tokenizer reads itself. */
+/**
+ * At the `{` (io[IO_POS]) of an event the tokenizer reads itself; io[IO_A] is 1 when the event
+ * does not close inside the buffer (only brackets outside strings counted), else 0.
+ */
 export const NATIVE_AT_EVENT = 1;
 /** The batch is full: flush it, then run again from io[IO_POS]. */
 export const NATIVE_FULL = 2;

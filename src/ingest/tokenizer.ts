@@ -47,7 +47,7 @@ import type { NativeEventReader, NativeEventReaderClass } from './native-reader.
 // the optimised code, so the hot loops use these.
 const { QUOTE, BACKSLASH, PLAIN } = jsonBytes;
 const { AN_DEVICE, AN_EXTERNAL_ID, AN_STREAM, ARG_NUMBERS, LABEL_EMPTY } = eventColumns;
-const { IO_A, IO_B, IO_COUNT, IO_LAST_END, IO_POS, IO_SIZE, NATIVE_FULL, NATIVE_NEED_ARGS, NATIVE_NEED_LABEL, NATIVE_STOPPED } = nativeReader;
+const { IO_A, IO_B, IO_COUNT, IO_LAST_END, IO_POS, IO_SIZE, NATIVE_AT_EVENT, NATIVE_FULL, NATIVE_NEED_ARGS, NATIVE_NEED_LABEL, NATIVE_STOPPED } = nativeReader;
 
 export interface TokenizerResult {
   container: 'object' | 'array';
@@ -781,6 +781,8 @@ class Tokenizer {
   private readonly native: NativeState | undefined;
   /** Whether the last nativeEvents ended after an event not followed by `,` `{`. */
   private nativeStopped = false;
+  /** The event nativeEvents left does not close inside the buffer (NATIVE_AT_EVENT, io[IO_A] 1). */
+  private nativePastEnd = false;
   /** Prescans of chunks not pushed yet (see prepare), by chunk. */
   private readonly prepared = new Map<Uint8Array, number>();
   /** readFile's buffers (their chunks come back from nextChunk). */
@@ -1070,10 +1072,16 @@ class Tokenizer {
                 // The hot loop: one event after another while `,` `{` follow.
                 for (;;) {
                   if (this.native !== undefined) {
-                    // As many events as the native fast path takes; then the one it left, here.
+                    // As many events as the native fast path takes; then the one it left, here
+                    // — unless it runs past a chunk and more input is to come: then it waits
+                    // for the next chunk unread (read here, it would most often be found
+                    // incomplete after its labels were interned and its start parsed). Not in
+                    // the pending bytes: an event broken so that its brackets never close
+                    // would wait there for the rest of the input.
                     p = this.nativeEvents(p);
                     if (this.nativeStopped) break;
                     unit = p;
+                    if (this.nativePastEnd && !this.final && buf !== this.pend) throw INCOMPLETE;
                   }
                   this.parseEventColumns(p);
                   p = this.pos;
@@ -1481,8 +1489,9 @@ class Tokenizer {
   /**
    * Events from the `{` at p through the native fast path (native-reader.ts) for as long as it
    * takes them, answering its questions from this tokenizer's tables. Returns the position of
-   * the `{` of an event it left (nativeStopped false: parseEventColumns reads it), or the
-   * position after the last event it read when no `,` `{` follows (nativeStopped true).
+   * the `{` of an event it left (nativeStopped false: parseEventColumns reads it, or the next
+   * chunk when nativePastEnd), or the position after the last event it read when no `,` `{`
+   * follows (nativeStopped true).
    */
   private nativeEvents(p: number): number {
     const nat = this.native!;
@@ -1512,6 +1521,7 @@ class Tokenizer {
         const id = ctx.labels.idOfPlain(this.buf, this.view, s, this.lim);
         if (id < 0) {
           this.nativeStopped = false; // not plain after all: the event is read here
+          this.nativePastEnd = false;
           return p;
         }
         reader.addLabel(this.buf, s, ctx.labels.scanEnd, id);
@@ -1523,6 +1533,7 @@ class Tokenizer {
       } else {
         if (w.length >= w.capacity) this.flushColumns();
         this.nativeStopped = status === NATIVE_STOPPED;
+        this.nativePastEnd = status === NATIVE_AT_EVENT && io[IO_A] === 1;
         if (this.nativeStopped) this.state = S_EVENTS_NEXT;
         return p;
       }
