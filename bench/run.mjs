@@ -94,7 +94,8 @@ for (const size of sizes) {
   const row = { size, file: t.path.replace(`${ROOT}/`, ''), bytes: statSync(t.path).size, events: t.events, steps: t.steps, runs: [] };
   for (let k = 0; k < runs; k++) {
     // naive first; then kinetoscope as the CLI runs it (every core, V8's compiler set for one
-    // trace), on one thread where the CLI used more, and as a library with its defaults (every table, V8 left as it is).
+    // trace, the optional tables left out), on one thread where the CLI used more, and as a
+    // library with loadTrace's defaults (every table, V8 left as it is).
     const naive = measure('naive', t.path);
     const ks = measure('kinetoscope', t.path);
     const ks1 = size === '4gb' || !(ks.threads > 1) ? undefined : measure('kinetoscope', t.path, ['--workers', '1']);
