@@ -86,12 +86,12 @@ const FIXTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   ['Memset (Device)', { kind: 'memset', library: 'CUDA', memset: { dst: 'Device' } }],
   ['at::cuda::philox::unpack_cudnn(', aten('unpack_cudnn', 'other')],
   ['cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1_cga1x1x1_kernel0_0', {
-    kind: 'attention', library: 'cuDNN', generator: 'cudnn runtime fusion', arch: 'sm90', direction: 'bwd',
-    instructionShape: 'wgmma', tensorCores: true, cluster: '1x1x1', unparsed: ['f16', 'knob_26', '64x64x64', '1x4x1', 'kernel0_0'],
+    kind: 'attention', library: 'cuDNN', generator: 'cudnn runtime fusion', arch: 'sm90', direction: 'bwd', dtype: 'f16/bf16',
+    instructionShape: 'wgmma', tensorCores: true, tile: '64x64x64', cluster: '1x1x1', unparsed: ['knob_26', '1x4x1', 'kernel0_0'],
   }],
   ['cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0', {
-    kind: 'attention', library: 'cuDNN', generator: 'cudnn runtime fusion', arch: 'sm90', direction: 'fwd',
-    instructionShape: 'wgmma', tensorCores: true, cluster: '1x1x1', unparsed: ['f16', 'knob_7', '64x128x64', '4x1x1', 'kernel0_0'],
+    kind: 'attention', library: 'cuDNN', generator: 'cudnn runtime fusion', arch: 'sm90', direction: 'fwd', dtype: 'f16/bf16',
+    instructionShape: 'wgmma', tensorCores: true, tile: '64x128x64', cluster: '1x1x1', unparsed: ['knob_7', '4x1x1', 'kernel0_0'],
   }],
   // The hand-written Triton GeGLU kernel: its bare name does not say Triton, nor anything else.
   ['geglu_fwd', { kind: 'unknown', unparsed: ['geglu_fwd'] }],
@@ -368,8 +368,9 @@ describe('decodeKernelName on names from the sources and the seed', () => {
       kind: 'triton', library: 'Inductor (Triton)', generator: 'inductor',
       inductor: { kind: 'persistent_reduction', prefix: 'per', ops: ['gelu', 'gelu_backward', 'native_layer_norm', 'native_layer_norm_backward'], index: 1 },
     }],
+    // A template's kind is its template's computation (Inductor kernel/mm.py: the mm template), relu its epilogue.
     ['Inductor template (max-autotune mm with a fused relu)', 'triton_tem_fused_mm_relu_0', {
-      kind: 'triton', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['mm', 'relu'], index: 0 },
+      kind: 'gemm', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['mm', 'relu'], index: 0 },
     }],
     ['Inductor foreach (compiled optimizer step): no ops in the name', 'triton_for_fused_1', {
       kind: 'triton', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'foreach', prefix: 'for', ops: [], index: 1 },
@@ -405,7 +406,7 @@ describe('decodeKernelName on names from the sources and the seed', () => {
     ['cuBLAS GEMV (library from its parameter types)', 'void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>, float const*, float const*)', {
       kind: 'gemm', library: 'cuBLAS',
     }],
-    ['cuDNN batch norm', 'void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)', { kind: 'normalization', library: 'cuDNN' }],
+    ['cuDNN batch norm', 'void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)', { kind: 'normalization', library: 'cuDNN', direction: 'fwd' }],
     ['cuDNN precompiled convolution', 'cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1', {
       kind: 'conv', library: 'cuDNN', arch: 'volta', generator: 'winograd', tile: '128x128', layout: 'nt', unparsed: ['ldg1', 'ldg4', 'relu', 'tile148t', 'v1'],
     }],

@@ -22,6 +22,8 @@
  * name: decode each distinct name once, not each event.
  */
 
+import { demangleItanium } from './itanium-demangle.js';
+
 export type KernelKind =
   | 'gemm'
   | 'conv'
@@ -93,7 +95,7 @@ export interface DecodedKernelName {
   tensorCores?: boolean;
   /** Convolution pass: 'fprop' | 'dgrad' | 'wgrad'. */
   convPass?: string;
-  /** Attention direction. */
+  /** Direction of a pass-split operation: attention, batch norm (forward / backward kernels). */
   direction?: 'fwd' | 'bwd';
   headDim?: number;
   /** Inductor Triton kernels: `triton_{poi,red,per,tem,for,spl}_fused_<ops>_<n>`. */
@@ -139,7 +141,11 @@ function decodeUncached(name: string): DecodedKernelName {
   if (raw === '') return { kind: 'unknown', unparsed: [name] };
   const transfer = decodeTransfer(raw);
   if (transfer) return transfer;
-  if (raw.startsWith('_Z')) return decodeMangled(raw);
+  if (raw.startsWith('_Z')) {
+    const demangled = demangleItanium(raw);
+    if (demangled !== undefined) return decodeSignature(parseSignature(demangled), demangled);
+    return decodeMangled(raw);
+  }
   return decodeSignature(parseSignature(raw), raw);
 }
 
@@ -187,6 +193,15 @@ function deepFreeze<T>(v: T): T {
 
 function describeUncached(name: string): DescribedKernelName {
   const raw = name.trim();
+  if (raw.startsWith('_Z')) {
+    // Mangled (some cuDNN kernels reach the trace so): decoded through the demangled signature.
+    const demangled = demangleItanium(raw);
+    if (demangled !== undefined) {
+      const sig = parseSignature(demangled);
+      const decoded = decodeSignature(sig, demangled);
+      return { decoded, shortName: shortNameOf(sig, demangled, decoded) };
+    }
+  }
   if (raw === '' || raw.startsWith('_Z')) return { decoded: decodeUncached(name), shortName: raw === '' ? raw : raw.length > 60 ? `${raw.slice(0, 57)}...` : raw };
   const transfer = decodeTransfer(raw);
   if (transfer) return { decoded: transfer, shortName: raw };
@@ -215,6 +230,8 @@ function shortNameOf(sig: Signature, raw: string, d: DecodedKernelName): string 
   if (GENERIC_BASES.has(sig.base)) {
     // `cutlass_cudnn_train::Kernel<…ReduceSplitK<…>>`, `internal::gemvx::kernel<…>`: name the wrapped type, else the namespace.
     const arg = sig.templateArgs?.[0];
+    // CUTLASS's conv kernel type: which pass it runs is what tells two of them apart.
+    if (arg && d.kind === 'conv' && d.convPass && /^ImplicitGemmConvolution/.test(identName(arg))) return `${identName(arg)}<${d.convPass}>`;
     if (arg && /^[A-Za-z_]/.test(identName(arg)) && !/^(int|long|float|double|bool)$/.test(arg)) return identName(arg);
     const ns = sig.namespaces.filter((n) => n !== ANON);
     if (ns.length) return `${ns[ns.length - 1]}::${sig.base}`;
@@ -448,6 +465,7 @@ type Decoder = (sig: Signature, raw: string) => DecodedKernelName | undefined;
 const DECODERS: Decoder[] = [
   decodeNvjet,
   decodeCutlassWrapped,
+  decodeCutlassTemplate,
   decodeXmma,
   decodeCublasLegacy,
   decodeCublasHelpers,
@@ -667,6 +685,90 @@ function decodeCutlass3x(name: string): DecodedKernelName | undefined {
   return d;
 }
 
+// ---- CUTLASS 2.x kernels named by their template type (cuDNN's copies arrive mangled) -----------
+// `cutlass__5x_cudnn::Kernel<conv::kernel::ImplicitGemmConvolution<Mma, Epilogue, Swizzle, Operator,
+// ProblemSize, GroupMode>>` (vit_train's patch-embedding wgrad, torch 2.11 / CUDA 13.0 / cuDNN 9.19;
+// HTA's traces: `cutlass_cudnn_train::Kernel<…>`). Read as CUTLASS's own kernel reads them
+// (NVIDIA/cutlass include/cutlass/conv/kernel/implicit_gemm_convolution.h): ThreadblockShape =
+// Mma::Shape (the Mma's first argument, a GemmShape<M, N, K>), kStages = the Mma's stage count
+// (ImplicitGemmMultistage<Shape, IteratorA, SmemIteratorA, CacheOpA, IteratorB, SmemIteratorB,
+// CacheOpB, Policy, Stages>; ImplicitGemmPipelined is double-buffered: 2), WarpShape =
+// Policy::Operator::Shape (MmaPolicy<MmaTensorOp<WarpShape, ElementA, LayoutA, ElementB, LayoutB,
+// ElementC, LayoutC, MmaTensorOpPolicy<arch::Mma<InstructionShape, …>>>>), ElementC / accumulator =
+// the epilogue's LinearCombination<ElementOutput, Count, ElementAccumulator, ElementCompute>;
+// conv::Operator { kFprop, kDgrad, kWgrad, kDeconv } (conv/convolution.h) is the pass; the A
+// iterator's AccessType is AlignedArray<ElementA, AlignmentA> (conv/kernel/default_conv2d_*.h).
+// MmaTensorOp (and MmaVoltaTensorOp) run on tensor cores, MmaSimt on CUDA cores. The name states no SM.
+const CONV_OPERATORS = ['fprop', 'dgrad', 'wgrad', 'deconv'];
+
+function decodeCutlassTemplate(sig: Signature): DecodedKernelName | undefined {
+  if (!GENERIC_BASES.has(sig.base) || !sig.namespaces.some((n) => n.startsWith('cutlass'))) return undefined;
+  const kernel = sig.templateArgs?.[0];
+  if (!kernel) return undefined;
+  const kname = identName(kernel);
+  if (!/^ImplicitGemmConvolution/.test(kname)) return undefined;
+  const d: DecodedKernelName = { kind: 'conv', library: sig.namespaces.some((n) => n.includes('cudnn')) ? 'cuDNN' : 'CUTLASS', generator: 'cutlass 2.x' };
+  const args = typeArgs(kernel.slice(kernel.indexOf(kname)));
+  const op = /\)(\d+)$/.exec(args[3] ?? '');
+  const pass = op ? CONV_OPERATORS[Number(op[1])] : undefined;
+  if (pass) d.convPass = pass;
+  const unparsed: string[] = [];
+  if (/^Conv3d/.test(identName(args[4] ?? ''))) unparsed.push('Conv3dProblemSize');
+  const mma = args[0] ?? '';
+  const mmaName = identName(mma);
+  const mmaArgs = typeArgs(mma.slice(mma.indexOf(mmaName)));
+  const shape = (expr: string | undefined): string | undefined => {
+    const m = expr ? /GemmShape<(\d+), (\d+), (\d+)>$/.exec(expr.trim()) : null;
+    return m ? `${m[1]}x${m[2]}x${m[3]}` : undefined;
+  };
+  const tile = shape(mmaArgs[0]);
+  if (tile) d.tile = tile;
+  const policyIdx = mmaArgs.findIndex((a) => identName(a) === 'MmaPolicy');
+  if (mmaName === 'ImplicitGemmMultistage' && policyIdx >= 0 && /^\d+$/.test(mmaArgs[policyIdx + 1] ?? '')) d.stages = mmaArgs[policyIdx + 1];
+  else if (mmaName === 'ImplicitGemmPipelined') d.stages = '2';
+  const types: KernelTypes = {};
+  const policy = policyIdx >= 0 ? (mmaArgs[policyIdx] as string) : '';
+  const warpOp = typeArgs(policy.slice(policy.indexOf('MmaPolicy')))[0] ?? '';
+  const warpName = identName(warpOp);
+  if (/^Mma(Volta)?TensorOp$/.test(warpName)) d.tensorCores = true;
+  else if (warpName === 'MmaSimt') d.tensorCores = false;
+  const warpArgs = typeArgs(warpOp.slice(warpOp.indexOf(warpName)));
+  const warp = shape(warpArgs[0]);
+  if (warp) d.warpTile = warp;
+  const a = cutlassElement(warpArgs[1]);
+  if (a) types.a = a;
+  const b = cutlassElement(warpArgs[3]);
+  if (b) types.b = b;
+  const inst = /arch::Mma<(?:[\w:]+::)?GemmShape<(\d+), (\d+), (\d+)>/.exec(warpArgs[7] ?? '');
+  if (inst) d.instructionShape = `${inst[1]}x${inst[2]}x${inst[3]}`;
+  const lc = /LinearCombination\w*<([^,<>]+(?:<[^<>]*>)?), (\d+), ([^,<>]+), ([^,<>]+)/.exec(args[1] ?? '');
+  if (lc) {
+    const c = cutlassElement(lc[1]);
+    const acc = cutlassElement(lc[3]);
+    if (c) types.c = c;
+    if (acc) types.accumulator = acc;
+  }
+  const aligned = typeArgs(mmaArgs[1] ?? '').find((x) => identName(x) === 'AlignedArray');
+  const al = aligned ? /AlignedArray<[^,]+, (\d+)/.exec(aligned) : null;
+  if (al) d.alignment = Number(al[1]);
+  if (Object.keys(types).length) d.types = types;
+  if (types.a) d.dtype = types.a;
+  if (unparsed.length) d.unparsed = unparsed;
+  return d;
+}
+
+/** A CUTLASS element type as written in a template argument (`cutlass__5x_cudnn::bfloat16_t`, `float`). */
+function cutlassElement(expr: string | undefined): string | undefined {
+  if (!expr) return undefined;
+  const t = expr.trim();
+  const base = identName(t);
+  const byName: Record<string, string> = {
+    half_t: 'f16', bfloat16_t: 'bf16', tfloat32_t: 'tf32', float_e4m3_t: 'fp8 e4m3', float_e5m2_t: 'fp8 e5m2',
+    int4b_t: 'int4', uint4b_t: 'uint4', complex: 'complex',
+  };
+  return byName[base] ?? cxxType(t);
+}
+
 // ---- cuBLAS / cuDNN xmma kernels ---------------------------------------------------------------
 // No public source documents xmma names; decoded only where the token is self-describing or the
 // same spelling as CUTLASS: sm80/sm90 (SM number), gemm / fprop / dgrad / wgrad (+implicit_gemm: a
@@ -814,8 +916,13 @@ function decodeCublasHelpers(sig: Signature, raw: string): DecodedKernelName | u
 // `cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0`:
 // cuDNN's runtime-generated SDPA. Decoded: sdpa/flash (attention), smNN, fprop/bprop (direction),
 // wgmma (Hopper warpgroup MMA: tensor cores), cga{AxBxC} (cooperative grid array = thread-block
-// cluster, CUDA's hardware name for it). Not decoded: the f16 token — our bf16 SDPA launched this very
-// kernel (h200-torch2.11), so it does not state the element type — knob_N, the two shape triples.
+// cluster, CUDA's hardware name for it), the first shape triple `{M}x{N}x{K}` (the tile: Hugging Face's
+// "Profiling in PyTorch (Part 3): Attention is all you profile" reads `…_knob_6_128x64x64_…` as
+// "the tile dimensions it chose", `knob_N` as one of cuDNN's pre-tuned configurations, `wmma_f16`
+// as the 16-bit float tensor-core pipeline). The `f16` token names the 16-bit float family, not
+// fp16: our bf16 SDPA launched `…_wgmma_f16_…` (vit_train and gpt2_train, torch 2.11 / CUDA 13.0 /
+// cuDNN 9.19: aten::_cudnn_attention_forward with c10::BFloat16 inputs), so dtype says 'f16/bf16'.
+// Not decoded: knob_N (which configuration), the second triple, kernelN_M.
 function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined {
   const b = sig.base;
   const ns = sig.namespaces.join('::');
@@ -830,10 +937,12 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
       else if (/^sm\d+[a-z]?$/.test(t)) d.arch = t;
       else if (t === 'fprop') d.direction = 'fwd';
       else if (t === 'bprop') d.direction = 'bwd';
-      else if (t === 'wgmma') {
-        d.instructionShape = 'wgmma';
+      else if (t === 'wgmma' || t === 'wmma') {
+        d.instructionShape = t;
         d.tensorCores = true;
       } else if ((mm = /^cga(\d+x\d+x\d+)$/.exec(t))) d.cluster = mm[1];
+      else if (t === 'f16' && d.kind === 'attention') d.dtype = 'f16/bf16';
+      else if (/^\d+x\d+x\d+$/.test(t) && d.tile === undefined && d.kind === 'attention') d.tile = t;
       else if (t === 'fort' || t === 'native') continue;
       else if ((t === 'knob' || /^kernel\d+$/.test(t)) && /^\d+$/.test(toks[i + 1] ?? '')) unparsed.push(`${t}_${toks[++i]}`);
       else unparsed.push(t);
@@ -860,18 +969,49 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
   }
   // (Any namespace starting cudnn, cask_cudnn, cask_plugin__5x_cudnn or xmma__5x_cudnn contains `cudnn`.)
   const isCudnn = ns.includes('cudnn');
-  if (!isCudnn && !((b.startsWith('fft2d_') || b.startsWith('wgrad_alg') || b.startsWith('dgrad_engine')) && /^(fft2d_|wgrad_alg\d|dgrad_engine)/.test(b))) return undefined;
-  if (!isCudnn && !/cudnn|kernel_grad_params/.test(raw)) return undefined;
+  if (!isCudnn && !/^(fft2d_|wgrad_alg\d|dgrad_engine|implicit_convolve_|nhwcAddPadding|nchwAddPadding|nhwcToNchw|nchwToNhwc)/.test(b)) return undefined;
+  // Outside a cuDNN namespace, only with cuDNN's own parameter types in the signature:
+  // `kernel_grad_params`, and `kernel_conv_params` (implicit_convolve_sgemm<__nv_bfloat16, …>(…,
+  // kernel_conv_params, …): vit_train's patch convolution, launched by aten::cudnn_convolution,
+  // torch 2.11 / CUDA 13.0 / cuDNN 9.19).
+  if (!isCudnn && !/cudnn|kernel_grad_params|kernel_conv_params/.test(raw)) return undefined;
   const d: DecodedKernelName = { kind: 'other', library: 'cuDNN' };
   const wrapped = GENERIC_BASES.has(b) && sig.templateArgs?.[0] ? identName(sig.templateArgs[0]) : b;
   // cuDNN's SDPA backward helpers: dot(dO, O) and the dQ conversion are attention-backward quantities.
   if (/dot_do_o|convert_dq/.test(b)) {
     d.kind = 'attention';
     d.direction = 'bwd';
-  } else if (/^bn_(fw|bw)/.test(b)) d.kind = 'normalization'; // cudnn::bn_fw_tr_* / bn_bw_*: batch norm
-  else if (/^cask/.test(ns)) d.kind = 'other'; // cask_*: offset/workspace set-up helpers
-  else if (/winograd|^fft2d|wgrad|dgrad|(^|_)conv/i.test(b) || /winograd/.test(ns)) d.kind = 'conv';
-  else if (/nchwToNhwc|nhwcToNchw/.test(b)) d.kind = 'copy';
+  } else if (/^bn_(fw|bw)/.test(b)) {
+    // cudnn::bn_fw_tr_1C11_* (forward, training), bn_fw_inf_* (inference), bn_bw_1C11_* (backward):
+    // cuDNN's batch norm, launched by aten::cudnn_batch_norm / cudnn_batch_norm_backward in HTA's
+    // traces and in our capture (test/fixtures/kernel-names, eager_ops: nn.BatchNorm2d).
+    d.kind = 'normalization';
+    d.direction = b.startsWith('bn_bw') ? 'bwd' : 'fwd';
+  } else if (/^cask/.test(ns)) {
+    // cask_*: set-up helpers of an xmma convolution (offsets, workspace); the params type names
+    // the implicit GEMM they serve (`xmma__5x_cudnn::implicit_gemm::wgrad_indexed::…_params`).
+    d.kind = 'other';
+    const pass = /implicit_gemm::(fprop|dgrad|wgrad)/.exec(raw);
+    if (pass) d.convPass = pass[1];
+  } else if (/^implicit_convolve_/.test(b)) {
+    // cuDNN's precompiled implicit-GEMM convolution; its backward kernels are named for their pass
+    // (dgrad_engine, wgrad_alg*), and this one ran under aten::cudnn_convolution (forward) in
+    // vit_train: fprop. Its first template argument is the input element type (the op's input was
+    // c10::BFloat16 for `implicit_convolve_sgemm<__nv_bfloat16, …>`).
+    d.kind = 'conv';
+    d.convPass = 'fprop';
+    const el = sig.templateArgs?.[0] !== undefined ? cxxType(sig.templateArgs[0]) : undefined;
+    if (el) d.dtype = el;
+  } else if (/winograd|^fft2d|wgrad|dgrad|(^|_)conv/i.test(b) || /winograd/.test(ns)) d.kind = 'conv';
+  else if (/nchwToNhwc|nhwcToNchw/.test(b)) {
+    // cuDNN's layout transforms around a convolution (cudnn::engines_precompiled::nchwToNhwcKernel)
+    d.kind = 'copy';
+    d.layout = /nchwToNhwc/.test(b) ? 'nchw→nhwc' : 'nhwc→nchw';
+  } else if (/^(nhwc|nchw)AddPadding/.test(b)) {
+    // Pads the channel dimension of a tensor for a convolution kernel that needs it aligned.
+    d.kind = 'copy';
+    d.layout = b.startsWith('nhwc') ? 'nhwc' : 'nchw';
+  }
   else if (/^scalePackedTensor/.test(b)) d.kind = 'elementwise';
   else if (wrapped === 'ReduceSplitK') {
     // CUTLASS's split-K reduction (cutlass::reduction::kernel::ReduceSplitK) inside cuDNN
@@ -1038,6 +1178,8 @@ function decodeNccl(sig: Signature): DecodedKernelName | undefined {
 // names))) — op names contain underscores (`_unsafe_view`, `threshold_backward`), so the op part is
 // split against INDUCTOR_OP_NAMES with the sort order as a constraint; the split is reported only when
 // exactly one exists. next_kernel_suffix() is a per-graph counter.
+const TEMPLATE_GEMM_OPS = /^(mm|addmm|bmm|baddbmm|_scaled_mm|_int_mm|_addmm_activation|_scaled_grouped_mm|_grouped_mm)$/;
+
 const INDUCTOR_CATEGORIES: Record<string, InductorKernelKind> = {
   poi: 'pointwise', red: 'reduction', per: 'persistent_reduction', tem: 'template', for: 'foreach',
   spl: 'split_scan', unk: 'unknown',
@@ -1065,6 +1207,18 @@ function decodeInductor(sig: Signature): DecodedKernelName | undefined {
       d.unparsed = [opPart];
     }
   }
+  // A template kernel is the template's computation with the fused ops as its prologue/epilogue:
+  // Inductor's templates are the matrix products (kernel/mm.py, bmm.py, mm_scaled*: tuned_mm,
+  // tuned_addmm, tuned_bmm, tuned_scaled_mm, tuned_int_mm …) and convolution (kernel/conv.py), so
+  // a template whose every op split holds one of those ops is that op's kind. Flex attention's
+  // template names no op (`triton_tem_fused_0`): left as Triton. (triton_tem_fused_addmm_t_view_0:
+  // issue 16's max-autotune MLP, torch 2.11.)
+  if (inductor.kind === 'template') {
+    const splits = inductor.ops ? [inductor.ops] : (inductor.opCandidates ?? []);
+    const has = (re: RegExp) => splits.length > 0 && splits.every((ops) => ops.some((o) => re.test(o)));
+    if (has(TEMPLATE_GEMM_OPS)) d.kind = 'gemm';
+    else if (has(/^(convolution|_convolution)$/)) d.kind = 'conv';
+  }
   return d;
 }
 
@@ -1081,7 +1235,7 @@ function splitInductorOps(s: string, limit = 16): string[][] {
     for (let j = i + 1; j <= s.length; j++) {
       if (j < s.length && s[j] !== '_') continue;
       const op = s.slice(i, j);
-      if (!INDUCTOR_OP_NAMES.has(op) || (prev !== undefined && !(op > prev))) continue;
+      if (!(INDUCTOR_OP_NAMES.has(op) || INDUCTOR_INPLACE_OP_NAMES.has(op)) || (prev !== undefined && !(op > prev))) continue;
       acc.push(op);
       if (j === s.length) walk(j, op);
       else if (j + 1 < s.length) walk(j + 1, op);
@@ -1378,6 +1532,14 @@ function clean(d: DecodedKernelName): DecodedKernelName {
   }
   return out as unknown as DecodedKernelName;
 }
+
+// The in-place operators a graph handed to Inductor still holds (torch/_inductor/fx_passes/README.md,
+// "Mutations throughout the stack": after AOTDispatch tracing and before Inductor the graph has no
+// mutation "except for a `copy_` epilogue at the end of the graph and the rare `aten.set_`"): a
+// mutated input — a BatchNorm running statistic, a buffer updated in place — puts `copy_` in the
+// fused name, sorted among the others (`triton_poi_fused_add_copy__16`: add, copy_; seen in the
+// compiled CNN training step of issue 16, torch 2.11 / CUDA 13.0).
+const INDUCTOR_INPLACE_OP_NAMES: ReadonlySet<string> = new Set(['copy_', 'set_']);
 
 // ------------------------------------------------------------------------------------------------
 // Operator names Inductor can put in a fused kernel's name: torch 2.11.0's aten:: and prims:: overload
