@@ -515,6 +515,20 @@ function decodeNvjet(sig: Signature): DecodedKernelName | undefined {
       // 16-bit float inputs on cuBLAS's Hopper GEMMs are tensor-core work (nsys-ai PR #582:
       // "these are warpgroup (wgmma) kernels"); the brief's rule: nvjet with h/t inputs.
       if (inp === 'f16' || inp === 'bf16') d.tensorCores = true;
+    } else if (/^[qr]{2}[hstd]{3}$/.test(types)) {
+      // fp8 GEMMs (torch._scaled_mm): one letter per input, then three of the code above. Our H200
+      // captures (test/fixtures/kernel-names/h200-torch2.11-wave2.json, cuBLAS of CUDA 13.0): e4m3 ×
+      // e4m3 → `qqtst` (bf16 out) / `qqsss` (f32 out); torch's mat1 e5m2 × mat2 e4m3 → `qrtst`. So
+      // q = e4m3, r = e5m2, in cuBLAS's operand order: torch hands cuBLAS the product transposed
+      // (column-major), its mat2 as cuBLAS's A. The last two letters are compute and output type
+      // (t/t for bf16 out, s/s for f32, as asked); the third-from-last equals the output type in
+      // every capture and no source says what it is: not decoded.
+      const fp8 = (ch: string) => (ch === 'q' ? 'fp8 e4m3' : 'fp8 e5m2');
+      const a = fp8(types[0] as string);
+      const b = fp8(types[1] as string);
+      d.dtype = a === b ? a : 'fp8';
+      d.types = { a, b, compute: CUBLAS_LETTERS[types[3] as string] as string, d: CUBLAS_LETTERS[types[4] as string] as string };
+      d.tensorCores = true; // fp8 matrix math exists only on tensor cores (Hopper wgmma; no CUDA-core fp8 FMA)
     } else unparsed.push(types);
   }
   const tile = /^(\d+)x(\d+)$/.exec(toks[i] ?? '');
@@ -792,8 +806,10 @@ function decodeXmma(sig: Signature): DecodedKernelName | undefined {
   } else if (op !== 'gemm') unparsed.push(op as string);
   // implicit_gemm / indexed markers of the convolution algorithm
   const algo: string[] = [];
-  while (i < toks.length && /^(implicit|gemm|indexed)$/.test(toks[i] as string)) algo.push(toks[i++] as string);
+  while (i < toks.length && /^(implicit|gemm|indexed|wo|smem)$/.test(toks[i] as string)) algo.push(toks[i++] as string);
   if (algo.length && !(algo.includes('implicit') && algo.includes('gemm'))) unparsed.push(...algo);
+  // `indexed_wo_smem` (sm80 fprop, our CNN capture): a variant of the algorithm, kept as written.
+  else if (algo.includes('wo') && algo.includes('smem')) unparsed.push('wo_smem');
   // type block: 2–3 groups of concatenated type names
   const typeToks: string[] = [];
   while (i < toks.length && /^(?:(?:bf16|tf32|f16|f32|f64|e4m3|e5m2|s8|s32|i8|i32|fp8)+)$/.test(toks[i] as string)) typeToks.push(toks[i++] as string);
@@ -820,7 +836,8 @@ function decodeXmma(sig: Signature): DecodedKernelName | undefined {
     } else if (t === 'segment' && toks[i + 1] === 'k' && /^(on|off)$/.test(toks[i + 2] ?? '')) {
       unparsed.push(`segment_k_${toks[i + 2]}`);
       i += 2;
-    } else if (t === 'execute' || t === 'kernel' || t === '') continue;
+    } else if ((mm = /^aligna(\d+)$/.exec(t))) d.alignment = Number(mm[1]); // A's alignment, as CUTLASS's `align{n}` (elements)
+    else if (t === 'execute' || t === 'kernel' || t === '') continue;
     else if (t === 'cublas') d.library = 'cuBLAS';
     else if (t === 'cudnn') d.library = 'cuDNN';
     else if ((t === 'infer' || t === 'train') && d.library === 'cuDNN') continue;
@@ -981,12 +998,13 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
   if (/dot_do_o|convert_dq/.test(b)) {
     d.kind = 'attention';
     d.direction = 'bwd';
-  } else if (/^bn_(fw|bw)/.test(b)) {
-    // cudnn::bn_fw_tr_1C11_* (forward, training), bn_fw_inf_* (inference), bn_bw_1C11_* (backward):
-    // cuDNN's batch norm, launched by aten::cudnn_batch_norm / cudnn_batch_norm_backward in HTA's
-    // traces and in our capture (test/fixtures/kernel-names, eager_ops: nn.BatchNorm2d).
+  } else if (/^(bn_(fw|bw)|batchnorm_(fw|bw))/.test(b)) {
+    // cudnn::bn_fw_tr_1C11_* (forward, training), bn_fw_inf_* (inference), bn_bw_1C11_* (backward),
+    // and the channels-last batchnorm_fwtr_nhwc_* / batchnorm_bwtr_nhwc_*: cuDNN's batch norm,
+    // launched by aten::cudnn_batch_norm / cudnn_batch_norm_backward in HTA's traces and in our
+    // captures (kernel-names eager_ops and wave2 cnn_*: nn.BatchNorm2d, NCHW and channels-last).
     d.kind = 'normalization';
-    d.direction = b.startsWith('bn_bw') ? 'bwd' : 'fwd';
+    d.direction = /^(bn_bw|batchnorm_bw)/.test(b) ? 'bwd' : 'fwd';
   } else if (/^cask/.test(ns)) {
     // cask_*: set-up helpers of an xmma convolution (offsets, workspace); the params type names
     // the implicit GEMM they serve (`xmma__5x_cudnn::implicit_gemm::wgrad_indexed::…_params`).
