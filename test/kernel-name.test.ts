@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../src/analyses/kernel-name.js';
+import { demangleItanium } from '../src/analyses/itanium-demangle.js';
 import { H200_DIR, HAS_HTA, HTA_DIR } from './fixtures.js';
 
 const TRACES = H200_DIR;
@@ -547,6 +549,157 @@ describe('our H200 capture of more workloads (test/fixtures/kernel-names)', () =
   it('finds fused AdamW among the optimizer kernels', () => {
     const ops = (capture.names.optimizers as string[]).map((n) => decodeKernelName(n).aten?.op);
     expect(ops).toContain('AdamW');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('every name of every H200 capture has a library and a role', () => {
+  // The project's captures (test/fixtures/traces/*), the shared ones (../shared/traces/h200-torch2.11:
+  // vit_train, vit_train_compile …, read in place) and the name-only captures of test/fixtures/kernel-names.
+  const SHARED_H200 = path.join(import.meta.dirname, '../../shared/traces/h200-torch2.11');
+  const captureNames = (file: string) => Object.values((JSON.parse(fs.readFileSync(path.join(NAMES, file), 'utf8')) as { names: Record<string, string[]> }).names).flat();
+  const all = new Set<string>([
+    ...gpuNames(path.join(import.meta.dirname, 'fixtures/traces')),
+    ...(fs.existsSync(SHARED_H200) ? gpuNames(SHARED_H200) : []),
+    ...captureNames('h200-torch2.11-capture.json'),
+    ...captureNames('h200-torch2.11-wave2.json'),
+  ]);
+  // Names whose text says neither library nor role, each with the reason.
+  const UNDECODABLE: Record<string, string> = {
+    geglu_fwd: 'a hand-written Triton kernel (geglu_mlp_hand): a bare name with no namespace, prefix or parameter types',
+  };
+  // Names whose role is decoded but whose library the text does not state.
+  const NO_LIBRARY: Array<[RegExp, string]> = [
+    [/^void sgemm_largek_lds64</, 'a BLAS-named GEMM (sgemm) with no namespace and only builtin parameter types: which library ships it is not written'],
+  ];
+
+  it('covers the captures it should', () => {
+    expect(all.size).toBeGreaterThan(400);
+  });
+
+  it('no name decodes to an unknown library or role unless listed with a reason', () => {
+    const bad: string[] = [];
+    for (const n of all) {
+      const d = decodeKernelName(n);
+      if (UNDECODABLE[n] !== undefined) {
+        expect(d.kind, n).toBe('unknown');
+        continue;
+      }
+      if (d.kind === 'unknown') bad.push(`role: ${n.slice(0, 160)}`);
+      if (!d.library && !NO_LIBRARY.some(([re]) => re.test(n))) bad.push(`library: ${n.slice(0, 160)}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('every convolution kernel names its pass, every attention kernel its direction', () => {
+    const missing: string[] = [];
+    for (const n of all) {
+      const d = decodeKernelName(n);
+      if (d.kind === 'conv' && !d.convPass && d.inductor === undefined) missing.push(`pass: ${n.slice(0, 160)}`);
+      if (d.kind === 'attention' && !d.direction) missing.push(`direction: ${n.slice(0, 160)}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the wave-2 capture: what the launching op says about the name', () => {
+  // Each workload asked for one thing (capture_wave2.py); the op that launched the kernel and its input
+  // types are in the capture beside the name.
+  const w2 = JSON.parse(fs.readFileSync(path.join(NAMES, 'h200-torch2.11-wave2.json'), 'utf8')) as {
+    names: Record<string, string[]>;
+    launchedBy: Record<string, Record<string, string | null>>;
+    inputTypes: Record<string, Record<string, string[] | null>>;
+  };
+  const byOp = (workload: string, op: string) => Object.entries(w2.launchedBy[workload] ?? {}).filter(([, o]) => o === op).map(([n]) => n);
+
+  it('cuDNN SDPA launches the same `_f16_` kernels for fp16 and bf16 inputs, so the token is the 16-bit family', () => {
+    const f16 = byOp('sdpa_cudnn_f16', 'aten::_cudnn_attention_forward').filter((n) => n.startsWith('cudnn_generated'));
+    const bf16 = byOp('sdpa_cudnn_bf16', 'aten::_cudnn_attention_forward').filter((n) => n.startsWith('cudnn_generated'));
+    expect(f16).toHaveLength(1);
+    expect(bf16).toEqual(f16);
+    expect(w2.inputTypes.sdpa_cudnn_f16?.[f16[0] as string]?.[0]).toBe('c10::Half');
+    expect(w2.inputTypes.sdpa_cudnn_bf16?.[f16[0] as string]?.[0]).toBe('c10::BFloat16');
+    expect(decodeKernelName(f16[0] as string).dtype).toBe('f16/bf16');
+  });
+
+  it('decodes each fp8 GEMM to the input formats the op was called with (cuBLAS A = torch mat2)', () => {
+    const fmt: Record<string, string> = { 'c10::Float8_e4m3fn': 'fp8 e4m3', 'c10::Float8_e5m2': 'fp8 e5m2' };
+    let n = 0;
+    for (const workload of Object.keys(w2.names).filter((w) => w.startsWith('fp8'))) {
+      for (const name of byOp(workload, 'aten::_scaled_mm').filter((x) => x.startsWith('nvjet'))) {
+        const [mat1, mat2] = w2.inputTypes[workload]?.[name] ?? [];
+        const d = decodeKernelName(name);
+        expect(d.types?.a, name).toBe(fmt[mat2 as string]);
+        expect(d.types?.b, name).toBe(fmt[mat1 as string]);
+        n++;
+      }
+    }
+    expect(n).toBe(4);
+  });
+
+  it('names a pass for every convolution kernel that aten::cudnn_convolution or convolution_backward launched', () => {
+    const passes = new Set<string>();
+    for (const workload of Object.keys(w2.names).filter((w) => w.startsWith('cnn'))) {
+      for (const name of byOp(workload, 'aten::cudnn_convolution')) {
+        const d = decodeKernelName(name);
+        if (d.convPass) passes.add(d.convPass);
+        if (d.kind === 'conv') expect(d.convPass, name).toBe('fprop');
+        else expect(['copy', 'memset'], name).toContain(d.kind); // layout transforms around the NCHW convolution, workspace memsets
+      }
+      for (const name of byOp(workload, 'aten::convolution_backward')) {
+        const d = decodeKernelName(name);
+        if (d.convPass) passes.add(d.convPass);
+        if (d.kind === 'conv') expect(['dgrad', 'wgrad'], name).toContain(d.convPass);
+        else expect(['reduction', 'copy', 'other', 'memset'], name).toContain(d.kind);
+      }
+      for (const name of [...byOp(workload, 'aten::cudnn_batch_norm'), ...byOp(workload, 'aten::cudnn_batch_norm_backward')].filter((x) => !x.startsWith('Memset'))) {
+        expect(decodeKernelName(name).kind, name).toBe('normalization');
+        expect(decodeKernelName(name).direction, name).toBe(w2.launchedBy[workload]?.[name]?.endsWith('_backward') ? 'bwd' : 'fwd');
+      }
+    }
+    expect([...passes].sort()).toEqual(['dgrad', 'fprop', 'wgrad']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('demangleItanium', () => {
+  // Hand-worked from the Itanium C++ ABI's mangling rules (itanium-cxx-abi.github.io/cxx-abi/abi.html).
+  const cases: Array<[string, string | undefined]> = [
+    ['_Z1fv', 'f()'],
+    ['_Z1fi', 'f(int)'],
+    ['_ZN1N1fEPKc', 'N::f(char const*)'],
+    // a function template: its encoding starts with the return type; T_ is its first template argument
+    ['_Z1fIiEvT_', 'void f<int>(int)'],
+    // S_ = the first substitution candidate (N), S0_ = the second (N::A)
+    ['_ZN1N1A1gENS_1BENS0_1CE', 'N::A::g(N::B, N::A::C)'],
+    // literals: int, bool, unsigned, an enum value; `> >` as llvm-cxxfilt spells it
+    ['_ZN7cutlass6KernelINS_1XILi256ELb1ELj4ELNS_2Op4KindE2EEEEEvv', 'void cutlass::Kernel<cutlass::X<256, true, 4u, (cutlass::Op::Kind)2> >()'],
+    ['_ZNSt6vectorIiSaIiEE4sizeEv', 'std::vector<int, std::allocator<int> >::size()'],
+    // unsupported grammar: no partial answer
+    ['_ZZ1fvE1x', undefined], // local name
+    ['_Z1fIXplT_Li1EEEvv', undefined], // expression argument
+    ['not mangled', undefined],
+    ['_ZN1N', undefined], // truncated
+  ];
+  for (const [mangled, want] of cases) it(mangled, () => expect(demangleItanium(mangled)).toBe(want));
+
+  // llvm-cxxfilt, where installed, is the independent oracle for the real names.
+  const cxxfilt = (() => {
+    try {
+      execFileSync('llvm-cxxfilt', ['_Z1fv']);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  it.skipIf(!cxxfilt)('demangles every mangled kernel name of our captures and HTA\'s as llvm-cxxfilt does', () => {
+    const dirs = [path.join(import.meta.dirname, 'fixtures/traces'), ...(HAS_HTA ? [HTA_DIR] : [])];
+    const mangled = [...new Set(dirs.flatMap((d) => [...gpuNames(d)]))].filter((n) => n.startsWith('_Z'));
+    expect(mangled.length).toBeGreaterThanOrEqual(1);
+    const ref = execFileSync('llvm-cxxfilt', { input: mangled.join('\n') }).toString().split('\n');
+    mangled.forEach((n, i) => expect(demangleItanium(n), n.slice(0, 80)).toBe(ref[i]));
   });
 });
 
