@@ -1475,7 +1475,7 @@ function functorOf(template: string, targs: string[]): FunctorInfo {
       const mode = /ADAM_MODE\)(\d)/.exec(targs[1] ?? '');
       if (mode) return { functor, op: mode[1] === '1' ? 'AdamW' : 'Adam', expr };
       const op = targs.slice(2).find((a) => /[A-Za-z_]/.test(a) && !/\*$/.test(a) && !/^(float|double|int|long|bool|c10::\w+|adamMode_t)$/.test(a));
-      return { functor, op: op ? op.replace(/<.*$/, '').replace(/^at::native::/, '') : undefined, expr };
+      return { functor, op: op ? op.replace(/[<(].*$/, '').replace(/^at::native::/, '') : undefined, expr };
     }
     default: {
       // Named kernels: the epilogue/ops argument identifies the variant (cunn_SoftMaxForward<…, LogSoftMaxForwardEpilogue>).
