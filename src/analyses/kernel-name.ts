@@ -13,10 +13,16 @@
  * `multi_tensor_apply_kernel`, cat, softmax, norms, …); CUB; ROCm's Tensile (`Cijk_*`), Composable
  * Kernel and MIOpen implicit-GEMM names.
  *
+ * Mangled (`_Z…`) names — cuDNN's CUTLASS convolutions reach the trace so — are demangled
+ * (itanium-demangle.ts) and decoded like any other; CUTLASS 2.x kernels named by their template type
+ * (`Kernel<conv::kernel::ImplicitGemmConvolution<…>>`) are read from its template arguments.
+ *
  * Ignores (leaves `unknown`, with the name in `unparsed`): bare names of hand-written kernels (a
- * Triton `geglu_fwd` says nothing that identifies it), mangled names beyond their namespace, and any
- * segment of a known family whose meaning no source establishes — those stay in `unparsed`, never
- * guessed. Every rule cites the source of its convention next to it.
+ * Triton `geglu_fwd` says nothing that identifies it), mangled names whose grammar the demangler
+ * leaves out (beyond their namespace), and any segment of a known family whose meaning no source
+ * establishes — those stay in `unparsed`, never guessed. Every rule cites the source of its
+ * convention next to it: a library's own generator or documentation, or the capture it was seen in
+ * (torch / CUDA / cuDNN versions) with the op that launched it.
  *
  * Pure: no `node:` imports, no dependencies; runs in Node, a worker and the browser. About 0.1 ms a
  * name: decode each distinct name once, not each event.
@@ -70,7 +76,7 @@ export interface DecodedKernelName {
   generator?: string;
   /** As the name states it: 'sm80', 'sm90', 'sm100', 'ampere', 'volta', 'gfx942' … */
   arch?: string;
-  /** The main input element type, normalised; for names whose type block is not split by any source, the block as written. */
+  /** The main input element type, normalised; for names whose type block is not split by any source, the block as written; 'f16/bf16' where the name states only the 16-bit float family (cuDNN SDPA). */
   dtype?: string;
   /** Per-operand types where the name's convention states them. */
   types?: KernelTypes;
@@ -1026,7 +1032,10 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
     d.kind = 'copy';
     d.layout = /nchwToNhwc/.test(b) ? 'nchw→nhwc' : 'nhwc→nchw';
   } else if (/^(nhwc|nchw)AddPadding/.test(b)) {
-    // Pads the channel dimension of a tensor for a convolution kernel that needs it aligned.
+    // `nhwcAddPaddingKernel<__half, …>(…, cudnn::reduced_divisor, …)`: cuDNN's (its parameter
+    // types say so) copy of a tensor into a padded layout, as its name reads; launched by
+    // aten::convolution_backward in cnn_train_compile and the channels-last wave-2 CNN (torch 2.11 /
+    // cuDNN 9.19). Which dimension it pads is not written: layout only.
     d.kind = 'copy';
     d.layout = b.startsWith('nhwc') ? 'nhwc' : 'nchw';
   }
