@@ -113,7 +113,7 @@ const FIXTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   ['nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT', nvjetTst('64x8x64', '16', '1x2', 'TNT', ['h', 'bz'], ['bias'])],
   ['nvjet_sm90_tst_96x64_64x8_2x4_h_bz_NTN', nvjetTst('96x64x64', '8', '2x4', 'NTN', ['h', 'bz'])],
   ['sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x256x32_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas', {
-    kind: 'gemm', library: 'cuBLAS', generator: 'xmma', arch: 'sm90', dtype: 'f32f32_tf32f32_f32', tensorCores: true,
+    kind: 'gemm', library: 'cuBLAS', generator: 'xmma', arch: 'sm90', dtype: 'f32', types: { a: 'f32', b: 'f32', compute: 'tf32', accumulator: 'f32' }, tensorCores: true,
     layout: 'nn', tile: '128x256x32', warps: '2x1x1 warpgroups', unparsed: ['n', 'segment_k_off'],
   }],
   ['triton_poi_fused__unsafe_view_gelu_mul_0', {
@@ -226,7 +226,11 @@ const FIXTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
  * test/fixtures/traces/h200-torch2.11/README.md; torch 2.11.0+cu130, CUDA 13.0, cuDNN 9.19, one H200),
  * each field written from the convention cited beside it and in kernel-name.ts.
  */
-const CUDNN_XMMA = { library: 'cuDNN', generator: 'xmma', kind: 'conv' as const, tensorCores: true, layout: 'nhwckrsc_nhwc', dtype: 'f16f16_f16f32_f32' };
+// xmma's type block read as kernel-name.ts reads it (from the launching ops' input types): f16 A and B, f16 math, f32 accumulator.
+const CUDNN_XMMA = {
+  library: 'cuDNN', generator: 'xmma', kind: 'conv' as const, tensorCores: true, layout: 'nhwckrsc_nhwc', dtype: 'f16',
+  types: { a: 'f16', b: 'f16', compute: 'f16', accumulator: 'f32' },
+};
 const CAPTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   // cuDNN's CUTLASS wgrad, mangled in the trace. Read from its demangled type (llvm-cxxfilt):
   // ImplicitGemmConvolution<ImplicitGemmMultistage<GemmShape<64,64,64>, Conv2dWgrad…Iterator<…, half_t, …,
@@ -369,15 +373,15 @@ describe('decodeKernelName on names from the sources and the seed', () => {
       types: { accumulator: 'f32', a: 'f32' }, dtype: 'f32', unparsed: ['sliced1x4'],
     }],
     ['sm80 xmma bf16 GEMM with an mma shape', 'sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_execute_kernel__5x_cublas', {
-      kind: 'gemm', library: 'cuBLAS', generator: 'xmma', arch: 'sm80', dtype: 'bf16bf16_bf16f32_f32', layout: 'tn',
+      kind: 'gemm', library: 'cuBLAS', generator: 'xmma', arch: 'sm80', dtype: 'bf16', types: { a: 'bf16', b: 'bf16', compute: 'bf16', accumulator: 'f32' }, layout: 'tn',
       tile: '128x128x32', stages: '4', warps: '2x2x1', instructionShape: '16x8x16', tensorCores: true, unparsed: ['n'],
     }],
     ['sm80 xmma FP32 GEMM on CUDA cores (ffma)', 'sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas', {
-      kind: 'gemm', library: 'cuBLAS', generator: 'xmma', arch: 'sm80', dtype: 'f32f32_f32f32_f32', layout: 'nn',
+      kind: 'gemm', library: 'cuBLAS', generator: 'xmma', arch: 'sm80', dtype: 'f32', types: { a: 'f32', b: 'f32', compute: 'f32', accumulator: 'f32' }, layout: 'nn',
       tile: '128x64x8', stages: '3', warps: '2x2x1', tensorCores: false, alignment: 4, unparsed: ['n', 'alignc4'],
     }],
     ['cuDNN xmma implicit-GEMM convolution', 'sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x64x64_stage4_warpsize2x2x1_g1_tensor16x8x16_t1r3s3_execute_kernel__5x_cudnn', {
-      kind: 'conv', library: 'cuDNN', generator: 'xmma', arch: 'sm80', convPass: 'fprop', dtype: 'bf16bf16_bf16f32_f32',
+      kind: 'conv', library: 'cuDNN', generator: 'xmma', arch: 'sm80', convPass: 'fprop', dtype: 'bf16', types: { a: 'bf16', b: 'bf16', compute: 'bf16', accumulator: 'f32' },
       layout: 'nhwckrsc_nhwc', tile: '64x64x64', stages: '4', warps: '2x2x1', instructionShape: '16x8x16', tensorCores: true, unparsed: ['g1', 't1r3s3'],
     }],
     ['nvjet fp16 with split-K', 'nvjet_sm90_hsh_128x8_64x12_4x1_v_bz_splitK_NNT', {
@@ -636,6 +640,22 @@ describe('the wave-2 capture: what the launching op says about the name', () => 
       }
     }
     expect(n).toBe(4);
+  });
+
+  it("reads xmma's type block as the launching convolution's input type", () => {
+    const torchType: Record<string, string> = { 'c10::Half': 'f16', 'c10::BFloat16': 'bf16' };
+    let n = 0;
+    for (const [workload, owners] of Object.entries(w2.inputTypes)) {
+      for (const [name, types] of Object.entries(owners)) {
+        if (!name.includes('_xmma_') || !types) continue;
+        const d = decodeKernelName(name);
+        expect(d.types?.a, name).toBe(torchType[types[0] as string]);
+        expect(d.types?.b, name).toBe(torchType[types[1] as string]);
+        expect(d.types?.accumulator, `${workload} ${name}`).toBe('f32');
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(5);
   });
 
   it('names a pass for every convolution kernel that aten::cudnn_convolution or convolution_backward launched', () => {

@@ -796,7 +796,13 @@ function cutlassElement(expr: string | undefined): string | undefined {
 // `warpsize`/`warpgroupsize{AxBxC}` (warps / warp groups per CTA), `tensor{M}x{N}x{K}` (the MMA
 // shape), `ffma` (FP32 FMA on CUDA cores), split_k, tn/nn/nt/tt (op(A)op(B), TraceLens),
 // nhwckrsc_nhwc (tensor layouts), `_cublas` / `_cudnn[_infer|_train]` suffix (the library).
-// The type block (`bf16bf16_bf16f32_f32`) is kept as written in `dtype`: its split is not documented.
+// The type block (`bf16bf16_bf16f32_f32`) has no public definition; it is read from our captures,
+// where the launching op's input types decide it (kernel-names/h200-torch2.11-capture.json and
+// -wave2.json, cnn_train, sync_loop; torch 2.11 / CUDA 13.0 / cuDNN 9.19): the first group is the
+// A and B types as the kernel reads them (Half convs → f16f16, BFloat16 → bf16bf16, float GEMMs →
+// f32f32, a float conv whose activation cuDNN converted first → tf32f32), the second the math type
+// and the accumulator (tf32f32 under allow_tf32, f32f32 on the `ffma` SIMT path, f16f32, bf16f32).
+// The third group (f32 in every capture, whatever the output type) is not decoded. dtype = A's type.
 function decodeXmma(sig: Signature): DecodedKernelName | undefined {
   if (sig.namespaces.length || !sig.base.includes('_xmma_')) return undefined;
   const m = /^(sm\d+[a-z]?)_xmma_(.+)$/.exec(sig.base);
@@ -819,7 +825,14 @@ function decodeXmma(sig: Signature): DecodedKernelName | undefined {
   // type block: 2–3 groups of concatenated type names
   const typeToks: string[] = [];
   while (i < toks.length && /^(?:(?:bf16|tf32|f16|f32|f64|e4m3|e5m2|s8|s32|i8|i32|fp8)+)$/.test(toks[i] as string)) typeToks.push(toks[i++] as string);
-  if (typeToks.length) d.dtype = typeToks.join('_');
+  const XMMA_TYPE = /bf16|tf32|f16|f32|f64|e4m3|e5m2|s8|s32|i8|i32|fp8/g;
+  const groups = typeToks.map((g) => g.match(XMMA_TYPE) ?? []);
+  const [g0, g1] = groups;
+  if (typeToks.length === 3 && g0?.length === 2 && g1?.length === 2 && groups.every((g, k) => g.join('') === typeToks[k])) {
+    const ty = (t: string) => CUTLASS_TYPES[t] ?? (t === 'i8' ? 'int8' : t === 'i32' ? 'int32' : t);
+    d.types = { a: ty(g0[0] as string), b: ty(g0[1] as string), compute: ty(g1[0] as string), accumulator: ty(g1[1] as string) };
+    d.dtype = d.types.a;
+  } else if (typeToks.length) unparsed.push(typeToks.join('_'));
   // Math types only tensor cores have: tf32 (and fp8) — certain tensor-core work.
   const mathBlock = typeToks[1] ?? '';
   if (/^(tf32|e4m3|e5m2)/.test(mathBlock)) d.tensorCores = true;
