@@ -296,12 +296,57 @@ const CAPTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
     types: { a: 'fp8 e4m3', b: 'fp8 e4m3', compute: 'f32', d: 'bf16' }, tile: '128x160x128', stages: '5', cluster: '2x1', layout: 'TNT',
     unparsed: ['v', 'bz', 'coopA', 'algo2'],
   }],
+  ['sm90_xmma_dgrad_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn', {
+    ...CUDNN_XMMA, arch: 'sm90', convPass: 'dgrad', tile: '128x128x64', warps: '1x1x1 warpgroups', unparsed: ['g1', 'segment_k_off'],
+  }],
+  ['sm90_xmma_wgrad_indexed_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x64x64_warpgroupsize1x1x1_g1_execute_segment_k_on_kernel__5x_cudnn', {
+    ...CUDNN_XMMA, arch: 'sm90', convPass: 'wgrad', tile: '128x64x64', warps: '1x1x1 warpgroups', unparsed: ['g1', 'segment_k_on'],
+  }],
+  ['sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize256x128x32_warpgroupsize2x1x1_g1_execute_segment_k_on_kernel__5x_cudnn', {
+    ...CUDNN_XMMA, arch: 'sm90', convPass: 'fprop', tile: '256x128x32', warps: '2x1x1 warpgroups', unparsed: ['g1', 'segment_k_on'],
+  }],
+  ['void cask_plugin__5x_cudnn::xmma__5x_cudnn::init_device_workspace_kernel<xmma__5x_cudnn::implicit_gemm::fprop', {
+    kind: 'other', library: 'cuDNN', convPass: 'fprop', unparsed: ['init_device_workspace_kernel'],
+  }],
+  ['void cudnn::bn_bw_1C11_kernel_new<__half, float, float2, 512', { kind: 'normalization', library: 'cuDNN', direction: 'bwd' }],
+  ['void cutlass::Kernel2<cutlass_80_wmma_tensorop_f16_s161616gemm_f16_32x32_64x1_nn_align2>', {
+    kind: 'gemm', library: 'cuBLAS', generator: 'cutlass 2.x', arch: 'sm80', tensorCores: true, instructionShape: 's161616',
+    tile: '32x32x64', stages: '1', layout: 'nn', alignment: 2, types: { accumulator: 'f32', c: 'f16', a: 'f16' }, dtype: 'f16',
+  }],
+  ['void cutlass::Kernel2<cutlass_80_wmma_tensorop_f16_s161616gemm_f16_32x32_32x1_nt_align2>', {
+    kind: 'gemm', library: 'cuBLAS', generator: 'cutlass 2.x', arch: 'sm80', tensorCores: true, instructionShape: 's161616',
+    tile: '32x32x32', stages: '1', layout: 'nt', alignment: 2, types: { accumulator: 'f32', c: 'f16', a: 'f16' }, dtype: 'f16',
+  }],
+  // cuBLAS nvjet bf16 GEMMs of the new captures (tst = bf16 in, f32 compute, bf16 out).
+  ['nvjet_sm90_tst_192x192_64x4_1x2_h_bz_coopB_bias_TNN', nvjetTst('192x192x64', '4', '1x2', 'TNN', ['h', 'bz', 'coopB'], ['bias'])],
+  ['nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_NNT', nvjetTst('192x128x64', '5', '1x2', 'NNT', ['h', 'bz', 'coopB'])],
+  ['nvjet_sm90_tst_128x128_64x6_2x4_h_bz_NTT', nvjetTst('128x128x64', '6', '2x4', 'NTT', ['h', 'bz'])],
+  ['nvjet_sm90_tst_64x128_64x8_4x2_h_bz_NTN', nvjetTst('64x128x64', '8', '4x2', 'NTN', ['h', 'bz'])],
+  ['nvjet_sm90_tst_128x160_64x5_2x1_v_bz_coopA_bias_TNT', nvjetTst('128x160x64', '5', '2x1', 'TNT', ['v', 'bz', 'coopA'], ['bias'])],
+  ['nvjet_sm90_tst_160x256_64x4_2x1_v_bz_coopA_TNN', nvjetTst('160x256x64', '4', '2x1', 'TNN', ['v', 'bz', 'coopA'])],
+  ['nvjet_sm90_tst_192x192_64x3_2x1_v_bz_coopB_NTN', nvjetTst('192x192x64', '3', '2x1', 'NTN', ['v', 'bz', 'coopB'])],
+  ['nvjet_sm90_tst_192x192_64x3_1x2_h_bz_coopB_NTN', nvjetTst('192x192x64', '3', '1x2', 'NTN', ['h', 'bz', 'coopB'])],
+  ['Memcpy DtoD (Device -> Device)', { kind: 'memcpy', library: 'CUDA', memcpy: { direction: 'DtoD', src: 'Device', dst: 'Device' } }],
+  ['Memset (Unknown)', { kind: 'memset', library: 'CUDA', memset: { dst: 'Unknown' } }],
+  ['void (anonymous namespace)::softmax_warp_forward<c10::Half', { kind: 'softmax', library: 'ATen', aten: { template: 'softmax_warp_forward' }, dtype: 'f16' }],
+  ['void (anonymous namespace)::softmax_warp_backward<c10::Half', { kind: 'softmax', library: 'ATen', aten: { template: 'softmax_warp_backward' }, dtype: 'f16' }],
+  ['at::native::amp_update_scale_cuda_kernel(', aten('amp_update_scale_cuda_kernel', 'other')],
   // SDPA backends: memory-efficient (generate_kernels.py names) and PyTorch's FlashAttention 2 (kernel traits).
   ['fmha_cutlassF_bf16_aligned_64x64_rf_sm80', {
     kind: 'attention', library: 'ATen', generator: 'mem-efficient attention (fmha cutlass)', direction: 'fwd', dtype: 'bf16', arch: 'sm80', tile: '64x64',
   }],
   ['fmha_cutlassB_bf16_aligned_64x64_k64_seqaligned_sm80', {
     kind: 'attention', library: 'ATen', generator: 'mem-efficient attention (fmha cutlass)', direction: 'bwd', dtype: 'bf16', arch: 'sm80', tile: '64x64', headDim: 64,
+  }],
+  // FlashAttention 2's backward pre- and post-processing kernels carry the same traits (kernel_traits.h).
+  ['void pytorch_flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<64, 128, 128, 8', {
+    kind: 'attention', library: 'FlashAttention (PyTorch)', generator: 'flash-attention 2', direction: 'bwd', headDim: 64, tile: '128x128', warps: '8', dtype: 'bf16', tensorCores: true,
+  }],
+  ['void pytorch_flash::flash_bwd_convert_dq_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8', {
+    kind: 'attention', library: 'FlashAttention (PyTorch)', generator: 'flash-attention 2', direction: 'bwd', headDim: 64, tile: '128x128', warps: '8', dtype: 'bf16', tensorCores: true,
+  }],
+  ['void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4', {
+    kind: 'attention', library: 'FlashAttention (PyTorch)', generator: 'flash-attention 2', direction: 'fwd', headDim: 64, tile: '128x128', warps: '4', dtype: 'bf16', tensorCores: true,
   }],
   ['void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8', {
     kind: 'attention', library: 'FlashAttention (PyTorch)', generator: 'flash-attention 2', direction: 'bwd', headDim: 64, tile: '128x128', warps: '8', dtype: 'bf16', tensorCores: true,
