@@ -39,8 +39,8 @@ export interface ReplacedBy {
   readonly meanUs: number;
   /** Bytes of the kernel's tensor arguments (Inductor's launch op), when recorded. */
   readonly argBytes?: number;
-  /** The second stage of a split reduction, whose time is in meanUs. */
-  readonly secondStage?: { readonly name: string; readonly meanUs: number };
+  /** The later stages of a split reduction, whose time is in meanUs. */
+  readonly laterStages?: readonly { readonly name: string; readonly meanUs: number }[];
 }
 
 export interface Replacement {
@@ -191,7 +191,7 @@ function describeReplacement(
       ops: b.decoded.inductor?.ops ?? [],
       meanUs: r.bUs,
       ...(argBytes !== undefined ? { argBytes } : {}),
-      ...(r.secondStage ? { secondStage: { name: r.secondStage.name, meanUs: r.secondStage.durUs } } : {}),
+      ...(r.laterStages ? { laterStages: r.laterStages.map((x) => ({ name: x.name, meanUs: x.durUs })) } : {}),
     },
     replaced,
     matchedBy: r.by === 'fused-ops' ? 'ops' : r.by,

@@ -233,6 +233,11 @@ export function tensorsAgree(x: MatchCall, y: MatchCall): boolean {
   return subMultiset(kx, ky) || subMultiset(ky, kx);
 }
 
+/** The same name and shapes, with both sides' shapes known (or neither side's). */
+function sameKnown(x: MatchCall, y: MatchCall): boolean {
+  return x.name === y.name && (x.tensors.length === 0) === (y.tensors.length === 0) && tensorsAgree(x, y);
+}
+
 /** Whether B's op takes at least one tensor of A's op's element count and dtype (true when either has no shapes). */
 function sharesATensor(a: MatchCall, b: MatchCall): boolean {
   if (a.tensors.length === 0 || b.tensors.length === 0) return true;
@@ -240,20 +245,22 @@ function sharesATensor(a: MatchCall, b: MatchCall): boolean {
 }
 
 /**
- * Whether B's call `j` is the second stage of the split reduction launched just before it: both
- * Inductor reductions, and each of `j`'s tensors is one of the first's (the partial buffer) or such
- * a buffer with its last dim reduced (the result).
+ * Whether `second` is a later stage of the split reduction `first` began: an Inductor reduction
+ * that takes one of `first`'s fp32 tensors of rank ≥ 2 (the partial buffer, accumulated in fp32)
+ * and a tensor of the same leading dims whose last dim is gone or smaller (what it reduces it to).
  */
-function isSecondStage(first: MatchCall, second: MatchCall): boolean {
+function isLaterStage(first: MatchCall, second: MatchCall): boolean {
   const red = (c: MatchCall) => c.decoded.inductor?.kind === 'reduction' || c.decoded.inductor?.kind === 'persistent_reduction';
-  if (!red(first) || !red(second) || second.tensors.length < 2) return false;
-  const partials = second.tensors.filter((t) => first.tensors.some((u) => u.dtype === t.dtype && formatDims(u.dims) === formatDims(t.dims)));
-  if (partials.length === 0) return false;
-  return second.tensors.every(
-    (t) =>
-      partials.includes(t) ||
-      partials.some((p) => p.dims.length >= 2 && t.dims.length === p.dims.length - 1 && t.dims.every((d, k) => d === p.dims[k]) && t.dtype === p.dtype),
-  );
+  if (!first.decoded.inductor || !red(second)) return false;
+  const dimsOf = (t: TensorArg) => formatDims(t.dims);
+  const partials = second.tensors.filter((t) => t.dtype === 'float' && t.dims.length >= 2 && first.tensors.some((u) => u.dtype === t.dtype && dimsOf(u) === dimsOf(t)));
+  return partials.some((p) => {
+    const lead = p.dims.slice(0, -1);
+    const sameLead = (t: TensorArg) => lead.every((d, k) => t.dims[k] === d);
+    return second.tensors.some(
+      (t) => t !== p && sameLead(t) && (t.dims.length === lead.length || (t.dims.length === p.dims.length && t.dims[lead.length]! < p.dims[lead.length]!)),
+    );
+  });
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -262,20 +269,24 @@ function isSecondStage(first: MatchCall, second: MatchCall): boolean {
 export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, seqB: MatchSequence): KernelMatch {
   const A = seqA.calls;
   const B = seqB.calls;
+  // Aligned under the lenient equality (a side with no shapes contradicts nothing: the alignment
+  // then decides which of A's shapes B's call is); outside the alignment, a call still runs in the
+  // other trace only on positive evidence: the same name and both sides' shapes recorded and agreeing.
   const same = (x: MatchCall, y: MatchCall) => x.name === y.name && tensorsAgree(x, y);
   const pairs = longestCommonSubsequence(A, B, same);
-  const newInA = new Uint8Array(A.length).map((_, i) => (B.some((y) => same(A[i]!, y)) ? 0 : 1));
-  const newInB = new Uint8Array(B.length).map((_, j) => (A.some((x) => same(x, B[j]!)) ? 0 : 1));
-  // B's split reductions: j → the first stage before it.
+  const pairedA = new Set(pairs.map(([i]) => i));
+  const pairedB = new Set(pairs.map(([, j]) => j));
+  const newInA = new Uint8Array(A.length).map((_, i) => (pairedA.has(i) || B.some((y) => sameKnown(A[i]!, y)) ? 0 : 1));
+  const newInB = new Uint8Array(B.length).map((_, j) => (pairedB.has(j) || A.some((x) => sameKnown(x, B[j]!)) ? 0 : 1));
+  // B's split reductions: j → the stage before it, the nearest Inductor kernel launched before it
+  // (a GEMM may run between); stages chain (a 1024-wide partial reduced to 8, then to 1).
   const firstStageOf = new Map<number, number>();
-  // The stage before is the nearest Inductor kernel launched before it (a GEMM may run between).
   for (let j = 1; j < B.length; j++) {
     if (!newInB[j] || !B[j]!.decoded.inductor) continue;
     let k = j - 1;
     while (k >= 0 && !B[k]!.decoded.inductor) k--;
-    if (k >= 0 && newInB[k] && !firstStageOf.has(k) && isSecondStage(B[k]!, B[j]!)) firstStageOf.set(j, k);
+    if (k >= 0 && newInB[k] && isLaterStage(B[k]!, B[j]!)) firstStageOf.set(j, firstStageOf.get(k) ?? k);
   }
-
   const claimedA = new Uint8Array(A.length);
   const claimedB = new Uint8Array(B.length);
   const groups: MatchGroup[] = [];
@@ -352,7 +363,8 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   const fits = (i: number, j: number) => {
     const ci = A[i]!;
     const cj = B[j]!;
-    if (!cj.fusedOps || (isCompute(ci) && !isTemplate(cj))) return false;
+    // Memsets and copies go only with a kernel of their op (withSameOp), never on their own.
+    if (!isKernel(ci) || !cj.fusedOps || (isCompute(ci) && !isTemplate(cj))) return false;
     if (![...ci.families].some((f) => cj.fusedOps!.has(f))) return false;
     return sharesATensor(ci, cj);
   };
@@ -412,6 +424,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     g.b.push(j);
     claimedB[j] = 1;
   }
+  for (const g of groups) g.b.sort((x, y) => x - y);
   for (const g of groups) g.a.sort((x, y) => x - y);
 
   // Why the rest stayed unmatched.
@@ -421,11 +434,14 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     const ci = A[i]!;
     const op = ci.op ?? '(no op)';
     const listing = range(0, B.length).filter((j) => candB(j) && B[j]!.fusedOps !== undefined && [...ci.families].some((f) => B[j]!.fusedOps!.has(f)));
-    const sameOp = ci.op !== undefined ? range(0, B.length).find((j) => B[j]!.op !== undefined && opFamily(B[j]!.op!) === opFamily(ci.op!)) : undefined;
-    if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\` of these shapes`);
+    const sameOpCalls = ci.op !== undefined ? range(0, B.length).filter((j) => B[j]!.op !== undefined && opFamily(B[j]!.op!) === opFamily(ci.op!)) : [];
+    const sameOp = sameOpCalls[0];
+    const sameShapes = sameOpCalls.some((j) => tensorsAgree(ci, B[j]!) && ci.tensors.length > 0 && B[j]!.tensors.length > 0);
+    if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
       reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${opBaseName(op)}\` but takes no tensor of its shapes${isCompute(ci) ? ', or is no template' : ''}`);
     else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${opBaseName(op)}\` would run across work that reads its output`);
+    else if (sameShapes) reasonA.set(i, `B runs \`${op}\` on these shapes without this kernel`);
     else if (sameOp !== undefined) reasonA.set(i, `B runs \`${op}\` with other shapes (${describeShapes(B[sameOp]!) || 'none recorded'})`);
     else reasonA.set(i, `no kernel of B runs \`${op}\` or lists it among its fused ops`);
   }
@@ -433,8 +449,8 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   for (let j = 0; j < B.length; j++) {
     if (!newInB[j] || claimedB[j]) continue;
     const cj = B[j]!;
-    if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\` of these shapes`);
-    else if (firstStageOf.has(j)) reasonB.set(j, `the second stage of \`${shortKernelName(B[firstStageOf.get(j)!]!.name)}\`, itself unmatched`);
+    if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
+    else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of \`${shortKernelName(B[firstStageOf.get(j)!]!.name)}\`, itself unmatched`);
     else if (cj.fusedOps) reasonB.set(j, `no call of A left under the ops it lists with a tensor of its shapes`);
     else reasonB.set(j, `no op list, and not the only new kernel between the same paired calls`);
   }
@@ -523,12 +539,12 @@ export interface Replacement {
   /** A's calls whose work B's kernel does. */
   readonly a: readonly KernelCall[];
   readonly b: KernelCall;
-  /** B's second stage of a split reduction, counted in bUs. */
-  readonly secondStage?: KernelCall;
+  /** The later stages of B's split reduction, counted in bUs. */
+  readonly laterStages?: readonly KernelCall[];
   readonly by: ReplacementRule;
   /** How many times per instance. */
   readonly count: number;
-  /** Σ of A's calls' durations, and B's kernel's (both stages), per occurrence. */
+  /** Σ of A's calls' durations, and B's kernel's (every stage), per occurrence. */
   readonly aUs: number;
   readonly bUs: number;
   /** The groups it stands for, in the representative instances. */
@@ -558,15 +574,15 @@ export function summarizeReplacements(k: KernelMatch): Replacement[] {
     const meanNs = (f: (g: MatchGroup) => number) => members.reduce((s, g) => s + f(g), 0) / members.length;
     const a = first.a.map((i, x) => call(A[i]!, meanNs((g) => A[g.a[x]!]!.durNs)));
     const b = call(B[first.b[0]!]!, meanNs((g) => B[g.b[0]!]!.durNs));
-    const second = first.b.length > 1 ? call(B[first.b[1]!]!, meanNs((g) => B[g.b[1]!]!.durNs)) : undefined;
+    const later = first.b.slice(1).map((j, x) => call(B[j]!, meanNs((g) => B[g.b[x + 1]!]!.durNs)));
     return {
       a,
       b,
-      ...(second ? { secondStage: second } : {}),
+      ...(later.length ? { laterStages: later } : {}),
       by: first.by,
       count: members.length,
       aUs: a.reduce((s, x) => s + x.durUs, 0),
-      bUs: b.durUs + (second?.durUs ?? 0),
+      bUs: b.durUs + later.reduce((t, x) => t + x.durUs, 0),
       occurrences: members,
     };
   });
@@ -582,26 +598,40 @@ export interface SameWork {
   readonly b: { readonly count: number; readonly meanUs: number };
 }
 
-/** Calls of the same name and agreeing shapes in both, per (name, A's shapes), in A's order. */
+/**
+ * Calls of the same work in both, per (name, A's op and shapes), in A's order: A's calls that are
+ * not new, with the B calls aligned to them and B's other calls of known agreeing shapes.
+ */
 export function summarizeSame(k: KernelMatch): SameWork[] {
   const A = k.a.calls;
   const B = k.b.calls;
-  const rows = new Map<string, { rep: MatchCall; as: number[]; bs: Set<number> }>();
+  const rows = new Map<string, { rep: MatchCall; as: number[]; bs: number[] }>();
+  const rowOfA = new Map<number, { rep: MatchCall; as: number[]; bs: number[] }>();
   A.forEach((c, i) => {
     if (k.newInA[i]) return;
     const key = `${c.name}\u0000${c.op ?? ''}\u0000${describeShapes(c)}`;
     let r = rows.get(key);
-    if (!r) rows.set(key, (r = { rep: c, as: [], bs: new Set() }));
+    if (!r) rows.set(key, (r = { rep: c, as: [], bs: [] }));
     r.as.push(i);
+    rowOfA.set(i, r);
   });
-  for (const r of rows.values()) B.forEach((c, j) => c.name === r.rep.name && tensorsAgree(r.rep, c) && r.bs.add(j));
+  const paired = new Set<number>();
+  for (const [i, j] of k.pairs) {
+    rowOfA.get(i)!.bs.push(j);
+    paired.add(j);
+  }
+  B.forEach((c, j) => {
+    if (paired.has(j) || k.newInB[j]) return;
+    const r = [...rows.values()].find((x) => sameKnown(x.rep, c));
+    if (r) r.bs.push(j);
+  });
   const mean = (xs: number[], s: readonly MatchCall[]) => (xs.length ? xs.reduce((t, x) => t + s[x]!.durNs, 0) / xs.length / 1000 : NaN);
   return [...rows.values()].map((r) => ({
     name: r.rep.name,
     shapes: describeShapes(r.rep),
     ...(r.rep.op !== undefined ? { op: r.rep.op } : {}),
     a: { count: r.as.length, meanUs: mean(r.as, A) },
-    b: { count: r.bs.size, meanUs: mean([...r.bs], B) },
+    b: { count: r.bs.length, meanUs: mean(r.bs, B) },
   }));
 }
 

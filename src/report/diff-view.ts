@@ -38,7 +38,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     out.push(dim('  replaced: a kernel of B doing the work of A\'s'));
     for (const r of k.replaced) {
       const times = r.count === 1 ? '' : ` ×${count(r.count)}`;
-      const stage2 = r.secondStage ? ` + ${plus(kname(r.secondStage.name))} ${formatUs(r.secondStage.durUs)} (its second stage)` : '';
+      const stage2 = (r.laterStages ?? []).map((x) => ` + ${plus(kname(x.name))} ${formatUs(x.durUs)}`).join('') + (r.laterStages ? ' (its later stages)' : '');
       out.push(`    ${plus(kname(r.b.name))}${r.b.op && r.b.op !== r.b.name ? dim(` [${r.b.op}]`) : ''} ${formatUs(r.b.durUs)}${stage2}${times} ${dim(`(${ruleWords(r.by)})`)} replaces`);
       // Group A's kernels by name and op: a fused kernel can replace hundreds of launches.
       const groups = new Map<string, { a: KernelCall; n: number; us: number }>();
@@ -189,7 +189,7 @@ export function diffJson(d: TraceDiff) {
       replaced: d.kernels.replaced.map((r) => ({
         a: r.a.map(callJson),
         b: callJson(r.b),
-        ...(r.secondStage ? { secondStage: callJson(r.secondStage) } : {}),
+        ...(r.laterStages ? { laterStages: r.laterStages.map(callJson) } : {}),
         by: r.by,
         count: r.count,
         aUs: roundUs(r.aUs),

@@ -120,7 +120,7 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
         ],
         match.replacements.map((x) => [
           x.annotation,
-          x.fused.secondStage ? `${x.fused.name} + ${x.fused.secondStage.name}` : x.fused.name,
+          [x.fused.name, ...(x.fused.laterStages ?? []).map((l) => l.name)].join(' + '),
           String(x.count),
           `${opChain(x.replaced)} (${x.replaced.length} kernel${x.replaced.length === 1 ? '' : 's'})`,
           x.matchedBy,
