@@ -276,8 +276,10 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   const pairs = longestCommonSubsequence(A, B, same);
   const pairedA = new Set(pairs.map(([i]) => i));
   const pairedB = new Set(pairs.map(([, j]) => j));
-  const newInA = new Uint8Array(A.length).map((_, i) => (pairedA.has(i) || B.some((y) => sameKnown(A[i]!, y)) ? 0 : 1));
-  const newInB = new Uint8Array(B.length).map((_, j) => (pairedB.has(j) || A.some((x) => sameKnown(x, B[j]!)) ? 0 : 1));
+  // (a call of the other side already aligned with one of this name stands for that one: a call
+  // made more often in A than in B is new in A, and may have been replaced).
+  const newInA = new Uint8Array(A.length).map((_, i) => (pairedA.has(i) || B.some((y, j) => !pairedB.has(j) && sameKnown(A[i]!, y)) ? 0 : 1));
+  const newInB = new Uint8Array(B.length).map((_, j) => (pairedB.has(j) || A.some((x, i) => !pairedA.has(i) && sameKnown(x, B[j]!)) ? 0 : 1));
   // B's split reductions: j → the stage before it, the nearest Inductor kernel launched before it
   // (a GEMM may run between); stages chain (a 1024-wide partial reduced to 8, then to 1).
   const firstStageOf = new Map<number, number>();
@@ -437,7 +439,8 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     const sameOpCalls = ci.op !== undefined ? range(0, B.length).filter((j) => B[j]!.op !== undefined && opFamily(B[j]!.op!) === opFamily(ci.op!)) : [];
     const sameOp = sameOpCalls[0];
     const sameShapes = sameOpCalls.some((j) => tensorsAgree(ci, B[j]!) && ci.tensors.length > 0 && B[j]!.tensors.length > 0);
-    if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
+    if (B.some((y) => sameKnown(ci, y))) reasonA.set(i, `B makes this call fewer times per instance (${B.filter((y) => sameKnown(ci, y)).length} against ${A.filter((x) => sameKnown(x, ci)).length})`);
+    else if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
       reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${opBaseName(op)}\` but takes no tensor of its shapes${isCompute(ci) ? ', or is no template' : ''}`);
     else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${opBaseName(op)}\` would run across work that reads its output`);
@@ -449,7 +452,8 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   for (let j = 0; j < B.length; j++) {
     if (!newInB[j] || claimedB[j]) continue;
     const cj = B[j]!;
-    if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
+    if (A.some((x) => sameKnown(x, cj))) reasonB.set(j, `A makes this call fewer times per instance (${A.filter((x) => sameKnown(x, cj)).length} against ${B.filter((y) => sameKnown(y, cj)).length})`);
+    else if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
     else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of \`${shortKernelName(B[firstStageOf.get(j)!]!.name)}\`, itself unmatched`);
     else if (cj.fusedOps) reasonB.set(j, `no call of A left under the ops it lists with a tensor of its shapes`);
     else reasonB.set(j, `no op list, and not the only new kernel between the same paired calls`);
@@ -622,7 +626,7 @@ export function summarizeSame(k: KernelMatch): SameWork[] {
   }
   B.forEach((c, j) => {
     if (paired.has(j) || k.newInB[j]) return;
-    const r = [...rows.values()].find((x) => sameKnown(x.rep, c));
+    const r = [...rows.values()].find((x) => sameKnown(x.rep, c) && x.rep.op === c.op) ?? [...rows.values()].find((x) => sameKnown(x.rep, c));
     if (r) r.bs.push(j);
   });
   const mean = (xs: number[], s: readonly MatchCall[]) => (xs.length ? xs.reduce((t, x) => t + s[x]!.durNs, 0) / xs.length / 1000 : NaN);
