@@ -12,15 +12,17 @@
  * - on the max-autotune capture the template GEMM is compared with the cuBLAS GEMM of its own
  *   shape, and each fused ReLU kernel with one eager ReLU.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { computeTraceDiff } from '../src/analyses/diff.js';
 import { computeExplanation } from '../src/analyses/explain.js';
 import { computeFusionMatch } from '../src/analyses/fusion-match.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
+import { ensureBuilt } from './build-once.js';
 import { h200Trace, loadRawJson } from './fixtures.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -206,5 +208,37 @@ describe('the false claims of issue 16, on the captures that showed them', () =>
         expect(rb.opsNamed(stages[k]!.name).flatMap(tensorKeys).some((x) => x.endsWith(':float') && before.has(x)), stages[k]!.name).toBe(true);
       }
     }
+  });
+});
+
+describe('the three commands, as a user runs them', () => {
+  beforeAll(ensureBuilt, 200_000);
+  it('kinetoscope diff A B, fusion B --vs A and explain A --vs B --json: the same replacements and times, A → B', () => {
+    const CLI = join(here, '../dist/cli/main.js');
+    const run = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const a = h200Trace('geglu_mlp');
+    const b = h200Trace('geglu_mlp_compile');
+    const d = run('diff', a, b);
+    const f = run('fusion', b, '--vs', a);
+    const e = run('explain', a, '--vs', b, '--only', 'comparison');
+    expect(d.kernels.replaced.length).toBeGreaterThan(0);
+    expect(f.replacements.map((x: any) => [x.fused.name, x.replaced.map((k: any) => k.name), x.count, x.eagerUs, x.fusedUs])).toEqual(
+      d.kernels.replaced.map((r: any) => [r.b.name, r.a.map((k: any) => k.name), r.count, r.aUs, r.bUs]),
+    );
+    expect(f.unmatchedEager.map((k: any) => k.reason)).toEqual(d.kernels.onlyA.map((k: any) => k.reason));
+    const s = e.sections.find((x: any) => x.id === 'comparison').sentences;
+    const scope = s.find((x: any) => x.id === 'comparison.scope');
+    expect([scope.numbers.a, scope.numbers.b]).toEqual(['geglu_mlp', 'geglu_mlp_compile']);
+    const replaced = s.filter((x: any) => x.id === 'comparison.replaced');
+    expect(replaced.map((x: any) => x.numbers.kernel)).toEqual(d.kernels.replaced.map((r: any) => r.b.name));
+    const per = s.find((x: any) => x.id === 'comparison.per-instance');
+    const row = d.perAnnotation.find((p: any) => p.name === per.numbers.scope);
+    expect(per.numbers.cpuAUs).toBeCloseTo(row.a.cpuUs, 2);
+    expect(per.numbers.cpuBUs).toBeCloseTo(row.b.cpuUs, 2);
+    expect(row.b.cpuUs).toBeGreaterThan(row.a.cpuUs); // the compiled graph's host time is B's
   });
 });
