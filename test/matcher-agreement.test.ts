@@ -13,7 +13,8 @@
  *   shape, and each fused ReLU kernel with one eager ReLU.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -240,5 +241,34 @@ describe('the three commands, as a user runs them', () => {
     expect(per.numbers.cpuAUs).toBeCloseTo(row.a.cpuUs, 2);
     expect(per.numbers.cpuBUs).toBeCloseTo(row.b.cpuUs, 2);
     expect(row.b.cpuUs).toBeGreaterThan(row.a.cpuUs); // the compiled graph's host time is B's
+  });
+});
+
+describe('one fused kernel never takes two ReLUs with a GEMM between them', () => {
+  it('relu_mlp_compile with its second fused ReLU launch removed: the second eager ReLU stays unmatched, no HBM saving claimed', async () => {
+    const FUSED = 'triton_poi_fused_relu_threshold_backward_view_0';
+    const events = loadRawJson(h200Trace('relu_mlp_compile')).traceEvents as Ev[];
+    // drop every second launch of the fused ReLU kernel (each instance runs it twice, one per layer)
+    const fused = events.filter((e) => e.ph === 'X' && e.cat === 'kernel' && e.name === FUSED).sort((x, y) => x.ts - y.ts);
+    const drop = new Set(fused.filter((_, i) => i % 2 === 1));
+    expect(drop.size).toBe(fused.length / 2);
+    const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-match-'));
+    const path = join(dir, 'relu_mlp_compile_one_relu.json');
+    writeFileSync(path, JSON.stringify({ traceEvents: events.filter((e) => !drop.has(e)) }));
+    const eager = await model('relu_mlp');
+    const altered = await loadTrace(path);
+    // the raw premise: in eager, the second GEMM's op takes a tensor of the first ReLU's output size and dtype
+    const clamp = raw('relu_mlp').opsNamed('aten::clamp_min')[0]!;
+    const out = tensorKeys(clamp)[0]!;
+    expect(raw('relu_mlp').opsNamed('aten::addmm').some((op) => tensorKeys(op).includes(out) && op.ts > clamp.ts)).toBe(true);
+
+    const d = computeTraceDiff(eager, altered);
+    const f = computeFusionMatch(altered, eager);
+    const r = d.kernels.replaced.filter((x) => x.b.name === FUSED);
+    expect(r.map((x) => [x.count, x.a.map((k) => k.op)])).toEqual([[1, ['aten::clamp_min']]]);
+    expect(d.kernels.onlyA.map((k) => k.op)).toEqual(['aten::clamp_min']);
+    expect(d.kernels.onlyA[0]!.reason).toMatch(/reads its output/);
+    expect(f.replacements.every((x) => x.hbmBytesSaved === 0)).toBe(true);
+    expect(f.unmatchedEager.map((k) => k.reason)).toEqual(d.kernels.onlyA.map((k) => k.reason));
   });
 });

@@ -435,6 +435,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     if (!newInA[i] || claimedA[i]) continue;
     const ci = A[i]!;
     const op = ci.op ?? '(no op)';
+    const listed = (j: number) => [...ci.families].find((f) => B[j]!.fusedOps!.has(f))!;
     const listing = range(0, B.length).filter((j) => candB(j) && B[j]!.fusedOps !== undefined && [...ci.families].some((f) => B[j]!.fusedOps!.has(f)));
     const sameOpCalls = ci.op !== undefined ? range(0, B.length).filter((j) => B[j]!.op !== undefined && opFamily(B[j]!.op!) === opFamily(ci.op!)) : [];
     const sameOp = sameOpCalls[0];
@@ -442,8 +443,8 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     if (B.some((y) => sameKnown(ci, y))) reasonA.set(i, `B makes this call fewer times per instance (${B.filter((y) => sameKnown(ci, y)).length} against ${A.filter((x) => sameKnown(x, ci)).length})`);
     else if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
-      reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${opBaseName(op)}\` but takes no tensor of its shapes${isCompute(ci) ? ', or is no template' : ''}`);
-    else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${opBaseName(op)}\` would run across work that reads its output`);
+      reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${listed(listing[0]!)}\` but takes no tensor of its shapes${isCompute(ci) ? ', or is no template' : ''}`);
+    else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${listed(listing[0]!)}\` would run across work that reads its output, or take work that does`);
     else if (sameShapes) reasonA.set(i, `B runs \`${op}\` on these shapes without this kernel`);
     else if (sameOp !== undefined) reasonA.set(i, `B runs \`${op}\` with other shapes (${describeShapes(B[sameOp]!) || 'none recorded'})`);
     else reasonA.set(i, `no kernel of B runs \`${op}\` or lists it among its fused ops`);
