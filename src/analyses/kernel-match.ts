@@ -228,9 +228,18 @@ function subMultiset(x: readonly string[], y: readonly string[]): boolean {
 export function tensorsAgree(x: MatchCall, y: MatchCall): boolean {
   if (x.tensors.length === 0 || y.tensors.length === 0) return true;
   const exact = x.op !== undefined && x.op === y.op;
-  const kx = x.tensors.map((t) => tensorKey(t, exact));
-  const ky = y.tensors.map((t) => tensorKey(t, exact));
+  const kx = keysOf(x, exact);
+  const ky = keysOf(y, exact);
   return subMultiset(kx, ky) || subMultiset(ky, kx);
+}
+
+const exactKeys = new WeakMap<MatchCall, string[]>();
+const numelKeys = new WeakMap<MatchCall, string[]>();
+function keysOf(c: MatchCall, exact: boolean): string[] {
+  const cache = exact ? exactKeys : numelKeys;
+  let k = cache.get(c);
+  if (!k) cache.set(c, (k = c.tensors.map((t) => tensorKey(t, exact))));
+  return k;
 }
 
 /** The same name and shapes, with both sides' shapes known (or neither side's). */
