@@ -19,6 +19,7 @@ import { computeTraceDiffWithMatch, type DiffOptions } from './diff.js';
 import {
   computeKernelSites,
   findIntermediate,
+  isCompiledGraphFrame,
   isMemoryBound,
   kernelTrafficBytes,
   type FusedGenerator,
@@ -100,8 +101,10 @@ export function computeFusionMatch(compiled: TraceModel, eager: TraceModel, opts
   const { diff, match } = computeTraceDiffWithMatch(eager, compiled, opts);
   const scope = diff.scope.name ?? (diff.scope.per === 'step' ? 'ProfilerStep*' : 'trace');
   const result = fusionFromMatch(eager, compiled, match, diff.kernels.replaced, scope);
-  const namesC = listAnnotations(compiled).map((x) => x.name);
-  const namesE = listAnnotations(eager).map((x) => x.name);
+  // Inductor's `## Call CompiledFxGraph … ##` frames are not the user's annotations.
+  const names = (m: TraceModel) => listAnnotations(m).map((x) => x.name).filter((n) => !isCompiledGraphFrame(n));
+  const namesC = names(compiled);
+  const namesE = names(eager);
   return {
     ...result,
     annotations: [{ name: scope, compiledInstances: diff.scope.instancesB, eagerInstances: diff.scope.instancesA }],
