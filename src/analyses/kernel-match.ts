@@ -16,7 +16,8 @@
  *      `opFamily`) and agreeing tensors — another library's kernel for the same op and shape;
  *   2. `fused-ops`: an Inductor kernel whose op list names an op on A's call's op path
  *      (`aten::relu` → `aten::clamp_min` owns ReLU's kernel) and whose launch op takes at least one
- *      tensor of A's op's element count and dtype (the same layer, not one of another width).
+ *      tensor of A's op's element count (the same layer, not one of another width; the dtype
+ *      may differ, autocast's f32 copies against Inductor's in-register upcast).
  *      GEMM, convolution and attention kernels go only to a template (`triton_tem_…`). First
  *      between the same two paired calls; then to the nearest such kernel of B (on a tie the
  *      later one): eager code may run its ops in another order than the compiled graph;
@@ -247,10 +248,14 @@ function sameKnown(x: MatchCall, y: MatchCall): boolean {
   return x.name === y.name && (x.tensors.length === 0) === (y.tensors.length === 0) && tensorsAgree(x, y);
 }
 
-/** Whether B's op takes at least one tensor of A's op's element count and dtype (true when either has no shapes). */
+/**
+ * Whether B's op takes at least one tensor of A's op's element count (true when either has no
+ * shapes). The dtype may differ: eager autocast runs a GELU's pow and tanh on f32 copies where
+ * Inductor's kernel reads and writes the bf16 tensors and upcasts in registers.
+ */
 function sharesATensor(a: MatchCall, b: MatchCall): boolean {
   if (a.tensors.length === 0 || b.tensors.length === 0) return true;
-  return a.tensors.some((t) => b.tensors.some((u) => u.numel === t.numel && u.dtype === t.dtype));
+  return a.tensors.some((t) => b.tensors.some((u) => u.numel === t.numel));
 }
 
 /**
@@ -445,14 +450,20 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     const ci = A[i]!;
     const op = ci.op ?? '(no op)';
     const listed = (j: number) => [...ci.families].find((f) => B[j]!.fusedOps!.has(f))!;
-    const listing = range(0, B.length).filter((j) => candB(j) && B[j]!.fusedOps !== undefined && [...ci.families].some((f) => B[j]!.fusedOps!.has(f)));
+    const listing = range(0, B.length).filter(
+      (j) => candB(j) && B[j]!.fusedOps !== undefined && (!isCompute(ci) || isTemplate(B[j]!)) && [...ci.families].some((f) => B[j]!.fusedOps!.has(f)),
+    );
     const sameOpCalls = ci.op !== undefined ? range(0, B.length).filter((j) => B[j]!.op !== undefined && opFamily(B[j]!.op!) === opFamily(ci.op!)) : [];
-    const sameOp = sameOpCalls[0];
+    // the closest evidence: a call of the op that B makes anew, else any
+    const sameOp = sameOpCalls.find((j) => newInB[j]) ?? sameOpCalls[0];
     const sameShapes = sameOpCalls.some((j) => tensorsAgree(ci, B[j]!) && ci.tensors.length > 0 && B[j]!.tensors.length > 0);
-    if (B.some((y) => sameKnown(ci, y))) reasonA.set(i, `B makes this call fewer times per instance (${B.filter((y) => sameKnown(ci, y)).length} against ${A.filter((x) => sameKnown(x, ci)).length})`);
+    const nB = B.filter((y) => sameKnown(ci, y)).length;
+    const nA = A.filter((x) => sameKnown(x, ci)).length;
+    if (nB > 0 && nB < nA) reasonA.set(i, `B makes this call fewer times per instance (${nB} against ${nA})`);
+    else if (nB > 0) reasonA.set(i, `B's call of this name and shapes is aligned with another call of A`);
     else if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
-      reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${listed(listing[0]!)}\` but takes no tensor of its shapes${isCompute(ci) ? ', or is no template' : ''}`);
+      reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${listed(listing[0]!)}\` but takes no tensor of its sizes`);
     else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${listed(listing[0]!)}\` would run across work that reads its output, or take work that does`);
     else if (sameShapes) reasonA.set(i, `B runs \`${op}\` on these shapes without this kernel`);
     else if (sameOp !== undefined) reasonA.set(i, `B runs \`${op}\` with other shapes (${describeShapes(B[sameOp]!) || 'none recorded'})`);
@@ -462,10 +473,17 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   for (let j = 0; j < B.length; j++) {
     if (!newInB[j] || claimedB[j]) continue;
     const cj = B[j]!;
-    if (A.some((x) => sameKnown(x, cj))) reasonB.set(j, `A makes this call fewer times per instance (${A.filter((x) => sameKnown(x, cj)).length} against ${B.filter((y) => sameKnown(y, cj)).length})`);
+    const nA = A.filter((x) => sameKnown(x, cj)).length;
+    const nB = B.filter((y) => sameKnown(y, cj)).length;
+    if (nA > 0 && nA < nB) reasonB.set(j, `A makes this call fewer times per instance (${nA} against ${nB})`);
+    else if (nA > 0) reasonB.set(j, `A's call of this name and shapes is aligned with another call of B`);
     else if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
     else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of \`${shortKernelName(B[firstStageOf.get(j)!]!.name)}\`, itself unmatched`);
-    else if (cj.fusedOps) reasonB.set(j, `no call of A left under the ops it lists with a tensor of its shapes`);
+    else if (cj.fusedOps) reasonB.set(j, `no call of A left under the ops it lists with a tensor of its sizes`);
+    else if (cj.op !== undefined && A.some((x, i) => newInA[i] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!))) {
+      const i = A.findIndex((x, k) => newInA[k] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!));
+      reasonB.set(j, `A runs \`${cj.op}\` with other shapes (${describeShapes(A[i]!) || 'none recorded'})`);
+    }
     else reasonB.set(j, `no op list, and not the only new kernel between the same paired calls`);
   }
   return { a: seqA, b: seqB, pairs, groups, newInA, newInB, reasonA, reasonB };
