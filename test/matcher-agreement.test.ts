@@ -99,6 +99,7 @@ const PAIRS: [string, string][] = [
   ['cnn_train', 'cnn_train_compile'],
   ['attention', 'attention_compile'],
   ['gpt2_train', 'gpt2_train_compile'],
+  ['mlp_train', 'mlp_train_compile_ro'],
 ];
 
 describe.each(PAIRS.filter(([a, b]) => capture(a) && capture(b)))('%s → %s', (nameA, nameB) => {

@@ -63,7 +63,7 @@ export interface MatchCall {
   /** `opFamily` of each op on the path. */
   readonly families: ReadonlySet<string>;
   readonly inputDims?: unknown;
-  /** The owning op's tensor arguments of more than one element. */
+  /** The owning op's tensor arguments of more than one element (none when the owner is a wrapper, not the kernel's op). */
   readonly tensors: readonly TensorArg[];
   /** Inductor's fused op list, every reading of an ambiguous name, as op families. */
   readonly fusedOps?: ReadonlySet<string>;
@@ -121,12 +121,16 @@ export function representativeSequence(m: TraceModel, instances: readonly ScopeI
     let sum = 0;
     for (const l of members) sum += m.gpu.durNs[l[pos]!]!;
     const op = owningOp(m, g);
-    const args = op >= 0 ? m.host.args[op] : undefined;
+    const nameId = m.gpu.name[g]!;
+    const name = m.strings.get(nameId);
+    // The owner's shapes are the kernel's only when the owner is an op of a library (`aten::addmm`)
+    // or Inductor's launch op named after the kernel; a wrapper (`CompiledFunction` replaying a
+    // CUDA graph, `Torch-Compiled Region`) records its own inputs, which say nothing of one kernel.
+    const opName = op >= 0 ? m.strings.get(m.host.name[op]!) : '';
+    const args = op >= 0 && (opName.includes('::') || opName === name) ? m.host.args[op] : undefined;
     const dims = args?.['Input Dims'] ?? args?.['Input dims'];
     const opPath: string[] = [];
     for (let p = op; p >= 0 && m.host.kind[p] === HostKind.Op; p = m.host.parent[p]!) opPath.push(m.strings.get(m.host.name[p]!));
-    const nameId = m.gpu.name[g]!;
-    const name = m.strings.get(nameId);
     let decoded = decodedById.get(nameId);
     if (!decoded) decodedById.set(nameId, (decoded = decodeKernelName(name)));
     const fused = inductorOps(decoded);
@@ -290,10 +294,10 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   const pairs = longestCommonSubsequence(A, B, same);
   const pairedA = new Set(pairs.map(([i]) => i));
   const pairedB = new Set(pairs.map(([, j]) => j));
-  // (a call of the other side already aligned with one of this name stands for that one: a call
-  // made more often in A than in B is new in A, and may have been replaced).
-  const newInA = new Uint8Array(A.length).map((_, i) => (pairedA.has(i) || B.some((y, j) => !pairedB.has(j) && sameKnown(A[i]!, y)) ? 0 : 1));
-  const newInB = new Uint8Array(B.length).map((_, j) => (pairedB.has(j) || A.some((x, i) => !pairedA.has(i) && sameKnown(x, B[j]!)) ? 0 : 1));
+  // A call made more often in A than in B is not new: its surplus shows in the same-work row's
+  // counts, never as work some other kernel of B replaced.
+  const newInA = new Uint8Array(A.length).map((_, i) => (pairedA.has(i) || B.some((y) => sameKnown(A[i]!, y)) ? 0 : 1));
+  const newInB = new Uint8Array(B.length).map((_, j) => (pairedB.has(j) || A.some((x) => sameKnown(x, B[j]!)) ? 0 : 1));
   // B's split reductions: j → the stage before it, the nearest Inductor kernel launched before it
   // (a GEMM may run between); stages chain (a 1024-wide partial reduced to 8, then to 1).
   const firstStageOf = new Map<number, number>();
@@ -457,11 +461,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     // the closest evidence: a call of the op that B makes anew, else any
     const sameOp = sameOpCalls.find((j) => newInB[j]) ?? sameOpCalls[0];
     const sameShapes = sameOpCalls.some((j) => tensorsAgree(ci, B[j]!) && ci.tensors.length > 0 && B[j]!.tensors.length > 0);
-    const nB = B.filter((y) => sameKnown(ci, y)).length;
-    const nA = A.filter((x) => sameKnown(x, ci)).length;
-    if (nB > 0 && nB < nA) reasonA.set(i, `B makes this call fewer times per instance (${nB} against ${nA})`);
-    else if (nB > 0) reasonA.set(i, `B's call of this name and shapes is aligned with another call of A`);
-    else if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
+    if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
       reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${listed(listing[0]!)}\` but takes no tensor of its sizes`);
     else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${listed(listing[0]!)}\` would run across work that reads its output, or take work that does`);
@@ -473,11 +473,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   for (let j = 0; j < B.length; j++) {
     if (!newInB[j] || claimedB[j]) continue;
     const cj = B[j]!;
-    const nA = A.filter((x) => sameKnown(x, cj)).length;
-    const nB = B.filter((y) => sameKnown(y, cj)).length;
-    if (nA > 0 && nA < nB) reasonB.set(j, `A makes this call fewer times per instance (${nA} against ${nB})`);
-    else if (nA > 0) reasonB.set(j, `A's call of this name and shapes is aligned with another call of B`);
-    else if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
+    if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
     else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of \`${shortKernelName(B[firstStageOf.get(j)!]!.name)}\`, itself unmatched`);
     else if (cj.fusedOps) reasonB.set(j, `no call of A left under the ops it lists with a tensor of its sizes`);
     else if (cj.op !== undefined && A.some((x, i) => newInA[i] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!))) {
