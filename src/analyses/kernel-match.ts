@@ -5,9 +5,10 @@
  * Each side is the GPU activity sequence (kernels, memsets, copies) of its most common instance,
  * with per-call durations averaged over the instances that share it. Two calls are the same work
  * only when the evidence agrees:
- * - **same**: the same kernel name and the same tensors (the owning ops' `Input Dims` and
- *   `Input type`: equal dims when the op is the same, else equal element counts, since a view
- *   changes dims and not data; one op's list may hold an extra out= operand). Pairs come from the
+ * - **same**: the same kernel name and, where both owning ops record shapes, the same op family
+ *   and the same tensors (`Input Dims` and `Input type`: equal dims under the same op, else equal
+ *   element counts, since a view changes dims and not data; one op's list may hold an extra out=
+ *   operand). Pairs come from the
  *   longest common subsequence under that equality, so a kernel called for two shapes in A and one
  *   in B is compared per shape; the other shape's call is left to the rules below.
  * - **replaced**: A's calls that B no longer makes (no same-named call of agreeing shape in B: a
@@ -232,6 +233,9 @@ function subMultiset(x: readonly string[], y: readonly string[]): boolean {
  */
 export function tensorsAgree(x: MatchCall, y: MatchCall): boolean {
   if (x.tensors.length === 0 || y.tensors.length === 0) return true;
+  // both shapes are an op's own: the same kernel name under another op is other work (a memset
+  // under `aten::sum` is not the one under `aten::mm`)
+  if (x.op !== undefined && y.op !== undefined && opFamily(x.op) !== opFamily(y.op)) return false;
   const exact = x.op !== undefined && x.op === y.op;
   const kx = keysOf(x, exact);
   const ky = keysOf(y, exact);
