@@ -804,7 +804,7 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff, k
     sentences.push(
       say(
         'comparison.replaced',
-        `\`{kernel}\`${r.laterStages ? ` with its later stage${r.laterStages.length > 1 ? 's' : ''} ${r.laterStages.map((_, i) => `\`{laterStages.${i}}\``).join(', ')}` : ''} ({kernelUs}) does the work of ${replaced.map((x, i) => `\`{replaced.${i}.kernel}\`${x.op !== x.kernel ? ` under \`{replaced.${i}.op}\`` : ''} ({replaced.${i}.meanUs})`).join(' and ')} — {replacedUs} in A — matched by {rule}: ${r.aUs >= r.bUs ? '{savedUs} less' : '{savedUs} more'} per occurrence ({ratio}).`,
+        `\`{kernel}\`${r.laterStages ? ` with its later stage${r.laterStages.length > 1 ? 's' : ''} ${r.laterStages.map((_, i) => `\`{laterStages.${i}}\``).join(', ')}` : ''} ({kernelUs}) does the work of ${replaced.map((x, i) => `\`{replaced.${i}.kernel}\`${x.op !== x.kernel ? ` under \`{replaced.${i}.op}\`` : ''} ({replaced.${i}.meanUs})`).join(' and ')} — {replacedUs} in A — matched by {rule}: ${r.aUs >= r.bUs ? '{savedUs} less' : '{savedUs} more'} per occurrence ({ratio}), {count|occurrence} per instance.`,
         { ...numbers, savedUs: Math.abs(numbers.savedUs) },
       ),
     );

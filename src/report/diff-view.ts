@@ -38,7 +38,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     out.push(dim('  replaced: a kernel of B doing the work of A\'s'));
     for (const r of k.replaced) {
       const times = r.count === 1 ? '' : ` ×${count(r.count)}`;
-      const stage2 = (r.laterStages ?? []).map((x) => ` + ${plus(kname(x.name))} ${formatUs(x.durUs)}`).join('') + (r.laterStages ? ' (its later stages)' : '');
+      const stage2 = (r.laterStages ?? []).map((x) => ` + ${plus(kname(x.name))} ${formatUs(x.durUs)}`).join('') + (r.laterStages ? ` (its later stage${r.laterStages.length > 1 ? 's' : ''})` : '');
       out.push(`    ${plus(kname(r.b.name))}${r.b.op && r.b.op !== r.b.name ? dim(` [${r.b.op}]`) : ''} ${formatUs(r.b.durUs)}${stage2}${times} ${dim(`(${ruleWords(r.by)})`)} replaces`);
       // Group A's kernels by name and op: a fused kernel can replace hundreds of launches.
       const groups = new Map<string, { a: KernelCall; n: number; us: number }>();
