@@ -484,7 +484,9 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
       const i = A.findIndex((x, k) => newInA[k] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!));
       reasonB.set(j, `A runs \`${cj.op}\` with other shapes (${describeShapes(A[i]!) || 'none recorded'})`);
     }
-    else reasonB.set(j, `no op list, and not the only new kernel between the same paired calls`);
+    else if (cj.op !== undefined)
+      reasonB.set(j, `A runs no \`${cj.op}\`${cj.tensors.length ? ' of these shapes' : ''} that B no longer does, and it is not the only new kernel between the same aligned calls`);
+    else reasonB.set(j, `no op and no fused op list, and not the only new kernel between the same aligned calls`);
   }
   return { a: seqA, b: seqB, pairs, groups, newInA, newInB, reasonA, reasonB };
 }
