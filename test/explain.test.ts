@@ -304,7 +304,7 @@ describe('explain: rendering', () => {
 
   it('JSON: stable keys, µs rounded to the ns, rendered text beside the template', async () => {
     const j = explainJson(await explain('linear_compile', ['linear']));
-    expect(Object.keys(j)).toEqual(['schemaVersion', 'trace', 'vs', 'sections']);
+    expect(Object.keys(j)).toEqual(['trace', 'vs', 'sections']);
     expect(j.trace).toMatchObject({ label: 'linear_compile', scope: 'linear_fwd', instances: 3 });
     for (const s of j.sections) {
       expect(EXPLAIN_SECTIONS).toContain(s.id);
