@@ -73,7 +73,7 @@ class Parser {
   }
 
   encoding(): string {
-    const { text, templated, args } = this.name(true);
+    const { text, templated, args } = this.name();
     if (templated) this.templateParams = args;
     if (this.pos >= this.s.length || this.peek() === 'E' || this.peek() === '.') return text;
     // <bare-function-type>: a function template's encoding starts with its return type.
@@ -86,9 +86,9 @@ class Parser {
   }
 
   /** <name>: nested, unscoped (maybe `St`-qualified), or a substitution followed by template arguments. */
-  private name(isEncoding = false): { text: string; templated: boolean; args: string[] } {
+  private name(): { text: string; templated: boolean; args: string[] } {
     const c = this.peek();
-    if (c === 'N') return this.nestedName(isEncoding);
+    if (c === 'N') return this.nestedName();
     if (c === 'Z') this.fail(); // local name
     if (c === 'S' && this.peek(1) !== 't') {
       const sub = this.substitution();
@@ -109,7 +109,7 @@ class Parser {
     return { text, templated: false, args: [] };
   }
 
-  private nestedName(isEncoding: boolean): { text: string; templated: boolean; args: string[] } {
+  private nestedName(): { text: string; templated: boolean; args: string[] } {
     this.expect('N');
     let quals = '';
     while (this.peek() === 'r' || this.peek() === 'V' || this.peek() === 'K') {
@@ -149,7 +149,6 @@ class Parser {
       if (pushed && this.peek() !== 'E') this.subs.push(prefix);
     }
     this.pos++;
-    void isEncoding;
     return { text: `${prefix}${quals}`, templated, args };
   }
 

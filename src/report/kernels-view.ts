@@ -4,18 +4,15 @@ import type { DecodedKernelName } from '../analyses/kernel-name.js';
 import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
-/** What a decoded name says, in one line: `cuBLAS nvjet · gemm · sm90 · bf16 · tile 64x8 · cluster 1x2 · TNT · epilogue bias`. */
+/** What a decoded name says, in one line: `cuBLAS nvjet · sm90 · bf16 · tile 64x8 · cluster 1x2 · TNT · epilogue bias`, `cuDNN xmma · conv wgrad · sm90 · f16 · …`. */
 export function describeDecoded(d: DecodedKernelName): string {
   const parts: string[] = [];
   // "Inductor (Triton) inductor" says the same thing twice: keep the generator only when it adds.
   const gen = d.generator && !d.library?.toLowerCase().includes(d.generator.toLowerCase()) ? d.generator : undefined;
   const lib = [d.library, gen].filter(Boolean).join(' ');
   if (lib) parts.push(lib);
-  // The role — gemm, conv with its pass, attention / batch norm with its direction — unless the
-  // Inductor kind below or the copy direction already says it.
-  if (!['triton', 'memcpy', 'memset', 'unknown', 'other'].includes(d.kind) || d.convPass || d.direction) {
-    parts.push([d.kind === 'other' || d.kind === 'triton' ? undefined : d.kind, d.convPass, d.direction].filter(Boolean).join(' '));
-  }
+  // The role where the name states a pass or a direction: `conv wgrad`, `attention bwd`, `normalization fwd`.
+  if (d.convPass || d.direction) parts.push([d.kind === 'other' || d.kind === 'triton' ? undefined : d.kind, d.convPass, d.direction].filter(Boolean).join(' '));
   if (d.inductor) {
     parts.push(`${d.inductor.kind} #${d.inductor.index}`);
     if (d.inductor.ops) parts.push(`fuses ${d.inductor.ops.join(' + ')}`);
