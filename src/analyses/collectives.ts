@@ -37,7 +37,9 @@ export interface CollectiveCall {
   readonly seq: number;
   /** Profiler step number in which it was issued, -1 outside any step. */
   readonly step: number;
-  /** Message bytes (larger of in/out element counts × element size), NaN when unknown. */
+  /** Message elements (the larger of the in and out counts), NaN when unknown. */
+  readonly elements: number;
+  /** Message bytes (elements × element size), NaN when unknown (gloo's TensorList ops name no dtype). */
   readonly bytes: number;
   readonly dtype: string;
   /** `Group size`, NaN when absent. */
@@ -112,6 +114,7 @@ interface CallArgs {
   name: string;
   pg: string;
   seq: number;
+  elements: number;
   bytes: number;
   dtype: string;
   groupSize: number;
@@ -127,6 +130,7 @@ function readArgs(a: JsonObject | undefined): CallArgs {
     name: name ? normaliseCollectiveName(name) : '',
     pg: str(a?.['Process Group Name'] ?? a?.['Process Group ID']) ?? '',
     seq: num(a?.['Seq']),
+    elements: nel,
     bytes: nel * dtypeBytes(dtype),
     dtype,
     groupSize: num(a?.['Group size']),
@@ -170,6 +174,7 @@ export interface RankComm {
 /** The rank's collective calls and its communication / computation overlap (module comment). */
 export function collectRankComm(m: TraceModel): RankComm {
   const { gpu, host, strings } = m;
+  const only = onlyProcessGroup(m);
   const calls: CollectiveCall[] = [];
   const compute = new IntervalList();
   const comm = new IntervalList();
@@ -195,15 +200,19 @@ export function collectRankComm(m: TraceModel): RankComm {
   // gloo: the work's span on gloo's worker threads, args from the matching record_param_comms.
   const gloo: number[] = [];
   const params = new Map<string, number[]>();
+  const c10d = new Map<string, number[]>();
+  const add = (map: Map<string, number[]>, key: string, i: number) => {
+    let list = map.get(key);
+    if (!list) map.set(key, (list = []));
+    list.push(i);
+  };
   for (let i = 0; i < host.length; i++) {
     const n = strings.get(host.name[i]!);
     if (n.startsWith('gloo:')) gloo.push(i);
+    else if (n.startsWith('c10d::')) add(c10d, normaliseCollectiveName(n), i);
     else if (n === 'record_param_comms' && hasCollectiveArgs(host.args[i])) {
       const a = readArgs(host.args[i]);
-      if (!a.name) continue;
-      let list = params.get(a.name);
-      if (!list) params.set(a.name, (list = []));
-      list.push(i);
+      if (a.name) add(params, a.name, i);
     }
   }
   const byStart = (x: number, y: number) => host.startNs[x]! - host.startNs[y]! || x - y;
@@ -216,15 +225,25 @@ export function collectRankComm(m: TraceModel): RankComm {
     list.push(i);
   }
   for (const [n, list] of glooByName) {
+    // The k-th gloo span of a name is the k-th call of that collective: its record_param_comms
+    // (args) when the counts agree, else its c10d::* op (issue time, elements from Input Dims).
     const ps = (params.get(n) ?? []).sort(byStart);
-    const paired = ps.length === list.length;
+    const ops = (c10d.get(n) ?? []).sort(byStart);
+    const withParams = ps.length === list.length;
+    const withOp = !withParams && ops.length === list.length;
     list.forEach((i, k) => {
-      const a = paired ? readArgs(host.args[ps[k]!]) : readArgs(undefined);
+      const a = withParams ? readArgs(host.args[ps[k]!]) : readArgs(undefined);
+      if (withOp) a.elements = tensorListElements(host.args[ops[k]!]);
       const start = host.startNs[i]!;
       const end = start + host.durNs[i]!;
       // Issued when the op was called on the training thread (paired), else when gloo ran it.
-      const issued = paired ? host.startNs[ps[k]!]! : start;
+      const issued = withParams ? host.startNs[ps[k]!]! : withOp ? host.startNs[ops[k]!]! : start;
       comm.push(start, end);
+      // A trace whose distributedInfo lists one process group: every call is in it.
+      if (!a.pg && only) {
+        a.pg = only.name;
+        if (Number.isNaN(a.groupSize)) a.groupSize = only.size;
+      }
       calls.push({ ...a, name: n, step: stepAt(m, issued), startNs: start, endNs: end, source: 'host' });
     });
   }
@@ -237,6 +256,33 @@ export function collectRankComm(m: TraceModel): RankComm {
   const hostCalls = calls.length - gpuCalls;
   const source: CommSource = gpuCalls > 0 ? (hostCalls > 0 ? 'gpu-kernels+host-gloo' : 'gpu-kernels') : hostCalls > 0 ? 'host-gloo' : 'none';
   return { calls, source, commNs, computeNs, overlapNs };
+}
+
+/** The process group when `distributedInfo.pg_config` lists exactly one, else undefined. */
+function onlyProcessGroup(m: TraceModel): { name: string; size: number } | undefined {
+  const cfg = m.distributedInfo?.['pg_config'];
+  if (!Array.isArray(cfg) || cfg.length !== 1) return undefined;
+  const pg = cfg[0] as JsonObject | null;
+  const name = str(pg?.['pg_name']);
+  return name === undefined ? undefined : { name, size: num(pg?.['pg_size']) };
+}
+
+/** Elements of a c10d op's first tensor-list input (`Input type` TensorList, `Input Dims` [[n], …]); NaN when not recorded. */
+function tensorListElements(args: JsonObject | undefined): number {
+  const dims = args?.['Input Dims'];
+  const types = args?.['Input type'];
+  if (!Array.isArray(dims) || !Array.isArray(types)) return NaN;
+  const at = types.indexOf('TensorList');
+  const list = at >= 0 ? dims[at] : undefined;
+  if (!Array.isArray(list) || !list.length) return NaN;
+  let total = 0;
+  for (const shape of list) {
+    if (!Array.isArray(shape)) return NaN;
+    let n = 1;
+    for (const d of shape) n *= typeof d === 'number' ? d : NaN;
+    total += n;
+  }
+  return total;
 }
 
 function lengthOf(u: MergedIntervals): number {

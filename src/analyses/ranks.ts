@@ -29,6 +29,7 @@
  */
 import type { CollectiveCall, CommSource } from './collectives.js';
 import { busBwFactor, collectRankComm } from './collectives.js';
+import { IntervalList } from './intervals.js';
 import type { TraceModel } from '../model/trace-model.js';
 
 export interface RankStep {
@@ -111,7 +112,7 @@ export interface RankRow {
   readonly exposedCommUs: number;
   /** overlap / communication × 100; null without communication. */
   readonly overlapPct: number | null;
-  /** Time this rank waited at collectives for the last to arrive. */
+  /** Wall time this rank waited at collectives for the last to arrive (union over collectives: concurrent waits count once). */
   readonly waitUs: number;
   /** Instances at which this rank arrived last. */
   readonly lastCount: number;
@@ -139,6 +140,8 @@ export interface CollectiveRow {
   /** Most ranks seen at one instance. */
   readonly ranks: number;
   readonly groupSize: number | null;
+  /** Message elements summed over the instances; null when the trace does not give them. */
+  readonly elements: number | null;
   /** Message bytes summed over the instances; null when the trace does not give sizes. */
   readonly bytes: number | null;
   /** Mean per-rank call duration. */
@@ -180,6 +183,13 @@ export interface RanksAnalysis {
   /** Instances matched on ≥ 2 ranks / all instances. */
   readonly matchedInstances: number;
   readonly instances: number;
+}
+
+function unionLength(l: IntervalList): number {
+  const u = l.union();
+  let t = 0;
+  for (let k = 0; k < u.starts.length; k++) t += u.ends[k]! - u.starts[k]!;
+  return t;
 }
 
 function median(xs: number[]): number {
@@ -244,9 +254,9 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
   const correction = offset.map((o) => (clock === 'collectives' && Number.isFinite(o) ? o : 0));
   const at = (p: Participant, t: number) => t + shift[p.r]! - correction[p.r]!;
 
-  const waitNs = new Float64Array(n);
+  const waits = rs.map(() => new IntervalList(64));
   const lastCount = new Int32Array(n);
-  interface Agg { name: string; pg: string; calls: number; ranks: number; groupSize: number; bytes: number; bytesKnown: boolean; durNs: number; durCount: number; skewNs: number; skewCount: number; maxSkewNs: number; transferNs: number; bwBytes: number; bwNs: number; factor: number; bySeq: boolean }
+  interface Agg { name: string; pg: string; calls: number; ranks: number; groupSize: number; elements: number; elementsKnown: boolean; bytes: number; bytesKnown: boolean; durNs: number; durCount: number; skewNs: number; skewCount: number; maxSkewNs: number; transferNs: number; bwBytes: number; bwNs: number; factor: number; bySeq: boolean }
   const aggs = new Map<string, Agg>();
   interface StepAgg { last: Map<number, { count: number; lateNs: number; waitNs: number }>; collectives: number }
   const perStep = new Map<number, StepAgg>();
@@ -256,12 +266,17 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
     const aggKey = `${first.name}\u0000${first.pg}`;
     let agg = aggs.get(aggKey);
     if (!agg) {
-      agg = { name: first.name, pg: first.pg, calls: 0, ranks: 0, groupSize: NaN, bytes: 0, bytesKnown: false, durNs: 0, durCount: 0, skewNs: 0, skewCount: 0, maxSkewNs: 0, transferNs: 0, bwBytes: 0, bwNs: 0, factor: NaN, bySeq: !Number.isNaN(first.seq) };
+      agg = { name: first.name, pg: first.pg, calls: 0, ranks: 0, groupSize: NaN, elements: 0, elementsKnown: false, bytes: 0, bytesKnown: false, durNs: 0, durCount: 0, skewNs: 0, skewCount: 0, maxSkewNs: 0, transferNs: 0, bwBytes: 0, bwNs: 0, factor: NaN, bySeq: !Number.isNaN(first.seq) };
       aggs.set(aggKey, agg);
     }
     agg.calls++;
     agg.ranks = Math.max(agg.ranks, list.length);
     const bytes = list.map((p) => p.call.bytes).find((b) => !Number.isNaN(b)) ?? NaN;
+    const elements = list.map((p) => p.call.elements).find((b) => !Number.isNaN(b)) ?? NaN;
+    if (!Number.isNaN(elements)) {
+      agg.elements += elements;
+      agg.elementsKnown = true;
+    }
     const gs = list.map((p) => p.call.groupSize).find((g) => !Number.isNaN(g)) ?? NaN;
     if (!Number.isNaN(gs)) agg.groupSize = gs;
     let transfer = Infinity;
@@ -302,8 +317,9 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
     if (skew > agg.maxSkewNs) agg.maxSkewNs = skew;
     let othersWait = 0;
     for (const p of list) {
-      const w = latest - at(p, p.call.startNs);
-      waitNs[p.r] += w;
+      const arrival = at(p, p.call.startNs);
+      const w = latest - arrival;
+      if (w > 0) waits[p.r]!.push(arrival, latest);
       if (p !== lastP) othersWait += w;
     }
     lastCount[lastP.r]++;
@@ -327,6 +343,7 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
         calls: a.calls,
         ranks: a.ranks,
         groupSize: Number.isNaN(a.groupSize) ? null : a.groupSize,
+        elements: a.elementsKnown ? a.elements : null,
         bytes: a.bytesKnown ? a.bytes : null,
         meanUs: us(a.durNs / a.durCount),
         skewUs: a.skewCount ? us(a.skewNs / a.skewCount) : null,
@@ -387,7 +404,7 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
       overlapUs: us(s.overlapNs),
       exposedCommUs: us(s.commNs - s.overlapNs),
       overlapPct: s.commNs > 0 ? (100 * s.overlapNs) / s.commNs : null,
-      waitUs: us(waitNs[ri]!),
+      waitUs: us(unionLength(waits[ri]!)),
       lastCount: lastCount[ri]!,
       clockOffsetUs: ri === ref ? 0 : hasOffset ? us(offset[ri]!) : null,
       clockSpreadUs: ri === ref ? 0 : hasOffset ? us(Math.max(...d) - Math.min(...d)) : null,
