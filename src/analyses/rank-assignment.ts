@@ -1,6 +1,6 @@
 /**
  * Which rank each trace of a job is. In order:
- * 1. `--rank-regex`: its first capture group in the file's name, when it matches (the user's word
+ * 1. `--rank-regex`: its first capture group in the file's path as given, when it matches (the user's word
  *    wins, e.g. over files that all claim rank 0);
  * 2. the trace's own `distributedInfo.rank`;
  * 3. the file's name: `rank-N`, `rank_N`, `rankN` (torch's examples, HTA's fixtures, Megatron's
@@ -36,7 +36,7 @@ export type RankAssignment =
 export function assignRanks(claims: readonly RankClaim[], regex?: RegExp): RankAssignment {
   const ranks: { file: string; rank: number; origin: RankOrigin }[] = [];
   for (const c of claims) {
-    const byRegex = regex ? rankFromName(c.name, regex) : undefined;
+    const byRegex = regex ? rankFromName(c.file, regex) : undefined;
     const byName = rankFromName(c.name);
     const [rank, origin]: [number | undefined, RankOrigin] =
       byRegex !== undefined ? [byRegex, 'rank-regex']

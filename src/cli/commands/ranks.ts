@@ -15,7 +15,7 @@ const DEFINITIONS = `
 Input: folders (their trace files: *.pt.trace.json[.gz], else *.json[.gz]; torch's
 *.oracle.json.gz are skipped) and files, one trace per rank.
 
-Rank of a trace: --rank-regex's first group in the file name when it matches; else the
+Rank of a trace: --rank-regex's first group in the file's path when it matches; else the
 trace's distributedInfo.rank; else rank-N / rank_N / rankN in the file name; a lone trace
 is rank 0. Two traces of one rank are an error (DUPLICATE_RANK, exit 2); ranks below
 distributedInfo.world_size without a trace are listed as missing.
@@ -95,7 +95,7 @@ export function ranksCommand(): Command {
   const cmd = new Command('ranks')
     .description("a distributed job's traces together: per-rank steps, collectives (bytes, skew, bus bandwidth), stragglers, communication/computation overlap")
     .argument('<inputs...>', 'a folder of rank traces, or the trace files')
-    .option('--rank-regex <regex>', "the rank in a file's name: the regex's first capture group (wins over distributedInfo)")
+    .option('--rank-regex <regex>', "the rank in a file's path: the regex's first capture group (wins over distributedInfo)")
     .addOption(new Option('--clock <mode>', 'trace: clocks as written; collectives: aligned by collective ends').choices(['trace', 'collectives']).default('trace'))
     .option('--jobs <n>', 'traces read at once, one per worker thread (default: the cores)')
     .option('--top <n>', 'rows per table in the terminal view', '32')
