@@ -9,7 +9,8 @@
  * the raw kernels, not HTA's printed number.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './build-once.js';
@@ -278,6 +279,29 @@ describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
     const b = join(GLOO_DIR, 'ranks_w4_skew5', 'rank-0.pt.trace.json.gz');
     const doc = ranksJson([a, b, '--rank-regex', 'ranks_w(\\d+)']);
     expect(doc.ranks.map((r: any) => [r.rank, r.file])).toEqual([[2, a], [4, b]]);
+  });
+});
+
+describe('report DIR: the ranks on one timeline', () => {
+  it('one lane per rank, every matched collective linked, each lane moved by the offset ranks estimates', () => {
+    const folder = join(GLOO_DIR, 'ranks_w4_skew5');
+    const out = join(mkdtempSync(join(tmpdir(), 'ks-ranks-')), 'job.html');
+    const r = run(['report', folder, '-o', out, '--json']);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect([doc.ranks, doc.aligned, doc.linkedCollectives]).toEqual([4, 4, doc.job.matchedInstances]);
+    const html = readFileSync(out, 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="rk-data">(.*?)<\/script>/s.exec(html)![1]!);
+    expect(data.ranks.map((l: any) => l.rank)).toEqual([0, 1, 2, 3]);
+    expect(data.ranks.map((l: any) => l.offsetUs)).toEqual(doc.job.ranks.map((x: any) => x.clockOffsetUs));
+    expect(data.ranks.map((l: any) => l.calls.length)).toEqual(doc.job.ranks.map((x: any) => x.collectiveCalls));
+    // Aligned by collective ends: per rank, the median over its calls of (its end - rank 0's end of the same collective) is 0.
+    const end0 = new Map(data.ranks[0].calls.map((c: number[]) => [c[3], c[0] + c[1]]));
+    for (const lane of data.ranks.slice(1)) {
+      const d = lane.calls.map((c: number[]) => c[0] + c[1] - (end0.get(c[3]) as number)).sort((a: number, b: number) => a - b);
+      const med = d.length % 2 ? d[(d.length - 1) / 2] : (d[d.length / 2 - 1] + d[d.length / 2]) / 2;
+      expect(Math.abs(med)).toBeLessThan(0.01);
+    }
   });
 });
 

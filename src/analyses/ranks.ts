@@ -116,6 +116,8 @@ export interface RankRow {
   readonly waitUs: number;
   /** Instances at which this rank arrived last. */
   readonly lastCount: number;
+  /** Its trace's start after the earliest rank's, on the profiler's clock. */
+  readonly startShiftUs: number;
   /** Its clock's offset from the reference rank, estimated from collective ends; null when no collective is shared. */
   readonly clockOffsetUs: number | null;
   readonly clockSpreadUs: number | null;
@@ -200,8 +202,8 @@ function median(xs: number[]): number {
 
 const us = (ns: number) => ns / 1000;
 
-/** Key of a call for matching across ranks (module comment). */
-function keyer(calls: readonly CollectiveCall[]): string[] {
+/** Key of each call (in the order given: by start) for matching across ranks (module comment). */
+export function collectiveKeys(calls: readonly CollectiveCall[]): string[] {
   const ordinal = new Map<string, number>();
   return calls.map((c) => {
     if (!Number.isNaN(c.seq)) return `${c.pg}\u0000s${c.seq}`;
@@ -232,7 +234,7 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
   rs.forEach((r, ri) => {
     // Calls in the order they were issued on this rank (the k-th of a name in a step).
     const calls = [...r.summary.calls].sort((a, b) => a.startNs - b.startNs);
-    const keys = keyer(calls);
+    const keys = collectiveKeys(calls);
     keyed.push(keys);
     keys.forEach((k, j) => {
       let list = instances.get(k);
@@ -406,6 +408,7 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
       overlapPct: s.commNs > 0 ? (100 * s.overlapNs) / s.commNs : null,
       waitUs: us(unionLength(waits[ri]!)),
       lastCount: lastCount[ri]!,
+      startShiftUs: us(shift[ri]!),
       clockOffsetUs: ri === ref ? 0 : hasOffset ? us(offset[ri]!) : null,
       clockSpreadUs: ri === ref ? 0 : hasOffset ? us(Math.max(...d) - Math.min(...d)) : null,
       clockSamples: ri === ref ? 0 : d.length,

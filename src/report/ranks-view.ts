@@ -175,6 +175,7 @@ export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]) 
       overlapPct: r.overlapPct === null ? null : Math.round(r.overlapPct * 100) / 100,
       waitUs: roundUs(r.waitUs),
       lastCount: r.lastCount,
+      startShiftUs: roundUs(r.startShiftUs),
       clockOffsetUs: r3(r.clockOffsetUs),
       clockSpreadUs: r3(r.clockSpreadUs),
       clockSamples: r.clockSamples,

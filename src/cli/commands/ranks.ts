@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { assignRanks } from '../../analyses/rank-assignment.js';
-import { analyseRanks, type ClockMode } from '../../analyses/ranks.js';
+import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { summariseFiles } from '../../rank-pool.js';
@@ -84,6 +84,44 @@ function byNumberInName(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true });
 }
 
+export interface JobOptions {
+  readonly regex?: RegExp;
+  readonly jobs?: number;
+  readonly clock: ClockMode;
+  /** No progress line on stderr. */
+  readonly quiet?: boolean;
+}
+
+/** A job's traces read (worker pool), their ranks told, and analysed together; with the job's diagnostics. */
+export async function readJob(inputs: readonly string[], opts: JobOptions): Promise<{ analysis: RanksAnalysis; ranks: RankInput[]; diagnostics: Diagnostic[] }> {
+  const files = listRankFiles(inputs);
+  const progress = !opts.quiet && process.stderr.isTTY === true && files.length > 1;
+  const results = await summariseFiles(files, {
+    jobs: opts.jobs,
+    onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
+  });
+  if (progress) process.stderr.write('\r\x1b[K');
+  const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank })), opts.regex);
+  if (!assigned.ok) throw new KinetoscopeError(assigned.code, assigned.message);
+  const rankInputs: RankInput[] = assigned.ranks.map((a, i) => ({ rank: a.rank, file: a.file, summary: results[i]!.summary }));
+  const analysis = analyseRanks(rankInputs, { clock: opts.clock });
+
+  const diagnostics: Diagnostic[] = [];
+  if (analysis.missingRanks.length) {
+    diagnostics.push({ code: 'MISSING_RANKS', severity: 'warning', message: `world size ${analysis.worldSize} but ${analysis.missingRanks.length} rank(s) have no trace: collectives are matched among the ranks present` });
+  }
+  const worlds = new Set(results.map((r) => r.summary.worldSize).filter((w) => w !== undefined));
+  if (worlds.size > 1) diagnostics.push({ code: 'MIXED_WORLD_SIZES', severity: 'warning', message: `the traces disagree on world_size (${[...worlds].join(', ')}): they may come from different jobs` });
+  const unmatched = analysis.instances - analysis.matchedInstances;
+  if (analysis.ranks.length > 1 && unmatched > 0) {
+    diagnostics.push({ code: 'UNMATCHED_COLLECTIVES', severity: 'info', message: `${unmatched} of ${analysis.instances} collective calls were seen on one rank only (its peers' traces do not cover them, or their steps differ): no skew or wait for them` });
+  }
+  const warned = results.filter((r) => r.summary.warnings > 0).length;
+  if (warned) diagnostics.push({ code: 'RANK_TRACE_WARNINGS', severity: 'info', message: `${warned} trace(s) have warnings of their own: read one with \`kinetoscope summary FILE --verbose\`` });
+
+  return { analysis, ranks: rankInputs, diagnostics };
+}
+
 interface RanksOptions extends CommonOptions {
   rankRegex?: string;
   clock: ClockMode;
@@ -116,33 +154,7 @@ export function ranksCommand(): Command {
       const top = Number(opts.top);
       if (!(Number.isInteger(top) && top >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--top must be a whole number ≥ 1, not ${opts.top}`);
 
-      const files = listRankFiles(inputs);
-      const progress = !opts.json && process.stderr.isTTY === true && files.length > 1;
-      const results = await summariseFiles(files, {
-        jobs,
-        onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
-      });
-      if (progress) process.stderr.write('\r\x1b[K');
-      const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank })), regex);
-      if (!assigned.ok) throw new KinetoscopeError(assigned.code, assigned.message);
-      const analysis = analyseRanks(
-        assigned.ranks.map((a, i) => ({ rank: a.rank, file: a.file, summary: results[i]!.summary })),
-        { clock: opts.clock },
-      );
-
-      const diagnostics: Diagnostic[] = [];
-      if (analysis.missingRanks.length) {
-        diagnostics.push({ code: 'MISSING_RANKS', severity: 'warning', message: `world size ${analysis.worldSize} but ${analysis.missingRanks.length} rank(s) have no trace: collectives are matched among the ranks present` });
-      }
-      const worlds = new Set(results.map((r) => r.summary.worldSize).filter((w) => w !== undefined));
-      if (worlds.size > 1) diagnostics.push({ code: 'MIXED_WORLD_SIZES', severity: 'warning', message: `the traces disagree on world_size (${[...worlds].join(', ')}): they may come from different jobs` });
-      const unmatched = analysis.instances - analysis.matchedInstances;
-      if (analysis.ranks.length > 1 && unmatched > 0) {
-        diagnostics.push({ code: 'UNMATCHED_COLLECTIVES', severity: 'info', message: `${unmatched} of ${analysis.instances} collective calls were seen on one rank only (its peers' traces do not cover them, or their steps differ): no skew or wait for them` });
-      }
-      const warned = results.filter((r) => r.summary.warnings > 0).length;
-      if (warned) diagnostics.push({ code: 'RANK_TRACE_WARNINGS', severity: 'info', message: `${warned} trace(s) have warnings of their own: read one with \`kinetoscope summary FILE --verbose\`` });
-
+      const { analysis, diagnostics } = await readJob(inputs, { regex, jobs, clock: opts.clock, quiet: opts.json === true });
       if (opts.json) printJson(ranksJson(analysis, diagnostics));
       else {
         const c = colorsFor(opts);
