@@ -104,6 +104,8 @@ export interface RankRow {
   readonly rank: number;
   readonly file: string;
   readonly steps: { name: string; number: number; durUs: number }[];
+  /** Trace events read (kinetoscope's count: X, instant, flow, metadata records). */
+  readonly events: number;
   readonly collectiveCalls: number;
   readonly commSource: CommSource;
   readonly commUs: number;
@@ -399,6 +401,7 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
       rank: r.rank,
       file: r.file,
       steps: s.steps.map((st) => ({ name: st.name, number: st.number, durUs: us(st.durNs) })),
+      events: s.events,
       collectiveCalls: s.calls.length,
       commSource: s.commSource,
       commUs: us(s.commNs),

@@ -166,6 +166,7 @@ export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]) 
       rank: r.rank,
       file: r.file,
       steps: r.steps.map((s) => ({ name: s.name, number: s.number, durUs: roundUs(s.durUs) })),
+      events: r.events,
       collectiveCalls: r.collectiveCalls,
       commSource: r.commSource,
       commUs: roundUs(r.commUs),
