@@ -44,6 +44,8 @@ const COMMANDS: Record<string, () => Promise<Factory>> = {
   perfetto: async () => (await import('./commands/perfetto.js')).perfettoCommand,
   crop: async () => (await import('./commands/crop.js')).cropCommand,
   ranks: async () => (await import('./commands/ranks.js')).ranksCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
+  sql: async () => (await import('./commands/sql.js')).sqlCommand,
 };
 const invoked = process.argv[2];
 const wanted = invoked !== undefined && Object.hasOwn(COMMANDS, invoked) ? [invoked] : Object.keys(COMMANDS);
