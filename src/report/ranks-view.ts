@@ -93,7 +93,7 @@ export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): st
           { header: 'PG', maxWidth: 16 },
           { header: 'Calls', align: 'right' },
           { header: 'Ranks', align: 'right' },
-          { header: 'Bytes', align: 'right' },
+          { header: 'Size', align: 'right' },
           { header: 'Mean', align: 'right' },
           { header: 'Skew', align: 'right' },
           { header: 'Max skew', align: 'right' },

@@ -52,13 +52,17 @@ const SCRIPT = `
       ctx.fillText('rank ' + r.rank + off, 4, y + LANE - 4);
       const sh = Math.max(2, Math.floor(LANE * 0.25));
       for (const s of r.steps) { const a = x(s[0]), b = x(s[0] + s[1]); if (b < LABEL || a > box.clientWidth) continue; ctx.fillStyle = '#ddd'; ctx.fillRect(Math.max(a, LABEL), y + 1, Math.max(1, b - Math.max(a, LABEL) - 1), sh); }
+      // One path per colour: a frame is a few fills per lane, not one per call.
       let lastPx = -1;
+      const paths = new Map();
       for (let ci = lower(r.calls, t0); ci < r.calls.length; ci++) {
         const c = r.calls[ci]; if (c[0] > t1) break;
         const a = Math.max(LABEL, x(c[0])), b = x(c[0] + c[1]);
         if (b - a < 1) { const px = Math.floor(a); if (px === lastPx) continue; lastPx = px; }
-        ctx.fillStyle = color(c[2]); ctx.fillRect(a, y + sh + 2, Math.max(1, b - a), LANE - sh - 4);
+        let path = paths.get(c[2]); if (!path) paths.set(c[2], (path = new Path2D()));
+        path.rect(a, y + sh + 2, Math.max(1, b - a), LANE - sh - 4);
       }
+      for (const [n, path] of paths) { ctx.fillStyle = color(n); ctx.fill(path); }
     }
     if (hover) {
       const pts = [];
