@@ -15,6 +15,7 @@ import { KinetoscopeError, type ErrorCode } from './core/errors.js';
 import { summariseRank, type RankSummary } from './analyses/ranks.js';
 import { loadTrace } from './load-trace.js';
 import { OPTIONAL_TABLES } from './model/trace-model.js';
+import { defaultWorkers } from './ingest/parallel-plan.js';
 
 const WORKER_URL = new URL('./rank-worker.js', import.meta.url);
 
@@ -35,9 +36,9 @@ export interface PoolOptions {
   readonly onDone?: (done: number, total: number, file: string) => void;
 }
 
-/** One trace read and reduced on this thread. */
-export async function summariseFile(file: string): Promise<RankSummary> {
-  const model = await loadTrace(file, { omit: OPTIONAL_TABLES, workers: 1 });
+/** One trace read and reduced on this thread (tokenized on `workers` threads: 1 inside the pool). */
+export async function summariseFile(file: string, workers = 1): Promise<RankSummary> {
+  const model = await loadTrace(file, { omit: OPTIONAL_TABLES, workers });
   return summariseRank(model);
 }
 
@@ -57,7 +58,8 @@ export async function summariseFiles(files: readonly string[], opts: PoolOptions
   let done = 0;
   if (jobs === 1 || !canStartWorkers()) {
     for (let i = 0; i < files.length; i++) {
-      out[i] = await summariseFile(files[i]!);
+      // A lone trace gets the reader's own parallel read (a large file on several threads).
+      out[i] = await summariseFile(files[i]!, files.length === 1 ? defaultWorkers() : 1);
       done++;
       opts.onDone?.(done, files.length, files[i]!);
     }

@@ -169,6 +169,8 @@ export interface RankComm {
   readonly computeNs: number;
   /** Time both ran at once, ns (HTA's comm/comp overlap numerator). */
   readonly overlapNs: number;
+  /** `c10d::*` ops the rank issued (each collective's host call, whatever ran it). */
+  readonly issued: number;
 }
 
 /** The rank's collective calls and its communication / computation overlap (module comment). */
@@ -255,7 +257,9 @@ export function collectRankComm(m: TraceModel): RankComm {
   const overlapNs = commNs + computeNs - lengthOf(unionOfMerged(c, p));
   const hostCalls = calls.length - gpuCalls;
   const source: CommSource = gpuCalls > 0 ? (hostCalls > 0 ? 'gpu-kernels+host-gloo' : 'gpu-kernels') : hostCalls > 0 ? 'host-gloo' : 'none';
-  return { calls, source, commNs, computeNs, overlapNs };
+  let issued = 0;
+  for (const list of c10d.values()) issued += list.length;
+  return { calls, source, commNs, computeNs, overlapNs, issued };
 }
 
 /** The process group when `distributedInfo.pg_config` lists exactly one, else undefined. */

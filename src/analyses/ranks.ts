@@ -53,6 +53,8 @@ export interface RankSummary {
   readonly commNs: number;
   readonly computeNs: number;
   readonly overlapNs: number;
+  /** `c10d::*` ops issued (collectives called on the host, whether or not any work ran for them). */
+  readonly issuedCollectives: number;
   readonly events: number;
   readonly bytesRead: number;
   readonly warnings: number;
@@ -86,6 +88,7 @@ export function summariseRank(m: TraceModel): RankSummary {
     commNs: comm.commNs,
     computeNs: comm.computeNs,
     overlapNs: comm.overlapNs,
+    issuedCollectives: comm.issued,
     events: m.counts.events,
     bytesRead: m.source.bytesRead,
     warnings: m.diagnostics.filter((d) => d.severity !== 'info').length,

@@ -116,6 +116,10 @@ export async function readJob(inputs: readonly string[], opts: JobOptions): Prom
   if (analysis.ranks.length > 1 && unmatched > 0) {
     diagnostics.push({ code: 'UNMATCHED_COLLECTIVES', severity: 'info', message: `${unmatched} of ${analysis.instances} collective calls were seen on one rank only (its peers' traces do not cover them, or their steps differ): no skew or wait for them` });
   }
+  const idle = results.filter((r) => r.summary.calls.length === 0 && r.summary.issuedCollectives > 0);
+  if (idle.length) {
+    diagnostics.push({ code: 'COLLECTIVES_WITHOUT_WORK', severity: 'info', message: `${idle.length} trace(s) issued c10d collectives (${idle[0]!.summary.issuedCollectives} in ${basename(idle[0]!.file)}) but ran no communication kernel and no gloo work for them (in a world of 1, NCCL runs nothing): no collective to measure` });
+  }
   const warned = results.filter((r) => r.summary.warnings > 0).length;
   if (warned) diagnostics.push({ code: 'RANK_TRACE_WARNINGS', severity: 'info', message: `${warned} trace(s) have warnings of their own: read one with \`kinetoscope summary FILE --verbose\`` });
 
