@@ -396,7 +396,7 @@ describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
 
   it('the JSON has the stable keys', () => {
     const doc = ranksJson([join(HTA_DIR, 'trace_filter')]);
-    expect(Object.keys(doc)).toEqual(['clock', 'referenceRank', 'worldSize', 'missingRanks', 'instances', 'matchedInstances', 'ranks', 'steps', 'collectives', 'stragglers', 'diagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'clock', 'referenceRank', 'worldSize', 'missingRanks', 'instances', 'matchedInstances', 'ranks', 'steps', 'collectives', 'stragglers', 'diagnostics']);
     expect(Object.keys(doc.ranks[0])).toEqual(expect.arrayContaining(['rank', 'file', 'steps']));
     expect(Object.keys(doc.ranks[0].steps[0])).toEqual(['name', 'number', 'durUs']);
     expect(Object.keys(doc.collectives[0])).toEqual(expect.arrayContaining(['name', 'pg', 'calls', 'bytes', 'meanUs', 'skewUs', 'busBwGBs']));
