@@ -399,7 +399,13 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
   const ranks: RankRow[] = rs.map((r, ri) => {
     const s = r.summary;
     const d = diffs[ri]!;
-    const hasOffset = ri === ref ? d.length === 0 && n > 0 : d.length > 0;
+    const hasOffset = d.length > 0;
+    let dMin = Infinity;
+    let dMax = -Infinity;
+    for (const x of d) {
+      if (x < dMin) dMin = x;
+      if (x > dMax) dMax = x;
+    }
     return {
       rank: r.rank,
       file: r.file,
@@ -416,13 +422,13 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
       lastCount: lastCount[ri]!,
       startShiftUs: us(shift[ri]!),
       clockOffsetUs: ri === ref ? 0 : hasOffset ? us(offset[ri]!) : null,
-      clockSpreadUs: ri === ref ? 0 : hasOffset ? us(Math.max(...d) - Math.min(...d)) : null,
+      clockSpreadUs: ri === ref ? 0 : hasOffset ? us(dMax - dMin) : null,
       clockSamples: ri === ref ? 0 : d.length,
     };
   });
 
   const worlds = rs.map((r) => r.summary.worldSize).filter((w): w is number => w !== undefined);
-  const worldSize = worlds.length ? Math.max(...worlds) : null;
+  const worldSize = worlds.length ? worlds.reduce((a, b) => (b > a ? b : a)) : null;
   const present = new Set(rs.map((r) => r.rank));
   const missingRanks: number[] = [];
   if (worldSize !== null) for (let k = 0; k < worldSize; k++) if (!present.has(k)) missingRanks.push(k);
