@@ -25,6 +25,9 @@ export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   report: async () => (await import('./report.js')).reportCommand,
   perfetto: async () => (await import('./perfetto.js')).perfettoCommand,
   crop: async () => (await import('./crop.js')).cropCommand,
+  ranks: async () => (await import('./ranks.js')).ranksCommand,
+  export: async () => (await import('./export.js')).exportCommand,
+  sql: async () => (await import('./sql.js')).sqlCommand,
   schema: async () => (await import('./schema.js')).schemaCommand,
   mcp: async () => (await import('./mcp.js')).mcpCommand,
 };
