@@ -36,6 +36,7 @@ const COMMANDS: Record<string, () => Promise<Factory>> = {
   fusion: async () => (await import('./commands/fusion.js')).fusionCommand,
   compile: async () => (await import('./commands/compile.js')).compileCommand,
   gemm: async () => (await import('./commands/gemm.js')).gemmCommand,
+  roofline: async () => (await import('./commands/roofline.js')).rooflineCommand,
   ops: async () => (await import('./commands/ops.js')).opsCommand,
   breakdown: async () => (await import('./commands/breakdown.js')).breakdownCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,

@@ -52,7 +52,7 @@ const SORTERS: Record<GemmOptions['sort'], (a: GemmRow, b: GemmRow) => number> =
   percent: (a, b) => (a.percentOfPeak ?? Infinity) - (b.percentOfPeak ?? Infinity),
 };
 
-function readPeaks(path: string): UserPeaks {
+export function readPeaks(path: string): UserPeaks {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
