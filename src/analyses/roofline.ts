@@ -24,7 +24,7 @@
  * without FLOPs, with the reason (`declined`).
  */
 import { GpuKind, HostKind, hostName, gpuName, type TraceModel } from '../model/trace-model.js';
-import { computeGemmTable, formatGemmShape, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
+import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
 import { placeOnRoofline, type RooflinePoint } from './roofline-point.js';
@@ -250,6 +250,18 @@ function attentionCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>):
   return out;
 }
 
+/** The compute kind a kernel's name alone gives, for kernels no op of the table owns. */
+function orphanKind(name: string): ComputeKind | undefined {
+  if (isTemplateGemmName(name)) return 'gemm';
+  if (name.startsWith('triton_')) return undefined;
+  const d = decodeKernelName(name);
+  if (d.kind === 'attention') return d.direction === 'bwd' ? 'attention-bwd' : d.direction === 'fwd' ? 'attention-fwd' : undefined;
+  const pass = d.convPass;
+  if (d.kind === 'conv' || pass) return pass === 'fprop' || pass === 'dgrad' || pass === 'wgrad' ? `conv-${pass}` : undefined;
+  if (d.kind === 'gemm' && convHelperKind(name) === undefined) return 'gemm';
+  return undefined;
+}
+
 /** The longest kernel that is not a conv library's helper (layout change, split-K reduction). */
 function mainKernel(m: TraceModel, kernels: readonly number[]): GemmKernelInfo | undefined {
   if (!kernels.length) return undefined;
@@ -261,8 +273,8 @@ function mainKernel(m: TraceModel, kernels: readonly number[]): GemmKernelInfo |
   return { name, short: shortKernelName(name), decoded: decodeKernelName(name) };
 }
 
-export function computeRoofline(m: TraceModel, opts: GemmOptions = {}): RooflineReport {
-  const gemm = computeGemmTable(m, opts);
+/** `gemm`: the GEMM table when the caller has it already (explain). */
+export function computeRoofline(m: TraceModel, opts: GemmOptions = {}, gemm: GemmReport = computeGemmTable(m, opts)): RooflineReport {
   const notes = [...gemm.notes.filter((x) => !x.startsWith('no GEMM ops'))];
   const deviceById = new Map(gemm.devices.map((d) => [d.id, d]));
   const owned = indexOwnedGpu(m);
@@ -374,6 +386,55 @@ export function computeRoofline(m: TraceModel, opts: GemmOptions = {}): Roofline
       ...(w.conv ? { conv: w.conv } : {}),
       ...(w.attention ? { attention: w.attention } : {}),
       hosts: a.hosts,
+    });
+  }
+  // Compute kernels no op of the table owns — replayed from a CUDA graph (max-autotune and
+  // reduce-overhead record them so), or under an op whose arguments are not read here: a row
+  // per kernel name and kind, without a shape. The kind comes from the name: a Triton template
+  // GEMM, a kernel the names decode as a GEMM, a convolution pass, an attention direction.
+  const orphans = new Map<string, { kind: ComputeKind; name: string; gs: number[] }>();
+  for (let g = 0; g < m.gpu.length; g++) {
+    if (m.gpu.kind[g] !== GpuKind.Kernel || kernelSet.has(g)) continue;
+    const name = gpuName(m, g);
+    const kind = orphanKind(name);
+    if (!kind) continue;
+    const key = `${kind}\u0000${name}`;
+    const o = orphans.get(key) ?? { kind, name, gs: [] };
+    o.gs.push(g);
+    orphans.set(key, o);
+  }
+  for (const { kind, name, gs } of orphans.values()) {
+    let ns = 0;
+    let minNs = Infinity;
+    let maxNs = -Infinity;
+    for (const g of gs) {
+      kernelSet.add(g);
+      ns += m.gpu.durNs[g]!;
+      minNs = Math.min(minNs, m.gpu.durNs[g]!);
+      maxNs = Math.max(maxNs, m.gpu.durNs[g]!);
+    }
+    const inGraph = gs.some((g) => m.gpu.launcher[g]! >= 0 && /GraphLaunch/.test(hostName(m, m.gpu.launcher[g]!)));
+    const owner = m.gpu.owner[gs[0]!]!;
+    const where = inGraph ? 'replayed from a CUDA graph, so no op records its arguments' : owner >= 0 ? `launched under \`${hostName(m, owner)}\`, whose arguments this table does not read` : 'launched outside any op';
+    rows.push({
+      kind,
+      op: name,
+      shape: '—',
+      inputDims: 'null',
+      calls: gs.length,
+      kernelCalls: gs.length,
+      totalUs: ns / 1000,
+      meanUs: ns / gs.length / 1000,
+      minUs: minNs / 1000,
+      maxUs: maxNs / 1000,
+      kernel: { name, short: shortKernelName(name), decoded: decodeKernelName(name) },
+      kernelNames: [name],
+      otherKernelUs: 0,
+      declined: `${where}: no shape`,
+      device: m.gpu.device[gs[0]!]!,
+      compiled: isTemplateGemmName(name) || (owner >= 0 && isCompiled(m, owner)),
+      template: isTemplateGemmName(name),
+      hosts: [],
     });
   }
   rows.sort((x, y) => y.totalUs - x.totalUs || compareText(x.kind, y.kind) || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
