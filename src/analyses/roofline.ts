@@ -91,6 +91,8 @@ export interface RooflineReport {
   readonly gemm: GemmReport;
   /** The GPU kernels the table's rows account for. */
   readonly kernelSet: ReadonlySet<number>;
+  /** Those of convolution and attention rows. */
+  readonly convAttentionKernels: ReadonlySet<number>;
 }
 
 interface CallWork {
@@ -284,6 +286,7 @@ export function computeRoofline(m: TraceModel, opts: GemmOptions = {}, gemm: Gem
     return steps.some((s) => t >= s.startNs && t <= s.endNs);
   };
   const kernelSet = new Set<number>();
+  const convAttentionKernels = new Set<number>();
   const rows: RooflineRow[] = [];
 
   for (const r of gemm.rows) {
@@ -343,7 +346,10 @@ export function computeRoofline(m: TraceModel, opts: GemmOptions = {}, gemm: Gem
     if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0 }));
     a.hosts.push(w.host);
     if (steps.length && inStep(w.host)) a.inSteps++;
-    for (const g of w.kernels) kernelSet.add(g);
+    for (const g of w.kernels) {
+      kernelSet.add(g);
+      convAttentionKernels.add(g);
+    }
     for (const g of w.otherKernels) a.otherNs += m.gpu.durNs[g]!;
     if (w.kernels.length) {
       let ns = 0;
@@ -409,6 +415,7 @@ export function computeRoofline(m: TraceModel, opts: GemmOptions = {}, gemm: Gem
     let maxNs = -Infinity;
     for (const g of gs) {
       kernelSet.add(g);
+      if (kind !== 'gemm') convAttentionKernels.add(g);
       ns += m.gpu.durNs[g]!;
       minNs = Math.min(minNs, m.gpu.durNs[g]!);
       maxNs = Math.max(maxNs, m.gpu.durNs[g]!);
@@ -475,5 +482,6 @@ export function computeRoofline(m: TraceModel, opts: GemmOptions = {}, gemm: Gem
     notes,
     gemm,
     kernelSet,
+    convAttentionKernels,
   };
 }
