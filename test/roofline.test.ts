@@ -298,3 +298,19 @@ describe.skipIf(!existsSync(join(SHARED, 'vit_train.pt.trace.json.gz')))('roofli
     expect(r.rows.find((x) => x.kind === 'attention-bwd')!.flops).toBe(2.5 * 4 * b * h * sq * sq * d);
   });
 });
+
+describe('check --write-expect counts Triton template GEMMs in gemms (relu_mlp_compile_ma_nograd)', () => {
+  it('per step: the kernels named as GEMMs in the raw events, templates included', async () => {
+    const { deriveExpectations } = await import('../src/analyses/expectations.js');
+    const name = 'relu_mlp_compile_ma_nograd';
+    const events = rawOf(h200Trace(name));
+    const m = await loadTrace(h200Trace(name));
+    const steps = xs(events, 'user_annotation', /^ProfilerStep#/);
+    const kernels = xs(events, 'kernel');
+    // Per step: the template kernels (triton_tem_… with mm in their op list) and cuBLAS's nvjet.
+    const perStep = steps.map((s) => kernels.filter((k) => k.ts >= s.ts && k.ts < s.ts + s.dur && (/^triton_tem_fused_.*mm/.test(k.name) || /^nvjet_/.test(k.name))).length);
+    expect(new Set(perStep).size).toBe(1);
+    expect(perStep[0]).toBe(3);
+    expect(deriveExpectations(m, 'step').expectations.gemms).toBe(perStep[0]);
+  });
+});
