@@ -314,3 +314,30 @@ describe('check --write-expect counts Triton template GEMMs in gemms (relu_mlp_c
     expect(deriveExpectations(m, 'step').expectations.gemms).toBe(perStep[0]);
   });
 });
+
+describe('the alignment rule against the compiled GPT-2 (Inductor pads the vocabulary to 50264)', () => {
+  it('each eager vocabulary GEMM is compared with the compiled trace\'s padded product, % of peak from its raw kernels', async () => {
+    const { computeGemmTable } = await import('../src/analyses/gemm.js');
+    const compiled = rawOf(h200Trace('gpt2_train_compile'));
+    const r = computeRoofline(await loadTrace(h200Trace('gpt2_train')), { vs: computeGemmTable(await loadTrace(h200Trace('gpt2_train_compile'))) });
+    const padded = xs(compiled, 'cpu_op', 'aten::mm').filter((e) => dims(e).slice(0, 2).flat().includes(50264));
+    expect(padded.length).toBe(9);
+    const findings = r.alignment.filter((f) => f.dims.some((d) => d.size === 50257));
+    expect(findings).toHaveLength(3);
+    for (const f of findings) {
+      const pad = (x: number) => (x === 50257 ? 50264 : x);
+      const calls = padded.filter((e) => {
+        const [a, b] = dims(e) as [number[], number[]];
+        return a[0] === pad(f.m) && b[1] === pad(f.n) && a[1] === pad(f.k);
+      });
+      expect(calls.length).toBe(3);
+      const us = sumDur(kernelsOf(compiled, calls)) / calls.length;
+      const flops = 2 * pad(f.m) * pad(f.n) * pad(f.k);
+      const there = f.compare.filter((c) => c.where === 'other trace');
+      expect(there).toHaveLength(1);
+      close(there[0]!.percentOfPeak!, (100 * flops) / us / 1e6 / 989.5);
+      // Padded, the product ran well above the align1 kernel's share of peak.
+      expect(there[0]!.percentOfPeak!).toBeGreaterThan(f.percentOfPeak!);
+    }
+  });
+});

@@ -41,6 +41,7 @@ import { computeFusion, type FusionResult } from './fusion.js';
 import { computeFusionMatch } from './fusion-match.js';
 import { computeGemmTable, findGemmCalls, formatGemmShape, isTemplateGemmName, type GemmReport } from './gemm.js';
 import { computeRoofline, type RooflineReport } from './roofline.js';
+import { findAlignmentIssues } from './gemm-alignment.js';
 import { computeKernelCatalog } from './kernel-catalog.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from './kernel-name.js';
 import { computeLaunches } from './launches.js';
@@ -204,7 +205,7 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
   if (want('bias')) push(biasSection(c));
   if (want('launches')) push(launchesSection(c));
   if (want('kernels')) push(kernelsSection(c, opts.kernelLimit ?? 8));
-  if (want('gemms')) push(gemmSection(c));
+  if (want('gemms')) push(gemmSection(c, first));
   if (want('comparison') && first && diff) push(comparisonSection(c, first, diff));
   if (want('fusion')) push(fusionSection(c));
   if (want('compile')) push(compileSection(c));
@@ -666,7 +667,8 @@ const GEMM_TABLE_MAX = 16;
 /** An alignment finding gets a sentence from this share of the trace's kernel time. */
 const ALIGNMENT_MIN_SHARE = 0.01;
 
-function gemmSection(c: TraceContext): ExplainSection | undefined {
+/** `other`: the trace of `--vs`, whose same or padded shapes the alignment sentences cite. */
+function gemmSection(c: TraceContext, other?: TraceContext): ExplainSection | undefined {
   const r = c.lazy.gemm();
   if (!r.rows.length) return undefined;
   const sentences: ExplainSentence[] = [];
@@ -739,13 +741,14 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
     );
   }
   // The alignment rule (gemm-alignment.ts), for GEMMs with a share of the kernel time worth a sentence.
-  for (const f of r.alignment) {
+  for (const f of other ? findAlignmentIssues(r, r.traceKernelUs, other.lazy.gemm()) : r.alignment) {
     if ((f.shareOfKernelTime ?? 0) < ALIGNMENT_MIN_SHARE) continue;
     const best = f.compare.find((x) => x.where === 'same trace');
+    const there = f.compare.find((x) => x.where === 'other trace' && x.percentOfPeak !== undefined);
     sentences.push(
       say(
         'gemms.alignment',
-        `\`{op}\` {m}×{n}×{k} ({dtype}): {dimsText} — not a multiple of {multiple} — runs on an align{kernelAlignment} kernel (\`{kernel}\`)${f.percentOfPeak !== undefined ? ' at {peakPct} of peak' : ''}, {kernelTimeShare} of the trace's kernel time; kernels with {multiple}-element (16-byte) alignment need every dim a multiple of {multiple}${best ? '; the largest aligned {dtype} GEMM here reaches {comparePeakPct}' : ''}.`,
+        `\`{op}\` {m}×{n}×{k} ({dtype}): {dimsText} — not a multiple of {multiple} — runs on an align{kernelAlignment} kernel (\`{kernel}\`)${f.percentOfPeak !== undefined ? ' at {peakPct} of peak' : ''}, {kernelTimeShare} of the trace's kernel time; kernels with {multiple}-element (16-byte) alignment need every dim a multiple of {multiple}${best ? '; the largest aligned {dtype} GEMM here reaches {comparePeakPct}' : ''}${there ? (there.m === f.m && there.n === f.n && there.k === f.k ? '; in `{otherTrace}` the same shape reaches {otherPeakPct}' : '; in `{otherTrace}` the product padded to {otherM}×{otherN}×{otherK} reaches {otherPeakPct}') : ''}.`,
         {
           op: f.op,
           m: f.m,
@@ -759,6 +762,7 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
           ...(f.percentOfPeak !== undefined ? { peakPct: f.percentOfPeak } : {}),
           kernelTimeShare: f.shareOfKernelTime ?? 0,
           ...(best?.percentOfPeak !== undefined ? { comparePeakPct: best.percentOfPeak } : {}),
+          ...(there && other ? { otherTrace: other.label, otherM: String(there.m), otherN: String(there.n), otherK: String(there.k), otherPeakPct: there.percentOfPeak! } : {}),
         },
       ),
     );

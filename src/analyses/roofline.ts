@@ -26,6 +26,7 @@
 import { GpuKind, HostKind, hostName, gpuName, type TraceModel } from '../model/trace-model.js';
 import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
+import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
 import { placeOnRoofline, type RooflinePoint } from './roofline-point.js';
 import { indexOwnedGpu, subtreeGpuWithOwner } from './owned-gpu.js';
@@ -89,6 +90,8 @@ export interface RooflineReport {
   readonly stepCount: number;
   readonly notes: string[];
   readonly gemm: GemmReport;
+  /** GEMMs on a kernel of too small an alignment for their dims, compared with `vs` when given. */
+  readonly alignment: readonly AlignmentFinding[];
   /** The GPU kernels the table's rows account for. */
   readonly kernelSet: ReadonlySet<number>;
   /** Those of convolution and attention rows. */
@@ -275,8 +278,13 @@ function mainKernel(m: TraceModel, kernels: readonly number[]): GemmKernelInfo |
   return { name, short: shortKernelName(name), decoded: decodeKernelName(name) };
 }
 
+export interface RooflineOptions extends GemmOptions {
+  /** Another trace's GEMM table (the compiled run): the alignment findings compare against it. */
+  readonly vs?: GemmReport;
+}
+
 /** `gemm`: the GEMM table when the caller has it already (explain). */
-export function computeRoofline(m: TraceModel, opts: GemmOptions = {}, gemm: GemmReport = computeGemmTable(m, opts)): RooflineReport {
+export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm: GemmReport = computeGemmTable(m, opts)): RooflineReport {
   const notes = [...gemm.notes.filter((x) => !x.startsWith('no GEMM ops'))];
   const deviceById = new Map(gemm.devices.map((d) => [d.id, d]));
   const owned = indexOwnedGpu(m);
@@ -481,6 +489,7 @@ export function computeRoofline(m: TraceModel, opts: GemmOptions = {}, gemm: Gem
     stepCount: steps.length,
     notes,
     gemm,
+    alignment: opts.vs ? findAlignmentIssues(gemm, gemm.traceKernelUs, opts.vs) : gemm.alignment,
     kernelSet,
     convAttentionKernels,
   };

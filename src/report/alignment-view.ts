@@ -10,7 +10,7 @@ export function alignmentSentence(f: AlignmentFinding): string {
   const share = f.shareOfKernelTime !== undefined ? `, ${(100 * f.shareOfKernelTime).toFixed(1)}% of the trace's kernel time` : '';
   const got = f.percentOfPeak !== undefined ? ` at ${f.percentOfPeak.toFixed(1)}% of peak` : '';
   const cmp = f.compare
-    .map((c) => `${c.where === 'same trace' ? 'the largest aligned ' + f.dtype + ' GEMM here' : 'the other trace'}, ${c.m}×${c.n}×${c.k}${c.kernel ? ` on ${c.kernel.length > 60 ? c.kernel.slice(0, 57) + '…' : c.kernel}` : ''}, reaches ${c.percentOfPeak !== undefined ? `${c.percentOfPeak.toFixed(1)}% of peak` : 'an unknown share of peak'}`)
+    .map((c) => `${c.where === 'same trace' ? 'the largest aligned ' + f.dtype + ' GEMM here' : `the other trace's ${c.op}`}, ${c.m}×${c.n}×${c.k}${c.kernel ? ` on ${c.kernel.length > 60 ? c.kernel.slice(0, 57) + '…' : c.kernel}` : ''}, reaches ${c.percentOfPeak !== undefined ? `${c.percentOfPeak.toFixed(1)}% of peak` : 'an unknown share of peak'}`)
     .join('; ');
   return (
     `${f.op} ${f.m}×${f.n}×${f.k} (${f.dtype}): ${dims} is not a multiple of ${f.multiple}, and it runs on an align${f.kernelAlignment} kernel${got} ` +

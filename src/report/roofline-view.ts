@@ -73,7 +73,7 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
   for (const x of rows) if (x.ridgePoint !== undefined && x.peakDtype) ridges.set(x.peakDtype, x.ridgePoint);
   if (ridges.size) out.push(`Ridge points: ${[...ridges].map(([d, v]) => `${d} ${v.toFixed(1)} FLOP/B`).join(', ')} — below, memory-bound; above, compute-bound.`);
   for (const x of rows) if (x.declined) out.push(`declined: ${x.op} ${x.shape}: ${x.declined}`);
-  for (const f of r.gemm.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
+  for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
   for (const n of r.notes) out.push(`note: ${n}`);
   return out.join('\n');
 }
@@ -145,7 +145,7 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
     })),
     byKind: r.byKind.map((k) => ({ kind: k.kind, calls: k.calls, flops: k.flops, kernelUs: roundUs(k.kernelUs) })),
     totals: { calls: r.totals.calls, flops: r.totals.flops, kernelUs: roundUs(r.totals.kernelUs), traceKernelUs: roundUs(r.totals.traceKernelUs), declinedCalls: r.totals.declinedCalls },
-    alignment: r.gemm.alignment.map(alignmentJson),
+    alignment: r.alignment.map(alignmentJson),
     stepCount: r.stepCount,
     notes: r.notes,
   };

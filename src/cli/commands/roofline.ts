@@ -1,6 +1,7 @@
 /** `kinetoscope roofline TRACE`: every compute op (GEMMs, convolutions per pass, fused attention) on the roofline. */
 import { Command, Option } from 'commander';
 import { computeRoofline, COMPUTE_KINDS, type RooflineRow } from '../../analyses/roofline.js';
+import { computeGemmTable } from '../../analyses/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
@@ -29,13 +30,14 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               with cuDNN's allow_tf32 on: the TF32 peak)
   Bound       memory when FLOP/B is below the ridge point (peak / bandwidth), else compute
 Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) on an align1/align2 kernel is
-named with the padded size and the largest aligned GEMM of the trace (--vs OTHER: the same shape
-there). Peaks as in \`kinetoscope gemm --help\` (--peaks FILE, --device NAME).`;
+named with the padded size and the largest aligned GEMM of the trace (--vs OTHER: the rows there
+of the same or the padded shape, e.g. Inductor's padded vocabulary GEMM). Peaks as in \`kinetoscope gemm --help\` (--peaks FILE, --device NAME).`;
 
 interface RooflineOptions extends CommonOptions {
   peaks?: string;
   device?: string;
   kind?: string;
+  vs?: string;
   sort: 'time' | 'flops' | 'percent';
   limit?: string;
 }
@@ -52,6 +54,7 @@ export function rooflineCommand(): Command {
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
     .option('--peaks <file>', 'measured peaks as JSON (see kinetoscope gemm --help), over the datasheet figures')
     .option('--device <name>', 'use this entry of the peaks table instead of matching deviceProperties')
+    .option('--vs <other>', 'another trace of the workload (the compiled run): the alignment findings say what it achieved on the same or the padded shape')
     .option('--kind <kinds>', `only these kinds, comma-separated (${COMPUTE_KINDS.join(', ')}; conv and attention select their passes)`)
     .addOption(new Option('--sort <key>', 'sort rows by total kernel time, total FLOPs, or % of peak (lowest first)').choices(['time', 'flops', 'percent']).default('time'))
     .option('--limit <n>', 'show the first n rows')
@@ -67,7 +70,9 @@ export function rooflineCommand(): Command {
         for (const k of kinds) if (!COMPUTE_KINDS.some((x) => x === k || x.startsWith(`${k}-`))) throw new KinetoscopeError('BAD_ARGUMENT', `--kind ${k}: not one of ${COMPUTE_KINDS.join(', ')}, conv, attention`);
       }
       const model = await openTrace(path);
-      const report = computeRoofline(model, { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) });
+      const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
+      const vs = opts.vs ? computeGemmTable(await openTrace(opts.vs), gemmOpts) : undefined;
+      const report = computeRoofline(model, { ...gemmOpts, ...(vs ? { vs } : {}) });
       let rows = report.rows.filter((r) => !kinds || kinds.some((k) => r.kind === k || r.kind.startsWith(`${k}-`)));
       rows = rows.sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
