@@ -22,8 +22,10 @@
  * values, which the trace does not hold), causal with Sq ≠ Sk (the mask is not half of the
  * scores), variable-length batches (`cum_seq_q`), heads that do not divide.
  * The math path (`_scaled_dot_product_attention_math`) runs as bmm/matmul ops: GEMM rows.
- * Bytes: Q, K, V read and O (plus logsumexp) written in the forward; dO, Q, K, V, O, logsumexp
- * read and dQ, dK, dV written in the backward — the least traffic of a fused kernel.
+ * A backward whose `grad_input_mask` leaves out dQ, dK or dV is declined too (the 2.5× counts all three).
+ * Bytes: Q, K, V read and O written in the forward (the logsumexp it also writes is not in its
+ * arguments); dO, Q, K, V, O, logsumexp read and dQ, dK, dV written in the backward — the least
+ * traffic of a fused kernel.
  */
 import type { JsonObject } from '../ingest/raw-event.js';
 import { elementBytes, isDims, isTensorType, normalizeDtype } from './gemm.js';
@@ -40,6 +42,8 @@ interface AttentionLayout {
   readonly gradOut?: number;
   readonly out?: number;
   readonly logsumexp?: number;
+  /** `grad_input_mask` (efficient, overrideable backward): which of dQ, dK, dV, dBias are computed. */
+  readonly gradInputMask?: number;
 }
 
 const ATTENTION_LAYOUTS: Readonly<Record<string, AttentionLayout>> = {
@@ -48,9 +52,9 @@ const ATTENTION_LAYOUTS: Readonly<Record<string, AttentionLayout>> = {
   'aten::_scaled_dot_product_cudnn_attention': { backend: 'cudnn', direction: 'fwd', q: 0, k: 1, v: 2, mask: 3, isCausal: 6 },
   'aten::_scaled_dot_product_fused_attention_overrideable': { backend: 'overrideable', direction: 'fwd', q: 0, k: 1, v: 2, mask: 3, isCausal: 5 },
   'aten::_scaled_dot_product_flash_attention_backward': { backend: 'flash', direction: 'bwd', gradOut: 0, q: 1, k: 2, v: 3, out: 4, logsumexp: 5, cumSeqQ: 6, isCausal: 11 },
-  'aten::_scaled_dot_product_efficient_attention_backward': { backend: 'efficient', direction: 'bwd', gradOut: 0, q: 1, k: 2, v: 3, mask: 4, out: 5, logsumexp: 6, isCausal: 11 },
+  'aten::_scaled_dot_product_efficient_attention_backward': { backend: 'efficient', direction: 'bwd', gradOut: 0, q: 1, k: 2, v: 3, mask: 4, out: 5, logsumexp: 6, gradInputMask: 10, isCausal: 11 },
   'aten::_scaled_dot_product_cudnn_attention_backward': { backend: 'cudnn', direction: 'bwd', gradOut: 0, q: 1, k: 2, v: 3, out: 4, logsumexp: 5, mask: 8, cumSeqQ: 9, isCausal: 14 },
-  'aten::_scaled_dot_product_fused_attention_overrideable_backward': { backend: 'overrideable', direction: 'bwd', gradOut: 0, q: 1, k: 2, v: 3, mask: 4, out: 6, logsumexp: 7, cumSeqQ: 8, isCausal: 13 },
+  'aten::_scaled_dot_product_fused_attention_overrideable_backward': { backend: 'overrideable', direction: 'bwd', gradOut: 0, q: 1, k: 2, v: 3, mask: 4, gradInputMask: 5, out: 6, logsumexp: 7, cumSeqQ: 8, isCausal: 13 },
 };
 
 export const ATTENTION_OP_NAMES: ReadonlySet<string> = new Set(Object.keys(ATTENTION_LAYOUTS));
@@ -120,6 +124,12 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined): Atte
     if (c === 'True' || c === 'true') causal = true;
     else if (c !== 'False' && c !== 'false') return { declined: 'is_causal not stated in Concrete Inputs', direction };
   } else return { declined: 'no Concrete Inputs: is_causal unknown', direction };
+  if (layout.gradInputMask !== undefined) {
+    const gm = concrete[layout.gradInputMask];
+    const flags = typeof gm === 'string' ? gm.replace(/[[\]]/g, '').split(',').map((x) => x.trim()) : [];
+    if (flags.length >= 3 && flags.slice(0, 3).some((x) => x === 'False' || x === 'false'))
+      return { declined: `grad_input_mask ${gm} leaves out some of dQ, dK, dV: the 2.5× convention counts all three`, direction };
+  }
   if (causal && sq !== sk) return { declined: `causal with Sq = ${sq} ≠ Sk = ${sk}: the masked share is not half`, direction };
 
   const full = 2 * b * h * sq * sk * (d + dv);
