@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { computeRoofline, type RooflineRow } from '../src/analyses/roofline.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
@@ -339,5 +340,44 @@ describe('the alignment rule against the compiled GPT-2 (Inductor pads the vocab
       // Padded, the product ran well above the align1 kernel's share of peak.
       expect(there[0]!.percentOfPeak!).toBeGreaterThan(f.percentOfPeak!);
     }
+  });
+});
+
+describe('roofline: a backward whose kernel names do not say the pass; fp32 with TF32 allowed', () => {
+  it('one conv-bwd row with both passes\' FLOPs and all kernels; the forward against the TF32 peak', async () => {
+    const path = join(MICRO_DIR, 'roofline-conv-undecided.json');
+    const events = rawOf(path);
+    const r = computeRoofline(await loadTrace(path));
+    const fwd = xs(events, 'cpu_op', 'aten::cudnn_convolution')[0]!;
+    const c = concrete(fwd);
+    expect(c[8]).toBe('True'); // allow_tf32
+    const [input, weight] = dims(fwd) as [number[], number[]];
+    const flops = convFlops(input, weight, ints(c[3]!), ints(c[2]!), ints(c[4]!), Number(c[5]));
+    const f = r.rows.find((x) => x.kind === 'conv-fprop')!;
+    expect(f.flops).toBe(flops);
+    expect(f.peakDtype).toBe('tf32');
+    close(f.percentOfPeak!, (100 * flops) / sumDur(kernelsOf(events, [fwd])) / 1e6 / 494.5);
+    const bwd = xs(events, 'cpu_op', 'aten::convolution_backward')[0]!;
+    expect(bools(concrete(bwd)[10]!)).toEqual([true, true, true]);
+    const b = r.rows.filter((x) => x.op === bwd.name);
+    expect(b.map((x) => x.kind)).toEqual(['conv-bwd']);
+    expect(b[0]!.flops).toBe(2 * flops);
+    close(b[0]!.meanUs!, sumDur(kernelsOf(events, [bwd])));
+  });
+});
+
+describe('roofline: the CLI', () => {
+  const CLI = join(import.meta.dirname, '../dist/cli/main.js');
+  const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  it('--json: one row per kind and shape with stable keys; --kind filters; a bad --kind is exit 2 with one line', () => {
+    const r = run(['roofline', join(MICRO_DIR, 'roofline-conv-attention.json'), '--json', '--kind', 'conv']);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout) as { rows: Record<string, unknown>[]; alignment: unknown[] };
+    expect(doc.rows.map((x) => x.kind).sort()).toEqual(['conv-dgrad', 'conv-fprop', 'conv-wgrad']);
+    for (const row of doc.rows) for (const k of ['kind', 'op', 'flops', 'bytes', 'arithmeticIntensity', 'meanUs', 'tflops', 'percentOfPeak', 'bound', 'kernel', 'declined']) expect(row).toHaveProperty(k);
+    const bad = run(['roofline', join(MICRO_DIR, 'roofline-conv-attention.json'), '--kind', 'nope']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: --kind nope/);
   });
 });

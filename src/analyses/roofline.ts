@@ -19,7 +19,9 @@
  *   and their backward), with every kernel under it.
  *
  * Peaks: the device's dense peak for the input dtype; fp32 convolutions that cuDNN was allowed
- * to run in TF32 (`allow_tf32` True, torch's default for cuDNN) are held against the TF32 peak.
+ * to run in TF32 (`cudnn_convolution`'s `allow_tf32` True, torch's default for cuDNN) are held
+ * against the TF32 peak. `convolution_backward` does not state the flag: its fp32 passes are held
+ * against the fp32 peak unless a kernel name says TF32.
  * Ignores: copies and memsets (not compute); ops whose work the trace does not state are rows
  * without FLOPs, with the reason (`declined`).
  */
