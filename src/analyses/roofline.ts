@@ -170,7 +170,7 @@ function convCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>): Call
     const inputDims = JSON.stringify(host.args[i]?.['Input Dims'] ?? null);
     if ('declined' in res) {
       const kind: ComputeKind = op === CONV_BACKWARD_OP ? 'conv-bwd' : 'conv-fprop';
-      out.push({ kind, host: i, op, kernels, otherKernels, shape: inputDims, declined: res.declined, compiled, keyExtra: '' });
+      out.push({ kind, host: i, op, kernels, otherKernels, shape: inputDims === 'null' ? '—' : inputDims, declined: res.declined, compiled, keyExtra: '' });
       continue;
     }
     const s = res.shape;
@@ -233,7 +233,8 @@ function attentionCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>):
     const kind: ComputeKind = dir === 'bwd' ? 'attention-bwd' : 'attention-fwd';
     const compiled = isCompiled(m, i);
     if ('declined' in res) {
-      out.push({ kind, host: i, op, kernels: all, otherKernels: [], shape: JSON.stringify(host.args[i]?.['Input Dims'] ?? null), declined: res.declined, compiled, keyExtra: '' });
+      const dimsText = JSON.stringify(host.args[i]?.['Input Dims'] ?? null);
+      out.push({ kind, host: i, op, kernels: all, otherKernels: [], shape: dimsText === 'null' ? '—' : dimsText, declined: res.declined, compiled, keyExtra: '' });
       continue;
     }
     const s = res.shape;
@@ -304,7 +305,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     rows.push({
       kind: 'gemm',
       op: r.op,
-      shape: s ? formatGemmShape(s) : r.inputDims,
+      shape: s ? formatGemmShape(s) : r.inputDims === 'null' ? '—' : r.inputDims,
       inputDims: r.inputDims,
       ...(s ? { dtype: s.dtype, flops: s.flops } : {}),
       ...(s?.bytes !== undefined ? { bytes: s.bytes } : {}),
@@ -432,7 +433,14 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     }
     const inGraph = gs.some((g) => m.gpu.launcher[g]! >= 0 && /GraphLaunch/.test(hostName(m, m.gpu.launcher[g]!)));
     const owner = m.gpu.owner[gs[0]!]!;
-    const where = inGraph ? 'replayed from a CUDA graph, so no op records its arguments' : owner >= 0 ? `launched under \`${hostName(m, owner)}\`, whose arguments this table does not read` : 'launched outside any op';
+    const launched = gs.some((g) => m.gpu.launcher[g]! >= 0);
+    const where = inGraph
+      ? 'replayed from a CUDA graph, so no op records its arguments'
+      : owner >= 0
+        ? `launched under \`${hostName(m, owner)}\`, whose arguments this table does not read`
+        : launched
+          ? 'launched outside any op'
+          : 'its launch is not in the trace (before the capture window?)';
     rows.push({
       kind,
       op: name,

@@ -72,7 +72,10 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
   const ridges = new Map<string, number>();
   for (const x of rows) if (x.ridgePoint !== undefined && x.peakDtype) ridges.set(x.peakDtype, x.ridgePoint);
   if (ridges.size) out.push(`Ridge points: ${[...ridges].map(([d, v]) => `${d} ${v.toFixed(1)} FLOP/B`).join(', ')} — below, memory-bound; above, compute-bound.`);
-  for (const x of rows) if (x.declined) out.push(`declined: ${x.op} ${x.shape}: ${x.declined}`);
+  // One line per reason and op, not per row: a trace without record_shapes declines every row alike.
+  const declined = new Map<string, number>();
+  for (const x of rows) if (x.declined) declined.set(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`, (declined.get(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`) ?? 0) + 1);
+  for (const [line, n] of declined) out.push(`declined: ${line}${n > 1 ? ` (${n} rows)` : ''}`);
   for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
   for (const n of r.notes) out.push(`note: ${n}`);
   return out.join('\n');
