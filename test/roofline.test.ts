@@ -381,3 +381,24 @@ describe('roofline: the CLI', () => {
     expect(bad.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: --kind nope/);
   });
 });
+
+describe('convShapeOf: a transposed convolution is the input-grad of the convolution it transposes', () => {
+  it('FLOPs equal the forward conv from its output back to its input; the output size from output_padding', async () => {
+    const { convShapeOf } = await import('../src/analyses/conv-shape.js');
+    const f = 'float';
+    // cudnn_convolution_transpose(self, weight, padding, output_padding, stride, dilation, groups, benchmark, deterministic, allow_tf32)
+    const res = convShapeOf('aten::cudnn_convolution_transpose', {
+      'Input Dims': [[2, 16, 8, 8], [16, 8, 4, 4], [], [], [], [], [], [], [], []],
+      'Input type': [f, f, 'ScalarList', 'ScalarList', 'ScalarList', 'ScalarList', 'Scalar', 'Scalar', 'Scalar', 'Scalar'],
+      'Concrete Inputs': ['', '', '[1, 1]', '[0, 0]', '[2, 2]', '[1, 1]', '1', 'False', 'False', 'True'],
+    });
+    expect('shape' in res).toBe(true);
+    const s = (res as { shape: import('../src/analyses/conv-shape.js').ConvShape }).shape;
+    // Output: (8 − 1)·2 − 2·1 + 1·(4 − 1) + 0 + 1 = 16.
+    expect(s.output).toEqual([2, 8, 16, 16]);
+    // The convolution it transposes: input [2,8,16,16], weight [16,8,4,4], stride 2, padding 1 → [2,16,8,8].
+    expect(s.flopsPerPass).toBe(convFlops([2, 8, 16, 16], [16, 8, 4, 4], [2, 2], [1, 1], [1, 1], 1));
+    expect(s.transposed).toBe(true);
+    expect(s.bytes!.fprop).toBe((2 * 16 * 8 * 8 + 16 * 8 * 4 * 4 + 2 * 8 * 16 * 16) * 4);
+  });
+});

@@ -42,13 +42,15 @@ interface ConvLayout {
   readonly outputMask?: number;
   /** `cudnn_convolution`'s allow_tf32. */
   readonly allowTf32?: number;
+  /** output_padding (transposed convolutions' output size). */
+  readonly outputPadding?: number;
 }
 
 const CONV_LAYOUTS: Readonly<Record<string, ConvLayout>> = {
-  'aten::convolution': { input: 0, weight: 1, stride: 3, padding: 4, dilation: 5, transposed: 6, groups: 8 },
-  'aten::_convolution': { input: 0, weight: 1, stride: 3, padding: 4, dilation: 5, transposed: 6, groups: 8 },
+  'aten::convolution': { input: 0, weight: 1, stride: 3, padding: 4, dilation: 5, transposed: 6, outputPadding: 7, groups: 8 },
+  'aten::_convolution': { input: 0, weight: 1, stride: 3, padding: 4, dilation: 5, transposed: 6, outputPadding: 7, groups: 8 },
   'aten::cudnn_convolution': { input: 0, weight: 1, padding: 2, stride: 3, dilation: 4, groups: 5, allowTf32: 8 },
-  'aten::cudnn_convolution_transpose': { input: 0, weight: 1, padding: 2, stride: 4, dilation: 5, groups: 6, isTransposed: true, allowTf32: 9 },
+  'aten::cudnn_convolution_transpose': { input: 0, weight: 1, padding: 2, outputPadding: 3, stride: 4, dilation: 5, groups: 6, isTransposed: true, allowTf32: 9 },
   'aten::convolution_backward': { gradOutput: 0, input: 1, weight: 2, stride: 4, padding: 5, dilation: 6, transposed: 7, groups: 9, outputMask: 10 },
 };
 
@@ -154,8 +156,10 @@ export function convShapeOf(op: string, args: JsonObject | undefined): ConvShape
     }
     output = [n, weight[0]!, ...sp];
   } else {
-    // Transposed: weight [C_in, C_out/groups, R, S]; the output's spatial size needs output_padding, which the FLOPs do not.
-    output = [n, weight[1]! * groups, ...Array.from({ length: spatial }, () => NaN)];
+    // Transposed: weight [C_in, C_out/groups, R, S]; Ho = (H − 1)·stride − 2·pad + dil·(R − 1) + output_padding + 1
+    // (NaN, and no bytes, when output_padding is not stated; the FLOPs do not need it).
+    const op = layout.outputPadding !== undefined ? perDim(parseIntList(concrete[layout.outputPadding]), spatial) : undefined;
+    output = [n, weight[1]! * groups, ...Array.from({ length: spatial }, (_, d) => (op ? (input[2 + d]! - 1) * stride[d]! - 2 * padding[d]! + dilation[d]! * (weight[2 + d]! - 1) + op[d]! + 1 : NaN))];
   }
   // Channels agree with groups?
   const cIn = transposed ? weight[0]! : weight[1]! * groups;
