@@ -161,7 +161,7 @@ describe('compile findings', () => {
 
   it('JSON keys', async () => {
     const doc = compileJson(computeCompileOverhead(await loadTrace(h200Trace('tiny_ops_compile_ro'))));
-    expect(Object.keys(doc)).toEqual(['compiled', 'hasBackward', 'steps', 'annotations', 'findings']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'compiled', 'hasBackward', 'steps', 'annotations', 'findings']);
     expect(Object.keys(doc.steps[0]!)).toEqual(expect.arrayContaining(['name', 'regions', 'preOps', 'preOpsCpuUs', 'graphLaunches', 'kernelsInGraphs']));
     expect(Object.keys(doc.steps[0]!.preOps[0]!)).toEqual(['name', 'role', 'calls', 'selfCpuUs', 'cpuUs']);
     for (const f of doc.findings) expect(Object.keys(f)).toEqual(['code', 'severity', 'message', 'evidence']);

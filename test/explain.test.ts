@@ -303,7 +303,7 @@ describe('explain: rendering', () => {
 
   it('JSON: stable keys, µs rounded to the ns, rendered text beside the template', async () => {
     const j = explainJson(await explain('linear_compile', ['linear']));
-    expect(Object.keys(j)).toEqual(['trace', 'vs', 'sections']);
+    expect(Object.keys(j)).toEqual(['schemaVersion', 'trace', 'vs', 'sections']);
     expect(j.trace).toMatchObject({ label: 'linear_compile', scope: 'linear_fwd', instances: 3 });
     for (const s of j.sections) {
       expect(EXPLAIN_SECTIONS).toContain(s.id);
@@ -316,7 +316,7 @@ describe('explain: rendering', () => {
 });
 
 describe('explain: the command', () => {
-  beforeAll(() => ensureBuilt(), 240_000);
+  beforeAll(() => ensureBuilt());
   const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'explain', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 
   it('prints Markdown with a section per reading, --only keeps the named ones, --json one document', () => {
@@ -329,7 +329,7 @@ describe('explain: the command', () => {
     const j = run(h200Trace('linear_compile'), '--vs', h200Trace('linear'), '--json');
     expect(j.status).toBe(0);
     const doc = JSON.parse(j.stdout);
-    expect(Object.keys(doc)).toEqual(['trace', 'vs', 'sections', 'diagnostics', 'vsDiagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'trace', 'vs', 'sections', 'diagnostics', 'vsDiagnostics']);
     expect(doc.vs[0].label).toBe('linear');
   });
 

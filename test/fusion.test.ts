@@ -268,7 +268,7 @@ describe('--vs: each fused kernel matched to the eager kernels it replaced', () 
 describe('fusion JSON', () => {
   it('has the documented keys', async () => {
     const doc = fusionJson(computeFusion(await model('geglu_mlp_compile')), computeFusionMatch(await model('geglu_mlp_compile'), await model('geglu_mlp')));
-    expect(Object.keys(doc)).toEqual(['fusedKernels', 'opportunities', 'replacements', 'unmatchedEager', 'unmatchedFused', 'matchedAnnotations', 'onlyInCompiled', 'onlyInEager']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'fusedKernels', 'opportunities', 'replacements', 'unmatchedEager', 'unmatchedFused', 'matchedAnnotations', 'onlyInCompiled', 'onlyInEager']);
     expect(Object.keys(doc.fusedKernels[0]!)).toEqual(expect.arrayContaining(['name', 'generator', 'kind', 'ops', 'calls', 'meanUs']));
     expect(Object.keys(doc.replacements![0]!)).toEqual(expect.arrayContaining(['fused', 'replaced', 'eagerUs', 'fusedUs', 'timeSavedUs', 'hbmBytesSaved']));
     const eager = fusionJson(computeFusion(await model('geglu_mlp')));

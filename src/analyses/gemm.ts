@@ -51,7 +51,6 @@ import {
 } from './device-peaks.js';
 import { compareText } from '../core/compare-text.js';
 import { placeOnRoofline, type RooflineBound } from './roofline-point.js';
-import { indexOwnedGpu } from './owned-gpu.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -457,8 +456,8 @@ export function findGemmCalls(m: TraceModel): GemmCall[] {
     if (!isGemm[i]) continue;
     for (let p = host.parent[i]!; p >= 0 && !wraps[p]; p = host.parent[p]!) wraps[p] = 1;
   }
-  // GPU work by owner, as linked lists.
-  const { first: firstOwned, next: nextOwned } = indexOwnedGpu(m);
+  const { firstOwned } = host;
+  const { nextOwned } = gpu;
   const calls: GemmCall[] = [];
   for (let i = 0; i < n; i++) {
     if (!isGemm[i] || wraps[i]) continue;

@@ -31,7 +31,7 @@ import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, 
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
 import { placeOnRoofline, type RooflinePoint } from './roofline-point.js';
-import { indexOwnedGpu, subtreeGpuWithOwner } from './owned-gpu.js';
+import { subtreeGpuWithOwner } from './owned-gpu.js';
 import { decodeKernelName, shortKernelName } from './kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
 import { compareText } from '../core/compare-text.js';
@@ -146,7 +146,7 @@ function convPeakDtype(s: ConvShape, kernelNames: readonly string[]): PeakDtype 
   return base;
 }
 
-function convCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>): CallWork[] {
+function convCalls(m: TraceModel): CallWork[] {
   const { host } = m;
   const n = host.length;
   const isConv = new Uint8Array(n);
@@ -161,7 +161,7 @@ function convCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>): Call
     if (!isConv[i] || wraps[i]) continue;
     const op = hostName(m, i);
     const convOwner = (x: number) => x === i || /conv/i.test(hostName(m, x));
-    const all = subtreeGpuWithOwner(m, owned, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel);
+    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel);
     all.sort((a, b) => m.gpu.startNs[a.g]! - m.gpu.startNs[b.g]!);
     const kernels = all.filter((x) => convOwner(x.owner)).map((x) => x.g);
     const otherKernels = all.filter((x) => !convOwner(x.owner)).map((x) => x.g);
@@ -216,7 +216,7 @@ function convCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>): Call
   return out;
 }
 
-function attentionCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>): CallWork[] {
+function attentionCalls(m: TraceModel): CallWork[] {
   const { host } = m;
   const out: CallWork[] = [];
   for (let i = 0; i < host.length; i++) {
@@ -226,7 +226,7 @@ function attentionCalls(m: TraceModel, owned: ReturnType<typeof indexOwnedGpu>):
     let nested = false;
     for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (ATTENTION_OP_NAMES.has(hostName(m, p))) nested = true;
     if (nested) continue;
-    const all = subtreeGpuWithOwner(m, owned, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
+    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
     all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
     const res = attentionShapeOf(op, host.args[i]);
     const dir = attentionDirection(op) ?? 'fwd';
@@ -290,7 +290,6 @@ export interface RooflineOptions extends GemmOptions {
 export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm: GemmReport = computeGemmTable(m, opts)): RooflineReport {
   const notes = [...gemm.notes.filter((x) => !x.startsWith('no GEMM ops'))];
   const deviceById = new Map(gemm.devices.map((d) => [d.id, d]));
-  const owned = indexOwnedGpu(m);
   const steps = m.steps;
   const inStep = (i: number) => {
     const t = m.host.startNs[i]!;
@@ -335,7 +334,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     });
   }
   // GEMM kernels, for the set the table accounts for.
-  for (const r of gemm.rows) for (const h of r.hosts) for (const g of subtreeGpuWithOwner(m, owned, h)) if (m.gpu.kind[g.g] === GpuKind.Kernel) kernelSet.add(g.g);
+  for (const r of gemm.rows) for (const h of r.hosts) for (const g of subtreeGpuWithOwner(m, h)) if (m.gpu.kind[g.g] === GpuKind.Kernel) kernelSet.add(g.g);
 
   // Conv and attention: group calls.
   interface Acc {
@@ -349,7 +348,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     otherNs: number;
   }
   const groups = new Map<string, Acc>();
-  const work = [...convCalls(m, owned), ...attentionCalls(m, owned)];
+  const work = [...convCalls(m), ...attentionCalls(m)];
   for (const w of work) {
     const names = w.kernels.map((g) => gpuName(m, g));
     const key = [w.kind, w.op, JSON.stringify(m.host.args[w.host]?.['Input Dims'] ?? null), JSON.stringify(m.host.args[w.host]?.['Input type'] ?? null), JSON.stringify(m.host.args[w.host]?.['Concrete Inputs'] ?? null), w.keyExtra, names.join('\u0001')].join('\u0000');
