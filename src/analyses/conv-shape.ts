@@ -24,6 +24,7 @@
  */
 import type { JsonObject } from '../ingest/raw-event.js';
 import { elementBytes, isDims, isTensorType, normalizeDtype } from './gemm.js';
+import { decodeKernelName } from './kernel-name.js';
 
 export type ConvPass = 'fprop' | 'dgrad' | 'wgrad';
 
@@ -211,6 +212,9 @@ export function convShapeOf(op: string, args: JsonObject | undefined): ConvShape
  * cuDNN's older engines (`dgrad_engine`, `wgrad_alg0_engine`, `dgrad2d_…`).
  */
 export function convPassOfKernelName(name: string): ConvPass | undefined {
+  const decoded = decodeKernelName(name).convPass;
+  if (decoded === 'fprop' || decoded === 'dgrad' || decoded === 'wgrad') return decoded;
+  // Names the decoder leaves without a pass: the word in the name, when it names one pass only.
   const fprop = /fprop/i.test(name);
   const dgrad = /dgrad/i.test(name);
   const wgrad = /wgrad/i.test(name);
@@ -226,6 +230,9 @@ export function convPassOfKernelName(name: string): ConvPass | undefined {
  * (CUTLASS `ReduceSplitK`, cuDNN `splitKreduce_kernel`).
  */
 export function convHelperKind(name: string): 'layout' | 'split-k reduce' | undefined {
+  const d = decodeKernelName(name);
+  if (d.library === 'cuDNN' && d.kind === 'copy' && d.layout) return 'layout';
+  if (d.kind === 'reduction' && d.splitK) return 'split-k reduce';
   if (/nchwToNhwc|nhwcToNchw|nhwcAddPadding|TransformTensor|transpose_readWrite/i.test(name)) return 'layout';
   if (/ReduceSplitK|splitKreduce|split_k_reduce/i.test(name)) return 'split-k reduce';
   return undefined;
