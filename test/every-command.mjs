@@ -11,7 +11,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'ks-every-'));
 const runs = [
   ['summary', []], ['summary', ['--json', '--group-by', 'shape']], ['tree', []], ['kernels', ['--json']],
   ['steps', []], ['steps', ['--json']], ['launches', []], ['breakdown', []], ['breakdown', ['--hta-compat']],
-  ['doctor', ['--json']], ['gemm', []], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
+  ['doctor', ['--json']], ['gemm', []], ['roofline', ['--json']], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
   ['diff', [trace]], ['check', ['--write-expect', join(tmp, 'x.yaml')]], ['report', ['-o', join(tmp, 'r.html')]],
 ];
 const out = [];

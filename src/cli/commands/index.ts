@@ -18,6 +18,7 @@ export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   fusion: async () => (await import('./fusion.js')).fusionCommand,
   compile: async () => (await import('./compile.js')).compileCommand,
   gemm: async () => (await import('./gemm.js')).gemmCommand,
+  roofline: async () => (await import('./roofline.js')).rooflineCommand,
   ops: async () => (await import('./ops.js')).opsCommand,
   breakdown: async () => (await import('./breakdown.js')).breakdownCommand,
   doctor: async () => (await import('./doctor.js')).doctorCommand,
