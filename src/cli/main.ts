@@ -43,6 +43,7 @@ const COMMANDS: Record<string, () => Promise<Factory>> = {
   report: async () => (await import('./commands/report.js')).reportCommand,
   perfetto: async () => (await import('./commands/perfetto.js')).perfettoCommand,
   crop: async () => (await import('./commands/crop.js')).cropCommand,
+  'critical-path': async () => (await import('./commands/critical-path.js')).criticalPathCommand,
 };
 const invoked = process.argv[2];
 const wanted = invoked !== undefined && Object.hasOwn(COMMANDS, invoked) ? [invoked] : Object.keys(COMMANDS);
