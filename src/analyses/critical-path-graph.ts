@@ -423,6 +423,12 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     const kd = kind[e]!;
     if (kd === 255) continue;
     if (hta) {
+      // HTA adds a kernel-kernel edge only where it binds (a launch edge always: zero-weight
+      // where it does not, CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)
+      if (kd === EK.KernelGap && !binding[e]) {
+        kind[e] = 255;
+        continue;
+      }
       const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && blocking(nodeEvent[dst[e]!]!);
       const zero = kd === EK.HostGap || kd === EK.Sync || (kd === EK.Launch && !binding[e]) || blockedEnd;
       weight[e] = zero ? 0 : tsDiff[e]!;
