@@ -208,3 +208,26 @@ describe('critical path on the H200 captures', () => {
     });
   }
 });
+
+describe('critical path of a reduce-overhead training step (CUDA-graph replays) on the H200', () => {
+  it('host=0 puts every GPU activity of the step on the path, the graph-launched kernels among them', async () => {
+    const file = h200Trace('mlp_train_compile_ro');
+    const m = await loadTrace(file);
+    const [inst] = selectInstances(m, { step: 3 });
+    const r = analyzeInstance(m, inst!, [parseWhatIf(m, 'host=0')]);
+    // from the raw events: the GPU work launched by calls that start inside ProfilerStep#3
+    const raw = loadRawJson(file).traceEvents as { ph?: string; cat?: string; name?: string; ts?: number; dur?: number; args?: Record<string, unknown> }[];
+    const s = raw.find((e) => e.cat === 'user_annotation' && e.name === 'ProfilerStep#3')!;
+    const calls = new Map<unknown, string>();
+    for (const e of raw) if ((e.cat === 'cuda_runtime' || e.cat === 'cuda_driver') && e.ts! >= s.ts! && e.ts! < s.ts! + s.dur!) calls.set(e.args?.correlation, e.name!);
+    const gpu = raw.filter((e) => (e.cat === 'kernel' || e.cat === 'gpu_memcpy' || e.cat === 'gpu_memset') && calls.has(e.args?.correlation));
+    const viaGraph = gpu.filter((e) => calls.get(e.args?.correlation) === 'cudaGraphLaunch');
+    expect(viaGraph.length).toBeGreaterThan(0);
+    // without host time the host no longer sets the length: the stream does, through every activity
+    expect(r.whatIf!.reading.bounds.cpuUs).toBe(0);
+    expect(r.whatIf!.reading.gpuActivities).toBe(gpu.length);
+    expect(r.whatIf!.reading.graphLaunchedActivities).toBe(viaGraph.length);
+    expect(r.whatIf!.reading.bounds.kernelUs).toBeCloseTo(gpu.reduce((a, e) => a + e.dur!, 0), 3);
+    expect(r.whatIf!.lengthUs).toBeLessThan(r.lengthUs);
+  });
+});

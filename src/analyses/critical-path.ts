@@ -253,6 +253,7 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
 
 export type WhatIfTarget =
   | { readonly kind: 'launch' }
+  | { readonly kind: 'host' }
   | { readonly kind: 'op'; readonly name: string }
   | { readonly kind: 'kernel'; readonly pattern: string };
 
@@ -263,9 +264,10 @@ export interface WhatIfRule {
 }
 
 /**
- * `REGEX=F`, `OPNAME=F` or `launch=F` (F ≥ 0). Which target a name is is decided against the
- * trace: an exact `cpu_op` name is an op, `launch` the launches, anything else a regex over
- * GPU activity names. Throws a plain Error with a sentence on bad text.
+ * `REGEX=F`, `OPNAME=F`, `launch=F` or `host=F` (F ≥ 0). Which target a name is is decided
+ * against the trace: `launch` the launches, `host` every host edge (cpu, host-gap, spawn), an
+ * exact `cpu_op` or `user_annotation` name an op, anything else a regex over GPU activity
+ * names. Throws a plain Error with a sentence on bad text.
  */
 export function parseWhatIf(m: TraceModel, text: string): WhatIfRule {
   const at = text.lastIndexOf('=');
@@ -274,9 +276,10 @@ export function parseWhatIf(m: TraceModel, text: string): WhatIfRule {
   const factor = Number(text.slice(at + 1));
   if (!Number.isFinite(factor) || factor < 0) throw new Error(`--what-if '${text}': the factor must be a number ≥ 0`);
   if (target === 'launch') return { text, target: { kind: 'launch' }, factor };
+  if (target === 'host') return { text, target: { kind: 'host' }, factor };
   const id = m.strings.find(target);
   if (id !== undefined && id >= 0) {
-    for (let h = 0; h < m.host.length; h++) if (m.host.name[h] === id && m.host.kind[h] === HostKind.Op) return { text, target: { kind: 'op', name: target }, factor };
+    for (let h = 0; h < m.host.length; h++) if (m.host.name[h] === id && isOpOrAnnotation(m.host.kind[h]!)) return { text, target: { kind: 'op', name: target }, factor };
   }
   try {
     new RegExp(target);
@@ -346,7 +349,7 @@ export function whatIfWeights(m: TraceModel, g: CriticalPathGraph, rules: readon
             break;
           }
           chain.push(p);
-          if (m.host.name[p] === id && m.host.kind[p] === HostKind.Op) {
+          if (m.host.name[p] === id && isOpOrAnnotation(m.host.kind[p]!)) {
             ans = true;
             break;
           }
@@ -360,13 +363,22 @@ export function whatIfWeights(m: TraceModel, g: CriticalPathGraph, rules: readon
         const h = g.edgeAttr[e]!;
         if (h < 0 || !under(h)) continue;
         let p = h;
-        while (p >= 0 && !(m.host.name[p] === id && m.host.kind[p] === HostKind.Op)) p = m.host.parent[p]!;
+        while (p >= 0 && !(m.host.name[p] === id && isOpOrAnnotation(m.host.kind[p]!))) p = m.host.parent[p]!;
         if (p >= 0 && !seen.has(p)) {
           seen.add(p);
           count++;
         }
         scale(e);
       }
+    } else if (r.target.kind === 'host') {
+      for (let e = 0; e < g.edgeCount; e++) {
+        const k = g.edgeKind[e]!;
+        if (k === EK.Cpu || k === EK.HostGap || k === EK.Spawn) scale(e);
+      }
+      count = (g.nodeCount - 1) / 2;
+      let gpuEvents = 0;
+      for (let n = 1; n < g.nodeCount; n += 2) if (g.nodeGpu[n]) gpuEvents++;
+      count -= gpuEvents;
     } else {
       const launchCall = new Map<number, boolean>();
       for (let e = 0; e < g.edgeCount; e++) {
@@ -414,7 +426,7 @@ export function computeWhatIf(m: TraceModel, g: CriticalPathGraph, base: Longest
   return {
     rules: rules.map((r, i) => ({
       text: r.text,
-      target: r.target.kind === 'launch' ? 'launches' : r.target.kind === 'op' ? `op ${r.target.name}` : `GPU activities matching /${r.target.pattern}/`,
+      target: r.target.kind === 'launch' ? 'launches' : r.target.kind === 'host' ? 'host events' : r.target.kind === 'op' ? `op ${r.target.name}` : `GPU activities matching /${r.target.pattern}/`,
       factor: r.factor,
       matchedEvents: matched[i]!,
       scaledUs: scaledNs[i]! / 1000,
@@ -443,6 +455,10 @@ export interface CriticalPathResult {
   readonly typicalLaunchUs: Record<string, number>;
   readonly typicalGapUs: Record<string, number>;
   readonly whatIf: WhatIfResult | undefined;
+}
+
+function isOpOrAnnotation(kind: number): boolean {
+  return kind === HostKind.Op || kind === HostKind.Annotation;
 }
 
 export function isGpuActivityKind(kind: number): boolean {

@@ -35,8 +35,9 @@ Definitions:
   Segment       consecutive path edges with one bound on one thread or stream
   --what-if     TARGET=F scales TARGET's time by F and takes the longest path again through
                 the same graph: a regex over GPU activity names (their own time), an exact
-                cpu_op name (the host time of the op and everything nested in it), or
-                'launch' (launch edges and the host time of launch calls). Edges that did not
+                cpu_op or annotation name (the host time of the op and everything nested in
+                it), 'launch' (launch edges and the host time of launch calls) or 'host'
+                (all host time: cpu, host-gap, spawn edges). Edges that did not
                 bind weigh what they would cost if they did: CPU time in full, a wait 0, a
                 launch or a kernel-to-kernel gap the device's median binding one
   Instance      --step N (ProfilerStep#N), or --annotation NAME (every outermost instance, or
@@ -65,7 +66,7 @@ export function criticalPathCommand(): Command {
     .option('--step <n>', 'the ProfilerStep#n to read (default: every step)')
     .option('--annotation <name>', 'read instances of this record_function annotation instead')
     .option('--instance <k>', 'with --annotation: the k-th occurrence (1-based, nested ones counted)')
-    .option('--what-if <rule>', "TARGET=F: 'REGEX=0.5' (GPU activities), 'OPNAME=0.5' (an op's host time), 'launch=0'; repeatable", (v: string, prev: string[] = []) => [...prev, v])
+    .option('--what-if <rule>', "TARGET=F: 'REGEX=0.5' (GPU activities), 'OPNAME=0.5' (an op's host time), 'launch=0', 'host=0.5'; repeatable", (v: string, prev: string[] = []) => [...prev, v])
     .option('--segments <n>', 'heaviest segments to list', '10')
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
