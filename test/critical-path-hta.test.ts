@@ -185,3 +185,26 @@ describe.skipIf(!HAS_HTA)('critical path: HTA parity on cuda_event_sync_multi_st
     }
   });
 });
+
+describe.skipIf(!HAS_HTA)('critical path on an AMD trace (HTA #219: HTA fails there)', () => {
+  it('MI250 ROCm 6.2: hipLaunchKernel launches are edges, every step is as long as its span', async () => {
+    const file = join(HTA_DIR, 'amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz');
+    const m = await loadTrace(file);
+    const raw = loadRawJson(file).traceEvents as Raw[];
+    const insts = selectInstances(m, {});
+    expect(insts.map((i) => i.name)).toEqual(raw.filter((e) => e.cat === 'user_annotation' && /^ProfilerStep#\d+$/.test(e.name)).map((e) => e.name).sort());
+    for (const inst of insts) {
+      const g = buildCriticalPathGraph(m, inst);
+      const p = longestPath(g);
+      expect(p.lengthNs).toBe(g.endNs - g.startNs);
+      // one launch edge per GPU activity whose launch call (hip*, by correlation) is in the step
+      let launchEdges = 0;
+      for (let e = 0; e < g.edgeCount; e++) if (g.edgeKind[e] === EK.Launch) launchEdges++;
+      const launched = inst.gpu.filter((x) => m.gpu.launcher[x]! >= 0).length;
+      expect(launchEdges).toBe(launched);
+      expect(g.diagnostics.filter((d) => d.code === 'CP_NO_LAUNCH')).toEqual([]);
+    }
+    // the launch calls are HIP's
+    expect(raw.some((e) => e.cat === 'cuda_runtime' && e.name === 'hipLaunchKernel')).toBe(true);
+  });
+});

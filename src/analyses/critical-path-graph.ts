@@ -135,6 +135,51 @@ const EVENT_RECORD = /^(?:cuda|hip|cu)EventRecord\w*$/;
 const DEVICE_SYNC = /^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/;
 const STREAM_WAIT = /^(?:cuda|hip|cu)StreamWaitEvent\w*$/;
 
+/**
+ * What every instance's graph needs of the whole trace, built once per model: the launch index,
+ * API flags, runtime calls by correlation, `cuda_sync` records by call, and every launched
+ * activity per stream in launch order (an event may be recorded before the instance starts).
+ */
+interface TraceIndex {
+  readonly launches: ReturnType<typeof createLaunchIndex>;
+  readonly flags: ApiFlags;
+  readonly callByCorr: ReadonlyMap<number, number>;
+  readonly syncByCall: ReadonlyMap<number, TraceModel['syncs'][number]>;
+  readonly launchedOn: ReadonlyMap<number, readonly number[]>;
+}
+
+const STREAM_KEY = 4294967296;
+const traceIndexes = new WeakMap<TraceModel, TraceIndex>();
+
+function traceIndex(m: TraceModel): TraceIndex {
+  let ix = traceIndexes.get(m);
+  if (ix) return ix;
+  const { host, gpu } = m;
+  const callByCorr = new Map<number, number>();
+  for (let h = 0; h < host.length; h++) {
+    const k = host.kind[h];
+    if ((k === HostKind.Runtime || k === HostKind.Driver) && host.correlation[h] === host.correlation[h]) callByCorr.set(host.correlation[h]!, h);
+  }
+  const syncByCall = new Map<number, TraceModel['syncs'][number]>();
+  for (const s of m.syncs) {
+    const h = callByCorr.get(s.correlation);
+    if (h !== undefined) syncByCall.set(h, s);
+  }
+  const launchedOn = new Map<number, number[]>();
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.launcher[g]! < 0) continue;
+    const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
+    let l = launchedOn.get(key);
+    if (!l) launchedOn.set(key, (l = []));
+    l.push(g);
+  }
+  const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
+  for (const l of launchedOn.values()) l.sort((a, b) => launchTs(a) - launchTs(b) || a - b);
+  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), callByCorr, syncByCall, launchedOn };
+  traceIndexes.set(m, ix);
+  return ix;
+}
+
 export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {
   const hta = !!opts.hta;
   const { host, gpu } = m;
@@ -209,8 +254,8 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   const gS = (g: number) => gpuStartNode.get(g) ?? -1;
 
   const E = new Edges();
-  const flags = new ApiFlags(m);
-  const launches = createLaunchIndex(m);
+  const ix = traceIndex(m);
+  const { flags, launches } = ix;
   const isApi = (h: number) => host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver;
   /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
   const blocking = (h: number): boolean => {
@@ -322,7 +367,7 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   }
 
   // ---- GPU: per stream in start order; launch, kernel-gap and sync edges
-  const streamKey = (g: number) => gpu.device[g]! * 4294967296 + gpu.stream[g]!;
+  const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
   const byStream = new Map<number, number[]>();
   for (const g of gpuList) {
     const key = streamKey(g);
@@ -335,7 +380,7 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
   const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
   const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
-  resolveSyncs(m, inHost, inGpu, byStream, streamKey, hostSyncSrc, streamWaitSrc, note);
+  resolveSyncs(m, ix, hostList, inGpu, byStream, hostSyncSrc, streamWaitSrc, note);
 
   for (const [, list] of byStream) {
     let prev = -1;
@@ -583,40 +628,19 @@ function medianByDevice(
  */
 function resolveSyncs(
   m: TraceModel,
-  inHost: Uint8Array,
+  ix: TraceIndex,
+  hostList: readonly number[],
   inGpu: Uint8Array,
   byStream: Map<number, number[]>,
-  streamKey: (g: number) => number,
   hostSyncSrc: Map<number, number[]>,
   streamWaitSrc: Map<number, number[]>,
   note: (code: string, severity: Diagnostic['severity'], message: string) => void,
 ): void {
   const { host, gpu } = m;
-  // runtime calls by correlation (every call: an event record may sit before the window)
-  const callByCorr = new Map<number, number>();
-  for (let h = 0; h < host.length; h++) {
-    const k = host.kind[h];
-    if ((k === HostKind.Runtime || k === HostKind.Driver) && host.correlation[h] === host.correlation[h]) callByCorr.set(host.correlation[h]!, h);
-  }
-  const syncByCall = new Map<number, (typeof m.syncs)[number]>();
-  for (const s of m.syncs) {
-    const h = callByCorr.get(s.correlation);
-    if (h !== undefined) syncByCall.set(h, s);
-  }
-  // every launched activity per stream in launch-start order (whole trace), for "the last
-  // activity launched on stream S before time T"
-  const launchedOn = new Map<number, number[]>();
-  for (let g = 0; g < gpu.length; g++) {
-    if (gpu.launcher[g]! < 0) continue;
-    const key = streamKey(g);
-    let l = launchedOn.get(key);
-    if (!l) launchedOn.set(key, (l = []));
-    l.push(g);
-  }
+  const { callByCorr, syncByCall, launchedOn, launches, flags } = ix;
   const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
-  for (const l of launchedOn.values()) l.sort((a, b) => launchTs(a) - launchTs(b) || a - b);
   const lastLaunchedBefore = (device: number, stream: number, t: number): number => {
-    const l = launchedOn.get(device * 4294967296 + stream);
+    const l = launchedOn.get(device * STREAM_KEY + stream);
     if (!l) return -1;
     let lo = 0;
     let hi = l.length - 1;
@@ -645,7 +669,7 @@ function resolveSyncs(
   };
   const devicesOf = new Map<number, number[]>(); // device → stream keys in the graph
   for (const key of byStream.keys()) {
-    const dev = Math.floor(key / 4294967296);
+    const dev = Math.floor(key / STREAM_KEY);
     let l = devicesOf.get(dev);
     if (!l) devicesOf.set(dev, (l = []));
     l.push(key);
@@ -677,10 +701,9 @@ function resolveSyncs(
     return out;
   };
   const allKeys = [...byStream.keys()];
-  const launches = createLaunchIndex(m);
-  const flags = new ApiFlags(m);
-  for (let h = 0; h < host.length; h++) {
-    if (!inHost[h] || !(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) continue;
+  const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
+  for (const h of hostList) {
+    if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) continue;
     const name = m.strings.get(host.name[h]!);
     const rec = syncByCall.get(h);
     const end = host.startNs[h]! + host.durNs[h]!;
@@ -710,7 +733,7 @@ function resolveSyncs(
     let keys: readonly number[];
     if (blockingCopy) keys = [...new Set(Array.from(launchedBy(launches, h), streamKey))];
     else if (DEVICE_SYNC.test(name) || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
-    else if (rec && rec.stream >= 0) keys = [(rec.device >= 0 ? rec.device : 0) * 4294967296 + rec.stream].filter((k) => byStream.has(k));
+    else if (rec && rec.stream >= 0) keys = [(rec.device >= 0 ? rec.device : 0) * STREAM_KEY + rec.stream].filter((k) => byStream.has(k));
     else {
       note('CP_SYNC_STREAM_UNKNOWN', 'info', 'a stream or event synchronize has no cuda_sync record naming its stream: it is taken to wait on every stream');
       keys = allKeys;
@@ -719,8 +742,8 @@ function resolveSyncs(
   }
 }
 
-function nextLaunchedAfter(m: TraceModel, launchedOn: Map<number, number[]>, device: number, stream: number, t: number, thread: number): number {
-  const l = launchedOn.get(device * 4294967296 + stream);
+function nextLaunchedAfter(m: TraceModel, launchedOn: ReadonlyMap<number, readonly number[]>, device: number, stream: number, t: number, thread: number): number {
+  const l = launchedOn.get(device * STREAM_KEY + stream);
   if (!l) return -1;
   const ts = (g: number) => m.host.startNs[m.gpu.launcher[g]!]!;
   let lo = 0;
