@@ -111,9 +111,13 @@ describe.skipIf(!HAS_HTA)('critical path: HTA parity on simple_add (A14)', () =>
     expect(g.edgeWeightNs[e]).toBe(0);
   });
 
-  it('critical path node count', () => {
+  it('critical path: 315 nodes, 314 edges over 159 events (A14, A15)', () => {
     const p = htaLongestPath(g, topologicalOrder(g));
     expect(p.nodes.length).toBe(315);
+    expect(p.edges.length).toBe(314);
+    const events = new Set<string>();
+    for (const n of p.nodes) events.add(`${g.nodeGpu[n]}:${g.nodeEvent[n]}`);
+    expect(events.size).toBe(159);
   });
 });
 

@@ -85,6 +85,7 @@ function renderWhatIf(r: CriticalPathResult, w: WhatIfResult, opts: RenderOption
   const pct = r.lengthUs > 0 ? -w.deltaUs / r.lengthUs : 0;
   out.push(`Critical path ${formatUs(r.lengthUs)} → ${formatUs(w.lengthUs)} (${w.deltaUs <= 0 ? '−' : '+'}${formatUs(Math.abs(w.deltaUs))}, ${formatPercent(Math.abs(pct))} ${w.deltaUs <= 0 ? 'shorter' : 'longer'}).`);
   out.push(`Now bound by: ${boundsText(w.reading.bounds, w.lengthUs) || 'nothing'}.`);
+  if (w.reading.gpuActivities > 0) out.push(`GPU activities on the new path: ${formatInt(w.reading.gpuActivities)}${w.reading.graphLaunchedActivities ? `, ${formatInt(w.reading.graphLaunchedActivities)} of them run by CUDA-graph launches` : ''}.`);
   if (w.newlyCritical.length > 0) {
     out.push(`The chain that became critical (${formatPercent(w.newShare)} of the new path was not on the old one), heaviest first:`);
     out.push(renderTable(SEGMENT_COLUMNS, segmentRows(w.newlyCritical.slice(0, 10), w.lengthUs, opts.wide), opts));
@@ -122,6 +123,8 @@ export function criticalPathJson(results: readonly CriticalPathResult[]) {
         lengthUs: roundUs(r.whatIf.lengthUs),
         deltaUs: roundUs(r.whatIf.deltaUs),
         bounds: boundsJson(r.whatIf.reading.bounds),
+        gpuActivitiesOnPath: r.whatIf.reading.gpuActivities,
+        graphLaunchedActivitiesOnPath: r.whatIf.reading.graphLaunchedActivities,
         newPathShare: Math.round(r.whatIf.newShare * 1e4) / 1e4,
         newlyCritical: r.whatIf.newlyCritical.slice(0, 10).map(segmentJson),
         segments: r.whatIf.reading.segments.map(segmentJson),
