@@ -157,6 +157,38 @@ describe('critical path on a CPU-bound micro step', () => {
   });
 });
 
+/*
+ * Programmatic dependent launch: add_b (launched 42–47) starts at 128, while gemm_a (30–130)
+ * still runs. It is tied to gemm_a's start: that 98 µs is gemm_a's time.
+ *   step 0–160; mm 10–30 (launch 15–25 → gemm_a 30–130); add 40–50 (launch 42–47 → add_b 128–148)
+ *   cudaDeviceSynchronize 60–150
+ * Path: 0 →10→ mm →5→ launch →15→ gemm_a start 30 →98 (gemm_a)→ add_b 128 →20→ 148 →sync 2→ 150 →10→ 160.
+ */
+const OVERLAP: Ev[] = [
+  step(1, 0, 160),
+  op('aten::mm', 10, 20, 1),
+  rt('cudaLaunchKernel', 15, 10, 1, 1),
+  kernel('gemm_a', 30, 100, 1, 1),
+  op('aten::add', 40, 10, 2),
+  rt('cudaLaunchKernel', 42, 5, 2, 2),
+  kernel('add_b', 128, 20, 2, 2),
+  rt('cudaDeviceSynchronize', 60, 90, 3),
+];
+
+describe('critical path with kernels that overlap on a stream', () => {
+  it("counts the time add_b waited for gemm_a as gemm_a's, not as launch overhead", async () => {
+    const r = await read(OVERLAP);
+    expect(r.lengthUs).toBe(160);
+    expect(r.reading.bounds).toEqual({ cpuUs: 25, kernelUs: 118, launchUs: 15, kernelGapUs: 0, syncUs: 2, unexplainedUs: 0 });
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['CP_OVERLAPPING_ON_STREAM']);
+  });
+
+  it('what if gemm_a took half: add_b starts 49 µs after gemm_a starts (79), ends 99, sync 101, step 111', async () => {
+    const r = await read(OVERLAP, ['gemm_a=0.5']);
+    expect(r.whatIf!.lengthUs).toBe(111);
+  });
+});
+
 describe('critical path where the graph cannot be built', () => {
   it('says when a kernel has no launch call, and still builds the rest', async () => {
     // kernel correlation 99 has no runtime call: it hangs from the trace's start

@@ -10,7 +10,8 @@
  * - `spawn`: into the first event of another thread (autograd's backward thread) from the
  *   instance's own thread; `join`: from another thread's event end to the next top-level event of
  *   the instance's thread (the host may have waited for it).
- * - `gpu`: a GPU activity's start → end.
+ * - `gpu`: a GPU activity's start → end; and the start of one that was still running → the
+ *   start of the next on its stream (programmatic dependent launch lets it begin early).
  * - `launch`: the launch call's start → the activity's start (HTA's KERNEL_LAUNCH_DELAY); a
  *   CUDA-graph launch has one to each kernel it ran (Kineto gives them the launch's correlation).
  * - `kernel-gap`: the previous activity's end on the same stream → the activity's start.
@@ -39,7 +40,7 @@
  * Iterative throughout (graphs reach millions of nodes).
  */
 import type { Diagnostic } from '../core/diagnostics.js';
-import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
+import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED, createLaunchIndex, launchedBy } from './launches.js';
 import type { ScopeInstance } from './scopes.js';
 
@@ -395,8 +396,15 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
       }
       if (prev >= 0) {
         const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
-        if (gap < 0) note('CP_OVERLAPPING_ON_STREAM', 'warning', 'GPU activities overlap on one stream: the later one gets no kernel-to-kernel edge from the earlier');
-        else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
+        if (gap < 0) {
+          // started while the previous one ran (programmatic dependent launch on Hopper, or
+          // clock noise): tied to the previous one's start, its time counted as that kernel's
+          if (!hta) {
+            E.add(gS(prev), s, EK.Gpu, prev, 1);
+            any = true;
+          }
+          note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
+        } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
           E.add(gS(prev) + 1, s, EK.KernelGap, prev, 1);
           any = true;
         }
@@ -440,6 +448,8 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     // host time before an event starts may be a wait (for another thread); an event's end
     // comes after its own work, unless the event is a call that blocks on the GPU
     if (kd === EK.Cpu) return nodeStart[dst[e]!] === 1 || blocking(nodeEvent[dst[e]!]!);
+    // (a kernel that started while the previous one ran: its edge from that one's start is
+    // not a wait — the previous kernel's progress let it start, so it binds)
     return kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
   };
   // priority on ties: sync, kernel-gap, launch, host edges
@@ -763,6 +773,3 @@ function push(map: Map<number, number[]>, k: number, v: number): void {
   else map.set(k, [v]);
 }
 
-export function isGpuKind(kind: number): boolean {
-  return kind === GpuKind.Kernel || kind === GpuKind.Memcpy || kind === GpuKind.Memset;
-}

@@ -14,7 +14,7 @@
  */
 import { compareText } from '../core/compare-text.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
+import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { buildCriticalPathGraph, EK, EDGE_KINDS, type CriticalPathGraph, type EdgeKind } from './critical-path-graph.js';
 import { isKernelLaunchApi } from './launches.js';
 import { computeScopeInstances, type ScopeInstance } from './scopes.js';
@@ -174,8 +174,8 @@ const us = (ns: number) => ns / 1000;
 
 /** Where an edge ran: the thread of its host end, or the stream of its GPU end. */
 function placeOf(m: TraceModel, g: CriticalPathGraph, e: number): string {
-  const k = g.edgeKind[e]! as EK;
-  const node = k === EK.Launch || k === EK.KernelGap || k === EK.Gpu || (k === EK.Sync && g.nodeGpu[g.edgeDst[e]!]) ? g.edgeDst[e]! : g.edgeDst[e]!;
+  // (a launch, a gap or a stream wait ends on the GPU; a host sync ends on the host)
+  const node = g.edgeDst[e]!;
   const ev = g.nodeEvent[node]!;
   if (ev < 0) return 'start';
   if (g.nodeGpu[node]) return `stream ${m.gpu.stream[ev]} (device ${m.gpu.device[ev]})`;
@@ -459,10 +459,6 @@ export interface CriticalPathResult {
 
 function isOpOrAnnotation(kind: number): boolean {
   return kind === HostKind.Op || kind === HostKind.Annotation;
-}
-
-export function isGpuActivityKind(kind: number): boolean {
-  return kind === GpuKind.Kernel || kind === GpuKind.Memcpy || kind === GpuKind.Memset;
 }
 
 /**

@@ -68,8 +68,11 @@ export function renderCriticalPath(results: readonly CriticalPathResult[], opts:
     if (rd.gpuActivities > 0) out.push(`GPU activities on the path: ${formatInt(rd.gpuActivities)}${rd.graphLaunchedActivities ? `, ${formatInt(rd.graphLaunchedActivities)} of them run by CUDA-graph launches` : ''}.`);
     else out.push('No GPU activity is on the path: the host set the length (the GPU finished its work before the host needed it).');
     out.push('');
-    out.push(`The ${rd.segments.length === 1 ? 'one segment' : `${rd.segments.length} heaviest segments`} of the path (a segment = consecutive path edges with one bound on one thread or stream):`);
-    out.push(renderTable(SEGMENT_COLUMNS, segmentRows(rd.segments, r.lengthUs, opts.wide), opts));
+    if (rd.segments.length === 0) out.push('The path is empty: the instance has no events to chain.');
+    else {
+      out.push(`The ${rd.segments.length === 1 ? 'one segment' : `${rd.segments.length} heaviest segments`} of the path (a segment = consecutive path edges with one bound on one thread or stream):`);
+      out.push(renderTable(SEGMENT_COLUMNS, segmentRows(rd.segments, r.lengthUs, opts.wide), opts));
+    }
     if (r.whatIf) {
       out.push('');
       out.push(renderWhatIf(r, r.whatIf, opts));
