@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTrace } from '../src/load-trace.js';
 import { analyzeInstance, parseWhatIf, selectInstances } from '../src/analyses/critical-path.js';
 import type { TraceModel } from '../src/model/trace-model.js';
-import { h200Trace, loadRawJson } from './fixtures.js';
+import { H200_NAMES, h200Trace, loadRawJson } from './fixtures.js';
 
 type Ev = Record<string, unknown>;
 const op = (name: string, ts: number, dur: number, ext = 0): Ev => ({ ph: 'X', cat: 'cpu_op', name, pid: 1, tid: 1, ts, dur, args: { 'External id': ext } });
@@ -209,7 +209,7 @@ describe('critical path where the graph cannot be built', () => {
 describe('critical path on the H200 captures', () => {
   // the span of each step from the raw events: the step's start to the last end of its host
   // events (on any thread, starting inside it) and of the GPU work they launched
-  for (const name of ['tiny_ops_compile_ro', 'gpt2_train', 'geglu_mlp_compile']) {
+  for (const name of H200_NAMES) {
     it(`${name}: every step's critical path is as long as the step's span`, async () => {
       const file = h200Trace(name);
       const m = await loadTrace(file);
