@@ -198,6 +198,14 @@ describe('critical path where the graph cannot be built', () => {
     expect(r.spanUs).toBe(110);
   });
 
+  it('leaves out an edge that would run back in time (ops that overlap without nesting) and keeps the rest reachable', async () => {
+    // step 0–100; foo 10–50 and bar 40–80 on one thread: bar starts inside foo and ends after it
+    const r = await read([step(1, 0, 100), op('aten::foo', 10, 40, 1), op('aten::bar', 40, 40, 2), op('aten::baz', 85, 10, 3)]);
+    expect(r.diagnostics.map((d) => d.code)).toContain('CP_NEGATIVE_EDGE');
+    expect(r.graph.unreachableNodes).toBe(0);
+    expect(r.lengthUs).toBe(100);
+  });
+
   it('rejects a what-if that is neither an op nor a regex', async () => {
     const m = await load(GPU_BOUND);
     expect(() => parseWhatIf(m, 'gemm')).toThrow(/TARGET=FACTOR/);

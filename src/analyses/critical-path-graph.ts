@@ -389,10 +389,8 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
       const s = gS(g);
       E.add(s, s + 1, EK.Gpu, g, 1);
       const l = gpu.launcher[g]!;
-      let any = false;
       for (const src of streamWaitSrc.get(g) ?? []) {
         E.add(gS(src) + 1, s, EK.Sync);
-        any = true;
       }
       if (prev >= 0) {
         const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
@@ -401,31 +399,39 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
           // clock noise): tied to the previous one's start, its time counted as that kernel's
           if (!hta) {
             E.add(gS(prev), s, EK.Gpu, prev, 1);
-            any = true;
           }
           note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
         } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
           E.add(gS(prev) + 1, s, EK.KernelGap, prev, 1);
-          any = true;
         }
       }
       if (l >= 0 && inHost[l]) {
         if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
         else {
           E.add(hS(l), s, EK.Launch);
-          any = true;
         }
       } else {
         note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
-      }
-      if (!any) {
-        note('CP_UNEXPLAINED_START', 'warning', 'a GPU activity has no edge that explains its start: an edge from the instance start stands in');
-        E.add(0, s, EK.Unexplained);
       }
       if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
     }
   }
   for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(gS(src) + 1, hS(h) + 1, EK.Sync);
+
+  // ---- edges that run back in time are left out; a node left with no edge in gets one from
+  // the instance's start, so that it and what follows it stay on the graph
+  const indeg = new Int32Array(nNodes);
+  for (let e = 0; e < E.n; e++) {
+    if (nodeTs[E.dst[e]!]! < nodeTs[E.src[e]!]!) {
+      note('CP_NEGATIVE_EDGE', 'warning', 'an edge would run back in time (an event ends after the one that follows it on its thread, or a sync source ends after the call): it was left out');
+      E.kind[e] = 255;
+    } else indeg[E.dst[e]!]++;
+  }
+  for (let n = 1; n < nNodes; n++) {
+    if (indeg[n]! > 0) continue;
+    note('CP_UNEXPLAINED_START', 'warning', 'an event has no edge that explains when it happened (no launch call, no stream order, no enclosing event): an edge from the instance start stands in');
+    E.add(0, n, EK.Unexplained);
+  }
 
   // ---- binding edges and weights
   const nE = E.n;
@@ -436,13 +442,6 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   const attrGpu = E.attrGpu.slice(0, nE);
   const tsDiff = new Float64Array(nE);
   for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
-  // edges that run back in time are dropped (a diagnostic says how many)
-  for (let e = 0; e < nE; e++) {
-    if (tsDiff[e]! < 0) {
-      note('CP_NEGATIVE_EDGE', 'warning', 'an edge would run back in time (an event ends after the one that follows it on its thread, or a sync source ends after the call): it was left out');
-      kind[e] = 255;
-    }
-  }
   const waitable = (e: number): boolean => {
     const kd = kind[e]!;
     // host time before an event starts may be a wait (for another thread); an event's end
