@@ -87,6 +87,9 @@ export interface CriticalPathGraph {
   /** Start and end node of host event h / GPU activity g, -1 when not in the graph. */
   hostNodes(h: number): readonly [number, number];
   gpuNodes(g: number): readonly [number, number];
+  /** Start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph. */
+  hostStart(h: number): number;
+  gpuStart(g: number): number;
   /** Where the graph was built from. */
   readonly startNs: number;
   /** The last node's time: the instance's span ends here. */
@@ -222,8 +225,9 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   const nodeGpu = new Uint8Array(nNodes);
   const nodeStart = new Uint8Array(nNodes);
   const nodeTs = new Float64Array(nNodes);
-  const hostStartNode = new Map<number, number>();
-  const gpuStartNode = new Map<number, number>();
+  // start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph
+  const hostStartNode = new Int32Array(host.length).fill(-1);
+  const gpuStartNode = new Int32Array(gpu.length).fill(-1);
   let t0 = inst.startNs;
   for (const h of hostList) t0 = Math.min(t0, host.startNs[h]!);
   for (const g of gpuList) t0 = Math.min(t0, gpu.startNs[g]!);
@@ -232,7 +236,7 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   nodeTs[0] = t0;
   let k = 1;
   for (const h of hostList) {
-    hostStartNode.set(h, k);
+    hostStartNode[h] = k;
     nodeEvent[k] = h;
     nodeStart[k] = 1;
     nodeTs[k] = host.startNs[h]!;
@@ -241,7 +245,7 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     k += 2;
   }
   for (const g of gpuList) {
-    gpuStartNode.set(g, k);
+    gpuStartNode[g] = k;
     nodeEvent[k] = g;
     nodeGpu[k] = 1;
     nodeStart[k] = 1;
@@ -251,8 +255,8 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     nodeTs[k + 1] = gpu.startNs[g]! + gpu.durNs[g]!;
     k += 2;
   }
-  const hS = (h: number) => hostStartNode.get(h) ?? -1;
-  const gS = (g: number) => gpuStartNode.get(g) ?? -1;
+  const hS = (h: number) => hostStartNode[h]!;
+  const gS = (g: number) => gpuStartNode[g]!;
 
   const E = new Edges();
   const ix = traceIndex(m);
@@ -536,6 +540,8 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
       const s = gS(g);
       return [s, s < 0 ? -1 : s + 1];
     },
+    hostStart: hS,
+    gpuStart: gS,
     startNs: t0,
     endNs: tEnd,
     typicalLaunchNs,

@@ -16,7 +16,7 @@ import { compareText } from '../core/compare-text.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { buildCriticalPathGraph, EK, EDGE_KINDS, type CriticalPathGraph, type EdgeKind } from './critical-path-graph.js';
-import { isKernelLaunchApi } from './launches.js';
+import { isGraphLaunchApi, isKernelLaunchApi } from './launches.js';
 import { computeScopeInstances, type ScopeInstance } from './scopes.js';
 
 export const BOUND_KEYS = ['cpuUs', 'kernelUs', 'launchUs', 'kernelGapUs', 'syncUs', 'unexplainedUs'] as const;
@@ -172,19 +172,35 @@ export interface PathReading {
 
 const us = (ns: number) => ns / 1000;
 
-/** Where an edge ran: the thread of its host end, or the stream of its GPU end. */
-function placeOf(m: TraceModel, g: CriticalPathGraph, e: number): string {
+/**
+ * Where an edge ran, as a number: its destination's thread (host index ≥ 0) or stream (−1 −
+ * device·2³² − stream); the text is made once per segment (`placeName`).
+ */
+function placeOf(m: TraceModel, g: CriticalPathGraph, e: number): number {
   // (a launch, a gap or a stream wait ends on the GPU; a host sync ends on the host)
   const node = g.edgeDst[e]!;
   const ev = g.nodeEvent[node]!;
-  if (ev < 0) return 'start';
-  if (g.nodeGpu[node]) return `stream ${m.gpu.stream[ev]} (device ${m.gpu.device[ev]})`;
-  const t = m.threads[m.host.thread[ev]!];
+  if (ev < 0) return Number.MAX_SAFE_INTEGER;
+  if (g.nodeGpu[node]) return -1 - (m.gpu.device[ev]! * 4294967296 + m.gpu.stream[ev]!);
+  return m.host.thread[ev]!;
+}
+
+function placeName(m: TraceModel, place: number): string {
+  if (place === Number.MAX_SAFE_INTEGER) return 'start';
+  if (place < 0) {
+    const key = -1 - place;
+    const device = Math.floor(key / 4294967296);
+    return `stream ${key - device * 4294967296} (device ${device})`;
+  }
+  const t = m.threads[place];
   return t ? `thread ${String(t.tid)}` : 'thread ?';
 }
 
-/** The name an edge's time belongs to: its attributed event, else its destination's. */
-function eventOf(m: TraceModel, g: CriticalPathGraph, e: number): { name: string; key: string } | undefined {
+/**
+ * The event an edge's time belongs to — its attributed event, else its destination's — as
+ * host index h ≥ 0 or GPU index g as −1 − g; undefined for edges between events (gaps, joins).
+ */
+function eventOf(g: CriticalPathGraph, e: number): number | undefined {
   let ev = g.edgeAttr[e]!;
   let gpu = g.edgeAttrGpu[e]! === 1;
   if (ev < 0) {
@@ -195,58 +211,100 @@ function eventOf(m: TraceModel, g: CriticalPathGraph, e: number): { name: string
     gpu = g.nodeGpu[d] === 1;
     if (ev < 0) return undefined;
   }
-  if (gpu) return { name: m.strings.get(m.gpu.name[ev]!), key: `g${ev}` };
-  // host time is named by its innermost op (a launch call's time by the call)
-  return { name: m.strings.get(m.host.name[ev]!), key: `h${ev}` };
+  return gpu ? -1 - ev : ev;
 }
 
 export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, weights: Float64Array = g.edgeWeightNs, limit = 10): PathReading {
-  const bounds = Object.fromEntries(BOUND_KEYS.map((k) => [k, 0])) as Bounds;
-  const edgeKinds = Object.fromEntries(EDGE_KINDS.map((k) => [k, 0])) as Record<EdgeKind, number>;
-  const segments: PathSegment[] = [];
-  let cur: { bound: BoundKey; where: string; startNs: number; durNs: number; edges: number; events: Map<string, { name: string; gpu: boolean; durNs: number; ids: Set<string> }> } | undefined;
-  const flush = () => {
-    if (!cur) return;
-    const events = [...cur.events.values()]
-      .sort((a, b) => b.durNs - a.durNs || compareText(a.name, b.name))
-      .slice(0, 3)
-      .map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.ids.size }));
-    segments.push({ bound: cur.bound, where: cur.where, startUs: us(cur.startNs - g.startNs), durUs: us(cur.durNs), edges: cur.edges, events });
-    cur = undefined;
-  };
+  const boundNs = new Float64Array(BOUND_KEYS.length);
+  const kindNs = new Float64Array(EDGE_KINDS.length);
+  // segments as ranges of path edges [from, to) with their bound, place and time; only the
+  // heaviest `limit` are read in full (a GPU-bound path alternates kernels and gaps: a segment
+  // per edge, hundreds of thousands on a long step)
+  const segFrom: number[] = [];
+  const segBound: BoundKey[] = [];
+  const segPlace: number[] = [];
+  const segNs: number[] = [];
+  const graphLaunch = new Map<number, boolean>();
   let gpuActs = 0;
   let graphActs = 0;
+  let curBound: BoundKey | undefined;
+  let curPlace = 0;
   for (let i = 0; i < p.edges.length; i++) {
     const e = p.edges[i]!;
     const k = g.edgeKind[e]! as EK;
     const w = weights[e]!;
     const b = boundOf(k);
-    bounds[b] += us(w);
-    edgeKinds[EDGE_KINDS[k]!] += us(w);
-    if (k === EK.Gpu) {
+    boundNs[BOUND_INDEX[b]]! += w;
+    kindNs[k]! += w;
+    // an activity's own edge (start → its end), not the start → start edge of an overlap
+    if (k === EK.Gpu && g.edgeDst[e] === g.edgeSrc[e]! + 1) {
       gpuActs++;
       const l = m.gpu.launcher[g.nodeEvent[g.edgeSrc[e]!]!]!;
-      if (l >= 0 && /GraphLaunch/.test(m.strings.get(m.host.name[l]!))) graphActs++;
+      if (l >= 0) {
+        const nm = m.host.name[l]!;
+        let isGraph = graphLaunch.get(nm);
+        if (isGraph === undefined) graphLaunch.set(nm, (isGraph = isGraphLaunchApi(m.strings.get(nm))));
+        if (isGraph) graphActs++;
+      }
     }
-    const where = placeOf(m, g, e);
-    if (!cur || cur.bound !== b || cur.where !== where) {
-      flush();
-      cur = { bound: b, where, startNs: g.nodeTsNs[g.edgeSrc[e]!]!, durNs: 0, edges: 0, events: new Map() };
+    const place = placeOf(m, g, e);
+    if (curBound !== b || curPlace !== place) {
+      segFrom.push(i);
+      segBound.push(b);
+      segPlace.push(place);
+      segNs.push(0);
+      curBound = b;
+      curPlace = place;
     }
-    cur.durNs += w;
-    cur.edges++;
-    const ev = eventOf(m, g, e);
-    if (ev && w > 0) {
-      let x = cur.events.get(ev.name);
-      if (!x) cur.events.set(ev.name, (x = { name: ev.name, gpu: ev.key.startsWith('g'), durNs: 0, ids: new Set() }));
-      x.durNs += w;
-      x.ids.add(ev.key);
-    }
+    segNs[segNs.length - 1] += w;
   }
-  flush();
-  segments.sort((a, b) => b.durUs - a.durUs || a.startUs - b.startUs);
-  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments: segments.slice(0, limit), nodeCount: p.nodes.length, gpuActivities: gpuActs, graphLaunchedActivities: graphActs };
+  // the heaviest segments (ties: the earlier), by one pass keeping a short sorted list
+  const top: number[] = [];
+  for (let j = 0; j < segNs.length; j++) {
+    if (top.length === limit && !(segNs[j]! > segNs[top[top.length - 1]!]!)) continue;
+    let at = top.length;
+    while (at > 0 && segNs[j]! > segNs[top[at - 1]!]!) at--;
+    top.splice(at, 0, j);
+    if (top.length > limit) top.pop();
+  }
+  // an event counted in segment j is stamped j + 1 at its start node
+  const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
+  const segments: PathSegment[] = top.map((j) => {
+    const from = segFrom[j]!;
+    const to = j + 1 < segFrom.length ? segFrom[j + 1]! : p.edges.length;
+    // events by name (GPU names apart from host names), with their time and instances
+    const acc = new Map<number, { name: number; gpu: boolean; durNs: number; count: number }>();
+    for (let i = from; i < to; i++) {
+      const e = p.edges[i]!;
+      const w = weights[e]!;
+      const ev = eventOf(g, e);
+      if (ev === undefined || !(w > 0)) continue;
+      const gpu = ev < 0;
+      const name = gpu ? m.gpu.name[-1 - ev]! : m.host.name[ev]!;
+      const key = gpu ? -1 - name : name;
+      let x = acc.get(key);
+      if (!x) acc.set(key, (x = { name, gpu, durNs: 0, count: 0 }));
+      x.durNs += w;
+      const node = gpu ? g.gpuStart(-1 - ev) : g.hostStart(ev);
+      if (stamp[node] !== j + 1) {
+        stamp[node] = j + 1;
+        x.count++;
+      }
+    }
+    const events = [...acc.values()]
+      .map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count }))
+      .sort((a, b) => b.durNs - a.durNs || compareText(a.name, b.name))
+      .slice(0, 3)
+      .map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
+    const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
+    return { bound: segBound[j]!, where: placeName(m, segPlace[j]!), startUs: us(startNs - g.startNs), durUs: us(segNs[j]!), edges: to - from, events };
+  });
+  const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
+  const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
+  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: gpuActs, graphLaunchedActivities: graphActs };
 }
+
+const BOUND_INDEX = Object.fromEntries(BOUND_KEYS.map((k, i) => [k, i])) as Record<BoundKey, number>;
 
 // ------------------------------------------------------------------------------------------------
 // What-if
@@ -411,18 +469,17 @@ export function computeWhatIf(m: TraceModel, g: CriticalPathGraph, base: Longest
   const { weights, matched, scaledNs } = whatIfWeights(m, g, rules);
   const p = longestPath(g, weights, {}, topo);
   const reading = readPath(m, g, p, weights);
-  const old = new Set<number>(base.edges);
-  const fresh = new Set<number>();
-  let freshNs = 0;
-  for (const e of p.edges) {
-    if (old.has(e)) continue;
-    fresh.add(e);
-    freshNs += weights[e]!;
-  }
+  const onOld = new Uint8Array(g.edgeCount);
+  for (const e of base.edges) onOld[e] = 1;
   // the new chain's segments: the new path read with the old edges weighing nothing
   const onlyNew = new Float64Array(weights.length);
-  for (const e of fresh) onlyNew[e] = weights[e]!;
-  const newly = readPath(m, g, { ...p }, onlyNew).segments.filter((s) => s.durUs > 0);
+  let freshNs = 0;
+  for (const e of p.edges) {
+    if (onOld[e]) continue;
+    onlyNew[e] = weights[e]!;
+    freshNs += weights[e]!;
+  }
+  const newly = readPath(m, g, p, onlyNew).segments.filter((s) => s.durUs > 0);
   return {
     rules: rules.map((r, i) => ({
       text: r.text,
