@@ -212,3 +212,33 @@ describe.skipIf(!HAS_HTA)('critical path on an AMD trace (HTA #219: HTA fails th
     expect(raw.some((e) => e.cat === 'cuda_runtime' && e.name === 'hipLaunchKernel')).toBe(true);
   });
 });
+
+describe.skipIf(!HAS_HTA)('critical path on cuda_event_sync: cudaEventSynchronize waits for the recorded kernel', () => {
+  it("the spin kernel's end binds the call's end, weighing the wake-up the raw events show", async () => {
+    const file = join(CP, 'cuda_event_sync/event_sync_trace.json.gz');
+    const m = await loadTrace(file);
+    const raw = loadRawJson(file).traceEvents as Raw[];
+    const [inst] = selectInstances(m, {});
+    const g = buildCriticalPathGraph(m, inst!);
+    // from the raw events: the Event Sync record of cudaEventSynchronize names the cudaEventRecord;
+    // the kernel is the last one launched on its stream before that record call
+    const call = raw.find((e) => e.name === 'cudaEventSynchronize')!;
+    const rec = raw.find((e) => e.cat === 'cuda_sync' && e.args?.correlation === call.args!.correlation)!;
+    const record = raw.find((e) => e.cat === 'cuda_runtime' && e.args?.correlation === rec.args!.wait_on_cuda_event_record_corr_id)!;
+    const kernels = raw.filter((e) => e.cat === 'kernel' && e.args!.stream === rec.args!.wait_on_stream);
+    const launchOf = (k: Raw) => raw.find((e) => e.cat === 'cuda_runtime' && e.args?.correlation === k.args!.correlation)!;
+    const kernel = kernels.filter((k) => launchOf(k).ts < record.ts).sort((a, b) => launchOf(b).ts - launchOf(a).ts)[0]!;
+    const wakeUs = call.ts + call.dur! - (kernel.ts + kernel.dur!);
+    expect(wakeUs).toBeGreaterThan(0);
+    const k = modelEvent(m, raw, raw.indexOf(kernel));
+    const c = modelEvent(m, raw, raw.indexOf(call));
+    const e = edge(g, g.gpuNodes(k.index)[1], g.hostNodes(c.index)[1]);
+    expect(g.edgeKind[e]).toBe(EK.Sync);
+    expect(g.edgeBinding[e]).toBe(1);
+    expect(g.edgeWeightNs[e]).toBe(wakeUs * 1000);
+    // and the host's own edge into the call's end, a wait, weighs nothing unless it binds
+    const own = edge(g, g.hostNodes(c.index)[0], g.hostNodes(c.index)[1]);
+    expect(g.edgeBinding[own]).toBe(0);
+    expect(g.edgeWeightNs[own]).toBe(0);
+  });
+});
