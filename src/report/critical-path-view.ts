@@ -66,6 +66,7 @@ export function renderCriticalPath(results: readonly CriticalPathResult[], opts:
     out.push(`${r.instance}${results.length > 1 ? ` [${r.instanceIndex}] (the longest)` : ''}: span ${formatUs(r.spanUs)}, critical path ${formatUs(r.lengthUs)} through ${formatInt(rd.nodeCount)} of ${formatInt(r.graph.nodes)} nodes (${formatInt(r.graph.hostEvents)} host events, ${formatInt(r.graph.gpuActivities)} GPU activities, ${formatInt(r.graph.edges)} edges).`);
     out.push(`Bound by: ${boundsText(rd.bounds, r.lengthUs) || 'nothing'}.`);
     if (rd.gpuActivities > 0) out.push(`GPU activities on the path: ${formatInt(rd.gpuActivities)}${rd.graphLaunchedActivities ? `, ${formatInt(rd.graphLaunchedActivities)} of them run by CUDA-graph launches` : ''}.`);
+    else if (r.graph.gpuActivities === 0) out.push('The instance launched no GPU work: the host is the path.');
     else out.push('No GPU activity is on the path: the host set the length (the GPU finished its work before the host needed it).');
     out.push('');
     if (rd.segments.length === 0) out.push('The path is empty: the instance has no events to chain.');

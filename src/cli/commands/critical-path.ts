@@ -1,9 +1,11 @@
 /** `kinetoscope critical-path TRACE`: what bounds a step — its critical path, and what-if answers. */
 import { Command } from 'commander';
 import { analyzeInstance, parseWhatIf, selectInstances, type WhatIfRule } from '../../analyses/critical-path.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
+import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { criticalPathJson, renderCriticalPath } from '../../report/critical-path-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -92,24 +94,28 @@ export function criticalPathCommand(): Command {
       const results = insts.map((i) => analyzeInstance(model, i, rules, segments));
       const cpDiagnostics = mergeDiagnostics(results.flatMap((r) => r.diagnostics));
       if (opts.json) {
-        printJson({ ...criticalPathJson(results), criticalPathDiagnostics: cpDiagnostics, diagnostics: diagnosticsForJson(model) });
+        printJson({ ...criticalPathJson(results), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) });
       } else {
         const c = colorsFor(opts);
         printText(renderCriticalPath(results, { wide: opts.wide, headerStyle: c.bold }));
-        for (const d of cpDiagnostics) process.stderr.write(`${d.severity}: ${d.code} (${d.count}×) ${d.message}\n`);
+        const text = renderDiagnostics(cpDiagnostics, { verbose: opts.verbose });
+        if (text) process.stderr.write(`${text}\n`);
         reportDiagnostics(model, opts);
       }
+      // --strict: the graph's warnings count as the trace's do
+      if (opts.strict && cpDiagnostics.some((d) => d.severity !== 'info')) return EXIT_CHECK_FAILED;
       return strictStatus(model, opts);
     }),
   );
 }
 
-function mergeDiagnostics(ds: readonly { code: string; severity: string; message: string; count?: number }[]) {
-  const by = new Map<string, { code: string; severity: string; message: string; count: number }>();
+/** The instances' diagnostics, one per code with the counts summed. */
+function mergeDiagnostics(ds: readonly Diagnostic[]): Diagnostic[] {
+  const by = new Map<string, Diagnostic & { count: number }>();
   for (const d of ds) {
     const x = by.get(d.code);
     if (x) x.count += d.count ?? 1;
-    else by.set(d.code, { code: d.code, severity: d.severity, message: d.message, count: d.count ?? 1 });
+    else by.set(d.code, { ...d, count: d.count ?? 1 });
   }
   return [...by.values()];
 }
