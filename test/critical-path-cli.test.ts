@@ -15,13 +15,15 @@ describe('kinetoscope critical-path', () => {
     const file = h200Trace('linear');
     const r = run(file, '--json', '--what-if', 'launch=0');
     expect(r.status).toBe(0);
-    const doc = JSON.parse(r.stdout) as { instances: { instance: string; spanUs: number; lengthUs: number; bounds: Record<string, number>; segments: unknown[]; whatIf: { lengthUs: number; deltaUs: number; rules: { target: string }[] } }[] };
+    const doc = JSON.parse(r.stdout) as { instances: { instance: string; spanUs: number; lengthUs: number; bounds: Record<string, number>; edgeKindsUs: Record<string, number>; segments: unknown[]; whatIf: { lengthUs: number; deltaUs: number; rules: { target: string }[] } }[] };
     const raw = loadRawJson(file).traceEvents as { cat?: string; name?: string }[];
     const steps = raw.filter((e) => e.cat === 'user_annotation' && /^ProfilerStep#\d+$/.test(e.name!)).map((e) => e.name);
     expect(doc.instances.map((i) => i.instance)).toEqual(steps);
     for (const i of doc.instances) {
       expect(i.lengthUs).toBeCloseTo(i.spanUs, 3);
       expect(Object.values(i.bounds).reduce((a, b) => a + b, 0)).toBeCloseTo(i.lengthUs, 2);
+      expect(Object.values(i.edgeKindsUs).reduce((a, b) => a + b, 0)).toBeCloseTo(i.lengthUs, 2);
+      for (const k of [...Object.keys(i.bounds), ...Object.keys(i.edgeKindsUs)]) expect(k).toMatch(/^[a-z][A-Za-z]*$/);
       expect(i.whatIf.rules[0]!.target).toBe('launches');
       expect(i.whatIf.lengthUs).toBeCloseTo(i.lengthUs + i.whatIf.deltaUs, 3);
       expect(i.whatIf.lengthUs).toBeLessThanOrEqual(i.lengthUs);

@@ -115,7 +115,8 @@ export function criticalPathJson(results: readonly CriticalPathResult[]) {
       lengthUs: roundUs(r.lengthUs),
       graph: r.graph,
       bounds: boundsJson(r.reading.bounds),
-      edgeKindsUs: Object.fromEntries(Object.entries(r.reading.edgeKinds).map(([k, v]) => [k, roundUs(v)])),
+      // (edge kinds as camelCase keys: host-gap → hostGap)
+      edgeKindsUs: Object.fromEntries(Object.entries(r.reading.edgeKinds).map(([k, v]) => [k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), roundUs(v)])),
       pathNodes: r.reading.nodeCount,
       gpuActivitiesOnPath: r.reading.gpuActivities,
       graphLaunchedActivitiesOnPath: r.reading.graphLaunchedActivities,
