@@ -242,3 +242,22 @@ describe.skipIf(!HAS_HTA)('critical path on cuda_event_sync: cudaEventSynchroniz
     expect(g.edgeWeightNs[own]).toBe(0);
   });
 });
+
+describe.skipIf(!HAS_HTA)('critical path: HTA end to end on simple_add (A18)', () => {
+  it("marks as many events critical as HTA's overlaid output, within HTA's own 1 %", async () => {
+    const dir = join(CP, 'end_to_end/simple_add');
+    const m = await loadTrace(join(dir, 'input/trace.json.gz'));
+    // HTA: annotation "" = the whole trace
+    const [inst] = selectInstances(m, {});
+    expect(inst!.name).toBe('trace');
+    const g = buildCriticalPathGraph(m, inst!, { hta: true });
+    const p = htaLongestPath(g, topologicalOrder(g));
+    const events = new Set<string>();
+    for (const n of p.nodes) events.add(`${g.nodeGpu[n]}:${g.nodeEvent[n]}`);
+    // the oracle: HTA's overlaid trace, X events with args.critical = 1
+    const out = loadRawJson(join(dir, 'output/overlaid_critical_path_trace.json.gz')).traceEvents as Raw[];
+    const hta = out.filter((e) => e.ph === 'X' && e.args?.critical === 1).length;
+    expect(hta).toBe(624);
+    expect(Math.abs(events.size - hta)).toBeLessThanOrEqual(0.01 * hta);
+  });
+});
