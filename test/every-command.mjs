@@ -13,12 +13,13 @@ const runs = [
   ['steps', []], ['steps', ['--json']], ['launches', []], ['breakdown', []], ['breakdown', ['--hta-compat']],
   ['doctor', ['--json']], ['gemm', []], ['roofline', ['--json']], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
   ['diff', [trace]], ['check', ['--write-expect', join(tmp, 'x.yaml')]], ['report', ['-o', join(tmp, 'r.html')]],
+  ['critical-path', ['--what-if', 'launch=0']],
 ];
 const out = [];
 const write = process.stdout.write.bind(process.stdout);
 for (const [name, extra] of runs) {
   const mod = await import(new URL(`${name}.js`, dist).href);
-  const make = mod[`${name}Command`];
+  const make = mod[`${name.replace(/-(\w)/g, (_, c) => c.toUpperCase())}Command`];
   let stderr = '';
   const errWrite = process.stderr.write.bind(process.stderr);
   process.stdout.write = () => true;

@@ -26,6 +26,7 @@ export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   report: async () => (await import('./report.js')).reportCommand,
   perfetto: async () => (await import('./perfetto.js')).perfettoCommand,
   crop: async () => (await import('./crop.js')).cropCommand,
+  'critical-path': async () => (await import('./critical-path.js')).criticalPathCommand,
   ranks: async () => (await import('./ranks.js')).ranksCommand,
   export: async () => (await import('./export.js')).exportCommand,
   sql: async () => (await import('./sql.js')).sqlCommand,
