@@ -17,6 +17,8 @@ const traces = readdirSync(H200).filter((f) => f.endsWith('.pt.trace.json.gz')).
 const t = (n) => join(H200, `${n}.pt.trace.json.gz`);
 const PAIRS = [['relu_mlp', 'relu_mlp_compile'], ['geglu_mlp', 'geglu_mlp_compile'], ['geglu_mlp_compile', 'geglu_mlp_hand'], ['linear', 'linear_compile'], ['cnn_train', 'cnn_train_compile'], ['attention', 'attention_compile'], ['gpt2_train', 'gpt2_train_compile']];
 const EXPECT = join(ROOT, 'examples/expect');
+const RANKS = join(ROOT, 'test/fixtures/traces/h200-gloo-ranks');
+const rankDirs = existsSync(RANKS) ? readdirSync(RANKS).filter((d) => !d.includes('.')).map((d) => join(RANKS, d)) : [];
 
 export const RUNS = {
   summary: traces.flatMap((f) => [[f], [f, '--group-by', 'shape']]),
@@ -27,6 +29,10 @@ export const RUNS = {
   breakdown: traces.flatMap((f) => [[f], [f, '--hta-compat']]),
   doctor: traces.map((f) => [f]),
   gemm: traces.map((f) => [f]),
+  roofline: traces.map((f) => [f]),
+  'critical-path': traces.map((f) => [f]),
+  ranks: rankDirs.map((d) => [d]),
+  sql: [['SELECT name, count(*) AS calls, sum(dur_us) AS total_us FROM kernels GROUP BY name ORDER BY total_us DESC', t('geglu_mlp')]],
   ops: traces.map((f) => [f]),
   fusion: [...traces.map((f) => [f]), ...PAIRS.map(([a, b]) => [t(b), '--vs', t(a)])],
   compile: traces.map((f) => [f]),

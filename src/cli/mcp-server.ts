@@ -28,7 +28,7 @@ const MAX_OPEN_TRACES = 4;
 const NOT_TOOL_OPTIONS = new Set(['json', 'color', 'help', 'writeExpect', 'output', 'limit']);
 /** Placeholders (`--vs <other>`) and argument names that name a file the server must check. */
 const PATH_PLACEHOLDER = /<(file|trace|other|eager-trace|dir|path)[^>]*>/;
-const PATH_ARGUMENT = /^(trace|traces|a|b|dir|file|files)$/;
+const PATH_ARGUMENT = /^(trace|traces|a|b|dir|file|files|inputs)$/;
 
 export interface McpServerOptions {
   /** Folders whose traces may be read (default: the working directory). */

@@ -36,10 +36,10 @@ export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
 
 /**
  * The commands whose `--json` document is their whole answer, read-only: the ones with a
- * schema in schema/ and a tool in the MCP server. (crop and report write files, perfetto
- * serves one, schema and mcp are about the others.)
+ * schema in schema/ and a tool in the MCP server. (crop, report and export write files,
+ * perfetto serves one, schema and mcp are about the others.)
  */
 export const JSON_COMMANDS = [
-  'summary', 'tree', 'kernels', 'steps', 'launches', 'breakdown', 'doctor', 'gemm', 'ops',
-  'fusion', 'compile', 'explain', 'diff', 'check',
+  'summary', 'tree', 'kernels', 'steps', 'launches', 'breakdown', 'doctor', 'gemm', 'roofline', 'ops',
+  'fusion', 'compile', 'explain', 'diff', 'check', 'critical-path', 'ranks', 'sql',
 ] as const;
