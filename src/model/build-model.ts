@@ -80,6 +80,18 @@ export const MODEL_ARGS_POLICY: ArgsPolicy = {
 };
 
 /**
+ * Of a `[memory]` record's args, all but `Addr` are columns or unread (instants are the `i` phase):
+ * kept, the address makes one args object per distinct block address (the caching allocator reuses them).
+ */
+export const MEMORY_ARGS_DROPPED = ['Bytes', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id', 'Ev Idx', 'finished'] as const;
+
+/** The args policy for a model that leaves out `omit`: MODEL_ARGS_POLICY, plus memory records' addresses when they are kept. */
+export function modelArgsPolicy(omit: readonly OptionalTable[] | undefined): ArgsPolicy {
+  if (omit?.includes('memory')) return MODEL_ARGS_POLICY;
+  return { complete: MODEL_ARGS_POLICY.complete, phases: { ...MODEL_ARGS_POLICY.phases, i: MEMORY_ARGS_DROPPED } };
+}
+
+/**
  * One producer of column batches (the reader on this thread, or one worker): its labels and
  * args, mirrored from the batches' `newLabels` / `newArgs` in the order it made them.
  */
@@ -237,7 +249,7 @@ class Builder implements ModelBuilder {
 
   add(batch: readonly RawEvent[]): void {
     this.rawSource ??= new ColumnSource(this.strings);
-    this.rawColumns ??= new RawColumns(MODEL_ARGS_POLICY);
+    this.rawColumns ??= new RawColumns(modelArgsPolicy(this.omitted));
     const cols = this.rawColumns.fill(batch);
     this.rawSource.register(cols, false); // (their values belong to the caller's events)
     this.addColumns(cols, this.rawSource);
