@@ -38,7 +38,7 @@ import { RawColumns } from './raw-columns.js';
 import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
 import type { TableKernels } from './table-kernels.js';
-import { OPTIONAL_TABLES, type DeviceProperties, type OptionalTable, type ProfilerStep, type TraceModel } from './trace-model.js';
+import { OPTIONAL_TABLES, type DeviceProperties, type FwdBwdLink, type OptionalTable, type ProfilerStep, type TraceModel } from './trace-model.js';
 
 /** What the reader knows once the input is consumed (a subset of ingest's ReadResult). */
 export interface ReadInfo {
@@ -230,6 +230,7 @@ class Builder implements ModelBuilder {
 
   private readonly keepPython: boolean;
   private readonly keepMemory: boolean;
+  private readonly fwdBwdEnds: { id: number; thread: number; tsNs: number; start: boolean }[] = [];
 
   constructor(
     private readonly kernels: TableKernels | undefined,
@@ -316,10 +317,14 @@ class Builder implements ModelBuilder {
           break;
         }
         case EventClass.FlowStart:
+          if (this.keepPython) this.fwdBwdEnd(c, i, src, true);
+          this.flows.counted();
+          break;
         case EventClass.FlowStep:
           this.flows.counted();
           break;
         case EventClass.FlowEnd:
+          if (this.keepPython) this.fwdBwdEnd(c, i, src, false);
           this.flows.end(c, i);
           break;
         case EventClass.Instant:
@@ -339,6 +344,14 @@ class Builder implements ModelBuilder {
     }
     this.minHostNs = minHostNs;
     this.minAnyNs = minAnyNs;
+  }
+
+  /** A `fwdbwd` flow's end (kept with the python frames: only the module tree reads them). */
+  private fwdBwdEnd(c: Batch, i: number, src: ColumnSource, start: boolean): void {
+    if (c.labels[c.cat[i]!] !== 'fwdbwd') return;
+    const id = c.flowId[i]!;
+    if (id !== id) return;
+    this.fwdBwdEnds.push({ id, thread: this.threadOf(src, c, i), tsNs: c.tsNs[i]! + c.shiftNs, start });
   }
 
   private instant(c: Batch, i: number, src: ColumnSource): void {
@@ -417,6 +430,7 @@ class Builder implements ModelBuilder {
     );
 
     const gpuEndNs = reportStreamOverlaps(g, diagnostics, streams);
+    const fwdBwd = bindFwdBwd(hostTable, this.fwdBwdEnds, origin);
 
     const traceEndNs = Math.max(nesting.latestEndNs, gpuEndNs);
 
@@ -447,6 +461,7 @@ class Builder implements ModelBuilder {
       host: hostTable,
       gpu: { ...gpuData.table, launcher: linking.launcher, owner: linking.owner, args: gpuData.args },
       python: pyData,
+      fwdBwd,
       memory: instData.table,
       omitted: this.omitted,
       gpuAnnotations,
@@ -474,4 +489,37 @@ class Builder implements ModelBuilder {
       diagnostics: diagnostics.list(),
     };
   }
+}
+
+/**
+ * `fwdbwd` flows (torch writes one per autograd node: `s` at the forward op's start on its thread,
+ * `f` at the backward op's start on the autograd thread) bound to the host events they start
+ * at: of several starting at the same time on that thread, the longest (the enclosing one).
+ */
+function bindFwdBwd(
+  host: { length: number; thread: Int32Array; startNs: Float64Array; durNs: Float64Array },
+  ends: readonly { id: number; thread: number; tsNs: number; start: boolean }[],
+  originNs: number,
+): FwdBwdLink[] {
+  if (ends.length === 0) return [];
+  const at = new Map<string, number>();
+  for (const e of ends) at.set(`${e.thread}|${e.tsNs - originNs}`, -1);
+  for (let i = 0; i < host.length; i++) {
+    const key = `${host.thread[i]}|${host.startNs[i]}`;
+    const cur = at.get(key);
+    if (cur === undefined) continue;
+    if (cur < 0 || host.durNs[i]! > host.durNs[cur]!) at.set(key, i);
+  }
+  const fwd = new Map<number, number>();
+  const bwd = new Map<number, number>();
+  for (const e of ends) {
+    const i = at.get(`${e.thread}|${e.tsNs - originNs}`)!;
+    if (i >= 0) (e.start ? fwd : bwd).set(e.id, i);
+  }
+  const links: FwdBwdLink[] = [];
+  for (const [id, f] of fwd) {
+    const b = bwd.get(id);
+    if (b !== undefined) links.push({ fwd: f, bwd: b });
+  }
+  return links;
 }

@@ -100,6 +100,12 @@ export interface MemoryEventTable {
   readonly outOfMemory: Uint8Array;
 }
 
+/** A forward op and the backward op autograd ran for it (a `fwdbwd` flow), as host indexes. */
+export interface FwdBwdLink {
+  readonly fwd: number;
+  readonly bwd: number;
+}
+
 /** A `gpu_user_annotation`: Kineto's span of the GPU work launched under one annotation, per stream. */
 export interface GpuAnnotation {
   readonly name: string;
@@ -191,6 +197,8 @@ export interface TraceModel {
   readonly gpu: GpuActivityTable;
   /** Empty when left out (`omitted`). */
   readonly python: PythonFunctionTable;
+  /** The `fwdbwd` flows bound to host events; empty when the python table is left out (only the module tree reads them). */
+  readonly fwdBwd: readonly FwdBwdLink[];
   /** Empty when left out (`omitted`). */
   readonly memory: MemoryEventTable;
   /** The optional tables the caller left out (createModelBuilder's `omit`), in OPTIONAL_TABLES order. */
