@@ -117,7 +117,8 @@ describe('summary memory columns equal torch', () => {
       const got = new Map<string, number[]>();
       for (const r of table.rows) {
         const key = `${r.device}|${r.name}`;
-        const m = r.memory!;
+        // A trace without [memory] records (profile_memory off): torch's columns are all zero.
+        const m = r.memory ?? { cpuBytes: 0, selfCpuBytes: 0, deviceBytes: 0, selfDeviceBytes: 0 };
         const prev = got.get(key) ?? [0, 0, 0, 0];
         got.set(key, prev.map((x, i) => x + [m.cpuBytes, m.selfCpuBytes, m.deviceBytes, m.selfDeviceBytes][i]!));
       }

@@ -23,6 +23,7 @@
 import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { isCpuMemoryType, isDeviceMemoryType } from './memory-usage.js';
 import { owningOp } from './scopes.js';
+import { innermostEnclosing, sortNested } from './enclosing.js';
 
 const MODULE_PREFIX = 'nn.Module: ';
 
@@ -113,14 +114,14 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
 
   // 1. Module frames, by thread then start (longest first at equal starts: the outer frame).
   const isModule = new Int8Array(strings.size).fill(-1);
-  const frames: number[] = [];
+  const moduleRows: number[] = [];
   for (let f = 0; f < python.length; f++) {
     const id = python.name[f]!;
     if (isModule[id] === -1) isModule[id] = strings.get(id).startsWith(MODULE_PREFIX) ? 1 : 0;
-    if (isModule[id] === 1) frames.push(f);
+    if (isModule[id] === 1) moduleRows.push(f);
   }
-  if (frames.length === 0) return empty('no-module-frames');
-  frames.sort((a, b) => python.thread[a]! - python.thread[b]! || python.startNs[a]! - python.startNs[b]! || python.durNs[b]! - python.durNs[a]! || a - b);
+  if (moduleRows.length === 0) return empty('no-module-frames');
+  const frames = sortNested(python, moduleRows);
 
   // 2. The tree: each frame's node is (its enclosing module frame's node, its name).
   const nodes: ModuleNode[] = [];
@@ -163,7 +164,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   // 3. Each op's innermost module frame on its thread (a sweep per thread over frames and ops).
   const ops: number[] = [];
   for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
-  const frameOfOp = innermostFrame(m, frames, ops.length, (k) => host.thread[ops[k]!]!, (k) => host.startNs[ops[k]!]!);
+  const frameOfOp = innermostEnclosing(python, frames, ops.length, (k) => host.thread[ops[k]!]!, (k) => host.startNs[ops[k]!]!);
   const moduleOfOp = emptyOps();
   ops.forEach((i, k) => {
     const f = frameOfOp[k]!;
@@ -218,7 +219,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     const mem = m.memory;
     const recs: number[] = [];
     for (let r = 0; r < mem.length; r++) if (!mem.outOfMemory[r] && mem.bytes[r]! > 0) recs.push(r);
-    const frameOfRec = innermostFrame(m, frames, recs.length, (k) => mem.thread[recs[k]!]!, (k) => mem.tsNs[recs[k]!]!);
+    const frameOfRec = innermostEnclosing(python, frames, recs.length, (k) => mem.thread[recs[k]!]!, (k) => mem.tsNs[recs[k]!]!);
     recs.forEach((r, k) => {
       const f = frameOfRec[k]!;
       if (f < 0) return;
@@ -316,37 +317,6 @@ function newNode(name: string, path: string, depth: number, parent: number): Mod
 
 function endOf(m: TraceModel, f: number): number {
   return m.python.startNs[f]! + m.python.durNs[f]!;
-}
-
-/**
- * For each of `n` points (thread, time): the innermost of `frames` (sorted by thread, start,
- * longest first) on that thread whose [start, end] holds the time, or −1.
- */
-function innermostFrame(m: TraceModel, frames: readonly number[], n: number, threadOf: (k: number) => number, tsOf: (k: number) => number): Int32Array {
-  const { python } = m;
-  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => threadOf(a) - threadOf(b) || tsOf(a) - tsOf(b));
-  const out = new Int32Array(n).fill(-1);
-  const stack: number[] = [];
-  let fi = 0;
-  let thread = NaN;
-  for (const k of order) {
-    const t = threadOf(k);
-    const ts = tsOf(k);
-    if (t !== thread) {
-      thread = t;
-      stack.length = 0;
-      while (fi < frames.length && python.thread[frames[fi]!]! < t) fi++;
-    }
-    // Open the frames that start at or before the point, closing those that ended before them.
-    while (fi < frames.length && python.thread[frames[fi]!]! === t && python.startNs[frames[fi]!]! <= ts) {
-      const f = frames[fi++]!;
-      while (stack.length > 0 && endOf(m, stack[stack.length - 1]!) < python.startNs[f]!) stack.pop();
-      stack.push(f);
-    }
-    while (stack.length > 0 && endOf(m, stack[stack.length - 1]!) < ts) stack.pop();
-    if (stack.length > 0) out[k] = stack[stack.length - 1]!;
-  }
-  return out;
 }
 
 function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array): void {
