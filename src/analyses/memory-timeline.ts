@@ -21,7 +21,7 @@ import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { innermostEnclosing, sortNested } from './enclosing.js';
 import { isCpuMemoryType, memoryTimeOrder } from './memory-usage.js';
 import type { ModuleTree } from './modules.js';
-import { torchRowName } from './profiler-table.js';
+import { computeProfilerTable, torchRowName, type ProfilerTable } from './profiler-table.js';
 
 export const NO_OP = '(no op)';
 export const NO_MODULE = '(no module)';
@@ -142,8 +142,10 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
     if (!list) byDevice.set(key, (list = []));
     list.push(k);
   });
+  // torch's table: calls and the self / total memory columns of each op.
+  const table = computeProfilerTable(m);
   const devices: MemoryDeviceTimeline[] = [];
-  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top));
+  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table));
   devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
   return { status: 'ok', devices, outOfMemory };
 }
@@ -155,6 +157,7 @@ function deviceTimeline(
   opName: readonly string[],
   moduleName: readonly string[],
   top: number,
+  table: ProfilerTable,
 ): MemoryDeviceTimeline {
   const mem = m.memory;
   const r0 = order[ks[0]!]!;
@@ -215,7 +218,7 @@ function deviceTimeline(
       bytes: alivePeakBytes,
       beforeTraceBytes: allocatedBytes[peak]! - alivePeakBytes,
     },
-    byOp: opStats(m, order, ks).slice(0, Math.max(top, 20)),
+    byOp: opStats(m, order, ks, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
     neverFreed: {
       bytes: neverFreedKs.reduce((s, k) => s + bytesOf(k), 0),
       count: neverFreedKs.length,
@@ -279,8 +282,12 @@ function leakSuspect(
   return { growthBytes: last.endBytes - first.endBytes, steps: steps.length, neverFreedByOp: group(inSteps, opOf, bytesOf).slice(0, top) };
 }
 
-/** Per op name: records in its calls' spans on any thread (torch's rule), allocations and frees apart. */
-function opStats(m: TraceModel, order: Int32Array, ks: readonly number[]): MemoryOpStats[] {
+/**
+ * Per op name: records in its calls' spans on any thread (torch's rule), allocations and frees
+ * apart; a call inside a call of the same name as its only child is torch's duplicate (absorbed,
+ * profiler-table.ts) and not counted again. Calls and the net self / total are torch's table's.
+ */
+function opStats(m: TraceModel, order: Int32Array, ks: readonly number[], table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
   const { host, memory: mem } = m;
   const n = ks.length;
   const ts = new Float64Array(n);
@@ -297,36 +304,41 @@ function opStats(m: TraceModel, order: Int32Array, ks: readonly number[]): Memor
     freePre[j + 1] = freePre[j]! + (b < 0 ? -b : 0);
     freeCnt[j + 1] = freeCnt[j]! + (b < 0 ? 1 : 0);
   }
-  const rows = new Map<string, { calls: number; allocations: number; allocatedBytes: number; frees: number; freedBytes: number; selfBytes: number }>();
-  const total = new Float64Array(host.length);
-  for (let i = 0; i < host.length; i++) {
-    const s = host.startNs[i]!;
-    const e = s + host.durNs[i]!;
-    const lo = lowerBound(ts, s, false);
-    const hi = lowerBound(ts, e, true);
-    total[i] = allocPre[hi]! - allocPre[lo]! - (freePre[hi]! - freePre[lo]!);
-  }
+  const rows = new Map<string, { allocations: number; allocatedBytes: number; frees: number; freedBytes: number }>();
   for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
+    const p = host.parent[i]!;
+    if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
     const name = torchRowName(m.strings.get(host.name[i]!));
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
     const lo = lowerBound(ts, s, false);
     const hi = lowerBound(ts, e, true);
-    let kids = 0;
-    for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) kids += total[c]!;
+    if (hi <= lo) continue;
     let row = rows.get(name);
-    if (!row) rows.set(name, (row = { calls: 0, allocations: 0, allocatedBytes: 0, frees: 0, freedBytes: 0, selfBytes: 0 }));
-    row.calls++;
+    if (!row) rows.set(name, (row = { allocations: 0, allocatedBytes: 0, frees: 0, freedBytes: 0 }));
     row.allocations += allocCnt[hi]! - allocCnt[lo]!;
     row.allocatedBytes += allocPre[hi]! - allocPre[lo]!;
     row.frees += freeCnt[hi]! - freeCnt[lo]!;
     row.freedBytes += freePre[hi]! - freePre[lo]!;
-    row.selfBytes += total[i]! - kids;
   }
+  const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
   return [...rows]
     .filter(([, r]) => r.allocations + r.frees > 0)
-    .map(([op, r]) => ({ op, calls: r.calls, allocations: r.allocations, allocatedBytes: r.allocatedBytes, frees: r.frees, freedBytes: r.freedBytes, totalBytes: r.allocatedBytes - r.freedBytes, selfBytes: r.selfBytes }))
+    .map(([op, r]) => {
+      const t = torchRows.get(op);
+      const mem = t?.memory;
+      return {
+        op,
+        calls: t?.calls ?? 0,
+        allocations: r.allocations,
+        allocatedBytes: r.allocatedBytes,
+        frees: r.frees,
+        freedBytes: r.freedBytes,
+        totalBytes: mem ? (cpu ? mem.cpuBytes : mem.deviceBytes) : 0,
+        selfBytes: mem ? (cpu ? mem.selfCpuBytes : mem.selfDeviceBytes) : 0,
+      };
+    })
     .sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
 }
 

@@ -43,6 +43,8 @@ const COMMANDS: Record<string, () => Promise<Factory>> = {
   report: async () => (await import('./commands/report.js')).reportCommand,
   perfetto: async () => (await import('./commands/perfetto.js')).perfettoCommand,
   crop: async () => (await import('./commands/crop.js')).cropCommand,
+  memory: async () => (await import('./commands/memory.js')).memoryCommand,
+  modules: async () => (await import('./commands/modules.js')).modulesCommand,
 };
 const invoked = process.argv[2];
 const wanted = invoked !== undefined && Object.hasOwn(COMMANDS, invoked) ? [invoked] : Object.keys(COMMANDS);
