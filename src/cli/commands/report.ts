@@ -21,6 +21,10 @@ The page (one file: styles, script and data inline; nothing is fetched, it opens
   ops          the summary command's table (torch's key_averages), sortable by any column
   kernels      the kernels command's catalog
   GEMMs        the gemm command's table
+  memory       (profile_memory) allocated / reserved per device under the timeline, on its time
+               axis; the peak marked, hover near it for what was alive (the memory command)
+  modules      (with_stack) the nn.Module tree as a sortable, foldable table and an icicle of
+               device time (the modules command)
 Level of detail: a trace with more slices than --max-slices keeps, per track, row and time
 window, only the longest slice (the window is the smallest power of two of ns that fits); the
 page says so and by how much. Times are µs from the profiler's start. The tables are plain HTML
@@ -62,7 +66,8 @@ export function reportCommand(): Command {
         if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
       }
       const output = opts.output ?? defaultReportPath(path);
-      const model = await openTrace(path);
+      // The memory chart and the module views read the optional tables.
+      const model = await openTrace(path, { keep: ['memory', 'python'] });
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
       const data = buildReportData(model, { tracePath: path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
       const html = renderReportHtml(data);

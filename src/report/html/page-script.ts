@@ -270,6 +270,8 @@ export const PAGE_SCRIPT = String.raw`
     });
 
     drawAxis();
+    // The memory chart (memory-section.ts) follows this view.
+    canvas.dispatchEvent(new CustomEvent('tl-view', { detail: { t0: view.t0, t1: view.t1, left: LABEL_W, width: plotW() } }));
   }
 
   // Tick times: a 1-2-5 step about every 110 px.
