@@ -13,6 +13,7 @@ const runs = [
   ['steps', []], ['steps', ['--json']], ['launches', []], ['breakdown', []], ['breakdown', ['--hta-compat']],
   ['doctor', ['--json']], ['gemm', []], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
   ['diff', [trace]], ['check', ['--write-expect', join(tmp, 'x.yaml')]], ['report', ['-o', join(tmp, 'r.html')]],
+  ['memory', []], ['memory', ['--json']], ['modules', []], ['modules', ['--json']], ['summary', ['--memory']], ['summary', ['--group-by', 'module']],
 ];
 const out = [];
 const write = process.stdout.write.bind(process.stdout);
