@@ -150,8 +150,10 @@ export const MEMORY_SCRIPT = String.raw`
   });
   canvas.addEventListener('mouseleave', function () { tip.hidden = true; });
   var tl = document.getElementById('tl-canvas');
-  if (tl) tl.addEventListener('tl-view', function (e) { view.t0 = e.detail.t0; view.t1 = e.detail.t1; view.left = e.detail.left; view.width = e.detail.width; draw(); });
-  window.addEventListener('resize', function () { view.width = 0; draw(); });
+  function follow(v) { view.t0 = v.t0; view.t1 = v.t1; view.left = v.left; view.width = v.width; }
+  if (tl) tl.addEventListener('tl-view', function (e) { follow(e.detail); draw(); });
+  window.addEventListener('resize', function () { if (tl && tl.tlView) follow(tl.tlView); else view.width = 0; draw(); });
+  if (tl && tl.tlView) follow(tl.tlView);
   draw();
 })();
 `;
