@@ -52,10 +52,13 @@ function icicle(t: ModuleTree): string {
     const n = t.nodes[k]!;
     maxDepth = Math.max(maxDepth, n.depth);
     const y = n.depth * ICICLE_ROW;
-    const label = w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${y + 15}" clip-path="url(#ic-${k})">${escapeHtml(n.name)}</text>` : '';
+    // A label only where it fits (about 6.5 units a character at this size), cut to the box.
+    const fits = Math.floor((w - 6) / 6.5);
+    const text = n.name.length <= fits ? n.name : fits >= 4 ? `${n.name.slice(0, fits - 1)}…` : '';
+    const label = text ? `<text x="${(x + 3).toFixed(1)}" y="${y + 15}">${escapeHtml(text)}</text>` : '';
     const title = `${n.path}: ${formatUsFixed(total(k) / 1000)} µs device (forward ${formatUsFixed(n.deviceTotalNs / 1000)}, backward ${formatUsFixed(n.backward.deviceTotalNs / 1000)})`;
     boxes.push(
-      `<g class="ic" data-node="${k}"><clipPath id="ic-${k}"><rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${ICICLE_ROW - 2}"/></clipPath><rect x="${x.toFixed(1)}" y="${y}" width="${Math.max(0.5, w - 1).toFixed(1)}" height="${ICICLE_ROW - 2}" fill="hsl(${(n.depth * 47) % 360},55%,${70 - (n.depth % 3) * 6}%)"><title>${escapeHtml(title)}</title></rect>${label}</g>`,
+      `<g class="ic" data-node="${k}"><rect x="${x.toFixed(1)}" y="${y}" width="${Math.max(0.5, w - 1).toFixed(1)}" height="${ICICLE_ROW - 2}" fill="hsl(${(n.depth * 47) % 360},55%,${70 - (n.depth % 3) * 6}%)"><title>${escapeHtml(title)}</title></rect>${label}</g>`,
     );
     let cx = x;
     for (const c of n.children) {

@@ -70,7 +70,7 @@ ${renderGemms(data.gemm)}
 ${renderModulesSection(data.modules)}
 </main>
 <footer>Written by ${escapeHtml(data.generator)} from ${escapeHtml(data.title)}. Times are µs from the profiler's start. The whole trace, every slice, opens in Perfetto (ui.perfetto.dev) with <code>kinetoscope perfetto ${escapeHtml(data.tracePath)}</code>.</footer>
-<script>${PAGE_SCRIPT}</script>${data.memory ? `\n<script>${MEMORY_SCRIPT}</script>` : ''}${data.modules ? `\n<script>${MODULES_SCRIPT}</script>` : ''}
+<script>${PAGE_SCRIPT}${data.memory ? MEMORY_SCRIPT : ''}${data.modules ? MODULES_SCRIPT : ''}</script>
 </body>
 </html>
 `;
