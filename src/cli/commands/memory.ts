@@ -1,6 +1,6 @@
 /** `kinetoscope memory TRACE`: where the memory went, from the trace's `[memory]` records (profile_memory). */
 import { Command } from 'commander';
-import { computeMemoryTimeline } from '../../analyses/memory-timeline.js';
+import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory-timeline.js';
 import { computeModuleTree } from '../../analyses/modules.js';
 import { memoryJson, renderMemory } from '../../report/memory-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
@@ -18,7 +18,7 @@ Definitions (traces captured with torch.profiler.profile(profile_memory=True)):
   never freed           blocks allocated in the trace with no free by the end of the trace
   per step              allocated just before each ProfilerStep, its peak inside, and at its end;
                         a rise at the end of every step is named a leak suspect
-  warning               the reserved peak at ${90}% or more of the GPU's totalGlobalMem (deviceProperties)`;
+  warning               the reserved peak at ${NEAR_CAPACITY * 100}% or more of the GPU's totalGlobalMem (deviceProperties)`;
 
 interface MemoryOptions extends CommonOptions {
   top?: string;
