@@ -14,6 +14,7 @@ import { computeModuleTree, modulesStatusLine } from '../src/analyses/modules.js
 import { loadTrace } from '../src/load-trace.js';
 import { renderModules } from '../src/report/modules-view.js';
 import { h200Trace, loadRawJson } from './fixtures.js';
+import { traceBuilder } from './helpers/trace-builder.js';
 
 type Ev = Record<string, unknown>;
 const ns = (us: unknown) => Math.round(Number(us) * 1000);
@@ -172,5 +173,45 @@ describe('modules without python frames', () => {
     expect(tree.status).toBe('no-python-frames');
     expect(renderModules(tree)).toBe(modulesStatusLine('no-python-frames'));
     expect(renderModules(tree)).toContain('with_stack=True');
+  });
+});
+
+describe('modules on a hand-made trace (answers worked out by hand)', () => {
+  it('nesting, host self, device time by owning op, backward by a fwdbwd link, outside', async () => {
+    const t = traceBuilder();
+    const frame = (name: string, ts: number, dur: number, tid = 4242) => t.raw({ ph: 'X', cat: 'python_function', name, pid: 4242, tid, ts, dur, args: {} });
+    t.step(1, 0, 300);
+    frame('train.py(10): step', 1, 298);
+    frame('nn.Module: Net_0', 10, 100); //            host total 100, self 100 − 30 − 40 = 30
+    frame('nn.Module: Linear_0', 20, 30); //          leaf
+    frame('nn.Module: ReLU_0', 60, 40); //            leaf
+    const mm = t.op('aten::mm', 22, 20);
+    t.launch(mm, 'cudaLaunchKernel', 25, 3).kernel('gemm', 30, 50); // Linear_0: 50 µs
+    const relu = t.op('aten::relu', 62, 10);
+    t.launch(relu, 'cudaLaunchKernel', 64, 3).kernel('relu_kernel', 90, 5); // ReLU_0: 5 µs
+    const add = t.op('aten::add', 101, 5); // after ReLU_0's frame: in Net_0 itself
+    t.launch(add, 'cudaLaunchKernel', 102, 2).kernel('add_kernel', 110, 7); // Net_0 self: 7 µs
+    // Backward on the autograd thread, linked to aten::mm by a fwdbwd flow.
+    t.op('autograd::engine::evaluate_function: MmBackward0', 200, 40, { tid: 99 });
+    const inner = t.op('aten::mm', 205, 20, { tid: 99 });
+    t.launch(inner, 'cudaLaunchKernel', 206, 2, 99).kernel('gemm_bwd', 210, 60); // Linear_0 backward: 60 µs
+    t.raw({ ph: 's', id: 1, pid: 4242, tid: 4242, ts: 22, cat: 'fwdbwd', name: 'fwdbwd' });
+    t.raw({ ph: 'f', id: 1, pid: 4242, tid: 99, ts: 200, cat: 'fwdbwd', name: 'fwdbwd', bp: 'e' });
+    // The optimizer, outside every module.
+    const opt = t.op('aten::_foreach_add_', 280, 10);
+    t.launch(opt, 'cudaLaunchKernel', 281, 2).kernel('foreach_kernel', 285, 11);
+
+    const tree = computeModuleTree(await t.load());
+    const node = (path: string) => tree.nodes.find((n) => n.path === path)!;
+    expect(tree.nodes.map((n) => n.path)).toEqual(['Net_0', 'Net_0/Linear_0', 'Net_0/ReLU_0']);
+    expect([node('Net_0').hostTotalNs, node('Net_0').hostSelfNs]).toEqual([100_000, 30_000]);
+    expect([node('Net_0').deviceSelfNs, node('Net_0').deviceTotalNs]).toEqual([7_000, 62_000]);
+    expect([node('Net_0/Linear_0').deviceSelfNs, node('Net_0/ReLU_0').deviceSelfNs]).toEqual([50_000, 5_000]);
+    expect(node('Net_0/Linear_0').backward).toEqual({ deviceSelfNs: 60_000, deviceTotalNs: 60_000, hostSelfNs: 40_000, hostTotalNs: 40_000 });
+    expect(node('Net_0').backward.deviceTotalNs).toBe(60_000);
+    expect(tree.backwardLinks).toBe(1);
+    expect(tree.outside.deviceNs).toBe(11_000);
+    expect(tree.deviceNs).toBe(133_000);
+    expect(node('Net_0').topKernels.map((k) => k.name)).toEqual(['gemm_bwd', 'gemm', 'add_kernel', 'relu_kernel']);
   });
 });
