@@ -72,6 +72,8 @@ export interface MemoryDeviceTimeline {
   readonly deviceType: number;
   readonly deviceId: number;
   readonly records: number;
+  /** Whether every record carries `Addr` (else alive-at-peak, never-freed and leak ops are not computed). */
+  readonly pairedByAddr: boolean;
   /** The series, in time order: one point per record. */
   readonly tsNs: Float64Array;
   readonly allocatedBytes: Float64Array;
@@ -178,7 +180,10 @@ function deviceTimeline(
     if (peakRes < 0 || reservedBytes[j]! > reservedBytes[peakRes]!) peakRes = j;
   }
 
-  // Replay allocations and frees by address; snapshot what is alive at the peak.
+  // Replay allocations and frees by address; snapshot what is alive at the peak. Records
+  // written without `Addr` cannot be paired: then nothing is said of blocks (pairedByAddr false).
+  let paired = true;
+  for (const k of ks) if (mem.addr[order[k]!] !== mem.addr[order[k]!]) paired = false;
   const live = new Map<number, number>(); // addr → k of its allocation
   let aliveAtPeak: number[] = [];
   for (let j = 0; j < n; j++) {
@@ -192,6 +197,10 @@ function deviceTimeline(
     }
     if (j === peak) aliveAtPeak = [...live.values()];
   }
+  if (!paired) {
+    aliveAtPeak = [];
+    live.clear();
+  }
   const bytesOf = (k: number) => mem.bytes[order[k]!]!;
   const alivePeakBytes = aliveAtPeak.reduce((s, k) => s + bytesOf(k), 0);
   const neverFreedKs = [...live.values()];
@@ -203,6 +212,7 @@ function deviceTimeline(
     deviceType,
     deviceId,
     records: n,
+    pairedByAddr: paired,
     tsNs,
     allocatedBytes,
     reservedBytes,

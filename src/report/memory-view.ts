@@ -49,8 +49,9 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
       );
     }
     out.push('');
-    out.push(`  Alive at the peak: ${formatBytes(d.alive.bytes)} allocated in the trace, ${formatBytes(d.alive.beforeTraceBytes)} allocated before it (op unknown)`);
-    out.push(indent(groupTable(d.alive.byOp, 'Allocated by op', opts)));
+    if (!d.pairedByAddr) out.push('  Alive at the peak, never freed: unknown (the records carry no Addr, so frees cannot be paired with allocations)');
+    else out.push(`  Alive at the peak: ${formatBytes(d.alive.bytes)} allocated in the trace, ${formatBytes(d.alive.beforeTraceBytes)} allocated before it (op unknown)`);
+    if (d.pairedByAddr) out.push(indent(groupTable(d.alive.byOp, 'Allocated by op', opts)));
     if (d.alive.byModule.some((g) => g.key !== '(no module)')) out.push('', indent(groupTable(d.alive.byModule, 'Allocated in module', opts)));
     out.push('', `  Per op (records in the op's spans, callees included; Calls, Self and Total as torch's table):`);
     out.push(
@@ -71,7 +72,7 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
         ),
       ),
     );
-    out.push('', `  Never freed in the trace: ${formatInt(d.neverFreed.count)} allocations, ${formatBytes(d.neverFreed.bytes)}`);
+    if (d.pairedByAddr) out.push('', `  Never freed in the trace: ${formatInt(d.neverFreed.count)} allocations, ${formatBytes(d.neverFreed.bytes)}`);
     if (d.neverFreed.byOp.length > 0) out.push(indent(groupTable(d.neverFreed.byOp, 'Allocated by op', opts)));
     if (d.steps.length > 0) {
       out.push('', '  Per step (allocated bytes):');
@@ -122,6 +123,7 @@ export function memoryJson(t: MemoryTimeline) {
     devices: t.devices.map((d) => ({
       device: d.device,
       records: d.records,
+      pairedByAddr: d.pairedByAddr,
       peakAllocatedBytes: d.peakAllocatedBytes,
       peakAtUs: roundUs(d.peakAtNs / 1000),
       peakReservedBytes: d.peakReservedBytes,
