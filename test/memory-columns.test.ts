@@ -14,6 +14,7 @@ import { computeProfilerTable, type ProfilerTableRow } from '../src/analyses/pro
 import { loadTrace } from '../src/load-trace.js';
 import { OPTIONAL_TABLES } from '../src/model/trace-model.js';
 import { H200_DIR, H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { traceBuilder } from './helpers/trace-builder.js';
 
 /** torch's `_format_memory` (profiler_util.py): 1024-based, two decimals. */
 function torchMemory(n: number): string {
@@ -126,4 +127,21 @@ describe('summary memory columns equal torch', () => {
       expect(diff).toEqual([]);
     });
   }
+
+  it('hand-made: both ends of a span count, any record inside a step counts to it, a record outside every event is a [memory] row', async () => {
+    const t = traceBuilder();
+    const rec = (ts: number, bytes: number, deviceType: number) =>
+      t.raw({ ph: 'i', cat: 'cpu_instant_event', s: 't', name: '[memory]', pid: 4242, tid: 4242, ts, args: { 'Total Reserved': 0, 'Total Allocated': 0, Bytes: bytes, 'Device Id': 0, 'Device Type': deviceType, Addr: ts } });
+    t.step(1, 0, 100);
+    t.op('aten::empty', 10, 10);
+    rec(15, 64, 0); //    CPU, inside aten::empty
+    rec(20, 1024, 1); //  CUDA, at aten::empty's very end: inside it
+    rec(50, 4096, 1); //  CUDA, in the step only
+    rec(150, 2048, 1); // outside every event
+    const rows = computeProfilerTable(await t.load()).rows;
+    const mem = (name: string) => rows.find((r) => r.name === name)!.memory;
+    expect(mem('aten::empty')).toEqual({ cpuBytes: 64, selfCpuBytes: 64, deviceBytes: 1024, selfDeviceBytes: 1024 });
+    expect(mem('ProfilerStep*')).toEqual({ cpuBytes: 64, selfCpuBytes: 0, deviceBytes: 5120, selfDeviceBytes: 4096 });
+    expect(rows.find((r) => r.name === '[memory]')).toMatchObject({ calls: 1, memory: { cpuBytes: 0, selfCpuBytes: 0, deviceBytes: 2048, selfDeviceBytes: 2048 } });
+  });
 });
