@@ -8,7 +8,7 @@
  * and a trace without profile_memory gets one line saying which flag to set.
  */
 import { describe, expect, it } from 'vitest';
-import { computeMemoryTimeline, type MemoryDeviceTimeline } from '../src/analyses/memory-timeline.js';
+import { aliveByOpAt, computeMemoryTimeline, type MemoryDeviceTimeline } from '../src/analyses/memory-timeline.js';
 import { computeModuleTree } from '../src/analyses/modules.js';
 import { loadTrace } from '../src/load-trace.js';
 import { memoryJson, nearCapacity, renderMemory } from '../src/report/memory-view.js';
@@ -156,6 +156,18 @@ describe('memory on hand-made records', () => {
     expect(d.alive.byOp).toEqual([
       { key: 'aten::mul', bytes: 4 * MiB, count: 1 },
       { key: 'aten::cat', bytes: 3 * MiB, count: 3 },
+    ]);
+    // What was alive after the 2nd, 3rd and 5th record (the chart's hover), worked out by hand.
+    expect(aliveByOpAt(d, [1, 2, 4], 5)).toEqual([
+      [
+        { key: 'aten::mul', bytes: 4 * MiB, count: 1 },
+        { key: 'aten::cat', bytes: MiB, count: 1 },
+      ],
+      [{ key: 'aten::cat', bytes: MiB, count: 1 }],
+      [
+        { key: 'aten::mul', bytes: 4 * MiB, count: 1 },
+        { key: 'aten::cat', bytes: 2 * MiB, count: 2 },
+      ],
     ]);
     expect(nearCapacity(d)).toBe(true);
     const text = renderMemory(computeMemoryTimeline(model), { traceEndNs: model.traceEndNs });

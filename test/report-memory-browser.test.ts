@@ -122,9 +122,13 @@ describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium
     expect(text).toContain('peak: 5.0 GiB allocated');
     expect(text).toContain(`  ${d.alive.byOp[0]!.key}: `);
     expect(text).toContain('by module:');
-    // away from the peak: values only
-    await page.mouse.move(await xAt(d.tsNs[0]! + 1000), box.y + di * 90 + 45);
+    // away from the peak: the values there and the largest blocks alive then, by op
+    const j = d.tsNs.findIndex((t) => t > d.peakAtNs + (embed.endNs - embed.startNs) / 10);
+    await page.mouse.move(await xAt(d.tsNs[j]!) + 1, box.y + di * 90 + 45);
     await expect.poll(() => tip.innerText()).not.toContain('peak:');
+    const away = await tip.innerText();
+    expect(away).toMatch(/allocated [\d.]+ (GiB|MiB)/);
+    expect(away).toContain('alive then (allocated in the trace), largest by op:');
   });
 
   it('zooming the timeline redraws the chart on the same axis; "Show all" restores it', async () => {

@@ -78,6 +78,10 @@ export interface MemoryDeviceTimeline {
   readonly tsNs: Float64Array;
   readonly allocatedBytes: Float64Array;
   readonly reservedBytes: Float64Array;
+  /** Per point: the record's Bytes, Addr and op (the outermost cpu_op around it, or NO_OP). */
+  readonly bytes: Float64Array;
+  readonly addr: Float64Array;
+  readonly op: readonly string[];
   readonly peakAllocatedBytes: number;
   readonly peakAtNs: number;
   readonly peakReservedBytes: number;
@@ -216,6 +220,9 @@ function deviceTimeline(
     tsNs,
     allocatedBytes,
     reservedBytes,
+    bytes: Float64Array.from(ks, (k) => mem.bytes[order[k]!]!),
+    addr: Float64Array.from(ks, (k) => mem.addr[order[k]!]!),
+    op: ks.map((k) => opName[k]!),
     peakAllocatedBytes: allocatedBytes[peak]!,
     peakAtNs: tsNs[peak]!,
     peakReservedBytes: reservedBytes[peakRes]!,
@@ -407,3 +414,25 @@ function group(ks: readonly number[], keyOf: (k: number) => string, bytesOf: (k:
     .map(([key, v]) => ({ key, bytes: v.bytes, count: v.count }))
     .sort((a, b) => b.bytes - a.bytes || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
+
+/**
+ * What was alive after each of the given points (ascending indexes into the device's series),
+ * by op, the `top` largest: one replay of the allocations and frees up to the last point.
+ * Empty lists when the records cannot be paired (no Addr).
+ */
+export function aliveByOpAt(d: MemoryDeviceTimeline, points: readonly number[], top: number): AliveGroup[][] {
+  if (!d.pairedByAddr) return points.map(() => []);
+  const live = new Map<number, number>(); // addr → point of its allocation
+  const out: AliveGroup[][] = [];
+  let j = 0;
+  for (const p of points) {
+    for (; j <= p && j < d.bytes.length; j++) {
+      const b = d.bytes[j]!;
+      if (b > 0) live.set(d.addr[j]!, j);
+      else if (b < 0) live.delete(d.addr[j]!);
+    }
+    out.push(group([...live.values()], (k) => d.op[k]!, (k) => d.bytes[k]!).slice(0, top));
+  }
+  return out;
+}
+

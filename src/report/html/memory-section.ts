@@ -5,17 +5,22 @@
  * hovering shows the values at that time and, near the peak, what was alive at it by op and by
  * module. Series are cut to at most MAX_POINTS per device, keeping each window's highest value.
  */
-import type { MemoryTimeline } from '../../analyses/memory-timeline.js';
+import { aliveByOpAt, type MemoryTimeline } from '../../analyses/memory-timeline.js';
 import { escapeHtml, jsonForScript } from './html-text.js';
 import { TIMELINE_LAYOUT as L } from './page-script.js';
 import type { Part } from './report-data.js';
 
 const MAX_POINTS = 4000;
+/** Ops listed per point in the hover (what was alive then). */
+const ALIVE_PER_POINT = 3;
 
 export interface MemoryChartDevice {
   readonly device: string;
   /** [t ns, allocated, reserved] triples, flattened. */
   readonly points: number[];
+  /** Per point: what was alive after it, the largest by op: [op index into `ops`, bytes, blocks] triples, flattened. */
+  readonly alive: number[][];
+  readonly ops: string[];
   readonly peak: [number, number];
   readonly peakReserved: number;
   readonly capacity: number | null;
@@ -28,15 +33,28 @@ export function memoryChartData(t: MemoryTimeline): MemoryChartDevice[] {
   return t.devices.map((d) => {
     const n = d.tsNs.length;
     const points: number[] = [];
+    const kept: number[] = [];
     const step = Math.max(1, Math.ceil(n / MAX_POINTS));
     for (let j = 0; j < n; j += step) {
       let best = j;
       for (let q = j; q < Math.min(n, j + step); q++) if (d.allocatedBytes[q]! > d.allocatedBytes[best]!) best = q;
       points.push(d.tsNs[best]!, d.allocatedBytes[best]!, d.reservedBytes[best]!);
+      kept.push(best);
     }
+    const ops: string[] = [];
+    const opIds = new Map<string, number>();
+    const alive = aliveByOpAt(d, kept, ALIVE_PER_POINT).map((groups) =>
+      groups.flatMap((g) => {
+        let id = opIds.get(g.key);
+        if (id === undefined) opIds.set(g.key, (id = ops.push(g.key) - 1));
+        return [id, g.bytes, g.count];
+      }),
+    );
     return {
       device: d.device,
       points,
+      alive,
+      ops,
       peak: [d.peakAtNs, d.peakAllocatedBytes],
       peakReserved: d.peakReservedBytes,
       capacity: d.capacityBytes ?? null,
@@ -59,7 +77,7 @@ export function renderMemorySection(p: Part<MemoryTimeline> | undefined): string
     .map((d) => `<li><b>${escapeHtml(d.device)}</b>: peak allocated ${fmt(d.peakAllocatedBytes)} at ${(d.peakAtNs / 1000).toFixed(3)} µs, peak reserved ${fmt(d.peakReservedBytes)}${d.capacityBytes ? ` of ${fmt(d.capacityBytes)}` : ''}</li>`)
     .join('');
   return `<section>${head}
-<p class="note">The allocator's Total Allocated (line) and Total Reserved (shaded) per device, on the timeline's time axis (it follows the timeline's zoom). The dot marks the allocated peak; hover near it for what was alive then.</p>
+<p class="note">The allocator's Total Allocated (line) and Total Reserved (shaded) per device, on the timeline's time axis (it follows the timeline's zoom). The dot marks the allocated peak. Hover shows the values and the largest blocks alive at that time by op; near the peak, all that was alive by op and by module.</p>
 <ul id="mem-facts">${facts}</ul>
 <div id="mem" class="mem"><canvas id="mem-canvas" data-label-width="${L.labelWidth}"></canvas><div id="mem-tip" class="tl-tip" hidden></div></div>
 <script type="application/json" id="memory-data">${jsonForScript(devices)}</script>
@@ -129,7 +147,7 @@ export const MEMORY_SCRIPT = String.raw`
   function valueAt(d, t) {
     var p = d.points, k = -1;
     for (var i = 0; i < p.length; i += 3) { if (p[i] <= t) k = i; else break; }
-    return k < 0 ? null : [p[k + 1], p[k + 2]];
+    return k < 0 ? null : [p[k + 1], p[k + 2], k / 3];
   }
   canvas.addEventListener('mousemove', function (e) {
     var r = canvas.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
@@ -137,7 +155,13 @@ export const MEMORY_SCRIPT = String.raw`
     if (!d || x < view.left) { tip.hidden = true; return; }
     var t = tOf(x), v = valueAt(d, t);
     var lines = [d.device + ' at ' + (t / 1000).toFixed(3) + ' µs', v ? 'allocated ' + fmtB(v[0]) + ', reserved ' + fmtB(v[1]) : 'before the first record'];
-    if (Math.abs(xOf(d.peak[0]) - x) <= 6) {
+    var near = Math.abs(xOf(d.peak[0]) - x) <= 6;
+    if (v && !near && d.alive[v[2]].length) {
+      lines.push('alive then (allocated in the trace), largest by op:');
+      var a = d.alive[v[2]];
+      for (var q = 0; q < a.length; q += 3) lines.push('  ' + d.ops[a[q]] + ': ' + fmtB(a[q + 1]) + ' in ' + a[q + 2]);
+    }
+    if (near) {
       lines.push('peak: ' + fmtB(d.peak[1]) + ' allocated; alive then, by op:');
       d.aliveByOp.forEach(function (g) { lines.push('  ' + g[0] + ': ' + fmtB(g[1]) + ' in ' + g[2]); });
       if (d.aliveByModule.length) { lines.push('by module:'); d.aliveByModule.forEach(function (g) { lines.push('  ' + g[0] + ': ' + fmtB(g[1])); }); }
