@@ -123,13 +123,13 @@ export const MEMORY_SCRIPT = String.raw`
     ctx.clearRect(0, 0, w, h);
     ctx.font = '11px system-ui, sans-serif';
     devs.forEach(function (d, di) {
-      var top = di * TRACK_H + 4, ht = TRACK_H - 18;
+      var top = di * TRACK_H + 18, ht = TRACK_H - 26;
       var max = Math.max(d.peak[1], d.peakReserved) || 1;
       var yOf = function (v) { return top + ht - v / max * ht; };
       ctx.fillStyle = '#444';
-      ctx.fillText(d.device + ' (max ' + fmtB(max) + ')', 4, top + 12);
+      ctx.fillText(d.device + ' (max ' + fmtB(max) + ')', 4, top - 4);
       ctx.save();
-      ctx.beginPath(); ctx.rect(view.left, top, view.width, ht + 2); ctx.clip();
+      ctx.beginPath(); ctx.rect(view.left, top - 6, view.width, ht + 8); ctx.clip();
       var p = d.points;
       ctx.fillStyle = 'rgba(120,150,220,0.25)';
       ctx.beginPath(); ctx.moveTo(xOf(p[0]), yOf(0));
