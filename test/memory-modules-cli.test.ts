@@ -4,6 +4,8 @@
  * the issue names, equal to torch's oracle (memory columns) and to the raw events (peak).
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
@@ -43,6 +45,11 @@ describe('memory / modules / summary --memory on the command line', () => {
       torch['device_memory_usage'],
     ]);
     expect(mm.deviceMemoryBytes).toBeGreaterThan(0);
+    // The document, memory columns included, validates against summary's schema.
+    const ajv = new Ajv2020({ allErrors: true });
+    ajv.addKeyword('x-maps');
+    const validate = ajv.compile(JSON.parse(readFileSync(join(import.meta.dirname, '../schema/summary.schema.json'), 'utf8')));
+    expect(validate(JSON.parse(r.stdout)), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
   });
 
   it('summary --memory shows the columns; without it they are not read', () => {
