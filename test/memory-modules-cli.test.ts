@@ -64,6 +64,8 @@ describe('memory / modules / summary --memory on the command line', () => {
     expect(r.stdout).toContain('  GPT2Model_0');
     const flat = run(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module']);
     expect(flat.stdout).toContain('GPT2LMHeadModel_0/GPT2Model_0/GPT2Block_0/GPT2Attention_0');
+    const asJson = run(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module', '--json']);
+    expect([asJson.status, asJson.stderr.split(':')[1]?.trim()]).toEqual([2, 'BAD_ARGUMENT']);
     const doc = JSON.parse(run(['modules', h200Trace('gpt2_train_mem'), '--json']).stdout);
     expect(doc.status).toBe('ok');
     expect(doc.modules[0]).toMatchObject({ path: 'GPT2LMHeadModel_0', parent: null, calls: 3 });

@@ -2,7 +2,8 @@
 import { Command, Option } from 'commander';
 import { computeProfilerTable } from '../../analyses/profiler-table.js';
 import { computeModuleTree } from '../../analyses/modules.js';
-import { modulesJson, renderModules } from '../../report/modules-view.js';
+import { renderModules } from '../../report/modules-view.js';
+import { KinetoscopeError } from '../../core/errors.js';
 import { renderSummary, sortProfilerRows, summaryJson, SUMMARY_SORT_KEYS, type SummarySortKey } from '../../report/summary-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
@@ -19,6 +20,7 @@ Definitions (torch's key_averages, profiler_util.py):
                 profile_memory): torch's memory columns, Σ Bytes of the [memory] records
                 inside the event's span on any thread, self less its children's
   --group-by module  the nn.Module tree of "kinetoscope modules", one row per module path
+                (a terminal view: its JSON is "kinetoscope modules --json")
 A parent whose only child has the same name absorbs it, as torch does. Unlike torch,
 GPU work is never credited to a runtime call whose correlation id happens to equal an
 op's External id (diagnostic TORCH_ID_COLLISION).`;
@@ -45,13 +47,11 @@ export function summaryCommand(): Command {
   return cmd.action(
     action(async (path: string, opts: SummaryOptions) => {
       if (opts.groupBy === 'module') {
+        // summary's JSON document is torch's table (schema/summary.schema.json); the tree's is modules'.
+        if (opts.json) throw new KinetoscopeError('BAD_ARGUMENT', 'summary --group-by module is a terminal view: the module tree as JSON is `kinetoscope modules TRACE --json`');
         const model = await openTrace(path, { keep: ['python', 'memory'] });
-        const tree = computeModuleTree(model);
-        if (opts.json) printJson({ ...modulesJson(tree), diagnostics: diagnosticsForJson(model) });
-        else {
-          printText(renderModules(tree, { wide: opts.wide, headerStyle: colorsFor(opts).bold, flat: true, memory: model.memory.length > 0 }));
-          reportDiagnostics(model, opts);
-        }
+        printText(renderModules(computeModuleTree(model), { wide: opts.wide, headerStyle: colorsFor(opts).bold, flat: true, memory: model.memory.length > 0 }));
+        reportDiagnostics(model, opts);
         return strictStatus(model, opts);
       }
       // The memory records are read only when their columns are asked for (--memory, or --json).
