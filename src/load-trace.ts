@@ -7,7 +7,7 @@
 import { readTraceColumns, type ReadOptions, type ReadResult, type TraceInput } from './ingest/index.js';
 import { nativeTableKernels } from './native-kernels.js';
 import { defaultWorkers, planParallelRead } from './ingest/parallel-plan.js';
-import { createModelBuilder, MODEL_ARGS_POLICY } from './model/build-model.js';
+import { createModelBuilder, modelArgsPolicy } from './model/build-model.js';
 import type { OptionalTable, TraceModel } from './model/trace-model.js';
 import { collectGarbage } from './collect-garbage.js';
 
@@ -23,6 +23,7 @@ export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Prom
   // The model's table-wide loops natively where the addon is built (model/table-kernels.ts).
   const builder = createModelBuilder({ kernels: nativeTableKernels(), omit: opts.omit });
   const workers = opts.workers ?? defaultWorkers();
+  const policy = modelArgsPolicy(opts.omit);
   let read: ReadResult | undefined;
   if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined) {
     const plain = await planParallelRead(input, workers, opts.parallel?.minBytes);
@@ -42,7 +43,7 @@ export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Prom
             };
           },
         },
-        { policy: MODEL_ARGS_POLICY, workers, rangeBytes: opts.parallel?.rangeBytes, stats: opts.parallel?.stats, diagnostics: opts.diagnostics, onProgress: opts.onProgress },
+        { policy, workers, rangeBytes: opts.parallel?.rangeBytes, stats: opts.parallel?.stats, diagnostics: opts.diagnostics, onProgress: opts.onProgress },
       );
     }
   }
@@ -54,7 +55,7 @@ export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Prom
         source.register(batch);
         builder.addColumns(batch, source);
       },
-      { ...opts, policy: MODEL_ARGS_POLICY, reuseBatches: true },
+      { ...opts, policy, reuseBatches: true },
     );
   }
   const large = read.bytesRead >= COLLECT_AFTER_BYTES;

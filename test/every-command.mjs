@@ -14,6 +14,7 @@ const runs = [
   ['doctor', ['--json']], ['gemm', []], ['roofline', ['--json']], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
   ['diff', [trace]], ['check', ['--write-expect', join(tmp, 'x.yaml')]], ['report', ['-o', join(tmp, 'r.html')]],
   ['critical-path', ['--what-if', 'launch=0']],
+  ['memory', []], ['memory', ['--json']], ['modules', []], ['modules', ['--json']], ['summary', ['--memory']], ['summary', ['--group-by', 'module']],
 ];
 const out = [];
 const write = process.stdout.write.bind(process.stdout);

@@ -60,7 +60,7 @@ describe('kinetoscope mcp', () => {
     }
     const summary = tools.find((t) => t.name === 'summary')!;
     expect(summary.inputSchema.required).toEqual(['trace']);
-    expect(summary.inputSchema.properties?.['groupBy']).toMatchObject({ type: 'string', enum: ['name', 'shape'] });
+    expect(summary.inputSchema.properties?.['groupBy']).toMatchObject({ type: 'string', enum: ['name', 'shape', 'module'] });
   });
 
   for (const command of JSON_COMMANDS) {

@@ -24,6 +24,7 @@ import type { JsonObject } from '../ingest/raw-event.js';
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
 import { mergeUnion } from './intervals.js';
 import { doubled } from './doubled.js';
+import { computeHostMemoryUsage, hasMemoryRecords, type HostMemoryUsage } from './memory-usage.js';
 
 export type ProfilerTableDevice = 'cpu' | 'gpu';
 
@@ -40,6 +41,15 @@ export interface ProfilerTableRow {
   readonly selfDeviceUs: number;
   readonly deviceTotalUs: number;
   readonly deviceWallUs: number;
+  /** torch's memory columns (memory-usage.ts), bytes; present when the model holds memory records. */
+  readonly memory?: ProfilerRowMemory;
+}
+
+export interface ProfilerRowMemory {
+  readonly cpuBytes: number;
+  readonly selfCpuBytes: number;
+  readonly deviceBytes: number;
+  readonly selfDeviceBytes: number;
 }
 
 export interface ProfilerTableOptions {
@@ -52,6 +62,8 @@ export interface ProfilerTable {
   readonly selfCpuTotalUs: number;
   /** Σ self device time over kernels, copies and memsets (GPU annotations excluded, as torch). */
   readonly selfDeviceTotalUs: number;
+  /** Whether rows carry torch's memory columns (the model holds `[memory]` records). */
+  readonly hasMemory: boolean;
 }
 
 /** Names torch drops before building its table (`_filter_name` in torch/autograd/profiler.py). */
@@ -101,8 +113,17 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   // 4. Each event's row, then one depth-first walk of the kept tree: each event's times added to its row.
   const rows = new RowSums();
   const rowOf = eventRows(m, names, absorbed, rows, byShape);
-  const hostRows = rows.count;
+  const usage = hasMemoryRecords(m) ? computeHostMemoryUsage(m, (i) => names.kept[host.name[i]!] === 1) : undefined;
   walkTree(m, tree, owned, rowOf, rows);
+  if (usage) addMemory(tree, rowOf, usage, rows);
+  // Records inside no event torch keeps: torch lists each as a `[memory]` event of its own.
+  if (usage && usage.unmatched.count > 0) {
+    const r = rows.add('[memory]', 'cpu', 'cpu_instant_event', byShape ? '[]' : undefined, host.length);
+    rows.calls[r] = usage.unmatched.count;
+    rows.cpuMem[r] = rows.selfCpuMem[r] = usage.unmatched.cpuBytes;
+    rows.devMem[r] = rows.selfDevMem[r] = usage.unmatched.deviceBytes;
+  }
+  const hostRows = rows.count;
 
   // 5. GPU rows: kernels, copies and memsets by name, then GPU annotations.
   addGpuRows(m, rows, byShape);
@@ -139,9 +160,12 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
       selfDeviceUs: rows.selfDeviceNs[r]! / 1000,
       deviceTotalUs: rows.deviceTotalNs[r]! / 1000,
       deviceWallUs: rows.deviceWallNs[r]! / 1000,
+      ...(usage
+        ? { memory: { cpuBytes: rows.cpuMem[r]!, selfCpuBytes: rows.selfCpuMem[r]!, deviceBytes: rows.devMem[r]!, selfDeviceBytes: rows.selfDevMem[r]! } }
+        : {}),
     });
   }
-  return { rows: out, selfCpuTotalUs: selfCpuTotalNs / 1000, selfDeviceTotalUs: selfDeviceTotalNs / 1000 };
+  return { rows: out, selfCpuTotalUs: selfCpuTotalNs / 1000, selfDeviceTotalUs: selfDeviceTotalNs / 1000, hasMemory: usage !== undefined };
 }
 
 /** Per name id: whether torch keeps events of that name (-1 not yet decided), and their row name's number. */
@@ -335,6 +359,26 @@ function walkTree(m: TraceModel, tree: TorchTree, owned: OwnedWork, rowOf: Int32
   }
 }
 
+/** torch's memory columns: each kept event's usage, less its children's (in torch's tree) for self. */
+function addMemory(tree: TorchTree, rowOf: Int32Array, usage: HostMemoryUsage, rows: RowSums): void {
+  const { firstChild, nextSibling } = tree;
+  const { cpuBytes, deviceBytes } = usage;
+  for (let x = 0; x < rowOf.length; x++) {
+    const r = rowOf[x]!;
+    if (r < 0) continue;
+    let cpuKids = 0;
+    let devKids = 0;
+    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) {
+      cpuKids += cpuBytes[c]!;
+      devKids += deviceBytes[c]!;
+    }
+    rows.cpuMem[r] += cpuBytes[x]!;
+    rows.selfCpuMem[r] += cpuBytes[x]! - cpuKids;
+    rows.devMem[r] += deviceBytes[x]!;
+    rows.selfDevMem[r] += deviceBytes[x]! - devKids;
+  }
+}
+
 /**
  * Rows grouped by shape: keyed by (row name, annotation or not, dims), the dims numbered as they
  * appear; args objects are shared between events, so each one's dims are written once.
@@ -421,6 +465,10 @@ class RowSums {
   selfDeviceNs = new Float64Array(64);
   deviceTotalNs = new Float64Array(64);
   deviceWallNs = new Float64Array(64);
+  cpuMem = new Float64Array(64);
+  selfCpuMem = new Float64Array(64);
+  devMem = new Float64Array(64);
+  selfDevMem = new Float64Array(64);
 
   add(name: string, device: ProfilerTableDevice, category: string, inputDims: string | undefined, first: number): number {
     if (this.count === this.calls.length) {
@@ -430,6 +478,10 @@ class RowSums {
       this.selfDeviceNs = doubled(this.selfDeviceNs);
       this.deviceTotalNs = doubled(this.deviceTotalNs);
       this.deviceWallNs = doubled(this.deviceWallNs);
+      this.cpuMem = doubled(this.cpuMem);
+      this.selfCpuMem = doubled(this.selfCpuMem);
+      this.devMem = doubled(this.devMem);
+      this.selfDevMem = doubled(this.selfDevMem);
     }
     const r = this.count++;
     this.name[r] = name;

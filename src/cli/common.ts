@@ -9,7 +9,7 @@ import pc from 'picocolors';
 import { isKinetoscopeError } from '../core/errors.js';
 import { loadTrace } from '../load-trace.js';
 import { createProgress } from './progress.js';
-import { OPTIONAL_TABLES, type TraceModel } from '../model/trace-model.js';
+import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
 import { diagnosticsJson, renderDiagnostics } from '../report/diagnostics-view.js';
 
 export interface CommonOptions {
@@ -50,18 +50,20 @@ export function colorsFor(opts: CommonOptions, stream: NodeJS.WriteStream = proc
 /**
  * Loads a trace for a command. A file over 50 MB shows a progress line on stderr when stderr is
  * a terminal, except under --json (read from the command line: commands call openTrace(path)).
- * The optional tables (python frames, memory records) are left out: no command reads them.
+ * The optional tables (python frames, memory records) are left out but for those in `keep`:
+ * only `memory`, `modules` and `summary`'s memory and module views read them.
  */
-export async function openTrace(path: string): Promise<TraceModel> {
-  if (session.open) return session.open(path);
+export async function openTrace(path: string, opts: { keep?: readonly OptionalTable[] } = {}): Promise<TraceModel> {
+  if (session.open) return session.open(path, opts.keep ?? []);
+  const omit = OPTIONAL_TABLES.filter((t) => !opts.keep?.includes(t));
   const progress = createProgress({
     label: path === '-' ? 'standard input' : basename(path),
     totalBytes: path === '-' ? 0 : fileSize(path),
     quiet: process.argv.includes('--json'),
   });
-  if (!progress) return loadTrace(path, { omit: OPTIONAL_TABLES });
+  if (!progress) return loadTrace(path, { omit });
   try {
-    return await loadTrace(path, { omit: OPTIONAL_TABLES, onProgress: (bytes, events) => progress.update(bytes, events) });
+    return await loadTrace(path, { omit, onProgress: (bytes, events) => progress.update(bytes, events) });
   } finally {
     progress.done();
   }
@@ -92,7 +94,8 @@ export function printText(text: string): void {
  * Unset (the CLI), output goes to stdout and stderr and the status to process.exitCode.
  */
 export interface CommandSession {
-  open?: (path: string) => Promise<TraceModel>;
+  /** `keep`: the optional tables the command reads (a cached model without them gives their views' "not loaded" line). */
+  open?: (path: string, keep: readonly OptionalTable[]) => Promise<TraceModel>;
   json?: (doc: Record<string, unknown>) => void;
   text?: (text: string) => void;
   error?: (line: string) => void;

@@ -39,7 +39,7 @@ import { RawColumns } from './raw-columns.js';
 import { reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
 import type { TableKernels } from './table-kernels.js';
-import { OPTIONAL_TABLES, type DeviceProperties, type OptionalTable, type ProfilerStep, type TraceModel } from './trace-model.js';
+import { OPTIONAL_TABLES, type DeviceProperties, type FwdBwdLink, type OptionalTable, type ProfilerStep, type TraceModel } from './trace-model.js';
 
 /** What the reader knows once the input is consumed (a subset of ingest's ReadResult). */
 export interface ReadInfo {
@@ -79,6 +79,18 @@ export const MODEL_ARGS_POLICY: ArgsPolicy = {
   },
   phases: { M: [] },
 };
+
+/**
+ * Of a `[memory]` record's args, all but `Addr` are columns or unread (instants are the `i` phase):
+ * kept, the address makes one args object per distinct block address (the caching allocator reuses them).
+ */
+export const MEMORY_ARGS_DROPPED = ['Bytes', 'Total Allocated', 'Total Reserved', 'Device Type', 'Device Id', 'Ev Idx', 'finished'] as const;
+
+/** The args policy for a model that leaves out `omit`: MODEL_ARGS_POLICY, plus memory records' addresses when they are kept. */
+export function modelArgsPolicy(omit: readonly OptionalTable[] | undefined): ArgsPolicy {
+  if (omit?.includes('memory')) return MODEL_ARGS_POLICY;
+  return { complete: MODEL_ARGS_POLICY.complete, phases: { ...MODEL_ARGS_POLICY.phases, i: MEMORY_ARGS_DROPPED } };
+}
 
 /**
  * One producer of column batches (the reader on this thread, or one worker): its labels and
@@ -219,6 +231,7 @@ class Builder implements ModelBuilder {
 
   private readonly keepPython: boolean;
   private readonly keepMemory: boolean;
+  private readonly fwdBwdEnds: { id: number; thread: number; tsNs: number; start: boolean }[] = [];
 
   constructor(
     private readonly kernels: TableKernels | undefined,
@@ -238,7 +251,7 @@ class Builder implements ModelBuilder {
 
   add(batch: readonly RawEvent[]): void {
     this.rawSource ??= new ColumnSource(this.strings);
-    this.rawColumns ??= new RawColumns(MODEL_ARGS_POLICY);
+    this.rawColumns ??= new RawColumns(modelArgsPolicy(this.omitted));
     const cols = this.rawColumns.fill(batch);
     this.rawSource.register(cols, false); // (their values belong to the caller's events)
     this.addColumns(cols, this.rawSource);
@@ -305,10 +318,14 @@ class Builder implements ModelBuilder {
           break;
         }
         case EventClass.FlowStart:
+          if (this.keepPython) this.fwdBwdEnd(c, i, src, true);
+          this.flows.counted();
+          break;
         case EventClass.FlowStep:
           this.flows.counted();
           break;
         case EventClass.FlowEnd:
+          if (this.keepPython) this.fwdBwdEnd(c, i, src, false);
           this.flows.end(c, i);
           break;
         case EventClass.Instant:
@@ -328,6 +345,14 @@ class Builder implements ModelBuilder {
     }
     this.minHostNs = minHostNs;
     this.minAnyNs = minAnyNs;
+  }
+
+  /** A `fwdbwd` flow's end (kept with the python frames: only the module tree reads them). */
+  private fwdBwdEnd(c: Batch, i: number, src: ColumnSource, start: boolean): void {
+    if (c.labels[c.cat[i]!] !== 'fwdbwd') return;
+    const id = c.flowId[i]!;
+    if (id !== id) return;
+    this.fwdBwdEnds.push({ id, thread: this.threadOf(src, c, i), tsNs: c.tsNs[i]! + c.shiftNs, start });
   }
 
   private instant(c: Batch, i: number, src: ColumnSource): void {
@@ -406,6 +431,7 @@ class Builder implements ModelBuilder {
     );
 
     const gpuEndNs = reportStreamOverlaps(g, diagnostics, streams);
+    const fwdBwd = bindFwdBwd(hostTable, this.fwdBwdEnds, origin);
 
     const traceEndNs = Math.max(nesting.latestEndNs, gpuEndNs);
 
@@ -437,6 +463,7 @@ class Builder implements ModelBuilder {
       host: { ...hostTable, firstOwned: owned.firstOwned },
       gpu: { ...gpuData.table, launcher: linking.launcher, owner: linking.owner, nextOwned: owned.nextOwned, args: gpuData.args },
       python: pyData,
+      fwdBwd,
       memory: instData.table,
       omitted: this.omitted,
       gpuAnnotations,
@@ -464,4 +491,37 @@ class Builder implements ModelBuilder {
       diagnostics: diagnostics.list(),
     };
   }
+}
+
+/**
+ * `fwdbwd` flows (torch writes one per autograd node: `s` at the forward op's start on its thread,
+ * `f` at the backward op's start on the autograd thread) bound to the host events they start
+ * at: of several starting at the same time on that thread, the longest (the enclosing one).
+ */
+function bindFwdBwd(
+  host: { length: number; thread: Int32Array; startNs: Float64Array; durNs: Float64Array },
+  ends: readonly { id: number; thread: number; tsNs: number; start: boolean }[],
+  originNs: number,
+): FwdBwdLink[] {
+  if (ends.length === 0) return [];
+  const at = new Map<string, number>();
+  for (const e of ends) at.set(`${e.thread}|${e.tsNs - originNs}`, -1);
+  for (let i = 0; i < host.length; i++) {
+    const key = `${host.thread[i]}|${host.startNs[i]}`;
+    const cur = at.get(key);
+    if (cur === undefined) continue;
+    if (cur < 0 || host.durNs[i]! > host.durNs[cur]!) at.set(key, i);
+  }
+  const fwd = new Map<number, number>();
+  const bwd = new Map<number, number>();
+  for (const e of ends) {
+    const i = at.get(`${e.thread}|${e.tsNs - originNs}`)!;
+    if (i >= 0) (e.start ? fwd : bwd).set(e.id, i);
+  }
+  const links: FwdBwdLink[] = [];
+  for (const [id, f] of fwd) {
+    const b = bwd.get(id);
+    if (b !== undefined) links.push({ fwd: f, bwd: b });
+  }
+  return links;
 }

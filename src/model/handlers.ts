@@ -569,6 +569,7 @@ const MEMORY_COLUMNS = {
   totalReserved: Float64Array,
   deviceType: Int32Array,
   deviceId: Int32Array,
+  addr: Float64Array,
   outOfMemory: Uint8Array,
 } as const;
 
@@ -595,6 +596,10 @@ export class InstantsHandler {
     x.totalReserved[r] = an[o + AN_TOTAL_RESERVED]!;
     x.deviceType[r] = an[o + AN_DEVICE_TYPE]!;
     x.deviceId[r] = an[o + AN_DEVICE_ID]!;
+    // `Addr` is the one arg kept of a record (MEMORY_ARGS_DROPPED): it pairs a free with its allocation.
+    const a = b.args[i]!;
+    const addr = a >= 0 ? b.keptArgs[a]!['Addr'] : undefined;
+    x.addr[r] = typeof addr === 'number' ? addr : NaN;
     x.outOfMemory[r] = outOfMemory ? 1 : 0;
   }
 

@@ -99,7 +99,15 @@ export interface MemoryEventTable {
   /** c10 DeviceType: 0 CPU, 1 CUDA, 6 HIP. */
   readonly deviceType: Int32Array;
   readonly deviceId: Int32Array;
+  /** The block's address (`Addr`): a free carries its allocation's; NaN when absent. */
+  readonly addr: Float64Array;
   readonly outOfMemory: Uint8Array;
+}
+
+/** A forward op and the backward op autograd ran for it (a `fwdbwd` flow), as host indexes. */
+export interface FwdBwdLink {
+  readonly fwd: number;
+  readonly bwd: number;
 }
 
 /** A `gpu_user_annotation`: Kineto's span of the GPU work launched under one annotation, per stream. */
@@ -177,7 +185,8 @@ export interface DeviceProperties {
 
 /**
  * The tables a caller may leave out of the model: `python` (`python_function` frames, with_stack)
- * and `memory` (`[memory]` records, profile_memory). No analysis of kinetoscope reads them, and
+ * and `memory` (`[memory]` records, profile_memory). Only `memory`, `modules` and the memory
+ * columns of `summary` read them (they load them: cli/common.ts openTrace's `keep`), and
  * on a training trace they are two events in five (the 160 MB GPT-2 trace: 162 k frames and
  * 65 k records of 533 k events), so the CLI leaves both out. Left out, a table is empty; its
  * events are still counted (`counts`) and their threads still listed (`threads`), so every other
@@ -192,6 +201,8 @@ export interface TraceModel {
   readonly gpu: GpuActivityTable;
   /** Empty when left out (`omitted`). */
   readonly python: PythonFunctionTable;
+  /** The `fwdbwd` flows bound to host events; empty when the python table is left out (only the module tree reads them). */
+  readonly fwdBwd: readonly FwdBwdLink[];
   /** Empty when left out (`omitted`). */
   readonly memory: MemoryEventTable;
   /** The optional tables the caller left out (createModelBuilder's `omit`), in OPTIONAL_TABLES order. */

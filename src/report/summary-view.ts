@@ -1,10 +1,10 @@
 /** The profiler table as torch prints it, and as JSON with stable keys. */
 import type { ProfilerTable, ProfilerTableRow } from '../analyses/profiler-table.js';
-import { formatUs, roundUs } from './format.js';
+import { formatBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { compareText } from '../core/compare-text.js';
 
-export type SummarySortKey = 'device-total' | 'self-device' | 'cpu-total' | 'self-cpu' | 'calls' | 'name' | 'device-wall';
+export type SummarySortKey = 'device-total' | 'self-device' | 'cpu-total' | 'self-cpu' | 'calls' | 'name' | 'device-wall' | 'device-memory' | 'self-device-memory';
 
 const SORTERS: Record<SummarySortKey, (a: ProfilerTableRow, b: ProfilerTableRow) => number> = {
   'device-total': (a, b) => b.deviceTotalUs - a.deviceTotalUs || b.cpuTotalUs - a.cpuTotalUs,
@@ -14,6 +14,8 @@ const SORTERS: Record<SummarySortKey, (a: ProfilerTableRow, b: ProfilerTableRow)
   calls: (a, b) => b.calls - a.calls,
   name: (a, b) => compareText(a.name, b.name),
   'device-wall': (a, b) => b.deviceWallUs - a.deviceWallUs,
+  'device-memory': (a, b) => (b.memory?.deviceBytes ?? 0) - (a.memory?.deviceBytes ?? 0),
+  'self-device-memory': (a, b) => (b.memory?.selfDeviceBytes ?? 0) - (a.memory?.selfDeviceBytes ?? 0),
 };
 
 export const SUMMARY_SORT_KEYS = Object.keys(SORTERS) as SummarySortKey[];
@@ -25,8 +27,9 @@ export function sortProfilerRows(rows: readonly ProfilerTableRow[], key: Summary
 export function renderSummary(
   table: ProfilerTable,
   rows: readonly ProfilerTableRow[],
-  opts: RenderOptions & { byShape?: boolean },
+  opts: RenderOptions & { byShape?: boolean; memory?: boolean },
 ): string {
+  const mem = opts.memory === true && table.hasMemory;
   const pct = (v: number, total: number) => (total > 0 ? `${((100 * v) / total).toFixed(2)}%` : '—');
   const columns = [
     { header: 'Name', maxWidth: 55 },
@@ -39,6 +42,14 @@ export function renderSummary(
     { header: 'Self dev %', align: 'right' as const },
     { header: 'Device total', align: 'right' as const },
     { header: 'Device wall', align: 'right' as const },
+    ...(mem
+      ? [
+          { header: 'CPU mem', align: 'right' as const },
+          { header: 'Self CPU mem', align: 'right' as const },
+          { header: 'Device mem', align: 'right' as const },
+          { header: 'Self dev mem', align: 'right' as const },
+        ]
+      : []),
     { header: 'Calls', align: 'right' as const },
   ];
   const body = rows.map((r) => [
@@ -52,6 +63,7 @@ export function renderSummary(
     r.category === 'gpu_user_annotation' ? '—' : pct(r.selfDeviceUs, table.selfDeviceTotalUs),
     formatUs(r.deviceTotalUs),
     formatUs(r.deviceWallUs),
+    ...(mem ? [r.memory?.cpuBytes, r.memory?.selfCpuBytes, r.memory?.deviceBytes, r.memory?.selfDeviceBytes].map((b) => formatBytes(b ?? 0)) : []),
     String(r.calls),
   ]);
   return [
@@ -73,5 +85,13 @@ export function summaryJson(rows: readonly ProfilerTableRow[]) {
     selfDeviceUs: roundUs(r.selfDeviceUs),
     deviceTotalUs: roundUs(r.deviceTotalUs),
     deviceWallUs: roundUs(r.deviceWallUs),
+    ...(r.memory
+      ? {
+          selfCpuMemoryBytes: r.memory.selfCpuBytes,
+          cpuMemoryBytes: r.memory.cpuBytes,
+          selfDeviceMemoryBytes: r.memory.selfDeviceBytes,
+          deviceMemoryBytes: r.memory.deviceBytes,
+        }
+      : {}),
   }));
 }

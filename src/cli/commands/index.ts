@@ -32,6 +32,8 @@ export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   sql: async () => (await import('./sql.js')).sqlCommand,
   schema: async () => (await import('./schema.js')).schemaCommand,
   mcp: async () => (await import('./mcp.js')).mcpCommand,
+  memory: async () => (await import('./memory.js')).memoryCommand,
+  modules: async () => (await import('./modules.js')).modulesCommand,
 };
 
 /**

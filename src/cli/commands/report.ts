@@ -22,6 +22,10 @@ The page (one file: styles, script and data inline; nothing is fetched, it opens
   ops          the summary command's table (torch's key_averages), sortable by any column
   kernels      the kernels command's catalog
   GEMMs        the gemm command's table
+  memory       (profile_memory) allocated / reserved per device under the timeline, on its time
+               axis; the peak marked, hover near it for what was alive (the memory command)
+  modules      (with_stack) the nn.Module tree as a sortable, foldable table and an icicle of
+               device time (the modules command)
 Level of detail: a trace with more slices than --max-slices keeps, per track, row and time
 window, only the longest slice (the window is the smallest power of two of ns that fits); the
 page says so and by how much. Times are µs from the profiler's start. The tables are plain HTML
@@ -70,7 +74,8 @@ export function reportCommand(): Command {
       // A folder is a job: its ranks on one timeline (report-ranks.ts).
       if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${packageVersion()}`);
       const output = opts.output ?? defaultReportPath(path);
-      const model = await openTrace(path);
+      // The memory chart and the module views read the optional tables.
+      const model = await openTrace(path, { keep: ['memory', 'python'] });
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
       const data = buildReportData(model, { tracePath: path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
       const html = renderReportHtml(data);

@@ -271,6 +271,10 @@ export const PAGE_SCRIPT = String.raw`
     });
 
     drawAxis();
+    // The memory chart (memory-section.ts) follows this view.
+    // (a script that starts later reads the last view from the canvas itself).
+    canvas.tlView = { t0: view.t0, t1: view.t1, left: LABEL_W, width: plotW() };
+    canvas.dispatchEvent(new CustomEvent('tl-view', { detail: canvas.tlView }));
   }
 
   // Tick times: a 1-2-5 step about every 110 px.

@@ -90,5 +90,10 @@ ul.verdicts { margin: 4px 0; padding-left: 20px; }
 .tl-details dt { color: var(--muted); }
 .tl-details dd { margin: 0; overflow-wrap: anywhere; }
 .tl-details button { font: inherit; font-size: 12px; margin-top: 6px; padding: 1px 8px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); border-radius: 4px; cursor: pointer; }
+.mem { position: relative; border: 1px solid var(--line); border-radius: 4px; margin-top: 6px; }
+#mem-tip { white-space: pre; }
+.mod-toggle { font: inherit; font-size: 11px; border: none; background: none; color: var(--fg); cursor: pointer; padding: 0 2px; }
+.mod-leaf { display: inline-block; width: 14px; }
+.icicle-wrap { border: 1px solid var(--line); border-radius: 4px; overflow: hidden; }
 footer { margin-top: 40px; padding-top: 10px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12px; }
 `;

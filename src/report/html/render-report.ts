@@ -8,6 +8,8 @@ import { escapeHtml, formatUsFixed, jsonForScript } from './html-text.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import type { ReportData } from './report-data.js';
+import { MEMORY_SCRIPT, renderMemorySection } from './memory-section.js';
+import { MODULES_SCRIPT, renderModulesSection } from './modules-section.js';
 import { renderGemms, renderHeader, renderKernels, renderProfilerTable, renderSteps } from './sections.js';
 import { renderCriticalPathSection } from './critical-path-section.js';
 
@@ -58,17 +60,19 @@ export function renderReportHtml(data: ReportData): string {
 </head>
 <body>
 ${renderHeader(data.title, data.tracePath, data.facts, data.diagnostics)}
-<nav class="toc"><a href="#timeline">Timeline</a><a href="#steps">Steps</a><a href="#critical-path">Critical path</a><a href="#ops">Profiler table</a><a href="#kernels">Kernels</a><a href="#gemms">GEMMs</a></nav>
+<nav class="toc"><a href="#timeline">Timeline</a><a href="#steps">Steps</a><a href="#critical-path">Critical path</a><a href="#ops">Profiler table</a><a href="#kernels">Kernels</a><a href="#gemms">GEMMs</a>${data.memory ? '<a href="#memory">Memory</a>' : ''}${data.modules ? '<a href="#modules">Modules</a>' : ''}</nav>
 <main>
 ${renderTimeline(data)}
+${renderMemorySection(data.memory)}
 ${renderSteps(data.steps)}
 ${renderCriticalPathSection(data.criticalPath)}
 ${renderProfilerTable(data.profiler)}
 ${renderKernels(data.kernels)}
 ${renderGemms(data.gemm)}
+${renderModulesSection(data.modules)}
 </main>
 <footer>Written by ${escapeHtml(data.generator)} from ${escapeHtml(data.title)}. Times are µs from the profiler's start. The whole trace, every slice, opens in Perfetto (ui.perfetto.dev) with <code>kinetoscope perfetto ${escapeHtml(data.tracePath)}</code>.</footer>
-<script>${PAGE_SCRIPT}</script>
+<script>${PAGE_SCRIPT}${data.memory ? MEMORY_SCRIPT : ''}${data.modules ? MODULES_SCRIPT : ''}</script>
 </body>
 </html>
 `;

@@ -10,6 +10,8 @@ import { computeProfilerTable, type ProfilerTable } from '../../analyses/profile
 import { computeStepBreakdown, type StepAnalysis } from '../../analyses/step-breakdown.js';
 import { computeTimeline, type Timeline, type TimelineStep } from '../../analyses/timeline.js';
 import type { TraceModel } from '../../model/trace-model.js';
+import { computeMemoryTimeline, type MemoryTimeline } from '../../analyses/memory-timeline.js';
+import { computeModuleTree, type ModuleTree } from '../../analyses/modules.js';
 import { embedTimeline, type TimelineEmbed } from './timeline-embed.js';
 import { analyzeInstance, selectInstances } from '../../analyses/critical-path.js';
 import { criticalPathPoints, type ReportCriticalPath } from './critical-path-section.js';
@@ -40,6 +42,9 @@ export interface ReportData {
   /** The timeline view model and what the page embeds of it. */
   readonly timeline: Part<{ readonly timeline: Timeline; readonly embed: TimelineEmbed }>;
   readonly generator: string;
+  /** Present when the model holds the memory records (profile_memory) / python frames (with_stack). */
+  readonly memory?: Part<MemoryTimeline>;
+  readonly modules?: Part<ModuleTree>;
 }
 
 export interface ReportDataOptions {
@@ -63,7 +68,11 @@ export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportD
   const title = opts.tracePath === '-' ? 'standard input' : opts.tracePath.split(/[\\/]/).pop() || opts.tracePath;
   const steps = part(() => computeStepBreakdown(m));
   const criticalPath = part(() => selectInstances(m, {}).map((i) => analyzeInstance(m, i, [])));
+  const modules = m.omitted.includes('python') ? undefined : part(() => computeModuleTree(m));
+  const memory = m.omitted.includes('memory') ? undefined : part(() => computeMemoryTimeline(m, { modules: modules?.ok ? modules.value : undefined }));
   return {
+    ...(memory ? { memory } : {}),
+    ...(modules ? { modules } : {}),
     title,
     tracePath: opts.tracePath,
     facts: traceFacts(m, opts),

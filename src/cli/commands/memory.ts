@@ -1,0 +1,47 @@
+/** `kinetoscope memory TRACE`: where the memory went, from the trace's `[memory]` records (profile_memory). */
+import { Command } from 'commander';
+import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory-timeline.js';
+import { computeModuleTree } from '../../analyses/modules.js';
+import { memoryJson, renderMemory } from '../../report/memory-view.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+Definitions (traces captured with torch.profiler.profile(profile_memory=True)):
+  allocated / reserved  the allocator's Total Allocated / Total Reserved written with each record
+                        (blocks allocated before the profiler started count in them)
+  peak                  the largest allocated (reserved) total and the first time it was reached
+  alive at the peak     blocks allocated in the trace and not yet freed (paired by Addr) at the
+                        peak, by the outermost op around the allocation on its thread, and by
+                        nn.Module (python frames, with_stack=True; backward via fwdbwd links)
+  per op                records inside the op's calls on any thread, callees included (torch's
+                        rule for its memory columns); Self = net bytes less its children's
+  never freed           blocks allocated in the trace with no free by the end of the trace
+  per step              allocated just before each ProfilerStep, its peak inside, and at its end;
+                        a rise at the end of every step is named a leak suspect
+  warning               the reserved peak at ${NEAR_CAPACITY * 100}% or more of the GPU's totalGlobalMem (deviceProperties)`;
+
+interface MemoryOptions extends CommonOptions {
+  top?: string;
+}
+
+export function memoryCommand(): Command {
+  const cmd = new Command('memory')
+    .description('allocated and reserved memory over time per device, the peak and what was alive at it, per-op and per-step memory, never-freed blocks')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--top <n>', 'rows per table', '10')
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: MemoryOptions) => {
+      const model = await openTrace(path, { keep: ['memory', 'python'] });
+      const modules = computeModuleTree(model);
+      const timeline = computeMemoryTimeline(model, { modules, top: Math.max(1, Number(opts.top) || 10) });
+      if (opts.json) printJson({ ...memoryJson(timeline), diagnostics: diagnosticsForJson(model) });
+      else {
+        printText(renderMemory(timeline, { wide: opts.wide, headerStyle: colorsFor(opts).bold, traceEndNs: model.traceEndNs }));
+        reportDiagnostics(model, opts);
+      }
+      return strictStatus(model, opts);
+    }),
+  );
+}
