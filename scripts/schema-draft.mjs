@@ -31,6 +31,8 @@ export const RUNS = {
   gemm: traces.map((f) => [f]),
   roofline: traces.map((f) => [f]),
   'critical-path': traces.map((f) => [f]),
+  memory: ['gpt2_train', 'gpt2_train_mem'].map((n) => [t(n)]),
+  modules: ['gpt2_train', 'gpt2_train_mem'].map((n) => [t(n)]),
   ranks: rankDirs.map((d) => [d]),
   sql: [['SELECT name, count(*) AS calls, sum(dur_us) AS total_us FROM kernels GROUP BY name ORDER BY total_us DESC', t('geglu_mlp')]],
   ops: traces.map((f) => [f]),

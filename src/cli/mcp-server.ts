@@ -15,7 +15,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { Command } from 'commander';
 import { KinetoscopeError } from '../core/errors.js';
 import { loadTrace } from '../load-trace.js';
-import { OPTIONAL_TABLES, type TraceModel } from '../model/trace-model.js';
+import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
 import { PAGE_DEFAULTS, PAGE_SCHEMA, pageDocument } from '../report/paging.js';
 import { COMMANDS, JSON_COMMANDS } from './commands/index.js';
 import { EXIT_CHECK_FAILED } from './common.js';
@@ -38,7 +38,7 @@ export interface McpServerOptions {
 
 /** Traces read once and kept, keyed by real path and checked against the file's size and time. */
 export class TraceCache {
-  private readonly open = new Map<string, { model: TraceModel; size: number; mtimeMs: number }>();
+  private readonly open = new Map<string, { model: TraceModel; size: number; mtimeMs: number; kept: readonly OptionalTable[] }>();
   private readonly roots: string[];
 
   constructor(roots: readonly string[]) {
@@ -60,18 +60,20 @@ export class TraceCache {
     return real;
   }
 
-  async get(path: string): Promise<TraceModel> {
+  /** The model of `path`, with at least the optional tables in `keep` (memory, modules read them). */
+  async get(path: string, keep: readonly OptionalTable[] = []): Promise<TraceModel> {
     const real = this.allowed(path);
     const { size, mtimeMs } = statSync(real);
-    const kept = this.open.get(real);
-    if (kept && kept.size === size && kept.mtimeMs === mtimeMs) {
+    const open = this.open.get(real);
+    if (open && open.size === size && open.mtimeMs === mtimeMs && keep.every((t) => open.kept.includes(t))) {
       this.open.delete(real); // most recently used last
-      this.open.set(real, kept);
-      return kept.model;
+      this.open.set(real, open);
+      return open.model;
     }
-    const model = await loadTrace(real, { omit: OPTIONAL_TABLES });
+    const kept = [...new Set([...keep, ...(open?.kept ?? [])])];
+    const model = await loadTrace(real, { omit: OPTIONAL_TABLES.filter((t) => !kept.includes(t)) });
     this.open.delete(real);
-    this.open.set(real, { model, size, mtimeMs });
+    this.open.set(real, { model, size, mtimeMs, kept });
     while (this.open.size > MAX_OPEN_TRACES) this.open.delete(this.open.keys().next().value!);
     return model;
   }
@@ -170,7 +172,7 @@ export async function createMcpServer(opts: McpServerOptions): Promise<Server> {
     } catch (e) {
       return failure(e instanceof KinetoscopeError ? `${e.code}: ${e.message}` : String(e));
     }
-    const run = await runCommand(name, argv, (p) => cache.get(p));
+    const run = await runCommand(name, argv, (p, keep) => cache.get(p, keep));
     const doc = run.document;
     if (doc === undefined || (run.status !== 0 && run.status !== EXIT_CHECK_FAILED)) {
       return failure(run.errors.join(' ') || `${name} gave no document (exit status ${run.status})`);

@@ -5,7 +5,7 @@
  * instead of printed (common.ts's session). One at a time: the session is the process's.
  */
 import { CommanderError } from 'commander';
-import type { TraceModel } from '../model/trace-model.js';
+import type { OptionalTable, TraceModel } from '../model/trace-model.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT_BAD_INPUT, withSession } from './common.js';
 
@@ -17,7 +17,11 @@ export interface CommandRun {
   readonly errors: string[];
 }
 
-export async function runCommand(name: string, argv: readonly string[], open: (path: string) => Promise<TraceModel>): Promise<CommandRun> {
+export async function runCommand(
+  name: string,
+  argv: readonly string[],
+  open: (path: string, keep: readonly OptionalTable[]) => Promise<TraceModel>,
+): Promise<CommandRun> {
   const load = COMMANDS[name];
   if (!load) return { status: EXIT_BAD_INPUT, errors: [`no command named ${name}`] };
   const cmd = (await load())();

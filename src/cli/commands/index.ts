@@ -43,5 +43,5 @@ export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
  */
 export const JSON_COMMANDS = [
   'summary', 'tree', 'kernels', 'steps', 'launches', 'breakdown', 'doctor', 'gemm', 'roofline', 'ops',
-  'fusion', 'compile', 'explain', 'diff', 'check', 'critical-path', 'ranks', 'sql',
+  'fusion', 'compile', 'explain', 'diff', 'check', 'critical-path', 'memory', 'modules', 'ranks', 'sql',
 ] as const;
