@@ -15,6 +15,8 @@ import { H200_DIR, MICRO_DIR, h200Trace } from './fixtures.js';
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
 const EXPECT = join(ROOT, 'examples/expect');
+const RANKS = join(ROOT, 'test/fixtures/traces/h200-gloo-ranks');
+const SQL = 'SELECT name, count(*) AS calls FROM kernels GROUP BY name ORDER BY calls DESC, name';
 
 function cliJson(args: string[]): unknown {
   const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
@@ -38,6 +40,12 @@ const CALLS: Record<string, { input: Record<string, unknown>; argv: string[] }> 
   explain: { input: { trace: h200Trace('geglu_mlp'), vs: [h200Trace('geglu_mlp_compile')] }, argv: ['explain', h200Trace('geglu_mlp'), '--vs', h200Trace('geglu_mlp_compile')] },
   diff: { input: { a: h200Trace('relu_mlp'), b: h200Trace('relu_mlp_compile') }, argv: ['diff', h200Trace('relu_mlp'), h200Trace('relu_mlp_compile')] },
   check: { input: { trace: h200Trace('geglu_mlp'), expect: join(EXPECT, 'geglu_mlp.yaml') }, argv: ['check', h200Trace('geglu_mlp'), '--expect', join(EXPECT, 'geglu_mlp.yaml')] },
+  roofline: { input: { trace: h200Trace('cnn_train') }, argv: ['roofline', h200Trace('cnn_train')] },
+  'critical-path': { input: { trace: h200Trace('mlp_train_compile_ro'), whatIf: 'launch=0' }, argv: ['critical-path', h200Trace('mlp_train_compile_ro'), '--what-if', 'launch=0'] },
+  memory: { input: { trace: h200Trace('gpt2_train_mem') }, argv: ['memory', h200Trace('gpt2_train_mem')] },
+  modules: { input: { trace: h200Trace('gpt2_train_mem') }, argv: ['modules', h200Trace('gpt2_train_mem')] },
+  ranks: { input: { inputs: [join(RANKS, 'ranks_w4_skew5')] }, argv: ['ranks', join(RANKS, 'ranks_w4_skew5')] },
+  sql: { input: { query: SQL, inputs: [h200Trace('geglu_mlp')] }, argv: ['sql', SQL, h200Trace('geglu_mlp')] },
 };
 
 describe('kinetoscope mcp', () => {
@@ -45,7 +53,7 @@ describe('kinetoscope mcp', () => {
   beforeAll(async () => {
     ensureBuilt();
     client = new Client({ name: 'kinetoscope-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', H200_DIR, '--root', EXPECT], stderr: 'pipe' }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', H200_DIR, '--root', EXPECT, '--root', RANKS], stderr: 'pipe' }));
   });
   afterAll(async () => {
     await client?.close();
