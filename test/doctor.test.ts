@@ -27,6 +27,20 @@ describe('doctor on micro traces, one per finding', () => {
     expect(r.findings.filter((f) => f.severity !== 'info').map((f) => f.code)).toEqual(['OVERLAPPING_KERNELS']);
   });
 
+  it('doctor-pdl-overlap-h200.json: on compute capability 9, a kernel starting 2 µs before its predecessor ends is PDL (info); one ending inside it and a memset are not', async () => {
+    const r = await micro('doctor-pdl-overlap-h200.json');
+    expect(pick(find(r, 'PDL_OVERLAP'))).toEqual({ severity: 'info', count: 1, gpuTimeShare: 10 / 53 });
+    expect(find(r, 'PDL_OVERLAP')!.message).toContain('`nvjet_gemm` → `add_kernel` ×1');
+    expect(find(r, 'PDL_OVERLAP')!.message).toContain('largest overlap 2.000 µs');
+    expect(pick(find(r, 'OVERLAPPING_KERNELS'))).toEqual({ severity: 'warning', count: 2, gpuTimeShare: 3 / 53 });
+    expect(find(r, 'OVERLAPPING_KERNELS')!.message).toContain('largest overlap 1.000 µs');
+  });
+
+  it('doctor-overlapping-kernels.json: without deviceProperties the same 2 µs overlap is not read as PDL', async () => {
+    const r = await micro('doctor-overlapping-kernels.json');
+    expect(find(r, 'PDL_OVERLAP')).toBeUndefined();
+  });
+
   it('doctor-kernel-without-launch.json: a kernel whose correlation no call has', async () => {
     const r = await micro('doctor-kernel-without-launch.json');
     expect(pick(find(r, 'KERNEL_WITHOUT_LAUNCH'))).toEqual({ severity: 'warning', count: 1, gpuTimeShare: 10 / 50 });
@@ -232,10 +246,15 @@ describe('kinetoscope doctor (CLI)', () => {
     expect(run(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json')]).status).toBe(0);
   });
 
+  it('--strict: a PDL overlap on an H200 is information, not a failure, in doctor and in the other commands', () => {
+    for (const cmd of ['doctor', 'summary', 'steps', 'kernels']) expect(run([cmd, join(MICRO_DIR, 'pdl-only-h200.json'), '--strict']).status).toBe(0);
+    expect(run(['summary', join(MICRO_DIR, 'doctor-pdl-overlap-h200.json'), '--strict']).status).toBe(1);
+  });
+
   it('--help defines every finding', () => {
     const r = run(['doctor', '--help']);
     expect(r.status).toBe(0);
-    for (const code of ['OVERLAPPING_KERNELS', 'LAUNCH_WITHOUT_KERNEL', 'GRAPH_HIDDEN_KERNELS', 'KERNEL_BEFORE_LAUNCH', 'PARTIAL_LAST_STEP', 'TORCH_ID_COLLISION'])
+    for (const code of ['OVERLAPPING_KERNELS', 'PDL_OVERLAP', 'LAUNCH_WITHOUT_KERNEL', 'GRAPH_HIDDEN_KERNELS', 'KERNEL_BEFORE_LAUNCH', 'PARTIAL_LAST_STEP', 'TORCH_ID_COLLISION'])
       expect(r.stdout).toContain(code);
   });
 
