@@ -154,7 +154,7 @@ describe('steps: the Overview breakdown equals an independent partition of the r
 });
 
 describe('steps: the plugin GPU metrics from the kernel args', () => {
-  for (const name of ['relu_mlp', 'sync_loop', 'tiny_ops', 'gpt2_train']) {
+  for (const name of ['relu_mlp', 'sync_loop', 'tiny_ops', 'gpt2_train', 'linear_compile']) {
     it(name, () => {
       const raw = rawEvents(name);
       const a = analyses.get(name)!;
@@ -174,15 +174,36 @@ describe('steps: the plugin GPU metrics from the kernel args', () => {
           sm += Math.min(level, 1) * (cuts[j + 1]! - cuts[j]!);
         }
         expect(s.smEfficiency).toBeCloseTo(sm / (hi - lo), 5);
-        // Occupancy: duration-weighted within the step.
+        // Occupancy: duration-weighted within the step, over the kernels whose figure is known.
+        // Kineto rounds min(blocks per SM, calculator's active blocks) × threads ÷ 2048 (the
+        // H200's maxThreadsPerMultiprocessor) to a whole %: a 0 where one resident block would
+        // give ≥ 0.5% says the calculator found room for no block (nvjet's opt-in shared
+        // memory): unknown, left out.
         let w = 0;
         let d = 0;
+        let wo = 0;
+        let dOcc = 0;
         for (const x of iv) {
           const c = Math.max(0, Math.min(x.iv[1], hi) - Math.max(x.iv[0], lo));
-          w += c * x.occ;
           d += c;
+          const e = kernels[iv.indexOf(x)]!;
+          const threads = (e.args!['block'] as number[]).reduce((p, v) => p * v, 1);
+          const unknown = x.occ === 0 && (Math.min(1, x.bps) * threads) / 2048 >= 0.005;
+          if (unknown) continue;
+          w += c * x.occ;
+          dOcc += c;
         }
-        expect(s.achievedOccupancyPct).toBeCloseTo(w / d, 4);
+        wo = dOcc > 0 ? w / dOcc : NaN;
+        if (Number.isNaN(wo)) expect(s.achievedOccupancyPct).toBeNaN();
+        else expect(s.achievedOccupancyPct).toBeCloseTo(wo, 4);
+        if (name === 'gpt2_train') {
+          // The nvjet GEMMs, cuDNN SDPA and the other 0s that are not rounding: unknown, so the mean is above a mean with them as 0.
+          const zeros = kernels.filter((e) => e.args!['est. achieved occupancy %'] === 0 && e.name.startsWith('nvjet_'));
+          expect(zeros.length).toBeGreaterThan(0);
+          expect(s.achievedOccupancyPct).toBeGreaterThan(0);
+        }
+        // linear_compile's one kernel per step is an nvjet GEMM with 0: the step's occupancy is unknown, not 0%.
+        if (name === 'linear_compile') expect(s.achievedOccupancyPct).toBeNaN();
         // Tensor Cores: on these captures, the kernels whose vendor names state tensor-core
         // instructions — cuBLAS's Hopper GEMMs (nvjet_*, sm90_xmma_*), CUTLASS `tensorop` /
         // `s1688gemm` (HMMA 16×8×8), cuDNN's SDPA `wgmma` kernels — and nothing else.

@@ -51,7 +51,7 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
       pct(s.gpuIdleUs / s.durUs),
       pct(s.gpuUtilization),
       pct(s.smEfficiency),
-      Number.isFinite(s.achievedOccupancyPct) ? `${s.achievedOccupancyPct.toFixed(1)}%` : '—',
+      Number.isFinite(s.achievedOccupancyPct) ? `${s.achievedOccupancyPct.toFixed(1)}%` : 'unknown',
       pct(s.tensorCoreShare),
       formatUs(s.gpuTimeUs),
       formatInt(s.launches),
