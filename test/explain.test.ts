@@ -76,6 +76,29 @@ describe('explain: numbers against the raw events and the oracle', () => {
     expect(num(s, 'cpuExtentUs')).toBeCloseTo(mean(inst.map((i) => ns(i.root.dur) / 1000)), 6);
   });
 
+  it('S1: a launch is a call that launched kernels; memsets are named beside, not counted as launches (gpt2_train)', async () => {
+    const e = await explain('gpt2_train');
+    const inst = rawTrace('gpt2_train').instances('train_step');
+    const s = sentences(e, 'steps.annotation').find((x) => x.numbers['name'] === 'train_step')!;
+    const memsets = inst.map((i) => i.gpu.filter((g) => g.cat === 'gpu_memset').length);
+    const copies = inst.map((i) => i.gpu.filter((g) => g.cat === 'gpu_memcpy').length);
+    expect(num(s, 'kernels')).toBe(mean(inst.map((i) => i.kernels.length)));
+    expect(num(s, 'launches')).toBe(mean(inst.map((i) => i.launches)));
+    expect(num(s, 'memsets')).toBe(mean(memsets));
+    expect(num(s, 'memsets')).toBeGreaterThan(0);
+    // The cuBLAS/cuDNN memsets were once counted as launches: kernels + memsets calls.
+    expect(num(s, 'launches')).toBeLessThan(num(s, 'kernels') + num(s, 'memsets'));
+    const text = renderSentence(s);
+    expect(text).toContain(`plus ${mean(memsets)} memsets`);
+    if (mean(copies) === 0) expect(text).not.toMatch(/cop(y|ies)/);
+    // linear launches no memset and no copy (raw): no "plus" clause.
+    const lin = rawTrace('linear').instances('linear_fwd');
+    expect(lin.flatMap((i) => i.gpu).filter((g) => g.cat !== 'kernel')).toEqual([]);
+    const g = sentences(await explain('linear'), 'steps.annotation').find((x) => x.numbers['name'] === 'linear_fwd')!;
+    expect(num(g, 'launches')).toBe(mean(lin.map((i) => i.launches)));
+    expect(renderSentence(g)).not.toContain('plus');
+  });
+
   it('S7: FLOPs of each GEMM equal 2·M·N·K from the raw aten::mm Input Dims (geglu_mlp)', async () => {
     const e = await explain('geglu_mlp');
     const raw = rawTrace('geglu_mlp').events.filter((x) => x.cat === 'cpu_op' && x.name === 'aten::mm');

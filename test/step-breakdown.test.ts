@@ -241,6 +241,28 @@ describe('steps: CPU dispatch equals torch’s own self CPU times (oracle)', () 
   }
 });
 
+describe('steps: launches are calls that launched kernels; memsets and copies counted beside', () => {
+  for (const name of ['gpt2_train', 'relu_mlp', 'copy_overlap']) {
+    it(name, () => {
+      const raw = rawEvents(name);
+      const a = analyses.get(name)!;
+      const gpuByCorr = new Map<number, string[]>();
+      for (const e of raw) if (GPU_CATS.has(e.cat ?? '')) gpuByCorr.set(e.args!['correlation'] as number, [...(gpuByCorr.get(e.args!['correlation'] as number) ?? []), e.cat!]);
+      steps(raw).forEach((st, k) => {
+        const [lo, hi] = ns(st);
+        const calls = raw.filter((e) => (e.cat === 'cuda_runtime' || e.cat === 'cuda_driver') && ns(e)[0] >= lo && ns(e)[0] < hi);
+        const linked = (e: (typeof raw)[number]) => gpuByCorr.get(e.args!['correlation'] as number) ?? [];
+        const launches = calls.filter((e) => /Launch\w*Kernel|GraphLaunch/.test(e.name) || linked(e).includes('kernel')).length;
+        const memsets = calls.reduce((n, e) => n + linked(e).filter((c) => c === 'gpu_memset').length, 0);
+        const memcpys = calls.reduce((n, e) => n + linked(e).filter((c) => c === 'gpu_memcpy').length, 0);
+        expect([a.steps[k]!.launches, a.steps[k]!.memsets, a.steps[k]!.memcpys]).toEqual([launches, memsets, memcpys]);
+      });
+      if (name === 'gpt2_train') expect(a.steps.every((s) => s.memsets > 0)).toBe(true);
+      if (name === 'copy_overlap') expect(a.steps.every((s) => s.memcpys > 0)).toBe(true);
+    });
+  }
+});
+
 describe('steps: verdicts', () => {
   const idlePct = (name: string, k: number) => {
     const raw = rawEvents(name);

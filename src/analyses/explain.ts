@@ -265,14 +265,19 @@ function stepsSection(c: TraceContext): ExplainSection {
       gpuTimeUs: st.gpuUs,
       kernels: st.kernels,
       launches: st.launches,
+      memsets: st.memsets,
+      memcpys: st.memcpys,
     };
+    // Launches are calls that launched kernels (launches.ts `isLaunchCall`); memsets and copies are named beside.
+    const beside = [st.memsets > 0 ? '{memsets|memset}' : '', st.memcpys > 0 ? '{memcpys|copy|copies}' : ''].filter(Boolean);
+    const besideText = beside.length ? `, plus ${beside.join(' and ')}` : '';
     const times = perStep !== undefined ? (perStep === 1 ? ' (once per step)' : ' ({perStep} per step)') : '';
     const span = '{cpuExtentUs} on the host per instance on average ({cpuExtentMinUs} to {cpuExtentMaxUs})';
     sentences.push(
       gpuExt.length
         ? say(
             'steps.annotation',
-            `\`{name}\` ran {instances|time}${times}: ${span}; the GPU work it launched spans {gpuExtentUs} from its first start to its last end, {gpuTimeUs} of GPU time in {kernels|kernel} from {launches|launch|launches}.`,
+            `\`{name}\` ran {instances|time}${times}: ${span}; the GPU work it launched spans {gpuExtentUs} from its first start to its last end, {gpuTimeUs} of GPU time in {kernels|kernel} from {launches|launch|launches}${besideText}.`,
             numbers,
           )
         : say('steps.annotation', `\`{name}\` ran {instances|time}${times}: ${span}; it launched no GPU work.`, numbers),

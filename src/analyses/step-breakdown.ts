@@ -49,7 +49,7 @@ import {
   type WindowGpuMetrics,
 } from './gpu-metrics.js';
 import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, quantileSorted, type LaunchIndex } from './launches.js';
+import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, isLaunchCall, quantileSorted, type LaunchIndex } from './launches.js';
 import { medianOf, ValueList } from './median.js';
 import { orderByStart } from './time-order.js';
 
@@ -97,8 +97,11 @@ export interface StepRow {
   /** Kernels that ran (at least partly) inside the step, and the median of their durations. */
   readonly kernels: number;
   readonly medianKernelUs: number;
-  /** Kernel and graph launch calls that started inside the step (any thread). */
+  /** Launch calls (`isLaunchCall`: kernel and graph launches) that started inside the step (any thread). */
   readonly launches: number;
+  /** GPU memsets and copies launched by calls that started inside the step: counted beside the launches, not as launches. */
+  readonly memsets: number;
+  readonly memcpys: number;
   readonly graphLaunches: number;
   readonly launchCpuUs: number;
   readonly meanLaunchUs: number;
@@ -272,6 +275,8 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       kernels,
       medianKernelUs: medianKernelNs / 1000,
       launches,
+      memsets: sums.memsets[wi]!,
+      memcpys: sums.memcpys[wi]!,
       graphLaunches: sums.graphLaunches[wi]!,
       launchCpuUs: launchNs / 1000,
       meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
@@ -535,6 +540,8 @@ function opSelfNs(host: TraceModel['host'], i: number): number {
 class HostSums {
   readonly calls: Int32Array;
   readonly launches: Int32Array;
+  readonly memsets: Int32Array;
+  readonly memcpys: Int32Array;
   readonly graphLaunches: Int32Array;
   readonly syncs: Int32Array;
   readonly launchNs: Float64Array;
@@ -553,6 +560,8 @@ class HostSums {
     const nW = windows.length;
     this.calls = new Int32Array(nW);
     this.launches = new Int32Array(nW);
+    this.memsets = new Int32Array(nW);
+    this.memcpys = new Int32Array(nW);
     this.graphLaunches = new Int32Array(nW);
     this.syncs = new Int32Array(nW);
     this.launchNs = new Float64Array(nW);
@@ -576,10 +585,14 @@ class HostSums {
     const to = offsets[i + 1]!;
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
-    // A call CUPTI linked to a kernel is a launch whatever its name.
-    let launch = (bits & API_LAUNCH) !== 0;
-    for (let q = from; q < to && !launch; q++) if (gpu.kind[items[q]!] === GpuKind.Kernel) launch = true;
-    if (launch) {
+    let linkedKernel = false;
+    for (let q = from; q < to; q++) {
+      const k = gpu.kind[items[q]!];
+      if (k === GpuKind.Kernel) linkedKernel = true;
+      else if (k === GpuKind.Memcpy) this.memcpys[w]++;
+      else this.memsets[w]++;
+    }
+    if (isLaunchCall((bits & API_LAUNCH) !== 0, linkedKernel)) {
       this.launches[w]++;
       if (bits & API_GRAPH) this.graphLaunches[w]++;
       this.launchNs[w] += e - s;

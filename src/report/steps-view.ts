@@ -148,6 +148,8 @@ export function stepsJson(a: StepAnalysis) {
       gpuBusyUs: us(s.gpuBusyUs),
       gpuIdleUs: us(s.gpuIdleUs),
       launches: s.launches,
+      memsets: s.memsets,
+      memcpys: s.memcpys,
       verdict: s.verdict,
       reason: s.reason,
       borderline: s.borderline,

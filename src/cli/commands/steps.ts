@@ -32,8 +32,9 @@ Definitions:
   TC            time of kernels whose name says they use Tensor Cores / kernel time
   GPU time      sum of kernel durations inside the step (concurrent kernels each counted)
   Launches      kernel and graph launch calls (cudaLaunchKernel, cuLaunchKernelEx,
-                cudaGraphLaunch, hipLaunchKernel, ...) that started in the step, any thread;
-                Mean launch = their mean duration
+                cudaGraphLaunch, hipLaunchKernel, ...) and any call linked to a kernel, that
+                started in the step, any thread; Mean launch = their mean duration. Memsets
+                and copies are not launches (--json: memsets, memcpys beside)
   Median kernel median duration of the kernels that ran in the step
   CPU dispatch  sum of the self CPU time of the cpu_ops and of the durations of the runtime
                 and driver calls that are not synchronizations, over the events that started
