@@ -234,6 +234,42 @@ describe('explain: a sentence only where its condition holds', () => {
     one(ma, 'next.bias-epilogue');
   });
 
+  it('S4: a separate bias add only after a forward GEMM; a pointwise Inductor add gets compile-side wording; a backward mm or a layer-norm-backward reduction gets none (epilogue-premises.json)', async () => {
+    const path = join(ROOT, 'test/fixtures/micro/epilogue-premises.json');
+    const e = computeExplanation({ label: 'epilogue-premises', model: await load(path) });
+    const raw = (loadRawJson(path) as { traceEvents: RawEvent[] }).traceEvents;
+    const kernelUs = (opName: string) => raw.filter((k) => k.cat === 'kernel' && k.args!['External id'] === raw.find((o) => o.cat === 'cpu_op' && o.name === opName)!.args!['External id']).map((k) => k.dur);
+    const seps = sentences(e, 'bias.separate-add');
+    expect(seps.map((x) => x.numbers['addOp'])).toEqual(['aten::add', 'triton_poi_fused_add_0', 'triton_poi_fused_add_gelu_1']);
+    expect(seps.map((x) => x.numbers['addMeanUs'])).toEqual([kernelUs('aten::add')[0], ...kernelUs('triton_poi_fused_add_0'), ...kernelUs('triton_poi_fused_add_gelu_1')]);
+    expect(renderSentence(seps[0]!)).toMatch(/takes no bias; the next op/);
+    expect(renderSentence(seps[1]!)).toMatch(/inside the compiled graph runs without its bias; Inductor adds it in a pointwise kernel of its own/);
+    expect(renderSentence(seps[2]!)).toMatch(/together with `gelu`: that kernel reads the product for those ops anyway/);
+    // The backward mm ([1024,32]×[32,64] again, under MmBackward0) and the reduction after [8192,32]×[32,512]: no sentence.
+    expect(seps.filter((x) => x.numbers['shape'] === '[8192,32]×[32,512]')).toEqual([]);
+    expect(seps.filter((x) => x.numbers['shape'] === '[1024,32]×[32,64]')).toHaveLength(1);
+    const next = sentences(e, 'next.bias-epilogue').map(renderSentence);
+    expect(next).toHaveLength(2);
+    expect(next[0]).toMatch(/^Let the bias ride in the GEMM: `aten::mm` followed by `aten::add`/);
+    expect(next[1]).toMatch(/^In the compiled graph, `aten::mm` runs on cuBLAS without its bias and `triton_poi_fused_add_0` adds it/);
+    expect(next.join(' ')).not.toContain('gelu');
+    const rows = (await import('../src/analyses/ops.js')).computeOps(await load(path)).epilogues;
+    // Five bias-less GEMMs: the forward eager one and the two compiled ones with a pointwise add have a row; the backward mm and the one before a reduction have nothing to report.
+    expect(rows.map((r) => [r.inputDims, r.backward, r.separateAdd?.op])).toEqual([
+      ['[[1024,32],[32,64]]', false, 'aten::add'],
+      ['[[2048,32],[32,128],[2048,128]]', false, 'triton_poi_fused_add_0'],
+      ['[[4096,32],[32,256],[4096,256]]', false, 'triton_poi_fused_add_gelu_1'],
+    ]);
+  });
+
+  it('S4: the eager GPT-2 training step: its backward mm calls get no bias sentence', async () => {
+    const e = await explain('gpt2_train');
+    const raw = rawTrace('gpt2_train').events;
+    expect(raw.some((x) => x.name.startsWith('autograd::engine::evaluate_function: AddmmBackward'))).toBe(true);
+    expect(sentences(e, 'bias.separate-add')).toEqual([]);
+    expect(sentences(e, 'next.bias-epilogue')).toEqual([]);
+  });
+
   it('what to try next: no_grad only on a compiled graph that keeps backward work; CUDA graphs only when overhead-bound; fuse only with a chain', async () => {
     const relu = await explain('relu_mlp_compile');
     expect(one(relu, 'next.no-grad').numbers['finding']).toBe('BACKWARD_OPS_WITHOUT_BACKWARD');

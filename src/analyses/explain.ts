@@ -476,14 +476,36 @@ function biasSection(c: TraceContext): ExplainSection | undefined {
     } else if (r.carried.length) {
       sentences.push(say('bias.activation', `\`{op}\` {shape}${where} ({calls|call}): the {activation} is applied in the GEMM's epilogue, inside \`{kernel}\`.`, { ...base, activation: r.carried.join(', ') }));
     }
+    // epilogues.ts reports a separate add only after a forward GEMM, and in a compiled graph
+    // only a pointwise Inductor kernel; the wording follows who placed the add.
     if (r.separateAdd) {
       const a = r.separateAdd;
+      const addNumbers = {
+        ...base,
+        addOp: a.op,
+        addDims: a.inputDims,
+        addKernel: a.kernels[0] ? kernelLabel(a.kernels[0]) : 'no kernel',
+        ...(a.meanUs !== undefined ? { addMeanUs: a.meanUs } : { addMeanUs: null }),
+        fusedWith: a.fusedWith.map((o) => `\`${o}\``).join(', '),
+      };
       sentences.push(
-        say(
-          'bias.separate-add',
-          `\`{op}\` {shape}${where} takes no bias; the next op, \`{addOp}\` {addDims}, adds it in a kernel of its own (\`{addKernel}\`, {addMeanUs} per call): the product makes a round trip through HBM that an epilogue would not.`,
-          { ...base, addOp: a.op, addDims: a.inputDims, addKernel: a.kernels[0] ? kernelLabel(a.kernels[0]) : 'no kernel', ...(a.meanUs !== undefined ? { addMeanUs: a.meanUs } : { addMeanUs: null }) },
-        ),
+        !r.compiled
+          ? say(
+              'bias.separate-add',
+              `\`{op}\` {shape}${where} takes no bias; the next op, \`{addOp}\` {addDims}, adds it in a kernel of its own (\`{addKernel}\`, {addMeanUs} per call): the product makes a round trip through HBM that an epilogue would not.`,
+              addNumbers,
+            )
+          : a.fusedWith.length
+            ? say(
+                'bias.separate-add',
+                `\`{op}\` {shape}${where} runs without its bias; Inductor adds it in \`{addKernel}\` ({addMeanUs} per call) together with {fusedWith}: that kernel reads the product for those ops anyway, so the bias costs no round trip of its own.`,
+                addNumbers,
+              )
+            : say(
+                'bias.separate-add',
+                `\`{op}\` {shape}${where} runs without its bias; Inductor adds it in a pointwise kernel of its own (\`{addKernel}\`, {addMeanUs} per call): the product makes a round trip through HBM that an epilogue would not.`,
+                addNumbers,
+              ),
       );
     }
   }
@@ -1131,13 +1153,18 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
       }),
     );
   }
-  for (const r of c.lazy.ops().epilogues.filter((x) => x.separateAdd)) {
+  // Only where the add is a round trip of its own: a forward GEMM (epilogues.ts), and in a
+  // compiled graph an add kernel that fuses nothing else.
+  for (const r of c.lazy.ops().epilogues.filter((x) => x.separateAdd && !x.backward && x.separateAdd.kernels.length && !x.separateAdd.fusedWith.length)) {
+    const numbers = { op: r.op, addOp: r.separateAdd!.op, addMeanUs: r.separateAdd!.meanUs ?? null };
     sentences.push(
-      say('next.bias-epilogue', 'Let the bias ride in the GEMM: `{op}` followed by `{addOp}` launches two kernels where `torch.addmm` (or `nn.Linear`) launches one with the bias in its epilogue ({addMeanUs} of add kernel per call now).', {
-        op: r.op,
-        addOp: r.separateAdd!.op,
-        addMeanUs: r.separateAdd!.meanUs ?? null,
-      }),
+      r.compiled
+        ? say(
+            'next.bias-epilogue',
+            'In the compiled graph, `{op}` runs on cuBLAS without its bias and `{addOp}` adds it in a kernel of its own ({addMeanUs} per call now): `torch.compile(mode="max-autotune")` lets Inductor try Triton template GEMMs, which take a following pointwise op into their epilogue.',
+            numbers,
+          )
+        : say('next.bias-epilogue', 'Let the bias ride in the GEMM: `{op}` followed by `{addOp}` launches two kernels where `torch.addmm` (or `nn.Linear`) launches one with the bias in its epilogue ({addMeanUs} of add kernel per call now).', numbers),
     );
   }
   const l = computeLaunches(c.m, { top: 0 });
