@@ -308,6 +308,35 @@ describe('explain: a sentence only where its condition holds', () => {
     expect(sentences(compiled, 'fusion.inductor').map((s) => s.numbers['ops'])).toEqual([['_unsafe_view', 'gelu', 'mul']]);
   });
 
+  it('S9: the fused-ops sentence lists only ops that launch a kernel when run eagerly: views and Inductor prims named apart; a template GEMM is a GEMM; one op is no fusion', async () => {
+    const path = join(ROOT, 'test/fixtures/micro/inductor-template-gemm.json');
+    const e = computeExplanation({ label: 'tem', model: await load(path) });
+    const by = new Map(sentences(e, 'fusion.inductor').map((x) => [x.numbers['kernel'] as string, x]));
+    const tem = by.get('triton_tem_fused_addmm_t_view_0')!;
+    expect([tem.numbers['gemmOps'], tem.numbers['epilogueOps'], tem.numbers['viewOps']]).toEqual([['addmm'], [], ['t', 'view']]);
+    expect(renderSentence(tem)).not.toMatch(/fusing|one kernel for ops/);
+    const relu = by.get('triton_poi_fused_relu_view_1')!;
+    expect([relu.numbers['launchingOps'], relu.numbers['viewOps']]).toEqual([['relu'], ['view']]);
+    expect(renderSentence(relu)).toMatch(/no fusion across ops/);
+    const addMul = by.get('triton_poi_fused_add_mul_2')!;
+    expect(renderSentence(addMul)).toMatch(/fusing `add`, `mul`: one kernel for ops that each launch a kernel of their own when run eagerly/);
+
+    // Real captures: every op a "fusing" sentence lists is a non-view op in the kernel's raw name.
+    for (const name of ['geglu_mlp_compile', 'relu_mlp_compile']) {
+      const ex = await explain(name);
+      const kernels = new Set(rawTrace(name).events.filter((x) => x.cat === 'kernel' && x.name.startsWith('triton_')).map((x) => x.name));
+      for (const x of sentences(ex, 'fusion.inductor')) {
+        expect(kernels.has(x.numbers['kernel'] as string)).toBe(true);
+        for (const op of x.numbers['launchingOps'] as string[]) {
+          expect((x.numbers['kernel'] as string).includes(`_${op}_`)).toBe(true);
+          expect(['view', '_unsafe_view', 't', 'transpose', 'expand', 'permute', 'reshape']).not.toContain(op);
+        }
+      }
+    }
+    const g = sentences(await explain('geglu_mlp_compile'), 'fusion.inductor');
+    expect(g.map((x) => [x.numbers['launchingOps'], x.numbers['viewOps']])).toEqual([[['gelu', 'mul'], ['_unsafe_view']]]);
+  });
+
   it('.item() advice only where a sync sits under aten::item / _local_scalar_dense (sync_loop)', async () => {
     const e = await explain('sync_loop');
     const s = one(e, 'next.item-syncs');

@@ -47,6 +47,7 @@ import { computeOps, type OpsReport } from './ops.js';
 import { choosePrimaryScope, computeScopeInstances, instanceKernels, listAnnotations, scopeLabel, type ScopeInstance, type ScopeSpec } from './scopes.js';
 import { computeStepBreakdown, type StepAnalysis } from './step-breakdown.js';
 import { shortDtype } from './tensor-bytes.js';
+import { isViewOpName } from './views.js';
 
 // ------------------------------------------------------------------------------------------------
 // Result types
@@ -949,13 +950,7 @@ function fusionSection(c: TraceContext): ExplainSection | undefined {
   for (const k of fused.slice(0, LIST_MAX)) {
     const base = { kernel: kernelLabel(k.name), calls: k.calls, meanUs: k.meanUs, kind: k.kind, ops: [...k.ops], launchedBy: k.launchedBy.join(', ') };
     if (k.generator === 'inductor') {
-      sentences.push(
-        say(
-          'fusion.inductor',
-          `\`{kernel}\` is an Inductor {kind} kernel${k.ops.length ? ` fusing ${k.ops.map((_, i) => `\`{ops.${i}}\``).join(', ')}` : ''}: one kernel where eager mode runs one per op ({calls|call}, {meanUs} each).`,
-          base,
-        ),
-      );
+      sentences.push(inductorKernelSentence(k, base));
     } else {
       sentences.push(
         say('fusion.hand-written', `\`{kernel}\` is no library's kernel${k.outsideOp ? ' and ran outside any ATen op' : ''} (launched by \`{launchedBy}\`): a hand-written kernel, {calls|call}, {meanUs} each.`, base),
@@ -1003,6 +998,54 @@ function fusionSection(c: TraceContext): ExplainSection | undefined {
   }
   if (!sentences.length) return undefined;
   return { id: 'fusion', title: 'What fused, and what could', readings: ['S9'], sentences, tables: [], more: 'kinetoscope fusion TRACE' };
+}
+
+/** Inductor op names of matrix products (a template kernel computes one). */
+const GEMM_OP_NAMES = new Set(['mm', 'addmm', 'bmm', 'baddbmm', '_scaled_mm', '_int_mm', 'convolution']);
+
+/** Inductor's own prims (torch/_inductor/inductor_prims.py): they exist only in compiled graphs, never as an eager op. */
+const INDUCTOR_PRIM = /^(?:inductor_|prepare_softmax_online$|_low_memory_max_pool|_low_memory_max_pool_offsets_to_indices$|cvt_e8m0_rceil$|force_stride_order$)/;
+
+/**
+ * What an Inductor kernel's name says it fused, claiming only what holds: the ops that launch a
+ * kernel in eager mode (views launch none, views.ts), a fusion only where two or more of them
+ * share the kernel, and a template kernel read as the matrix product it computes with the rest
+ * in its epilogue.
+ */
+function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: ExplainSentence['numbers']): ExplainSentence {
+  const launching = k.ops.filter((o) => !isViewOpName(`aten::${o}`) && !INDUCTOR_PRIM.test(o));
+  const views = k.ops.filter((o) => isViewOpName(`aten::${o}`));
+  const prims = k.ops.filter((o) => INDUCTOR_PRIM.test(o));
+  const list = (xs: readonly string[]) => xs.map((o) => `\`${o}\``).join(', ');
+  const numbers = { ...base, launchingOps: [...launching], viewOps: [...views], primOps: [...prims], opList: list(launching), viewList: list(views), primList: list(prims) };
+  const tail = '({calls|call}, {meanUs} each)';
+  const viewsNote = views.length === 1 ? '; {viewList} is a view, which launches no kernel' : views.length ? '; {viewList} are views, which launch no kernel' : '';
+  const primsNote = prims.length ? `; {primList} ${prims.length === 1 ? 'is an Inductor prim' : 'are Inductor prims'}, not an eager op` : '';
+  if (!k.ops.length) return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel ${tail}; its name does not split into ops one way only.`, numbers);
+  if (k.kind === 'template') {
+    const gemm = launching.filter((o) => GEMM_OP_NAMES.has(o));
+    const rest = launching.filter((o) => !GEMM_OP_NAMES.has(o));
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor Triton template ${gemm.length ? `computing ${list(gemm)}` : 'kernel'}${rest.length ? ` with ${list(rest)} in its epilogue` : ''} ${tail}${viewsNote}${primsNote}.`,
+      { ...numbers, gemmOps: gemm, epilogueOps: rest },
+    );
+  }
+  if (launching.length >= 2) {
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor {kind} kernel fusing {opList}: one kernel for ops that each launch a kernel of their own when run eagerly ${tail}${viewsNote}${primsNote}.`,
+      numbers,
+    );
+  }
+  if (launching.length === 1) {
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor {kind} kernel computing {opList} ${tail}: one op's work, no fusion across ops${viewsNote}${primsNote}.`,
+      numbers,
+    );
+  }
+  return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel whose name lists only views ({viewList}), which launch nothing in eager mode: it copies data into the layout they describe ${tail}.`, numbers);
 }
 
 // ------------------------------------------------------------------------------------------------
