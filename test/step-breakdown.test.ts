@@ -15,6 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { computeStepBreakdown, type StepAnalysis } from '../src/analyses/step-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';
 import { stepsJson } from '../src/report/steps-view.js';
+import { renderSteps } from '../src/report/steps-view.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 
 type Raw = Record<string, unknown> & { name: string; cat?: string; ph?: string; ts: number; dur: number; args?: Record<string, unknown> };
@@ -270,6 +271,31 @@ describe('steps: verdicts', () => {
     const busy = unionClipped(raw.filter((e) => GPU_CATS.has(e.cat ?? '')).map(ns), lo, hi);
     return Math.round((100 * (hi - lo - busy)) / (hi - lo));
   };
+
+  it('one verdict across the steps: the median step by GPU busy share (raw unions), with the spread; split steps are borderline (gpt2_train), agreeing ones not (tiny_ops)', () => {
+    for (const name of ['gpt2_train', 'tiny_ops']) {
+      const raw = rawEvents(name);
+      const shares = steps(raw).map((st) => {
+        const [lo, hi] = ns(st);
+        return { name: st.name, share: unionClipped(raw.filter((e) => GPU_CATS.has(e.cat ?? '')).map(ns), lo, hi) / (hi - lo) };
+      });
+      const sorted = [...shares].sort((a, b) => a.share - b.share);
+      const mid = sorted[(sorted.length - 1) >> 1]!;
+      const o = analyses.get(name)!.stats.overall!;
+      expect(o.medianStep).toBe(mid.name);
+      expect(o.medianStepBusyShare).toBeCloseTo(mid.share, 9);
+      expect(o.verdict).toBe(mid.share >= 0.5 ? 'gpu-bound' : 'overhead-bound');
+      expect(o.gpuBusyShare.min).toBeCloseTo(sorted[0]!.share, 9);
+      expect(o.gpuBusyShare.max).toBeCloseTo(sorted[sorted.length - 1]!.share, 9);
+      const straddles = sorted[0]!.share < 0.5 && sorted[sorted.length - 1]!.share >= 0.5;
+      expect(o.split).toBe(straddles);
+      expect(o.borderline).toBe(straddles || Math.abs(mid.share - 0.5) < 0.1);
+      const text = renderSteps(analyses.get(name)!);
+      expect(text.split('\n')[0]).toMatch(new RegExp(`^Verdict over ${shares.length} steps: ${o.verdict}${o.borderline ? ' \\(borderline\\)' : ''} — `));
+      if (!straddles) expect(text).not.toContain('Steps whose verdict differs');
+    }
+    expect(analyses.get('gpt2_train')!.stats.overall!.split).toBe(true);
+  });
 
   it('tiny_ops (200 tiny elementwise ops) is overhead-bound, with launches and kernel sizes in the reason', () => {
     const a = analyses.get('tiny_ops')!;

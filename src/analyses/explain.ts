@@ -1088,16 +1088,55 @@ function compileSection(c: TraceContext): ExplainSection | undefined {
 
 function verdictSection(c: TraceContext): ExplainSection | undefined {
   const s = c.lazy.steps();
-  if (!s.steps.length) return undefined;
+  const o = s.stats.overall;
+  if (!s.steps.length || !o) return undefined;
   const sentences: ExplainSentence[] = [];
   const unit = s.source === 'profiler-steps' ? 'steps' : s.source === 'annotations' ? 'top-level annotations (taken as steps)' : 'trace';
   const counts = (['gpu-bound', 'overhead-bound', 'no-gpu-work'] as const).filter((v) => s.stats.verdicts[v] > 0).map((v) => ({ verdict: v, count: s.stats.verdicts[v] }));
+  // Per-step figures ride in the summary's numbers (for scripts); the text says one verdict.
+  const perStep = s.steps.map((r) => ({
+    name: r.name,
+    durUs: r.durUs,
+    verdict: r.verdict + (r.borderline ? ' (borderline)' : ''),
+    gpuBusyUs: r.gpuBusyUs,
+    gpuIdleUs: r.gpuIdleUs,
+    gpuIdleShare: 1 - r.gpuBusyShare,
+  }));
+  const numbers = {
+    steps: s.steps.length,
+    verdict: o.verdict + (o.borderline ? ' (borderline)' : ''),
+    medianStep: o.medianStep,
+    medianStepBusyShare: o.medianStepBusyShare,
+    busyMinShare: o.gpuBusyShare.min,
+    busyMaxShare: o.gpuBusyShare.max,
+    reason: o.reason,
+    verdicts: counts,
+    perStep,
+  };
   sentences.push(
-    say('verdict.summary', `Of {steps} ${unit}: ${counts.map((_, i) => `{verdicts.${i}.count} {verdicts.${i}.verdict}`).join(', ')}.`, { steps: s.steps.length, verdicts: counts }),
+    s.steps.length === 1
+      ? say('verdict.summary', `The one ${unit === 'trace' ? 'trace window' : 'step'}, \`{medianStep}\`, is {verdict}: {reason}.`, numbers)
+      : say(
+          'verdict.summary',
+          `Over {steps} ${unit}: {verdict} — GPU busy {medianStepBusyShare} of the median step, \`{medianStep}\` ({busyMinShare} to {busyMaxShare} over the ${unit === 'trace' ? 'windows' : 'steps'}); {reason}.`,
+          numbers,
+        ),
   );
-  for (const r of s.steps) {
+  if (o.split) {
     sentences.push(
-      say('verdict.step', '`{name}` ({durUs}): {verdict} — GPU busy {gpuBusyUs}, idle {gpuIdleUs} ({gpuIdleShare} of the step); {reason}.', {
+      say(
+        'verdict.split',
+        `The per-step verdicts split — ${counts.map((_, i) => `{verdicts.${i}.count} {verdicts.${i}.verdict}`).join(', ')} — because the GPU busy share sits near the 50% line ({busyMinShare} to {busyMaxShare}): one workload near the line, read by the median step above.`,
+        numbers,
+      ),
+    );
+  }
+  // Per step: only the steps whose verdict differs from the overall one, and only when the
+  // steps did not merely split around the line (said above); at most LIST_MAX.
+  const differ = o.split ? [] : s.steps.filter((r) => r.verdict !== o.verdict);
+  for (const r of differ.slice(0, LIST_MAX)) {
+    sentences.push(
+      say('verdict.step', '`{name}` ({durUs}) differs: {verdict} — GPU busy {gpuBusyUs}, idle {gpuIdleUs} ({gpuIdleShare} of the step); {reason}.', {
         name: r.name,
         durUs: r.durUs,
         verdict: r.verdict + (r.borderline ? ' (borderline)' : ''),
@@ -1108,7 +1147,8 @@ function verdictSection(c: TraceContext): ExplainSection | undefined {
       }),
     );
   }
-  const bound = s.stats.verdicts['overhead-bound'] > s.stats.verdicts['gpu-bound'] ? 'overhead-bound' : s.stats.verdicts['gpu-bound'] > 0 ? 'gpu-bound' : undefined;
+  if (differ.length > LIST_MAX) sentences.push(say('verdict.more', 'And {more|more step} with another verdict.', { more: differ.length - LIST_MAX }));
+  const bound = o.verdict;
   if (bound === 'overhead-bound') {
     sentences.push(
       say('verdict.meaning.overhead', 'While the GPU is idle it waits for the host: removing all host overhead could save at most the idle {gpuIdleUs} of a step (mean), a faster GPU at most the busy {gpuBusyUs}.', {
@@ -1151,8 +1191,10 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
     );
   }
   const s = c.lazy.steps();
+  // The advice follows the one verdict across the steps (step-breakdown.ts `overallVerdict`).
+  const overall = s.stats.overall;
   const overhead = s.steps.filter((r) => r.verdict === 'overhead-bound');
-  if (overhead.length && overhead.length * 2 > s.steps.length) {
+  if (overall?.verdict === 'overhead-bound' && overhead.length) {
     const graphs = s.steps.reduce((n, r) => n + r.graphLaunches, 0);
     const numbers = {
       steps: overhead.length,
@@ -1224,8 +1266,8 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
       }),
     );
   }
-  const gpuBound = s.steps.filter((r) => r.verdict === 'gpu-bound');
-  if (gpuBound.length && gpuBound.length * 2 > s.steps.length) {
+  // Not when borderline: with the GPU idle for 40% of a step, host-side work can help.
+  if (overall?.verdict === 'gpu-bound' && !overall.borderline) {
     const g = c.lazy.gemm();
     const gemmUs = g.totals.kernelUs;
     const gpuUs = s.steps.reduce((a, r) => a + r.gpuTimeUs, 0);

@@ -32,6 +32,11 @@
  * work is what keeps the GPU waiting); host time blocked in synchronisations, DataLoader time. A step with no GPU work is `no-gpu-work`.
  * Within ±10% of the threshold the step is flagged `borderline`: neither side dominates, and
  * steps of the same loop can fall either way.
+ * One verdict across the steps (`stats.overall`), said before any per-step detail: the rule
+ * of the step whose GPU busy share is the median one (the lower middle one for an even count;
+ * robust to a warm-up step), with its reason and the spread of the shares. It is `borderline` when the median is within the margin or
+ * when the per-step verdicts split (`split`): identical steps on either side of 50% are one
+ * workload near the line, not two workloads.
  *
  * Ignores: `python_function` frames (as the plugin), `cuda_sync` records.
  */
@@ -145,6 +150,21 @@ export interface StepStats {
   /** Mean of each breakdown part over the steps. */
   readonly breakdownMeanUs: StepTimeBreakdown;
   readonly verdicts: Record<StepVerdict, number>;
+  /** One verdict across the steps (see the module comment); undefined without steps. */
+  readonly overall?: OverallVerdict;
+}
+
+export interface OverallVerdict {
+  readonly verdict: StepVerdict;
+  readonly borderline: boolean;
+  /** The per-step verdicts disagree (gpu-bound and overhead-bound steps both). */
+  readonly split: boolean;
+  /** Spread of the steps' GPU busy shares (0–1); the verdict follows the median. */
+  readonly gpuBusyShare: Spread;
+  /** The step whose busy share is the median one (the lower middle one for an even count), its share and its reason. */
+  readonly medianStep: string;
+  readonly medianStepBusyShare: number;
+  readonly reason: string;
 }
 
 export interface StepOutlier {
@@ -733,7 +753,9 @@ function computeStats(steps: readonly StepRow[]): StepStats {
   ) as unknown as StepTimeBreakdown;
   const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
   for (const s of steps) verdicts[s.verdict]++;
+  const overall = overallVerdict(steps, verdicts);
   return {
+    ...(overall ? { overall } : {}),
     count: steps.length,
     durUs: of((s) => s.durUs),
     gpuBusyUs: of((s) => s.gpuBusyUs),
@@ -746,6 +768,24 @@ function computeStats(steps: readonly StepRow[]): StepStats {
     breakdownMeanUs,
     verdicts,
   };
+}
+
+/** One verdict across the steps (see the module comment). */
+export function overallVerdict(steps: readonly StepRow[], verdicts: Record<StepVerdict, number>): OverallVerdict | undefined {
+  if (!steps.length) return undefined;
+  const withWork = steps.filter((s) => s.verdict !== 'no-gpu-work');
+  const split = verdicts['gpu-bound'] > 0 && verdicts['overhead-bound'] > 0;
+  if (!withWork.length) {
+    return { verdict: 'no-gpu-work', borderline: false, split: false, gpuBusyShare: spread(steps.map((s) => s.gpuBusyShare)), medianStep: steps[0]!.name, medianStepBusyShare: steps[0]!.gpuBusyShare, reason: steps[0]!.reason };
+  }
+  const byShare = [...withWork].sort((a, b) => a.gpuBusyShare - b.gpuBusyShare);
+  const mid = byShare[(byShare.length - 1) >> 1]!;
+  const share = spread(withWork.map((s) => s.gpuBusyShare));
+  // The median step decides (the lower middle one for an even count), so the verdict and the
+  // reason quoted are the same step's.
+  const verdict = mid.verdict;
+  const borderline = split || Math.abs(mid.gpuBusyShare - GPU_BOUND_BUSY_SHARE) < BORDERLINE_MARGIN;
+  return { verdict, borderline, split, gpuBusyShare: share, medianStep: mid.name, medianStepBusyShare: mid.gpuBusyShare, reason: mid.reason.replace(/^borderline: /, '') };
 }
 
 function findOutliers(steps: readonly StepRow[]): StepOutlier[] {
