@@ -296,6 +296,24 @@ describe('explain: a sentence only where its condition holds', () => {
     ]);
   });
 
+  it('S1: a caveat that with_stack / profile_memory / with_flops inflate host times, only where the trace shows them on', async () => {
+    const raw = loadRawJson(h200Trace('gpt2_train'));
+    const frames = raw.traceEvents.filter((x) => x['cat'] === 'python_function').length;
+    const records = raw.traceEvents.filter((x) => x['name'] === '[memory]').length;
+    expect([raw['with_stack'], raw['profile_memory'], raw['with_flops']]).toEqual([1, 1, 1]);
+    const s = one(await explain('gpt2_train'), 'steps.profiler-options');
+    expect(s.numbers['options']).toEqual(['with_stack', 'profile_memory', 'with_flops']);
+    // The model keeps the frames and the records here (the CLI leaves them out and falls back on the header).
+    expect(s.numbers['evidence']).toEqual([`${frames.toLocaleString('en-US')} python_function frames`, `${records.toLocaleString('en-US')} [memory] records`, 'the trace header']);
+    expect(renderSentence(s)).toMatch(/host times .* read longer .*; GPU activity durations are not affected/);
+    for (const name of ['linear', 'relu_mlp_compile']) {
+      const r = loadRawJson(h200Trace(name));
+      expect([r['with_stack'], r['profile_memory'], r['with_flops']].every((x) => !x)).toBe(true);
+      expect(r.traceEvents.some((x) => x['cat'] === 'python_function' || x['name'] === '[memory]')).toBe(false);
+      expect(sentences(await explain(name), 'steps.profiler-options')).toEqual([]);
+    }
+  });
+
   it('S4: the eager GPT-2 training step: its backward mm calls get no bias sentence', async () => {
     const e = await explain('gpt2_train');
     const raw = rawTrace('gpt2_train').events;

@@ -47,6 +47,7 @@ import { computeOps, type OpsReport } from './ops.js';
 import { choosePrimaryScope, computeScopeInstances, instanceKernels, listAnnotations, scopeLabel, type ScopeInstance, type ScopeSpec } from './scopes.js';
 import { computeStepBreakdown, type StepAnalysis } from './step-breakdown.js';
 import { shortDtype } from './tensor-bytes.js';
+import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
 import { isViewOpName } from './views.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -284,6 +285,10 @@ function stepsSection(c: TraceContext): ExplainSection {
         : say('steps.annotation', `\`{name}\` ran {instances|time}${times}: ${span}; it launched no GPU work.`, numbers),
     );
   }
+  // Every host time below is inflated when the profiler recorded stacks, memory or FLOPs.
+  const inflating = findInflatingOptions(m);
+  const caveat = describeInflatingOptions(inflating);
+  if (caveat) sentences.push(say('steps.profiler-options', '{caveat}', { caveat, options: inflating.map((o) => o.option), evidence: inflating.map((o) => o.evidence) }));
   if (c.scope.per === 'annotation') {
     const own = annotations.find((a) => a.name === c.scopeName);
     const ref = steps.length ? steps : computeScopeInstances(m, { per: 'trace' });
@@ -1061,16 +1066,24 @@ function compileSection(c: TraceContext): ExplainSection | undefined {
     const preOps = new Map<string, number>();
     for (const s of xs) for (const p of s.preOps) preOps.set(p.name, (preOps.get(p.name) ?? 0) + p.selfCpuUs);
     const list = [...preOps].map(([name, us]) => ({ name, selfCpuUs: us / xs.length }));
+    const wrapperCpuUs = mean(xs.map((s) => s.wrapperCpuUs));
+    // The compiled graph's own host code (`## Call CompiledFxGraph … ##` self CPU) is named apart
+    // from guards and cache lookups and from the layers that call the graph (compile-overhead.ts).
     sentences.push(
       say(
         'compile.pre-ops',
-        `Each \`{scope}\` runs {regions|compiled region} and pays the compile stack's pre-ops — ${list.map((_, i) => `\`{preOps.${i}.name}\` {preOps.${i}.selfCpuUs}`).join(', ')} (self CPU, mean per instance) — {preOpsCpuUs} in all, {preOpsShare} of its host time; {beforeFirstLaunchUs} pass from the cache lookup to the first kernel launch.`,
+        `Each \`{scope}\` runs {regions|compiled region}; the compile stack's events take {preOpsCpuUs} of self CPU per instance ({preOpsShare} of its host time): ${
+          wrapperCpuUs > 0 ? "{wrapperCpuUs} is the compiled graph's own host code (the self CPU of `## Call CompiledFxGraph … ##`: Inductor's Python wrapper, its buffer allocations and the Python side of each kernel launch), " : ''
+        }{guardsCpuUs} guards and cache lookups, {callLayersCpuUs} the layers that call the graph (region, AOTDispatcher, CompiledFunction); {beforeFirstLaunchUs} pass from the cache lookup to the first kernel launch.`,
         {
           scope: scopes.length ? c.scopeName : 'step',
           regions: mean(xs.map((s) => s.regions)),
           preOps: list,
           preOpsCpuUs: mean(xs.map((s) => s.preOpsCpuUs)),
           preOpsShare: mean(xs.map((s) => s.preOpsShare)),
+          wrapperCpuUs,
+          guardsCpuUs: mean(xs.map((s) => s.guardsCpuUs)),
+          callLayersCpuUs: mean(xs.map((s) => s.callLayersCpuUs)),
           beforeFirstLaunchUs: mean(xs.map((s) => s.beforeFirstLaunchUs)),
         },
       ),
@@ -1078,6 +1091,7 @@ function compileSection(c: TraceContext): ExplainSection | undefined {
   }
   for (const f of co.findings) {
     if (f.code === 'PRE_LAUNCH_OVERHEAD') continue; // said above
+    if (f.code === 'PROFILER_OPTIONS_INFLATE_HOST_TIME') continue; // said in S1 (steps.profiler-options)
     sentences.push(say(`compile.finding.${f.code}`, '{message}', { message: f.message, code: f.code, severity: f.severity, evidence: f.evidence as ExplainValue }));
   }
   return { id: 'compile', title: 'What compiling costs on the host', readings: ['S10'], sentences, tables: [], more: 'kinetoscope compile TRACE' };

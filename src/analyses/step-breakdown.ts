@@ -54,6 +54,7 @@ import {
   type WindowGpuMetrics,
 } from './gpu-metrics.js';
 import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
+import { findInflatingOptions, type InflatingOptionFound } from './profiler-options.js';
 import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, isLaunchCall, quantileSorted, type LaunchIndex } from './launches.js';
 import { medianOf, ValueList } from './median.js';
 import { orderByStart } from './time-order.js';
@@ -177,6 +178,8 @@ export interface StepOutlier {
 
 export interface StepAnalysis {
   readonly source: StepSource;
+  /** Profiler options that inflate the host times below (profiler-options.ts). */
+  readonly profilerOptions: readonly InflatingOptionFound[];
   readonly steps: StepRow[];
   readonly stats: StepStats;
   readonly outliers: StepOutlier[];
@@ -320,7 +323,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     });
   }
 
-  return { source, steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
+  return { source, profilerOptions: findInflatingOptions(m), steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /** The step table, the Overview breakdown, verdicts with reasons, spread and slow steps; and the same as JSON. */
 import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/step-breakdown.js';
 import { BREAKDOWN_KEYS } from '../analyses/step-breakdown.js';
+import { describeInflatingOptions } from '../analyses/profiler-options.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
@@ -92,6 +93,8 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
   } else if (a.steps.length > 1) {
     out.push('No step is 30% or more above the median.');
   }
+  const caveat = describeInflatingOptions(a.profilerOptions);
+  if (caveat) out.push('', `Caveat: ${caveat}`);
   return out.join('\n');
 }
 
@@ -160,6 +163,7 @@ function spreadJson(sp: Spread, f: (x: number) => number | null) {
 export function stepsJson(a: StepAnalysis) {
   return {
     source: a.source,
+    profilerOptions: a.profilerOptions.map((o) => ({ option: o.option, evidence: o.evidence })),
     steps: a.steps.map((s) => ({
       name: s.name,
       startUs: us(s.startUs),
