@@ -44,7 +44,7 @@ function yamlFile(name: string, text: string): string {
   return p;
 }
 
-beforeAll(ensureBuilt, 200_000);
+beforeAll(ensureBuilt);
 
 describe('examples/expect: the article\'s guesses hold on the H200 captures', () => {
   it('there is a file for each of the seed\'s workloads', () => {

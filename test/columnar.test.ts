@@ -64,7 +64,7 @@ describe('columnar path = object path', () => {
     for (const path of files) {
       expect(await outcome(() => loadTrace(path)), path).toEqual(await outcome(() => viaObjects(path)));
     }
-  }, 600_000);
+  });
 });
 
 describe('args skipped unread: same notes and errors as parsing them', () => {

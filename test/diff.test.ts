@@ -262,7 +262,7 @@ describe('longestCommonSubsequence', () => {
 });
 
 describe('kinetoscope diff (CLI)', () => {
-  beforeAll(ensureBuilt, 200_000);
+  beforeAll(ensureBuilt);
 
   it('--json has the documented keys; exit 0', () => {
     const r = spawnSync(process.execPath, [CLI, 'diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_compile'), '--json'], { encoding: 'utf8' });

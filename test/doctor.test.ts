@@ -225,7 +225,7 @@ describe.skipIf(!HAS_HTA)("doctor on HTA's fixtures agrees with the raw JSON", (
 // ------------------------------------------------------------------------------------------------
 
 describe('kinetoscope doctor (CLI)', () => {
-  beforeAll(ensureBuilt, 200_000);
+  beforeAll(ensureBuilt);
   const CLI = join(import.meta.dirname, '../dist/cli/main.js');
   const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
 

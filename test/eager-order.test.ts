@@ -282,7 +282,7 @@ describe('the limits of seeing through a GEMM (traces altered here)', () => {
 });
 
 describe('kinetoscope diff on the workloads (CLI)', () => {
-  beforeAll(ensureBuilt, 200_000);
+  beforeAll(ensureBuilt);
 
   it('kinetoscope diff --json: nothing left "only in A"', () => {
     const r = spawnSync(process.execPath, [CLI, 'diff', trace('geglu_mlp'), trace('geglu_mlp_compile'), '--json'], { encoding: 'utf8' });

@@ -457,7 +457,7 @@ describe('explain: rendering', () => {
 });
 
 describe('explain: the command', () => {
-  beforeAll(() => ensureBuilt(), 240_000);
+  beforeAll(() => ensureBuilt());
   const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'explain', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 
   it('prints Markdown with a section per reading, --only keeps the named ones, --json one document', () => {

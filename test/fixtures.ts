@@ -8,8 +8,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const H200_DIR = join(here, 'fixtures/traces/h200-torch2.11');
 export const MICRO_DIR = join(here, 'fixtures/micro');
 export const HTA_DIR = join(here, '../../shared/peer-traces/hta');
-export const HAS_HTA = existsSync(HTA_DIR);
-if (!HAS_HTA) console.warn(`HTA peer traces not found at ${HTA_DIR}: tests that read them are skipped.`);
+export const HAS_HTA = existsSync(HTA_DIR); // said once by test/global-setup.ts when false
 
 export const H200_NAMES: string[] = readdirSync(H200_DIR)
   .filter((f) => f.endsWith('.pt.trace.json.gz'))

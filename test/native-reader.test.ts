@@ -217,7 +217,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 
   it.skipIf(process.platform === 'win32')('a named pipe (no seeking) is read in order, as the JavaScript reader reads it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ks-native-fifo-'));
@@ -243,7 +243,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
       const text = readText(join(HTA_DIR, f));
       for (const chunk of [text.length, 65536]) expect(compare(text, chunk, MODEL_ARGS_POLICY, false), `${f} in ${chunk}-byte chunks`).toBeUndefined();
     }
-  }, 120_000);
+  });
 
   it('600 mutated texts: every way an event is handed back, cut anywhere', () => {
     // Events as Kineto writes them, then edits that the fast path must hand back or take alike.
@@ -293,7 +293,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
       compared++;
     }
     expect(compared).toBe(600);
-  }, 120_000);
+  });
 });
 
 /** A tokenizer's result as readTraceColumns reports it: without its diagnostics (they are the sink's). */

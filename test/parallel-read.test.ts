@@ -29,7 +29,7 @@ beforeAll(async () => {
   loadTrace = (await import(pathToFileURL(join(ROOT, 'dist/load-trace.js')).href)).loadTrace;
   readFileParallel = (await import(pathToFileURL(join(ROOT, 'dist/ingest/read-parallel.js')).href)).readFileParallel;
   MODEL_ARGS_POLICY = (await import(pathToFileURL(join(ROOT, 'dist/model/build-model.js')).href)).MODEL_ARGS_POLICY;
-}, 200_000);
+});
 
 
 async function outcome(p: Promise<TraceModel>): Promise<unknown> {
@@ -55,7 +55,7 @@ describe('parallel read = serial read', () => {
       writeFileSync(path, gunzipSync(readFileSync(h200Trace(name))));
       const size = readFileSync(path).length;
       await expectSameAsSerial(path, [size > 1e6 ? 997 : 97, 4096, Math.ceil(size / 7), Math.ceil(size / 2)]);
-    }, 120_000);
+    });
   }
 
   it('gpt2_train: a worker reads the ranges and the batches reach the model in order', async () => {

@@ -62,7 +62,7 @@ describe.skipIf(!HAS_CHROMIUM)('report page in Chromium (gpt2_train)', () => {
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(`file://${file}`);
     await page.waitForSelector('#tl[data-ready="true"]', { timeout: 10_000 });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await context?.close();

@@ -88,7 +88,7 @@ function runCli(args: string[]): { status: number | null; stdout: string; stderr
 }
 
 describe('docs/walkthrough.md', () => {
-  beforeAll(() => ensureBuilt(), 240_000);
+  beforeAll(() => ensureBuilt());
   const text = readFileSync(DOC, 'utf8');
   const blocks = findBlocks(text);
 

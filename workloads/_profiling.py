@@ -23,6 +23,9 @@ import time
 from typing import Any, Callable
 
 DTYPES = ("bf16", "fp16", "fp32")
+COMPILE_MODES = ("default", "max-autotune", "reduce-overhead")
+# the file-stem suffix of each mode, as the shared captures name them (tiny_ops_compile_ro)
+MODE_SUFFIX = {"default": "", "max-autotune": "_ma", "reduce-overhead": "_ro"}
 
 PROFILING_NOTES = """\
 profiling (the article's settings):
@@ -48,6 +51,13 @@ def make_parser(prog: str, description: str, examples: str) -> argparse.Argument
     )
     run = parser.add_argument_group("run")
     run.add_argument("--compile", action="store_true", help="run the forward under torch.compile (Inductor)")
+    run.add_argument(
+        "--compile-mode",
+        choices=COMPILE_MODES,
+        default="default",
+        help="torch.compile's mode with --compile: default, max-autotune (Triton template GEMMs "
+        "tried against cuBLAS) or reduce-overhead (CUDA graphs) (default: default)",
+    )
     run.add_argument("--dtype", choices=DTYPES, default="bf16", help="parameter and input dtype (default: bf16)")
     run.add_argument(
         "--no-grad",
@@ -66,6 +76,11 @@ def make_parser(prog: str, description: str, examples: str) -> argparse.Argument
     )
     prof.add_argument("--warmup", type=int, default=3, metavar="N", help="untimed iterations before profiling (default: 3)")
     prof.add_argument("--active", type=int, default=3, metavar="N", help="profiled steps, schedule's active (default: 3)")
+    prof.add_argument("--profile-memory", action="store_true",
+                      help="profile_memory=True: [memory] events, and torch's memory columns in the oracle")
+    prof.add_argument("--with-stack", action="store_true",
+                      help="with_stack=True: python frames (and nn.Module frames) in the trace")
+    prof.add_argument("--with-flops", action="store_true", help="with_flops=True: torch's FLOP estimates in args")
     return parser
 
 
@@ -73,7 +88,7 @@ def default_stem(base: str, args: argparse.Namespace) -> str:
     """linear, linear_compile, geglu_mlp_compile_nograd, linear_fp32 ... (the shared set's names)."""
     if args.name:
         return args.name
-    stem = base + ("_compile" if args.compile else "")
+    stem = base + ("_compile" + MODE_SUFFIX[args.compile_mode] if args.compile else "")
     stem += "_nograd" if args.no_grad else ""
     stem += "" if args.dtype == "bf16" else "_" + args.dtype
     return stem
@@ -94,6 +109,11 @@ def oracle(prof: Any, workload: str, annotation: str) -> dict[str, Any]:
             device_time_total_us=getattr(e, "device_time_total", None),
             self_device_time_total_us=getattr(e, "self_device_time_total", None),
             device_type=str(e.device_type),
+            # bytes; 0 unless the run had profile_memory=True (torch >= 2.4 says device_, older cuda_)
+            cpu_memory_usage=getattr(e, "cpu_memory_usage", None),
+            self_cpu_memory_usage=getattr(e, "self_cpu_memory_usage", None),
+            device_memory_usage=getattr(e, "device_memory_usage", getattr(e, "cuda_memory_usage", None)),
+            self_device_memory_usage=getattr(e, "self_device_memory_usage", getattr(e, "self_cuda_memory_usage", None)),
         )
         for e in prof.key_averages()
     ]
@@ -140,12 +160,15 @@ def capture(
     *,
     base: str,
     annotation: str,
-    build: Callable[[Any, Any, str], tuple[Callable[..., Any], tuple[Any, ...]]],
+    build: Callable[..., tuple[Callable[..., Any], tuple[Any, ...]]],
+    compiles_inside: bool = False,
 ) -> str:
     """Build the workload, warm it up, profile it the article's way, write trace + oracle + table.
 
     `build(torch, dtype, device)` returns (forward, inputs); `--compile` compiles the forward.
-    Returns the trace's path.
+    With `compiles_inside` (a training step: the model is compiled, not the optimizer's step),
+    `build(torch, dtype, device, compile)` gets the compile function (identity without
+    `--compile`) and applies it where it belongs. Returns the trace's path.
     """
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
@@ -166,14 +189,19 @@ def capture(
         if on_cuda:
             torch.cuda.synchronize()
 
-    print(f"{stem}: {versions(torch)}; dtype {args.dtype}" + (", compiled" if args.compile else "")
+    print(f"{stem}: {versions(torch)}; dtype {args.dtype}" + (f", compiled ({args.compile_mode})" if args.compile else "")
           + (", no_grad" if args.no_grad else ", grad enabled"), flush=True)
     torch.manual_seed(args.seed)
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_cuda else [])
+    def compile_fn(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return torch.compile(fn, mode=args.compile_mode) if args.compile else fn
+
     with torch.no_grad() if args.no_grad else contextlib.nullcontext():
-        forward, inputs = build(torch, torch_dtype(torch, args.dtype), args.device)
-        if args.compile:
-            forward = torch.compile(forward)
+        if compiles_inside:
+            forward, inputs = build(torch, torch_dtype(torch, args.dtype), args.device, compile_fn)
+        else:
+            forward, inputs = build(torch, torch_dtype(torch, args.dtype), args.device)
+            forward = compile_fn(forward)
         t0 = time.perf_counter()
         for _ in range(args.warmup):  # compilation, cuBLAS handles, autotuning: outside the trace
             forward(*inputs)
@@ -184,6 +212,9 @@ def capture(
             schedule=schedule(wait=1, warmup=1, active=args.active, repeat=1),
             on_trace_ready=lambda p: p.export_chrome_trace(trace_json),
             record_shapes=True,
+            profile_memory=args.profile_memory,
+            with_stack=args.with_stack,
+            with_flops=args.with_flops,
         ) as prof:
             for _ in range(args.active + 2):
                 with record_function(annotation):
