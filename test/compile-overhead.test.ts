@@ -74,6 +74,7 @@ describe('compile pre-ops per step', () => {
     const cases: [string, string, () => Oracle][] = [
       ['relu_mlp_compile', h200Trace('relu_mlp_compile'), () => loadOracle('relu_mlp_compile')],
       ['geglu_mlp_compile', h200Trace('geglu_mlp_compile'), () => loadOracle('geglu_mlp_compile')],
+      ['gpt2_train_compile', h200Trace('gpt2_train_compile'), () => loadOracle('gpt2_train_compile')],
       ...(existsSync(`${vit}.pt.trace.json.gz`) ? [['vit_train_compile', `${vit}.pt.trace.json.gz`, () => JSON.parse(gunzipSync(readFileSync(`${vit}.oracle.json.gz`)).toString('utf8')) as Oracle] as [string, string, () => Oracle]] : []),
     ];
     for (const [name, path, oracleOf] of cases) {

@@ -149,12 +149,21 @@ function rawFigures(raw: Raw) {
     const k = `${g.pid}/${g.args?.stream ?? g.tid}`;
     streams.set(k, [...(streams.get(k) ?? []), g]);
   }
+  // PDL: on a device of compute capability ≥ 9, a kernel overlapping the kernel right before it
+  // (no earlier, longer one) and ending at or after its end; every other overlap is not.
+  const sm90 = new Set((raw.deviceProperties ?? []).filter((d: Raw) => d.computeMajor >= 9).map((d: Raw) => d.id));
   let overlaps = 0;
+  let pdl = 0;
   for (const list of streams.values()) {
     list.sort((a, b) => a.ts - b.ts);
     let maxEnd = -Infinity;
-    for (const g of list) {
-      if (g.ts < maxEnd) overlaps++;
+    for (let i = 0; i < list.length; i++) {
+      const g = list[i]!;
+      if (g.ts < maxEnd) {
+        const p = list[i - 1]!;
+        if (sm90.has(g.args?.device) && g.cat === 'kernel' && p.cat === 'kernel' && p.ts + p.dur === maxEnd && g.ts + g.dur >= maxEnd) pdl++;
+        else overlaps++;
+      }
       maxEnd = Math.max(maxEnd, g.ts + g.dur);
     }
   }
@@ -164,7 +173,7 @@ function rawFigures(raw: Raw) {
   const owned = (ext: number) => gpu.filter((g) => g.args?.['External id'] === ext && g.args?.['External id'] !== g.args?.correlation);
   const collisions = calls.filter((c) => ops.has(c.args?.correlation) && owned(c.args.correlation).length > 0);
   const collided = collisions.flatMap((c) => owned(c.args.correlation));
-  return { share, withoutLaunch, launchesWithout, overlaps, graph, collisions, collided };
+  return { share, withoutLaunch, launchesWithout, overlaps, pdl, graph, collisions, collided };
 }
 
 describe('doctor on the H200 captures agrees with the raw JSON', () => {
@@ -175,6 +184,7 @@ describe('doctor on the H200 captures agrees with the raw JSON', () => {
       expect(find(r, 'KERNEL_WITHOUT_LAUNCH')?.count ?? 0).toBe(raw.withoutLaunch.length);
       expect(find(r, 'LAUNCH_WITHOUT_KERNEL')?.count ?? 0).toBe(raw.launchesWithout.length);
       expect(find(r, 'OVERLAPPING_KERNELS')?.count ?? 0).toBe(raw.overlaps);
+      expect(find(r, 'PDL_OVERLAP')?.count ?? 0).toBe(raw.pdl);
       expect(find(r, 'GRAPH_HIDDEN_KERNELS')?.count ?? 0).toBe(raw.graph.length);
       expect(find(r, 'TORCH_ID_COLLISION')?.count ?? 0).toBe(raw.collisions.length);
       if (raw.graph.length) expect(find(r, 'GRAPH_HIDDEN_KERNELS')!.gpuTimeShare).toBeCloseTo(raw.share(raw.graph), 9);
@@ -244,6 +254,14 @@ describe('kinetoscope doctor (CLI)', () => {
     expect(run(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json'), '--strict']).status).toBe(1);
     expect(run(['doctor', join(MICRO_DIR, 'doctor-id-collision.json'), '--strict']).status).toBe(0);
     expect(run(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json')]).status).toBe(0);
+  });
+
+  it('cnn_train and cnn_train_compile (H200): their same-stream overlaps are all PDL pairs (raw rule above); --strict exits 0', () => {
+    for (const name of ['cnn_train', 'cnn_train_compile']) {
+      const raw = rawFigures(loadRawJson(h200Trace(name)));
+      expect([raw.pdl > 0, raw.overlaps]).toEqual([true, 0]);
+      expect(run(['summary', h200Trace(name), '--strict']).status).toBe(0);
+    }
   });
 
   it('--strict: a PDL overlap on an H200 is information, not a failure, in doctor and in the other commands', () => {

@@ -296,6 +296,39 @@ describe('explain: a sentence only where its condition holds', () => {
     ]);
   });
 
+  it('S4: the compiled GPT-2 training step: no bias advice for its backward mm calls, whose next op is a layer-norm-backward reduction (gpt2_train_compile)', async () => {
+    const raw = rawTrace('gpt2_train_compile').events;
+    // The premise the old advice stood on: backward aten::mm calls followed, as the next op, by a
+    // persistent reduction fusing `add` whose inputs include a [768] operand.
+    const ops = raw.filter((x) => x.cat === 'cpu_op').sort((a, b) => a.ts - b.ts);
+    const lnBwd = ops.filter((x) => /^triton_per_fused_.*_add_.*native_layer_norm_backward/.test(x.name) && (x.args!['Input Dims'] as number[][]).some((d) => d.length === 1 && d[0] === 768));
+    expect(lnBwd.length).toBeGreaterThan(0);
+    const e = await explain('gpt2_train_compile');
+    expect(sentences(e, 'bias.separate-add')).toEqual([]);
+    expect(sentences(e, 'next.bias-epilogue')).toEqual([]);
+    // Its forward Linears are addmm with the bias in the nvjet kernel's epilogue (raw: each addmm's kernel says _bias_).
+    const addmm = ops.filter((x) => x.name === 'aten::addmm');
+    const kernelsOf = (x: RawEvent) => raw.filter((k) => k.cat === 'kernel' && k.args!['External id'] === x.args!['External id']);
+    expect(addmm.length).toBeGreaterThan(0);
+    expect(addmm.every((x) => kernelsOf(x).some((k) => /_bias_/.test(k.name)))).toBe(true);
+    expect(sentences(e, 'bias.epilogue').reduce((a, x) => a + num(x, 'calls'), 0)).toBe(addmm.length);
+  });
+
+  it('S9: max-autotune template GEMMs read as the GEMM they compute, the ReLU in the epilogue; the ReLU kernel alone is no fusion (relu_mlp_compile_ma_nograd)', async () => {
+    const e = await explain('relu_mlp_compile_ma_nograd');
+    const names = [...new Set(rawTrace('relu_mlp_compile_ma_nograd').events.filter((x) => x.cat === 'kernel' && x.name.startsWith('triton_')).map((x) => x.name))].sort();
+    const said = sentences(e, 'fusion.inductor');
+    expect(said.map((x) => x.numbers['kernel']).sort()).toEqual(names);
+    for (const x of said) {
+      const name = x.numbers['kernel'] as string;
+      if (name.startsWith('triton_tem_')) {
+        expect(x.numbers['gemmOps']).toEqual(['addmm']);
+        expect(x.numbers['epilogueOps']).toEqual(name.includes('_relu_') ? ['relu'] : []);
+        expect(x.numbers['viewOps']).toEqual(['t', 'view']);
+      } else expect(renderSentence(x)).toMatch(/no fusion across ops/);
+    }
+  });
+
   it('S1: a caveat that with_stack / profile_memory / with_flops inflate host times, only where the trace shows them on', async () => {
     const raw = loadRawJson(h200Trace('gpt2_train'));
     const frames = raw.traceEvents.filter((x) => x['cat'] === 'python_function').length;
@@ -303,8 +336,9 @@ describe('explain: a sentence only where its condition holds', () => {
     expect([raw['with_stack'], raw['profile_memory'], raw['with_flops']]).toEqual([1, 1, 1]);
     const s = one(await explain('gpt2_train'), 'steps.profiler-options');
     expect(s.numbers['options']).toEqual(['with_stack', 'profile_memory', 'with_flops']);
-    // The model keeps the frames and the records here (the CLI leaves them out and falls back on the header).
-    expect(s.numbers['evidence']).toEqual([`${frames.toLocaleString('en-US')} python_function frames`, `${records.toLocaleString('en-US')} [memory] records`, 'the trace header']);
+    // The header says so (torch 2.11 writes the flags); the raw frames and records agree.
+    expect(s.numbers['evidence']).toEqual(['the trace header', 'the trace header', 'the trace header']);
+    expect([frames > 0, records > 0]).toEqual([true, true]);
     expect(renderSentence(s)).toMatch(/host times .* read longer .*; GPU activity durations are not affected/);
     for (const name of ['linear', 'relu_mlp_compile']) {
       const r = loadRawJson(h200Trace(name));

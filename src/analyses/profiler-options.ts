@@ -7,9 +7,10 @@
  * are not affected.
  *
  * Each option is detected from the trace, with the evidence named: the trace header's flag
- * (`with_stack: 1`, `profile_memory: 1`, `with_flops: 1`: torch 2.11 writes them; `m.flags`), `python_function`
- * frames in the model, `[memory]` records, or a `flops` argument on a cpu_op. Where the model
- * left the frames or the records out (`omitted`), only the header can say.
+ * (`with_stack: 1`, `profile_memory: 1`, `with_flops: 1`: torch 2.11 writes them; `m.flags`),
+ * else `python_function` frames in the model, `[memory]` records, or a `flops` argument on a
+ * cpu_op. Where the header is silent and the model left the frames or the records out
+ * (`omitted`), an option can go unseen.
  */
 import { HostKind, type TraceModel } from '../model/trace-model.js';
 
@@ -23,10 +24,12 @@ export interface InflatingOptionFound {
 
 export function findInflatingOptions(m: TraceModel): InflatingOptionFound[] {
   const out: InflatingOptionFound[] = [];
-  if (m.python.length > 0) out.push({ option: 'with_stack', evidence: `${m.python.length.toLocaleString('en-US')} python_function frames` });
-  else if (m.flags.withStack) out.push({ option: 'with_stack', evidence: 'the trace header' });
-  if (m.memory.length > 0) out.push({ option: 'profile_memory', evidence: `${m.memory.length.toLocaleString('en-US')} [memory] records` });
-  else if (m.flags.profileMemory) out.push({ option: 'profile_memory', evidence: 'the trace header' });
+  // The header first: the answer must not change when the caller left the frames or the
+  // records out of the model (model.test: every analysis the same either way).
+  if (m.flags.withStack) out.push({ option: 'with_stack', evidence: 'the trace header' });
+  else if (m.python.length > 0) out.push({ option: 'with_stack', evidence: `${m.python.length.toLocaleString('en-US')} python_function frames` });
+  if (m.flags.profileMemory) out.push({ option: 'profile_memory', evidence: 'the trace header' });
+  else if (m.memory.length > 0) out.push({ option: 'profile_memory', evidence: `${m.memory.length.toLocaleString('en-US')} [memory] records` });
   let flops = 0;
   for (let i = 0; i < m.host.length; i++) if (m.host.kind[i] === HostKind.Op && m.host.args[i]?.['flops'] !== undefined) flops++;
   if (flops > 0) out.push({ option: 'with_flops', evidence: `a flops argument on ${flops.toLocaleString('en-US')} ops` });
