@@ -344,7 +344,7 @@ export interface LaunchOutliers {
 }
 
 export interface LaunchTotals {
-  /** Kernel and graph launch calls. */
+  /** Launch calls (`isLaunchCall`): kernel and graph launches. */
   readonly launches: number;
   readonly graphLaunches: number;
   readonly kernelsViaGraphs: number;
@@ -353,6 +353,9 @@ export interface LaunchTotals {
   /** Kernels no runtime/driver call is linked to. */
   readonly kernelsWithoutLaunch: number;
   readonly kernels: number;
+  /** GPU memsets and copies: counted beside the launches, not as launches. */
+  readonly memsets: number;
+  readonly memcpys: number;
   readonly hostSyncs: number;
   readonly hostBlockedUs: number;
 }
@@ -642,8 +645,12 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
   const kernels = new Map<number, KAcc>();
   let kernelsWithoutLaunch = 0;
   let kernelCount = 0;
+  let memsetCount = 0;
+  let memcpyCount = 0;
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.kind[g] === GpuKind.Kernel) kernelCount++;
+    else if (gpu.kind[g] === GpuKind.Memcpy) memcpyCount++;
+    else memsetCount++;
     const h = gpu.launcher[g]!;
     if (h < 0) {
       if (gpu.kind[g] === GpuKind.Kernel) kernelsWithoutLaunch++;
@@ -824,6 +831,8 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
       launchesWithoutKernel,
       kernelsWithoutLaunch,
       kernels: kernelCount,
+      memsets: memsetCount,
+      memcpys: memcpyCount,
       hostSyncs,
       hostBlockedUs,
     },
