@@ -99,7 +99,7 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
 }
 
 /** The one verdict across the steps, with the spread of the GPU busy share and the median step's reason. */
-function overallText(a: StepAnalysis, verdict: (v: StepRow['verdict'], t: string) => string): string {
+export function overallText(a: StepAnalysis, verdict: (v: StepRow['verdict'], t: string) => string = (_v, t) => t): string {
   const o = a.stats.overall!;
   const n = a.steps.length;
   const word = verdict(o.verdict, o.verdict) + (o.borderline ? ' (borderline)' : '');
