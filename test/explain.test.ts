@@ -14,6 +14,7 @@ import { explainJson, renderExplainMarkdown, renderSentence } from '../src/repor
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { mean, rawTrace, type RawEvent } from './raw-scopes.js';
+import { traceBuilder } from './helpers/trace-builder.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -167,6 +168,32 @@ describe('explain: numbers against the raw events and the oracle', () => {
     expect(sentences(t, 'verdict.split')).toEqual([]);
     expect(sentences(t, 'verdict.step')).toEqual([]);
     expect(t.sections.find((x) => x.id === 'verdict')!.sentences.map((x) => x.id)).toEqual(['verdict.summary', 'verdict.meaning.overhead']);
+  });
+
+  it('S12: 40 steps straddling the line make one verdict, one split sentence and no per-step bullets; one odd step is named alone (trace builder)', async () => {
+    // Step k (100 µs) runs one kernel of 45 µs (even k) or 55 µs (odd k): busy 45% or 55%.
+    const build = (odd: (k: number) => number) => {
+      const t = traceBuilder({ deviceName: 'NVIDIA H200', major: 9 });
+      for (let k = 0; k < 40; k++) {
+        const t0 = k * 100;
+        t.step(k + 1, t0, 100);
+        const op = t.op('aten::mul', t0 + 1, 5);
+        t.launch(op, 'cudaLaunchKernel', t0 + 2, 2).kernel('mul_kernel', t0 + 10, odd(k));
+      }
+      return t.load();
+    };
+    const e = computeExplanation({ label: 'forty', model: await build((k) => (k % 2 ? 55 : 45)) });
+    const v = e.sections.find((x) => x.id === 'verdict')!;
+    expect(v.sentences.map((x) => x.id)).toEqual(['verdict.summary', 'verdict.split', expect.stringMatching(/^verdict\.meaning\./)]);
+    const sum = one(e, 'verdict.summary');
+    // 20 steps at 45%, 20 at 55%: the lower middle of the 40 sorted shares is a 45% step.
+    expect(num(sum, 'medianStepBusyShare')).toBeCloseTo(0.45, 9);
+    expect(sum.numbers['verdict']).toBe('overhead-bound (borderline)');
+    // 39 steps at 20% busy, one at 90%: overhead-bound, the one gpu-bound step named alone.
+    const e2 = computeExplanation({ label: 'one-odd', model: await build((k) => (k === 7 ? 90 : 20)) });
+    expect(one(e2, 'verdict.summary').numbers['verdict']).toBe('overhead-bound');
+    expect(sentences(e2, 'verdict.split')).toEqual([]);
+    expect(sentences(e2, 'verdict.step').map((x) => [x.numbers['name'], x.numbers['verdict']])).toEqual([['ProfilerStep#8', 'gpu-bound']]);
   });
 
   it('S3: view calls that launched nothing equal torch\'s events of those names with no device time (oracle)', async () => {

@@ -34,9 +34,11 @@
  * steps of the same loop can fall either way.
  * One verdict across the steps (`stats.overall`), said before any per-step detail: the rule
  * of the step whose GPU busy share is the median one (the lower middle one for an even count;
- * robust to a warm-up step), with its reason and the spread of the shares. It is `borderline` when the median is within the margin or
- * when the per-step verdicts split (`split`): identical steps on either side of 50% are one
- * workload near the line, not two workloads.
+ * robust to a warm-up step), with its reason and the spread of the shares. It is `borderline`
+ * when the median is within the margin or when the per-step verdicts split around the line
+ * (`split`: steps on the other side, all of them borderline): identical steps on either side of
+ * 50% are one workload near the line, not two workloads. A step far on the other side is an
+ * outlier, named on its own.
  *
  * Ignores: `python_function` frames (as the plugin), `cuda_sync` records.
  */
@@ -158,7 +160,7 @@ export interface StepStats {
 export interface OverallVerdict {
   readonly verdict: StepVerdict;
   readonly borderline: boolean;
-  /** The per-step verdicts disagree (gpu-bound and overhead-bound steps both). */
+  /** The per-step verdicts disagree and every step on the other side is itself borderline: one workload near the line. */
   readonly split: boolean;
   /** Spread of the steps' GPU busy shares (0–1); the verdict follows the median. */
   readonly gpuBusyShare: Spread;
@@ -756,7 +758,7 @@ function computeStats(steps: readonly StepRow[]): StepStats {
   ) as unknown as StepTimeBreakdown;
   const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
   for (const s of steps) verdicts[s.verdict]++;
-  const overall = overallVerdict(steps, verdicts);
+  const overall = overallVerdict(steps);
   return {
     ...(overall ? { overall } : {}),
     count: steps.length,
@@ -774,10 +776,9 @@ function computeStats(steps: readonly StepRow[]): StepStats {
 }
 
 /** One verdict across the steps (see the module comment). */
-export function overallVerdict(steps: readonly StepRow[], verdicts: Record<StepVerdict, number>): OverallVerdict | undefined {
+export function overallVerdict(steps: readonly StepRow[]): OverallVerdict | undefined {
   if (!steps.length) return undefined;
   const withWork = steps.filter((s) => s.verdict !== 'no-gpu-work');
-  const split = verdicts['gpu-bound'] > 0 && verdicts['overhead-bound'] > 0;
   if (!withWork.length) {
     return { verdict: 'no-gpu-work', borderline: false, split: false, gpuBusyShare: spread(steps.map((s) => s.gpuBusyShare)), medianStep: steps[0]!.name, medianStepBusyShare: steps[0]!.gpuBusyShare, reason: steps[0]!.reason };
   }
@@ -787,6 +788,10 @@ export function overallVerdict(steps: readonly StepRow[], verdicts: Record<StepV
   // The median step decides (the lower middle one for an even count), so the verdict and the
   // reason quoted are the same step's.
   const verdict = mid.verdict;
+  // Split around the line: steps on both sides, and every step on the other side is itself
+  // borderline (a step far on the other side is an outlier, named on its own instead).
+  const other = withWork.filter((s) => s.verdict !== verdict);
+  const split = other.length > 0 && other.every((s) => s.borderline);
   const borderline = split || Math.abs(mid.gpuBusyShare - GPU_BOUND_BUSY_SHARE) < BORDERLINE_MARGIN;
   return { verdict, borderline, split, gpuBusyShare: share, medianStep: mid.name, medianStepBusyShare: mid.gpuBusyShare, reason: mid.reason.replace(/^borderline: /, '') };
 }
