@@ -15,7 +15,7 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 
 /** Integer ns of a µs number's source text (`5087152102924.568`), exact. */
-function usTextToNs(t) {
+export function usTextToNs(t) {
   const dot = t.indexOf('.');
   const int = dot < 0 ? t : t.slice(0, dot);
   const frac = dot < 0 ? '' : t.slice(dot + 1);
@@ -23,14 +23,14 @@ function usTextToNs(t) {
   return Number(int) * 1000 + Number((frac + '000').slice(0, 3));
 }
 
-function nsToUsText(ns) {
+export function nsToUsText(ns) {
   const us = Math.floor(ns / 1000);
   const f = ns - us * 1000;
   return `${us}.${String(f).padStart(3, '0')}`;
 }
 
 /** Splits the events array's text into one text per event (Kineto writes `},\n  {` between). */
-function splitEvents(text) {
+export function splitEvents(text) {
   const key = text.indexOf('"traceEvents"');
   const open = text.indexOf('[', key);
   const close = text.lastIndexOf(']');
@@ -66,16 +66,16 @@ function splitEvents(text) {
 }
 
 // Slots of an event template.
-const TS = 0;
-const ID = 1; // correlation / External id / flow id / python ids: + k·idStride
-const STEP = 2; // the N of ProfilerStep#N: + k·stepsPerCopy
-const SPAN_DUR = 3; // the Trace span's dur: the whole run
-const END_TS = 4; // Record Window End: at the end of the last copy
+export const TS = 0;
+export const ID = 1; // correlation / External id / flow id / python ids: + k·idStride
+export const STEP = 2; // the N of ProfilerStep#N: + k·stepsPerCopy
+export const SPAN_DUR = 3; // the Trace span's dur: the whole run
+export const END_TS = 4; // Record Window End: at the end of the last copy
 
-const ID_KEYS = ['External id', 'external id', 'correlation', 'Python id', 'Python parent id', 'Ev Idx'];
+export const ID_KEYS = ['External id', 'external id', 'correlation', 'Python id', 'Python parent id', 'Ev Idx'];
 
 /** Cuts an event's text into constant pieces and slots. */
-function template(text, ev) {
+export function template(text, ev) {
   const re = new RegExp(
     [
       '("ts":\\s*)(-?[0-9.]+)',

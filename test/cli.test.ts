@@ -21,7 +21,7 @@ describe('kinetoscope CLI', () => {
     const r = run(['summary', h200Trace('linear'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc)).toEqual(['ops', 'totals', 'diagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'ops', 'totals', 'diagnostics']);
     const addmm = doc.ops.find((o: { name: string }) => o.name === 'aten::addmm');
     expect(Object.keys(addmm)).toEqual(['name', 'device', 'category', 'calls', 'selfCpuUs', 'cpuTotalUs', 'selfDeviceUs', 'deviceTotalUs', 'deviceWallUs']);
     const torch = loadOracle('linear').key_averages.find((k) => k.key === 'aten::addmm')!;

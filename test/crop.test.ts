@@ -182,7 +182,7 @@ describe('kinetoscope crop (CLI)', () => {
     const r = run(['crop', h200Trace('gpt2_train'), '--steps', '3-4', '-o', out, '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc)).toEqual(['output', 'steps', 'window', 'eventsIn', 'eventsOut', 'bytesOut']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'output', 'steps', 'window', 'eventsIn', 'eventsOut', 'bytesOut']);
     expect(doc.steps).toEqual([3, 4]);
     expect(readFileSync(out).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
     expect(parseOut(out).traceEvents.length).toBe(doc.eventsOut);

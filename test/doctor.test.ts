@@ -243,7 +243,7 @@ describe('kinetoscope doctor (CLI)', () => {
     const r = run(['doctor', join(MICRO_DIR, 'doctor-graph-launch.json'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc)).toEqual(['findings', 'checked', 'gpuTimeUs']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'findings', 'checked', 'gpuTimeUs']);
     const g = doc.findings.find((f: { code: string }) => f.code === 'GRAPH_HIDDEN_KERNELS');
     expect(Object.keys(g)).toEqual(['code', 'severity', 'count', 'gpuTimeShare', 'message', 'meaning']);
     expect(g.gpuTimeShare).toBe(0.9);
@@ -280,7 +280,7 @@ describe('kinetoscope doctor (CLI)', () => {
     const r = run(['breakdown', h200Trace('gpt2_train'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc)).toEqual(['mode', 'temporal', 'kernelTypes', 'kernelTypeTotals', 'idle', 'consecutiveKernelDelayUs', 'definitions', 'diagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'mode', 'temporal', 'kernelTypes', 'kernelTypeTotals', 'idle', 'consecutiveKernelDelayUs', 'definitions', 'diagnostics']);
     expect(Object.keys(doc.temporal)).toEqual(expect.arrayContaining(['idleUs', 'computeUs', 'nonComputeUs']));
     expect(Object.keys(doc.kernelTypes[0])).toEqual(expect.arrayContaining(['type', 'sumUs']));
     expect(Object.keys(doc.idle[0])).toEqual(expect.arrayContaining(['stream', 'hostWaitUs', 'kernelWaitUs', 'otherUs']));

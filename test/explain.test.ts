@@ -210,7 +210,8 @@ describe('explain: numbers against the raw events and the oracle', () => {
   });
 
   it('S8: eager vs compiled nn.Linear — the same kernel byte for byte, the views gone, pre-ops added (raw events)', async () => {
-    const e = await explain('linear_compile', ['linear']);
+    // `linear --vs linear_compile` reads linear (A) → linear_compile (B)
+    const e = await explain('linear', ['linear_compile']);
     const ka = new Set(rawTrace('linear').instances('linear_fwd').flatMap((i) => i.kernels.map((k) => k.name)));
     const kb = new Set(rawTrace('linear_compile').instances('linear_fwd').flatMap((i) => i.kernels.map((k) => k.name)));
     const same = sentences(e, 'comparison.same-kernel').map((s) => s.numbers['kernel']);
@@ -224,7 +225,7 @@ describe('explain: numbers against the raw events and the oracle', () => {
   });
 
   it('S9: the fused gelu·mul kernel replaces the two eager kernels; the intermediate is [64,128,3072] bf16 from the raw Input Dims', async () => {
-    const e = await explain('geglu_mlp_compile', ['geglu_mlp']);
+    const e = await explain('geglu_mlp', ['geglu_mlp_compile']);
     const rep = one(e, 'comparison.replaced');
     expect(rep.numbers['kernel']).toBe('triton_poi_fused__unsafe_view_gelu_mul_0');
     expect((rep.numbers['replaced'] as { op: string }[]).map((r) => r.op)).toEqual(['aten::gelu', 'aten::mul']);
@@ -243,7 +244,7 @@ describe('explain: numbers against the raw events and the oracle', () => {
   });
 
   it('S11: hand-written geglu_fwd against Inductor\'s kernel, times from the raw kernels', async () => {
-    const e = await explain('geglu_mlp_hand', ['geglu_mlp_compile']);
+    const e = await explain('geglu_mlp_compile', ['geglu_mlp_hand']);
     const s = one(e, 'comparison.hand-vs-inductor');
     const kernelMean = (name: string, pick: (k: RawEvent) => boolean) => mean(rawTrace(name).instances('mlp_fwd').flatMap((i) => i.kernels.filter(pick).map((k) => ns(k.dur) / 1000)));
     expect(s.numbers['hand']).toBe('geglu_fwd');
@@ -255,7 +256,7 @@ describe('explain: numbers against the raw events and the oracle', () => {
     const names = ['linear', 'linear_compile', 'geglu_mlp', 'geglu_mlp_compile'];
     const e = await explain('geglu_mlp_hand', names);
     const table = e.sections.find((s) => s.id === 'conclusions')!.tables[0]!;
-    expect(table.rows.map((r) => r['trace'])).toEqual([...names, 'geglu_mlp_hand']);
+    expect(table.rows.map((r) => r['trace'])).toEqual(['geglu_mlp_hand', ...names]);
     for (const r of table.rows) {
       const name = r['trace'] as string;
       const inst = rawTrace(name).instances(r['scope'] as string);
@@ -264,7 +265,7 @@ describe('explain: numbers against the raw events and the oracle', () => {
       expect(r['cpuUs'] as number).toBeCloseTo(mean(inst.map((i) => ns(i.root.dur) / 1000)), 6);
       expect(r['compiled']).toBe(rawTrace(name).events.some((x) => x.name.startsWith('Torch-Compiled Region')));
     }
-    expect(table.rows.map((r) => r['kernels'])).toEqual([1, 1, 5, 4, 4]);
+    expect(table.rows.map((r) => r['kernels'])).toEqual([4, 1, 1, 5, 4]);
   });
 });
 
@@ -531,7 +532,7 @@ describe('explain: the command', () => {
     const j = run(h200Trace('linear_compile'), '--vs', h200Trace('linear'), '--json');
     expect(j.status).toBe(0);
     const doc = JSON.parse(j.stdout);
-    expect(Object.keys(doc)).toEqual(['trace', 'vs', 'sections', 'diagnostics', 'vsDiagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'trace', 'vs', 'sections', 'diagnostics', 'vsDiagnostics']);
     expect(doc.vs[0].label).toBe('linear');
   });
 

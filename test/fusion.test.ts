@@ -212,7 +212,7 @@ describe('--vs: each fused kernel matched to the eager kernels it replaced', () 
     expect(x.hbmBytesSaved).toBe(2 * 50_331_648);
     expect(m.unmatchedEager).toEqual([]);
     expect(m.unmatchedFused).toEqual([]);
-    expect(m.annotations).toEqual([{ name: 'mlp_fwd', compiledInstances: 3, eagerInstances: 3, anchorsAligned: true }]);
+    expect(m.annotations).toEqual([{ name: 'mlp_fwd', compiledInstances: 3, eagerInstances: 3 }]);
   });
 
   it('geglu_mlp_hand vs geglu_mlp: the hand-written geglu_fwd replaced gelu + mul, matched by position between the GEMMs', async () => {
@@ -237,12 +237,9 @@ describe('--vs: each fused kernel matched to the eager kernels it replaced', () 
     const clamp = kernelsOfOp(r, 'aten::clamp_min').sort((a, b) => a.ts - b.ts);
     const n = r.annotations('mlp_fwd').length;
     expect(clamp).toHaveLength(2 * n);
-    expect(m.replacements.map((x) => [x.occurrence, x.replaced.map((k) => k.op)])).toEqual([
-      [0, ['aten::clamp_min']],
-      [1, ['aten::clamp_min']],
-    ]);
-    expect(m.replacements[0]!.eagerUs).toBeCloseTo(mean(clamp.filter((_, i) => i % 2 === 0).map((k) => k.dur)), 3);
-    expect(m.replacements[1]!.eagerUs).toBeCloseTo(mean(clamp.filter((_, i) => i % 2 === 1).map((k) => k.dur)), 3);
+    // The two ReLUs have the same shapes: one row, twice per instance, each fused kernel taking one clamp_min.
+    expect(m.replacements.map((x) => [x.count, x.replaced.map((k) => k.op)])).toEqual([[2, ['aten::clamp_min']]]);
+    expect(m.replacements[0]!.eagerUs).toBeCloseTo(mean(clamp.map((k) => k.dur)), 3);
     for (const x of m.replacements) expect(x.hbmBytesSaved).toBe(0);
   });
 
@@ -268,7 +265,7 @@ describe('--vs: each fused kernel matched to the eager kernels it replaced', () 
 describe('fusion JSON', () => {
   it('has the documented keys', async () => {
     const doc = fusionJson(computeFusion(await model('geglu_mlp_compile')), computeFusionMatch(await model('geglu_mlp_compile'), await model('geglu_mlp')));
-    expect(Object.keys(doc)).toEqual(['fusedKernels', 'opportunities', 'replacements', 'unmatchedEager', 'unmatchedFused', 'matchedAnnotations', 'onlyInCompiled', 'onlyInEager']);
+    expect(Object.keys(doc)).toEqual(['fusedKernels', 'opportunities', 'replacements', 'unmatchedEager', 'unmatchedFused', 'matchedAnnotations', 'onlyInCompiled', 'onlyInEager', 'matchNotes']);
     expect(Object.keys(doc.fusedKernels[0]!)).toEqual(expect.arrayContaining(['name', 'generator', 'kind', 'ops', 'calls', 'meanUs']));
     expect(Object.keys(doc.replacements![0]!)).toEqual(expect.arrayContaining(['fused', 'replaced', 'eagerUs', 'fusedUs', 'timeSavedUs', 'hbmBytesSaved']));
     const eager = fusionJson(computeFusion(await model('geglu_mlp')));

@@ -66,7 +66,7 @@ describe('kinetoscope gemm / ops CLI', () => {
     const r = run(['ops', h200Trace('linear'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc)).toEqual(['views', 'noGpuWork', 'epilogues', 'totals', 'notes', 'diagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'views', 'noGpuWork', 'epilogues', 'totals', 'notes', 'diagnostics']);
     expect(Object.keys(doc.views[0])).toEqual(['name', 'calls', 'ofCalls', 'cpuTotalUs', 'selfCpuUs']);
     expect(doc.epilogues[0]).toMatchObject({ op: 'aten::addmm', carried: ['bias'], separateAddKernel: false });
     expect(doc.epilogues[0].statement).toMatch(/the bias is added in the GEMM's epilogue .*; no separate add kernel$/);

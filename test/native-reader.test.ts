@@ -28,6 +28,10 @@ import { createColumnarTokenizer } from '../src/ingest/tokenizer.js';
 import { MODEL_ARGS_POLICY } from '../src/model/build-model.js';
 import { H200_DIR, HAS_HTA, HTA_DIR, MICRO_DIR } from './fixtures.js';
 import { lcg } from './random.js';
+import { sweepSize } from './helpers/sweep-size.js';
+
+/** Mutated texts compared between the readers: 150 in `npm test`, 600 in `npm run test:full`. */
+const MUTATIONS = sweepSize(150, 600);
 
 const NATIVE = nativeEventReader();
 if (NATIVE === undefined) console.warn('the native reader is not built (npm install builds it with node-gyp): its tests are skipped.');
@@ -245,7 +249,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
     }
   });
 
-  it('600 mutated texts: every way an event is handed back, cut anywhere', () => {
+  it(`${MUTATIONS} mutated texts: every way an event is handed back, cut anywhere`, () => {
     // Events as Kineto writes them, then edits that the fast path must hand back or take alike.
     const base = readText(join(H200_DIR, 'geglu_mlp.pt.trace.json.gz'));
     const source = new TextDecoder().decode(base);
@@ -281,7 +285,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
     ];
     const rand = lcg(20261201);
     let compared = 0;
-    for (let k = 0; k < 600; k++) {
+    for (let k = 0; k < MUTATIONS; k++) {
       let s = source;
       const n = 1 + Math.floor(rand() * 4);
       for (let e = 0; e < n; e++) s = edits[Math.floor(rand() * edits.length)]!(s, rand);
@@ -292,7 +296,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
       expect(diff, `mutation ${k} (chunks of ${chunk})`).toBeUndefined();
       compared++;
     }
-    expect(compared).toBe(600);
+    expect(compared).toBe(MUTATIONS);
   });
 });
 

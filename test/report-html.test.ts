@@ -373,7 +373,7 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
     const r = spawnSync(process.execPath, [CLI, 'report', h200Trace('linear'), '-o', out, '--json'], { encoding: 'utf8' });
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc)).toEqual(['output', 'bytes', 'timeline', 'failedSections', 'diagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'output', 'bytes', 'timeline', 'failedSections', 'diagnostics']);
     expect(doc.bytes).toBe(statSync(out).size);
     expect(doc.failedSections).toEqual([]);
     expect(doc.timeline.slices).toBe(rawSlices(h200Trace('linear')).length);

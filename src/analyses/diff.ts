@@ -2,31 +2,10 @@
  * Two traces side by side (S8, S11): eager vs compiled, before vs after a change, one GPU vs
  * another — aligned per annotation name (or per step), every count meant per instance.
  *
- * - Kernels: names equal byte for byte are the same GPU work (`same`; the article's proof
- *   that eager and compiled `nn.Linear` run the same `nvjet_…_bias_TNT`). The rest are
- *   `onlyA` / `onlyB`, unless a kernel of B does the work of one or more of A's
- *   (`replaced`), matched by role, in this order:
- *   1. `op-and-shape`: same owning op and `Input Dims` (another GPU's GEMM for the same
- *      `aten::mm`; an out= variant's extra output operand is allowed);
- *   2. `fused-ops`: an Inductor kernel whose fused op list names A's kernels' ops
- *      (`triton_poi_fused__unsafe_view_gelu_mul_0` ← the `aten::gelu` and `aten::mul` kernels):
- *      first between the same two matched kernels; then any of A's kernels still unmatched goes
- *      to the nearest such kernel of B in the instance (on a tie, the later one), even one that
- *      already took others — eager code may run its ops in another order than the compiled graph:
- *      the workloads' eager GeGLU runs gate, gelu, up, mul, down while the compiled one runs gate,
- *      up, then the fused kernel, so gelu is on the other side of the up GEMM;
- *   3. `position`: a kernel with no such clue (a hand-written Triton `geglu_fwd`) takes the
- *      place of A's unmatched kernels between the same two matched kernels. A's memory-bound
- *      kernels left in a stretch where B runs only matched kernels move forward to the next
- *      stretch where B runs one of its own, and join it if that is a single kernel with no op list
- *      (unmatched, or matched by position): `geglu_fwd` after the up GEMM takes the gelu before it
- *      too. Forward only, since a kernel doing work runs after that work's inputs exist; where the
- *      next kernel of B has an op list, that list has said what it does, and they stay only in A.
- *   Work never moves across a matched kernel that needs it in HBM: not forward past one whose op
- *   reads a tensor like its output (element count and dtype: a GEMM reads `[64,128,3072]` as
- *   `[8192,3072]`), nor backward past one whose output it reads.
- *   Positions come from the longest common subsequence of the two kernel sequences; each
- *   side's sequence is that of its most common instance (instances that differ are noted).
+ * - Kernels (and memsets, copies): the one matcher's reading (`kernel-match.ts`, shared with
+ *   `fusion --vs` and `explain --vs`): the same work (the same name and shapes, per shape), work
+ *   of A done by a kernel of B (`replaced`: by op and shape, Inductor's fused op list, or
+ *   position), and calls in one trace only, each with why it stayed unmatched.
  * - CPU ops (`cpu_op`, `user_annotation`) and runtime/driver calls removed, added, or
  *   called a different number of times per instance.
  * - Per annotation (and per step): CPU time, GPU time, kernels and launches as A, B and
@@ -37,8 +16,17 @@
  */
 import { KinetoscopeError } from '../core/errors.js';
 import { HOST_KIND_NAMES, HostKind, type TraceModel } from '../model/trace-model.js';
-import { isMemoryBound, readsOutputOf } from './fusion.js';
-import { decodeKernelName, type DecodedKernelName } from './kernel-name.js';
+import {
+  matchKernels,
+  representativeSequence,
+  summarizeReplacements,
+  summarizeSame,
+  summarizeUnmatched,
+  type KernelMatch,
+  type SameWork,
+  type UnmatchedCall,
+  type Replacement,
+} from './kernel-match.js';
 import { countLaunches } from './launches.js';
 import {
   computeScopeInstances,
@@ -46,7 +34,6 @@ import {
   instanceGpuNs,
   instanceKernels,
   listAnnotations,
-  owningOp,
   parseScope,
   primaryAnnotation,
   scopeLabel,
@@ -60,43 +47,8 @@ export interface DiffOptions {
   readonly per?: string;
 }
 
-export interface SameKernel {
-  readonly name: string;
-  /** Calls per instance and mean duration per call, on each side. */
-  readonly a: { readonly count: number; readonly meanUs: number };
-  readonly b: { readonly count: number; readonly meanUs: number };
-}
-
-export interface KernelCall {
-  readonly name: string;
-  /** The owning `cpu_op`, when there is one. */
-  readonly op?: string;
-  readonly inputDims?: unknown;
-  /** Mean duration of this call over the instances that share the aligned sequence. */
-  readonly durUs: number;
-}
-
-export interface UnmatchedKernel {
-  readonly name: string;
-  readonly op?: string;
-  /** Calls per instance. */
-  readonly count: number;
-  readonly meanUs: number;
-}
-
-export type ReplacementRule = 'op-and-shape' | 'fused-ops' | 'position';
-
-export interface Replacement {
-  /** A's kernels whose work B's kernel does. */
-  readonly a: readonly KernelCall[];
-  readonly b: KernelCall;
-  readonly by: ReplacementRule;
-  /** How many times per instance. */
-  readonly count: number;
-  /** Σ of A's kernels' durations, and B's kernel's duration, per occurrence. */
-  readonly aUs: number;
-  readonly bUs: number;
-}
+export type { KernelCall, Replacement, ReplacementRule, SameWork, UnmatchedCall } from './kernel-match.js';
+export { longestCommonSubsequence } from './kernel-match.js';
 
 export interface OpChange {
   readonly name: string;
@@ -156,9 +108,11 @@ export interface TraceDiff {
   /** What the kernels and ops were compared over. */
   readonly scope: { readonly per: ScopeSpec['per']; readonly name?: string; readonly instancesA: number; readonly instancesB: number };
   readonly kernels: {
-    readonly same: readonly SameKernel[];
-    readonly onlyA: readonly UnmatchedKernel[];
-    readonly onlyB: readonly UnmatchedKernel[];
+    /** The same work in both: the same name and shapes, per (name, shapes). */
+    readonly same: readonly SameWork[];
+    /** A's calls no replacement holds, with the reason. */
+    readonly onlyA: readonly UnmatchedCall[];
+    readonly onlyB: readonly UnmatchedCall[];
     readonly replaced: readonly Replacement[];
   };
   readonly ops: OpsDiff;
@@ -169,6 +123,11 @@ export interface TraceDiff {
 }
 
 export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions = {}): TraceDiff {
+  return computeTraceDiffWithMatch(a, b, opts).diff;
+}
+
+/** The diff and the matcher's own reading behind its kernels (for `fusion --vs` and `explain --vs`). */
+export function computeTraceDiffWithMatch(a: TraceModel, b: TraceModel, opts: DiffOptions = {}): { diff: TraceDiff; match: KernelMatch } {
   const notes: string[] = [];
   const annA = listAnnotations(a);
   const annB = listAnnotations(b);
@@ -183,9 +142,13 @@ export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions
     throw new KinetoscopeError('BAD_ARGUMENT', `trace ${side} has no instance of "${label}" (${have})`);
   }
 
-  const seqA = alignedSequence(a, instA, 'A', notes);
-  const seqB = alignedSequence(b, instB, 'B', notes);
-  const kernels = diffKernels(a, instA, seqA, b, instB, seqB);
+  const match = matchKernels(a, representativeSequence(a, instA, 'A', notes), b, representativeSequence(b, instB, 'B', notes));
+  const kernels: TraceDiff['kernels'] = {
+    same: summarizeSame(match),
+    onlyA: summarizeUnmatched(match, 'a'),
+    onlyB: summarizeUnmatched(match, 'b'),
+    replaced: summarizeReplacements(match),
+  };
 
   const perAnnotation: AnnotationDiff[] = [];
   const scopes: { name: string; spec: ScopeSpec }[] = [];
@@ -208,7 +171,7 @@ export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions
     });
   }
 
-  return {
+  const diff: TraceDiff = {
     scope: { per: scope.per, ...(scope.per === 'annotation' ? { name: scope.name } : {}), instancesA: instA.length, instancesB: instB.length },
     kernels,
     ops: diffHostNames(a, instA, b, instB, (k) => k === HostKind.Op || k === HostKind.Annotation),
@@ -216,6 +179,7 @@ export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions
     perAnnotation,
     notes,
   };
+  return { diff, match };
 }
 
 /** `--per` as given; else the annotation both traces share that `choosePrimaryScope` would read A in; else steps; else the whole traces. */
@@ -235,348 +199,6 @@ function chooseScope(
   const own = primaryAnnotation(a, undefined, annA);
   if (own !== undefined && !inB.has(own)) notes.push(`trace B has no ${own} annotation; compared per ${bothHaveSteps ? 'step' : 'trace'}`);
   return bothHaveSteps ? { per: 'step' } : { per: 'trace' };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Kernel sequences
-
-interface Occurrence {
-  readonly name: string;
-  readonly op?: string;
-  /** The owning op's host index in the representative instance, or -1. */
-  readonly owner: number;
-  readonly decoded: DecodedKernelName;
-  /** The owning op and the cpu_ops around it, innermost first (`aten::clamp_min`, `aten::relu`). */
-  readonly opPath: readonly string[];
-  readonly inputDims?: unknown;
-  /** Mean duration over the instances that share the sequence, ns. */
-  readonly durNs: number;
-}
-
-interface Sequence {
-  readonly occ: readonly Occurrence[];
-  /** Instances whose kernel sequence is this one. */
-  readonly instances: number;
-}
-
-/** The kernel sequence of the side's most common instance, with per-call durations averaged over the instances that share it. */
-function alignedSequence(m: TraceModel, instances: readonly ScopeInstance[], side: string, notes: string[]): Sequence {
-  const lists = instances.map((inst) => instanceKernels(m, inst));
-  const keys = lists.map((l) => l.map((g) => m.gpu.name[g]!).join(','));
-  const freq = new Map<string, number>();
-  for (const k of keys) freq.set(k, (freq.get(k) ?? 0) + 1);
-  let best = 0;
-  for (let k = 1; k < keys.length; k++) if (freq.get(keys[k]!)! > freq.get(keys[best]!)!) best = k;
-  const members = lists.filter((_, k) => keys[k] === keys[best]);
-  if (members.length < lists.length) {
-    notes.push(
-      `${side}: ${lists.length - members.length} of ${lists.length} instances launch a different kernel sequence (${lists.map((l) => l.length).join(', ')} kernels); kernels were aligned on the ${members.length} that agree`,
-    );
-  }
-  const ref = lists[best]!;
-  const occ: Occurrence[] = ref.map((g, pos) => {
-    let sum = 0;
-    for (const l of members) sum += m.gpu.durNs[l[pos]!]!;
-    const op = owningOp(m, g);
-    const dims = op >= 0 ? (m.host.args[op]?.['Input Dims'] ?? m.host.args[op]?.['Input dims']) : undefined;
-    const opPath: string[] = [];
-    for (let p = op; p >= 0 && m.host.kind[p] === HostKind.Op; p = m.host.parent[p]!) opPath.push(m.strings.get(m.host.name[p]!));
-    const name = m.strings.get(m.gpu.name[g]!);
-    return {
-      name,
-      ...(op >= 0 ? { op: m.strings.get(m.host.name[op]!) } : {}),
-      owner: op,
-      decoded: decodeKernelName(name),
-      opPath,
-      ...(dims !== undefined ? { inputDims: dims } : {}),
-      durNs: sum / members.length,
-    };
-  });
-  return { occ, instances: members.length };
-}
-
-function diffKernels(
-  a: TraceModel,
-  instA: readonly ScopeInstance[],
-  seqA: Sequence,
-  b: TraceModel,
-  instB: readonly ScopeInstance[],
-  seqB: Sequence,
-): TraceDiff['kernels'] {
-  const namesA = new Set(seqA.occ.map((o) => o.name));
-  const namesB = new Set(seqB.occ.map((o) => o.name));
-  const pairs = longestCommonSubsequence(
-    seqA.occ.map((o) => o.name),
-    seqB.occ.map((o) => o.name),
-  );
-
-  // Byte-identical names: the same GPU work, counted over every instance.
-  const same: SameKernel[] = [];
-  const statsA = kernelNameStats(a, instA);
-  const statsB = kernelNameStats(b, instB);
-  for (const [name, sa] of statsA) {
-    const sb = statsB.get(name);
-    if (!sb) continue;
-    same.push({ name, a: sa, b: sb });
-  }
-
-  // Replacements, found in the gaps between aligned kernels.
-  const claimedA = new Uint8Array(seqA.occ.length);
-  const claimedB = new Uint8Array(seqB.occ.length);
-  const found: { a: number[]; b: number; by: ReplacementRule }[] = [];
-  const foundOfB = new Map<number, (typeof found)[number]>();
-  const onlyAIn = (lo: number, hi: number) => range(lo, hi).filter((i) => !namesB.has(seqA.occ[i]!.name) && !claimedA[i]);
-  const onlyBIn = (lo: number, hi: number) => range(lo, hi).filter((j) => !namesA.has(seqB.occ[j]!.name) && !claimedB[j]);
-  const gaps: [number, number, number, number][] = [];
-  let pa = 0;
-  let pb = 0;
-  for (const [i, j] of [...pairs, [seqA.occ.length, seqB.occ.length] as [number, number]]) {
-    gaps.push([pa, i, pb, j]);
-    pa = i + 1;
-    pb = j + 1;
-  }
-  const gapOfA = new Int32Array(seqA.occ.length).fill(-1);
-  gaps.forEach(([a0, a1], g) => {
-    for (let i = a0; i < a1; i++) gapOfA[i] = g;
-  });
-  const claim = (as: number[], j: number, by: ReplacementRule) => {
-    for (const i of as) claimedA[i] = 1;
-    const r = foundOfB.get(j);
-    if (r) {
-      r.a.push(...as);
-      return;
-    }
-    claimedB[j] = 1;
-    const n = { a: [...as], b: j, by };
-    found.push(n);
-    foundOfB.set(j, n);
-  };
-  /**
-   * Whether A's kernel i can be done by B's kernel j across the matched kernels between them: none
-   * of those, after i and before j, reads i's output (that output had to be in HBM for it); none,
-   * before i and after j, writes an input of i (j would run before its input existed).
-   */
-  const canMove = (i: number, j: number) => {
-    const oi = seqA.occ[i]!;
-    for (const [x, y] of pairs) {
-      const ox = seqA.occ[x]!;
-      if (x > i && y < j && readsOutputOf(a, ox.owner, oi.owner, oi.decoded.kind)) return false;
-      if (x < i && y > j && readsOutputOf(a, oi.owner, ox.owner, ox.decoded.kind)) return false;
-    }
-    return true;
-  };
-  // 1. Same op and shape.
-  for (const [a0, a1, b0, b1] of gaps) {
-    for (const j of onlyBIn(b0, b1)) {
-      const ob = seqB.occ[j]!;
-      if (ob.op === undefined) continue;
-      const i = onlyAIn(a0, a1).find((x) => seqA.occ[x]!.op === ob.op && dimsCompatible(seqA.occ[x]!.inputDims, ob.inputDims));
-      if (i !== undefined) claim([i], j, 'op-and-shape');
-    }
-  }
-  // 2. Inductor's fused op list: within the gap first; then each of A's kernels still unmatched
-  //    goes to the nearest kernel of B (in B's order, on a tie the later) whose op list covers it.
-  for (const [a0, a1, b0, b1] of gaps) {
-    for (const j of onlyBIn(b0, b1)) {
-      const fused = fusedOps(seqB.occ[j]!.name);
-      if (!fused) continue;
-      const as = onlyAIn(a0, a1).filter((i) => doesWorkOf(fused, seqA.occ[i]!));
-      if (as.length > 0) claim(as, j, 'fused-ops');
-    }
-  }
-  const fusedB = range(0, seqB.occ.length).filter((j) => !namesA.has(seqB.occ[j]!.name) && (!claimedB[j] || foundOfB.get(j)?.by === 'fused-ops'));
-  const fusedOpsB = new Map(fusedB.map((j) => [j, fusedOps(seqB.occ[j]!.name)]));
-  for (const i of onlyAIn(0, seqA.occ.length)) {
-    const [, , b0, b1] = gaps[gapOfA[i]!]!;
-    const dist = (j: number) => (j < b0 ? b0 - j : j >= b1 ? j - b1 + 1 : 0);
-    const best = fusedB
-      .filter((j) => {
-        const fused = fusedOpsB.get(j);
-        return fused !== undefined && doesWorkOf(fused, seqA.occ[i]!);
-      })
-      .sort((x, y) => dist(x) - dist(y) || y - x)
-      .find((j) => canMove(i, j));
-    if (best !== undefined) claim([i], best, 'fused-ops');
-  }
-  // 3. Position between the same matched kernels.
-  for (const [a0, a1, b0, b1] of gaps) {
-    const bs = onlyBIn(b0, b1);
-    const as = onlyAIn(a0, a1);
-    if (bs.length === 0 || as.length === 0) continue;
-    if (bs.length === 1) claim(as, bs[0]!, 'position');
-    else if (bs.length === as.length) bs.forEach((j, k) => claim([as[k]!], j, 'position'));
-  }
-  // 4. Position through matched kernels: A's memory-bound kernels left in a gap where B runs no
-  //    kernel of its own move forward to the next gap where it does, if that is one kernel with no
-  //    op list (unmatched, or matched by position), and no matched kernel on the way reads their output.
-  let carried: number[] = [];
-  for (const [a0, a1, b0, b1] of gaps) {
-    carried.push(...onlyAIn(a0, a1).filter((i) => isMemoryBound(seqA.occ[i]!.decoded)));
-    const bs = range(b0, b1).filter((j) => !namesA.has(seqB.occ[j]!.name));
-    if (bs.length === 0) continue;
-    const j = bs[0]!;
-    if (bs.length === 1 && !fusedOps(seqB.occ[j]!.name) && (!claimedB[j] || foundOfB.get(j)?.by === 'position')) {
-      const moved = carried.filter((i) => !claimedA[i] && canMove(i, j));
-      if (moved.length > 0) claim(moved, j, 'position');
-    }
-    carried = [];
-  }
-  for (const r of found) r.a.sort((x, y) => x - y);
-
-  const call = (o: Occurrence): KernelCall => ({
-    name: o.name,
-    ...(o.op !== undefined ? { op: o.op } : {}),
-    ...(o.inputDims !== undefined ? { inputDims: o.inputDims } : {}),
-    durUs: o.durNs / 1000,
-  });
-  // Group identical replacements (the same kernels replaced several times per instance);
-  // each call's time is the mean over the group's occurrences.
-  const groups = new Map<string, { a: number[]; b: number; by: ReplacementRule }[]>();
-  for (const r of found) {
-    const key = `${r.by}\u0000${seqB.occ[r.b]!.name}\u0000${r.a.map((i) => seqA.occ[i]!.name).join('\u0001')}`;
-    const g = groups.get(key);
-    if (g) g.push(r);
-    else groups.set(key, [r]);
-  }
-  const replaced: Replacement[] = [...groups.values()].map((members) => {
-    const first = members[0]!;
-    const meanNs = (f: (r: (typeof members)[number]) => number) => members.reduce((s, r) => s + f(r), 0) / members.length;
-    const a = first.a.map((i, k) => call({ ...seqA.occ[i]!, durNs: meanNs((r) => seqA.occ[r.a[k]!]!.durNs) }));
-    const b = call({ ...seqB.occ[first.b]!, durNs: meanNs((r) => seqB.occ[r.b]!.durNs) });
-    return { a, b, by: first.by, count: members.length, aUs: a.reduce((s, x) => s + x.durUs, 0), bUs: b.durUs };
-  });
-
-  return {
-    same,
-    onlyA: unmatched(seqA, namesB, claimedA),
-    onlyB: unmatched(seqB, namesA, claimedB),
-    replaced,
-  };
-}
-
-function unmatched(seq: Sequence, otherNames: ReadonlySet<string>, claimed: Uint8Array): UnmatchedKernel[] {
-  const by = new Map<string, { op?: string; count: number; ns: number }>();
-  seq.occ.forEach((o, i) => {
-    if (claimed[i] || otherNames.has(o.name)) return;
-    const e = by.get(o.name);
-    if (e) {
-      e.count++;
-      e.ns += o.durNs;
-    } else by.set(o.name, { ...(o.op !== undefined ? { op: o.op } : {}), count: 1, ns: o.durNs });
-  });
-  return [...by].map(([name, e]) => ({ name, ...(e.op !== undefined ? { op: e.op } : {}), count: e.count, meanUs: e.ns / e.count / 1000 }));
-}
-
-/** Per kernel name: calls per instance and mean duration per call, over every instance. */
-function kernelNameStats(m: TraceModel, instances: readonly ScopeInstance[]): Map<string, { count: number; meanUs: number }> {
-  const acc = new Map<string, { n: number; ns: number }>();
-  for (const inst of instances) {
-    for (const g of instanceKernels(m, inst)) {
-      const name = m.strings.get(m.gpu.name[g]!);
-      const e = acc.get(name);
-      if (e) {
-        e.n++;
-        e.ns += m.gpu.durNs[g]!;
-      } else acc.set(name, { n: 1, ns: m.gpu.durNs[g]! });
-    }
-  }
-  const out = new Map<string, { count: number; meanUs: number }>();
-  for (const [name, e] of acc) out.set(name, { count: e.n / instances.length, meanUs: e.ns / e.n / 1000 });
-  return out;
-}
-
-/** The op names an Inductor kernel fused (every reading of an ambiguous name), or undefined. */
-function fusedOps(kernel: string): Set<string> | undefined {
-  const ind = decodeKernelName(kernel).inductor;
-  if (!ind?.ops && !ind?.opCandidates) return undefined;
-  const ops = new Set<string>(ind.ops ?? []);
-  for (const c of ind.opCandidates ?? []) for (const o of c) ops.add(o);
-  return ops.size > 0 ? ops : undefined;
-}
-
-/**
- * Whether a fused kernel's op list covers the work of A's kernel: its owning op or an op
- * around it (`aten::relu` → `aten::clamp_min` owns ReLU's kernel), or A's own fused ops.
- */
-function doesWorkOf(fused: ReadonlySet<string>, o: Occurrence): boolean {
-  for (const op of o.opPath) {
-    const base = op.replace(/^aten::/, '').replace(/_$/, '');
-    if (fused.has(base)) return true;
-  }
-  const own = fusedOps(o.name);
-  return own !== undefined && [...own].every((x) => fused.has(x));
-}
-
-/** Equal `Input Dims`, or one a prefix of the other (an out= variant lists its output too). */
-function dimsCompatible(x: unknown, y: unknown): boolean {
-  if (!Array.isArray(x) || !Array.isArray(y)) return false;
-  const n = Math.min(x.length, y.length);
-  if (n === 0) return x.length === y.length;
-  for (let k = 0; k < n; k++) if (JSON.stringify(x[k]) !== JSON.stringify(y[k])) return false;
-  return true;
-}
-
-function range(lo: number, hi: number): number[] {
-  const out: number[] = [];
-  for (let k = lo; k < hi; k++) out.push(k);
-  return out;
-}
-
-/**
- * Index pairs of a longest common subsequence. The common prefix and suffix are taken
- * first; the middle is solved exactly when small enough, otherwise greedily in order
- * (large training steps: the alignment then only decides where replacements are looked for).
- */
-export function longestCommonSubsequence(x: readonly string[], y: readonly string[]): [number, number][] {
-  const head: [number, number][] = [];
-  let s = 0;
-  while (s < x.length && s < y.length && x[s] === y[s]) {
-    head.push([s, s]);
-    s++;
-  }
-  const tail: [number, number][] = [];
-  let ex = x.length;
-  let ey = y.length;
-  while (ex > s && ey > s && x[ex - 1] === y[ey - 1]) {
-    ex--;
-    ey--;
-    tail.unshift([ex, ey]);
-  }
-  const n = ex - s;
-  const m = ey - s;
-  const mid: [number, number][] = [];
-  if (n > 0 && m > 0) {
-    if ((n + 1) * (m + 1) <= 16_000_000) {
-      const w = m + 1;
-      const dp = new Uint32Array((n + 1) * w);
-      for (let i = n - 1; i >= 0; i--) {
-        for (let j = m - 1; j >= 0; j--) {
-          dp[i * w + j] = x[s + i] === y[s + j] ? dp[(i + 1) * w + j + 1]! + 1 : Math.max(dp[(i + 1) * w + j]!, dp[i * w + j + 1]!);
-        }
-      }
-      let i = 0;
-      let j = 0;
-      while (i < n && j < m) {
-        if (x[s + i] === y[s + j]) {
-          mid.push([s + i, s + j]);
-          i++;
-          j++;
-        } else if (dp[(i + 1) * w + j]! >= dp[i * w + j + 1]!) i++;
-        else j++;
-      }
-    } else {
-      let j = 0;
-      for (let i = 0; i < n && j < m; i++) {
-        let k = j;
-        while (k < m && y[s + k] !== x[s + i]) k++;
-        if (k < m) {
-          mid.push([s + i, s + k]);
-          j = k + 1;
-        }
-      }
-    }
-  }
-  return [...head, ...mid, ...tail];
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -162,16 +162,9 @@ interface OwnedIndex {
   readonly next: Int32Array;
 }
 
+/** The model's owned-work lists (model/owned-work.ts). */
 function indexOwnedGpu(m: TraceModel): OwnedIndex {
-  const first = new Int32Array(m.host.length).fill(-1);
-  const next = new Int32Array(m.gpu.length).fill(-1);
-  for (let g = m.gpu.length - 1; g >= 0; g--) {
-    const o = m.gpu.owner[g]!;
-    if (o < 0) continue;
-    next[g] = first[o]!;
-    first[o] = g;
-  }
-  return { first, next };
+  return { first: m.host.firstOwned, next: m.gpu.nextOwned };
 }
 
 /** GPU work (any kind) owned by `h` or anything under it, with the host events visited. */

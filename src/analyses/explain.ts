@@ -35,10 +35,11 @@
  */
 import { GpuKind, HostKind, hostName, type TraceModel } from '../model/trace-model.js';
 import { computeCompileOverhead, compilePreOpRole, type CompileOverhead } from './compile-overhead.js';
-import { computeTraceDiff, scopeStats, type ScopeStats, type TraceDiff } from './diff.js';
+import { computeTraceDiffWithMatch, scopeStats, type ScopeStats, type TraceDiff } from './diff.js';
 import { computeDispatchTree, type DispatchNode } from './dispatch-tree.js';
 import { computeFusion, type FusionResult } from './fusion.js';
-import { computeFusionMatch } from './fusion-match.js';
+import { fusionFromMatch } from './fusion-match.js';
+import type { KernelMatch } from './kernel-match.js';
 import { computeGemmTable, findGemmCalls, formatGemmShape, type GemmReport } from './gemm.js';
 import { computeKernelCatalog } from './kernel-catalog.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from './kernel-name.js';
@@ -196,7 +197,8 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
     if (s && (s.sentences.length || s.tables.length)) sections.push(s);
   };
   const first = others[0];
-  const diff = first && (want('comparison') || want('next')) ? computeTraceDiff(first.m, c.m) : undefined;
+  // `TRACE --vs OTHER` reads TRACE → OTHER: this trace is A, the first --vs trace B.
+  const compared = first && want('comparison') ? computeTraceDiffWithMatch(c.m, first.m) : undefined;
   if (want('steps')) push(stepsSection(c));
   if (want('dispatch')) push(dispatchSection(c));
   if (want('views')) push(viewsSection(c));
@@ -204,12 +206,12 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
   if (want('launches')) push(launchesSection(c));
   if (want('kernels')) push(kernelsSection(c, opts.kernelLimit ?? 8));
   if (want('gemms')) push(gemmSection(c));
-  if (want('comparison') && first && diff) push(comparisonSection(c, first, diff));
+  if (want('comparison') && first && compared) push(comparisonSection(c, first, compared.diff, compared.match));
   if (want('fusion')) push(fusionSection(c));
   if (want('compile')) push(compileSection(c));
   if (want('verdict')) push(verdictSection(c));
   if (want('next')) push(nextSection(c));
-  if (want('conclusions') && others.length) push(conclusionsSection([...others, c]));
+  if (want('conclusions') && others.length) push(conclusionsSection([c, ...others]));
   return { trace: traceInfo(c), vs: others.map(traceInfo), sections };
 }
 
@@ -789,13 +791,14 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
 // ------------------------------------------------------------------------------------------------
 // S8, S10, S11: against another trace
 
-function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): ExplainSection {
+/** This trace (`c`) is A, the other B: every number reads A → B. */
+function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff, km: KernelMatch): ExplainSection {
   const sentences: ExplainSentence[] = [];
   const scopeName = d.scope.name ?? (d.scope.per === 'step' ? 'step' : 'trace');
   sentences.push(
     say('comparison.scope', '`{a}` (A) against `{b}` (B), per `{scope}`: {instancesA|instance} in A, {instancesB} in B; the numbers are per instance.', {
-      a: other.label,
-      b: c.label,
+      a: c.label,
+      b: other.label,
       scope: scopeName,
       instancesA: d.scope.instancesA,
       instancesB: d.scope.instancesB,
@@ -803,8 +806,9 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): 
   );
   for (const k of d.kernels.same) {
     sentences.push(
-      say('comparison.same-kernel', '`{kernel}` runs in both ({countA} vs {countB} per instance, {meanAUs} vs {meanBUs} each): the same name, byte for byte — the same GPU work.', {
+      say('comparison.same-kernel', `\`{kernel}\`${k.shapes ? ' on {shapes}' : ''} runs in both ({countA} vs {countB} per instance, {meanAUs} vs {meanBUs} each): the same name and shapes — the same GPU work.`, {
         kernel: kernelLabel(k.name),
+        shapes: k.shapes,
         countA: k.a.count,
         countB: k.b.count,
         meanAUs: k.a.meanUs,
@@ -812,14 +816,16 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): 
       }),
     );
   }
-  const fusedB = new Map(c.lazy.fusion().fusedKernels.map((f) => [f.name, f]));
-  const fusedA = new Map(other.lazy.fusion().fusedKernels.map((f) => [f.name, f]));
-  const match = d.kernels.replaced.some((r) => r.by === 'fused-ops' || r.by === 'position') ? computeFusionMatch(c.m, other.m) : undefined;
-  for (const r of d.kernels.replaced) {
+  const fusedA = new Map(c.lazy.fusion().fusedKernels.map((f) => [f.name, f]));
+  const fusedB = new Map(other.lazy.fusion().fusedKernels.map((f) => [f.name, f]));
+  // The same matcher's savings, replacement by replacement (fusion --vs reads them the same way).
+  const savings = d.kernels.replaced.length ? fusionFromMatch(c.m, other.m, km, d.kernels.replaced, scopeName).replacements : [];
+  for (const [index, r] of d.kernels.replaced.entries()) {
     const rule = r.by === 'op-and-shape' ? 'the same op and Input Dims' : r.by === 'fused-ops' ? "Inductor's fused op list" : 'its position between the same kernels';
     const replaced = r.a.map((k) => ({ kernel: kernelLabel(k.name), op: k.op ?? '(no op)', meanUs: k.durUs }));
     const numbers = {
       kernel: kernelLabel(r.b.name),
+      ...(r.laterStages ? { laterStages: r.laterStages.map((x) => kernelLabel(x.name)) } : {}),
       kernelUs: r.bUs,
       replaced,
       replacedUs: r.aUs,
@@ -831,12 +837,12 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): 
     sentences.push(
       say(
         'comparison.replaced',
-        `\`{kernel}\` ({kernelUs}) does the work of ${replaced.map((x, i) => `\`{replaced.${i}.kernel}\`${x.op !== x.kernel ? ` under \`{replaced.${i}.op}\`` : ''} ({replaced.${i}.meanUs})`).join(' and ')} — {replacedUs} in A — matched by {rule}: ${r.aUs >= r.bUs ? '{savedUs} less' : '{savedUs} more'} per occurrence ({ratio}).`,
+        `\`{kernel}\`${r.laterStages ? ` with its later stage${r.laterStages.length > 1 ? 's' : ''} ${r.laterStages.map((_, i) => `\`{laterStages.${i}}\``).join(', ')}` : ''} ({kernelUs}) does the work of ${replaced.map((x, i) => `\`{replaced.${i}.kernel}\`${x.op !== x.kernel ? ` under \`{replaced.${i}.op}\`` : ''} ({replaced.${i}.meanUs})`).join(' and ')} — {replacedUs} in A — matched by {rule}: ${r.aUs >= r.bUs ? '{savedUs} less' : '{savedUs} more'} per occurrence ({ratio}), {count|occurrence} per instance.`,
         { ...numbers, savedUs: Math.abs(numbers.savedUs) },
       ),
     );
-    const m = match?.replacements.find((x) => x.fused.name === r.b.name && x.hbmBytesSaved > 0);
-    if (m) {
+    const m = savings[index];
+    if (m && m.hbmBytesSaved > 0) {
       sentences.push(
         say(
           'comparison.hbm-saved',
@@ -868,10 +874,10 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): 
     }
   }
   for (const k of d.kernels.onlyA) {
-    sentences.push(say('comparison.only-a', 'Only in A: `{kernel}` under `{op}`, {count} per instance, {meanUs} each.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs }));
+    sentences.push(say('comparison.only-a', 'Only in A: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }));
   }
   for (const k of d.kernels.onlyB) {
-    sentences.push(say('comparison.only-b', 'Only in B: `{kernel}` under `{op}`, {count} per instance, {meanUs} each.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs }));
+    sentences.push(say('comparison.only-b', 'Only in B: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }));
   }
   const list = (id: string, lead: string, xs: readonly { name: string; a: number; b: number; aCpuUs: number; bCpuUs: number }[], side: 'a' | 'b') => {
     if (!xs.length) return;
@@ -879,13 +885,13 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): 
     sentences.push(say(id, `${lead} ${items.map((_, i) => `\`{ops.${i}.name}\` ×{ops.${i}.calls}`).join(', ')}.`, { ops: items }));
   };
   const removed = d.ops.removed;
-  const removedViews = removed.filter((o) => other.lazy.ops().views.some((v) => v.name === o.name));
+  const removedViews = removed.filter((o) => c.lazy.ops().views.some((v) => v.name === o.name));
   list('comparison.ops-removed', 'CPU ops in A only (per instance):', removed, 'a');
   if (removedViews.length) {
     sentences.push(
       say('comparison.views-removed', `The view ops ${removedViews.map((_, i) => `\`{views.${i}}\``).join(', ')} are gone from B: {viewCpuUs} of A's host time per instance (their total CPU time, nested ones counted in their parent too); the GPU work does not change for it.`, {
         views: removedViews.map((o) => o.name),
-        viewCpuUs: removedViews.filter((o) => !removedViews.some((p) => p !== o && isNestedView(other, p.name, o.name))).reduce((s, o) => s + o.aCpuUs, 0),
+        viewCpuUs: removedViews.filter((o) => !removedViews.some((p) => p !== o && isNestedView(c, p.name, o.name))).reduce((s, o) => s + o.aCpuUs, 0),
       }),
     );
   }
@@ -894,7 +900,7 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): 
   list('comparison.ops-added', 'CPU ops in B only (per instance):', added, 'b');
   if (preOps.length) {
     const own = preOps.map((o) => ({ name: o.name, role: compilePreOpRole(o.name)! }));
-    const cb = c.lazy.compile();
+    const cb = other.lazy.compile();
     const scopes = cb.annotations.filter((s) => s.name === scopeName);
     const numbers = { preOps: own.map((o) => o.name), count: own.length, ...(scopes.length ? { preOpsCpuUs: mean(scopes.map((s) => s.preOpsCpuUs)), preOpsShare: mean(scopes.map((s) => s.preOpsShare)) } : {}) };
     sentences.push(
@@ -927,7 +933,7 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff): 
     );
   }
   for (const n of d.notes) sentences.push(say('comparison.note', 'Note: {note}.', { note: n.replace(/\.$/, '') }));
-  return { id: 'comparison', title: 'Against the other trace', readings: ['S8', 'S10', 'S11'], sentences, tables: [], more: 'kinetoscope diff OTHER TRACE' };
+  return { id: 'comparison', title: 'Against the other trace', readings: ['S8', 'S10', 'S11'], sentences, tables: [], more: 'kinetoscope diff TRACE OTHER' };
 }
 
 /** Whether a view op named `inner` ran nested inside one named `outer` (aten::transpose inside aten::t). */
@@ -1399,6 +1405,6 @@ function conclusionsSection(cs: readonly TraceContext[]): ExplainSection {
     ],
     rows: rows.map((r) => ({ ...r, gemmKernels: [...r.gemmKernels], otherKernels: [...r.otherKernels] })),
   };
-  const more = cs.length === 2 ? 'kinetoscope diff OTHER TRACE' : 'kinetoscope diff A B, for two traces of one workload';
+  const more = cs.length === 2 ? 'kinetoscope diff TRACE OTHER' : 'kinetoscope diff A B, for two traces of one workload';
   return { id: 'conclusions', title: 'Conclusions, trace by trace', readings: ['S8', 'S9', 'S10', 'S11'], sentences, tables: [table], more };
 }

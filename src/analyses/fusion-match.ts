@@ -1,77 +1,64 @@
 /**
- * Fused kernels matched to the eager kernels they replaced (S9, S11): a compiled (or hand-fused)
- * trace against an eager trace of the same workload, annotation by annotation.
+ * Fused kernels matched to the eager kernels they replaced (S9, S11), as the one matcher
+ * (`kernel-match.ts`, behind `diff` and `explain --vs` too) reads them: the eager trace is A, the
+ * compiled (or hand-fused) one B, compared over the scope `diff A B` would use. Each replacement
+ * here is one of `diff`'s, with the same calls and times; unmatched calls carry the matcher's reason.
  *
- * For each annotation name present in both traces, one instance's kernels are read as a sequence
- * (the sequence most instances share; durations are means over those instances):
- * 1. Anchors — kernels that are neither fused nor memory-bound (GEMMs, attention, collectives) —
- *    cut both sequences into segments; when both have the same number of anchors, segment k of
- *    one corresponds to segment k of the other, else each instance is one segment.
- * 2. In a segment, each Inductor kernel takes, by op role, the run of eager memory-bound kernels
- *    whose owning op (or an op around it: `aten::relu` → `aten::clamp_min`) is in its fused op list
- *    (`_unsafe_view, gelu, mul` takes the `aten::gelu` and `aten::mul` kernels); a template kernel
- *    (`triton_tem_…`) may take GEMM kernels too.
- * 3. ATen kernels that survived compilation take eager kernels of the same name (no replacement).
- *    Then, when anchors aligned, an eager kernel still untaken goes by op role to the Inductor
- *    kernel of the nearest segment whose op list fits (on a tie, the later one): eager code may
- *    run its ops in another order than the compiled graph — the workloads' eager GeGLU runs gate,
- *    gelu, up, mul, down, so gelu sits before the up GEMM while the fused `gelu_mul` kernel runs
- *    after it. Work moves forward past an anchor only if that anchor's op reads no tensor like the
- *    eager kernel's output (element count and dtype): a GEMM that reads it needed it in HBM first;
- *    backward, only past anchors whose output (where known) it does not read.
- * 4. A fused kernel that took nothing — a hand-written kernel has no op list — takes, by position,
- *    the eager memory-bound kernels left in its segment, when anchors aligned the segments. Eager
- *    memory-bound kernels left in a segment where the compiled trace runs no fused kernel move
- *    forward, through anchors that do not read their output, to the next segment that runs one; if
- *    that is a single kernel with no op list (untaken, or matched by position), it takes them too
- *    (`geglu_fwd` after the up GEMM takes the gelu before it as well as the mul). Forward only: a
- *    kernel that replaces work runs after that work's inputs exist. Where the segment holds an
- *    Inductor kernel, its op list has already said what it does, and the eager kernels stay unmatched.
+ * Savings, per occurrence: time = Σ eager calls' mean time − the replacing kernel's (both stages
+ * of a split reduction); HBM bytes = the intermediates the replacing kernel keeps on chip, claimed
+ * only for a producer → consumer pair of the replaced calls, consecutive in the eager instance's
+ * order among them, whose intermediate (inferred from shapes, see fusion.ts) no other call between
+ * them reads: one that does (a GEMM between two ReLUs) needed it in HBM, and one with no recorded
+ * shapes may read anything. Each written once and read back once: 2 × its bytes.
  *
- * Savings, per instance: time = Σ eager kernels' mean time − the fused kernel's mean time; HBM
- * bytes = the intermediates between the replaced kernels, each written once and read back once,
- * that the fused kernel keeps on chip (see fusion.ts for how an intermediate is inferred).
- *
- * Ignores: CPU-side differences (the compile analysis's), copies and memsets.
+ * Ignores: CPU-side differences (the compile analysis's).
  */
 import type { TraceModel } from '../model/trace-model.js';
+import { GpuKind } from '../model/trace-model.js';
+import { computeTraceDiffWithMatch, type DiffOptions } from './diff.js';
 import {
   computeKernelSites,
   findIntermediate,
+  isCompiledGraphFrame,
+  isMemoryBound,
   kernelTrafficBytes,
-  opBaseName,
-  readsOutputOf,
   type FusedGenerator,
   type FusionIntermediate,
   type FusionKernelRef,
-  type KernelSite,
 } from './fusion.js';
+import { describeShapes, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
 import { shortKernelName } from './kernel-name.js';
-import { tensorArgs } from './tensor-bytes.js';
+import { listAnnotations } from './scopes.js';
+import { numelOf, tensorArgs } from './tensor-bytes.js';
 
 export interface ReplacedBy {
   readonly name: string;
-  readonly generator: FusedGenerator;
+  /** `library`: a kernel of a library (a cuBLAS GEMM with a bias epilogue) that took eager work. */
+  readonly generator: FusedGenerator | 'library';
   readonly kind: string;
   readonly ops: readonly string[];
   readonly meanUs: number;
   /** Bytes of the kernel's tensor arguments (Inductor's launch op), when recorded. */
   readonly argBytes?: number;
+  /** The later stages of a split reduction, whose time is in meanUs. */
+  readonly laterStages?: readonly { readonly name: string; readonly meanUs: number }[];
 }
 
 export interface Replacement {
+  /** The scope compared (annotation name, `ProfilerStep*` or `trace`). */
   readonly annotation: string;
-  /** Which launch of this kernel in the annotation instance (0-based). */
-  readonly occurrence: number;
+  /** How many times per instance (identical replacements are one row). */
+  readonly count: number;
   readonly fused: ReplacedBy;
-  /** The eager kernels it replaced, in stream order. */
+  /** The eager calls it replaced, in stream order. */
   readonly replaced: readonly FusionKernelRef[];
-  readonly matchedBy: 'ops' | 'position';
-  /** Σ of the replaced kernels' mean time per instance. */
+  readonly matchedBy: 'ops' | 'position' | 'op-and-shape';
+  /** Σ of the replaced calls' mean time, per occurrence. */
   readonly eagerUs: number;
   readonly fusedUs: number;
   /** eagerUs − fusedUs (negative: the fused kernel is slower). */
   readonly timeSavedUs: number;
+  /** Kept on chip: producer → consumer pairs with no other reader between them (see the module comment). */
   readonly intermediates: readonly FusionIntermediate[];
   readonly intermediateBytes: number;
   /** 2 × intermediateBytes: the write and the read-back the fused kernel does not make. */
@@ -85,277 +72,135 @@ export interface UnmatchedKernel {
   readonly name: string;
   readonly shortName: string;
   readonly op: string;
+  /** The owning op's tensors, empty when not recorded. */
+  readonly shapes: string;
+  /** Calls per instance. */
+  readonly count: number;
   readonly meanUs: number;
+  /** Why the evidence did not decide. */
+  readonly reason: string;
 }
 
 export interface FusionMatchResult {
   readonly replacements: Replacement[];
-  /** Eager memory-bound kernels no compiled kernel took. */
+  /** Eager calls no compiled kernel was shown to replace (memsets and copies included). */
   readonly unmatchedEager: UnmatchedKernel[];
-  /** Fused kernels that took no eager kernel. */
+  /** Fused (Inductor, hand-written) kernels shown to replace nothing. */
   readonly unmatchedFused: UnmatchedKernel[];
-  /** Instances read per annotation, and whether anchors aligned its segments. */
-  readonly annotations: { readonly name: string; readonly compiledInstances: number; readonly eagerInstances: number; readonly anchorsAligned: boolean }[];
+  /** The scope compared, and its instances on each side. */
+  readonly annotations: { readonly name: string; readonly compiledInstances: number; readonly eagerInstances: number }[];
   /** Annotation names found in one trace only. */
   readonly onlyInCompiled: string[];
   readonly onlyInEager: string[];
+  /** The diff's notes (instances whose GPU work differs). */
+  readonly notes: readonly string[];
 }
 
-interface Position {
-  /** The site in the representative instance. */
-  readonly site: KernelSite;
-  readonly meanUs: number;
+/** `fusion COMPILED --vs EAGER`: the eager trace is A, the compiled one B, as `diff EAGER COMPILED` reads them. */
+export function computeFusionMatch(compiled: TraceModel, eager: TraceModel, opts: DiffOptions = {}): FusionMatchResult {
+  const { diff, match } = computeTraceDiffWithMatch(eager, compiled, opts);
+  const scope = diff.scope.name ?? (diff.scope.per === 'step' ? 'ProfilerStep*' : 'trace');
+  const result = fusionFromMatch(eager, compiled, match, diff.kernels.replaced, scope);
+  // Inductor's `## Call CompiledFxGraph … ##` frames are not the user's annotations.
+  const names = (m: TraceModel) => listAnnotations(m).map((x) => x.name).filter((n) => !isCompiledGraphFrame(n));
+  const namesC = names(compiled);
+  const namesE = names(eager);
+  return {
+    ...result,
+    annotations: [{ name: scope, compiledInstances: diff.scope.instancesB, eagerInstances: diff.scope.instancesA }],
+    onlyInCompiled: namesC.filter((n) => !namesE.includes(n)),
+    onlyInEager: namesE.filter((n) => !namesC.includes(n)),
+    notes: diff.notes,
+  };
 }
 
-interface Sequence {
-  readonly positions: Position[];
-  readonly instances: number;
-}
-
-export function computeFusionMatch(compiled: TraceModel, eager: TraceModel): FusionMatchResult {
-  const cSeqs = sequencesByAnnotation(compiled, computeKernelSites(compiled));
-  const eSeqs = sequencesByAnnotation(eager, computeKernelSites(eager));
-  const replacements: Replacement[] = [];
-  const unmatchedEager: UnmatchedKernel[] = [];
-  const unmatchedFused: UnmatchedKernel[] = [];
-  const annotations: FusionMatchResult['annotations'] = [];
-  for (const [name, c] of cSeqs) {
-    const e = eSeqs.get(name);
-    if (!e) continue;
-    const r = matchSequences(compiled, eager, name, c, e);
-    replacements.push(...r.replacements);
-    unmatchedEager.push(...r.unmatchedEager);
-    unmatchedFused.push(...r.unmatchedFused);
-    annotations.push({ name, compiledInstances: c.instances, eagerInstances: e.instances, anchorsAligned: r.anchorsAligned });
-  }
+/** The fusion reading of one match: A is the eager side, B the compiled. */
+export function fusionFromMatch(
+  eager: TraceModel,
+  compiled: TraceModel,
+  match: KernelMatch,
+  replaced: readonly MatchReplacement[],
+  scope: string,
+): Pick<FusionMatchResult, 'replacements' | 'unmatchedEager' | 'unmatchedFused'> {
+  const generatorOf = new Map<number, FusedGenerator>();
+  for (const s of computeKernelSites(compiled)) if (s.generator) generatorOf.set(s.gpu, s.generator);
+  const replacements = replaced.map((r) => describeReplacement(eager, compiled, match, r, scope, generatorOf));
+  const unmatched = (calls: readonly MatchCall[], reasons: ReadonlyMap<number, string>, keep: (c: MatchCall) => boolean): UnmatchedKernel[] => {
+    const by = new Map<string, { c: MatchCall; reason: string; n: number; ns: number }>();
+    for (const [i, reason] of reasons) {
+      const c = calls[i]!;
+      if (!keep(c)) continue;
+      const key = `${c.name}\u0000${c.op ?? ''}\u0000${describeShapes(c)}\u0000${reason}`;
+      const e = by.get(key);
+      if (e) {
+        e.n++;
+        e.ns += c.durNs;
+      } else by.set(key, { c, reason, n: 1, ns: c.durNs });
+    }
+    return [...by.values()].map((e) => ({
+      annotation: scope,
+      name: e.c.name,
+      shortName: shortKernelName(e.c.name),
+      op: e.c.op ?? '',
+      shapes: describeShapes(e.c),
+      count: e.n,
+      meanUs: e.ns / e.n / 1000,
+      reason: e.reason,
+    }));
+  };
   return {
     replacements,
-    unmatchedEager,
-    unmatchedFused,
-    annotations,
-    onlyInCompiled: [...cSeqs.keys()].filter((k) => !eSeqs.has(k)),
-    onlyInEager: [...eSeqs.keys()].filter((k) => !cSeqs.has(k)),
+    unmatchedEager: unmatched(match.a.calls, match.reasonA, () => true),
+    unmatchedFused: unmatched(match.b.calls, match.reasonB, (c) => generatorOf.has(c.gpu)),
   };
-}
-
-/** Each annotation's kernel sequence: the one most of its instances share, with mean durations. */
-function sequencesByAnnotation(m: TraceModel, sites: readonly KernelSite[]): Map<string, Sequence> {
-  const byInstance = new Map<number, KernelSite[]>();
-  for (const s of sites) {
-    if (s.scope < 0) continue;
-    let list = byInstance.get(s.scope);
-    if (!list) byInstance.set(s.scope, (list = []));
-    list.push(s);
-  }
-  const byName = new Map<string, Map<string, KernelSite[][]>>();
-  for (const list of byInstance.values()) {
-    list.sort((a, b) => m.gpu.startNs[a.gpu]! - m.gpu.startNs[b.gpu]! || a.gpu - b.gpu);
-    const name = list[0]!.scopeName;
-    const signature = list.map((s) => s.name).join('\u0000');
-    let sigs = byName.get(name);
-    if (!sigs) byName.set(name, (sigs = new Map()));
-    let group = sigs.get(signature);
-    if (!group) sigs.set(signature, (group = []));
-    group.push(list);
-  }
-  const out = new Map<string, Sequence>();
-  for (const [name, sigs] of byName) {
-    let best: KernelSite[][] = [];
-    for (const g of sigs.values()) if (g.length > best.length) best = g;
-    const first = best[0]!;
-    const positions = first.map((site, k) => ({
-      site,
-      meanUs: best.reduce((sum, inst) => sum + m.gpu.durNs[inst[k]!.gpu]!, 0) / best.length / 1000,
-    }));
-    out.set(name, { positions, instances: best.length });
-  }
-  return out;
-}
-
-const isAnchor = (s: KernelSite) => s.role === 'other';
-
-function matchSequences(compiled: TraceModel, eager: TraceModel, annotation: string, c: Sequence, e: Sequence) {
-  const cAnchors = c.positions.filter((p) => isAnchor(p.site)).length;
-  const eAnchors = e.positions.filter((p) => isAnchor(p.site)).length;
-  const anchorsAligned = cAnchors === eAnchors;
-  const segments = (seq: Sequence): number[][] => {
-    const out: number[][] = [[]];
-    seq.positions.forEach((p, k) => {
-      if (anchorsAligned && isAnchor(p.site)) out.push([]);
-      else if (!isAnchor(p.site)) out[out.length - 1]!.push(k);
-    });
-    return out;
-  };
-  const cSeg = segments(c);
-  const eSeg = segments(e);
-  const taken = new Set<number>();
-  const replacements: Replacement[] = [];
-  const unmatchedFused: UnmatchedKernel[] = [];
-  const occurrences = new Map<string, number>();
-  const assigned = new Map<number, { eager: number[]; matchedBy: 'ops' | 'position' }>();
-
-  const eSegOf = (k: number) => (anchorsAligned ? (eSeg[k] ?? []) : eSeg.flat());
-  const opSets = c.positions.map((p) => new Set((p.site.decoded.inductor?.ops ?? []).map(opBaseName)));
-  const opsOf = (i: number) => opSets[i]!;
-  const fusedIn = (cs: readonly number[]) => cs.filter((i) => c.positions[i]!.site.role === 'fused');
-  // A template kernel (`triton_tem_…`) may take GEMM kernels too.
-  const eligible = (i: number, j: number) => c.positions[i]!.site.decoded.inductor?.kind === 'template' || e.positions[j]!.site.role === 'memory-bound';
-  const fits = (i: number, j: number) => e.positions[j]!.site.opChain.some((op) => opsOf(i).has(opBaseName(op)));
-
-  // Eager anchors in order: anchor k ends segment k.
-  const eAnchorSites = e.positions.filter((p) => isAnchor(p.site)).map((p) => p.site);
-  /**
-   * Whether eager kernel j's work can move from segment k to segment t: forward, past no anchor that
-   * reads its output; backward, past no anchor whose output it reads.
-   */
-  const canMove = (j: number, k: number, t: number) => {
-    const s = e.positions[j]!.site;
-    for (let x = k; x < t; x++) if (readsOutputOf(eager, eAnchorSites[x]!.owner, s.owner, s.decoded.kind)) return false;
-    for (let x = t; x < k; x++) if (readsOutputOf(eager, s.owner, eAnchorSites[x]!.owner, eAnchorSites[x]!.decoded.kind)) return false;
-    return true;
-  };
-
-  // 2. by op role, in the fused kernel's own segment
-  cSeg.forEach((cs, k) => {
-    const es = eSegOf(k);
-    for (const i of fusedIn(cs)) {
-      if (opsOf(i).size === 0) continue;
-      const candidates = es.filter((j) => !taken.has(j) && eligible(i, j));
-      const start = candidates.findIndex((j) => fits(i, j));
-      if (start < 0) continue;
-      const run: number[] = [];
-      for (let x = start; x < candidates.length && fits(i, candidates[x]!); x++) run.push(candidates[x]!);
-      run.forEach((j) => taken.add(j));
-      assigned.set(i, { eager: run, matchedBy: 'ops' });
-    }
-  });
-  // 3. survivors: same kernel name
-  cSeg.forEach((cs, k) => {
-    const es = eSegOf(k);
-    for (const i of cs) {
-      const site = c.positions[i]!.site;
-      if (site.role === 'fused') continue;
-      const j = es.find((x) => !taken.has(x) && e.positions[x]!.site.name === site.name);
-      if (j !== undefined) taken.add(j);
-    }
-  });
-  if (anchorsAligned) {
-    // 2b. by op role, from another segment: the fused kernel of the nearest segment whose op list fits
-    eSeg.forEach((es, k) => {
-      for (const j of es) {
-        if (taken.has(j)) continue;
-        let best: { i: number; dist: number } | undefined;
-        cSeg.forEach((cs, t) => {
-          for (const i of fusedIn(cs)) {
-            if (opsOf(i).size === 0 || !eligible(i, j) || !fits(i, j) || !canMove(j, k, t)) continue;
-            const dist = Math.abs(t - k);
-            // on a tie, the later kernel: a fused kernel runs after the work whose inputs it needs
-            if (!best || dist < best.dist || (dist === best.dist && t > k)) best = { i, dist };
-          }
-        });
-        if (!best) continue;
-        taken.add(j);
-        const a = assigned.get(best.i);
-        if (a) a.eager.push(j);
-        else assigned.set(best.i, { eager: [j], matchedBy: 'ops' });
-      }
-    });
-  }
-  // 4. by position, in the fused kernel's own segment
-  if (anchorsAligned) {
-    cSeg.forEach((cs, k) => {
-      const left = eSeg[k]!.filter((j) => !taken.has(j) && e.positions[j]!.site.role === 'memory-bound');
-      const empty = fusedIn(cs).filter((i) => !assigned.has(i));
-      if (left.length > 0 && empty.length > 0) {
-        left.forEach((j) => taken.add(j));
-        assigned.set(empty[0]!, { eager: left, matchedBy: 'position' });
-      }
-    });
-    // 4b. by position, through anchors: eager kernels left in a segment where the compiled trace
-    // runs no fused kernel go to the next segment that has one, if that is one kernel with no op list
-    // (and whose output no anchor on the way reads)
-    let carried: { j: number; from: number }[] = [];
-    cSeg.forEach((cs, k) => {
-      carried.push(...eSeg[k]!.filter((j) => !taken.has(j) && e.positions[j]!.site.role === 'memory-bound').map((j) => ({ j, from: k })));
-      const fused = fusedIn(cs);
-      if (fused.length === 0) return;
-      const target = fused[0]!;
-      const a = assigned.get(target);
-      const moved = carried.filter((x) => canMove(x.j, x.from, k)).map((x) => x.j);
-      if (fused.length === 1 && opsOf(target).size === 0 && (!a || a.matchedBy === 'position') && moved.length > 0) {
-        moved.forEach((j) => taken.add(j));
-        if (a) a.eager.push(...moved);
-        else assigned.set(target, { eager: moved, matchedBy: 'position' });
-      }
-      carried = [];
-    });
-  }
-  for (const a of assigned.values()) a.eager.sort((x, y) => x - y);
-
-  for (let i = 0; i < c.positions.length; i++) {
-    const { site } = c.positions[i]!;
-    if (site.role !== 'fused') continue;
-    const occurrence = occurrences.get(site.name) ?? 0;
-    occurrences.set(site.name, occurrence + 1);
-    const a = assigned.get(i);
-    if (!a) {
-      unmatchedFused.push(unmatched(compiled, annotation, c.positions[i]!));
-      continue;
-    }
-    replacements.push(describeReplacement(compiled, eager, annotation, occurrence, c.positions[i]!, a.eager.map((j) => e.positions[j]!), a.matchedBy));
-  }
-  const unmatchedEager = e.positions
-    .map((p, j) => ({ p, j }))
-    .filter(({ p, j }) => !taken.has(j) && p.site.role === 'memory-bound')
-    .map(({ p }) => unmatched(eager, annotation, p));
-  return { replacements, unmatchedEager, unmatchedFused, anchorsAligned };
 }
 
 function describeReplacement(
-  compiled: TraceModel,
   eager: TraceModel,
-  annotation: string,
-  occurrence: number,
-  fusedPos: Position,
-  replacedPos: Position[],
-  matchedBy: 'ops' | 'position',
+  compiled: TraceModel,
+  match: KernelMatch,
+  r: MatchReplacement,
+  scope: string,
+  generatorOf: ReadonlyMap<number, FusedGenerator>,
 ): Replacement {
-  const site = fusedPos.site;
-  const argBytes = launchArgBytes(compiled, site);
-  const replaced: FusionKernelRef[] = replacedPos.map((p) => {
-    const traffic = kernelTrafficBytes(eager, p.site);
+  const first = r.occurrences[0]!;
+  const b = match.b.calls[first.b[0]!]!;
+  const argBytes = launchArgBytes(compiled, b);
+  const replaced: FusionKernelRef[] = r.a.map((x, k) => {
+    const c = match.a.calls[first.a[k]!]!;
+    const traffic = c.gpuKind === GpuKind.Kernel ? kernelTrafficBytes(eager, { owner: c.owner, decoded: c.decoded, role: isMemoryBound(c.decoded) ? 'memory-bound' : 'other' }) : undefined;
     return {
-      name: p.site.name,
-      shortName: shortKernelName(p.site.name),
-      op: p.site.owner >= 0 ? eager.strings.get(eager.host.name[p.site.owner]!) : '',
-      meanUs: p.meanUs,
+      name: x.name,
+      shortName: shortKernelName(x.name),
+      op: x.op ?? '',
+      meanUs: x.durUs,
       ...(traffic !== undefined ? { trafficBytes: traffic } : {}),
     };
   });
-  const intermediates: FusionIntermediate[] = [];
-  for (let k = 0; k + 1 < replacedPos.length; k++) {
-    const l = findIntermediate(eager, replacedPos[k]!.site, replacedPos[k + 1]!.site);
-    if (l) intermediates.push({ producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, inferredFrom: l.inferredFrom });
-  }
+  // The intermediates must be the same in every occurrence to be claimed.
+  const per = r.occurrences.map((g) => keptOnChip(eager, match, g));
+  const same = per.every((l) => l.length === per[0]!.length && l.every((x, k) => x.bytes === per[0]![k]!.bytes));
+  const intermediates = same ? per[0]! : [];
   const intermediateBytes = intermediates.reduce((s, l) => s + l.bytes, 0);
-  const eagerUs = replaced.reduce((s, r) => s + r.meanUs, 0);
-  const traffic = replaced.every((r) => r.trafficBytes !== undefined) ? replaced.reduce((s, r) => s + r.trafficBytes!, 0) : undefined;
+  const traffic = replaced.every((x) => x.trafficBytes !== undefined) ? replaced.reduce((s, x) => s + x.trafficBytes!, 0) : undefined;
+  const generator = generatorOf.get(b.gpu) ?? 'library';
   return {
-    annotation,
-    occurrence,
+    annotation: scope,
+    count: r.count,
     fused: {
-      name: site.name,
-      generator: site.generator!,
-      kind: site.decoded.inductor?.kind ?? site.decoded.kind,
-      ops: site.decoded.inductor?.ops ?? [],
-      meanUs: fusedPos.meanUs,
+      name: b.name,
+      generator,
+      kind: b.decoded.inductor?.kind ?? b.decoded.kind,
+      ops: b.decoded.inductor?.ops ?? [],
+      meanUs: r.bUs,
       ...(argBytes !== undefined ? { argBytes } : {}),
+      ...(r.laterStages ? { laterStages: r.laterStages.map((x) => ({ name: x.name, meanUs: x.durUs })) } : {}),
     },
     replaced,
-    matchedBy,
-    eagerUs,
-    fusedUs: fusedPos.meanUs,
-    timeSavedUs: eagerUs - fusedPos.meanUs,
+    matchedBy: r.by === 'fused-ops' ? 'ops' : r.by,
+    eagerUs: r.aUs,
+    fusedUs: r.bUs,
+    timeSavedUs: r.aUs - r.bUs,
     intermediates,
     intermediateBytes,
     hbmBytesSaved: 2 * intermediateBytes,
@@ -363,19 +208,39 @@ function describeReplacement(
   };
 }
 
-/** Bytes of the tensor arguments of the cpu_op Inductor records for a launch (named after the kernel). */
-function launchArgBytes(m: TraceModel, s: KernelSite): number | undefined {
-  if (s.owner < 0 || m.strings.get(m.host.name[s.owner]!) !== s.name) return undefined;
-  const args = tensorArgs(m.host.args[s.owner]);
-  return args.length ? args.reduce((sum, t) => sum + t.bytes, 0) : undefined;
+/**
+ * The intermediates one replacement keeps on chip: for each pair of its eager calls consecutive in
+ * stream order, the tensor the first's op wrote and the second's read, when no call of the
+ * instance between them (outside the group) may read it — a call whose op takes a tensor of its
+ * element count and dtype, or a kernel or copy with no recorded shapes. Memsets read nothing.
+ */
+function keptOnChip(eager: TraceModel, match: KernelMatch, g: MatchGroup): FusionIntermediate[] {
+  const A = match.a.calls;
+  const out: FusionIntermediate[] = [];
+  const members = new Set(g.a);
+  for (let k = 0; k + 1 < g.a.length; k++) {
+    const p = A[g.a[k]!]!;
+    const q = A[g.a[k + 1]!]!;
+    if (p.gpuKind !== GpuKind.Kernel || q.gpuKind !== GpuKind.Kernel) continue;
+    const l = findIntermediate(eager, p, q);
+    if (!l) continue;
+    const numel = numelOf(l.dims);
+    let readBetween = false;
+    for (let x = g.a[k]! + 1; x < g.a[k + 1]! && !readBetween; x++) {
+      if (members.has(x)) continue;
+      const c = A[x]!;
+      if (c.gpuKind === GpuKind.Memset) continue;
+      const args = c.owner >= 0 ? tensorArgs(eager.host.args[c.owner]) : [];
+      readBetween = args.length === 0 || args.some((t) => t.numel === numel && t.dtype === l.dtype);
+    }
+    if (!readBetween) out.push({ producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, inferredFrom: l.inferredFrom });
+  }
+  return out;
 }
 
-function unmatched(m: TraceModel, annotation: string, p: Position): UnmatchedKernel {
-  return {
-    annotation,
-    name: p.site.name,
-    shortName: shortKernelName(p.site.name),
-    op: p.site.owner >= 0 ? m.strings.get(m.host.name[p.site.owner]!) : '',
-    meanUs: p.meanUs,
-  };
+/** Bytes of the tensor arguments of the cpu_op Inductor records for a launch (named after the kernel). */
+function launchArgBytes(m: TraceModel, c: MatchCall): number | undefined {
+  if (c.owner < 0 || m.strings.get(m.host.name[c.owner]!) !== c.name) return undefined;
+  const args = tensorArgs(m.host.args[c.owner]);
+  return args.length ? args.reduce((sum, t) => sum + t.bytes, 0) : undefined;
 }

@@ -261,7 +261,7 @@ export interface Intermediate {
  * The tensor kernel `a`'s op wrote and kernel `b`'s op read, if shapes and dtypes say there is one.
  * `a` and `b` must be owned by different ops with recorded shapes.
  */
-export function findIntermediate(m: TraceModel, a: KernelSite, b: KernelSite): Intermediate | undefined {
+export function findIntermediate(m: TraceModel, a: Pick<KernelSite, 'owner' | 'decoded'>, b: Pick<KernelSite, 'owner' | 'decoded'>): Intermediate | undefined {
   if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
   const producer = m.strings.get(m.host.name[a.owner]!);
   const consumer = m.strings.get(m.host.name[b.owner]!);
@@ -308,7 +308,7 @@ export function readsOutputOf(m: TraceModel, reader: number, producer: number, p
  * HBM bytes one kernel's op moves when each tensor input is read once and its output written once;
  * undefined when the output is not known.
  */
-export function kernelTrafficBytes(m: TraceModel, s: KernelSite): number | undefined {
+export function kernelTrafficBytes(m: TraceModel, s: Pick<KernelSite, 'owner' | 'decoded' | 'role'>): number | undefined {
   if (s.owner < 0 || s.role !== 'memory-bound') return undefined;
   const inputs = tensorArgs(m.host.args[s.owner]);
   if (inputs.length === 0) return undefined;

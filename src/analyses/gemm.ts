@@ -337,15 +337,8 @@ export function findGemmCalls(m: TraceModel): GemmCall[] {
     if (!isGemm[i]) continue;
     for (let p = host.parent[i]!; p >= 0 && !wraps[p]; p = host.parent[p]!) wraps[p] = 1;
   }
-  // GPU work by owner, as linked lists.
-  const firstOwned = new Int32Array(n).fill(-1);
-  const nextOwned = new Int32Array(gpu.length).fill(-1);
-  for (let g = gpu.length - 1; g >= 0; g--) {
-    const o = gpu.owner[g]!;
-    if (o < 0) continue;
-    nextOwned[g] = firstOwned[o]!;
-    firstOwned[o] = g;
-  }
+  const { firstOwned } = host;
+  const { nextOwned } = gpu;
   const calls: GemmCall[] = [];
   for (let i = 0; i < n; i++) {
     if (!isGemm[i] || wraps[i]) continue;

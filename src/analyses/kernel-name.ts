@@ -13,14 +13,22 @@
  * `multi_tensor_apply_kernel`, cat, softmax, norms, …); CUB; ROCm's Tensile (`Cijk_*`), Composable
  * Kernel and MIOpen implicit-GEMM names.
  *
+ * Mangled (`_Z…`) names — cuDNN's CUTLASS convolutions reach the trace so — are demangled
+ * (itanium-demangle.ts) and decoded like any other; CUTLASS 2.x kernels named by their template type
+ * (`Kernel<conv::kernel::ImplicitGemmConvolution<…>>`) are read from its template arguments.
+ *
  * Ignores (leaves `unknown`, with the name in `unparsed`): bare names of hand-written kernels (a
- * Triton `geglu_fwd` says nothing that identifies it), mangled names beyond their namespace, and any
- * segment of a known family whose meaning no source establishes — those stay in `unparsed`, never
- * guessed. Every rule cites the source of its convention next to it.
+ * Triton `geglu_fwd` says nothing that identifies it), mangled names whose grammar the demangler
+ * leaves out (beyond their namespace), and any segment of a known family whose meaning no source
+ * establishes — those stay in `unparsed`, never guessed. Every rule cites the source of its
+ * convention next to it: a library's own generator or documentation, or the capture it was seen in
+ * (torch / CUDA / cuDNN versions) with the op that launched it.
  *
  * Pure: no `node:` imports, no dependencies; runs in Node, a worker and the browser. About 0.1 ms a
  * name: decode each distinct name once, not each event.
  */
+
+import { demangleItanium } from './itanium-demangle.js';
 
 export type KernelKind =
   | 'gemm'
@@ -68,7 +76,7 @@ export interface DecodedKernelName {
   generator?: string;
   /** As the name states it: 'sm80', 'sm90', 'sm100', 'ampere', 'volta', 'gfx942' … */
   arch?: string;
-  /** The main input element type, normalised; for names whose type block is not split by any source, the block as written. */
+  /** The main input element type, normalised; for names whose type block is not split by any source, the block as written; 'f16/bf16' where the name states only the 16-bit float family (cuDNN SDPA). */
   dtype?: string;
   /** Per-operand types where the name's convention states them. */
   types?: KernelTypes;
@@ -93,7 +101,7 @@ export interface DecodedKernelName {
   tensorCores?: boolean;
   /** Convolution pass: 'fprop' | 'dgrad' | 'wgrad'. */
   convPass?: string;
-  /** Attention direction. */
+  /** Direction of a pass-split operation: attention, batch norm (forward / backward kernels). */
   direction?: 'fwd' | 'bwd';
   headDim?: number;
   /** Inductor Triton kernels: `triton_{poi,red,per,tem,for,spl}_fused_<ops>_<n>`. */
@@ -139,7 +147,11 @@ function decodeUncached(name: string): DecodedKernelName {
   if (raw === '') return { kind: 'unknown', unparsed: [name] };
   const transfer = decodeTransfer(raw);
   if (transfer) return transfer;
-  if (raw.startsWith('_Z')) return decodeMangled(raw);
+  if (raw.startsWith('_Z')) {
+    const demangled = demangleItanium(raw);
+    if (demangled !== undefined) return decodeSignature(parseSignature(demangled), demangled);
+    return decodeMangled(raw);
+  }
   return decodeSignature(parseSignature(raw), raw);
 }
 
@@ -187,6 +199,15 @@ function deepFreeze<T>(v: T): T {
 
 function describeUncached(name: string): DescribedKernelName {
   const raw = name.trim();
+  if (raw.startsWith('_Z')) {
+    // Mangled (some cuDNN kernels reach the trace so): decoded through the demangled signature.
+    const demangled = demangleItanium(raw);
+    if (demangled !== undefined) {
+      const sig = parseSignature(demangled);
+      const decoded = decodeSignature(sig, demangled);
+      return { decoded, shortName: shortNameOf(sig, demangled, decoded) };
+    }
+  }
   if (raw === '' || raw.startsWith('_Z')) return { decoded: decodeUncached(name), shortName: raw === '' ? raw : raw.length > 60 ? `${raw.slice(0, 57)}...` : raw };
   const transfer = decodeTransfer(raw);
   if (transfer) return { decoded: transfer, shortName: raw };
@@ -215,6 +236,8 @@ function shortNameOf(sig: Signature, raw: string, d: DecodedKernelName): string 
   if (GENERIC_BASES.has(sig.base)) {
     // `cutlass_cudnn_train::Kernel<…ReduceSplitK<…>>`, `internal::gemvx::kernel<…>`: name the wrapped type, else the namespace.
     const arg = sig.templateArgs?.[0];
+    // CUTLASS's conv kernel type: which pass it runs is what tells two of them apart.
+    if (arg && d.kind === 'conv' && d.convPass && /^ImplicitGemmConvolution/.test(identName(arg))) return `${identName(arg)}<${d.convPass}>`;
     if (arg && /^[A-Za-z_]/.test(identName(arg)) && !/^(int|long|float|double|bool)$/.test(arg)) return identName(arg);
     const ns = sig.namespaces.filter((n) => n !== ANON);
     if (ns.length) return `${ns[ns.length - 1]}::${sig.base}`;
@@ -448,6 +471,7 @@ type Decoder = (sig: Signature, raw: string) => DecodedKernelName | undefined;
 const DECODERS: Decoder[] = [
   decodeNvjet,
   decodeCutlassWrapped,
+  decodeCutlassTemplate,
   decodeXmma,
   decodeCublasLegacy,
   decodeCublasHelpers,
@@ -497,6 +521,20 @@ function decodeNvjet(sig: Signature): DecodedKernelName | undefined {
       // 16-bit float inputs on cuBLAS's Hopper GEMMs are tensor-core work (nsys-ai PR #582:
       // "these are warpgroup (wgmma) kernels"); the brief's rule: nvjet with h/t inputs.
       if (inp === 'f16' || inp === 'bf16') d.tensorCores = true;
+    } else if (/^[qr]{2}[hstd]{3}$/.test(types)) {
+      // fp8 GEMMs (torch._scaled_mm): one letter per input, then three of the code above. Our H200
+      // captures (test/fixtures/kernel-names/h200-torch2.11-wave2.json, cuBLAS of CUDA 13.0): e4m3 ×
+      // e4m3 → `qqtst` (bf16 out) / `qqsss` (f32 out); torch's mat1 e5m2 × mat2 e4m3 → `qrtst`. So
+      // q = e4m3, r = e5m2, in cuBLAS's operand order: torch hands cuBLAS the product transposed
+      // (column-major), its mat2 as cuBLAS's A. The last two letters are compute and output type
+      // (t/t for bf16 out, s/s for f32, as asked); the third-from-last equals the output type in
+      // every capture and no source says what it is: not decoded.
+      const fp8 = (ch: string) => (ch === 'q' ? 'fp8 e4m3' : 'fp8 e5m2');
+      const a = fp8(types[0] as string);
+      const b = fp8(types[1] as string);
+      d.dtype = a === b ? a : 'fp8';
+      d.types = { a, b, compute: CUBLAS_LETTERS[types[3] as string] as string, d: CUBLAS_LETTERS[types[4] as string] as string };
+      d.tensorCores = true; // fp8 matrix math exists only on tensor cores (Hopper wgmma; no CUDA-core fp8 FMA)
     } else unparsed.push(types);
   }
   const tile = /^(\d+)x(\d+)$/.exec(toks[i] ?? '');
@@ -667,6 +705,90 @@ function decodeCutlass3x(name: string): DecodedKernelName | undefined {
   return d;
 }
 
+// ---- CUTLASS 2.x kernels named by their template type (cuDNN's copies arrive mangled) -----------
+// `cutlass__5x_cudnn::Kernel<conv::kernel::ImplicitGemmConvolution<Mma, Epilogue, Swizzle, Operator,
+// ProblemSize, GroupMode>>` (vit_train's patch-embedding wgrad, torch 2.11 / CUDA 13.0 / cuDNN 9.19;
+// HTA's traces: `cutlass_cudnn_train::Kernel<…>`). Read as CUTLASS's own kernel reads them
+// (NVIDIA/cutlass include/cutlass/conv/kernel/implicit_gemm_convolution.h): ThreadblockShape =
+// Mma::Shape (the Mma's first argument, a GemmShape<M, N, K>), kStages = the Mma's stage count
+// (ImplicitGemmMultistage<Shape, IteratorA, SmemIteratorA, CacheOpA, IteratorB, SmemIteratorB,
+// CacheOpB, Policy, Stages>; ImplicitGemmPipelined is double-buffered: 2), WarpShape =
+// Policy::Operator::Shape (MmaPolicy<MmaTensorOp<WarpShape, ElementA, LayoutA, ElementB, LayoutB,
+// ElementC, LayoutC, MmaTensorOpPolicy<arch::Mma<InstructionShape, …>>>>), ElementC / accumulator =
+// the epilogue's LinearCombination<ElementOutput, Count, ElementAccumulator, ElementCompute>;
+// conv::Operator { kFprop, kDgrad, kWgrad, kDeconv } (conv/convolution.h) is the pass; the A
+// iterator's AccessType is AlignedArray<ElementA, AlignmentA> (conv/kernel/default_conv2d_*.h).
+// MmaTensorOp (and MmaVoltaTensorOp) run on tensor cores, MmaSimt on CUDA cores. The name states no SM.
+const CONV_OPERATORS = ['fprop', 'dgrad', 'wgrad', 'deconv'];
+
+function decodeCutlassTemplate(sig: Signature): DecodedKernelName | undefined {
+  if (!GENERIC_BASES.has(sig.base) || !sig.namespaces.some((n) => n.startsWith('cutlass'))) return undefined;
+  const kernel = sig.templateArgs?.[0];
+  if (!kernel) return undefined;
+  const kname = identName(kernel);
+  if (!/^ImplicitGemmConvolution/.test(kname)) return undefined;
+  const d: DecodedKernelName = { kind: 'conv', library: sig.namespaces.some((n) => n.includes('cudnn')) ? 'cuDNN' : 'CUTLASS', generator: 'cutlass 2.x' };
+  const args = typeArgs(kernel.slice(kernel.indexOf(kname)));
+  const op = /\)(\d+)$/.exec(args[3] ?? '');
+  const pass = op ? CONV_OPERATORS[Number(op[1])] : undefined;
+  if (pass) d.convPass = pass;
+  const unparsed: string[] = [];
+  if (/^Conv3d/.test(identName(args[4] ?? ''))) unparsed.push('Conv3dProblemSize');
+  const mma = args[0] ?? '';
+  const mmaName = identName(mma);
+  const mmaArgs = typeArgs(mma.slice(mma.indexOf(mmaName)));
+  const shape = (expr: string | undefined): string | undefined => {
+    const m = expr ? /GemmShape<(\d+), (\d+), (\d+)>$/.exec(expr.trim()) : null;
+    return m ? `${m[1]}x${m[2]}x${m[3]}` : undefined;
+  };
+  const tile = shape(mmaArgs[0]);
+  if (tile) d.tile = tile;
+  const policyIdx = mmaArgs.findIndex((a) => identName(a) === 'MmaPolicy');
+  if (mmaName === 'ImplicitGemmMultistage' && policyIdx >= 0 && /^\d+$/.test(mmaArgs[policyIdx + 1] ?? '')) d.stages = mmaArgs[policyIdx + 1];
+  else if (mmaName === 'ImplicitGemmPipelined') d.stages = '2';
+  const types: KernelTypes = {};
+  const policy = policyIdx >= 0 ? (mmaArgs[policyIdx] as string) : '';
+  const warpOp = typeArgs(policy.slice(policy.indexOf('MmaPolicy')))[0] ?? '';
+  const warpName = identName(warpOp);
+  if (/^Mma(Volta)?TensorOp$/.test(warpName)) d.tensorCores = true;
+  else if (warpName === 'MmaSimt') d.tensorCores = false;
+  const warpArgs = typeArgs(warpOp.slice(warpOp.indexOf(warpName)));
+  const warp = shape(warpArgs[0]);
+  if (warp) d.warpTile = warp;
+  const a = cutlassElement(warpArgs[1]);
+  if (a) types.a = a;
+  const b = cutlassElement(warpArgs[3]);
+  if (b) types.b = b;
+  const inst = /arch::Mma<(?:[\w:]+::)?GemmShape<(\d+), (\d+), (\d+)>/.exec(warpArgs[7] ?? '');
+  if (inst) d.instructionShape = `${inst[1]}x${inst[2]}x${inst[3]}`;
+  const lc = /LinearCombination\w*<([^,<>]+(?:<[^<>]*>)?), (\d+), ([^,<>]+), ([^,<>]+)/.exec(args[1] ?? '');
+  if (lc) {
+    const c = cutlassElement(lc[1]);
+    const acc = cutlassElement(lc[3]);
+    if (c) types.c = c;
+    if (acc) types.accumulator = acc;
+  }
+  const aligned = typeArgs(mmaArgs[1] ?? '').find((x) => identName(x) === 'AlignedArray');
+  const al = aligned ? /AlignedArray<[^,]+, (\d+)/.exec(aligned) : null;
+  if (al) d.alignment = Number(al[1]);
+  if (Object.keys(types).length) d.types = types;
+  if (types.a) d.dtype = types.a;
+  if (unparsed.length) d.unparsed = unparsed;
+  return d;
+}
+
+/** A CUTLASS element type as written in a template argument (`cutlass__5x_cudnn::bfloat16_t`, `float`). */
+function cutlassElement(expr: string | undefined): string | undefined {
+  if (!expr) return undefined;
+  const t = expr.trim();
+  const base = identName(t);
+  const byName: Record<string, string> = {
+    half_t: 'f16', bfloat16_t: 'bf16', tfloat32_t: 'tf32', float_e4m3_t: 'fp8 e4m3', float_e5m2_t: 'fp8 e5m2',
+    int4b_t: 'int4', uint4b_t: 'uint4', complex: 'complex',
+  };
+  return byName[base] ?? cxxType(t);
+}
+
 // ---- cuBLAS / cuDNN xmma kernels ---------------------------------------------------------------
 // No public source documents xmma names; decoded only where the token is self-describing or the
 // same spelling as CUTLASS: sm80/sm90 (SM number), gemm / fprop / dgrad / wgrad (+implicit_gemm: a
@@ -674,7 +796,13 @@ function decodeCutlass3x(name: string): DecodedKernelName | undefined {
 // `warpsize`/`warpgroupsize{AxBxC}` (warps / warp groups per CTA), `tensor{M}x{N}x{K}` (the MMA
 // shape), `ffma` (FP32 FMA on CUDA cores), split_k, tn/nn/nt/tt (op(A)op(B), TraceLens),
 // nhwckrsc_nhwc (tensor layouts), `_cublas` / `_cudnn[_infer|_train]` suffix (the library).
-// The type block (`bf16bf16_bf16f32_f32`) is kept as written in `dtype`: its split is not documented.
+// The type block (`bf16bf16_bf16f32_f32`) has no public definition; it is read from our captures,
+// where the launching op's input types decide it (kernel-names/h200-torch2.11-capture.json and
+// -wave2.json, cnn_train, sync_loop; torch 2.11 / CUDA 13.0 / cuDNN 9.19): the first group is the
+// A and B types as the kernel reads them (Half convs → f16f16, BFloat16 → bf16bf16, float GEMMs →
+// f32f32, a float conv whose activation cuDNN converted first → tf32f32), the second the math type
+// and the accumulator (tf32f32 under allow_tf32, f32f32 on the `ffma` SIMT path, f16f32, bf16f32).
+// The third group (f32 in every capture, whatever the output type) is not decoded. dtype = A's type.
 function decodeXmma(sig: Signature): DecodedKernelName | undefined {
   if (sig.namespaces.length || !sig.base.includes('_xmma_')) return undefined;
   const m = /^(sm\d+[a-z]?)_xmma_(.+)$/.exec(sig.base);
@@ -690,12 +818,21 @@ function decodeXmma(sig: Signature): DecodedKernelName | undefined {
   } else if (op !== 'gemm') unparsed.push(op as string);
   // implicit_gemm / indexed markers of the convolution algorithm
   const algo: string[] = [];
-  while (i < toks.length && /^(implicit|gemm|indexed)$/.test(toks[i] as string)) algo.push(toks[i++] as string);
+  while (i < toks.length && /^(implicit|gemm|indexed|wo|smem)$/.test(toks[i] as string)) algo.push(toks[i++] as string);
   if (algo.length && !(algo.includes('implicit') && algo.includes('gemm'))) unparsed.push(...algo);
+  // `indexed_wo_smem` (sm80 fprop, our CNN capture): a variant of the algorithm, kept as written.
+  else if (algo.includes('wo') && algo.includes('smem')) unparsed.push('wo_smem');
   // type block: 2–3 groups of concatenated type names
   const typeToks: string[] = [];
   while (i < toks.length && /^(?:(?:bf16|tf32|f16|f32|f64|e4m3|e5m2|s8|s32|i8|i32|fp8)+)$/.test(toks[i] as string)) typeToks.push(toks[i++] as string);
-  if (typeToks.length) d.dtype = typeToks.join('_');
+  const XMMA_TYPE = /bf16|tf32|f16|f32|f64|e4m3|e5m2|s8|s32|i8|i32|fp8/g;
+  const groups = typeToks.map((g) => g.match(XMMA_TYPE) ?? []);
+  const [g0, g1] = groups;
+  if (typeToks.length === 3 && g0?.length === 2 && g1?.length === 2 && groups.every((g, k) => g.join('') === typeToks[k])) {
+    const ty = (t: string) => CUTLASS_TYPES[t] ?? (t === 'i8' ? 'int8' : t === 'i32' ? 'int32' : t);
+    d.types = { a: ty(g0[0] as string), b: ty(g0[1] as string), compute: ty(g1[0] as string), accumulator: ty(g1[1] as string) };
+    d.dtype = d.types.a;
+  } else if (typeToks.length) unparsed.push(typeToks.join('_'));
   // Math types only tensor cores have: tf32 (and fp8) — certain tensor-core work.
   const mathBlock = typeToks[1] ?? '';
   if (/^(tf32|e4m3|e5m2)/.test(mathBlock)) d.tensorCores = true;
@@ -718,7 +855,8 @@ function decodeXmma(sig: Signature): DecodedKernelName | undefined {
     } else if (t === 'segment' && toks[i + 1] === 'k' && /^(on|off)$/.test(toks[i + 2] ?? '')) {
       unparsed.push(`segment_k_${toks[i + 2]}`);
       i += 2;
-    } else if (t === 'execute' || t === 'kernel' || t === '') continue;
+    } else if ((mm = /^aligna(\d+)$/.exec(t))) d.alignment = Number(mm[1]); // A's alignment, as CUTLASS's `align{n}` (elements)
+    else if (t === 'execute' || t === 'kernel' || t === '') continue;
     else if (t === 'cublas') d.library = 'cuBLAS';
     else if (t === 'cudnn') d.library = 'cuDNN';
     else if ((t === 'infer' || t === 'train') && d.library === 'cuDNN') continue;
@@ -814,8 +952,13 @@ function decodeCublasHelpers(sig: Signature, raw: string): DecodedKernelName | u
 // `cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0`:
 // cuDNN's runtime-generated SDPA. Decoded: sdpa/flash (attention), smNN, fprop/bprop (direction),
 // wgmma (Hopper warpgroup MMA: tensor cores), cga{AxBxC} (cooperative grid array = thread-block
-// cluster, CUDA's hardware name for it). Not decoded: the f16 token — our bf16 SDPA launched this very
-// kernel (h200-torch2.11), so it does not state the element type — knob_N, the two shape triples.
+// cluster, CUDA's hardware name for it), the first shape triple `{M}x{N}x{K}` (the tile: Hugging Face's
+// "Profiling in PyTorch (Part 3): Attention is all you profile" reads `…_knob_6_128x64x64_…` as
+// "the tile dimensions it chose", `knob_N` as one of cuDNN's pre-tuned configurations, `wmma_f16`
+// as the 16-bit float tensor-core pipeline). The `f16` token names the 16-bit float family, not
+// fp16: our bf16 SDPA launched `…_wgmma_f16_…` (vit_train and gpt2_train, torch 2.11 / CUDA 13.0 /
+// cuDNN 9.19: aten::_cudnn_attention_forward with c10::BFloat16 inputs), so dtype says 'f16/bf16'.
+// Not decoded: knob_N (which configuration), the second triple, kernelN_M.
 function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined {
   const b = sig.base;
   const ns = sig.namespaces.join('::');
@@ -830,10 +973,12 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
       else if (/^sm\d+[a-z]?$/.test(t)) d.arch = t;
       else if (t === 'fprop') d.direction = 'fwd';
       else if (t === 'bprop') d.direction = 'bwd';
-      else if (t === 'wgmma') {
-        d.instructionShape = 'wgmma';
+      else if (t === 'wgmma' || t === 'wmma') {
+        d.instructionShape = t;
         d.tensorCores = true;
       } else if ((mm = /^cga(\d+x\d+x\d+)$/.exec(t))) d.cluster = mm[1];
+      else if (t === 'f16' && d.kind === 'attention') d.dtype = 'f16/bf16';
+      else if (/^\d+x\d+x\d+$/.test(t) && d.tile === undefined && d.kind === 'attention') d.tile = t;
       else if (t === 'fort' || t === 'native') continue;
       else if ((t === 'knob' || /^kernel\d+$/.test(t)) && /^\d+$/.test(toks[i + 1] ?? '')) unparsed.push(`${t}_${toks[++i]}`);
       else unparsed.push(t);
@@ -860,18 +1005,53 @@ function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | undefined
   }
   // (Any namespace starting cudnn, cask_cudnn, cask_plugin__5x_cudnn or xmma__5x_cudnn contains `cudnn`.)
   const isCudnn = ns.includes('cudnn');
-  if (!isCudnn && !((b.startsWith('fft2d_') || b.startsWith('wgrad_alg') || b.startsWith('dgrad_engine')) && /^(fft2d_|wgrad_alg\d|dgrad_engine)/.test(b))) return undefined;
-  if (!isCudnn && !/cudnn|kernel_grad_params/.test(raw)) return undefined;
+  if (!isCudnn && !/^(fft2d_|wgrad_alg\d|dgrad_engine|implicit_convolve_|nhwcAddPadding|nchwAddPadding|nhwcToNchw|nchwToNhwc)/.test(b)) return undefined;
+  // Outside a cuDNN namespace, only with cuDNN's own parameter types in the signature:
+  // `kernel_grad_params`, and `kernel_conv_params` (implicit_convolve_sgemm<__nv_bfloat16, …>(…,
+  // kernel_conv_params, …): vit_train's patch convolution, launched by aten::cudnn_convolution,
+  // torch 2.11 / CUDA 13.0 / cuDNN 9.19).
+  if (!isCudnn && !/cudnn|kernel_grad_params|kernel_conv_params/.test(raw)) return undefined;
   const d: DecodedKernelName = { kind: 'other', library: 'cuDNN' };
   const wrapped = GENERIC_BASES.has(b) && sig.templateArgs?.[0] ? identName(sig.templateArgs[0]) : b;
   // cuDNN's SDPA backward helpers: dot(dO, O) and the dQ conversion are attention-backward quantities.
   if (/dot_do_o|convert_dq/.test(b)) {
     d.kind = 'attention';
     d.direction = 'bwd';
-  } else if (/^bn_(fw|bw)/.test(b)) d.kind = 'normalization'; // cudnn::bn_fw_tr_* / bn_bw_*: batch norm
-  else if (/^cask/.test(ns)) d.kind = 'other'; // cask_*: offset/workspace set-up helpers
-  else if (/winograd|^fft2d|wgrad|dgrad|(^|_)conv/i.test(b) || /winograd/.test(ns)) d.kind = 'conv';
-  else if (/nchwToNhwc|nhwcToNchw/.test(b)) d.kind = 'copy';
+  } else if (/^(bn_(fw|bw)|batchnorm_(fw|bw))/.test(b)) {
+    // cudnn::bn_fw_tr_1C11_* (forward, training), bn_fw_inf_* (inference), bn_bw_1C11_* (backward),
+    // and the channels-last batchnorm_fwtr_nhwc_* / batchnorm_bwtr_nhwc_*: cuDNN's batch norm,
+    // launched by aten::cudnn_batch_norm / cudnn_batch_norm_backward in HTA's traces and in our
+    // captures (kernel-names eager_ops and wave2 cnn_*: nn.BatchNorm2d, NCHW and channels-last).
+    d.kind = 'normalization';
+    d.direction = /^(bn_bw|batchnorm_bw)/.test(b) ? 'bwd' : 'fwd';
+  } else if (/^cask/.test(ns)) {
+    // cask_*: set-up helpers of an xmma convolution (offsets, workspace); the params type names
+    // the implicit GEMM they serve (`xmma__5x_cudnn::implicit_gemm::wgrad_indexed::…_params`).
+    d.kind = 'other';
+    const pass = /implicit_gemm::(fprop|dgrad|wgrad)/.exec(raw);
+    if (pass) d.convPass = pass[1];
+  } else if (/^implicit_convolve_/.test(b)) {
+    // cuDNN's precompiled implicit-GEMM convolution; its backward kernels are named for their pass
+    // (dgrad_engine, wgrad_alg*), and this one ran under aten::cudnn_convolution (forward) in
+    // vit_train: fprop. Its first template argument is the input element type (the op's input was
+    // c10::BFloat16 for `implicit_convolve_sgemm<__nv_bfloat16, …>`).
+    d.kind = 'conv';
+    d.convPass = 'fprop';
+    const el = sig.templateArgs?.[0] !== undefined ? cxxType(sig.templateArgs[0]) : undefined;
+    if (el) d.dtype = el;
+  } else if (/winograd|^fft2d|wgrad|dgrad|(^|_)conv/i.test(b) || /winograd/.test(ns)) d.kind = 'conv';
+  else if (/nchwToNhwc|nhwcToNchw/.test(b)) {
+    // cuDNN's layout transforms around a convolution (cudnn::engines_precompiled::nchwToNhwcKernel)
+    d.kind = 'copy';
+    d.layout = /nchwToNhwc/.test(b) ? 'nchw→nhwc' : 'nhwc→nchw';
+  } else if (/^(nhwc|nchw)AddPadding/.test(b)) {
+    // `nhwcAddPaddingKernel<__half, …>(…, cudnn::reduced_divisor, …)`: cuDNN's (its parameter
+    // types say so) copy of a tensor into a padded layout, as its name reads; launched by
+    // aten::convolution_backward in cnn_train_compile and the channels-last wave-2 CNN (torch 2.11 /
+    // cuDNN 9.19). Which dimension it pads is not written: layout only.
+    d.kind = 'copy';
+    d.layout = b.startsWith('nhwc') ? 'nhwc' : 'nchw';
+  }
   else if (/^scalePackedTensor/.test(b)) d.kind = 'elementwise';
   else if (wrapped === 'ReduceSplitK') {
     // CUTLASS's split-K reduction (cutlass::reduction::kernel::ReduceSplitK) inside cuDNN
@@ -1038,6 +1218,8 @@ function decodeNccl(sig: Signature): DecodedKernelName | undefined {
 // names))) — op names contain underscores (`_unsafe_view`, `threshold_backward`), so the op part is
 // split against INDUCTOR_OP_NAMES with the sort order as a constraint; the split is reported only when
 // exactly one exists. next_kernel_suffix() is a per-graph counter.
+const TEMPLATE_GEMM_OPS = /^(mm|addmm|bmm|baddbmm|_scaled_mm|_int_mm|_addmm_activation|_scaled_grouped_mm|_grouped_mm)$/;
+
 const INDUCTOR_CATEGORIES: Record<string, InductorKernelKind> = {
   poi: 'pointwise', red: 'reduction', per: 'persistent_reduction', tem: 'template', for: 'foreach',
   spl: 'split_scan', unk: 'unknown',
@@ -1065,6 +1247,18 @@ function decodeInductor(sig: Signature): DecodedKernelName | undefined {
       d.unparsed = [opPart];
     }
   }
+  // A template kernel is the template's computation with the fused ops as its prologue/epilogue:
+  // Inductor's templates are the matrix products (kernel/mm.py, bmm.py, mm_scaled*: tuned_mm,
+  // tuned_addmm, tuned_bmm, tuned_scaled_mm, tuned_int_mm …) and convolution (kernel/conv.py), so
+  // a template whose every op split holds one of those ops is that op's kind. Flex attention's
+  // template names no op (`triton_tem_fused_0`): left as Triton. (triton_tem_fused_addmm_t_view_0:
+  // issue 16's max-autotune MLP, torch 2.11.)
+  if (inductor.kind === 'template') {
+    const splits = inductor.ops ? [inductor.ops] : (inductor.opCandidates ?? []);
+    const has = (re: RegExp) => splits.length > 0 && splits.every((ops) => ops.some((o) => re.test(o)));
+    if (has(TEMPLATE_GEMM_OPS)) d.kind = 'gemm';
+    else if (has(/^(convolution|_convolution)$/)) d.kind = 'conv';
+  }
   return d;
 }
 
@@ -1081,7 +1275,7 @@ function splitInductorOps(s: string, limit = 16): string[][] {
     for (let j = i + 1; j <= s.length; j++) {
       if (j < s.length && s[j] !== '_') continue;
       const op = s.slice(i, j);
-      if (!INDUCTOR_OP_NAMES.has(op) || (prev !== undefined && !(op > prev))) continue;
+      if (!(INDUCTOR_OP_NAMES.has(op) || INDUCTOR_INPLACE_OP_NAMES.has(op)) || (prev !== undefined && !(op > prev))) continue;
       acc.push(op);
       if (j === s.length) walk(j, op);
       else if (j + 1 < s.length) walk(j + 1, op);
@@ -1303,7 +1497,7 @@ function functorOf(template: string, targs: string[]): FunctorInfo {
       const mode = /ADAM_MODE\)(\d)/.exec(targs[1] ?? '');
       if (mode) return { functor, op: mode[1] === '1' ? 'AdamW' : 'Adam', expr };
       const op = targs.slice(2).find((a) => /[A-Za-z_]/.test(a) && !/\*$/.test(a) && !/^(float|double|int|long|bool|c10::\w+|adamMode_t)$/.test(a));
-      return { functor, op: op ? op.replace(/<.*$/, '').replace(/^at::native::/, '') : undefined, expr };
+      return { functor, op: op ? op.replace(/[<(].*$/, '').replace(/^at::native::/, '') : undefined, expr };
     }
     default: {
       // Named kernels: the epilogue/ops argument identifies the variant (cunn_SoftMaxForward<…, LogSoftMaxForwardEpilogue>).
@@ -1378,6 +1572,14 @@ function clean(d: DecodedKernelName): DecodedKernelName {
   }
   return out as unknown as DecodedKernelName;
 }
+
+// The in-place operators a graph handed to Inductor still holds (torch/_inductor/fx_passes/README.md,
+// "Mutations throughout the stack": after AOTDispatch tracing and before Inductor the graph has no
+// mutation "except for a `copy_` epilogue at the end of the graph and the rare `aten.set_`"): a
+// mutated input — a BatchNorm running statistic, a buffer updated in place — puts `copy_` in the
+// fused name, sorted among the others (`triton_poi_fused_add_copy__16`: add, copy_; seen in the
+// compiled CNN training step of issue 16, torch 2.11 / CUDA 13.0).
+const INDUCTOR_INPLACE_OP_NAMES: ReadonlySet<string> = new Set(['copy_', 'set_']);
 
 // ------------------------------------------------------------------------------------------------
 // Operator names Inductor can put in a fused kernel's name: torch 2.11.0's aten:: and prims:: overload

@@ -93,7 +93,7 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
     ? keptTree(m, names)
     : { parent: host.parent.slice(), firstChild: host.firstChild.slice(), nextSibling: host.nextSibling, dups: scan.dups };
   // The GPU work each op owns, as linked lists in GPU order (heads copied for step 3 too).
-  const owned = ownedWork(gpu.owner, gpu.length, host.length);
+  const owned: OwnedWork = { head: host.firstOwned, next: gpu.nextOwned };
 
   // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
   const absorbed = removeDupNodes(tree, owned, host.length);
@@ -220,23 +220,10 @@ function keptTree(m: TraceModel, names: RowNames): TorchTree {
   return { parent, firstChild, nextSibling, dups };
 }
 
-/** The GPU work each host event owns: head[h] → next[g] → …, in GPU order. */
+/** The GPU work each host event owns: head[h] → next[g] → …, in GPU order (the model's lists, model/owned-work.ts). */
 interface OwnedWork {
   readonly head: Int32Array;
   readonly next: Int32Array;
-}
-
-function ownedWork(owner: Int32Array, nGpu: number, nHost: number): OwnedWork {
-  const head = new Int32Array(nHost).fill(-1);
-  const next = new Int32Array(nGpu);
-  for (let g = nGpu - 1; g >= 0; g--) {
-    const o = owner[g]!;
-    if (o >= 0) {
-      next[g] = head[o]!;
-      head[o] = g;
-    }
-  }
-  return { head, next };
 }
 
 /**

@@ -20,6 +20,13 @@ export interface CommonOptions {
   color?: boolean;
 }
 
+/**
+ * The version of every `--json` document's layout, written first as `schemaVersion`. Raised
+ * when a field changes meaning or goes away (a breaking change, noted in CHANGELOG.md); a field
+ * added keeps it. The documents' schemas are in schema/ (`kinetoscope schema COMMAND`).
+ */
+export const JSON_SCHEMA_VERSION = 1;
+
 export const EXIT_OK = 0;
 export const EXIT_CHECK_FAILED = 1;
 export const EXIT_BAD_INPUT = 2;
@@ -46,6 +53,7 @@ export function colorsFor(opts: CommonOptions, stream: NodeJS.WriteStream = proc
  * The optional tables (python frames, memory records) are left out: no command reads them.
  */
 export async function openTrace(path: string): Promise<TraceModel> {
+  if (session.open) return session.open(path);
   const progress = createProgress({
     label: path === '-' ? 'standard input' : basename(path),
     totalBytes: path === '-' ? 0 : fileSize(path),
@@ -67,12 +75,40 @@ function fileSize(path: string): number {
   }
 }
 
-export function printJson(doc: unknown): void {
-  process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+export function printJson(doc: Record<string, unknown>): void {
+  const versioned = { schemaVersion: JSON_SCHEMA_VERSION, ...doc };
+  if (session.json) session.json(versioned);
+  else process.stdout.write(`${JSON.stringify(versioned, null, 2)}\n`);
 }
 
 export function printText(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  (session.text ?? ((t: string) => process.stdout.write(t)))(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * Where a command's output goes when it runs inside a longer-lived process (the MCP server)
+ * rather than as a process of its own: its JSON document and text are handed to the caller,
+ * its exit status and error line returned, and its traces opened through the caller's cache.
+ * Unset (the CLI), output goes to stdout and stderr and the status to process.exitCode.
+ */
+export interface CommandSession {
+  open?: (path: string) => Promise<TraceModel>;
+  json?: (doc: Record<string, unknown>) => void;
+  text?: (text: string) => void;
+  error?: (line: string) => void;
+  status?: (code: number) => void;
+}
+let session: CommandSession = {};
+
+/** Runs `fn` (a command's parse and action) with its output handed to `s`; one at a time. */
+export async function withSession<T>(s: CommandSession, fn: () => Promise<T>): Promise<T> {
+  const outer = session;
+  session = s;
+  try {
+    return await fn();
+  } finally {
+    session = outer;
+  }
 }
 
 /** Diagnostics after a terminal view (to stderr, so stdout stays the view). */
@@ -98,23 +134,26 @@ export function strictStatus(model: TraceModel, opts: CommonOptions): number {
  */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
+    let status: number;
     try {
-      const status = await fn(...args);
-      process.exitCode = status ?? EXIT_OK;
+      status = (await fn(...args)) ?? EXIT_OK;
     } catch (e) {
-      process.exitCode = failureStatus(e);
+      status = failureStatus(e);
     }
+    if (session.status) session.status(status);
+    else process.exitCode = status;
   };
 }
 
 export function failureStatus(e: unknown): number {
+  const say = session.error ?? ((line: string) => process.stderr.write(line));
   if (isKinetoscopeError(e)) {
     const where = e.byteOffset !== undefined && !e.message.includes('byte') ? ` (at byte ${e.byteOffset})` : '';
-    process.stderr.write(`kinetoscope: ${e.code}: ${e.message}${where}\n`);
+    say(`kinetoscope: ${e.code}: ${e.message}${where}\n`);
     return EXIT_BAD_INPUT;
   }
   const err = e as Error;
   if (process.env['KINETOSCOPE_DEBUG']) process.stderr.write(`${err?.stack ?? String(e)}\n`);
-  process.stderr.write(`kinetoscope: INTERNAL: ${err?.message ?? String(e)} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
+  say(`kinetoscope: INTERNAL: ${err?.message ?? String(e)} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
   return 70;
 }

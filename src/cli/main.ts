@@ -2,6 +2,7 @@
 /** The `kinetoscope` command: one subcommand per reading of a trace. */
 import { Command, CommanderError } from 'commander';
 import { EXIT_BAD_INPUT } from './common.js';
+import { COMMANDS } from './commands/index.js';
 import { tuneCompilerForOneTrace } from '../compiler-flags.js';
 
 // Before any command's code is loaded: this process reads one trace and exits (compiler-flags.ts).
@@ -21,29 +22,8 @@ const program = new Command('kinetoscope')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-// Each command's module (and the analyses it imports) is loaded only when that command runs:
-// `kinetoscope summary small.json` should not pay for compiling the report page or the diff.
-// `--help`, `help` and unknown commands load them all, for the listing and suggestions.
-type Factory = () => Command;
-const COMMANDS: Record<string, () => Promise<Factory>> = {
-  summary: async () => (await import('./commands/summary.js')).summaryCommand,
-  tree: async () => (await import('./commands/tree.js')).treeCommand,
-  kernels: async () => (await import('./commands/kernels.js')).kernelsCommand,
-  diff: async () => (await import('./commands/diff.js')).diffCommand,
-  check: async () => (await import('./commands/check.js')).checkCommand,
-  steps: async () => (await import('./commands/steps.js')).stepsCommand,
-  launches: async () => (await import('./commands/launches.js')).launchesCommand,
-  fusion: async () => (await import('./commands/fusion.js')).fusionCommand,
-  compile: async () => (await import('./commands/compile.js')).compileCommand,
-  gemm: async () => (await import('./commands/gemm.js')).gemmCommand,
-  ops: async () => (await import('./commands/ops.js')).opsCommand,
-  breakdown: async () => (await import('./commands/breakdown.js')).breakdownCommand,
-  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
-  explain: async () => (await import('./commands/explain.js')).explainCommand,
-  report: async () => (await import('./commands/report.js')).reportCommand,
-  perfetto: async () => (await import('./commands/perfetto.js')).perfettoCommand,
-  crop: async () => (await import('./commands/crop.js')).cropCommand,
-};
+// `--help`, `help` and unknown commands load every command, for the listing and suggestions;
+// a known command loads only its own module (commands/index.ts).
 const invoked = process.argv[2];
 const wanted = invoked !== undefined && Object.hasOwn(COMMANDS, invoked) ? [invoked] : Object.keys(COMMANDS);
 for (const make of await Promise.all(wanted.map((name) => COMMANDS[name]!()))) program.addCommand(make().exitOverride());

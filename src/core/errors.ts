@@ -13,7 +13,9 @@ export type ErrorCode =
   | 'NOT_A_TRACE'
   | 'BAD_GZIP'
   | 'BAD_ARGUMENT'
-  | 'BAD_EXPECTATIONS';
+  | 'BAD_EXPECTATIONS'
+  | 'DUPLICATE_RANK'
+  | 'UNKNOWN_RANK';
 
 export class KinetoscopeError extends Error {
   constructor(

@@ -12,6 +12,7 @@
  * after it has run a while): what can be kept while events are added — which rows are in time
  * order, the ids linking needs, the profiler steps — is kept then, in code that is hot.
  */
+import { computeOwnedWork } from './owned-work.js';
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import type { ArgsPolicy, EventColumns } from '../ingest/event-columns.js';
 import type { JsonObject, JsonValue, RawEvent } from '../ingest/raw-event.js';
@@ -430,10 +431,11 @@ class Builder implements ModelBuilder {
     const dist = header['distributedInfo'];
     const flag = (k: string) => header[k] === 1 || header[k] === true;
 
+    const owned = computeOwnedWork(linking.owner, gpuData.table.length, hostTable.length);
     return {
       strings,
-      host: hostTable,
-      gpu: { ...gpuData.table, launcher: linking.launcher, owner: linking.owner, args: gpuData.args },
+      host: { ...hostTable, firstOwned: owned.firstOwned },
+      gpu: { ...gpuData.table, launcher: linking.launcher, owner: linking.owner, nextOwned: owned.nextOwned, args: gpuData.args },
       python: pyData,
       memory: instData.table,
       omitted: this.omitted,

@@ -42,6 +42,18 @@ export function checkModelIntegrity(m: TraceModel): string[] {
     const o = gpu.owner[g]!;
     if (o >= 0 && host.kind[o] !== HostKind.Op) say(`gpu ${g}: owner is not a cpu_op`);
   }
+  // the owned-work lists hold each owned activity once, under its owner, in table order
+  let listed = 0;
+  for (let o = 0; o < host.length; o++) {
+    for (let g = host.firstOwned[o]!, prev = -1; g !== -1; prev = g, g = gpu.nextOwned[g]!) {
+      if (gpu.owner[g] !== o) say(`gpu ${g}: listed under op ${o} but owned by ${gpu.owner[g]}`);
+      if (g <= prev) say(`op ${o}: owned work out of table order`);
+      if (++listed > gpu.length) return [...bad, 'owned-work lists loop'];
+    }
+  }
+  let owned = 0;
+  for (let g = 0; g < gpu.length; g++) if (gpu.owner[g]! >= 0) owned++;
+  if (listed !== owned) say(`owned-work lists hold ${listed} activities, ${owned} are owned`);
   for (let k = 1; k < m.steps.length; k++) if (m.steps[k]!.startNs < m.steps[k - 1]!.startNs) say('steps not in time order');
   return bad;
 }

@@ -43,6 +43,8 @@ export interface HostEventTable {
   /** Children in start order: first child and next sibling, -1 when none. */
   readonly firstChild: Int32Array;
   readonly nextSibling: Int32Array;
+  /** The first GPU activity this op owns (GPU-table index, `gpu.nextOwned` for the rest), or -1 (owned-work.ts). */
+  readonly firstOwned: Int32Array;
   /** The event's `args` for ops and annotations (Input Dims, Input type, …); undefined for API calls. */
   readonly args: ReadonlyArray<JsonObject | undefined>;
 }
@@ -71,6 +73,8 @@ export interface GpuActivityTable {
   readonly launcher: Int32Array;
   /** The `cpu_op` that owns it (host index), or -1 (a kernel launched outside any op belongs to none). */
   readonly owner: Int32Array;
+  /** The next GPU activity with the same owner (GPU-table order), or -1: `host.firstOwned` starts each list. */
+  readonly nextOwned: Int32Array;
   readonly args: ReadonlyArray<JsonObject | undefined>;
 }
 

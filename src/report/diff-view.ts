@@ -26,10 +26,10 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
   out.push('', 'Kernels');
   const k = d.kernels;
   if (k.same.length > 0) {
-    out.push(dim('  same name in both (byte for byte): the same GPU work'));
-    const rows = k.same.map((s) => [kname(s.name), count(s.a.count), formatUs(s.a.meanUs), count(s.b.count), formatUs(s.b.meanUs), signedUs(s.b.meanUs - s.a.meanUs)]);
+    out.push(dim('  the same work in both: the same name (byte for byte) and the same shapes, per shape'));
+    const rows = k.same.map((s) => [kname(s.name), s.shapes || '—', count(s.a.count), formatUs(s.a.meanUs), count(s.b.count), formatUs(s.b.meanUs), signedUs(s.b.meanUs - s.a.meanUs)]);
     out.push(indent(renderTable(
-      [{ header: 'Kernel', maxWidth: 70 }, { header: 'A calls', align: 'right' }, { header: 'A mean', align: 'right' }, { header: 'B calls', align: 'right' }, { header: 'B mean', align: 'right' }, { header: 'Δ mean', align: 'right' }],
+      [{ header: 'Kernel', maxWidth: 60 }, { header: 'Shapes (A)', maxWidth: 40 }, { header: 'A calls', align: 'right' }, { header: 'A mean', align: 'right' }, { header: 'B calls', align: 'right' }, { header: 'B mean', align: 'right' }, { header: 'Δ mean', align: 'right' }],
       rows,
       opts,
     )));
@@ -38,7 +38,8 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     out.push(dim('  replaced: a kernel of B doing the work of A\'s'));
     for (const r of k.replaced) {
       const times = r.count === 1 ? '' : ` ×${count(r.count)}`;
-      out.push(`    ${plus(kname(r.b.name))}${r.b.op && r.b.op !== r.b.name ? dim(` [${r.b.op}]`) : ''} ${formatUs(r.bUs)}${times} ${dim(`(${ruleWords(r.by)})`)} replaces`);
+      const stage2 = (r.laterStages ?? []).map((x) => ` + ${plus(kname(x.name))} ${formatUs(x.durUs)}`).join('') + (r.laterStages ? ` (its later stage${r.laterStages.length > 1 ? 's' : ''})` : '');
+      out.push(`    ${plus(kname(r.b.name))}${r.b.op && r.b.op !== r.b.name ? dim(` [${r.b.op}]`) : ''} ${formatUs(r.b.durUs)}${stage2}${times} ${dim(`(${ruleWords(r.by)})`)} replaces`);
       // Group A's kernels by name and op: a fused kernel can replace hundreds of launches.
       const groups = new Map<string, { a: KernelCall; n: number; us: number }>();
       for (const a of r.a) {
@@ -58,10 +59,10 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
   const only = (label: string, list: TraceDiff['kernels']['onlyA'], paint: (s: string) => string) => {
     if (list.length === 0) return;
     out.push(dim(`  ${label}`));
-    for (const x of list) out.push(`    ${paint(kname(x.name))}${x.op ? dim(` [${x.op}]`) : ''} ×${count(x.count)}, ${formatUs(x.meanUs)} each`);
+    for (const x of list) out.push(`    ${paint(kname(x.name))}${x.op ? dim(` [${x.op}${x.shapes ? ` ${x.shapes}` : ''}]`) : ''} ×${count(x.count)}, ${formatUs(x.meanUs)} each — unmatched: ${x.reason}`);
   };
-  only('only in A', k.onlyA, minus);
-  only('only in B', k.onlyB, plus);
+  only('only in A (work of A no call of B was shown to do)', k.onlyA, minus);
+  only('only in B (work of B not shown to do any of A\'s)', k.onlyB, plus);
   if (k.same.length + k.replaced.length + k.onlyA.length + k.onlyB.length === 0) out.push(dim('  no kernels in either trace'));
 
   const ops = (title: string, o: OpsDiff) => {
@@ -184,10 +185,18 @@ export function diffJson(d: TraceDiff) {
   return {
     scope: d.scope,
     kernels: {
-      same: d.kernels.same.map((s) => ({ name: s.name, a: { count: s.a.count, meanUs: roundUs(s.a.meanUs) }, b: { count: s.b.count, meanUs: roundUs(s.b.meanUs) } })),
+      same: d.kernels.same.map((s) => ({ name: s.name, ...(s.op !== undefined ? { op: s.op } : {}), shapes: s.shapes, a: { count: s.a.count, meanUs: roundUs(s.a.meanUs) }, b: { count: s.b.count, meanUs: roundUs(s.b.meanUs) } })),
       onlyA: d.kernels.onlyA.map((x) => ({ ...x, meanUs: roundUs(x.meanUs) })),
       onlyB: d.kernels.onlyB.map((x) => ({ ...x, meanUs: roundUs(x.meanUs) })),
-      replaced: d.kernels.replaced.map((r) => ({ a: r.a.map(callJson), b: callJson(r.b), by: r.by, count: r.count, aUs: roundUs(r.aUs), bUs: roundUs(r.bUs) })),
+      replaced: d.kernels.replaced.map((r) => ({
+        a: r.a.map(callJson),
+        b: callJson(r.b),
+        ...(r.laterStages ? { laterStages: r.laterStages.map(callJson) } : {}),
+        by: r.by,
+        count: r.count,
+        aUs: roundUs(r.aUs),
+        bUs: roundUs(r.bUs),
+      })),
     },
     ops: { removed: d.ops.removed.map(opJson), added: d.ops.added.map(opJson), changed: d.ops.changed.map(opJson) },
     apiCalls: { removed: d.apiCalls.removed.map(opJson), added: d.apiCalls.added.map(opJson), changed: d.apiCalls.changed.map(opJson) },

@@ -102,7 +102,7 @@ export function renderFusion(r: FusionResult, match: FusionMatchResult | undefin
 
 function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): string[] {
   const title = opts.section ?? ((s: string) => s);
-  const out: string[] = [title('Replacements: each fused kernel and the eager kernels it replaced (mean per instance)')];
+  const out: string[] = [title('Replacements: each kernel of the compiled trace and the eager work it does (the same matcher as `diff EAGER COMPILED`; times per occurrence)')];
   if (match.replacements.length === 0) out.push('  none matched.');
   else {
     out.push(
@@ -110,6 +110,7 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
         [
           { header: 'Annotation', maxWidth: 20 },
           { header: 'Fused kernel', maxWidth: 55 },
+          { header: '×/inst', align: 'right' },
           { header: 'Replaced (eager ops)', maxWidth: 50 },
           { header: 'By' },
           { header: 'Eager', align: 'right' },
@@ -119,7 +120,8 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
         ],
         match.replacements.map((x) => [
           x.annotation,
-          x.fused.name,
+          [x.fused.name, ...(x.fused.laterStages ?? []).map((l) => l.name)].join(' + '),
+          String(x.count),
           `${opChain(x.replaced)} (${x.replaced.length} kernel${x.replaced.length === 1 ? '' : 's'})`,
           x.matchedBy,
           formatUs(x.eagerUs),
@@ -132,11 +134,15 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
     );
     for (const x of match.replacements) if (x.intermediates.length) out.push(`  ${x.fused.name}: ${describeSaving(x)}`);
   }
-  if (match.unmatchedEager.length) out.push(`Eager memory-bound kernels no compiled kernel replaced: ${summarizeUnmatched(match.unmatchedEager)}`);
-  if (match.unmatchedFused.length) out.push(`Fused kernels with no eager counterpart: ${summarizeUnmatched(match.unmatchedFused)}`);
-  for (const a of match.annotations) {
-    if (!a.anchorsAligned) out.push(`  ${a.name}: GEMM/other kernels differ in number between the traces; matched over whole instances.`);
+  if (match.unmatchedEager.length) {
+    out.push('Eager work no compiled kernel was shown to do (unmatched):');
+    for (const k of match.unmatchedEager) out.push(`  ${describeUnmatched(k)}`);
   }
+  if (match.unmatchedFused.length) {
+    out.push('Fused kernels not shown to do any eager work (unmatched):');
+    for (const k of match.unmatchedFused) out.push(`  ${describeUnmatched(k)}`);
+  }
+  for (const n of match.notes) out.push(`note: ${n}`);
   if (match.onlyInCompiled.length || match.onlyInEager.length) {
     out.push(`Annotations in one trace only: ${[...match.onlyInCompiled.map((n) => `${n} (first)`), ...match.onlyInEager.map((n) => `${n} (--vs)`)].join(', ')}`);
   }
@@ -148,10 +154,8 @@ function describeSaving(x: Replacement): string {
   return `keeps ${inter} on chip: ${bytes(x.intermediateBytes)} not written and read back = ${formatInt(x.hbmBytesSaved)} bytes of HBM traffic saved per instance.`;
 }
 
-function summarizeUnmatched(list: readonly UnmatchedKernel[]): string {
-  const counts = new Map<string, number>();
-  for (const k of list) counts.set(`${k.op || k.shortName}`, (counts.get(k.op || k.shortName) ?? 0) + 1);
-  return [...counts].map(([n, c]) => (c > 1 ? `${n} ×${c}` : n)).join(', ');
+function describeUnmatched(k: UnmatchedKernel): string {
+  return `${k.shortName}${k.op && k.op !== k.name ? ` [${k.op}${k.shapes ? ` ${k.shapes}` : ''}]` : ''} ×${k.count}, ${formatUs(k.meanUs)} each: ${k.reason}`;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -218,7 +222,7 @@ export function opportunityJson(o: FusionOpportunity) {
 export function replacementJson(x: Replacement) {
   return {
     annotation: x.annotation,
-    occurrence: x.occurrence,
+    count: x.count,
     fused: { ...x.fused, meanUs: roundUs(x.fused.meanUs) },
     replaced: x.replaced.map(kernelRefJson),
     matchedBy: x.matchedBy,
@@ -232,7 +236,16 @@ export function replacementJson(x: Replacement) {
   };
 }
 
-const unmatchedJson = (k: UnmatchedKernel) => ({ annotation: k.annotation, name: k.name, shortName: k.shortName, op: k.op, meanUs: roundUs(k.meanUs) });
+const unmatchedJson = (k: UnmatchedKernel) => ({
+  annotation: k.annotation,
+  name: k.name,
+  shortName: k.shortName,
+  op: k.op,
+  shapes: k.shapes,
+  count: k.count,
+  meanUs: roundUs(k.meanUs),
+  reason: k.reason,
+});
 
 export function fusionJson(r: FusionResult, match?: FusionMatchResult) {
   return {
@@ -246,6 +259,7 @@ export function fusionJson(r: FusionResult, match?: FusionMatchResult) {
           matchedAnnotations: match.annotations,
           onlyInCompiled: match.onlyInCompiled,
           onlyInEager: match.onlyInEager,
+          matchNotes: match.notes,
         }
       : {}),
   };

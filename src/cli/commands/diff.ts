@@ -14,15 +14,23 @@ How the traces are aligned:
                whole traces. The per-instance table lists steps and every shared annotation
 Every count is per instance (mean over the instances).
 
-Kernels:
-  same         the same name, byte for byte: the same GPU work (eager and compiled
-               nn.Linear run the same nvjet_..._bias_TNT)
-  replaced     a kernel of B doing the work of one or more of A's, matched by
+Kernels (and memsets and copies), read A -> B by the one matcher that fusion --vs and
+explain --vs use too:
+  same         the same name, byte for byte, and the same shapes (the owning op's Input Dims
+               and Input type; equal element counts across a view): the same GPU work, one
+               row per shape (a kernel called for two shapes is compared per shape)
+  replaced     one kernel of B doing the work of one or more of A's calls that B no longer
+               makes (a call still made in B is never replaced), matched by
                op-and-shape (same owning op and Input Dims: another GPU's GEMM), else
-               fused-ops (an Inductor kernel whose fused op list names A's kernels' ops:
-               triton_poi_fused__unsafe_view_gelu_mul_0 <- the gelu and mul kernels), else
-               position (between the same two matched kernels: a hand-written geglu_fwd)
-  only in A/B  the rest; memsets and copies are not kernels (they count in GPU time)
+               fused-ops (an Inductor kernel whose fused op list names an op over A's call,
+               and whose launch op takes a tensor of that op's size and dtype: the same
+               layer; GEMM/conv/attention kernels only to a template), else
+               position (the only new kernel of B between the same two aligned calls: a
+               hand-written geglu_fwd). The other calls of an op go with it (a GEMM's
+               split-K reduce, a convolution's layout transposes); work never moves past a
+               call that reads its output; Inductor's split reductions are one replacement
+               (the later stages, which reduce the first's fp32 partial buffer)
+  only in A/B  the rest, each with why the evidence did not decide (unmatched)
 CPU ops: cpu_op and user_annotation names removed, added, or called a different number of
 times per instance; runtime and driver calls likewise.
 Per instance: CPU = the step/annotation's duration on the host; GPU = sum of the durations

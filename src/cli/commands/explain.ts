@@ -19,7 +19,7 @@ Sections (each appears only when the trace gives it something true to say):
   launches     S5   launch APIs (driver/runtime), each op's calls, GEMM memsets, occupancy queries, syncs
   kernels      S6   kernels by time and what their names say
   gemms        S7   the GEMM table: M·N·K from Input Dims, 2·M·N·K FLOPs, TFLOP/s, % of peak, tile
-  comparison   S8, S10, S11 (with --vs) kernels the same byte for byte, replaced (fused, hand-written)
+  comparison   S8, S10, S11 (with --vs) kernels the same (name and shapes), replaced (fused, hand-written)
                     or on one side only; CPU ops removed/added; compile pre-ops; per instance numbers
   fusion       S9   fused kernels decoded; back-to-back memory-bound kernels that could fuse
   compile      S10  compile pre-ops per instance and the compile analysis's findings
@@ -30,7 +30,8 @@ Sections (each appears only when the trace gives it something true to say):
 The reading is per instance of the trace's one top-level annotation holding most of the GPU
 work (linear_fwd, mlp_fwd), else per step. Numbers are those of the commands named under
 "More:"; their definitions are in those commands' --help.
-With several --vs, the first is the one compared with TRACE; each adds a conclusions row.`;
+With several --vs, the first is the one compared with TRACE, read TRACE (A) -> OTHER (B) as
+kinetoscope diff TRACE OTHER does; each adds a conclusions row.`;
 
 interface ExplainCliOptions extends CommonOptions {
   vs: string[];

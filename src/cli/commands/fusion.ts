@@ -26,12 +26,17 @@ Definitions:
   Est. fused       Time/inst × (traffic − round trip) / traffic, where traffic is what the chain's
                    ops move (inputs read once, outputs written once): the same achieved bandwidth
                    without the round trips
-With --vs EAGER_TRACE (the same workload, not compiled), per annotation:
-  Replaced         the eager kernels a fused kernel took over: by op role (the fused op list against
-                   the eager kernels' owning ops and the ops around them), else by position between
-                   the same GEMMs (hand-written kernels have no op list)
-  Eager / Fused    mean time per instance; Saved = Eager − Fused (negative: the fused one is slower)
-  HBM saved        2 × the intermediates between the replaced kernels, per instance`;
+With --vs EAGER_TRACE (the same workload, not compiled): the matcher of diff EAGER TRACE
+(see kinetoscope diff --help), over the same scope, with the same numbers:
+  Replaced         the eager calls a kernel of TRACE does: by its fused op list and shapes
+                   (ops), by position (a hand-written kernel has no op list), or by op and
+                   shape (a library kernel: a GEMM with the bias in its epilogue)
+  ×/inst           how many times per instance
+  Eager / Fused    mean time per occurrence (every stage of a split reduction); Saved =
+                   Eager − Fused (negative: the fused one is slower)
+  HBM saved        2 × the intermediates kept on chip, only between consecutive replaced
+                   calls with no other call between them that may read the intermediate
+  Unmatched        calls with no counterpart, each with why the evidence did not decide`;
 
 interface FusionOptions extends CommonOptions {
   vs?: string;

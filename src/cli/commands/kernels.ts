@@ -25,7 +25,11 @@ part of all GPU activity time (Σ durations, streams not merged). "Launched by" 
 cpu_op that owns the work (torch's attribution by External id; "(none)" for work launched
 outside any op, e.g. a Triton kernel called from Python). "Name says" decodes the name:
 library and generator (cuBLAS nvjet/xmma, CUTLASS, Inductor, ATen, NCCL, cuDNN, …), arch,
-dtype, instruction, tile, stages, cluster, layout, epilogue; nothing is guessed.`,
+dtype, instruction, tile, stages, cluster, layout, epilogue; nothing is guessed.
+--wide prints one record per name instead of the table: every field on its own line
+(library, role — gemm/conv pass/attention direction/…, types, tile …, "not decoded" for
+the segments no source explains) and the full name wrapped to the terminal's width.
+--json keeps the same keys either way.`,
     );
   withCommonOptions(cmd);
   return cmd.action(
@@ -42,7 +46,7 @@ dtype, instruction, tile, stages, cluster, layout, epilogue; nothing is guessed.
       if (opts.json) {
         printJson({ kernels: kernelCatalogJson(entries), totalUs: catalog.totalUs, activities: catalog.activities, diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold }));
+        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: process.stdout.columns }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

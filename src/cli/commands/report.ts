@@ -7,6 +7,7 @@ import { DEFAULT_MAX_SLICES } from '../../analyses/timeline.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
 import { renderReportHtml } from '../../report/html/render-report.js';
+import { reportRanks } from './report-ranks.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
 const DEFINITIONS = `
@@ -24,7 +25,12 @@ The page (one file: styles, script and data inline; nothing is fetched, it opens
 Level of detail: a trace with more slices than --max-slices keeps, per track, row and time
 window, only the longest slice (the window is the smallest power of two of ns that fits); the
 page says so and by how much. Times are µs from the profiler's start. The tables are plain HTML
-and read without JavaScript.`;
+and read without JavaScript.
+
+A folder of rank traces (as \`kinetoscope ranks\` reads it) gives another page: one lane per rank
+(its steps, its collective calls), clocks aligned by the ends of matched collectives (each lane
+states the offset, the page the spread), a collective linked across ranks on hover, and the
+ranks command's tables; only lanes in view are drawn and sub-pixel calls merged per pixel.`;
 
 interface ReportOptions extends CommonOptions {
   output?: string;
@@ -49,7 +55,7 @@ function packageVersion(): string {
 export function reportCommand(): Command {
   const cmd = new Command('report')
     .description('one self-contained offline HTML report: header facts, a zoomable timeline of threads and GPU streams, the step, profiler, kernel and GEMM tables')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .argument('<trace>', 'trace file (.json or .json.gz), - for standard input, or a folder of rank traces (one timeline of all ranks)')
     .option('-o, --output <file>', 'where to write the page (default: the trace name with .html, in the current directory)')
     .option('--max-slices <n>', `timeline slices to embed at most (default ${DEFAULT_MAX_SLICES})`)
     .addHelpText('after', DEFINITIONS);
@@ -61,6 +67,8 @@ export function reportCommand(): Command {
         maxSlices = Number(opts.maxSlices);
         if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
       }
+      // A folder is a job: its ranks on one timeline (report-ranks.ts).
+      if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${packageVersion()}`);
       const output = opts.output ?? defaultReportPath(path);
       const model = await openTrace(path);
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;

@@ -1,0 +1,65 @@
+/**
+ * Which rank each trace of a job is. In order:
+ * 1. `--rank-regex`: its first capture group in the file's path as given, when it matches (the user's word
+ *    wins, e.g. over files that all claim rank 0);
+ * 2. the trace's own `distributedInfo.rank`;
+ * 3. the file's name: `rank-N`, `rank_N`, `rankN` (torch's examples, HTA's fixtures, Megatron's
+ *    `…-rank[N]…`); tensorboard_trace_handler's `HOST_PID.TIME.pt.trace.json` holds no rank, so its
+ *    files are told apart by their distributedInfo;
+ * 4. a job of one trace: rank 0.
+ * Two traces of one rank are an error (which one is the rank is not ours to guess); so is a trace
+ * of a many-trace job with no rank at all.
+ */
+export type RankOrigin = 'rank-regex' | 'distributedInfo' | 'file-name' | 'single-trace';
+
+const NAME_RANK = /(?:^|[^a-z0-9])rank[-_[]?(\d+)(?![0-9])/i;
+
+/** The rank a file's name gives, by `regex`'s first group or the built-in pattern; undefined when none. */
+export function rankFromName(name: string, regex?: RegExp): number | undefined {
+  const m = (regex ?? NAME_RANK).exec(name);
+  if (!m) return undefined;
+  const n = Number(m[1] ?? m[0]);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+export interface RankClaim {
+  readonly file: string;
+  /** The file's base name. */
+  readonly name: string;
+  readonly infoRank: number | undefined;
+}
+
+export type RankAssignment =
+  | { readonly ok: true; readonly ranks: { file: string; rank: number; origin: RankOrigin }[] }
+  | { readonly ok: false; readonly code: 'DUPLICATE_RANK' | 'UNKNOWN_RANK'; readonly message: string };
+
+export function assignRanks(claims: readonly RankClaim[], regex?: RegExp): RankAssignment {
+  const ranks: { file: string; rank: number; origin: RankOrigin }[] = [];
+  for (const c of claims) {
+    const byRegex = regex ? rankFromName(c.file, regex) : undefined;
+    const byName = rankFromName(c.name);
+    const [rank, origin]: [number | undefined, RankOrigin] =
+      byRegex !== undefined ? [byRegex, 'rank-regex']
+      : c.infoRank !== undefined ? [c.infoRank, 'distributedInfo']
+      : byName !== undefined ? [byName, 'file-name']
+      : claims.length === 1 ? [0, 'single-trace']
+      : [undefined, 'file-name'];
+    if (rank === undefined) {
+      return { ok: false, code: 'UNKNOWN_RANK', message: `${c.file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)` };
+    }
+    ranks.push({ file: c.file, rank, origin });
+  }
+  const seen = new Map<number, string[]>();
+  for (const r of ranks) {
+    const list = seen.get(r.rank) ?? [];
+    list.push(r.file);
+    seen.set(r.rank, list);
+  }
+  const dups = [...seen.entries()].filter(([, files]) => files.length > 1).sort((a, b) => a[0] - b[0]);
+  if (dups.length) {
+    const [rank, files] = dups[0]!;
+    const more = dups.length > 1 ? ` (and ${dups.length - 1} more rank${dups.length > 2 ? 's' : ''} claimed twice)` : '';
+    return { ok: false, code: 'DUPLICATE_RANK', message: `rank ${rank} claimed by ${files.length} traces: ${files.join(', ')}${more}; keep one trace per rank, or tell them apart with --rank-regex` };
+  }
+  return { ok: true, ranks };
+}

@@ -1,0 +1,113 @@
+/**
+ * Reads many rank traces on all cores with bounded memory: a pool of worker threads, each of
+ * which loads one trace, reduces it to its `RankSummary` (analyses/ranks.ts) and lets the model
+ * go before it takes the next file. At most `jobs` models are alive at once, whatever the number
+ * of ranks; what stays is the summaries (steps, collective calls, overlap totals).
+ *
+ * Without a build to start workers from (running from TypeScript sources), or with one job,
+ * the traces are read one after the other on this thread, with the same result.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { KinetoscopeError, type ErrorCode } from './core/errors.js';
+import { summariseRank, type RankSummary } from './analyses/ranks.js';
+import { loadTrace } from './load-trace.js';
+import { OPTIONAL_TABLES } from './model/trace-model.js';
+import { defaultWorkers } from './ingest/parallel-plan.js';
+
+const WORKER_URL = new URL('./rank-worker.js', import.meta.url);
+
+export interface RankJobResult {
+  readonly file: string;
+  readonly summary: RankSummary;
+}
+
+/** Messages from rank-worker.ts. */
+export type FromRankWorker =
+  | { readonly type: 'done'; readonly index: number; readonly summary: RankSummary }
+  | { readonly type: 'failed'; readonly index: number; readonly code?: ErrorCode; readonly message: string };
+
+export interface PoolOptions {
+  /** Threads reading traces at once (default: the machine's cores; KINETOSCOPE_THREADS overrides). */
+  readonly jobs?: number;
+  /** Called as each trace is done (in completion order). */
+  readonly onDone?: (done: number, total: number, file: string) => void;
+}
+
+/** One trace read and reduced on this thread (tokenized on `workers` threads: 1 inside the pool). */
+export async function summariseFile(file: string, workers = 1): Promise<RankSummary> {
+  const model = await loadTrace(file, { omit: OPTIONAL_TABLES, workers });
+  return summariseRank(model);
+}
+
+export function defaultJobs(): number {
+  const forced = Number(process.env['KINETOSCOPE_THREADS']);
+  return Number.isInteger(forced) && forced > 0 ? forced : availableParallelism();
+}
+
+function canStartWorkers(): boolean {
+  return WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
+}
+
+/** Every file's summary, in the order of `files`; the first unreadable file fails the whole read. */
+export async function summariseFiles(files: readonly string[], opts: PoolOptions = {}): Promise<RankJobResult[]> {
+  const jobs = Math.max(1, Math.min(files.length, opts.jobs ?? defaultJobs()));
+  const out: RankSummary[] = new Array(files.length);
+  let done = 0;
+  if (jobs === 1 || !canStartWorkers()) {
+    for (let i = 0; i < files.length; i++) {
+      // A lone trace gets the reader's own parallel read (a large file on several threads).
+      out[i] = await summariseFile(files[i]!, files.length === 1 ? defaultWorkers() : 1);
+      done++;
+      opts.onDone?.(done, files.length, files[i]!);
+    }
+    return files.map((file, i) => ({ file, summary: out[i]! }));
+  }
+  let next = 0;
+  await new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const workers: Worker[] = [];
+    /** The file each worker is reading. */
+    const pending = new Map<Worker, number>();
+    const finish = (e?: Error) => {
+      if (settled) return;
+      settled = true;
+      for (const w of workers) void w.terminate();
+      if (e) reject(e);
+      else resolve();
+    };
+    const feed = (w: Worker) => {
+      if (next < files.length) {
+        pending.set(w, next);
+        w.postMessage({ index: next, file: files[next++]! });
+      } else void w.terminate();
+    };
+    for (let k = 0; k < jobs; k++) {
+      const w = new Worker(WORKER_URL);
+      workers.push(w);
+      w.on('message', (m: FromRankWorker) => {
+        if (settled) return;
+        pending.delete(w);
+        if (m.type === 'failed') {
+          finish(m.code ? new KinetoscopeError(m.code, `${files[m.index]}: ${m.message}`) : new Error(`${files[m.index]}: ${m.message}`));
+          return;
+        }
+        out[m.index] = m.summary;
+        done++;
+        opts.onDone?.(done, files.length, files[m.index]!);
+        if (done === files.length) finish();
+        else feed(w);
+      });
+      w.on('error', (e) => finish(e));
+      // A worker that dies (out of memory, a crash) with a file unfinished fails the read.
+      w.on('exit', (code) => {
+        const i = pending.get(w);
+        if (i !== undefined) finish(new Error(`the reader of ${files[i]} stopped (exit code ${code})`));
+      });
+      feed(w);
+    }
+  });
+  return files.map((file, i) => ({ file, summary: out[i]! }));
+}

@@ -1,0 +1,109 @@
+/**
+ * `kinetoscope mcp` over a real stdio transport with the SDK's own client: the tools are the JSON
+ * commands, each answers with the CLI's `--json` document (paged only when asked), the SDK
+ * validates every answer against the tool's output schema, and a trace outside --root is refused.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JSON_COMMANDS } from '../src/cli/commands/index.js';
+import { ensureBuilt } from './build-once.js';
+import { H200_DIR, MICRO_DIR, h200Trace } from './fixtures.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist/cli/main.js');
+const EXPECT = join(ROOT, 'examples/expect');
+
+function cliJson(args: string[]): unknown {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  expect([0, 1], r.stderr).toContain(r.status);
+  return JSON.parse(r.stdout);
+}
+
+/** One call per tool, on captures where each has something to say. */
+const CALLS: Record<string, { input: Record<string, unknown>; argv: string[] }> = {
+  summary: { input: { trace: h200Trace('geglu_mlp'), groupBy: 'shape' }, argv: ['summary', h200Trace('geglu_mlp'), '--group-by', 'shape'] },
+  tree: { input: { trace: h200Trace('linear') }, argv: ['tree', h200Trace('linear')] },
+  kernels: { input: { trace: h200Trace('cnn_train') }, argv: ['kernels', h200Trace('cnn_train')] },
+  steps: { input: { trace: h200Trace('gpt2_train') }, argv: ['steps', h200Trace('gpt2_train')] },
+  launches: { input: { trace: h200Trace('relu_mlp') }, argv: ['launches', h200Trace('relu_mlp')] },
+  breakdown: { input: { trace: h200Trace('copy_overlap'), htaCompat: true }, argv: ['breakdown', h200Trace('copy_overlap'), '--hta-compat'] },
+  doctor: { input: { trace: h200Trace('tiny_ops_compile_ro') }, argv: ['doctor', h200Trace('tiny_ops_compile_ro')] },
+  gemm: { input: { trace: h200Trace('relu_mlp') }, argv: ['gemm', h200Trace('relu_mlp')] },
+  ops: { input: { trace: h200Trace('linear') }, argv: ['ops', h200Trace('linear')] },
+  fusion: { input: { trace: h200Trace('geglu_mlp_compile'), vs: h200Trace('geglu_mlp') }, argv: ['fusion', h200Trace('geglu_mlp_compile'), '--vs', h200Trace('geglu_mlp')] },
+  compile: { input: { trace: h200Trace('linear_compile') }, argv: ['compile', h200Trace('linear_compile')] },
+  explain: { input: { trace: h200Trace('geglu_mlp'), vs: [h200Trace('geglu_mlp_compile')] }, argv: ['explain', h200Trace('geglu_mlp'), '--vs', h200Trace('geglu_mlp_compile')] },
+  diff: { input: { a: h200Trace('relu_mlp'), b: h200Trace('relu_mlp_compile') }, argv: ['diff', h200Trace('relu_mlp'), h200Trace('relu_mlp_compile')] },
+  check: { input: { trace: h200Trace('geglu_mlp'), expect: join(EXPECT, 'geglu_mlp.yaml') }, argv: ['check', h200Trace('geglu_mlp'), '--expect', join(EXPECT, 'geglu_mlp.yaml')] },
+};
+
+describe('kinetoscope mcp', () => {
+  let client: Client;
+  beforeAll(async () => {
+    ensureBuilt();
+    client = new Client({ name: 'kinetoscope-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', H200_DIR, '--root', EXPECT], stderr: 'pipe' }));
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('lists one tool per JSON command, with input and output schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...JSON_COMMANDS].sort());
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.['properties']).toHaveProperty('document');
+    }
+    const summary = tools.find((t) => t.name === 'summary')!;
+    expect(summary.inputSchema.required).toEqual(['trace']);
+    expect(summary.inputSchema.properties?.['groupBy']).toMatchObject({ type: 'string', enum: ['name', 'shape'] });
+  });
+
+  for (const command of JSON_COMMANDS) {
+    it(`${command}: the CLI's --json document, whole when asked`, async () => {
+      const call = CALLS[command]!;
+      const r = await client.callTool({ name: command, arguments: { ...call.input, limit: 1_000_000, fullNames: true } });
+      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+      const got = r.structuredContent as { document: unknown; page: { cutStrings: number } };
+      expect(got.page.cutStrings).toBe(0);
+      expect(got.document).toEqual(cliJson(call.argv));
+    });
+  }
+
+  it('pages lists and cuts long names by default, totals kept', async () => {
+    const whole = cliJson(['summary', h200Trace('gpt2_train')]) as { ops: { name: string }[]; totals: unknown };
+    const r = await client.callTool({ name: 'summary', arguments: { trace: h200Trace('gpt2_train'), limit: 3, offset: 2 } });
+    const got = r.structuredContent as { document: typeof whole; page: { lists: unknown[]; cutStrings: number } };
+    expect(got.document.ops.map((o) => o.name.replace(/…$/, ''))).toEqual(whole.ops.slice(2, 5).map((o) => o.name.slice(0, Math.min(o.name.length, 159))));
+    expect(got.document.totals).toEqual(whole.totals);
+    expect(got.page.lists).toContainEqual({ path: '/ops', total: whole.ops.length, offset: 2, returned: 3 });
+    const long = whole.ops.filter((o) => o.name.length > 160).length;
+    expect(got.page.cutStrings).toBeGreaterThanOrEqual(0);
+    const def = await client.callTool({ name: 'kernels', arguments: { trace: h200Trace('gpt2_train') } });
+    expect((def.structuredContent as { page: { cutStrings: number } }).page.cutStrings).toBeGreaterThan(0);
+    void long;
+  });
+
+  it('refuses a trace outside the roots, and standard input', async () => {
+    const outside = join(MICRO_DIR, 'empty.json');
+    const r = await client.callTool({ name: 'summary', arguments: { trace: outside } });
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r.content)).toMatch(/outside the folders this server may read/);
+    const viaLink = await client.callTool({ name: 'diff', arguments: { a: h200Trace('linear'), b: join(H200_DIR, '..', '..', 'micro', 'empty.json') } });
+    expect(viaLink.isError).toBe(true);
+    const stdin = await client.callTool({ name: 'steps', arguments: { trace: '-' } });
+    expect(stdin.isError).toBe(true);
+    expect(JSON.stringify(stdin.content)).toMatch(/standard input/);
+  });
+
+  it('says what is wrong with bad input, as the CLI does', async () => {
+    const r = await client.callTool({ name: 'summary', arguments: { trace: h200Trace('linear'), sort: 'nonsense' } });
+    expect(r.isError).toBe(true);
+    const unknown = await client.callTool({ name: 'summary', arguments: { trace: h200Trace('linear'), bogus: 1 } });
+    expect(JSON.stringify(unknown.content)).toMatch(/unknown input bogus/);
+  });
+});

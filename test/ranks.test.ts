@@ -1,0 +1,404 @@
+/**
+ * `kinetoscope ranks` against figures computed here from the raw events (JSON.parse of each
+ * rank's trace): the gloo captures of workloads/ranks.py (2, 4 and 8 ranks sharing one H200, with
+ * real, known skew), HTA's two-rank NCCL excerpt (trace_filter/sampled_rank-{0,1}) and its NCCL
+ * fixture with collective args (nccl_parser_config). Runs the built CLI, so the worker pool runs.
+ *
+ * HTA publishes comm/comp overlap only for its vision_transformer traces, which are not in
+ * ../shared (blobs ≥ 4 MiB were not stored): the overlap here is HTA's definition computed from
+ * the raw kernels, not HTA's printed number.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from './build-once.js';
+import { HAS_HTA, HTA_DIR, loadRawJson } from './fixtures.js';
+
+const CLI = join(import.meta.dirname, '../dist/cli/main.js');
+const GLOO_DIR = join(import.meta.dirname, 'fixtures/traces/h200-gloo-ranks');
+
+beforeAll(() => ensureBuilt());
+
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function ranksJson(args: string[]) {
+  const r = run(['ranks', ...args, '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+type Ev = Record<string, any>;
+interface Call {
+  name: string;
+  step: number;
+  start: number; // µs on the profiler's clock, from integer ns
+  dur: number;
+}
+
+/** A time as written (µs with 3 decimals) to whole ns: JSON.parse's double is within 0.5 ns of it. */
+const ns = (us: number) => Math.round(us * 1000);
+/** Sums and differences in whole ns, back to µs only at the end: exact to the ns. */
+const toUs = (n: number) => n / 1000;
+interface RawRank {
+  rank: number;
+  calls: Call[];
+  steps: { name: string; number: number; ts: number; dur: number }[];
+  comm: [number, number][];
+  compute: [number, number][];
+}
+
+const X = (e: Ev) => e.ph === 'X';
+
+/**
+ * The trace's events with ts and dur in whole ns after `originUs` (epoch µs × 1000 is past 2^53:
+ * the origin, a whole µs, is taken off first; ranks compared together share it).
+ */
+function eventsNs(doc: { traceEvents: Ev[] }, originUs = 0): Ev[] {
+  for (const e of doc.traceEvents) {
+    if (typeof e.ts === 'number') e.ts = ns(e.ts - originUs);
+    if (typeof e.dur === 'number') e.dur = ns(e.dur);
+  }
+  return doc.traceEvents;
+}
+
+/** All ranks of these captures share baseTimeNanoseconds: µs as written are one clock. */
+function shared(base: unknown[]) {
+  expect(new Set(base.map(String)).size).toBe(1);
+}
+
+function stepsOf(events: Ev[]) {
+  return events
+    .filter((e) => X(e) && e.cat === 'user_annotation' && /^ProfilerStep#\d+$/.test(e.name))
+    .map((e) => ({ name: e.name as string, number: Number(e.name.slice(13)), ts: e.ts as number, dur: e.dur as number }))
+    .sort((a, b) => a.ts - b.ts);
+}
+
+function stepAt(steps: RawRank['steps'], t: number): number {
+  const s = steps.find((x) => t >= x.ts && t < x.ts + x.dur);
+  return s ? s.number : -1;
+}
+
+const COMM = /nccl|rccl|hccl|msccl/i;
+const MEMORY = /^(?:hip)?mem(?:cpy|set)|^dma/i;
+
+function computeKernels(events: Ev[]): [number, number][] {
+  return events.filter((e) => X(e) && e.cat === 'kernel' && !COMM.test(e.name) && !MEMORY.test(e.name)).map((e) => [e.ts, e.ts + e.dur]);
+}
+
+/** gloo: each `gloo:NAME` span (worker thread) paired in order with the k-th `c10d::NAME_` op (issue time → step). */
+function glooRank(path: string): RawRank & { base: unknown } {
+  const doc = loadRawJson(path);
+  const ev = eventsNs(doc);
+  const steps = stepsOf(ev);
+  const calls: Call[] = [];
+  const names: Record<string, string> = { 'gloo:all_reduce': 'c10d::allreduce_', 'gloo:all_gather': 'c10d::allgather_' };
+  const glooNames = new Set(ev.filter((e) => X(e) && e.cat === 'user_annotation' && String(e.name).startsWith('gloo:')).map((e) => e.name as string));
+  for (const g of glooNames) {
+    expect(names[g]).toBeDefined(); // these captures run only these two collectives
+    const spans = ev.filter((e) => X(e) && e.cat === 'user_annotation' && e.name === g).sort((a, b) => a.ts - b.ts);
+    const ops = ev.filter((e) => X(e) && e.cat === 'cpu_op' && e.name === names[g]).sort((a, b) => a.ts - b.ts);
+    expect(ops.length).toBe(spans.length);
+    spans.forEach((s, k) => calls.push({ name: g === 'gloo:all_reduce' ? 'allreduce' : 'allgather', step: stepAt(steps, ops[k].ts), start: s.ts, dur: s.dur }));
+  }
+  return {
+    rank: (doc.distributedInfo as any).rank,
+    base: doc.baseTimeNanoseconds,
+    calls,
+    steps,
+    comm: calls.map((c) => [c.start, c.start + c.dur]),
+    compute: computeKernels(ev),
+  };
+}
+
+function union(iv: [number, number][]): [number, number][] {
+  const s = [...iv].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [a, b] of s) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+const len = (u: [number, number][]) => u.reduce((t, [a, b]) => t + (b - a), 0);
+function intersection(a: [number, number][], b: [number, number][]): number {
+  const ua = union(a);
+  const ub = union(b);
+  let t = 0;
+  for (const [s1, e1] of ua) for (const [s2, e2] of ub) t += Math.max(0, Math.min(e1, e2) - Math.max(s1, s2));
+  return t;
+}
+
+/** The expected cross-rank figures, by the definitions of `ranks --help`, from raw calls. */
+function expected(ranks: RawRank[]) {
+  const inst = new Map<string, { rank: number; c: Call }[]>();
+  for (const r of ranks) {
+    const ord = new Map<string, number>();
+    for (const c of [...r.calls].sort((a, b) => a.start - b.start)) {
+      const base = `${c.step}|${c.name}`;
+      const k = ord.get(base) ?? 0;
+      ord.set(base, k + 1);
+      const key = `${base}|${k}`;
+      if (!inst.has(key)) inst.set(key, []);
+      inst.get(key)!.push({ rank: r.rank, c });
+    }
+  }
+  const coll = new Map<string, { calls: number; durs: number[]; skews: number[]; transfer: number }>();
+  const waits = new Map<number, [number, number][]>(ranks.map((r) => [r.rank, []]));
+  const last = new Map<number, number>(ranks.map((r) => [r.rank, 0]));
+  const perStep = new Map<number, Map<number, { count: number; late: number; others: number }>>();
+  const perStepCount = new Map<number, number>();
+  for (const list of inst.values()) {
+    const name = list[0]!.c.name;
+    const e = coll.get(name) ?? { calls: 0, durs: [], skews: [], transfer: 0 };
+    coll.set(name, e);
+    e.calls++;
+    for (const p of list) e.durs.push(p.c.dur);
+    e.transfer += Math.min(...list.map((p) => p.c.dur));
+    if (list.length < 2) continue;
+    const sorted = [...list].sort((a, b) => b.c.start - a.c.start);
+    const latest = sorted[0]!;
+    e.skews.push(latest.c.start - sorted[sorted.length - 1]!.c.start);
+    let others = 0;
+    for (const p of list) {
+      if (latest.c.start > p.c.start) waits.get(p.rank)!.push([p.c.start, latest.c.start]);
+      if (p !== latest) others += latest.c.start - p.c.start;
+    }
+    last.set(latest.rank, last.get(latest.rank)! + 1);
+    const step = latest.c.step;
+    perStepCount.set(step, (perStepCount.get(step) ?? 0) + 1);
+    if (!perStep.has(step)) perStep.set(step, new Map());
+    const m = perStep.get(step)!;
+    const row = m.get(latest.rank) ?? { count: 0, late: 0, others: 0 };
+    row.count++;
+    row.late += latest.c.start - sorted[1]!.c.start;
+    row.others += others;
+    m.set(latest.rank, row);
+  }
+  const stragglers = [...perStep.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([step, m]) => {
+      const [rank, row] = [...m.entries()].sort((a, b) => b[1].late - a[1].late || b[1].count - a[1].count)[0]!;
+      return { step, rank, lastCount: row.count, collectives: perStepCount.get(step)!, lateUs: row.late, othersWaitUs: row.others };
+    });
+  return { coll, waits, last, stragglers, instances: inst.size };
+}
+
+describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
+  const dirs = readdirSync(GLOO_DIR).filter((d) => d.startsWith('ranks_')).sort();
+  it.each(dirs)('%s: steps, collectives, skew, waits, stragglers and overlap equal the raw events', (dir) => {
+    const folder = join(GLOO_DIR, dir);
+    const files = readdirSync(folder).filter((f) => f.endsWith('.pt.trace.json.gz')).sort();
+    const raw = files.map((f) => glooRank(join(folder, f))).sort((a, b) => a.rank - b.rank);
+    shared(raw.map((r) => r.base));
+    const doc = ranksJson([folder]);
+    const exp = expected(raw);
+
+    expect(doc.worldSize).toBe(raw.length);
+    expect(doc.missingRanks).toEqual([]);
+    expect(doc.ranks.map((r: any) => r.rank)).toEqual(raw.map((r) => r.rank));
+    expect(doc.instances).toBe(exp.instances);
+    expect(doc.matchedInstances).toBe(exp.instances); // every call seen on every rank
+    for (const [i, r] of raw.entries()) {
+      const got = doc.ranks[i];
+      expect(got.file).toBe(join(folder, `rank-${r.rank}.pt.trace.json.gz`));
+      expect(got.steps.map((s: any) => s.name)).toEqual(r.steps.map((s) => s.name));
+      got.steps.forEach((s: any, k: number) => expect(s.durUs).toBeCloseTo(toUs(r.steps[k]!.dur), 2));
+      expect(got.collectiveCalls).toBe(r.calls.length);
+      expect(got.commSource).toBe('host-gloo');
+      const comm = len(union(r.comm));
+      const overlap = intersection(r.comm, r.compute);
+      expect(got.commUs).toBeCloseTo(toUs(comm), 2);
+      expect(got.computeUs).toBeCloseTo(toUs(len(union(r.compute))), 2);
+      expect(got.overlapUs).toBeCloseTo(toUs(overlap), 2);
+      expect(got.exposedCommUs).toBeCloseTo(toUs(comm - overlap), 2);
+      expect(got.overlapPct).toBeCloseTo((100 * overlap) / comm, 1);
+      expect(got.waitUs).toBeCloseTo(toUs(len(union(exp.waits.get(r.rank)!))), 2);
+      expect(got.lastCount).toBe(exp.last.get(r.rank));
+    }
+    for (const c of doc.collectives) {
+      const e = exp.coll.get(c.name)!;
+      expect(c.pg).toBe('0'); // the one process group of distributedInfo.pg_config
+      expect(c.calls).toBe(e.calls);
+      expect(c.ranks).toBe(raw.length);
+      expect(c.bytes).toBeNull(); // gloo's c10d ops name no dtype: bytes are not claimed
+      expect(c.meanUs).toBeCloseTo(toUs(e.durs.reduce((a, b) => a + b, 0) / e.durs.length), 2);
+      expect(c.skewUs).toBeCloseTo(toUs(e.skews.reduce((a, b) => a + b, 0) / e.skews.length), 2);
+      expect(c.maxSkewUs).toBeCloseTo(toUs(Math.max(...e.skews)), 2);
+      expect(c.transferUs).toBeCloseTo(toUs(e.transfer), 2);
+      expect(c.busBwGBs).toBeNull();
+    }
+    expect(doc.collectives.map((c: any) => c.name).sort()).toEqual([...exp.coll.keys()].sort());
+    expect(doc.stragglers.length).toBe(exp.stragglers.length);
+    doc.stragglers.forEach((s: any, k: number) => {
+      const e = exp.stragglers[k]!;
+      expect([s.step, s.rank, s.lastCount, s.collectives]).toEqual([e.step, e.rank, e.lastCount, e.collectives]);
+      expect(s.lateUs).toBeCloseTo(toUs(e.lateUs), 2);
+      expect(s.othersWaitUs).toBeCloseTo(toUs(e.othersWaitUs), 2);
+    });
+  });
+
+  it('the injected skew shows: with --skew-ms S the last rank (N-1) is each step\'s straggler and the all-reduce skew reaches (N-1)·S', () => {
+    // A property of the run, not of kinetoscope's arithmetic: rank r slept r·S ms before its backward.
+    for (const [dir, n, skewMs] of [['ranks_w4_skew5', 4, 5], ['ranks_w8_skew2', 8, 2]] as const) {
+      const doc = ranksJson([join(GLOO_DIR, dir)]);
+      expect(doc.stragglers.map((s: any) => s.rank)).toEqual([n - 1, n - 1, n - 1]);
+      const ar = doc.collectives.find((c: any) => c.name === 'allreduce');
+      expect(ar.maxSkewUs).toBeGreaterThan((n - 1) * skewMs * 1000); // µs
+    }
+  });
+
+  it('the same figures with one worker thread (--jobs 1) and with the files named one by one', () => {
+    const folder = join(GLOO_DIR, 'ranks_w4_skew5');
+    const a = ranksJson([folder]);
+    const b = ranksJson([...[3, 1, 0, 2].map((r) => join(folder, `rank-${r}.pt.trace.json.gz`)), '--jobs', '1']);
+    expect({ ...b, ranks: b.ranks.map((r: any) => ({ ...r, file: '' })) }).toEqual({ ...a, ranks: a.ranks.map((r: any) => ({ ...r, file: '' })) });
+  });
+
+  it('a missing rank is named; a rank given twice is an error (exit 2, DUPLICATE_RANK)', () => {
+    const folder = join(GLOO_DIR, 'ranks_w4_skew5');
+    const r = run(['ranks', join(folder, 'rank-0.pt.trace.json.gz'), join(folder, 'rank-2.pt.trace.json.gz'), '--json']);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.missingRanks).toEqual([1, 3]);
+    expect(doc.diagnostics.map((d: any) => d.code)).toContain('MISSING_RANKS');
+    const dup = run(['ranks', join(folder, 'rank-0.pt.trace.json.gz'), join(GLOO_DIR, 'ranks_w2', 'rank-0.pt.trace.json.gz')]);
+    expect(dup.status).toBe(2);
+    expect(dup.stderr).toMatch(/^kinetoscope: DUPLICATE_RANK: rank 0 claimed by 2 traces/);
+    expect(dup.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--rank-regex wins over distributedInfo (here: both files claim rank 0, the names tell them apart)', () => {
+    const a = join(GLOO_DIR, 'ranks_w2', 'rank-0.pt.trace.json.gz');
+    const b = join(GLOO_DIR, 'ranks_w4_skew5', 'rank-0.pt.trace.json.gz');
+    const doc = ranksJson([a, b, '--rank-regex', 'ranks_w(\\d+)']);
+    expect(doc.ranks.map((r: any) => [r.rank, r.file])).toEqual([[2, a], [4, b]]);
+  });
+});
+
+describe('report DIR: the ranks on one timeline', () => {
+  it('one lane per rank, every matched collective linked, each lane moved by the offset ranks estimates', () => {
+    const folder = join(GLOO_DIR, 'ranks_w4_skew5');
+    const out = join(mkdtempSync(join(tmpdir(), 'ks-ranks-')), 'job.html');
+    const r = run(['report', folder, '-o', out, '--json']);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect([doc.ranks, doc.aligned, doc.linkedCollectives]).toEqual([4, 4, doc.job.matchedInstances]);
+    const html = readFileSync(out, 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="rk-data">(.*?)<\/script>/s.exec(html)![1]!);
+    expect(data.ranks.map((l: any) => l.rank)).toEqual([0, 1, 2, 3]);
+    expect(data.ranks.map((l: any) => l.offsetUs)).toEqual(doc.job.ranks.map((x: any) => x.clockOffsetUs));
+    expect(data.ranks.map((l: any) => l.calls.length)).toEqual(doc.job.ranks.map((x: any) => x.collectiveCalls));
+    // Aligned by collective ends: per rank, the median over its calls of (its end - rank 0's end of the same collective) is 0.
+    const end0 = new Map(data.ranks[0].calls.map((c: number[]) => [c[3], c[0] + c[1]]));
+    for (const lane of data.ranks.slice(1)) {
+      const d = lane.calls.map((c: number[]) => c[0] + c[1] - (end0.get(c[3]) as number)).sort((a: number, b: number) => a - b);
+      const med = d.length % 2 ? d[(d.length - 1) / 2] : (d[d.length / 2 - 1] + d[d.length / 2]) / 2;
+      expect(Math.abs(med)).toBeLessThan(0.01);
+    }
+  });
+});
+
+describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
+  it('trace_filter/sampled_rank-{0,1}: NCCL kernels without args, named by their c10d op, matched by step and order', () => {
+    const folder = join(HTA_DIR, 'trace_filter');
+    const raw: RawRank[] = [0, 1].map((rank) => {
+      const doc = loadRawJson(join(folder, `sampled_rank-${rank}.json.gz`));
+      const ev = eventsNs(doc, 1682725890000000); // whole µs, before both ranks' first event
+      expect((doc.distributedInfo as any).rank).toBe(rank);
+      const steps = stepsOf(ev);
+      const runtime = new Map<number, Ev>();
+      for (const e of ev) if (X(e) && e.cat === 'cuda_runtime') runtime.set(e.args.correlation, e);
+      const c10d = ev.filter((e) => X(e) && e.cat === 'cpu_op' && String(e.name).startsWith('c10d::'));
+      const names: Record<string, string> = { 'c10d::alltoall_base_': 'alltoall', 'c10d::allreduce_': 'allreduce', 'c10d::_allgather_base_': 'allgather' };
+      const comm = ev.filter((e) => X(e) && e.cat === 'kernel' && COMM.test(e.name));
+      const calls = comm.map((k) => {
+        const launch = runtime.get(k.args.correlation)!;
+        // The innermost c10d op around the launch, on the launching thread.
+        const around = c10d.filter((o) => o.tid === launch.tid && o.ts <= launch.ts && launch.ts + launch.dur <= o.ts + o.dur).sort((a, b) => b.ts - a.ts)[0]!;
+        expect(names[around.name]).toBeDefined();
+        return { name: names[around.name]!, step: stepAt(steps, launch.ts), start: k.ts as number, dur: k.dur as number };
+      });
+      return { rank, calls, steps, comm: calls.map((c) => [c.start, c.start + c.dur] as [number, number]), compute: computeKernels(ev) };
+    });
+    const doc = ranksJson([folder]);
+    const exp = expected(raw);
+    expect(doc.worldSize).toBe(128);
+    expect(doc.missingRanks).toHaveLength(126);
+    expect(doc.instances).toBe(exp.instances);
+    for (const [i, r] of raw.entries()) {
+      const got = doc.ranks[i];
+      expect(got.commSource).toBe('gpu-kernels');
+      expect(got.collectiveCalls).toBe(r.calls.length);
+      const comm = len(union(r.comm));
+      const overlap = intersection(r.comm, r.compute);
+      expect(got.commUs).toBeCloseTo(toUs(comm), 2);
+      expect(got.overlapUs).toBeCloseTo(toUs(overlap), 2);
+      expect(got.overlapPct).toBeCloseTo((100 * overlap) / comm, 1);
+      expect(got.waitUs).toBeCloseTo(toUs(len(union(exp.waits.get(r.rank)!))), 2);
+    }
+    for (const c of doc.collectives) {
+      const e = exp.coll.get(c.name)!;
+      expect(c.calls).toBe(e.calls);
+      expect(c.meanUs).toBeCloseTo(toUs(e.durs.reduce((a, b) => a + b, 0) / e.durs.length), 2);
+      expect(c.skewUs).toBeCloseTo(toUs(e.skews.reduce((a, b) => a + b, 0) / e.skews.length), 2);
+      expect(c.transferUs).toBeCloseTo(toUs(e.transfer), 2);
+    }
+    expect(doc.stragglers.map((s: any) => [s.step, s.rank, s.lastCount])).toEqual(exp.stragglers.map((s) => [s.step, s.rank, s.lastCount]));
+  });
+
+  it('nccl_parser_config: message bytes, algorithm and bus bandwidth from the kernels\' collective args (one rank: rank 0, world 2)', () => {
+    const path = join(HTA_DIR, 'nccl_parser_config/nccl_data.json.gz');
+    const ev = eventsNs(loadRawJson(path));
+    const kernels = ev.filter((e) => X(e) && e.cat === 'kernel' && COMM.test(e.name));
+    const doc = ranksJson([path]);
+    expect(doc.ranks.map((r: any) => r.rank)).toEqual([0]);
+    expect(doc.missingRanks).toEqual([1]);
+    const size: Record<string, number> = { Float: 4, Long: 8 };
+    for (const name of ['allreduce', 'broadcast']) {
+      const ks = kernels.filter((k) => k.args['Collective name'] === name);
+      const bytes = ks.reduce((t, k) => t + Math.max(k.args['In msg nelems'], k.args['Out msg nelems']) * size[k.args.dtype]!, 0);
+      const durNs = ks.reduce((t, k) => t + k.dur, 0);
+      const n = ks[0]!.args['Group size'];
+      const factor = name === 'allreduce' ? (2 * (n - 1)) / n : 1;
+      const c = doc.collectives.find((x: any) => x.name === name);
+      expect(c.pg).toBe(ks[0]!.args['Process Group Name']);
+      expect(c.calls).toBe(ks.length);
+      expect(c.groupSize).toBe(n);
+      expect(c.bytes).toBe(bytes);
+      expect(c.meanUs).toBeCloseTo(toUs(durNs / ks.length), 2);
+      expect(c.algBwGBs).toBeCloseTo(bytes / durNs, 2); // bytes per ns = GB/s
+      expect(c.busBwGBs).toBeCloseTo((bytes / durNs) * factor, 2);
+      expect(c.skewUs).toBeNull(); // one rank: nothing to compare
+    }
+    expect(doc.collectives).toHaveLength(2);
+    const compute = computeKernels(ev);
+    const comm = kernels.map((k) => [k.ts, k.ts + k.dur] as [number, number]);
+    expect(doc.ranks[0].overlapUs).toBeCloseTo(toUs(intersection(comm, compute)), 2);
+    expect(doc.ranks[0].exposedCommUs).toBeCloseTo(toUs(len(union(comm)) - intersection(comm, compute)), 2);
+  });
+
+  it('a trace without distributedInfo.rank alone is rank 0; with another it is an error (UNKNOWN_RANK)', () => {
+    const lone = join(HTA_DIR, 'distributed_info_unavailable/distributed_info_not_found.json.gz');
+    const doc = ranksJson([lone]);
+    expect(doc.ranks.map((r: any) => r.rank)).toEqual([0]);
+    expect(doc.collectives).toEqual([]);
+    const two = run(['ranks', lone, join(HTA_DIR, 'rank_non_gpu/rank_non_gpu.json.gz')]);
+    expect(two.status).toBe(2);
+    expect(two.stderr).toMatch(/^kinetoscope: UNKNOWN_RANK: /);
+  });
+
+  it('the JSON has the stable keys', () => {
+    const doc = ranksJson([join(HTA_DIR, 'trace_filter')]);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'clock', 'referenceRank', 'worldSize', 'missingRanks', 'instances', 'matchedInstances', 'ranks', 'steps', 'collectives', 'stragglers', 'diagnostics']);
+    expect(Object.keys(doc.ranks[0])).toEqual(expect.arrayContaining(['rank', 'file', 'steps']));
+    expect(Object.keys(doc.ranks[0].steps[0])).toEqual(['name', 'number', 'durUs']);
+    expect(Object.keys(doc.collectives[0])).toEqual(expect.arrayContaining(['name', 'pg', 'calls', 'bytes', 'meanUs', 'skewUs', 'busBwGBs']));
+  });
+});
