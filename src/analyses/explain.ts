@@ -10,12 +10,16 @@
  * fixed text. Rules and their conditions:
  * - steps (S1): the profiler steps and each top-level annotation with its CPU extent (the
  *   instance's span on the host) and GPU extent (first start to last end of the GPU work it
- *   launched), GPU time, kernels and launches per instance (`scopes.ts`, `diff.ts` scopeStats);
+ *   launched), GPU time, kernels and launches per instance — a launch is a call that launched
+ *   kernels, memsets and copies are named beside (`launches.ts` isLaunchCall; `scopes.ts`,
+ *   `diff.ts` scopeStats) — and a caveat when with_stack / profile_memory / with_flops were on
+ *   (`profiler-options.ts`);
  * - dispatch (S2): the first instance of the scope the trace is read in (`choosePrimaryScope`),
  *   each top-level op's chain of cpu_ops down to the launch calls and what they launched;
  * - views (S3): view ops that launched nothing and their self CPU time (`ops.ts`);
  * - bias (S4): where each GEMM's bias went (`epilogues.ts`): the epilogue, a separate add, or
- *   no bias at all;
+ *   no bias at all; a separate add only after a forward GEMM, in compiled graphs only a pointwise
+ *   Inductor add (compile-side wording; one fused with other pointwise ops claims no round trip);
  * - launches (S5): launch APIs, each op's runtime/driver calls, memsets, occupancy queries and
  *   host synchronisations (`launches.ts`);
  * - kernels (S6): each kernel by time with what its name says (`kernel-catalog.ts`, `kernel-name.ts`);
@@ -24,9 +28,15 @@
  *   (fused, hand-written) or only on one side, CPU ops removed and added, per-instance numbers
  *   (`diff.ts`), HBM bytes a fusion saved (`fusion-match.ts`), a hand-written kernel against
  *   Inductor's;
- * - fusion (S9): fused kernels decoded and chains that could fuse (`fusion.ts`);
- * - compile (S10): compile pre-ops per instance and the compile analysis's findings (`compile-overhead.ts`);
- * - verdict (S12): per step, overhead-bound or GPU-bound, with the step analysis's reason (`step-breakdown.ts`);
+ * - fusion (S9): fused kernels decoded — the ops that launch a kernel when run eagerly, views and
+ *   Inductor prims named apart, a template read as the GEMM it computes, one op no fusion — and
+ *   chains that could fuse (`fusion.ts`);
+ * - compile (S10): compile pre-ops per instance, the compiled graph's own host code (the self CPU
+ *   of `## Call CompiledFxGraph … ##`) named apart from guards and cache lookups, and the compile
+ *   analysis's findings (`compile-overhead.ts`);
+ * - verdict (S12): one verdict across the steps (the median step's, with the spread of the GPU
+ *   busy share: `step-breakdown.ts` overallVerdict), a split around the 50% line said once, and
+ *   per step only the steps that differ (at most LIST_MAX);
  * - next: what to try, each rule with the evidence that fired it;
  * - conclusions (S8–S11): one row per trace (this one and the `vs` traces): kernels, GEMM
  *   kernels, other kernels, GPU and CPU time per instance.
