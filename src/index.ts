@@ -39,6 +39,8 @@ export { computeKernelTypeBreakdown } from './analyses/kernel-type-breakdown.js'
 export { computeIdleTime } from './analyses/idle-time.js';
 export { computeDoctor } from './analyses/doctor.js';
 export { computeGemmTable, findGemmCalls } from './analyses/gemm.js';
+export { computeRoofline } from './analyses/roofline.js';
+export { findAlignmentIssues } from './analyses/gemm-alignment.js';
 export { DEVICE_PEAKS, resolvePeaks } from './analyses/device-peaks.js';
 export { computeOps } from './analyses/ops.js';
 export { computeEpilogues } from './analyses/epilogues.js';

@@ -11,14 +11,15 @@ const tmp = mkdtempSync(join(tmpdir(), 'ks-every-'));
 const runs = [
   ['summary', []], ['summary', ['--json', '--group-by', 'shape']], ['tree', []], ['kernels', ['--json']],
   ['steps', []], ['steps', ['--json']], ['launches', []], ['breakdown', []], ['breakdown', ['--hta-compat']],
-  ['doctor', ['--json']], ['gemm', []], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
+  ['doctor', ['--json']], ['gemm', []], ['roofline', ['--json']], ['ops', []], ['fusion', []], ['compile', []], ['explain', []],
   ['diff', [trace]], ['check', ['--write-expect', join(tmp, 'x.yaml')]], ['report', ['-o', join(tmp, 'r.html')]],
+  ['critical-path', ['--what-if', 'launch=0']],
 ];
 const out = [];
 const write = process.stdout.write.bind(process.stdout);
 for (const [name, extra] of runs) {
   const mod = await import(new URL(`${name}.js`, dist).href);
-  const make = mod[`${name}Command`];
+  const make = mod[`${name.replace(/-(\w)/g, (_, c) => c.toUpperCase())}Command`];
   let stderr = '';
   const errWrite = process.stderr.write.bind(process.stderr);
   process.stdout.write = () => true;

@@ -36,19 +36,39 @@ function runScript(script: string, args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const COMMON_FLAGS = ['--compile', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active'];
+const COMMON_FLAGS = ['--compile', '--compile-mode', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active', '--profile-memory', '--with-stack', '--with-flops'];
 const SCRIPTS: Record<string, string[]> = {
   'matmul_add.py': ['--batch', '--in_dim', '--out_dim'],
   'linear.py': ['--batch', '--in_dim', '--out_dim'],
   'simple_mlp.py': ['--mlp', '--batch', '--seq', '--dim', '--hidden'],
   'kernels_mlp.py': ['--batch', '--seq', '--dim', '--hidden'],
+  'cnn_train.py': ['--batch', '--size', '--channels'],
+  'attention.py': ['--batch', '--seq', '--heads', '--kv-heads', '--head-dim', '--backend', '--not-causal'],
+  'scaled_mm.py': ['--m', '--k', '--n'],
+  'mlp_train.py': ['--batch', '--seq', '--dim', '--hidden'],
+  'gpt2_train.py': ['--layers', '--batch', '--seq'],
+};
+/** The multi-process scripts: their own flags (no --dtype/--compile of the single-process ones). */
+const RANK_SCRIPTS: Record<string, string[]> = {
+  'ranks.py': ['--world-size', '--skew-ms', '--mode', '--bucket-mb', '--dtype', '--layers', '--dim', '--batch', '--warmup', '--active', '--out', '--name'],
+  'distributed.py': ['--strategy', '--layers', '--batch', '--seq', '--warmup', '--active', '--out', '--name'],
 };
 
 describe.skipIf(!HAS_PYTHON)('workload scripts parse and explain their flags without torch', () => {
   it('every script in workloads/ is covered here', () => {
     const scripts = readdirSync(WORKLOADS).filter((f) => f.endsWith('.py') && !f.startsWith('_'));
-    expect(scripts.sort()).toEqual(Object.keys(SCRIPTS).sort());
+    expect(scripts.sort()).toEqual([...Object.keys(SCRIPTS), ...Object.keys(RANK_SCRIPTS)].sort());
   });
+
+  for (const [script, flags] of Object.entries(RANK_SCRIPTS)) {
+    it(`${script} --help, without torch`, () => {
+      const r = runScript(script, ['--help']);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      for (const flag of flags) expect(r.stdout).toMatch(new RegExp(`^\\s+${flag}\\b`, 'm'));
+      expect(r.stdout).toContain('rank-R.pt.trace.json.gz');
+    });
+  }
 
   for (const [script, shapeFlags] of Object.entries(SCRIPTS)) {
     it(`${script} --help`, () => {

@@ -8,7 +8,8 @@
  *   per                   annotation name, `step` or `trace` (default `step`)
  *   instances             how many instances the scope has
  *   kernels               device kernels per instance (memsets and copies not counted)
- *   gemms                 GEMM kernels: owned by a GEMM op (gemm.ts) or named as one (nvjet, cuBLAS, CUTLASS, …)
+ *   gemms                 GEMM kernels: owned by a GEMM op (gemm.ts) or named as one (nvjet, cuBLAS, CUTLASS,
+ *                         Triton templates `triton_tem_fused_*mm*`, …)
  *   launches              runtime/driver calls that launched kernels (launches.ts `isLaunchCall`; memsets and copies are not launches)
  *   absent-ops            host event names that must not occur in any instance
  *   ops                   {name: calls per instance} for host events (ops, annotations, API calls)
@@ -25,7 +26,7 @@
  * between steps).
  */
 import { HostKind, type TraceModel } from '../model/trace-model.js';
-import { findGemmCalls } from './gemm.js';
+import { findGemmCalls, isTemplateGemmName } from './gemm.js';
 import { clippedLengthNs, mergeIntervals } from './intervals.js';
 import { decodeKernelName, shortKernelName } from './kernel-name.js';
 import {
@@ -347,7 +348,7 @@ function computeInstanceFacts(m: TraceModel, scope: ScopeSpec, instances: readon
     if (ofGemmCall.has(g)) return true;
     const id = m.gpu.name[g]!;
     let v = gemmByName.get(id);
-    if (v === undefined) gemmByName.set(id, (v = decodeKernelName(m.strings.get(id)).kind === 'gemm'));
+    if (v === undefined) gemmByName.set(id, (v = decodeKernelName(m.strings.get(id)).kind === 'gemm' || isTemplateGemmName(m.strings.get(id))));
     return v;
   };
   const shortByName = new Map<number, string>();

@@ -50,7 +50,9 @@ import { computeDispatchTree, type DispatchNode } from './dispatch-tree.js';
 import { computeFusion, type FusionResult } from './fusion.js';
 import { fusionFromMatch } from './fusion-match.js';
 import type { KernelMatch } from './kernel-match.js';
-import { computeGemmTable, findGemmCalls, formatGemmShape, type GemmReport } from './gemm.js';
+import { computeGemmTable, findGemmCalls, formatGemmShape, isTemplateGemmName, type GemmReport } from './gemm.js';
+import { computeRoofline, type RooflineReport } from './roofline.js';
+import { findAlignmentIssues } from './gemm-alignment.js';
 import { computeKernelCatalog } from './kernel-catalog.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from './kernel-name.js';
 import { computeLaunches } from './launches.js';
@@ -160,6 +162,7 @@ interface Lazy {
   fusion(): FusionResult;
   compile(): CompileOverhead;
   gemmKernels(): Set<number>;
+  roofline(): RooflineReport;
 }
 
 function context(input: ExplainInput): TraceContext {
@@ -188,6 +191,7 @@ function context(input: ExplainInput): TraceContext {
       for (const c of findGemmCalls(m)) for (const g of c.kernels) set.add(g);
       return set;
     }),
+    roofline: memo(() => computeRoofline(m, {}, lazy.gemm())),
   };
   return { label: input.label, m, scope, scopeName: scope.per === 'annotation' ? scope.name : scope.per === 'step' ? 'step' : 'trace', instances, lazy };
 }
@@ -215,7 +219,7 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
   if (want('bias')) push(biasSection(c));
   if (want('launches')) push(launchesSection(c));
   if (want('kernels')) push(kernelsSection(c, opts.kernelLimit ?? 8));
-  if (want('gemms')) push(gemmSection(c));
+  if (want('gemms')) push(gemmSection(c, first));
   if (want('comparison') && first && compared) push(comparisonSection(c, first, compared.diff, compared.match));
   if (want('fusion')) push(fusionSection(c));
   if (want('compile')) push(compileSection(c));
@@ -705,8 +709,11 @@ function kernelsSection(c: TraceContext, limit: number): ExplainSection | undefi
 
 /** How many GEMM shapes the table shows (most kernel time first). */
 const GEMM_TABLE_MAX = 16;
+/** An alignment finding gets a sentence from this share of the trace's kernel time. */
+const ALIGNMENT_MIN_SHARE = 0.01;
 
-function gemmSection(c: TraceContext): ExplainSection | undefined {
+/** `other`: the trace of `--vs`, whose same or padded shapes the alignment sentences cite. */
+function gemmSection(c: TraceContext, other?: TraceContext): ExplainSection | undefined {
   const r = c.lazy.gemm();
   if (!r.rows.length) return undefined;
   const sentences: ExplainSentence[] = [];
@@ -775,6 +782,33 @@ function gemmSection(c: TraceContext): ExplainSection | undefined {
         'gemms.tile-per-shape',
         `\`{op}\` runs a different kernel per shape: ${shapes.map((s, i) => `{shapes.${i}.shape} → tile {shapes.${i}.tile}${s.grid ? ` (grid {shapes.${i}.grid})` : ''}`).join('; ')}${xs.length > shapes.length ? '; and {moreShapes|more shape}' : ''}. The library picks the kernel for each M, N, K; the names say which.`,
         { op, shapes, moreShapes: xs.length - shapes.length },
+      ),
+    );
+  }
+  // The alignment rule (gemm-alignment.ts), for GEMMs with a share of the kernel time worth a sentence.
+  for (const f of other ? findAlignmentIssues(r, r.traceKernelUs, other.lazy.gemm()) : r.alignment) {
+    if ((f.shareOfKernelTime ?? 0) < ALIGNMENT_MIN_SHARE) continue;
+    const best = f.compare.find((x) => x.where === 'same trace');
+    const there = f.compare.find((x) => x.where === 'other trace' && x.percentOfPeak !== undefined);
+    sentences.push(
+      say(
+        'gemms.alignment',
+        `\`{op}\` {m}×{n}×{k} ({dtype}): {dimsText} — not a multiple of {multiple} — runs on an align{kernelAlignment} kernel (\`{kernel}\`)${f.percentOfPeak !== undefined ? ' at {peakPct} of peak' : ''}, {kernelTimeShare} of the trace's kernel time; kernels with {multiple}-element (16-byte) alignment need every dim a multiple of {multiple}${best ? '; the largest aligned {dtype} GEMM here reaches {comparePeakPct}' : ''}${there ? (there.m === f.m && there.n === f.n && there.k === f.k ? '; in `{otherTrace}` the same shape reaches {otherPeakPct}' : '; in `{otherTrace}` the product padded to {otherM}×{otherN}×{otherK} reaches {otherPeakPct}') : ''}.`,
+        {
+          op: f.op,
+          m: f.m,
+          n: f.n,
+          k: f.k,
+          dtype: f.dtype,
+          dimsText: f.dims.map((d) => `${d.dim} = ${d.size} (padded: ${d.padded})`).join(', '),
+          multiple: f.multiple,
+          kernelAlignment: f.kernelAlignment,
+          kernel: kernelLabel(f.kernel),
+          ...(f.percentOfPeak !== undefined ? { peakPct: f.percentOfPeak } : {}),
+          kernelTimeShare: f.shareOfKernelTime ?? 0,
+          ...(best?.percentOfPeak !== undefined ? { comparePeakPct: best.percentOfPeak } : {}),
+          ...(there && other ? { otherTrace: other.label, otherM: String(there.m), otherN: String(there.n), otherK: String(there.k), otherPeakPct: there.percentOfPeak! } : {}),
+        },
       ),
     );
   }
@@ -1325,6 +1359,8 @@ export interface ConclusionRow {
   readonly compiled: boolean;
   readonly kernels: number;
   readonly gemmKernels: readonly string[];
+  /** Convolution and attention kernels (roofline.ts). */
+  readonly convAttentionKernels: readonly string[];
   readonly otherKernels: readonly string[];
   readonly gpuUs: number;
   readonly cpuUs: number;
@@ -1346,14 +1382,17 @@ function conclusionRow(c: TraceContext): ConclusionRow {
   const { m } = c;
   const st: ScopeStats = scopeStats(m, c.instances);
   const gemm = c.lazy.gemmKernels();
-  const isGemm = (g: number) => gemm.has(g) || decodeKernelName(m.strings.get(m.gpu.name[g]!)).kind === 'gemm';
+  const convAttention = c.lazy.roofline().convAttentionKernels;
+  const isConvAttention = (g: number) => convAttention.has(g);
+  const isGemm = (g: number) => !isConvAttention(g) && (gemm.has(g) || decodeKernelName(m.strings.get(m.gpu.name[g]!)).kind === 'gemm' || isTemplateGemmName(m.strings.get(m.gpu.name[g]!)));
   return {
     trace: c.label,
     scope: scopeLabel(c.scope),
     compiled: c.lazy.compile().compiled,
     kernels: st.kernels,
     gemmKernels: kernelList(m, c.instances, isGemm),
-    otherKernels: kernelList(m, c.instances, (g) => !isGemm(g)),
+    convAttentionKernels: kernelList(m, c.instances, isConvAttention),
+    otherKernels: kernelList(m, c.instances, (g) => !isGemm(g) && !isConvAttention(g)),
     gpuUs: st.gpuUs,
     cpuUs: st.cpuUs,
     launches: st.launches,
@@ -1408,12 +1447,13 @@ function conclusionsSection(cs: readonly TraceContext[]): ExplainSection {
       { key: 'compiled', header: 'Compiled' },
       { key: 'kernels', header: 'Kernels' },
       { key: 'gemmKernels', header: 'GEMM kernels' },
+      ...(rows.some((r) => r.convAttentionKernels.length) ? [{ key: 'convAttentionKernels', header: 'Conv/attention kernels' }] : []),
       { key: 'otherKernels', header: 'Other kernels' },
       { key: 'gpuUs', header: 'GPU time' },
       { key: 'cpuUs', header: 'CPU time' },
       { key: 'launches', header: 'Launches' },
     ],
-    rows: rows.map((r) => ({ ...r, gemmKernels: [...r.gemmKernels], otherKernels: [...r.otherKernels] })),
+    rows: rows.map((r) => ({ ...r, gemmKernels: [...r.gemmKernels], convAttentionKernels: [...r.convAttentionKernels], otherKernels: [...r.otherKernels] })),
   };
   const more = cs.length === 2 ? 'kinetoscope diff TRACE OTHER' : 'kinetoscope diff A B, for two traces of one workload';
   return { id: 'conclusions', title: 'Conclusions, trace by trace', readings: ['S8', 'S9', 'S10', 'S11'], sentences, tables: [table], more };

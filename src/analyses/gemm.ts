@@ -26,8 +26,17 @@
  *   math the kernel did (fp32 GEMMs on a kernel that names TF32 or runs on tensor cores are held
  *   against the TF32 peak).
  *
- * Ignores: GEMMs inside Triton template kernels (`triton_tem_fused_*`, max-autotune), whose shapes
- * the trace does not state; convolutions; attention kernels (their own analysis).
+ * Triton template GEMMs (`triton_tem_fused_addmm_t_view_0`, what `mode="max-autotune"` picks over
+ * cuBLAS): Inductor records each kernel launch as a `cpu_op` of the kernel's name whose Input Dims
+ * are the kernel's arguments (`[[3072],[64,128,768],[3072,768],[8192,3072]]`: bias, A viewed as
+ * [8192,768], B = the weight used transposed, the output). A template is a GEMM call when the ops
+ * its name lists hold a matrix product; its shape: the output is the last tensor argument
+ * (M = its leading dims folded, N = its last; `bmm` templates [B,M,N]); A and B are the first pair
+ * of other arguments with numel(A) = B·M·K and numel(B) = B·K·N for a K that is the first or last
+ * dim of each; declined (no shape) when two pairs give different shapes. Its bytes are every
+ * tensor argument once (the epilogue's extra inputs are read too).
+ *
+ * Ignores: convolutions and attention (roofline.ts); Triton convolution templates.
  */
 import { GpuKind, HostKind, hostName, gpuName, type DeviceProperties, type TraceModel } from '../model/trace-model.js';
 import type { JsonObject } from '../ingest/raw-event.js';
@@ -41,6 +50,8 @@ import {
   type UserPeaks,
 } from './device-peaks.js';
 import { compareText } from '../core/compare-text.js';
+import { placeOnRoofline, type RooflineBound } from './roofline-point.js';
+import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 
 // ------------------------------------------------------------------------------------------------
 // Which ops are GEMMs, and where their operands sit
@@ -131,6 +142,16 @@ export function normalizeDtype(inputType: string): string {
   return DTYPES[inputType]?.name ?? inputType;
 }
 
+/** Bytes per element of an `Input type`; undefined when unknown. */
+export function elementBytes(inputType: string): number | undefined {
+  return DTYPES[inputType]?.bytes;
+}
+
+/** The peak an `Input type`'s math is held against (before any TF32 reading); undefined when none. */
+export function peakDtypeOfType(inputType: string): PeakDtype | undefined {
+  return DTYPES[inputType]?.peak;
+}
+
 // ------------------------------------------------------------------------------------------------
 // Shapes
 
@@ -162,16 +183,17 @@ function argArray(args: JsonObject | undefined, key: string, alt?: string): unkn
   return Array.isArray(v) ? v : undefined;
 }
 
-function isDims(v: unknown): v is number[] {
+export function isDims(v: unknown): v is number[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'number');
 }
 
-function isTensorType(t: unknown): t is string {
+export function isTensorType(t: unknown): t is string {
   return typeof t === 'string' && t !== '' && t !== 'Scalar' && t !== 'ScalarList' && t !== 'TensorList' && t !== 'GenericList';
 }
 
 /** M, N, K, batch, FLOPs and bytes of one GEMM op from its `Input Dims` / `Input type`; undefined when they do not say. */
 export function gemmShapeOf(op: string, args: JsonObject | undefined): GemmShape | undefined {
+  if (isTemplateGemmName(op)) return templateGemmShape(op, args);
   const layout = LAYOUTS[op];
   if (!layout) return undefined;
   const dims = argArray(args, 'Input Dims', 'Input dims');
@@ -230,6 +252,94 @@ export function gemmShapeOf(op: string, args: JsonObject | undefined): GemmShape
     flops: 2 * batch * m * n * k,
     ...(bytes !== undefined ? { bytes } : {}),
     ...(activation ? { activation } : {}),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Triton template GEMMs (Inductor max-autotune)
+
+/** Ops whose presence in a template's op list makes it a matrix product (torch/_inductor/kernel/mm.py, bmm.py). */
+const TEMPLATE_GEMM_OPS = new Set(['mm', 'addmm', 'bmm', 'baddbmm', '_scaled_mm', '_int_mm', '_addmm_activation']);
+const TEMPLATE_BATCHED_OPS = new Set(['bmm', 'baddbmm']);
+
+function templateOps(name: string): string[] | undefined {
+  if (!name.startsWith('triton_tem_')) return undefined;
+  const ind = decodeKernelName(name).inductor;
+  if (!ind || ind.kind !== 'template') return undefined;
+  if (ind.ops) return ind.ops;
+  // Several splits of the name: a GEMM op only if every split has one.
+  const cands = ind.opCandidates ?? [];
+  return cands.length && cands.every((c) => c.some((o) => TEMPLATE_GEMM_OPS.has(o))) ? cands[0] : undefined;
+}
+
+/** `triton_tem_fused_addmm_t_view_0` and the like: a Triton template whose name lists a matrix product. */
+export function isTemplateGemmName(name: string): boolean {
+  return templateOps(name)?.some((o) => TEMPLATE_GEMM_OPS.has(o)) ?? false;
+}
+
+function templateGemmShape(name: string, args: JsonObject | undefined): GemmShape | undefined {
+  const ops = templateOps(name) ?? [];
+  const dims = argArray(args, 'Input Dims', 'Input dims');
+  const types = argArray(args, 'Input type', 'Input types');
+  if (!dims || !types) return undefined;
+  const tensors: { dims: number[]; type: string }[] = [];
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i];
+    const t = types[i];
+    if (isDims(d) && d.length > 0 && isTensorType(t)) tensors.push({ dims: d, type: t });
+  }
+  let outAt = -1;
+  for (let i = tensors.length - 1; i >= 0; i--) if (tensors[i]!.dims.length >= 2) { outAt = i; break; }
+  if (outAt < 0) return undefined;
+  const out = tensors[outAt]!;
+  const batched = ops.some((o) => TEMPLATE_BATCHED_OPS.has(o));
+  if (batched && out.dims.length !== 3) return undefined;
+  const batch = batched ? out.dims[0]! : 1;
+  const m = batched ? out.dims[1]! : prod(out.dims.slice(0, -1));
+  const n = out.dims[out.dims.length - 1]!;
+  const edge = (d: number[], k: number) => {
+    const mat = batched && d.length === 3 ? d.slice(1) : d;
+    return mat[0] === k || mat[mat.length - 1] === k;
+  };
+  let found: { a: number; b: number; k: number } | undefined;
+  for (let i = 0; i < tensors.length; i++) {
+    if (i === outAt) continue;
+    const na = prod(tensors[i]!.dims);
+    if (na % (batch * m) !== 0) continue;
+    const k = na / (batch * m);
+    if (!edge(tensors[i]!.dims, k)) continue;
+    for (let j = i + 1; j < tensors.length; j++) {
+      if (j === outAt || prod(tensors[j]!.dims) !== batch * k * n || !edge(tensors[j]!.dims, k)) continue;
+      if (found && found.k !== k) return undefined; // two readings: declined
+      found ??= { a: i, b: j, k };
+    }
+  }
+  if (!found) return undefined;
+  const a = tensors[found.a]!;
+  const b = tensors[found.b]!;
+  let bytes: number | undefined = 0;
+  for (const t of tensors) {
+    const size = DTYPES[t.type]?.bytes;
+    if (size === undefined) bytes = undefined;
+    else if (bytes !== undefined) bytes += prod(t.dims) * size;
+  }
+  const biasT = ops.some((o) => o === 'addmm' || o === 'baddbmm' || o === '_addmm_activation')
+    ? tensors.find((t, i) => i !== found!.a && i !== found!.b && i !== outAt && [n, m * n, batch * m * n].includes(prod(t.dims)))
+    : undefined;
+  return {
+    m,
+    n,
+    k: found.k,
+    batch,
+    a: a.dims,
+    b: b.dims,
+    ...(biasT ? { bias: biasT.dims } : {}),
+    out: out.dims,
+    dtype: normalizeDtype(a.type),
+    bDtype: normalizeDtype(b.type),
+    outDtype: normalizeDtype(out.type),
+    flops: 2 * batch * m * n * found.k,
+    ...(bytes !== undefined ? { bytes } : {}),
   };
 }
 
@@ -321,6 +431,8 @@ export interface GemmCall {
   readonly otherGpu: readonly number[];
   /** Inside a compiled graph (`## Call CompiledFxGraph`, `CompiledFunction`, `Torch-Compiled Region`). */
   readonly compiled: boolean;
+  /** A Triton template kernel's op (`triton_tem_fused_addmm_…`), not an ATen GEMM op. */
+  readonly template?: true;
 }
 
 const COMPILED_FRAME = /^(## Call CompiledFxGraph|CompiledFunction|Torch-Compiled Region)/;
@@ -330,7 +442,14 @@ export function findGemmCalls(m: TraceModel): GemmCall[] {
   const { host, gpu } = m;
   const n = host.length;
   const isGemm = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (host.kind[i] === HostKind.Op && GEMM_OP_NAMES.has(hostName(m, i))) isGemm[i] = 1;
+  const templateByName = new Map<number, boolean>();
+  for (let i = 0; i < n; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const id = host.name[i]!;
+    let tem = templateByName.get(id);
+    if (tem === undefined) templateByName.set(id, (tem = isTemplateGemmName(m.strings.get(id))));
+    if (tem || GEMM_OP_NAMES.has(m.strings.get(id))) isGemm[i] = 1;
+  }
   // A GEMM op with a GEMM op inside it is a wrapper (linear → matmul → mm): not a call.
   const wraps = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
@@ -376,6 +495,7 @@ export function findGemmCalls(m: TraceModel): GemmCall[] {
       kernels,
       otherGpu,
       compiled,
+      ...(templateByName.get(host.name[i]!) ? { template: true as const } : {}),
     });
   }
   return calls;
@@ -384,7 +504,7 @@ export function findGemmCalls(m: TraceModel): GemmCall[] {
 // ------------------------------------------------------------------------------------------------
 // The table
 
-export type RooflineBound = 'memory' | 'compute';
+export type { RooflineBound };
 
 export interface GemmKernelInfo {
   /** The GEMM kernel's name as written (the first kernel the names call a GEMM, else the first). */
@@ -431,6 +551,8 @@ export interface GemmRow {
   readonly kernel?: GemmKernelInfo;
   readonly device?: number;
   readonly compiled: boolean;
+  /** A Triton template GEMM (max-autotune), shape from its kernel's arguments. */
+  readonly template: boolean;
   /** Host indices of the calls, for drill-down. */
   readonly hosts: readonly number[];
 }
@@ -457,6 +579,10 @@ export interface GemmReport {
   };
   readonly stepCount: number;
   readonly notes: string[];
+  /** GEMMs on a kernel of too small an alignment for their dims (gemm-alignment.ts). */
+  readonly alignment: readonly AlignmentFinding[];
+  /** Every kernel's time in the trace, the base of the findings' shares. */
+  readonly traceKernelUs: number;
 }
 
 export interface GemmOptions {
@@ -545,12 +671,7 @@ export function computeGemmTable(m: TraceModel, opts: GemmOptions = {}): GemmRep
     const peakDtype = shape ? mathDtype(shape, kernel?.decoded) : undefined;
     const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
     const flops = shape?.flops;
-    const intensity = shape && shape.bytes ? shape.flops / shape.bytes : undefined;
-    const tflops = flops !== undefined && meanUs ? flops / meanUs / 1e6 : undefined;
-    const peakTflops = peakDtype ? device?.peaks?.denseTflops[peakDtype] : undefined;
-    const bwGBs = device?.peaks?.memoryBandwidthGBs;
-    const ridgePoint = peakTflops && bwGBs ? (peakTflops * 1e12) / (bwGBs * 1e9) : undefined;
-    const attainableTflops = peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
+    const point = placeOnRoofline(flops, shape?.bytes, meanUs, peakDtype, device?.peaks);
     if (flops !== undefined) totalFlops += flops * a.hosts.length;
     totalNs += a.totalNs;
     rows.push({
@@ -560,23 +681,24 @@ export function computeGemmTable(m: TraceModel, opts: GemmOptions = {}): GemmRep
       inputTypes: c.inputTypes,
       ...(shape ? { shape } : {}),
       ...(peakDtype ? { peakDtype } : {}),
-      ...(intensity !== undefined ? { arithmeticIntensity: intensity } : {}),
+      ...(point.arithmeticIntensity !== undefined ? { arithmeticIntensity: point.arithmeticIntensity } : {}),
       calls: a.hosts.length,
       ...(steps.length ? { callsPerStep: a.inSteps / steps.length } : {}),
       kernelCalls: a.kernelCalls,
       totalUs: a.totalNs / 1000,
       ...(meanUs !== undefined ? { meanUs, minUs: a.minNs / 1000, maxUs: a.maxNs / 1000 } : {}),
-      ...(tflops !== undefined ? { tflops } : {}),
-      ...(peakTflops !== undefined ? { peakTflops } : {}),
-      ...(tflops !== undefined && peakTflops ? { percentOfPeak: (100 * tflops) / peakTflops } : {}),
-      ...(ridgePoint !== undefined ? { ridgePoint } : {}),
-      ...(ridgePoint !== undefined && intensity !== undefined ? { bound: intensity < ridgePoint ? ('memory' as const) : ('compute' as const) } : {}),
-      ...(attainableTflops !== undefined ? { attainableTflops } : {}),
-      ...(attainableTflops && tflops !== undefined ? { percentOfRoofline: (100 * tflops) / attainableTflops } : {}),
+      ...(point.tflops !== undefined ? { tflops: point.tflops } : {}),
+      ...(point.peakTflops !== undefined ? { peakTflops: point.peakTflops } : {}),
+      ...(point.percentOfPeak !== undefined ? { percentOfPeak: point.percentOfPeak } : {}),
+      ...(point.ridgePoint !== undefined ? { ridgePoint: point.ridgePoint } : {}),
+      ...(point.bound ? { bound: point.bound } : {}),
+      ...(point.attainableTflops !== undefined ? { attainableTflops: point.attainableTflops } : {}),
+      ...(point.percentOfRoofline !== undefined ? { percentOfRoofline: point.percentOfRoofline } : {}),
       kernelNames,
       ...(kernel ? { kernel } : {}),
       ...(deviceId !== undefined ? { device: deviceId } : {}),
       compiled: c.compiled,
+      template: c.template === true,
       hosts: a.hosts,
     });
   }
@@ -604,14 +726,20 @@ export function computeGemmTable(m: TraceModel, opts: GemmOptions = {}): GemmRep
       main = deviceById.get(id) ?? main;
     }
   }
-  return {
+  let traceKernelNs = 0;
+  for (let g = 0; g < gpu.length; g++) if (gpu.kind[g] === GpuKind.Kernel) traceKernelNs += gpu.durNs[g]!;
+  const report = {
     devices,
     ...(main ? { device: main } : {}),
     rows,
     totals: { calls: calls.length, flops: totalFlops, kernelUs: totalNs / 1000, unshapedCalls },
     stepCount: steps.length,
     notes,
+    alignment: [] as AlignmentFinding[],
+    traceKernelUs: traceKernelNs / 1000,
   };
+  report.alignment = findAlignmentIssues(report, report.traceKernelUs);
+  return report;
 }
 
 /** The kernel that did the product: the first whose name decodes as a GEMM, else the longest. */

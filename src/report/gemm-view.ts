@@ -2,6 +2,7 @@
 import { DEVICE_PEAKS, PEAK_DTYPES, type ResolvedPeaks } from '../analyses/device-peaks.js';
 import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from '../analyses/gemm.js';
 import { formatInt, formatUs, roundUs, truncateName } from './format.js';
+import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { renderTable, type RenderOptions } from './table.js';
 
 const round = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits);
@@ -91,6 +92,7 @@ export function renderGemm(r: GemmReport, rows: readonly GemmRow[], opts: Render
   if (ridge) out.push(`Ridge point (${ridge.peakDtype}): ${ridge.ridgePoint!.toFixed(1)} FLOP/B — below it a GEMM is memory-bound, above it compute-bound.`);
   const tiles = tileContrast(rows);
   if (tiles) out.push(tiles);
+  for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
   for (const n of r.notes) out.push(`note: ${n}`);
   return out.join('\n');
 }
@@ -190,11 +192,13 @@ export function gemmJson(r: GemmReport, rows: readonly GemmRow[]) {
         kernels: x.kernelNames,
         device: x.device ?? null,
         compiled: x.compiled,
+        template: x.template,
       };
     }),
     totals: { calls: r.totals.calls, flops: r.totals.flops, kernelUs: roundUs(r.totals.kernelUs), unshapedCalls: r.totals.unshapedCalls },
     stepCount: r.stepCount,
     notes: r.notes,
+    alignment: r.alignment.map(alignmentJson),
   };
 }
 

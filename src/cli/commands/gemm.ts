@@ -12,7 +12,11 @@ const DEFINITIONS = `
 One row per GEMM op, Input Dims, Input types and kernel. A call is one launch of a matrix
 product, described by the innermost GEMM op (aten::linear -> aten::matmul -> aten::mm counts once,
 as aten::mm); compiled graphs' extern_kernels.mm/addmm/bmm are the same cpu_ops under
-"## Call CompiledFxGraph ##".
+"## Call CompiledFxGraph ##". Triton template GEMMs (max-autotune's triton_tem_fused_*mm*) are
+calls of the kernel's own cpu_op: its Input Dims are the kernel's arguments, the output last
+(M = its leading dims folded, N = its last), A and B the first pair whose sizes agree on one K;
+two readings, or no op (a CUDA-graph replay), leave the row without a shape.
+Convolutions and attention: kinetoscope roofline.
   M, N, K, Batch  from Input Dims in the op's operand order: mm(A[M,K], B[K,N]),
                   addmm(bias, A, B), bmm/baddbmm([B,M,K], [B,K,N]), linear(input[...,K],
                   weight[N,K], bias) with the input's leading dims folded into M, matmul
@@ -35,7 +39,10 @@ the table with its sources. --peaks FILE takes measured peaks instead, as JSON:
   { "name": "H200 measured", "bf16TFlops": 720, "fp16TFlops": 720, "tf32TFlops": 370,
     "fp32TFlops": 60, "fp64TFlops": 55, "fp8TFlops": 1400, "int8Tops": 1400,
     "memoryBandwidthGBs": 4100 }
-(any subset; keys not given keep the datasheet's values; "denseTflops": {"bf16": 720} also works).`;
+(any subset; keys not given keep the datasheet's values; "denseTflops": {"bf16": 720} also works).
+Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) that runs on a kernel whose name
+states align1/align2 (too small for 16-byte loads) is named after the table with the padded size,
+its share of the trace's kernel time and the largest aligned GEMM of the same dtype.`;
 
 interface GemmOptions extends CommonOptions {
   peaks?: string;
@@ -52,7 +59,7 @@ const SORTERS: Record<GemmOptions['sort'], (a: GemmRow, b: GemmRow) => number> =
   percent: (a, b) => (a.percentOfPeak ?? Infinity) - (b.percentOfPeak ?? Infinity),
 };
 
-function readPeaks(path: string): UserPeaks {
+export function readPeaks(path: string): UserPeaks {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

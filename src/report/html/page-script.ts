@@ -120,7 +120,7 @@ export const PAGE_SCRIPT = String.raw`
     var v = function (n) { return cs.getPropertyValue(n).trim(); };
     palette = {
       bg: v('--bg'), fg: v('--fg'), muted: v('--muted'), line: v('--line'), gutter: v('--gutter'), panel: v('--panel'),
-      stepA: v('--step-a'), text: v('--slice-text'), select: v('--select'), flow: v('--flow'), cats: []
+      stepA: v('--step-a'), text: v('--slice-text'), select: v('--select'), flow: v('--flow'), critical: v('--critical') || '#e65100', cats: []
     };
     D.cats.forEach(function (c, ci) {
       var rgb = hexToRgb(v('--c-' + c));
@@ -238,6 +238,7 @@ export const PAGE_SCRIPT = String.raw`
         }
       }
     });
+    if (showCritical) drawCritical();
     drawSelection();
     ctx.restore();
 
@@ -332,6 +333,30 @@ export const PAGE_SCRIPT = String.raw`
     var t = tracks[trackOf[i]];
     var x0 = xOf(start[i]), x1 = Math.max(x0 + 1, xOf(start[i] + dur[i]));
     return { x0: x0, x1: x1, y: trackTop(t) + PAD + depthOf[i] * ROW_H };
+  }
+  // The critical path (D.cpath: [slice, 0 start | 1 end, …], -1 -1 between steps): its slices
+  // outlined, and a line from node to node (a launch, a kernel gap, a sync between tracks).
+  var CP = D.cpath || [];
+  var showCritical = false;
+  function drawCritical() {
+    var P = palette;
+    ctx.strokeStyle = P.critical;
+    ctx.lineWidth = 2;
+    var px = null, py = null;
+    for (var q = 0; q < CP.length; q += 2) {
+      var sl = CP[q];
+      if (sl < 0) { px = null; continue; }
+      var b = sliceBox(sl);
+      var x = CP[q + 1] ? b.x1 : b.x0, y = b.y + (ROW_H - 2) / 2;
+      if (px !== null && (Math.max(px, x) >= LABEL_W) && (Math.min(px, x) <= W)) {
+        ctx.beginPath();
+        ctx.moveTo(px, py);
+        ctx.lineTo(x, y);
+        ctx.stroke();
+      }
+      if (!CP[q + 1]) { ctx.strokeRect(b.x0, b.y, Math.max(2, b.x1 - b.x0), ROW_H - 2); }
+      px = x; py = y;
+    }
   }
   function drawSelection() {
     var P = palette;
@@ -561,6 +586,8 @@ export const PAGE_SCRIPT = String.raw`
     e.preventDefault();
   });
   scroller.addEventListener('scroll', function () { tip.hidden = true; redraw(); });
+  var cpToggle = document.getElementById('tl-critical');
+  if (cpToggle) cpToggle.addEventListener('change', function () { showCritical = cpToggle.checked; redraw(); });
   var reset = document.getElementById('tl-reset');
   if (reset) reset.addEventListener('click', function () { view.t0 = full.t0; view.t1 = full.t1; redraw(); });
   if (window.matchMedia) {

@@ -9,7 +9,7 @@ export const PAGE_STYLE = String.raw`
   color-scheme: light dark;
   --bg: #ffffff; --fg: #1d2330; --muted: #5d6675; --line: #d9dde4; --panel: #f5f6f8; --zebra: #fafbfc;
   --accent: #2f6fd0; --tip-bg: #1d2330; --tip-fg: #f5f6f8; --gutter: #f0f2f5; --step-a: rgba(47, 111, 208, 0.06); --step-b: rgba(47, 111, 208, 0.0);
-  --slice-text: #10141c; --select: #111111; --flow: #c2185b;
+  --slice-text: #10141c; --select: #111111; --flow: #c2185b; --critical: #e65100;
   --c-cpu_op: #4e79a7; --c-user_annotation: #b07aa1; --c-cuda_runtime: #f28e2b; --c-cuda_driver: #e15759;
   --c-kernel: #59a14f; --c-gpu_memcpy: #edc948; --c-gpu_memset: #76b7b2;
   --bd-kernelUs: #59a14f; --bd-memcpyUs: #edc948; --bd-memsetUs: #76b7b2; --bd-communicationUs: #ff9da7;
@@ -20,7 +20,7 @@ export const PAGE_STYLE = String.raw`
   :root {
     --bg: #15181e; --fg: #e4e7ec; --muted: #9aa3b2; --line: #2d333d; --panel: #1c2027; --zebra: #181b21;
     --accent: #79a8f0; --tip-bg: #e4e7ec; --tip-fg: #15181e; --gutter: #1c2027; --step-a: rgba(121, 168, 240, 0.08); --step-b: rgba(121, 168, 240, 0.0);
-    --slice-text: #0b0d11; --select: #ffffff; --flow: #ff6fa8;
+    --slice-text: #0b0d11; --select: #ffffff; --flow: #ff6fa8; --critical: #ffab40;
     --ok: #81c784; --bad: #ef9a9a; --warn: #ffcc80;
   }
 }

@@ -9,6 +9,7 @@ import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import type { ReportData } from './report-data.js';
 import { renderGemms, renderHeader, renderKernels, renderProfilerTable, renderSteps } from './sections.js';
+import { renderCriticalPathSection } from './critical-path-section.js';
 
 const CATEGORY_LABELS: Record<(typeof TIMELINE_CATEGORIES)[number], string> = {
   cpu_op: 'cpu_op',
@@ -37,7 +38,7 @@ function renderTimeline(data: ReportData): string {
   return `<section>${head}
 <p class="note" id="tl-summary">${escapeHtml(summary)}</p>
 ${undrawable}${reduced}
-<div class="tl-toolbar"><span class="tl-legend">${legend}</span><span class="hint">wheel: zoom · drag: pan · shift+wheel: pan · click: details · double-click: zoom to slice · W A S D</span><button type="button" id="tl-reset">Show all</button></div>
+<div class="tl-toolbar"><span class="tl-legend">${legend}</span><span class="hint">wheel: zoom · drag: pan · shift+wheel: pan · click: details · double-click: zoom to slice · W A S D</span>${embed.cpath?.length ? '<label class="tl-toggle"><input type="checkbox" id="tl-critical"> Critical path</label>' : ''}<button type="button" id="tl-reset">Show all</button></div>
 <div id="tl" class="tl" tabindex="0" aria-label="Timeline of host threads and GPU streams"><div id="tl-scroll" class="tl-scroll"><div id="tl-spacer"><canvas id="tl-canvas"></canvas></div></div><div id="tl-tip" class="tl-tip" hidden></div></div>
 <div id="tl-details" class="tl-details"><noscript><p class="note">The timeline needs JavaScript; the tables below do not.</p></noscript></div>
 <script type="application/json" id="timeline-data">${jsonForScript(embed)}</script>
@@ -57,10 +58,11 @@ export function renderReportHtml(data: ReportData): string {
 </head>
 <body>
 ${renderHeader(data.title, data.tracePath, data.facts, data.diagnostics)}
-<nav class="toc"><a href="#timeline">Timeline</a><a href="#steps">Steps</a><a href="#ops">Profiler table</a><a href="#kernels">Kernels</a><a href="#gemms">GEMMs</a></nav>
+<nav class="toc"><a href="#timeline">Timeline</a><a href="#steps">Steps</a><a href="#critical-path">Critical path</a><a href="#ops">Profiler table</a><a href="#kernels">Kernels</a><a href="#gemms">GEMMs</a></nav>
 <main>
 ${renderTimeline(data)}
 ${renderSteps(data.steps)}
+${renderCriticalPathSection(data.criticalPath)}
 ${renderProfilerTable(data.profiler)}
 ${renderKernels(data.kernels)}
 ${renderGemms(data.gemm)}

@@ -11,6 +11,8 @@ import { computeStepBreakdown, type StepAnalysis } from '../../analyses/step-bre
 import { computeTimeline, type Timeline, type TimelineStep } from '../../analyses/timeline.js';
 import type { TraceModel } from '../../model/trace-model.js';
 import { embedTimeline, type TimelineEmbed } from './timeline-embed.js';
+import { analyzeInstance, selectInstances } from '../../analyses/critical-path.js';
+import { criticalPathPoints, type ReportCriticalPath } from './critical-path-section.js';
 
 /** A section's content, or why it could not be computed. */
 export type Part<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
@@ -33,6 +35,8 @@ export interface ReportData {
   readonly profiler: Part<ProfilerTable>;
   readonly kernels: Part<KernelCatalog>;
   readonly gemm: Part<GemmReport>;
+  /** Per step (or the whole trace): the critical path, drawn on the timeline too. */
+  readonly criticalPath: Part<readonly ReportCriticalPath[]>;
   /** The timeline view model and what the page embeds of it. */
   readonly timeline: Part<{ readonly timeline: Timeline; readonly embed: TimelineEmbed }>;
   readonly generator: string;
@@ -58,6 +62,7 @@ function part<T>(fn: () => T): Part<T> {
 export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportData {
   const title = opts.tracePath === '-' ? 'standard input' : opts.tracePath.split(/[\\/]/).pop() || opts.tracePath;
   const steps = part(() => computeStepBreakdown(m));
+  const criticalPath = part(() => selectInstances(m, {}).map((i) => analyzeInstance(m, i, [])));
   return {
     title,
     tracePath: opts.tracePath,
@@ -67,9 +72,11 @@ export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportD
     profiler: part(() => computeProfilerTable(m)),
     kernels: part(() => computeKernelCatalog(m)),
     gemm: part(() => computeGemmTable(m)),
+    criticalPath,
     timeline: part(() => {
       const timeline = computeTimeline(m, { maxSlices: opts.maxSlices });
-      return { timeline, embed: embedTimeline(timeline, m, shadedSteps(timeline.steps, steps)) };
+      const embed = embedTimeline(timeline, m, shadedSteps(timeline.steps, steps));
+      return { timeline, embed: criticalPath.ok ? { ...embed, cpath: criticalPathPoints(timeline, criticalPath.value) } : embed };
     }),
     generator: opts.generator,
   };

@@ -38,6 +38,8 @@ export interface TimelineEmbed {
   readonly launch: number[];
   readonly op: number[];
   readonly dims: number[];
+  /** The critical path's nodes, [slice, 0 start | 1 end, …] (critical-path-section.ts). */
+  readonly cpath?: number[];
 }
 
 /** `steps` replaces the model's profiler steps for shading (the step table's windows, when those are annotations). */

@@ -1,0 +1,51 @@
+/**
+ * Where one piece of compute work sits on the roofline of its device: achieved TFLOP/s, % of the
+ * dense peak for the math it did, the ridge point, the bound, the attainable ceiling. One
+ * definition shared by the GEMM table and the roofline of every compute op.
+ *
+ * - achieved TFLOP/s = FLOPs / mean kernel time;
+ * - ridge point = peak FLOP/s / memory bandwidth (FLOP per byte where the roofline bends);
+ * - bound: memory when the arithmetic intensity (FLOPs / bytes) is below the ridge point, else compute;
+ * - attainable = min(peak, intensity × bandwidth); % of roofline = achieved / attainable.
+ */
+import type { PeakDtype, ResolvedPeaks } from './device-peaks.js';
+
+export type RooflineBound = 'memory' | 'compute';
+
+export interface RooflinePoint {
+  readonly arithmeticIntensity?: number;
+  readonly tflops?: number;
+  readonly peakTflops?: number;
+  /** 0–100. */
+  readonly percentOfPeak?: number;
+  readonly ridgePoint?: number;
+  readonly bound?: RooflineBound;
+  readonly attainableTflops?: number;
+  /** 0–100. */
+  readonly percentOfRoofline?: number;
+}
+
+export function placeOnRoofline(
+  flops: number | undefined,
+  bytes: number | undefined,
+  meanUs: number | undefined,
+  peakDtype: PeakDtype | undefined,
+  peaks: ResolvedPeaks | undefined,
+): RooflinePoint {
+  const intensity = flops !== undefined && bytes ? flops / bytes : undefined;
+  const tflops = flops !== undefined && meanUs ? flops / meanUs / 1e6 : undefined;
+  const peakTflops = peakDtype ? peaks?.denseTflops[peakDtype] : undefined;
+  const bwGBs = peaks?.memoryBandwidthGBs;
+  const ridgePoint = peakTflops && bwGBs ? (peakTflops * 1e12) / (bwGBs * 1e9) : undefined;
+  const attainableTflops = peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
+  return {
+    ...(intensity !== undefined ? { arithmeticIntensity: intensity } : {}),
+    ...(tflops !== undefined ? { tflops } : {}),
+    ...(peakTflops !== undefined ? { peakTflops } : {}),
+    ...(tflops !== undefined && peakTflops ? { percentOfPeak: (100 * tflops) / peakTflops } : {}),
+    ...(ridgePoint !== undefined ? { ridgePoint } : {}),
+    ...(ridgePoint !== undefined && intensity !== undefined ? { bound: intensity < ridgePoint ? ('memory' as const) : ('compute' as const) } : {}),
+    ...(attainableTflops !== undefined ? { attainableTflops } : {}),
+    ...(attainableTflops && tflops !== undefined ? { percentOfRoofline: (100 * tflops) / attainableTflops } : {}),
+  };
+}

@@ -1,0 +1,121 @@
+/** `kinetoscope critical-path TRACE`: what bounds a step — its critical path, and what-if answers. */
+import { Command } from 'commander';
+import { analyzeInstance, parseWhatIf, selectInstances, type WhatIfRule } from '../../analyses/critical-path.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
+import { criticalPathJson, renderCriticalPath } from '../../report/critical-path-view.js';
+import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+
+const DEFINITIONS = `
+Definitions:
+  Graph         nodes = the start and end of every host event (ops, annotations, runtime and
+                driver calls) and GPU activity (kernels, copies, memsets) of the instance;
+                edges = what had to happen first:
+                  cpu         host time inside an op, in torch's nesting order on a thread
+                  host-gap    between two top-level events of a thread (python, unprofiled)
+                  spawn/join  into another thread's first event (autograd's backward
+                              thread) / from its events back to the instance's thread
+                  gpu         a GPU activity's own time
+                  launch      launch call start -> activity start (a CUDA-graph launch has
+                              one edge to every kernel it ran)
+                  kernel-gap  previous activity's end -> next start on the same stream
+                  sync        GPU work -> end of the blocking call that waited for it
+                              (cudaDeviceSynchronize, cudaStreamSynchronize,
+                              cudaEventSynchronize, blocking copies); the recorded event's
+                              activity -> the next activity of a stream that
+                              cudaStreamWaitEvent'ed on it (streams named by cuda_sync records)
+  Binding edge  of the edges into a node, the one whose source was ready last (a wait counts
+                as ready at its source's time): it weighs what the trace shows, so the path
+                through binding edges has the instance's length
+  Span          instance start -> its last event (host or GPU)
+  Critical path the longest path from the instance's start; with every node explained its
+                length is the span (a warning says when it is not)
+  Bound by      the path's time by edge: CPU ops (cpu, host-gap, spawn), kernel compute (gpu),
+                launch overhead (launch), kernel-to-kernel gaps (kernel-gap), synchronization
+                (sync, join)
+  Segment       consecutive path edges with one bound on one thread or stream
+  --what-if     TARGET=F scales TARGET's time by F and takes the longest path again through
+                the same graph: a regex over GPU activity names (their own time), an exact
+                cpu_op or annotation name (the host time of the op and everything nested in
+                it), 'launch' (launch edges and the host time of launch calls) or 'host'
+                (all host time: cpu, host-gap, spawn edges). Edges that did not
+                bind weigh what they would cost if they did: CPU time in full, a wait 0, a
+                launch or a kernel-to-kernel gap the device's median binding one
+  Instance      --step N (ProfilerStep#N), or --annotation NAME (every outermost instance, or
+                with --instance K the K-th occurrence, 1-based, nested ones counted: HTA's
+                instance_id + 1); default every step, else the whole trace`;
+
+interface CriticalPathCliOptions extends CommonOptions {
+  step?: string;
+  annotation?: string;
+  instance?: string;
+  whatIf?: string[];
+  segments: string;
+}
+
+function intOption(v: string | undefined, flag: string, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new KinetoscopeError('BAD_ARGUMENT', `${flag} expects an integer ≥ ${min}, got "${v}"`);
+  return n;
+}
+
+export function criticalPathCommand(): Command {
+  const cmd = new Command('critical-path')
+    .description('what bounds a step: the longest chain of dependent host and GPU work (CUDA graphs included), broken down by CPU ops, kernels, launch overhead, kernel gaps and syncs; --what-if rescales kernels, ops or launches')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--step <n>', 'the ProfilerStep#n to read (default: every step)')
+    .option('--annotation <name>', 'read instances of this record_function annotation instead')
+    .option('--instance <k>', 'with --annotation: the k-th occurrence (1-based, nested ones counted)')
+    .option('--what-if <rule>', "TARGET=F: 'REGEX=0.5' (GPU activities), 'OPNAME=0.5' (an op's host time), 'launch=0', 'host=0.5'; repeatable", (v: string, prev: string[] = []) => [...prev, v])
+    .option('--segments <n>', 'heaviest segments to list', '10')
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: CriticalPathCliOptions) => {
+      const step = intOption(opts.step, '--step', 0);
+      const instance = intOption(opts.instance, '--instance', 1);
+      const segments = intOption(opts.segments, '--segments', 1) ?? 10;
+      if (instance !== undefined && opts.annotation === undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--instance needs --annotation');
+      if (step !== undefined && opts.annotation !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--step and --annotation cannot be used together');
+      const model = await openTrace(path);
+      let rules: WhatIfRule[];
+      try {
+        rules = (opts.whatIf ?? []).map((t) => parseWhatIf(model, t));
+      } catch (e) {
+        throw new KinetoscopeError('BAD_ARGUMENT', (e as Error).message);
+      }
+      const insts = selectInstances(model, { step, annotation: opts.annotation, instance: instance === undefined ? undefined : instance - 1 });
+      if (insts.length === 0) {
+        const what = opts.annotation !== undefined ? `annotation "${opts.annotation}"${instance !== undefined ? ` occurrence ${instance}` : ''}` : `ProfilerStep#${step}`;
+        throw new KinetoscopeError('BAD_ARGUMENT', `no ${what} in the trace`);
+      }
+      const results = insts.map((i) => analyzeInstance(model, i, rules, segments));
+      const cpDiagnostics = mergeDiagnostics(results.flatMap((r) => r.diagnostics));
+      if (opts.json) {
+        printJson({ ...criticalPathJson(results), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) });
+      } else {
+        const c = colorsFor(opts);
+        printText(renderCriticalPath(results, { wide: opts.wide, headerStyle: c.bold }));
+        const text = renderDiagnostics(cpDiagnostics, { verbose: opts.verbose });
+        if (text) process.stderr.write(`${text}\n`);
+        reportDiagnostics(model, opts);
+      }
+      // --strict: the graph's warnings count as the trace's do
+      if (opts.strict && cpDiagnostics.some((d) => d.severity !== 'info')) return EXIT_CHECK_FAILED;
+      return strictStatus(model, opts);
+    }),
+  );
+}
+
+/** The instances' diagnostics, one per code with the counts summed. */
+function mergeDiagnostics(ds: readonly Diagnostic[]): Diagnostic[] {
+  const by = new Map<string, Diagnostic & { count: number }>();
+  for (const d of ds) {
+    const x = by.get(d.code);
+    if (x) x.count += d.count ?? 1;
+    else by.set(d.code, { ...d, count: d.count ?? 1 });
+  }
+  return [...by.values()];
+}

@@ -1,0 +1,88 @@
+/** `kinetoscope roofline TRACE`: every compute op (GEMMs, convolutions per pass, fused attention) on the roofline. */
+import { Command, Option } from 'commander';
+import { computeRoofline, COMPUTE_KINDS, type RooflineRow } from '../../analyses/roofline.js';
+import { computeGemmTable } from '../../analyses/gemm.js';
+import { KinetoscopeError } from '../../core/errors.js';
+import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { compareText } from '../../core/compare-text.js';
+import { readPeaks } from './gemm.js';
+
+const DEFINITIONS = `
+One table for every compute op, one row per (kind, op, Input Dims, types, arguments, kernels).
+  Kind        gemm: a matrix product, as \`kinetoscope gemm\` (ATen GEMM ops, _scaled_mm, and
+              Triton template GEMMs triton_tem_fused_*mm*, shapes from the kernel op's Input
+              Dims); conv-fprop / conv-dgrad / conv-wgrad: a convolution's forward, input-grad,
+              weight-grad pass (conv-bwd: both grads when the kernel names do not say which ran
+              which); attention-fwd / attention-bwd: a fused SDPA op (flash, efficient, cuDNN)
+  FLOPs       per call. gemm: 2*Batch*M*N*K. conv: 2*N*K*Ho*Wo*(C/groups)*R*S per pass, from
+              aten::convolution / cudnn_convolution / convolution_backward Input Dims and the
+              stride, padding, dilation, groups and output_mask in Concrete Inputs. attention
+              (FlashAttention's convention): forward 4*B*H*Sq*Sk*D (H = query heads, so GQA
+              counts per query head), halved when causal; backward 2.5x the forward. Masks,
+              variable-length batches and causal with Sq != Sk are declined with the reason
+  Bytes       the least traffic: each operand read once, each result written once
+  FLOP/B      FLOPs / Bytes
+  Mean        the kernels of the row's work per call: for a conv, the kernels the conv op and
+              the conv ops under it launched (layout changes and split-K reductions included;
+              a bias add or bias-gradient sum is not); for attention, every kernel under the op
+  TFLOP/s     FLOPs / Mean; % peak: of the device's dense peak for the input dtype (fp32 convs
+              with cuDNN's allow_tf32 on: the TF32 peak)
+  Bound       memory when FLOP/B is below the ridge point (peak / bandwidth), else compute
+Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) on an align1/align2 kernel is
+named with the padded size and the largest aligned GEMM of the trace (--vs OTHER: the rows there
+of the same or the padded shape, e.g. Inductor's padded vocabulary GEMM). Peaks as in \`kinetoscope gemm --help\` (--peaks FILE, --device NAME).`;
+
+interface RooflineOptions extends CommonOptions {
+  peaks?: string;
+  device?: string;
+  kind?: string;
+  vs?: string;
+  sort: 'time' | 'flops' | 'percent';
+  limit?: string;
+}
+
+const SORTERS: Record<RooflineOptions['sort'], (a: RooflineRow, b: RooflineRow) => number> = {
+  time: (a, b) => b.totalUs - a.totalUs,
+  flops: (a, b) => (b.flops ?? 0) * b.calls - (a.flops ?? 0) * a.calls,
+  percent: (a, b) => (a.percentOfPeak ?? Infinity) - (b.percentOfPeak ?? Infinity),
+};
+
+export function rooflineCommand(): Command {
+  const cmd = new Command('roofline')
+    .description('every compute op — GEMMs, convolutions per pass, fused attention — with FLOPs, bytes, TFLOP/s, % of the dense peak and roofline bound')
+    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
+    .option('--peaks <file>', 'measured peaks as JSON (see kinetoscope gemm --help), over the datasheet figures')
+    .option('--device <name>', 'use this entry of the peaks table instead of matching deviceProperties')
+    .option('--vs <other>', 'another trace of the workload (the compiled run): the alignment findings say what it achieved on the same or the padded shape')
+    .option('--kind <kinds>', `only these kinds, comma-separated (${COMPUTE_KINDS.join(', ')}; conv and attention select their passes)`)
+    .addOption(new Option('--sort <key>', 'sort rows by total kernel time, total FLOPs, or % of peak (lowest first)').choices(['time', 'flops', 'percent']).default('time'))
+    .option('--limit <n>', 'show the first n rows')
+    .addHelpText('after', DEFINITIONS);
+  withCommonOptions(cmd);
+  return cmd.action(
+    action(async (path: string, opts: RooflineOptions) => {
+      const c = colorsFor(opts);
+      const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
+      let kinds: string[] | undefined;
+      if (opts.kind !== undefined) {
+        kinds = opts.kind.split(',').map((s) => s.trim()).filter(Boolean);
+        for (const k of kinds) if (!COMPUTE_KINDS.some((x) => x === k || x.startsWith(`${k}-`))) throw new KinetoscopeError('BAD_ARGUMENT', `--kind ${k}: not one of ${COMPUTE_KINDS.join(', ')}, conv, attention`);
+      }
+      const model = await openTrace(path);
+      const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
+      const vs = opts.vs ? computeGemmTable(await openTrace(opts.vs), gemmOpts) : undefined;
+      const report = computeRoofline(model, { ...gemmOpts, ...(vs ? { vs } : {}) });
+      let rows = report.rows.filter((r) => !kinds || kinds.some((k) => r.kind === k || r.kind.startsWith(`${k}-`)));
+      rows = rows.sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
+      if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+      if (opts.json) {
+        printJson({ ...rooflineJson(report, rows), diagnostics: diagnosticsForJson(model) });
+      } else {
+        printText(renderRoofline(report, rows, { wide: opts.wide, headerStyle: c.bold }));
+        reportDiagnostics(model, opts);
+      }
+      return strictStatus(model, opts);
+    }),
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * The report's critical-path parts: the table beside the step table (per step: span, path,
+ * what bounds it, the heaviest segment) and the path's points for the timeline (drawn over the
+ * slices when the "Critical path" toggle is on).
+ */
+import { BOUND_KEYS, BOUND_LABELS, type CriticalPathResult, type LongestPath } from '../../analyses/critical-path.js';
+import type { CriticalPathGraph } from '../../analyses/critical-path-graph.js';
+import { shortKernelName } from '../../analyses/kernel-name.js';
+import { isGpuCategory, type Timeline } from '../../analyses/timeline.js';
+import { escapeHtml, formatUsFixed } from './html-text.js';
+import type { Part } from './report-data.js';
+
+/** One instance's path as the report keeps it: the result, the graph and the path through it. */
+export type ReportCriticalPath = CriticalPathResult & { readonly graphData: CriticalPathGraph; readonly path: LongestPath };
+
+/**
+ * The path's nodes as timeline points: [slice, 0 start | 1 end, …], -1 -1 between instances.
+ * A node whose event the timeline did not keep (level of detail) is skipped: the line goes
+ * straight to the next kept one.
+ */
+export function criticalPathPoints(t: Timeline, results: readonly ReportCriticalPath[]): number[] {
+  const s = t.slices;
+  const hostSlot = new Map<number, number>();
+  const gpuSlot = new Map<number, number>();
+  for (let j = 0; j < s.length; j++) (isGpuCategory(s.category[j]!) ? gpuSlot : hostSlot).set(s.source[j]!, j);
+  const out: number[] = [];
+  for (const r of results) {
+    if (out.length) out.push(-1, -1);
+    const g = r.graphData;
+    for (const n of r.path.nodes) {
+      const ev = g.nodeEvent[n]!;
+      if (ev < 0) continue;
+      const slot = (g.nodeGpu[n] ? gpuSlot : hostSlot).get(ev);
+      if (slot !== undefined) out.push(slot, g.nodeStart[n] ? 0 : 1);
+    }
+  }
+  return out;
+}
+
+const pct = (x: number, total: number) => (total > 0 ? `${((x / total) * 100).toFixed(1)}%` : '—');
+
+export function renderCriticalPathSection(p: Part<readonly ReportCriticalPath[]>): string {
+  const head = '<h2 id="critical-path">Critical path</h2>';
+  if (!p.ok) return `<section>${head}<p class="error">The critical path could not be computed: ${escapeHtml(p.error)}</p></section>`;
+  const rows = p.value;
+  if (rows.length === 0) return `<section>${head}<p class="note">No step to read.</p></section>`;
+  const keys = BOUND_KEYS.filter((k) => k !== 'unexplainedUs' || rows.some((r) => r.reading.bounds[k] > 0));
+  const headCells = ['Step', 'Span µs', 'Path µs', ...keys.map((k) => BOUND_LABELS[k]), 'GPU activities on path', 'Heaviest segment']
+    .map((h, i) => `<th scope="col"${i > 0 && i < 3 + keys.length + 1 ? ' class="num" data-type="num"' : ' data-type="text"'}>${escapeHtml(h)}</th>`)
+    .join('');
+  const body = rows
+    .map((r) => {
+      const top = r.reading.segments[0];
+      const seg = top
+        ? `${formatUsFixed(top.durUs)} µs ${BOUND_LABELS[top.bound]} on ${top.where}: ${top.events.map((e) => `${e.gpu ? shortKernelName(e.name) : e.name}${e.count > 1 ? ` ×${e.count}` : ''}`).join(', ')}`
+        : '—';
+      const cells = [
+        `<td>${escapeHtml(r.instance)}</td>`,
+        `<td class="num" data-v="${r.spanUs}">${formatUsFixed(r.spanUs)}</td>`,
+        `<td class="num" data-v="${r.lengthUs}">${formatUsFixed(r.lengthUs)}</td>`,
+        ...keys.map((k) => `<td class="num" data-v="${r.reading.bounds[k]}" title="${formatUsFixed(r.reading.bounds[k])} µs">${pct(r.reading.bounds[k], r.lengthUs)}</td>`),
+        `<td class="num" data-v="${r.reading.gpuActivities}">${r.reading.gpuActivities}${r.reading.graphLaunchedActivities ? ` (${r.reading.graphLaunchedActivities} via CUDA graphs)` : ''}</td>`,
+        `<td>${escapeHtml(seg)}</td>`,
+      ];
+      return `<tr>${cells.join('')}</tr>`;
+    })
+    .join('\n');
+  const note =
+    'The longest chain of dependent work through each step: host ops in nesting order on each thread, launch call → kernel, kernel → kernel on a stream, GPU work → the call that waited for it, CUDA-graph launches → each kernel they ran. Its length equals the step\'s span; the shares say what bounds it. The timeline draws it when "Critical path" is on. <code>kinetoscope critical-path</code> lists its segments and answers what-if questions.';
+  return `<section>${head}
+<p class="note">${note}</p>
+<div class="table-wrap"><table id="critical-path-table" class="data sortable"><thead><tr>${headCells}</tr></thead>
+<tbody>
+${body}
+</tbody></table></div>
+</section>`;
+}

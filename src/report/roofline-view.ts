@@ -1,0 +1,155 @@
+/** The roofline of every compute op for the terminal and as JSON with stable keys. */
+import type { RooflineReport, RooflineRow } from '../analyses/roofline.js';
+import { describePeaks } from './gemm-view.js';
+import { alignmentJson, alignmentSentence } from './alignment-view.js';
+import { formatInt, formatUs, roundUs } from './format.js';
+import { renderTable, type RenderOptions } from './table.js';
+
+const round = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits);
+const fixed = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(digits));
+
+function siBytes(b: number | undefined): string {
+  if (b === undefined) return '—';
+  if (b >= 1e9) return `${(b / 1e9).toFixed(2)} GB`;
+  if (b >= 1e6) return `${(b / 1e6).toFixed(2)} MB`;
+  if (b >= 1e3) return `${(b / 1e3).toFixed(1)} kB`;
+  return `${b} B`;
+}
+
+function gflop(f: number | undefined): string {
+  if (f === undefined) return '—';
+  if (f >= 1e9) return `${(f / 1e9).toFixed(2)} G`;
+  if (f >= 1e6) return `${(f / 1e6).toFixed(2)} M`;
+  return formatInt(f);
+}
+
+function pct(x: number | undefined): string {
+  return x === undefined ? '—' : `${x.toFixed(1)}%`;
+}
+
+export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], opts: RenderOptions): string {
+  const out: string[] = [];
+  if (r.device) out.push(`device ${r.device.id}: ${r.device.name ?? '(unnamed)'} — ${describePeaks(r.device.peaks)}`);
+  if (!rows.length) {
+    out.push('', ...r.notes);
+    return out.join('\n');
+  }
+  const columns = [
+    { header: 'Kind' },
+    { header: 'Op', maxWidth: 30 },
+    { header: 'Shape', maxWidth: 44 },
+    { header: 'Dtype' },
+    { header: 'FLOPs', align: 'right' as const },
+    { header: 'Bytes', align: 'right' as const },
+    { header: 'FLOP/B', align: 'right' as const },
+    { header: 'Calls', align: 'right' as const },
+    { header: 'Mean', align: 'right' as const },
+    { header: 'TFLOP/s', align: 'right' as const },
+    { header: '% peak', align: 'right' as const },
+    { header: 'Bound' },
+    { header: 'Kernel', maxWidth: 44 },
+  ];
+  const body = rows.map((x) => [
+    x.kind,
+    x.op,
+    x.shape,
+    x.peakDtype === 'tf32' ? 'fp32 (tf32)' : (x.dtype ?? '—'),
+    gflop(x.flops),
+    siBytes(x.bytes),
+    fixed(x.arithmeticIntensity, 1),
+    String(x.calls),
+    x.meanUs !== undefined ? formatUs(x.meanUs) : '—',
+    fixed(x.tflops, 1),
+    pct(x.percentOfPeak),
+    x.bound ?? (x.declined ? 'declined' : '—'),
+    x.kernel ? (opts.wide ? x.kernel.name : x.kernel.short) : '(no kernel)',
+  ]);
+  out.push(renderTable(columns, body, opts));
+  const t = r.totals;
+  const share = t.traceKernelUs > 0 ? ` (${((100 * t.kernelUs) / t.traceKernelUs).toFixed(1)}% of all kernel time, ${formatUs(t.traceKernelUs)})` : '';
+  out.push(`${t.calls} compute calls, ${formatInt(t.flops)} FLOP, ${formatUs(t.kernelUs)} of kernel time${share}`);
+  out.push(`By kind: ${r.byKind.map((k) => `${k.kind} ${formatUs(k.kernelUs)} (${k.calls} calls)`).join(', ')}`);
+  const ridges = new Map<string, number>();
+  for (const x of rows) if (x.ridgePoint !== undefined && x.peakDtype) ridges.set(x.peakDtype, x.ridgePoint);
+  if (ridges.size) out.push(`Ridge points: ${[...ridges].map(([d, v]) => `${d} ${v.toFixed(1)} FLOP/B`).join(', ')} — below, memory-bound; above, compute-bound.`);
+  // One line per reason and op, not per row: a trace without record_shapes declines every row alike.
+  const declined = new Map<string, number>();
+  for (const x of rows) if (x.declined) declined.set(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`, (declined.get(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`) ?? 0) + 1);
+  for (const [line, n] of declined) out.push(`declined: ${line}${n > 1 ? ` (${n} rows)` : ''}`);
+  for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
+  for (const n of r.notes) out.push(`note: ${n}`);
+  return out.join('\n');
+}
+
+export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
+  return {
+    device: r.device ? { id: r.device.id, name: r.device.name ?? null, peaks: r.device.peaks ? { name: r.device.peaks.name, denseTflops: r.device.peaks.denseTflops, memoryBandwidthGBs: r.device.peaks.memoryBandwidthGBs ?? null } : null } : null,
+    rows: rows.map((x) => ({
+      kind: x.kind,
+      op: x.op,
+      shape: x.shape,
+      inputDims: JSON.parse(x.inputDims) as unknown,
+      dtype: x.dtype ?? null,
+      peakDtype: x.peakDtype ?? null,
+      flops: x.flops ?? null,
+      bytes: x.bytes ?? null,
+      arithmeticIntensity: round(x.arithmeticIntensity, 3),
+      calls: x.calls,
+      callsPerStep: round(x.callsPerStep, 3),
+      kernelCalls: x.kernelCalls,
+      totalUs: roundUs(x.totalUs),
+      meanUs: x.meanUs !== undefined ? roundUs(x.meanUs) : null,
+      minUs: x.minUs !== undefined ? roundUs(x.minUs) : null,
+      maxUs: x.maxUs !== undefined ? roundUs(x.maxUs) : null,
+      tflops: round(x.tflops, 3),
+      peakTflops: round(x.peakTflops, 3),
+      percentOfPeak: round(x.percentOfPeak, 2),
+      ridgePoint: round(x.ridgePoint, 3),
+      bound: x.bound ?? null,
+      attainableTflops: round(x.attainableTflops, 3),
+      percentOfRoofline: round(x.percentOfRoofline, 2),
+      kernel: x.kernel?.name ?? null,
+      kernelShort: x.kernel?.short ?? null,
+      kernels: x.kernelNames,
+      otherKernelUs: roundUs(x.otherKernelUs),
+      declined: x.declined ?? null,
+      compiled: x.compiled,
+      template: x.template,
+      conv: x.conv
+        ? {
+            input: x.conv.input,
+            weight: x.conv.weight,
+            output: x.conv.output.every((v) => Number.isFinite(v)) ? x.conv.output : null,
+            stride: x.conv.stride,
+            padding: x.conv.padding,
+            dilation: x.conv.dilation,
+            groups: x.conv.groups,
+            transposed: x.conv.transposed,
+            allowTf32: x.conv.allowTf32 ?? null,
+            flopsPerPass: x.conv.flopsPerPass,
+          }
+        : null,
+      attention: x.attention
+        ? {
+            backend: x.attention.backend,
+            direction: x.attention.direction,
+            batch: x.attention.batch,
+            heads: x.attention.heads,
+            kvHeads: x.attention.kvHeads,
+            seqQ: x.attention.seqQ,
+            seqK: x.attention.seqK,
+            headDim: x.attention.headDim,
+            headDimV: x.attention.headDimV,
+            causal: x.attention.causal,
+            forwardFlops: x.attention.forwardFlops,
+          }
+        : null,
+      device: x.device ?? null,
+    })),
+    byKind: r.byKind.map((k) => ({ kind: k.kind, calls: k.calls, flops: k.flops, kernelUs: roundUs(k.kernelUs) })),
+    totals: { calls: r.totals.calls, flops: r.totals.flops, kernelUs: roundUs(r.totals.kernelUs), traceKernelUs: roundUs(r.totals.traceKernelUs), declinedCalls: r.totals.declinedCalls },
+    alignment: r.alignment.map(alignmentJson),
+    stepCount: r.stepCount,
+    notes: r.notes,
+  };
+}
