@@ -3,11 +3,17 @@
  * (JSON.parse of the fixture: durations summed per step window, kernels matched to their launch
  * by correlation) and from torch's own key_averages in the oracle files (pre-op self/total CPU).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { computeCompileOverhead } from '../src/analyses/compile-overhead.js';
 import { loadTrace } from '../src/load-trace.js';
 import { compileJson, mergePreOps } from '../src/report/compile-view.js';
-import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { h200Trace, loadOracle, loadRawJson, type Oracle } from './fixtures.js';
+
+/** The shared captures (vit_train_compile), read in place from ../shared when present. */
+const SHARED_H200 = join(import.meta.dirname, '..', '..', 'shared', 'traces', 'h200-torch2.11');
 
 type Ev = Record<string, any>;
 
@@ -62,6 +68,34 @@ describe('compile pre-ops per step', () => {
       }
     });
   }
+
+  it('the compiled wrapper\'s own host time (self CPU of ## Call CompiledFxGraph … ##) named apart from guards and cache lookups, equal to torch\'s key_averages', async () => {
+    const vit = join(SHARED_H200, 'vit_train_compile');
+    const cases: [string, string, () => Oracle][] = [
+      ['relu_mlp_compile', h200Trace('relu_mlp_compile'), () => loadOracle('relu_mlp_compile')],
+      ['geglu_mlp_compile', h200Trace('geglu_mlp_compile'), () => loadOracle('geglu_mlp_compile')],
+      ['gpt2_train_compile', h200Trace('gpt2_train_compile'), () => loadOracle('gpt2_train_compile')],
+      ...(existsSync(`${vit}.pt.trace.json.gz`) ? [['vit_train_compile', `${vit}.pt.trace.json.gz`, () => JSON.parse(gunzipSync(readFileSync(`${vit}.oracle.json.gz`)).toString('utf8')) as Oracle] as [string, string, () => Oracle]] : []),
+    ];
+    for (const [name, path, oracleOf] of cases) {
+      const m = await loadTrace(path);
+      const r = computeCompileOverhead(m);
+      const oracle = oracleOf().key_averages.filter((x) => x.device_type === 'DeviceType.CPU');
+      const selfOf = (re: RegExp) => oracle.filter((x) => re.test(x.key)).reduce((a, x) => a + x.self_cpu_time_total_us, 0);
+      const sum = (f: (s: (typeof r.steps)[number]) => number) => r.steps.reduce((a, s) => a + f(s), 0);
+      expect(sum((s) => s.wrapperCpuUs), name).toBeCloseTo(selfOf(/^## Call CompiledFxGraph .* ##$/), 2);
+      expect(sum((s) => s.guardsCpuUs), name).toBeCloseTo(selfOf(/^TorchDynamo Cache Lookup$|guard/i), 2);
+      expect(sum((s) => s.wrapperCpuUs + s.guardsCpuUs + s.callLayersCpuUs), name).toBeCloseTo(sum((s) => s.preOpsCpuUs), 6);
+      const f = r.findings.find((x) => x.code === 'PRE_LAUNCH_OVERHEAD')!;
+      expect(f.message).toMatch(/is the self CPU of `## Call CompiledFxGraph … ##` — the compiled graph's own host code/);
+      expect(f.evidence['wrapperCpuUs'] as number).toBeCloseTo(sum((s) => s.wrapperCpuUs) / r.steps.length, 6);
+      // No with_stack / profile_memory / with_flops in these captures (header, frames, records): no caveat.
+      const raw = loadRawJson(path) as Ev;
+      expect([raw['with_stack'], raw['profile_memory'], raw['with_flops']].every((x) => !x)).toBe(true);
+      expect((raw['traceEvents'] as Ev[]).some((e) => e.cat === 'python_function')).toBe(false);
+      expect(r.findings.find((x) => x.code === 'PROFILER_OPTIONS_INFLATE_HOST_TIME')).toBeUndefined();
+    }
+  });
 
   it('relu_mlp_compile: the time from the cache lookup to the first launch, per step, from the raw events', async () => {
     const r = computeCompileOverhead(await loadTrace(h200Trace('relu_mlp_compile')));

@@ -27,6 +27,20 @@ describe('doctor on micro traces, one per finding', () => {
     expect(r.findings.filter((f) => f.severity !== 'info').map((f) => f.code)).toEqual(['OVERLAPPING_KERNELS']);
   });
 
+  it('doctor-pdl-overlap-h200.json: on compute capability 9, a kernel starting 2 µs before its predecessor ends is PDL (info); one ending inside it and a memset are not', async () => {
+    const r = await micro('doctor-pdl-overlap-h200.json');
+    expect(pick(find(r, 'PDL_OVERLAP'))).toEqual({ severity: 'info', count: 1, gpuTimeShare: 10 / 53 });
+    expect(find(r, 'PDL_OVERLAP')!.message).toContain('`nvjet_gemm` → `add_kernel` ×1');
+    expect(find(r, 'PDL_OVERLAP')!.message).toContain('largest overlap 2.000 µs');
+    expect(pick(find(r, 'OVERLAPPING_KERNELS'))).toEqual({ severity: 'warning', count: 2, gpuTimeShare: 3 / 53 });
+    expect(find(r, 'OVERLAPPING_KERNELS')!.message).toContain('largest overlap 1.000 µs');
+  });
+
+  it('doctor-overlapping-kernels.json: without deviceProperties the same 2 µs overlap is not read as PDL', async () => {
+    const r = await micro('doctor-overlapping-kernels.json');
+    expect(find(r, 'PDL_OVERLAP')).toBeUndefined();
+  });
+
   it('doctor-kernel-without-launch.json: a kernel whose correlation no call has', async () => {
     const r = await micro('doctor-kernel-without-launch.json');
     expect(pick(find(r, 'KERNEL_WITHOUT_LAUNCH'))).toEqual({ severity: 'warning', count: 1, gpuTimeShare: 10 / 50 });
@@ -135,12 +149,21 @@ function rawFigures(raw: Raw) {
     const k = `${g.pid}/${g.args?.stream ?? g.tid}`;
     streams.set(k, [...(streams.get(k) ?? []), g]);
   }
+  // PDL: on a device of compute capability ≥ 9, a kernel overlapping the kernel right before it
+  // (no earlier, longer one) and ending at or after its end; every other overlap is not.
+  const sm90 = new Set((raw.deviceProperties ?? []).filter((d: Raw) => d.computeMajor >= 9).map((d: Raw) => d.id));
   let overlaps = 0;
+  let pdl = 0;
   for (const list of streams.values()) {
     list.sort((a, b) => a.ts - b.ts);
     let maxEnd = -Infinity;
-    for (const g of list) {
-      if (g.ts < maxEnd) overlaps++;
+    for (let i = 0; i < list.length; i++) {
+      const g = list[i]!;
+      if (g.ts < maxEnd) {
+        const p = list[i - 1]!;
+        if (sm90.has(g.args?.device) && g.cat === 'kernel' && p.cat === 'kernel' && p.ts + p.dur === maxEnd && g.ts + g.dur >= maxEnd) pdl++;
+        else overlaps++;
+      }
       maxEnd = Math.max(maxEnd, g.ts + g.dur);
     }
   }
@@ -150,7 +173,7 @@ function rawFigures(raw: Raw) {
   const owned = (ext: number) => gpu.filter((g) => g.args?.['External id'] === ext && g.args?.['External id'] !== g.args?.correlation);
   const collisions = calls.filter((c) => ops.has(c.args?.correlation) && owned(c.args.correlation).length > 0);
   const collided = collisions.flatMap((c) => owned(c.args.correlation));
-  return { share, withoutLaunch, launchesWithout, overlaps, graph, collisions, collided };
+  return { share, withoutLaunch, launchesWithout, overlaps, pdl, graph, collisions, collided };
 }
 
 describe('doctor on the H200 captures agrees with the raw JSON', () => {
@@ -161,6 +184,7 @@ describe('doctor on the H200 captures agrees with the raw JSON', () => {
       expect(find(r, 'KERNEL_WITHOUT_LAUNCH')?.count ?? 0).toBe(raw.withoutLaunch.length);
       expect(find(r, 'LAUNCH_WITHOUT_KERNEL')?.count ?? 0).toBe(raw.launchesWithout.length);
       expect(find(r, 'OVERLAPPING_KERNELS')?.count ?? 0).toBe(raw.overlaps);
+      expect(find(r, 'PDL_OVERLAP')?.count ?? 0).toBe(raw.pdl);
       expect(find(r, 'GRAPH_HIDDEN_KERNELS')?.count ?? 0).toBe(raw.graph.length);
       expect(find(r, 'TORCH_ID_COLLISION')?.count ?? 0).toBe(raw.collisions.length);
       if (raw.graph.length) expect(find(r, 'GRAPH_HIDDEN_KERNELS')!.gpuTimeShare).toBeCloseTo(raw.share(raw.graph), 9);
@@ -232,10 +256,23 @@ describe('kinetoscope doctor (CLI)', () => {
     expect(run(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json')]).status).toBe(0);
   });
 
+  it('cnn_train and cnn_train_compile (H200): their same-stream overlaps are all PDL pairs (raw rule above); --strict exits 0', () => {
+    for (const name of ['cnn_train', 'cnn_train_compile']) {
+      const raw = rawFigures(loadRawJson(h200Trace(name)));
+      expect([raw.pdl > 0, raw.overlaps]).toEqual([true, 0]);
+      expect(run(['summary', h200Trace(name), '--strict']).status).toBe(0);
+    }
+  });
+
+  it('--strict: a PDL overlap on an H200 is information, not a failure, in doctor and in the other commands', () => {
+    for (const cmd of ['doctor', 'summary', 'steps', 'kernels']) expect(run([cmd, join(MICRO_DIR, 'pdl-only-h200.json'), '--strict']).status).toBe(0);
+    expect(run(['summary', join(MICRO_DIR, 'doctor-pdl-overlap-h200.json'), '--strict']).status).toBe(1);
+  });
+
   it('--help defines every finding', () => {
     const r = run(['doctor', '--help']);
     expect(r.status).toBe(0);
-    for (const code of ['OVERLAPPING_KERNELS', 'LAUNCH_WITHOUT_KERNEL', 'GRAPH_HIDDEN_KERNELS', 'KERNEL_BEFORE_LAUNCH', 'PARTIAL_LAST_STEP', 'TORCH_ID_COLLISION'])
+    for (const code of ['OVERLAPPING_KERNELS', 'PDL_OVERLAP', 'LAUNCH_WITHOUT_KERNEL', 'GRAPH_HIDDEN_KERNELS', 'KERNEL_BEFORE_LAUNCH', 'PARTIAL_LAST_STEP', 'TORCH_ID_COLLISION'])
       expect(r.stdout).toContain(code);
   });
 

@@ -14,6 +14,7 @@ import { explainJson, renderExplainMarkdown, renderSentence } from '../src/repor
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { mean, rawTrace, type RawEvent } from './raw-scopes.js';
+import { traceBuilder } from './helpers/trace-builder.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -76,6 +77,29 @@ describe('explain: numbers against the raw events and the oracle', () => {
     expect(num(s, 'cpuExtentUs')).toBeCloseTo(mean(inst.map((i) => ns(i.root.dur) / 1000)), 6);
   });
 
+  it('S1: a launch is a call that launched kernels; memsets are named beside, not counted as launches (gpt2_train)', async () => {
+    const e = await explain('gpt2_train');
+    const inst = rawTrace('gpt2_train').instances('train_step');
+    const s = sentences(e, 'steps.annotation').find((x) => x.numbers['name'] === 'train_step')!;
+    const memsets = inst.map((i) => i.gpu.filter((g) => g.cat === 'gpu_memset').length);
+    const copies = inst.map((i) => i.gpu.filter((g) => g.cat === 'gpu_memcpy').length);
+    expect(num(s, 'kernels')).toBe(mean(inst.map((i) => i.kernels.length)));
+    expect(num(s, 'launches')).toBe(mean(inst.map((i) => i.launches)));
+    expect(num(s, 'memsets')).toBe(mean(memsets));
+    expect(num(s, 'memsets')).toBeGreaterThan(0);
+    // The cuBLAS/cuDNN memsets were once counted as launches: kernels + memsets calls.
+    expect(num(s, 'launches')).toBeLessThan(num(s, 'kernels') + num(s, 'memsets'));
+    const text = renderSentence(s);
+    expect(text).toContain(`plus ${mean(memsets)} memsets`);
+    if (mean(copies) === 0) expect(text).not.toMatch(/cop(y|ies)/);
+    // linear launches no memset and no copy (raw): no "plus" clause.
+    const lin = rawTrace('linear').instances('linear_fwd');
+    expect(lin.flatMap((i) => i.gpu).filter((g) => g.cat !== 'kernel')).toEqual([]);
+    const g = sentences(await explain('linear'), 'steps.annotation').find((x) => x.numbers['name'] === 'linear_fwd')!;
+    expect(num(g, 'launches')).toBe(mean(lin.map((i) => i.launches)));
+    expect(renderSentence(g)).not.toContain('plus');
+  });
+
   it('S7: FLOPs of each GEMM equal 2·M·N·K from the raw aten::mm Input Dims (geglu_mlp)', async () => {
     const e = await explain('geglu_mlp');
     const raw = rawTrace('geglu_mlp').events.filter((x) => x.cat === 'cpu_op' && x.name === 'aten::mm');
@@ -98,18 +122,78 @@ describe('explain: numbers against the raw events and the oracle', () => {
       const events = rawTrace(name).events;
       const gpu = events.filter((x) => GPU_CATS.has(x.cat ?? '')).map((x) => [ns(x.ts), ns(x.ts) + ns(x.dur)] as [number, number]);
       const steps = events.filter((x) => x.cat === 'user_annotation' && x.name.startsWith('ProfilerStep#')).sort((a, b) => a.ts - b.ts);
-      const said = sentences(e, 'verdict.step');
-      expect(said.map((s) => s.numbers['name'])).toEqual(steps.map((s) => s.name));
+      // One summary sentence; the per-step figures ride in its numbers.
+      const said = one(e, 'verdict.summary').numbers['perStep'] as { [k: string]: ExplainValue }[];
+      expect(said.map((s) => s['name'])).toEqual(steps.map((s) => s.name));
       for (const [k, st] of steps.entries()) {
         const lo = ns(st.ts);
         const hi = lo + ns(st.dur);
         const busy = unionNs(gpu, lo, hi);
-        expect(num(said[k]!, 'gpuIdleShare')).toBeCloseTo(1 - busy / (hi - lo), 9);
-        expect(num(said[k]!, 'gpuBusyUs')).toBeCloseTo(busy / 1000, 6);
+        expect(said[k]!['gpuIdleShare'] as number).toBeCloseTo(1 - busy / (hi - lo), 9);
+        expect(said[k]!['gpuBusyUs'] as number).toBeCloseTo(busy / 1000, 6);
         // The verdict follows from the share (GPU-bound when busy for at least half the step).
-        expect(said[k]!.numbers['verdict']).toMatch(busy / (hi - lo) >= 0.5 ? /^gpu-bound/ : /^overhead-bound/);
+        expect(said[k]!['verdict']).toMatch(busy / (hi - lo) >= 0.5 ? /^gpu-bound/ : /^overhead-bound/);
       }
     }
+  });
+
+  it('S12: one verdict across the steps, read at the median step\'s GPU busy share from the raw events; split steps said once, no per-step bullets', async () => {
+    const shares = (name: string) => {
+      const events = rawTrace(name).events;
+      const gpu = events.filter((x) => GPU_CATS.has(x.cat ?? '')).map((x) => [ns(x.ts), ns(x.ts) + ns(x.dur)] as [number, number]);
+      return events
+        .filter((x) => x.cat === 'user_annotation' && x.name.startsWith('ProfilerStep#'))
+        .sort((a, b) => a.ts - b.ts)
+        .map((st) => ({ name: st.name, share: unionNs(gpu, ns(st.ts), ns(st.ts) + ns(st.dur)) / ns(st.dur) }));
+    };
+    // gpt2_train: the three steps straddle 50% busy; one gpu-bound verdict, borderline, at the median step.
+    const g = shares('gpt2_train');
+    const sorted = [...g].sort((a, b) => a.share - b.share);
+    expect(sorted[0]!.share).toBeLessThan(0.5);
+    expect(sorted[2]!.share).toBeGreaterThanOrEqual(0.5);
+    const e = await explain('gpt2_train');
+    const sum = one(e, 'verdict.summary');
+    expect(sum.numbers['medianStep']).toBe(sorted[1]!.name);
+    expect(num(sum, 'medianStepBusyShare')).toBeCloseTo(sorted[1]!.share, 9);
+    expect([num(sum, 'busyMinShare'), num(sum, 'busyMaxShare')].map((x) => x.toFixed(9))).toEqual([sorted[0]!.share.toFixed(9), sorted[2]!.share.toFixed(9)]);
+    expect(sum.numbers['verdict']).toBe(sorted[1]!.share >= 0.5 ? 'gpu-bound (borderline)' : 'overhead-bound (borderline)');
+    one(e, 'verdict.split');
+    expect(sentences(e, 'verdict.step')).toEqual([]);
+    // A borderline GPU-bound reading does not claim host-side work cannot help.
+    expect(sentences(e, 'next.gpu-bound')).toEqual([]);
+    // tiny_ops: every step overhead-bound, far from the line: no split, no per-step sentence.
+    expect(shares('tiny_ops').every((x) => x.share < 0.4)).toBe(true);
+    const t = await explain('tiny_ops');
+    expect(one(t, 'verdict.summary').numbers['verdict']).toBe('overhead-bound');
+    expect(sentences(t, 'verdict.split')).toEqual([]);
+    expect(sentences(t, 'verdict.step')).toEqual([]);
+    expect(t.sections.find((x) => x.id === 'verdict')!.sentences.map((x) => x.id)).toEqual(['verdict.summary', 'verdict.meaning.overhead']);
+  });
+
+  it('S12: 40 steps straddling the line make one verdict, one split sentence and no per-step bullets; one odd step is named alone (trace builder)', async () => {
+    // Step k (100 µs) runs one kernel of 45 µs (even k) or 55 µs (odd k): busy 45% or 55%.
+    const build = (odd: (k: number) => number) => {
+      const t = traceBuilder({ deviceName: 'NVIDIA H200', major: 9 });
+      for (let k = 0; k < 40; k++) {
+        const t0 = k * 100;
+        t.step(k + 1, t0, 100);
+        const op = t.op('aten::mul', t0 + 1, 5);
+        t.launch(op, 'cudaLaunchKernel', t0 + 2, 2).kernel('mul_kernel', t0 + 10, odd(k));
+      }
+      return t.load();
+    };
+    const e = computeExplanation({ label: 'forty', model: await build((k) => (k % 2 ? 55 : 45)) });
+    const v = e.sections.find((x) => x.id === 'verdict')!;
+    expect(v.sentences.map((x) => x.id)).toEqual(['verdict.summary', 'verdict.split', expect.stringMatching(/^verdict\.meaning\./)]);
+    const sum = one(e, 'verdict.summary');
+    // 20 steps at 45%, 20 at 55%: the lower middle of the 40 sorted shares is a 45% step.
+    expect(num(sum, 'medianStepBusyShare')).toBeCloseTo(0.45, 9);
+    expect(sum.numbers['verdict']).toBe('overhead-bound (borderline)');
+    // 39 steps at 20% busy, one at 90%: overhead-bound, the one gpu-bound step named alone.
+    const e2 = computeExplanation({ label: 'one-odd', model: await build((k) => (k === 7 ? 90 : 20)) });
+    expect(one(e2, 'verdict.summary').numbers['verdict']).toBe('overhead-bound');
+    expect(sentences(e2, 'verdict.split')).toEqual([]);
+    expect(sentences(e2, 'verdict.step').map((x) => [x.numbers['name'], x.numbers['verdict']])).toEqual([['ProfilerStep#8', 'gpu-bound']]);
   });
 
   it('S3: view calls that launched nothing equal torch\'s events of those names with no device time (oracle)', async () => {
@@ -212,6 +296,94 @@ describe('explain: a sentence only where its condition holds', () => {
     one(ma, 'next.bias-epilogue');
   });
 
+  it('S4: a separate bias add only after a forward GEMM; a pointwise Inductor add gets compile-side wording; a backward mm or a layer-norm-backward reduction gets none (epilogue-premises.json)', async () => {
+    const path = join(ROOT, 'test/fixtures/micro/epilogue-premises.json');
+    const e = computeExplanation({ label: 'epilogue-premises', model: await load(path) });
+    const raw = (loadRawJson(path) as unknown as { traceEvents: RawEvent[] }).traceEvents;
+    const kernelUs = (opName: string) => raw.filter((k) => k.cat === 'kernel' && k.args!['External id'] === raw.find((o) => o.cat === 'cpu_op' && o.name === opName)!.args!['External id']).map((k) => k.dur);
+    const seps = sentences(e, 'bias.separate-add');
+    expect(seps.map((x) => x.numbers['addOp'])).toEqual(['aten::add', 'triton_poi_fused_add_0', 'triton_poi_fused_add_gelu_1']);
+    expect(seps.map((x) => x.numbers['addMeanUs'])).toEqual([kernelUs('aten::add')[0], ...kernelUs('triton_poi_fused_add_0'), ...kernelUs('triton_poi_fused_add_gelu_1')]);
+    expect(renderSentence(seps[0]!)).toMatch(/takes no bias; the next op/);
+    expect(renderSentence(seps[1]!)).toMatch(/inside the compiled graph runs without its bias; Inductor adds it in a pointwise kernel of its own/);
+    expect(renderSentence(seps[2]!)).toMatch(/together with `gelu`: that kernel reads the product for those ops anyway/);
+    // The backward mm ([1024,32]×[32,64] again, under MmBackward0) and the reduction after [8192,32]×[32,512]: no sentence.
+    expect(seps.filter((x) => x.numbers['shape'] === '[8192,32]×[32,512]')).toEqual([]);
+    expect(seps.filter((x) => x.numbers['shape'] === '[1024,32]×[32,64]')).toHaveLength(1);
+    const next = sentences(e, 'next.bias-epilogue').map(renderSentence);
+    expect(next).toHaveLength(2);
+    expect(next[0]).toMatch(/^Let the bias ride in the GEMM: `aten::mm` followed by `aten::add`/);
+    expect(next[1]).toMatch(/^In the compiled graph, `aten::mm` runs on cuBLAS without its bias and `triton_poi_fused_add_0` adds it/);
+    expect(next.join(' ')).not.toContain('gelu');
+    const rows = (await import('../src/analyses/ops.js')).computeOps(await load(path)).epilogues;
+    // Five bias-less GEMMs: the forward eager one and the two compiled ones with a pointwise add have a row; the backward mm and the one before a reduction have nothing to report.
+    expect(rows.map((r) => [r.inputDims, r.backward, r.separateAdd?.op])).toEqual([
+      ['[[1024,32],[32,64]]', false, 'aten::add'],
+      ['[[2048,32],[32,128],[2048,128]]', false, 'triton_poi_fused_add_0'],
+      ['[[4096,32],[32,256],[4096,256]]', false, 'triton_poi_fused_add_gelu_1'],
+    ]);
+  });
+
+  it('S4: the compiled GPT-2 training step: no bias advice for its backward mm calls, whose next op is a layer-norm-backward reduction (gpt2_train_compile)', async () => {
+    const raw = rawTrace('gpt2_train_compile').events;
+    // The premise the old advice stood on: backward aten::mm calls followed, as the next op, by a
+    // persistent reduction fusing `add` whose inputs include a [768] operand.
+    const ops = raw.filter((x) => x.cat === 'cpu_op').sort((a, b) => a.ts - b.ts);
+    const lnBwd = ops.filter((x) => /^triton_per_fused_.*_add_.*native_layer_norm_backward/.test(x.name) && (x.args!['Input Dims'] as number[][]).some((d) => d.length === 1 && d[0] === 768));
+    expect(lnBwd.length).toBeGreaterThan(0);
+    const e = await explain('gpt2_train_compile');
+    expect(sentences(e, 'bias.separate-add')).toEqual([]);
+    expect(sentences(e, 'next.bias-epilogue')).toEqual([]);
+    // Its forward Linears are addmm with the bias in the nvjet kernel's epilogue (raw: each addmm's kernel says _bias_).
+    const addmm = ops.filter((x) => x.name === 'aten::addmm');
+    const kernelsOf = (x: RawEvent) => raw.filter((k) => k.cat === 'kernel' && k.args!['External id'] === x.args!['External id']);
+    expect(addmm.length).toBeGreaterThan(0);
+    expect(addmm.every((x) => kernelsOf(x).some((k) => /_bias_/.test(k.name)))).toBe(true);
+    expect(sentences(e, 'bias.epilogue').reduce((a, x) => a + num(x, 'calls'), 0)).toBe(addmm.length);
+  });
+
+  it('S9: max-autotune template GEMMs read as the GEMM they compute, the ReLU in the epilogue; the ReLU kernel alone is no fusion (relu_mlp_compile_ma_nograd)', async () => {
+    const e = await explain('relu_mlp_compile_ma_nograd');
+    const names = [...new Set(rawTrace('relu_mlp_compile_ma_nograd').events.filter((x) => x.cat === 'kernel' && x.name.startsWith('triton_')).map((x) => x.name))].sort();
+    const said = sentences(e, 'fusion.inductor');
+    expect(said.map((x) => x.numbers['kernel']).sort()).toEqual(names);
+    for (const x of said) {
+      const name = x.numbers['kernel'] as string;
+      if (name.startsWith('triton_tem_')) {
+        expect(x.numbers['gemmOps']).toEqual(['addmm']);
+        expect(x.numbers['epilogueOps']).toEqual(name.includes('_relu_') ? ['relu'] : []);
+        expect(x.numbers['viewOps']).toEqual(['t', 'view']);
+      } else expect(renderSentence(x)).toMatch(/no fusion across ops/);
+    }
+  });
+
+  it('S1: a caveat that with_stack / profile_memory / with_flops inflate host times, only where the trace shows them on', async () => {
+    const raw = loadRawJson(h200Trace('gpt2_train'));
+    const frames = raw.traceEvents.filter((x) => x['cat'] === 'python_function').length;
+    const records = raw.traceEvents.filter((x) => x['name'] === '[memory]').length;
+    expect([raw['with_stack'], raw['profile_memory'], raw['with_flops']]).toEqual([1, 1, 1]);
+    const s = one(await explain('gpt2_train'), 'steps.profiler-options');
+    expect(s.numbers['options']).toEqual(['with_stack', 'profile_memory', 'with_flops']);
+    // The header says so (torch 2.11 writes the flags); the raw frames and records agree.
+    expect(s.numbers['evidence']).toEqual(['the trace header', 'the trace header', 'the trace header']);
+    expect([frames > 0, records > 0]).toEqual([true, true]);
+    expect(renderSentence(s)).toMatch(/host times .* read longer .*; GPU activity durations are not affected/);
+    for (const name of ['linear', 'relu_mlp_compile']) {
+      const r = loadRawJson(h200Trace(name));
+      expect([r['with_stack'], r['profile_memory'], r['with_flops']].every((x) => !x)).toBe(true);
+      expect(r.traceEvents.some((x) => x['cat'] === 'python_function' || x['name'] === '[memory]')).toBe(false);
+      expect(sentences(await explain(name), 'steps.profiler-options')).toEqual([]);
+    }
+  });
+
+  it('S4: the eager GPT-2 training step: its backward mm calls get no bias sentence', async () => {
+    const e = await explain('gpt2_train');
+    const raw = rawTrace('gpt2_train').events;
+    expect(raw.some((x) => x.name.startsWith('autograd::engine::evaluate_function: AddmmBackward'))).toBe(true);
+    expect(sentences(e, 'bias.separate-add')).toEqual([]);
+    expect(sentences(e, 'next.bias-epilogue')).toEqual([]);
+  });
+
   it('what to try next: no_grad only on a compiled graph that keeps backward work; CUDA graphs only when overhead-bound; fuse only with a chain', async () => {
     const relu = await explain('relu_mlp_compile');
     expect(one(relu, 'next.no-grad').numbers['finding']).toBe('BACKWARD_OPS_WITHOUT_BACKWARD');
@@ -231,7 +403,8 @@ describe('explain: a sentence only where its condition holds', () => {
     // Workload geglu_mlp: every step GPU-bound, so no CUDA-graph advice; gelu and mul are not back to
     // back there (the up GEMM runs between them) but gelu's output still round-trips HBM: a chain to fuse.
     const wg = computeExplanation({ label: 'geglu_mlp', model: await load(workloadTrace('geglu_mlp')) });
-    expect(sentences(wg, 'verdict.step').every((s) => String(s.numbers['verdict']).startsWith('gpu-bound'))).toBe(true);
+    expect(String(one(wg, 'verdict.summary').numbers['verdict'])).toMatch(/^gpu-bound/);
+    expect(sentences(wg, 'verdict.step')).toEqual([]);
     expect(sentences(wg, 'next.reduce-overhead')).toEqual([]);
     one(wg, 'next.gpu-bound');
     const wmul = (loadRawJson(workloadTrace('geglu_mlp')).traceEvents as unknown as RawEvent[]).find((x) => x.name === 'aten::mul')!;
@@ -248,6 +421,35 @@ describe('explain: a sentence only where its condition holds', () => {
     const compiled = await explain('geglu_mlp_compile');
     expect(sentences(compiled, 'next.fuse')).toEqual([]);
     expect(sentences(compiled, 'fusion.inductor').map((s) => s.numbers['ops'])).toEqual([['_unsafe_view', 'gelu', 'mul']]);
+  });
+
+  it('S9: the fused-ops sentence lists only ops that launch a kernel when run eagerly: views and Inductor prims named apart; a template GEMM is a GEMM; one op is no fusion', async () => {
+    const path = join(ROOT, 'test/fixtures/micro/inductor-template-gemm.json');
+    const e = computeExplanation({ label: 'tem', model: await load(path) });
+    const by = new Map(sentences(e, 'fusion.inductor').map((x) => [x.numbers['kernel'] as string, x]));
+    const tem = by.get('triton_tem_fused_addmm_t_view_0')!;
+    expect([tem.numbers['gemmOps'], tem.numbers['epilogueOps'], tem.numbers['viewOps']]).toEqual([['addmm'], [], ['t', 'view']]);
+    expect(renderSentence(tem)).not.toMatch(/fusing|one kernel for ops/);
+    const relu = by.get('triton_poi_fused_relu_view_1')!;
+    expect([relu.numbers['launchingOps'], relu.numbers['viewOps']]).toEqual([['relu'], ['view']]);
+    expect(renderSentence(relu)).toMatch(/no fusion across ops/);
+    const addMul = by.get('triton_poi_fused_add_mul_2')!;
+    expect(renderSentence(addMul)).toMatch(/fusing `add`, `mul`: one kernel for ops that each launch a kernel of their own when run eagerly/);
+
+    // Real captures: every op a "fusing" sentence lists is a non-view op in the kernel's raw name.
+    for (const name of ['geglu_mlp_compile', 'relu_mlp_compile']) {
+      const ex = await explain(name);
+      const kernels = new Set(rawTrace(name).events.filter((x) => x.cat === 'kernel' && x.name.startsWith('triton_')).map((x) => x.name));
+      for (const x of sentences(ex, 'fusion.inductor')) {
+        expect(kernels.has(x.numbers['kernel'] as string)).toBe(true);
+        for (const op of x.numbers['launchingOps'] as string[]) {
+          expect((x.numbers['kernel'] as string).includes(`_${op}_`)).toBe(true);
+          expect(['view', '_unsafe_view', 't', 'transpose', 'expand', 'permute', 'reshape']).not.toContain(op);
+        }
+      }
+    }
+    const g = sentences(await explain('geglu_mlp_compile'), 'fusion.inductor');
+    expect(g.map((x) => [x.numbers['launchingOps'], x.numbers['viewOps']])).toEqual([[['gelu', 'mul'], ['_unsafe_view']]]);
   });
 
   it('.item() advice only where a sync sits under aten::item / _local_scalar_dense (sync_loop)', async () => {

@@ -47,6 +47,8 @@ describe('launches: calls per API, launches, kernels per launch, latency per ker
       expect(new Map(a.byApi.map((r) => [r.api, r.calls]))).toEqual(want);
       expect(a.totals.launches).toBe(raw.filter((e) => isApi(e) && LAUNCH_NAMES.has(e.name)).length);
       expect(a.totals.kernels).toBe(raw.filter((e) => e.cat === 'kernel').length);
+      // Memsets and copies are counted beside the launches, never as launches.
+      expect([a.totals.memsets, a.totals.memcpys]).toEqual([raw.filter((e) => e.cat === 'gpu_memset').length, raw.filter((e) => e.cat === 'gpu_memcpy').length]);
       // CPU time per API.
       for (const r of a.byApi) {
         const total = raw.filter((e) => isApi(e) && e.name === r.api).reduce((t, e) => t + e.dur, 0);

@@ -31,7 +31,7 @@ export interface RawInstance {
   readonly gpu: RawEvent[];
   /** Kernels only. */
   readonly kernels: RawEvent[];
-  /** Runtime/driver calls inside that launched GPU work. */
+  /** Runtime/driver calls inside that launched kernels (memsets and copies are not launches). */
   readonly launches: number;
 }
 
@@ -69,7 +69,8 @@ export function rawTrace(name: string): RawTrace {
         let launches = 0;
         for (const c of calls) {
           const launched = gpuByCorrelation.get(c.args?.['correlation'] as number) ?? [];
-          if (launched.length) launches++;
+          // A launch is a call that launched kernels; memsets and copies are counted beside.
+          if (launched.some((g) => g.cat === 'kernel')) launches++;
           gpu.push(...[...launched].sort((a, b) => a.ts - b.ts));
         }
         return { root, host, gpu, kernels: gpu.filter((g) => g.cat === 'kernel'), launches };

@@ -13,6 +13,15 @@
  * Self CPU = duration − durations of the events directly inside it (torch's definition), total
  * CPU = duration.
  *
+ * The pre-ops' self CPU is told apart by what runs there: the self CPU of `## Call CompiledFxGraph
+ * … ##` is the compiled graph's own host code — Inductor's generated Python `call()`: buffer
+ * allocations and the Python side of each kernel launch (the launch calls and the ops it records
+ * are children, not in it) — while guards and cache lookups (`TorchDynamo Cache Lookup`, guard events) are
+ * Dynamo deciding which graph to run, and the rest (the region, `Pregraph bytecode`, the
+ * AOTDispatcher wrappers, `CompiledFunction`) the layers that call the graph. With `with_stack`,
+ * `profile_memory` or `with_flops` on, the profiler's own work inflates all of them
+ * (profiler-options.ts); the finding PROFILER_OPTIONS_INFLATE_HOST_TIME says so.
+ *
  * Which host events belong to a step: those that start in its window, on any thread (autograd
  * runs backward on its own); to an annotation instance: those nested inside it.
  *
@@ -21,6 +30,7 @@
  */
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import { decodeKernelName } from './kernel-name.js';
+import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
 import { formatDims, shortDtype, tensorArgs } from './tensor-bytes.js';
 
 export type PreOpRole = 'region' | 'cache-lookup' | 'guards' | 'pregraph' | 'aot-wrapper' | 'compiled-function' | 'compiled-graph';
@@ -71,6 +81,12 @@ export interface CompileScope {
   readonly preOps: readonly PreOpRow[];
   /** Σ self CPU of the pre-ops: CPU time spent in the compile stack itself. */
   readonly preOpsCpuUs: number;
+  /** Of preOpsCpuUs: the self CPU of `## Call CompiledFxGraph … ##`, the compiled graph's own wrapper code. */
+  readonly wrapperCpuUs: number;
+  /** Of preOpsCpuUs: guards and cache lookups (`TorchDynamo Cache Lookup`, guard events). */
+  readonly guardsCpuUs: number;
+  /** Of preOpsCpuUs: the rest (the region, Pregraph bytecode, AOTDispatcher wrappers, CompiledFunction). */
+  readonly callLayersCpuUs: number;
   /** preOpsCpuUs / cpuUs. */
   readonly preOpsShare: number;
   /** Σ over regions: from the start of its cache lookup (else the region) to its first GPU launch. */
@@ -92,7 +108,8 @@ export type CompileFindingCode =
   | 'MULTIPLE_COMPILED_REGIONS'
   | 'RECOMPILED_FRAME'
   | 'CUDA_GRAPH_REPLAYS'
-  | 'PRE_LAUNCH_OVERHEAD';
+  | 'PRE_LAUNCH_OVERHEAD'
+  | 'PROFILER_OPTIONS_INFLATE_HOST_TIME';
 
 export interface CompileFinding {
   readonly code: CompileFindingCode;
@@ -164,6 +181,8 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
     let regions = 0;
     let regionNs = 0;
     let preSelfNs = 0;
+    let wrapperNs = 0;
+    let guardsNs = 0;
     let beforeNs = 0;
     let withoutLaunch = 0;
     const replays: GraphReplay[] = [];
@@ -178,6 +197,8 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
         r.totalNs += host.durNs[i]!;
         rows.set(names[i]!, r);
         preSelfNs += self;
+        if (role === 'compiled-graph') wrapperNs += self;
+        else if (role === 'cache-lookup' || role === 'guards') guardsNs += self;
       }
       if (role === 'region') {
         regions++;
@@ -211,6 +232,9 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
       regionCpuUs: regionNs / 1000,
       preOps,
       preOpsCpuUs: preSelfNs / 1000,
+      wrapperCpuUs: wrapperNs / 1000,
+      guardsCpuUs: guardsNs / 1000,
+      callLayersCpuUs: (preSelfNs - wrapperNs - guardsNs) / 1000,
       preOpsShare: cpuUs > 0 ? preSelfNs / 1000 / cpuUs : 0,
       beforeFirstLaunchUs: beforeNs / 1000,
       beforeFirstLaunchShare: cpuUs > 0 ? beforeNs / 1000 / cpuUs : 0,
@@ -427,13 +451,42 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
     const meanShare = withRegions.reduce((s, x) => s + x.beforeFirstLaunchShare, 0) / withRegions.length;
     const meanPre = withRegions.reduce((s, x) => s + x.preOpsCpuUs, 0) / withRegions.length;
     const meanPreShare = withRegions.reduce((s, x) => s + x.preOpsShare, 0) / withRegions.length;
+    const meanWrapper = withRegions.reduce((s, x) => s + x.wrapperCpuUs, 0) / withRegions.length;
+    const meanGuards = withRegions.reduce((s, x) => s + x.guardsCpuUs, 0) / withRegions.length;
+    const meanLayers = withRegions.reduce((s, x) => s + x.callLayersCpuUs, 0) / withRegions.length;
+    const parts = [
+      meanWrapper > 0 ? `${fmtUs(meanWrapper)} (${fmtPct(meanPre > 0 ? meanWrapper / meanPre : 0)} of it) is the self CPU of \`## Call CompiledFxGraph … ##\` — the compiled graph's own host code (Inductor's Python wrapper: buffer allocations and the Python side of each kernel launch, outside any recorded op), not guards or dispatch` : '',
+      `guards and cache lookups take ${fmtUs(meanGuards)}`,
+      `the layers that call the graph (region, AOTDispatcher, CompiledFunction) ${fmtUs(meanLayers)}`,
+    ].filter(Boolean);
     findings.push({
       code: 'PRE_LAUNCH_OVERHEAD',
       severity: 'info',
       message:
         `Per step, ${fmtUs(meanBefore)} (${fmtPct(meanShare)} of the step's CPU time) pass from the cache lookup to the first kernel launch, ` +
-        `and the compile stack's own events take ${fmtUs(meanPre)} self CPU (${fmtPct(meanPreShare)}), mean over ${withRegions.length} step${withRegions.length === 1 ? '' : 's'}.`,
-      evidence: { steps: withRegions.length, beforeFirstLaunchUs: meanBefore, beforeFirstLaunchShare: meanShare, preOpsCpuUs: meanPre, preOpsShare: meanPreShare },
+        `and the compile stack's events take ${fmtUs(meanPre)} self CPU (${fmtPct(meanPreShare)}), mean over ${withRegions.length} step${withRegions.length === 1 ? '' : 's'}: ${parts.join('; ')}.`,
+      evidence: {
+        steps: withRegions.length,
+        beforeFirstLaunchUs: meanBefore,
+        beforeFirstLaunchShare: meanShare,
+        preOpsCpuUs: meanPre,
+        preOpsShare: meanPreShare,
+        wrapperCpuUs: meanWrapper,
+        guardsCpuUs: meanGuards,
+        callLayersCpuUs: meanLayers,
+      },
+    });
+  }
+
+  // 6. Profiler options that inflate every host time above.
+  const options = findInflatingOptions(m);
+  const caveat = describeInflatingOptions(options);
+  if (caveat) {
+    findings.push({
+      code: 'PROFILER_OPTIONS_INFLATE_HOST_TIME',
+      severity: 'info',
+      message: caveat,
+      evidence: { options: options.map((o) => o.option), evidence: options.map((o) => o.evidence) },
     });
   }
   return findings;

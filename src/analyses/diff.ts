@@ -27,12 +27,12 @@ import {
   type UnmatchedCall,
   type Replacement,
 } from './kernel-match.js';
+import { countLaunches } from './launches.js';
 import {
   computeScopeInstances,
   instanceDurNs,
   instanceGpuNs,
   instanceKernels,
-  instanceLaunches,
   listAnnotations,
   parseScope,
   primaryAnnotation,
@@ -83,7 +83,10 @@ export interface ScopeStats {
   readonly cpuUs: number;
   readonly gpuUs: number;
   readonly kernels: number;
+  /** Launches (`isLaunchCall`), with the memsets and copies counted beside them. */
   readonly launches: number;
+  readonly memsets: number;
+  readonly memcpys: number;
   readonly spread: {
     readonly cpuUs: Spread;
     readonly gpuUs: Spread;
@@ -254,13 +257,16 @@ export function scopeStats(m: TraceModel, instances: readonly ScopeInstance[]): 
   const cpu = instances.map((x) => instanceDurNs(x) / 1000);
   const gpu = instances.map((x) => instanceGpuNs(m, x) / 1000);
   const kernels = instances.map((x) => instanceKernels(m, x).length);
-  const launches = instances.map((x) => instanceLaunches(m, x));
+  const counts = instances.map((x) => countLaunches(m, x.gpu));
+  const launches = counts.map((c) => c.launches);
   return {
     instances: instances.length,
     cpuUs: mean(cpu),
     gpuUs: mean(gpu),
     kernels: mean(kernels),
     launches: mean(launches),
+    memsets: mean(counts.map((c) => c.memsets)),
+    memcpys: mean(counts.map((c) => c.memcpys)),
     spread: { cpuUs: spread(cpu), gpuUs: spread(gpu), kernels: spread(kernels), launches: spread(launches) },
   };
 }

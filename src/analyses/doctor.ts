@@ -5,7 +5,9 @@
  * torch's own table compute through these silently.
  *
  * Checks (each a function below; codes are stable):
- * - OVERLAPPING_KERNELS: a GPU activity starting before an earlier one on the same stream ended;
+ * - OVERLAPPING_KERNELS: a GPU activity starting before an earlier one on the same stream ended,
+ *   except PDL_OVERLAP (info): programmatic dependent launch on compute capability ≥ 9
+ *   (model/stream-overlaps.ts says how it is told apart);
  * - KERNEL_WITHOUT_LAUNCH / LAUNCH_WITHOUT_KERNEL: the two halves of a launch that do not meet;
  * - ZERO_DURATION_GPU_ACTIVITIES, GPU_ACTIVITY_LONGER_THAN_CAPTURE, GPU_ACTIVITY_LONGER_THAN_STEP:
  *   impossible or suspicious durations (negative ones are already NEGATIVE_DURATION from the model);
@@ -20,6 +22,7 @@
 import type { Severity } from '../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { compareText } from '../core/compare-text.js';
+import { PDL_MIN_COMPUTE_MAJOR, describePdlPairs, findStreamOverlaps, pdlCapableDevices, streamOrderOf } from '../model/stream-overlaps.js';
 
 export interface Finding {
   readonly code: string;
@@ -61,44 +64,39 @@ const overlappingKernels: Check = {
   code: 'OVERLAPPING_KERNELS',
   run({ m, share }) {
     const { gpu } = m;
-    const order = Array.from({ length: gpu.length }, (_, i) => i).sort(
-      (a, b) => gpu.device[a]! - gpu.device[b]! || gpu.stream[a]! - gpu.stream[b]! || gpu.startNs[a]! - gpu.startNs[b]! || a - b,
-    );
-    const hit: number[] = [];
-    const streams = new Set<string>();
-    let maxNs = 0;
-    let small = 0;
-    let maxEnd = -Infinity;
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k]!;
-      const p = k > 0 ? order[k - 1]! : -1;
-      if (p < 0 || gpu.device[p] !== gpu.device[i] || gpu.stream[p] !== gpu.stream[i]) maxEnd = -Infinity;
-      const s = gpu.startNs[i]!;
-      const e = s + gpu.durNs[i]!;
-      if (s < maxEnd) {
-        const o = Math.min(maxEnd, e) - s;
-        hit.push(i);
-        streams.add(`${gpu.device[i]}/${gpu.stream[i]}`);
-        if (o > maxNs) maxNs = o;
-        if (o <= 5000) small++;
-      }
-      if (e > maxEnd) maxEnd = e;
-    }
-    if (!hit.length) return [];
-    return [
-      {
+    const o = findStreamOverlaps(gpu, streamOrderOf(gpu), pdlCapableDevices(m.devices));
+    const out: Finding[] = [];
+    if (o.other.length) {
+      const streams = new Set(o.other.map((i) => `${gpu.device[i]}/${gpu.stream[i]}`));
+      const small = o.otherOverlapNs.filter((x) => x <= 5000).length;
+      out.push({
         code: 'OVERLAPPING_KERNELS',
         severity: 'warning',
-        count: hit.length,
-        gpuTimeShare: share(hit),
+        count: o.other.length,
+        gpuTimeShare: share(o.other),
         message:
-          `${hit.length} GPU activit(ies) start before an earlier one on the same stream has ended, on ${streams.size} stream(s); ` +
-          `largest overlap ${fmtUs(maxNs)}, ${small} of them by 5 µs or less.`,
+          `${o.other.length} GPU activit(ies) start before an earlier one on the same stream has ended, on ${streams.size} stream(s); ` +
+          `largest overlap ${fmtUs(o.otherMaxNs)}, ${small} of them by 5 µs or less.`,
         meaning:
-          'A stream runs its work in order, so this is Hopper/Blackwell programmatic dependent launch (a kernel starting its prologue while the previous one drains, a few µs) or corrupt timestamps. ' +
+          'A stream runs its work in order, so these are corrupt timestamps, or an overlap the PDL_OVERLAP rule does not recognise (a device without compute capability ≥ 9 in deviceProperties, a copy or memset, or a kernel ending inside the one before it). ' +
           'Sums of durations on those streams exceed their busy time; busy/idle figures here use interval unions and are not affected; per-stream gaps treat an overlap as no gap (HTA counts it as negative kernel wait).',
-      },
-    ];
+      });
+    }
+    if (o.pdl.length) {
+      out.push({
+        code: 'PDL_OVERLAP',
+        severity: 'info',
+        count: o.pdl.length,
+        gpuTimeShare: share(o.pdl.map((p) => p[1])),
+        message:
+          `${o.pdl.length} kernel(s) start before the kernel right before them on their stream ends, on a device of compute capability ≥ ${PDL_MIN_COMPUTE_MAJOR}; ` +
+          `largest overlap ${fmtUs(o.pdlMaxNs)}, ${fmtUs(o.pdlTotalNs)} in all: ${describePdlPairs(o.pdl, (i) => m.strings.get(gpu.name[i]!))}.`,
+        meaning:
+          'Programmatic dependent launch (Hopper, Blackwell): the later kernel starts its prologue while the earlier one drains and waits for its output before reading it — by design, not an error. ' +
+          'Sums of durations on those streams exceed their busy time by the overlap; busy/idle figures use interval unions and are not affected.',
+      });
+    }
+    return out;
   },
 };
 
@@ -462,7 +460,7 @@ const CHECKS: readonly Check[] = [
 ];
 
 /** Model/reader diagnostics a check above restates with its share and meaning. */
-const RESTATED = new Set(['OVERLAPPING_KERNELS', 'KERNEL_WITHOUT_LAUNCH', 'NON_NESTING_CPU_RANGES', 'TORCH_ID_COLLISION']);
+const RESTATED = new Set(['OVERLAPPING_KERNELS', 'PDL_OVERLAP', 'KERNEL_WITHOUT_LAUNCH', 'NON_NESTING_CPU_RANGES', 'TORCH_ID_COLLISION']);
 
 /** What the reader's and the model's own diagnostics mean for the numbers. */
 const MEANINGS: Record<string, string> = {
@@ -512,6 +510,7 @@ export function computeDoctor(m: TraceModel): DoctorReport {
   findings.sort((a, b) => rank[a.severity] - rank[b.severity] || (b.gpuTimeShare ?? 0) - (a.gpuTimeShare ?? 0) || compareText(a.code, b.code));
   const checked = [
     'OVERLAPPING_KERNELS',
+    'PDL_OVERLAP',
     'KERNEL_WITHOUT_LAUNCH',
     'LAUNCH_WITHOUT_KERNEL',
     'ZERO_DURATION_GPU_ACTIVITIES',

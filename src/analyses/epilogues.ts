@@ -16,12 +16,24 @@
  * trip through memory in a separate kernel. Compiled graphs are read the same way: Inductor's
  * `extern_kernels.addmm` carries the bias; a `triton_…_fused_add…` right after an `mm` does not.
  *
+ * Premises checked before a separate add is reported (each sentence built on it, explain's
+ * advice included, holds only then):
+ * - the GEMM is a forward one: no `autograd::engine::evaluate_function …` or
+ *   `CompiledFunctionBackward` above it (a backward `mm` has no bias, and what follows it —
+ *   a layer-norm-backward reduction whose inputs include a [N] weight — is no bias add);
+ * - in a compiled graph, the add is an Inductor *pointwise* kernel (`triton_poi_…`) whose
+ *   fused ops include `add`; a reduction is not a bias add. The other non-view ops fused with it
+ *   are kept (`fusedWith`): when there are some, that kernel reads the product anyway (Inductor
+ *   splits a bias from `addmm` on purpose so it fuses with the pointwise ops after it), so no
+ *   extra round trip is claimed.
+ *
  * Ignores: bias adds that are not the very next op after the GEMM (a reordered graph), and
  * epilogues of kernels whose names state none (reported as "the kernel name does not say").
  */
 import { GpuKind, HostKind, gpuName, hostName, type TraceModel } from '../model/trace-model.js';
 import { decodeKernelName } from './kernel-name.js';
 import { findGemmCalls, formatGemmShape, type GemmCall, type GemmShape } from './gemm.js';
+import { isViewOpName } from './views.js';
 
 export type EpilogueEvidence = 'op and kernel name' | 'op' | 'kernel name';
 
@@ -32,6 +44,8 @@ export interface SeparateAdd {
   /** Kernels it launched (names), and their mean time per call. */
   readonly kernels: readonly string[];
   readonly meanUs?: number;
+  /** An Inductor kernel's other fused ops (views left out): the kernel reads the product for them anyway. Empty for an eager add. */
+  readonly fusedWith: readonly string[];
 }
 
 export interface EpilogueRow {
@@ -55,6 +69,8 @@ export interface EpilogueRow {
   readonly otherKernels: readonly string[];
   readonly calls: number;
   readonly compiled: boolean;
+  /** Under autograd's backward (`autograd::engine::evaluate_function …`, `CompiledFunctionBackward`): no separate add is looked for. */
+  readonly backward: boolean;
   readonly hosts: readonly number[];
 }
 
@@ -64,7 +80,7 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
   const owned = indexOwnedGpu(m);
   interface Acc {
     row: Omit<EpilogueRow, 'calls' | 'hosts' | 'separateAdd'>;
-    add?: { op: string; inputDims: string; kernels: string[] };
+    add?: { op: string; inputDims: string; kernels: string[]; fusedWith: readonly string[] };
     addNs: number;
     addCalls: number;
     hosts: number[];
@@ -79,8 +95,9 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
     if (c.shape?.bias) opCarries.push('bias');
     if (c.shape?.activation) opCarries.push(c.shape.activation);
 
-    const addInside = findAddInside(m, owned, c.outer, gemmKernel);
-    const addAfter = !c.shape?.bias && !addInside ? findBiasAddAfter(m, owned, c) : undefined;
+    const backward = inBackward(m, c.outer);
+    const addInside = backward ? undefined : findAddInside(m, owned, c.outer, gemmKernel);
+    const addAfter = !backward && !c.shape?.bias && !addInside ? findBiasAddAfter(m, owned, c) : undefined;
     const add = addInside ?? addAfter;
     if (!opCarries.length && !kernelEpilogue.length && !add) continue;
 
@@ -114,6 +131,7 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
           separateAddKernel: false,
           otherKernels,
           compiled: c.compiled,
+          backward,
         },
         addNs: 0,
         addCalls: 0,
@@ -123,7 +141,7 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
     }
     a.hosts.push(c.host);
     if (add) {
-      a.add ??= { op: add.op, inputDims: add.inputDims, kernels: add.kernels.map((g) => gpuName(m, g)) };
+      a.add ??= { op: add.op, inputDims: add.inputDims, kernels: add.kernels.map((g) => gpuName(m, g)), fusedWith: add.fusedWith };
       if (add.kernels.length) {
         a.addCalls++;
         for (const g of add.kernels) a.addNs += m.gpu.durNs[g]!;
@@ -166,6 +184,16 @@ interface FoundAdd {
   readonly op: string;
   readonly inputDims: string;
   readonly kernels: readonly number[];
+  readonly fusedWith: readonly string[];
+}
+
+/** Whether a host event runs inside autograd's backward pass (eager or AOTAutograd's compiled backward). */
+export function inBackward(m: TraceModel, h: number): boolean {
+  for (let p = h; p >= 0; p = m.host.parent[p]!) {
+    const name = hostName(m, p);
+    if (name === 'CompiledFunctionBackward' || name.startsWith('autograd::engine::evaluate_function')) return true;
+  }
+  return false;
 }
 
 /** An `aten::add` or an add kernel under the outermost GEMM-family op (the linear), besides the GEMM kernel. */
@@ -184,7 +212,7 @@ function findAddInside(m: TraceModel, owned: OwnedIndex, outer: number, gemmKern
     const d = decodeKernelName(gpuName(m, g));
     if (d.kind === 'elementwise' && /add/i.test(`${d.aten?.functor ?? ''} ${d.aten?.op ?? ''}`)) {
       const o = m.gpu.owner[g]!;
-      return { op: hostName(m, o), inputDims: JSON.stringify(m.host.args[o]?.['Input Dims'] ?? null), kernels: [g] };
+      return { op: hostName(m, o), inputDims: JSON.stringify(m.host.args[o]?.['Input Dims'] ?? null), kernels: [g], fusedWith: [] };
     }
   }
   return undefined;
@@ -203,7 +231,10 @@ function findBiasAddAfter(m: TraceModel, owned: OwnedIndex, c: GemmCall): FoundA
   if (next < 0) return undefined;
   const name = hostName(m, next);
   const isAten = ADD_OPS.has(name);
-  const inductorOps = name.startsWith('triton_') ? decodeKernelName(name).inductor?.ops : undefined;
+  const inductor = name.startsWith('triton_') ? decodeKernelName(name).inductor : undefined;
+  // Only a pointwise kernel adds a bias: a reduction with `add` among its ops (a layer norm's
+  // backward) is something else.
+  const inductorOps = inductor?.kind === 'pointwise' ? inductor.ops : undefined;
   if (!isAten && !inductorOps?.includes('add')) return undefined;
   const dims = host.args[next]?.['Input Dims'];
   if (!Array.isArray(dims)) return undefined;
@@ -216,7 +247,8 @@ function findBiasAddAfter(m: TraceModel, owned: OwnedIndex, c: GemmCall): FoundA
   const hasOut = dims.some((d) => numel(d) === outNumel);
   const hasBias = dims.some((d) => Array.isArray(d) && d.length >= 1 && d[d.length - 1] === n && numel(d) === n);
   if (!hasOut || !hasBias) return undefined;
-  return describeAdd(m, owned, next);
+  const fusedWith = (inductorOps ?? []).filter((o) => o !== 'add' && !isViewOpName(`aten::${o}`));
+  return { ...describeAdd(m, owned, next), fusedWith };
 }
 
 function describeAdd(m: TraceModel, owned: OwnedIndex, h: number): FoundAdd {
@@ -224,6 +256,7 @@ function describeAdd(m: TraceModel, owned: OwnedIndex, h: number): FoundAdd {
     op: hostName(m, h),
     inputDims: JSON.stringify(m.host.args[h]?.['Input Dims'] ?? null),
     kernels: subtreeGpu(m, owned, h).filter((g) => m.gpu.kind[g] === GpuKind.Kernel),
+    fusedWith: [],
   };
 }
 
@@ -242,7 +275,11 @@ export function describeEpilogue(r: EpilogueRow, kernelLabel: (name: string) => 
   if (r.separateAdd) {
     const a = r.separateAdd;
     const kern = a.kernels.length ? `${kernelLabel(a.kernels[0]!)}${a.kernels.length > 1 ? ` +${a.kernels.length - 1}` : ''}` : 'no kernel';
-    parts.push(`the bias is added by a separate ${a.op} (${kern}), a round trip of the product through memory`);
+    parts.push(
+      a.fusedWith.length
+        ? `the bias is added by ${a.op} (${kern}) together with ${a.fusedWith.join(', ')}, which read the product anyway`
+        : `the bias is added by a separate ${a.op} (${kern}), a round trip of the product through memory`,
+    );
   } else if (r.carried.includes('bias')) {
     parts.push('no separate add kernel');
   }

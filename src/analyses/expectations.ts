@@ -10,7 +10,7 @@
  *   kernels               device kernels per instance (memsets and copies not counted)
  *   gemms                 GEMM kernels: owned by a GEMM op (gemm.ts) or named as one (nvjet, cuBLAS, CUTLASS,
  *                         Triton templates `triton_tem_fused_*mm*`, …)
- *   launches              runtime/driver calls that launched GPU work
+ *   launches              runtime/driver calls that launched kernels (launches.ts `isLaunchCall`; memsets and copies are not launches)
  *   absent-ops            host event names that must not occur in any instance
  *   ops                   {name: calls per instance} for host events (ops, annotations, API calls)
  *   kernel-matching       {regular expression: kernels per instance whose name (or short name) it finds}

@@ -10,12 +10,16 @@
  * fixed text. Rules and their conditions:
  * - steps (S1): the profiler steps and each top-level annotation with its CPU extent (the
  *   instance's span on the host) and GPU extent (first start to last end of the GPU work it
- *   launched), GPU time, kernels and launches per instance (`scopes.ts`, `diff.ts` scopeStats);
+ *   launched), GPU time, kernels and launches per instance — a launch is a call that launched
+ *   kernels, memsets and copies are named beside (`launches.ts` isLaunchCall; `scopes.ts`,
+ *   `diff.ts` scopeStats) — and a caveat when with_stack / profile_memory / with_flops were on
+ *   (`profiler-options.ts`);
  * - dispatch (S2): the first instance of the scope the trace is read in (`choosePrimaryScope`),
  *   each top-level op's chain of cpu_ops down to the launch calls and what they launched;
  * - views (S3): view ops that launched nothing and their self CPU time (`ops.ts`);
  * - bias (S4): where each GEMM's bias went (`epilogues.ts`): the epilogue, a separate add, or
- *   no bias at all;
+ *   no bias at all; a separate add only after a forward GEMM, in compiled graphs only a pointwise
+ *   Inductor add (compile-side wording; one fused with other pointwise ops claims no round trip);
  * - launches (S5): launch APIs, each op's runtime/driver calls, memsets, occupancy queries and
  *   host synchronisations (`launches.ts`);
  * - kernels (S6): each kernel by time with what its name says (`kernel-catalog.ts`, `kernel-name.ts`);
@@ -24,9 +28,15 @@
  *   (fused, hand-written) or only on one side, CPU ops removed and added, per-instance numbers
  *   (`diff.ts`), HBM bytes a fusion saved (`fusion-match.ts`), a hand-written kernel against
  *   Inductor's;
- * - fusion (S9): fused kernels decoded and chains that could fuse (`fusion.ts`);
- * - compile (S10): compile pre-ops per instance and the compile analysis's findings (`compile-overhead.ts`);
- * - verdict (S12): per step, overhead-bound or GPU-bound, with the step analysis's reason (`step-breakdown.ts`);
+ * - fusion (S9): fused kernels decoded — the ops that launch a kernel when run eagerly, views and
+ *   Inductor prims named apart, a template read as the GEMM it computes, one op no fusion — and
+ *   chains that could fuse (`fusion.ts`);
+ * - compile (S10): compile pre-ops per instance, the compiled graph's own host code (the self CPU
+ *   of `## Call CompiledFxGraph … ##`) named apart from guards and cache lookups, and the compile
+ *   analysis's findings (`compile-overhead.ts`);
+ * - verdict (S12): one verdict across the steps (the median step's, with the spread of the GPU
+ *   busy share: `step-breakdown.ts` overallVerdict), a split around the 50% line said once, and
+ *   per step only the steps that differ (at most LIST_MAX);
  * - next: what to try, each rule with the evidence that fired it;
  * - conclusions (S8–S11): one row per trace (this one and the `vs` traces): kernels, GEMM
  *   kernels, other kernels, GPU and CPU time per instance.
@@ -50,6 +60,8 @@ import { computeOps, type OpsReport } from './ops.js';
 import { choosePrimaryScope, computeScopeInstances, instanceKernels, listAnnotations, scopeLabel, type ScopeInstance, type ScopeSpec } from './scopes.js';
 import { computeStepBreakdown, type StepAnalysis } from './step-breakdown.js';
 import { shortDtype } from './tensor-bytes.js';
+import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
+import { isViewOpName } from './views.js';
 
 // ------------------------------------------------------------------------------------------------
 // Result types
@@ -271,19 +283,28 @@ function stepsSection(c: TraceContext): ExplainSection {
       gpuTimeUs: st.gpuUs,
       kernels: st.kernels,
       launches: st.launches,
+      memsets: st.memsets,
+      memcpys: st.memcpys,
     };
+    // Launches are calls that launched kernels (launches.ts `isLaunchCall`); memsets and copies are named beside.
+    const beside = [st.memsets > 0 ? '{memsets|memset}' : '', st.memcpys > 0 ? '{memcpys|copy|copies}' : ''].filter(Boolean);
+    const besideText = beside.length ? `, plus ${beside.join(' and ')}` : '';
     const times = perStep !== undefined ? (perStep === 1 ? ' (once per step)' : ' ({perStep} per step)') : '';
     const span = '{cpuExtentUs} on the host per instance on average ({cpuExtentMinUs} to {cpuExtentMaxUs})';
     sentences.push(
       gpuExt.length
         ? say(
             'steps.annotation',
-            `\`{name}\` ran {instances|time}${times}: ${span}; the GPU work it launched spans {gpuExtentUs} from its first start to its last end, {gpuTimeUs} of GPU time in {kernels|kernel} from {launches|launch|launches}.`,
+            `\`{name}\` ran {instances|time}${times}: ${span}; the GPU work it launched spans {gpuExtentUs} from its first start to its last end, {gpuTimeUs} of GPU time in {kernels|kernel} from {launches|launch|launches}${besideText}.`,
             numbers,
           )
         : say('steps.annotation', `\`{name}\` ran {instances|time}${times}: ${span}; it launched no GPU work.`, numbers),
     );
   }
+  // Every host time below is inflated when the profiler recorded stacks, memory or FLOPs.
+  const inflating = findInflatingOptions(m);
+  const caveat = describeInflatingOptions(inflating);
+  if (caveat) sentences.push(say('steps.profiler-options', '{caveat}', { caveat, options: inflating.map((o) => o.option), evidence: inflating.map((o) => o.evidence) }));
   if (c.scope.per === 'annotation') {
     const own = annotations.find((a) => a.name === c.scopeName);
     const ref = steps.length ? steps : computeScopeInstances(m, { per: 'trace' });
@@ -477,14 +498,36 @@ function biasSection(c: TraceContext): ExplainSection | undefined {
     } else if (r.carried.length) {
       sentences.push(say('bias.activation', `\`{op}\` {shape}${where} ({calls|call}): the {activation} is applied in the GEMM's epilogue, inside \`{kernel}\`.`, { ...base, activation: r.carried.join(', ') }));
     }
+    // epilogues.ts reports a separate add only after a forward GEMM, and in a compiled graph
+    // only a pointwise Inductor kernel; the wording follows who placed the add.
     if (r.separateAdd) {
       const a = r.separateAdd;
+      const addNumbers = {
+        ...base,
+        addOp: a.op,
+        addDims: a.inputDims,
+        addKernel: a.kernels[0] ? kernelLabel(a.kernels[0]) : 'no kernel',
+        ...(a.meanUs !== undefined ? { addMeanUs: a.meanUs } : { addMeanUs: null }),
+        fusedWith: a.fusedWith.map((o) => `\`${o}\``).join(', '),
+      };
       sentences.push(
-        say(
-          'bias.separate-add',
-          `\`{op}\` {shape}${where} takes no bias; the next op, \`{addOp}\` {addDims}, adds it in a kernel of its own (\`{addKernel}\`, {addMeanUs} per call): the product makes a round trip through HBM that an epilogue would not.`,
-          { ...base, addOp: a.op, addDims: a.inputDims, addKernel: a.kernels[0] ? kernelLabel(a.kernels[0]) : 'no kernel', ...(a.meanUs !== undefined ? { addMeanUs: a.meanUs } : { addMeanUs: null }) },
-        ),
+        !r.compiled
+          ? say(
+              'bias.separate-add',
+              `\`{op}\` {shape}${where} takes no bias; the next op, \`{addOp}\` {addDims}, adds it in a kernel of its own (\`{addKernel}\`, {addMeanUs} per call): the product makes a round trip through HBM that an epilogue would not.`,
+              addNumbers,
+            )
+          : a.fusedWith.length
+            ? say(
+                'bias.separate-add',
+                `\`{op}\` {shape}${where} runs without its bias; Inductor adds it in \`{addKernel}\` ({addMeanUs} per call) together with {fusedWith}: that kernel reads the product for those ops anyway, so the bias costs no round trip of its own.`,
+                addNumbers,
+              )
+            : say(
+                'bias.separate-add',
+                `\`{op}\` {shape}${where} runs without its bias; Inductor adds it in a pointwise kernel of its own (\`{addKernel}\`, {addMeanUs} per call): the product makes a round trip through HBM that an epilogue would not.`,
+                addNumbers,
+              ),
       );
     }
   }
@@ -962,13 +1005,7 @@ function fusionSection(c: TraceContext): ExplainSection | undefined {
   for (const k of fused.slice(0, LIST_MAX)) {
     const base = { kernel: kernelLabel(k.name), calls: k.calls, meanUs: k.meanUs, kind: k.kind, ops: [...k.ops], launchedBy: k.launchedBy.join(', ') };
     if (k.generator === 'inductor') {
-      sentences.push(
-        say(
-          'fusion.inductor',
-          `\`{kernel}\` is an Inductor {kind} kernel${k.ops.length ? ` fusing ${k.ops.map((_, i) => `\`{ops.${i}}\``).join(', ')}` : ''}: one kernel where eager mode runs one per op ({calls|call}, {meanUs} each).`,
-          base,
-        ),
-      );
+      sentences.push(inductorKernelSentence(k, base));
     } else {
       sentences.push(
         say('fusion.hand-written', `\`{kernel}\` is no library's kernel${k.outsideOp ? ' and ran outside any ATen op' : ''} (launched by \`{launchedBy}\`): a hand-written kernel, {calls|call}, {meanUs} each.`, base),
@@ -1018,6 +1055,54 @@ function fusionSection(c: TraceContext): ExplainSection | undefined {
   return { id: 'fusion', title: 'What fused, and what could', readings: ['S9'], sentences, tables: [], more: 'kinetoscope fusion TRACE' };
 }
 
+/** Inductor op names of matrix products (a template kernel computes one). */
+const GEMM_OP_NAMES = new Set(['mm', 'addmm', 'bmm', 'baddbmm', '_scaled_mm', '_int_mm', 'convolution']);
+
+/** Inductor's own prims (torch/_inductor/inductor_prims.py): they exist only in compiled graphs, never as an eager op. */
+const INDUCTOR_PRIM = /^(?:inductor_|prepare_softmax_online$|_low_memory_max_pool|_low_memory_max_pool_offsets_to_indices$|cvt_e8m0_rceil$|force_stride_order$)/;
+
+/**
+ * What an Inductor kernel's name says it fused, claiming only what holds: the ops that launch a
+ * kernel in eager mode (views launch none, views.ts), a fusion only where two or more of them
+ * share the kernel, and a template kernel read as the matrix product it computes with the rest
+ * in its epilogue.
+ */
+function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: ExplainSentence['numbers']): ExplainSentence {
+  const launching = k.ops.filter((o) => !isViewOpName(`aten::${o}`) && !INDUCTOR_PRIM.test(o));
+  const views = k.ops.filter((o) => isViewOpName(`aten::${o}`));
+  const prims = k.ops.filter((o) => INDUCTOR_PRIM.test(o));
+  const list = (xs: readonly string[]) => xs.map((o) => `\`${o}\``).join(', ');
+  const numbers = { ...base, launchingOps: [...launching], viewOps: [...views], primOps: [...prims], opList: list(launching), viewList: list(views), primList: list(prims) };
+  const tail = '({calls|call}, {meanUs} each)';
+  const viewsNote = views.length === 1 ? '; {viewList} is a view, which launches no kernel' : views.length ? '; {viewList} are views, which launch no kernel' : '';
+  const primsNote = prims.length ? `; {primList} ${prims.length === 1 ? 'is an Inductor prim' : 'are Inductor prims'}, not an eager op` : '';
+  if (!k.ops.length) return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel ${tail}; its name does not split into ops one way only.`, numbers);
+  if (k.kind === 'template') {
+    const gemm = launching.filter((o) => GEMM_OP_NAMES.has(o));
+    const rest = launching.filter((o) => !GEMM_OP_NAMES.has(o));
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor Triton template ${gemm.length ? `computing ${list(gemm)}` : 'kernel'}${rest.length ? ` with ${list(rest)} in its epilogue` : ''} ${tail}${viewsNote}${primsNote}.`,
+      { ...numbers, gemmOps: gemm, epilogueOps: rest },
+    );
+  }
+  if (launching.length >= 2) {
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor {kind} kernel fusing {opList}: one kernel for ops that each launch a kernel of their own when run eagerly ${tail}${viewsNote}${primsNote}.`,
+      numbers,
+    );
+  }
+  if (launching.length === 1) {
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor {kind} kernel computing {opList} ${tail}: one op's work, no fusion across ops${viewsNote}${primsNote}.`,
+      numbers,
+    );
+  }
+  return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel whose name lists only views ({viewList}), which launch nothing in eager mode: it copies data into the layout they describe ${tail}.`, numbers);
+}
+
 // ------------------------------------------------------------------------------------------------
 // S10: compile overhead
 
@@ -1031,16 +1116,24 @@ function compileSection(c: TraceContext): ExplainSection | undefined {
     const preOps = new Map<string, number>();
     for (const s of xs) for (const p of s.preOps) preOps.set(p.name, (preOps.get(p.name) ?? 0) + p.selfCpuUs);
     const list = [...preOps].map(([name, us]) => ({ name, selfCpuUs: us / xs.length }));
+    const wrapperCpuUs = mean(xs.map((s) => s.wrapperCpuUs));
+    // The compiled graph's own host code (`## Call CompiledFxGraph … ##` self CPU) is named apart
+    // from guards and cache lookups and from the layers that call the graph (compile-overhead.ts).
     sentences.push(
       say(
         'compile.pre-ops',
-        `Each \`{scope}\` runs {regions|compiled region} and pays the compile stack's pre-ops — ${list.map((_, i) => `\`{preOps.${i}.name}\` {preOps.${i}.selfCpuUs}`).join(', ')} (self CPU, mean per instance) — {preOpsCpuUs} in all, {preOpsShare} of its host time; {beforeFirstLaunchUs} pass from the cache lookup to the first kernel launch.`,
+        `Each \`{scope}\` runs {regions|compiled region}; the compile stack's events take {preOpsCpuUs} of self CPU per instance ({preOpsShare} of its host time): ${
+          wrapperCpuUs > 0 ? "{wrapperCpuUs} is the compiled graph's own host code (the self CPU of `## Call CompiledFxGraph … ##`: Inductor's Python wrapper, its buffer allocations and the Python side of each kernel launch), " : ''
+        }{guardsCpuUs} guards and cache lookups, {callLayersCpuUs} the layers that call the graph (region, AOTDispatcher, CompiledFunction); {beforeFirstLaunchUs} pass from the cache lookup to the first kernel launch.`,
         {
           scope: scopes.length ? c.scopeName : 'step',
           regions: mean(xs.map((s) => s.regions)),
           preOps: list,
           preOpsCpuUs: mean(xs.map((s) => s.preOpsCpuUs)),
           preOpsShare: mean(xs.map((s) => s.preOpsShare)),
+          wrapperCpuUs,
+          guardsCpuUs: mean(xs.map((s) => s.guardsCpuUs)),
+          callLayersCpuUs: mean(xs.map((s) => s.callLayersCpuUs)),
           beforeFirstLaunchUs: mean(xs.map((s) => s.beforeFirstLaunchUs)),
         },
       ),
@@ -1048,6 +1141,7 @@ function compileSection(c: TraceContext): ExplainSection | undefined {
   }
   for (const f of co.findings) {
     if (f.code === 'PRE_LAUNCH_OVERHEAD') continue; // said above
+    if (f.code === 'PROFILER_OPTIONS_INFLATE_HOST_TIME') continue; // said in S1 (steps.profiler-options)
     sentences.push(say(`compile.finding.${f.code}`, '{message}', { message: f.message, code: f.code, severity: f.severity, evidence: f.evidence as ExplainValue }));
   }
   return { id: 'compile', title: 'What compiling costs on the host', readings: ['S10'], sentences, tables: [], more: 'kinetoscope compile TRACE' };
@@ -1058,16 +1152,55 @@ function compileSection(c: TraceContext): ExplainSection | undefined {
 
 function verdictSection(c: TraceContext): ExplainSection | undefined {
   const s = c.lazy.steps();
-  if (!s.steps.length) return undefined;
+  const o = s.stats.overall;
+  if (!s.steps.length || !o) return undefined;
   const sentences: ExplainSentence[] = [];
   const unit = s.source === 'profiler-steps' ? 'steps' : s.source === 'annotations' ? 'top-level annotations (taken as steps)' : 'trace';
   const counts = (['gpu-bound', 'overhead-bound', 'no-gpu-work'] as const).filter((v) => s.stats.verdicts[v] > 0).map((v) => ({ verdict: v, count: s.stats.verdicts[v] }));
+  // Per-step figures ride in the summary's numbers (for scripts); the text says one verdict.
+  const perStep = s.steps.map((r) => ({
+    name: r.name,
+    durUs: r.durUs,
+    verdict: r.verdict + (r.borderline ? ' (borderline)' : ''),
+    gpuBusyUs: r.gpuBusyUs,
+    gpuIdleUs: r.gpuIdleUs,
+    gpuIdleShare: 1 - r.gpuBusyShare,
+  }));
+  const numbers = {
+    steps: s.steps.length,
+    verdict: o.verdict + (o.borderline ? ' (borderline)' : ''),
+    medianStep: o.medianStep,
+    medianStepBusyShare: o.medianStepBusyShare,
+    busyMinShare: o.gpuBusyShare.min,
+    busyMaxShare: o.gpuBusyShare.max,
+    reason: o.reason,
+    verdicts: counts,
+    perStep,
+  };
   sentences.push(
-    say('verdict.summary', `Of {steps} ${unit}: ${counts.map((_, i) => `{verdicts.${i}.count} {verdicts.${i}.verdict}`).join(', ')}.`, { steps: s.steps.length, verdicts: counts }),
+    s.steps.length === 1
+      ? say('verdict.summary', `The one ${unit === 'trace' ? 'trace window' : 'step'}, \`{medianStep}\`, is {verdict}: {reason}.`, numbers)
+      : say(
+          'verdict.summary',
+          `Over {steps} ${unit}: {verdict} — GPU busy {medianStepBusyShare} of the median step, \`{medianStep}\` ({busyMinShare} to {busyMaxShare} over the ${unit === 'trace' ? 'windows' : 'steps'}); {reason}.`,
+          numbers,
+        ),
   );
-  for (const r of s.steps) {
+  if (o.split) {
     sentences.push(
-      say('verdict.step', '`{name}` ({durUs}): {verdict} — GPU busy {gpuBusyUs}, idle {gpuIdleUs} ({gpuIdleShare} of the step); {reason}.', {
+      say(
+        'verdict.split',
+        `The per-step verdicts split — ${counts.map((_, i) => `{verdicts.${i}.count} {verdicts.${i}.verdict}`).join(', ')} — because the GPU busy share sits near the 50% line ({busyMinShare} to {busyMaxShare}): one workload near the line, read by the median step above.`,
+        numbers,
+      ),
+    );
+  }
+  // Per step: only the steps whose verdict differs from the overall one, and only when the
+  // steps did not merely split around the line (said above); at most LIST_MAX.
+  const differ = o.split ? [] : s.steps.filter((r) => r.verdict !== o.verdict);
+  for (const r of differ.slice(0, LIST_MAX)) {
+    sentences.push(
+      say('verdict.step', '`{name}` ({durUs}) differs: {verdict} — GPU busy {gpuBusyUs}, idle {gpuIdleUs} ({gpuIdleShare} of the step); {reason}.', {
         name: r.name,
         durUs: r.durUs,
         verdict: r.verdict + (r.borderline ? ' (borderline)' : ''),
@@ -1078,7 +1211,8 @@ function verdictSection(c: TraceContext): ExplainSection | undefined {
       }),
     );
   }
-  const bound = s.stats.verdicts['overhead-bound'] > s.stats.verdicts['gpu-bound'] ? 'overhead-bound' : s.stats.verdicts['gpu-bound'] > 0 ? 'gpu-bound' : undefined;
+  if (differ.length > LIST_MAX) sentences.push(say('verdict.more', 'And {more|more step} with another verdict.', { more: differ.length - LIST_MAX }));
+  const bound = o.verdict;
   if (bound === 'overhead-bound') {
     sentences.push(
       say('verdict.meaning.overhead', 'While the GPU is idle it waits for the host: removing all host overhead could save at most the idle {gpuIdleUs} of a step (mean), a faster GPU at most the busy {gpuBusyUs}.', {
@@ -1121,8 +1255,10 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
     );
   }
   const s = c.lazy.steps();
+  // The advice follows the one verdict across the steps (step-breakdown.ts `overallVerdict`).
+  const overall = s.stats.overall;
   const overhead = s.steps.filter((r) => r.verdict === 'overhead-bound');
-  if (overhead.length && overhead.length * 2 > s.steps.length) {
+  if (overall?.verdict === 'overhead-bound' && overhead.length) {
     const graphs = s.steps.reduce((n, r) => n + r.graphLaunches, 0);
     const numbers = {
       steps: overhead.length,
@@ -1166,13 +1302,18 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
       }),
     );
   }
-  for (const r of c.lazy.ops().epilogues.filter((x) => x.separateAdd)) {
+  // Only where the add is a round trip of its own: a forward GEMM (epilogues.ts), and in a
+  // compiled graph an add kernel that fuses nothing else.
+  for (const r of c.lazy.ops().epilogues.filter((x) => x.separateAdd && !x.backward && x.separateAdd.kernels.length && !x.separateAdd.fusedWith.length)) {
+    const numbers = { op: r.op, addOp: r.separateAdd!.op, addMeanUs: r.separateAdd!.meanUs ?? null };
     sentences.push(
-      say('next.bias-epilogue', 'Let the bias ride in the GEMM: `{op}` followed by `{addOp}` launches two kernels where `torch.addmm` (or `nn.Linear`) launches one with the bias in its epilogue ({addMeanUs} of add kernel per call now).', {
-        op: r.op,
-        addOp: r.separateAdd!.op,
-        addMeanUs: r.separateAdd!.meanUs ?? null,
-      }),
+      r.compiled
+        ? say(
+            'next.bias-epilogue',
+            'In the compiled graph, `{op}` runs on cuBLAS without its bias and `{addOp}` adds it in a kernel of its own ({addMeanUs} per call now): `torch.compile(mode="max-autotune")` lets Inductor try Triton template GEMMs, which take a following pointwise op into their epilogue.',
+            numbers,
+          )
+        : say('next.bias-epilogue', 'Let the bias ride in the GEMM: `{op}` followed by `{addOp}` launches two kernels where `torch.addmm` (or `nn.Linear`) launches one with the bias in its epilogue ({addMeanUs} of add kernel per call now).', numbers),
     );
   }
   const l = computeLaunches(c.m, { top: 0 });
@@ -1189,8 +1330,8 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
       }),
     );
   }
-  const gpuBound = s.steps.filter((r) => r.verdict === 'gpu-bound');
-  if (gpuBound.length && gpuBound.length * 2 > s.steps.length) {
+  // Not when borderline: with the GPU idle for 40% of a step, host-side work can help.
+  if (overall?.verdict === 'gpu-bound' && !overall.borderline) {
     const g = c.lazy.gemm();
     const gemmUs = g.totals.kernelUs;
     const gpuUs = s.steps.reduce((a, r) => a + r.gpuTimeUs, 0);

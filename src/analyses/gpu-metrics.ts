@@ -9,7 +9,8 @@
  *   trace lacks it, grid size ÷ `numSms` of the device's `deviceProperties`. Non-positive values
  *   are skipped, as the plugin does.
  * - Est. achieved occupancy: Kineto's `est. achieved occupancy %`, weighted by each kernel's
- *   time inside the window (kernels without the arg, or with a negative one, are left out).
+ *   time inside the window (kernels without the arg, or with a negative one, are left out, and
+ *   so are kernels whose 0 means unknown: `occupancyIsUnknown`).
  * - Tensor-Core share: time inside the window of kernels whose name says they use Tensor Cores
  *   (`decodeKernelName(name).tensorCores`) ÷ the time inside the window of all kernels. The
  *   plugin's allow-list predates Hopper; the decoder's rules cover `nvjet_*`, `sm90_xmma_*`,
@@ -115,8 +116,25 @@ export interface KernelClasses {
   readonly communication: Uint8Array;
   /** Blocks per SM per GPU index (NaN when unknown). */
   readonly blocksPerSm: Float64Array;
-  /** `est. achieved occupancy %` per GPU index (NaN when absent). */
+  /** `est. achieved occupancy %` per GPU index (NaN when absent or unknown: `occupancyIsUnknown`). */
   readonly occupancyPct: Float64Array;
+}
+
+/**
+ * Whether Kineto's `est. achieved occupancy %` of 0 means "unknown" rather than "under 0.5%".
+ * Kineto writes `(int)(0.5 + occupancy·100)` with occupancy = min(blocks per SM, the CUDA
+ * occupancy calculator's active blocks per SM) × threads per block ÷ the SM's maximum threads
+ * (libkineto `kernelOccupancy`, `output_json.cpp`). The calculator does not know a kernel's
+ * opt-in shared memory or cluster launch, so for cuBLAS's nvjet kernels (> 48 KB of shared
+ * memory, clusters) it finds room for no block and the figure is 0 — impossible for a kernel that
+ * ran. A 0 is a real (rounded) figure only when even one resident block, min(1, blocks per SM) ×
+ * threads per block ÷ max threads per SM, stays under 0.5%; where any of those is missing, it
+ * is unknown too.
+ */
+export function occupancyIsUnknown(occPct: number, blocksPerSm: number, threadsPerBlock: number, maxThreadsPerSm: number | undefined): boolean {
+  if (occPct !== 0) return false;
+  if (!(blocksPerSm > 0) || !(threadsPerBlock > 0) || !(maxThreadsPerSm !== undefined && maxThreadsPerSm > 0)) return true;
+  return (Math.min(1, blocksPerSm) * threadsPerBlock) / maxThreadsPerSm >= 0.005;
 }
 
 export function classifyKernels(m: TraceModel): KernelClasses {
@@ -135,6 +153,8 @@ export function classifyKernels(m: TraceModel): KernelClasses {
   const args = new KernelArgsTable();
   const smsByDevice = new Map<number, number>();
   for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
+  const maxThreadsByDevice = new Map<number, number>();
+  for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
   for (let g = 0; g < n; g++) {
     if (kind[g] !== GpuKind.Kernel) continue;
     const id = name[g]!;
@@ -158,7 +178,8 @@ export function classifyKernels(m: TraceModel): KernelClasses {
       const sms = smsByDevice.get(device[g]!);
       if (sms && args.hasGrid[a]) blocksPerSm[g] = args.gridSize[a]! / sms;
     }
-    occupancyPct[g] = args.occupancyPct[a]!;
+    const occ = args.occupancyPct[a]!;
+    occupancyPct[g] = occupancyIsUnknown(occ, blocksPerSm[g]!, args.blockThreads[a]!, maxThreadsByDevice.get(device[g]!)) ? NaN : occ;
   }
   return { tensorCores, communication, blocksPerSm, occupancyPct };
 }
@@ -182,6 +203,8 @@ class KernelArgsTable {
   blocksPerSm = new Float64Array(64);
   hasGrid = new Uint8Array(64);
   gridSize = new Float64Array(64);
+  /** Threads per block (the `block` arg's product; NaN when absent). */
+  blockThreads = new Float64Array(64);
   occupancyPct = new Float64Array(64);
   private count = 0;
   private readonly slots = new Map<JsonObject, number>();
@@ -207,6 +230,8 @@ class KernelArgsTable {
       this.hasGrid[k] = 1;
       this.gridSize[k] = (grid as number[]).reduce((p, v) => p * v, 1);
     }
+    const block = args['block'];
+    this.blockThreads[k] = Array.isArray(block) && block.every((v) => typeof v === 'number') ? (block as number[]).reduce((p, v) => p * v, 1) : NaN;
     const occ = args['est. achieved occupancy %'];
     this.occupancyPct[k] = typeof occ === 'number' ? occ : NaN;
     return k;
@@ -218,6 +243,7 @@ class KernelArgsTable {
     this.blocksPerSm = doubled(this.blocksPerSm);
     this.hasGrid = doubled(this.hasGrid);
     this.gridSize = doubled(this.gridSize);
+    this.blockThreads = doubled(this.blockThreads);
     this.occupancyPct = doubled(this.occupancyPct);
   }
 }

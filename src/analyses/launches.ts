@@ -56,6 +56,46 @@ export function isKernelLaunchApi(name: string): boolean {
   return KERNEL_LAUNCH.test(name) || GRAPH_LAUNCH.test(name);
 }
 
+/**
+ * What a "launch" is, everywhere in kinetoscope (`steps`, `explain`, `check`, `diff`,
+ * `launches`): a runtime or driver call that launched kernels — a kernel or graph launch API
+ * by name (`isKernelLaunchApi`: the host paid for a launch even where its kernel is missing from
+ * the trace), or any call CUPTI linked to a kernel. Memsets and copies are not launches: every
+ * command counts them beside, named (`memsets`, `memcpys`).
+ */
+export function isLaunchCall(launchApiByName: boolean, launchedAKernel: boolean): boolean {
+  return launchApiByName || launchedAKernel;
+}
+
+export interface LaunchCounts {
+  /** Distinct launch calls (`isLaunchCall`) of the kernels. */
+  readonly launches: number;
+  readonly kernels: number;
+  /** GPU memsets and copies, counted beside the launches. */
+  readonly memsets: number;
+  readonly memcpys: number;
+}
+
+/** The launches behind a set of GPU activities (an annotation's, a step's), and its kernels, memsets and copies. */
+export function countLaunches(m: TraceModel, gpuWork: Iterable<number>): LaunchCounts {
+  const { gpu } = m;
+  const calls = new Set<number>();
+  let kernels = 0;
+  let memsets = 0;
+  let memcpys = 0;
+  for (const g of gpuWork) {
+    const k = gpu.kind[g];
+    if (k === GpuKind.Kernel) {
+      kernels++;
+      const l = gpu.launcher[g]!;
+      // A call linked to a kernel is a launch whatever its name.
+      if (l >= 0 && isLaunchCall(false, true)) calls.add(l);
+    } else if (k === GpuKind.Memcpy) memcpys++;
+    else memsets++;
+  }
+  return { launches: calls.size, kernels, memsets, memcpys };
+}
+
 /** The synchronization a call performs by its name alone (blocking copies need the copy: see `syncKindOf`). */
 export function syncKindByName(name: string): SyncKind | undefined {
   for (const [re, kind] of SYNC_API) if (re.test(name)) return kind;
@@ -304,7 +344,7 @@ export interface LaunchOutliers {
 }
 
 export interface LaunchTotals {
-  /** Kernel and graph launch calls. */
+  /** Launch calls (`isLaunchCall`): kernel and graph launches. */
   readonly launches: number;
   readonly graphLaunches: number;
   readonly kernelsViaGraphs: number;
@@ -313,6 +353,9 @@ export interface LaunchTotals {
   /** Kernels no runtime/driver call is linked to. */
   readonly kernelsWithoutLaunch: number;
   readonly kernels: number;
+  /** GPU memsets and copies: counted beside the launches, not as launches. */
+  readonly memsets: number;
+  readonly memcpys: number;
   readonly hostSyncs: number;
   readonly hostBlockedUs: number;
 }
@@ -516,7 +559,7 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
     let role = info.role;
     const hasKernel = list.some((g) => gpu.kind[g] === GpuKind.Kernel);
     // A call CUPTI linked to a kernel is a launch whatever its name.
-    if ((role === 'other' || role === 'memcpy' || role === 'memset') && hasKernel) role = 'kernel-launch';
+    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, hasKernel)) role = 'kernel-launch';
     let acc = apis.get(name);
     if (!acc) apis.set(name, (acc = { role, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] }));
     const start = host.startNs[i]!;
@@ -602,8 +645,12 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
   const kernels = new Map<number, KAcc>();
   let kernelsWithoutLaunch = 0;
   let kernelCount = 0;
+  let memsetCount = 0;
+  let memcpyCount = 0;
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.kind[g] === GpuKind.Kernel) kernelCount++;
+    else if (gpu.kind[g] === GpuKind.Memcpy) memcpyCount++;
+    else memsetCount++;
     const h = gpu.launcher[g]!;
     if (h < 0) {
       if (gpu.kind[g] === GpuKind.Kernel) kernelsWithoutLaunch++;
@@ -784,6 +831,8 @@ export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): Launch
       launchesWithoutKernel,
       kernelsWithoutLaunch,
       kernels: kernelCount,
+      memsets: memsetCount,
+      memcpys: memcpyCount,
       hostSyncs,
       hostBlockedUs,
     },

@@ -22,6 +22,7 @@
  * `gpu_user_annotation` spans (Kineto's own GPU-side summary of the same work).
  */
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
+import { countLaunches } from './launches.js';
 
 /** What a scope is made of: steps, instances of one annotation name, or the whole trace. */
 export type ScopeSpec =
@@ -250,14 +251,9 @@ export function instanceKernels(m: TraceModel, inst: ScopeInstance): number[] {
   return inst.gpu.filter((g) => m.gpu.kind[g] === GpuKind.Kernel);
 }
 
-/** Runtime/driver calls of the instance that launched GPU work (one `cudaGraphLaunch` counts once). */
+/** The instance's launches (`isLaunchCall`: calls that launched its kernels; one `cudaGraphLaunch` counts once; memsets and copies are not launches). */
 export function instanceLaunches(m: TraceModel, inst: ScopeInstance): number {
-  const seen = new Set<number>();
-  for (const g of inst.gpu) {
-    const l = m.gpu.launcher[g]!;
-    if (l >= 0) seen.add(l);
-  }
-  return seen.size;
+  return countLaunches(m, inst.gpu).launches;
 }
 
 /** Σ durations of the instance's GPU work (kernels, copies, memsets), ns. */

@@ -32,6 +32,13 @@
  * work is what keeps the GPU waiting); host time blocked in synchronisations, DataLoader time. A step with no GPU work is `no-gpu-work`.
  * Within ±10% of the threshold the step is flagged `borderline`: neither side dominates, and
  * steps of the same loop can fall either way.
+ * One verdict across the steps (`stats.overall`), said before any per-step detail: the rule
+ * of the step whose GPU busy share is the median one (the lower middle one for an even count;
+ * robust to a warm-up step), with its reason and the spread of the shares. It is `borderline`
+ * when the median is within the margin or when the per-step verdicts split around the line
+ * (`split`: steps on the other side, all of them borderline): identical steps on either side of
+ * 50% are one workload near the line, not two workloads. A step far on the other side is an
+ * outlier, named on its own.
  *
  * Ignores: `python_function` frames (as the plugin), `cuda_sync` records.
  */
@@ -49,7 +56,8 @@ import {
   type WindowGpuMetrics,
 } from './gpu-metrics.js';
 import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from './intervals.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, quantileSorted, type LaunchIndex } from './launches.js';
+import { findInflatingOptions, type InflatingOptionFound } from './profiler-options.js';
+import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, isLaunchCall, quantileSorted, type LaunchIndex } from './launches.js';
 import { medianOf, ValueList } from './median.js';
 import { orderByStart } from './time-order.js';
 
@@ -97,8 +105,11 @@ export interface StepRow {
   /** Kernels that ran (at least partly) inside the step, and the median of their durations. */
   readonly kernels: number;
   readonly medianKernelUs: number;
-  /** Kernel and graph launch calls that started inside the step (any thread). */
+  /** Launch calls (`isLaunchCall`: kernel and graph launches) that started inside the step (any thread). */
   readonly launches: number;
+  /** GPU memsets and copies launched by calls that started inside the step: counted beside the launches, not as launches. */
+  readonly memsets: number;
+  readonly memcpys: number;
   readonly graphLaunches: number;
   readonly launchCpuUs: number;
   readonly meanLaunchUs: number;
@@ -142,6 +153,21 @@ export interface StepStats {
   /** Mean of each breakdown part over the steps. */
   readonly breakdownMeanUs: StepTimeBreakdown;
   readonly verdicts: Record<StepVerdict, number>;
+  /** One verdict across the steps (see the module comment); undefined without steps. */
+  readonly overall?: OverallVerdict;
+}
+
+export interface OverallVerdict {
+  readonly verdict: StepVerdict;
+  readonly borderline: boolean;
+  /** The per-step verdicts disagree and every step on the other side is itself borderline: one workload near the line. */
+  readonly split: boolean;
+  /** Spread of the steps' GPU busy shares (0–1); the verdict follows the median. */
+  readonly gpuBusyShare: Spread;
+  /** The step whose busy share is the median one (the lower middle one for an even count), its share and its reason. */
+  readonly medianStep: string;
+  readonly medianStepBusyShare: number;
+  readonly reason: string;
 }
 
 export interface StepOutlier {
@@ -154,6 +180,8 @@ export interface StepOutlier {
 
 export interface StepAnalysis {
   readonly source: StepSource;
+  /** Profiler options that inflate the host times below (profiler-options.ts). */
+  readonly profilerOptions: readonly InflatingOptionFound[];
   readonly steps: StepRow[];
   readonly stats: StepStats;
   readonly outliers: StepOutlier[];
@@ -272,6 +300,8 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
       kernels,
       medianKernelUs: medianKernelNs / 1000,
       launches,
+      memsets: sums.memsets[wi]!,
+      memcpys: sums.memcpys[wi]!,
       graphLaunches: sums.graphLaunches[wi]!,
       launchCpuUs: launchNs / 1000,
       meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
@@ -295,7 +325,7 @@ export function computeStepBreakdown(m: TraceModel): StepAnalysis {
     });
   }
 
-  return { source, steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
+  return { source, profilerOptions: findInflatingOptions(m), steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -535,6 +565,8 @@ function opSelfNs(host: TraceModel['host'], i: number): number {
 class HostSums {
   readonly calls: Int32Array;
   readonly launches: Int32Array;
+  readonly memsets: Int32Array;
+  readonly memcpys: Int32Array;
   readonly graphLaunches: Int32Array;
   readonly syncs: Int32Array;
   readonly launchNs: Float64Array;
@@ -553,6 +585,8 @@ class HostSums {
     const nW = windows.length;
     this.calls = new Int32Array(nW);
     this.launches = new Int32Array(nW);
+    this.memsets = new Int32Array(nW);
+    this.memcpys = new Int32Array(nW);
     this.graphLaunches = new Int32Array(nW);
     this.syncs = new Int32Array(nW);
     this.launchNs = new Float64Array(nW);
@@ -576,10 +610,14 @@ class HostSums {
     const to = offsets[i + 1]!;
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
-    // A call CUPTI linked to a kernel is a launch whatever its name.
-    let launch = (bits & API_LAUNCH) !== 0;
-    for (let q = from; q < to && !launch; q++) if (gpu.kind[items[q]!] === GpuKind.Kernel) launch = true;
-    if (launch) {
+    let linkedKernel = false;
+    for (let q = from; q < to; q++) {
+      const k = gpu.kind[items[q]!];
+      if (k === GpuKind.Kernel) linkedKernel = true;
+      else if (k === GpuKind.Memcpy) this.memcpys[w]++;
+      else this.memsets[w]++;
+    }
+    if (isLaunchCall((bits & API_LAUNCH) !== 0, linkedKernel)) {
       this.launches[w]++;
       if (bits & API_GRAPH) this.graphLaunches[w]++;
       this.launchNs[w] += e - s;
@@ -720,7 +758,9 @@ function computeStats(steps: readonly StepRow[]): StepStats {
   ) as unknown as StepTimeBreakdown;
   const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
   for (const s of steps) verdicts[s.verdict]++;
+  const overall = overallVerdict(steps);
   return {
+    ...(overall ? { overall } : {}),
     count: steps.length,
     durUs: of((s) => s.durUs),
     gpuBusyUs: of((s) => s.gpuBusyUs),
@@ -733,6 +773,27 @@ function computeStats(steps: readonly StepRow[]): StepStats {
     breakdownMeanUs,
     verdicts,
   };
+}
+
+/** One verdict across the steps (see the module comment). */
+export function overallVerdict(steps: readonly StepRow[]): OverallVerdict | undefined {
+  if (!steps.length) return undefined;
+  const withWork = steps.filter((s) => s.verdict !== 'no-gpu-work');
+  if (!withWork.length) {
+    return { verdict: 'no-gpu-work', borderline: false, split: false, gpuBusyShare: spread(steps.map((s) => s.gpuBusyShare)), medianStep: steps[0]!.name, medianStepBusyShare: steps[0]!.gpuBusyShare, reason: steps[0]!.reason };
+  }
+  const byShare = [...withWork].sort((a, b) => a.gpuBusyShare - b.gpuBusyShare);
+  const mid = byShare[(byShare.length - 1) >> 1]!;
+  const share = spread(withWork.map((s) => s.gpuBusyShare));
+  // The median step decides (the lower middle one for an even count), so the verdict and the
+  // reason quoted are the same step's.
+  const verdict = mid.verdict;
+  // Split around the line: steps on both sides, and every step on the other side is itself
+  // borderline (a step far on the other side is an outlier, named on its own instead).
+  const other = withWork.filter((s) => s.verdict !== verdict);
+  const split = other.length > 0 && other.every((s) => s.borderline);
+  const borderline = split || Math.abs(mid.gpuBusyShare - GPU_BOUND_BUSY_SHARE) < BORDERLINE_MARGIN;
+  return { verdict, borderline, split, gpuBusyShare: share, medianStep: mid.name, medianStepBusyShare: mid.gpuBusyShare, reason: mid.reason.replace(/^borderline: /, '') };
 }
 
 function findOutliers(steps: readonly StepRow[]): StepOutlier[] {

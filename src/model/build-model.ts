@@ -36,7 +36,7 @@ import { unwidenGpuAnnotations } from './gpu-annotation-spans.js';
 import { computeNesting } from './nesting.js';
 import { primeModelBuilder } from './primer.js';
 import { RawColumns } from './raw-columns.js';
-import { reportStreamOverlaps } from './stream-overlaps.js';
+import { pdlCapableDevices, reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
 import type { TableKernels } from './table-kernels.js';
 import { OPTIONAL_TABLES, type DeviceProperties, type FwdBwdLink, type OptionalTable, type ProfilerStep, type TraceModel } from './trace-model.js';
@@ -430,7 +430,13 @@ class Builder implements ModelBuilder {
       diagnostics,
     );
 
-    const gpuEndNs = reportStreamOverlaps(g, diagnostics, streams);
+    const header = read.header;
+    const devices: DeviceProperties[] = Array.isArray(header['deviceProperties'])
+      ? (header['deviceProperties'].filter((d) => d && typeof d === 'object' && !Array.isArray(d)) as JsonObject[]).map(
+          (d) => ({ ...d, id: num(d['id']) }) as DeviceProperties,
+        )
+      : [];
+    const gpuEndNs = reportStreamOverlaps(g, diagnostics, streams, pdlCapableDevices(devices), (i) => strings.get(g.name[i]!));
     const fwdBwd = bindFwdBwd(hostTable, this.fwdBwdEnds, origin);
 
     const traceEndNs = Math.max(nesting.latestEndNs, gpuEndNs);
@@ -448,12 +454,6 @@ class Builder implements ModelBuilder {
     }
     steps.sort((a, b) => a.startNs - b.startNs);
 
-    const header = read.header;
-    const devices: DeviceProperties[] = Array.isArray(header['deviceProperties'])
-      ? (header['deviceProperties'].filter((d) => d && typeof d === 'object' && !Array.isArray(d)) as JsonObject[]).map(
-          (d) => ({ ...d, id: num(d['id']) }) as DeviceProperties,
-        )
-      : [];
     const dist = header['distributedInfo'];
     const flag = (k: string) => header[k] === 1 || header[k] === true;
 

@@ -89,7 +89,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     opts,
   ));
   out.push(dim('CPU = the instance\'s duration on the host; GPU = Σ durations of the kernels, copies and memsets it launched;'));
-  out.push(dim('launches = runtime/driver calls that launched GPU work (a CUDA-graph replay counts once).'));
+  out.push(dim('launches = runtime/driver calls that launched kernels (a CUDA-graph replay counts once); memsets and copies are not launches.'));
   return out.join('\n');
 }
 
@@ -158,6 +158,8 @@ const stats = (s: ScopeStats) => ({
   gpuUs: roundUs(s.gpuUs),
   kernels: s.kernels,
   launches: s.launches,
+  memsets: s.memsets,
+  memcpys: s.memcpys,
   spread: {
     cpuUs: spreadJson(s.spread.cpuUs, roundUs),
     gpuUs: spreadJson(s.spread.gpuUs, roundUs),

@@ -20,7 +20,7 @@ export const EXPECTATION_KEY_HELP: Record<string, string> = {
   instances: 'how many instances of the scope the trace has',
   kernels: 'device kernels per instance (memsets and copies not counted)',
   gemms: 'GEMM kernels per instance (owned by a GEMM op, or named as one: nvjet, cuBLAS, CUTLASS, Triton templates, …)',
-  launches: 'runtime/driver calls per instance that launched GPU work',
+  launches: 'runtime/driver calls per instance that launched kernels (memsets and copies are not launches)',
   'absent-ops': 'a list of host event names that must not occur',
   ops: 'a map {name: calls per instance} of host events (ops, annotations, API calls)',
   'kernel-matching': 'a map {regular expression: kernels per instance whose name, or short name, it finds}',

@@ -21,6 +21,10 @@ export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {
       `; ${formatUs(t.launchCpuUs)} of host time inside launch calls` +
       (t.launches ? ` (mean ${formatUs(t.launchCpuUs / t.launches)})` : '') +
       `; ${formatInt(t.kernels)} kernels` +
+      // Memsets and copies are not launches (launches.ts isLaunchCall): named beside.
+      (t.memsets || t.memcpys
+        ? `, plus ${[t.memsets ? `${formatInt(t.memsets)} memset${t.memsets === 1 ? '' : 's'}` : '', t.memcpys ? `${formatInt(t.memcpys)} cop${t.memcpys === 1 ? 'y' : 'ies'}` : ''].filter(Boolean).join(' and ')} (not launches)`
+        : '') +
       (t.kernelsWithoutLaunch ? `, ${formatInt(t.kernelsWithoutLaunch)} with no launching call in the trace` : '') +
       (t.launchesWithoutKernel ? `; ${formatInt(t.launchesWithoutKernel)} launch calls whose kernel is missing` : '') +
       '.',

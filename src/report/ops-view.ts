@@ -85,11 +85,13 @@ export function opsJson(r: OpsReport, views: readonly NoGpuWorkRow[], others: re
             inputDims: JSON.parse(e.separateAdd.inputDims) as unknown,
             kernels: e.separateAdd.kernels,
             meanUs: e.separateAdd.meanUs !== undefined ? roundUs(e.separateAdd.meanUs) : null,
+            fusedWith: e.separateAdd.fusedWith,
           }
         : null,
       otherKernels: e.otherKernels,
       calls: e.calls,
       compiled: e.compiled,
+      backward: e.backward,
       statement: epilogueStatement(e),
     })),
     totals: {

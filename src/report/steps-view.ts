@@ -1,6 +1,7 @@
 /** The step table, the Overview breakdown, verdicts with reasons, spread and slow steps; and the same as JSON. */
 import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/step-breakdown.js';
 import { BREAKDOWN_KEYS } from '../analyses/step-breakdown.js';
+import { describeInflatingOptions } from '../analyses/profiler-options.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
@@ -51,7 +52,7 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
       pct(s.gpuIdleUs / s.durUs),
       pct(s.gpuUtilization),
       pct(s.smEfficiency),
-      Number.isFinite(s.achievedOccupancyPct) ? `${s.achievedOccupancyPct.toFixed(1)}%` : '—',
+      Number.isFinite(s.achievedOccupancyPct) ? `${s.achievedOccupancyPct.toFixed(1)}%` : 'unknown',
       pct(s.tensorCoreShare),
       formatUs(s.gpuTimeUs),
       formatInt(s.launches),
@@ -68,15 +69,20 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
     a.steps.map((s) => [s.name, ...BREAKDOWN_KEYS.map((k) => breakdownCell(s.breakdown[k], s.durUs))]),
     opts,
   );
+  const o = a.stats.overall;
+  // One verdict across the steps first; per step, only the steps that disagree with it (the
+  // others are the table's Verdict column).
+  const differ = o ? a.steps.filter((s) => s.verdict !== o.verdict) : a.steps;
   const out = [
+    ...(o ? [overallText(a, verdict), ''] : []),
     main,
     '',
     'Where the step time went (TensorBoard Overview: each instant counted once, by the first category that covers it):',
     breakdown,
     '',
-    'Verdicts:',
-    ...a.steps.map((s) => `  ${s.name}: ${verdict(s.verdict, s.verdict)} (${s.reason})`),
-    '',
+    ...(differ.length
+      ? [`${o ? 'Steps whose verdict differs from the overall one' : 'Verdicts'}:`, ...differ.map((s) => `  ${s.name}: ${verdict(s.verdict, s.verdict)} (${s.reason})`), '']
+      : []),
     renderStats(a),
   ];
   if (a.outliers.length) {
@@ -87,7 +93,24 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
   } else if (a.steps.length > 1) {
     out.push('No step is 30% or more above the median.');
   }
+  const caveat = describeInflatingOptions(a.profilerOptions);
+  if (caveat) out.push('', `Caveat: ${caveat}`);
   return out.join('\n');
+}
+
+/** The one verdict across the steps, with the spread of the GPU busy share and the median step's reason. */
+export function overallText(a: StepAnalysis, verdict: (v: StepRow['verdict'], t: string) => string = (_v, t) => t): string {
+  const o = a.stats.overall!;
+  const n = a.steps.length;
+  const word = verdict(o.verdict, o.verdict) + (o.borderline ? ' (borderline)' : '');
+  if (n === 1) return `Verdict: ${word} — ${o.reason}.`;
+  const sp = o.gpuBusyShare;
+  const v = a.stats.verdicts;
+  const splitText = o.split ? `; the steps split, ${v['gpu-bound']} gpu-bound and ${v['overhead-bound']} overhead-bound, on either side of 50% busy` : '';
+  return (
+    `Verdict over ${n} steps: ${word} — GPU busy ${pct(o.medianStepBusyShare)} of the median step (${pct(sp.min)} to ${pct(sp.max)} over the steps)${splitText}. ` +
+    `The median step, ${o.medianStep}: ${o.reason}.`
+  );
 }
 
 function breakdownCell(us: number, stepUs: number): string {
@@ -140,6 +163,7 @@ function spreadJson(sp: Spread, f: (x: number) => number | null) {
 export function stepsJson(a: StepAnalysis) {
   return {
     source: a.source,
+    profilerOptions: a.profilerOptions.map((o) => ({ option: o.option, evidence: o.evidence })),
     steps: a.steps.map((s) => ({
       name: s.name,
       startUs: us(s.startUs),
@@ -148,6 +172,8 @@ export function stepsJson(a: StepAnalysis) {
       gpuBusyUs: us(s.gpuBusyUs),
       gpuIdleUs: us(s.gpuIdleUs),
       launches: s.launches,
+      memsets: s.memsets,
+      memcpys: s.memcpys,
       verdict: s.verdict,
       reason: s.reason,
       borderline: s.borderline,
@@ -182,6 +208,17 @@ export function stepsJson(a: StepAnalysis) {
       hostBlockedUs: spreadJson(a.stats.hostBlockedUs, us),
       breakdownMeanUs: breakdownJson(a.stats.breakdownMeanUs),
       verdicts: a.stats.verdicts,
+      overall: a.stats.overall
+        ? {
+            verdict: a.stats.overall.verdict,
+            borderline: a.stats.overall.borderline,
+            split: a.stats.overall.split,
+            gpuBusyShare: spreadJson(a.stats.overall.gpuBusyShare, ratio),
+            medianStep: a.stats.overall.medianStep,
+            medianStepBusyShare: ratio(a.stats.overall.medianStepBusyShare),
+            reason: a.stats.overall.reason,
+          }
+        : null,
     },
     outliers: a.outliers.map((o) => ({ name: o.name, durUs: us(o.durUs), medianUs: us(o.medianUs), ratio: ratio(o.ratio) })),
   };

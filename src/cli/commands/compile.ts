@@ -13,6 +13,13 @@ Definitions:
   Self CPU           duration − durations of the events directly inside it (torch's definition)
   CPU total          duration
   Pre-ops self CPU   Σ self CPU of the pre-ops in the step: time spent in the compile stack itself
+  of it: wrapper     the self CPU of ## Call CompiledFxGraph <hash> ##: the compiled graph's own
+                     host code (Inductor's Python call(): buffer allocations, the Python side of
+                     each kernel launch, outside any recorded op)
+  guards+lookup      the self CPU of TorchDynamo Cache Lookup and guard events; the rest of the
+                     pre-ops' self CPU is the layers that call the graph (--json: callLayersCpuUs)
+  With with_stack, profile_memory or with_flops on (finding PROFILER_OPTIONS_INFLATE_HOST_TIME),
+  every host time here includes the profiler's own work.
   Share              of the step's (annotation's) own CPU duration
   Before 1st launch  per compiled region, from the start of the cache lookup before it (else the
                      region) to its first runtime/driver call that launched GPU work; summed

@@ -35,8 +35,8 @@ CPU ops: cpu_op and user_annotation names removed, added, or called a different 
 times per instance; runtime and driver calls likewise.
 Per instance: CPU = the step/annotation's duration on the host; GPU = sum of the durations
 of the kernels, copies and memsets it launched (with GPU work of a launch outside any op,
-which torch's device total leaves out); launches = runtime/driver calls that launched GPU
-work; the spread is min-max (and the standard deviation in --json) over the instances.`;
+which torch's device total leaves out); launches = runtime/driver calls that launched
+kernels (memsets and copies are counted beside, not as launches); the spread is min-max (and the standard deviation in --json) over the instances.`;
 
 interface DiffOptions extends CommonOptions {
   per?: string;

@@ -7,7 +7,10 @@ import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, pr
 const HELP = `
 Findings (code: what is counted):
   OVERLAPPING_KERNELS            GPU activities starting before an earlier one on the same
-                                 stream ended (Hopper programmatic dependent launch, or bad times)
+                                 stream ended, other than PDL_OVERLAP (bad times)
+  PDL_OVERLAP (info)             programmatic dependent launch: on a device of compute capability
+                                 >= 9 (deviceProperties), a kernel starting before the kernel right
+                                 before it on its stream ends, and ending after it; pairs named
   KERNEL_WITHOUT_LAUNCH          GPU activities with no runtime/driver call of their correlation id
   LAUNCH_WITHOUT_KERNEL          kernel launch calls (cudaLaunchKernel, cuLaunchKernelEx,
                                  cudaGraphLaunch, hipLaunchKernel, ...) with no GPU activity

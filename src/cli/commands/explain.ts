@@ -10,7 +10,8 @@ const DEFINITIONS = `
 Sections (each appears only when the trace gives it something true to say):
   steps        S1   profiler steps; each top-level annotation with its CPU extent (its span on the
                     host), GPU extent (first start to last end of the GPU work it launched), GPU
-                    time, kernels and launches per instance
+                    time, kernels and launches per instance (a launch is a runtime/driver call
+                    that launched kernels; memsets and copies are named beside)
   dispatch     S2   the first instance's top-level ops, each as its chain of cpu_ops down to the
                     launch calls and the kernels they launched (views as "(→ …)")
   views        S3   view ops that launched no GPU work, and their self CPU time

@@ -25,12 +25,16 @@ Definitions:
   SM eff        the plugin's estimated SM efficiency: integral of min(sum of 'blocks per SM'
                 of the running kernels, 1) over the step / Wall (grid / numSms if the arg
                 is missing)
-  Occup         kernel-time-weighted mean of Kineto's 'est. achieved occupancy %'
+  Occup         kernel-time-weighted mean of Kineto's 'est. achieved occupancy %' over the
+                kernels whose figure is known: a 0 where one resident block would give
+                >= 0.5% (nvjet's GEMMs: the occupancy calculator found no room) is unknown
+                and left out; 'unknown' when no kernel of the step has a figure
   TC            time of kernels whose name says they use Tensor Cores / kernel time
   GPU time      sum of kernel durations inside the step (concurrent kernels each counted)
   Launches      kernel and graph launch calls (cudaLaunchKernel, cuLaunchKernelEx,
-                cudaGraphLaunch, hipLaunchKernel, ...) that started in the step, any thread;
-                Mean launch = their mean duration
+                cudaGraphLaunch, hipLaunchKernel, ...) and any call linked to a kernel, that
+                started in the step, any thread; Mean launch = their mean duration. Memsets
+                and copies are not launches (--json: memsets, memcpys beside)
   Median kernel median duration of the kernels that ran in the step
   CPU dispatch  sum of the self CPU time of the cpu_ops and of the durations of the runtime
                 and driver calls that are not synchronizations, over the events that started

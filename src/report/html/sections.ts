@@ -11,6 +11,7 @@ import type { ProfilerTable, ProfilerTableRow } from '../../analyses/profiler-ta
 import { BREAKDOWN_KEYS, type StepAnalysis, type StepRow, type StepTimeBreakdown } from '../../analyses/step-breakdown.js';
 import { describeDecoded } from '../kernels-view.js';
 import { sortProfilerRows } from '../summary-view.js';
+import { overallText } from '../steps-view.js';
 import { escapeHtml, formatUsFixed, sortValue } from './html-text.js';
 import type { Fact, Part } from './report-data.js';
 
@@ -170,7 +171,11 @@ export function renderSteps(p: Part<StepAnalysis>): string {
     a.steps,
   );
   const legend = BREAKDOWN_KEYS.map((k) => `<span class="key"><span class="swatch bd-${k}"></span>${BREAKDOWN_LABELS[k]}</span>`).join(' ');
-  const verdicts = a.steps.map((s) => `<li><b>${escapeHtml(s.name)}</b>: <span class="verdict v-${s.verdict}">${s.verdict}</span> — ${escapeHtml(s.reason)}</li>`).join('');
+  // One verdict across the steps first (steps-view overallText); per step, only those that differ.
+  const o = a.stats.overall;
+  const overall = o ? `<p><b>${escapeHtml(overallText(a))}</b></p>` : '';
+  const differ = o ? a.steps.filter((s) => s.verdict !== o.verdict) : a.steps;
+  const verdicts = differ.map((s) => `<li><b>${escapeHtml(s.name)}</b>: <span class="verdict v-${s.verdict}">${s.verdict}</span> — ${escapeHtml(s.reason)}</li>`).join('');
   const counts = Object.entries(a.stats.verdicts)
     .filter(([, n]) => n > 0)
     .map(([v, n]) => `${n} ${v}`)
@@ -179,14 +184,14 @@ export function renderSteps(p: Part<StepAnalysis>): string {
     ? `<p>Slow steps (≥ 30% above the median): ${a.outliers.map((o) => `${escapeHtml(o.name)} ${formatUsFixed(o.durUs)} µs (${o.ratio.toFixed(2)}× the median)`).join('; ')}</p>`
     : '';
   return `<section>${head}
+${overall}
 <p class="note">${escapeHtml(STEP_SOURCES[a.source])} ${a.steps.length} step${a.steps.length === 1 ? '' : 's'}: ${escapeHtml(counts)}. A step is <b>gpu-bound</b> when the GPU is busy at least half of it, <b>overhead-bound</b> when it idles more than half (waiting for the host); <b>?</b> marks a borderline share (40–60%).</p>
 ${main}
 <h3>Where the step time went</h3>
 <p class="note">TensorBoard's Overview breakdown: each instant of the step counted once, by the first of Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec, Other that covers it; the parts sum to the step.</p>
 <p class="legend">${legend}</p>
 ${breakdown}
-<h3>Verdicts</h3>
-<ul class="verdicts">${verdicts}</ul>
+${differ.length ? `<h3>${o ? 'Steps whose verdict differs from the overall one' : 'Verdicts'}</h3>\n<ul class="verdicts">${verdicts}</ul>` : ''}
 ${outliers}
 </section>`;
 }
