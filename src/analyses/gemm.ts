@@ -38,6 +38,7 @@
  *
  * Ignores: convolutions and attention (roofline.ts); Triton convolution templates.
  */
+import { perModel, perModelWith } from './per-model.js';
 import { GpuKind, HostKind, hostName, gpuName, type DeviceProperties, type TraceModel } from '../model/trace-model.js';
 import type { JsonObject } from '../ingest/raw-event.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from './kernel-name.js';
@@ -438,7 +439,7 @@ export interface GemmCall {
 const COMPILED_FRAME = /^(## Call CompiledFxGraph|CompiledFunction|Torch-Compiled Region)/;
 
 /** Every innermost GEMM op with the GPU work it owns. */
-export function findGemmCalls(m: TraceModel): GemmCall[] {
+function findGemmCallsOnce(m: TraceModel): GemmCall[] {
   const { host, gpu } = m;
   const n = host.length;
   const isGemm = new Uint8Array(n);
@@ -592,7 +593,7 @@ export interface GemmOptions {
   readonly deviceName?: string;
 }
 
-export function computeGemmTable(m: TraceModel, opts: GemmOptions = {}): GemmReport {
+function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport {
   const notes: string[] = [];
   const calls = findGemmCalls(m);
   const { gpu } = m;
@@ -791,3 +792,9 @@ export function formatGemmShape(s: GemmShape, withBias = true): string {
   const d = (x: readonly number[]) => `[${x.join(',')}]`;
   return `${d(s.a)}×${d(s.b)}${withBias && s.bias ? ` + bias${d(s.bias)}` : ''}`;
 }
+
+/** findGemmCalls, computed once per model (per-model.ts): the result is shared, read-only. */
+export const findGemmCalls = perModel(findGemmCallsOnce);
+
+/** computeGemmTable, computed once per model and options (per-model.ts): the result is shared, read-only. */
+export const computeGemmTable = perModelWith(computeGemmTableOnce);

@@ -3,6 +3,7 @@
  * statistics, streams, the ops that launched it and what its name says (decoded by
  * kernel-name.ts; what cannot be decoded stays undecoded).
  */
+import { perModel } from './per-model.js';
 import { GPU_KIND_NAMES, type TraceModel } from '../model/trace-model.js';
 import { describeKernelName, type DecodedKernelName } from './kernel-name.js';
 import { compareText } from '../core/compare-text.js';
@@ -37,7 +38,7 @@ export interface KernelCatalog {
 const NO_OP = '(none)';
 const NO_LAUNCH = '(no launch in trace)';
 
-export function computeKernelCatalog(m: TraceModel): KernelCatalog {
+function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
   const { gpu, host, strings } = m;
   interface Acc {
     id: number;
@@ -119,3 +120,6 @@ export function computeKernelCatalog(m: TraceModel): KernelCatalog {
   entries.sort((x, y) => y.totalUs - x.totalUs || compareText(x.name, y.name));
   return { entries, totalUs: totalNs / 1000, activities: gpu.length };
 }
+
+/** computeKernelCatalog, computed once per model (per-model.ts): the result is shared, read-only. */
+export const computeKernelCatalog = perModel(computeKernelCatalogOnce);

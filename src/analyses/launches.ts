@@ -27,6 +27,7 @@
  * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those), host calls
  * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
  */
+import { perModelWith } from './per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import { mergeUnion, unionLengthInNs, type MergedIntervals } from './intervals.js';
 import { compareText } from '../core/compare-text.js';
@@ -526,7 +527,7 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
 
-export function computeLaunches(m: TraceModel, opts: LaunchOptions = {}): LaunchAnatomy {
+function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAnatomy {
   const runtimeCutoffUs = opts.runtimeCutoffUs ?? 50;
   const launchDelayCutoffUs = opts.launchDelayCutoffUs ?? 100;
   const includeMemory = opts.includeMemoryEvents ?? true;
@@ -859,3 +860,6 @@ function syncCause(s: HostSync): string {
   if (s.topOp) return s.topOp === s.op || !s.op ? s.topOp : `${s.topOp} > ${s.op}`;
   return s.kind === 'device' ? 'torch.cuda.synchronize() (outside any op)' : '(outside any op)';
 }
+
+/** computeLaunches, computed once per model and options (per-model.ts): the result is shared, read-only. */
+export const computeLaunches = perModelWith(computeLaunchesOnce);

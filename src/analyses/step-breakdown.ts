@@ -42,6 +42,7 @@
  *
  * Ignores: `python_function` frames (as the plugin), `cuda_sync` records.
  */
+import { perModel } from './per-model.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import {
@@ -218,7 +219,7 @@ const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\
 // running unoptimised code meanwhile) each time it reaches a loop it has not run yet; and each
 // table is read as few times as possible.
 
-export function computeStepBreakdown(m: TraceModel): StepAnalysis {
+function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
   const diagnostics: Diagnostic[] = [];
   const { windows, source } = findStepWindows(m);
   if (source === 'annotations') {
@@ -803,3 +804,6 @@ function findOutliers(steps: readonly StepRow[]): StepOutlier[] {
     .filter((s) => s.durUs >= SLOW_STEP_RATIO * median)
     .map((s) => ({ name: s.name, durUs: s.durUs, medianUs: median, ratio: s.durUs / median }));
 }
+
+/** computeStepBreakdown, computed once per model (per-model.ts): the result is shared, read-only. */
+export const computeStepBreakdown = perModel(computeStepBreakdownOnce);
