@@ -424,11 +424,12 @@ function viewsSection(c: TraceContext): ExplainSection | undefined {
     ),
   );
   if (c.instances.length > 1 && c.scope.per !== 'trace') {
+    const inScope = viewCallsIn(c);
     sentences.push(
       say('views.per-instance', 'Per `{scope}` instance: {callsPerInstance|view call} and {selfCpuPerInstanceUs} of their self CPU time.', {
         scope: c.scopeName,
-        callsPerInstance: viewCallsIn(c).calls / c.instances.length,
-        selfCpuPerInstanceUs: viewCallsIn(c).selfNs / 1000 / c.instances.length,
+        callsPerInstance: inScope.calls / c.instances.length,
+        selfCpuPerInstanceUs: inScope.selfNs / 1000 / c.instances.length,
       }),
     );
   }
