@@ -132,15 +132,26 @@ function describe(s) {
   return s;
 }
 
-/** Keeps what a person wrote (descriptions, titles, a hand-made type) where the shape agrees. */
+/**
+ * Keeps what a person wrote where the shape agrees: descriptions and titles, a type widened by
+ * hand (["number","null"] where the code can write null but no fixture did), a property added by
+ * hand for a field no fixture shows, and a field made optional by hand.
+ */
 function merge(drafted, kept) {
   if (!kept || typeof kept !== 'object') return drafted;
   const out = { ...drafted };
   for (const k of ['description', 'title', 'examples', 'minimum', 'enum', '$comment']) if (k in kept) out[k] = kept[k];
+  if (kept.type && drafted.type) {
+    const types = new Set([...[].concat(drafted.type), ...[].concat(kept.type)]);
+    out.type = types.size === 1 ? [...types][0] : [...types].sort();
+  }
   if (drafted.properties && kept.properties) {
     for (const [k, v] of Object.entries(drafted.properties)) out.properties[k] = merge(v, kept.properties[k]);
+    for (const [k, v] of Object.entries(kept.properties)) if (!(k in out.properties)) out.properties[k] = v;
   }
+  if (drafted.required && kept.required) out.required = drafted.required.filter((k) => kept.required.includes(k));
   if (drafted.items && kept.items) out.items = merge(drafted.items, kept.items);
+  else if (kept.items && !drafted.items && out.type === 'array') out.items = kept.items;
   if (drafted.$defs && kept.$defs) {
     for (const [k, v] of Object.entries(drafted.$defs)) out.$defs[k] = merge(v, kept.$defs[k]);
   }

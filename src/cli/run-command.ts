@@ -31,7 +31,8 @@ export async function runCommand(
   cmd.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: (s) => errors.push(s.trim()) });
   try {
     await withSession(
-      { open, json: (d) => (document = d), text: () => undefined, error: (l) => errors.push(l.trim()), status: (s) => (status = s) },
+      { open, // as printed: a NaN or undefined is what JSON makes of it (null, or no key)
+        json: (d) => (document = JSON.parse(JSON.stringify(d)) as Record<string, unknown>), text: () => undefined, error: (l) => errors.push(l.trim()), status: (s) => (status = s) },
       () => cmd.parseAsync([...argv], { from: 'user' }),
     );
   } catch (e) {

@@ -151,7 +151,9 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
 
 function describeSaving(x: Replacement): string {
   const inter = x.intermediates.map((i) => `${tensor(i)} (${i.producer} → ${i.consumer})`).join(', ');
-  return `keeps ${inter} on chip: ${bytes(x.intermediateBytes)} not written and read back = ${formatInt(x.hbmBytesSaved)} bytes of HBM traffic saved per instance.`;
+  // hbmBytesSaved is per run of the fused kernel; it runs `count` times per instance
+  const perInstance = x.count > 1 ? ` per run, ${formatInt(x.hbmBytesSaved * x.count)} per instance (${x.count} runs)` : ' per instance';
+  return `keeps ${inter} on chip: ${bytes(x.intermediateBytes)} not written and read back = ${formatInt(x.hbmBytesSaved)} bytes of HBM traffic saved${perInstance}.`;
 }
 
 function describeUnmatched(k: UnmatchedKernel): string {
