@@ -545,3 +545,37 @@ describe('explain: the command', () => {
     expect(run('--help').status).toBe(0);
   });
 });
+
+describe('explain: padding a misaligned GEMM dimension (next.pad-gemm)', () => {
+  const padAdvice = async (name: string) => {
+    const e = computeExplanation({ model: await loadTrace(h200Trace(name)), label: name });
+    return e.sections.flatMap((s) => s.sentences).filter((x) => x.id === 'next.pad-gemm');
+  };
+
+  it('gpt2_train: the vocabulary 50257 → 50264, its GEMM calls counted from the raw events', async () => {
+    // raw: GEMM ops with 50257 among their Input Dims whose kernel (by External id) is align1/align2
+    const raw = loadRawJson(h200Trace('gpt2_train')).traceEvents;
+    const kernelsByExt = new Map<number, string[]>();
+    for (const e of raw) {
+      if (e['cat'] !== 'kernel') continue;
+      const ext = (e['args'] as Record<string, number>)['External id']!;
+      kernelsByExt.set(ext, [...(kernelsByExt.get(ext) ?? []), String(e['name'])]);
+    }
+    const misaligned = raw.filter((e) => {
+      if (e['cat'] !== 'cpu_op' || !/^aten::(mm|addmm|bmm)$/.test(String(e['name']))) return false;
+      const a = e['args'] as Record<string, unknown>;
+      if (!JSON.stringify(a['Input Dims']).includes('50257')) return false;
+      return (kernelsByExt.get(a['External id'] as number) ?? []).some((k) => /align[12]\b|_align[12]_/.test(k) || /align[12]$/.test(k));
+    });
+    const advice = await padAdvice('gpt2_train');
+    expect(advice).toHaveLength(1);
+    expect(advice[0]!.numbers['sizes']).toBe('50257 → 50264');
+    expect(advice[0]!.numbers['multiple']).toBe(8);
+    expect(advice[0]!.numbers['calls']).toBe(misaligned.length);
+    expect(misaligned.length).toBe(9);
+  });
+
+  it('says nothing where every GEMM dimension is aligned', async () => {
+    for (const name of ['relu_mlp', 'geglu_mlp', 'cnn_train', 'attention', 'scaled_mm', 'gpt2_train_compile']) expect(await padAdvice(name), name).toEqual([]);
+  });
+});

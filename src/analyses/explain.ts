@@ -1317,6 +1317,38 @@ function nextSection(c: TraceContext): ExplainSection | undefined {
         : say('next.bias-epilogue', 'Let the bias ride in the GEMM: `{op}` followed by `{addOp}` launches two kernels where `torch.addmm` (or `nn.Linear`) launches one with the bias in its epilogue ({addMeanUs} of add kernel per call now).', numbers),
     );
   }
+  // Misaligned GEMMs (gemm-alignment.ts) worth a sentence in the GEMM section are worth padding:
+  // one piece of advice per size to pad (a vocabulary is N forward, K and M backward).
+  const misaligned = c.lazy.gemm().alignment.filter((f) => (f.shareOfKernelTime ?? 0) >= ALIGNMENT_MIN_SHARE);
+  const bySize = new Map<string, { sizes: string; dims: Set<string>; multiple: number; share: number; calls: number; peaks: number[] }>();
+  for (const f of misaligned) {
+    const sizes = [...new Set(f.dims.map((d) => `${d.size} → ${d.padded}`))].join(', ');
+    const e = bySize.get(sizes) ?? { sizes, dims: new Set<string>(), multiple: f.multiple, share: 0, calls: 0, peaks: [] };
+    for (const d of f.dims) e.dims.add(d.dim);
+    e.share += f.shareOfKernelTime ?? 0;
+    e.calls += f.calls;
+    if (f.percentOfPeak !== undefined) e.peaks.push(f.percentOfPeak);
+    bySize.set(sizes, e);
+  }
+  for (const e of bySize.values()) {
+    const lo = Math.min(...e.peaks);
+    const hi = Math.max(...e.peaks);
+    const peak = !e.peaks.length ? '' : lo === hi ? ', at {minPeakPct} of peak' : ', at {minPeakPct} to {maxPeakPct} of peak';
+    sentences.push(
+      say(
+        'next.pad-gemm',
+        `Pad {sizes} (a multiple of {multiple}): as {dims} of {calls|GEMM call} it puts {kernelTimeShare} of the kernel time on align1/align2 kernels${peak}; padding the tensor (a vocabulary or hidden size rounded up, the extra rows or columns ignored) lets the library pick kernels that assume 16-byte alignment.`,
+        {
+          sizes: e.sizes,
+          multiple: e.multiple,
+          dims: [...e.dims].sort().join('/'),
+          calls: e.calls,
+          kernelTimeShare: e.share,
+          ...(e.peaks.length ? { minPeakPct: lo, maxPeakPct: hi } : {}),
+        },
+      ),
+    );
+  }
   const l = computeLaunches(c.m, { top: 0 });
   const items = l.syncs.filter((x) => x.item);
   const itemBlockedUs = items.reduce((a, x) => a + x.blockedUs, 0);
