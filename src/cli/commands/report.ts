@@ -1,5 +1,5 @@
 /** `kinetoscope report TRACE -o report.html`: one offline HTML page with the timeline and the tables. */
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Command } from 'commander';
@@ -7,6 +7,7 @@ import { DEFAULT_MAX_SLICES } from '../../analyses/timeline.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
 import { renderReportHtml } from '../../report/html/render-report.js';
+import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
 const DEFINITIONS = `
@@ -24,11 +25,15 @@ The page (one file: styles, script and data inline; nothing is fetched, it opens
 Level of detail: a trace with more slices than --max-slices keeps, per track, row and time
 window, only the longest slice (the window is the smallest power of two of ns that fits); the
 page says so and by how much. Times are µs from the profiler's start. The tables are plain HTML
-and read without JavaScript.`;
+and read without JavaScript.
+The page is written to a temporary file beside the output and renamed into place when whole;
+an existing output is replaced only when it is a kinetoscope report (its generator tag), else
+give --force. The trace itself is never overwritten.`;
 
 interface ReportOptions extends CommonOptions {
   output?: string;
   maxSlices?: string;
+  force?: boolean;
 }
 
 /** `gpt2_train.pt.trace.json.gz` → `gpt2_train.html`. */
@@ -51,6 +56,7 @@ export function reportCommand(): Command {
     .description('one self-contained offline HTML report: header facts, a zoomable timeline of threads and GPU streams, the step, profiler, kernel and GEMM tables')
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
     .option('-o, --output <file>', 'where to write the page (default: the trace name with .html, in the current directory)')
+    .option('--force', 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)')
     .option('--max-slices <n>', `timeline slices to embed at most (default ${DEFAULT_MAX_SLICES})`)
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
@@ -62,15 +68,13 @@ export function reportCommand(): Command {
         if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
       }
       const output = opts.output ?? defaultReportPath(path);
+      const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
+      checkTarget(output, safe);
       const model = await openTrace(path);
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
       const data = buildReportData(model, { tracePath: path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
       const html = renderReportHtml(data);
-      try {
-        await writeFile(output, html);
-      } catch (e) {
-        throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the report to ${output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-      }
+      await writeTextSafely(output, html, safe);
       const bytes = Buffer.byteLength(html);
       const tl = data.timeline.ok ? data.timeline.value : undefined;
       const failed = (['steps', 'profiler', 'kernels', 'gemm', 'timeline'] as const).filter((k) => !data[k].ok);
