@@ -34,6 +34,7 @@
 import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
 import { DiagnosticSink, type Severity } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
+import { limitError, readLimits } from './limits.js';
 import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
 import * as eventColumns from './event-columns.js';
@@ -413,7 +414,6 @@ const DOT = 0x2e;
 const SPACE = 0x20;
 
 const MAX_SAFE = 9007199254740992; // 2^53: an accumulator below this is exact
-const MAX_DEPTH = 1000;
 
 const WS = new Uint8Array(256);
 WS[0x20] = WS[0x0a] = WS[0x0d] = WS[0x09] = 1;
@@ -738,6 +738,11 @@ class Tokenizer {
   // Pending bytes of a value that straddles chunks.
   private pend = new Uint8Array(1024);
   private pendLen = 0;
+  // Limits (limits.ts): the pending value is searched for an over-long string or number when it grows past guardAt.
+  private readonly maxStringBytes = readLimits().maxStringBytes;
+  private readonly maxNumberChars = readLimits().maxNumberChars;
+  private readonly maxDepth = readLimits().maxDepth;
+  private guardAt = Math.min(readLimits().maxStringBytes, readLimits().maxNumberChars);
   private pendBase = AS_DOUBLE;
   private lastAttempt = 0;
   // Structural scanner over pending bytes: signals when the pending value may be complete.
@@ -945,6 +950,7 @@ class Tokenizer {
     if (rest > 0 && c > 0) this.pend.copyWithin(0, c, this.pendLen);
     this.pendLen = rest;
     this.pendBase += c;
+    if (c > 0) this.guardAt = Math.max(Math.min(this.maxStringBytes, this.maxNumberChars), 2 * rest);
     this.lastAttempt = rest;
     if (c > 0) this.scTrust = true;
     this.scInStr = false;
@@ -955,6 +961,7 @@ class Tokenizer {
 
   private setPending(chunk: Uint8Array, from: number, to: number, abs: number): void {
     this.pendLen = 0;
+    this.guardAt = Math.min(this.maxStringBytes, this.maxNumberChars);
     this.pendBase = abs;
     this.appendPending(chunk, from, to);
     this.lastAttempt = this.pendLen;
@@ -977,6 +984,40 @@ class Tokenizer {
     }
     this.pend.set(src.subarray(from, to), this.pendLen);
     this.pendLen = need;
+    if (need > this.guardAt) this.guardPending();
+  }
+
+  /**
+   * The pending value has grown past guardAt: throws LIMIT_EXCEEDED for a string longer than
+   * maxStringBytes or a number token longer than maxNumberChars in it (a value that long always
+   * straddles chunks, so it is pending here before anything decodes it), else looks again when
+   * it has doubled (linear in all).
+   */
+  private guardPending(): void {
+    const b = this.pend;
+    const n = this.pendLen;
+    let inStr = false;
+    let from = 0;
+    for (let i = 0; i < n; i++) {
+      const c = b[i]!;
+      if (inStr) {
+        if (c === BACKSLASH) i++;
+        else if (c === QUOTE) {
+          inStr = false;
+          if (i - from > this.maxStringBytes) throw limitError('maxStringBytes', this.pendBase + from - 1);
+        }
+      } else if (c === QUOTE) {
+        inStr = true;
+        from = i + 1;
+      } else if ((c >= 48 && c <= 57) || c === MINUS) {
+        let j = i + 1;
+        while (j < n && ((b[j]! >= 48 && b[j]! <= 57) || b[j] === DOT || b[j] === 0x65 || b[j] === 0x45 || b[j] === PLUS || b[j] === MINUS)) j++;
+        if (j - i > this.maxNumberChars) throw limitError('maxNumberChars', this.pendBase + i);
+        i = j - 1;
+      }
+    }
+    if (inStr && n - from > this.maxStringBytes) throw limitError('maxStringBytes', this.pendBase + from - 1);
+    this.guardAt = 2 * n;
   }
 
   /**
@@ -2429,7 +2470,7 @@ class Tokenizer {
   }
 
   private parseObject(depth: number): JsonObject {
-    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
     const b = this.buf;
     const end = this.lim;
     const obj: JsonObject = {};
@@ -2458,7 +2499,7 @@ class Tokenizer {
   }
 
   private parseArray(depth: number): JsonValue[] {
-    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
     const b = this.buf;
     const end = this.lim;
     const arr: JsonValue[] = [];
@@ -2499,6 +2540,7 @@ class Tokenizer {
     }
     if (p >= end) throw INCOMPLETE;
     if (p === ds) throw this.err(p, 'a number without digits');
+    if (p - start > this.maxNumberChars) throw limitError('maxNumberChars', this.base + start);
     this.pos = p;
     return this.ascii(start, p);
   }
@@ -2526,6 +2568,7 @@ class Tokenizer {
     this.pos = p;
     if (nd <= 15) return neg ? -acc : acc;
     // Beyond 2^53: keep the exact decimal text (pointers, `Comms Id` > int64 max).
+    if (p - start > this.maxNumberChars) throw limitError('maxNumberChars', this.base + start);
     const text = this.ascii(start, p);
     const big = BigInt(text);
     if (big > 9007199254740992n || big < -9007199254740992n) return text;
