@@ -17,7 +17,7 @@ import { h200Trace } from './fixtures.js';
 const CLI = join(import.meta.dirname, '../dist/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-limits-'));
 const base = gunzipSync(readFileSync(h200Trace('linear'))).toString('utf8');
-const READERS = [{ name: 'native', env: {} }, { name: 'JavaScript', env: { KINETOSCOPE_NATIVE: '0' } }];
+const READERS: { name: string; env: Record<string, string> }[] = [{ name: 'native', env: {} }, { name: 'JavaScript', env: { KINETOSCOPE_NATIVE: '0' } }];
 
 function run(args: string[], env: Record<string, string>, input?: Buffer) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input, maxBuffer: 1 << 26 });
