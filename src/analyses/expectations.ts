@@ -277,12 +277,12 @@ export function deriveExpectations(m: TraceModel, per: string): DerivedExpectati
   const gemms = agreed('gemms', (f) => f.gemms);
   const launches = agreed('launches', (f) => f.launches);
 
-  const ops: Record<string, number> = {};
+  const ops: Record<string, number> = Object.create(null) as Record<string, number>; // op names are data (__proto__ too)
   for (const name of unionKeys(facts.map((f) => f.opNames))) {
     const n = agreed(`calls of ${name}`, (f) => f.opNames.get(name) ?? 0);
     if (n !== undefined) ops[name] = n;
   }
-  const kernelMatching: Record<string, number> = {};
+  const kernelMatching: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const name of new Set(facts.flatMap((f) => f.kernelNames))) {
     const pattern = kernelPattern(name);
     if (pattern in kernelMatching) continue;

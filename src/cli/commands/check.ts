@@ -32,6 +32,11 @@ overhead-bound when idle more than half, no-gpu-work when nothing ran. GEMM kern
 owned by a GEMM op (mm, addmm, bmm, … as \`kinetoscope gemm\` finds them) or named as one.
 Step time: the step's (or annotation's) duration on the host.
 
+kernel-matching patterns are JavaScript regular expressions held to a subset that cannot
+backtrack catastrophically: no quantifier on a group holding a quantifier or an alternation
+((a+)+, (a|ab)*), no backreferences, at most 4 unbounded quantifiers and 1000 characters.
+A key written twice in one mapping is an error; keys such as __proto__ are names like any other.
+
 Exit status: 0 every expectation holds; 1 one or more do not (each shown as expected vs
 seen); 2 a bad trace or a bad expectations file (the line at fault is named).`;
 
