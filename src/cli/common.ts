@@ -10,6 +10,7 @@ import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
 import { DEFAULT_LIMITS, HARD_LIMITS, LIMIT_FLAGS, setReadLimits, setStdinIdleMs, type ReadLimits } from '../ingest/limits.js';
 import { loadTrace } from '../load-trace.js';
 import { createProgress } from './progress.js';
+import { enableRedaction } from './redaction.js';
 import { OPTIONAL_TABLES, type TraceModel } from '../model/trace-model.js';
 import { diagnosticsJson, renderDiagnostics } from '../report/diagnostics-view.js';
 
@@ -31,7 +32,11 @@ export function withCommonOptions(cmd: Command): Command {
     .option('--wide', 'do not cut long names (kernel names can exceed 1 kB)')
     .option('--verbose', 'also show informational diagnostics')
     .option('--strict', 'exit with status 1 when the trace has warnings or errors')
-    .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)');
+    .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)')
+    .option('--redact', 'replace what looks like a secret in every output: tokens (hf_, ghp_, sk-, AKIA…), long high-entropy strings, user@host, home directories (→ ~); a count on stderr');
+  cmd.hook('preAction', (_cmd, actionCmd) => {
+    if (actionCmd.opts()['redact']) enableRedaction();
+  });
   return withLimitOptions(cmd);
 }
 

@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { KinetoscopeError } from '../core/errors.js';
 import { GZIP_COMMENT } from '../ingest/write-subset.js';
+import { redactText } from './redaction.js';
 
 /** What is written: decides how an earlier output of kinetoscope is recognised. */
 export type OutputKind = 'report' | 'expectations' | 'crop';
@@ -180,12 +181,12 @@ export async function writeSafely<T>(target: string, opts: SafeWriteOptions, wri
   }
 }
 
-/** Writes `text` to `target` safely (a report page, an expectations file). */
+/** Writes `text` to `target` safely (a report page, an expectations file), redacted under --redact. */
 export function writeTextSafely(target: string, text: string, opts: SafeWriteOptions): Promise<void> {
   return writeSafely(target, opts, async (tmp) => {
     const fh = await open(tmp, 'w');
     try {
-      await fh.writeFile(text);
+      await fh.writeFile(redactText(text));
     } finally {
       await fh.close();
     }

@@ -62,6 +62,11 @@ export interface SubsetOptions {
   parallel?: { minBytes?: number; rangeBytes?: number };
   /** Gzip the output (default: when its name ends in `.gz`; a temporary file's name does not say). */
   gzip?: boolean;
+  /**
+   * Rewrites the text of each event kept and of the header (--redact): given one whole event's
+   * (or the header's) JSON text, returns text that is still valid JSON in its place.
+   */
+  transform?: (text: string) => string;
 }
 
 /**
@@ -96,7 +101,8 @@ export async function writeTraceSubset(input: string, output: string, select: (e
     if (failed) throw failed;
   });
   const write = (b: Uint8Array | string) => buffered.write(b);
-  const copier = new RangeCopier(ranges, write);
+  const tf = opts.transform ?? ((t: string) => t);
+  const copier = new RangeCopier(ranges, write, opts.transform);
   const prefix: Uint8Array[] = [];
   const tail: Uint8Array[] = [];
   let tailBytes = 0;
@@ -107,7 +113,7 @@ export async function writeTraceSubset(input: string, output: string, select: (e
       if (at < firstStart) prefix.push(chunk.slice(0, Math.min(chunk.length, firstStart - at)));
       if (!prefixWritten && at + chunk.length >= firstStart) {
         prefixWritten = true;
-        await write(headerBefore(prefix, read));
+        await write(tf(headerBefore(prefix, read)));
       }
       await copier.push(chunk, at);
       if (at + chunk.length > lastEnd && tailBytes <= MAX_TAIL) {
@@ -119,9 +125,9 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   });
   if (firstStart < 0) {
     // No event at all: a minimal trace with the header the reader understood.
-    await write(JSON.stringify({ ...read.header, traceEvents: [] }));
+    await write(tf(JSON.stringify({ ...read.header, traceEvents: [] })));
   } else {
-    await write(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read));
+    await write(tf(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read)));
   }
   await buffered.flush();
   dest.end();
@@ -317,10 +323,23 @@ class RangeCopier {
   private first = true;
   private startedCurrent = false;
 
+  /** With a transform: the pieces of the event being copied, written through it when whole. */
+  private pieces: Uint8Array[] = [];
+
   constructor(
     private readonly ranges: Float64Array,
-    private readonly write: (b: Uint8Array | string) => Promise<void>,
+    private readonly writeOut: (b: Uint8Array | string) => Promise<void>,
+    private readonly transform?: (text: string) => string,
   ) {}
+
+  private async write(b: Uint8Array | string, last = false): Promise<void> {
+    if (!this.transform || typeof b === 'string') return this.writeOut(b);
+    this.pieces.push(b.slice());
+    if (!last) return;
+    const text = concatText(this.pieces);
+    this.pieces = [];
+    await this.writeOut(this.transform(text));
+  }
 
   async push(chunk: Uint8Array, at: number): Promise<void> {
     const r = this.ranges;
@@ -338,7 +357,7 @@ class RangeCopier {
         this.first = false;
         this.startedCurrent = true;
       }
-      await this.write(chunk.subarray(Math.max(0, s - at), Math.min(chunk.length, e - at)));
+      await this.write(chunk.subarray(Math.max(0, s - at), Math.min(chunk.length, e - at)), e <= end);
       if (e > end) return; // continues in the next chunk
       this.startedCurrent = false;
       this.k++;

@@ -5,6 +5,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { writeTraceSubset } from '../../ingest/write-subset.js';
 import { formatBytes, formatUs } from '../../report/format.js';
 import { checkTarget, writeSafely } from '../safe-write.js';
+import { redaction } from '../redaction.js';
 import { action, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 
 interface CropOptions extends CommonOptions {
@@ -49,7 +50,7 @@ export function cropCommand(): Command {
       checkTarget(opts.output, safe);
       const model = await openTrace(path);
       const plan = planCrop(model, range);
-      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { gzip: opts.output!.endsWith('.gz') }));
+      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { gzip: opts.output!.endsWith('.gz'), transform: redaction() ? (t) => redaction()!.redact(t) : undefined }));
       const startUs = plan.startNs / 1000;
       const endUs = plan.endNs / 1000;
       if (opts.json) {

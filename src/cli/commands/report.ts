@@ -8,6 +8,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
 import { renderReportHtml } from '../../report/html/render-report.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
+import { redaction } from '../redaction.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
 const DEFINITIONS = `
@@ -72,7 +73,7 @@ export function reportCommand(): Command {
       checkTarget(output, safe);
       const model = await openTrace(path);
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
-      const data = buildReportData(model, { tracePath: path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
+      const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
       const html = renderReportHtml(data);
       await writeTextSafely(output, html, safe);
       const bytes = Buffer.byteLength(html);
