@@ -54,6 +54,18 @@ describe('hostile expectations files', () => {
     expect(big.stderr).toContain('got 100000000000000000000 (out of range)');
   });
 
+  it('--write-expect on a kernel named with 5,000 characters writes a file check reads back (found by the fuzzer: exit 70)', () => {
+    const doc = loadRawJson(h200Trace('linear'));
+    const long = `k${'s'.repeat(5000)}`;
+    for (const e of doc.traceEvents) if (e['cat'] === 'kernel') e['name'] = long;
+    const trace = file('long-kernel.json', JSON.stringify(doc));
+    const yaml = join(dir, 'long-kernel.yaml');
+    const w = spawnSync(process.execPath, [CLI, 'check', trace, '--write-expect', yaml, '--per', 'trace'], { encoding: 'utf8' });
+    expect([w.status, w.stderr]).toEqual([0, `wrote ${yaml} (per trace); not written: kernel-matching for 1 kernel name whose pattern check would refuse (1000 characters at most)\n`]);
+    const c = spawnSync(process.execPath, [CLI, 'check', trace, '--expect', yaml], { encoding: 'utf8' });
+    expect(c.status).toBe(0);
+  });
+
   it('a catastrophic pattern is refused before it runs; ordinary ones pass', () => {
     const r = check(file('re.yaml', 'per: trace\nkernel-matching:\n  "^(a+)+$": 0\n'));
     expect(r.status).toBe(2);

@@ -738,11 +738,15 @@ class Tokenizer {
   // Pending bytes of a value that straddles chunks.
   private pend = new Uint8Array(1024);
   private pendLen = 0;
-  // Limits (limits.ts): the pending value is searched for an over-long string or number when it grows past guardAt.
+  // Limits (limits.ts): a pending value longer than guardAt is scanned (guardPending) for an over-long string or number.
   private readonly maxStringBytes = readLimits().maxStringBytes;
   private readonly maxNumberChars = readLimits().maxNumberChars;
   private readonly maxDepth = readLimits().maxDepth;
-  private guardAt = Math.min(readLimits().maxStringBytes, readLimits().maxNumberChars);
+  private readonly guardAt = Math.min(readLimits().maxStringBytes, readLimits().maxNumberChars);
+  private gScan = 0;
+  private gInStr = false;
+  private gFrom = 0;
+  private gNum = -1;
   private pendBase = AS_DOUBLE;
   private lastAttempt = 0;
   // Structural scanner over pending bytes: signals when the pending value may be complete.
@@ -950,7 +954,7 @@ class Tokenizer {
     if (rest > 0 && c > 0) this.pend.copyWithin(0, c, this.pendLen);
     this.pendLen = rest;
     this.pendBase += c;
-    if (c > 0) this.guardAt = Math.max(Math.min(this.maxStringBytes, this.maxNumberChars), 2 * rest);
+    if (c > 0) this.resetGuard();
     this.lastAttempt = rest;
     if (c > 0) this.scTrust = true;
     this.scInStr = false;
@@ -961,7 +965,7 @@ class Tokenizer {
 
   private setPending(chunk: Uint8Array, from: number, to: number, abs: number): void {
     this.pendLen = 0;
-    this.guardAt = Math.min(this.maxStringBytes, this.maxNumberChars);
+    this.resetGuard();
     this.pendBase = abs;
     this.appendPending(chunk, from, to);
     this.lastAttempt = this.pendLen;
@@ -988,36 +992,53 @@ class Tokenizer {
   }
 
   /**
-   * The pending value has grown past guardAt: throws LIMIT_EXCEEDED for a string longer than
-   * maxStringBytes or a number token longer than maxNumberChars in it (a value that long always
-   * straddles chunks, so it is pending here before anything decodes it), else looks again when
-   * it has doubled (linear in all).
+   * The pending value is longer than guardAt (the smaller of the two limits): scans what was
+   * appended since the last look (each byte once: linear) and throws LIMIT_EXCEEDED for a string
+   * longer than maxStringBytes or a number token longer than maxNumberChars, open or closed. A
+   * value that long always straddles chunks, so it is pending here before anything decodes it.
    */
   private guardPending(): void {
     const b = this.pend;
     const n = this.pendLen;
-    let inStr = false;
-    let from = 0;
-    for (let i = 0; i < n; i++) {
+    let i = this.gScan;
+    let inStr = this.gInStr;
+    let from = this.gFrom;
+    let num = this.gNum;
+    for (; i < n; i++) {
       const c = b[i]!;
       if (inStr) {
         if (c === BACKSLASH) i++;
         else if (c === QUOTE) {
-          inStr = false;
           if (i - from > this.maxStringBytes) throw limitError('maxStringBytes', this.pendBase + from - 1);
+          inStr = false;
         }
-      } else if (c === QUOTE) {
+        continue;
+      }
+      if ((c >= 48 && c <= 57) || c === MINUS || c === PLUS || c === DOT || c === 0x65 || c === 0x45) {
+        if (num < 0) num = i;
+        continue;
+      }
+      if (num >= 0 && i - num > this.maxNumberChars) throw limitError('maxNumberChars', this.pendBase + num);
+      num = -1;
+      if (c === QUOTE) {
         inStr = true;
         from = i + 1;
-      } else if ((c >= 48 && c <= 57) || c === MINUS) {
-        let j = i + 1;
-        while (j < n && ((b[j]! >= 48 && b[j]! <= 57) || b[j] === DOT || b[j] === 0x65 || b[j] === 0x45 || b[j] === PLUS || b[j] === MINUS)) j++;
-        if (j - i > this.maxNumberChars) throw limitError('maxNumberChars', this.pendBase + i);
-        i = j - 1;
       }
     }
-    if (inStr && n - from > this.maxStringBytes) throw limitError('maxStringBytes', this.pendBase + from - 1);
-    this.guardAt = 2 * n;
+    if (inStr && Math.min(i, n) - from > this.maxStringBytes) throw limitError('maxStringBytes', this.pendBase + from - 1);
+    if (num >= 0 && n - num > this.maxNumberChars) throw limitError('maxNumberChars', this.pendBase + num);
+    this.gScan = Math.min(i, n + 1);
+    this.gInStr = inStr;
+    this.gFrom = from;
+    this.gNum = num;
+  }
+
+  /** The guard's scan starts over (the pending bytes now start at a value's start). */
+  private resetGuard(): void {
+    this.gScan = 0;
+    this.gInStr = false;
+    this.gFrom = 0;
+    this.gNum = -1;
   }
 
   /**
