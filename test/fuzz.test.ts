@@ -22,4 +22,11 @@ describe('fuzz sweep (CI size)', () => {
     // The sweep reaches the error paths too, not only clean reads.
     expect(r.statuses['0']).toBeGreaterThan(0);
   }, 600_000);
+
+  // Cases larger sweeps found (seed 18): a 5,000-character kernel name made check --write-expect
+  // exit 70 (case 120); an event whose ts was deleted entered the model with a NaN start (case 287).
+  it.each([120, 287])('case %i of seed 18, found by a larger sweep, holds the invariants', (k) => {
+    const r = runSweep({ seed: 18, cases: 1, from: k }) as { failures: string[]; cases: number };
+    expect(r.failures).toEqual([]);
+  }, 300_000);
 });
