@@ -10,8 +10,9 @@
  *   is refused, even with --force;
  * - an existing target is replaced only when kinetoscope wrote it (recognised by its first bytes,
  *   see `writtenByKinetoscope`) or is empty, else refused unless --force; a target that is a
- *   symbolic link (dangling or not) or not a regular file (a device, a FIFO, a directory) is
- *   refused unless --force (with --force a link is replaced by the file, its target untouched);
+ *   symbolic link (dangling or not) is refused unless --force (then the link is replaced by the
+ *   file, its target untouched); one that is not a regular file (a device, a FIFO, a directory)
+ *   is refused always;
  * - on an error, SIGINT, SIGTERM or SIGHUP the temporary file is removed and the target is untouched;
  * - errors of the file system (ENOSPC, EIO, EACCES, EFBIG, …) become one line and exit status 2.
  */
@@ -32,7 +33,7 @@ export interface SafeWriteOptions {
   readonly kind: OutputKind;
   /** Files read by the command (paths; `-` ignored): the output may not be one of them. */
   readonly inputs: readonly string[];
-  /** Replace an existing file kinetoscope did not write (and a symbolic link, or a non-regular file). */
+  /** Replace an existing file kinetoscope did not write, or a symbolic link. */
   readonly force?: boolean;
 }
 
@@ -86,9 +87,11 @@ export function checkTarget(target: string, opts: SafeWriteOptions): void {
       }
     }
   }
-  if (!link || opts.force) return;
+  if (!link) return;
+  // A device, a FIFO, a socket or a directory is never replaced (renaming over /dev/null as root would remove the device).
+  if (!link.isSymbolicLink() && !link.isFile()) throw new KinetoscopeError('OUTPUT_EXISTS', `the output ${target} exists and is not a regular file: give a file path`);
+  if (opts.force) return;
   if (link.isSymbolicLink()) throw new KinetoscopeError('OUTPUT_EXISTS', `the output ${target} is a symbolic link${st ? '' : ' to nothing'}: give the real path, or --force to replace the link`);
-  if (!link.isFile()) throw new KinetoscopeError('OUTPUT_EXISTS', `the output ${target} exists and is not a regular file: give a file path, or --force`);
   if (link.size === 0) return;
   if (!writtenByKinetoscope(headOf(t), opts.kind)) {
     throw new KinetoscopeError('OUTPUT_EXISTS', `the output ${target} exists and was not written by kinetoscope ${opts.kind}: choose another name, or --force to replace it`);
