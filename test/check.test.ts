@@ -187,7 +187,7 @@ describe('bad expectations files: exit 2 with the line at fault', () => {
     ['bad-verdict.yaml', 'verdict: fast\n', /bad-verdict\.yaml:1: verdict: expected overhead-bound or gpu-bound or no-gpu-work, got "fast"/],
     ['bad-percent.yaml', 'gpu-idle-max: lots\n', /bad-percent\.yaml:1: gpu-idle-max: expected a percentage/],
     ['bad-step-time.yaml', 'step-time-max:\n  us: 500\n  tol: 10%\n', /bad-step-time\.yaml:3: step-time-max: unknown key "tol"/],
-    ['duplicate.yaml', 'kernels: 5\nkernels: 4\n', /duplicate\.yaml:2: not valid YAML: Map keys must be unique/],
+    ['duplicate.yaml', 'kernels: 5\nkernels: 4\n', /duplicate\.yaml:2: key "kernels" written twice \(first on line 1\)/],
     ['syntax.yaml', 'per: mlp_fwd\nops: [aten::add\n', /syntax\.yaml:\d+: not valid YAML/],
     ['not-a-map.yaml', '- kernels\n- 5\n', /not-a-map\.yaml:1: expected a mapping of expectation keys/],
     ['empty.yaml', '# nothing yet\n', /empty\.yaml: the file holds no expectations/],

@@ -12,6 +12,7 @@
  * - `kinetoscope report` and `kinetoscope perfetto` run as commands (perfetto on 127.0.0.1 only).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -421,9 +422,22 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBe('https://ui.perfetto.dev');
 
-      const other = await fetch(new URL('/etc/passwd', url));
+      const other = await fetch(new URL('/etc/passwd', url), { headers: { Origin: 'https://ui.perfetto.dev' } });
       expect(other.status).toBe(404);
       await other.arrayBuffer();
+      // Issue 18: the path holds 128 random bits; the name alone is not served.
+      expect(new URL(url).pathname).toMatch(/^\/[0-9a-f]{32}\/linear\.pt\.trace\.json(\.gz)?$/);
+      const nameOnly = await fetch(new URL(`/${new URL(url).pathname.split('/')[2]}`, url), { headers: { Origin: 'https://ui.perfetto.dev' } });
+      expect(nameOnly.status).toBe(404);
+      await nameOnly.arrayBuffer();
+      // No Origin (not the UI's cross-origin fetch): refused.
+      const bare = await fetch(url);
+      expect(bare.status).toBe(403);
+      await bare.arrayBuffer();
+      // DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends its own Host.
+      const rebound = await requestWithHost(url, `evil.example:${new URL(url).port}`);
+      expect(rebound).toBe(403);
+      expect(await requestWithHost(url, `localhost:${new URL(url).port}`)).toBe(200);
 
       const foreign = await fetch(url, { headers: { Origin: 'https://example.com' } });
       expect(foreign.status).toBe(403);
@@ -433,4 +447,42 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
       expect(await exited).toBe(0);
     });
   }
+
+  it('perfetto --timeout past Node\'s longest timer is clamped: the server still answers, and stops on SIGINT', async () => {
+    const child = spawn(process.execPath, [CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '1e9'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (b: Buffer) => {
+        out += b.toString();
+        const m = /https:\/\/ui\.perfetto\.dev\/#!\/\?url=(http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', () => reject(new Error(`perfetto exited before printing a URL: ${out}`)));
+    });
+    expect(out).toContain('stops after 2147483 s');
+    // Before the clamp, Node fired the overflowing timer after 1 ms and the server was gone.
+    const res = await fetch(url, { headers: { Origin: 'https://ui.perfetto.dev' } });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    for (const bad of ['0', '-1', 'x', 'Infinity']) {
+      const r = spawnSync(process.execPath, [CLI, 'perfetto', h200Trace('linear'), '--timeout', bad], { encoding: 'utf8' });
+      expect([r.status, r.stderr]).toEqual([2, `kinetoscope: BAD_ARGUMENT: --timeout expects a positive number of seconds, got "${bad}"\n`]);
+    }
+  });
 });
+
+/** GET `url` with this Host header (fetch will not send a foreign one); resolves to the status. */
+function requestWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = httpRequest({ host: '127.0.0.1', port: u.port, path: u.pathname, headers: { Host: host, Origin: 'https://ui.perfetto.dev' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

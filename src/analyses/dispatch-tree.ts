@@ -38,9 +38,16 @@ export interface DispatchTreeScope {
   readonly annotation?: string;
   /** Which instance of the annotation, 0-based in time order (default 0). */
   readonly instance?: number;
-  /** Stop descending below this depth (root = 0). */
+  /** Stop descending below this depth (root = 0); at most MAX_TREE_DEPTH. */
   readonly maxDepth?: number;
 }
+
+/**
+ * The deepest level a tree shows: real dispatch chains (ops, annotations, python frames) are a
+ * few hundred levels at most; a trace nesting deeper has its tree cut there (`cutAtDepth`), so the
+ * views and JSON.stringify (recursive in V8, ~2,000 levels) never meet trace-controlled depth.
+ */
+export const MAX_TREE_DEPTH = 500;
 
 export interface DispatchTree {
   /** What was selected, in words: `ProfilerStep#3`, `linear_fwd (instance 1 of 3)`. */
@@ -48,6 +55,8 @@ export interface DispatchTree {
   readonly roots: DispatchNode[];
   /** How many instances the requested annotation has. */
   readonly instances: number;
+  /** Set when events nest deeper than MAX_TREE_DEPTH below a root and the levels past it are left out. */
+  readonly cutAtDepth?: number;
 }
 
 export type DispatchScopeError = { readonly error: string };
@@ -93,27 +102,40 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
     if (!list) byLauncher.set(l, (list = []));
     list.push(g);
   }
+  // Σ GPU ns launched in each subtree, children before parents (an explicit stack: nesting depth is the trace's).
   const gpuUs = new Map<number, number>();
-  const subtreeGpuNs = (i: number): number => {
-    let cached = gpuUs.get(i);
+  const subtreeGpuNs = (root: number): number => {
+    const cached = gpuUs.get(root);
     if (cached !== undefined) return cached;
-    let ns = 0;
-    for (const g of byLauncher.get(i) ?? []) ns += gpu.durNs[g]!;
-    for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) ns += subtreeGpuNs(c);
-    gpuUs.set(i, ns);
-    return ns;
+    const stack = [root];
+    const expanded: boolean[] = [];
+    while (stack.length > 0) {
+      const i = stack[stack.length - 1]!;
+      if (!expanded[stack.length - 1]) {
+        expanded[stack.length - 1] = true;
+        for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) {
+          if (gpuUs.has(c)) continue;
+          stack.push(c);
+          expanded[stack.length - 1] = false;
+        }
+        continue;
+      }
+      stack.pop();
+      expanded.length = stack.length;
+      if (gpuUs.has(i)) continue;
+      let ns = 0;
+      for (const g of byLauncher.get(i) ?? []) ns += gpu.durNs[g]!;
+      for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) ns += gpuUs.get(c)!;
+      gpuUs.set(i, ns);
+    }
+    return gpuUs.get(root)!;
   };
-  const maxDepth = scope.maxDepth ?? Infinity;
+  const maxDepth = Math.min(scope.maxDepth ?? Infinity, MAX_TREE_DEPTH);
+  let cut = false;
 
-  const build = (i: number, depth: number): DispatchNode => {
+  const finish = (i: number, depth: number, childCpuNs: number, children: DispatchNode[]): DispatchNode => {
     const name = strings.get(host.name[i]!);
     const kind = host.kind[i]!;
-    let childCpuNs = 0;
-    const children: DispatchNode[] = [];
-    for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) {
-      childCpuNs += host.durNs[c]!;
-      if (depth < maxDepth) children.push(build(c, depth + 1));
-    }
     if (depth < maxDepth) {
       for (const g of byLauncher.get(i) ?? []) {
         children.push({
@@ -143,5 +165,33 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
       children,
     };
   };
-  return { scope: sel.label, roots: sel.roots.map((r) => build(r, 0)), instances: sel.instances };
+
+  /** The node of `root` and its subtree, depth first with an explicit stack. */
+  interface Frame {
+    i: number;
+    depth: number;
+    next: number;
+    childCpuNs: number;
+    children: DispatchNode[];
+  }
+  const build = (root: number): DispatchNode => {
+    const stack: Frame[] = [{ i: root, depth: 0, next: host.firstChild[root]!, childCpuNs: 0, children: [] }];
+    for (;;) {
+      const f = stack[stack.length - 1]!;
+      if (f.next !== -1) {
+        const c = f.next;
+        f.next = host.nextSibling[c]!;
+        f.childCpuNs += host.durNs[c]!;
+        if (f.depth < maxDepth) stack.push({ i: c, depth: f.depth + 1, next: host.firstChild[c]!, childCpuNs: 0, children: [] });
+        else if (f.depth === MAX_TREE_DEPTH) cut = true;
+        continue;
+      }
+      stack.pop();
+      const node = finish(f.i, f.depth, f.childCpuNs, f.children);
+      if (stack.length === 0) return node;
+      stack[stack.length - 1]!.children.push(node);
+    }
+  };
+  const roots = sel.roots.map(build);
+  return { scope: sel.label, roots, instances: sel.instances, ...(cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}) };
 }

@@ -25,6 +25,7 @@
  * Ignores: what lies outside the scope's instances (setup before the first step, work
  * between steps).
  */
+import { MAX_PATTERN_CHARS, regexHazard } from '../core/safe-regex.js';
 import { HostKind, type TraceModel } from '../model/trace-model.js';
 import { findGemmCalls, isTemplateGemmName } from './gemm.js';
 import { clippedLengthNs, mergeIntervals } from './intervals.js';
@@ -278,19 +279,26 @@ export function deriveExpectations(m: TraceModel, per: string): DerivedExpectati
   const gemms = agreed('gemms', (f) => f.gemms);
   const launches = agreed('launches', (f) => f.launches);
 
-  const ops: Record<string, number> = {};
+  const ops: Record<string, number> = Object.create(null) as Record<string, number>; // op names are data (__proto__ too)
   for (const name of unionKeys(facts.map((f) => f.opNames))) {
     const n = agreed(`calls of ${name}`, (f) => f.opNames.get(name) ?? 0);
     if (n !== undefined) ops[name] = n;
   }
-  const kernelMatching: Record<string, number> = {};
+  const kernelMatching: Record<string, number> = Object.create(null) as Record<string, number>;
+  let refused = 0;
   for (const name of new Set(facts.flatMap((f) => f.kernelNames))) {
     const pattern = kernelPattern(name);
     if (pattern in kernelMatching) continue;
+    // A pattern check would refuse to read back (core/safe-regex.ts: e.g. a name past 1000 characters) is not written.
+    if (regexHazard(pattern) !== undefined) {
+      refused++;
+      continue;
+    }
     const re = new RegExp(pattern);
     const n = agreed(`kernels matching /${pattern}/`, (f) => countMatching(f, re));
     if (n !== undefined) kernelMatching[pattern] = n;
   }
+  if (refused > 0) notes.push(`kernel-matching for ${refused} kernel name${refused === 1 ? '' : 's'} whose pattern check would refuse (${MAX_PATTERN_CHARS} characters at most)`);
   const viewsLaunchNothing = facts.every((f) => f.viewsThatLaunched.length === 0);
   const verdicts = new Set(facts.map((f) => f.verdict));
   if (verdicts.size > 1) notes.push(`verdicts differ between instances: ${facts.map((f) => f.verdict).join(', ')}`);

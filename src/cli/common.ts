@@ -6,9 +6,11 @@ import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import pc from 'picocolors';
-import { isKinetoscopeError } from '../core/errors.js';
+import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
+import { DEFAULT_LIMITS, HARD_LIMITS, LIMIT_FLAGS, setReadLimits, setStdinIdleMs, type ReadLimits } from '../ingest/limits.js';
 import { loadTrace } from '../load-trace.js';
 import { createProgress } from './progress.js';
+import { enableRedaction } from './redaction.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
 import { diagnosticsJson, renderDiagnostics } from '../report/diagnostics-view.js';
 
@@ -32,12 +34,60 @@ export const EXIT_CHECK_FAILED = 1;
 export const EXIT_BAD_INPUT = 2;
 
 export function withCommonOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--json', 'print one JSON document with stable keys instead of tables')
     .option('--wide', 'do not cut long names (kernel names can exceed 1 kB)')
     .option('--verbose', 'also show informational diagnostics')
     .option('--strict', 'exit with status 1 when the trace has warnings or errors')
-    .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)');
+    .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)')
+    .option('--redact', 'replace what looks like a secret in every output: tokens (hf_, ghp_, sk-, AKIA…), long high-entropy strings, user@host, home directories (→ ~); a count on stderr');
+  cmd.hook('preAction', (_cmd, actionCmd) => {
+    if (actionCmd.opts()['redact']) enableRedaction();
+  });
+  return withLimitOptions(cmd);
+}
+
+const LIMIT_HELP: Record<keyof ReadLimits, string> = {
+  maxStringBytes: 'longest JSON string read, in bytes',
+  maxNumberChars: 'longest number token read, in characters',
+  maxDepth: 'deepest nesting of objects/arrays in an event or header value',
+  maxEvents: 'most events read',
+  maxInputBytes: 'most JSON text read (after gunzip), in bytes; also bounds standard input',
+};
+
+/**
+ * The read limits (ingest/limits.ts) and the standard-input idle timeout, as flags; applied
+ * before the command's action runs. Past a limit: exit 2, LIMIT_EXCEEDED, the limit and the byte.
+ */
+export function withLimitOptions(cmd: Command): Command {
+  for (const key of Object.keys(LIMIT_FLAGS) as (keyof ReadLimits)[]) {
+    cmd.option(`${LIMIT_FLAGS[key]} <n>`, `${LIMIT_HELP[key]} (default ${DEFAULT_LIMITS[key]}, at most ${HARD_LIMITS[key]})`);
+  }
+  cmd.option('--stdin-timeout <s>', 'with - (standard input): fail when no byte comes for S seconds (default 0: wait for ever)');
+  cmd.hook('preAction', (_cmd, actionCmd) => applyLimitOptions(actionCmd.opts()));
+  return cmd;
+}
+
+const camel = (flag: string) => flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export function applyLimitOptions(opts: Record<string, unknown>): void {
+  const limits: Partial<Record<keyof ReadLimits, number>> = {};
+  for (const key of Object.keys(LIMIT_FLAGS) as (keyof ReadLimits)[]) {
+    const v = opts[camel(LIMIT_FLAGS[key])];
+    if (v === undefined) continue;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > HARD_LIMITS[key]) {
+      throw new KinetoscopeError('BAD_ARGUMENT', `${LIMIT_FLAGS[key]} expects an integer from 1 to ${HARD_LIMITS[key]}, got "${String(v)}"`);
+    }
+    limits[key] = n;
+  }
+  setReadLimits(limits);
+  const t = opts['stdinTimeout'];
+  if (t !== undefined) {
+    const s = Number(t);
+    if (!Number.isFinite(s) || s < 0 || s > 86_400) throw new KinetoscopeError('BAD_ARGUMENT', `--stdin-timeout expects seconds from 0 to 86400, got "${String(t)}"`);
+    setStdinIdleMs(Math.round(s * 1000));
+  }
 }
 
 export type Colors = ReturnType<typeof pc.createColors>;

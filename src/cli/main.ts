@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** The `kinetoscope` command: one subcommand per reading of a trace. */
 import { Command, CommanderError } from 'commander';
-import { EXIT_BAD_INPUT } from './common.js';
+import { EXIT_BAD_INPUT, failureStatus } from './common.js';
+import { isKinetoscopeError } from '../core/errors.js';
 import { COMMANDS } from './commands/index.js';
 import { tuneCompilerForOneTrace } from '../compiler-flags.js';
 
@@ -34,6 +35,8 @@ try {
   if (e instanceof CommanderError) {
     // help and version exit 0; a usage error is bad input.
     process.exitCode = e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
+  } else if (isKinetoscopeError(e)) {
+    process.exitCode = failureStatus(e); // a bad option value found before the action (common.ts, applyLimitOptions)
   } else {
     throw e;
   }

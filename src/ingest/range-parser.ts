@@ -18,9 +18,12 @@ import { recycleBatchBuffer, type ArgsPolicy, type EventColumns } from './event-
 import type { ToMain, ToWorker } from './read-parallel.js';
 import { createColumnarTokenizer, InternContext, type ColumnarTokenizer } from './tokenizer.js';
 import { nativeEventReader } from './native-loader.js';
+import { setReadLimits, type ReadLimits } from './limits.js';
 
 export interface RangeParserInit {
   path: string;
+  /** The reading thread's limits (limits.ts), in force on this one too. */
+  limits?: ReadLimits;
   policy: ArgsPolicy;
   readBytes: number;
   /** Hand on each event's byte range too (EventColumns.offsets). */
@@ -100,6 +103,7 @@ export class RangeParser {
     private readonly init: RangeParserInit,
     private readonly post: (msg: ToMain, transfer?: ArrayBuffer[]) => void,
   ) {
+    if (init.limits) setReadLimits(init.limits);
     this.ctx = new InternContext(init.policy);
     this.fd = openSync(init.path, 'r');
     this.buf = new Uint8Array(init.readBytes);

@@ -22,6 +22,7 @@ import type { JsonObject } from './raw-event.js';
 import type { ReadResult } from './read-trace.js';
 import { CLAIM_DEAD, CLAIM_LIMIT, giveUpNoDetachAssumption, RangeParser, type RangeParserInit, type RangePlan } from './range-parser.js';
 import type { TokenizerResult } from './tokenizer.js';
+import { limitError, readLimits } from './limits.js';
 
 export type ToWorker =
   | { type: 'plan'; plan: RangePlan; seq?: undefined }
@@ -111,10 +112,12 @@ export async function readFileParallel(
   opts: ParallelOptions,
 ): Promise<ReadResult> {
   const nThreads = Math.max(1, opts.workers ?? defaultWorkers());
+  const limits = readLimits();
+  if (size > limits.maxInputBytes) throw limitError('maxInputBytes', limits.maxInputBytes);
   giveUpNoDetachAssumption();
   const rangeBytes = Math.max(1, opts.rangeBytes ?? Math.max(1 << 20, Math.min(4 << 20, Math.ceil(size / (nThreads * 8)))));
   // Workers start (~40 ms each) while the cuts are looked for.
-  const init: RangeParserInit = { path, policy: opts.policy, readBytes: 1 << 20, offsets: opts.offsets };
+  const init: RangeParserInit = { path, policy: opts.policy, readBytes: 1 << 20, offsets: opts.offsets, limits };
   const onMessage: ((m: ToMain) => void)[] = [];
   let fail: (e: unknown) => void = () => undefined;
   const workers: Worker[] = [];
@@ -212,6 +215,10 @@ export async function readFileParallel(
             const b = r.batches[k]!;
             p.consume(b, shiftOf(b.originUs));
             events += b.length;
+            if (events > limits.maxEvents) {
+              finishWith(limitError('maxEvents', r.at[k]!));
+              return;
+            }
             opts.onProgress?.(r.at[k]!, events);
             recycle(r.worker, b);
           }

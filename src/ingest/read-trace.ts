@@ -17,6 +17,7 @@ import type { JsonObject, RawEvent } from './raw-event.js';
 import type { ParallelStats } from './read-parallel.js';
 import { createColumnarTokenizer, createTraceTokenizer, type ColumnarTokenizer, type TraceTokenizer } from './tokenizer.js';
 import { nativeEventReader } from './native-loader.js';
+import { limitError, readLimits, stdinIdle } from './limits.js';
 
 export interface ReadResult {
   container: 'object' | 'array';
@@ -123,7 +124,7 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
     source = fileChunks(fh, chunkSize, reuseChunks);
   } else if (typeof input === 'string' || isReadable(input)) {
     const stream = typeof input === 'string' ? process.stdin : input;
-    source = streamChunks(stream, chunkSize);
+    source = streamChunks(stream, chunkSize, typeof input === 'string' ? stdinIdle() : 0);
   } else {
     source = bytesChunks(input, chunkSize);
   }
@@ -152,8 +153,11 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
     const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
     reuseChunks.on = !gz;
     const progress = opts.onProgress;
+    const guard = inputGuard(tok);
     const feed = (b: Uint8Array): void => {
+      guard.before(b.length);
       feedChunked(tok, b, chunkSize);
+      guard.after();
       progress?.(inputBytes, tok.events);
     };
     let trouble: GzipTrouble | undefined;
@@ -195,14 +199,35 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
  */
 function readByNativeReader(ahead: ReadAhead, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions): ReadResult {
   let bytes = 0;
+  const guard = inputGuard(tok);
   for (;;) {
     const chunk = ahead.nextChunk();
     if (chunk === undefined) break;
     bytes += chunk.length;
+    guard.before(chunk.length);
     tok.push(chunk);
+    guard.after();
     opts.onProgress?.(bytes, tok.events);
   }
   return { ...tok.end(), diagnostics: sink.list() };
+}
+
+/**
+ * The limits on the whole input (limits.ts): JSON text bytes (checked before a chunk is parsed,
+ * so a gzip bomb stops at the limit) and events (after).
+ */
+function inputGuard(tok: TraceTokenizer): { before(n: number): void; after(): void } {
+  const { maxInputBytes, maxEvents } = readLimits();
+  let text = 0;
+  return {
+    before(n) {
+      if (text + n > maxInputBytes) throw limitError('maxInputBytes', maxInputBytes);
+      text += n;
+    },
+    after() {
+      if (tok.events > maxEvents) throw limitError('maxEvents', text);
+    },
+  };
 }
 
 async function startsGzipped(fh: FileHandle): Promise<boolean> {
@@ -316,18 +341,37 @@ async function* fileChunks(fh: FileHandle, chunkSize: number, reuse: ChunkReuse)
   }
 }
 
-async function* streamChunks(stream: NodeJS.ReadableStream, chunkSize: number): AsyncGenerator<Uint8Array> {
+/** `idleMs` > 0: fail with STDIN_TIMEOUT when no byte comes for that long (standard input only). */
+async function* streamChunks(stream: NodeJS.ReadableStream, chunkSize: number, idleMs = 0): AsyncGenerator<Uint8Array> {
   const enc = new TextEncoder();
   const chunks = (stream as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+  let total = 0;
   for (;;) {
     let r: IteratorResult<Uint8Array | string>;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      r = await chunks.next();
+      const next = chunks.next();
+      if (idleMs > 0) {
+        const idle = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new KinetoscopeError('STDIN_TIMEOUT', `standard input sent nothing for ${idleMs / 1000} s (after ${total} bytes): --stdin-timeout; 0 waits for ever`, total)),
+            idleMs,
+          );
+        });
+        r = await Promise.race([next, idle]);
+      } else r = await next;
     } catch (e) {
+      if (e instanceof KinetoscopeError) {
+        if (stream === process.stdin) process.stdin.destroy();
+        throw e;
+      }
       throw new KinetoscopeError('FILE_UNREADABLE', `cannot read the input stream: ${(e as Error).message ?? String(e)}`);
+    } finally {
+      if (timer) clearTimeout(timer);
     }
     if (r.done) return;
     const b = typeof r.value === 'string' ? enc.encode(r.value) : r.value;
+    total += b.length;
     for (let i = 0; i < b.length; i += chunkSize) yield b.subarray(i, Math.min(b.length, i + chunkSize));
   }
 }

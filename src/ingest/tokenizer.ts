@@ -34,6 +34,7 @@
 import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
 import { DiagnosticSink, type Severity } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
+import { limitError, readLimits } from './limits.js';
 import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
 import * as eventColumns from './event-columns.js';
@@ -413,7 +414,6 @@ const DOT = 0x2e;
 const SPACE = 0x20;
 
 const MAX_SAFE = 9007199254740992; // 2^53: an accumulator below this is exact
-const MAX_DEPTH = 1000;
 
 const WS = new Uint8Array(256);
 WS[0x20] = WS[0x0a] = WS[0x0d] = WS[0x09] = 1;
@@ -738,6 +738,15 @@ class Tokenizer {
   // Pending bytes of a value that straddles chunks.
   private pend = new Uint8Array(1024);
   private pendLen = 0;
+  // Limits (limits.ts): a pending value longer than guardAt is scanned (guardPending) for an over-long string or number.
+  private readonly maxStringBytes = readLimits().maxStringBytes;
+  private readonly maxNumberChars = readLimits().maxNumberChars;
+  private readonly maxDepth = readLimits().maxDepth;
+  private readonly guardAt = Math.min(readLimits().maxStringBytes, readLimits().maxNumberChars);
+  private gScan = 0;
+  private gInStr = false;
+  private gFrom = 0;
+  private gNum = -1;
   private pendBase = AS_DOUBLE;
   private lastAttempt = 0;
   // Structural scanner over pending bytes: signals when the pending value may be complete.
@@ -945,6 +954,7 @@ class Tokenizer {
     if (rest > 0 && c > 0) this.pend.copyWithin(0, c, this.pendLen);
     this.pendLen = rest;
     this.pendBase += c;
+    if (c > 0) this.resetGuard();
     this.lastAttempt = rest;
     if (c > 0) this.scTrust = true;
     this.scInStr = false;
@@ -955,6 +965,7 @@ class Tokenizer {
 
   private setPending(chunk: Uint8Array, from: number, to: number, abs: number): void {
     this.pendLen = 0;
+    this.resetGuard();
     this.pendBase = abs;
     this.appendPending(chunk, from, to);
     this.lastAttempt = this.pendLen;
@@ -977,6 +988,57 @@ class Tokenizer {
     }
     this.pend.set(src.subarray(from, to), this.pendLen);
     this.pendLen = need;
+    if (need > this.guardAt) this.guardPending();
+  }
+
+  /**
+   * The pending value is longer than guardAt (the smaller of the two limits): scans what was
+   * appended since the last look (each byte once: linear) and throws LIMIT_EXCEEDED for a string
+   * longer than maxStringBytes or a number token longer than maxNumberChars, open or closed. A
+   * value that long always straddles chunks, so it is pending here before anything decodes it.
+   */
+  private guardPending(): void {
+    const b = this.pend;
+    const n = this.pendLen;
+    let i = this.gScan;
+    let inStr = this.gInStr;
+    let from = this.gFrom;
+    let num = this.gNum;
+    for (; i < n; i++) {
+      const c = b[i]!;
+      if (inStr) {
+        if (c === BACKSLASH) i++;
+        else if (c === QUOTE) {
+          if (i - from > this.maxStringBytes) throw limitError('maxStringBytes', this.pendBase + from - 1);
+          inStr = false;
+        }
+        continue;
+      }
+      if ((c >= 48 && c <= 57) || c === MINUS || c === PLUS || c === DOT || c === 0x65 || c === 0x45) {
+        if (num < 0) num = i;
+        continue;
+      }
+      if (num >= 0 && i - num > this.maxNumberChars) throw limitError('maxNumberChars', this.pendBase + num);
+      num = -1;
+      if (c === QUOTE) {
+        inStr = true;
+        from = i + 1;
+      }
+    }
+    if (inStr && Math.min(i, n) - from > this.maxStringBytes) throw limitError('maxStringBytes', this.pendBase + from - 1);
+    if (num >= 0 && n - num > this.maxNumberChars) throw limitError('maxNumberChars', this.pendBase + num);
+    this.gScan = Math.min(i, n + 1);
+    this.gInStr = inStr;
+    this.gFrom = from;
+    this.gNum = num;
+  }
+
+  /** The guard's scan starts over (the pending bytes now start at a value's start). */
+  private resetGuard(): void {
+    this.gScan = 0;
+    this.gInStr = false;
+    this.gFrom = 0;
+    this.gNum = -1;
   }
 
   /**
@@ -2429,7 +2491,7 @@ class Tokenizer {
   }
 
   private parseObject(depth: number): JsonObject {
-    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
     const b = this.buf;
     const end = this.lim;
     const obj: JsonObject = {};
@@ -2458,7 +2520,7 @@ class Tokenizer {
   }
 
   private parseArray(depth: number): JsonValue[] {
-    if (depth > MAX_DEPTH) throw this.err(this.pos, `values nested deeper than ${MAX_DEPTH} levels`);
+    if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
     const b = this.buf;
     const end = this.lim;
     const arr: JsonValue[] = [];
@@ -2499,6 +2561,7 @@ class Tokenizer {
     }
     if (p >= end) throw INCOMPLETE;
     if (p === ds) throw this.err(p, 'a number without digits');
+    if (p - start > this.maxNumberChars) throw limitError('maxNumberChars', this.base + start);
     this.pos = p;
     return this.ascii(start, p);
   }
@@ -2526,6 +2589,7 @@ class Tokenizer {
     this.pos = p;
     if (nd <= 15) return neg ? -acc : acc;
     // Beyond 2^53: keep the exact decimal text (pointers, `Comms Id` > int64 max).
+    if (p - start > this.maxNumberChars) throw limitError('maxNumberChars', this.base + start);
     const text = this.ascii(start, p);
     const big = BigInt(text);
     if (big > 9007199254740992n || big < -9007199254740992n) return text;

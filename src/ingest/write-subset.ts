@@ -18,7 +18,7 @@ import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
-import { PassThrough, type Transform } from 'node:stream';
+import { PassThrough, Transform } from 'node:stream';
 import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, type ArgsPolicy, type EventColumns } from './event-columns.js';
@@ -60,7 +60,20 @@ export interface SubsetOptions {
   workers?: number;
   /** Tuning of the parallel read (tests force tiny ranges): smallest file read in parallel, bytes per range. */
   parallel?: { minBytes?: number; rangeBytes?: number };
+  /** Gzip the output (default: when its name ends in `.gz`; a temporary file's name does not say). */
+  gzip?: boolean;
+  /**
+   * Rewrites the text of each event kept and of the header (--redact): given one whole event's
+   * (or the header's) JSON text, returns text that is still valid JSON in its place.
+   */
+  transform?: (text: string) => string;
 }
+
+/**
+ * The comment in the gzip header (FCOMMENT) of a gzipped output: how a later run recognises a
+ * file kinetoscope wrote (cli/safe-write.ts); gunzip, Python and Perfetto skip it.
+ */
+export const GZIP_COMMENT = 'written by kinetoscope crop';
 
 export async function writeTraceSubset(input: string, output: string, select: (e: SubsetEvent) => SubsetDecision, opts: SubsetOptions = {}): Promise<SubsetResult> {
   if (resolve(input) === resolve(output)) throw new KinetoscopeError('BAD_ARGUMENT', `the output ${output} is the input: write the cropped trace to another file`);
@@ -70,21 +83,26 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   const { firstStart, lastEnd, eventsIn } = chooser;
   const ranges = chooser.keptRanges();
 
-  // Pass 2: copy.
-  try {
-    await (await open(output, 'w')).close();
-  } catch (err) {
-    throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the cropped trace to ${output} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
+  // Pass 2: copy. Any error of the output (a full disk) ends the copy and is thrown from here.
   const out = createWriteStream(output);
-  const gz = output.endsWith('.gz') ? createGzip() : undefined;
+  const gz = (opts.gzip ?? output.endsWith('.gz')) ? createGzip() : undefined;
   const dest: Transform = gz ?? new PassThrough();
-  const done = pipeline(dest, out);
+  const done = gz ? pipeline(gz, gzipHeaderComment(GZIP_COMMENT), out) : pipeline(dest, out);
+  let failed: unknown;
+  const failure = done.then(
+    () => undefined,
+    (e: unknown) => {
+      failed = e;
+    },
+  );
   const buffered = new BufferedWriter(async (b) => {
-    if (!dest.write(b)) await once(dest, 'drain');
+    if (failed) throw failed;
+    if (!dest.write(b)) await Promise.race([once(dest, 'drain').catch(() => undefined), failure]);
+    if (failed) throw failed;
   });
   const write = (b: Uint8Array | string) => buffered.write(b);
-  const copier = new RangeCopier(ranges, write);
+  const tf = opts.transform ?? ((t: string) => t);
+  const copier = new RangeCopier(ranges, write, opts.transform);
   const prefix: Uint8Array[] = [];
   const tail: Uint8Array[] = [];
   let tailBytes = 0;
@@ -95,7 +113,7 @@ export async function writeTraceSubset(input: string, output: string, select: (e
       if (at < firstStart) prefix.push(chunk.slice(0, Math.min(chunk.length, firstStart - at)));
       if (!prefixWritten && at + chunk.length >= firstStart) {
         prefixWritten = true;
-        await write(headerBefore(prefix, read));
+        await write(tf(headerBefore(prefix, read)));
       }
       await copier.push(chunk, at);
       if (at + chunk.length > lastEnd && tailBytes <= MAX_TAIL) {
@@ -107,13 +125,14 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   });
   if (firstStart < 0) {
     // No event at all: a minimal trace with the header the reader understood.
-    await write(JSON.stringify({ ...read.header, traceEvents: [] }));
+    await write(tf(JSON.stringify({ ...read.header, traceEvents: [] })));
   } else {
-    await write(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read));
+    await write(tf(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read)));
   }
   await buffered.flush();
   dest.end();
-  await done;
+  await failure;
+  if (failed) throw failed;
   return { read, eventsIn, eventsOut: ranges.length / 2, bytesOut: out.bytesWritten };
 }
 
@@ -304,10 +323,23 @@ class RangeCopier {
   private first = true;
   private startedCurrent = false;
 
+  /** With a transform: the pieces of the event being copied, written through it when whole. */
+  private pieces: Uint8Array[] = [];
+
   constructor(
     private readonly ranges: Float64Array,
-    private readonly write: (b: Uint8Array | string) => Promise<void>,
+    private readonly writeOut: (b: Uint8Array | string) => Promise<void>,
+    private readonly transform?: (text: string) => string,
   ) {}
+
+  private async write(b: Uint8Array | string, last = false): Promise<void> {
+    if (!this.transform || typeof b === 'string') return this.writeOut(b);
+    this.pieces.push(b.slice());
+    if (!last) return;
+    const text = concatText(this.pieces);
+    this.pieces = [];
+    await this.writeOut(this.transform(text));
+  }
 
   async push(chunk: Uint8Array, at: number): Promise<void> {
     const r = this.ranges;
@@ -325,12 +357,39 @@ class RangeCopier {
         this.first = false;
         this.startedCurrent = true;
       }
-      await this.write(chunk.subarray(Math.max(0, s - at), Math.min(chunk.length, e - at)));
+      await this.write(chunk.subarray(Math.max(0, s - at), Math.min(chunk.length, e - at)), e <= end);
       if (e > end) return; // continues in the next chunk
       this.startedCurrent = false;
       this.k++;
     }
   }
+}
+
+/**
+ * Sets a comment in the header of a gzip stream (createGzip writes a 10-byte header with no
+ * flags): FLG gets FCOMMENT and the zero-terminated comment follows the header. The CRC and the
+ * size at the end cover the uncompressed data only, so they stay right.
+ */
+function gzipHeaderComment(comment: string): Transform {
+  let pending: Buffer | undefined = Buffer.alloc(0);
+  const patched = (h: Buffer) => {
+    const head = Buffer.from(h.subarray(0, 10));
+    head[3] = head[3]! | 0x10;
+    return Buffer.concat([head, Buffer.from(`${comment}\0`, 'latin1'), h.subarray(10)]);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      if (!pending) return cb(null, chunk);
+      pending = Buffer.concat([pending, chunk]);
+      if (pending.length < 10) return cb();
+      const out = patched(pending);
+      pending = undefined;
+      cb(null, out);
+    },
+    flush(cb) {
+      cb(null, pending && pending.length >= 10 ? patched(pending) : pending);
+    },
+  });
 }
 
 /** The input's text (gunzipped when it is gzip), chunk by chunk with each chunk's offset. */
@@ -344,10 +403,15 @@ async function forEachTextChunk(path: string, fn: (chunk: Uint8Array, at: number
   let at = 0;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      await fn(chunk, at);
+      try {
+        await fn(chunk, at);
+      } catch (e) {
+        throw { ofOutput: e };
+      }
       at += chunk.length;
     }
   } catch (err) {
+    if (typeof err === 'object' && err !== null && 'ofOutput' in err) throw err.ofOutput; // the output's error, not the input's
     // The first read already reported a corrupt or cut gzip stream; keep what was copied.
     if (!(err as { code?: string }).code?.startsWith('Z_')) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
   }

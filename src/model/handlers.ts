@@ -130,6 +130,17 @@ export function num(v: JsonValue | undefined): number {
   return NaN;
 }
 
+/** Events whose ts could not be read (missing, a string, NaN) are left out: every analysis orders and nests by time. */
+function reportMissingStarts(ctx: HandlerContext, count: number, what: string): void {
+  if (count === 0) return;
+  ctx.diagnostics.add({
+    code: 'MISSING_TIMESTAMP',
+    severity: 'warning',
+    count,
+    message: `${count} ${what} had no readable ts; left out.`,
+  });
+}
+
 function reportNegativeDurations(ctx: HandlerContext, count: number, what: string): void {
   if (count === 0) return;
   ctx.diagnostics.add({
@@ -286,11 +297,16 @@ export class HostEventsHandler {
   /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. Starts empty: see primer.ts on growing arrays. */
   private isStep = new Uint8Array(0);
   private negative = 0;
+  private noTs = 0;
 
   constructor(private readonly ctx: HandlerContext) {}
 
   /** Row i of a cpu_op, user_annotation, runtime or driver class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
   add(b: Batch, i: number, cls: EventClass, nameId: number, thread: number): void {
+    if (!Number.isFinite(b.tsNs[i]!)) {
+      this.noTs++;
+      return;
+    }
     const o = i * ARG_NUMBERS;
     const k = HOST_KIND_OF[cls]!;
     let dur = b.durNs[i]!;
@@ -332,6 +348,7 @@ export class HostEventsHandler {
   /** The table, its times less `originNs`. */
   finalize(originNs: number) {
     reportNegativeDurations(this.ctx, this.negative, 'host event(s)');
+    reportMissingStarts(this.ctx, this.noTs, 'host event(s)');
     const length = this.t.length;
     const table = { length, ...this.t.trim({ startNs: originNs }) };
     return {
@@ -407,6 +424,7 @@ export class GpuActivitiesHandler {
   private readonly annotations: GpuAnnotation[] = [];
   private readonly syncs: SyncEvent[] = [];
   private negative = 0;
+  private noTs = 0;
 
   constructor(private readonly ctx: HandlerContext) {}
 
@@ -416,6 +434,10 @@ export class GpuActivitiesHandler {
    * `args.stream`, else the tid when it is a number, else −1.
    */
   add(b: Batch, i: number, cls: EventClass, nameId: number): void {
+    if (!Number.isFinite(b.tsNs[i]!)) {
+      this.noTs++;
+      return;
+    }
     const an = b.argNumbers;
     const o = i * ARG_NUMBERS;
     let dur = b.durNs[i]!;
@@ -454,6 +476,7 @@ export class GpuActivitiesHandler {
   /** The tables, their times less `originNs`. */
   finalize(originNs: number) {
     reportNegativeDurations(this.ctx, this.negative, 'GPU activit(ies)');
+    reportMissingStarts(this.ctx, this.noTs, 'GPU activit(ies)');
     const length = this.t.length;
     const { args, ...columns } = this.t.trim({ startNs: originNs });
     const table = { length, ...columns };

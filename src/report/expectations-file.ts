@@ -8,6 +8,7 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node, type Pair } from 'yaml';
 import { KinetoscopeError } from '../core/errors.js';
+import { regexHazard } from '../core/safe-regex.js';
 import { EXPECTATION_KEYS, VERDICTS, type DerivedExpectations, type Expectations, type Verdict } from '../analyses/expectations.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -32,7 +33,9 @@ export const EXPECTATION_KEY_HELP: Record<string, string> = {
 
 export function parseExpectationsYaml(text: string, file: string): Expectations {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  // uniqueKeys: false: the library's own check compares every key with every other (50,000 keys:
+  // 98 s); duplicates are found below with a set per mapping.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: false });
   const lineOf = (node: Node | null | undefined): number | undefined => (node?.range ? lineCounter.linePos(node.range[0]).line : undefined);
   const fail = (line: number | undefined, what: string): never => {
     throw new KinetoscopeError('BAD_EXPECTATIONS', `${file}${line !== undefined ? `:${line}` : ''}: ${what}`);
@@ -45,7 +48,21 @@ export function parseExpectationsYaml(text: string, file: string): Expectations 
   if (root === null || (isScalar(root) && (root.value === null || root.value === ''))) fail(undefined, 'the file holds no expectations');
   if (!isMap(root)) fail(lineOf(root as Node), 'expected a mapping of expectation keys (per: …, kernels: …)');
 
+  /** Throws for the second of two equal keys in one mapping (linear: a set per mapping). */
+  const noDuplicates = (items: readonly Pair[], where: string) => {
+    const seen = new Map<string, number | undefined>();
+    for (const p of items) {
+      const k = isScalar(p.key as Node) ? String((p.key as { value: unknown }).value) : undefined;
+      if (k === undefined) continue;
+      if (seen.has(k)) {
+        const first = seen.get(k);
+        fail(lineOf(p.key as Node), `${where}key ${JSON.stringify(k)} written twice${first !== undefined ? ` (first on line ${first})` : ''}`);
+      }
+      seen.set(k, lineOf(p.key as Node));
+    }
+  };
   const out: Mutable<Expectations> = {};
+  noDuplicates((root as { items: Pair[] }).items, '');
   for (const pair of (root as { items: Pair[] }).items) {
     const keyNode = pair.key as Node;
     const spelling = isScalar(keyNode) ? String(keyNode.value) : undefined;
@@ -85,7 +102,9 @@ export function parseExpectationsYaml(text: string, file: string): Expectations 
       case 'ops':
       case 'kernelMatching': {
         if (!isMap(value)) bad(field === 'ops' ? 'a map {op name: calls}, e.g. {aten::linear: 3}' : 'a map {pattern: kernels}, e.g. {"gelu.*mul": 1}');
-        const map: Record<string, number> = {};
+        // No prototype: a key such as __proto__ or constructor is data like any other.
+        const map: Record<string, number> = Object.create(null) as Record<string, number>;
+        noDuplicates((value as unknown as { items: Pair[] }).items, `${spelling}: `);
         for (const p of (value as unknown as { items: Pair[] }).items) {
           const k = scalar(p.key as Node);
           const kl = lineOf(p.key as Node) ?? at;
@@ -96,6 +115,8 @@ export function parseExpectationsYaml(text: string, file: string): Expectations 
             } catch (e) {
               fail(kl, `${spelling}: ${JSON.stringify(k)} is not a regular expression (${(e as Error).message})`);
             }
+            const hazard = regexHazard(k as string);
+            if (hazard) fail(kl, `${spelling}: ${JSON.stringify(k)} is refused: ${hazard}; kinetoscope runs patterns in a safe subset (see check --help)`);
           }
           map[k as string] = count(scalar(p.value as Node), (wanted) => fail(lineOf(p.value as Node) ?? kl, `${spelling}: ${k}: expected ${wanted}, got ${describe(p.value as Node)}`));
         }
@@ -180,7 +201,7 @@ function scalar(node: Node | null | undefined): unknown {
 }
 
 function count(v: unknown, bad: (wanted: string) => never): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) bad('a whole number ≥ 0');
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) bad('a whole number ≥ 0');
   return v as number;
 }
 
@@ -196,7 +217,13 @@ function describe(node: Node | null | undefined): string {
   if (node === null || node === undefined) return 'nothing';
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
-  if (isScalar(node)) return node.value === null ? 'nothing' : JSON.stringify(node.value);
+  if (isScalar(node)) {
+    const v = node.value;
+    // A number the YAML reader could not hold (1e400 → Infinity) is shown as written.
+    if (typeof v === 'number' && !Number.isFinite(v)) return `${node.source ?? String(v)} (out of range)`;
+    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) return `${node.source ?? String(v)} (out of range)`;
+    return v === null ? 'nothing' : JSON.stringify(v);
+  }
   return 'an alias';
 }
 

@@ -30,16 +30,21 @@ function describe(n: DispatchNode, st: TreeStyle): string {
 
 export function renderDispatchTree(t: DispatchTree, st: TreeStyle = {}): string {
   const lines = [`Dispatch chain of ${t.scope}`];
-  const walk = (n: DispatchNode, prefix: string, last: boolean, root: boolean) => {
+  // Depth first with an explicit stack (children pushed last to first).
+  const stack: { n: DispatchNode; prefix: string; last: boolean; root: boolean }[] = [];
+  for (let r = t.roots.length - 1; r >= 0; r--) stack.push({ n: t.roots[r]!, prefix: '', last: true, root: true });
+  while (stack.length > 0) {
+    const { n, prefix, last, root } = stack.pop()!;
     lines.push(root ? describe(n, st) : `${prefix}${last ? '└─ ' : '├─ '}${describe(n, st)}`);
     const next = root ? '' : prefix + (last ? '   ' : '│  ');
-    n.children.forEach((c, k) => walk(c, next, k === n.children.length - 1, false));
-  };
-  for (const r of t.roots) walk(r, '', true, true);
+    for (let k = n.children.length - 1; k >= 0; k--) stack.push({ n: n.children[k]!, prefix: next, last: k === n.children.length - 1, root: false });
+  }
+  if (t.cutAtDepth !== undefined) lines.push(`(events nest deeper than ${t.cutAtDepth} levels: the levels past it are not shown)`);
   return lines.join('\n');
 }
 
 export function dispatchTreeJson(t: DispatchTree) {
+  // Recursive, but over MAX_TREE_DEPTH levels at most (analyses/dispatch-tree.ts).
   const conv = (n: DispatchNode): unknown => ({
     ...n,
     startUs: roundUs(n.startUs),
@@ -48,5 +53,5 @@ export function dispatchTreeJson(t: DispatchTree) {
     ...(n.gpuUs !== undefined ? { gpuUs: roundUs(n.gpuUs) } : {}),
     children: n.children.map(conv),
   });
-  return { scope: t.scope, instances: t.instances, roots: t.roots.map(conv) };
+  return { scope: t.scope, instances: t.instances, ...(t.cutAtDepth !== undefined ? { cutAtDepth: t.cutAtDepth } : {}), roots: t.roots.map(conv) };
 }

@@ -1,5 +1,5 @@
 /** `kinetoscope check TRACE --expect FILE`: expectations written before looking, checked against the trace (exit 1 on a mismatch); `--write-expect FILE` writes what the trace shows. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { checkExpectations, deriveExpectations } from '../../analyses/expectations.js';
@@ -7,6 +7,7 @@ import { choosePrimaryScope, scopeLabel } from '../../analyses/scopes.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { checkJson, renderCheck } from '../../report/check-view.js';
 import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';
+import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
 const width = Math.max(...Object.keys(EXPECTATION_KEY_HELP).map((k) => k.length));
@@ -31,6 +32,11 @@ overhead-bound when idle more than half, no-gpu-work when nothing ran. GEMM kern
 owned by a GEMM op (mm, addmm, bmm, … as \`kinetoscope gemm\` finds them) or named as one.
 Step time: the step's (or annotation's) duration on the host.
 
+kernel-matching patterns are JavaScript regular expressions held to a subset that cannot
+backtrack catastrophically: no quantifier on a group holding a quantifier or an alternation
+((a+)+, (a|ab)*), no backreferences, at most 4 unbounded quantifiers and 1000 characters.
+A key written twice in one mapping is an error; keys such as __proto__ are names like any other.
+
 Exit status: 0 every expectation holds; 1 one or more do not (each shown as expected vs
 seen); 2 a bad trace or a bad expectations file (the line at fault is named).`;
 
@@ -38,6 +44,7 @@ interface CheckOptions extends CommonOptions {
   expect?: string;
   writeExpect?: string;
   per?: string;
+  force?: boolean;
 }
 
 export function checkCommand(): Command {
@@ -46,6 +53,7 @@ export function checkCommand(): Command {
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
     .option('--expect <file>', 'the expectations file (YAML) to check the trace against')
     .option('--write-expect <file>', 'write what the trace shows as an expectations file (- for standard output)')
+    .option('--force', 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)')
     .option('--per <scope>', 'with --write-expect: the scope (annotation name, "step" or "trace"); default: the one top-level annotation holding most of the GPU work, else steps, else the whole trace')
     .addHelpText('after', KEYS_HELP);
   withCommonOptions(cmd);
@@ -68,15 +76,15 @@ export function checkCommand(): Command {
         }
         return result.ok ? strictStatus(model, opts) : EXIT_CHECK_FAILED;
       }
+      const safe = { kind: 'expectations' as const, inputs: [path], force: opts.force };
+      if (opts.writeExpect !== '-') checkTarget(opts.writeExpect!, safe);
       const model = await openTrace(path);
       const per = opts.per ?? scopeLabel(choosePrimaryScope(model));
       const derived = deriveExpectations(model, per);
       const yamlText = stringifyExpectations(derived, path === '-' ? 'standard input' : basename(path));
       if (opts.writeExpect === '-') process.stdout.write(yamlText);
       else {
-        await writeFile(opts.writeExpect!, yamlText, 'utf8').catch((e: NodeJS.ErrnoException) => {
-          throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the expectations to ${opts.writeExpect} (${e.code ?? e.message})`);
-        });
+        await writeTextSafely(opts.writeExpect!, yamlText, safe);
         if (opts.json) printJson({ written: opts.writeExpect, per, expectations: derived.expectations, notes: derived.notes });
         else process.stderr.write(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${derived.notes.join('; ')}` : ''}\n`);
       }

@@ -4,12 +4,15 @@ import { cropSelector, parseStepRange, parseWindow, planCrop, type CropRange } f
 import { KinetoscopeError } from '../../core/errors.js';
 import { writeTraceSubset } from '../../ingest/write-subset.js';
 import { formatBytes, formatUs } from '../../report/format.js';
+import { checkTarget, writeSafely } from '../safe-write.js';
+import { redaction } from '../redaction.js';
 import { action, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 
 interface CropOptions extends CommonOptions {
   steps?: string;
   window?: string;
   output?: string;
+  force?: boolean;
 }
 
 const HELP = `
@@ -21,7 +24,11 @@ Keeps, for the steps (ProfilerStep#N) or the window chosen:
   the header keys, byte for byte. An event that starts before the window (e.g. an
   annotation around all steps) is left out. --window is in µs from the trace start
   (time zero of every other command). The output is gzipped when its name ends in .gz.
-The input is read twice (a file, not standard input).`;
+The input is read twice (a file, not standard input).
+The output is written to a temporary file beside it and renamed into place when whole: an
+interrupted or failed crop leaves the target as it was. An existing output is replaced only
+when kinetoscope wrote it (a .json.gz crop carries a gzip header comment saying so; a plain
+.json crop cannot be told from any trace) — else give --force. The input is never overwritten.`;
 
 export function cropCommand(): Command {
   const cmd = new Command('crop')
@@ -30,6 +37,7 @@ export function cropCommand(): Command {
     .option('--steps <range>', 'ProfilerStep numbers to keep: N or A-B')
     .option('--window <start:end>', 'time window to keep, in µs from the trace start')
     .option('-o, --output <file>', 'where to write the cropped trace (.json or .json.gz)')
+    .option('--force', 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)')
     .addHelpText('after', HELP);
   withCommonOptions(cmd);
   return cmd.action(
@@ -38,9 +46,11 @@ export function cropCommand(): Command {
       if (!opts.output) throw new KinetoscopeError('BAD_ARGUMENT', 'give the output file with -o OUT.json.gz');
       if (path === '-') throw new KinetoscopeError('BAD_ARGUMENT', 'crop reads its input twice: give a file, not standard input');
       const range: CropRange = opts.steps !== undefined ? { steps: parseStepRange(opts.steps) } : { windowUs: parseWindow(opts.window!) };
+      const safe = { kind: 'crop' as const, inputs: [path], force: opts.force };
+      checkTarget(opts.output, safe);
       const model = await openTrace(path);
       const plan = planCrop(model, range);
-      const r = await writeTraceSubset(path, opts.output, cropSelector(plan));
+      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { gzip: opts.output!.endsWith('.gz'), transform: redaction() ? (t) => redaction()!.redact(t) : undefined }));
       const startUs = plan.startNs / 1000;
       const endUs = plan.endNs / 1000;
       if (opts.json) {

@@ -6,6 +6,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
@@ -17,14 +18,21 @@ export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
 /** The port Perfetto's open_trace_in_ui uses. */
 export const PERFETTO_DEFAULT_PORT = 9001;
 
+/** Node's longest timer: 2^31 − 1 ms. */
+const MAX_TIMEOUT_S = Math.floor((2 ** 31 - 1) / 1000);
+
 const NOTES = `
 How it works: the UI at ${PERFETTO_ORIGIN} is told to load the trace from
-http://127.0.0.1:PORT/NAME; this command answers that one path (and CORS preflights) with
-the file's bytes and Access-Control-Allow-Origin: ${PERFETTO_ORIGIN}. Any other path gets
-404; a request from a page of any other site (its Origin header) gets 403. Only 127.0.0.1
-listens: other machines cannot reach it. A .gz trace is served as is (Perfetto inflates gzip
-itself) unless --gunzip.
-The server stops on Ctrl-C or after --timeout seconds.
+http://127.0.0.1:PORT/TOKEN/NAME, TOKEN 128 random bits drawn for this run; this command
+answers that one path (and CORS preflights) with the file's bytes and
+Access-Control-Allow-Origin: ${PERFETTO_ORIGIN}. It answers only requests whose Host is
+127.0.0.1:PORT or localhost:PORT (a page that rebinds its own DNS name to 127.0.0.1 sends its
+own name: 403) and whose Origin is ${PERFETTO_ORIGIN} (the UI's fetch is cross-origin, so the
+browser always sends it; a request without one, or from any other site: 403). Any other path
+gets 404. Only 127.0.0.1 listens: other machines cannot reach it. A .gz trace is served as is
+(Perfetto inflates gzip itself) unless --gunzip.
+The server stops on Ctrl-C or after --timeout seconds (at most ${MAX_TIMEOUT_S} s, ~24.8 days:
+Node's longest timer).
 Perfetto reads the JSON in the browser: past roughly 2 GB, use Perfetto's trace_processor
 --httpd (docs: "Visualising large traces") or kinetoscope report for an offline page.`;
 
@@ -35,8 +43,17 @@ interface PerfettoOptions {
   gunzip?: boolean;
 }
 
-export function perfettoUrl(port: number, name: string): string {
-  return `${PERFETTO_ORIGIN}/#!/?url=http://127.0.0.1:${port}/${encodeURIComponent(name)}`;
+/** `token`: the random path segment that makes the URL unguessable (none in --print-only's example). */
+export function perfettoUrl(port: number, name: string, token?: string): string {
+  return `${PERFETTO_ORIGIN}/#!/?url=http://127.0.0.1:${port}/${token ? `${token}/` : ''}${encodeURIComponent(name)}`;
+}
+
+/** Whether a request may be answered: Host names this server (127.0.0.1 or localhost, this port), Origin is Perfetto UI's. */
+export function allowedRequest(headers: { host?: string; origin?: string }, port: number): { ok: true } | { ok: false; why: string } {
+  const host = headers.host?.toLowerCase();
+  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return { ok: false, why: `Host ${JSON.stringify(headers.host ?? '')} is not 127.0.0.1:${port} or localhost:${port}` };
+  if (headers.origin !== PERFETTO_ORIGIN) return { ok: false, why: headers.origin === undefined ? 'no Origin header' : `Origin ${JSON.stringify(headers.origin)}` };
+  return { ok: true };
 }
 
 async function isGzip(path: string): Promise<boolean> {
@@ -76,8 +93,9 @@ export function perfettoCommand(): Command {
         if (path === '-') throw new KinetoscopeError('BAD_ARGUMENT', 'perfetto serves a file: give its path, not - (standard input)');
         const port = Number(opts.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new KinetoscopeError('BAD_ARGUMENT', `--port expects 0–65535, got "${opts.port}"`);
-        const timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
-        if (timeoutS !== undefined && !(timeoutS > 0)) throw new KinetoscopeError('BAD_ARGUMENT', `--timeout expects a positive number of seconds, got "${opts.timeout}"`);
+        let timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
+        if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS !== Infinity)) throw new KinetoscopeError('BAD_ARGUMENT', `--timeout expects a positive number of seconds, got "${opts.timeout}"`);
+        if (timeoutS !== undefined && timeoutS > MAX_TIMEOUT_S) timeoutS = MAX_TIMEOUT_S; // beyond it Node's timer fires at once
         let size: number;
         try {
           const st = await stat(path);
@@ -105,14 +123,16 @@ export function perfettoCommand(): Command {
           return 0;
         }
 
-        const wanted = `/${encodeURIComponent(name)}`;
+        const token = randomBytes(16).toString('hex');
+        const wanted = `/${token}/${encodeURIComponent(name)}`;
+        let bound = port;
         const server = createServer((req: IncomingMessage, res: ServerResponse) => {
           const pathname = (req.url ?? '/').split('?')[0];
-          // A browser names the page asking; a page of any other site gets nothing (curl, sending no Origin, may fetch).
-          const origin = req.headers.origin;
-          if (origin !== undefined && origin !== PERFETTO_ORIGIN) {
+          // Only this server's own name (no DNS rebinding) and only Perfetto UI's page.
+          const allowed = allowedRequest(req.headers, bound);
+          if (!allowed.ok) {
             res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' });
-            res.end(`forbidden: this trace is served to ${PERFETTO_ORIGIN} only\n`);
+            res.end(`forbidden (${allowed.why}): this trace is served to ${PERFETTO_ORIGIN} on 127.0.0.1 only\n`);
             return;
           }
           if (req.method === 'OPTIONS') {
@@ -149,13 +169,13 @@ export function perfettoCommand(): Command {
           server.listen(port, '127.0.0.1', () => resolve());
         });
         const address = server.address();
-        const bound = typeof address === 'object' && address ? address.port : port;
+        bound = typeof address === 'object' && address ? address.port : port;
         printText(
           [
             `Serving ${path} at http://127.0.0.1:${bound}${wanted} (to ${PERFETTO_ORIGIN} only).`,
             'Open this URL in a browser to load it in Perfetto UI:',
             '',
-            `  ${perfettoUrl(bound, name)}`,
+            `  ${perfettoUrl(bound, name, token)}`,
             '',
             timeoutS !== undefined ? `The server stops after ${timeoutS} s or on Ctrl-C.` : 'Ctrl-C stops the server.',
           ].join('\n'),

@@ -1,5 +1,4 @@
 /** `report DIR`: the job's ranks on one timeline (report/html/ranks-page.ts), written as one HTML file. */
-import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { buildRanksTimeline } from '../../analyses/ranks-timeline.js';
 import { KinetoscopeError } from '../../core/errors.js';
@@ -8,17 +7,16 @@ import { renderRanksHtml } from '../../report/html/ranks-page.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, type CommonOptions } from '../common.js';
 import { readJob } from './ranks.js';
+import { checkTarget, writeTextSafely } from '../safe-write.js';
 
-export async function reportRanks(dir: string, opts: CommonOptions & { output?: string }, generator: string): Promise<number> {
+export async function reportRanks(dir: string, opts: CommonOptions & { output?: string; force?: boolean }, generator: string): Promise<number> {
   const output = opts.output ?? `${basename(resolve(dir))}.html`;
+  checkTarget(output, { kind: 'report', inputs: [], force: opts.force });
   const { analysis, ranks, diagnostics } = await readJob([dir], { clock: 'trace', quiet: opts.json === true });
   const timeline = buildRanksTimeline(ranks, analysis);
   const html = renderRanksHtml({ title: basename(resolve(dir)), generator, timeline, tablesText: renderRanks(analysis, { wide: true, top: 64 }) });
-  try {
-    await writeFile(output, html);
-  } catch (e) {
-    throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the report to ${output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  // safe-write.ts: never a rank trace, never a file kinetoscope did not write (without --force), never half a page
+  await writeTextSafely(output, html, { kind: 'report', inputs: ranks.map((r) => r.file), force: opts.force });
   const bytes = Buffer.byteLength(html);
   if (opts.json) printJson({ output, bytes, ranks: timeline.ranks.length, linkedCollectives: timeline.linked, aligned: timeline.ranks.filter((r) => r.aligned).length, job: ranksJson(analysis, diagnostics) });
   else {

@@ -1,5 +1,5 @@
 /** `kinetoscope report TRACE -o report.html`: one offline HTML page with the timeline and the tables. */
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Command } from 'commander';
@@ -8,6 +8,8 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
 import { renderReportHtml } from '../../report/html/render-report.js';
 import { reportRanks } from './report-ranks.js';
+import { checkTarget, writeTextSafely } from '../safe-write.js';
+import { redaction } from '../redaction.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
 const DEFINITIONS = `
@@ -34,11 +36,16 @@ and read without JavaScript.
 A folder of rank traces (as \`kinetoscope ranks\` reads it) gives another page: one lane per rank
 (its steps, its collective calls), clocks aligned by the ends of matched collectives (each lane
 states the offset, the page the spread), a collective linked across ranks on hover, and the
-ranks command's tables; only lanes in view are drawn and sub-pixel calls merged per pixel.`;
+ranks command's tables; only lanes in view are drawn and sub-pixel calls merged per pixel.
+
+The page is written to a temporary file beside the output and renamed into place when whole;
+an existing output is replaced only when it is a kinetoscope report (its generator tag), else
+give --force. The trace itself is never overwritten.`;
 
 interface ReportOptions extends CommonOptions {
   output?: string;
   maxSlices?: string;
+  force?: boolean;
 }
 
 /** `gpt2_train.pt.trace.json.gz` → `gpt2_train.html`. */
@@ -61,6 +68,7 @@ export function reportCommand(): Command {
     .description('one self-contained offline HTML report: header facts, a zoomable timeline of threads and GPU streams, the step, profiler, kernel and GEMM tables')
     .argument('<trace>', 'trace file (.json or .json.gz), - for standard input, or a folder of rank traces (one timeline of all ranks)')
     .option('-o, --output <file>', 'where to write the page (default: the trace name with .html, in the current directory)')
+    .option('--force', 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)')
     .option('--max-slices <n>', `timeline slices to embed at most (default ${DEFAULT_MAX_SLICES})`)
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
@@ -74,16 +82,14 @@ export function reportCommand(): Command {
       // A folder is a job: its ranks on one timeline (report-ranks.ts).
       if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${packageVersion()}`);
       const output = opts.output ?? defaultReportPath(path);
+      const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
+      checkTarget(output, safe);
       // The memory chart and the module views read the optional tables.
       const model = await openTrace(path, { keep: ['memory', 'python'] });
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
-      const data = buildReportData(model, { tracePath: path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
+      const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
       const html = renderReportHtml(data);
-      try {
-        await writeFile(output, html);
-      } catch (e) {
-        throw new KinetoscopeError('FILE_UNWRITABLE', `cannot write the report to ${output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-      }
+      await writeTextSafely(output, html, safe);
       const bytes = Buffer.byteLength(html);
       const tl = data.timeline.ok ? data.timeline.value : undefined;
       const failed = (['steps', 'profiler', 'kernels', 'gemm', 'timeline'] as const).filter((k) => !data[k].ok);
