@@ -118,9 +118,12 @@ describe('timeline view model', () => {
 
   it('an event whose time could not be read is left off the timeline, and counted', async () => {
     // the file: three cpu_ops on one thread, the third with "ts": "soon"
-    const t = computeTimeline(await loadTrace(join(MICRO_DIR, 'string-timestamps.json')));
+    // Since issue 18 the model leaves it out (its integrity walk wants finite starts) and counts it.
+    const m = await loadTrace(join(MICRO_DIR, 'string-timestamps.json'));
+    expect(m.diagnostics.find((d) => d.code === 'MISSING_TIMESTAMP')?.count).toBe(1);
+    const t = computeTimeline(m);
     expect(t.slices.length).toBe(2);
-    expect(t.undrawable).toBe(1);
+    expect(t.undrawable).toBe(0);
     expect([...t.slices.startNs].every(Number.isFinite)).toBe(true);
     expect([...t.names].sort()).toEqual(['a', 'b']);
   });
