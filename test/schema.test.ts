@@ -43,6 +43,7 @@ function undocumented(s: unknown, path: string, out: string[]): string[] {
 describe('JSON schemas', () => {
   const ajv = new Ajv2020({ allErrors: true });
   ajv.addKeyword('x-maps');
+  ajv.addKeyword('x-opaque');
 
   it('cover exactly the JSON commands', () => {
     expect(Object.keys(runs).sort()).toEqual([...JSON_COMMANDS].sort());

@@ -127,7 +127,8 @@ function describeCommand(cmd: Command): { schema: Record<string, unknown>; args:
  * `#/$defs/…` references point.
  */
 function outputSchema(name: string): Record<string, unknown> {
-  const { $schema: _s, $id: _i, $defs, ...document } = readSchema(name);
+  // x-maps / x-opaque tell scripts/schema-draft.mjs how to draft: no validator keyword
+  const { $schema: _s, $id: _i, $defs, 'x-maps': _m, 'x-opaque': _o, ...document } = readSchema(name);
   return {
     type: 'object',
     properties: { document, page: PAGE_SCHEMA },
