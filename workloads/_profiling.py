@@ -146,6 +146,17 @@ def _gzip_to(path: str, data: bytes) -> None:
         gz.write(data)
 
 
+def save_rank(prof: Any, trace_json: str, stem: str, workload: str, annotation: str) -> None:
+    """One rank's outputs beside each other (ranks.py, distributed.py): STEM.pt.trace.json.gz
+    (the trace export_chrome_trace wrote to `trace_json`, gzipped), STEM.oracle.json.gz and STEM.table.txt."""
+    with open(trace_json, "rb") as f:
+        _gzip_to(stem + ".pt.trace.json.gz", f.read())
+    os.remove(trace_json)
+    _gzip_to(stem + ".oracle.json.gz", json.dumps(oracle(prof, workload, annotation)).encode("utf-8"))
+    with open(stem + ".table.txt", "w") as f:
+        f.write(prof.key_averages().table(sort_by="device_time_total", row_limit=40))
+
+
 def versions(torch: Any) -> str:
     parts = [f"torch {torch.__version__}"]
     if torch.version.cuda:

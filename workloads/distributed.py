@@ -17,7 +17,6 @@ NVSHMEM_DISABLE_NVLS=1): the machines this was written for require it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,7 +27,7 @@ os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
 os.environ["NVSHMEM_DISABLE_NVLS"] = "1"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _profiling import _gzip_to, oracle, versions  # noqa: E402  (no torch imported yet)
+from _profiling import save_rank, versions  # noqa: E402  (no torch imported yet)
 
 EXAMPLES = """\
 writes, in OUT/distributed_STRATEGY_wN/ (one folder per run):
@@ -115,13 +114,7 @@ def main() -> None:
                 step()
             torch.cuda.synchronize()
             prof.step()
-    with open(trace_json, "rb") as f:
-        _gzip_to(stem + ".pt.trace.json.gz", f.read())
-    os.remove(trace_json)
-    workload = os.path.basename(out_dir) + f"/rank-{rank}"
-    _gzip_to(stem + ".oracle.json.gz", json.dumps(oracle(prof, workload, "train_step")).encode("utf-8"))
-    with open(stem + ".table.txt", "w") as f:
-        f.write(prof.key_averages().table(sort_by="device_time_total", row_limit=40))
+    save_rank(prof, trace_json, stem, os.path.basename(out_dir) + f"/rank-{rank}", "train_step")
     dist.barrier()
     dist.destroy_process_group()
     print(f"rank {rank}: {stem}.pt.trace.json.gz ({time.perf_counter() - t0:.1f} s)", flush=True)
