@@ -26,7 +26,7 @@ Writes OUT/rank-R/TABLE.parquet for each rank R (the rank as \`ranks\` tells it)
 Times are µs from the rank's trace start (ns precision). Each rank is converted on its own (map):
 run it where the trace was written, and query the job's Parquet together (reduce) with
 \`kinetoscope sql\`, DuckDB, Spark or any Parquet reader. Written by DuckDB's COPY … (FORMAT
-parquet) through @duckdb/node-api (an optional dependency).`;
+parquet) through @duckdb/node-api (a dependency of kinetoscope).`;
 
 interface ExportOptions extends CommonOptions {
   parquet?: string;
