@@ -849,7 +849,12 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff, k
       instancesB: d.scope.instancesB,
     }),
   );
-  for (const k of d.kernels.same) {
+  // The same work, the longest first; past LIST_MAX one sentence sums the rest (a training step
+  // has dozens of kernels that compile leaves alone: one bullet each reads as noise).
+  const perInstanceUs = (x: { count: number; meanUs: number }) => (Number.isFinite(x.meanUs) ? x.count * x.meanUs : 0);
+  const same = [...d.kernels.same].sort((x, y) => perInstanceUs(y.a) - perInstanceUs(x.a));
+  const rest = same.slice(LIST_MAX);
+  for (const k of same.slice(0, LIST_MAX)) {
     sentences.push(
       say('comparison.same-kernel', `\`{kernel}\`${k.shapes ? ' on {shapes}' : ''} runs in both ({countA} vs {countB} per instance, {meanAUs} vs {meanBUs} each): the same name and shapes — the same GPU work.`, {
         kernel: kernelLabel(k.name),
@@ -858,6 +863,16 @@ function comparisonSection(c: TraceContext, other: TraceContext, d: TraceDiff, k
         countB: k.b.count,
         meanAUs: k.a.meanUs,
         meanBUs: k.b.meanUs,
+      }),
+    );
+  }
+  if (rest.length) {
+    sentences.push(
+      say('comparison.same-kernels-more', '{more|more kernel} {moreVerb} in both with the same name and shapes (the same GPU work): {aUs} of kernel time per instance in A, {bUs} in B.', {
+        more: rest.length,
+        moreVerb: rest.length === 1 ? 'runs' : 'run',
+        aUs: rest.reduce((t, k) => t + perInstanceUs(k.a), 0),
+        bUs: rest.reduce((t, k) => t + perInstanceUs(k.b), 0),
       }),
     );
   }
