@@ -42,3 +42,30 @@ export function truncateName(name: string, max: number): string {
   if (name.length <= max || max < 4) return name;
   return `${name.slice(0, max - 1)}…`;
 }
+
+/** A number rounded to `digits` decimals for JSON; null when unknown or not finite. */
+export function roundOrNull(x: number | undefined, digits: number): number | null {
+  return x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits;
+}
+
+/** A number with `digits` decimals for a table cell; — when unknown or not finite. */
+export function fixedOrDash(x: number | undefined, digits: number): string {
+  return x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(digits);
+}
+
+/** Bytes in decimal units for a table cell (GB, MB, kB, B); — when unknown. */
+export function formatSiBytes(b: number | undefined): string {
+  if (b === undefined) return '—';
+  if (b >= 1e9) return `${(b / 1e9).toFixed(2)} GB`;
+  if (b >= 1e6) return `${(b / 1e6).toFixed(2)} MB`;
+  if (b >= 1e3) return `${(b / 1e3).toFixed(1)} kB`;
+  return `${b} B`;
+}
+
+/** A FLOP count with a G or M suffix for a table cell; — when unknown. */
+export function formatFlopCount(f: number | undefined): string {
+  if (f === undefined) return '—';
+  if (f >= 1e9) return `${(f / 1e9).toFixed(2)} G`;
+  if (f >= 1e6) return `${(f / 1e6).toFixed(2)} M`;
+  return formatInt(f);
+}

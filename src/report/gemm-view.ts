@@ -1,32 +1,15 @@
 /** The GEMM table (S7) for the terminal and as JSON with stable keys; the device-peaks table. */
 import { DEVICE_PEAKS, PEAK_DTYPES, type ResolvedPeaks } from '../analyses/device-peaks.js';
 import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from '../analyses/gemm.js';
-import { formatInt, formatUs, roundUs, truncateName } from './format.js';
+import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs, truncateName } from './format.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { renderTable, type RenderOptions } from './table.js';
 
-const round = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits);
-const fixed = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(digits));
-
-function siBytes(b: number | undefined): string {
-  if (b === undefined) return '—';
-  if (b >= 1e9) return `${(b / 1e9).toFixed(2)} GB`;
-  if (b >= 1e6) return `${(b / 1e6).toFixed(2)} MB`;
-  if (b >= 1e3) return `${(b / 1e3).toFixed(1)} kB`;
-  return `${b} B`;
-}
-
-function gflop(f: number | undefined): string {
-  if (f === undefined) return '—';
-  if (f >= 1e9) return `${(f / 1e9).toFixed(2)} G`;
-  if (f >= 1e6) return `${(f / 1e6).toFixed(2)} M`;
-  return formatInt(f);
-}
 
 export function describePeaks(p: ResolvedPeaks | undefined): string {
   if (!p) return 'no peaks (not in the table; give --peaks FILE)';
   const flops = PEAK_DTYPES.filter((d) => p.denseTflops[d] !== undefined)
-    .map((d) => `${d} ${fixed(p.denseTflops[d], 1)}`)
+    .map((d) => `${d} ${fixedOrDash(p.denseTflops[d], 1)}`)
     .join(', ');
   const bw = p.memoryBandwidthGBs !== undefined ? `, ${formatInt(p.memoryBandwidthGBs)} GB/s` : '';
   return `${p.name}: dense TFLOP/s ${flops || '—'}${bw} (${p.origin === 'datasheet' ? 'datasheet' : p.origin === 'file' ? 'measured, from --peaks' : 'datasheet, overridden by --peaks'})`;
@@ -72,13 +55,13 @@ export function renderGemm(r: GemmReport, rows: readonly GemmRow[], opts: Render
       s ? `${s.m}×${s.n}×${s.k}` : '—',
       s ? String(s.batch) : '—',
       s ? (x.peakDtype === 'tf32' ? 'fp32 (tf32)' : s.dtype) : '—',
-      gflop(s?.flops),
-      siBytes(s?.bytes),
-      fixed(x.arithmeticIntensity, 1),
+      formatFlopCount(s?.flops),
+      formatSiBytes(s?.bytes),
+      fixedOrDash(x.arithmeticIntensity, 1),
       String(x.calls),
-      ...(r.stepCount ? [x.callsPerStep !== undefined ? fixed(x.callsPerStep, Number.isInteger(x.callsPerStep) ? 0 : 2) : '—'] : []),
+      ...(r.stepCount ? [x.callsPerStep !== undefined ? fixedOrDash(x.callsPerStep, Number.isInteger(x.callsPerStep) ? 0 : 2) : '—'] : []),
       x.meanUs !== undefined ? formatUs(x.meanUs) : '—',
-      fixed(x.tflops, 1),
+      fixedOrDash(x.tflops, 1),
       x.percentOfPeak !== undefined ? `${x.percentOfPeak.toFixed(1)}%` : '—',
       x.bound ?? '—',
       x.kernel?.decoded.tile ?? '—',
@@ -154,21 +137,21 @@ export function gemmJson(r: GemmReport, rows: readonly GemmRow[]) {
         activation: s?.activation ?? null,
         flops: s?.flops ?? null,
         bytes: s?.bytes ?? null,
-        arithmeticIntensity: round(x.arithmeticIntensity, 3),
+        arithmeticIntensity: roundOrNull(x.arithmeticIntensity, 3),
         calls: x.calls,
-        callsPerStep: round(x.callsPerStep, 3),
+        callsPerStep: roundOrNull(x.callsPerStep, 3),
         kernelCalls: x.kernelCalls,
         totalUs: roundUs(x.totalUs),
         meanUs: x.meanUs !== undefined ? roundUs(x.meanUs) : null,
         minUs: x.minUs !== undefined ? roundUs(x.minUs) : null,
         maxUs: x.maxUs !== undefined ? roundUs(x.maxUs) : null,
-        tflops: round(x.tflops, 3),
-        peakTflops: round(x.peakTflops, 3),
-        percentOfPeak: round(x.percentOfPeak, 2),
-        ridgePoint: round(x.ridgePoint, 3),
+        tflops: roundOrNull(x.tflops, 3),
+        peakTflops: roundOrNull(x.peakTflops, 3),
+        percentOfPeak: roundOrNull(x.percentOfPeak, 2),
+        ridgePoint: roundOrNull(x.ridgePoint, 3),
         bound: x.bound ?? null,
-        attainableTflops: round(x.attainableTflops, 3),
-        percentOfRoofline: round(x.percentOfRoofline, 2),
+        attainableTflops: roundOrNull(x.attainableTflops, 3),
+        percentOfRoofline: roundOrNull(x.percentOfRoofline, 2),
         kernel: k?.name ?? null,
         kernelShort: k?.short ?? null,
         tile: k?.decoded.tile ?? null,

@@ -2,26 +2,9 @@
 import type { RooflineReport, RooflineRow } from '../analyses/roofline.js';
 import { describePeaks } from './gemm-view.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
-import { formatInt, formatUs, roundUs } from './format.js';
+import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
-const round = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits);
-const fixed = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(digits));
-
-function siBytes(b: number | undefined): string {
-  if (b === undefined) return '—';
-  if (b >= 1e9) return `${(b / 1e9).toFixed(2)} GB`;
-  if (b >= 1e6) return `${(b / 1e6).toFixed(2)} MB`;
-  if (b >= 1e3) return `${(b / 1e3).toFixed(1)} kB`;
-  return `${b} B`;
-}
-
-function gflop(f: number | undefined): string {
-  if (f === undefined) return '—';
-  if (f >= 1e9) return `${(f / 1e9).toFixed(2)} G`;
-  if (f >= 1e6) return `${(f / 1e6).toFixed(2)} M`;
-  return formatInt(f);
-}
 
 function pct(x: number | undefined): string {
   return x === undefined ? '—' : `${x.toFixed(1)}%`;
@@ -54,12 +37,12 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
     x.op,
     x.shape,
     x.peakDtype === 'tf32' ? 'fp32 (tf32)' : (x.dtype ?? '—'),
-    gflop(x.flops),
-    siBytes(x.bytes),
-    fixed(x.arithmeticIntensity, 1),
+    formatFlopCount(x.flops),
+    formatSiBytes(x.bytes),
+    fixedOrDash(x.arithmeticIntensity, 1),
     String(x.calls),
     x.meanUs !== undefined ? formatUs(x.meanUs) : '—',
-    fixed(x.tflops, 1),
+    fixedOrDash(x.tflops, 1),
     pct(x.percentOfPeak),
     x.bound ?? (x.declined ? 'declined' : '—'),
     x.kernel ? (opts.wide ? x.kernel.name : x.kernel.short) : '(no kernel)',
@@ -93,21 +76,21 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
       peakDtype: x.peakDtype ?? null,
       flops: x.flops ?? null,
       bytes: x.bytes ?? null,
-      arithmeticIntensity: round(x.arithmeticIntensity, 3),
+      arithmeticIntensity: roundOrNull(x.arithmeticIntensity, 3),
       calls: x.calls,
-      callsPerStep: round(x.callsPerStep, 3),
+      callsPerStep: roundOrNull(x.callsPerStep, 3),
       kernelCalls: x.kernelCalls,
       totalUs: roundUs(x.totalUs),
       meanUs: x.meanUs !== undefined ? roundUs(x.meanUs) : null,
       minUs: x.minUs !== undefined ? roundUs(x.minUs) : null,
       maxUs: x.maxUs !== undefined ? roundUs(x.maxUs) : null,
-      tflops: round(x.tflops, 3),
-      peakTflops: round(x.peakTflops, 3),
-      percentOfPeak: round(x.percentOfPeak, 2),
-      ridgePoint: round(x.ridgePoint, 3),
+      tflops: roundOrNull(x.tflops, 3),
+      peakTflops: roundOrNull(x.peakTflops, 3),
+      percentOfPeak: roundOrNull(x.percentOfPeak, 2),
+      ridgePoint: roundOrNull(x.ridgePoint, 3),
       bound: x.bound ?? null,
-      attainableTflops: round(x.attainableTflops, 3),
-      percentOfRoofline: round(x.percentOfRoofline, 2),
+      attainableTflops: roundOrNull(x.attainableTflops, 3),
+      percentOfRoofline: roundOrNull(x.percentOfRoofline, 2),
       kernel: x.kernel?.name ?? null,
       kernelShort: x.kernel?.short ?? null,
       kernels: x.kernelNames,
