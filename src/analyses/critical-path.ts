@@ -127,18 +127,8 @@ export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edge
     }
     if (end < 0 || dist[i]! > dist[end]! || (dist[i] === dist[end] && g.nodeTsNs[i]! > g.nodeTsNs[end]!)) end = i;
   }
-  const nodes: number[] = [];
-  const edges: number[] = [];
-  for (let v = end; v >= 0; ) {
-    nodes.push(v);
-    const e = via[v]!;
-    if (e < 0) break;
-    edges.push(e);
-    v = g.edgeSrc[e]!;
-  }
-  nodes.reverse();
-  edges.reverse();
-  return { nodes: Int32Array.from(nodes), edges: Int32Array.from(edges), lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable, cycleNodes: n - order.length };
+  const { nodes, edges } = walkBack(g.edgeSrc, via, end);
+  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable, cycleNodes: n - order.length };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -559,18 +549,8 @@ export function htaLongestPath(g: CriticalPathGraph, topo = topologicalOrder(g))
     if (v === 0) continue;
     if (end < 0 || dist[v]! > dist[end]!) end = v;
   }
-  const nodes: number[] = [];
-  const edges: number[] = [];
-  for (let v = end; v >= 0; ) {
-    nodes.push(v);
-    const e = via[v]!;
-    if (e < 0) break;
-    edges.push(e);
-    v = g.edgeSrc[e]!;
-  }
-  nodes.reverse();
-  edges.reverse();
-  return { nodes: Int32Array.from(nodes), edges: Int32Array.from(edges), lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: 0, cycleNodes: n - topo.order.length };
+  const { nodes, edges } = walkBack(g.edgeSrc, via, end);
+  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: 0, cycleNodes: n - topo.order.length };
 }
 
 export interface CriticalPathOptions {
@@ -668,4 +648,20 @@ export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: reado
     graphData: g,
     path: p,
   };
+}
+
+/** The path that ends at `end`, read back through each node's best incoming edge (`via`, -1 at the start). */
+function walkBack(edgeSrc: Int32Array, via: Int32Array, end: number): { nodes: Int32Array; edges: Int32Array } {
+  const nodes: number[] = [];
+  const edges: number[] = [];
+  for (let v = end; v >= 0; ) {
+    nodes.push(v);
+    const e = via[v]!;
+    if (e < 0) break;
+    edges.push(e);
+    v = edgeSrc[e]!;
+  }
+  nodes.reverse();
+  edges.reverse();
+  return { nodes: Int32Array.from(nodes), edges: Int32Array.from(edges) };
 }
