@@ -579,3 +579,20 @@ describe('explain: padding a misaligned GEMM dimension (next.pad-gemm)', () => {
     for (const name of ['relu_mlp', 'geglu_mlp', 'cnn_train', 'attention', 'scaled_mm', 'gpt2_train_compile']) expect(await padAdvice(name), name).toEqual([]);
   });
 });
+
+describe('explain --vs: the same work past eight kernels in one sentence (comparison.same-kernels-more)', () => {
+  it('cnn_train → cnn_train_compile: eight listed, the rest summed; linear → linear_compile: silent', async () => {
+    const cnn = await explain('cnn_train', ['cnn_train_compile']);
+    const listed = sentences(cnn, 'comparison.same-kernel');
+    const more = sentences(cnn, 'comparison.same-kernels-more');
+    expect(listed).toHaveLength(8);
+    expect(more).toHaveLength(1);
+    // the rows that run in both on each side: the raw kernel names present in both traces' train_step
+    const namesA = new Set(rawTrace('cnn_train').instances('train_step').flatMap((i) => i.kernels.map((k) => k.name)));
+    const namesB = new Set(rawTrace('cnn_train_compile').instances('train_step').flatMap((i) => i.kernels.map((k) => k.name)));
+    const shared = [...namesA].filter((n) => namesB.has(n)).length;
+    expect(8 + (more[0]!.numbers['more'] as number)).toBeGreaterThanOrEqual(shared); // per shape: at least one row per shared name
+    const linear = await explain('linear', ['linear_compile']);
+    expect(sentences(linear, 'comparison.same-kernels-more')).toEqual([]);
+  });
+});
