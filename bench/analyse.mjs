@@ -37,9 +37,9 @@ if (mode === 'naive') {
   if (!asLibrary) (await import(new URL('compiler-flags.js', dist))).tuneCompilerForOneTrace();
   const { loadTrace } = await import(new URL('load-trace.js', dist));
   const { OPTIONAL_TABLES } = await import(new URL('model/trace-model.js', dist));
-  const { computeProfilerTable } = await import(new URL('analyses/profiler-table.js', dist));
-  const { computeKernelCatalog } = await import(new URL('analyses/kernel-catalog.js', dist));
-  const { computeStepBreakdown } = await import(new URL('analyses/step-breakdown.js', dist));
+  const { computeProfilerTable } = await import(new URL('analyses/torch-table/profiler-table.js', dist));
+  const { computeKernelCatalog } = await import(new URL('analyses/kernels/kernel-catalog.js', dist));
+  const { computeStepBreakdown } = await import(new URL('analyses/steps/step-breakdown.js', dist));
   const { defaultWorkers, PARALLEL_MIN_BYTES } = await import(new URL('ingest/parallel-plan.js', dist));
   const { statSync } = await import('node:fs');
   // --workers N reads with N threads whatever the size; otherwise as the CLI chooses.

@@ -4,7 +4,7 @@
  * and `sql`; without the package those commands say how to install it (exit 2).
  */
 import { KinetoscopeError } from './core/errors.js';
-import type { ExportTable } from './analyses/export-tables.js';
+import type { ExportTable } from './analyses/trace/export-tables.js';
 
 /** The version kinetoscope is tested with. */
 export const DUCKDB_PACKAGE = '@duckdb/node-api@1.5.6-r.1';

@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { KinetoscopeError, type ErrorCode } from './core/errors.js';
-import { summariseRank, type RankSummary } from './analyses/ranks.js';
+import { summariseRank, type RankSummary } from './analyses/ranks/ranks.js';
 import { loadTrace } from './load-trace.js';
 import { OPTIONAL_TABLES } from './model/trace-model.js';
 import { defaultWorkers } from './ingest/parallel-plan.js';

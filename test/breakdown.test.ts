@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computeBreakdown, type BreakdownResult } from '../src/analyses/temporal-breakdown.js';
+import { computeBreakdown, type BreakdownResult } from '../src/analyses/breakdown/temporal-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
 

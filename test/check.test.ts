@@ -9,9 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeTraceDiff } from '../src/analyses/diff.js';
-import { checkExpectations, deriveExpectations, type Expectations } from '../src/analyses/expectations.js';
-import { choosePrimaryScope, scopeLabel } from '../src/analyses/scopes.js';
+import { computeTraceDiff } from '../src/analyses/compare/diff.js';
+import { checkExpectations, deriveExpectations, type Expectations } from '../src/analyses/compare/expectations.js';
+import { choosePrimaryScope, scopeLabel } from '../src/analyses/host/scopes.js';
 import { isKinetoscopeError } from '../src/core/errors.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { computeCompileOverhead } from '../src/analyses/compile-overhead.js';
+import { computeCompileOverhead } from '../src/analyses/host/compile-overhead.js';
 import { loadTrace } from '../src/load-trace.js';
 import { compileJson, mergePreOps } from '../src/report/compile-view.js';
 import { h200Trace, loadOracle, loadRawJson, type Oracle } from './fixtures.js';

@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadTrace } from '../src/load-trace.js';
-import { buildCriticalPathGraph, EK, type CriticalPathGraph } from '../src/analyses/critical-path-graph.js';
-import { htaLongestPath, longestPath, selectInstances, topologicalOrder } from '../src/analyses/critical-path.js';
+import { buildCriticalPathGraph, EK, type CriticalPathGraph } from '../src/analyses/critical-path/critical-path-graph.js';
+import { htaLongestPath, longestPath, selectInstances, topologicalOrder } from '../src/analyses/critical-path/critical-path.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { HAS_HTA, HTA_DIR, loadRawJson } from './fixtures.js';
 

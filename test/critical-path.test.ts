@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadTrace } from '../src/load-trace.js';
-import { analyzeInstance, parseWhatIf, selectInstances } from '../src/analyses/critical-path.js';
+import { analyzeInstance, parseWhatIf, selectInstances } from '../src/analyses/critical-path/critical-path.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { H200_NAMES, h200Trace, loadRawJson } from './fixtures.js';
 

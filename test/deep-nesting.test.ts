@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_TREE_DEPTH } from '../src/analyses/dispatch-tree.js';
+import { MAX_TREE_DEPTH } from '../src/analyses/host/dispatch-tree.js';
 import { ensureBuilt } from './build-once.js';
 
 const CLI = join(import.meta.dirname, '../dist/cli/main.js');

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeTraceDiff, longestCommonSubsequence } from '../src/analyses/diff.js';
+import { computeTraceDiff, longestCommonSubsequence } from '../src/analyses/compare/diff.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { diffJson } from '../src/report/diff-view.js';

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeDoctor, type DoctorReport, type Finding } from '../src/analyses/doctor.js';
+import { computeDoctor, type DoctorReport, type Finding } from '../src/analyses/trace/doctor.js';
 import { loadTrace } from '../src/load-trace.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSentence, type ExplainValue, type Explanation } from '../src/analyses/explain.js';
+import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSentence, type ExplainValue, type Explanation } from '../src/analyses/explain/explain.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { explainJson, renderExplainMarkdown, renderSentence } from '../src/report/explain-markdown.js';
@@ -315,7 +315,7 @@ describe('explain: a sentence only where its condition holds', () => {
     expect(next[0]).toMatch(/^Let the bias ride in the GEMM: `aten::mm` followed by `aten::add`/);
     expect(next[1]).toMatch(/^In the compiled graph, `aten::mm` runs on cuBLAS without its bias and `triton_poi_fused_add_0` adds it/);
     expect(next.join(' ')).not.toContain('gelu');
-    const rows = (await import('../src/analyses/ops.js')).computeOps(await load(path)).epilogues;
+    const rows = (await import('../src/analyses/host/ops.js')).computeOps(await load(path)).epilogues;
     // Five bias-less GEMMs: the forward eager one and the two compiled ones with a pointwise add have a row; the backward mm and the one before a reduction have nothing to report.
     expect(rows.map((r) => [r.inputDims, r.backward, r.separateAdd?.op])).toEqual([
       ['[[1024,32],[32,64]]', false, 'aten::add'],

@@ -4,8 +4,8 @@
  * from the ops' raw `Input Dims` × the element size of their raw `Input type`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeFusion, type FusionResult } from '../src/analyses/fusion.js';
-import { computeFusionMatch } from '../src/analyses/fusion-match.js';
+import { computeFusion, type FusionResult } from '../src/analyses/compare/fusion.js';
+import { computeFusionMatch } from '../src/analyses/compare/fusion-match.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { fusionJson } from '../src/report/fusion-view.js';

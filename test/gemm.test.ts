@@ -4,7 +4,7 @@
  * here from the kernels whose External id is the op's — never against numbers the code printed.
  */
 import { describe, expect, it } from 'vitest';
-import { computeGemmTable, type GemmRow } from '../src/analyses/gemm.js';
+import { computeGemmTable, type GemmRow } from '../src/analyses/gemm/gemm.js';
 import { loadTrace } from '../src/load-trace.js';
 import { join } from 'node:path';
 import { HAS_HTA, HTA_DIR, h200Trace, loadRawJson } from './fixtures.js';

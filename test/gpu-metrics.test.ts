@@ -4,9 +4,9 @@
  * ../shared, skipped when absent). Expected figures come from the raw events.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyKernels, isCommunicationKernelName } from '../src/analyses/gpu-metrics.js';
-import { mergeUnion, unionLengthInNs, unionOfMerged } from '../src/analyses/intervals.js';
-import { computeStepBreakdown } from '../src/analyses/step-breakdown.js';
+import { classifyKernels, isCommunicationKernelName } from '../src/analyses/steps/gpu-metrics.js';
+import { mergeUnion, unionLengthInNs, unionOfMerged } from '../src/analyses/helpers/intervals.js';
+import { computeStepBreakdown } from '../src/analyses/steps/step-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';
 import { GpuKind } from '../src/model/trace-model.js';
 import { HAS_HTA, HTA_DIR, loadRawJson } from './fixtures.js';

@@ -6,7 +6,7 @@
  * union of two merged unions (unionOfMerged).
  */
 import { describe, expect, it } from 'vitest';
-import { IntervalList, mergeUnion, unionOfMerged } from '../src/analyses/intervals.js';
+import { IntervalList, mergeUnion, unionOfMerged } from '../src/analyses/helpers/intervals.js';
 import { lcg } from './random.js';
 
 /** Components of the union of [s, max(s, e)] over integer endpoints in [0, 200), intervals with NaN left out. */

@@ -8,8 +8,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../src/analyses/kernel-name.js';
-import { demangleItanium } from '../src/analyses/itanium-demangle.js';
+import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../src/analyses/kernels/kernel-name.js';
+import { demangleItanium } from '../src/analyses/kernels/itanium-demangle.js';
 import { H200_DIR, HAS_HTA, HTA_DIR } from './fixtures.js';
 
 const TRACES = H200_DIR;
@@ -812,7 +812,7 @@ describe('robustness', () => {
 describe('the embedded Inductor op-name list', () => {
   it('is exactly test/fixtures/kernel-names/inductor-op-names.txt', async () => {
     const listed = fs.readFileSync(path.join(NAMES, 'inductor-op-names.txt'), 'utf8').split('\n').filter(Boolean);
-    const src = fs.readFileSync(path.join(import.meta.dirname, '../src/analyses/kernel-name.ts'), 'utf8');
+    const src = fs.readFileSync(path.join(import.meta.dirname, '../src/analyses/kernels/kernel-name.ts'), 'utf8');
     const block = /const INDUCTOR_OP_NAMES[^`]*`([^`]*)`/.exec(src)?.[1] ?? '';
     expect(block.split(/\s+/).filter(Boolean)).toEqual(listed);
   });

@@ -4,7 +4,7 @@
  * JSON the same with or without --wide.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeKernelCatalog, type KernelCatalog } from '../src/analyses/kernel-catalog.js';
+import { computeKernelCatalog, type KernelCatalog } from '../src/analyses/kernels/kernel-catalog.js';
 import { loadTrace } from '../src/load-trace.js';
 import { kernelCatalogJson, renderKernelCatalog, wrapText } from '../src/report/kernels-view.js';
 import { h200Trace, loadRawJson } from './fixtures.js';

@@ -4,7 +4,7 @@
  * HTA's published launch statistics (research/hta.md §3.3 A6).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeLaunches, type LaunchAnatomy } from '../src/analyses/launches.js';
+import { computeLaunches, type LaunchAnatomy } from '../src/analyses/host/launches.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadRawJson } from './fixtures.js';
 

@@ -3,8 +3,8 @@
  * (launches.ts quantileSorted) on lists with ties, runs, NaN and −0, and grown lists.
  */
 import { describe, expect, it } from 'vitest';
-import { quantileSorted } from '../src/analyses/launches.js';
-import { medianOf, ValueList } from '../src/analyses/median.js';
+import { quantileSorted } from '../src/analyses/host/launches.js';
+import { medianOf, ValueList } from '../src/analyses/helpers/median.js';
 import { lcg } from './random.js';
 
 const bySort = (values: number[]) => quantileSorted(Float64Array.from(values).sort(), 0.5);

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computeProfilerTable, type ProfilerTableRow } from '../src/analyses/profiler-table.js';
+import { computeProfilerTable, type ProfilerTableRow } from '../src/analyses/torch-table/profiler-table.js';
 import { loadTrace } from '../src/load-trace.js';
 import { OPTIONAL_TABLES } from '../src/model/trace-model.js';
 import { H200_DIR, H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';

@@ -8,8 +8,8 @@
  * and a trace without profile_memory gets one line saying which flag to set.
  */
 import { describe, expect, it } from 'vitest';
-import { aliveByOpAt, computeMemoryTimeline, type MemoryDeviceTimeline } from '../src/analyses/memory-timeline.js';
-import { computeModuleTree } from '../src/analyses/modules.js';
+import { aliveByOpAt, computeMemoryTimeline, type MemoryDeviceTimeline } from '../src/analyses/memory/memory-timeline.js';
+import { computeModuleTree } from '../src/analyses/host/modules.js';
 import { loadTrace } from '../src/load-trace.js';
 import { memoryJson, nearCapacity, renderMemory } from '../src/report/memory-view.js';
 import { h200Trace, loadRawJson } from './fixtures.js';

@@ -10,7 +10,7 @@
  * And a trace without python frames gets one line naming the profiler flag.
  */
 import { describe, expect, it } from 'vitest';
-import { computeModuleTree, modulesStatusLine } from '../src/analyses/modules.js';
+import { computeModuleTree, modulesStatusLine } from '../src/analyses/host/modules.js';
 import { loadTrace } from '../src/load-trace.js';
 import { renderModules } from '../src/report/modules-view.js';
 import { h200Trace, loadRawJson } from './fixtures.js';

@@ -4,8 +4,8 @@
  * `aten::linear`, the `aten::add` after the matmul).
  */
 import { describe, expect, it } from 'vitest';
-import { describeEpilogue } from '../src/analyses/epilogues.js';
-import { computeOps } from '../src/analyses/ops.js';
+import { describeEpilogue } from '../src/analyses/gemm/epilogues.js';
+import { computeOps } from '../src/analyses/host/ops.js';
 import { loadTrace } from '../src/load-trace.js';
 import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 

@@ -4,7 +4,7 @@
  * work to a runtime call through its id collision (src/model/linking.ts), the expected
  * figures are corrected from torch's own per-event attribution in the oracle.
  */
-import type { ProfilerTable } from '../src/analyses/profiler-table.js';
+import type { ProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
 import type { Oracle } from './fixtures.js';
 
 const RUNTIME_API = /^(cuda|cu|hip)[A-Z]/;

@@ -4,7 +4,7 @@
  * trace at capture time.
  */
 import { describe, expect, it } from 'vitest';
-import { computeProfilerTable } from '../src/analyses/profiler-table.js';
+import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_NAMES, h200Trace, loadOracle } from './fixtures.js';
 import { parityProblems } from './oracle-parity.js';

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeTimeline, TIMELINE_CATEGORIES, type Timeline } from '../src/analyses/timeline.js';
+import { computeTimeline, TIMELINE_CATEGORIES, type Timeline } from '../src/analyses/trace/timeline.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { buildReportData } from '../src/report/html/report-data.js';

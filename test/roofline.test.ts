@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { computeRoofline, type RooflineRow } from '../src/analyses/roofline.js';
+import { computeRoofline, type RooflineRow } from '../src/analyses/gemm/roofline.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
 
@@ -302,7 +302,7 @@ describe.skipIf(!existsSync(join(SHARED, 'vit_train.pt.trace.json.gz')))('roofli
 
 describe('check --write-expect counts Triton template GEMMs in gemms (relu_mlp_compile_ma_nograd)', () => {
   it('per step: the kernels named as GEMMs in the raw events, templates included', async () => {
-    const { deriveExpectations } = await import('../src/analyses/expectations.js');
+    const { deriveExpectations } = await import('../src/analyses/compare/expectations.js');
     const name = 'relu_mlp_compile_ma_nograd';
     const events = rawOf(h200Trace(name));
     const m = await loadTrace(h200Trace(name));
@@ -318,7 +318,7 @@ describe('check --write-expect counts Triton template GEMMs in gemms (relu_mlp_c
 
 describe('the alignment rule against the compiled GPT-2 (Inductor pads the vocabulary to 50264)', () => {
   it('each eager vocabulary GEMM is compared with the compiled trace\'s padded product, % of peak from its raw kernels', async () => {
-    const { computeGemmTable } = await import('../src/analyses/gemm.js');
+    const { computeGemmTable } = await import('../src/analyses/gemm/gemm.js');
     const compiled = rawOf(h200Trace('gpt2_train_compile'));
     const r = computeRoofline(await loadTrace(h200Trace('gpt2_train')), { vs: computeGemmTable(await loadTrace(h200Trace('gpt2_train_compile'))) });
     const padded = xs(compiled, 'cpu_op', 'aten::mm').filter((e) => dims(e).slice(0, 2).flat().includes(50264));
@@ -384,7 +384,7 @@ describe('roofline: the CLI', () => {
 
 describe('convShapeOf: a transposed convolution is the input-grad of the convolution it transposes', () => {
   it('FLOPs equal the forward conv from its output back to its input; the output size from output_padding', async () => {
-    const { convShapeOf } = await import('../src/analyses/conv-shape.js');
+    const { convShapeOf } = await import('../src/analyses/gemm/conv-shape.js');
     const f = 'float';
     // cudnn_convolution_transpose(self, weight, padding, output_padding, stride, dilation, groups, benchmark, deterministic, allow_tf32)
     const res = convShapeOf('aten::cudnn_convolution_transpose', {
@@ -393,7 +393,7 @@ describe('convShapeOf: a transposed convolution is the input-grad of the convolu
       'Concrete Inputs': ['', '', '[1, 1]', '[0, 0]', '[2, 2]', '[1, 1]', '1', 'False', 'False', 'True'],
     });
     expect('shape' in res).toBe(true);
-    const s = (res as { shape: import('../src/analyses/conv-shape.js').ConvShape }).shape;
+    const s = (res as { shape: import('../src/analyses/gemm/conv-shape.js').ConvShape }).shape;
     // Output: (8 − 1)·2 − 2·1 + 1·(4 − 1) + 0 + 1 = 16.
     expect(s.output).toEqual([2, 8, 16, 16]);
     // The convolution it transposes: input [2,8,16,16], weight [16,8,4,4], stride 2, padding 1 → [2,16,8,8].

@@ -5,7 +5,7 @@
  * correlation).
  */
 import { describe, expect, it } from 'vitest';
-import { computeScopeInstances, choosePrimaryScope, instanceGpuNs, instanceKernels, instanceLaunches, listAnnotations } from '../src/analyses/scopes.js';
+import { computeScopeInstances, choosePrimaryScope, instanceGpuNs, instanceKernels, instanceLaunches, listAnnotations } from '../src/analyses/host/scopes.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_NAMES, h200Trace, loadOracle } from './fixtures.js';
 import { rawTrace } from './raw-scopes.js';

@@ -3,7 +3,7 @@
  * `(a, b) => startNs[a] - startNs[b] || a - b`, on tables with runs, ties and reversed spans.
  */
 import { describe, expect, it } from 'vitest';
-import { orderByStart } from '../src/analyses/time-order.js';
+import { orderByStart } from '../src/analyses/helpers/natural-merge-sort.js';
 import { lcg } from './random.js';
 
 const bySort = (idx: Int32Array, startNs: Float64Array) => Array.from(idx).sort((a, b) => startNs[a]! - startNs[b]! || a - b);

@@ -4,8 +4,8 @@
  * torch's oracle.
  */
 import { describe, expect, it } from 'vitest';
-import { computeDispatchTree, type DispatchNode } from '../src/analyses/dispatch-tree.js';
-import { computeKernelCatalog } from '../src/analyses/kernel-catalog.js';
+import { computeDispatchTree, type DispatchNode } from '../src/analyses/host/dispatch-tree.js';
+import { computeKernelCatalog } from '../src/analyses/kernels/kernel-catalog.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_NAMES, h200Trace, loadRawJson } from './fixtures.js';
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { computeStepBreakdown } from '../src/analyses/step-breakdown.js';
+import { computeStepBreakdown } from '../src/analyses/steps/step-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';
 import { loadRawJson } from './fixtures.js';
 

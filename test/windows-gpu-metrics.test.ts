@@ -6,7 +6,7 @@
  * the TensorBoard plugin's sweep (written here with a comparator sort of every endpoint).
  */
 import { describe, expect, it } from 'vitest';
-import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, type KernelClasses } from '../src/analyses/gpu-metrics.js';
+import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { lcg } from './random.js';
 

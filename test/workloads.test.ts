@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { computeProfilerTable } from '../src/analyses/profiler-table.js';
+import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { Oracle } from './fixtures.js';
 import { parityProblems } from './oracle-parity.js';

@@ -1,5 +1,5 @@
 /** The alignment rule's findings (analyses/gemm-alignment.ts) as a sentence and as JSON with stable keys. */
-import type { AlignmentFinding } from '../analyses/gemm-alignment.js';
+import type { AlignmentFinding } from '../analyses/gemm/gemm-alignment.js';
 import { formatInt, formatUs, roundUs } from './format.js';
 
 const round = (x: number | undefined, digits: number) => (x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits);

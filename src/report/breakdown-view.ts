@@ -2,8 +2,8 @@
  * The breakdown report: HTA's temporal, kernel-type and per-stream idle-time breakdowns with the
  * definition of every number printed beside it, as terminal text and as JSON with stable keys.
  */
-import type { KernelStats } from '../analyses/kernel-type-breakdown.js';
-import type { BreakdownResult } from '../analyses/temporal-breakdown.js';
+import type { KernelStats } from '../analyses/breakdown/kernel-type-breakdown.js';
+import type { BreakdownResult } from '../analyses/breakdown/temporal-breakdown.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

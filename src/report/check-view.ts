@@ -1,5 +1,5 @@
 /** A checked expectations file: one line per expectation, ✓ or ✗ with expected vs seen in words; and as JSON. */
-import type { CheckResult } from '../analyses/expectations.js';
+import type { CheckResult } from '../analyses/compare/expectations.js';
 import { formatUs, roundUs } from './format.js';
 
 export interface CheckRenderOptions {

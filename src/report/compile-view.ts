@@ -1,5 +1,5 @@
 /** The compile-overhead analysis as terminal tables and as JSON with stable keys. */
-import type { CompileFinding, CompileOverhead, CompileScope, PreOpRow } from '../analyses/compile-overhead.js';
+import type { CompileFinding, CompileOverhead, CompileScope, PreOpRow } from '../analyses/host/compile-overhead.js';
 import { formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

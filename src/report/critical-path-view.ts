@@ -1,6 +1,6 @@
 /** The critical path of steps or annotation instances as terminal text and as JSON. */
-import { BOUND_KEYS, BOUND_LABELS, type Bounds, type CriticalPathResult, type PathSegment, type WhatIfResult } from '../analyses/critical-path.js';
-import { shortKernelName } from '../analyses/kernel-name.js';
+import { BOUND_KEYS, BOUND_LABELS, type Bounds, type CriticalPathResult, type PathSegment, type WhatIfResult } from '../analyses/critical-path/critical-path.js';
+import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

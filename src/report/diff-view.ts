@@ -1,6 +1,6 @@
 /** Two traces side by side: kernels same / replaced / only on one side, CPU ops removed and added, per-annotation numbers with their spread; and as JSON. */
-import type { AnnotationDiff, KernelCall, OpChange, OpsDiff, ScopeStats, Spread, TraceDiff } from '../analyses/diff.js';
-import { shortKernelName } from '../analyses/kernel-name.js';
+import type { AnnotationDiff, KernelCall, OpChange, OpsDiff, ScopeStats, Spread, TraceDiff } from '../analyses/compare/diff.js';
+import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

@@ -1,5 +1,5 @@
 /** The doctor's findings: one block per finding (what, how much, what it means), and the same as JSON. */
-import type { DoctorReport, Finding } from '../analyses/doctor.js';
+import type { DoctorReport, Finding } from '../analyses/trace/doctor.js';
 import { formatInt, formatPercent, formatUs } from './format.js';
 
 export interface DoctorRenderOptions {

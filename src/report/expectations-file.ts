@@ -9,7 +9,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node, type Pair } from 'yaml';
 import { KinetoscopeError } from '../core/errors.js';
 import { regexHazard } from '../core/safe-regex.js';
-import { EXPECTATION_KEYS, VERDICTS, type DerivedExpectations, type Expectations, type Verdict } from '../analyses/expectations.js';
+import { EXPECTATION_KEYS, VERDICTS, type DerivedExpectations, type Expectations, type Verdict } from '../analyses/compare/expectations.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

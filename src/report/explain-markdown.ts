@@ -8,7 +8,7 @@
  * matrix dimensions (`m`, `n`, `k`, `batch`) as written; other integers get thousands
  * separators, other fractions two decimals; a `…DeltaUs` carries its sign.
  */
-import type { Explanation, ExplainSentence, ExplainTable, ExplainTraceInfo, ExplainValue } from '../analyses/explain.js';
+import type { Explanation, ExplainSentence, ExplainTable, ExplainTraceInfo, ExplainValue } from '../analyses/explain/explain.js';
 import { formatBytes, formatInt, formatPercent, formatUs, roundUs } from './format.js';
 
 /** Matrix dimensions read best as written: 8192, not 8,192. */

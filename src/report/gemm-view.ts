@@ -1,6 +1,6 @@
 /** The GEMM table (S7) for the terminal and as JSON with stable keys; the device-peaks table. */
-import { DEVICE_PEAKS, PEAK_DTYPES, type ResolvedPeaks } from '../analyses/device-peaks.js';
-import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from '../analyses/gemm.js';
+import { DEVICE_PEAKS, PEAK_DTYPES, type ResolvedPeaks } from '../analyses/gemm/device-peaks.js';
+import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from '../analyses/gemm/gemm.js';
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs, truncateName } from './format.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { renderTable, type RenderOptions } from './table.js';

@@ -1,6 +1,6 @@
 /** The kernel catalog as a table, with each name's decoding in words. */
-import type { KernelCatalog, KernelCatalogEntry } from '../analyses/kernel-catalog.js';
-import type { DecodedKernelName } from '../analyses/kernel-name.js';
+import type { KernelCatalog, KernelCatalogEntry } from '../analyses/kernels/kernel-catalog.js';
+import type { DecodedKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

@@ -1,5 +1,5 @@
 /** `memory`: the allocator's timeline per device, as terminal text and JSON with stable keys. */
-import { NEAR_CAPACITY, type AliveGroup, type MemoryDeviceTimeline, type MemoryTimeline } from '../analyses/memory-timeline.js';
+import { NEAR_CAPACITY, type AliveGroup, type MemoryDeviceTimeline, type MemoryTimeline } from '../analyses/memory/memory-timeline.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

@@ -1,5 +1,5 @@
 /** `modules`: the nn.Module tree as an indented terminal table, and as JSON with stable keys. */
-import { modulesInTreeOrder, modulesStatusLine, type ModuleNode, type ModuleTree } from '../analyses/modules.js';
+import { modulesInTreeOrder, modulesStatusLine, type ModuleNode, type ModuleTree } from '../analyses/host/modules.js';
 import { formatBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

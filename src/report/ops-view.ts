@@ -1,8 +1,8 @@
 /** Views, ops that launched nothing, and GEMM epilogues (S3, S4): terminal and JSON. */
-import { shortKernelName } from '../analyses/kernel-name.js';
-import { describeEpilogue, type EpilogueRow } from '../analyses/epilogues.js';
-import { formatGemmShape } from '../analyses/gemm.js';
-import type { NoGpuWorkRow, OpsReport } from '../analyses/ops.js';
+import { shortKernelName } from '../analyses/kernels/kernel-name.js';
+import { describeEpilogue, type EpilogueRow } from '../analyses/gemm/epilogues.js';
+import { formatGemmShape } from '../analyses/gemm/gemm.js';
+import type { NoGpuWorkRow, OpsReport } from '../analyses/host/ops.js';
 import { formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

@@ -1,5 +1,5 @@
 /** The `ranks` view: ranks, steps across ranks, collectives, stragglers; and the same as JSON. */
-import type { RanksAnalysis } from '../analyses/ranks.js';
+import type { RanksAnalysis } from '../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnosticsJson } from './diagnostics-view.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';

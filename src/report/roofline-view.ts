@@ -1,5 +1,5 @@
 /** The roofline of every compute op for the terminal and as JSON with stable keys. */
-import type { RooflineReport, RooflineRow } from '../analyses/roofline.js';
+import type { RooflineReport, RooflineRow } from '../analyses/gemm/roofline.js';
 import { describePeaks } from './gemm-view.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs } from './format.js';

@@ -1,7 +1,7 @@
 /** The step table, the Overview breakdown, verdicts with reasons, spread and slow steps; and the same as JSON. */
-import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/step-breakdown.js';
-import { BREAKDOWN_KEYS } from '../analyses/step-breakdown.js';
-import { describeInflatingOptions } from '../analyses/profiler-options.js';
+import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/steps/step-breakdown.js';
+import { BREAKDOWN_KEYS } from '../analyses/steps/step-breakdown.js';
+import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

@@ -1,5 +1,5 @@
 /** The profiler table as torch prints it, and as JSON with stable keys. */
-import type { ProfilerTable, ProfilerTableRow } from '../analyses/profiler-table.js';
+import type { ProfilerTable, ProfilerTableRow } from '../analyses/torch-table/profiler-table.js';
 import { formatBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { compareText } from '../core/compare-text.js';

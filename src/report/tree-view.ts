@@ -1,5 +1,5 @@
 /** The dispatch chain as an indented tree, the way the article walks it. */
-import type { DispatchNode, DispatchTree } from '../analyses/dispatch-tree.js';
+import type { DispatchNode, DispatchTree } from '../analyses/host/dispatch-tree.js';
 import { formatUs, roundUs, truncateName } from './format.js';
 
 export interface TreeStyle {

@@ -1,6 +1,6 @@
 /** The builder's traces read as real ones do: ten events, numbers worked out by hand. */
 import { describe, expect, it } from 'vitest';
-import { computeProfilerTable } from '../../src/analyses/profiler-table.js';
+import { computeProfilerTable } from '../../src/analyses/torch-table/profiler-table.js';
 import { checkModelIntegrity } from '../../src/model/integrity.js';
 import { traceBuilder } from './trace-builder.js';
 

@@ -1,6 +1,6 @@
 /** `kinetoscope breakdown TRACE`: HTA's temporal, kernel-type and idle-time breakdowns, with or without HTA's preprocessing. */
 import { Command } from 'commander';
-import { computeBreakdown } from '../../analyses/temporal-breakdown.js';
+import { computeBreakdown } from '../../analyses/breakdown/temporal-breakdown.js';
 import { breakdownDefinitions, breakdownJson, renderBreakdown } from '../../report/breakdown-view.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { action, colorsFor, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';

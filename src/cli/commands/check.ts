@@ -2,8 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Command } from 'commander';
-import { checkExpectations, deriveExpectations } from '../../analyses/expectations.js';
-import { choosePrimaryScope, scopeLabel } from '../../analyses/scopes.js';
+import { checkExpectations, deriveExpectations } from '../../analyses/compare/expectations.js';
+import { choosePrimaryScope, scopeLabel } from '../../analyses/host/scopes.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { checkJson, renderCheck } from '../../report/check-view.js';
 import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';

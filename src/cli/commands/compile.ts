@@ -1,6 +1,6 @@
 /** `kinetoscope compile TRACE`: what torch.compile costs on the CPU per step, and what its graph says (S10). */
 import { Command } from 'commander';
-import { computeCompileOverhead } from '../../analyses/compile-overhead.js';
+import { computeCompileOverhead } from '../../analyses/host/compile-overhead.js';
 import { compileJson, renderCompile } from '../../report/compile-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 

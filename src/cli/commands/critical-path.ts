@@ -1,6 +1,6 @@
 /** `kinetoscope critical-path TRACE`: what bounds a step — its critical path, and what-if answers. */
 import { Command } from 'commander';
-import { analyzeInstance, parseWhatIf, selectInstances, type WhatIfRule } from '../../analyses/critical-path.js';
+import { analyzeInstance, parseWhatIf, selectInstances, type WhatIfRule } from '../../analyses/critical-path/critical-path.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';

@@ -1,6 +1,6 @@
 /** `kinetoscope crop TRACE --steps A-B -o OUT`: a smaller trace holding only some steps, for Perfetto & co. */
 import { Command } from 'commander';
-import { cropSelector, parseStepRange, parseWindow, planCrop, type CropRange } from '../../analyses/crop.js';
+import { cropSelector, parseStepRange, parseWindow, planCrop, type CropRange } from '../../analyses/trace/crop.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { writeTraceSubset } from '../../ingest/write-subset.js';
 import { formatBytes, formatUs } from '../../report/format.js';

@@ -1,7 +1,7 @@
 /** `kinetoscope diff A B`: two traces aligned per annotation (or step): kernels same, replaced, only on one side; CPU ops removed and added; per-instance numbers with their spread. */
 import { basename } from 'node:path';
 import { Command } from 'commander';
-import { computeTraceDiff } from '../../analyses/diff.js';
+import { computeTraceDiff } from '../../analyses/compare/diff.js';
 import { diffJson, renderDiff } from '../../report/diff-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 

@@ -1,6 +1,6 @@
 /** `kinetoscope doctor TRACE`: what in the trace contradicts itself or leaves GPU time unattributable, and what that does to the numbers. */
 import { Command } from 'commander';
-import { computeDoctor } from '../../analyses/doctor.js';
+import { computeDoctor } from '../../analyses/trace/doctor.js';
 import { doctorJson, renderDoctor } from '../../report/doctor-view.js';
 import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 

@@ -1,7 +1,7 @@
 /** `kinetoscope explain TRACE [--vs OTHER]…`: the trace read in plain words, as Markdown, every sentence with its numbers. */
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
-import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain.js';
+import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain/explain.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';

@@ -2,8 +2,8 @@
 import { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { EXPORT_TABLES, exportTables } from '../../analyses/export-tables.js';
-import { rankFromName } from '../../analyses/rank-assignment.js';
+import { EXPORT_TABLES, exportTables } from '../../analyses/trace/export-tables.js';
+import { rankFromName } from '../../analyses/ranks/rank-assignment.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';

@@ -1,7 +1,7 @@
 /** `kinetoscope fusion TRACE [--vs EAGER_TRACE]`: what fused, what could, and what it saved (S9, S11). */
 import { Command } from 'commander';
-import { computeFusion } from '../../analyses/fusion.js';
-import { computeFusionMatch } from '../../analyses/fusion-match.js';
+import { computeFusion } from '../../analyses/compare/fusion.js';
+import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { fusionJson, renderFusion } from '../../report/fusion-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';

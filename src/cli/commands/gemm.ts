@@ -1,8 +1,8 @@
 /** `kinetoscope gemm TRACE`: every matrix product, its shape, work, time and place on the roofline (S7). */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { parsePeaksJson, type UserPeaks } from '../../analyses/device-peaks.js';
-import { computeGemmTable, type GemmRow } from '../../analyses/gemm.js';
+import { parsePeaksJson, type UserPeaks } from '../../analyses/gemm/device-peaks.js';
+import { computeGemmTable, type GemmRow } from '../../analyses/gemm/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';

@@ -1,6 +1,6 @@
 /** `kinetoscope kernels TRACE`: every GPU kernel, copy and memset, with its name decoded (S6). */
 import { Command, Option } from 'commander';
-import { computeKernelCatalog } from '../../analyses/kernel-catalog.js';
+import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
 import { kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 

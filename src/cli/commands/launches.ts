@@ -1,6 +1,6 @@
 /** `kinetoscope launches TRACE`: launch anatomy — what each launch cost, how long kernels waited, what each op calls, where the host waited. */
 import { Command, Option } from 'commander';
-import { computeLaunches } from '../../analyses/launches.js';
+import { computeLaunches } from '../../analyses/host/launches.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { launchesJson, renderLaunches } from '../../report/launches-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';

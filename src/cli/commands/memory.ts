@@ -1,7 +1,7 @@
 /** `kinetoscope memory TRACE`: where the memory went, from the trace's `[memory]` records (profile_memory). */
 import { Command } from 'commander';
-import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory-timeline.js';
-import { computeModuleTree } from '../../analyses/modules.js';
+import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory/memory-timeline.js';
+import { computeModuleTree } from '../../analyses/host/modules.js';
 import { memoryJson, renderMemory } from '../../report/memory-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 

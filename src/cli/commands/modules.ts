@@ -1,6 +1,6 @@
 /** `kinetoscope modules TRACE`: the nn.Module tree from the trace's python frames (with_stack / with_modules). */
 import { Command } from 'commander';
-import { computeModuleTree } from '../../analyses/modules.js';
+import { computeModuleTree } from '../../analyses/host/modules.js';
 import { modulesJson, renderModules } from '../../report/modules-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 

@@ -1,6 +1,6 @@
 /** `kinetoscope ops TRACE`: views and other ops that launched no GPU work (S3), GEMM epilogues (S4). */
 import { Command } from 'commander';
-import { computeOps } from '../../analyses/ops.js';
+import { computeOps } from '../../analyses/host/ops.js';
 import { opsJson, renderOps } from '../../report/ops-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 

@@ -2,8 +2,8 @@
 import { Command, Option } from 'commander';
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { assignRanks } from '../../analyses/rank-assignment.js';
-import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks.js';
+import { assignRanks } from '../../analyses/ranks/rank-assignment.js';
+import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { summariseFiles } from '../../rank-pool.js';

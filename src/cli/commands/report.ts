@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Command } from 'commander';
-import { DEFAULT_MAX_SLICES } from '../../analyses/timeline.js';
+import { DEFAULT_MAX_SLICES } from '../../analyses/trace/timeline.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
 import { renderReportHtml } from '../../report/html/render-report.js';

@@ -1,7 +1,7 @@
 /** `kinetoscope roofline TRACE`: every compute op (GEMMs, convolutions per pass, fused attention) on the roofline. */
 import { Command, Option } from 'commander';
-import { computeRoofline, COMPUTE_KINDS, type RooflineRow } from '../../analyses/roofline.js';
-import { computeGemmTable } from '../../analyses/gemm.js';
+import { computeRoofline, COMPUTE_KINDS, type RooflineRow } from '../../analyses/gemm/roofline.js';
+import { computeGemmTable } from '../../analyses/gemm/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';

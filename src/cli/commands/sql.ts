@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXPORT_TABLES } from '../../analyses/export-tables.js';
+import { EXPORT_TABLES } from '../../analyses/trace/export-tables.js';
 import { openDuck, query, sqlString } from '../../duckdb.js';
 import { renderTable } from '../../report/table.js';
 import { action, colorsFor, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';

@@ -1,6 +1,6 @@
 /** `kinetoscope steps TRACE`: where each step's time went, and whether it is overhead-bound or GPU-bound. */
 import { Command } from 'commander';
-import { computeStepBreakdown } from '../../analyses/step-breakdown.js';
+import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { renderSteps, stepsJson } from '../../report/steps-view.js';
 import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';

@@ -1,7 +1,7 @@
 /** `kinetoscope summary TRACE`: torch's profiler table, rebuilt offline. */
 import { Command, Option } from 'commander';
-import { computeProfilerTable } from '../../analyses/profiler-table.js';
-import { computeModuleTree } from '../../analyses/modules.js';
+import { computeProfilerTable } from '../../analyses/torch-table/profiler-table.js';
+import { computeModuleTree } from '../../analyses/host/modules.js';
 import { renderModules } from '../../report/modules-view.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderSummary, sortProfilerRows, summaryJson, SUMMARY_SORT_KEYS, type SummarySortKey } from '../../report/summary-view.js';

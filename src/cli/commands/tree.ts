@@ -1,6 +1,6 @@
 /** `kinetoscope tree TRACE`: the dispatch chain of a step or an annotation (S2, S3). */
 import { Command } from 'commander';
-import { computeDispatchTree } from '../../analyses/dispatch-tree.js';
+import { computeDispatchTree } from '../../analyses/host/dispatch-tree.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { dispatchTreeJson, renderDispatchTree } from '../../report/tree-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';

@@ -3,10 +3,10 @@
  * what bounds it, the heaviest segment) and the path's points for the timeline (drawn over the
  * slices when the "Critical path" toggle is on).
  */
-import { BOUND_KEYS, BOUND_LABELS, type CriticalPathResult, type LongestPath } from '../../analyses/critical-path.js';
-import type { CriticalPathGraph } from '../../analyses/critical-path-graph.js';
-import { shortKernelName } from '../../analyses/kernel-name.js';
-import { isGpuCategory, type Timeline } from '../../analyses/timeline.js';
+import { BOUND_KEYS, BOUND_LABELS, type CriticalPathResult, type LongestPath } from '../../analyses/critical-path/critical-path.js';
+import type { CriticalPathGraph } from '../../analyses/critical-path/critical-path-graph.js';
+import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
+import { isGpuCategory, type Timeline } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed } from './html-text.js';
 import type { Part } from './report-data.js';
 

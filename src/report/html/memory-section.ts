@@ -5,7 +5,7 @@
  * hovering shows the values at that time and, near the peak, what was alive at it by op and by
  * module. Series are cut to at most MAX_POINTS per device, keeping each window's highest value.
  */
-import { aliveByOpAt, type MemoryTimeline } from '../../analyses/memory-timeline.js';
+import { aliveByOpAt, type MemoryTimeline } from '../../analyses/memory/memory-timeline.js';
 import { escapeHtml, jsonForScript } from './html-text.js';
 import { TIMELINE_LAYOUT as L } from './page-script.js';
 import type { Part } from './report-data.js';

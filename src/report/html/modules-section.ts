@@ -4,7 +4,7 @@
  * as its device total (forward and linked backward), its children under it, left to right in
  * order of first call. Plain HTML and SVG: readable without JavaScript (folding needs it).
  */
-import { modulesInTreeOrder, modulesStatusLine, type ModuleTree } from '../../analyses/modules.js';
+import { modulesInTreeOrder, modulesStatusLine, type ModuleTree } from '../../analyses/host/modules.js';
 import { escapeHtml, formatUsFixed, sortValue } from './html-text.js';
 import type { Part } from './report-data.js';
 

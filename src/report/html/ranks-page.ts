@@ -8,7 +8,7 @@
  * a new pixel, so a frame costs at most a few thousand rectangles per lane whatever the zoom —
  * 64 ranks (and 1,024) stay fluid.
  */
-import type { RanksTimeline } from '../../analyses/ranks-timeline.js';
+import type { RanksTimeline } from '../../analyses/ranks/ranks-timeline.js';
 import { escapeHtml, jsonForScript } from './html-text.js';
 
 const STYLE = `

@@ -3,7 +3,7 @@
  * and the timeline's data inlined, nothing fetched (it opens from file:// with no network). A
  * pure function of the view model: no fs, no DOM, no clock (the same trace gives the same bytes).
  */
-import { TIMELINE_CATEGORIES } from '../../analyses/timeline.js';
+import { TIMELINE_CATEGORIES } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed, jsonForScript } from './html-text.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';

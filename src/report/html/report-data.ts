@@ -4,16 +4,16 @@
  * one that fails becomes a sentence in its section, and the rest of the report still comes out.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import { computeGemmTable, type GemmReport } from '../../analyses/gemm.js';
-import { computeKernelCatalog, type KernelCatalog } from '../../analyses/kernel-catalog.js';
-import { computeProfilerTable, type ProfilerTable } from '../../analyses/profiler-table.js';
-import { computeStepBreakdown, type StepAnalysis } from '../../analyses/step-breakdown.js';
-import { computeTimeline, type Timeline, type TimelineStep } from '../../analyses/timeline.js';
+import { computeGemmTable, type GemmReport } from '../../analyses/gemm/gemm.js';
+import { computeKernelCatalog, type KernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
+import { computeProfilerTable, type ProfilerTable } from '../../analyses/torch-table/profiler-table.js';
+import { computeStepBreakdown, type StepAnalysis } from '../../analyses/steps/step-breakdown.js';
+import { computeTimeline, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
 import type { TraceModel } from '../../model/trace-model.js';
-import { computeMemoryTimeline, type MemoryTimeline } from '../../analyses/memory-timeline.js';
-import { computeModuleTree, type ModuleTree } from '../../analyses/modules.js';
+import { computeMemoryTimeline, type MemoryTimeline } from '../../analyses/memory/memory-timeline.js';
+import { computeModuleTree, type ModuleTree } from '../../analyses/host/modules.js';
 import { embedTimeline, type TimelineEmbed } from './timeline-embed.js';
-import { analyzeInstance, selectInstances } from '../../analyses/critical-path.js';
+import { analyzeInstance, selectInstances } from '../../analyses/critical-path/critical-path.js';
 import { criticalPathPoints, type ReportCriticalPath } from './critical-path-section.js';
 
 /** A section's content, or why it could not be computed. */

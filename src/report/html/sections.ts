@@ -4,11 +4,11 @@
  * in `data-v` (µs rounded to ns) so the page's script sorts by number, not by the formatted text.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import { formatGemmShape, type GemmReport, type GemmRow } from '../../analyses/gemm.js';
-import type { KernelCatalog, KernelCatalogEntry } from '../../analyses/kernel-catalog.js';
-import { shortKernelName } from '../../analyses/kernel-name.js';
-import type { ProfilerTable, ProfilerTableRow } from '../../analyses/profiler-table.js';
-import { BREAKDOWN_KEYS, type StepAnalysis, type StepRow, type StepTimeBreakdown } from '../../analyses/step-breakdown.js';
+import { formatGemmShape, type GemmReport, type GemmRow } from '../../analyses/gemm/gemm.js';
+import type { KernelCatalog, KernelCatalogEntry } from '../../analyses/kernels/kernel-catalog.js';
+import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
+import type { ProfilerTable, ProfilerTableRow } from '../../analyses/torch-table/profiler-table.js';
+import { BREAKDOWN_KEYS, type StepAnalysis, type StepRow, type StepTimeBreakdown } from '../../analyses/steps/step-breakdown.js';
 import { describeDecoded } from '../kernels-view.js';
 import { sortProfilerRows } from '../summary-view.js';
 import { overallText } from '../steps-view.js';

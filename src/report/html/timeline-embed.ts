@@ -11,8 +11,8 @@
  * - `short` and `decoded` give, per kernel name, the short form and what the name says.
  */
 import { describeDecoded } from '../kernels-view.js';
-import { decodeKernelName, shortKernelName } from '../../analyses/kernel-name.js';
-import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, isGpuCategory, type Timeline, type TimelineStep } from '../../analyses/timeline.js';
+import { decodeKernelName, shortKernelName } from '../../analyses/kernels/kernel-name.js';
+import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, isGpuCategory, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 
 export interface TimelineEmbed {

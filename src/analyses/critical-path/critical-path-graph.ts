@@ -1,0 +1,780 @@
+/**
+ * The dependency graph of one step or annotation instance, for the critical path
+ * (critical-path.ts). Nodes are points in time: the start and the end of every host event
+ * (ops, annotations, runtime and driver calls) and of every GPU activity (kernels, copies,
+ * memsets) of the instance. Edges say what had to happen before what:
+ *
+ * - `cpu`: host time on one thread, in torch's nesting order (op start → first child start,
+ *   child end → next child start, last child end → op end): the host was running that op.
+ * - `host-gap`: between two top-level events of a thread (python, or nothing profiled).
+ * - `spawn`: into the first event of another thread (autograd's backward thread) from the
+ *   instance's own thread; `join`: from another thread's event end to the next top-level event of
+ *   the instance's thread (the host may have waited for it).
+ * - `gpu`: a GPU activity's start → end; and the start of one that was still running → the
+ *   start of the next on its stream (programmatic dependent launch lets it begin early).
+ * - `launch`: the launch call's start → the activity's start (HTA's KERNEL_LAUNCH_DELAY); a
+ *   CUDA-graph launch has one to each kernel it ran (Kineto gives them the launch's correlation).
+ * - `kernel-gap`: the previous activity's end on the same stream → the activity's start.
+ * - `sync`: the GPU work a blocking call waited for → the call's end (device, stream and event
+ *   synchronize, blocking copies), and the recorded event's activity → the next activity of
+ *   a stream that `cudaStreamWaitEvent`s on it.
+ *
+ * Which edge bound a node (`binding`): of the edges into a node, the one whose source was
+ * ready last, a wait counting as ready at its source's time (HTA's rule for launch versus
+ * kernel-kernel: the launch binds only when the stream was empty when the call started).
+ * The binding edge weighs what the trace shows (destination time − source time), so the
+ * longest path from the instance's start reproduces every node's time and its length is the
+ * instance's span. Other edges weigh what they would cost if they bound: CPU time its full
+ * length, a wait 0, a launch or a kernel-to-kernel gap the device's median of the binding ones
+ * (never more than the trace shows) — the what-if uses these when it shortens the chain that
+ * bound.
+ *
+ * With `hta: true` the weights are HTA's instead (research/hta.md §1.11): destination −
+ * source time, but 0 for host gaps, sync edges, a blocking call's wait and a launch edge that
+ * did not bind; annotations and zero-length events have no nodes; a kernel-kernel gap of
+ * 1.5 ms or more gets no edge. Kinetoscope keeps host gaps and wake-up latencies so that the
+ * path is the step's span (HTA's is shorter by every gap it zeroes).
+ *
+ * Ignores: GPU work outside the instance, `gpu_user_annotation` spans, HTA's cross-thread
+ * CUDA-runtime-lock edges (a guess at lock order from completion times).
+ * Iterative throughout (graphs reach millions of nodes).
+ */
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED, createLaunchIndex, launchedBy } from '../host/launches.js';
+import type { ScopeInstance } from '../host/scopes.js';
+
+export const EDGE_KINDS = ['cpu', 'host-gap', 'spawn', 'join', 'gpu', 'launch', 'kernel-gap', 'sync', 'unexplained'] as const;
+export type EdgeKind = (typeof EDGE_KINDS)[number];
+export const enum EK {
+  Cpu = 0,
+  HostGap = 1,
+  Spawn = 2,
+  Join = 3,
+  Gpu = 4,
+  Launch = 5,
+  KernelGap = 6,
+  Sync = 7,
+  Unexplained = 8,
+}
+
+/** HTA's kernel-kernel threshold (critical_path_analysis.py KERNEL_KERNEL_DELAY_THRESHOLD_US). */
+export const HTA_KERNEL_KERNEL_THRESHOLD_NS = 1_500_000;
+
+export interface GraphOptions {
+  /** HTA's weights and node set (see the module comment). */
+  readonly hta?: boolean;
+}
+
+export interface CriticalPathGraph {
+  readonly nodeCount: number;
+  /** Node → event: host index, or GPU index when `nodeGpu`; -1 for the source node (node 0). */
+  readonly nodeEvent: Int32Array;
+  readonly nodeGpu: Uint8Array;
+  readonly nodeStart: Uint8Array;
+  readonly nodeTsNs: Float64Array;
+  readonly edgeCount: number;
+  readonly edgeSrc: Int32Array;
+  readonly edgeDst: Int32Array;
+  readonly edgeKind: Uint8Array;
+  /** destination time − source time. */
+  readonly edgeTsDiffNs: Float64Array;
+  readonly edgeWeightNs: Float64Array;
+  readonly edgeBinding: Uint8Array;
+  /** The event an edge's time belongs to (HTA's attribution): host index, GPU index when `edgeAttrGpu`, -1 none. */
+  readonly edgeAttr: Int32Array;
+  readonly edgeAttrGpu: Uint8Array;
+  /** Start and end node of host event h / GPU activity g, -1 when not in the graph. */
+  hostNodes(h: number): readonly [number, number];
+  gpuNodes(g: number): readonly [number, number];
+  /** Start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph. */
+  hostStart(h: number): number;
+  gpuStart(g: number): number;
+  /** Where the graph was built from. */
+  readonly startNs: number;
+  /** The last node's time: the instance's span ends here. */
+  readonly endNs: number;
+  /** Per device: the median binding launch delay and kernel-to-kernel gap used for edges that did not bind. */
+  readonly typicalLaunchNs: ReadonlyMap<number, number>;
+  readonly typicalGapNs: ReadonlyMap<number, number>;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Growable edge list (typed arrays doubling; a graph has about two edges per node). */
+class Edges {
+  n = 0;
+  src = new Int32Array(1024);
+  dst = new Int32Array(1024);
+  kind = new Uint8Array(1024);
+  attr = new Int32Array(1024);
+  attrGpu = new Uint8Array(1024);
+  add(s: number, d: number, k: EK, attr = -1, attrGpu = 0): number {
+    if (this.n === this.src.length) this.grow();
+    const i = this.n++;
+    this.src[i] = s;
+    this.dst[i] = d;
+    this.kind[i] = k;
+    this.attr[i] = attr;
+    this.attrGpu[i] = attrGpu;
+    return i;
+  }
+  private grow(): void {
+    const c = this.src.length * 2;
+    const g = <T extends Int32Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(c);
+      b.set(a);
+      return b;
+    };
+    this.src = g(this.src);
+    this.dst = g(this.dst);
+    this.kind = g(this.kind);
+    this.attr = g(this.attr);
+    this.attrGpu = g(this.attrGpu);
+  }
+}
+
+/** HTA's BLOCKING_SYNC_CALLS (their self-time is zeroed in its graph). */
+const HTA_BLOCKING = new Set(['cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventQuery', 'cudaEventSynchronize', 'cudaMemcpy', 'cudaMemcpyAsync']);
+const EVENT_RECORD = /^(?:cuda|hip|cu)EventRecord\w*$/;
+const DEVICE_SYNC = /^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/;
+const STREAM_WAIT = /^(?:cuda|hip|cu)StreamWaitEvent\w*$/;
+
+/**
+ * What every instance's graph needs of the whole trace, built once per model: the launch index,
+ * API flags, runtime calls by correlation, `cuda_sync` records by call, and every launched
+ * activity per stream in launch order (an event may be recorded before the instance starts).
+ */
+interface TraceIndex {
+  readonly launches: ReturnType<typeof createLaunchIndex>;
+  readonly flags: ApiFlags;
+  readonly callByCorr: ReadonlyMap<number, number>;
+  readonly syncByCall: ReadonlyMap<number, TraceModel['syncs'][number]>;
+  readonly launchedOn: ReadonlyMap<number, readonly number[]>;
+}
+
+const STREAM_KEY = 4294967296;
+const traceIndexes = new WeakMap<TraceModel, TraceIndex>();
+
+function traceIndex(m: TraceModel): TraceIndex {
+  let ix = traceIndexes.get(m);
+  if (ix) return ix;
+  const { host, gpu } = m;
+  const callByCorr = new Map<number, number>();
+  for (let h = 0; h < host.length; h++) {
+    const k = host.kind[h];
+    if ((k === HostKind.Runtime || k === HostKind.Driver) && host.correlation[h] === host.correlation[h]) callByCorr.set(host.correlation[h]!, h);
+  }
+  const syncByCall = new Map<number, TraceModel['syncs'][number]>();
+  for (const s of m.syncs) {
+    const h = callByCorr.get(s.correlation);
+    if (h !== undefined) syncByCall.set(h, s);
+  }
+  const launchedOn = new Map<number, number[]>();
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.launcher[g]! < 0) continue;
+    const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
+    let l = launchedOn.get(key);
+    if (!l) launchedOn.set(key, (l = []));
+    l.push(g);
+  }
+  const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
+  for (const l of launchedOn.values()) l.sort((a, b) => launchTs(a) - launchTs(b) || a - b);
+  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), callByCorr, syncByCall, launchedOn };
+  traceIndexes.set(m, ix);
+  return ix;
+}
+
+export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {
+  const hta = !!opts.hta;
+  const { host, gpu } = m;
+  const diags = new Map<string, { severity: Diagnostic['severity']; message: string; count: number }>();
+  const note = (code: string, severity: Diagnostic['severity'], message: string) => {
+    const d = diags.get(code);
+    if (d) d.count++;
+    else diags.set(code, { severity, message, count: 1 });
+  };
+
+  // ---- which events are in the graph
+  const inHost = new Uint8Array(host.length);
+  const hostList: number[] = [];
+  const take = (h: number) => {
+    if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) return;
+    if (!(host.durNs[h]! >= 0)) {
+      note('CP_NEGATIVE_DURATION', 'warning', 'a host event with a negative or missing duration was left out of the graph');
+      return;
+    }
+    inHost[h] = 1;
+    hostList.push(h);
+  };
+  if (inst.root >= 0) take(inst.root);
+  for (const h of inst.hostEvents) take(h);
+  const inGpu = new Uint8Array(gpu.length);
+  const gpuList: number[] = [];
+  for (const g of inst.gpu) {
+    if (!(gpu.durNs[g]! >= 0)) {
+      note('CP_NEGATIVE_DURATION', 'warning', 'a GPU activity with a negative or missing duration was left out of the graph');
+      continue;
+    }
+    inGpu[g] = 1;
+    gpuList.push(g);
+  }
+
+  // ---- nodes: 0 = source, then 2 per host event and 2 per GPU activity
+  const nNodes = 1 + 2 * (hostList.length + gpuList.length);
+  const nodeEvent = new Int32Array(nNodes);
+  const nodeGpu = new Uint8Array(nNodes);
+  const nodeStart = new Uint8Array(nNodes);
+  const nodeTs = new Float64Array(nNodes);
+  // start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph
+  const hostStartNode = new Int32Array(host.length).fill(-1);
+  const gpuStartNode = new Int32Array(gpu.length).fill(-1);
+  let t0 = inst.startNs;
+  for (const h of hostList) t0 = Math.min(t0, host.startNs[h]!);
+  for (const g of gpuList) t0 = Math.min(t0, gpu.startNs[g]!);
+  nodeEvent[0] = -1;
+  nodeStart[0] = 1;
+  nodeTs[0] = t0;
+  let k = 1;
+  for (const h of hostList) {
+    hostStartNode[h] = k;
+    nodeEvent[k] = h;
+    nodeStart[k] = 1;
+    nodeTs[k] = host.startNs[h]!;
+    nodeEvent[k + 1] = h;
+    nodeTs[k + 1] = host.startNs[h]! + host.durNs[h]!;
+    k += 2;
+  }
+  for (const g of gpuList) {
+    gpuStartNode[g] = k;
+    nodeEvent[k] = g;
+    nodeGpu[k] = 1;
+    nodeStart[k] = 1;
+    nodeTs[k] = gpu.startNs[g]!;
+    nodeEvent[k + 1] = g;
+    nodeGpu[k + 1] = 1;
+    nodeTs[k + 1] = gpu.startNs[g]! + gpu.durNs[g]!;
+    k += 2;
+  }
+  const hS = (h: number) => hostStartNode[h]!;
+  const gS = (g: number) => gpuStartNode[g]!;
+
+  const E = new Edges();
+  const ix = traceIndex(m);
+  const { flags, launches } = ix;
+  const isApi = (h: number) => host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver;
+  /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
+  const blocking = (h: number): boolean => {
+    if (!isApi(h)) return false;
+    if (hta) return HTA_BLOCKING.has(m.strings.get(host.name[h]!));
+    const id = host.name[h]!;
+    let bits = flags.byName[id]!;
+    if (bits === API_UNDECIDED) bits = flags.decide(id);
+    if (bits & API_BLOCKS_HOST) return true;
+    if (!(bits & API_COPY)) return false;
+    const a = launches.offsets[h]!;
+    const b = launches.offsets[h + 1]!;
+    return flags.blocksHost(bits, launches.items, a, b);
+  };
+
+  // ---- host: each thread's events in nesting order (an iterative walk of torch's tree)
+  const byThread = new Map<number, number[]>();
+  for (const h of hostList) {
+    // top-level in the graph: no enclosing event in the graph
+    let p = host.parent[h]!;
+    while (p >= 0 && !inHost[p]) p = host.parent[p]!;
+    if (p >= 0) continue;
+    const t = host.thread[h]!;
+    let l = byThread.get(t);
+    if (!l) byThread.set(t, (l = []));
+    l.push(h);
+  }
+  const rootThread = inst.root >= 0 ? host.thread[inst.root]! : -1;
+  /** Per thread: its nodes in walk order (for spawn/join lookups), and the top-level starts. */
+  const threadNodes = new Map<number, number[]>();
+  const topStarts = new Map<number, number[]>();
+  const topEnds = new Map<number, number[]>();
+  for (const [t, tops] of byThread) {
+    tops.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
+    const seq: number[] = [];
+    const starts: number[] = [];
+    const ends: number[] = [];
+    let last = -1; // last node on this thread
+    // explicit stack of [event, child cursor, enclosing graph event]; cursor -2 = not entered
+    const stack: number[] = [];
+    for (const top of tops) {
+      stack.push(top, -2, -1);
+      while (stack.length > 0) {
+        const sp = stack.length - 3;
+        const h = stack[sp]!;
+        const cur = stack[sp + 1]!;
+        const encl = stack[sp + 2]!;
+        const inside = inHost[h] === 1;
+        if (cur === -2) {
+          // enter
+          if (inside) {
+            const n = hS(h);
+            // (HTA's attribution: parent start → child start is the parent's time; a sibling's
+            // end → the next sibling's start, the enclosing event's. The first node of a thread
+            // gets its edge below: from the source, or spawned from the instance's thread.)
+            if (last >= 0) {
+              const top = encl < 0;
+              E.add(last, n, top ? EK.HostGap : EK.Cpu, top ? -1 : nodeStart[last] ? nodeEvent[last]! : encl);
+            }
+            if (encl < 0) starts.push(n);
+            last = n;
+          }
+          stack[sp + 1] = host.firstChild[h]!;
+          continue;
+        }
+        if (cur >= 0) {
+          stack[sp + 1] = host.nextSibling[cur]!;
+          stack.push(cur, -2, inside ? h : encl);
+          continue;
+        }
+        // exit
+        stack.length = sp;
+        if (!inside) continue;
+        const n = hS(h) + 1;
+        // (its own start or its last child's end → its end: the event's own time)
+        E.add(last, n, EK.Cpu, h);
+        if (encl < 0) ends.push(n);
+        last = n;
+      }
+    }
+    // walk order of nodes on this thread, for lookups by time
+    for (const h of tops) collectNodes(host, inHost, h, hS, seq);
+    threadNodes.set(t, seq);
+    topStarts.set(t, starts);
+    topEnds.set(t, ends);
+  }
+
+  // source → first node of the instance's thread (or of every thread when there is none)
+  const rootSeqByTime = rootThread >= 0 ? sortedByTime(threadNodes.get(rootThread) ?? [], nodeTs) : [];
+  const rootStartNodes = rootSeqByTime.filter((n) => nodeStart[n] === 1);
+  for (const [t, starts] of topStarts) {
+    if (starts.length === 0) continue;
+    const first = starts[0]!;
+    if (t === rootThread) {
+      E.add(0, first, EK.HostGap);
+      continue;
+    }
+    // spawn: from the last node of the instance's thread at or before this thread's first event
+    const j = rootSeqByTime.length > 0 ? lastAtOrBeforeNode(rootSeqByTime, nodeTs, nodeTs[first]!) : -1;
+    E.add(j >= 0 ? rootSeqByTime[j]! : 0, first, j >= 0 ? EK.Spawn : EK.HostGap);
+    // join: each top-level end → the next event start on the instance's thread (the host
+    // there may have waited for it: autograd's backward runs while the main thread waits)
+    if (!hta && rootStartNodes.length > 0) {
+      for (const en of topEnds.get(t) ?? []) {
+        const i = firstAtOrAfterNode(rootStartNodes, nodeTs, nodeTs[en]!);
+        if (i >= 0) E.add(en, rootStartNodes[i]!, EK.Join);
+      }
+    }
+  }
+
+  // ---- GPU: per stream in start order; launch, kernel-gap and sync edges
+  const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
+  const byStream = new Map<number, number[]>();
+  for (const g of gpuList) {
+    const key = streamKey(g);
+    let l = byStream.get(key);
+    if (!l) byStream.set(key, (l = []));
+    l.push(g);
+  }
+  for (const l of byStream.values()) l.sort((a, b) => gpu.startNs[a]! - gpu.startNs[b]! || a - b);
+
+  // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
+  const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
+  const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
+  resolveSyncs(m, ix, hostList, inGpu, byStream, hostSyncSrc, streamWaitSrc, note);
+
+  for (const [, list] of byStream) {
+    let prev = -1;
+    for (const g of list) {
+      const s = gS(g);
+      E.add(s, s + 1, EK.Gpu, g, 1);
+      const l = gpu.launcher[g]!;
+      for (const src of streamWaitSrc.get(g) ?? []) {
+        E.add(gS(src) + 1, s, EK.Sync);
+      }
+      if (prev >= 0) {
+        const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
+        if (gap < 0) {
+          // started while the previous one ran (programmatic dependent launch on Hopper, or
+          // clock noise): tied to the previous one's start, its time counted as that kernel's
+          if (!hta) {
+            E.add(gS(prev), s, EK.Gpu, prev, 1);
+          }
+          note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
+        } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
+          E.add(gS(prev) + 1, s, EK.KernelGap, prev, 1);
+        }
+      }
+      if (l >= 0 && inHost[l]) {
+        if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
+        else {
+          E.add(hS(l), s, EK.Launch);
+        }
+      } else {
+        note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
+      }
+      if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
+    }
+  }
+  for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(gS(src) + 1, hS(h) + 1, EK.Sync);
+
+  // ---- edges that run back in time are left out; a node left with no edge in gets one from
+  // the instance's start, so that it and what follows it stay on the graph
+  const indeg = new Int32Array(nNodes);
+  for (let e = 0; e < E.n; e++) {
+    if (nodeTs[E.dst[e]!]! < nodeTs[E.src[e]!]!) {
+      note('CP_NEGATIVE_EDGE', 'warning', 'an edge would run back in time (an event ends after the one that follows it on its thread, or a sync source ends after the call): it was left out');
+      E.kind[e] = 255;
+    } else indeg[E.dst[e]!]++;
+  }
+  for (let n = 1; n < nNodes; n++) {
+    if (indeg[n]! > 0) continue;
+    note('CP_UNEXPLAINED_START', 'warning', 'an event has no edge that explains when it happened (no launch call, no stream order, no enclosing event): an edge from the instance start stands in');
+    E.add(0, n, EK.Unexplained);
+  }
+
+  // ---- binding edges and weights
+  const nE = E.n;
+  const src = E.src.slice(0, nE);
+  const dst = E.dst.slice(0, nE);
+  const kind = E.kind.slice(0, nE);
+  const attr = E.attr.slice(0, nE);
+  const attrGpu = E.attrGpu.slice(0, nE);
+  const tsDiff = new Float64Array(nE);
+  for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
+  const waitable = (e: number): boolean => {
+    const kd = kind[e]!;
+    // host time before an event starts may be a wait (for another thread); an event's end
+    // comes after its own work, unless the event is a call that blocks on the GPU
+    if (kd === EK.Cpu) return nodeStart[dst[e]!] === 1 || blocking(nodeEvent[dst[e]!]!);
+    // (a kernel that started while the previous one ran: its edge from that one's start is
+    // not a wait — the previous kernel's progress let it start, so it binds)
+    return kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
+  };
+  // priority on ties: sync, kernel-gap, launch, host edges
+  const PRIO = [1, 1, 3, 0, 4, 2, 3, 4, 0];
+  const binding = new Uint8Array(nE);
+  const best = new Int32Array(nNodes).fill(-1);
+  const bestReady = new Float64Array(nNodes).fill(-Infinity);
+  const isWait = new Uint8Array(nE);
+  for (let e = 0; e < nE; e++) {
+    if (kind[e] === 255) continue;
+    isWait[e] = waitable(e) ? 1 : 0;
+    const d = dst[e]!;
+    const ready = isWait[e] ? nodeTs[src[e]!]! : nodeTs[d]!;
+    const b = best[d]!;
+    if (ready > bestReady[d]! || (ready === bestReady[d]! && b >= 0 && PRIO[kind[e]!]! > PRIO[kind[b]!]!)) {
+      best[d] = e;
+      bestReady[d] = ready;
+    }
+  }
+  for (let n = 0; n < nNodes; n++) if (best[n]! >= 0) binding[best[n]!] = 1;
+
+  const typicalLaunchNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.Launch);
+  const typicalGapNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.KernelGap);
+  const weight = new Float64Array(nE);
+  for (let e = 0; e < nE; e++) {
+    const kd = kind[e]!;
+    if (kd === 255) continue;
+    if (hta) {
+      // HTA adds a kernel-kernel edge only where it binds (a launch edge always: zero-weight
+      // where it does not, CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)
+      if (kd === EK.KernelGap && !binding[e]) {
+        kind[e] = 255;
+        continue;
+      }
+      const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && blocking(nodeEvent[dst[e]!]!);
+      const zero = kd === EK.HostGap || kd === EK.Sync || (kd === EK.Launch && !binding[e]) || blockedEnd;
+      weight[e] = zero ? 0 : tsDiff[e]!;
+      continue;
+    }
+    if (binding[e] || !isWait[e]) weight[e] = tsDiff[e]!;
+    else if (kd === EK.Launch || kd === EK.KernelGap) {
+      const dev = gpu.device[nodeEvent[dst[e]!]!]!;
+      const typ = (kd === EK.Launch ? typicalLaunchNs : typicalGapNs).get(dev) ?? 0;
+      weight[e] = Math.min(typ, tsDiff[e]!);
+    } else weight[e] = 0;
+  }
+
+  // compact away the dropped edges
+  let w = 0;
+  for (let e = 0; e < nE; e++) {
+    if (kind[e] === 255) continue;
+    src[w] = src[e]!;
+    dst[w] = dst[e]!;
+    kind[w] = kind[e]!;
+    attr[w] = attr[e]!;
+    attrGpu[w] = attrGpu[e]!;
+    tsDiff[w] = tsDiff[e]!;
+    weight[w] = weight[e]!;
+    binding[w] = binding[e]!;
+    w++;
+  }
+
+  let tEnd = t0;
+  for (let n = 0; n < nNodes; n++) if (nodeTs[n]! > tEnd) tEnd = nodeTs[n]!;
+  return {
+    nodeCount: nNodes,
+    nodeEvent,
+    nodeGpu,
+    nodeStart,
+    nodeTsNs: nodeTs,
+    edgeCount: w,
+    edgeSrc: src.subarray(0, w),
+    edgeDst: dst.subarray(0, w),
+    edgeKind: kind.subarray(0, w),
+    edgeTsDiffNs: tsDiff.subarray(0, w),
+    edgeWeightNs: weight.subarray(0, w),
+    edgeBinding: binding.subarray(0, w),
+    edgeAttr: attr.subarray(0, w),
+    edgeAttrGpu: attrGpu.subarray(0, w),
+    hostNodes: (h) => {
+      const s = hS(h);
+      return [s, s < 0 ? -1 : s + 1];
+    },
+    gpuNodes: (g) => {
+      const s = gS(g);
+      return [s, s < 0 ? -1 : s + 1];
+    },
+    hostStart: hS,
+    gpuStart: gS,
+    startNs: t0,
+    endNs: tEnd,
+    typicalLaunchNs,
+    typicalGapNs,
+    diagnostics: [...diags].map(([code, d]) => ({ code, severity: d.severity, message: d.message, count: d.count })),
+  };
+}
+
+/** Nodes of a host subtree in walk order (start, children, end), graph events only. */
+function collectNodes(host: TraceModel['host'], inHost: Uint8Array, top: number, hS: (h: number) => number, out: number[]): void {
+  const stack: number[] = [top, -2];
+  while (stack.length > 0) {
+    const sp = stack.length - 2;
+    const h = stack[sp]!;
+    const cur = stack[sp + 1]!;
+    if (cur === -2) {
+      if (inHost[h]) out.push(hS(h));
+      stack[sp + 1] = host.firstChild[h]!;
+      continue;
+    }
+    if (cur >= 0) {
+      stack[sp + 1] = host.nextSibling[cur]!;
+      stack.push(cur, -2);
+      continue;
+    }
+    stack.length = sp;
+    if (inHost[h]) out.push(hS(h) + 1);
+  }
+}
+
+function sortedByTime(nodes: readonly number[], ts: Float64Array): number[] {
+  return [...nodes].sort((a, b) => ts[a]! - ts[b]! || a - b);
+}
+
+function lastAtOrBeforeNode(sorted: readonly number[], ts: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let ans = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[sorted[mid]!]! <= x) {
+      ans = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return ans;
+}
+
+function firstAtOrAfterNode(sorted: readonly number[], ts: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let ans = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[sorted[mid]!]! >= x) {
+      ans = mid;
+      hi = mid - 1;
+    } else lo = mid + 1;
+  }
+  return ans;
+}
+
+function medianByDevice(
+  nE: number,
+  kind: Uint8Array,
+  binding: Uint8Array,
+  tsDiff: Float64Array,
+  dst: Int32Array,
+  nodeEvent: Int32Array,
+  nodeGpu: Uint8Array,
+  device: Int32Array,
+  k: EK,
+): Map<number, number> {
+  const by = new Map<number, number[]>();
+  for (let e = 0; e < nE; e++) {
+    if (kind[e] !== k || !binding[e] || !nodeGpu[dst[e]!]) continue;
+    const dev = device[nodeEvent[dst[e]!]!]!;
+    let l = by.get(dev);
+    if (!l) by.set(dev, (l = []));
+    l.push(tsDiff[e]!);
+  }
+  const out = new Map<number, number>();
+  for (const [dev, l] of by) {
+    l.sort((a, b) => a - b);
+    const n = l.length;
+    out.set(dev, n % 2 ? l[(n - 1) / 2]! : (l[n / 2 - 1]! + l[n / 2]!) / 2);
+  }
+  return out;
+}
+
+/**
+ * What each blocking host call waited for, and what each stream wait made a stream wait for.
+ * Kineto's `cuda_sync` records (torch ≥ 2.1, kineto #808) name the stream of a stream sync and,
+ * for event syncs and stream waits, the stream and the correlation of the `cudaEventRecord`;
+ * the recorded event stands for the last activity launched on that stream before the record
+ * call (HTA's rule). Without a record: a device sync waits on every stream, a stream or event
+ * sync on every stream too (the stream is unknown: a diagnostic says so), a blocking copy on
+ * the streams of what it copied.
+ */
+function resolveSyncs(
+  m: TraceModel,
+  ix: TraceIndex,
+  hostList: readonly number[],
+  inGpu: Uint8Array,
+  byStream: Map<number, number[]>,
+  hostSyncSrc: Map<number, number[]>,
+  streamWaitSrc: Map<number, number[]>,
+  note: (code: string, severity: Diagnostic['severity'], message: string) => void,
+): void {
+  const { host, gpu } = m;
+  const { callByCorr, syncByCall, launchedOn, launches, flags } = ix;
+  const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
+  const lastLaunchedBefore = (device: number, stream: number, t: number): number => {
+    const l = launchedOn.get(device * STREAM_KEY + stream);
+    if (!l) return -1;
+    let lo = 0;
+    let hi = l.length - 1;
+    let ans = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (launchTs(l[mid]!) < t) {
+        ans = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return ans >= 0 ? l[ans]! : -1;
+  };
+  const argNum = (s: (typeof m.syncs)[number], key: string): number => {
+    const v = s.args?.[key];
+    return typeof v === 'number' ? v : -1;
+  };
+  /** The activity a `cudaEventRecord` (by correlation) stands for, -1 when unknown. */
+  const recordedActivity = (s: (typeof m.syncs)[number]): number => {
+    const corr = argNum(s, 'wait_on_cuda_event_record_corr_id');
+    const stream = argNum(s, 'wait_on_stream');
+    if (corr < 0 || stream < 0) return -1;
+    const rec = callByCorr.get(corr);
+    if (rec === undefined || !EVENT_RECORD.test(m.strings.get(host.name[rec]!))) return -1;
+    return lastLaunchedBefore(s.device >= 0 ? s.device : 0, stream, host.startNs[rec]!);
+  };
+  const devicesOf = new Map<number, number[]>(); // device → stream keys in the graph
+  for (const key of byStream.keys()) {
+    const dev = Math.floor(key / STREAM_KEY);
+    let l = devicesOf.get(dev);
+    if (!l) devicesOf.set(dev, (l = []));
+    l.push(key);
+  }
+  const lastEndedBy = (keys: readonly number[], t: number): number[] => {
+    const out: number[] = [];
+    for (const key of keys) {
+      const l = byStream.get(key);
+      if (!l) continue;
+      // the last activity to start by t, then back to the first that also ended by t
+      let lo = 0;
+      let hi = l.length - 1;
+      let i = -1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (gpu.startNs[l[mid]!]! <= t) {
+          i = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      for (; i >= 0; i--) {
+        const g = l[i]!;
+        if (gpu.startNs[g]! + gpu.durNs[g]! <= t) {
+          out.push(g);
+          break;
+        }
+      }
+    }
+    return out;
+  };
+  const allKeys = [...byStream.keys()];
+  const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
+  for (const h of hostList) {
+    if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) continue;
+    const name = m.strings.get(host.name[h]!);
+    const rec = syncByCall.get(h);
+    const end = host.startNs[h]! + host.durNs[h]!;
+    if (STREAM_WAIT.test(name)) {
+      // the next activity launched on the waiting stream, from this thread, after the call
+      if (!rec) {
+        note('CP_STREAM_WAIT_UNRESOLVED', 'info', 'a cudaStreamWaitEvent has no cuda_sync record (torch < 2.1 or sync events off): its cross-stream edge is unknown');
+        continue;
+      }
+      const src = recordedActivity(rec);
+      if (src < 0 || !inGpu[src]) continue;
+      const dest = nextLaunchedAfter(m, launchedOn, rec.device >= 0 ? rec.device : gpu.device[src]!, rec.stream, host.startNs[h]!, host.thread[h]!);
+      if (dest < 0 || !inGpu[dest]) continue;
+      push(streamWaitSrc, dest, src);
+      continue;
+    }
+    let bits = flags.byName[host.name[h]!]!;
+    if (bits === API_UNDECIDED) bits = flags.decide(host.name[h]!);
+    const isEventWait = rec && (rec.name === 'Event Sync' || /EventSynchronize|EventQuery/.test(name));
+    if (isEventWait && rec) {
+      const src = recordedActivity(rec);
+      if (src >= 0 && inGpu[src] && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
+      continue;
+    }
+    const blockingCopy = !(bits & API_BLOCKS_HOST) && bits & API_COPY && flags.blocksHost(bits, launches.items, launches.offsets[h]!, launches.offsets[h + 1]!);
+    if (!(bits & API_BLOCKS_HOST) && !blockingCopy) continue;
+    let keys: readonly number[];
+    if (blockingCopy) keys = [...new Set(Array.from(launchedBy(launches, h), streamKey))];
+    else if (DEVICE_SYNC.test(name) || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
+    else if (rec && rec.stream >= 0) keys = [(rec.device >= 0 ? rec.device : 0) * STREAM_KEY + rec.stream].filter((k) => byStream.has(k));
+    else {
+      note('CP_SYNC_STREAM_UNKNOWN', 'info', 'a stream or event synchronize has no cuda_sync record naming its stream: it is taken to wait on every stream');
+      keys = allKeys;
+    }
+    for (const g of lastEndedBy(keys, end)) push(hostSyncSrc, h, g);
+  }
+}
+
+function nextLaunchedAfter(m: TraceModel, launchedOn: ReadonlyMap<number, readonly number[]>, device: number, stream: number, t: number, thread: number): number {
+  const l = launchedOn.get(device * STREAM_KEY + stream);
+  if (!l) return -1;
+  const ts = (g: number) => m.host.startNs[m.gpu.launcher[g]!]!;
+  let lo = 0;
+  let hi = l.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts(l[mid]!) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < l.length; i++) if (m.host.thread[m.gpu.launcher[l[i]!]!] === thread) return l[i]!;
+  return -1;
+}
+
+function push(map: Map<number, number[]>, k: number, v: number): void {
+  const l = map.get(k);
+  if (l) l.push(v);
+  else map.set(k, [v]);
+}
+

@@ -1,0 +1,667 @@
+/**
+ * What bounds a step: the longest path through the instance's dependency graph
+ * (critical-path-graph.ts), read as a breakdown by what bounds it — CPU ops, kernel compute,
+ * launch overhead, kernel-to-kernel gaps, synchronization — and as its heaviest segments; and
+ * what-if answers: rescale some nodes (kernels by a name regex, an op's host time, the
+ * launches) and take the longest path again, through the same graph.
+ *
+ * The longest path runs from the instance's start (node 0) in a topological order found by
+ * Kahn's algorithm (iterative; ties at equal times are common, so time order alone is not one).
+ * With the graph's own weights its length is the instance's span: every node's earliest time is
+ * the time the trace shows (critical-path-graph.ts says why).
+ *
+ * Ignores: nodes the start cannot reach (counted in `unreachableNodes`).
+ */
+import { compareText } from '../../core/compare-text.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { buildCriticalPathGraph, EK, EDGE_KINDS, type CriticalPathGraph, type EdgeKind } from './critical-path-graph.js';
+import { isGraphLaunchApi, isKernelLaunchApi } from '../host/launches.js';
+import { computeScopeInstances, type ScopeInstance } from '../host/scopes.js';
+
+export const BOUND_KEYS = ['cpuUs', 'kernelUs', 'launchUs', 'kernelGapUs', 'syncUs', 'unexplainedUs'] as const;
+export type BoundKey = (typeof BOUND_KEYS)[number];
+export const BOUND_LABELS: Record<BoundKey, string> = {
+  cpuUs: 'CPU ops',
+  kernelUs: 'kernel compute',
+  launchUs: 'launch overhead',
+  kernelGapUs: 'kernel-to-kernel gaps',
+  syncUs: 'synchronization',
+  unexplainedUs: 'unexplained',
+};
+
+/** Which bound each edge kind counts toward. */
+export function boundOf(kind: EK): BoundKey {
+  switch (kind) {
+    case EK.Cpu:
+    case EK.HostGap:
+    case EK.Spawn:
+      return 'cpuUs';
+    case EK.Gpu:
+      return 'kernelUs';
+    case EK.Launch:
+      return 'launchUs';
+    case EK.KernelGap:
+      return 'kernelGapUs';
+    case EK.Sync:
+    case EK.Join:
+      return 'syncUs';
+    default:
+      return 'unexplainedUs';
+  }
+}
+
+export interface LongestPath {
+  /** Node ids from the start to the last node, and the edges between them. */
+  readonly nodes: Int32Array;
+  readonly edges: Int32Array;
+  readonly lengthNs: number;
+  readonly unreachableNodes: number;
+  /** Nodes left out of the order because they sit on a cycle (0 on a well-formed trace). */
+  readonly cycleNodes: number;
+}
+
+export interface PathOptions {
+  /** HTA's semantics (nx.dag_longest_path): the path may start at any node. */
+  readonly anyStart?: boolean;
+}
+
+/** Topological order (Kahn) of the graph's nodes; nodes on a cycle are left out. */
+export function topologicalOrder(g: CriticalPathGraph): { order: Int32Array; outStart: Int32Array; outEdges: Int32Array } {
+  const n = g.nodeCount;
+  const outStart = new Int32Array(n + 1);
+  for (let e = 0; e < g.edgeCount; e++) outStart[g.edgeSrc[e]! + 1]++;
+  for (let i = 0; i < n; i++) outStart[i + 1] += outStart[i]!;
+  const fill = outStart.slice(0, n);
+  const outEdges = new Int32Array(g.edgeCount);
+  for (let e = 0; e < g.edgeCount; e++) outEdges[fill[g.edgeSrc[e]!]!++] = e;
+  const indeg = new Int32Array(n);
+  for (let e = 0; e < g.edgeCount; e++) indeg[g.edgeDst[e]!]++;
+  // a queue ordered by time would keep ties stable; a FIFO seeded in time order is enough here
+  const seeds: number[] = [];
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) seeds.push(i);
+  seeds.sort((a, b) => g.nodeTsNs[a]! - g.nodeTsNs[b]! || a - b);
+  const order = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  for (const s of seeds) order[tail++] = s;
+  while (head < tail) {
+    const u = order[head++]!;
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+      const v = g.edgeDst[outEdges[k]!]!;
+      if (--indeg[v] === 0) order[tail++] = v;
+    }
+  }
+  return { order: order.subarray(0, tail), outStart, outEdges };
+}
+
+/** The longest path from node 0 (or from anywhere, `anyStart`) under `weights`. */
+export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edgeWeightNs, opts: PathOptions = {}, topo = topologicalOrder(g)): LongestPath {
+  const n = g.nodeCount;
+  const { order, outStart, outEdges } = topo;
+  const dist = new Float64Array(n).fill(opts.anyStart ? 0 : -Infinity);
+  const via = new Int32Array(n).fill(-1);
+  if (!opts.anyStart) dist[0] = 0;
+  for (let i = 0; i < order.length; i++) {
+    const u = order[i]!;
+    const du = dist[u]!;
+    if (du === -Infinity) continue;
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+      const e = outEdges[k]!;
+      const v = g.edgeDst[e]!;
+      const d = du + weights[e]!;
+      const cur = dist[v]!;
+      // ties: keep the edge that bound in the trace
+      if (d > cur || (d === cur && via[v]! >= 0 && g.edgeBinding[e]! > g.edgeBinding[via[v]!]!) || (opts.anyStart && d === cur && via[v]! < 0 && d > 0)) {
+        dist[v] = d;
+        via[v] = e;
+      }
+    }
+  }
+  let end = -1;
+  let unreachable = 0;
+  for (let i = 0; i < n; i++) {
+    if (dist[i] === -Infinity) {
+      unreachable++;
+      continue;
+    }
+    if (end < 0 || dist[i]! > dist[end]! || (dist[i] === dist[end] && g.nodeTsNs[i]! > g.nodeTsNs[end]!)) end = i;
+  }
+  const { nodes, edges } = walkBack(g.edgeSrc, via, end);
+  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable, cycleNodes: n - order.length };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Reading a path
+
+export type Bounds = Record<BoundKey, number>;
+
+export interface PathSegment {
+  /** What bounds this stretch of the path. */
+  readonly bound: BoundKey;
+  readonly startUs: number;
+  readonly durUs: number;
+  /** `thread 416` or `stream 7` (device 0), where the stretch ran. */
+  readonly where: string;
+  /** The heaviest events of the stretch: ops (host) or kernels (GPU), with their time on the path. */
+  readonly events: readonly { readonly name: string; readonly gpu: boolean; readonly durUs: number; readonly count: number }[];
+  readonly edges: number;
+}
+
+export interface PathReading {
+  readonly lengthUs: number;
+  readonly bounds: Bounds;
+  readonly edgeKinds: Record<EdgeKind, number>;
+  /** Maximal runs of consecutive path edges with one bound on one thread or stream, heaviest first. */
+  readonly segments: readonly PathSegment[];
+  readonly nodeCount: number;
+  /** GPU activities on the path, and those of them a CUDA-graph launch ran. */
+  readonly gpuActivities: number;
+  readonly graphLaunchedActivities: number;
+}
+
+const us = (ns: number) => ns / 1000;
+
+/**
+ * Where an edge ran, as a number: its destination's thread (host index ≥ 0) or stream (−1 −
+ * device·2³² − stream); the text is made once per segment (`placeName`).
+ */
+function placeOf(m: TraceModel, g: CriticalPathGraph, e: number): number {
+  // (a launch, a gap or a stream wait ends on the GPU; a host sync ends on the host)
+  const node = g.edgeDst[e]!;
+  const ev = g.nodeEvent[node]!;
+  if (ev < 0) return Number.MAX_SAFE_INTEGER;
+  if (g.nodeGpu[node]) return -1 - (m.gpu.device[ev]! * 4294967296 + m.gpu.stream[ev]!);
+  return m.host.thread[ev]!;
+}
+
+function placeName(m: TraceModel, place: number): string {
+  if (place === Number.MAX_SAFE_INTEGER) return 'start';
+  if (place < 0) {
+    const key = -1 - place;
+    const device = Math.floor(key / 4294967296);
+    return `stream ${key - device * 4294967296} (device ${device})`;
+  }
+  const t = m.threads[place];
+  return t ? `thread ${String(t.tid)}` : 'thread ?';
+}
+
+/**
+ * The event an edge's time belongs to — its attributed event, else its destination's — as
+ * host index h ≥ 0 or GPU index g as −1 − g; undefined for edges between events (gaps, joins).
+ */
+function eventOf(g: CriticalPathGraph, e: number): number | undefined {
+  let ev = g.edgeAttr[e]!;
+  let gpu = g.edgeAttrGpu[e]! === 1;
+  if (ev < 0) {
+    const k = g.edgeKind[e]! as EK;
+    if (k === EK.HostGap || k === EK.Join || k === EK.Spawn || k === EK.Unexplained) return undefined;
+    const d = g.edgeDst[e]!;
+    ev = g.nodeEvent[d]!;
+    gpu = g.nodeGpu[d] === 1;
+    if (ev < 0) return undefined;
+  }
+  return gpu ? -1 - ev : ev;
+}
+
+export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, weights: Float64Array = g.edgeWeightNs, limit = 10): PathReading {
+  const boundNs = new Float64Array(BOUND_KEYS.length);
+  const kindNs = new Float64Array(EDGE_KINDS.length);
+  // segments as ranges of path edges [from, to) with their bound, place and time; only the
+  // heaviest `limit` are read in full (a GPU-bound path alternates kernels and gaps: a segment
+  // per edge, hundreds of thousands on a long step)
+  const segFrom: number[] = [];
+  const segBound: BoundKey[] = [];
+  const segPlace: number[] = [];
+  const segNs: number[] = [];
+  const graphLaunch = new Map<number, boolean>();
+  let gpuActs = 0;
+  let graphActs = 0;
+  let curBound: BoundKey | undefined;
+  let curPlace = 0;
+  for (let i = 0; i < p.edges.length; i++) {
+    const e = p.edges[i]!;
+    const k = g.edgeKind[e]! as EK;
+    const w = weights[e]!;
+    const b = boundOf(k);
+    boundNs[BOUND_INDEX[b]]! += w;
+    kindNs[k]! += w;
+    // an activity's own edge (start → its end), not the start → start edge of an overlap
+    if (k === EK.Gpu && g.edgeDst[e] === g.edgeSrc[e]! + 1) {
+      gpuActs++;
+      const l = m.gpu.launcher[g.nodeEvent[g.edgeSrc[e]!]!]!;
+      if (l >= 0) {
+        const nm = m.host.name[l]!;
+        let isGraph = graphLaunch.get(nm);
+        if (isGraph === undefined) graphLaunch.set(nm, (isGraph = isGraphLaunchApi(m.strings.get(nm))));
+        if (isGraph) graphActs++;
+      }
+    }
+    const place = placeOf(m, g, e);
+    if (curBound !== b || curPlace !== place) {
+      segFrom.push(i);
+      segBound.push(b);
+      segPlace.push(place);
+      segNs.push(0);
+      curBound = b;
+      curPlace = place;
+    }
+    segNs[segNs.length - 1] += w;
+  }
+  // the heaviest segments (ties: the earlier), by one pass keeping a short sorted list
+  const top: number[] = [];
+  for (let j = 0; j < segNs.length; j++) {
+    if (top.length === limit && !(segNs[j]! > segNs[top[top.length - 1]!]!)) continue;
+    let at = top.length;
+    while (at > 0 && segNs[j]! > segNs[top[at - 1]!]!) at--;
+    top.splice(at, 0, j);
+    if (top.length > limit) top.pop();
+  }
+  // an event counted in segment j is stamped j + 1 at its start node
+  const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
+  const segments: PathSegment[] = top.map((j) => {
+    const from = segFrom[j]!;
+    const to = j + 1 < segFrom.length ? segFrom[j + 1]! : p.edges.length;
+    // events by name (GPU names apart from host names), with their time and instances
+    const acc = new Map<number, { name: number; gpu: boolean; durNs: number; count: number }>();
+    for (let i = from; i < to; i++) {
+      const e = p.edges[i]!;
+      const w = weights[e]!;
+      const ev = eventOf(g, e);
+      if (ev === undefined || !(w > 0)) continue;
+      const gpu = ev < 0;
+      const name = gpu ? m.gpu.name[-1 - ev]! : m.host.name[ev]!;
+      const key = gpu ? -1 - name : name;
+      let x = acc.get(key);
+      if (!x) acc.set(key, (x = { name, gpu, durNs: 0, count: 0 }));
+      x.durNs += w;
+      const node = gpu ? g.gpuStart(-1 - ev) : g.hostStart(ev);
+      if (stamp[node] !== j + 1) {
+        stamp[node] = j + 1;
+        x.count++;
+      }
+    }
+    const events = [...acc.values()]
+      .map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count }))
+      .sort((a, b) => b.durNs - a.durNs || compareText(a.name, b.name))
+      .slice(0, 3)
+      .map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
+    const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
+    return { bound: segBound[j]!, where: placeName(m, segPlace[j]!), startUs: us(startNs - g.startNs), durUs: us(segNs[j]!), edges: to - from, events };
+  });
+  const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
+  const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
+  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: gpuActs, graphLaunchedActivities: graphActs };
+}
+
+const BOUND_INDEX = Object.fromEntries(BOUND_KEYS.map((k, i) => [k, i])) as Record<BoundKey, number>;
+
+// ------------------------------------------------------------------------------------------------
+// What-if
+
+export type WhatIfTarget =
+  | { readonly kind: 'launch' }
+  | { readonly kind: 'host' }
+  | { readonly kind: 'op'; readonly name: string }
+  | { readonly kind: 'kernel'; readonly pattern: string };
+
+export interface WhatIfRule {
+  readonly text: string;
+  readonly target: WhatIfTarget;
+  readonly factor: number;
+}
+
+/**
+ * `REGEX=F`, `OPNAME=F`, `launch=F` or `host=F` (F ≥ 0). Which target a name is is decided
+ * against the trace: `launch` the launches, `host` every host edge (cpu, host-gap, spawn), an
+ * exact `cpu_op` or `user_annotation` name an op, anything else a regex over GPU activity
+ * names. Throws a plain Error with a sentence on bad text.
+ */
+export function parseWhatIf(m: TraceModel, text: string): WhatIfRule {
+  const at = text.lastIndexOf('=');
+  if (at <= 0) throw new Error(`--what-if '${text}' is not TARGET=FACTOR (e.g. 'gemm=0.5', 'aten::mm=0.5', 'launch=0')`);
+  const target = text.slice(0, at);
+  const factor = Number(text.slice(at + 1));
+  if (!Number.isFinite(factor) || factor < 0) throw new Error(`--what-if '${text}': the factor must be a number ≥ 0`);
+  if (target === 'launch') return { text, target: { kind: 'launch' }, factor };
+  if (target === 'host') return { text, target: { kind: 'host' }, factor };
+  const id = m.strings.find(target);
+  if (id !== undefined && id >= 0) {
+    for (let h = 0; h < m.host.length; h++) if (m.host.name[h] === id && isOpOrAnnotation(m.host.kind[h]!)) return { text, target: { kind: 'op', name: target }, factor };
+  }
+  try {
+    new RegExp(target);
+  } catch {
+    throw new Error(`--what-if '${text}': '${target}' is neither an op name in the trace nor a valid regular expression`);
+  }
+  return { text, target: { kind: 'kernel', pattern: target }, factor };
+}
+
+export interface WhatIfResult {
+  readonly rules: readonly { readonly text: string; readonly target: string; readonly factor: number; readonly matchedEvents: number; readonly scaledUs: number }[];
+  readonly lengthUs: number;
+  readonly deltaUs: number;
+  readonly reading: PathReading;
+  /** Segments of the new path made of edges that were not on the old one: the chain that became critical. */
+  readonly newlyCritical: readonly PathSegment[];
+  /** Share of the new path's length on edges the old path did not use. */
+  readonly newShare: number;
+}
+
+/**
+ * The weights with the rules applied: kernels matching a regex (their start → end), an op's host
+ * time (the cpu edges of the op and of everything nested in it), or the launches (launch edges,
+ * and the host time of kernel/graph launch calls).
+ */
+export function whatIfWeights(m: TraceModel, g: CriticalPathGraph, rules: readonly WhatIfRule[]): { weights: Float64Array; matched: number[]; scaledNs: number[] } {
+  const w = Float64Array.from(g.edgeWeightNs);
+  const matched: number[] = [];
+  const scaledNs: number[] = [];
+  const opUnder = new Map<number, boolean>();
+  for (const r of rules) {
+    let count = 0;
+    let scaled = 0;
+    const seen = new Set<number>();
+    const scale = (e: number) => {
+      scaled += w[e]! * (1 - r.factor);
+      w[e] = w[e]! * r.factor;
+    };
+    if (r.target.kind === 'kernel') {
+      const re = new RegExp(r.target.pattern);
+      const cache = new Map<number, boolean>();
+      for (let e = 0; e < g.edgeCount; e++) {
+        if (g.edgeKind[e] !== EK.Gpu) continue;
+        const ev = g.nodeEvent[g.edgeSrc[e]!]!;
+        const nm = m.gpu.name[ev]!;
+        let ok = cache.get(nm);
+        if (ok === undefined) cache.set(nm, (ok = re.test(m.strings.get(nm))));
+        if (!ok) continue;
+        if (!seen.has(ev)) {
+          seen.add(ev);
+          count++;
+        }
+        scale(e);
+      }
+    } else if (r.target.kind === 'op') {
+      const id = m.strings.find(r.target.name)!;
+      opUnder.clear();
+      const under = (h: number): boolean => {
+        // iterative walk up to the first answer known
+        const chain: number[] = [];
+        let p = h;
+        let ans = false;
+        while (p >= 0) {
+          const known = opUnder.get(p);
+          if (known !== undefined) {
+            ans = known;
+            break;
+          }
+          chain.push(p);
+          if (m.host.name[p] === id && isOpOrAnnotation(m.host.kind[p]!)) {
+            ans = true;
+            break;
+          }
+          p = m.host.parent[p]!;
+        }
+        for (const c of chain) opUnder.set(c, ans);
+        return ans;
+      };
+      for (let e = 0; e < g.edgeCount; e++) {
+        if (g.edgeKind[e] !== EK.Cpu || g.edgeAttrGpu[e]) continue;
+        const h = g.edgeAttr[e]!;
+        if (h < 0 || !under(h)) continue;
+        let p = h;
+        while (p >= 0 && !(m.host.name[p] === id && isOpOrAnnotation(m.host.kind[p]!))) p = m.host.parent[p]!;
+        if (p >= 0 && !seen.has(p)) {
+          seen.add(p);
+          count++;
+        }
+        scale(e);
+      }
+    } else if (r.target.kind === 'host') {
+      for (let e = 0; e < g.edgeCount; e++) {
+        const k = g.edgeKind[e]!;
+        if (k === EK.Cpu || k === EK.HostGap || k === EK.Spawn) scale(e);
+      }
+      count = (g.nodeCount - 1) / 2;
+      let gpuEvents = 0;
+      for (let n = 1; n < g.nodeCount; n += 2) if (g.nodeGpu[n]) gpuEvents++;
+      count -= gpuEvents;
+    } else {
+      const launchCall = new Map<number, boolean>();
+      for (let e = 0; e < g.edgeCount; e++) {
+        const k = g.edgeKind[e]!;
+        if (k === EK.Launch) {
+          scale(e);
+          continue;
+        }
+        if (k !== EK.Cpu || g.edgeAttrGpu[e]) continue;
+        const h = g.edgeAttr[e]!;
+        if (h < 0 || !(m.host.kind[h] === HostKind.Runtime || m.host.kind[h] === HostKind.Driver)) continue;
+        const nm = m.host.name[h]!;
+        let ok = launchCall.get(nm);
+        if (ok === undefined) launchCall.set(nm, (ok = isKernelLaunchApi(m.strings.get(nm))));
+        if (!ok) continue;
+        if (!seen.has(h)) {
+          seen.add(h);
+          count++;
+        }
+        scale(e);
+      }
+    }
+    matched.push(count);
+    scaledNs.push(scaled);
+  }
+  return { weights: w, matched, scaledNs };
+}
+
+export function computeWhatIf(m: TraceModel, g: CriticalPathGraph, base: LongestPath, rules: readonly WhatIfRule[], topo = topologicalOrder(g)): WhatIfResult {
+  const { weights, matched, scaledNs } = whatIfWeights(m, g, rules);
+  const p = longestPath(g, weights, {}, topo);
+  const reading = readPath(m, g, p, weights);
+  const onOld = new Uint8Array(g.edgeCount);
+  for (const e of base.edges) onOld[e] = 1;
+  // the new chain's segments: the new path read with the old edges weighing nothing
+  const onlyNew = new Float64Array(weights.length);
+  let freshNs = 0;
+  for (const e of p.edges) {
+    if (onOld[e]) continue;
+    onlyNew[e] = weights[e]!;
+    freshNs += weights[e]!;
+  }
+  const newly = readPath(m, g, p, onlyNew).segments.filter((s) => s.durUs > 0);
+  return {
+    rules: rules.map((r, i) => ({
+      text: r.text,
+      target: r.target.kind === 'launch' ? 'launches' : r.target.kind === 'host' ? 'host events' : r.target.kind === 'op' ? `op ${r.target.name}` : `GPU activities matching /${r.target.pattern}/`,
+      factor: r.factor,
+      matchedEvents: matched[i]!,
+      scaledUs: scaledNs[i]! / 1000,
+    })),
+    lengthUs: us(p.lengthNs),
+    deltaUs: us(p.lengthNs - base.lengthNs),
+    reading,
+    newlyCritical: newly,
+    newShare: p.lengthNs > 0 ? freshNs / p.lengthNs : 0,
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// One instance, end to end
+
+export interface CriticalPathResult {
+  /** `ProfilerStep#3`, the annotation name, or `trace`. */
+  readonly instance: string;
+  readonly instanceIndex: number;
+  readonly startUs: number;
+  /** From the instance's start to its last event (host or GPU). */
+  readonly spanUs: number;
+  readonly lengthUs: number;
+  readonly graph: { readonly nodes: number; readonly edges: number; readonly hostEvents: number; readonly gpuActivities: number; readonly unreachableNodes: number; readonly cycleNodes: number };
+  readonly reading: PathReading;
+  readonly typicalLaunchUs: Record<string, number>;
+  readonly typicalGapUs: Record<string, number>;
+  readonly whatIf: WhatIfResult | undefined;
+}
+
+function isOpOrAnnotation(kind: number): boolean {
+  return kind === HostKind.Op || kind === HostKind.Annotation;
+}
+
+/**
+ * HTA's `nx.dag_longest_path(weight)`: over nodes in topological order, each takes the first
+ * heaviest of its in-edges (in insertion order) when that sum is ≥ 0; the path ends at the
+ * first node in that order with the largest distance. Used for HTA parity only.
+ */
+export function htaLongestPath(g: CriticalPathGraph, topo = topologicalOrder(g)): LongestPath {
+  const n = g.nodeCount;
+  const inStart = new Int32Array(n + 1);
+  for (let e = 0; e < g.edgeCount; e++) inStart[g.edgeDst[e]! + 1]++;
+  for (let i = 0; i < n; i++) inStart[i + 1] += inStart[i]!;
+  const fill = inStart.slice(0, n);
+  const inEdges = new Int32Array(g.edgeCount);
+  for (let e = 0; e < g.edgeCount; e++) inEdges[fill[g.edgeDst[e]!]!++] = e;
+  const dist = new Float64Array(n);
+  const via = new Int32Array(n).fill(-1);
+  // node 0 (kinetoscope's source) is not part of HTA's graph
+  const skip = (e: number) => g.edgeSrc[e] === 0;
+  for (let i = 0; i < topo.order.length; i++) {
+    const v = topo.order[i]!;
+    let best = -Infinity;
+    let bestE = -1;
+    for (let k = inStart[v]!; k < inStart[v + 1]!; k++) {
+      const e = inEdges[k]!;
+      if (skip(e)) continue;
+      const d = dist[g.edgeSrc[e]!]! + g.edgeWeightNs[e]!;
+      if (d > best) {
+        best = d;
+        bestE = e;
+      }
+    }
+    if (bestE >= 0 && best >= 0) {
+      dist[v] = best;
+      via[v] = bestE;
+    }
+  }
+  let end = -1;
+  for (let i = 0; i < topo.order.length; i++) {
+    const v = topo.order[i]!;
+    if (v === 0) continue;
+    if (end < 0 || dist[v]! > dist[end]!) end = v;
+  }
+  const { nodes, edges } = walkBack(g.edgeSrc, via, end);
+  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: 0, cycleNodes: n - topo.order.length };
+}
+
+export interface CriticalPathOptions {
+  readonly step?: number;
+  readonly annotation?: string;
+  /** 0-based instance of the annotation. */
+  readonly instance?: number;
+  readonly whatIf?: readonly string[];
+  readonly segments?: number;
+}
+
+/**
+ * The instances to read: one step, one occurrence of an annotation (every occurrence counts,
+ * nested ones too, in start order: HTA's positional `instance_id`), every step or every
+ * outermost occurrence, or the whole trace.
+ */
+export function selectInstances(m: TraceModel, opts: CriticalPathOptions): ScopeInstance[] {
+  if (opts.annotation !== undefined) {
+    if (opts.instance === undefined) return computeScopeInstances(m, { per: 'annotation', name: opts.annotation });
+    const id = m.strings.find(opts.annotation);
+    const roots: number[] = [];
+    if (id !== undefined && id >= 0) {
+      for (let h = 0; h < m.host.length; h++) if (m.host.name[h] === id && (m.host.kind[h] === HostKind.Annotation || m.host.kind[h] === HostKind.Op)) roots.push(h);
+    }
+    roots.sort((a, b) => m.host.startNs[a]! - m.host.startNs[b]! || a - b);
+    const r = roots[opts.instance];
+    return r === undefined ? [] : [instanceOf(m, r, opts.instance)];
+  }
+  if (m.steps.length > 0) {
+    const all = computeScopeInstances(m, { per: 'step' });
+    if (opts.step === undefined) return all;
+    return all.filter((x) => m.steps.find((s) => s.host === x.root)?.number === opts.step);
+  }
+  if (opts.step !== undefined) return [];
+  return computeScopeInstances(m, { per: 'trace' });
+}
+
+/**
+ * One occurrence of an annotation as an instance, by scopes.ts's rules (its subtree on its
+ * thread, other threads' events that start inside it, the GPU work they launched), even when
+ * it is nested inside another occurrence of the same name.
+ */
+function instanceOf(m: TraceModel, root: number, index: number): ScopeInstance {
+  const { host, gpu } = m;
+  const inside = new Uint8Array(host.length);
+  const stack = [root];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    inside[i] = 1;
+    for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) stack.push(c);
+  }
+  const s = host.startNs[root]!;
+  const e = s + host.durNs[root]!;
+  const hostEvents: number[] = [];
+  for (let h = 0; h < host.length; h++) {
+    if (h === root) continue;
+    if (!inside[h] && host.thread[h] !== host.thread[root] && host.startNs[h]! >= s && host.startNs[h]! < e) inside[h] = 1;
+    if (inside[h]) hostEvents.push(h);
+  }
+  hostEvents.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
+  const g: number[] = [];
+  for (let k = 0; k < gpu.length; k++) {
+    const l = gpu.launcher[k]!;
+    const o = gpu.owner[k]!;
+    if ((l >= 0 && inside[l]) || (l < 0 && o >= 0 && inside[o])) g.push(k);
+  }
+  return { index, name: m.strings.get(host.name[root]!), root, startNs: s, endNs: e, hostEvents, gpu: g };
+}
+
+export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: readonly WhatIfRule[], segments = 10): CriticalPathResult & { readonly diagnostics: readonly Diagnostic[]; readonly graphData: CriticalPathGraph; readonly path: LongestPath } {
+  const g = buildCriticalPathGraph(m, inst);
+  const topo = topologicalOrder(g);
+  const p = longestPath(g, g.edgeWeightNs, {}, topo);
+  const reading = readPath(m, g, p, g.edgeWeightNs, segments);
+  const byDev = (x: ReadonlyMap<number, number>) => Object.fromEntries([...x].map(([d, v]) => [String(d), v / 1000]));
+  let hostEvents = 0;
+  for (let n = 1; n < g.nodeCount; n += 2) if (!g.nodeGpu[n]) hostEvents++;
+  const diagnostics = [...g.diagnostics];
+  if (p.unreachableNodes > 0) diagnostics.push({ code: 'CP_UNREACHABLE', severity: 'info', message: `${p.unreachableNodes} nodes cannot be reached from the instance's start (no edge ties them to it): they are not on any path`, count: p.unreachableNodes });
+  if (p.cycleNodes > 0) diagnostics.push({ code: 'CP_CYCLE', severity: 'warning', message: `${p.cycleNodes} nodes sit on a cycle of zero-length edges and were left out of the path`, count: p.cycleNodes });
+  const spanNs = g.endNs - g.startNs;
+  if (Math.abs(p.lengthNs - spanNs) > 0.5) diagnostics.push({ code: 'CP_LENGTH_NOT_SPAN', severity: 'warning', message: `the path's length (${(p.lengthNs / 1000).toFixed(3)} µs) is not the instance's span (${(spanNs / 1000).toFixed(3)} µs): some node's time is not explained by its edges` });
+  return {
+    instance: inst.name,
+    instanceIndex: inst.index,
+    startUs: g.startNs / 1000,
+    spanUs: spanNs / 1000,
+    lengthUs: p.lengthNs / 1000,
+    graph: { nodes: g.nodeCount, edges: g.edgeCount, hostEvents, gpuActivities: (g.nodeCount - 1) / 2 - hostEvents, unreachableNodes: p.unreachableNodes, cycleNodes: p.cycleNodes },
+    reading,
+    typicalLaunchUs: byDev(g.typicalLaunchNs),
+    typicalGapUs: byDev(g.typicalGapNs),
+    whatIf: rules.length > 0 ? computeWhatIf(m, g, p, rules, topo) : undefined,
+    diagnostics,
+    graphData: g,
+    path: p,
+  };
+}
+
+/** The path that ends at `end`, read back through each node's best incoming edge (`via`, -1 at the start). */
+function walkBack(edgeSrc: Int32Array, via: Int32Array, end: number): { nodes: Int32Array; edges: Int32Array } {
+  const nodes: number[] = [];
+  const edges: number[] = [];
+  for (let v = end; v >= 0; ) {
+    nodes.push(v);
+    const e = via[v]!;
+    if (e < 0) break;
+    edges.push(e);
+    v = edgeSrc[e]!;
+  }
+  nodes.reverse();
+  edges.reverse();
+  return { nodes: Int32Array.from(nodes), edges: Int32Array.from(edges) };
+}

@@ -1,0 +1,505 @@
+/**
+ * A roofline for every compute op, in one table: matrix products (the GEMM table's rows, Triton
+ * templates and `_scaled_mm` included), convolutions per pass (forward `fprop`, input-grad `dgrad`,
+ * weight-grad `wgrad`) and fused attention forward and backward. Each row: FLOPs, bytes,
+ * intensity, kernel time per call, TFLOP/s, % of the dense peak of the dtype's math, bound.
+ *
+ * Calls:
+ * - GEMMs: gemm.ts (one per innermost GEMM op, or Triton template kernel op).
+ * - Convolutions: the innermost op of conv-shape.ts's set (`aten::cudnn_convolution` under
+ *   `aten::convolution` → `aten::_convolution`; `aten::convolution_backward`). Its time is the
+ *   kernels launched by it or by conv ops under it; kernels of other ops under it (the bias
+ *   add, the bias gradient's `aten::sum`, a contiguity `aten::copy_`) are not the convolution's
+ *   and are reported apart as `otherKernelUs`. A backward that computes one of the input/weight
+ *   grads gives all its kernels to that pass; one that computes both splits them by the pass
+ *   each kernel's name states (helpers — layout changes, split-K reductions — go with the next
+ *   named kernel, a split-K reduction with the previous); when a name states no pass the two are
+ *   one `conv-bwd` row with both passes' FLOPs.
+ * - Attention: the outermost op of attention-shape.ts's set (`_scaled_dot_product_*_attention`
+ *   and their backward), with every kernel under it.
+ *
+ * Peaks: the device's dense peak for the input dtype; fp32 convolutions that cuDNN was allowed
+ * to run in TF32 (`cudnn_convolution`'s `allow_tf32` True, torch's default for cuDNN) are held
+ * against the TF32 peak. `convolution_backward` does not state the flag: its fp32 passes are held
+ * against the fp32 peak unless a kernel name says TF32.
+ * Ignores: copies and memsets (not compute); ops whose work the trace does not state are rows
+ * without FLOPs, with the reason (`declined`).
+ */
+import { GpuKind, HostKind, hostName, gpuName, type TraceModel } from '../../model/trace-model.js';
+import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
+import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
+import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
+import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
+import { placeOnRoofline, type RooflinePoint } from './roofline-point.js';
+import { subtreeGpuWithOwner } from '../host/owned-gpu.js';
+import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
+import type { PeakDtype } from './device-peaks.js';
+import { compareText } from '../../core/compare-text.js';
+
+export type ComputeKind = 'gemm' | 'conv-fprop' | 'conv-dgrad' | 'conv-wgrad' | 'conv-bwd' | 'attention-fwd' | 'attention-bwd';
+
+export const COMPUTE_KINDS: readonly ComputeKind[] = ['gemm', 'conv-fprop', 'conv-dgrad', 'conv-wgrad', 'conv-bwd', 'attention-fwd', 'attention-bwd'];
+
+export interface RooflineRow extends RooflinePoint {
+  readonly kind: ComputeKind;
+  readonly op: string;
+  /** The shape in words: `[8192,768]×[768,3072]`, `in [32,3,224,224] w [384,3,16,16] s16 p0`, `q [8,12,512,64] causal`. */
+  readonly shape: string;
+  readonly inputDims: string;
+  readonly dtype?: string;
+  readonly peakDtype?: PeakDtype;
+  /** Per call. */
+  readonly flops?: number;
+  readonly bytes?: number;
+  readonly calls: number;
+  readonly callsPerStep?: number;
+  /** Calls that ran at least one kernel of the row (the mean is over these). */
+  readonly kernelCalls: number;
+  readonly totalUs: number;
+  readonly meanUs?: number;
+  readonly minUs?: number;
+  readonly maxUs?: number;
+  /** The row's main kernel (the GEMM, the implicit GEMM, the attention kernel: the longest). */
+  readonly kernel?: GemmKernelInfo;
+  /** Kernel names of one call, in launch order. */
+  readonly kernelNames: readonly string[];
+  /** Kernels under the op that are not the row's work (bias add, bias grad, copies), total. */
+  readonly otherKernelUs: number;
+  /** Why the row has no FLOPs. */
+  readonly declined?: string;
+  readonly device?: number;
+  readonly compiled: boolean;
+  readonly template: boolean;
+  readonly gemm?: GemmRow;
+  readonly conv?: ConvShape;
+  readonly attention?: AttentionShape;
+  readonly hosts: readonly number[];
+}
+
+export interface RooflineReport {
+  readonly devices: readonly GemmDevice[];
+  readonly device?: GemmDevice;
+  readonly rows: RooflineRow[];
+  readonly totals: {
+    readonly calls: number;
+    readonly flops: number;
+    readonly kernelUs: number;
+    /** Every kernel of the trace, for the share the table covers. */
+    readonly traceKernelUs: number;
+    readonly declinedCalls: number;
+  };
+  readonly byKind: readonly { readonly kind: ComputeKind; readonly calls: number; readonly flops: number; readonly kernelUs: number }[];
+  readonly stepCount: number;
+  readonly notes: string[];
+  readonly gemm: GemmReport;
+  /** GEMMs on a kernel of too small an alignment for their dims, compared with `vs` when given. */
+  readonly alignment: readonly AlignmentFinding[];
+  /** The GPU kernels the table's rows account for. */
+  readonly kernelSet: ReadonlySet<number>;
+  /** Those of convolution and attention rows. */
+  readonly convAttentionKernels: ReadonlySet<number>;
+}
+
+interface CallWork {
+  readonly kind: ComputeKind;
+  readonly host: number;
+  readonly op: string;
+  readonly kernels: readonly number[];
+  readonly otherKernels: readonly number[];
+  readonly flops?: number;
+  readonly bytes?: number;
+  readonly dtype?: string;
+  readonly peakDtype?: PeakDtype;
+  readonly shape: string;
+  readonly declined?: string;
+  readonly conv?: ConvShape;
+  readonly attention?: AttentionShape;
+  readonly compiled: boolean;
+  /** Extra key part (the pass split). */
+  readonly keyExtra: string;
+}
+
+const COMPILED_FRAME = /^(## Call CompiledFxGraph|CompiledFunction|Torch-Compiled Region)/;
+
+function isCompiled(m: TraceModel, h: number): boolean {
+  for (let p = m.host.parent[h]!; p >= 0; p = m.host.parent[p]!) if (COMPILED_FRAME.test(hostName(m, p))) return true;
+  return false;
+}
+
+function convShapeText(s: ConvShape): string {
+  const d = (x: readonly number[]) => `[${x.join(',')}]`;
+  const uniq = (x: readonly number[]) => (x.every((v) => v === x[0]) ? String(x[0]) : x.join(','));
+  return `in ${d(s.input)} w ${d(s.weight)} s${uniq(s.stride)} p${uniq(s.padding)}${s.dilation.some((x) => x !== 1) ? ` d${uniq(s.dilation)}` : ''}${s.groups !== 1 ? ` g${s.groups}` : ''}${s.transposed ? ' transposed' : ''}`;
+}
+
+function attentionShapeText(s: AttentionShape): string {
+  const gqa = s.kvHeads !== s.heads ? ` kv-heads ${s.kvHeads}` : '';
+  return `B${s.batch} H${s.heads}${gqa} Sq${s.seqQ} Sk${s.seqK} D${s.headDim}${s.headDimV !== s.headDim ? `/${s.headDimV}` : ''}${s.causal ? ' causal' : ''}`;
+}
+
+function convPeakDtype(s: ConvShape, kernelNames: readonly string[]): PeakDtype | undefined {
+  const base = peakDtypeOfType(s.inputType);
+  if (base !== 'fp32') return base;
+  // fp32 convolutions: cuDNN may run TF32 unless torch.backends.cudnn.allow_tf32 is False.
+  if (s.allowTf32 === true) return 'tf32';
+  if (kernelNames.some((n) => /tf32/i.test(n))) return 'tf32';
+  return base;
+}
+
+function convCalls(m: TraceModel): CallWork[] {
+  const { host } = m;
+  const n = host.length;
+  const isConv = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (host.kind[i] === HostKind.Op && CONV_OP_NAMES.has(hostName(m, i))) isConv[i] = 1;
+  const wraps = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (!isConv[i]) continue;
+    for (let p = host.parent[i]!; p >= 0 && !wraps[p]; p = host.parent[p]!) wraps[p] = 1;
+  }
+  const out: CallWork[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!isConv[i] || wraps[i]) continue;
+    const op = hostName(m, i);
+    const convOwner = (x: number) => x === i || /conv/i.test(hostName(m, x));
+    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel);
+    all.sort((a, b) => m.gpu.startNs[a.g]! - m.gpu.startNs[b.g]!);
+    const kernels = all.filter((x) => convOwner(x.owner)).map((x) => x.g);
+    const otherKernels = all.filter((x) => !convOwner(x.owner)).map((x) => x.g);
+    const compiled = isCompiled(m, i);
+    const res = convShapeOf(op, host.args[i]);
+    const inputDims = JSON.stringify(host.args[i]?.['Input Dims'] ?? null);
+    if ('declined' in res) {
+      const kind: ComputeKind = op === CONV_BACKWARD_OP ? 'conv-bwd' : 'conv-fprop';
+      out.push({ kind, host: i, op, kernels, otherKernels, shape: inputDims === 'null' ? '—' : inputDims, declined: res.declined, compiled, keyExtra: '' });
+      continue;
+    }
+    const s = res.shape;
+    const names = kernels.map((g) => gpuName(m, g));
+    const peakDtype = convPeakDtype(s, names);
+    const base = { host: i, op, otherKernels, dtype: s.dtype, ...(peakDtype ? { peakDtype } : {}), shape: convShapeText(s), conv: s, compiled };
+    if (s.passes.length === 0) {
+      // Only the bias gradient: a reduction, no convolution work.
+      continue;
+    }
+    if (s.passes.length === 1) {
+      const pass = s.passes[0]!;
+      out.push({ ...base, kind: `conv-${pass}`, kernels, flops: s.flopsPerPass, ...(s.bytes ? { bytes: s.bytes[pass] } : {}), keyExtra: pass });
+      continue;
+    }
+    // Both grads: split by the pass each kernel's name states.
+    const passOf = names.map((nm) => convPassOfKernelName(nm));
+    const helper = names.map((nm) => convHelperKind(nm));
+    const undecided = passOf.some((p, k) => (p === undefined || p === 'fprop') && helper[k] === undefined);
+    const named = new Set(passOf.filter((p) => p === 'dgrad' || p === 'wgrad'));
+    if (undecided || named.size < 2) {
+      out.push({
+        ...base,
+        kind: 'conv-bwd',
+        kernels,
+        flops: 2 * s.flopsPerPass,
+        ...(s.bytes ? { bytes: s.bytes.dgrad + s.bytes.wgrad } : {}),
+        keyExtra: 'dgrad+wgrad',
+      });
+      continue;
+    }
+    const assigned: (ConvPass | undefined)[] = passOf.map((p) => (p === 'dgrad' || p === 'wgrad' ? p : undefined));
+    for (let k = 0; k < names.length; k++) {
+      if (assigned[k]) continue;
+      const prev = assigned.slice(0, k).reverse().find((p) => p);
+      const next = passOf.slice(k + 1).find((p) => p === 'dgrad' || p === 'wgrad');
+      assigned[k] = helper[k] === 'split-k reduce' ? (prev ?? next) : (next ?? prev);
+    }
+    for (const pass of ['dgrad', 'wgrad'] as const) {
+      out.push({ ...base, kind: `conv-${pass}`, kernels: kernels.filter((_, k) => assigned[k] === pass), flops: s.flopsPerPass, ...(s.bytes ? { bytes: s.bytes[pass] } : {}), keyExtra: pass, otherKernels: pass === 'dgrad' ? otherKernels : [] });
+    }
+  }
+  return out;
+}
+
+function attentionCalls(m: TraceModel): CallWork[] {
+  const { host } = m;
+  const out: CallWork[] = [];
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const op = hostName(m, i);
+    if (!ATTENTION_OP_NAMES.has(op)) continue;
+    let nested = false;
+    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (ATTENTION_OP_NAMES.has(hostName(m, p))) nested = true;
+    if (nested) continue;
+    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
+    all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
+    const res = attentionShapeOf(op, host.args[i]);
+    const dir = attentionDirection(op) ?? 'fwd';
+    const kind: ComputeKind = dir === 'bwd' ? 'attention-bwd' : 'attention-fwd';
+    const compiled = isCompiled(m, i);
+    if ('declined' in res) {
+      const dimsText = JSON.stringify(host.args[i]?.['Input Dims'] ?? null);
+      out.push({ kind, host: i, op, kernels: all, otherKernels: [], shape: dimsText === 'null' ? '—' : dimsText, declined: res.declined, compiled, keyExtra: '' });
+      continue;
+    }
+    const s = res.shape;
+    const peakDtype = peakDtypeOfType(s.inputType);
+    out.push({
+      kind,
+      host: i,
+      op,
+      kernels: all,
+      otherKernels: [],
+      flops: s.flops,
+      ...(s.bytes !== undefined ? { bytes: s.bytes } : {}),
+      dtype: s.dtype,
+      ...(peakDtype ? { peakDtype } : {}),
+      shape: attentionShapeText(s),
+      attention: s,
+      compiled,
+      keyExtra: '',
+    });
+  }
+  return out;
+}
+
+/** The compute kind a kernel's name alone gives, for kernels no op of the table owns. */
+function orphanKind(name: string): ComputeKind | undefined {
+  if (isTemplateGemmName(name)) return 'gemm';
+  if (name.startsWith('triton_')) return undefined;
+  const d = decodeKernelName(name);
+  if (d.kind === 'attention') return d.direction === 'bwd' ? 'attention-bwd' : d.direction === 'fwd' ? 'attention-fwd' : undefined;
+  const pass = d.convPass;
+  if (d.kind === 'conv' || pass) return pass === 'fprop' || pass === 'dgrad' || pass === 'wgrad' ? `conv-${pass}` : undefined;
+  if (d.kind === 'gemm' && convHelperKind(name) === undefined) return 'gemm';
+  return undefined;
+}
+
+/** The longest kernel that is not a conv library's helper (layout change, split-K reduction). */
+function mainKernel(m: TraceModel, kernels: readonly number[]): GemmKernelInfo | undefined {
+  if (!kernels.length) return undefined;
+  const work = kernels.filter((g) => convHelperKind(gpuName(m, g)) === undefined);
+  const pool = work.length ? work : kernels;
+  let best = pool[0]!;
+  for (const g of pool) if (m.gpu.durNs[g]! > m.gpu.durNs[best]!) best = g;
+  const name = gpuName(m, best);
+  return { name, short: shortKernelName(name), decoded: decodeKernelName(name) };
+}
+
+export interface RooflineOptions extends GemmOptions {
+  /** Another trace's GEMM table (the compiled run): the alignment findings compare against it. */
+  readonly vs?: GemmReport;
+}
+
+/** `gemm`: the GEMM table when the caller has it already (explain). */
+export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm: GemmReport = computeGemmTable(m, opts)): RooflineReport {
+  const notes = [...gemm.notes.filter((x) => !x.startsWith('no GEMM ops'))];
+  const deviceById = new Map(gemm.devices.map((d) => [d.id, d]));
+  const steps = m.steps;
+  const inStep = (i: number) => {
+    const t = m.host.startNs[i]!;
+    return steps.some((s) => t >= s.startNs && t <= s.endNs);
+  };
+  const kernelSet = new Set<number>();
+  const convAttentionKernels = new Set<number>();
+  const rows: RooflineRow[] = [];
+
+  for (const r of gemm.rows) {
+    const s = r.shape;
+    rows.push({
+      kind: 'gemm',
+      op: r.op,
+      shape: s ? formatGemmShape(s) : r.inputDims === 'null' ? '—' : r.inputDims,
+      inputDims: r.inputDims,
+      ...(s ? { dtype: s.dtype, flops: s.flops } : {}),
+      ...(s?.bytes !== undefined ? { bytes: s.bytes } : {}),
+      ...(r.peakDtype ? { peakDtype: r.peakDtype } : {}),
+      ...(r.arithmeticIntensity !== undefined ? { arithmeticIntensity: r.arithmeticIntensity } : {}),
+      ...(r.tflops !== undefined ? { tflops: r.tflops } : {}),
+      ...(r.peakTflops !== undefined ? { peakTflops: r.peakTflops } : {}),
+      ...(r.percentOfPeak !== undefined ? { percentOfPeak: r.percentOfPeak } : {}),
+      ...(r.ridgePoint !== undefined ? { ridgePoint: r.ridgePoint } : {}),
+      ...(r.bound ? { bound: r.bound } : {}),
+      ...(r.attainableTflops !== undefined ? { attainableTflops: r.attainableTflops } : {}),
+      ...(r.percentOfRoofline !== undefined ? { percentOfRoofline: r.percentOfRoofline } : {}),
+      calls: r.calls,
+      ...(r.callsPerStep !== undefined ? { callsPerStep: r.callsPerStep } : {}),
+      kernelCalls: r.kernelCalls,
+      totalUs: r.totalUs,
+      ...(r.meanUs !== undefined ? { meanUs: r.meanUs, minUs: r.minUs!, maxUs: r.maxUs! } : {}),
+      ...(r.kernel ? { kernel: r.kernel } : {}),
+      kernelNames: r.kernelNames,
+      otherKernelUs: 0,
+      ...(!s ? { declined: r.inputDims === 'null' ? 'no Input Dims (recorded without record_shapes=True)' : 'Input Dims do not give a matrix product' } : {}),
+      ...(r.device !== undefined ? { device: r.device } : {}),
+      compiled: r.compiled,
+      template: r.template,
+      gemm: r,
+      hosts: r.hosts,
+    });
+  }
+  // GEMM kernels, for the set the table accounts for.
+  for (const r of gemm.rows) for (const h of r.hosts) for (const g of subtreeGpuWithOwner(m, h)) if (m.gpu.kind[g.g] === GpuKind.Kernel) kernelSet.add(g.g);
+
+  // Conv and attention: group calls.
+  interface Acc {
+    first: CallWork;
+    hosts: number[];
+    inSteps: number;
+    kernelCalls: number;
+    totalNs: number;
+    minNs: number;
+    maxNs: number;
+    otherNs: number;
+  }
+  const groups = new Map<string, Acc>();
+  const work = [...convCalls(m), ...attentionCalls(m)];
+  for (const w of work) {
+    const names = w.kernels.map((g) => gpuName(m, g));
+    const key = [w.kind, w.op, JSON.stringify(m.host.args[w.host]?.['Input Dims'] ?? null), JSON.stringify(m.host.args[w.host]?.['Input type'] ?? null), JSON.stringify(m.host.args[w.host]?.['Concrete Inputs'] ?? null), w.keyExtra, names.join('\u0001')].join('\u0000');
+    let a = groups.get(key);
+    if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0 }));
+    a.hosts.push(w.host);
+    if (steps.length && inStep(w.host)) a.inSteps++;
+    for (const g of w.kernels) {
+      kernelSet.add(g);
+      convAttentionKernels.add(g);
+    }
+    for (const g of w.otherKernels) a.otherNs += m.gpu.durNs[g]!;
+    if (w.kernels.length) {
+      let ns = 0;
+      for (const g of w.kernels) ns += m.gpu.durNs[g]!;
+      a.kernelCalls++;
+      a.totalNs += ns;
+      a.minNs = Math.min(a.minNs, ns);
+      a.maxNs = Math.max(a.maxNs, ns);
+    }
+  }
+  for (const a of groups.values()) {
+    const w = a.first;
+    const kernel = mainKernel(m, w.kernels);
+    const deviceId = w.kernels.length ? m.gpu.device[w.kernels[0]!]! : gemm.device?.id;
+    const device = deviceId !== undefined ? deviceById.get(deviceId) : undefined;
+    const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
+    const point = placeOnRoofline(w.flops, w.bytes, meanUs, w.peakDtype, device?.peaks);
+    rows.push({
+      kind: w.kind,
+      op: w.op,
+      shape: w.shape,
+      inputDims: JSON.stringify(m.host.args[w.host]?.['Input Dims'] ?? null),
+      ...(w.dtype ? { dtype: w.dtype } : {}),
+      ...(w.peakDtype ? { peakDtype: w.peakDtype } : {}),
+      ...(w.flops !== undefined ? { flops: w.flops } : {}),
+      ...(w.bytes !== undefined ? { bytes: w.bytes } : {}),
+      ...point,
+      calls: a.hosts.length,
+      ...(steps.length ? { callsPerStep: a.inSteps / steps.length } : {}),
+      kernelCalls: a.kernelCalls,
+      totalUs: a.totalNs / 1000,
+      ...(meanUs !== undefined ? { meanUs, minUs: a.minNs / 1000, maxUs: a.maxNs / 1000 } : {}),
+      ...(kernel ? { kernel } : {}),
+      kernelNames: w.kernels.map((g) => gpuName(m, g)),
+      otherKernelUs: a.otherNs / 1000,
+      ...(w.declined ? { declined: w.declined } : {}),
+      ...(deviceId !== undefined ? { device: deviceId } : {}),
+      compiled: w.compiled,
+      template: false,
+      ...(w.conv ? { conv: w.conv } : {}),
+      ...(w.attention ? { attention: w.attention } : {}),
+      hosts: a.hosts,
+    });
+  }
+  // Compute kernels no op of the table owns — replayed from a CUDA graph (max-autotune and
+  // reduce-overhead record them so), or under an op whose arguments are not read here: a row
+  // per kernel name and kind, without a shape. The kind comes from the name: a Triton template
+  // GEMM, a kernel the names decode as a GEMM, a convolution pass, an attention direction.
+  const orphans = new Map<string, { kind: ComputeKind; name: string; gs: number[] }>();
+  for (let g = 0; g < m.gpu.length; g++) {
+    if (m.gpu.kind[g] !== GpuKind.Kernel || kernelSet.has(g)) continue;
+    const name = gpuName(m, g);
+    const kind = orphanKind(name);
+    if (!kind) continue;
+    const key = `${kind}\u0000${name}`;
+    const o = orphans.get(key) ?? { kind, name, gs: [] };
+    o.gs.push(g);
+    orphans.set(key, o);
+  }
+  for (const { kind, name, gs } of orphans.values()) {
+    let ns = 0;
+    let minNs = Infinity;
+    let maxNs = -Infinity;
+    for (const g of gs) {
+      kernelSet.add(g);
+      if (kind !== 'gemm') convAttentionKernels.add(g);
+      ns += m.gpu.durNs[g]!;
+      minNs = Math.min(minNs, m.gpu.durNs[g]!);
+      maxNs = Math.max(maxNs, m.gpu.durNs[g]!);
+    }
+    const inGraph = gs.some((g) => m.gpu.launcher[g]! >= 0 && /GraphLaunch/.test(hostName(m, m.gpu.launcher[g]!)));
+    const owner = m.gpu.owner[gs[0]!]!;
+    const launched = gs.some((g) => m.gpu.launcher[g]! >= 0);
+    const where = inGraph
+      ? 'replayed from a CUDA graph, so no op records its arguments'
+      : owner >= 0
+        ? `launched under \`${hostName(m, owner)}\`, whose arguments this table does not read`
+        : launched
+          ? 'launched outside any op'
+          : 'its launch is not in the trace (before the capture window?)';
+    rows.push({
+      kind,
+      op: name,
+      shape: '—',
+      inputDims: 'null',
+      calls: gs.length,
+      kernelCalls: gs.length,
+      totalUs: ns / 1000,
+      meanUs: ns / gs.length / 1000,
+      minUs: minNs / 1000,
+      maxUs: maxNs / 1000,
+      kernel: { name, short: shortKernelName(name), decoded: decodeKernelName(name) },
+      kernelNames: [name],
+      otherKernelUs: 0,
+      declined: `${where}: no shape`,
+      device: m.gpu.device[gs[0]!]!,
+      compiled: isTemplateGemmName(name) || (owner >= 0 && isCompiled(m, owner)),
+      template: isTemplateGemmName(name),
+      hosts: [],
+    });
+  }
+  rows.sort((x, y) => y.totalUs - x.totalUs || compareText(x.kind, y.kind) || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
+
+  let flops = 0;
+  let kernelUs = 0;
+  let calls = 0;
+  let declinedCalls = 0;
+  const byKind = new Map<ComputeKind, { calls: number; flops: number; kernelUs: number }>();
+  for (const r of rows) {
+    calls += r.calls;
+    kernelUs += r.totalUs;
+    if (r.flops !== undefined) flops += r.flops * r.calls;
+    if (r.declined) declinedCalls += r.calls;
+    const k = byKind.get(r.kind) ?? { calls: 0, flops: 0, kernelUs: 0 };
+    k.calls += r.calls;
+    k.kernelUs += r.totalUs;
+    if (r.flops !== undefined) k.flops += r.flops * r.calls;
+    byKind.set(r.kind, k);
+  }
+  // Triton convolution templates: kernels the table does not cover.
+  const convTemplates = new Set<string>();
+  for (let g = 0; g < m.gpu.length; g++) {
+    if (m.gpu.kind[g] !== GpuKind.Kernel || kernelSet.has(g)) continue;
+    const name = gpuName(m, g);
+    if (name.startsWith('triton_tem_') && decodeKernelName(name).inductor?.ops?.includes('convolution')) convTemplates.add(name);
+  }
+  if (convTemplates.size) notes.push(`${convTemplates.size} Triton convolution template kernel(s) not in the table (their shapes are not derived): ${[...convTemplates].slice(0, 3).join(', ')}`);
+  if (declinedCalls) notes.push(`${declinedCalls} call(s) without FLOPs: the trace does not state their work (reason per row)`);
+  if (!rows.length) notes.push('no compute ops (GEMMs, convolutions, fused attention) in this trace');
+  return {
+    devices: gemm.devices,
+    ...(gemm.device ? { device: gemm.device } : {}),
+    rows,
+    totals: { calls, flops, kernelUs, traceKernelUs: gemm.traceKernelUs, declinedCalls },
+    byKind: COMPUTE_KINDS.filter((k) => byKind.has(k)).map((k) => ({ kind: k, ...byKind.get(k)! })),
+    stepCount: steps.length,
+    notes,
+    gemm,
+    alignment: opts.vs ? findAlignmentIssues(gemm, gemm.traceKernelUs, opts.vs) : gemm.alignment,
+    kernelSet,
+    convAttentionKernels,
+  };
+}

@@ -1,0 +1,493 @@
+/**
+ * Compile overhead (S10): what a `torch.compile`d region costs on the CPU before and around its
+ * kernels, per step and per annotation instance, and what the compiled graph says about how it
+ * was called.
+ *
+ * Pre-ops are the host events torch's compile stack records around a compiled graph (torch 2.x,
+ * names as written by torch/_dynamo, torch/_functorch/_aot_autograd and torch/_inductor):
+ * `Torch-Compiled Region: <frame>/<compile>` (one per call of a compiled frame), `TorchDynamo Cache
+ * Lookup` (guard evaluation picks the cached graph), guard events (any name with "guard"),
+ * `Pregraph bytecode`, `AOTDispatcher Runtime Wrapper Prologue` (any `AOTDispatcher …`),
+ * `CompiledFunction` / `CompiledFunctionBackward` (AOTAutograd's autograd.Function: only when the
+ * graph was compiled for training) and `## Call CompiledFxGraph <hash> ##` (Inductor's graph).
+ * Self CPU = duration − durations of the events directly inside it (torch's definition), total
+ * CPU = duration.
+ *
+ * The pre-ops' self CPU is told apart by what runs there: the self CPU of `## Call CompiledFxGraph
+ * … ##` is the compiled graph's own host code — Inductor's generated Python `call()`: buffer
+ * allocations and the Python side of each kernel launch (the launch calls and the ops it records
+ * are children, not in it) — while guards and cache lookups (`TorchDynamo Cache Lookup`, guard events) are
+ * Dynamo deciding which graph to run, and the rest (the region, `Pregraph bytecode`, the
+ * AOTDispatcher wrappers, `CompiledFunction`) the layers that call the graph. With `with_stack`,
+ * `profile_memory` or `with_flops` on, the profiler's own work inflates all of them
+ * (profiler-options.ts); the finding PROFILER_OPTIONS_INFLATE_HOST_TIME says so.
+ *
+ * Which host events belong to a step: those that start in its window, on any thread (autograd
+ * runs backward on its own); to an annotation instance: those nested inside it.
+ *
+ * Ignores: compilation itself (it happens before the profiled steps in these captures; a step
+ * that compiles shows as a long `Torch-Compiled Region`), and the GPU side (fusion.ts).
+ */
+import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
+import { decodeKernelName } from '../kernels/kernel-name.js';
+import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
+import { formatDims, shortDtype, tensorArgs } from '../gemm/tensor-bytes.js';
+
+export type PreOpRole = 'region' | 'cache-lookup' | 'guards' | 'pregraph' | 'aot-wrapper' | 'compiled-function' | 'compiled-graph';
+
+/** The role of a compile pre-op by its name, or undefined for any other event. */
+export function compilePreOpRole(name: string): PreOpRole | undefined {
+  if (name.startsWith('Torch-Compiled Region: ')) return 'region';
+  if (name === 'TorchDynamo Cache Lookup') return 'cache-lookup';
+  if (/^## Call CompiledFxGraph .* ##$/.test(name)) return 'compiled-graph';
+  if (/guard/i.test(name)) return 'guards';
+  if (name === 'Pregraph bytecode') return 'pregraph';
+  if (name.startsWith('AOTDispatcher ')) return 'aot-wrapper';
+  if (name === 'CompiledFunction' || name === 'CompiledFunctionBackward') return 'compiled-function';
+  return undefined;
+}
+
+export interface PreOpRow {
+  readonly name: string;
+  readonly role: PreOpRole;
+  readonly calls: number;
+  readonly selfCpuUs: number;
+  readonly cpuUs: number;
+}
+
+export interface GraphReplay {
+  /** The launching call (`cudaGraphLaunch`). */
+  readonly launch: string;
+  readonly launchCpuUs: number;
+  /** Kernels the replay ran: launched by that one call. */
+  readonly kernels: number;
+  readonly kernelsUs: number;
+  readonly kernelNames: readonly string[];
+}
+
+export interface CompileScope {
+  /** `ProfilerStep#3`, an annotation (`mlp_fwd`), or `trace` when the trace has no steps. */
+  readonly name: string;
+  readonly kind: 'step' | 'annotation' | 'trace';
+  /** The step this annotation instance ran in (annotations only). */
+  readonly step?: string;
+  /** The scope's own CPU duration. */
+  readonly cpuUs: number;
+  /** `Torch-Compiled Region` instances: one per call of a compiled frame; graph breaks make more. */
+  readonly regions: number;
+  /** Distinct region names (`0/0`, `1/0`): frame id / compile id. */
+  readonly regionNames: readonly string[];
+  readonly regionCpuUs: number;
+  readonly preOps: readonly PreOpRow[];
+  /** Σ self CPU of the pre-ops: CPU time spent in the compile stack itself. */
+  readonly preOpsCpuUs: number;
+  /** Of preOpsCpuUs: the self CPU of `## Call CompiledFxGraph … ##`, the compiled graph's own wrapper code. */
+  readonly wrapperCpuUs: number;
+  /** Of preOpsCpuUs: guards and cache lookups (`TorchDynamo Cache Lookup`, guard events). */
+  readonly guardsCpuUs: number;
+  /** Of preOpsCpuUs: the rest (the region, Pregraph bytecode, AOTDispatcher wrappers, CompiledFunction). */
+  readonly callLayersCpuUs: number;
+  /** preOpsCpuUs / cpuUs. */
+  readonly preOpsShare: number;
+  /** Σ over regions: from the start of its cache lookup (else the region) to its first GPU launch. */
+  readonly beforeFirstLaunchUs: number;
+  /** beforeFirstLaunchUs / cpuUs. */
+  readonly beforeFirstLaunchShare: number;
+  /** Regions that launched no GPU work (they do not count in beforeFirstLaunchUs). */
+  readonly regionsWithoutLaunch: number;
+  readonly graphLaunches: number;
+  /** Kernels replayed by CUDA graphs (launched by a `cudaGraphLaunch`, not by one call each). */
+  readonly kernelsInGraphs: number;
+  readonly graphKernelsUs: number;
+  readonly graphReplays: readonly GraphReplay[];
+}
+
+export type CompileFindingCode =
+  | 'BACKWARD_OPS_WITHOUT_BACKWARD'
+  | 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD'
+  | 'MULTIPLE_COMPILED_REGIONS'
+  | 'RECOMPILED_FRAME'
+  | 'CUDA_GRAPH_REPLAYS'
+  | 'PRE_LAUNCH_OVERHEAD'
+  | 'PROFILER_OPTIONS_INFLATE_HOST_TIME';
+
+export interface CompileFinding {
+  readonly code: CompileFindingCode;
+  readonly severity: 'warning' | 'info';
+  readonly message: string;
+  /** The numbers the message states, by name. */
+  readonly evidence: Readonly<Record<string, number | string | boolean | readonly string[] | readonly number[]>>;
+}
+
+export interface CompileOverhead {
+  /** The trace has compiled regions at all. */
+  readonly compiled: boolean;
+  /** Backward ran in the trace (`autograd::engine::evaluate_function` / `CompiledFunctionBackward` events). */
+  readonly hasBackward: boolean;
+  readonly steps: CompileScope[];
+  readonly annotations: CompileScope[];
+  readonly findings: CompileFinding[];
+}
+
+const isGraphLaunch = (name: string) => /^(cuda|hip|cu)GraphLaunch$/.test(name);
+
+export function computeCompileOverhead(m: TraceModel): CompileOverhead {
+  const { host, gpu, strings } = m;
+  const n = host.length;
+  const names: string[] = new Array(n);
+  const roles: (PreOpRole | undefined)[] = new Array(n);
+  let compiled = false;
+  let hasBackward = false;
+  let compiledFunctionCalls = 0;
+  let compiledFunctionSelfNs = 0;
+  for (let i = 0; i < n; i++) {
+    const name = strings.get(host.name[i]!);
+    names[i] = name;
+    const kind = host.kind[i]!;
+    // Only Inductor's graph frame is a user_annotation; a user's own annotation is never a pre-op
+    // (one named `guard_step` is not Dynamo's guards).
+    const role = kind === HostKind.Op || kind === HostKind.Annotation ? compilePreOpRole(name) : undefined;
+    roles[i] = kind === HostKind.Annotation && role !== 'compiled-graph' ? undefined : role;
+    if (roles[i] === 'region') compiled = true;
+    if (name.startsWith('autograd::engine::evaluate_function') || name === 'CompiledFunctionBackward') hasBackward = true;
+    if (name === 'CompiledFunction') {
+      compiledFunctionCalls++;
+      compiledFunctionSelfNs += selfNs(m, i);
+    }
+  }
+
+  // GPU activities per launching call, and each region's first launch.
+  const launched = new Map<number, number[]>();
+  for (let g = 0; g < gpu.length; g++) {
+    const l = gpu.launcher[g]!;
+    if (l < 0) continue;
+    let list = launched.get(l);
+    if (!list) launched.set(l, (list = []));
+    list.push(g);
+  }
+  const firstLaunchNs = new Map<number, number>();
+  for (const l of launched.keys()) {
+    for (let p = host.parent[l]!; p >= 0; p = host.parent[p]!) {
+      if (roles[p] !== 'region') continue;
+      const t = host.startNs[l]!;
+      const seen = firstLaunchNs.get(p);
+      if (seen === undefined || t < seen) firstLaunchNs.set(p, t);
+    }
+  }
+
+  const describe = (scope: { name: string; kind: CompileScope['kind']; step?: string; cpuNs: number; events: number[] }): CompileScope => {
+    const rows = new Map<string, { role: PreOpRole; calls: number; selfNs: number; totalNs: number }>();
+    const regionNames = new Set<string>();
+    let regions = 0;
+    let regionNs = 0;
+    let preSelfNs = 0;
+    let wrapperNs = 0;
+    let guardsNs = 0;
+    let beforeNs = 0;
+    let withoutLaunch = 0;
+    const replays: GraphReplay[] = [];
+    const lookups = scope.events.filter((i) => roles[i] === 'cache-lookup');
+    for (const i of scope.events) {
+      const role = roles[i];
+      if (role) {
+        const r = rows.get(names[i]!) ?? { role, calls: 0, selfNs: 0, totalNs: 0 };
+        r.calls++;
+        const self = selfNs(m, i);
+        r.selfNs += self;
+        r.totalNs += host.durNs[i]!;
+        rows.set(names[i]!, r);
+        preSelfNs += self;
+        if (role === 'compiled-graph') wrapperNs += self;
+        else if (role === 'cache-lookup' || role === 'guards') guardsNs += self;
+      }
+      if (role === 'region') {
+        regions++;
+        regionNames.add(names[i]!.slice('Torch-Compiled Region: '.length));
+        regionNs += host.durNs[i]!;
+        const first = firstLaunchNs.get(i);
+        if (first === undefined) withoutLaunch++;
+        else beforeNs += first - lookupStartNs(m, i, lookups);
+      }
+      if (host.kind[i] === HostKind.Runtime && isGraphLaunch(names[i]!)) {
+        const acts = (launched.get(i) ?? []).filter((g) => gpu.kind[g] === GpuKind.Kernel);
+        const kernelNames = [...new Set(acts.map((g) => strings.get(gpu.name[g]!)))];
+        replays.push({
+          launch: names[i]!,
+          launchCpuUs: host.durNs[i]! / 1000,
+          kernels: acts.length,
+          kernelsUs: acts.reduce((s, g) => s + gpu.durNs[g]!, 0) / 1000,
+          kernelNames,
+        });
+      }
+    }
+    const cpuUs = scope.cpuNs / 1000;
+    const preOps: PreOpRow[] = [...rows].map(([name, r]) => ({ name, role: r.role, calls: r.calls, selfCpuUs: r.selfNs / 1000, cpuUs: r.totalNs / 1000 }));
+    return {
+      name: scope.name,
+      kind: scope.kind,
+      ...(scope.step !== undefined ? { step: scope.step } : {}),
+      cpuUs,
+      regions,
+      regionNames: [...regionNames],
+      regionCpuUs: regionNs / 1000,
+      preOps,
+      preOpsCpuUs: preSelfNs / 1000,
+      wrapperCpuUs: wrapperNs / 1000,
+      guardsCpuUs: guardsNs / 1000,
+      callLayersCpuUs: (preSelfNs - wrapperNs - guardsNs) / 1000,
+      preOpsShare: cpuUs > 0 ? preSelfNs / 1000 / cpuUs : 0,
+      beforeFirstLaunchUs: beforeNs / 1000,
+      beforeFirstLaunchShare: cpuUs > 0 ? beforeNs / 1000 / cpuUs : 0,
+      regionsWithoutLaunch: withoutLaunch,
+      graphLaunches: replays.length,
+      kernelsInGraphs: replays.reduce((s, r) => s + r.kernels, 0),
+      graphKernelsUs: replays.reduce((s, r) => s + r.kernelsUs, 0),
+      graphReplays: replays,
+    };
+  };
+
+  // Steps: events starting in the window, any thread.
+  const byStart = Array.from({ length: n }, (_, i) => i).sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  const steps: CompileScope[] =
+    m.steps.length > 0
+      ? m.steps.map((s) =>
+          describe({
+            name: s.name,
+            kind: 'step',
+            cpuNs: s.endNs - s.startNs,
+            events: byStart.slice(lowerBound(byStart, host.startNs, s.startNs), lowerBound(byStart, host.startNs, s.endNs)).filter((i) => i !== s.host),
+          }),
+        )
+      : [describe({ name: 'trace', kind: 'trace', cpuNs: m.traceEndNs, events: byStart })];
+
+  // Annotation instances that hold a region: the innermost user annotation around it.
+  const annotationRoots = new Set<number>();
+  for (let i = 0; i < n; i++) {
+    if (roles[i] !== 'region') continue;
+    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
+      if (host.kind[p] === HostKind.Annotation && !roles[p] && !names[p]!.startsWith('ProfilerStep#')) {
+        annotationRoots.add(p);
+        break;
+      }
+    }
+  }
+  const annotations = [...annotationRoots]
+    .sort((a, b) => host.startNs[a]! - host.startNs[b]!)
+    .map((root) =>
+      describe({
+        name: names[root]!,
+        kind: 'annotation',
+        step: m.steps.find((s) => host.startNs[root]! >= s.startNs && host.startNs[root]! < s.endNs)?.name,
+        cpuNs: host.durNs[root]!,
+        events: descendants(m, root).sort((a, b) => host.startNs[a]! - host.startNs[b]!),
+      }),
+    );
+
+  const findings = compiled ? computeFindings(m, steps, hasBackward, compiledFunctionCalls, compiledFunctionSelfNs) : [];
+  return { compiled, hasBackward, steps, annotations, findings };
+}
+
+/** First position in `order` (sorted by `startNs`) whose start is ≥ t. */
+function lowerBound(order: readonly number[], startNs: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (startNs[order[mid]!]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function selfNs(m: TraceModel, i: number): number {
+  let children = 0;
+  for (let c = m.host.firstChild[i]!; c >= 0; c = m.host.nextSibling[c]!) children += m.host.durNs[c]!;
+  return m.host.durNs[i]! - children;
+}
+
+/** The cache lookup that decided to run this region: the latest one on its thread, at its level, that ended before it began. */
+function lookupStartNs(m: TraceModel, region: number, lookups: readonly number[]): number {
+  const { host } = m;
+  const start = host.startNs[region]!;
+  let best = start;
+  let bestEnd = -Infinity;
+  for (const l of lookups) {
+    const end = host.startNs[l]! + host.durNs[l]!;
+    if (host.thread[l] !== host.thread[region] || host.parent[l] !== host.parent[region] || end > start || end <= bestEnd) continue;
+    bestEnd = end;
+    best = host.startNs[l]!;
+  }
+  return best;
+}
+
+function descendants(m: TraceModel, root: number): number[] {
+  const out: number[] = [];
+  const stack = [m.host.firstChild[root]!];
+  while (stack.length) {
+    const c = stack.pop()!;
+    if (c < 0) continue;
+    out.push(c);
+    stack.push(m.host.nextSibling[c]!, m.host.firstChild[c]!);
+  }
+  return out;
+}
+
+const fmtUs = (us: number) => (Math.abs(us) < 1000 ? `${us.toFixed(1)} µs` : Math.abs(us) < 1e6 ? `${(us / 1000).toFixed(3)} ms` : `${(us / 1e6).toFixed(3)} s`);
+const fmtInt = (v: number) => Math.round(v).toLocaleString('en-US');
+const fmtPct = (f: number) => `${(100 * f).toFixed(1)}%`;
+
+function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackward: boolean, cfCalls: number, cfSelfNs: number): CompileFinding[] {
+  const { gpu, host, strings } = m;
+  const findings: CompileFinding[] = [];
+
+  // 1. Inductor kernels computing *_backward ops in a trace with no backward pass.
+  if (!hasBackward) {
+    const byName = new Map<string, { ops: string[]; backward: string[]; calls: number; totalNs: number; owner: number }>();
+    const decoded = new Map<number, ReturnType<typeof decodeKernelName>>();
+    for (let g = 0; g < gpu.length; g++) {
+      if (gpu.kind[g] !== GpuKind.Kernel) continue;
+      const id = gpu.name[g]!;
+      let d = decoded.get(id);
+      if (!d) decoded.set(id, (d = decodeKernelName(strings.get(id))));
+      const ops = d.inductor?.ops ?? d.inductor?.opCandidates?.[0];
+      const backward = ops?.filter((o) => o.endsWith('_backward')) ?? [];
+      if (!ops || backward.length === 0) continue;
+      const name = strings.get(id);
+      const a = byName.get(name) ?? { ops, backward, calls: 0, totalNs: 0, owner: gpu.owner[g]! };
+      a.calls++;
+      a.totalNs += gpu.durNs[g]!;
+      byName.set(name, a);
+    }
+    for (const [name, a] of byName) {
+      // Inductor's launch op (named after the kernel) records the kernel's tensor arguments; a bool
+      // one next to threshold_backward is the mask `relu <= 0` kept for ReLU's backward.
+      const args = a.owner >= 0 && strings.get(host.name[a.owner]!) === name ? tensorArgs(host.args[a.owner]) : [];
+      const masks = args.filter((t) => t.dtype === 'bool');
+      const maskBytes = masks.reduce((s, t) => s + t.bytes, 0);
+      const totalUs = a.totalNs / 1000;
+      const meanUs = totalUs / a.calls;
+      const maskText = masks.length
+        ? `; each call writes ${masks.map((t) => `a ${formatDims(t.dims)} ${shortDtype(t.dtype)} tensor`).join(' and ')} (${fmtInt(maskBytes)} bytes) that only a backward pass would read`
+        : '';
+      findings.push({
+        code: 'BACKWARD_OPS_WITHOUT_BACKWARD',
+        severity: 'warning',
+        message:
+          `${name} computes ${a.backward.join(', ')} — work the compiled graph keeps for a backward pass — but no backward ran in this trace ` +
+          `(no autograd::engine::evaluate_function events): ${a.calls} calls, ${fmtUs(totalUs)} in total, ${fmtUs(meanUs)} each${maskText}. ` +
+          'Run the compiled region under torch.no_grad() or torch.inference_mode().',
+        evidence: {
+          kernel: name,
+          ops: a.ops,
+          backwardOps: a.backward,
+          calls: a.calls,
+          totalUs,
+          meanUs,
+          ...(masks.length ? { savedBytesPerCall: maskBytes, savedBytesTotal: maskBytes * a.calls } : {}),
+        },
+      });
+    }
+    if (cfCalls > 0) {
+      findings.push({
+        code: 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD',
+        severity: 'info',
+        message:
+          `CompiledFunction ran ${cfCalls} times (${fmtUs(cfSelfNs / 1000)} self CPU): AOTAutograd compiled a training graph because grad mode was on ` +
+          'and inputs required grad, but no backward ran in this trace. Under torch.no_grad() or torch.inference_mode() it compiles an inference graph ' +
+          'that saves nothing for backward.',
+        evidence: { calls: cfCalls, selfCpuUs: cfSelfNs / 1000 },
+      });
+    }
+  }
+
+  // 2. More than one compiled region per step.
+  const multi = steps.filter((s) => s.regions > 1);
+  if (multi.length > 0) {
+    const max = Math.max(...multi.map((s) => s.regions));
+    const names = [...new Set(multi.flatMap((s) => s.regionNames))];
+    findings.push({
+      code: 'MULTIPLE_COMPILED_REGIONS',
+      severity: 'info',
+      message:
+        `${multi.length} of ${steps.length} steps ran more than one compiled region (up to ${max}: ${names.map((r) => `Torch-Compiled Region: ${r}`).join(', ')}); ` +
+        'each region pays its own cache lookup and guards. A graph break splits one compiled function into several regions (TORCH_LOGS=graph_breaks lists them).',
+      evidence: { steps: multi.length, ofSteps: steps.length, maxRegionsPerStep: max, regionNames: names, regionsPerStep: steps.map((s) => s.regions) },
+    });
+  }
+
+  // 3. Recompiled frames: compile id > 0.
+  const recompiled = [...new Set(steps.flatMap((s) => s.regionNames))].filter((r) => /^\d+\/[1-9]\d*/.test(r));
+  if (recompiled.length > 0) {
+    findings.push({
+      code: 'RECOMPILED_FRAME',
+      severity: 'warning',
+      message:
+        `Regions ${recompiled.join(', ')} ran a recompiled graph (the number after the slash counts compilations of the frame): a guard failed and Dynamo compiled again. ` +
+        'TORCH_LOGS=recompiles says which guard.',
+      evidence: { regionNames: recompiled },
+    });
+  }
+
+  // 4. CUDA-graph replays.
+  const launches = steps.reduce((s, x) => s + x.graphLaunches, 0);
+  if (launches > 0) {
+    const kernels = steps.reduce((s, x) => s + x.kernelsInGraphs, 0);
+    const us = steps.reduce((s, x) => s + x.graphKernelsUs, 0);
+    const launchUs = steps.reduce((s, x) => s + x.graphReplays.reduce((t, r) => t + r.launchCpuUs, 0), 0);
+    findings.push({
+      code: 'CUDA_GRAPH_REPLAYS',
+      severity: 'info',
+      message:
+        `${launches} CUDA-graph replays (cudaGraphLaunch, ${fmtUs(launchUs)} CPU in total) ran ${kernels} kernel(s) (${fmtUs(us)} GPU time) ` +
+        'with no launch call of their own: the CPU lane shows one launch per replay.',
+      evidence: { graphLaunches: launches, kernelsInGraphs: kernels, graphKernelsUs: us, launchCpuUs: launchUs },
+    });
+  }
+
+  // 5. What the pre-ops cost before the first kernel starts.
+  const withRegions = steps.filter((s) => s.regions > 0 && s.regions > s.regionsWithoutLaunch);
+  if (withRegions.length > 0) {
+    const meanBefore = withRegions.reduce((s, x) => s + x.beforeFirstLaunchUs, 0) / withRegions.length;
+    const meanShare = withRegions.reduce((s, x) => s + x.beforeFirstLaunchShare, 0) / withRegions.length;
+    const meanPre = withRegions.reduce((s, x) => s + x.preOpsCpuUs, 0) / withRegions.length;
+    const meanPreShare = withRegions.reduce((s, x) => s + x.preOpsShare, 0) / withRegions.length;
+    const meanWrapper = withRegions.reduce((s, x) => s + x.wrapperCpuUs, 0) / withRegions.length;
+    const meanGuards = withRegions.reduce((s, x) => s + x.guardsCpuUs, 0) / withRegions.length;
+    const meanLayers = withRegions.reduce((s, x) => s + x.callLayersCpuUs, 0) / withRegions.length;
+    const parts = [
+      meanWrapper > 0 ? `${fmtUs(meanWrapper)} (${fmtPct(meanPre > 0 ? meanWrapper / meanPre : 0)} of it) is the self CPU of \`## Call CompiledFxGraph … ##\` — the compiled graph's own host code (Inductor's Python wrapper: buffer allocations and the Python side of each kernel launch, outside any recorded op), not guards or dispatch` : '',
+      `guards and cache lookups take ${fmtUs(meanGuards)}`,
+      `the layers that call the graph (region, AOTDispatcher, CompiledFunction) ${fmtUs(meanLayers)}`,
+    ].filter(Boolean);
+    findings.push({
+      code: 'PRE_LAUNCH_OVERHEAD',
+      severity: 'info',
+      message:
+        `Per step, ${fmtUs(meanBefore)} (${fmtPct(meanShare)} of the step's CPU time) pass from the cache lookup to the first kernel launch, ` +
+        `and the compile stack's events take ${fmtUs(meanPre)} self CPU (${fmtPct(meanPreShare)}), mean over ${withRegions.length} step${withRegions.length === 1 ? '' : 's'}: ${parts.join('; ')}.`,
+      evidence: {
+        steps: withRegions.length,
+        beforeFirstLaunchUs: meanBefore,
+        beforeFirstLaunchShare: meanShare,
+        preOpsCpuUs: meanPre,
+        preOpsShare: meanPreShare,
+        wrapperCpuUs: meanWrapper,
+        guardsCpuUs: meanGuards,
+        callLayersCpuUs: meanLayers,
+      },
+    });
+  }
+
+  // 6. Profiler options that inflate every host time above.
+  const options = findInflatingOptions(m);
+  const caveat = describeInflatingOptions(options);
+  if (caveat) {
+    findings.push({
+      code: 'PROFILER_OPTIONS_INFLATE_HOST_TIME',
+      severity: 'info',
+      message: caveat,
+      evidence: { options: options.map((o) => o.option), evidence: options.map((o) => o.evidence) },
+    });
+  }
+  return findings;
+}

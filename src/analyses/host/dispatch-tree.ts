@@ -1,0 +1,197 @@
+/**
+ * The dispatch chain (S2): nested host events of one step or annotation instance, down to
+ * the runtime/driver calls and the GPU work each call launched — `aten::linear` →
+ * `aten::t` → `aten::transpose` → `aten::as_strided` (views, nothing launched) and
+ * `aten::addmm` → `cuLaunchKernelEx` → `nvjet_…_bias_TNT`.
+ *
+ * GPU activities hang under the call that launched them (`launcher`); one CUDA-graph
+ * launch carries every kernel it replayed. GPU work without a launch call in the scope is
+ * not shown here (see `kernels` and `doctor`).
+ */
+import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
+import { computeLaunchedGpuWork, isViewOpName } from './views.js';
+
+export interface DispatchNode {
+  readonly category: string;
+  readonly name: string;
+  readonly startUs: number;
+  readonly durUs: number;
+  /** Host events: CPU time minus the CPU time of the events directly inside. */
+  readonly selfCpuUs?: number;
+  /** Host events: Σ durations of the GPU work launched in this subtree. */
+  readonly gpuUs?: number;
+  /** Host events whose subtree launched no GPU work. */
+  readonly launchedNothing?: boolean;
+  /** A torch view op (metadata only) that launched nothing. */
+  readonly view?: boolean;
+  readonly inputDims?: unknown;
+  /** GPU activities. */
+  readonly device?: number;
+  readonly stream?: number;
+  readonly children: DispatchNode[];
+}
+
+export interface DispatchTreeScope {
+  /** `ProfilerStep#N`'s N. */
+  readonly step?: number;
+  /** A user annotation name (`linear_fwd`). */
+  readonly annotation?: string;
+  /** Which instance of the annotation, 0-based in time order (default 0). */
+  readonly instance?: number;
+  /** Stop descending below this depth (root = 0); at most MAX_TREE_DEPTH. */
+  readonly maxDepth?: number;
+}
+
+/**
+ * The deepest level a tree shows: real dispatch chains (ops, annotations, python frames) are a
+ * few hundred levels at most; a trace nesting deeper has its tree cut there (`cutAtDepth`), so the
+ * views and JSON.stringify (recursive in V8, ~2,000 levels) never meet trace-controlled depth.
+ */
+export const MAX_TREE_DEPTH = 500;
+
+export interface DispatchTree {
+  /** What was selected, in words: `ProfilerStep#3`, `linear_fwd (instance 1 of 3)`. */
+  readonly scope: string;
+  readonly roots: DispatchNode[];
+  /** How many instances the requested annotation has. */
+  readonly instances: number;
+  /** Set when events nest deeper than MAX_TREE_DEPTH below a root and the levels past it are left out. */
+  readonly cutAtDepth?: number;
+}
+
+export type DispatchScopeError = { readonly error: string };
+
+/** Host indices of the roots the scope selects, in time order. */
+function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]; label: string; instances: number } | DispatchScopeError {
+  const { host, strings } = m;
+  if (scope.step !== undefined) {
+    const s = m.steps.find((x) => x.number === scope.step);
+    if (!s) {
+      const have = m.steps.map((x) => x.number).join(', ') || 'none';
+      return { error: `no ProfilerStep#${scope.step} in the trace (steps: ${have})` };
+    }
+    return { roots: [s.host], label: s.name, instances: 1 };
+  }
+  if (scope.annotation !== undefined) {
+    const id = strings.find(scope.annotation);
+    const found: number[] = [];
+    for (let i = 0; i < host.length; i++) if (host.name[i] === id && host.kind[i] !== HostKind.Runtime && host.kind[i] !== HostKind.Driver) found.push(i);
+    found.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+    if (found.length === 0) return { error: `no host event named "${scope.annotation}" in the trace` };
+    const k = scope.instance ?? 0;
+    if (k < 0 || k >= found.length) return { error: `"${scope.annotation}" has ${found.length} instance(s); --instance ${k} is out of range` };
+    return { roots: [found[k]!], label: `${scope.annotation} (instance ${k + 1} of ${found.length})`, instances: found.length };
+  }
+  if (m.steps.length > 0) return { roots: [m.steps[0]!.host], label: m.steps[0]!.name, instances: m.steps.length };
+  const roots: number[] = [];
+  for (let i = 0; i < host.length; i++) if (host.parent[i] === -1) roots.push(i);
+  roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  return { roots, label: 'whole trace', instances: 1 };
+}
+
+export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}): DispatchTree | DispatchScopeError {
+  const sel = selectRoots(m, scope);
+  if ('error' in sel) return sel;
+  const { host, gpu, strings } = m;
+  const launched = computeLaunchedGpuWork(m);
+  const byLauncher = new Map<number, number[]>();
+  for (let g = 0; g < gpu.length; g++) {
+    const l = gpu.launcher[g]!;
+    if (l < 0) continue;
+    let list = byLauncher.get(l);
+    if (!list) byLauncher.set(l, (list = []));
+    list.push(g);
+  }
+  // Σ GPU ns launched in each subtree, children before parents (an explicit stack: nesting depth is the trace's).
+  const gpuUs = new Map<number, number>();
+  const subtreeGpuNs = (root: number): number => {
+    const cached = gpuUs.get(root);
+    if (cached !== undefined) return cached;
+    const stack = [root];
+    const expanded: boolean[] = [];
+    while (stack.length > 0) {
+      const i = stack[stack.length - 1]!;
+      if (!expanded[stack.length - 1]) {
+        expanded[stack.length - 1] = true;
+        for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) {
+          if (gpuUs.has(c)) continue;
+          stack.push(c);
+          expanded[stack.length - 1] = false;
+        }
+        continue;
+      }
+      stack.pop();
+      expanded.length = stack.length;
+      if (gpuUs.has(i)) continue;
+      let ns = 0;
+      for (const g of byLauncher.get(i) ?? []) ns += gpu.durNs[g]!;
+      for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) ns += gpuUs.get(c)!;
+      gpuUs.set(i, ns);
+    }
+    return gpuUs.get(root)!;
+  };
+  const maxDepth = Math.min(scope.maxDepth ?? Infinity, MAX_TREE_DEPTH);
+  let cut = false;
+
+  const finish = (i: number, depth: number, childCpuNs: number, children: DispatchNode[]): DispatchNode => {
+    const name = strings.get(host.name[i]!);
+    const kind = host.kind[i]!;
+    if (depth < maxDepth) {
+      for (const g of byLauncher.get(i) ?? []) {
+        children.push({
+          category: GPU_KIND_NAMES[gpu.kind[g]!]!,
+          name: strings.get(gpu.name[g]!),
+          startUs: gpu.startNs[g]! / 1000,
+          durUs: gpu.durNs[g]! / 1000,
+          device: gpu.device[g]!,
+          stream: gpu.stream[g]!,
+          children: [],
+        });
+      }
+    }
+    const isOp = kind === HostKind.Op;
+    const nothing = !launched[i];
+    const dims = host.args[i]?.['Input Dims'];
+    return {
+      category: HOST_KIND_NAMES[kind]!,
+      name,
+      startUs: host.startNs[i]! / 1000,
+      durUs: host.durNs[i]! / 1000,
+      selfCpuUs: (host.durNs[i]! - childCpuNs) / 1000,
+      gpuUs: subtreeGpuNs(i) / 1000,
+      ...(isOp || kind === HostKind.Annotation ? { launchedNothing: nothing } : {}),
+      ...(isOp && nothing && isViewOpName(name) ? { view: true } : {}),
+      ...(dims !== undefined ? { inputDims: dims } : {}),
+      children,
+    };
+  };
+
+  /** The node of `root` and its subtree, depth first with an explicit stack. */
+  interface Frame {
+    i: number;
+    depth: number;
+    next: number;
+    childCpuNs: number;
+    children: DispatchNode[];
+  }
+  const build = (root: number): DispatchNode => {
+    const stack: Frame[] = [{ i: root, depth: 0, next: host.firstChild[root]!, childCpuNs: 0, children: [] }];
+    for (;;) {
+      const f = stack[stack.length - 1]!;
+      if (f.next !== -1) {
+        const c = f.next;
+        f.next = host.nextSibling[c]!;
+        f.childCpuNs += host.durNs[c]!;
+        if (f.depth < maxDepth) stack.push({ i: c, depth: f.depth + 1, next: host.firstChild[c]!, childCpuNs: 0, children: [] });
+        else if (f.depth === MAX_TREE_DEPTH) cut = true;
+        continue;
+      }
+      stack.pop();
+      const node = finish(f.i, f.depth, f.childCpuNs, f.children);
+      if (stack.length === 0) return node;
+      stack[stack.length - 1]!.children.push(node);
+    }
+  };
+  const roots = sel.roots.map(build);
+  return { scope: sel.label, roots, instances: sel.instances, ...(cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}) };
+}

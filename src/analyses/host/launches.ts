@@ -1,0 +1,865 @@
+/**
+ * Launch anatomy (BRIEF reading S5): what every kernel launch cost the host and how long the
+ * kernel then waited, which runtime/driver calls each op makes around its launches, and where
+ * the host stopped to wait for the GPU.
+ *
+ * Handles:
+ * - kernel launch calls: CUDA runtime (`cudaLaunchKernel`, `cudaLaunchKernelExC`,
+ *   `cudaLaunchCooperativeKernel`, `_ptsz` variants), driver (`cuLaunchKernel`, `cuLaunchKernelEx`),
+ *   HIP (`hipLaunchKernel`, `hipModuleLaunchKernel`, `hipExtModuleLaunchKernel`, …), MTIA
+ *   `runFunction`; graph launches (`cudaGraphLaunch`, `cuGraphLaunch`, `hipGraphLaunch`) are one
+ *   launch with N kernels. Any other runtime/driver call that CUPTI linked to a kernel counts too.
+ * - launch latency, two ways (research/hta.md §1.17): kernel start − end of the launch call
+ *   (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel start − start of the
+ *   call (HTA's critical-path / `runtime_delay`). For a graph, of its first GPU activity.
+ * - per op: the runtime/driver calls whose innermost enclosing `cpu_op` is that op (torch gives
+ *   them the op's External id), grouped into patterns: "aten::addmm = 1× cudaMemsetAsync
+ *   (+1 memset), 1× cuLaunchKernelEx (+1 kernel)".
+ * - host synchronizations: device/stream/event synchronize (blocking the host for the call's
+ *   duration), `cudaStreamWaitEvent` (a device-side wait; reported, does not block the host),
+ *   synchronous copies (`cudaMemcpy`, and `cudaMemcpyAsync` into pageable memory, which CUDA
+ *   performs synchronously); `.item()` recognised through `aten::item` / `_local_scalar_dense`.
+ * - HTA's `get_cuda_kernel_launch_stats` (research/hta.md §1.6): per (launch call, GPU activity):
+ *   short kernels (call ≤ runtime cutoff and kernel shorter than the call), runtime outliers (call
+ *   > runtime cutoff), launch-delay outliers (delay > launch-delay cutoff). Unlike HTA, driver
+ *   (`cuLaunchKernel*`), HIP and graph launches are included: HTA's name list misses them.
+ *
+ * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those), host calls
+ * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
+ */
+import { perModelWith } from '../helpers/per-model.js';
+import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
+import { mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
+import { compareText } from '../../core/compare-text.js';
+
+export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
+export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
+
+const KERNEL_LAUNCH = /^(?:cuda|cu|hip|hipExt)\w*Launch\w*Kernel\w*$|^runFunction/;
+const GRAPH_LAUNCH = /^(?:cuda|cu|hip)GraphLaunch\w*$/;
+const MEMCPY_API = /^(?:cuda|cu|hip)\w*Memcpy\w*$/;
+const MEMSET_API = /^(?:cuda|cu|hip)\w*Memset\w*$/;
+/** Synchronous copy entry points (no `Async` suffix): the host returns when the copy is done. */
+const SYNC_MEMCPY_API = /^(?:cudaMemcpy(?:2D|3D)?|cuMemcpy(?:DtoH|HtoD|DtoD|2D|3D)?(?:_v2)?|hipMemcpy(?:2D|3D|DtoH|HtoD|DtoD)?)$/;
+const SYNC_API: ReadonlyArray<readonly [RegExp, SyncKind]> = [
+  [/^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/, 'device'],
+  [/^(?:cuda|hip|cu)StreamSynchronize\w*$/, 'stream'],
+  [/^(?:cuda|hip|cu)EventSynchronize\w*$/, 'event'],
+  [/^(?:cuda|hip|cu)StreamWaitEvent\w*$/, 'stream-wait'],
+];
+
+export function isGraphLaunchApi(name: string): boolean {
+  return GRAPH_LAUNCH.test(name);
+}
+
+/** A call that launches kernels: a kernel launch API or a graph launch. */
+export function isKernelLaunchApi(name: string): boolean {
+  return KERNEL_LAUNCH.test(name) || GRAPH_LAUNCH.test(name);
+}
+
+/**
+ * What a "launch" is, everywhere in kinetoscope (`steps`, `explain`, `check`, `diff`,
+ * `launches`): a runtime or driver call that launched kernels — a kernel or graph launch API
+ * by name (`isKernelLaunchApi`: the host paid for a launch even where its kernel is missing from
+ * the trace), or any call CUPTI linked to a kernel. Memsets and copies are not launches: every
+ * command counts them beside, named (`memsets`, `memcpys`).
+ */
+export function isLaunchCall(launchApiByName: boolean, launchedAKernel: boolean): boolean {
+  return launchApiByName || launchedAKernel;
+}
+
+export interface LaunchCounts {
+  /** Distinct launch calls (`isLaunchCall`) of the kernels. */
+  readonly launches: number;
+  readonly kernels: number;
+  /** GPU memsets and copies, counted beside the launches. */
+  readonly memsets: number;
+  readonly memcpys: number;
+}
+
+/** The launches behind a set of GPU activities (an annotation's, a step's), and its kernels, memsets and copies. */
+export function countLaunches(m: TraceModel, gpuWork: Iterable<number>): LaunchCounts {
+  const { gpu } = m;
+  const calls = new Set<number>();
+  let kernels = 0;
+  let memsets = 0;
+  let memcpys = 0;
+  for (const g of gpuWork) {
+    const k = gpu.kind[g];
+    if (k === GpuKind.Kernel) {
+      kernels++;
+      const l = gpu.launcher[g]!;
+      // A call linked to a kernel is a launch whatever its name.
+      if (l >= 0 && isLaunchCall(false, true)) calls.add(l);
+    } else if (k === GpuKind.Memcpy) memcpys++;
+    else memsets++;
+  }
+  return { launches: calls.size, kernels, memsets, memcpys };
+}
+
+/** The synchronization a call performs by its name alone (blocking copies need the copy: see `syncKindOf`). */
+export function syncKindByName(name: string): SyncKind | undefined {
+  for (const [re, kind] of SYNC_API) if (re.test(name)) return kind;
+  if (SYNC_MEMCPY_API.test(name)) return 'blocking-copy';
+  return undefined;
+}
+
+export function apiRole(name: string): ApiRole {
+  if (GRAPH_LAUNCH.test(name)) return 'graph-launch';
+  if (KERNEL_LAUNCH.test(name)) return 'kernel-launch';
+  if (syncKindByName(name)) return 'sync';
+  if (MEMCPY_API.test(name)) return 'memcpy';
+  if (MEMSET_API.test(name)) return 'memset';
+  return 'other';
+}
+
+/**
+ * Whether a runtime/driver call makes the host wait, and how; undefined when it does not.
+ * cudaMemcpyAsync into pageable host memory is staged and synchronous for the host (CUDA
+ * runtime API docs, "API synchronization behavior"); Kineto names that copy `… -> Pageable)`.
+ */
+export function syncKindOf(m: TraceModel, name: string, launched: ArrayLike<number> | undefined): SyncKind | undefined {
+  const info: ApiNameInfo = { name, role: apiRole(name), launch: false, graph: false, sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
+  return syncKindOfCall(m, info, launched ?? []);
+}
+
+/** Whether a sync kind stops the host thread (a stream wait only orders GPU work). */
+export function syncBlocksHost(kind: SyncKind): boolean {
+  return kind !== 'stream-wait';
+}
+
+/** What a runtime/driver call's name says, decided once per distinct name. */
+export interface ApiNameInfo {
+  readonly name: string;
+  readonly role: ApiRole;
+  /** A kernel or graph launch API. */
+  readonly launch: boolean;
+  readonly graph: boolean;
+  readonly sync: SyncKind | undefined;
+  readonly memcpy: boolean;
+}
+
+/** A per-trace cache: `info(hostIndex)` for runtime/driver calls (one lookup per distinct name). */
+export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
+  const cache: (ApiNameInfo | undefined)[] = [];
+  return (i: number) => {
+    const id = m.host.name[i]!;
+    let info = cache[id];
+    if (!info) {
+      const name = m.strings.get(id);
+      info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
+      cache[id] = info;
+    }
+    return info;
+  };
+}
+
+/** Bits of `ApiFlags.of`. */
+export const API_LAUNCH = 1;
+export const API_GRAPH = 2;
+/** A synchronisation by name that stops the host thread (not a stream wait). */
+export const API_BLOCKS_HOST = 4;
+/** A copy API that is no synchronisation by name: it blocks the host when it copies into pageable memory. */
+export const API_COPY = 8;
+/** `ApiFlags.byName` of a name not decided yet. */
+export const API_UNDECIDED = 255;
+const UNDECIDED = 255;
+
+/**
+ * What `createApiNames` says about runtime/driver calls, as bits in a typed array per name id: a
+ * loop over every call reads one byte per call (no object per name), deciding a name the first
+ * time it meets it. With `launched`, `blocksHost` is `syncBlocksHost(syncKindOfCall(…))`.
+ */
+export class ApiFlags {
+  /** Per name id: the API_* bits, or API_UNDECIDED until `decide(id)`. */
+  readonly byName: Uint8Array;
+  /** Per GPU name id: 1 when a device-to-pageable copy, 0 when not, UNDECIDED. */
+  private readonly pageableDtoH: Uint8Array;
+
+  constructor(private readonly m: TraceModel) {
+    this.byName = new Uint8Array(m.strings.size).fill(API_UNDECIDED);
+    this.pageableDtoH = new Uint8Array(m.strings.size).fill(UNDECIDED);
+  }
+
+  /** The bits of the call name `id`, decided now. */
+  decide(id: number): number {
+    return (this.byName[id] = apiFlagsOf(this.m.strings.get(id)));
+  }
+
+  /** Whether a call with these bits, having launched items[from..to), makes the host wait. */
+  blocksHost(bits: number, items: Int32Array, from: number, to: number): boolean {
+    if (bits & API_BLOCKS_HOST) return true;
+    if (!(bits & API_COPY)) return false;
+    const { gpu } = this.m;
+    for (let k = from; k < to; k++) {
+      const g = items[k]!;
+      if (gpu.kind[g] === GpuKind.Memcpy && this.isPageableDtoH(gpu.name[g]!)) return true;
+    }
+    return false;
+  }
+
+  private isPageableDtoH(id: number): boolean {
+    let v = this.pageableDtoH[id]!;
+    if (v === UNDECIDED) this.pageableDtoH[id] = v = /DtoH.*Pageable/.test(this.m.strings.get(id)) ? 1 : 0;
+    return v === 1;
+  }
+}
+
+function apiFlagsOf(name: string): number {
+  const sync = syncKindByName(name);
+  return (
+    (isKernelLaunchApi(name) ? API_LAUNCH : 0) |
+    (isGraphLaunchApi(name) ? API_GRAPH : 0) |
+    (sync !== undefined && syncBlocksHost(sync) ? API_BLOCKS_HOST : 0) |
+    (sync === undefined && MEMCPY_API.test(name) ? API_COPY : 0)
+  );
+}
+
+/** `syncKindOf` with the name already looked up. */
+export function syncKindOfCall(m: TraceModel, info: ApiNameInfo, launched: ArrayLike<number>): SyncKind | undefined {
+  if (info.sync) return info.sync;
+  if (!info.memcpy) return undefined;
+  for (let k = 0; k < launched.length; k++) {
+    const g = launched[k]!;
+    if (m.gpu.kind[g] === GpuKind.Memcpy && /DtoH.*Pageable/.test(m.strings.get(m.gpu.name[g]!))) return 'blocking-copy';
+  }
+  return undefined;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Results
+
+export interface TimeStats {
+  readonly count: number;
+  readonly totalUs: number;
+  readonly meanUs: number;
+  readonly medianUs: number;
+  readonly p90Us: number;
+  readonly minUs: number;
+  readonly maxUs: number;
+}
+
+export interface ApiRow {
+  readonly api: string;
+  readonly role: ApiRole;
+  readonly calls: number;
+  /** CPU time of the calls (their durations). */
+  readonly cpu: TimeStats;
+  /** GPU activities the calls launched (kernels, copies, memsets). */
+  readonly kernels: number;
+  readonly memcpys: number;
+  readonly memsets: number;
+  /** Calls that launched no GPU activity the trace kept (launch APIs only matter here). */
+  readonly callsWithoutGpuWork: number;
+  /** First GPU activity start − call end, over calls that launched something. */
+  readonly latency: TimeStats;
+  /** First GPU activity start − call start. */
+  readonly startToStart: TimeStats;
+}
+
+export interface KernelLaunchRow {
+  readonly name: string;
+  readonly kind: 'kernel' | 'gpu_memcpy' | 'gpu_memset';
+  readonly count: number;
+  /** Launch API → how many of these activities it launched. */
+  readonly apis: Record<string, number>;
+  /** How many were launched through a graph launch (latency then includes their place in the graph). */
+  readonly viaGraph: number;
+  readonly gpu: TimeStats;
+  /** CPU time of the launching call (a graph launch's call is counted once per activity it launched). */
+  readonly launchCpu: TimeStats;
+  /** Activity start − launching call end. */
+  readonly latency: TimeStats;
+  /** Activity start − launching call start. */
+  readonly startToStart: TimeStats;
+}
+
+export interface OpCallPattern {
+  readonly op: string;
+  /** Runtime/driver calls per instance, in first-call order: "1× cudaMemsetAsync (+1 memset), 1× cuLaunchKernelEx (+1 kernel)". */
+  readonly pattern: string;
+  readonly calls: ReadonlyArray<{ readonly api: string; readonly count: number; readonly kernels: number; readonly memcpys: number; readonly memsets: number }>;
+  readonly instances: number;
+  /** Mean CPU total of the op instance. */
+  readonly meanOpUs: number;
+  /** Mean CPU time inside its runtime/driver calls. */
+  readonly meanApiUs: number;
+  /** Mean CPU time inside its kernel/graph launch calls. */
+  readonly meanLaunchUs: number;
+}
+
+export interface HostSync {
+  /** Host table index of the call. */
+  readonly host: number;
+  readonly api: string;
+  readonly kind: SyncKind;
+  readonly startUs: number;
+  /** Host time inside the call: the time it was blocked (a stream wait does not block; its duration is only the call). */
+  readonly blockedUs: number;
+  /** Part of the call during which some GPU activity was running (the host waiting on real work). */
+  readonly gpuBusyDuringUs: number;
+  /** Innermost and outermost enclosing cpu_op, when any. */
+  readonly op?: string;
+  readonly topOp?: string;
+  /** Under `aten::item` / `aten::_local_scalar_dense`: a `.item()` (or `bool(tensor)`, `float(tensor)`). */
+  readonly item: boolean;
+  /** The op issued a device-to-host copy before waiting (the value the host is waiting for). */
+  readonly afterDtoH: boolean;
+}
+
+export interface SyncRow {
+  readonly api: string;
+  readonly kind: SyncKind;
+  readonly cause: string;
+  readonly count: number;
+  readonly blockedUs: number;
+  readonly gpuBusyDuringUs: number;
+  readonly maxUs: number;
+}
+
+export interface LaunchStatsRow {
+  /** Host index of the call and GPU index of the activity. */
+  readonly host: number;
+  readonly gpu: number;
+  readonly api: string;
+  readonly name: string;
+  readonly correlation: number;
+  readonly cpuDurationUs: number;
+  readonly gpuDurationUs: number;
+  /** max(0, GPU start − call end), as HTA. */
+  readonly launchDelayUs: number;
+}
+
+export interface LaunchOutliers {
+  readonly runtimeCutoffUs: number;
+  readonly launchDelayCutoffUs: number;
+  /** (call, activity) pairs examined. */
+  readonly rows: number;
+  readonly shortKernels: number;
+  readonly runtimeOutliers: number;
+  readonly launchDelayOutliers: number;
+  /** The worst few of each class (longest call, largest delay, shortest kernel). */
+  readonly topShortKernels: LaunchStatsRow[];
+  readonly topRuntimeOutliers: LaunchStatsRow[];
+  readonly topLaunchDelayOutliers: LaunchStatsRow[];
+}
+
+export interface LaunchTotals {
+  /** Launch calls (`isLaunchCall`): kernel and graph launches. */
+  readonly launches: number;
+  readonly graphLaunches: number;
+  readonly kernelsViaGraphs: number;
+  readonly launchCpuUs: number;
+  readonly launchesWithoutKernel: number;
+  /** Kernels no runtime/driver call is linked to. */
+  readonly kernelsWithoutLaunch: number;
+  readonly kernels: number;
+  /** GPU memsets and copies: counted beside the launches, not as launches. */
+  readonly memsets: number;
+  readonly memcpys: number;
+  readonly hostSyncs: number;
+  readonly hostBlockedUs: number;
+}
+
+export interface LaunchAnatomy {
+  readonly totals: LaunchTotals;
+  readonly byApi: ApiRow[];
+  readonly byKernel: KernelLaunchRow[];
+  readonly ops: OpCallPattern[];
+  readonly syncs: HostSync[];
+  readonly syncsByCause: SyncRow[];
+  readonly outliers: LaunchOutliers;
+  /** Every (launch call, activity) pair, as HTA's launch stats; only with `keepRows`. */
+  readonly rows?: LaunchStatsRow[];
+}
+
+export interface LaunchOptions {
+  /** HTA's `runtime_cutoff` (µs), default 50. */
+  readonly runtimeCutoffUs?: number;
+  /** HTA's `launch_delay_cutoff` (µs), default 100. */
+  readonly launchDelayCutoffUs?: number;
+  /** Count memcpy/memset calls in the outlier stats (HTA's `include_memory_events`, default true). */
+  readonly includeMemoryEvents?: boolean;
+  /** How many of each outlier class to keep, default 10. */
+  readonly top?: number;
+  /** Keep every (call, activity) row. */
+  readonly keepRows?: boolean;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+export function timeStats(valuesNs: number[]): TimeStats {
+  const n = valuesNs.length;
+  if (n === 0) return { count: 0, totalUs: 0, meanUs: NaN, medianUs: NaN, p90Us: NaN, minUs: NaN, maxUs: NaN };
+  const v = Float64Array.from(valuesNs).sort();
+  let total = 0;
+  for (const x of v) total += x;
+  return {
+    count: n,
+    totalUs: total / 1000,
+    meanUs: total / n / 1000,
+    medianUs: quantileSorted(v, 0.5) / 1000,
+    p90Us: quantileSorted(v, 0.9) / 1000,
+    minUs: v[0]! / 1000,
+    maxUs: v[n - 1]! / 1000,
+  };
+}
+
+/** Linear interpolation between closest ranks (numpy's default). */
+export function quantileSorted(v: ArrayLike<number>, q: number): number {
+  const n = v.length;
+  if (n === 0) return NaN;
+  const pos = (n - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return v[lo]! + (v[hi]! - v[lo]!) * (pos - lo);
+}
+
+/**
+ * The GPU activities each host call launched, in start order: a compressed index (one offset
+ * per host event) rather than a Map of small arrays — launches run to millions.
+ */
+export interface LaunchIndex {
+  /** Activities of host event h: items[offsets[h] .. offsets[h + 1]). */
+  readonly offsets: Int32Array;
+  readonly items: Int32Array;
+}
+
+export function createLaunchIndex(m: TraceModel): LaunchIndex {
+  const { gpu } = m;
+  const n = m.host.length;
+  // Counts, then running totals (the end of each call's list), then each activity placed just
+  // before its call's end, last first: the ends become starts, lists in GPU order.
+  // One loop per function: V8 optimises each once, with complete type feedback; the lists are
+  // checked for start order as they are filled, so the pass over every call that sorts them
+  // runs only when one needs it.
+  const offsets = new Int32Array(n + 1);
+  countByLauncher(gpu.launcher, gpu.length, offsets);
+  runningTotals(offsets, n);
+  const items = new Int32Array(offsets[n]!);
+  if (placeByLauncher(gpu.launcher, gpu.startNs, gpu.length, offsets, items)) sortLaunchLists(gpu.startNs, offsets, items, n);
+  return { offsets, items };
+}
+
+function countByLauncher(launcher: Int32Array, nGpu: number, counts: Int32Array): void {
+  for (let g = 0; g < nGpu; g++) {
+    const h = launcher[g]!;
+    if (h >= 0) counts[h]++;
+  }
+}
+
+/** counts[0..n) replaced by their running totals; counts[n] = the total. */
+function runningTotals(counts: Int32Array, n: number): void {
+  let total = 0;
+  for (let h = 0; h < n; h++) counts[h] = total += counts[h]!;
+  counts[n] = total;
+}
+
+/**
+ * Each activity placed just before its call's end, last first; returns whether some call's list
+ * may be out of start order (then `sortLaunchLists` looks at every list): each activity is
+ * compared with the one placed after it, when that is its call's too.
+ */
+function placeByLauncher(launcher: Int32Array, startNs: Float64Array, nGpu: number, ends: Int32Array, items: Int32Array): boolean {
+  let unordered = false;
+  for (let g = nGpu - 1; g >= 0; g--) {
+    const h = launcher[g]!;
+    if (h < 0) continue;
+    const k = --ends[h]!;
+    items[k] = g;
+    // A place not yet written holds 0: comparing with activity 0 can only raise a false alarm.
+    if (k + 1 < items.length && launcher[items[k + 1]!] === h && !(startNs[items[k + 1]!]! >= startNs[g]!)) unordered = true;
+  }
+  return unordered;
+}
+
+/**
+ * Each call's activities in start order (a graph launch's run to hundreds): sorted only where
+ * they are not already (activities are listed in index order).
+ */
+function sortLaunchLists(startNs: Float64Array, offsets: Int32Array, items: Int32Array, n: number): void {
+  for (let h = 0; h < n; h++) {
+    const a = offsets[h]!;
+    const b = offsets[h + 1]!;
+    if (b - a > 1 && !inStartOrder(startNs, items, a, b)) sortByStart(startNs, items, a, b);
+  }
+}
+
+function sortByStart(startNs: Float64Array, items: Int32Array, a: number, b: number): void {
+  const seg = Array.from(items.subarray(a, b)).sort((x, y) => startNs[x]! - startNs[y]! || x - y);
+  items.set(seg, a);
+}
+
+/** Whether items[a..b) (ascending indices) are already in (start, index) order: no NaN start, none earlier than the one before. */
+function inStartOrder(startNs: Float64Array, items: Int32Array, a: number, b: number): boolean {
+  let prev = startNs[items[a]!]!;
+  if (prev !== prev) return false;
+  for (let k = a + 1; k < b; k++) {
+    const s = startNs[items[k]!]!;
+    if (!(s >= prev)) return false;
+    prev = s;
+  }
+  return true;
+}
+
+/** The activities host event h launched (empty when none). */
+export function launchedBy(ix: LaunchIndex, h: number): Int32Array {
+  return ix.items.subarray(ix.offsets[h]!, ix.offsets[h + 1]!);
+}
+
+/** Innermost enclosing `cpu_op` of host event `i` (annotations skipped), or -1. */
+export function innermostOp(m: TraceModel, i: number): number {
+  for (let p = m.host.parent[i]!; p >= 0; p = m.host.parent[p]!) if (m.host.kind[p] === HostKind.Op) return p;
+  return -1;
+}
+
+/** The union of every GPU activity, for "was the GPU busy then" queries. */
+export function gpuBusyUnion(m: TraceModel): MergedIntervals {
+  const starts = new Float64Array(m.gpu.length);
+  const ends = new Float64Array(m.gpu.length);
+  for (let g = 0; g < m.gpu.length; g++) {
+    starts[g] = m.gpu.startNs[g]!;
+    ends[g] = m.gpu.startNs[g]! + m.gpu.durNs[g]!;
+  }
+  return mergeUnion(starts, ends);
+}
+
+
+const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
+
+function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAnatomy {
+  const runtimeCutoffUs = opts.runtimeCutoffUs ?? 50;
+  const launchDelayCutoffUs = opts.launchDelayCutoffUs ?? 100;
+  const includeMemory = opts.includeMemoryEvents ?? true;
+  const top = opts.top ?? 10;
+  const { host, gpu, strings } = m;
+  const launched = createLaunchIndex(m);
+  const busy = gpuBusyUnion(m);
+
+  const apiName = createApiNames(m);
+
+  // --- per API, and the launch records
+  interface ApiAcc { role: ApiRole; cpu: number[]; kernels: number; memcpys: number; memsets: number; without: number; latency: number[]; s2s: number[] }
+  const apis = new Map<string, ApiAcc>();
+  let launches = 0;
+  let graphLaunches = 0;
+  let kernelsViaGraphs = 0;
+  let launchCpuNs = 0;
+  let launchesWithoutKernel = 0;
+  const syncs: HostSync[] = [];
+  // HTA's (call, activity) pairs, kept compact: a million launches make a million rows.
+  const rowHost: number[] = [];
+  const rowGpu: number[] = [];
+  const isApi = (i: number) => host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver;
+
+  for (let i = 0; i < host.length; i++) {
+    if (!isApi(i)) continue;
+    const info = apiName(i);
+    const name = info.name;
+    const list = launchedBy(launched, i);
+    let role = info.role;
+    const hasKernel = list.some((g) => gpu.kind[g] === GpuKind.Kernel);
+    // A call CUPTI linked to a kernel is a launch whatever its name.
+    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, hasKernel)) role = 'kernel-launch';
+    let acc = apis.get(name);
+    if (!acc) apis.set(name, (acc = { role, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] }));
+    const start = host.startNs[i]!;
+    const dur = host.durNs[i]!;
+    acc.cpu.push(dur);
+    if (list.length) {
+      for (const g of list) {
+        if (gpu.kind[g] === GpuKind.Kernel) acc.kernels++;
+        else if (gpu.kind[g] === GpuKind.Memcpy) acc.memcpys++;
+        else acc.memsets++;
+      }
+      const first = gpu.startNs[list[0]!]!;
+      acc.latency.push(first - (start + dur));
+      acc.s2s.push(first - start);
+    } else acc.without++;
+    if (role === 'kernel-launch' || role === 'graph-launch') {
+      launches++;
+      launchCpuNs += dur;
+      if (role === 'graph-launch') {
+        graphLaunches++;
+        kernelsViaGraphs += list.filter((g) => gpu.kind[g] === GpuKind.Kernel).length;
+      }
+      if (!hasKernel) launchesWithoutKernel++;
+    }
+    // HTA's launch stats rows.
+    const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
+    if (statsRole) {
+      for (const g of list) {
+        rowHost.push(i);
+        rowGpu.push(g);
+      }
+    }
+    // Host synchronizations.
+    const sk = syncKindOfCall(m, info, list);
+    if (sk) {
+      const op = innermostOp(m, i);
+      let topOp = -1;
+      let item = false;
+      for (let p = op; p >= 0; p = host.parent[p]!) {
+        if (host.kind[p] !== HostKind.Op) continue;
+        topOp = p;
+        if (ITEM_OPS.has(strings.get(host.name[p]!))) item = true;
+      }
+      let afterDtoH = false;
+      if (op >= 0) {
+        for (let c = host.firstChild[op]!; c >= 0 && c !== i; c = host.nextSibling[c]!) {
+          for (const g of launchedBy(launched, c)) {
+            if (gpu.kind[g] === GpuKind.Memcpy && /DtoH/.test(strings.get(gpu.name[g]!))) afterDtoH = true;
+          }
+        }
+      }
+      syncs.push({
+        host: i,
+        api: name,
+        kind: sk,
+        startUs: start / 1000,
+        blockedUs: dur / 1000,
+        gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
+        ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
+        ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
+        item,
+        afterDtoH,
+      });
+    }
+  }
+
+  const byApi: ApiRow[] = [...apis].map(([api, a]) => ({
+    api,
+    role: a.role,
+    calls: a.cpu.length,
+    cpu: timeStats(a.cpu),
+    kernels: a.kernels,
+    memcpys: a.memcpys,
+    memsets: a.memsets,
+    callsWithoutGpuWork: a.without,
+    latency: timeStats(a.latency),
+    startToStart: timeStats(a.s2s),
+  }));
+  byApi.sort((a, b) => b.cpu.totalUs - a.cpu.totalUs || compareText(a.api, b.api));
+
+  // --- per kernel name
+  interface KAcc { kind: GpuKind; apis: Record<string, number>; viaGraph: number; gpu: number[]; cpu: number[]; latency: number[]; s2s: number[] }
+  const kernels = new Map<number, KAcc>();
+  let kernelsWithoutLaunch = 0;
+  let kernelCount = 0;
+  let memsetCount = 0;
+  let memcpyCount = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.kind[g] === GpuKind.Kernel) kernelCount++;
+    else if (gpu.kind[g] === GpuKind.Memcpy) memcpyCount++;
+    else memsetCount++;
+    const h = gpu.launcher[g]!;
+    if (h < 0) {
+      if (gpu.kind[g] === GpuKind.Kernel) kernelsWithoutLaunch++;
+      continue;
+    }
+    let acc = kernels.get(gpu.name[g]!);
+    if (!acc) kernels.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
+    const api = strings.get(host.name[h]!);
+    acc.apis[api] = (acc.apis[api] ?? 0) + 1;
+    if (isGraphLaunchApi(api)) acc.viaGraph++;
+    acc.gpu.push(gpu.durNs[g]!);
+    acc.cpu.push(host.durNs[h]!);
+    acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
+    acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
+  }
+  const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
+  const byKernel: KernelLaunchRow[] = [...kernels].map(([id, a]) => ({
+    name: strings.get(id),
+    kind: KIND[a.kind]!,
+    count: a.gpu.length,
+    apis: a.apis,
+    viaGraph: a.viaGraph,
+    gpu: timeStats(a.gpu),
+    launchCpu: timeStats(a.cpu),
+    latency: timeStats(a.latency),
+    startToStart: timeStats(a.s2s),
+  }));
+  byKernel.sort((a, b) => b.count - a.count || b.gpu.totalUs - a.gpu.totalUs || compareText(a.name, b.name));
+
+  // --- per op: the runtime/driver calls it makes (grouped by op with a counting sort, in host order)
+  const opOf = new Int32Array(host.length).fill(-2);
+  const perOp = new Int32Array(host.length + 1);
+  const outside: number[] = [];
+  for (let i = 0; i < host.length; i++) {
+    if (!isApi(i)) continue;
+    const op = innermostOp(m, i);
+    opOf[i] = op;
+    if (op < 0) outside.push(i);
+    else perOp[op + 1]++;
+  }
+  for (let h = 0; h < host.length; h++) perOp[h + 1] += perOp[h]!;
+  const callItems = new Int32Array(perOp[host.length]!);
+  const fill = perOp.slice(0, host.length);
+  for (let i = 0; i < host.length; i++) if (opOf[i]! >= 0) callItems[fill[opOf[i]!]!++] = i;
+
+  interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number }
+  const patterns = new Map<string, PAcc>();
+  // Scratch for one instance: distinct API name ids in first-call order and their counts.
+  const ids: number[] = [];
+  const counts: number[][] = [];
+  const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>) => {
+    ids.length = 0;
+    let apiNs = 0;
+    let launchNs = 0;
+    for (let k = 0; k < calls.length; k++) {
+      const c = calls[k]!;
+      const id = host.name[c]!;
+      let j = ids.indexOf(id);
+      if (j < 0) {
+        j = ids.length;
+        ids.push(id);
+        counts[j] = [0, 0, 0, 0];
+      }
+      const e = counts[j]!;
+      e[0]++;
+      let kernel = false;
+      for (const g of launchedBy(launched, c)) {
+        if (gpu.kind[g] === GpuKind.Kernel) {
+          e[1]++;
+          kernel = true;
+        } else if (gpu.kind[g] === GpuKind.Memcpy) e[2]++;
+        else e[3]++;
+      }
+      apiNs += host.durNs[c]!;
+      if (kernel || apiName(c).launch) launchNs += host.durNs[c]!;
+    }
+    let key = `${opNameId}`;
+    for (let j = 0; j < ids.length; j++) key += `|${ids[j]}:${counts[j]!.join(',')}`;
+    let acc = patterns.get(key);
+    if (!acc) {
+      const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[j]![0]!, kernels: counts[j]![1]!, memcpys: counts[j]![2]!, memsets: counts[j]![3]! }));
+      patterns.set(key, (acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0 }));
+    }
+    acc.instances++;
+    acc.opNs += opNs;
+    acc.apiNs += apiNs;
+    acc.launchNs += launchNs;
+  };
+  for (let op = 0; op < host.length; op++) {
+    if (perOp[op + 1] === perOp[op]) continue;
+    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, callItems.subarray(perOp[op]!, perOp[op + 1]!));
+  }
+  for (const c of outside) addPattern('(outside any cpu_op)', -1, NaN, [c]);
+  const ops: OpCallPattern[] = [...patterns.values()].map((p) => ({
+    op: p.op,
+    pattern: p.pattern,
+    calls: p.calls,
+    instances: p.instances,
+    meanOpUs: p.opNs / p.instances / 1000,
+    meanApiUs: p.apiNs / p.instances / 1000,
+    meanLaunchUs: p.launchNs / p.instances / 1000,
+  }));
+  ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+
+  // --- syncs by cause
+  const syncAcc = new Map<string, { api: string; kind: SyncKind; cause: string; count: number; blocked: number; busy: number; max: number }>();
+  let hostBlockedUs = 0;
+  let hostSyncs = 0;
+  for (const s of syncs) {
+    const cause = syncCause(s);
+    const key = `${s.api}\u0000${cause}`;
+    let a = syncAcc.get(key);
+    if (!a) syncAcc.set(key, (a = { api: s.api, kind: s.kind, cause, count: 0, blocked: 0, busy: 0, max: 0 }));
+    a.count++;
+    a.blocked += s.blockedUs;
+    a.busy += s.gpuBusyDuringUs;
+    a.max = Math.max(a.max, s.blockedUs);
+    if (syncBlocksHost(s.kind)) {
+      hostSyncs++;
+      hostBlockedUs += s.blockedUs;
+    }
+  }
+  const syncsByCause: SyncRow[] = [...syncAcc.values()]
+    .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, maxUs: a.max }))
+    .sort((a, b) => b.blockedUs - a.blockedUs || compareText(a.api, b.api));
+
+  // --- HTA's outliers
+  const rowOf = (k: number): LaunchStatsRow => {
+    const h = rowHost[k]!;
+    const g = rowGpu[k]!;
+    const end = host.startNs[h]! + host.durNs[h]!;
+    return {
+      host: h,
+      gpu: g,
+      api: strings.get(host.name[h]!),
+      name: strings.get(gpu.name[g]!),
+      correlation: host.correlation[h]!,
+      cpuDurationUs: host.durNs[h]! / 1000,
+      gpuDurationUs: gpu.durNs[g]! / 1000,
+      launchDelayUs: Math.max(0, gpu.startNs[g]! - end) / 1000,
+    };
+  };
+  const short: number[] = [];
+  const runtime: number[] = [];
+  const delay: number[] = [];
+  const cpuUs = (k: number) => host.durNs[rowHost[k]!]! / 1000;
+  const gpuUs = (k: number) => gpu.durNs[rowGpu[k]!]! / 1000;
+  const delayUs = (k: number) => Math.max(0, gpu.startNs[rowGpu[k]!]! - (host.startNs[rowHost[k]!]! + host.durNs[rowHost[k]!]!)) / 1000;
+  for (let k = 0; k < rowHost.length; k++) {
+    const c = cpuUs(k);
+    if (c <= runtimeCutoffUs && gpuUs(k) < c) short.push(k);
+    if (c > runtimeCutoffUs) runtime.push(k);
+    if (delayUs(k) > launchDelayCutoffUs) delay.push(k);
+  }
+  const topBy = (list: number[], score: (k: number) => number) =>
+    list
+      .sort((a, b) => score(b) - score(a) || rowHost[a]! - rowHost[b]!)
+      .slice(0, top)
+      .map(rowOf);
+  const outliers: LaunchOutliers = {
+    runtimeCutoffUs,
+    launchDelayCutoffUs,
+    rows: rowHost.length,
+    shortKernels: short.length,
+    runtimeOutliers: runtime.length,
+    launchDelayOutliers: delay.length,
+    topShortKernels: topBy(short, (k) => cpuUs(k) - gpuUs(k)),
+    topRuntimeOutliers: topBy(runtime, cpuUs),
+    topLaunchDelayOutliers: topBy(delay, delayUs),
+  };
+
+  return {
+    totals: {
+      launches,
+      graphLaunches,
+      kernelsViaGraphs,
+      launchCpuUs: launchCpuNs / 1000,
+      launchesWithoutKernel,
+      kernelsWithoutLaunch,
+      kernels: kernelCount,
+      memsets: memsetCount,
+      memcpys: memcpyCount,
+      hostSyncs,
+      hostBlockedUs,
+    },
+    byApi,
+    byKernel,
+    ops,
+    syncs,
+    syncsByCause,
+    outliers,
+    ...(opts.keepRows ? { rows: rowHost.map((_, k) => rowOf(k)) } : {}),
+  };
+}
+
+function describeCall(c: { api: string; count: number; kernels: number; memcpys: number; memsets: number }): string {
+  const work: string[] = [];
+  if (c.kernels) work.push(`${c.kernels} kernel${c.kernels === 1 ? '' : 's'}`);
+  if (c.memcpys) work.push(`${c.memcpys} memcpy`);
+  if (c.memsets) work.push(`${c.memsets} memset`);
+  return `${c.count}× ${c.api}${work.length ? ` (+${work.join(', +')})` : ''}`;
+}
+
+function syncCause(s: HostSync): string {
+  if (s.item) return '.item()';
+  if (s.topOp) return s.topOp === s.op || !s.op ? s.topOp : `${s.topOp} > ${s.op}`;
+  return s.kind === 'device' ? 'torch.cuda.synchronize() (outside any op)' : '(outside any op)';
+}
+
+/** computeLaunches, computed once per model and options (per-model.ts): the result is shared, read-only. */
+export const computeLaunches = perModelWith(computeLaunchesOnce);

@@ -1,0 +1,355 @@
+/**
+ * The nn.Module tree of a run, from the `nn.Module: Name_k` python frames torch writes under
+ * with_stack (or with_modules): each module entered as a frame named after its class and a
+ * per-class instance number, nested in its parent module's frame on the same thread.
+ *
+ * A node is one module at one place in the tree (its path of names from the root), over all
+ * its calls:
+ * - host total = Σ durations of its frames; host self = host total − its child modules' frames;
+ * - device self = the GPU work (kernels, copies, memsets) owned by the ops whose innermost
+ *   module frame is this one (the owning-op rule: a GPU activity belongs to the op that
+ *   launched it, and that op to the innermost module frame around its start on its thread);
+ *   device total = device self + the children's device total;
+ * - allocated bytes = Σ positive `Bytes` of the `[memory]` records on the frame's thread inside
+ *   it (profile_memory), self and total the same way; CPU and device memory apart;
+ * - backward: the autograd engine runs backward ops on its own thread, outside every module
+ *   frame. Where the trace links a backward op to its forward op (the `fwdbwd` flow, from
+ *   autograd's sequence number), the backward op and everything under it are counted to the
+ *   forward op's module, apart from its forward figures. Without links, backward work is
+ *   counted as outside every module.
+ * GPU work whose op lies outside every module frame is `outside` (optimizer steps, data
+ * movement, unlinked backward): it is reported, never spread over modules.
+ */
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
+import { owningOp } from './scopes.js';
+import { innermostEnclosing, sortNested } from '../helpers/enclosing.js';
+
+const MODULE_PREFIX = 'nn.Module: ';
+
+export interface KernelShare {
+  readonly name: string;
+  readonly durNs: number;
+  readonly count: number;
+}
+
+export interface ModulePhase {
+  readonly deviceSelfNs: number;
+  readonly deviceTotalNs: number;
+}
+
+export interface ModuleNode {
+  /** As in the frame: `GPT2Block_3`. */
+  readonly name: string;
+  /** The class: the name less its instance number. */
+  readonly className: string;
+  /** Names from the root, joined with `/`. */
+  readonly path: string;
+  readonly depth: number;
+  readonly parent: number;
+  readonly children: number[];
+  calls: number;
+  hostTotalNs: number;
+  hostSelfNs: number;
+  /** Forward (and everything run inside the module's frames). */
+  deviceSelfNs: number;
+  deviceTotalNs: number;
+  /** Backward work linked to this module's forward ops (fwdbwd); zero without links. */
+  backward: { deviceSelfNs: number; deviceTotalNs: number; hostSelfNs: number; hostTotalNs: number };
+  allocatedDeviceSelfBytes: number;
+  allocatedDeviceTotalBytes: number;
+  allocatedCpuSelfBytes: number;
+  allocatedCpuTotalBytes: number;
+  /** The kernels of the module's device total (forward and backward), longest first (at most `topKernels`). */
+  topKernels: KernelShare[];
+}
+
+export type ModulesStatus =
+  /** Python frames present, module frames among them. */
+  | 'ok'
+  /** No python frames at all: the trace was captured without with_stack / with_modules. */
+  | 'no-python-frames'
+  /** Python frames, but none is an `nn.Module:` frame (no module ran, or an old torch). */
+  | 'no-module-frames'
+  /** The python frames were left out when the trace was loaded. */
+  | 'not-loaded';
+
+export interface ModuleTree {
+  readonly status: ModulesStatus;
+  readonly nodes: readonly ModuleNode[];
+  readonly roots: readonly number[];
+  /** fwdbwd links the trace has (0: backward work is outside every module). */
+  readonly backwardLinks: number;
+  /** GPU work owned by no op inside a module frame (nor a linked backward op). */
+  readonly outside: { readonly deviceNs: number; readonly kernels: KernelShare[] };
+  /** Σ durations of all GPU work in the trace (for shares). */
+  readonly deviceNs: number;
+  /** Host op → module node it runs in (forward frames), −1 when none. */
+  readonly moduleOfOp: Int32Array;
+  /** Host op → module node whose backward it belongs to (fwdbwd), −1 when none. */
+  readonly backwardModuleOfOp: Int32Array;
+}
+
+export interface ModuleTreeOptions {
+  /** Kernels listed per module (default 5). */
+  readonly topKernels?: number;
+}
+
+export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): ModuleTree {
+  const topN = opts.topKernels ?? 5;
+  const { python, host, gpu, strings } = m;
+  const emptyOps = () => new Int32Array(host.length).fill(-1);
+  const empty = (status: ModulesStatus): ModuleTree => ({
+    status,
+    nodes: [],
+    roots: [],
+    backwardLinks: 0,
+    outside: { deviceNs: sumGpuNs(m), kernels: [] },
+    deviceNs: sumGpuNs(m),
+    moduleOfOp: emptyOps(),
+    backwardModuleOfOp: emptyOps(),
+  });
+  if (m.omitted.includes('python')) return empty('not-loaded');
+  if (python.length === 0) return empty('no-python-frames');
+
+  // 1. Module frames, by thread then start (longest first at equal starts: the outer frame).
+  const isModule = new Int8Array(strings.size).fill(-1);
+  const moduleRows: number[] = [];
+  for (let f = 0; f < python.length; f++) {
+    const id = python.name[f]!;
+    if (isModule[id] === -1) isModule[id] = strings.get(id).startsWith(MODULE_PREFIX) ? 1 : 0;
+    if (isModule[id] === 1) moduleRows.push(f);
+  }
+  if (moduleRows.length === 0) return empty('no-module-frames');
+  const frames = sortNested(python, moduleRows);
+
+  // 2. The tree: each frame's node is (its enclosing module frame's node, its name).
+  const nodes: ModuleNode[] = [];
+  const roots: number[] = [];
+  const nodeByKey = new Map<string, number>();
+  const nodeOfFrame = new Map<number, number>();
+  const stack: number[] = [];
+  let thread = -1;
+  for (const f of frames) {
+    const t = python.thread[f]!;
+    const s = python.startNs[f]!;
+    if (t !== thread) {
+      stack.length = 0;
+      thread = t;
+    }
+    while (stack.length > 0 && endOf(m, stack[stack.length - 1]!) <= s) stack.pop();
+    const parentFrame = stack.length > 0 ? stack[stack.length - 1]! : -1;
+    const parent = parentFrame >= 0 ? nodeOfFrame.get(parentFrame)! : -1;
+    const name = strings.get(python.name[f]!).slice(MODULE_PREFIX.length);
+    const key = `${parent}\u0000${name}`;
+    let node = nodeByKey.get(key);
+    if (node === undefined) {
+      node = nodes.length;
+      nodeByKey.set(key, node);
+      const depth = parent >= 0 ? nodes[parent]!.depth + 1 : 0;
+      nodes.push(newNode(name, parent >= 0 ? `${nodes[parent]!.path}/${name}` : name, depth, parent));
+      if (parent >= 0) nodes[parent]!.children.push(node);
+      else roots.push(node);
+    }
+    nodeOfFrame.set(f, node);
+    const n = nodes[node]!;
+    const dur = python.durNs[f]!;
+    n.calls++;
+    n.hostTotalNs += dur;
+    n.hostSelfNs += dur;
+    if (parent >= 0) nodes[parent]!.hostSelfNs -= dur;
+    stack.push(f);
+  }
+
+  // 3. Each op's innermost module frame on its thread (a sweep per thread over frames and ops).
+  const ops: number[] = [];
+  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
+  const frameOfOp = innermostEnclosing(python, frames, ops.length, (k) => host.thread[ops[k]!]!, (k) => host.startNs[ops[k]!]!);
+  const moduleOfOp = emptyOps();
+  ops.forEach((i, k) => {
+    const f = frameOfOp[k]!;
+    if (f >= 0) moduleOfOp[i] = nodeOfFrame.get(f)!;
+  });
+
+  // 4. Backward: ops linked from a forward op (fwdbwd) and everything under them.
+  const backwardModuleOfOp = emptyOps();
+  let backwardLinks = 0;
+  // Inner backward ops first: a linked op inside another's subtree keeps its own module.
+  const links = [...m.fwdBwd].sort((a, b) => host.depth[b.bwd]! - host.depth[a.bwd]!);
+  for (const link of links) {
+    const mod = moduleOfOp[link.fwd]!;
+    if (mod < 0) continue;
+    backwardLinks++;
+    markSubtree(m, link.bwd, mod, backwardModuleOfOp);
+  }
+  // A backward op's host time (its own, not nested in another linked backward op).
+  for (const link of links) {
+    const mod = backwardModuleOfOp[link.bwd]!;
+    if (mod < 0) continue;
+    let nested = false;
+    for (let p = host.parent[link.bwd]!; p >= 0; p = host.parent[p]!) if (backwardModuleOfOp[p]! >= 0) nested = true;
+    if (!nested) nodes[mod]!.backward.hostSelfNs += host.durNs[link.bwd]!;
+  }
+
+  // 5. GPU work by the owning op's module (forward) or linked backward module.
+  const selfKernels = nodes.map(() => new Map<string, { durNs: number; count: number }>());
+  const outsideKernels = new Map<string, { durNs: number; count: number }>();
+  let outsideNs = 0;
+  let deviceNs = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    const dur = gpu.durNs[g]!;
+    if (dur !== dur) continue;
+    deviceNs += dur;
+    const o = owningOp(m, g);
+    const fwd = o >= 0 ? moduleOfOp[o]! : -1;
+    const bwd = o >= 0 && fwd < 0 ? backwardModuleOfOp[o]! : -1;
+    const name = strings.get(gpu.name[g]!);
+    if (fwd >= 0) nodes[fwd]!.deviceSelfNs += dur;
+    else if (bwd >= 0) nodes[bwd]!.backward.deviceSelfNs += dur;
+    else {
+      outsideNs += dur;
+      addKernel(outsideKernels, name, dur);
+      continue;
+    }
+    addKernel(selfKernels[fwd >= 0 ? fwd : bwd]!, name, dur);
+  }
+
+  // 6. Memory records on a module frame's thread, inside it.
+  if (!m.omitted.includes('memory') && m.memory.length > 0) {
+    const mem = m.memory;
+    const recs: number[] = [];
+    for (let r = 0; r < mem.length; r++) if (!mem.outOfMemory[r] && mem.bytes[r]! > 0) recs.push(r);
+    const frameOfRec = innermostEnclosing(python, frames, recs.length, (k) => mem.thread[recs[k]!]!, (k) => mem.tsNs[recs[k]!]!);
+    recs.forEach((r, k) => {
+      const f = frameOfRec[k]!;
+      if (f < 0) return;
+      const n = nodes[nodeOfFrame.get(f)!]!;
+      const t = mem.deviceType[r]!;
+      if (isDeviceMemoryType(t)) n.allocatedDeviceSelfBytes += mem.bytes[r]!;
+      else if (isCpuMemoryType(t)) n.allocatedCpuSelfBytes += mem.bytes[r]!;
+    });
+  }
+
+  // 7. Totals, children before parents (a child is always created after its parent).
+  const totalKernels = selfKernels.map((k) => new Map(k));
+  for (let k = nodes.length - 1; k >= 0; k--) {
+    const n = nodes[k]!;
+    n.deviceTotalNs += n.deviceSelfNs;
+    n.backward.deviceTotalNs += n.backward.deviceSelfNs;
+    n.backward.hostTotalNs += n.backward.hostSelfNs;
+    n.allocatedDeviceTotalBytes += n.allocatedDeviceSelfBytes;
+    n.allocatedCpuTotalBytes += n.allocatedCpuSelfBytes;
+    n.topKernels = topKernels(totalKernels[k]!, topN);
+    if (n.parent < 0) continue;
+    const p = nodes[n.parent]!;
+    p.deviceTotalNs += n.deviceTotalNs;
+    p.backward.deviceTotalNs += n.backward.deviceTotalNs;
+    p.backward.hostTotalNs += n.backward.hostTotalNs;
+    p.allocatedDeviceTotalBytes += n.allocatedDeviceTotalBytes;
+    p.allocatedCpuTotalBytes += n.allocatedCpuTotalBytes;
+    const into = totalKernels[n.parent]!;
+    for (const [name, v] of totalKernels[k]!) {
+      const cur = into.get(name);
+      if (cur) {
+        cur.durNs += v.durNs;
+        cur.count += v.count;
+      } else into.set(name, { ...v });
+    }
+  }
+  return {
+    status: 'ok',
+    nodes,
+    roots,
+    backwardLinks,
+    outside: { deviceNs: outsideNs, kernels: topKernels(outsideKernels, topN) },
+    deviceNs,
+    moduleOfOp,
+    backwardModuleOfOp,
+  };
+}
+
+/** The nodes depth-first, children in order of first call. */
+export function modulesInTreeOrder(t: ModuleTree): number[] {
+  const out: number[] = [];
+  const visit = (k: number) => {
+    out.push(k);
+    for (const c of t.nodes[k]!.children) visit(c);
+  };
+  for (const r of t.roots) visit(r);
+  return out;
+}
+
+/** What to tell a user whose trace has no module tree, with the profiler flag to set. */
+export function modulesStatusLine(status: ModulesStatus): string | undefined {
+  switch (status) {
+    case 'no-python-frames':
+      return 'no python frames in this trace: capture it with torch.profiler.profile(with_stack=True) (or with_modules=True) to see the nn.Module tree';
+    case 'no-module-frames':
+      return 'the trace has python frames but no nn.Module frames: no nn.Module ran while profiling, or the torch version does not record them (with_stack=True on torch ≥ 1.13)';
+    case 'not-loaded':
+      return 'the python frames were left out when the trace was loaded';
+    default:
+      return undefined;
+  }
+}
+
+function newNode(name: string, path: string, depth: number, parent: number): ModuleNode {
+  return {
+    name,
+    className: name.replace(/_\d+$/, ''),
+    path,
+    depth,
+    parent,
+    children: [],
+    calls: 0,
+    hostTotalNs: 0,
+    hostSelfNs: 0,
+    deviceSelfNs: 0,
+    deviceTotalNs: 0,
+    backward: { deviceSelfNs: 0, deviceTotalNs: 0, hostSelfNs: 0, hostTotalNs: 0 },
+    allocatedDeviceSelfBytes: 0,
+    allocatedDeviceTotalBytes: 0,
+    allocatedCpuSelfBytes: 0,
+    allocatedCpuTotalBytes: 0,
+    topKernels: [],
+  };
+}
+
+function endOf(m: TraceModel, f: number): number {
+  return m.python.startNs[f]! + m.python.durNs[f]!;
+}
+
+function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array): void {
+  const { firstChild, nextSibling } = m.host;
+  const todo = [root];
+  while (todo.length > 0) {
+    const x = todo.pop()!;
+    if (out[x]! >= 0) continue;
+    out[x] = mod;
+    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) todo.push(c);
+  }
+}
+
+function addKernel(map: Map<string, { durNs: number; count: number }>, name: string, dur: number): void {
+  const cur = map.get(name);
+  if (cur) {
+    cur.durNs += dur;
+    cur.count++;
+  } else map.set(name, { durNs: dur, count: 1 });
+}
+
+function topKernels(map: Map<string, { durNs: number; count: number }>, n: number): KernelShare[] {
+  return [...map]
+    .map(([name, v]) => ({ name, durNs: v.durNs, count: v.count }))
+    .sort((a, b) => b.durNs - a.durNs || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, n);
+}
+
+function sumGpuNs(m: TraceModel): number {
+  let s = 0;
+  for (let g = 0; g < m.gpu.length; g++) {
+    const d = m.gpu.durNs[g]!;
+    if (d === d) s += d;
+  }
+  return s;
+}

@@ -1,0 +1,50 @@
+/**
+ * Profiler options that inflate host times: `with_stack` (a Python frame recorded at every
+ * `python_function` call and return), `profile_memory` (a `[memory]` record at every allocation
+ * and free) and `with_flops` (a FLOP formula evaluated per op). Their work runs on the host
+ * inside the events being timed, so CPU durations — ops, launch calls, the compiled wrapper —
+ * read longer than without them; GPU activity durations are measured by CUPTI on the device and
+ * are not affected.
+ *
+ * Each option is detected from the trace, with the evidence named: the trace header's flag
+ * (`with_stack: 1`, `profile_memory: 1`, `with_flops: 1`: torch 2.11 writes them; `m.flags`),
+ * else `python_function` frames in the model, `[memory]` records, or a `flops` argument on a
+ * cpu_op. Where the header is silent and the model left the frames or the records out
+ * (`omitted`), an option can go unseen.
+ */
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+
+export type InflatingOption = 'with_stack' | 'profile_memory' | 'with_flops';
+
+export interface InflatingOptionFound {
+  readonly option: InflatingOption;
+  /** What in the trace says it was on. */
+  readonly evidence: string;
+}
+
+export function findInflatingOptions(m: TraceModel): InflatingOptionFound[] {
+  const out: InflatingOptionFound[] = [];
+  // The header first: the answer must not change when the caller left the frames or the
+  // records out of the model (model.test: every analysis the same either way).
+  if (m.flags.withStack) out.push({ option: 'with_stack', evidence: 'the trace header' });
+  else if (m.python.length > 0) out.push({ option: 'with_stack', evidence: `${m.python.length.toLocaleString('en-US')} python_function frames` });
+  if (m.flags.profileMemory) out.push({ option: 'profile_memory', evidence: 'the trace header' });
+  else if (m.memory.length > 0) out.push({ option: 'profile_memory', evidence: `${m.memory.length.toLocaleString('en-US')} [memory] records` });
+  let flops = 0;
+  for (let i = 0; i < m.host.length; i++) if (m.host.kind[i] === HostKind.Op && m.host.args[i]?.['flops'] !== undefined) flops++;
+  if (flops > 0) out.push({ option: 'with_flops', evidence: `a flops argument on ${flops.toLocaleString('en-US')} ops` });
+  else if (m.flags.withFlops) out.push({ option: 'with_flops', evidence: 'the trace header' });
+  return out;
+}
+
+/** One sentence: which options were on, from what evidence, and what that does to the figures. */
+export function describeInflatingOptions(found: readonly InflatingOptionFound[]): string | undefined {
+  if (!found.length) return undefined;
+  const what = found.map((f) => `\`${f.option}\` (${f.evidence})`);
+  const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what[what.length - 1]}`;
+  return (
+    `${list} ${found.length === 1 ? 'was' : 'were'} on while this trace was recorded: the profiler's own work runs on the host inside the events it times, ` +
+    'so host times (op and launch-call durations, the compiled wrapper, compile overhead) read longer than in a run without ' +
+    `${found.length === 1 ? 'it' : 'them'}; GPU activity durations are not affected.`
+  );
+}

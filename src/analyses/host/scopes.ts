@@ -1,0 +1,269 @@
+/**
+ * Scope instances: the repeated units a trace is read in — each `ProfilerStep#N`, each
+ * instance of a `record_function` annotation (`linear_fwd`, `mlp_fwd`), or the whole trace —
+ * with the host events inside each instance and the GPU work they launched.
+ *
+ * Which host events belong to an instance:
+ * - on the instance's own thread, the events nested inside it (torch's nesting);
+ * - on other threads, the events that start inside its window: autograd runs the backward
+ *   pass on its own thread (`pt_autograd_0`), and that work belongs to the step or
+ *   annotation whose `loss.backward()` started it.
+ * An instance nested inside another instance of the same name is part of the outer one
+ * (recursive annotations are read at their outermost level).
+ *
+ * Which GPU work an instance owns: every kernel, copy and memset whose launching runtime or
+ * driver call is inside the instance (a CUDA-graph replay's kernels belong to the instance
+ * of its `cudaGraphLaunch`); GPU work with no launching call belongs to the instance of its
+ * owning op. This is more than torch's device total, which credits kernels only to ops: a
+ * hand-written Triton kernel launched outside any `cpu_op` (`geglu_fwd`) is still the
+ * annotation's work.
+ *
+ * Ignores: GPU work launched outside every instance (it belongs to no instance), and
+ * `gpu_user_annotation` spans (Kineto's own GPU-side summary of the same work).
+ */
+import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
+import { countLaunches } from './launches.js';
+
+/** What a scope is made of: steps, instances of one annotation name, or the whole trace. */
+export type ScopeSpec =
+  | { readonly per: 'step' }
+  | { readonly per: 'annotation'; readonly name: string }
+  | { readonly per: 'trace' };
+
+export interface ScopeInstance {
+  /** 0-based, in start order. */
+  readonly index: number;
+  /** `ProfilerStep#3`, the annotation name, or `trace`. */
+  readonly name: string;
+  /** Host index of the step / annotation event; -1 for the whole trace. */
+  readonly root: number;
+  readonly startNs: number;
+  readonly endNs: number;
+  /** Host events inside the instance (the root excluded), in start order. */
+  readonly hostEvents: readonly number[];
+  /** GPU activities (kernels, copies, memsets) the instance launched, in launch order. */
+  readonly gpu: readonly number[];
+}
+
+/** `step`, `trace`, or an annotation name. */
+export function parseScope(per: string): ScopeSpec {
+  if (per === 'step') return { per: 'step' };
+  if (per === 'trace') return { per: 'trace' };
+  return { per: 'annotation', name: per };
+}
+
+/** The scope as written on a command line or in an expectations file. */
+export function scopeLabel(s: ScopeSpec): string {
+  return s.per === 'annotation' ? s.name : s.per;
+}
+
+/** True for annotations torch writes itself for steps (`ProfilerStep#N`). */
+export function isStepAnnotationName(name: string): boolean {
+  return name.startsWith('ProfilerStep#');
+}
+
+export interface AnnotationNameInfo {
+  readonly name: string;
+  /** Outermost instances. */
+  readonly instances: number;
+  /** True when no instance of it lies inside an instance of another annotation (steps aside). */
+  readonly topLevel: boolean;
+  /** Top-level annotations only: Σ durations of the GPU work launched under its instances (0 for nested ones, not computed). */
+  readonly gpuNs: number;
+}
+
+/**
+ * The `user_annotation` names of the trace other than steps, in order of first appearance,
+ * with their instance counts; the GPU work of the top-level ones (one pass over the trace
+ * per top-level name, so a trace with hundreds of nested annotation names stays cheap).
+ */
+export function listAnnotations(m: TraceModel): AnnotationNameInfo[] {
+  const { host } = m;
+  const names = new Map<number, number[]>();
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Annotation) continue;
+    const id = host.name[i]!;
+    if (isStepAnnotationName(m.strings.get(id))) continue;
+    let list = names.get(id);
+    if (!list) names.set(id, (list = []));
+    list.push(i);
+  }
+  const out: (AnnotationNameInfo & { firstNs: number })[] = [];
+  for (const [id, events] of names) {
+    const name = m.strings.get(id);
+    let instances = 0;
+    let topLevel = true;
+    let firstNs = Infinity;
+    for (const i of events) {
+      firstNs = Math.min(firstNs, host.startNs[i]!);
+      let nested = false;
+      for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
+        if (host.kind[p] !== HostKind.Annotation) continue;
+        if (host.name[p] === id) nested = true;
+        else if (!isStepAnnotationName(m.strings.get(host.name[p]!))) topLevel = false;
+      }
+      if (!nested) instances++;
+    }
+    let gpuNs = 0;
+    if (topLevel) for (const inst of computeScopeInstances(m, { per: 'annotation', name })) gpuNs += instanceGpuNs(m, inst);
+    out.push({ name, instances, topLevel, gpuNs, firstNs });
+  }
+  out.sort((a, b) => a.firstNs - b.firstNs);
+  return out.map(({ firstNs: _, ...info }) => info);
+}
+
+/**
+ * The scope a trace is best read in when none is named: its annotation, when exactly one
+ * top-level annotation launched GPU work and it holds at least half of the GPU work of the
+ * steps (of the whole trace when there are none): `linear_fwd`, `mlp_fwd`, `train_step`.
+ * Otherwise — work split between forward, backward and optimizer annotations, or mostly
+ * outside them — the steps, else the whole trace.
+ */
+export function choosePrimaryScope(m: TraceModel): ScopeSpec {
+  const name = primaryAnnotation(m);
+  if (name !== undefined) return { per: 'annotation', name };
+  if (m.steps.length > 0) return { per: 'step' };
+  return { per: 'trace' };
+}
+
+/** The annotation `choosePrimaryScope` would pick, among `allowed` names when given. */
+export function primaryAnnotation(m: TraceModel, allowed?: ReadonlySet<string>, annotations: readonly AnnotationNameInfo[] = listAnnotations(m)): string | undefined {
+  const top = annotations.filter((a) => a.topLevel && a.instances > 0 && a.gpuNs > 0);
+  if (top.length !== 1 || (allowed && !allowed.has(top[0]!.name))) return undefined;
+  let referenceNs = 0;
+  for (const inst of computeScopeInstances(m, m.steps.length > 0 ? { per: 'step' } : { per: 'trace' })) referenceNs += instanceGpuNs(m, inst);
+  return top[0]!.gpuNs >= 0.5 * referenceNs ? top[0]!.name : undefined;
+}
+
+/** The instances of a scope, in start order (empty when the trace has none). */
+export function computeScopeInstances(m: TraceModel, scope: ScopeSpec): ScopeInstance[] {
+  const { host } = m;
+  let roots: number[];
+  if (scope.per === 'trace') return [wholeTrace(m)];
+  if (scope.per === 'step') {
+    roots = m.steps.map((s) => s.host);
+  } else {
+    const id = m.strings.find(scope.name);
+    roots = [];
+    for (let i = 0; i < host.length; i++) {
+      if (host.name[i] !== id || host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) continue;
+      // The outermost instance only.
+      let nested = false;
+      for (let p = host.parent[i]!; p >= 0 && !nested; p = host.parent[p]!) nested = host.name[p] === id;
+      if (!nested) roots.push(i);
+    }
+  }
+  roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  if (roots.length === 0) return [];
+
+  // Assign every host event to at most one instance.
+  const owner = new Int32Array(host.length).fill(-1);
+  roots.forEach((r, k) => markSubtree(m, r, k, owner));
+  const starts = roots.map((r) => host.startNs[r]!);
+  for (let i = 0; i < host.length; i++) {
+    if (owner[i]! >= 0) continue;
+    const k = lastAtOrBefore(starts, host.startNs[i]!);
+    if (k < 0) continue;
+    const r = roots[k]!;
+    if (host.thread[i] === host.thread[r]) continue;
+    if (host.startNs[i]! < host.startNs[r]! + host.durNs[r]!) owner[i] = k;
+  }
+
+  const hostEvents: number[][] = roots.map(() => []);
+  for (let i = 0; i < host.length; i++) {
+    const k = owner[i]!;
+    if (k >= 0 && i !== roots[k]) hostEvents[k]!.push(i);
+  }
+  for (const list of hostEvents) list.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
+
+  const gpuLists: number[][] = roots.map(() => []);
+  const { gpu } = m;
+  for (let g = 0; g < gpu.length; g++) {
+    const l = gpu.launcher[g]!;
+    const k = l >= 0 ? owner[l]! : gpu.owner[g]! >= 0 ? owner[gpu.owner[g]!]! : -1;
+    if (k >= 0) gpuLists[k]!.push(g);
+  }
+  for (const list of gpuLists) list.sort((a, b) => launchOrder(m, a) - launchOrder(m, b) || gpu.startNs[a]! - gpu.startNs[b]! || a - b);
+
+  return roots.map((r, k) => ({
+    index: k,
+    name: m.strings.get(host.name[r]!),
+    root: r,
+    startNs: host.startNs[r]!,
+    endNs: host.startNs[r]! + host.durNs[r]!,
+    hostEvents: hostEvents[k]!,
+    gpu: gpuLists[k]!,
+  }));
+}
+
+function wholeTrace(m: TraceModel): ScopeInstance {
+  const hostEvents: number[] = [];
+  for (let i = 0; i < m.host.length; i++) hostEvents.push(i);
+  hostEvents.sort((a, b) => m.host.startNs[a]! - m.host.startNs[b]! || a - b);
+  const gpu: number[] = [];
+  for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
+  gpu.sort((a, b) => launchOrder(m, a) - launchOrder(m, b) || m.gpu.startNs[a]! - m.gpu.startNs[b]! || a - b);
+  return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
+}
+
+/** When the host asked for the work: its launch call's start, else the work's own start. */
+function launchOrder(m: TraceModel, g: number): number {
+  const l = m.gpu.launcher[g]!;
+  return l >= 0 ? m.host.startNs[l]! : m.gpu.startNs[g]!;
+}
+
+function markSubtree(m: TraceModel, root: number, k: number, owner: Int32Array): void {
+  const stack = [root];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    owner[i] = k;
+    for (let c = m.host.firstChild[i]!; c >= 0; c = m.host.nextSibling[c]!) stack.push(c);
+  }
+}
+
+function lastAtOrBefore(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let ans = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! <= x) {
+      ans = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return ans;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Small per-instance facts shared by diff and check.
+
+/** The `cpu_op` a GPU activity belongs to: its owner, else the innermost op around its launch call; -1 when none. */
+export function owningOp(m: TraceModel, g: number): number {
+  const o = m.gpu.owner[g]!;
+  if (o >= 0) return o;
+  for (let p = m.gpu.launcher[g]!; p >= 0; p = m.host.parent[p]!) if (m.host.kind[p] === HostKind.Op) return p;
+  return -1;
+}
+
+/** Device kernels of an instance (copies and memsets left out), in launch order. */
+export function instanceKernels(m: TraceModel, inst: ScopeInstance): number[] {
+  return inst.gpu.filter((g) => m.gpu.kind[g] === GpuKind.Kernel);
+}
+
+/** The instance's launches (`isLaunchCall`: calls that launched its kernels; one `cudaGraphLaunch` counts once; memsets and copies are not launches). */
+export function instanceLaunches(m: TraceModel, inst: ScopeInstance): number {
+  return countLaunches(m, inst.gpu).launches;
+}
+
+/** Σ durations of the instance's GPU work (kernels, copies, memsets), ns. */
+export function instanceGpuNs(m: TraceModel, inst: ScopeInstance): number {
+  let s = 0;
+  for (const g of inst.gpu) s += m.gpu.durNs[g]!;
+  return s;
+}
+
+/** The instance's duration on the host, ns (the step / annotation event; the trace's extent). */
+export function instanceDurNs(inst: ScopeInstance): number {
+  return inst.endNs - inst.startNs;
+}

@@ -1,0 +1,438 @@
+/**
+ * Where the memory went (profile_memory): per device, the allocator's allocated and reserved
+ * bytes over time from the `[memory]` records, the peak, what was alive at the peak, per-op
+ * statistics, allocations never freed, and memory per profiler step.
+ *
+ * What each record says (torch's profiler, c10 allocator callbacks): `Bytes` (> 0 an
+ * allocation, < 0 a free), `Addr` (a free carries its block's address), and the device's
+ * `Total Allocated` / `Total Reserved` just after it. The series are those totals as written;
+ * nothing is summed here, so blocks allocated before the profiler started count in them.
+ *
+ * Attribution: a record belongs to the outermost `cpu_op` around it on its own thread (the op
+ * the user's code called: `aten::linear`, an autograd node's `evaluate_function`), else to no
+ * op (`(no op)`); to a module by the innermost `nn.Module` frame around it on its thread, else
+ * by the module whose backward its op belongs to (fwdbwd links, modules.ts).
+ * Alive at the peak: allocations made in the trace, not freed by the peak's record; what the
+ * totals hold beyond them was allocated before the trace (`beforeTraceBytes`).
+ * Per-op statistics follow torch's interval rule (memory-usage.ts): an op counts every record
+ * in its span on any thread, its callees' included.
+ */
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { innermostEnclosing, sortNested } from '../helpers/enclosing.js';
+import { isCpuMemoryType, memoryTimeOrder } from './memory-usage.js';
+import type { ModuleTree } from '../host/modules.js';
+import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';
+
+export const NO_OP = '(no op)';
+export const NO_MODULE = '(no module)';
+
+export interface AliveGroup {
+  readonly key: string;
+  readonly bytes: number;
+  readonly count: number;
+}
+
+export interface MemoryOpStats {
+  readonly op: string;
+  /** Calls of the op (every call, with records or not). */
+  readonly calls: number;
+  /** Records in the op's spans (any thread, callees included), and their sums. */
+  readonly allocations: number;
+  readonly allocatedBytes: number;
+  readonly frees: number;
+  readonly freedBytes: number;
+  /** Net bytes (torch's memory usage of this device kind: cpu or device), total and self. */
+  readonly totalBytes: number;
+  readonly selfBytes: number;
+}
+
+export interface MemoryStep {
+  readonly step: string;
+  readonly startNs: number;
+  readonly endNs: number;
+  /** Allocated just before the step began (the last record before it). */
+  readonly startBytes: number;
+  readonly peakBytes: number;
+  readonly peakAtNs: number;
+  /** Allocated when the step ended (the last record up to its end). */
+  readonly endBytes: number;
+}
+
+export interface LeakSuspect {
+  /** Growth of allocated bytes from the first step's end to the last step's end. */
+  readonly growthBytes: number;
+  readonly steps: number;
+  /** Allocations made inside the steps and never freed in the trace, by op, largest first. */
+  readonly neverFreedByOp: readonly AliveGroup[];
+}
+
+export interface MemoryDeviceTimeline {
+  /** `cpu`, `cuda:0`, `hip:1`, … */
+  readonly device: string;
+  readonly deviceType: number;
+  readonly deviceId: number;
+  readonly records: number;
+  /** Whether every record carries `Addr` (else alive-at-peak, never-freed and leak ops are not computed). */
+  readonly pairedByAddr: boolean;
+  /** The series, in time order: one point per record. */
+  readonly tsNs: Float64Array;
+  readonly allocatedBytes: Float64Array;
+  readonly reservedBytes: Float64Array;
+  /** Per point: the record's Bytes, Addr and op (the outermost cpu_op around it, or NO_OP). */
+  readonly bytes: Float64Array;
+  readonly addr: Float64Array;
+  readonly op: readonly string[];
+  readonly peakAllocatedBytes: number;
+  readonly peakAtNs: number;
+  readonly peakReservedBytes: number;
+  readonly peakReservedAtNs: number;
+  readonly firstAllocatedBytes: number;
+  readonly lastAllocatedBytes: number;
+  readonly alive: {
+    readonly byOp: readonly AliveGroup[];
+    readonly byModule: readonly AliveGroup[];
+    readonly bytes: number;
+    readonly beforeTraceBytes: number;
+  };
+  readonly byOp: readonly MemoryOpStats[];
+  readonly neverFreed: { readonly bytes: number; readonly count: number; readonly byOp: readonly AliveGroup[] };
+  readonly steps: readonly MemoryStep[];
+  readonly leakSuspect: LeakSuspect | undefined;
+  /** `totalGlobalMem` of deviceProperties for this GPU, when known. */
+  readonly capacityBytes: number | undefined;
+}
+
+export interface MemoryTimeline {
+  readonly status: 'ok' | 'no-records' | 'not-loaded';
+  readonly devices: readonly MemoryDeviceTimeline[];
+  /** `[OutOfMemory]` records (allocation failures). */
+  readonly outOfMemory: number;
+}
+
+/** Fraction of totalGlobalMem at which a reserved peak is called near the device's capacity. */
+export const NEAR_CAPACITY = 0.9;
+
+export function deviceLabel(deviceType: number, deviceId: number): string {
+  if (isCpuMemoryType(deviceType)) return 'cpu';
+  if (deviceType === 1) return `cuda:${deviceId}`;
+  if (deviceType === 6) return `hip:${deviceId}`;
+  if (deviceType === 20) return `privateuse1:${deviceId}`;
+  return `device-type-${deviceType}:${deviceId}`;
+}
+
+export interface MemoryTimelineOptions {
+  /** The module tree (modules.ts), for alive-at-peak by module. */
+  readonly modules?: ModuleTree;
+  /** Groups listed per table (default 10). */
+  readonly top?: number;
+}
+
+export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions = {}): MemoryTimeline {
+  if (m.omitted.includes('memory')) return { status: 'not-loaded', devices: [], outOfMemory: 0 };
+  const mem = m.memory;
+  let outOfMemory = 0;
+  for (let r = 0; r < mem.length; r++) if (mem.outOfMemory[r]) outOfMemory++;
+  const order = memoryTimeOrder(m);
+  if (order.length === 0) return { status: 'no-records', devices: [], outOfMemory };
+  const top = opts.top ?? 10;
+
+  // Each record's op (outermost cpu_op on its thread around it) and module.
+  const opOf = recordOps(m, order);
+  const moduleOf = recordModules(m, order, opOf.innermost, opts.modules);
+
+  // Records per device, in time order.
+  const byDevice = new Map<string, number[]>();
+  order.forEach((r, k) => {
+    const key = `${mem.deviceType[r]}|${mem.deviceId[r]}`;
+    let list = byDevice.get(key);
+    if (!list) byDevice.set(key, (list = []));
+    list.push(k);
+  });
+  // torch's table: calls and the self / total memory columns of each op.
+  const table = computeProfilerTable(m);
+  const devices: MemoryDeviceTimeline[] = [];
+  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table));
+  devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
+  return { status: 'ok', devices, outOfMemory };
+}
+
+function deviceTimeline(
+  m: TraceModel,
+  order: Int32Array,
+  ks: readonly number[],
+  opName: readonly string[],
+  moduleName: readonly string[],
+  top: number,
+  table: ProfilerTable,
+): MemoryDeviceTimeline {
+  const mem = m.memory;
+  const r0 = order[ks[0]!]!;
+  const deviceType = mem.deviceType[r0]!;
+  const deviceId = mem.deviceId[r0]!;
+  const n = ks.length;
+  const tsNs = new Float64Array(n);
+  const allocatedBytes = new Float64Array(n);
+  const reservedBytes = new Float64Array(n);
+  let peak = -1;
+  let peakRes = -1;
+  for (let j = 0; j < n; j++) {
+    const r = order[ks[j]!]!;
+    tsNs[j] = mem.tsNs[r]!;
+    allocatedBytes[j] = mem.totalAllocated[r]!;
+    reservedBytes[j] = mem.totalReserved[r]!;
+    if (peak < 0 || allocatedBytes[j]! > allocatedBytes[peak]!) peak = j;
+    if (peakRes < 0 || reservedBytes[j]! > reservedBytes[peakRes]!) peakRes = j;
+  }
+
+  // Replay allocations and frees by address; snapshot what is alive at the peak. Records
+  // written without `Addr` cannot be paired: then nothing is said of blocks (pairedByAddr false).
+  let paired = true;
+  for (const k of ks) if (mem.addr[order[k]!] !== mem.addr[order[k]!]) paired = false;
+  const live = new Map<number, number>(); // addr → k of its allocation
+  let aliveAtPeak: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const k = ks[j]!;
+    const r = order[k]!;
+    const b = mem.bytes[r]!;
+    const addr = mem.addr[r]!;
+    if (addr === addr) {
+      if (b > 0) live.set(addr, k);
+      else if (b < 0) live.delete(addr);
+    }
+    if (j === peak) aliveAtPeak = [...live.values()];
+  }
+  if (!paired) {
+    aliveAtPeak = [];
+    live.clear();
+  }
+  const bytesOf = (k: number) => mem.bytes[order[k]!]!;
+  const alivePeakBytes = aliveAtPeak.reduce((s, k) => s + bytesOf(k), 0);
+  const neverFreedKs = [...live.values()];
+
+  const capacity = deviceType === 1 || deviceType === 6 ? m.devices.find((d) => d.id === deviceId)?.totalGlobalMem : undefined;
+  const steps = memorySteps(m, tsNs, allocatedBytes, ks, order);
+  return {
+    device: deviceLabel(deviceType, deviceId),
+    deviceType,
+    deviceId,
+    records: n,
+    pairedByAddr: paired,
+    tsNs,
+    allocatedBytes,
+    reservedBytes,
+    bytes: Float64Array.from(ks, (k) => mem.bytes[order[k]!]!),
+    addr: Float64Array.from(ks, (k) => mem.addr[order[k]!]!),
+    op: ks.map((k) => opName[k]!),
+    peakAllocatedBytes: allocatedBytes[peak]!,
+    peakAtNs: tsNs[peak]!,
+    peakReservedBytes: reservedBytes[peakRes]!,
+    peakReservedAtNs: tsNs[peakRes]!,
+    firstAllocatedBytes: allocatedBytes[0]! - bytesOf(ks[0]!),
+    lastAllocatedBytes: allocatedBytes[n - 1]!,
+    alive: {
+      byOp: group(aliveAtPeak, (k) => opName[k]!, bytesOf).slice(0, top),
+      byModule: group(aliveAtPeak, (k) => moduleName[k]!, bytesOf).slice(0, top),
+      bytes: alivePeakBytes,
+      beforeTraceBytes: allocatedBytes[peak]! - alivePeakBytes,
+    },
+    byOp: opStats(m, order, ks, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
+    neverFreed: {
+      bytes: neverFreedKs.reduce((s, k) => s + bytesOf(k), 0),
+      count: neverFreedKs.length,
+      byOp: group(neverFreedKs, (k) => opName[k]!, bytesOf).slice(0, top),
+    },
+    steps,
+    leakSuspect: leakSuspect(steps, neverFreedKs, (k) => mem.tsNs[order[k]!]!, (k) => opName[k]!, bytesOf, top),
+    capacityBytes: typeof capacity === 'number' ? capacity : undefined,
+  };
+}
+
+/** Allocated bytes at each profiler step's start, peak and end. */
+function memorySteps(m: TraceModel, tsNs: Float64Array, alloc: Float64Array, ks: readonly number[], order: Int32Array): MemoryStep[] {
+  const out: MemoryStep[] = [];
+  const n = tsNs.length;
+  const before = alloc[0]! - m.memory.bytes[order[ks[0]!]!]!;
+  /** Allocated after the last record at or before t (`strict`: before t). */
+  const at = (t: number, strict: boolean): number => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (strict ? tsNs[mid]! < t : tsNs[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? before : alloc[lo - 1]!;
+  };
+  for (const s of m.steps) {
+    let peak = at(s.startNs, true);
+    let peakAt = s.startNs;
+    for (let j = 0; j < n; j++) {
+      const t = tsNs[j]!;
+      if (t < s.startNs || t > s.endNs) continue;
+      if (alloc[j]! > peak) {
+        peak = alloc[j]!;
+        peakAt = t;
+      }
+    }
+    out.push({ step: s.name, startNs: s.startNs, endNs: s.endNs, startBytes: at(s.startNs, true), peakBytes: peak, peakAtNs: peakAt, endBytes: at(s.endNs, false) });
+  }
+  return out;
+}
+
+/**
+ * Growth across steps: allocated at each step's end above the previous step's end, for every
+ * step (at least two). Names the ops of the allocations made in the steps and never freed.
+ */
+function leakSuspect(
+  steps: readonly MemoryStep[],
+  neverFreed: readonly number[],
+  tsOf: (k: number) => number,
+  opOf: (k: number) => string,
+  bytesOf: (k: number) => number,
+  top: number,
+): LeakSuspect | undefined {
+  if (steps.length < 2) return undefined;
+  for (let i = 1; i < steps.length; i++) if (!(steps[i]!.endBytes > steps[i - 1]!.endBytes)) return undefined;
+  const first = steps[0]!;
+  const last = steps[steps.length - 1]!;
+  const inSteps = neverFreed.filter((k) => tsOf(k) >= first.startNs && tsOf(k) <= last.endNs);
+  return { growthBytes: last.endBytes - first.endBytes, steps: steps.length, neverFreedByOp: group(inSteps, opOf, bytesOf).slice(0, top) };
+}
+
+/**
+ * Per op name: records in its calls' spans on any thread (torch's rule), allocations and frees
+ * apart; a call inside a call of the same name as its only child is torch's duplicate (absorbed,
+ * profiler-table.ts) and not counted again. Calls and the net self / total are torch's table's.
+ */
+function opStats(m: TraceModel, order: Int32Array, ks: readonly number[], table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
+  const { host, memory: mem } = m;
+  const n = ks.length;
+  const ts = new Float64Array(n);
+  const allocPre = new Float64Array(n + 1);
+  const allocCnt = new Float64Array(n + 1);
+  const freePre = new Float64Array(n + 1);
+  const freeCnt = new Float64Array(n + 1);
+  for (let j = 0; j < n; j++) {
+    const r = order[ks[j]!]!;
+    ts[j] = mem.tsNs[r]!;
+    const b = mem.bytes[r]!;
+    allocPre[j + 1] = allocPre[j]! + (b > 0 ? b : 0);
+    allocCnt[j + 1] = allocCnt[j]! + (b > 0 ? 1 : 0);
+    freePre[j + 1] = freePre[j]! + (b < 0 ? -b : 0);
+    freeCnt[j + 1] = freeCnt[j]! + (b < 0 ? 1 : 0);
+  }
+  const rows = new Map<string, { allocations: number; allocatedBytes: number; frees: number; freedBytes: number }>();
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const p = host.parent[i]!;
+    if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
+    const name = torchRowName(m.strings.get(host.name[i]!));
+    const s = host.startNs[i]!;
+    const e = s + host.durNs[i]!;
+    const lo = lowerBound(ts, s, false);
+    const hi = lowerBound(ts, e, true);
+    if (hi <= lo) continue;
+    let row = rows.get(name);
+    if (!row) rows.set(name, (row = { allocations: 0, allocatedBytes: 0, frees: 0, freedBytes: 0 }));
+    row.allocations += allocCnt[hi]! - allocCnt[lo]!;
+    row.allocatedBytes += allocPre[hi]! - allocPre[lo]!;
+    row.frees += freeCnt[hi]! - freeCnt[lo]!;
+    row.freedBytes += freePre[hi]! - freePre[lo]!;
+  }
+  const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
+  return [...rows]
+    .filter(([, r]) => r.allocations + r.frees > 0)
+    .map(([op, r]) => {
+      const t = torchRows.get(op);
+      const mem = t?.memory;
+      return {
+        op,
+        calls: t?.calls ?? 0,
+        allocations: r.allocations,
+        allocatedBytes: r.allocatedBytes,
+        frees: r.frees,
+        freedBytes: r.freedBytes,
+        totalBytes: mem ? (cpu ? mem.cpuBytes : mem.deviceBytes) : 0,
+        selfBytes: mem ? (cpu ? mem.selfCpuBytes : mem.selfDeviceBytes) : 0,
+      };
+    })
+    .sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+}
+
+/** First position whose value is ≥ x (`after`: > x). */
+function lowerBound(sorted: Float64Array, x: number, after: boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (after ? sorted[mid]! <= x : sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread. */
+function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[] } {
+  const { host, memory: mem } = m;
+  const ops: number[] = [];
+  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
+  const sorted = sortNested(host, ops);
+  const innermost = innermostEnclosing(host, sorted, order.length, (k) => mem.thread[order[k]!]!, (k) => mem.tsNs[order[k]!]!);
+  const outermost = Array.from(innermost, (i) => {
+    if (i < 0) return NO_OP;
+    let top = i;
+    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (host.kind[p] === HostKind.Op) top = p;
+    return m.strings.get(host.name[top]!);
+  });
+  return { innermost, outermost };
+}
+
+/** Per record: the module path it was made in (forward frame, else linked backward), or NO_MODULE. */
+function recordModules(m: TraceModel, order: Int32Array, innermostOp: Int32Array, modules: ModuleTree | undefined): string[] {
+  if (!modules || modules.status !== 'ok') return Array.from(order, () => NO_MODULE);
+  return Array.from(order, (_r, k) => {
+    const op = innermostOp[k]!;
+    const fwd = op >= 0 ? modules.moduleOfOp[op]! : -1;
+    if (fwd >= 0) return modules.nodes[fwd]!.path;
+    const bwd = op >= 0 ? modules.backwardModuleOfOp[op]! : -1;
+    if (bwd >= 0) return `${modules.nodes[bwd]!.path} (backward)`;
+    return NO_MODULE;
+  });
+}
+
+function group(ks: readonly number[], keyOf: (k: number) => string, bytesOf: (k: number) => number): AliveGroup[] {
+  const g = new Map<string, { bytes: number; count: number }>();
+  for (const k of ks) {
+    const key = keyOf(k);
+    const cur = g.get(key);
+    if (cur) {
+      cur.bytes += bytesOf(k);
+      cur.count++;
+    } else g.set(key, { bytes: bytesOf(k), count: 1 });
+  }
+  return [...g]
+    .map(([key, v]) => ({ key, bytes: v.bytes, count: v.count }))
+    .sort((a, b) => b.bytes - a.bytes || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * What was alive after each of the given points (ascending indexes into the device's series),
+ * by op, the `top` largest: one replay of the allocations and frees up to the last point.
+ * Empty lists when the records cannot be paired (no Addr).
+ */
+export function aliveByOpAt(d: MemoryDeviceTimeline, points: readonly number[], top: number): AliveGroup[][] {
+  if (!d.pairedByAddr) return points.map(() => []);
+  const live = new Map<number, number>(); // addr → point of its allocation
+  const out: AliveGroup[][] = [];
+  let j = 0;
+  for (const p of points) {
+    for (; j <= p && j < d.bytes.length; j++) {
+      const b = d.bytes[j]!;
+      if (b > 0) live.set(d.addr[j]!, j);
+      else if (b < 0) live.delete(d.addr[j]!);
+    }
+    out.push(group([...live.values()], (k) => d.op[k]!, (k) => d.bytes[k]!).slice(0, top));
+  }
+  return out;
+}
+

@@ -1,0 +1,558 @@
+/**
+ * GPU metrics of a time window, as the TensorBoard profiler plugin's Overview defined them
+ * (kineto tb_plugin `gpu_metrics_parser.py`, `tensor_cores_parser.py`, `range_utils.py`;
+ * research/peers.md §B.2), plus which kernels are communication and which use Tensor Cores.
+ *
+ * - GPU utilization: the union of kernel intervals inside the window ÷ the window.
+ * - Est. SM efficiency: ∫ min(Σ blocks-per-SM of the kernels running at t, 1) dt over the window
+ *   ÷ the window. Blocks per SM is Kineto's `blocks per SM` kernel arg (grid ÷ #SMs); when a
+ *   trace lacks it, grid size ÷ `numSms` of the device's `deviceProperties`. Non-positive values
+ *   are skipped, as the plugin does.
+ * - Est. achieved occupancy: Kineto's `est. achieved occupancy %`, weighted by each kernel's
+ *   time inside the window (kernels without the arg, or with a negative one, are left out, and
+ *   so are kernels whose 0 means unknown: `occupancyIsUnknown`).
+ * - Tensor-Core share: time inside the window of kernels whose name says they use Tensor Cores
+ *   (`decodeKernelName(name).tensorCores`) ÷ the time inside the window of all kernels. The
+ *   plugin's allow-list predates Hopper; the decoder's rules cover `nvjet_*`, `sm90_xmma_*`,
+ *   CUTLASS 3.x and the older families.
+ * Multi-GPU traces: utilization and SM efficiency are computed per device and averaged over
+ * the devices that ran kernels in the window, as the plugin shows one figure per device.
+ *
+ * Ignores: memcpy/memset (not kernels, as in the plugin); GPU annotations.
+ */
+import type { JsonObject } from '../../ingest/raw-event.js';
+import { GpuKind, type TraceModel } from '../../model/trace-model.js';
+import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from '../ranks/communication.js';
+import { clipNs, lowerBound } from '../helpers/intervals.js';
+import { decodeKernelName } from '../kernels/kernel-name.js';
+import { ValueList } from '../helpers/median.js';
+import { orderByStart, sortByKeyRuns } from '../helpers/natural-merge-sort.js';
+import { doubled } from '../helpers/doubled.js';
+
+/** GPU activities sorted by start, for window queries without scanning the whole table. */
+export interface GpuTimeIndex {
+  /** GPU table indices sorted by start time. */
+  readonly order: Int32Array;
+  readonly sortedStartNs: Float64Array;
+  /** The longest duration, so a window query knows how far back to look. */
+  readonly maxDurNs: number;
+}
+
+export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
+  const { startNs, durNs, length: n } = m.gpu;
+  // One loop for the starts, their runs and the longest duration, then the runs merged
+  // (the table is written a run per stream): the order `orderByStart` gives.
+  // (Indices as doubles while sorting: sortByKeyRuns sees one kind of array.)
+  const order = new Float64Array(n);
+  const sortedStartNs = new Float64Array(n);
+  let runs = 1;
+  let maxDurNs = 0;
+  for (let g = 0; g < n; g++) {
+    const s = startNs[g]!;
+    if (s !== s) return gpuTimeIndexWithUnreadable(m);
+    order[g] = g;
+    sortedStartNs[g] = s;
+    if (g > 0 && s < sortedStartNs[g - 1]!) runs++;
+    if (durNs[g]! > maxDurNs) maxDurNs = durNs[g]!;
+  }
+  if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
+  return { order: new Int32Array(order), sortedStartNs, maxDurNs };
+}
+
+/** createGpuTimeIndex when some start is unreadable (NaN): orderByStart's comparator order. */
+function gpuTimeIndexWithUnreadable(m: TraceModel): GpuTimeIndex {
+  const { gpu } = m;
+  const all = new Int32Array(gpu.length);
+  for (let g = 0; g < gpu.length; g++) all[g] = g;
+  const order = orderByStart(all, gpu.startNs);
+  const sortedStartNs = new Float64Array(order.length);
+  let maxDurNs = 0;
+  for (let k = 0; k < order.length; k++) {
+    const g = order[k]!;
+    sortedStartNs[k] = gpu.startNs[g]!;
+    if (gpu.durNs[g]! > maxDurNs) maxDurNs = gpu.durNs[g]!;
+  }
+  return { order, sortedStartNs, maxDurNs };
+}
+
+/** GPU activities (any kind) whose interval overlaps [lo, hi), in start order. */
+export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: number): number[] {
+  const out: number[] = [];
+  const from = lowerBound(ix.sortedStartNs, lo - ix.maxDurNs);
+  const to = lowerBound(ix.sortedStartNs, hi);
+  for (let k = from; k < to; k++) {
+    const g = ix.order[k]!;
+    const s = m.gpu.startNs[g]!;
+    const e = s + m.gpu.durNs[g]!;
+    // A zero-length activity at the window's start still belongs to it.
+    if (e > lo || (e === s && s >= lo)) out.push(g);
+  }
+  return out;
+}
+
+
+
+// ------------------------------------------------------------------------------------------------
+// Kernel classes
+
+export { isCommunicationKernelName, isCommunicationOpName };
+
+/**
+ * Whether GPU kernel `g` is communication: by name or collective args (communication.ts), or by
+ * its owner being an `nccl:*` / `gloo:*` op (the plugin's rule: the kernel's External id is a
+ * communication op's).
+ */
+export function isCommunicationKernel(m: TraceModel, g: number, name = m.strings.get(m.gpu.name[g]!)): boolean {
+  if (isCommunicationKernelName(name) || hasCollectiveArgs(m.gpu.args[g])) return true;
+  const o = m.gpu.owner[g]!;
+  return o >= 0 && isCommunicationOpName(m.strings.get(m.host.name[o]!));
+}
+
+/** Per-trace caches of name-derived kernel facts (decoding is done once per distinct name). */
+export interface KernelClasses {
+  /** Indexed by GPU table index: 1 when the kernel uses Tensor Cores. */
+  readonly tensorCores: Uint8Array;
+  /** Indexed by GPU table index: 1 when the kernel is communication. */
+  readonly communication: Uint8Array;
+  /** Blocks per SM per GPU index (NaN when unknown). */
+  readonly blocksPerSm: Float64Array;
+  /** `est. achieved occupancy %` per GPU index (NaN when absent or unknown: `occupancyIsUnknown`). */
+  readonly occupancyPct: Float64Array;
+}
+
+/**
+ * Whether Kineto's `est. achieved occupancy %` of 0 means "unknown" rather than "under 0.5%".
+ * Kineto writes `(int)(0.5 + occupancy·100)` with occupancy = min(blocks per SM, the CUDA
+ * occupancy calculator's active blocks per SM) × threads per block ÷ the SM's maximum threads
+ * (libkineto `kernelOccupancy`, `output_json.cpp`). The calculator does not know a kernel's
+ * opt-in shared memory or cluster launch, so for cuBLAS's nvjet kernels (> 48 KB of shared
+ * memory, clusters) it finds room for no block and the figure is 0 — impossible for a kernel that
+ * ran. A 0 is a real (rounded) figure only when even one resident block, min(1, blocks per SM) ×
+ * threads per block ÷ max threads per SM, stays under 0.5%; where any of those is missing, it
+ * is unknown too.
+ */
+export function occupancyIsUnknown(occPct: number, blocksPerSm: number, threadsPerBlock: number, maxThreadsPerSm: number | undefined): boolean {
+  if (occPct !== 0) return false;
+  if (!(blocksPerSm > 0) || !(threadsPerBlock > 0) || !(maxThreadsPerSm !== undefined && maxThreadsPerSm > 0)) return true;
+  return (Math.min(1, blocksPerSm) * threadsPerBlock) / maxThreadsPerSm >= 0.005;
+}
+
+export function classifyKernels(m: TraceModel): KernelClasses {
+  const { gpu, host, strings } = m;
+  const { kind, name, owner, device } = gpu;
+  const n = gpu.length;
+  const tensorCores = new Uint8Array(n);
+  const communication = new Uint8Array(n);
+  const blocksPerSm = new Float64Array(n).fill(NaN);
+  const occupancyPct = new Float64Array(n).fill(NaN);
+  // What a name says is decided once per name (decoding is costly), what an args object says
+  // once per object (args are shared between kernels launched alike), whether an owner is an
+  // nccl:/gloo: op once per op name: the first time each is met.
+  const nameFacts = new Uint8Array(strings.size).fill(UNDECIDED);
+  const commOp = new Uint8Array(strings.size).fill(UNDECIDED);
+  const args = new KernelArgsTable();
+  const smsByDevice = new Map<number, number>();
+  for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
+  const maxThreadsByDevice = new Map<number, number>();
+  for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
+  for (let g = 0; g < n; g++) {
+    if (kind[g] !== GpuKind.Kernel) continue;
+    const id = name[g]!;
+    let facts = nameFacts[id]!;
+    if (facts === UNDECIDED) nameFacts[id] = facts = kernelNameFacts(strings.get(id));
+    tensorCores[g] = facts & NAME_TENSOR_CORES;
+    const kernelArgs = gpu.args[g];
+    const a = kernelArgs ? args.slotOf(kernelArgs) : -1;
+    // isCommunicationKernel.
+    let comm = (facts & NAME_COMMUNICATION) !== 0 || (a >= 0 && args.collective[a] === 1);
+    const o = owner[g]!;
+    if (!comm && o >= 0) {
+      const on = host.name[o]!;
+      if (commOp[on] === UNDECIDED) commOp[on] = isCommunicationOpName(strings.get(on)) ? 1 : 0;
+      comm = commOp[on] === 1;
+    }
+    communication[g] = comm ? 1 : 0;
+    if (a < 0) continue;
+    if (args.hasBlocksPerSm[a]) blocksPerSm[g] = args.blocksPerSm[a]!;
+    else {
+      const sms = smsByDevice.get(device[g]!);
+      if (sms && args.hasGrid[a]) blocksPerSm[g] = args.gridSize[a]! / sms;
+    }
+    const occ = args.occupancyPct[a]!;
+    occupancyPct[g] = occupancyIsUnknown(occ, blocksPerSm[g]!, args.blockThreads[a]!, maxThreadsByDevice.get(device[g]!)) ? NaN : occ;
+  }
+  return { tensorCores, communication, blocksPerSm, occupancyPct };
+}
+
+const UNDECIDED = 255;
+/** Name facts: bit 0 Tensor Cores, bit 1 communication by name. */
+const NAME_TENSOR_CORES = 1;
+const NAME_COMMUNICATION = 2;
+
+function kernelNameFacts(name: string): number {
+  return (decodeKernelName(name).tensorCores === true ? NAME_TENSOR_CORES : 0) | (isCommunicationKernelName(name) ? NAME_COMMUNICATION : 0);
+}
+
+/**
+ * What each distinct args object of the kernels says, in typed arrays by slot: collective args,
+ * `blocks per SM`, the grid's size, occupancy (NaN when absent).
+ */
+class KernelArgsTable {
+  collective = new Uint8Array(64);
+  hasBlocksPerSm = new Uint8Array(64);
+  blocksPerSm = new Float64Array(64);
+  hasGrid = new Uint8Array(64);
+  gridSize = new Float64Array(64);
+  /** Threads per block (the `block` arg's product; NaN when absent). */
+  blockThreads = new Float64Array(64);
+  occupancyPct = new Float64Array(64);
+  private count = 0;
+  private readonly slots = new Map<JsonObject, number>();
+
+  /** The slot of an args object, read the first time it is met. */
+  slotOf(args: JsonObject): number {
+    const k = this.slots.get(args);
+    return k !== undefined ? k : this.read(args);
+  }
+
+  private read(args: JsonObject): number {
+    const k = this.count++;
+    if (k === this.collective.length) this.grow();
+    this.slots.set(args, k);
+    this.collective[k] = hasCollectiveArgs(args) ? 1 : 0;
+    const bps = args['blocks per SM'];
+    if (typeof bps === 'number') {
+      this.hasBlocksPerSm[k] = 1;
+      this.blocksPerSm[k] = bps;
+    }
+    const grid = args['grid'];
+    if (Array.isArray(grid) && grid.every((v) => typeof v === 'number')) {
+      this.hasGrid[k] = 1;
+      this.gridSize[k] = (grid as number[]).reduce((p, v) => p * v, 1);
+    }
+    const block = args['block'];
+    this.blockThreads[k] = Array.isArray(block) && block.every((v) => typeof v === 'number') ? (block as number[]).reduce((p, v) => p * v, 1) : NaN;
+    const occ = args['est. achieved occupancy %'];
+    this.occupancyPct[k] = typeof occ === 'number' ? occ : NaN;
+    return k;
+  }
+
+  private grow(): void {
+    this.collective = doubled(this.collective);
+    this.hasBlocksPerSm = doubled(this.hasBlocksPerSm);
+    this.blocksPerSm = doubled(this.blocksPerSm);
+    this.hasGrid = doubled(this.hasGrid);
+    this.gridSize = doubled(this.gridSize);
+    this.blockThreads = doubled(this.blockThreads);
+    this.occupancyPct = doubled(this.occupancyPct);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Window metrics
+
+export interface WindowGpuMetrics {
+  /** Union of kernel time in the window ÷ window, averaged over devices with kernels; NaN when none. */
+  readonly gpuUtilization: number;
+  /** The plugin's estimated SM efficiency (0–1), averaged over devices; NaN when no kernel states blocks per SM. */
+  readonly smEfficiency: number;
+  /** Duration-weighted mean `est. achieved occupancy %` (0–100); NaN when no kernel has it. */
+  readonly achievedOccupancyPct: number;
+  /** Tensor-Core kernel time ÷ kernel time (0–1); NaN when no kernel ran. */
+  readonly tensorCoreShare: number;
+  /** Σ kernel time inside the window (ns). */
+  readonly kernelNs: number;
+  readonly tensorCoreKernelNs: number;
+}
+
+/**
+ * The plugin's metrics over [lo, hi) for the GPU activities `inWindow` (those overlapping it,
+ * from `gpuInWindow`); non-kernel activities are skipped here.
+ */
+export function computeWindowGpuMetrics(m: TraceModel, classes: KernelClasses, inWindow: ArrayLike<number>, lo: number, hi: number): WindowGpuMetrics {
+  const { gpu } = m;
+  const sums = new KernelSums();
+  // The window's kernels per device, devices in order of first appearance.
+  const devices: DeviceInWindow[] = [];
+  const kernelsOf: number[][] = [];
+  for (let j = 0; j < inWindow.length; j++) {
+    const g = inWindow[j]!;
+    if (gpu.kind[g] !== GpuKind.Kernel) continue;
+    const s = gpu.startNs[g]!;
+    sums.add(classes, g, clipNs(s, s + gpu.durNs[g]!, lo, hi));
+    const dev = gpu.device[g]!;
+    let k = devices.findIndex((at) => at.device === dev);
+    if (k < 0) {
+      k = devices.push(new DeviceInWindow(dev)) - 1;
+      kernelsOf.push([]);
+    }
+    kernelsOf[k]!.push(g);
+  }
+  devices.forEach((at, k) => {
+    at.unionNs = unionOfClipped(m, kernelsOf[k]!, lo, hi);
+    sweepSm(m, classes, kernelsOf[k]!, lo, hi, at.sm);
+  });
+  return windowMetrics(lo, hi, sums, devices);
+}
+
+/** Sums over a window's kernels, each added with its time inside the window. */
+class KernelSums {
+  kernelNs = 0;
+  tensorCoreNs = 0;
+  occupancyWeighted = 0;
+  occupancyNs = 0;
+
+  add(classes: KernelClasses, g: number, d: number): void {
+    this.kernelNs += d;
+    if (classes.tensorCores[g]) this.tensorCoreNs += d;
+    const occ = classes.occupancyPct[g]!;
+    if (occ >= 0 && d > 0) {
+      this.occupancyWeighted += occ * d;
+      this.occupancyNs += d;
+    }
+  }
+}
+
+/** One device's kernels inside one window: the union of their clipped intervals and their SM sweep. */
+class DeviceInWindow {
+  /** Length of the union of the kernels' intervals clipped to the window. */
+  unionNs = 0;
+  /** The union's last segment, while the one pass sweeps it. */
+  cs = -Infinity;
+  ce = -Infinity;
+  readonly sm = new SmSweep();
+  /** Kernels with an SM point so far (their order, for the sweep's ties). */
+  smPoints = 0;
+
+  constructor(readonly device: number) {}
+}
+
+/** The entry of `device` in a window's devices, added when it is new. */
+function deviceIn(devices: DeviceInWindow[], device: number): DeviceInWindow {
+  for (let k = 0; k < devices.length; k++) if (devices[k]!.device === device) return devices[k]!;
+  const at = new DeviceInWindow(device);
+  devices.push(at);
+  return at;
+}
+
+/** The metrics from a window's sums and its devices' unions and SM sweeps (devices averaged). */
+function windowMetrics(lo: number, hi: number, sums: KernelSums, devices: readonly DeviceInWindow[]): WindowGpuMetrics {
+  const span = hi - lo;
+  let util = 0;
+  let sm = 0;
+  let smDevices = 0;
+  for (const at of devices) {
+    util += at.unionNs / span;
+    const smNs = at.sm.finish();
+    if (smNs === smNs) {
+      sm += smNs / span;
+      smDevices++;
+    }
+  }
+  const { kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs } = sums;
+  return {
+    gpuUtilization: devices.length && span > 0 ? util / devices.length : NaN,
+    smEfficiency: smDevices && span > 0 ? sm / smDevices : NaN,
+    achievedOccupancyPct: occupancyNs > 0 ? occupancyWeighted / occupancyNs : NaN,
+    tensorCoreShare: kernelNs > 0 ? tensorCoreNs / kernelNs : NaN,
+    kernelNs,
+    tensorCoreKernelNs: tensorCoreNs,
+  };
+}
+
+/** Length of the union of the kernels' intervals clipped to [lo, hi); kernels in start order make one sweep. */
+function unionOfClipped(m: TraceModel, kernels: readonly number[], lo: number, hi: number): number {
+  const { startNs, durNs } = m.gpu;
+  const n = kernels.length;
+  let order: ArrayLike<number> = kernels;
+  for (let k = 1; k < n; k++) {
+    if (Math.max(startNs[kernels[k]!]!, lo) < Math.max(startNs[kernels[k - 1]!]!, lo)) {
+      // Not in start order (a caller's own list): sort by clipped start, ties in list order.
+      const clipped = (g: number) => Math.max(startNs[g]!, lo);
+      order = Array.from({ length: n }, (_, j) => j)
+        .sort((a, b) => clipped(kernels[a]!) - clipped(kernels[b]!))
+        .map((j) => kernels[j]!);
+      break;
+    }
+  }
+  let total = 0;
+  let cs = -Infinity;
+  let ce = -Infinity;
+  for (let k = 0; k < n; k++) {
+    const g = order[k]!;
+    const s0 = startNs[g]!;
+    const e0 = s0 + durNs[g]!;
+    const s = Math.max(s0, lo);
+    const e = Math.min(e0, hi);
+    if (e <= s) continue;
+    if (s > ce) {
+      if (ce > cs) total += ce - cs;
+      cs = s;
+      ce = e;
+    } else if (e > ce) ce = e;
+  }
+  if (ce > cs) total += ce - cs;
+  return total;
+}
+
+/**
+ * ∫ min(Σ blocks per SM of running kernels, 1) dt over [lo, hi) — the plugin's
+ * `merge_ranges_with_value`: the kernels' clipped start and end points sorted by time, starts
+ * before ends at equal times, then in the order the kernels were given; kernels with no blocks
+ * per SM, or no duration, have none. Swept as the kernels come in start order: each end waits,
+ * in a short list kept in order (the kernels running at once), until a later start passes it
+ * (or the sweep ends) — the steps of the sorted points, in the same order, with nothing sorted.
+ */
+class SmSweep {
+  private total = 0;
+  private level = 0;
+  private t = NaN;
+  private points = 0;
+  // Pending ends, in order of (time, place among the kernels as given).
+  private endTime = new Float64Array(8);
+  private endBps = new Float64Array(8);
+  private endSeq = new Int32Array(8);
+  private pending = 0;
+
+  /** A kernel's clipped start and end with its blocks per SM; `seq`: its place among the kernels as given. Starts come in time order (ties as given). */
+  add(cs: number, ce: number, bps: number, seq: number): void {
+    const { endTime, endBps, endSeq } = this;
+    let { total, level, t } = this;
+    // The ends before this start, then the start (each step written out: this runs per kernel).
+    let k = 0;
+    for (; k < this.pending && endTime[k]! < cs; k++) {
+      if (endTime[k]! > t && level > 1e-12) total += (endTime[k]! - t) * Math.min(level, 1);
+      t = endTime[k]!;
+      level -= endBps[k]!;
+    }
+    if (cs > t && level > 1e-12) total += (cs - t) * Math.min(level, 1);
+    t = cs;
+    level += bps;
+    this.total = total;
+    this.level = level;
+    this.t = t;
+    if (k > 0) {
+      endTime.copyWithin(0, k, this.pending);
+      endBps.copyWithin(0, k, this.pending);
+      endSeq.copyWithin(0, k, this.pending);
+      this.pending -= k;
+    }
+    // This kernel's end, in its place.
+    if (this.pending === endTime.length) this.grow();
+    let i = this.pending++;
+    for (; i > 0 && (this.endTime[i - 1]! > ce || (this.endTime[i - 1] === ce && this.endSeq[i - 1]! > seq)); i--) {
+      this.endTime[i] = this.endTime[i - 1]!;
+      this.endBps[i] = this.endBps[i - 1]!;
+      this.endSeq[i] = this.endSeq[i - 1]!;
+    }
+    this.endTime[i] = ce;
+    this.endBps[i] = bps;
+    this.endSeq[i] = seq;
+    this.points++;
+  }
+
+  /** The integral in ns; NaN when no kernel had a point. */
+  finish(): number {
+    for (let k = 0; k < this.pending; k++) {
+      const time = this.endTime[k]!;
+      if (time > this.t && this.level > 1e-12) this.total += (time - this.t) * Math.min(this.level, 1);
+      this.t = time;
+      this.level -= this.endBps[k]!;
+    }
+    this.pending = 0;
+    return this.points > 0 ? this.total : NaN;
+  }
+
+  private grow(): void {
+    const time = new Float64Array(2 * this.endTime.length);
+    const bps = new Float64Array(time.length);
+    const seq = new Int32Array(time.length);
+    time.set(this.endTime);
+    bps.set(this.endBps);
+    seq.set(this.endSeq);
+    this.endTime = time;
+    this.endBps = bps;
+    this.endSeq = seq;
+  }
+}
+
+/** The SM sweep of a window's kernels given in any order: their points put in start order first (ties as given). */
+function sweepSm(m: TraceModel, classes: KernelClasses, kernels: readonly number[], lo: number, hi: number, sm: SmSweep): void {
+  const { startNs, durNs } = m.gpu;
+  const withPoints = kernels.filter((g) => classes.blocksPerSm[g]! > 0 && startNs[g]! + durNs[g]! > startNs[g]!);
+  const clippedStart = (g: number) => Math.max(startNs[g]!, lo);
+  const order = withPoints.map((_, k) => k).sort((a, b) => clippedStart(withPoints[a]!) - clippedStart(withPoints[b]!) || a - b);
+  for (const k of order) {
+    const g = withPoints[k]!;
+    sm.add(clippedStart(g), Math.min(startNs[g]! + durNs[g]!, hi), classes.blocksPerSm[g]!, k);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Many windows at once
+
+export interface WindowsGpuMetrics {
+  /** computeWindowGpuMetrics of each window. */
+  readonly metrics: WindowGpuMetrics[];
+  /** Durations of each window's kernels (those overlapping it), in start order until their median is taken. */
+  readonly kernelDurNs: ValueList[];
+}
+
+/**
+ * `computeWindowGpuMetrics(m, classes, gpuInWindow(m, ix, lo, hi), lo, hi)` for every window
+ * — windows in time order that do not overlap, activities with readable starts — in one pass
+ * over the activities in start order. Each kernel is added to the windows it overlaps, in the
+ * order gpuInWindow lists them, so every sum is taken in the same order and every figure is
+ * the same; an activity is visited once per window it overlaps, however long it runs (a
+ * window query looks back over everything that started within the longest duration).
+ */
+export function computeWindowsGpuMetrics(
+  m: TraceModel,
+  classes: KernelClasses,
+  ix: GpuTimeIndex,
+  windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
+): WindowsGpuMetrics {
+  const { gpu } = m;
+  const { startNs, durNs } = gpu;
+  const nW = windows.length;
+  const sums = Array.from({ length: nW }, () => new KernelSums());
+  const devices: DeviceInWindow[][] = Array.from({ length: nW }, () => []);
+  const kernelDurNs = Array.from({ length: nW }, () => new ValueList());
+  let w0 = 0;
+  for (let k = 0; k < ix.order.length; k++) {
+    const g = ix.order[k]!;
+    const s = startNs[g]!;
+    const e = s + durNs[g]!;
+    // The first window ending after the start; every later one does too.
+    while (w0 < nW && !(s < windows[w0]!.hi)) w0++;
+    if (w0 === nW) break;
+    if (gpu.kind[g] !== GpuKind.Kernel) continue;
+    for (let w = w0; w < nW; w++) {
+      const { lo, hi } = windows[w]!;
+      // As gpuInWindow: overlapping, or zero-length at or after the window's start.
+      if (!(e > lo || (e === s && s >= lo))) break;
+      // The kernel clipped to the window (clipNs: its end is readable here).
+      const cs = Math.max(s, lo);
+      const ce = Math.min(e, hi);
+      kernelDurNs[w]!.push(durNs[g]!);
+      sums[w]!.add(classes, g, ce > cs ? ce - cs : 0);
+      const list = devices[w]!;
+      const at = list.length === 1 && list[0]!.device === gpu.device[g] ? list[0]! : deviceIn(list, gpu.device[g]!);
+      // The device's union and SM sweep, as its kernels come (in start order).
+      if (ce > cs) {
+        if (cs > at.ce) {
+          if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
+          at.cs = cs;
+          at.ce = ce;
+        } else if (ce > at.ce) at.ce = ce;
+      }
+      const bps = classes.blocksPerSm[g]!;
+      if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
+    }
+  }
+  const metrics = windows.map(({ lo, hi }, w): WindowGpuMetrics => {
+    for (const at of devices[w]!) if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
+    return windowMetrics(lo, hi, sums[w]!, devices[w]!);
+  });
+  return { metrics, kernelDurNs };
+}
