@@ -812,7 +812,7 @@ describe('robustness', () => {
 describe('the embedded Inductor op-name list', () => {
   it('is exactly test/fixtures/kernel-names/inductor-op-names.txt', async () => {
     const listed = fs.readFileSync(path.join(NAMES, 'inductor-op-names.txt'), 'utf8').split('\n').filter(Boolean);
-    const src = fs.readFileSync(path.join(import.meta.dirname, '../src/analyses/kernels/kernel-name.ts'), 'utf8');
+    const src = fs.readFileSync(path.join(import.meta.dirname, '../src/analyses/kernels/names/inductor-op-names.ts'), 'utf8');
     const block = /const INDUCTOR_OP_NAMES[^`]*`([^`]*)`/.exec(src)?.[1] ?? '';
     expect(block.split(/\s+/).filter(Boolean)).toEqual(listed);
   });
