@@ -1,6 +1,6 @@
 /**
  * Reads many rank traces on all cores with bounded memory: a pool of worker threads, each of
- * which loads one trace, reduces it to its `RankSummary` (analyses/ranks.ts) and lets the model
+ * which loads one trace, reduces it to its `RankSummary` (analyses/ranks/ranks.ts) and lets the model
  * go before it takes the next file. At most `jobs` models are alive at once, whatever the number
  * of ranks; what stays is the summaries (steps, collective calls, overlap totals).
  *

@@ -28,7 +28,7 @@ const parseOut = (path: string) => {
 /** Exact ns of a µs double written with ≤ 3 decimals. */
 const ns = (us: number) => Math.floor(us) * 1000 + Math.round((us - Math.floor(us)) * 1000);
 
-/** The crop rules of analyses/crop.ts, applied to the raw events of gpt2_train (what it contains). */
+/** The crop rules of analyses/trace/crop.ts, applied to the raw events of gpt2_train (what it contains). */
 function expectedEvents(raw: Raw[], lo: number, hi: number): Raw[] {
   const inside = (e: Raw) => e.ts !== undefined && ns(e.ts) >= lo && ns(e.ts) < hi;
   const launch = (e: Raw) => e.ph === 'X' && (e.cat === 'cuda_runtime' || e.cat === 'cuda_driver');

@@ -34,7 +34,7 @@ const ns = (e: Raw): [number, number] => {
   return [s, s + Math.round(e.dur * 1000)];
 };
 
-/** Union length of intervals clipped to [lo, hi) — written independently of src/analyses/intervals.ts. */
+/** Union length of intervals clipped to [lo, hi) — written independently of src/analyses/helpers/intervals.ts. */
 function unionClipped(intervals: [number, number][], lo: number, hi: number): number {
   const c = intervals
     .map(([s, e]) => [Math.max(s, lo), Math.min(e, hi)] as [number, number])

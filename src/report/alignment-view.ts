@@ -1,4 +1,4 @@
-/** The alignment rule's findings (analyses/gemm-alignment.ts) as a sentence and as JSON with stable keys. */
+/** The alignment rule's findings (analyses/gemm/gemm-alignment.ts) as a sentence and as JSON with stable keys. */
 import type { AlignmentFinding } from '../analyses/gemm/gemm-alignment.js';
 import { formatInt, formatUs, roundUs } from './format.js';
 

@@ -2,7 +2,7 @@
  * The `explain` reading as Markdown, and as JSON with stable keys.
  *
  * A sentence's placeholders are filled here, each number formatted by the unit its key names
- * (see analyses/explain.ts): `…Us` a time (`56.645 µs`), `…Bytes` bytes (`50,331,648 B = 48.0 MiB`),
+ * (see analyses/explain/explain.ts): `…Us` a time (`56.645 µs`), `…Bytes` bytes (`50,331,648 B = 48.0 MiB`),
  * `…Share` a fraction as a percentage, `…Pct` a percentage already, `…Flops` an integer,
  * `…Tflops` and `…PerByte` one decimal, `…Ratio` a factor (`0.93×`) — suffixes in any case;
  * matrix dimensions (`m`, `n`, `k`, `batch`) as written; other integers get thousands

@@ -44,7 +44,7 @@ export function renderDispatchTree(t: DispatchTree, st: TreeStyle = {}): string 
 }
 
 export function dispatchTreeJson(t: DispatchTree) {
-  // Recursive, but over MAX_TREE_DEPTH levels at most (analyses/dispatch-tree.ts).
+  // Recursive, but over MAX_TREE_DEPTH levels at most (analyses/host/dispatch-tree.ts).
   const conv = (n: DispatchNode): unknown => ({
     ...n,
     startUs: roundUs(n.startUs),
