@@ -125,12 +125,16 @@ export function template(text, ev) {
   return { pieces, slots, values };
 }
 
-export function generate(sourcePath, outPath, targetBytes) {
-  const raw = readFileSync(sourcePath);
+/**
+ * A capture cut for tiling: the text before and after its events array, the templates of the
+ * events written once (metadata, the profiler span, global markers) and of those repeated in
+ * every copy, one copy's extent (earliest ts to latest end, ns), its largest id, its number of
+ * `ProfilerStep#N` (at least 1) and one copy's size in bytes.
+ */
+export function loadCapture(path) {
+  const raw = readFileSync(path);
   const text = (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8');
   const { head, tail, events, texts } = splitEvents(text);
-
-  // One copy's period: from the earliest ts to the latest end, plus a 1 ms gap.
   let minNs = Infinity;
   let maxNs = -Infinity;
   let maxId = 0;
@@ -145,11 +149,7 @@ export function generate(sourcePath, outPath, targetBytes) {
     const m = /^ProfilerStep#(\d+)$/.exec(e.name ?? '');
     if (m) steps.add(Number(m[1]));
   }
-  const periodNs = maxNs - minNs + 1_000_000;
-  const idStride = 10 ** String(maxId + 1).length;
-  const stepsPerCopy = Math.max(1, steps.size);
-
-  const once = []; // metadata and global markers: written with the first copy only
+  const once = [];
   const tiled = [];
   texts.forEach((t, i) => {
     const e = events[i];
@@ -158,53 +158,76 @@ export function generate(sourcePath, outPath, targetBytes) {
     else tiled.push(tpl);
   });
   const copyBytes = texts.reduce((s, t) => s + Buffer.byteLength(t) + 4, 0);
-  const copies = Math.max(1, Math.ceil((targetBytes - head.length - tail.length) / copyBytes));
+  return { head, tail, once, tiled, minNs, maxNs, maxId, steps: Math.max(1, steps.size), copyBytes, events: events.length };
+}
 
-  const fd = openSync(outPath, 'w');
-  let buf = '';
+/**
+ * The text of copy `k` of one event: its times moved k periods (plus `shiftNs`, a rank's clock
+ * offset), its ids k strides up (0 stays 0: Kineto's "no id"), `ProfilerStep#N` renumbered past
+ * the earlier copies' steps; the profiler span's dur and `Record Window End` reach the last copy.
+ */
+export function tileEvent(tpl, k, { periodNs, idStride, stepsPerCopy, copies }, shiftNs = 0) {
+  const { pieces, slots, values } = tpl;
+  let s = '';
+  for (let j = 0; j < slots.length; j++) {
+    s += pieces[j];
+    const v = values[j];
+    switch (slots[j]) {
+      case TS: s += nsToUsText(v + k * periodNs + shiftNs); break;
+      case ID: s += String(v === 0 ? 0 : v + k * idStride); break;
+      case STEP: s += String(v + k * stepsPerCopy); break;
+      case SPAN_DUR: s += nsToUsText(v + (copies - 1) * periodNs); break;
+      case END_TS: s += nsToUsText(v + (copies - 1) * periodNs + shiftNs); break;
+    }
+  }
+  return s + pieces[pieces.length - 1];
+}
+
+/**
+ * A trace file written event by event through an 8 MiB buffer, in Kineto's layout: `head` (up to
+ * the events array's `[`), the events one per `event()` separated as Kineto separates them, then
+ * `close(tail)`, which returns the bytes written.
+ */
+export function openTraceWriter(path, head) {
+  const fd = openSync(path, 'w');
+  let buf = head;
   let written = 0;
-  const flushOut = () => {
+  let first = true;
+  const flush = () => {
     const b = Buffer.from(buf, 'utf8');
     for (let o = 0; o < b.length; ) o += writeSync(fd, b, o, b.length - o);
     written += b.length;
     buf = '';
   };
-  const out = (s) => {
-    buf += s;
-    if (buf.length >= 8 << 20) flushOut();
-  };
-  const emit = (tpl, k, first) => {
-    const { pieces, slots, values } = tpl;
-    let s = first ? '\n  ' : ',\n  ';
-    for (let j = 0; j < slots.length; j++) {
-      s += pieces[j];
-      const v = values[j];
-      switch (slots[j]) {
-        case TS: s += nsToUsText(v + k * periodNs); break;
-        case ID: s += String(v === 0 ? 0 : v + k * idStride); break;
-        case STEP: s += String(v + k * stepsPerCopy); break;
-        case SPAN_DUR: s += nsToUsText(v + (copies - 1) * periodNs); break;
-        case END_TS: s += nsToUsText(v + (copies - 1) * periodNs); break;
-      }
-    }
-    out(s + pieces[pieces.length - 1]);
-  };
-  out(head);
-  let first = true;
-  for (const tpl of once) {
-    emit(tpl, 0, first);
-    first = false;
-  }
-  for (let k = 0; k < copies; k++) {
-    for (const tpl of tiled) {
-      emit(tpl, k, first);
+  return {
+    event(text) {
+      buf += (first ? '\n  ' : ',\n  ') + text;
       first = false;
-    }
-  }
-  out(`\n  ${tail}`);
-  flushOut();
-  closeSync(fd);
-  return { copies, steps: copies * stepsPerCopy, events: once.length + copies * tiled.length, bytes: written };
+      if (buf.length >= 8 << 20) flush();
+    },
+    close(tail) {
+      buf += `\n  ${tail}`;
+      flush();
+      closeSync(fd);
+      return written;
+    },
+  };
+}
+
+export function generate(sourcePath, outPath, targetBytes) {
+  const src = loadCapture(sourcePath);
+  // One copy's period: from the earliest ts to the latest end, plus a 1 ms gap.
+  const tiling = {
+    periodNs: src.maxNs - src.minNs + 1_000_000,
+    idStride: 10 ** String(src.maxId + 1).length,
+    stepsPerCopy: src.steps,
+    copies: Math.max(1, Math.ceil((targetBytes - src.head.length - src.tail.length) / src.copyBytes)),
+  };
+  const out = openTraceWriter(outPath, src.head);
+  for (const tpl of src.once) out.event(tileEvent(tpl, 0, tiling)); // metadata and global markers: once
+  for (let k = 0; k < tiling.copies; k++) for (const tpl of src.tiled) out.event(tileEvent(tpl, k, tiling));
+  const bytes = out.close(src.tail);
+  return { copies: tiling.copies, steps: tiling.copies * src.steps, events: src.once.length + tiling.copies * src.tiled.length, bytes };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -50,6 +50,8 @@ async function runText(name, argv) {
   return `${text}\nstatus ${status}\n`;
 }
 
+// the checkout's own path written as <root>, so two worktrees' outputs compare
+const portable = (text) => text.split(ROOT).join('<root>');
 const shown = (argv) => argv.map((a) => (a.startsWith('/') ? relative(ROOT, a) : a));
 let n = 0;
 for (const [command, list] of Object.entries(RUNS)) {
@@ -57,8 +59,8 @@ for (const [command, list] of Object.entries(RUNS)) {
     const label = `${command} ${shown(argv).join(' ')}`;
     const file = `${command}-${createHash('sha256').update(label).digest('hex').slice(0, 12)}`;
     const run = await runCommand(command, [...argv, '--json'], open);
-    writeFileSync(join(out, `${file}.json`), `${label}\nstatus ${run.status} ${JSON.stringify(run.errors)}\n${JSON.stringify(run.document, null, 1)}\n`);
-    if (command !== 'sql') writeFileSync(join(out, `${file}.txt`), `${label}\n${await runText(command, argv)}`);
+    writeFileSync(join(out, `${file}.json`), portable(`${label}\nstatus ${run.status} ${JSON.stringify(run.errors)}\n${JSON.stringify(run.document, null, 1)}\n`));
+    if (command !== 'sql') writeFileSync(join(out, `${file}.txt`), portable(`${label}\n${await runText(command, argv)}`));
     n += 1;
   }
 }

@@ -7,10 +7,9 @@
  * column header sorts its table, and that nothing logged an error or reached the network.
  * Skipped, with a message, where /usr/bin/chromium is absent (.ci/run installs it on CI).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTrace } from '../src/load-trace.js';
 import { TIMELINE_LAYOUT as L } from '../src/report/html/page-script.js';
@@ -18,55 +17,29 @@ import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
 import { h200Trace } from './fixtures.js';
+import { hasChromium, openReportPage, type ReportPage } from './helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`${CHROMIUM} not found: the report's browser test is skipped (apt-get install chromium runs it).`);
+const HAS_CHROMIUM = hasChromium("the report's browser test");
 
 const SCREENSHOT = join(tmpdir(), 'kinetoscope-report-gpt2_train.png');
 
 describe.skipIf(!HAS_CHROMIUM)('report page in Chromium (gpt2_train)', () => {
-  let dir = '';
-  let context: BrowserContext;
+  let opened: ReportPage | undefined;
   let page: Page;
   let embed: TimelineEmbed;
-  const errors: string[] = [];
-  const requests: string[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kinetoscope-browser-'));
     const model = await loadTrace(h200Trace('gpt2_train'));
     const data = buildReportData(model, { tracePath: 'gpt2_train.pt.trace.json.gz', generator: 'kinetoscope test' });
     if (!data.timeline.ok) throw new Error(data.timeline.error);
     embed = data.timeline.value.embed;
-    const file = join(dir, 'report.html');
-    writeFileSync(file, renderReportHtml(data));
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      viewport: { width: 1400, height: 1000 },
-      deviceScaleFactor: 1,
-      colorScheme: 'light',
-    });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:')) return route.continue();
-      requests.push(url);
-      return route.abort();
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`file://${file}`);
+    opened = await openReportPage(renderReportHtml(data), 'kinetoscope-browser-');
+    page = opened.page;
     await page.waitForSelector('#tl[data-ready="true"]', { timeout: 10_000 });
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   /** Where slice j is drawn at the initial (whole-trace) view, in page coordinates. */
@@ -200,7 +173,7 @@ describe.skipIf(!HAS_CHROMIUM)('report page in Chromium (gpt2_train)', () => {
   });
 
   it('no console errors, no request beyond the file', () => {
-    expect(errors).toEqual([]);
-    expect(requests).toEqual([]);
+    expect(opened!.errors).toEqual([]);
+    expect(opened!.requests).toEqual([]);
   });
 });

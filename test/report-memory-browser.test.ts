@@ -7,10 +7,7 @@
  * module table sorts and folds, and that the icicle's boxes are as wide as the modules' device
  * time. Skipped, with a message, where /usr/bin/chromium is absent.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryTimeline } from '../src/analyses/memory/memory-timeline.js';
 import type { ModuleTree } from '../src/analyses/host/modules.js';
@@ -20,57 +17,31 @@ import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
 import { h200Trace } from './fixtures.js';
+import { hasChromium, openReportPage, type ReportPage } from './helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`${CHROMIUM} not found: the memory/modules browser test is skipped (apt-get install chromium runs it).`);
+const HAS_CHROMIUM = hasChromium('the memory/modules browser test');
 
 describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium (gpt2_train_mem)', () => {
-  let dir = '';
-  let context: BrowserContext;
+  let opened: ReportPage | undefined;
   let page: Page;
   let embed: TimelineEmbed;
   let memory: MemoryTimeline;
   let modules: ModuleTree;
-  const errors: string[] = [];
-  const requests: string[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kinetoscope-mem-browser-'));
     const model = await loadTrace(h200Trace('gpt2_train_mem'));
     const data = buildReportData(model, { tracePath: 'gpt2_train_mem.pt.trace.json.gz', generator: 'kinetoscope test' });
     if (!data.timeline.ok || !data.memory?.ok || !data.modules?.ok) throw new Error('a section failed');
     embed = data.timeline.value.embed;
     memory = data.memory.value;
     modules = data.modules.value;
-    const file = join(dir, 'report.html');
-    writeFileSync(file, renderReportHtml(data));
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      viewport: { width: 1400, height: 1000 },
-      deviceScaleFactor: 1,
-      colorScheme: 'light',
-    });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:')) return route.continue();
-      requests.push(url);
-      return route.abort();
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`file://${file}`);
+    opened = await openReportPage(renderReportHtml(data), 'kinetoscope-mem-browser-');
+    page = opened.page;
     await page.waitForSelector('#tl[data-ready="true"]');
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   interface CanvasLike {
@@ -172,7 +143,7 @@ describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium
   });
 
   it('nothing logged an error or reached the network', () => {
-    expect(errors).toEqual([]);
-    expect(requests).toEqual([]);
+    expect(opened!.errors).toEqual([]);
+    expect(opened!.requests).toEqual([]);
   });
 });

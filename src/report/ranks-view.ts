@@ -3,7 +3,7 @@ import type { RanksAnalysis } from '../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnosticsJson } from './diagnostics-view.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
-import { renderTable, type RenderOptions } from './table.js';
+import { renderTable, type ColumnSpec, type RenderOptions } from './table.js';
 
 export interface RanksRenderOptions extends RenderOptions {
   /** Rows shown per table (ranks, steps, collectives, stragglers); the JSON has them all. */
@@ -14,129 +14,87 @@ const r3 = (x: number | null) => (x === null || !Number.isFinite(x) ? null : rou
 const gbs = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)} GB/s`);
 const pct = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}%`);
 
-function cut<T>(rows: T[], top: number): { shown: T[]; more: string } {
-  return rows.length > top ? { shown: rows.slice(0, top), more: `… ${rows.length - top} more (--top N, or --json for all)` } : { shown: rows, more: '' };
-}
+/** Right-aligned (numeric) columns. */
+const numeric = (...headers: string[]): ColumnSpec[] => headers.map((header) => ({ header, align: 'right' }));
 
 export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): string {
   const top = opts.top ?? 32;
   const out: string[] = [];
+  /** One of the view's tables: its first `top` rows, then a line saying how many more the JSON has. */
+  const table = <T>(columns: readonly ColumnSpec[], rows: readonly T[], row: (r: T) => string[]) => {
+    const cut = rows.length > top;
+    out.push(renderTable(columns, (cut ? rows.slice(0, top) : rows).map((r) => row(r)), opts));
+    if (cut) out.push(`… ${rows.length - top} more (--top N, or --json for all)`);
+  };
   const world = a.worldSize === null ? 'world size unknown' : `world size ${a.worldSize}`;
   out.push(`${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'} (${world}); clock: ${a.clock === 'trace' ? "the profiler's clock as written" : 'aligned by collective ends'}, reference rank ${a.referenceRank}`);
   out.push(`collective instances: ${formatInt(a.instances)}, seen on 2 or more ranks: ${formatInt(a.matchedInstances)}`);
   if (a.missingRanks.length) out.push(`missing ranks: ${a.missingRanks.length} of ${a.worldSize} (${listRanks(a.missingRanks)})`);
 
   out.push('', 'Ranks');
-  const byWait = [...a.ranks];
-  const rk = cut(byWait, top);
-  out.push(
-    renderTable(
-      [
-        { header: 'Rank', align: 'right' },
-        { header: 'Steps', align: 'right' },
-        { header: 'Mean step', align: 'right' },
-        { header: 'Calls', align: 'right' },
-        { header: 'Comm', align: 'right' },
-        { header: 'Exposed', align: 'right' },
-        { header: 'Overlap', align: 'right' },
-        { header: 'Waited', align: 'right' },
-        { header: 'Last', align: 'right' },
-        { header: 'Clock offset', align: 'right' },
-        { header: 'File', maxWidth: 48 },
-      ],
-      rk.shown.map((r) => [
-        String(r.rank),
-        String(r.steps.length),
-        r.steps.length ? formatUs(r.steps.reduce((s, x) => s + x.durUs, 0) / r.steps.length) : '—',
-        formatInt(r.collectiveCalls),
-        formatUs(r.commUs),
-        formatUs(r.exposedCommUs),
-        pct(r.overlapPct),
-        formatUs(r.waitUs),
-        String(r.lastCount),
-        r.clockOffsetUs === null ? '—' : `${formatUs(r.clockOffsetUs)} ±${formatUs((r.clockSpreadUs ?? 0) / 2)}`,
-        r.file,
-      ]),
-      opts,
-    ),
+  table(
+    [
+      ...numeric('Rank', 'Steps', 'Mean step', 'Calls', 'Comm', 'Exposed', 'Overlap', 'Waited', 'Last', 'Clock offset'),
+      { header: 'File', maxWidth: 48 },
+    ],
+    a.ranks,
+    (r) => [
+      String(r.rank),
+      String(r.steps.length),
+      r.steps.length ? formatUs(r.steps.reduce((s, x) => s + x.durUs, 0) / r.steps.length) : '—',
+      formatInt(r.collectiveCalls),
+      formatUs(r.commUs),
+      formatUs(r.exposedCommUs),
+      pct(r.overlapPct),
+      formatUs(r.waitUs),
+      String(r.lastCount),
+      r.clockOffsetUs === null ? '—' : `${formatUs(r.clockOffsetUs)} ±${formatUs((r.clockSpreadUs ?? 0) / 2)}`,
+      r.file,
+    ],
   );
-  if (rk.more) out.push(rk.more);
 
   if (a.steps.length) {
     out.push('', 'Steps across ranks');
-    const st = cut(a.steps, top);
-    out.push(
-      renderTable(
-        [
-          { header: 'Step', maxWidth: 32 },
-          { header: 'Ranks', align: 'right' },
-          { header: 'Min', align: 'right' },
-          { header: 'Mean', align: 'right' },
-          { header: 'Max', align: 'right' },
-          { header: 'Slowest rank', align: 'right' },
-        ],
-        st.shown.map((s) => [s.name, String(s.ranks), formatUs(s.minUs), formatUs(s.meanUs), formatUs(s.maxUs), String(s.slowestRank)]),
-        opts,
-      ),
+    table(
+      [{ header: 'Step', maxWidth: 32 }, ...numeric('Ranks', 'Min', 'Mean', 'Max', 'Slowest rank')],
+      a.steps,
+      (s) => [s.name, String(s.ranks), formatUs(s.minUs), formatUs(s.meanUs), formatUs(s.maxUs), String(s.slowestRank)],
     );
-    if (st.more) out.push(st.more);
   }
 
   out.push('', 'Collectives');
   if (!a.collectives.length) out.push('No collective calls: no NCCL/RCCL/HCCL kernels, no gloo:* annotations.');
   else {
-    const co = cut(a.collectives, top);
-    out.push(
-      renderTable(
-        [
-          { header: 'Collective' },
-          { header: 'PG', maxWidth: 16 },
-          { header: 'Calls', align: 'right' },
-          { header: 'Ranks', align: 'right' },
-          { header: 'Size', align: 'right' },
-          { header: 'Mean', align: 'right' },
-          { header: 'Skew', align: 'right' },
-          { header: 'Max skew', align: 'right' },
-          { header: 'Transfer', align: 'right' },
-          { header: 'Alg bw', align: 'right' },
-          { header: 'Bus bw', align: 'right' },
-        ],
-        co.shown.map((c) => [
-          c.name,
-          c.pg || '?',
-          formatInt(c.calls),
-          String(c.ranks),
-          c.bytes !== null ? formatBytes(c.bytes) : c.elements !== null ? `${formatInt(c.elements)} el` : '—',
-          formatUs(c.meanUs),
-          c.skewUs === null ? '—' : formatUs(c.skewUs),
-          c.maxSkewUs === null ? '—' : formatUs(c.maxSkewUs),
-          formatUs(c.transferUs),
-          gbs(c.algBwGBs),
-          gbs(c.busBwGBs),
-        ]),
-        opts,
-      ),
+    table(
+      [
+        { header: 'Collective' },
+        { header: 'PG', maxWidth: 16 },
+        ...numeric('Calls', 'Ranks', 'Size', 'Mean', 'Skew', 'Max skew', 'Transfer', 'Alg bw', 'Bus bw'),
+      ],
+      a.collectives,
+      (c) => [
+        c.name,
+        c.pg || '?',
+        formatInt(c.calls),
+        String(c.ranks),
+        c.bytes !== null ? formatBytes(c.bytes) : c.elements !== null ? `${formatInt(c.elements)} el` : '—',
+        formatUs(c.meanUs),
+        c.skewUs === null ? '—' : formatUs(c.skewUs),
+        c.maxSkewUs === null ? '—' : formatUs(c.maxSkewUs),
+        formatUs(c.transferUs),
+        gbs(c.algBwGBs),
+        gbs(c.busBwGBs),
+      ],
     );
-    if (co.more) out.push(co.more);
   }
 
   if (a.stragglers.length) {
     out.push('', 'Stragglers (per step: the rank that arrived last and held the others up longest)');
-    const sg = cut(a.stragglers, top);
-    out.push(
-      renderTable(
-        [
-          { header: 'Step', align: 'right' },
-          { header: 'Rank', align: 'right' },
-          { header: 'Last at', align: 'right' },
-          { header: 'Late by', align: 'right' },
-          { header: 'Others waited', align: 'right' },
-        ],
-        sg.shown.map((s) => [s.step < 0 ? '(none)' : String(s.step), String(s.rank), `${s.lastCount}/${s.collectives}`, formatUs(s.lateUs), formatUs(s.othersWaitUs)]),
-        opts,
-      ),
+    table(
+      numeric('Step', 'Rank', 'Last at', 'Late by', 'Others waited'),
+      a.stragglers,
+      (s) => [s.step < 0 ? '(none)' : String(s.step), String(s.rank), `${s.lastCount}/${s.collectives}`, formatUs(s.lateUs), formatUs(s.othersWaitUs)],
     );
-    if (sg.more) out.push(sg.more);
   }
   return out.join('\n');
 }
