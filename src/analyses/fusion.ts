@@ -30,6 +30,7 @@
  *
  * Ignores: kernels on different streams; GEMMs' epilogues (the `gemm` analysis's).
  */
+import type { JsonObject } from '../ingest/raw-event.js';
 import { GpuKind, HostKind, type TraceModel } from '../model/trace-model.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName, type KernelKind } from './kernel-name.js';
 import { torchRowName } from './profiler-table.js';
@@ -234,7 +235,7 @@ function promotedDtype(inputs: readonly TensorArg[]): string | undefined {
 const WRITE_ONLY_OPS = /^(fill|zero|normal|uniform|random|bernoulli|exponential|geometric|cauchy|log_normal|empty|empty_like|empty_strided|zeros|ones|full|arange|resize)_?$/;
 
 /** The tensor arguments an op reads. */
-function readArgs(opName: string, args: TensorArg[]): TensorArg[] {
+function readArgs(opName: string, args: readonly TensorArg[]): readonly TensorArg[] {
   const base = opName.replace(/^\w+::/, '');
   if (WRITE_ONLY_OPS.test(base)) return [];
   if (base === 'copy_' || base === '_foreach_copy_') return args.filter((t) => t.index !== 0);
@@ -512,6 +513,26 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
     if (!list) streams.set(key, (list = []));
     list.push(g);
   }
+  // findIntermediate reads only the two ops' names and args and the producer's kernel kind, and
+  // args objects are shared by every op with the same args: a training loop asks about the same
+  // pairs step after step, so each distinct pair is worked out once.
+  const argsIds = new Map<JsonObject, number>();
+  const argsId = (h: number): number => {
+    const a = m.host.args[h];
+    if (a === undefined) return -1;
+    let id = argsIds.get(a);
+    if (id === undefined) argsIds.set(a, (id = argsIds.size));
+    return id;
+  };
+  const links = new Map<string, Intermediate | undefined>();
+  const intermediate = (a: KernelSite, b: KernelSite): Intermediate | undefined => {
+    if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
+    const key = `${m.host.name[a.owner]},${argsId(a.owner)},${a.decoded.kind},${m.host.name[b.owner]},${argsId(b.owner)}`;
+    if (links.has(key)) return links.get(key);
+    const r = findIntermediate(m, a, b);
+    links.set(key, r);
+    return r;
+  };
   const chains: ChainInstance[] = [];
   for (const list of streams.values()) {
     list.sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
@@ -531,7 +552,7 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
       // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
       const next = k + 1 < list.length ? siteOf.get(list[k + 1]!) : undefined;
       if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && lookThrough(next) && next.owner === gpu.owner[g]) continue;
-      const link = prev && b && chainable(prev, b) ? findIntermediate(m, prev, b) : undefined;
+      const link = prev && b && chainable(prev, b) ? intermediate(prev, b) : undefined;
       if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
         if (!cur) cur = { sites: [prev!], links: [], between: [] };
         cur.sites.push(b!);
