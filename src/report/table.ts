@@ -55,7 +55,7 @@ export function renderTable(columns: readonly ColumnSpec[], rows: readonly (read
 
 // Characters one column wide for cli-table3 (string-width: not wide, not an emoji — © and ® are —,
 // not combining), and one-parameter SGR codes (colours, bold), which both leave out of a width.
-const PLAIN = /^(?:[\x20-\x7e\u00a0-\u00a8\u00aa-\u00ad\u00af-\u02ff\u2013\u2014\u2026\u2192\u21d2\u2500]|\u001b\[\d*m)*$/;
+const PLAIN = /^(?:[\x20-\x7e\u00a0-\u00a8\u00aa-\u00ad\u00af-\u02ff\u0370-\u03ff\u2013\u2014\u2026\u2192\u21d2\u2212\u2264\u2265\u2500]|\u001b\[\d*m)*$/;
 
 /** A cell's width in columns when every character of it is one column wide (and none is a line break), else undefined. */
 function plainWidth(s: string): number | undefined {
