@@ -505,7 +505,8 @@ interface ChainInstance {
 function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionOpportunity[] {
   const { gpu } = m;
   // GPU activities per (device, stream) in start order: copies and memsets sit in the stream too and end chains.
-  const siteOf = new Map<number, KernelSite>(sites.map((s) => [s.gpu, s]));
+  const siteOf: (KernelSite | undefined)[] = new Array<KernelSite | undefined>(gpu.length).fill(undefined);
+  for (const s of sites) siteOf[s.gpu] = s;
   const streams = new Map<string, number[]>();
   for (let g = 0; g < gpu.length; g++) {
     const key = `${gpu.device[g]}:${gpu.stream[g]}`;
@@ -544,13 +545,13 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
       b !== undefined && LOOK_THROUGH_KINDS.has(b.decoded.kind) && b.role === 'other' && prev?.role === 'memory-bound' && b.scope === prev.scope;
     for (let k = 0; k < list.length; k++) {
       const g = list[k]!;
-      const b = siteOf.get(g);
+      const b = siteOf[g];
       if (lookThrough(b)) {
         skipped.push(b);
         continue;
       }
       // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
-      const next = k + 1 < list.length ? siteOf.get(list[k + 1]!) : undefined;
+      const next = k + 1 < list.length ? siteOf[list[k + 1]!] : undefined;
       if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && lookThrough(next) && next.owner === gpu.owner[g]) continue;
       const link = prev && b && chainable(prev, b) ? intermediate(prev, b) : undefined;
       if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
@@ -580,9 +581,10 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
       s0.scopeName,
       gpu.device[s0.gpu],
       gpu.stream[s0.gpu],
-      ...c.sites.map((s) => `${m.strings.get(m.host.name[s.owner]!)}\u0001${s.name}`),
+      // op and kernel names by their string ids (one id per name): no long kernel names copied per chain
+      ...c.sites.map((s) => `${m.host.name[s.owner]!}\u0001${gpu.name[s.gpu]!}`),
       ...c.links.map((l) => `${formatDims(l.dims)}${l.dtype}`),
-      ...c.between.map((ks) => ks.map((s) => s.name).join('\u0001')),
+      ...c.between.map((ks) => ks.map((s) => gpu.name[s.gpu]!).join('\u0001')),
     ].join('\u0000');
     const g = groups.get(key);
     if (g) g.instances.push(c);
