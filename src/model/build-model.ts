@@ -504,18 +504,26 @@ function bindFwdBwd(
   originNs: number,
 ): FwdBwdLink[] {
   if (ends.length === 0) return [];
-  const at = new Map<string, number>();
-  for (const e of ends) at.set(`${e.thread}|${e.tsNs - originNs}`, -1);
+  // Per thread, per start: the longest host event starting there (numbers as keys: Map's
+  // SameValueZero treats 0 and −0, and NaN, as the printed keys did, with no text per event).
+  const at = new Map<number, Map<number, number>>();
+  for (const e of ends) {
+    let byTs = at.get(e.thread);
+    if (!byTs) at.set(e.thread, (byTs = new Map()));
+    byTs.set(e.tsNs - originNs, -1);
+  }
   for (let i = 0; i < host.length; i++) {
-    const key = `${host.thread[i]}|${host.startNs[i]}`;
-    const cur = at.get(key);
+    const byTs = at.get(host.thread[i]!);
+    if (byTs === undefined) continue;
+    const ts = host.startNs[i]!;
+    const cur = byTs.get(ts);
     if (cur === undefined) continue;
-    if (cur < 0 || host.durNs[i]! > host.durNs[cur]!) at.set(key, i);
+    if (cur < 0 || host.durNs[i]! > host.durNs[cur]!) byTs.set(ts, i);
   }
   const fwd = new Map<number, number>();
   const bwd = new Map<number, number>();
   for (const e of ends) {
-    const i = at.get(`${e.thread}|${e.tsNs - originNs}`)!;
+    const i = at.get(e.thread)!.get(e.tsNs - originNs)!;
     if (i >= 0) (e.start ? fwd : bwd).set(e.id, i);
   }
   const links: FwdBwdLink[] = [];

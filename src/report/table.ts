@@ -28,24 +28,96 @@ const BORDERLESS = {
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
 
+/**
+ * cli-table3 lays a table out in time quadratic in its rows (its layout looks for row-span
+ * conflicts against every earlier row) and spends tens of µs on each cell: 5,000 op names took
+ * ~40 s. Tables whose cells are plain text (`plainWidth`) are drawn here, line for line as
+ * cli-table3 draws them with these options; the others go to cli-table3 in slices of this many
+ * rows, every slice at the column widths of the whole table, which draws the same lines.
+ */
+const SLICE_ROWS = 200;
+
 export function renderTable(columns: readonly ColumnSpec[], rows: readonly (readonly string[])[], opts: RenderOptions = {}): string {
   const style = opts.headerStyle ?? ((s: string) => s);
-  const table = new Table({
-    head: columns.map((c) => style(c.header)),
-    chars: BORDERLESS,
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
-    colAligns: columns.map((c) => c.align ?? 'left'),
-    wordWrap: false,
-  });
-  for (const r of rows) {
-    table.push(r.map((cell, k) => (opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!))));
-  }
+  const head = columns.map((c) => style(c.header));
+  const cells = rows.map((r) => r.map((cell, k) => (opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!))));
+  const aligns = columns.map((c) => c.align ?? 'left');
+  const lines = drawPlain(head, cells, aligns) ?? drawSliced(head, cells, aligns);
   // cli-table3 draws the header rule (the `mid` characters) but sizes it without the column
   // separators; redraw it as wide as the widest line.
-  const lines = table.toString().split('\n');
   if (lines.length > 1) {
-    const width = Math.max(...lines.map((l) => stripAnsi(l).length));
+    let width = 0;
+    for (const l of lines) width = Math.max(width, stripAnsi(l).length);
     lines[1] = '─'.repeat(width);
   }
   return lines.join('\n');
+}
+
+// Characters one column wide for cli-table3 (string-width: not wide, not an emoji — © and ® are —,
+// not combining), and one-parameter SGR codes (colours, bold), which both leave out of a width.
+const PLAIN = /^(?:[\x20-\x7e\u00a0-\u00a8\u00aa-\u00ad\u00af-\u02ff\u0370-\u03ff\u2013\u2014\u2026\u2192\u21d2\u2212\u2264\u2265\u2500]|\u001b\[\d*m)*$/;
+
+/** A cell's width in columns when every character of it is one column wide (and none is a line break), else undefined. */
+function plainWidth(s: string): number | undefined {
+  if (!PLAIN.test(s)) return undefined;
+  return s.includes('\u001b') ? stripAnsi(s).length : s.length;
+}
+
+/** The lines cli-table3 draws for a borderless, compact, unpadded table of plain cells; undefined when a cell is not plain or a row is not as long as the header. */
+function drawPlain(head: readonly string[], cells: readonly (readonly string[])[], aligns: readonly ('left' | 'right')[]): string[] | undefined {
+  const n = head.length;
+  if (n === 0) return undefined;
+  const all = [head, ...cells];
+  const widths = new Array<number>(n).fill(1);
+  const cellWidths: number[][] = [];
+  for (const row of all) {
+    if (row.length !== n) return undefined;
+    const w: number[] = [];
+    for (let k = 0; k < n; k++) {
+      const x = plainWidth(row[k]!);
+      if (x === undefined) return undefined;
+      w.push(x);
+      if (x > widths[k]!) widths[k] = x;
+    }
+    cellWidths.push(w);
+  }
+  const lines: string[] = [];
+  all.forEach((row, y) => {
+    if (y === 1) lines.push(''); // the header rule, redrawn by the caller
+    let line = '';
+    for (let k = 0; k < n; k++) {
+      const gap = ' '.repeat(widths[k]! - cellWidths[y]![k]!);
+      line += (k ? BORDERLESS.middle : '') + (aligns[k] === 'right' ? gap + row[k] : row[k] + gap);
+    }
+    lines.push(line);
+  });
+  return lines;
+}
+
+function drawSliced(head: readonly string[], cells: readonly (readonly string[])[], aligns: readonly ('left' | 'right')[]): string[] {
+  const draw = (slice: readonly (readonly string[])[], withHead: boolean, colWidths: number[]): Table.Table => {
+    const table = new Table({
+      head: withHead ? [...head] : [],
+      chars: BORDERLESS,
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+      colAligns: [...aligns],
+      colWidths,
+      wordWrap: false,
+    });
+    for (const r of slice) table.push([...r]);
+    return table;
+  };
+  // A short row gets a cell spanning the missing columns, whose width depends on the rows around it: drawn whole.
+  if (cells.length <= SLICE_ROWS || cells.some((r) => r.length !== head.length)) return draw(cells, true, []).toString().split('\n');
+  // The widths cli-table3 would give the whole table: the widest cell of each column as it
+  // measures cells (wide characters, line breaks), read back from each slice's layout.
+  const widths: number[] = [];
+  for (let at = 0; at < cells.length; at += SLICE_ROWS) {
+    const t = draw(cells.slice(at, at + SLICE_ROWS), at === 0, []);
+    t.toString();
+    t.options.colWidths.forEach((w, k) => (widths[k] = Math.max(widths[k] ?? 0, w ?? 0)));
+  }
+  const lines: string[] = [];
+  for (let at = 0; at < cells.length; at += SLICE_ROWS) lines.push(...draw(cells.slice(at, at + SLICE_ROWS), at === 0, [...widths]).toString().split('\n'));
+  return lines;
 }

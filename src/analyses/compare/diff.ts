@@ -232,21 +232,24 @@ function diffHostNames(a: TraceModel, instA: readonly ScopeInstance[], b: TraceM
 
 /** Per (category, name), in order of first appearance: calls and Σ durations over the instances. */
 function hostNameCounts(m: TraceModel, instances: readonly ScopeInstance[], keep: (kind: number) => boolean) {
-  const out = new Map<string, { name: string; category: string; n: number; ns: number }>();
+  // Counted per (name id, kind), the same pairs as (name, category); keyed by text only once per
+  // pair, in the order each pair first appears.
+  const byId = new Map<number, { name: string; category: string; n: number; ns: number }>();
+  const kinds = HOST_KIND_NAMES.length;
   for (const inst of instances) {
     for (const i of inst.hostEvents) {
       const kind = m.host.kind[i]!;
       if (!keep(kind)) continue;
-      const name = m.strings.get(m.host.name[i]!);
-      const category = HOST_KIND_NAMES[kind]!;
-      const key = `${category}\u0000${name}`;
-      const e = out.get(key);
+      const id = m.host.name[i]! * kinds + kind;
+      const e = byId.get(id);
       if (e) {
         e.n++;
         e.ns += m.host.durNs[i]!;
-      } else out.set(key, { name, category, n: 1, ns: m.host.durNs[i]! });
+      } else byId.set(id, { name: m.strings.get(m.host.name[i]!), category: HOST_KIND_NAMES[kind]!, n: 1, ns: m.host.durNs[i]! });
     }
   }
+  const out = new Map<string, { name: string; category: string; n: number; ns: number }>();
+  for (const e of byId.values()) out.set(`${e.category}\u0000${e.name}`, e);
   return out;
 }
 

@@ -30,6 +30,7 @@
  *
  * Ignores: kernels on different streams; GEMMs' epilogues (the `gemm` analysis's).
  */
+import type { JsonObject } from '../../ingest/raw-event.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName, type KernelKind } from '../kernels/kernel-name.js';
 import { torchRowName } from '../torch-table/profiler-table.js';
@@ -234,7 +235,7 @@ function promotedDtype(inputs: readonly TensorArg[]): string | undefined {
 const WRITE_ONLY_OPS = /^(fill|zero|normal|uniform|random|bernoulli|exponential|geometric|cauchy|log_normal|empty|empty_like|empty_strided|zeros|ones|full|arange|resize)_?$/;
 
 /** The tensor arguments an op reads. */
-function readArgs(opName: string, args: TensorArg[]): TensorArg[] {
+function readArgs(opName: string, args: readonly TensorArg[]): readonly TensorArg[] {
   const base = opName.replace(/^\w+::/, '');
   if (WRITE_ONLY_OPS.test(base)) return [];
   if (base === 'copy_' || base === '_foreach_copy_') return args.filter((t) => t.index !== 0);
@@ -504,7 +505,8 @@ interface ChainInstance {
 function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionOpportunity[] {
   const { gpu } = m;
   // GPU activities per (device, stream) in start order: copies and memsets sit in the stream too and end chains.
-  const siteOf = new Map<number, KernelSite>(sites.map((s) => [s.gpu, s]));
+  const siteOf: (KernelSite | undefined)[] = new Array<KernelSite | undefined>(gpu.length).fill(undefined);
+  for (const s of sites) siteOf[s.gpu] = s;
   const streams = new Map<string, number[]>();
   for (let g = 0; g < gpu.length; g++) {
     const key = `${gpu.device[g]}:${gpu.stream[g]}`;
@@ -512,6 +514,26 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
     if (!list) streams.set(key, (list = []));
     list.push(g);
   }
+  // findIntermediate reads only the two ops' names and args and the producer's kernel kind, and
+  // args objects are shared by every op with the same args: a training loop asks about the same
+  // pairs step after step, so each distinct pair is worked out once.
+  const argsIds = new Map<JsonObject, number>();
+  const argsId = (h: number): number => {
+    const a = m.host.args[h];
+    if (a === undefined) return -1;
+    let id = argsIds.get(a);
+    if (id === undefined) argsIds.set(a, (id = argsIds.size));
+    return id;
+  };
+  const links = new Map<string, Intermediate | undefined>();
+  const intermediate = (a: KernelSite, b: KernelSite): Intermediate | undefined => {
+    if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
+    const key = `${m.host.name[a.owner]},${argsId(a.owner)},${a.decoded.kind},${m.host.name[b.owner]},${argsId(b.owner)}`;
+    if (links.has(key)) return links.get(key);
+    const r = findIntermediate(m, a, b);
+    links.set(key, r);
+    return r;
+  };
   const chains: ChainInstance[] = [];
   for (const list of streams.values()) {
     list.sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
@@ -523,15 +545,15 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
       b !== undefined && LOOK_THROUGH_KINDS.has(b.decoded.kind) && b.role === 'other' && prev?.role === 'memory-bound' && b.scope === prev.scope;
     for (let k = 0; k < list.length; k++) {
       const g = list[k]!;
-      const b = siteOf.get(g);
+      const b = siteOf[g];
       if (lookThrough(b)) {
         skipped.push(b);
         continue;
       }
       // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
-      const next = k + 1 < list.length ? siteOf.get(list[k + 1]!) : undefined;
+      const next = k + 1 < list.length ? siteOf[list[k + 1]!] : undefined;
       if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && lookThrough(next) && next.owner === gpu.owner[g]) continue;
-      const link = prev && b && chainable(prev, b) ? findIntermediate(m, prev, b) : undefined;
+      const link = prev && b && chainable(prev, b) ? intermediate(prev, b) : undefined;
       if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
         if (!cur) cur = { sites: [prev!], links: [], between: [] };
         cur.sites.push(b!);
@@ -559,9 +581,10 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
       s0.scopeName,
       gpu.device[s0.gpu],
       gpu.stream[s0.gpu],
-      ...c.sites.map((s) => `${m.strings.get(m.host.name[s.owner]!)}\u0001${s.name}`),
+      // op and kernel names by their string ids (one id per name): no long kernel names copied per chain
+      ...c.sites.map((s) => `${m.host.name[s.owner]!}\u0001${gpu.name[s.gpu]!}`),
       ...c.links.map((l) => `${formatDims(l.dims)}${l.dtype}`),
-      ...c.between.map((ks) => ks.map((s) => s.name).join('\u0001')),
+      ...c.between.map((ks) => ks.map((s) => gpu.name[s.gpu]!).join('\u0001')),
     ].join('\u0000');
     const g = groups.get(key);
     if (g) g.instances.push(c);

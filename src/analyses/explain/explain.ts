@@ -450,13 +450,14 @@ function viewsSection(c: TraceContext): ExplainSection | undefined {
 function viewCallsIn(c: TraceContext): { calls: number; selfNs: number } {
   const { m } = c;
   const names = new Set(c.lazy.ops().views.map((v) => v.name));
-  const launched = new Set<number>();
-  for (let g = 0; g < m.gpu.length; g++) for (let p = m.gpu.launcher[g]!; p >= 0; p = m.host.parent[p]!) launched.add(p);
+  // The launch calls and every event around one (a walk stops at an event already marked: its ancestors are too).
+  const launched = new Uint8Array(m.host.length);
+  for (let g = 0; g < m.gpu.length; g++) for (let p = m.gpu.launcher[g]!; p >= 0 && !launched[p]; p = m.host.parent[p]!) launched[p] = 1;
   let calls = 0;
   let selfNs = 0;
   for (const inst of c.instances) {
     for (const h of inst.hostEvents) {
-      if (m.host.kind[h] !== HostKind.Op || launched.has(h) || !names.has(hostName(m, h))) continue;
+      if (m.host.kind[h] !== HostKind.Op || launched[h] || !names.has(hostName(m, h))) continue;
       calls++;
       let self = m.host.durNs[h]!;
       for (let k = m.host.firstChild[h]!; k >= 0; k = m.host.nextSibling[k]!) self -= m.host.durNs[k]!;

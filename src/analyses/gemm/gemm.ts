@@ -460,6 +460,10 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
   const { firstOwned } = host;
   const { nextOwned } = gpu;
   const calls: GemmCall[] = [];
+  // What a call's name and args say, worked out once per (name, args): the model shares one args
+  // object among the ops with the same args, and a training loop repeats its GEMMs every step.
+  const compiledName = new Map<number, boolean>();
+  const argsFacts = new Map<number, Map<JsonObject | undefined, { inputDims: string; inputTypes: string; shape: GemmShape | undefined }>>();
   for (let i = 0; i < n; i++) {
     if (!isGemm[i] || wraps[i]) continue;
     const kernels: number[] = [];
@@ -475,23 +479,38 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
     let outer = i;
     let compiled = false;
     for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
-      const name = hostName(m, p);
+      const id = host.name[p]!;
       if (isGemm[p]) {
-        via.unshift(name);
+        via.unshift(m.strings.get(id));
         outer = p;
       }
-      if (COMPILED_FRAME.test(name)) compiled = true;
+      let c = compiledName.get(id);
+      if (c === undefined) compiledName.set(id, (c = COMPILED_FRAME.test(m.strings.get(id))));
+      if (c) compiled = true;
     }
     const op = hostName(m, i);
     const args = host.args[i];
-    const shape = gemmShapeOf(op, args);
+    let byArgs = argsFacts.get(host.name[i]!);
+    if (!byArgs) argsFacts.set(host.name[i]!, (byArgs = new Map()));
+    let facts = byArgs.get(args);
+    if (!facts) {
+      byArgs.set(
+        args,
+        (facts = {
+          inputDims: JSON.stringify(args?.['Input Dims'] ?? args?.['Input dims'] ?? null),
+          inputTypes: JSON.stringify(args?.['Input type'] ?? args?.['Input types'] ?? null),
+          shape: gemmShapeOf(op, args),
+        }),
+      );
+    }
+    const { shape } = facts;
     calls.push({
       host: i,
       op,
       via,
       outer,
-      inputDims: JSON.stringify(args?.['Input Dims'] ?? args?.['Input dims'] ?? null),
-      inputTypes: JSON.stringify(args?.['Input type'] ?? args?.['Input types'] ?? null),
+      inputDims: facts.inputDims,
+      inputTypes: facts.inputTypes,
       ...(shape ? { shape } : {}),
       kernels,
       otherGpu,

@@ -108,12 +108,25 @@ export interface TensorArg {
 
 /**
  * The tensor arguments of an op, from its `Input Dims` / `Input type` (`Input dims` in old traces);
- * empty when the trace was recorded without shapes.
+ * empty when the trace was recorded without shapes. Read once per args object: the model shares
+ * one frozen object among all the events with the same args (ingest/args-table.ts), so a trace
+ * of a million ops holds a few thousand, and fusion, GEMM and compile readings ask for the same
+ * ones again and again. Shared, so read-only.
  */
-export function tensorArgs(args: JsonObject | undefined): TensorArg[] {
-  const dims = (args?.['Input Dims'] ?? args?.['Input dims']) as unknown;
-  const types = args?.['Input type'] as unknown;
-  if (!Array.isArray(dims) || !Array.isArray(types)) return [];
+export function tensorArgs(args: JsonObject | undefined): readonly TensorArg[] {
+  if (args === undefined) return NONE;
+  let out = tensorArgsOf.get(args);
+  if (out === undefined) tensorArgsOf.set(args, (out = readTensorArgs(args)));
+  return out;
+}
+
+const NONE: readonly TensorArg[] = [];
+const tensorArgsOf = new WeakMap<JsonObject, readonly TensorArg[]>();
+
+function readTensorArgs(args: JsonObject): readonly TensorArg[] {
+  const dims = (args['Input Dims'] ?? args['Input dims']) as unknown;
+  const types = args['Input type'] as unknown;
+  if (!Array.isArray(dims) || !Array.isArray(types)) return NONE;
   const out: TensorArg[] = [];
   for (let i = 0; i < dims.length && i < types.length; i++) {
     const t = types[i];

@@ -27,14 +27,21 @@ export function innermostEnclosing(
   tsOf: (k: number) => number,
 ): Int32Array {
   const end = (i: number) => t.startNs[i]! + t.durNs[i]!;
-  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => threadOf(a) - threadOf(b) || tsOf(a) - tsOf(b) || a - b);
+  // Each point's thread and time read once: the sort compares them ~n·log n times.
+  const pointThread = new Float64Array(n);
+  const pointTs = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    pointThread[k] = threadOf(k);
+    pointTs[k] = tsOf(k);
+  }
+  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => pointThread[a]! - pointThread[b]! || pointTs[a]! - pointTs[b]! || a - b);
   const out = new Int32Array(n).fill(-1);
   const stack: number[] = [];
   let fi = 0;
   let thread = NaN;
   for (const k of order) {
-    const th = threadOf(k);
-    const ts = tsOf(k);
+    const th = pointThread[k]!;
+    const ts = pointTs[k]!;
     if (th !== thread) {
       thread = th;
       stack.length = 0;

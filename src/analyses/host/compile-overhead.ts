@@ -28,6 +28,7 @@
  * Ignores: compilation itself (it happens before the profiled steps in these captures; a step
  * that compiles shows as a long `Torch-Compiled Region`), and the GPU side (fusion.ts).
  */
+import { hostHasNaNStart, hostOrderByStart } from '../helpers/natural-merge-sort.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
@@ -140,13 +141,20 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   let hasBackward = false;
   let compiledFunctionCalls = 0;
   let compiledFunctionSelfNs = 0;
+  // A name's role, decided once per distinct name (a trace has a few hundred names, ~10⁵ events).
+  const roleOfName = new Map<number, PreOpRole | undefined>();
   for (let i = 0; i < n; i++) {
-    const name = strings.get(host.name[i]!);
+    const id = host.name[i]!;
+    const name = strings.get(id);
     names[i] = name;
     const kind = host.kind[i]!;
     // Only Inductor's graph frame is a user_annotation; a user's own annotation is never a pre-op
     // (one named `guard_step` is not Dynamo's guards).
-    const role = kind === HostKind.Op || kind === HostKind.Annotation ? compilePreOpRole(name) : undefined;
+    let role: PreOpRole | undefined;
+    if (kind === HostKind.Op || kind === HostKind.Annotation) {
+      if (roleOfName.has(id)) role = roleOfName.get(id);
+      else roleOfName.set(id, (role = compilePreOpRole(name)));
+    }
     roles[i] = kind === HostKind.Annotation && role !== 'compiled-graph' ? undefined : role;
     if (roles[i] === 'region') compiled = true;
     if (name.startsWith('autograd::engine::evaluate_function') || name === 'CompiledFunctionBackward') hasBackward = true;
@@ -247,7 +255,8 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   };
 
   // Steps: events starting in the window, any thread.
-  const byStart = Array.from({ length: n }, (_, i) => i).sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  // (start, index) order is the stable sort's by start; with an unreadable start only the sort itself gives its order.
+  const byStart = hostHasNaNStart(m) ? Array.from({ length: n }, (_, i) => i).sort((a, b) => host.startNs[a]! - host.startNs[b]!) : Array.from(hostOrderByStart(m));
   const steps: CompileScope[] =
     m.steps.length > 0
       ? m.steps.map((s) =>

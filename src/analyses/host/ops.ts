@@ -51,10 +51,17 @@ export interface OpsReport {
 export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noGpuWork: NoGpuWorkRow[] } {
   const { host } = m;
   const launched = computeLaunchedGpuWork(m);
+  // Whether torch hides a name, decided once per name id (1 hidden, 2 shown, 0 not yet).
+  const hidden = new Uint8Array(m.strings.size);
+  const isHidden = (i: number): boolean => {
+    const id = host.name[i]!;
+    if (!hidden[id]) hidden[id] = isTorchFilteredName(m.strings.get(id)) ? 1 : 2;
+    return hidden[id] === 1;
+  };
   const childNs = (i: number): number => {
     let s = 0;
     for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) {
-      s += isTorchFilteredName(hostName(m, c)) ? childNs(c) : host.durNs[c]!;
+      s += isHidden(c) ? childNs(c) : host.durNs[c]!;
     }
     return s;
   };
@@ -65,13 +72,14 @@ export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noG
     totalNs: number;
     selfNs: number;
   }
-  const byName = new Map<string, Acc>();
+  // Per name id (one id per name: the string table interns them), in order of first appearance.
+  const byName = new Map<number, Acc>();
   for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
-    const name = hostName(m, i);
-    if (isTorchFilteredName(name)) continue;
-    let a = byName.get(name);
-    if (!a) byName.set(name, (a = { name, calls: 0, ofCalls: 0, totalNs: 0, selfNs: 0 }));
+    if (isHidden(i)) continue;
+    const id = host.name[i]!;
+    let a = byName.get(id);
+    if (!a) byName.set(id, (a = { name: m.strings.get(id), calls: 0, ofCalls: 0, totalNs: 0, selfNs: 0 }));
     a.ofCalls++;
     if (launched[i]) continue;
     a.calls++;

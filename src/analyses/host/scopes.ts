@@ -23,6 +23,8 @@
  */
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { countLaunches } from './launches.js';
+import { perModel, perModelWith } from '../helpers/per-model.js';
+import { hostHasNaNStart, hostOrderByStart } from '../helpers/natural-merge-sort.js';
 
 /** What a scope is made of: steps, instances of one annotation name, or the whole trace. */
 export type ScopeSpec =
@@ -77,7 +79,9 @@ export interface AnnotationNameInfo {
  * with their instance counts; the GPU work of the top-level ones (one pass over the trace
  * per top-level name, so a trace with hundreds of nested annotation names stays cheap).
  */
-export function listAnnotations(m: TraceModel): AnnotationNameInfo[] {
+export const listAnnotations = perModel(listAnnotationsOnce);
+
+function listAnnotationsOnce(m: TraceModel): AnnotationNameInfo[] {
   const { host } = m;
   const names = new Map<number, number[]>();
   for (let i = 0; i < host.length; i++) {
@@ -135,8 +139,14 @@ export function primaryAnnotation(m: TraceModel, allowed?: ReadonlySet<string>, 
   return top[0]!.gpuNs >= 0.5 * referenceNs ? top[0]!.name : undefined;
 }
 
-/** The instances of a scope, in start order (empty when the trace has none). */
-export function computeScopeInstances(m: TraceModel, scope: ScopeSpec): ScopeInstance[] {
+/**
+ * The instances of a scope, in start order (empty when the trace has none). Computed once per
+ * model and scope: `explain` and `diff` ask for the steps and the primary annotation's
+ * instances from several sections. Shared, so read-only.
+ */
+export const computeScopeInstances: (m: TraceModel, scope: ScopeSpec) => ScopeInstance[] = perModelWith(computeScopeInstancesOnce);
+
+function computeScopeInstancesOnce(m: TraceModel, scope: ScopeSpec): ScopeInstance[] {
   const { host } = m;
   let roots: number[];
   if (scope.per === 'trace') return [wholeTrace(m)];
@@ -169,12 +179,17 @@ export function computeScopeInstances(m: TraceModel, scope: ScopeSpec): ScopeIns
     if (host.startNs[i]! < host.startNs[r]! + host.durNs[r]!) owner[i] = k;
   }
 
+  // Each instance's events in (start, index) order: read off the model's time order, or sorted
+  // when a start is unreadable (NaN), as before.
   const hostEvents: number[][] = roots.map(() => []);
-  for (let i = 0; i < host.length; i++) {
+  const nan = hostHasNaNStart(m);
+  const order = nan ? undefined : hostOrderByStart(m);
+  for (let j = 0; j < host.length; j++) {
+    const i = order ? order[j]! : j;
     const k = owner[i]!;
     if (k >= 0 && i !== roots[k]) hostEvents[k]!.push(i);
   }
-  for (const list of hostEvents) list.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
+  if (nan) for (const list of hostEvents) list.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
 
   const gpuLists: number[][] = roots.map(() => []);
   const { gpu } = m;
@@ -197,9 +212,12 @@ export function computeScopeInstances(m: TraceModel, scope: ScopeSpec): ScopeIns
 }
 
 function wholeTrace(m: TraceModel): ScopeInstance {
-  const hostEvents: number[] = [];
-  for (let i = 0; i < m.host.length; i++) hostEvents.push(i);
-  hostEvents.sort((a, b) => m.host.startNs[a]! - m.host.startNs[b]! || a - b);
+  let hostEvents: number[];
+  if (hostHasNaNStart(m)) {
+    hostEvents = [];
+    for (let i = 0; i < m.host.length; i++) hostEvents.push(i);
+    hostEvents.sort((a, b) => m.host.startNs[a]! - m.host.startNs[b]! || a - b);
+  } else hostEvents = Array.from(hostOrderByStart(m));
   const gpu: number[] = [];
   for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
   gpu.sort((a, b) => launchOrder(m, a) - launchOrder(m, b) || m.gpu.startNs[a]! - m.gpu.startNs[b]! || a - b);

@@ -102,12 +102,26 @@ export type CropEvent = SubsetEvent;
 export type CropDecision = SubsetDecision;
 
 export function cropSelector(plan: CropPlan): (e: CropEvent) => CropDecision {
-  const classes = new Map<string, EventClass>();
+  // The class of each (cat, ph) — and name, for `Operator` events — decided once: looked up by
+  // the strings the reader hands over, with no key text built per event.
+  const classes = new Map<string, Map<string, EventClass | Map<string, EventClass>>>();
+  const classOf = (e: CropEvent): EventClass => {
+    let byPh = classes.get(e.cat);
+    if (!byPh) classes.set(e.cat, (byPh = new Map()));
+    let c = byPh.get(e.ph);
+    if (e.cat !== 'Operator') {
+      if (c === undefined) byPh.set(e.ph, (c = classifyEvent({ ph: e.ph, cat: e.cat, name: e.name } as RawEvent)));
+      return c as EventClass;
+    }
+    if (c === undefined) byPh.set(e.ph, (c = new Map()));
+    const byName = c as Map<string, EventClass>;
+    let cls = byName.get(e.name);
+    if (cls === undefined) byName.set(e.name, (cls = classifyEvent({ ph: e.ph, cat: e.cat, name: e.name } as RawEvent)));
+    return cls;
+  };
   const inside = (ts: number) => ts >= plan.readerStartNs && ts < plan.readerEndNs;
   return (e) => {
-    const key = `${e.ph}\u0000${e.cat}\u0000${e.cat === 'Operator' ? e.name : ''}`;
-    let cls = classes.get(key);
-    if (cls === undefined) classes.set(key, (cls = classifyEvent({ ph: e.ph, cat: e.cat, name: e.name } as RawEvent)));
+    const cls = classOf(e);
     switch (cls) {
       case EventClass.Metadata:
       case EventClass.TraceSpan:
