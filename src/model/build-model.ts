@@ -30,7 +30,7 @@ import {
   type GpuActivitiesHandler,
   type HostEventsHandler,
   type MetadataHandler,
-} from './handlers.js';
+} from './handlers/index.js';
 import { linkGpuActivities } from './linking.js';
 import { unwidenGpuAnnotations } from './gpu-annotation-spans.js';
 import { computeNesting } from './nesting.js';

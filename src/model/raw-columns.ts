@@ -15,7 +15,7 @@ import {
 } from '../ingest/event-columns.js';
 import type { JsonObject, RawEvent } from '../ingest/raw-event.js';
 import { normaliseId } from '../ingest/tokenizer.js';
-import { num } from './handlers.js';
+import { num } from './handlers/index.js';
 
 /**
  * RawEvent batches as EventColumns, with an ArgsPolicy applied as the tokenizer applies it
