@@ -61,30 +61,58 @@ export const AN_DEVICE_ID = 8;
 /** Label id of the empty string: an absent `ph`, `cat` or `name`. */
 export const LABEL_EMPTY = 0;
 
-export interface EventColumns {
+/**
+ * The event columns, in order: the one definition from which the writer (ColumnBatchWriter),
+ * the model's batch loader (model/handlers/batch.ts), the RawEvent adapter (raw-event-columns.ts)
+ * and the native reader's column order (native/fast-events.cc, checked against this list by
+ * test/event-columns.test.ts) are derived. `width`: slots per event (event i's k-th at
+ * i·width + k); `absent`: the value of an event that does not say; `holds`: what a slot is —
+ * a number, a label id (into the producer's LabelTable; −1 none), an args id (into its
+ * ArgsTable; −1 none), a byte offset; `optional`: only when asked for (ColumnarOptions.offsets).
+ */
+export const EVENT_COLUMNS = [
+  { name: 'ph', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`ph` (LABEL_EMPTY when absent)' },
+  { name: 'cat', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`cat` (LABEL_EMPTY when absent)' },
+  { name: 'name', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`name` (LABEL_EMPTY when absent)' },
+  { name: 'pid', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'pid as a number, or NaN when it stays a string (then `pidLabel`)' },
+  { name: 'pidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string pid's label, −1 when pid is a number" },
+  { name: 'tid', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'tid as a number, or NaN when it stays a string (then `tidLabel`)' },
+  { name: 'tidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string tid's label, −1 when tid is a number" },
+  { name: 'tsNs', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'exact ns relative to `originUs` (NaN when absent)' },
+  { name: 'durNs', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'exact ns (NaN when absent)' },
+  { name: 'flowId', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'flow id as a number (NaN when absent or a string: then `flowIdLabel` ≥ 0)' },
+  { name: 'flowIdLabel', type: Int32Array, width: 1, absent: -1, holds: 'label', meaning: "a string flow id's label, −1 otherwise" },
+  { name: 'bp', type: Int32Array, width: 1, absent: -1, holds: 'label', meaning: '`bp` (−1 when absent)' },
+  { name: 's', type: Int32Array, width: 1, absent: -1, holds: 'label', meaning: '`s` (−1 when absent)' },
+  { name: 'argNumbers', type: Float64Array, width: ARG_NUMBERS, absent: NaN, holds: 'number', meaning: 'the ARG_NUMBER_KEYS numbers of the args' },
+  { name: 'args', type: Int32Array, width: 1, absent: -1, holds: 'args', meaning: 'kept args id, −1 when not kept or absent' },
+  { name: 'offsets', type: Float64Array, width: 2, absent: NaN, holds: 'offset', optional: true, meaning: "the event's first and past-last byte in the text" },
+] as const satisfies readonly EventColumnSpec[];
+
+export interface EventColumnSpec {
+  readonly name: string;
+  readonly type: Int32ArrayConstructor | Float64ArrayConstructor;
+  readonly width: number;
+  readonly absent: number;
+  readonly holds: 'number' | 'label' | 'args' | 'offset';
+  readonly optional?: true;
+  readonly meaning: string;
+}
+
+type Spec = (typeof EVENT_COLUMNS)[number];
+/** A column's array type, from its descriptor. */
+type ArrayOf<S extends Spec> = S['type'] extends Float64ArrayConstructor ? Float64Array : Int32Array;
+export type EventColumnName = Spec['name'];
+/** The columns every batch has. */
+export type RequiredColumnName = Exclude<Spec, { optional: true }>['name'];
+export type ColumnArrays = { -readonly [S in Spec as S['name']]: ArrayOf<S> };
+
+/** The descriptors of the columns every batch has, in order. */
+export const REQUIRED_COLUMNS = EVENT_COLUMNS.filter((c): c is Extract<Spec, { name: RequiredColumnName }> => !('optional' in c));
+
+/** A batch of events as columns (EVENT_COLUMNS), with the labels and args first seen since the previous batch. */
+export type EventColumns = Readonly<Pick<ColumnArrays, RequiredColumnName>> & {
   readonly length: number;
-  /** Label ids (LABEL_EMPTY when absent). */
-  readonly ph: Int32Array;
-  readonly cat: Int32Array;
-  readonly name: Int32Array;
-  /** pid as a number, or NaN when it stays a string (then `pidLabel` is its label id, else −1). */
-  readonly pid: Float64Array;
-  readonly pidLabel: Int32Array;
-  readonly tid: Float64Array;
-  readonly tidLabel: Int32Array;
-  /** Exact ns relative to `originUs` (NaN when absent). */
-  readonly tsNs: Float64Array;
-  readonly durNs: Float64Array;
-  /** Flow id as a number (NaN when absent or a string: then `flowIdLabel` ≥ 0). */
-  readonly flowId: Float64Array;
-  readonly flowIdLabel: Int32Array;
-  /** `bp` and `s` label ids, −1 when absent. */
-  readonly bp: Int32Array;
-  readonly s: Int32Array;
-  /** ARG_NUMBERS numbers per event: event i's k-th at i·ARG_NUMBERS + k. */
-  readonly argNumbers: Float64Array;
-  /** Args id (into the producer's args table), −1 when not kept or absent. */
-  readonly args: Int32Array;
   /** Only when asked for (ColumnarOptions.offsets): each event's first and past-last byte in the text, two per event. */
   readonly offsets?: Float64Array;
   /** Labels and args first seen since the previous batch. */
@@ -92,7 +120,7 @@ export interface EventColumns {
   readonly newArgs: JsonObject[];
   /** The time origin of tsNs (integer µs as decimal text), once the producer has seen a ts. */
   readonly originUs: string | undefined;
-}
+};
 
 /**
  * Buffers of batches already consumed, for the next batches of this thread (each thread has its
@@ -121,96 +149,75 @@ function takeBatchBuffer(bytes: number): ArrayBuffer | undefined {
   return undefined;
 }
 
-/** Growable column storage for one batch (the tokenizer's side). */
+/**
+ * The columns of `specs` for n events, views into one buffer (a batch posted to another thread
+ * is one transfer; `reuse`: a recycled buffer of the same size), 8-byte columns first so that
+ * every view is aligned. Not filled: the writer writes every slot of a row it hands on.
+ */
+function allocColumns(specs: readonly Spec[], n: number, take: (bytes: number) => ArrayBuffer | undefined): Partial<ColumnArrays> {
+  let bytes = 0;
+  for (const c of specs) bytes += n * c.width * c.type.BYTES_PER_ELEMENT;
+  const buf = take(bytes) ?? new ArrayBuffer(bytes);
+  const out: Record<string, Int32Array | Float64Array> = {};
+  let o = 0;
+  for (const size of [8, 4]) {
+    for (const c of specs) {
+      if (c.type.BYTES_PER_ELEMENT !== size) continue;
+      out[c.name] = new c.type(buf, o, n * c.width);
+      o += n * c.width * size;
+    }
+  }
+  return out as Partial<ColumnArrays>;
+}
+
+/** Fresh columns for n events, each filled with its `absent` value (builders of batches from objects). */
+export function createEventColumns(n: number, offsets = false): Omit<ColumnArrays, 'offsets'> & { offsets?: Float64Array } {
+  const c = allocColumns(offsets ? EVENT_COLUMNS : REQUIRED_COLUMNS, n, () => undefined);
+  for (const spec of EVENT_COLUMNS) c[spec.name]?.fill(spec.absent);
+  return c as ColumnArrays;
+}
+
+/** Growable column storage for one batch (the tokenizer's side); its columns are ColumnArrays' (interface below). */
 export class ColumnBatchWriter {
   length = 0;
-  ph!: Int32Array;
-  cat!: Int32Array;
-  name!: Int32Array;
-  pid!: Float64Array;
-  pidLabel!: Int32Array;
-  tid!: Float64Array;
-  tidLabel!: Int32Array;
-  tsNs!: Float64Array;
-  durNs!: Float64Array;
-  flowId!: Float64Array;
-  flowIdLabel!: Int32Array;
-  bp!: Int32Array;
-  s!: Int32Array;
-  argNumbers!: Float64Array;
-  args!: Int32Array;
-  offsets: Float64Array | undefined;
+  private readonly specs: readonly Spec[];
 
   constructor(
     readonly capacity: number,
     readonly withOffsets = false,
   ) {
+    this.specs = withOffsets ? EVENT_COLUMNS : REQUIRED_COLUMNS;
+    if (!withOffsets) this.offsets = undefined;
     this.alloc();
   }
 
   /** Fresh arrays (the previous ones were handed on). */
   alloc(): void {
-    const n = this.capacity;
-    // One buffer per batch: a batch posted to another thread is one transfer.
-    const f64 = 5 + ARG_NUMBERS + (this.withOffsets ? 2 : 0);
-    const i32 = 9;
-    const bytes = n * (8 * f64 + 4 * i32);
-    const buf = takeBatchBuffer(bytes) ?? new ArrayBuffer(bytes);
-    let o = 0;
-    const F = (k: number) => {
-      const a = new Float64Array(buf, o, n * k);
-      o += 8 * n * k;
-      return a;
-    };
-    const I = () => {
-      const a = new Int32Array(buf, o, n);
-      o += 4 * n;
-      return a;
-    };
-    this.pid = F(1);
-    this.tid = F(1);
-    this.tsNs = F(1);
-    this.durNs = F(1);
-    this.flowId = F(1);
-    this.argNumbers = F(ARG_NUMBERS);
-    this.offsets = this.withOffsets ? F(2) : undefined;
-    this.ph = I();
-    this.cat = I();
-    this.name = I();
-    this.pidLabel = I();
-    this.tidLabel = I();
-    this.flowIdLabel = I();
-    this.bp = I();
-    this.s = I();
-    this.args = I();
+    Object.assign(this, allocColumns(this.specs, this.capacity, takeBatchBuffer));
     this.length = 0;
   }
 
   /** The batch so far, as EventColumns over the current arrays (trimmed views). */
   view(newLabels: string[], newArgs: JsonObject[], originUs: string | undefined): EventColumns {
     const n = this.length;
-    const t = <T extends Int32Array | Float64Array>(a: T, k = 1): T => (n === this.capacity ? a : (a.subarray(0, n * k) as T));
-    return {
-      length: n,
-      ph: t(this.ph),
-      cat: t(this.cat),
-      name: t(this.name),
-      pid: t(this.pid),
-      pidLabel: t(this.pidLabel),
-      tid: t(this.tid),
-      tidLabel: t(this.tidLabel),
-      tsNs: t(this.tsNs),
-      durNs: t(this.durNs),
-      flowId: t(this.flowId),
-      flowIdLabel: t(this.flowIdLabel),
-      bp: t(this.bp),
-      s: t(this.s),
-      argNumbers: t(this.argNumbers, ARG_NUMBERS),
-      args: t(this.args),
-      ...(this.offsets ? { offsets: t(this.offsets, 2) } : {}),
-      newLabels,
-      newArgs,
-      originUs,
-    };
+    const v: Record<string, unknown> = { length: n };
+    for (const c of this.specs) {
+      const a = this[c.name]!;
+      v[c.name] = n === this.capacity ? a : a.subarray(0, n * c.width);
+    }
+    v.newLabels = newLabels;
+    v.newArgs = newArgs;
+    v.originUs = originUs;
+    return v as EventColumns;
   }
+
+  /** The current arrays in EVENT_COLUMNS order (undefined: offsets not asked for), as the native reader takes them. */
+  arrays(): (Int32Array | Float64Array | undefined)[] {
+    return EVENT_COLUMNS.map((c) => this[c.name]);
+  }
+}
+// The columns, declared once (EVENT_COLUMNS) and merged into the class.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface ColumnBatchWriter extends Omit<ColumnArrays, 'offsets'> {
+  offsets: Float64Array | undefined;
 }

@@ -1563,7 +1563,7 @@ class Tokenizer {
     const ctx = this.ctx;
     for (;;) {
       if (nat.columnsOf !== w.ph) {
-        reader.setColumns([w.ph, w.cat, w.name, w.pidLabel, w.tidLabel, w.flowIdLabel, w.bp, w.s, w.args], [w.pid, w.tid, w.tsNs, w.durNs, w.flowId, w.argNumbers, w.offsets]);
+        reader.setColumns(w.arrays());
         nat.columnsOf = w.ph;
       }
       const status = reader.run(this.buf, p, this.lim, w.length, w.capacity, this.base, this.hasOrigin, this.origin, this.runPrescan);

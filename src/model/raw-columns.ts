@@ -10,6 +10,7 @@ import {
   AN_TOTAL_ALLOCATED,
   AN_TOTAL_RESERVED,
   ARG_NUMBERS,
+  createEventColumns,
   type ArgsPolicy,
   type EventColumns,
 } from '../ingest/event-columns.js';
@@ -47,27 +48,7 @@ export class RawColumns {
       }
       return id;
     };
-    const c = {
-      length: n,
-      ph: new Int32Array(n),
-      cat: new Int32Array(n),
-      name: new Int32Array(n),
-      pid: new Float64Array(n),
-      pidLabel: new Int32Array(n),
-      tid: new Float64Array(n),
-      tidLabel: new Int32Array(n),
-      tsNs: new Float64Array(n),
-      durNs: new Float64Array(n),
-      flowId: new Float64Array(n),
-      flowIdLabel: new Int32Array(n),
-      bp: new Int32Array(n),
-      s: new Int32Array(n),
-      argNumbers: new Float64Array(n * ARG_NUMBERS).fill(NaN),
-      args: new Int32Array(n),
-      newLabels,
-      newArgs,
-      originUs: undefined,
-    };
+    const c = { length: n, ...createEventColumns(n), newLabels, newArgs, originUs: undefined };
     for (let i = 0; i < n; i++) {
       const e = batch[i]!;
       c.ph[i] = label(e.ph);

@@ -8,7 +8,7 @@
  * turned into columns by the builder first.
  */
 import type { DiagnosticSink } from '../../core/diagnostics.js';
-import type { EventColumns } from '../../ingest/event-columns.js';
+import { REQUIRED_COLUMNS, type ColumnArrays, type EventColumns, type RequiredColumnName } from '../../ingest/event-columns.js';
 import type { JsonObject, JsonValue } from '../../ingest/raw-event.js';
 import type { StringTable } from '../strings.js';
 import type { TableKernels } from '../table-kernels.js';
@@ -20,9 +20,6 @@ export interface HandlerContext {
   readonly kernels?: TableKernels;
 }
 
-const NO_INT32 = new Int32Array(0);
-const NO_FLOAT64 = new Float64Array(0);
-
 /**
  * The batch being added: the reader's columns (EventColumns), with its producer's labels and
  * kept args and its time shift, in one object of one class whoever made the batch. A batch
@@ -30,25 +27,11 @@ const NO_FLOAT64 = new Float64Array(0);
  * and RawColumns' have three hidden classes: handlers that read the batch object itself would be
  * optimised for the first and thrown away ("wrong map") when another arrives. The builder copies
  * the columns' references here once per batch (`load`), so every handler sees one shape whose
- * fields keep one type each.
+ * fields keep one type each. Its columns are EVENT_COLUMNS' (the interface below).
  */
 export class Batch {
   length = 0;
-  ph: Int32Array = NO_INT32;
-  cat: Int32Array = NO_INT32;
-  name: Int32Array = NO_INT32;
-  pid: Float64Array = NO_FLOAT64;
-  pidLabel: Int32Array = NO_INT32;
-  tid: Float64Array = NO_FLOAT64;
-  tidLabel: Int32Array = NO_INT32;
-  tsNs: Float64Array = NO_FLOAT64;
-  durNs: Float64Array = NO_FLOAT64;
-  flowId: Float64Array = NO_FLOAT64;
-  flowIdLabel: Int32Array = NO_INT32;
-  argNumbers: Float64Array = NO_FLOAT64;
-  /** Args ids into `keptArgs` (−1: none kept). */
-  args: Int32Array = NO_INT32;
-  /** The producer's labels and kept args, by id. */
+  /** The producer's labels and kept args, by id (`args` holds ids into `keptArgs`, −1: none kept). */
   labels: readonly string[] = [];
   keptArgs: readonly JsonObject[] = [];
   /**
@@ -57,26 +40,22 @@ export class Batch {
    */
   shiftNs = -0;
 
+  constructor() {
+    // Every column present from the start, of its type, so that loading one never changes the shape.
+    for (const c of REQUIRED_COLUMNS) (this as Record<string, unknown>)[c.name] = new c.type(0);
+  }
+
   load(c: EventColumns, labels: readonly string[], keptArgs: readonly JsonObject[], shiftNs: number): void {
     this.length = c.length;
-    this.ph = c.ph;
-    this.cat = c.cat;
-    this.name = c.name;
-    this.pid = c.pid;
-    this.pidLabel = c.pidLabel;
-    this.tid = c.tid;
-    this.tidLabel = c.tidLabel;
-    this.tsNs = c.tsNs;
-    this.durNs = c.durNs;
-    this.flowId = c.flowId;
-    this.flowIdLabel = c.flowIdLabel;
-    this.argNumbers = c.argNumbers;
-    this.args = c.args;
+    const self = this as Record<string, unknown>;
+    for (const k of REQUIRED_COLUMNS) self[k.name] = c[k.name];
     this.labels = labels;
     this.keptArgs = keptArgs;
     this.shiftNs = shiftNs;
   }
 }
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Batch extends Pick<ColumnArrays, RequiredColumnName> {}
 
 /** Row i's kept args, if any. */
 export function argsOf(b: Batch, i: number): JsonObject | undefined {
