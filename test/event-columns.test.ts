@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
-import { EVENT_COLUMNS, KEEP_ALL_ARGS, type EventColumns } from '../src/ingest/event-columns.js';
+import { EVENT_COLUMNS, eventsFromColumns, KEEP_ALL_ARGS, type EventColumns } from '../src/ingest/event-columns.js';
+import type { RawEvent } from '../src/ingest/raw-event.js';
+import { RawEventColumns } from '../src/ingest/raw-event-columns.js';
 import { nativeAddon, nativeEventReader } from '../src/ingest/native-loader.js';
 import { createColumnarTokenizer } from '../src/ingest/tokenizer.js';
 
@@ -55,5 +57,19 @@ describe('EVENT_COLUMNS', () => {
     const { offsets, ...row } = firstRow(EMPTY, true);
     expect(row).toEqual(absent);
     expect(offsets).toEqual([1, 9]);
+  });
+
+  it('reads RawEvents back from the columns RawEventColumns made of them (the object API, both ways through RAW_EVENT_FIELDS)', () => {
+    const events: RawEvent[] = [
+      { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, tsNs: 1500, durNs: 250, id: undefined, bp: undefined, s: undefined, args: { correlation: 9, stream: '0x7' }, byteOffset: 0 },
+      { ph: 'f', cat: 'ac2g', name: 'ac2g', pid: 'Spans', tid: 'stream 7', tsNs: 1500, durNs: NaN, id: 'a1', bp: 'e', s: undefined, args: undefined, byteOffset: 0 },
+      { ph: 'i', cat: '', name: '[memory]', pid: 1, tid: 2, tsNs: NaN, durNs: NaN, id: 3, bp: undefined, s: 't', args: { Bytes: '512' }, byteOffset: 0 },
+    ];
+    const c = new RawEventColumns({ complete: { kernel: [] }, phases: { i: [] } }).fill(events);
+    const withOffsets = { ...c, offsets: new Float64Array(2 * c.length) };
+    expect(eventsFromColumns(withOffsets, c.newLabels, (a) => c.newArgs[a])).toEqual(events);
+    // The numbers read from the args as the tokenizer reads them: `stream` "0x7" → 7, `Bytes` "512" → 512.
+    expect(c.argNumbers[2]).toBe(7);
+    expect(c.argNumbers[2 * 9 + 4]).toBe(512);
   });
 });

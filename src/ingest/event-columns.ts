@@ -10,7 +10,7 @@
  * The same normalisations as RawEvent (raw-event.ts): exact integer-ns `tsNs`/`durNs` relative
  * to `originUs`, numeric-string and hex pids/tids as numbers.
  */
-import type { JsonObject } from './raw-event.js';
+import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
 
 /**
  * What to keep of each event's `args`. Kept args are interned by their bytes, minus the keys
@@ -47,6 +47,15 @@ export const ARG_NUMBER_KEYS = [
   'Device Type',
   'Device Id',
 ] as const;
+/** An args value as a number, the reading of ARG_NUMBER_KEYS (and of the model's other numeric args): numbers as written, numeric strings through Number(), else NaN. */
+export function argNumber(v: JsonValue | undefined): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : NaN;
+  }
+  return NaN;
+}
 export const ARG_NUMBERS = ARG_NUMBER_KEYS.length;
 export const AN_EXTERNAL_ID = 0;
 export const AN_CORRELATION = 1;
@@ -57,6 +66,19 @@ export const AN_TOTAL_ALLOCATED = 5;
 export const AN_TOTAL_RESERVED = 6;
 export const AN_DEVICE_TYPE = 7;
 export const AN_DEVICE_ID = 8;
+
+/** flowIdLabel of an id that is the number NaN (a bare `nan`): RawEvents tell it from no id (`rawArgs` readers only). */
+export const NAN_FLOW_ID = -2;
+
+/** A pid or tid as written (RawEvent's reading of a number column and its label column): the string it stayed, else the number. */
+export function numberOrLabel(n: number, label: number, labels: readonly string[]): number | string {
+  return label >= 0 ? labels[label]! : n;
+}
+
+/** A flow id as written (flowId, flowIdLabel): the string it stayed, the number, or undefined when there is none. */
+export function flowIdOf(id: number, label: number, labels: readonly string[]): number | string | undefined {
+  return label >= 0 ? labels[label] : label === NAN_FLOW_ID || id === id ? id : undefined;
+}
 
 /** Label id of the empty string: an absent `ph`, `cat` or `name`. */
 export const LABEL_EMPTY = 0;
@@ -220,4 +242,68 @@ export class ColumnBatchWriter {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface ColumnBatchWriter extends Omit<ColumnArrays, 'offsets'> {
   offsets: Float64Array | undefined;
+}
+
+/**
+ * Where each RawEvent field (raw-event.ts) is held in the columns: the object API is an adapter
+ * over the columns, and both its directions — eventsFromColumns here, RawEventColumns
+ * (raw-event-columns.ts) — read this one table. `label`: a label id (`optional`: −1 when the
+ * field is absent); `id`: a number column, or the label column when the value stayed a string;
+ * `flowId` as `id`, absent when neither holds one; `number`: the number. `args` and
+ * `byteOffset` come from the args and offsets columns.
+ */
+export const RAW_EVENT_FIELDS = [
+  { field: 'ph', kind: 'label', column: 'ph' },
+  { field: 'cat', kind: 'label', column: 'cat' },
+  { field: 'name', kind: 'label', column: 'name' },
+  { field: 'pid', kind: 'id', column: 'pid', label: 'pidLabel' },
+  { field: 'tid', kind: 'id', column: 'tid', label: 'tidLabel' },
+  { field: 'tsNs', kind: 'number', column: 'tsNs' },
+  { field: 'durNs', kind: 'number', column: 'durNs' },
+  { field: 'id', kind: 'flowId', column: 'flowId', label: 'flowIdLabel' },
+  { field: 'bp', kind: 'optionalLabel', column: 'bp' },
+  { field: 's', kind: 'optionalLabel', column: 's' },
+] as const satisfies readonly RawEventField[];
+
+export interface RawEventField {
+  readonly field: Exclude<keyof RawEvent, 'args' | 'byteOffset'>;
+  readonly kind: 'label' | 'optionalLabel' | 'id' | 'flowId' | 'number';
+  readonly column: RequiredColumnName;
+  /** The label column of an `id` or `flowId` field. */
+  readonly label?: RequiredColumnName;
+}
+
+/**
+ * A batch as RawEvent objects (in RawEvent's key order): `labels` every label so far by id,
+ * `argsOf` the args of an args id.
+ */
+export function eventsFromColumns(c: EventColumns, labels: readonly string[], argsOf: (id: number) => JsonObject | undefined): RawEvent[] {
+  const out: RawEvent[] = new Array(c.length);
+  for (let i = 0; i < c.length; i++) {
+    const e: Record<string, unknown> = {};
+    for (const f of RAW_EVENT_FIELDS as readonly RawEventField[]) {
+      const v = c[f.column][i]!;
+      switch (f.kind) {
+        case 'label':
+          e[f.field] = labels[v];
+          break;
+        case 'optionalLabel':
+          e[f.field] = v >= 0 ? labels[v] : undefined;
+          break;
+        case 'id':
+          e[f.field] = numberOrLabel(v, c[f.label!][i]!, labels);
+          break;
+        case 'flowId':
+          e[f.field] = flowIdOf(v, c[f.label!][i]!, labels);
+          break;
+        default:
+          e[f.field] = v;
+      }
+    }
+    const a = c.args[i]!;
+    e.args = a >= 0 ? argsOf(a) : undefined;
+    e.byteOffset = c.offsets![2 * i]!;
+    out[i] = e as unknown as RawEvent;
+  }
+  return out;
 }

@@ -8,8 +8,8 @@
  * turned into columns by the builder first.
  */
 import type { DiagnosticSink } from '../../core/diagnostics.js';
-import { REQUIRED_COLUMNS, type ColumnArrays, type EventColumns, type RequiredColumnName } from '../../ingest/event-columns.js';
-import type { JsonObject, JsonValue } from '../../ingest/raw-event.js';
+import { numberOrLabel, REQUIRED_COLUMNS, type ColumnArrays, type EventColumns, type RequiredColumnName } from '../../ingest/event-columns.js';
+import type { JsonObject } from '../../ingest/raw-event.js';
 import type { StringTable } from '../strings.js';
 import type { TableKernels } from '../table-kernels.js';
 
@@ -24,7 +24,7 @@ export interface HandlerContext {
  * The batch being added: the reader's columns (EventColumns), with its producer's labels and
  * kept args and its time shift, in one object of one class whoever made the batch. A batch
  * tokenized on this thread, one received from a worker (a plain object rebuilt by postMessage)
- * and RawColumns' have three hidden classes: handlers that read the batch object itself would be
+ * and RawEventColumns' have three hidden classes: handlers that read the batch object itself would be
  * optimised for the first and thrown away ("wrong map") when another arrives. The builder copies
  * the columns' references here once per batch (`load`), so every handler sees one shape whose
  * fields keep one type each. Its columns are EVENT_COLUMNS' (the interface below).
@@ -65,16 +65,7 @@ export function argsOf(b: Batch, i: number): JsonObject | undefined {
 
 /** pid or tid of row i as RawEvent holds it: a number, or the string that stays one. */
 export function idOf(b: Batch, n: number, label: number): number | string {
-  return label >= 0 ? b.labels[label]! : n;
-}
-
-export function num(v: JsonValue | undefined): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : NaN;
-  }
-  return NaN;
+  return numberOrLabel(n, label, b.labels);
 }
 
 /** Events whose ts could not be read (missing, a string, NaN) are left out: every analysis orders and nests by time. */

@@ -10,7 +10,7 @@
  * builder, build-model.ts). Ignored: counters (`C`), overhead spans, `Iteration Start` / `Record Window End`
  * markers (counted, not stored).
  */
-export { Batch, idOf, num, type HandlerContext } from './batch.js';
+export { Batch, idOf, type HandlerContext } from './batch.js';
 export { createThreadRegistry, ThreadRegistry } from './thread-registry.js';
 export { createMetadataHandler, MetadataHandler } from './metadata.js';
 export { createHostEventsHandler, HostEventsHandler } from './host-events.js';

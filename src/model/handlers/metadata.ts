@@ -1,5 +1,6 @@
 /** Metadata (`M`) records: process and thread names, labels and sort indices; Kineto's repeats counted once. */
-import { argsOf, idOf, num, type Batch, type HandlerContext } from './batch.js';
+import { argNumber } from '../../ingest/event-columns.js';
+import { argsOf, idOf, type Batch, type HandlerContext } from './batch.js';
 import type { ThreadRegistry } from './thread-registry.js';
 import type { ProcessInfo } from '../trace-model.js';
 
@@ -37,14 +38,14 @@ export class MetadataHandler {
         if (!p) this.processes.set(pkey, (p = { pid }));
         if (name === 'process_name' && typeof value === 'string') p.name = value;
         if (name === 'process_labels' && typeof value === 'string') p.labels = value;
-        if (name === 'process_sort_index') p.sortIndex = num(value);
+        if (name === 'process_sort_index') p.sortIndex = argNumber(value);
         break;
       }
       case 'thread_name':
       case 'thread_sort_index': {
         const t = this.threadReg.threads[this.threadReg.indexOf(pid, tid)]!;
         if (name === 'thread_name' && typeof value === 'string') t.name = value;
-        else t.sortIndex = num(value);
+        else t.sortIndex = argNumber(value);
         break;
       }
     }
