@@ -31,7 +31,7 @@ export const KEEP_ALL_ARGS: ArgsPolicy = { complete: { '*': [] }, phases: { '*':
 
 /**
  * Numbers read from every event's args into `argNumbers` (NaN when absent or not a number),
- * as the model's `num()` reads them: numbers as written, numeric strings through Number();
+ * as argNumber (below) reads them: numbers as written, numeric strings through Number();
  * `stream` and `device` strings first through normaliseId (`"0x7"` → 7).
  * `External id` is `args['External id'] ?? args['external id']` (the lower-case spelling of
  * Kineto ≤ 2021-11).
@@ -47,15 +47,6 @@ export const ARG_NUMBER_KEYS = [
   'Device Type',
   'Device Id',
 ] as const;
-/** An args value as a number, the reading of ARG_NUMBER_KEYS (and of the model's other numeric args): numbers as written, numeric strings through Number(), else NaN. */
-export function argNumber(v: JsonValue | undefined): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : NaN;
-  }
-  return NaN;
-}
 export const ARG_NUMBERS = ARG_NUMBER_KEYS.length;
 export const AN_EXTERNAL_ID = 0;
 export const AN_CORRELATION = 1;
@@ -66,6 +57,16 @@ export const AN_TOTAL_ALLOCATED = 5;
 export const AN_TOTAL_RESERVED = 6;
 export const AN_DEVICE_TYPE = 7;
 export const AN_DEVICE_ID = 8;
+
+/** An args value as a number, the reading of ARG_NUMBER_KEYS (and of the model's other numeric args): numbers as written, numeric strings through Number(), else NaN. */
+export function argNumber(v: JsonValue | undefined): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : NaN;
+  }
+  return NaN;
+}
 
 /** flowIdLabel of an id that is the number NaN (a bare `nan`): RawEvents tell it from no id (`rawArgs` readers only). */
 export const NAN_FLOW_ID = -2;
@@ -97,9 +98,9 @@ export const EVENT_COLUMNS = [
   { name: 'cat', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`cat` (LABEL_EMPTY when absent)' },
   { name: 'name', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`name` (LABEL_EMPTY when absent)' },
   { name: 'pid', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'pid as a number, or NaN when it stays a string (then `pidLabel`)' },
-  { name: 'pidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string pid's label, −1 when pid is a number" },
+  { name: 'pidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string pid's label, −1 when pid is a number (LABEL_EMPTY when absent)" },
   { name: 'tid', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'tid as a number, or NaN when it stays a string (then `tidLabel`)' },
-  { name: 'tidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string tid's label, −1 when tid is a number" },
+  { name: 'tidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string tid's label, −1 when tid is a number (LABEL_EMPTY when absent)" },
   { name: 'tsNs', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'exact ns relative to `originUs` (NaN when absent)' },
   { name: 'durNs', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'exact ns (NaN when absent)' },
   { name: 'flowId', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'flow id as a number (NaN when absent or a string: then `flowIdLabel` ≥ 0)' },
@@ -173,7 +174,7 @@ function takeBatchBuffer(bytes: number): ArrayBuffer | undefined {
 
 /**
  * The columns of `specs` for n events, views into one buffer (a batch posted to another thread
- * is one transfer; `reuse`: a recycled buffer of the same size), 8-byte columns first so that
+ * is one transfer; `take`: a recycled buffer of that size, if any), 8-byte columns first so that
  * every view is aligned. Not filled: the writer writes every slot of a row it hands on.
  */
 function allocColumns(specs: readonly Spec[], n: number, take: (bytes: number) => ArrayBuffer | undefined): Partial<ColumnArrays> {
