@@ -20,6 +20,9 @@ export interface HandlerContext {
   readonly kernels?: TableKernels;
 }
 
+const NO_INT32 = new Int32Array(0);
+const NO_FLOAT64 = new Float64Array(0);
+
 /**
  * The batch being added: the reader's columns (EventColumns), with its producer's labels and
  * kept args and its time shift, in one object of one class whoever made the batch. A batch
@@ -27,11 +30,28 @@ export interface HandlerContext {
  * and RawEventColumns' have three hidden classes: handlers that read the batch object itself would be
  * optimised for the first and thrown away ("wrong map") when another arrives. The builder copies
  * the columns' references here once per batch (`load`), so every handler sees one shape whose
- * fields keep one type each. Its columns are EVENT_COLUMNS' (the interface below).
+ * fields keep one type each. Its columns are declared one by one so that V8 keeps them in the
+ * object (see ColumnBatchWriter); `implements` holds the list to EVENT_COLUMNS.
  */
-export class Batch {
+export class Batch implements Pick<ColumnArrays, RequiredColumnName> {
   length = 0;
-  /** The producer's labels and kept args, by id (`args` holds ids into `keptArgs`, −1: none kept). */
+  ph: Int32Array = NO_INT32;
+  cat: Int32Array = NO_INT32;
+  name: Int32Array = NO_INT32;
+  pid: Float64Array = NO_FLOAT64;
+  pidLabel: Int32Array = NO_INT32;
+  tid: Float64Array = NO_FLOAT64;
+  tidLabel: Int32Array = NO_INT32;
+  tsNs: Float64Array = NO_FLOAT64;
+  durNs: Float64Array = NO_FLOAT64;
+  flowId: Float64Array = NO_FLOAT64;
+  flowIdLabel: Int32Array = NO_INT32;
+  bp: Int32Array = NO_INT32;
+  s: Int32Array = NO_INT32;
+  argNumbers: Float64Array = NO_FLOAT64;
+  /** Args ids into `keptArgs` (−1: none kept). */
+  args: Int32Array = NO_INT32;
+  /** The producer's labels and kept args, by id. */
   labels: readonly string[] = [];
   keptArgs: readonly JsonObject[] = [];
   /**
@@ -39,11 +59,6 @@ export class Batch {
    * double (−0), as a shift may be: a field whose representation changes deoptimises its readers.
    */
   shiftNs = -0;
-
-  constructor() {
-    // Every column present from the start, of its type, so that loading one never changes the shape.
-    for (const c of REQUIRED_COLUMNS) (this as Record<string, unknown>)[c.name] = new c.type(0);
-  }
 
   load(c: EventColumns, labels: readonly string[], keptArgs: readonly JsonObject[], shiftNs: number): void {
     this.length = c.length;
@@ -54,8 +69,6 @@ export class Batch {
     this.shiftNs = shiftNs;
   }
 }
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export interface Batch extends Pick<ColumnArrays, RequiredColumnName> {}
 
 /** Row i's kept args, if any. */
 export function argsOf(b: Batch, i: number): JsonObject | undefined {
