@@ -73,6 +73,37 @@ struct Columns {
          *argNumbers = nullptr, *offsets = nullptr;
 };
 
+// The order setColumns takes the columns in: EVENT_COLUMNS' (src/ingest/event-columns.ts), each
+// with its element type and slots per event. The addon exports this list (`eventColumns`) and
+// test/event-columns.test.ts checks it against EVENT_COLUMNS, so the two cannot drift apart.
+struct ColumnSlot {
+  const char* name;
+  napi_typedarray_type type;  // napi_int32_array: i32 is set; napi_float64_array: f64
+  int width;
+  int32_t* Columns::*i32;
+  double* Columns::*f64;
+  bool optional;
+};
+constexpr ColumnSlot COLUMN_SLOTS[] = {
+    {"ph", napi_int32_array, 1, &Columns::ph, nullptr, false},
+    {"cat", napi_int32_array, 1, &Columns::cat, nullptr, false},
+    {"name", napi_int32_array, 1, &Columns::name, nullptr, false},
+    {"pid", napi_float64_array, 1, nullptr, &Columns::pid, false},
+    {"pidLabel", napi_int32_array, 1, &Columns::pidLabel, nullptr, false},
+    {"tid", napi_float64_array, 1, nullptr, &Columns::tid, false},
+    {"tidLabel", napi_int32_array, 1, &Columns::tidLabel, nullptr, false},
+    {"tsNs", napi_float64_array, 1, nullptr, &Columns::tsNs, false},
+    {"durNs", napi_float64_array, 1, nullptr, &Columns::durNs, false},
+    {"flowId", napi_float64_array, 1, nullptr, &Columns::flowId, false},
+    {"flowIdLabel", napi_int32_array, 1, &Columns::flowIdLabel, nullptr, false},
+    {"bp", napi_int32_array, 1, &Columns::bp, nullptr, false},
+    {"s", napi_int32_array, 1, &Columns::s, nullptr, false},
+    {"argNumbers", napi_float64_array, ARG_NUMBERS, nullptr, &Columns::argNumbers, false},
+    {"args", napi_int32_array, 1, &Columns::args, nullptr, false},
+    {"offsets", napi_float64_array, 2, nullptr, &Columns::offsets, true},
+};
+constexpr uint32_t COLUMN_COUNT = sizeof COLUMN_SLOTS / sizeof COLUMN_SLOTS[0];
+
 // The records of one chunk, read ahead on the prescan thread. Whoever comes first takes a
 // queued chunk: the prescan thread (QUEUED → RUNNING → READY), or the tokenizer's thread, which
 // then reads the chunk itself (QUEUED → CLAIMED); so when the prescan thread falls behind, the
@@ -602,7 +633,7 @@ class EventReader {
 //   new NativeEventReader(knownKeys: Uint8Array[], keySlot: Int32Array, dropMasks: Int32Array,
 //                         completeCats: Uint8Array[], completeModes: Int32Array, phases: Uint8Array[],
 //                         phaseModes: Int32Array, defaults: Int32Array, io: Float64Array, ranges: Int32Array)
-//   .setColumns(i32: Int32Array[9], f64: (Float64Array|undefined)[7])
+//   .setColumns(columns: (Int32Array|Float64Array|undefined)[], in COLUMN_SLOTS order)
 //   .run(bytes, p, end, n, cap, base, hasOrigin, origin, prescan) → status
 //   .prescan(bytes) → handle (−1: no slot free)     .release(handle)     .idle()
 //   .readFile(fd, ring, chunkSize) → bool     .next() → ring index | −1 end | −2 error     .stopReading()
@@ -712,24 +743,23 @@ napi_value Construct(napi_env env, napi_callback_info info) {
 }
 
 napi_value SetColumns(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 1;
+  napi_value argv[1];
   EventReader* r = self(env, info, &argc, argv);
-  if (r == nullptr || argc < 2) return nullptr;
-  int32_t** i32[9] = {&r->col.ph, &r->col.cat, &r->col.name, &r->col.pidLabel, &r->col.tidLabel, &r->col.flowIdLabel, &r->col.bp, &r->col.s, &r->col.args};
-  double** f64[7] = {&r->col.pid, &r->col.tid, &r->col.tsNs, &r->col.durNs, &r->col.flowId, &r->col.argNumbers, &r->col.offsets};
-  for (uint32_t i = 0; i < 9; i++) {
+  if (r == nullptr || argc < 1) return nullptr;
+  Columns col;
+  for (uint32_t i = 0; i < COLUMN_COUNT; i++) {
+    const ColumnSlot& c = COLUMN_SLOTS[i];
     napi_value v;
     size_t len;
     napi_get_element(env, argv[0], i, &v);
-    if (!typedArray(env, v, i32[i], &len)) *i32[i] = nullptr;
+    bool ok = c.i32 != nullptr ? typedArray(env, v, &(col.*c.i32), &len, c.type) : typedArray(env, v, &(col.*c.f64), &len, c.type);
+    if (!ok && !c.optional) {
+      napi_throw_type_error(env, nullptr, "native event reader: setColumns(columns in EVENT_COLUMNS order, of their types)");
+      return nullptr;
+    }
   }
-  for (uint32_t i = 0; i < 7; i++) {
-    napi_value v;
-    size_t len;
-    napi_get_element(env, argv[1], i, &v);
-    if (!typedArray(env, v, f64[i], &len)) *f64[i] = nullptr;
-  }
+  r->col = col;
   return nullptr;
 }
 
@@ -996,5 +1026,20 @@ NAPI_MODULE_INIT() {
       {"firstRowWithId", nullptr, FirstRowWithId, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   if (napi_define_properties(env, exports, 3, kernels) != napi_ok) return nullptr;
+  // eventColumns: [{name, type: 'Int32Array' | 'Float64Array', width, optional}], the order setColumns takes.
+  napi_value list;
+  if (napi_create_array_with_length(env, COLUMN_COUNT, &list) != napi_ok) return nullptr;
+  for (uint32_t i = 0; i < COLUMN_COUNT; i++) {
+    const ColumnSlot& c = COLUMN_SLOTS[i];
+    napi_value o, name, type, width, optional;
+    if (napi_create_object(env, &o) != napi_ok || napi_create_string_utf8(env, c.name, NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_create_string_utf8(env, c.type == napi_int32_array ? "Int32Array" : "Float64Array", NAPI_AUTO_LENGTH, &type) != napi_ok ||
+        napi_create_int32(env, c.width, &width) != napi_ok || napi_get_boolean(env, c.optional, &optional) != napi_ok ||
+        napi_set_named_property(env, o, "name", name) != napi_ok || napi_set_named_property(env, o, "type", type) != napi_ok ||
+        napi_set_named_property(env, o, "width", width) != napi_ok || napi_set_named_property(env, o, "optional", optional) != napi_ok ||
+        napi_set_element(env, list, i, o) != napi_ok)
+      return nullptr;
+  }
+  if (napi_set_named_property(env, exports, "eventColumns", list) != napi_ok) return nullptr;
   return exports;
 }

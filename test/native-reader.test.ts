@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
-import { KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from '../src/ingest/event-columns.js';
+import { EVENT_COLUMNS, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from '../src/ingest/event-columns.js';
 import type { JsonObject } from '../src/ingest/raw-event.js';
 import { nativeEventReader } from '../src/ingest/native-loader.js';
 import { readTraceColumns } from '../src/ingest/read-trace.js';
@@ -36,9 +36,9 @@ const MUTATIONS = sweepSize(150, 600);
 const NATIVE = nativeEventReader();
 if (NATIVE === undefined) console.warn('the native reader is not built (npm install builds it with node-gyp): its tests are skipped.');
 
-const NUMBER_COLUMNS = ['pid', 'tid', 'tsNs', 'durNs', 'flowId', 'argNumbers', 'offsets'] as const;
+const NUMBER_COLUMNS = EVENT_COLUMNS.filter((c) => c.holds === 'number' || c.holds === 'offset').map((c) => c.name);
 /** Label ids (negative: none, kept as they are). */
-const LABEL_COLUMNS = ['ph', 'cat', 'name', 'pidLabel', 'tidLabel', 'flowIdLabel', 'bp', 's'] as const;
+const LABEL_COLUMNS = EVENT_COLUMNS.filter((c) => c.holds === 'label').map((c) => c.name);
 
 interface Run {
   /** Per column, over all the run's rows: a number column's bytes in hex, a label column's labels, the rows' args and time origins. */

@@ -10,7 +10,7 @@
  * The same normalisations as RawEvent (raw-event.ts): exact integer-ns `tsNs`/`durNs` relative
  * to `originUs`, numeric-string and hex pids/tids as numbers.
  */
-import type { JsonObject } from './raw-event.js';
+import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
 
 /**
  * What to keep of each event's `args`. Kept args are interned by their bytes, minus the keys
@@ -31,7 +31,7 @@ export const KEEP_ALL_ARGS: ArgsPolicy = { complete: { '*': [] }, phases: { '*':
 
 /**
  * Numbers read from every event's args into `argNumbers` (NaN when absent or not a number),
- * as the model's `num()` reads them: numbers as written, numeric strings through Number();
+ * as argNumber (below) reads them: numbers as written, numeric strings through Number();
  * `stream` and `device` strings first through normaliseId (`"0x7"` → 7).
  * `External id` is `args['External id'] ?? args['external id']` (the lower-case spelling of
  * Kineto ≤ 2021-11).
@@ -58,33 +58,84 @@ export const AN_TOTAL_RESERVED = 6;
 export const AN_DEVICE_TYPE = 7;
 export const AN_DEVICE_ID = 8;
 
+/** An args value as a number, the reading of ARG_NUMBER_KEYS (and of the model's other numeric args): numbers as written, numeric strings through Number(), else NaN. */
+export function argNumber(v: JsonValue | undefined): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : NaN;
+  }
+  return NaN;
+}
+
+/** flowIdLabel of an id that is the number NaN (a bare `nan`): RawEvents tell it from no id (`rawArgs` readers only). */
+export const NAN_FLOW_ID = -2;
+
+/** A pid or tid as written (RawEvent's reading of a number column and its label column): the string it stayed, else the number. */
+export function numberOrLabel(n: number, label: number, labels: readonly string[]): number | string {
+  return label >= 0 ? labels[label]! : n;
+}
+
+/** A flow id as written (flowId, flowIdLabel): the string it stayed, the number, or undefined when there is none. */
+export function flowIdOf(id: number, label: number, labels: readonly string[]): number | string | undefined {
+  return label >= 0 ? labels[label] : label === NAN_FLOW_ID || id === id ? id : undefined;
+}
+
 /** Label id of the empty string: an absent `ph`, `cat` or `name`. */
 export const LABEL_EMPTY = 0;
 
-export interface EventColumns {
+/**
+ * The event columns, in order: the one definition from which the writer (ColumnBatchWriter),
+ * the model's batch loader (model/handlers/batch.ts), the RawEvent adapter (raw-event-columns.ts)
+ * and the native reader's column order (native/fast-events.cc, checked against this list by
+ * test/event-columns.test.ts) are derived. `width`: slots per event (event i's k-th at
+ * i·width + k); `absent`: the value of an event that does not say; `holds`: what a slot is —
+ * a number, a label id (into the producer's LabelTable; −1 none), an args id (into its
+ * ArgsTable; −1 none), a byte offset; `optional`: only when asked for (ColumnarOptions.offsets).
+ */
+export const EVENT_COLUMNS = [
+  { name: 'ph', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`ph` (LABEL_EMPTY when absent)' },
+  { name: 'cat', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`cat` (LABEL_EMPTY when absent)' },
+  { name: 'name', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: '`name` (LABEL_EMPTY when absent)' },
+  { name: 'pid', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'pid as a number, or NaN when it stays a string (then `pidLabel`)' },
+  { name: 'pidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string pid's label, −1 when pid is a number (LABEL_EMPTY when absent)" },
+  { name: 'tid', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'tid as a number, or NaN when it stays a string (then `tidLabel`)' },
+  { name: 'tidLabel', type: Int32Array, width: 1, absent: LABEL_EMPTY, holds: 'label', meaning: "a string tid's label, −1 when tid is a number (LABEL_EMPTY when absent)" },
+  { name: 'tsNs', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'exact ns relative to `originUs` (NaN when absent)' },
+  { name: 'durNs', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'exact ns (NaN when absent)' },
+  { name: 'flowId', type: Float64Array, width: 1, absent: NaN, holds: 'number', meaning: 'flow id as a number (NaN when absent or a string: then `flowIdLabel` ≥ 0)' },
+  { name: 'flowIdLabel', type: Int32Array, width: 1, absent: -1, holds: 'label', meaning: "a string flow id's label, −1 otherwise" },
+  { name: 'bp', type: Int32Array, width: 1, absent: -1, holds: 'label', meaning: '`bp` (−1 when absent)' },
+  { name: 's', type: Int32Array, width: 1, absent: -1, holds: 'label', meaning: '`s` (−1 when absent)' },
+  { name: 'argNumbers', type: Float64Array, width: ARG_NUMBERS, absent: NaN, holds: 'number', meaning: 'the ARG_NUMBER_KEYS numbers of the args' },
+  { name: 'args', type: Int32Array, width: 1, absent: -1, holds: 'args', meaning: 'kept args id, −1 when not kept or absent' },
+  { name: 'offsets', type: Float64Array, width: 2, absent: NaN, holds: 'offset', optional: true, meaning: "the event's first and past-last byte in the text" },
+] as const satisfies readonly EventColumnSpec[];
+
+export interface EventColumnSpec {
+  readonly name: string;
+  readonly type: Int32ArrayConstructor | Float64ArrayConstructor;
+  readonly width: number;
+  readonly absent: number;
+  readonly holds: 'number' | 'label' | 'args' | 'offset';
+  readonly optional?: true;
+  readonly meaning: string;
+}
+
+type Spec = (typeof EVENT_COLUMNS)[number];
+/** A column's array type, from its descriptor. */
+type ArrayOf<S extends Spec> = S['type'] extends Float64ArrayConstructor ? Float64Array : Int32Array;
+export type EventColumnName = Spec['name'];
+/** The columns every batch has. */
+export type RequiredColumnName = Exclude<Spec, { optional: true }>['name'];
+export type ColumnArrays = { -readonly [S in Spec as S['name']]: ArrayOf<S> };
+
+/** The descriptors of the columns every batch has, in order. */
+export const REQUIRED_COLUMNS = EVENT_COLUMNS.filter((c): c is Extract<Spec, { name: RequiredColumnName }> => !('optional' in c));
+
+/** A batch of events as columns (EVENT_COLUMNS), with the labels and args first seen since the previous batch. */
+export type EventColumns = Readonly<Pick<ColumnArrays, RequiredColumnName>> & {
   readonly length: number;
-  /** Label ids (LABEL_EMPTY when absent). */
-  readonly ph: Int32Array;
-  readonly cat: Int32Array;
-  readonly name: Int32Array;
-  /** pid as a number, or NaN when it stays a string (then `pidLabel` is its label id, else −1). */
-  readonly pid: Float64Array;
-  readonly pidLabel: Int32Array;
-  readonly tid: Float64Array;
-  readonly tidLabel: Int32Array;
-  /** Exact ns relative to `originUs` (NaN when absent). */
-  readonly tsNs: Float64Array;
-  readonly durNs: Float64Array;
-  /** Flow id as a number (NaN when absent or a string: then `flowIdLabel` ≥ 0). */
-  readonly flowId: Float64Array;
-  readonly flowIdLabel: Int32Array;
-  /** `bp` and `s` label ids, −1 when absent. */
-  readonly bp: Int32Array;
-  readonly s: Int32Array;
-  /** ARG_NUMBERS numbers per event: event i's k-th at i·ARG_NUMBERS + k. */
-  readonly argNumbers: Float64Array;
-  /** Args id (into the producer's args table), −1 when not kept or absent. */
-  readonly args: Int32Array;
   /** Only when asked for (ColumnarOptions.offsets): each event's first and past-last byte in the text, two per event. */
   readonly offsets?: Float64Array;
   /** Labels and args first seen since the previous batch. */
@@ -92,7 +143,7 @@ export interface EventColumns {
   readonly newArgs: JsonObject[];
   /** The time origin of tsNs (integer µs as decimal text), once the producer has seen a ts. */
   readonly originUs: string | undefined;
-}
+};
 
 /**
  * Buffers of batches already consumed, for the next batches of this thread (each thread has its
@@ -121,8 +172,41 @@ function takeBatchBuffer(bytes: number): ArrayBuffer | undefined {
   return undefined;
 }
 
-/** Growable column storage for one batch (the tokenizer's side). */
-export class ColumnBatchWriter {
+/**
+ * The columns of `specs` for n events, views into one buffer (a batch posted to another thread
+ * is one transfer; `take`: a recycled buffer of that size, if any), 8-byte columns first so that
+ * every view is aligned. Not filled: the writer writes every slot of a row it hands on.
+ */
+function allocColumns(specs: readonly Spec[], n: number, take: (bytes: number) => ArrayBuffer | undefined): Partial<ColumnArrays> {
+  let bytes = 0;
+  for (const c of specs) bytes += n * c.width * c.type.BYTES_PER_ELEMENT;
+  const buf = take(bytes) ?? new ArrayBuffer(bytes);
+  const out: Record<string, Int32Array | Float64Array> = {};
+  let o = 0;
+  for (const size of [8, 4]) {
+    for (const c of specs) {
+      if (c.type.BYTES_PER_ELEMENT !== size) continue;
+      out[c.name] = new c.type(buf, o, n * c.width);
+      o += n * c.width * size;
+    }
+  }
+  return out as Partial<ColumnArrays>;
+}
+
+/** Fresh columns for n events, each filled with its `absent` value (builders of batches from objects). */
+export function createEventColumns(n: number, offsets = false): Omit<ColumnArrays, 'offsets'> & { offsets?: Float64Array } {
+  const c = allocColumns(offsets ? EVENT_COLUMNS : REQUIRED_COLUMNS, n, () => undefined);
+  for (const spec of EVENT_COLUMNS) c[spec.name]?.fill(spec.absent);
+  return c as ColumnArrays;
+}
+
+/**
+ * Growable column storage for one batch (the tokenizer's side). Its columns are declared one by
+ * one, not merged in from EVENT_COLUMNS, because V8 keeps in the object only the fields its
+ * class declares — the rest go to a side array, one more load for each of the tokenizer's
+ * writes; `implements` has the compiler hold the list to the schema.
+ */
+export class ColumnBatchWriter implements Omit<ColumnArrays, 'offsets'> {
   length = 0;
   ph!: Int32Array;
   cat!: Int32Array;
@@ -139,78 +223,104 @@ export class ColumnBatchWriter {
   s!: Int32Array;
   argNumbers!: Float64Array;
   args!: Int32Array;
-  offsets: Float64Array | undefined;
+  /** Only when asked for (withOffsets). */
+  offsets: Float64Array | undefined = undefined;
+  private readonly specs: readonly Spec[];
 
   constructor(
     readonly capacity: number,
     readonly withOffsets = false,
   ) {
+    this.specs = withOffsets ? EVENT_COLUMNS : REQUIRED_COLUMNS;
     this.alloc();
   }
 
   /** Fresh arrays (the previous ones were handed on). */
   alloc(): void {
-    const n = this.capacity;
-    // One buffer per batch: a batch posted to another thread is one transfer.
-    const f64 = 5 + ARG_NUMBERS + (this.withOffsets ? 2 : 0);
-    const i32 = 9;
-    const bytes = n * (8 * f64 + 4 * i32);
-    const buf = takeBatchBuffer(bytes) ?? new ArrayBuffer(bytes);
-    let o = 0;
-    const F = (k: number) => {
-      const a = new Float64Array(buf, o, n * k);
-      o += 8 * n * k;
-      return a;
-    };
-    const I = () => {
-      const a = new Int32Array(buf, o, n);
-      o += 4 * n;
-      return a;
-    };
-    this.pid = F(1);
-    this.tid = F(1);
-    this.tsNs = F(1);
-    this.durNs = F(1);
-    this.flowId = F(1);
-    this.argNumbers = F(ARG_NUMBERS);
-    this.offsets = this.withOffsets ? F(2) : undefined;
-    this.ph = I();
-    this.cat = I();
-    this.name = I();
-    this.pidLabel = I();
-    this.tidLabel = I();
-    this.flowIdLabel = I();
-    this.bp = I();
-    this.s = I();
-    this.args = I();
+    Object.assign(this, allocColumns(this.specs, this.capacity, takeBatchBuffer));
     this.length = 0;
   }
 
   /** The batch so far, as EventColumns over the current arrays (trimmed views). */
   view(newLabels: string[], newArgs: JsonObject[], originUs: string | undefined): EventColumns {
     const n = this.length;
-    const t = <T extends Int32Array | Float64Array>(a: T, k = 1): T => (n === this.capacity ? a : (a.subarray(0, n * k) as T));
-    return {
-      length: n,
-      ph: t(this.ph),
-      cat: t(this.cat),
-      name: t(this.name),
-      pid: t(this.pid),
-      pidLabel: t(this.pidLabel),
-      tid: t(this.tid),
-      tidLabel: t(this.tidLabel),
-      tsNs: t(this.tsNs),
-      durNs: t(this.durNs),
-      flowId: t(this.flowId),
-      flowIdLabel: t(this.flowIdLabel),
-      bp: t(this.bp),
-      s: t(this.s),
-      argNumbers: t(this.argNumbers, ARG_NUMBERS),
-      args: t(this.args),
-      ...(this.offsets ? { offsets: t(this.offsets, 2) } : {}),
-      newLabels,
-      newArgs,
-      originUs,
-    };
+    const v: Record<string, unknown> = { length: n };
+    for (const c of this.specs) {
+      const a = this[c.name]!;
+      v[c.name] = n === this.capacity ? a : a.subarray(0, n * c.width);
+    }
+    v.newLabels = newLabels;
+    v.newArgs = newArgs;
+    v.originUs = originUs;
+    return v as EventColumns;
   }
+
+  /** The current arrays in EVENT_COLUMNS order (undefined: offsets not asked for), as the native reader takes them. */
+  arrays(): (Int32Array | Float64Array | undefined)[] {
+    return EVENT_COLUMNS.map((c) => this[c.name]);
+  }
+}
+
+/**
+ * Where each RawEvent field (raw-event.ts) is held in the columns: the object API is an adapter
+ * over the columns, and both its directions — eventsFromColumns here, RawEventColumns
+ * (raw-event-columns.ts) — read this one table. `label`: a label id (`optional`: −1 when the
+ * field is absent); `id`: a number column, or the label column when the value stayed a string;
+ * `flowId` as `id`, absent when neither holds one; `number`: the number. `args` and
+ * `byteOffset` come from the args and offsets columns.
+ */
+export const RAW_EVENT_FIELDS = [
+  { field: 'ph', kind: 'label', column: 'ph' },
+  { field: 'cat', kind: 'label', column: 'cat' },
+  { field: 'name', kind: 'label', column: 'name' },
+  { field: 'pid', kind: 'id', column: 'pid', label: 'pidLabel' },
+  { field: 'tid', kind: 'id', column: 'tid', label: 'tidLabel' },
+  { field: 'tsNs', kind: 'number', column: 'tsNs' },
+  { field: 'durNs', kind: 'number', column: 'durNs' },
+  { field: 'id', kind: 'flowId', column: 'flowId', label: 'flowIdLabel' },
+  { field: 'bp', kind: 'optionalLabel', column: 'bp' },
+  { field: 's', kind: 'optionalLabel', column: 's' },
+] as const satisfies readonly RawEventField[];
+
+export interface RawEventField {
+  readonly field: Exclude<keyof RawEvent, 'args' | 'byteOffset'>;
+  readonly kind: 'label' | 'optionalLabel' | 'id' | 'flowId' | 'number';
+  readonly column: RequiredColumnName;
+  /** The label column of an `id` or `flowId` field. */
+  readonly label?: RequiredColumnName;
+}
+
+/**
+ * A batch as RawEvent objects (in RawEvent's key order): `labels` every label so far by id,
+ * `argsOf` the args of an args id.
+ */
+export function eventsFromColumns(c: EventColumns, labels: readonly string[], argsOf: (id: number) => JsonObject | undefined): RawEvent[] {
+  const out: RawEvent[] = new Array(c.length);
+  for (let i = 0; i < c.length; i++) {
+    const e: Record<string, unknown> = {};
+    for (const f of RAW_EVENT_FIELDS as readonly RawEventField[]) {
+      const v = c[f.column][i]!;
+      switch (f.kind) {
+        case 'label':
+          e[f.field] = labels[v];
+          break;
+        case 'optionalLabel':
+          e[f.field] = v >= 0 ? labels[v] : undefined;
+          break;
+        case 'id':
+          e[f.field] = numberOrLabel(v, c[f.label!][i]!, labels);
+          break;
+        case 'flowId':
+          e[f.field] = flowIdOf(v, c[f.label!][i]!, labels);
+          break;
+        default:
+          e[f.field] = v;
+      }
+    }
+    const a = c.args[i]!;
+    e.args = a >= 0 ? argsOf(a) : undefined;
+    e.byteOffset = c.offsets![2 * i]!;
+    out[i] = e as unknown as RawEvent;
+  }
+  return out;
 }

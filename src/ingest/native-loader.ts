@@ -6,6 +6,7 @@
  * runs those loops, in JavaScript, with the same results.
  */
 import { createRequire } from 'node:module';
+import { EVENT_COLUMNS } from './event-columns.js';
 import type { NativeEventReaderClass } from './native-reader.js';
 
 /** The addon's exports (native/fast-events.cc, its Node-API glue): the reader's class, and functions. */
@@ -22,9 +23,26 @@ export function nativeAddon(): Addon | undefined {
   return loaded ?? undefined;
 }
 
-/** The native reader's class, or undefined when it is not built or turned off. */
+/**
+ * The native reader's class, or undefined when it is not built or turned off — or built from
+ * other sources, whose column order (its `eventColumns`) is not EVENT_COLUMNS': a stale build
+ * would write the wrong columns, so the JavaScript reader reads instead.
+ */
 export function nativeEventReader(): NativeEventReaderClass | undefined {
-  return nativeAddon()?.NativeEventReader;
+  const addon = nativeAddon();
+  return addon !== undefined && sameColumns(addon['eventColumns']) ? addon.NativeEventReader : undefined;
+}
+
+/** Whether the addon's column list (fast-events.cc COLUMN_SLOTS) is EVENT_COLUMNS. */
+function sameColumns(list: unknown): boolean {
+  return (
+    Array.isArray(list) &&
+    list.length === EVENT_COLUMNS.length &&
+    EVENT_COLUMNS.every((c, i) => {
+      const x = list[i] as { name?: unknown; type?: unknown; width?: unknown } | undefined;
+      return x?.name === c.name && x.type === c.type.name && x.width === c.width;
+    })
+  );
 }
 
 function load(): Addon | null {

@@ -38,8 +38,12 @@ export const IO_B = 4;
 export const IO_SIZE = 5;
 
 export interface NativeEventReader {
-  /** The batch to write: ph cat name pidLabel tidLabel flowIdLabel bp s args; pid tid tsNs durNs flowId argNumbers offsets. */
-  setColumns(i32: Int32Array[], f64: (Float64Array | undefined)[]): void;
+  /**
+   * The batch to write: its arrays in EVENT_COLUMNS order (event-columns.ts; undefined: a column
+   * not asked for). The addon's `eventColumns` export lists the order it takes them in
+   * (test/event-columns.test.ts checks it against EVENT_COLUMNS).
+   */
+  setColumns(columns: (Int32Array | Float64Array | undefined)[]): void;
   /**
    * Events from the `{` at p of b[0, end) into rows n … cap − 1, with the records of a
    * prescan of b where they match (−1: none); returns a NATIVE_* status (details in io).

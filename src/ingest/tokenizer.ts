@@ -38,7 +38,7 @@ import { limitError, readLimits } from './limits.js';
 import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
 import * as eventColumns from './event-columns.js';
-import { ARG_NUMBER_KEYS, ColumnBatchWriter, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
+import { ARG_NUMBER_KEYS, ColumnBatchWriter, eventsFromColumns, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import * as jsonBytes from './json-bytes.js';
 import { LabelTable } from './label-table.js';
 import * as nativeReader from './native-reader.js';
@@ -90,26 +90,7 @@ export function createTraceTokenizer(
   // Args ids count up over the whole text; a batch's newArgs are those from argsBase on.
   let argsBase = 0;
   const toEvents = (c: EventColumns): void => {
-    const out: RawEvent[] = new Array(c.length);
-    for (let i = 0; i < c.length; i++) {
-      const fidL = c.flowIdLabel[i]!;
-      const fid = c.flowId[i]!;
-      const a = c.args[i]!;
-      out[i] = {
-        ph: labels[c.ph[i]!]!,
-        cat: labels[c.cat[i]!]!,
-        name: labels[c.name[i]!]!,
-        pid: c.pidLabel[i]! >= 0 ? labels[c.pidLabel[i]!]! : c.pid[i]!,
-        tid: c.tidLabel[i]! >= 0 ? labels[c.tidLabel[i]!]! : c.tid[i]!,
-        tsNs: c.tsNs[i]!,
-        durNs: c.durNs[i]!,
-        id: fidL >= 0 ? labels[fidL] : fidL === NAN_ID || fid === fid ? fid : undefined,
-        bp: c.bp[i]! >= 0 ? labels[c.bp[i]!] : undefined,
-        s: c.s[i]! >= 0 ? labels[c.s[i]!] : undefined,
-        args: a >= 0 ? c.newArgs[a - argsBase] : undefined,
-        byteOffset: c.offsets![2 * i]!,
-      };
-    }
+    const out = eventsFromColumns(c, labels, (a) => c.newArgs[a - argsBase]);
     argsBase += c.newArgs.length;
     onEvents(out);
   };
@@ -371,18 +352,11 @@ const MODE_SKIP = -1;
 const MODE_FULL = -2;
 /** The key slot of the lower-case `external id`. */
 const EXT_LOWER_SLOT = ARG_NUMBERS;
-/** flowIdLabel of an id that is the number NaN (a bare `nan`), for RawEvents only. */
-const NAN_ID = -2;
+/** flowIdLabel of an id that is the number NaN (event-columns.ts). */
+const NAN_ID = eventColumns.NAN_FLOW_ID;
 
-/** The model's reading of an args value as a number (handlers.ts `num`). */
-function argNumber(v: JsonValue | undefined): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : NaN;
-  }
-  return NaN;
-}
+/** An args value read as a number (event-columns.ts, ARG_NUMBER_KEYS' reading). */
+const argNumber = eventColumns.argNumber;
 
 /** An args object's `stream` and `device` strings as ids (`"0x7"` → 7), as ARG_NUMBER_KEYS reads them. */
 function normaliseArgIds(obj: JsonObject): JsonObject {
@@ -1563,7 +1537,7 @@ class Tokenizer {
     const ctx = this.ctx;
     for (;;) {
       if (nat.columnsOf !== w.ph) {
-        reader.setColumns([w.ph, w.cat, w.name, w.pidLabel, w.tidLabel, w.flowIdLabel, w.bp, w.s, w.args], [w.pid, w.tid, w.tsNs, w.durNs, w.flowId, w.argNumbers, w.offsets]);
+        reader.setColumns(w.arrays());
         nat.columnsOf = w.ph;
       }
       const status = reader.run(this.buf, p, this.lim, w.length, w.capacity, this.base, this.hasOrigin, this.origin, this.runPrescan);

@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { PassThrough, Transform } from 'node:stream';
 import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
-import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, type ArgsPolicy, type EventColumns } from './event-columns.js';
+import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, flowIdOf, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import { readTraceColumns, type ReadResult } from './read-trace.js';
 import { lightConsumerWorkers, planParallelRead } from './parallel-plan.js';
 import { readFileParallel } from './read-parallel.js';
@@ -201,8 +201,7 @@ class EventChooser {
       e.tsNs = c.tsNs[i]! + shiftNs;
       e.correlation = c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
       e.externalId = c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
-      const fl = c.flowIdLabel[i]!;
-      e.flowId = fl >= 0 ? labels[fl] : Number.isNaN(c.flowId[i]!) ? undefined : c.flowId[i]!;
+      e.flowId = flowIdOf(c.flowId[i]!, c.flowIdLabel[i]!, labels);
       const sl = c.s[i]!;
       e.s = sl >= 0 ? labels[sl] : undefined;
       const d = this.select(e);

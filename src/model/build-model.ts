@@ -14,7 +14,8 @@
  */
 import { computeOwnedWork } from './owned-work.js';
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
-import type { ArgsPolicy, EventColumns } from '../ingest/event-columns.js';
+import { argNumber, type ArgsPolicy, type EventColumns } from '../ingest/event-columns.js';
+import { RawEventColumns } from '../ingest/raw-event-columns.js';
 import type { JsonObject, JsonValue, RawEvent } from '../ingest/raw-event.js';
 import { EventClass, classifyLabels } from './classify.js';
 import {
@@ -25,17 +26,15 @@ import {
   createMetadataHandler,
   createPythonFunctionsHandler,
   createThreadRegistry,
-  num,
   Batch,
   type GpuActivitiesHandler,
   type HostEventsHandler,
   type MetadataHandler,
-} from './handlers.js';
+} from './handlers/index.js';
 import { linkGpuActivities } from './linking.js';
 import { unwidenGpuAnnotations } from './gpu-annotation-spans.js';
 import { computeNesting } from './nesting.js';
 import { primeModelBuilder } from './primer.js';
-import { RawColumns } from './raw-columns.js';
 import { pdlCapableDevices, reportStreamOverlaps } from './stream-overlaps.js';
 import { StringTable } from './strings.js';
 import type { TableKernels } from './table-kernels.js';
@@ -195,7 +194,7 @@ export interface ModelBuilderOptions {
 }
 
 export function createModelBuilder(options: ModelBuilderOptions = {}): ModelBuilder {
-  primeModelBuilder(createModelBuilder, (events) => new RawColumns(MODEL_ARGS_POLICY).fill(events));
+  primeModelBuilder(createModelBuilder, (events) => new RawEventColumns(MODEL_ARGS_POLICY).fill(events));
   return new Builder(options.kernels, OPTIONAL_TABLES.filter((t) => options.omit?.includes(t)));
 }
 
@@ -220,7 +219,7 @@ class Builder implements ModelBuilder {
   private events = 0;
   private ignored = 0;
   private rawSource: ColumnSource | undefined = undefined;
-  private rawColumns: RawColumns | undefined = undefined;
+  private rawColumns: RawEventColumns | undefined = undefined;
   // The last (source, pid, tid) and its thread: host events come in long runs on one thread.
   private lastSrc: ColumnSource | undefined = undefined;
   private lastPid = NaN;
@@ -251,7 +250,7 @@ class Builder implements ModelBuilder {
 
   add(batch: readonly RawEvent[]): void {
     this.rawSource ??= new ColumnSource(this.strings);
-    this.rawColumns ??= new RawColumns(modelArgsPolicy(this.omitted));
+    this.rawColumns ??= new RawEventColumns(modelArgsPolicy(this.omitted));
     const cols = this.rawColumns.fill(batch);
     this.rawSource.register(cols, false); // (their values belong to the caller's events)
     this.addColumns(cols, this.rawSource);
@@ -433,7 +432,7 @@ class Builder implements ModelBuilder {
     const header = read.header;
     const devices: DeviceProperties[] = Array.isArray(header['deviceProperties'])
       ? (header['deviceProperties'].filter((d) => d && typeof d === 'object' && !Array.isArray(d)) as JsonObject[]).map(
-          (d) => ({ ...d, id: num(d['id']) }) as DeviceProperties,
+          (d) => ({ ...d, id: argNumber(d['id']) }) as DeviceProperties,
         )
       : [];
     const gpuEndNs = reportStreamOverlaps(g, diagnostics, streams, pdlCapableDevices(devices), (i) => strings.get(g.name[i]!));

@@ -1,0 +1,117 @@
+/**
+ * Host events: cpu_op, user_annotation, cuda_runtime and cuda_driver, into one table with the
+ * thread runs nesting needs, the runtime calls by correlation linking needs, and the
+ * `ProfilerStep#N` annotations.
+ */
+import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS } from '../../ingest/event-columns.js';
+import type { JsonObject } from '../../ingest/raw-event.js';
+import { EventClass } from '../classify.js';
+import { ChunkedTable, valuesColumn } from '../columns.js';
+import { IdTable } from '../id-table.js';
+import { TimeRuns } from '../time-order.js';
+import { HostKind } from '../trace-model.js';
+import { argsOf, reportMissingStarts, reportNegativeDurations, type Batch, type HandlerContext } from './batch.js';
+
+/** EventClass → HostKind (−1: not a host event). */
+const HOST_KIND_OF = new Int8Array(32).fill(-1);
+HOST_KIND_OF[EventClass.CpuOp] = HostKind.Op;
+HOST_KIND_OF[EventClass.UserAnnotation] = HostKind.Annotation;
+HOST_KIND_OF[EventClass.Runtime] = HostKind.Runtime;
+HOST_KIND_OF[EventClass.Driver] = HostKind.Driver;
+
+const HOST_COLUMNS = {
+  kind: Uint8Array,
+  name: Int32Array,
+  thread: Int32Array,
+  startNs: Float64Array,
+  durNs: Float64Array,
+  externalId: Float64Array,
+  correlation: Float64Array,
+  /** Kept args of cpu_ops and user annotations. */
+  args: valuesColumn<JsonObject | undefined>(),
+} as const;
+
+const STEP_RE = /^ProfilerStep#(\d+)$/;
+
+/**
+ * Besides the table, it keeps what `finish` would otherwise find by visiting every host event
+ * again: each thread's rows and their runs in time order (nesting), the first runtime/driver
+ * call of each correlation (linking), and the `ProfilerStep#N` annotations.
+ */
+export class HostEventsHandler {
+  private readonly t = new ChunkedTable(HOST_COLUMNS);
+  private readonly runs = new TimeRuns(true);
+  private readonly byCorrelation = new IdTable();
+  private readonly stepRows: number[] = [];
+  /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. Starts empty: see primer.ts on growing arrays. */
+  private isStep = new Uint8Array(0);
+  private negative = 0;
+  private noTs = 0;
+
+  constructor(private readonly ctx: HandlerContext) {}
+
+  /** Row i of a cpu_op, user_annotation, runtime or driver class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
+  add(b: Batch, i: number, cls: EventClass, nameId: number, thread: number): void {
+    if (!Number.isFinite(b.tsNs[i]!)) {
+      this.noTs++;
+      return;
+    }
+    const o = i * ARG_NUMBERS;
+    const k = HOST_KIND_OF[cls]!;
+    let dur = b.durNs[i]!;
+    if (!(dur >= 0)) {
+      this.negative++;
+      dur = 0;
+    }
+    const start = b.tsNs[i]! + b.shiftNs;
+    const ext = b.argNumbers[o + AN_EXTERNAL_ID]!;
+    const corr = b.argNumbers[o + AN_CORRELATION]!;
+    const t = this.t;
+    const row = t.length;
+    const r = t.row();
+    const x = t.cur;
+    x.kind[r] = k;
+    x.name[r] = nameId;
+    x.thread[r] = thread;
+    x.startNs[r] = start;
+    x.durNs[r] = dur;
+    x.externalId[r] = ext;
+    x.correlation[r] = corr;
+    x.args[r] = k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined;
+    this.runs.add(thread, row, start, dur);
+    if (k === HostKind.Annotation) {
+      if (this.stepName(nameId)) this.stepRows.push(row);
+    } else if (k !== HostKind.Op && Number.isFinite(corr)) this.byCorrelation.add(corr, row);
+  }
+
+  private stepName(nameId: number): boolean {
+    if (nameId >= this.isStep.length) {
+      const a = new Uint8Array(Math.max(nameId + 1, this.isStep.length * 2, 256));
+      a.set(this.isStep);
+      this.isStep = a;
+    }
+    if (this.isStep[nameId] === 0) this.isStep[nameId] = STEP_RE.test(this.ctx.strings.get(nameId)) ? 1 : 2;
+    return this.isStep[nameId] === 1;
+  }
+
+  /** The table, its times less `originNs`. */
+  finalize(originNs: number) {
+    reportNegativeDurations(this.ctx, this.negative, 'host event(s)');
+    reportMissingStarts(this.ctx, this.noTs, 'host event(s)');
+    const length = this.t.length;
+    const table = { length, ...this.t.trim({ startNs: originNs }) };
+    return {
+      table,
+      /** Rows in (thread, start, end descending, row) order; undefined when a start is not finite. */
+      order: this.runs.order(table.startNs, table.durNs, originNs, undefined, this.ctx.kernels)?.order,
+      byCorrelation: this.byCorrelation,
+      /** ProfilerStep#N annotations, in row order, and the pattern their names matched. */
+      stepRows: this.stepRows,
+      stepPattern: STEP_RE,
+    };
+  }
+}
+
+export function createHostEventsHandler(ctx: HandlerContext): HostEventsHandler {
+  return new HostEventsHandler(ctx);
+}
