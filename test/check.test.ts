@@ -17,7 +17,7 @@ import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { parseExpectationsYaml, stringifyExpectations } from '../src/report/expectations-file.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 import { rawTrace } from './raw-scopes.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -26,12 +26,7 @@ const EXAMPLES = join(ROOT, 'examples/expect');
 const EXAMPLE_FILES = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).sort();
 const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-check-'));
 
-const models = new Map<string, Promise<TraceModel>>();
-const load = (name: string) => {
-  let p = models.get(name);
-  if (!p) models.set(name, (p = loadTrace(h200Trace(name))));
-  return p;
-};
+const load = (name: string) => loadModel(h200Trace(name));
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });

@@ -4,7 +4,7 @@
  * `events[].kernels`, which torch computed in-process, not from the JSON).
  */
 import { describe, expect, it } from 'vitest';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTrace } from '../src/load-trace.js';
 import { checkModelIntegrity } from '../src/model/integrity.js';
@@ -14,7 +14,7 @@ import { computeProfilerTable } from '../src/analyses/profiler-table.js';
 import { computeStepBreakdown } from '../src/analyses/step-breakdown.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
-import { FULL_SWEEPS } from './helpers/sweep-size.js';
+import { tinyChunkRead } from './helpers/sweep-size.js';
 
 
 describe('model of each H200 capture', () => {
@@ -57,9 +57,8 @@ describe('model of each H200 capture', () => {
   }
 
   it('is the same when the reader is fed 7 bytes at a time', async () => {
-    // every capture under `npm run test:full`; in `npm test` those under 100 kB gzipped (the
-    // chunk boundaries a 7-byte read exercises are the same in a large trace, only more of them)
-    for (const name of H200_NAMES.filter((n) => n !== 'gpt2_train' && (FULL_SWEEPS || statSync(h200Trace(n)).size < 100_000))) {
+    // every capture under `npm run test:full`; in `npm test` the small ones (tinyChunkRead)
+    for (const name of H200_NAMES.filter((n) => n !== 'gpt2_train' && tinyChunkRead(h200Trace(n)))) {
       const whole = await loadTrace(h200Trace(name));
       const tiny = await loadTrace(h200Trace(name), { chunkSize: 7 });
       expect(modelFingerprint(tiny), name).toEqual(modelFingerprint(whole));

@@ -16,6 +16,7 @@ import type { LoadOptions } from '../src/load-trace.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
+import { tinyChunkRead } from './helpers/sweep-size.js';
 
 const ROOT = join(import.meta.dirname, '..');
 type Load = (path: string, opts?: LoadOptions) => Promise<TraceModel>;
@@ -54,7 +55,9 @@ describe('parallel read = serial read', () => {
       const path = join(tmp, `${name}.json`);
       writeFileSync(path, gunzipSync(readFileSync(h200Trace(name))));
       const size = readFileSync(path).length;
-      await expectSameAsSerial(path, [size > 1e6 ? 997 : 97, 4096, Math.ceil(size / 7), Math.ceil(size / 2)]);
+      // ranges of a few bytes: every capture under `npm run test:full`, the small ones in `npm test`
+      const tiny = tinyChunkRead(h200Trace(name)) ? [size > 1e6 ? 997 : 97, 4096] : [];
+      await expectSameAsSerial(path, [...tiny, Math.ceil(size / 7), Math.ceil(size / 2)]);
     });
   }
 
