@@ -22,3 +22,13 @@ export function sweepSize(ci: number, full: number): number {
 export function tinyChunkRead(path: string): boolean {
   return FULL_SWEEPS || statSync(path).size < 100_000;
 }
+
+/**
+ * Whether a sweep over HTA's test traces (../shared, 33 files, 14 MB gzipped) reads this one:
+ * every file under `npm run test:full`; in `npm test` those under 1 MB as stored — the six
+ * larger ones (1.1–3 MB gzipped, 10–40 MB of JSON) only there. src/ingest/oracle.test.ts
+ * still reads every HTA trace against JSON.parse in `npm test`.
+ */
+export function peerTraceSweep(path: string): boolean {
+  return FULL_SWEEPS || statSync(path).size < 1_000_000;
+}
