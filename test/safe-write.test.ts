@@ -25,7 +25,7 @@ function dir(): string {
 const original = () => readFileSync(h200Trace('gpt2_train'));
 const leftovers = (d: string) => readdirSync(d).filter((f) => f.includes('.kinetoscope-'));
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => ensureBuilt());
 
 describe('outputs that are the input', () => {
   it('refuses a crop to a symbolic link, a hard link or the path of its input, and leaves it whole', () => {
