@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,6 +10,14 @@ export default defineConfig({
     testTimeout: 0,
     hookTimeout: 0,
     pool: 'forks',
+    // Two test files at a time even on a two-core machine (vitest's default is one fewer than
+    // the cores): much of a file's time is its CLI children and the reader's worker threads,
+    // and a machine shared with other work gives each running process its share.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // One module graph per worker, not per file: the TypeScript sources are evaluated once per
+    // worker, and the models test/fixtures.ts loadModel() caches are shared by the files that
+    // read them (no test mocks modules or changes process-wide state that outlives it).
+    isolate: false,
     // says once, not once per test file, what is skipped when ../shared is absent
     globalSetup: ['test/global-setup.ts'],
   },

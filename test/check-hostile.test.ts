@@ -24,7 +24,7 @@ const file = (name: string, text: string) => {
 };
 const check = (yaml: string) => spawnSync(process.execPath, [CLI, 'check', h200Trace('geglu_mlp'), '--expect', yaml], { encoding: 'utf8' });
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => ensureBuilt());
 
 describe('hostile expectations files', () => {
   it('50,000 ops keys are read, each one kept; a key written twice is named with both lines', () => {

@@ -17,7 +17,8 @@ import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { parseExpectationsYaml, stringifyExpectations } from '../src/report/expectations-file.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
+import { peerTraceSweep } from './helpers/sweep-size.js';
 import { rawTrace } from './raw-scopes.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -26,12 +27,7 @@ const EXAMPLES = join(ROOT, 'examples/expect');
 const EXAMPLE_FILES = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).sort();
 const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-check-'));
 
-const models = new Map<string, Promise<TraceModel>>();
-const load = (name: string) => {
-  let p = models.get(name);
-  if (!p) models.set(name, (p = loadTrace(h200Trace(name))));
-  return p;
-};
+const load = (name: string) => loadModel(h200Trace(name));
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
@@ -293,7 +289,8 @@ function htaTraces(dir = HTA_DIR): string[] {
 }
 
 describe.skipIf(!HAS_HTA)("HTA's test traces (other eras, other GPUs): written expectations round-trip; a trace diffed with itself shows no change", () => {
-  for (const file of HAS_HTA ? htaTraces() : []) {
+  // every one under `npm run test:full`, those under 1 MB in `npm test` (peerTraceSweep)
+  for (const file of HAS_HTA ? htaTraces().filter(peerTraceSweep) : []) {
     it(file.slice(HTA_DIR.length + 1), async () => {
       let m: TraceModel;
       try {

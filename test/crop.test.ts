@@ -15,6 +15,7 @@ import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table
 import { writeTraceSubset } from '../src/ingest/write-subset.js';
 import { loadTrace } from '../src/load-trace.js';
 import { ensureBuilt } from './build-once.js';
+import { FULL_SWEEPS } from './helpers/sweep-size.js';
 import { MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
 
 type Raw = { ph?: string; cat?: string; name?: string; ts?: number; dur?: number; id?: number; s?: string; args?: Record<string, unknown> };
@@ -91,7 +92,9 @@ describe('crop gpt2_train to one step', () => {
     const model = await loadTrace(src);
     const serialOut = join(tmp, 'serial.json');
     const serial = await dist.writeTraceSubset(plain, serialOut, select(), { workers: 1 });
-    for (const [workers, rangeBytes] of [[2, 4096], [3, 997], [2, 1 << 20]] as const) {
+    // ranges of 4 kB and 1 kB (10,000 cuts) under `npm run test:full`; of 64 kB and 10 kB in `npm test`
+    const ranges = FULL_SWEEPS ? ([[2, 4096], [3, 997], [2, 1 << 20]] as const) : ([[2, 65536], [3, 9973], [2, 1 << 20]] as const);
+    for (const [workers, rangeBytes] of ranges) {
       const out = join(tmp, `parallel-${workers}-${rangeBytes}.json`);
       const r = await dist.writeTraceSubset(plain, out, select(), { workers, parallel: { minBytes: 0, rangeBytes } });
       expect(r.eventsIn).toBe(events.length);

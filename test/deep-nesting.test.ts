@@ -24,7 +24,7 @@ function deepTrace(): string {
   return p;
 }
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => ensureBuilt());
 
 describe('tree over deep nesting', () => {
   const path = deepTrace();

@@ -12,21 +12,15 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeTraceDiff, longestCommonSubsequence } from '../src/analyses/compare/diff.js';
 import { loadTrace } from '../src/load-trace.js';
-import type { TraceModel } from '../src/model/trace-model.js';
 import { diffJson } from '../src/report/diff-view.js';
 import { ensureBuilt } from './build-once.js';
-import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 import { mean, rawTrace, type RawInstance } from './raw-scopes.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
 
-const models = new Map<string, Promise<TraceModel>>();
-const load = (name: string) => {
-  let p = models.get(name);
-  if (!p) models.set(name, (p = loadTrace(h200Trace(name))));
-  return p;
-};
+const load = (name: string) => loadModel(h200Trace(name));
 
 /** Per-instance counts of (category, name) of the cpu_op / user_annotation events inside the instances. */
 function rawOpCounts(instances: RawInstance[]): Map<string, number> {

@@ -20,9 +20,8 @@ import { computeTraceDiff } from '../src/analyses/compare/diff.js';
 import { computeFusion } from '../src/analyses/compare/fusion.js';
 import { computeFusionMatch } from '../src/analyses/compare/fusion-match.js';
 import { loadTrace } from '../src/load-trace.js';
-import type { TraceModel } from '../src/model/trace-model.js';
 import { ensureBuilt } from './build-once.js';
-import { loadRawJson } from './fixtures.js';
+import { loadRawJson, loadModel } from './fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -68,12 +67,7 @@ const perInstanceUs = (r: Raw, pick: (k: Ev) => boolean) => r.kernels.filter(pic
 const ofOp = (r: Raw, op: string) => (k: Ev) => r.opOf(k)?.name === op;
 const named = (name: string) => (k: Ev) => k.name === name;
 
-const models = new Map<string, Promise<TraceModel>>();
-const model = (name: string) => {
-  let p = models.get(name);
-  if (!p) models.set(name, (p = loadTrace(trace(name))));
-  return p;
-};
+const model = (name: string) => loadModel(trace(name));
 
 /** The raw shapes of `aten::mul`: its two inputs (gelu's output, up's output), the same tensor shape. */
 function mulInput() {

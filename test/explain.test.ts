@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSentence, type ExplainValue, type Explanation } from '../src/analyses/explain/explain.js';
 import { loadTrace } from '../src/load-trace.js';
-import type { TraceModel } from '../src/model/trace-model.js';
 import { explainJson, renderExplainMarkdown, renderSentence } from '../src/report/explain-markdown.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_NAMES, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 import { mean, rawTrace, type RawEvent } from './raw-scopes.js';
 import { traceBuilder } from './helpers/trace-builder.js';
 
@@ -21,12 +20,7 @@ const CLI = join(ROOT, 'dist/cli/main.js');
 const WORKLOADS_DIR = join(ROOT, 'test/fixtures/traces/h200-workloads');
 const workloadTrace = (name: string) => join(WORKLOADS_DIR, `${name}.pt.trace.json.gz`);
 
-const models = new Map<string, Promise<TraceModel>>();
-const load = (path: string) => {
-  let p = models.get(path);
-  if (!p) models.set(path, (p = loadTrace(path)));
-  return p;
-};
+const load = loadModel;
 const h200 = (name: string) => load(h200Trace(name));
 
 async function explain(name: string, vs: string[] = []): Promise<Explanation> {

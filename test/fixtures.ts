@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import type { TraceModel } from '../src/model/trace-model.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const H200_DIR = join(here, 'fixtures/traces/h200-torch2.11');
@@ -16,6 +17,19 @@ export const H200_NAMES: string[] = readdirSync(H200_DIR)
   .sort();
 
 export const h200Trace = (name: string) => join(H200_DIR, `${name}.pt.trace.json.gz`);
+
+const models = new Map<string, Promise<TraceModel>>();
+/**
+ * A trace's model as loadTrace builds it with default options, loaded once per test worker and
+ * shared by the tests that only read it (vitest's `isolate: false` keeps this module, and so the
+ * cache, from one test file to the next). A test that compares load options calls loadTrace.
+ */
+export function loadModel(path: string): Promise<TraceModel> {
+  let p = models.get(path);
+  // imported here, so that a test needing only the fixtures' paths does not load the reader
+  if (!p) models.set(path, (p = import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path))));
+  return p;
+}
 
 export interface OracleKeyAverage {
   key: string;

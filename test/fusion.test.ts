@@ -6,10 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeFusion, type FusionResult } from '../src/analyses/compare/fusion.js';
 import { computeFusionMatch } from '../src/analyses/compare/fusion-match.js';
-import { loadTrace } from '../src/load-trace.js';
-import type { TraceModel } from '../src/model/trace-model.js';
 import { fusionJson } from '../src/report/fusion-view.js';
-import { h200Trace, loadRawJson } from './fixtures.js';
+import { h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 type Ev = Record<string, any>;
 
@@ -45,12 +43,7 @@ const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const BYTES: Record<string, number> = { 'c10::BFloat16': 2, float: 4, bool: 1 };
 const bytesOf = (dims: number[], type: string) => dims.reduce((p, d) => p * d, 1) * BYTES[type]!;
 
-const models = new Map<string, Promise<TraceModel>>();
-const model = (name: string) => {
-  let p = models.get(name);
-  if (!p) models.set(name, (p = loadTrace(h200Trace(name))));
-  return p;
-};
+const model = (name: string) => loadModel(h200Trace(name));
 
 describe('fusion opportunities in an eager trace', () => {
   let fusion: FusionResult;

@@ -18,8 +18,13 @@ const NAMES = path.join(import.meta.dirname, 'fixtures/kernel-names');
 const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'Kernel', 'Memcpy', 'Memset']);
 
 /** Distinct kernel/memcpy/memset names of every Chrome-trace JSON(.gz) under `dir`. */
+const namesByDir = new Map<string, Set<string>>();
+/** Every GPU activity name in the traces under `dir` (read once per directory: several tests walk the same ones). */
 function gpuNames(dir: string): Set<string> {
+  const known = namesByDir.get(dir);
+  if (known) return known;
   const out = new Set<string>();
+  namesByDir.set(dir, out);
   const walk = (p: string): void => {
     const st = fs.statSync(p);
     if (st.isDirectory()) {

@@ -34,7 +34,7 @@ function planted(name: string, before: string, insert: string): { path: string; 
 
 const ONE_LINE = /^kinetoscope: LIMIT_EXCEEDED: [^\n]+\n$/;
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => ensureBuilt());
 
 describe.each(READERS)('limits with the $name reader', ({ env }) => {
   it('a string in args longer than --max-string-bytes: exit 2 at the string', () => {

@@ -59,7 +59,7 @@ const fileText = (p: string) => {
   return (b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b) : b).toString('utf8');
 };
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => ensureBuilt());
 
 describe('--redact', () => {
   const trace = plantedTrace();

@@ -16,16 +16,19 @@ import { h200Trace } from './fixtures.js';
 
 const CLI = join(import.meta.dirname, '../dist/cli/main.js');
 const run = (args: string[], cwd: string) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-/** One fresh directory with the trace copied in as v.json.gz. */
-function dir(): string {
+/**
+ * One fresh directory with a capture copied in as v.json.gz: gpt2_train (10 MB of JSON) where a
+ * write must be large or slow enough to be cut or interrupted, a smaller one where any will do.
+ */
+function dir(name = 'gpt2_train'): string {
   const d = mkdtempSync(join(tmpdir(), 'kinetoscope-safe-'));
-  copyFileSync(h200Trace('gpt2_train'), join(d, 'v.json.gz'));
+  copyFileSync(h200Trace(name), join(d, 'v.json.gz'));
   return d;
 }
 const original = () => readFileSync(h200Trace('gpt2_train'));
 const leftovers = (d: string) => readdirSync(d).filter((f) => f.includes('.kinetoscope-'));
 
-beforeAll(() => ensureBuilt(), 300_000);
+beforeAll(() => ensureBuilt());
 
 describe('outputs that are the input', () => {
   it('refuses a crop to a symbolic link, a hard link or the path of its input, and leaves it whole', () => {
@@ -54,7 +57,7 @@ describe('outputs that are the input', () => {
 
 describe('existing outputs', () => {
   it('keeps a file kinetoscope did not write, a dangling link and a device unless --force', () => {
-    const d = dir();
+    const d = dir('cnn_train');
     writeFileSync(join(d, 'notes.html'), 'my notes');
     symlinkSync('nowhere.html', join(d, 'dangling.html'));
     expect(run(['report', 'v.json.gz', '-o', 'notes.html'], d).stderr).toContain('OUTPUT_EXISTS');
@@ -73,7 +76,7 @@ describe('existing outputs', () => {
   });
 
   it('replaces its own earlier outputs without --force: a report, an expectations file, a gzipped crop', () => {
-    const d = dir();
+    const d = dir('cnn_train');
     for (const args of [
       ['report', 'v.json.gz', '-o', 'r.html'],
       ['check', 'v.json.gz', '--write-expect', 'e.yaml'],
