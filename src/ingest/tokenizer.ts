@@ -22,9 +22,9 @@
  * Each event is read by a fast path that takes the events as Kineto writes them in one pass
  * (fastEvent, fastArgs, skipPlain: plain ASCII strings, integer ids, decimal times) and gives
  * up on anything else, and then by the exact path (parseEvent), which makes every repair,
- * diagnostic and error. Both read times and labels with the same functions (plainTime,
- * LabelTable.idOfPlain) and integers as parseNumber does (plainInt), so an event reads the same
- * whichever path took it, i.e. whatever the chunk size.
+ * diagnostic and error. Both read times and labels with the same functions (plainTime, on
+ * time-text.ts's rule, LabelTable.idOfPlain) and integers as parseNumber does (plainInt), so an
+ * event reads the same whichever path took it, i.e. whatever the chunk size.
  *
  * Pure: no `node:` imports, runs unchanged in a browser or a worker. It never holds the whole
  * text — only the bytes of the value currently being parsed when it straddles a chunk boundary
@@ -41,6 +41,7 @@ import * as eventColumns from './event-columns.js';
 import { ARG_NUMBER_KEYS, ColumnBatchWriter, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import * as jsonBytes from './json-bytes.js';
 import { LabelTable } from './label-table.js';
+import { decimalUsToNs, exactTsNs, PlainUs, plainDurNs, plainTsNs, plainWholeUs, readPlainUs, wholeUsOfNs } from './time-text.js';
 import * as nativeReader from './native-reader.js';
 import type { NativeEventReader, NativeEventReaderClass } from './native-reader.js';
 
@@ -429,9 +430,6 @@ BARE[0x5f] = 1;
 const CHAR1: string[] = [];
 for (let c = 0; c < 0x80; c++) CHAR1.push(String.fromCharCode(c));
 
-/** ns per digit of the first three decimals of a µs number. */
-const NS_PER_DIGIT = [100, 10, 1];
-
 /** Exact powers of ten (10^0 … 10^22 are exact doubles). */
 const POW10: number[] = [];
 for (let i = 0, v = 1; i <= 22; i++, v *= 10) POW10.push(v);
@@ -570,40 +568,6 @@ function describeByte(c: number): string {
 function setKey(obj: JsonObject, key: string, v: JsonValue): void {
   if (key === '__proto__') Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
   else obj[key] = v;
-}
-
-/**
- * Exact integer ns of a decimal µs text (`-12.3456e2`), rounded half away from zero at the ns;
- * null when the text is not a number.
- */
-function decimalUsToNs(text: string): bigint | null {
-  let s = text.trim();
-  let neg = false;
-  if (s.startsWith('-')) { neg = true; s = s.slice(1); } else if (s.startsWith('+')) s = s.slice(1);
-  let exp = 0;
-  const e = s.search(/[eE]/);
-  if (e >= 0) {
-    const es = s.slice(e + 1);
-    if (!/^[+-]?\d+$/.test(es)) return null;
-    exp = Number(es);
-    s = s.slice(0, e);
-    if (!Number.isFinite(exp) || Math.abs(exp) > 400) return null;
-  }
-  const dot = s.indexOf('.');
-  let intPart = dot >= 0 ? s.slice(0, dot) : s;
-  let fracPart = dot >= 0 ? s.slice(dot + 1) : '';
-  if (!/^\d*$/.test(intPart) || !/^\d*$/.test(fracPart) || intPart.length + fracPart.length === 0) return null;
-  // µs → ns is a shift of the decimal point by 3 more places.
-  const shift = exp + 3;
-  let digits = intPart + fracPart;
-  let point = intPart.length + shift;
-  if (point < 0) { digits = '0'.repeat(-point) + digits; point = 0; }
-  if (point > digits.length) digits = digits + '0'.repeat(point - digits.length);
-  intPart = digits.slice(0, point);
-  fracPart = digits.slice(point);
-  let ns = BigInt(intPart === '' ? '0' : intPart);
-  if (fracPart.length > 0 && fracPart.charCodeAt(0) >= 53) ns += 1n; // first dropped digit ≥ 5
-  return neg ? -ns : ns;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -808,6 +772,8 @@ class Tokenizer {
   private idLabel = 0;
   /** Where the number plainInt or plainTime read ends. */
   private numEnd = 0;
+  /** The last number plainTime read. */
+  private readonly time = new PlainUs();
 
   /**
    * `rawArgs`: every event's args parsed whole into its own object (RawEvents), whatever the
@@ -2386,48 +2352,21 @@ class Tokenizer {
   }
 
   /**
-   * ts / dur at p as decimal µs (no exponent, below 2^53 µs): exact integer ns, rounded half
-   * away from zero, a ts relative to the time origin (set by the first); numEnd after it. NaN
-   * for anything else or at the end of the buffer (a number there may go on in the next chunk).
+   * ts / dur at p as plain decimal µs (time-text.ts readPlainUs): exact integer ns, a ts
+   * relative to the time origin (set by the first); numEnd after it. NaN for anything else or
+   * at the end of the buffer (a number there may go on in the next chunk).
    */
   private plainTime(p: number, isTs: boolean): number {
-    const b = this.buf;
-    const end = this.lim;
-    const neg = b[p] === MINUS;
-    let e = neg ? p + 1 : p;
-    const ds = e;
-    let acc = 0;
-    let d = 0;
-    while (e < end && (d = b[e]! - 48) >= 0 && d <= 9) {
-      acc = acc * 10 + d;
-      e++;
+    const t = this.time;
+    if (!readPlainUs(this.buf, p, this.lim, t)) return NaN;
+    this.numEnd = t.end;
+    if (!isTs) return plainDurNs(t);
+    if (!this.hasOrigin) {
+      this.hasOrigin = true;
+      this.origin = plainWholeUs(t);
     }
-    if (e === ds) return NaN;
-    let frac = 0;
-    if (e < end && b[e] === DOT) {
-      const fs = ++e;
-      while (e < end && (d = b[e]! - 48) >= 0 && d <= 9) {
-        const k = e++ - fs;
-        if (k < 3) frac += d * NS_PER_DIGIT[k]!;
-        else if (k === 3 && d >= 5) frac++; // round half away from zero at the ns
-      }
-    }
-    if (e >= end) return NaN;
-    const x = b[e];
-    if (x === 0x65 || x === 0x45 || acc >= MAX_SAFE) return NaN;
-    this.numEnd = e;
-    const us = neg ? -acc : acc;
-    let r: number;
-    if (isTs) {
-      if (!this.hasOrigin) {
-        this.hasOrigin = true;
-        this.origin = us === 0 ? 0 : us;
-      }
-      r = (us - this.origin) * 1000 + (neg ? -frac : frac);
-    } else r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
-    return r === 0 ? 0 : r;
+    return plainTsNs(t, this.origin);
   }
-
 
   /** Exponent or more than 2^53 µs: exact via BigInt. */
   private parseTimeSlow(isTs: boolean, start: number): number {
@@ -2441,11 +2380,12 @@ class Tokenizer {
     return this.nsToResult(isTs, ns);
   }
 
+  /** Exact ns (decimalUsToNs) as a dur, or as a ts relative to the time origin (set by the first). */
   private nsToResult(isTs: boolean, ns: bigint): number {
     if (!isTs) return Number(ns);
     if (!this.hasOrigin) {
       this.hasOrigin = true;
-      this.originBig = ns / 1000n;
+      this.originBig = wholeUsOfNs(ns);
       this.hasOriginBig = true;
       this.origin = Number(this.originBig);
     }
@@ -2453,8 +2393,7 @@ class Tokenizer {
       this.originBig = BigInt(this.origin);
       this.hasOriginBig = true;
     }
-    const r = Number(ns - this.originBig * 1000n);
-    return r === 0 ? 0 : r;
+    return exactTsNs(ns, this.originBig);
   }
 
   /** ts/dur written as a string (third-party rewriters), null, NaN, … */
