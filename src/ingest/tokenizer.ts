@@ -37,6 +37,7 @@ import { KinetoscopeError } from '../core/errors.js';
 import { limitError, readLimits } from './limits.js';
 import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
+import { ByteTable } from './byte-table.js';
 import * as eventColumns from './event-columns.js';
 import { ARG_NUMBER_KEYS, ColumnBatchWriter, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import * as jsonBytes from './json-bytes.js';
@@ -611,9 +612,7 @@ interface PendingDiag {
 }
 
 const INTERN_BITS = 13;
-const INTERN_SIZE = 1 << INTERN_BITS;
-const INTERN_MASK = INTERN_SIZE - 1;
-const INTERN_LIMIT = INTERN_SIZE >> 1; // keep the table at most half full
+const INTERN_LIMIT = 1 << (INTERN_BITS - 1); // strings kept at most (then looked up, no longer added)
 const INTERN_MAX_LABEL = 512; // ph/cat/name and object keys up to this many bytes are interned
 const INTERN_MAX_VALUE = 40; // other string values
 
@@ -734,13 +733,9 @@ class Tokenizer {
   private headerErr: ParseError = NO_ERROR;
   private headerErrAfter = AS_DOUBLE;
 
-  // Intern table for short repeated strings, keyed by their bytes.
-  private readonly iMeta = new Int32Array(INTERN_SIZE * 3);
-  private readonly iStr: (string | undefined)[] = new Array(INTERN_SIZE).fill(undefined);
-  private iArena = new Uint8Array(1 << 16);
-  private iArenaView = new DataView(this.iArena.buffer);
-  private iArenaLen = 0;
-  private iCount = 0;
+  // Short repeated strings of the exact path (keys, short values), by their bytes: ids into iStr.
+  private readonly iTable = new ByteTable(INTERN_BITS);
+  private readonly iStr: string[] = [];
 
   private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly latin1 = new TextDecoder('latin1');
@@ -2743,49 +2738,20 @@ class Tokenizer {
   /** ASCII bytes b[s, s+len) as a string, shared with earlier equal strings. */
   private intern(s: number, len: number): string {
     const b = this.buf;
-    // A hash of the length and a few sampled bytes: the full comparison below decides, so the
+    // A hash of the length and a few sampled bytes: the table's full comparison decides, so the
     // hash only has to spread the table, not to read every byte twice.
     const e = s + len;
     const m = s + (len >> 1);
     let h = Math.imul(len ^ (b[s] << 8) ^ (b[e - 1] << 16) ^ (b[m] << 24), 0x9e3779b1);
     h = Math.imul(h ^ (b[s + 1] | (b[e - 2] << 8) | (b[m - 1] << 16) | (b[s + (len >> 2)] << 24)), 0x85ebca6b);
     h ^= h >>> 15;
-    let idx = h & INTERN_MASK;
-    const meta = this.iMeta; // [hash, arena offset, length] per slot: one cache line per probe
     const strs = this.iStr;
-    for (;;) {
-      const str = strs[idx];
-      if (str === undefined) break;
-      const k = idx * 3;
-      if (meta[k + 2] === len && meta[k] === h) {
-        // Compare 4 bytes at a time, then the tail.
-        const da = this.iArenaView;
-        const db = this.view;
-        let o = meta[k + 1];
-        let i = s;
-        const e4 = e - 3;
-        while (i < e4 && da.getInt32(o) === db.getInt32(i)) { o += 4; i += 4; }
-        const a = this.iArena;
-        while (i < e && a[o] === b[i]) { o++; i++; }
-        if (i === e) return str;
-      }
-      idx = (idx + 1) & INTERN_MASK;
-    }
+    const id = this.iTable.find(b, this.view, s, e, h);
+    if (id >= 0) return strs[id]!;
     const str = len <= 16 ? this.ascii(s, e) : this.utf8.decode(b.subarray(s, e));
-    if (this.iCount < INTERN_LIMIT) {
-      const arena = jsonBytes.arenaWithRoom(this.iArena, this.iArenaLen, len);
-      if (arena !== this.iArena) {
-        this.iArena = arena;
-        this.iArenaView = new DataView(arena.buffer);
-      }
-      this.iArena.set(b.subarray(s, e), this.iArenaLen);
-      const k = idx * 3;
-      meta[k] = h;
-      meta[k + 1] = this.iArenaLen;
-      meta[k + 2] = len;
-      strs[idx] = str;
-      this.iArenaLen += len;
-      this.iCount++;
+    if (strs.length < INTERN_LIMIT) {
+      this.iTable.add(b, s, e, strs.length);
+      strs.push(str);
     }
     return str;
   }
