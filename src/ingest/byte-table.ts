@@ -47,7 +47,22 @@ export class ByteTable {
       const k = slot << 2;
       const id1 = meta[k + 3]!;
       if (id1 === 0) break;
-      if (meta[k] === h && meta[k + 2] === len && this.sameAt(meta[k + 1]!, b, view, s, e) >= 0) return id1 - 1;
+      if (meta[k] === h && meta[k + 2] === len) {
+        // sameAt, written out: this is the label lookup of every event.
+        const a = this.arena;
+        const av = this.arenaView;
+        let o = meta[k + 1]!;
+        let i = s;
+        while (i + 4 <= e && av.getInt32(o, true) === view.getInt32(i, true)) {
+          o += 4;
+          i += 4;
+        }
+        while (i < e && a[o] === b[i]) {
+          o++;
+          i++;
+        }
+        if (i === e) return id1 - 1;
+      }
       slot = (slot + 1) & mask;
     }
     this.missSlot = slot;

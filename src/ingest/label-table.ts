@@ -50,17 +50,8 @@ export class LabelTable {
     while (e < end && PLAIN[b[e]!] === 1) h = hashStep(h, b[e++]!);
     this.scanEnd = e;
     if (e >= end || b[e] !== QUOTE) return -1;
-    return e === s ? 0 : this.idOfHashed(b, view, s, e, h);
-  }
-
-  /**
-   * The id of the PLAIN bytes b[s, e) (s < e) of hash h (idOfPlain's, before its length is mixed
-   * in). Apart from idOfPlain so that idOfPlain is small enough for V8 to inline into the
-   * tokenizer's loop.
-   */
-  private idOfHashed(b: Uint8Array, view: DataView, s: number, e: number, h: number): number {
-    h = hashFinish(h, e - s);
-    const id = this.bytes.find(b, view, s, e, h);
+    if (e === s) return 0;
+    const id = this.bytes.find(b, view, s, e, hashFinish(h, e - s));
     return id >= 0 ? id : this.add(b, s, e);
   }
 

@@ -4,15 +4,18 @@
  * rounding half away from zero).
  */
 import { describe, expect, it } from 'vitest';
-import { decimalUsToNs, exactTsNs, originShiftNs, PlainUs, plainDurNs, plainTsNs, plainWholeUs, readPlainUs, wholeUsOfNs } from './time-text.js';
+import { decimalUsToNs, exactTsNs, originShiftNs, PlainUs, plainTsNs, plainWholeUs, readPlainUs, wholeUsOfNs } from './time-text.js';
 
 /** readPlainUs over `text` followed by a `,` (a number needs a byte after it): the dur ns, or null when it gives up. */
 function plainNs(text: string): number | null {
   const b = new TextEncoder().encode(`${text},`);
   const t = new PlainUs();
-  if (!readPlainUs(b, 0, b.length, t)) return null;
+  const ns = readPlainUs(b, 0, b.length, 0, t);
+  if (ns !== ns) return null;
   expect(t.end).toBe(text.length);
-  return plainDurNs(t);
+  // The same ns as a ts after the origin 0, read the other way.
+  expect(plainTsNs(t, 0)).toBe(ns);
+  return ns;
 }
 
 describe('µs text → exact ns', () => {
@@ -62,25 +65,25 @@ describe('µs text → exact ns', () => {
 
   it('a number cut by the end of the bytes is left for the next chunk', () => {
     const b = new TextEncoder().encode('12.5');
-    expect(readPlainUs(b, 0, b.length, new PlainUs())).toBe(false);
+    expect(readPlainUs(b, 0, b.length, 0, new PlainUs())).toBeNaN();
   });
 
   it('ts relative to the time origin (the integer µs of the first), on both paths', () => {
     const first = new TextEncoder().encode('5087152085809.922,');
     const t = new PlainUs();
-    expect(readPlainUs(first, 0, first.length, t)).toBe(true);
+    expect(readPlainUs(first, 0, first.length, 0, t)).toBe(5087152085809922);
     const origin = plainWholeUs(t);
     expect(origin).toBe(5087152085809);
     expect(plainTsNs(t, origin)).toBe(922);
     const later = new TextEncoder().encode('5087152102924.568,');
-    readPlainUs(later, 0, later.length, t);
     // 5087152102924.568 − 5087152085809 µs = 17115.568 µs
+    expect(readPlainUs(later, 0, later.length, origin, t)).toBe(17115568);
     expect(plainTsNs(t, origin)).toBe(17115568);
     const ns = decimalUsToNs('5087152102924.568')!;
     expect(exactTsNs(ns, wholeUsOfNs(decimalUsToNs('5087152085809.922')!))).toBe(17115568);
     // −3.5 µs: the origin −3 (toward zero), the ts −500 ns after it, on both paths.
     const neg = new TextEncoder().encode('-3.5,');
-    readPlainUs(neg, 0, neg.length, t);
+    expect(readPlainUs(neg, 0, neg.length, 0, t)).toBe(-3500);
     expect(plainWholeUs(t)).toBe(-3);
     expect(plainTsNs(t, -3)).toBe(-500);
     expect(wholeUsOfNs(-3500n)).toBe(-3n);

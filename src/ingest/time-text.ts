@@ -8,12 +8,12 @@
  *
  * Two ways to the same ns:
  *  - readPlainUs: the fast path, for decimal µs as Kineto writes them (no exponent, below 2^53
- *    µs): double arithmetic on exact integers, no allocation. It gives up (false) on anything
+ *    µs): double arithmetic on exact integers, no allocation. It gives up (NaN) on anything
  *    else, and at the end of the bytes (a number there may go on in the next chunk).
  *  - decimalUsToNs: the exact path, for any number text (exponents, a `+`, many digits, past
  *    2^53 µs, a time written as a string): BigInt.
  * A `ts` is handed on relative to a time origin, the integer µs of the first `ts` seen
- * (plainTsNs, exactTsNs), so that it stays below 2^53 ns.
+ * (plainWholeUs, wholeUsOfNs), so that it stays below 2^53 ns.
  *
  * The native reader (native/json-scan.h, JsonScan::plainTime and TimeText) mirrors readPlainUs
  * to the bit; test/native-reader.test.ts ("tricky times") pins the two readers to the same ns
@@ -41,10 +41,13 @@ export class PlainUs {
 }
 
 /**
- * The decimal µs number at b[p] (no exponent, below 2^53 µs) into t; false for anything else
- * or when it reaches `end` (the number may go on past it). Reads no byte at or past `end`.
+ * The decimal µs number at b[p] (no exponent, below 2^53 µs) as ns after `originUs` (integer
+ * µs: the time origin for a ts, 0 for a dur), −0 as 0, and what it read into t; NaN for
+ * anything else or when it reaches `end` (the number may go on past it). Reads no byte at or
+ * past `end`. One call for the common case: the tokenizer's hot loop runs without inlining in
+ * the CLI (compiler-flags.ts).
  */
-export function readPlainUs(b: Uint8Array, p: number, end: number, t: PlainUs): boolean {
+export function readPlainUs(b: Uint8Array, p: number, end: number, originUs: number, t: PlainUs): number {
   const neg = b[p] === MINUS;
   let e = neg ? p + 1 : p;
   const ds = e;
@@ -54,7 +57,7 @@ export function readPlainUs(b: Uint8Array, p: number, end: number, t: PlainUs): 
     acc = acc * 10 + d;
     e++;
   }
-  if (e === ds) return false;
+  if (e === ds) return NaN;
   let frac = 0;
   if (e < end && b[e] === DOT) {
     const fs = ++e;
@@ -64,14 +67,17 @@ export function readPlainUs(b: Uint8Array, p: number, end: number, t: PlainUs): 
       else if (k === 3 && d >= 5) frac++; // round half away from zero at the ns
     }
   }
-  if (e >= end) return false;
+  if (e >= end) return NaN;
   const x = b[e];
-  if (x === 0x65 || x === 0x45 || acc >= MAX_SAFE) return false;
+  if (x === 0x65 || x === 0x45 || acc >= MAX_SAFE) return NaN;
   t.acc = acc;
   t.frac = frac;
   t.neg = neg;
   t.end = e;
-  return true;
+  // A dur is a ts after origin 0: (−acc − 0)·1000 − frac is −(acc·1000 + frac) to the bit
+  // (rounding is symmetric), as native/json-scan.h durNs computes it.
+  const r = ((neg ? -acc : acc) - originUs) * 1000 + (neg ? -frac : frac);
+  return r === 0 ? 0 : r;
 }
 
 /** The integer µs of a plain number (a ts's time origin when it is the first), −0 as 0. */
@@ -80,13 +86,7 @@ export function plainWholeUs(t: PlainUs): number {
   return us === 0 ? 0 : us;
 }
 
-/** A plain number as ns (a `dur`), −0 as 0. */
-export function plainDurNs(t: PlainUs): number {
-  const r = t.neg ? -(t.acc * 1000 + t.frac) : t.acc * 1000 + t.frac;
-  return r === 0 ? 0 : r;
-}
-
-/** A plain number as ns after the time origin `originUs` (integer µs; a `ts`), −0 as 0. */
+/** The plain number readPlainUs read as ns after `originUs` (a first ts, after its own origin), −0 as 0. */
 export function plainTsNs(t: PlainUs, originUs: number): number {
   const r = ((t.neg ? -t.acc : t.acc) - originUs) * 1000 + (t.neg ? -t.frac : t.frac);
   return r === 0 ? 0 : r;

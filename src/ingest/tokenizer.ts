@@ -42,7 +42,7 @@ import * as eventColumns from './event-columns.js';
 import { ARG_NUMBER_KEYS, ColumnBatchWriter, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import * as jsonBytes from './json-bytes.js';
 import { LabelTable } from './label-table.js';
-import { decimalUsToNs, exactTsNs, PlainUs, plainDurNs, plainTsNs, plainWholeUs, readPlainUs, wholeUsOfNs } from './time-text.js';
+import { decimalUsToNs, exactTsNs, PlainUs, plainTsNs, plainWholeUs, readPlainUs, wholeUsOfNs } from './time-text.js';
 import * as nativeReader from './native-reader.js';
 import type { NativeEventReader, NativeEventReaderClass } from './native-reader.js';
 
@@ -437,18 +437,19 @@ for (let i = 0, v = 1; i <= 22; i++, v *= 10) POW10.push(v);
 
 const TRACE_EVENTS_KEY = new Uint8Array([...'"traceEvents"'].map((c) => c.charCodeAt(0)));
 
-// Event keys the reader keeps.
+// Event keys the reader keeps, grouped by the type of their value (see setEventValue): labels,
+// then ids, then times.
 const K_OTHER = 0;
 const K_PH = 1;
 const K_CAT = 2;
 const K_NAME = 3;
-const K_PID = 4;
-const K_TID = 5;
-const K_TS = 6;
-const K_DUR = 7;
-const K_ID = 8;
-const K_BP = 9;
-const K_S = 10;
+const K_BP = 4;
+const K_S = 5; // the last label
+const K_PID = 6;
+const K_TID = 7;
+const K_ID = 8; // the last id
+const K_TS = 9;
+const K_DUR = 10;
 const K_ARGS = 11;
 
 /** Four bytes as DataView.getInt32(·, true) reads them. */
@@ -767,6 +768,8 @@ class Tokenizer {
   private idLabel = 0;
   /** Where the number plainInt or plainTime read ends. */
   private numEnd = 0;
+  /** Where the key plainKey read ends (its closing quote). */
+  private keyEnd = 0;
   /** The last number plainTime read. */
   private readonly time = new PlainUs();
 
@@ -1347,14 +1350,9 @@ class Tokenizer {
   /** A top-level `"key": value` member of an object root. */
   private parseMember(p: number): number {
     const b = this.buf;
-    const end = this.lim;
     this.pos = p;
     const key = this.parseString(INTERN_MAX_LABEL);
-    p = this.ws(this.pos);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-    p = this.ws(p + 1);
-    if (p >= end) throw INCOMPLETE;
+    p = this.valueAfterKey(this.pos);
     if (key === 'traceEvents') {
       if (b[p] !== LBRACKET) {
         throw new KinetoscopeError(
@@ -1614,7 +1612,6 @@ class Tokenizer {
     const end = this.lim;
     const ctx = this.ctx;
     const labels = ctx.labels;
-    const w = this.cw;
     let ph = LABEL_EMPTY;
     let cat = LABEL_EMPTY;
     let phSeen = false;
@@ -1645,93 +1642,107 @@ class Tokenizer {
         else if (k4 === W_S) { kc = K_S; p = ks + 3; }
       }
       if (p < 0) {
-        let q = ks;
-        while (q < end && PLAIN[b[q]!] === 1) q++;
-        if (q >= end || b[q] !== QUOTE) return -1;
-        kc = eventKeyCode(b, ks, q - ks);
-        p = q + 1;
-        while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end || b[p] !== COLON) return -1;
-        p++;
-      }
-      while (p < end && WS[b[p]!] === 1) p++;
+        p = this.plainKey(ks - 1);
+        if (p < 0) return -1;
+        kc = eventKeyCode(b, ks, this.keyEnd - ks);
+      } else while (p < end && WS[b[p]!] === 1) p++;
       if (p >= end) return -1;
       const c = b[p]!;
-      switch (kc) {
-        case K_PH:
-        case K_CAT:
-        case K_NAME:
-        case K_BP:
-        case K_S: {
+      if (kc === K_OTHER) {
+        p = this.skipPlain(p);
+        if (p < 0) return -1;
+      } else if (kc === K_ARGS) {
+        // The mode is known when ph (and, for X events, cat) came first, as Kineto writes them.
+        if (c !== LBRACE || argsSeen || !phSeen || this.rawArgs) return -1;
+        if (!catSeen && labels.strings[ph] === 'X') return -1;
+        p = this.fastArgs(p, ctx.modeOf(ph, cat), n);
+        if (p < 0) return -1;
+        argsSeen = true;
+      } else {
+        // The value read plainly by its type: a plain string's label, an integer, decimal µs.
+        let v = NaN;
+        let label = -1;
+        if (kc <= K_S) {
           if (c !== QUOTE) return -1;
-          const id = labels.idOfPlain(b, view, p + 1, end);
-          if (id < 0) return -1;
+          label = labels.idOfPlain(b, view, p + 1, end);
+          if (label < 0) return -1;
           p = labels.scanEnd + 1;
           if (kc === K_PH) {
-            ph = id;
+            ph = label;
             phSeen = true;
-            w.ph[n] = id;
           } else if (kc === K_CAT) {
-            cat = id;
+            cat = label;
             catSeen = true;
-            w.cat[n] = id;
-          } else if (kc === K_NAME) w.name[n] = id;
-          else if (kc === K_BP) w.bp[n] = id;
-          else w.s[n] = id;
-          break;
-        }
-        case K_PID:
-        case K_TID:
-        case K_ID: {
-          const v = this.plainInt(p);
-          if (v !== v) return -1;
-          p = this.numEnd;
-          if (kc === K_PID) {
-            w.pid[n] = v;
-            w.pidLabel[n] = -1;
-          } else if (kc === K_TID) {
-            w.tid[n] = v;
-            w.tidLabel[n] = -1;
-          } else {
-            w.flowId[n] = v;
-            w.flowIdLabel[n] = -1;
           }
-          break;
+        } else {
+          if (kc <= K_ID) {
+            v = this.plainInt(p);
+            if (v !== v) return -1;
+            p = this.numEnd;
+          } else if (kc === K_DUR || this.hasOrigin) {
+            // readPlainUs itself, not through plainTime: one call less in the CLI's loop,
+            // which runs without inlining (compiler-flags.ts).
+            const t = this.time;
+            v = readPlainUs(b, p, end, kc === K_TS ? this.origin : 0, t);
+            if (v !== v) return -1;
+            p = t.end;
+          } else {
+            v = this.plainTime(p, true);
+            if (v !== v) return -1;
+            p = this.numEnd;
+          }
         }
-        case K_TS:
-        case K_DUR: {
-          const v = this.plainTime(p, kc === K_TS);
-          if (v !== v) return -1;
-          if (kc === K_TS) w.tsNs[n] = v;
-          else w.durNs[n] = v;
-          p = this.numEnd;
-          break;
-        }
-        case K_ARGS: {
-          // The mode is known when ph (and, for X events, cat) came first, as Kineto writes them.
-          if (c !== LBRACE || argsSeen || !phSeen || this.rawArgs) return -1;
-          if (!catSeen && labels.strings[ph] === 'X') return -1;
-          p = this.fastArgs(p, ctx.modeOf(ph, cat), n);
-          if (p < 0) return -1;
-          argsSeen = true;
-          break;
-        }
-        default:
-          p = this.skipPlain(p);
-          if (p < 0) return -1;
+        this.setEventValue(kc, n, v, label);
       }
-      while (p < end && WS[b[p]!] === 1) p++;
-      if (p >= end) return -1;
-      const d = b[p];
-      if (d === COMMA) {
-        p++;
-        while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end) return -1;
-        if (b[p] === RBRACE) return p + 1; // trailing comma: tolerated
+      // `, "` as Kineto writes it, without a call; else plainNext.
+      if (p + 2 < end && b[p] === COMMA && b[p + 1] === SPACE && b[p + 2] === QUOTE) {
+        p += 2;
         continue;
       }
-      if (d === RBRACE) return p + 1;
-      return -1;
+      p = this.plainNext(p);
+      if (p === -1) return -1;
+      if (p < -1) return -p - 2; // the event's `}`
+    }
+  }
+
+  /**
+   * After a member of an event or its args read plainly, ending at p: the position of the next
+   * key's quote after the `,`; −(q + 2) for the position q after the closing `}` (a trailing
+   * comma before it tolerated); −1 for anything else or at the end of the buffer.
+   */
+  private plainNext(p: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    while (p < end && WS[b[p]!] === 1) p++;
+    if (p >= end) return -1;
+    const d = b[p];
+    if (d === COMMA) {
+      p++;
+      while (p < end && WS[b[p]!] === 1) p++;
+      if (p >= end) return -1;
+      return b[p] === RBRACE ? -(p + 1) - 2 : p;
+    }
+    return d === RBRACE ? -(p + 1) - 2 : -1;
+  }
+
+  /**
+   * The value of event key kc (not K_OTHER, K_ARGS) into row n, from either path: `v` the number
+   * of a pid, tid, id, ts or dur; `label` the label id of a ph, cat, name, bp or s, or of a
+   * pid, tid or id that stays a string (−1: none).
+   */
+  private setEventValue(kc: number, n: number, v: number, label: number): void {
+    const w = this.cw;
+    switch (kc) {
+      case K_PH: w.ph[n] = label; break;
+      case K_CAT: w.cat[n] = label; break;
+      case K_NAME: w.name[n] = label; break;
+      case K_BP: w.bp[n] = label; break;
+      case K_S: w.s[n] = label; break;
+      case K_PID: w.pid[n] = v; w.pidLabel[n] = label; break;
+      case K_TID: w.tid[n] = v; w.tidLabel[n] = label; break;
+      case K_ID: w.flowId[n] = v; w.flowIdLabel[n] = label; break;
+      case K_TS: w.tsNs[n] = v; break;
+      case K_DUR: w.durNs[n] = v; break;
     }
   }
 
@@ -1769,10 +1780,11 @@ class Tokenizer {
         if (seen >= 0) {
           kc = argKeys.tag(seen);
           p = ks + argKeys.length(seen);
+          while (p < end && WS[b[p]!] === 1) p++;
         } else {
-          let q = ks;
-          while (q < end && PLAIN[b[q]!] === 1) q++;
-          if (q >= end || b[q] !== QUOTE) return -1;
+          p = this.plainKey(ms);
+          if (p < 0) return -1;
+          const q = this.keyEnd;
           const len = q - ks;
           if (len < 64) {
             const k = byLenFirst[(len << 8) | b[ks]!]!;
@@ -1785,12 +1797,7 @@ class Tokenizer {
           } else kc = ctx.knownKey(b, ks, q);
           // Learnt as written (`"key": `), away from the end of the buffer (where find may miss).
           if (q + 72 <= end && b[q + 1] === COLON && b[q + 2] === SPACE) argKeys.add(b, ks, q, kc);
-          p = q + 1;
-          while (p < end && WS[b[p]!] === 1) p++;
-          if (p >= end || b[p] !== COLON) return -1;
-          p++;
         }
-        while (p < end && WS[b[p]!] === 1) p++;
         if (p >= end) return -1;
         const slot = kc >= 0 ? keySlot[kc]! : -1;
         if (slot >= 0) {
@@ -1808,39 +1815,33 @@ class Tokenizer {
           p = this.skipPlain(p);
           if (p < 0) return -1;
         }
-        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) {
-          if (2 * nr + 2 > this.ranges.length) {
-            const nrs = new Int32Array(this.ranges.length * 2);
-            nrs.set(this.ranges);
-            this.ranges = nrs;
-          }
-          this.ranges[2 * nr] = ms;
-          this.ranges[2 * nr + 1] = p;
-          nr++;
-        }
-        while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end) return -1;
-        const d = b[p];
-        if (d === COMMA) {
-          p++;
-          while (p < end && WS[b[p]!] === 1) p++;
-          if (p >= end) return -1;
-          if (b[p] === RBRACE) {
-            p++; // trailing comma: tolerated
-            break;
-          }
+        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) this.keepRange(nr++, ms, p);
+        if (p + 2 < end && b[p] === COMMA && b[p + 1] === SPACE && b[p + 2] === QUOTE) {
+          p += 2;
           continue;
         }
-        if (d === RBRACE) {
-          p++;
+        p = this.plainNext(p);
+        if (p === -1) return -1;
+        if (p < -1) {
+          p = -p - 2; // after the args' `}`
           break;
         }
-        return -1;
       }
     }
     if (!extUpperSet) an[o + AN_EXTERNAL_ID] = extLower;
     if (keyed) this.cw.args[n] = this.internArgs(nr);
     return p;
+  }
+
+  /** Member k of the args kept (the key of an args object for internArgs) is b[from, to). */
+  private keepRange(k: number, from: number, to: number): void {
+    if (2 * k + 2 > this.ranges.length) {
+      const grown = new Int32Array(this.ranges.length * 2);
+      grown.set(this.ranges);
+      this.ranges = grown;
+    }
+    this.ranges[2 * k] = from;
+    this.ranges[2 * k + 1] = to;
   }
 
   /** The args id of the kept members ranges[0 … 2nr) (parsed into an object the first time). */
@@ -1912,44 +1913,44 @@ class Tokenizer {
           kc = eventKeyCodeOfString(this.parseString(0));
           p = this.pos;
         }
-        p = this.ws(p);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        this.pos = p;
-        switch (kc) {
-          case K_PH: ph = w.ph[n] = this.labelAt(); phSeen = true; break;
-          case K_CAT: cat = w.cat[n] = this.labelAt(); catSeen = true; break;
-          case K_NAME: w.name[n] = this.labelAt(); break;
-          case K_PID: this.idAt(); w.pid[n] = this.idNum; w.pidLabel[n] = this.idLabel; break;
-          case K_TID: this.idAt(); w.tid[n] = this.idNum; w.tidLabel[n] = this.idLabel; break;
-          case K_TS: w.tsNs[n] = this.parseTime(true); break;
-          case K_DUR: w.durNs[n] = this.parseTime(false); break;
-          case K_ARGS: {
-            // The mode is known once ph (and, for X events, cat) came before args, as Kineto
-            // writes them; otherwise keep everything and settle it when the event is complete.
-            const phs = phSeen ? ctx.labels.strings[ph] : undefined;
-            const mode = !this.rawArgs && phSeen && (catSeen || phs !== 'X') ? ctx.modeOf(ph, cat) : MODE_FULL;
-            w.args[n] = this.argsColumnar(mode, n);
-            break;
-          }
-          case K_ID: {
-            const v = this.parseValue(0);
-            let fid = NaN;
-            let fidL = -1;
-            if (typeof v === 'number') {
-              fid = v;
+        this.pos = this.valueAfterKey(p);
+        if (kc === K_OTHER) this.skipValue();
+        else if (kc === K_ARGS) {
+          // The mode is known once ph (and, for X events, cat) came before args, as Kineto
+          // writes them; otherwise keep everything and settle it when the event is complete.
+          const phs = phSeen ? ctx.labels.strings[ph] : undefined;
+          const mode = !this.rawArgs && phSeen && (catSeen || phs !== 'X') ? ctx.modeOf(ph, cat) : MODE_FULL;
+          w.args[n] = this.argsColumnar(mode, n);
+        } else {
+          // The value read exactly by its type, with every repair: any value as a label, a pid
+          // or tid as idAt reads it, any id, any time.
+          let v = NaN;
+          let label = -1;
+          if (kc <= K_NAME) {
+            label = this.labelAt();
+            if (kc === K_PH) {
+              ph = label;
+              phSeen = true;
+            } else if (kc === K_CAT) {
+              cat = label;
+              catSeen = true;
+            }
+          } else if (kc <= K_S) {
+            const x = this.parseValue(0);
+            if (typeof x === 'string') label = ctx.labels.idOfString(x);
+          } else if (kc < K_ID) {
+            this.idAt();
+            v = this.idNum;
+            label = this.idLabel;
+          } else if (kc === K_ID) {
+            const x = this.parseValue(0);
+            if (typeof x === 'number') {
+              v = x;
               // (RawEvents tell a NaN id from none.)
-              if (v !== v && this.rawArgs) fidL = NAN_ID;
-            } else if (typeof v === 'string') fidL = ctx.labels.idOfString(v);
-            w.flowId[n] = fid;
-            w.flowIdLabel[n] = fidL;
-            break;
-          }
-          case K_BP: { const v = this.parseValue(0); w.bp[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
-          case K_S: { const v = this.parseValue(0); w.s[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
-          default: this.skipValue();
+              if (x !== x && this.rawArgs) label = NAN_ID;
+            } else if (typeof x === 'string') label = ctx.labels.idOfString(x);
+          } else v = this.parseTime(kc === K_TS);
+          this.setEventValue(kc, n, v, label);
         }
         p = this.nextMember(RBRACE, '"," or "}" in an event');
         if (p < 0) break;
@@ -2079,12 +2080,7 @@ class Tokenizer {
           kc = ctx.knownKeyOfString(key);
           p = this.pos;
         }
-        p = this.ws(p);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        this.pos = p;
+        this.pos = this.valueAfterKey(p);
         const slot = kc >= 0 ? ctx.keySlot[kc]! : -1;
         if (full) {
           const v = this.parseValue(0);
@@ -2096,16 +2092,7 @@ class Tokenizer {
         } else {
           this.skipValue();
         }
-        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) {
-          if (2 * nr + 2 > this.ranges.length) {
-            const nrs = new Int32Array(this.ranges.length * 2);
-            nrs.set(this.ranges);
-            this.ranges = nrs;
-          }
-          this.ranges[2 * nr] = ms;
-          this.ranges[2 * nr + 1] = this.pos;
-          nr++;
-        }
+        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) this.keepRange(nr++, ms, this.pos);
         p = this.nextMember(RBRACE, '"," or "}" in an object');
         if (p < 0) break;
       }
@@ -2260,7 +2247,10 @@ class Tokenizer {
     }
   }
 
-  /** A plain key string at p, then `:`: the position of the value after it, or −1 when not so simple. */
+  /**
+   * A plain key string at p, then `:`: the position of the value after it (keyEnd at the key's
+   * closing quote), or −1 when not so simple.
+   */
   private plainKey(p: number): number {
     const b = this.buf;
     const end = this.lim;
@@ -2268,11 +2258,23 @@ class Tokenizer {
     p++;
     while (p < end && PLAIN[b[p]!] === 1) p++;
     if (p >= end || b[p] !== QUOTE) return -1;
+    this.keyEnd = p;
     p++;
     while (p < end && WS[b[p]!] === 1) p++;
     if (p >= end || b[p] !== COLON) return -1;
     p++;
     while (p < end && WS[b[p]!] === 1) p++;
+    return p;
+  }
+
+  /** After a key that ends at p: the position of its value, past the `:` (whitespace either side). */
+  private valueAfterKey(p: number): number {
+    const end = this.lim;
+    p = this.ws(p);
+    if (p >= end) throw INCOMPLETE;
+    if (this.buf[p] !== COLON) throw this.unexpected(p, '":" after a key');
+    p = this.ws(p + 1);
+    if (p >= end) throw INCOMPLETE;
     return p;
   }
 
@@ -2353,15 +2355,19 @@ class Tokenizer {
    */
   private plainTime(p: number, isTs: boolean): number {
     const t = this.time;
-    if (!readPlainUs(this.buf, p, this.lim, t)) return NaN;
-    this.numEnd = t.end;
-    if (!isTs) return plainDurNs(t);
-    if (!this.hasOrigin) {
+    if (isTs && !this.hasOrigin) {
+      const first = readPlainUs(this.buf, p, this.lim, 0, t);
+      if (first !== first) return NaN;
       this.hasOrigin = true;
       this.origin = plainWholeUs(t);
+      this.numEnd = t.end;
+      return plainTsNs(t, this.origin);
     }
-    return plainTsNs(t, this.origin);
+    const v = readPlainUs(this.buf, p, this.lim, isTs ? this.origin : 0, t);
+    if (v === v) this.numEnd = t.end;
+    return v;
   }
+
 
   /** Exponent or more than 2^53 µs: exact via BigInt. */
   private parseTimeSlow(isTs: boolean, start: number): number {
@@ -2424,27 +2430,29 @@ class Tokenizer {
     return this.parseBare();
   }
 
-  private parseObject(depth: number): JsonObject {
+  /**
+   * Into the object or array at pos, `depth` levels deep: the position of its first member or
+   * element, or −1 when it is empty (pos after its `close`).
+   */
+  private openNested(depth: number, close: number): number {
     if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
+    const p = this.ws(this.pos + 1);
+    if (p >= this.lim) throw INCOMPLETE;
+    if (this.buf[p] !== close) return p;
+    this.pos = p + 1;
+    return -1;
+  }
+
+  private parseObject(depth: number): JsonObject {
     const b = this.buf;
-    const end = this.lim;
     const obj: JsonObject = {};
-    let p = this.ws(this.pos + 1);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] === RBRACE) {
-      this.pos = p + 1;
-      return obj;
-    }
+    let p = this.openNested(depth, RBRACE);
+    if (p < 0) return obj;
     for (;;) {
       if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string');
       this.pos = p;
       const key = this.parseString(INTERN_MAX_LABEL);
-      p = this.ws(this.pos);
-      if (p >= end) throw INCOMPLETE;
-      if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-      p = this.ws(p + 1);
-      if (p >= end) throw INCOMPLETE;
-      this.pos = p;
+      this.pos = this.valueAfterKey(this.pos);
       const v = this.parseValue(depth);
       if (key === '__proto__') setKey(obj, key, v);
       else obj[key] = v;
@@ -2454,16 +2462,9 @@ class Tokenizer {
   }
 
   private parseArray(depth: number): JsonValue[] {
-    if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
-    const b = this.buf;
-    const end = this.lim;
     const arr: JsonValue[] = [];
-    let p = this.ws(this.pos + 1);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] === RBRACKET) {
-      this.pos = p + 1;
-      return arr;
-    }
+    let p = this.openNested(depth, RBRACKET);
+    if (p < 0) return arr;
     for (;;) {
       this.pos = p;
       arr.push(this.parseValue(depth));
