@@ -51,13 +51,13 @@ export class ArgsTable {
       for (; i < e; i++) h = hashStep(h, b[i]!);
     }
     this.missLen = len;
-    return this.bytes.findRanges(b, view, r, n, len, hashFinish(h, len));
+    return this.bytes.find(b, view, r, n, len, hashFinish(h, len));
   }
 
   /** Stores the content of the last lookup that missed; returns its new id. */
   insert(b: Uint8Array, r: Int32Array, n: number): number {
     const id = this.count++;
-    this.bytes.addRanges(b, r, n, this.missLen, id);
+    this.bytes.add(b, r, n, this.missLen, id);
     return id;
   }
 }

@@ -6,9 +6,9 @@
  * stores only the bytes and the id it was given. The hash is the user's too, computed as it
  * scans the bytes (json-bytes.ts hashStep for labels and args, a sampled one for the intern).
  *
- * A key is one span of bytes (find, add) or the concatenation of several (findRanges,
- * addRanges: an args object's kept members). add stores at the slot where the last find missed:
- * no other find on the same table in between. native/byte-table.h is the native reader's mirror.
+ * A key is the concatenation of byte ranges (an args object's kept members), most often one
+ * (a label, a string). add stores at the slot where the last find missed: no other find on the
+ * same table in between. native/byte-table.h is the native reader's mirror.
  *
  * Pure: no `node:` imports.
  */
@@ -37,9 +37,11 @@ export class ByteTable {
     this.arenaView = new DataView(this.arena.buffer);
   }
 
-  /** The id of the bytes b[s, e) of hash h, or −1 (then add stores them). `view` is a DataView over b's bytes. */
-  find(b: Uint8Array, view: DataView, s: number, e: number, h: number): number {
-    const len = e - s;
+  /**
+   * The id of the concatenation of b[r[0], r[1]), b[r[2], r[3]), … (n ranges, len bytes in all)
+   * of hash h, or −1 (then add stores it). `view` is a DataView over b's bytes.
+   */
+  find(b: Uint8Array, view: DataView, r: Int32Array, n: number, len: number, h: number): number {
     const meta = this.meta;
     const mask = this.mask;
     let slot = h & mask;
@@ -48,20 +50,25 @@ export class ByteTable {
       const id1 = meta[k + 3]!;
       if (id1 === 0) break;
       if (meta[k] === h && meta[k + 2] === len) {
-        // sameAt, written out: this is the label lookup of every event.
+        // The ranges against the arena, 4 bytes at a time, then the tail.
         const a = this.arena;
         const av = this.arenaView;
         let o = meta[k + 1]!;
-        let i = s;
-        while (i + 4 <= e && av.getInt32(o, true) === view.getInt32(i, true)) {
-          o += 4;
-          i += 4;
+        let same = true;
+        for (let j = 0; j < 2 * n && same; j += 2) {
+          let i = r[j]!;
+          const e = r[j + 1]!;
+          while (i + 4 <= e && av.getInt32(o, true) === view.getInt32(i, true)) {
+            o += 4;
+            i += 4;
+          }
+          while (i < e && a[o] === b[i]) {
+            o++;
+            i++;
+          }
+          same = i === e;
         }
-        while (i < e && a[o] === b[i]) {
-          o++;
-          i++;
-        }
-        if (i === e) return id1 - 1;
+        if (same) return id1 - 1;
       }
       slot = (slot + 1) & mask;
     }
@@ -70,39 +77,8 @@ export class ByteTable {
     return -1;
   }
 
-  /**
-   * The id of the concatenation of b[r[0], r[1]), b[r[2], r[3]), … (n ranges, len bytes in all)
-   * of hash h, or −1 (then addRanges stores it).
-   */
-  findRanges(b: Uint8Array, view: DataView, r: Int32Array, n: number, len: number, h: number): number {
-    const meta = this.meta;
-    const mask = this.mask;
-    let slot = h & mask;
-    for (;;) {
-      const k = slot << 2;
-      const id1 = meta[k + 3]!;
-      if (id1 === 0) break;
-      if (meta[k] === h && meta[k + 2] === len) {
-        let o = meta[k + 1]!;
-        for (let j = 0; j < 2 * n && o >= 0; j += 2) o = this.sameAt(o, b, view, r[j]!, r[j + 1]!);
-        if (o >= 0) return id1 - 1;
-      }
-      slot = (slot + 1) & mask;
-    }
-    this.missSlot = slot;
-    this.missHash = h;
-    return -1;
-  }
-
-  /** Stores the bytes b[s, e) the last find missed, as `id`. */
-  add(b: Uint8Array, s: number, e: number, id: number): void {
-    const off = this.reserve(e - s);
-    this.arena.set(b.subarray(s, e), off);
-    this.store(off, e - s, id);
-  }
-
-  /** Stores the content the last findRanges missed (len bytes), as `id`. */
-  addRanges(b: Uint8Array, r: Int32Array, n: number, len: number, id: number): void {
+  /** Stores the content the last find missed (len bytes), as `id`. */
+  add(b: Uint8Array, r: Int32Array, n: number, len: number, id: number): void {
     const off = this.reserve(len);
     let o = off;
     for (let j = 0; j < 2 * n; j += 2) {
@@ -110,25 +86,6 @@ export class ByteTable {
       o += r[j + 1]! - r[j]!;
     }
     this.store(off, len, id);
-  }
-
-  /** Whether the arena at o holds the bytes b[s, e): the arena offset after them, or −1. */
-  private sameAt(o: number, b: Uint8Array, view: DataView, s: number, e: number): number {
-    const a = this.arena;
-    const av = this.arenaView;
-    let i = s;
-    const e4 = e - 3;
-    while (i < e4) {
-      if (av.getInt32(o, true) !== view.getInt32(i, true)) return -1;
-      o += 4;
-      i += 4;
-    }
-    while (i < e) {
-      if (a[o] !== b[i]) return -1;
-      o++;
-      i++;
-    }
-    return o;
   }
 
   /** The arena offset of `len` new bytes (the arena doubled when they do not fit). */

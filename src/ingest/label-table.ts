@@ -19,6 +19,8 @@ export class LabelTable {
   readonly strings: string[] = [];
   /** Labels by their bytes (those read without escapes). */
   private readonly bytes = new ByteTable(12);
+  /** The byte range of the label being looked up (the table's key). */
+  private readonly span = new Int32Array(2);
   private readonly byString = new Map<string, number>();
   private readonly dec = new TextDecoder('utf-8', { ignoreBOM: true });
   /** Where the last idOfPlain stopped: the closing quote, or the first byte that is not PLAIN. */
@@ -51,16 +53,19 @@ export class LabelTable {
     this.scanEnd = e;
     if (e >= end || b[e] !== QUOTE) return -1;
     if (e === s) return 0;
-    const id = this.bytes.find(b, view, s, e, hashFinish(h, e - s));
+    const span = this.span;
+    span[0] = s;
+    span[1] = e;
+    const id = this.bytes.find(b, view, span, 1, e - s, hashFinish(h, e - s));
     return id >= 0 ? id : this.add(b, s, e);
   }
 
-  /** A label not in the byte table yet (its find just missed). */
+  /** A label not in the byte table yet (its find just missed; span holds its bytes). */
   private add(b: Uint8Array, s: number, e: number): number {
     // The same text may already be known from the string side (e.g. a name first written with
     // an escape): reuse its id so that equal labels share one.
     const id = this.idOfString(this.dec.decode(b.subarray(s, e)));
-    this.bytes.add(b, s, e, id);
+    this.bytes.add(b, this.span, 1, e - s, id);
     return id;
   }
 

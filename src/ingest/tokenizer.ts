@@ -737,6 +737,7 @@ class Tokenizer {
   // Short repeated strings of the exact path (keys, short values), by their bytes: ids into iStr.
   private readonly iTable = new ByteTable(INTERN_BITS);
   private readonly iStr: string[] = [];
+  private readonly iSpan = new Int32Array(2);
 
   private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly latin1 = new TextDecoder('latin1');
@@ -768,10 +769,12 @@ class Tokenizer {
   private idLabel = 0;
   /** Where the number plainInt or plainTime read ends. */
   private numEnd = 0;
-  /** Where the key plainKey read ends (its closing quote). */
-  private keyEnd = 0;
   /** The last number plainTime read. */
   private readonly time = new PlainUs();
+  /** The keys of the event being read so far, a bit per K_ code (setEventValue). */
+  private seen = 0;
+  /** Where the key plainKey read ends (its closing quote). */
+  private keyEnd = 0;
 
   /**
    * `rawArgs`: every event's args parsed whole into its own object (RawEvents), whatever the
@@ -1612,11 +1615,7 @@ class Tokenizer {
     const end = this.lim;
     const ctx = this.ctx;
     const labels = ctx.labels;
-    let ph = LABEL_EMPTY;
-    let cat = LABEL_EMPTY;
-    let phSeen = false;
-    let catSeen = false;
-    let argsSeen = false;
+    this.seen = 0;
     let p = start + 1;
     while (p < end && WS[b[p]!] === 1) p++;
     if (p >= end) return -1;
@@ -1652,12 +1651,12 @@ class Tokenizer {
         p = this.skipPlain(p);
         if (p < 0) return -1;
       } else if (kc === K_ARGS) {
-        // The mode is known when ph (and, for X events, cat) came first, as Kineto writes them.
-        if (c !== LBRACE || argsSeen || !phSeen || this.rawArgs) return -1;
-        if (!catSeen && labels.strings[ph] === 'X') return -1;
-        p = this.fastArgs(p, ctx.modeOf(ph, cat), n);
+        if (c !== LBRACE || (this.seen & (1 << K_ARGS)) !== 0) return -1;
+        const mode = this.argsModeSoFar(n);
+        if (mode === MODE_FULL) return -1;
+        p = this.fastArgs(p, mode, n);
         if (p < 0) return -1;
-        argsSeen = true;
+        this.seen |= 1 << K_ARGS;
       } else {
         // The value read plainly by its type: a plain string's label, an integer, decimal µs.
         let v = NaN;
@@ -1667,13 +1666,6 @@ class Tokenizer {
           label = labels.idOfPlain(b, view, p + 1, end);
           if (label < 0) return -1;
           p = labels.scanEnd + 1;
-          if (kc === K_PH) {
-            ph = label;
-            phSeen = true;
-          } else if (kc === K_CAT) {
-            cat = label;
-            catSeen = true;
-          }
         } else {
           if (kc <= K_ID) {
             v = this.plainInt(p);
@@ -1726,12 +1718,26 @@ class Tokenizer {
   }
 
   /**
+   * The args mode of row n's event when its ph (and, for an X event, its cat) came before its
+   * args, as Kineto writes them; else MODE_FULL: keep everything, settle it when the event is
+   * complete (parseEvent), or read the event exactly (fastEvent).
+   */
+  private argsModeSoFar(n: number): number {
+    const seen = this.seen;
+    if (this.rawArgs || (seen & (1 << K_PH)) === 0) return MODE_FULL;
+    const ph = this.cw.ph[n]!;
+    if ((seen & (1 << K_CAT)) === 0 && this.ctx.labels.strings[ph] === 'X') return MODE_FULL;
+    return this.ctx.modeOf(ph, this.cw.cat[n]!);
+  }
+
+  /**
    * The value of event key kc (not K_OTHER, K_ARGS) into row n, from either path: `v` the number
    * of a pid, tid, id, ts or dur; `label` the label id of a ph, cat, name, bp or s, or of a
    * pid, tid or id that stays a string (−1: none).
    */
   private setEventValue(kc: number, n: number, v: number, label: number): void {
     const w = this.cw;
+    this.seen |= 1 << kc;
     switch (kc) {
       case K_PH: w.ph[n] = label; break;
       case K_CAT: w.cat[n] = label; break;
@@ -1887,10 +1893,7 @@ class Tokenizer {
     const end = this.lim;
     const ctx = this.ctx;
     const w = this.cw;
-    let ph = LABEL_EMPTY;
-    let cat = LABEL_EMPTY;
-    let phSeen = false;
-    let catSeen = false;
+    this.seen = 0;
     this.extLower = NaN;
     this.extUpperSet = false;
     this.argsObj = null;
@@ -1915,27 +1918,14 @@ class Tokenizer {
         }
         this.pos = this.valueAfterKey(p);
         if (kc === K_OTHER) this.skipValue();
-        else if (kc === K_ARGS) {
-          // The mode is known once ph (and, for X events, cat) came before args, as Kineto
-          // writes them; otherwise keep everything and settle it when the event is complete.
-          const phs = phSeen ? ctx.labels.strings[ph] : undefined;
-          const mode = !this.rawArgs && phSeen && (catSeen || phs !== 'X') ? ctx.modeOf(ph, cat) : MODE_FULL;
-          w.args[n] = this.argsColumnar(mode, n);
-        } else {
+        else if (kc === K_ARGS) w.args[n] = this.argsColumnar(this.argsModeSoFar(n), n);
+        else {
           // The value read exactly by its type, with every repair: any value as a label, a pid
           // or tid as idAt reads it, any id, any time.
           let v = NaN;
           let label = -1;
-          if (kc <= K_NAME) {
-            label = this.labelAt();
-            if (kc === K_PH) {
-              ph = label;
-              phSeen = true;
-            } else if (kc === K_CAT) {
-              cat = label;
-              catSeen = true;
-            }
-          } else if (kc <= K_S) {
+          if (kc <= K_NAME) label = this.labelAt();
+          else if (kc <= K_S) {
             const x = this.parseValue(0);
             if (typeof x === 'string') label = ctx.labels.idOfString(x);
           } else if (kc < K_ID) {
@@ -1962,7 +1952,7 @@ class Tokenizer {
     const obj = this.argsObj;
     if (obj !== null) {
       this.argsObj = null;
-      const mode = ctx.modeOf(ph, cat);
+      const mode = ctx.modeOf(w.ph[n]!, w.cat[n]!);
       if (mode === MODE_SKIP) w.args[n] = -1;
       else {
         const drop = ctx.dropSets[mode]!;
@@ -2747,11 +2737,14 @@ class Tokenizer {
     h = Math.imul(h ^ (b[s + 1] | (b[e - 2] << 8) | (b[m - 1] << 16) | (b[s + (len >> 2)] << 24)), 0x85ebca6b);
     h ^= h >>> 15;
     const strs = this.iStr;
-    const id = this.iTable.find(b, this.view, s, e, h);
+    const span = this.iSpan;
+    span[0] = s;
+    span[1] = e;
+    const id = this.iTable.find(b, this.view, span, 1, len, h);
     if (id >= 0) return strs[id]!;
     const str = len <= 16 ? this.ascii(s, e) : this.utf8.decode(b.subarray(s, e));
     if (strs.length < INTERN_LIMIT) {
-      this.iTable.add(b, s, e, strs.length);
+      this.iTable.add(b, span, 1, len, strs.length);
       strs.push(str);
     }
     return str;
