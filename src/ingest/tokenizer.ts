@@ -24,7 +24,8 @@
  * up on anything else, and then by the exact path (parseEvent), which makes every repair,
  * diagnostic and error. Both read times and labels with the same functions (plainTime, on
  * time-text.ts's rule, LabelTable.idOfPlain) and integers as parseNumber does (plainInt), so an
- * event reads the same whichever path took it, i.e. whatever the chunk size.
+ * event reads the same whichever path took it, i.e. whatever the chunk size; they differ only
+ * in how they read a value, and hand it to one switch from key to column (setEventValue).
  *
  * Pure: no `node:` imports, runs unchanged in a browser or a worker. It never holds the whole
  * text — only the bytes of the value currently being parsed when it straddles a chunk boundary
