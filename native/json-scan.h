@@ -38,7 +38,9 @@ struct ByteClasses {
 inline const ByteClasses BC;
 
 // A decimal µs number as plainTime reads it: ts and dur are made from these exactly as the
-// JavaScript reader makes them (double arithmetic on exact integers).
+// JavaScript reader makes them (double arithmetic on exact integers). The rule is
+// src/ingest/time-text.ts's (readPlainUs, PlainUs, plainTsNs), mirrored here to the
+// bit; test/native-reader.test.ts ("tricky times") pins the two readers to the same ns.
 struct TimeText {
   double acc;     // the integer digits (exact: below 2^53)
   int32_t frac;   // ns from the first three decimals, the fourth rounding half up
@@ -134,7 +136,7 @@ class JsonScan {
     return true;
   }
 
-  // plainTime: decimal µs without exponent, below 2^53 µs; *e after it.
+  // plainTime: decimal µs without exponent, below 2^53 µs; *e after it (time-text.ts readPlainUs).
   bool plainTime(int64_t p, TimeText* t, int64_t* e) const {
     static const int NS_PER_DIGIT[3] = {100, 10, 1};
     bool neg = b[p] == MINUS;

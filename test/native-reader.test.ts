@@ -253,6 +253,27 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
     }
   });
 
+  it('tricky times: both readers turn every ts and dur into the same ns (time-text.ts, native/json-scan.h)', () => {
+    // Plain decimals the native reader takes, and what it hands back (exponents, a sign, past
+    // 2^53 µs, many decimals, strings, bare words): the rows must not tell which reader read them.
+    const times = [
+      '0', '-0', '0.0005', '-0.0005', '0.00049', '1.9995', '1.99949', '1.', '01.5', '-12.3456',
+      '5087152102924.568', '5087152102924.5685', '5087152102924.56849999', '5087152102924.999999',
+      '1e3', '1.5E-3', '-2.5e+1', '5.087152102924568e12', '123.4567890123456789',
+      '9007199254740991', '9007199254740992', '9007199254740993.5', '-9007199254740993', '12345678901234567890.123',
+      '"12.5"', '" 7 "', '"x"', 'null', 'inf', '-inf', 'NaN',
+    ];
+    const event = (ts: string, dur: string) => `{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ${ts}, "dur": ${dur}, "args": {"correlation": 1}}`;
+    for (const first of ['5087152085809.922', '5.087152085809922e12', '"5087152085809.9"', '-3.5']) {
+      const events = [event(first, '1')];
+      for (const [i, t] of times.entries()) events.push(event(t, times[(i * 7 + 3) % times.length]!));
+      const text = new TextEncoder().encode(`{"traceEvents": [\n${events.join(',\n')}\n]}`);
+      for (const [, policy] of POLICIES) {
+        for (const chunk of [text.length, 7, 64]) expect(compare(text, chunk, policy, chunk === 7), `origin ${first} in ${chunk}-byte chunks`).toBeUndefined();
+      }
+    }
+  });
+
   it(`${MUTATIONS} mutated texts: every way an event is handed back, cut anywhere`, () => {
     // Events as Kineto writes them, then edits that the fast path must hand back or take alike.
     const base = readText(join(H200_DIR, 'geglu_mlp.pt.trace.json.gz'));

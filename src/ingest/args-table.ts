@@ -11,23 +11,17 @@
  * Pure: no `node:` imports.
  */
 
+import { ByteTable } from './byte-table.js';
 import * as jsonBytes from './json-bytes.js';
 
 // Module constants (folded into optimised code), not imported bindings (checked on each use).
-const { arenaWithRoom, doubledSlots, HASH_SEED, hashStep, hashFinish } = jsonBytes;
+const { HASH_SEED, hashStep, hashFinish } = jsonBytes;
 
 export class ArgsTable {
-  private mask = (1 << 12) - 1;
-  /** [hash, arena offset, length, id + 1] per slot. */
-  private meta = new Int32Array((this.mask + 1) * 4);
-  private arena = new Uint8Array(1 << 16);
-  private arenaView = new DataView(this.arena.buffer);
-  private arenaLen = 0;
-  private used = 0;
+  /** Args by the bytes of their kept members (ids are given to unkeyed ones too: see addUnkeyed). */
+  private readonly bytes = new ByteTable(12);
   private count = 0;
   // The last lookup's miss, for insert().
-  private missSlot = -1;
-  private missHash = 0;
   private missLen = 0;
 
   /** Distinct args so far (ids are 0 … size − 1). */
@@ -56,74 +50,14 @@ export class ArgsTable {
       for (; i < e4; i += 4) h = hashStep(h, view.getInt32(i, true));
       for (; i < e; i++) h = hashStep(h, b[i]!);
     }
-    h = hashFinish(h, len);
-    const meta = this.meta;
-    const mask = this.mask;
-    let slot = h & mask;
-    for (;;) {
-      const k = slot << 2;
-      const id1 = meta[k + 3]!;
-      if (id1 === 0) break;
-      if (meta[k] === h && meta[k + 2] === len && this.equals(meta[k + 1]!, b, view, r, n)) return id1 - 1;
-      slot = (slot + 1) & mask;
-    }
-    this.missSlot = slot;
-    this.missHash = h;
     this.missLen = len;
-    return -1;
+    return this.bytes.find(b, view, r, n, len, hashFinish(h, len));
   }
 
   /** Stores the content of the last lookup that missed; returns its new id. */
   insert(b: Uint8Array, r: Int32Array, n: number): number {
-    const len = this.missLen;
-    const arena = arenaWithRoom(this.arena, this.arenaLen, len);
-    if (arena !== this.arena) {
-      this.arena = arena;
-      this.arenaView = new DataView(arena.buffer);
-    }
-    const off = this.arenaLen;
-    let o = off;
-    for (let k = 0; k < 2 * n; k += 2) {
-      this.arena.set(b.subarray(r[k]!, r[k + 1]!), o);
-      o += r[k + 1]! - r[k]!;
-    }
-    this.arenaLen = o;
     const id = this.count++;
-    const k = this.missSlot << 2;
-    this.meta[k] = this.missHash;
-    this.meta[k + 1] = off;
-    this.meta[k + 2] = len;
-    this.meta[k + 3] = id + 1;
-    this.used++;
-    if (this.used * 2 > this.mask) this.grow();
+    this.bytes.add(b, r, n, this.missLen, id);
     return id;
   }
-
-  private equals(off: number, b: Uint8Array, view: DataView, r: Int32Array, n: number): boolean {
-    const a = this.arena;
-    const av = this.arenaView;
-    let o = off;
-    for (let k = 0; k < 2 * n; k += 2) {
-      let i = r[k]!;
-      const e = r[k + 1]!;
-      const e4 = e - 3;
-      while (i < e4) {
-        if (av.getInt32(o, true) !== view.getInt32(i, true)) return false;
-        o += 4;
-        i += 4;
-      }
-      while (i < e) {
-        if (a[o] !== b[i]) return false;
-        o++;
-        i++;
-      }
-    }
-    return true;
-  }
-
-  private grow(): void {
-    this.meta = doubledSlots(this.meta);
-    this.mask = this.meta.length / 4 - 1;
-  }
-
 }

@@ -1,5 +1,5 @@
 /**
- * Byte classes of JSON text, and the storage of the tables that intern strings by their bytes,
+ * Byte classes of JSON text, and the byte hash of the tables that intern by bytes (byte-table.ts),
  * shared by the tokenizer, the label table and the args table.
  *
  * Pure: no `node:` imports.
@@ -36,28 +36,4 @@ export function notAllPlain(x: number): boolean {
   const xq = x ^ 0x22222222;
   const xb = x ^ 0x5c5c5c5c;
   return ((((x - 0x20202020) & ~x) | ((xq - 0x01010101) & ~xq) | ((xb - 0x01010101) & ~xb) | x) & 0x80808080) !== 0;
-}
-
-/** `arena` when it has room for `add` bytes past `used`, else a copy twice as large (at least). */
-export function arenaWithRoom(arena: Uint8Array<ArrayBuffer>, used: number, add: number): Uint8Array<ArrayBuffer> {
-  if (used + add <= arena.length) return arena;
-  const grown = new Uint8Array(Math.max(arena.length * 2, used + add));
-  grown.set(arena.subarray(0, used));
-  return grown;
-}
-
-/**
- * A byte-keyed hash table's slots ([hash, arena offset, length, id + 1] per slot, id + 1 = 0
- * when empty, linear probing) in a table twice as large.
- */
-export function doubledSlots(meta: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
-  const mask = (meta.length / 4) * 2 - 1;
-  const grown = new Int32Array((mask + 1) * 4);
-  for (let k = 0; k < meta.length; k += 4) {
-    if (meta[k + 3] === 0) continue;
-    let slot = meta[k]! & mask;
-    while (grown[(slot << 2) + 3] !== 0) slot = (slot + 1) & mask;
-    grown.set(meta.subarray(k, k + 4), slot << 2);
-  }
-  return grown;
 }

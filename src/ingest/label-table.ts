@@ -8,22 +8,19 @@
  * Pure: no `node:` imports (it runs inside the tokenizer, in a worker or a browser).
  */
 
+import { ByteTable } from './byte-table.js';
 import * as jsonBytes from './json-bytes.js';
 
 // Module constants (folded into optimised code), not imported bindings (checked on each use).
-const { notAllPlain, PLAIN, QUOTE, arenaWithRoom, doubledSlots, HASH_SEED, hashStep, hashFinish } = jsonBytes;
-
-const INITIAL_BITS = 12;
+const { notAllPlain, PLAIN, QUOTE, HASH_SEED, hashStep, hashFinish } = jsonBytes;
 
 export class LabelTable {
   /** Every label, by id. */
   readonly strings: string[] = [];
-  private mask = (1 << INITIAL_BITS) - 1;
-  /** [hash, arena offset, length, id + 1] per slot (id + 1 = 0: empty). */
-  private meta = new Int32Array((this.mask + 1) * 4);
-  private arena = new Uint8Array(1 << 16);
-  private arenaView = new DataView(this.arena.buffer);
-  private arenaLen = 0;
+  /** Labels by their bytes (those read without escapes). */
+  private readonly bytes = new ByteTable(12);
+  /** The byte range of the label being looked up (the table's key). */
+  private readonly span = new Int32Array(2);
   private readonly byString = new Map<string, number>();
   private readonly dec = new TextDecoder('utf-8', { ignoreBOM: true });
   /** Where the last idOfPlain stopped: the closing quote, or the first byte that is not PLAIN. */
@@ -55,56 +52,20 @@ export class LabelTable {
     while (e < end && PLAIN[b[e]!] === 1) h = hashStep(h, b[e++]!);
     this.scanEnd = e;
     if (e >= end || b[e] !== QUOTE) return -1;
-    return e === s ? 0 : this.idOfHashed(b, view, s, e, h);
+    if (e === s) return 0;
+    const span = this.span;
+    span[0] = s;
+    span[1] = e;
+    const id = this.bytes.find(b, view, span, 1, e - s, hashFinish(h, e - s));
+    return id >= 0 ? id : this.add(b, s, e);
   }
 
-  /**
-   * The id of the PLAIN bytes b[s, e) (s < e) of hash h (idOfPlain's, before its length is mixed
-   * in). Apart from idOfPlain so that idOfPlain is small enough for V8 to inline into the
-   * tokenizer's loop.
-   */
-  private idOfHashed(b: Uint8Array, view: DataView, s: number, e: number, h: number): number {
-    const len = e - s;
-    h = hashFinish(h, len);
-    const meta = this.meta;
-    const mask = this.mask;
-    let slot = h & mask;
-    for (;;) {
-      const k = slot << 2;
-      const id1 = meta[k + 3]!;
-      if (id1 === 0) break;
-      if (meta[k] === h && meta[k + 2] === len) {
-        const a = this.arena;
-        const av = this.arenaView;
-        let o = meta[k + 1]!;
-        let j = s;
-        while (j + 4 <= e && av.getInt32(o, true) === view.getInt32(j, true)) {
-          o += 4;
-          j += 4;
-        }
-        while (j < e && a[o] === b[j]) {
-          o++;
-          j++;
-        }
-        if (j === e) return id1 - 1;
-      }
-      slot = (slot + 1) & mask;
-    }
-    return this.add(slot, h, b, s, e);
-  }
-
-  /** A label not in the byte table yet, at the empty slot its probe ended on. */
-  private add(slot: number, h: number, b: Uint8Array, s: number, e: number): number {
-    const str = this.dec.decode(b.subarray(s, e));
+  /** A label not in the byte table yet (its find just missed; span holds its bytes). */
+  private add(b: Uint8Array, s: number, e: number): number {
     // The same text may already be known from the string side (e.g. a name first written with
     // an escape): reuse its id so that equal labels share one.
-    let id = this.byString.get(str);
-    if (id === undefined) {
-      id = this.strings.length;
-      this.strings.push(str);
-      this.byString.set(str, id);
-    }
-    this.store(slot, h, b, s, e, id);
+    const id = this.idOfString(this.dec.decode(b.subarray(s, e)));
+    this.bytes.add(b, this.span, 1, e - s, id);
     return id;
   }
 
@@ -118,30 +79,4 @@ export class LabelTable {
     }
     return id;
   }
-
-  private store(slot: number, h: number, b: Uint8Array, s: number, e: number, id: number): void {
-    const len = e - s;
-    const arena = arenaWithRoom(this.arena, this.arenaLen, len);
-    if (arena !== this.arena) {
-      this.arena = arena;
-      this.arenaView = new DataView(arena.buffer);
-    }
-    this.arena.set(b.subarray(s, e), this.arenaLen);
-    const k = slot << 2;
-    this.meta[k] = h;
-    this.meta[k + 1] = this.arenaLen;
-    this.meta[k + 2] = len;
-    this.meta[k + 3] = id + 1;
-    this.arenaLen += len;
-    this.used++;
-    if (this.used * 2 > this.mask) this.grow();
-  }
-
-  private used = 0;
-
-  private grow(): void {
-    this.meta = doubledSlots(this.meta);
-    this.mask = this.meta.length / 4 - 1;
-  }
-
 }

@@ -22,6 +22,7 @@ import type { JsonObject } from './raw-event.js';
 import type { ReadResult } from './read-trace.js';
 import { CLAIM_DEAD, CLAIM_LIMIT, giveUpNoDetachAssumption, RangeParser, type RangeParserInit, type RangePlan } from './range-parser.js';
 import type { TokenizerResult } from './tokenizer.js';
+import { originShiftNs } from './time-text.js';
 import { limitError, readLimits } from './limits.js';
 
 export type ToWorker =
@@ -190,7 +191,7 @@ export async function readFileParallel(
       if (origin === undefined) return 0;
       if (globalOrigin === undefined) globalOrigin = BigInt(origin);
       let s = shifts.get(origin);
-      if (s === undefined) shifts.set(origin, (s = Number((BigInt(origin) - globalOrigin) * 1000n)));
+      if (s === undefined) shifts.set(origin, (s = originShiftNs(origin, globalOrigin)));
       return s;
     };
 

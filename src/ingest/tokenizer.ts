@@ -22,9 +22,10 @@
  * Each event is read by a fast path that takes the events as Kineto writes them in one pass
  * (fastEvent, fastArgs, skipPlain: plain ASCII strings, integer ids, decimal times) and gives
  * up on anything else, and then by the exact path (parseEvent), which makes every repair,
- * diagnostic and error. Both read times and labels with the same functions (plainTime,
- * LabelTable.idOfPlain) and integers as parseNumber does (plainInt), so an event reads the same
- * whichever path took it, i.e. whatever the chunk size.
+ * diagnostic and error. Both read times and labels with the same functions (plainTime, on
+ * time-text.ts's rule, LabelTable.idOfPlain) and integers as parseNumber does (plainInt), so an
+ * event reads the same whichever path took it, i.e. whatever the chunk size; they differ only
+ * in how they read a value, and hand it to one switch from key to column (setEventValue).
  *
  * Pure: no `node:` imports, runs unchanged in a browser or a worker. It never holds the whole
  * text — only the bytes of the value currently being parsed when it straddles a chunk boundary
@@ -37,10 +38,12 @@ import { KinetoscopeError } from '../core/errors.js';
 import { limitError, readLimits } from './limits.js';
 import { ArgKeyTable } from './arg-keys.js';
 import { ArgsTable } from './args-table.js';
+import { ByteTable } from './byte-table.js';
 import * as eventColumns from './event-columns.js';
 import { ARG_NUMBER_KEYS, ColumnBatchWriter, eventsFromColumns, KEEP_ALL_ARGS, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import * as jsonBytes from './json-bytes.js';
 import { LabelTable } from './label-table.js';
+import { decimalUsToNs, exactTsNs, PlainUs, plainTsNs, plainWholeUs, readPlainUs, wholeUsOfNs } from './time-text.js';
 import * as nativeReader from './native-reader.js';
 import type { NativeEventReader, NativeEventReaderClass } from './native-reader.js';
 
@@ -403,27 +406,25 @@ BARE[0x5f] = 1;
 const CHAR1: string[] = [];
 for (let c = 0; c < 0x80; c++) CHAR1.push(String.fromCharCode(c));
 
-/** ns per digit of the first three decimals of a µs number. */
-const NS_PER_DIGIT = [100, 10, 1];
-
 /** Exact powers of ten (10^0 … 10^22 are exact doubles). */
 const POW10: number[] = [];
 for (let i = 0, v = 1; i <= 22; i++, v *= 10) POW10.push(v);
 
 const TRACE_EVENTS_KEY = new Uint8Array([...'"traceEvents"'].map((c) => c.charCodeAt(0)));
 
-// Event keys the reader keeps.
+// Event keys the reader keeps, grouped by the type of their value (see setEventValue): labels,
+// then ids, then times.
 const K_OTHER = 0;
 const K_PH = 1;
 const K_CAT = 2;
 const K_NAME = 3;
-const K_PID = 4;
-const K_TID = 5;
-const K_TS = 6;
-const K_DUR = 7;
-const K_ID = 8;
-const K_BP = 9;
-const K_S = 10;
+const K_BP = 4;
+const K_S = 5; // the last label
+const K_PID = 6;
+const K_TID = 7;
+const K_ID = 8; // the last id
+const K_TS = 9;
+const K_DUR = 10;
 const K_ARGS = 11;
 
 /** Four bytes as DataView.getInt32(·, true) reads them. */
@@ -546,40 +547,6 @@ function setKey(obj: JsonObject, key: string, v: JsonValue): void {
   else obj[key] = v;
 }
 
-/**
- * Exact integer ns of a decimal µs text (`-12.3456e2`), rounded half away from zero at the ns;
- * null when the text is not a number.
- */
-function decimalUsToNs(text: string): bigint | null {
-  let s = text.trim();
-  let neg = false;
-  if (s.startsWith('-')) { neg = true; s = s.slice(1); } else if (s.startsWith('+')) s = s.slice(1);
-  let exp = 0;
-  const e = s.search(/[eE]/);
-  if (e >= 0) {
-    const es = s.slice(e + 1);
-    if (!/^[+-]?\d+$/.test(es)) return null;
-    exp = Number(es);
-    s = s.slice(0, e);
-    if (!Number.isFinite(exp) || Math.abs(exp) > 400) return null;
-  }
-  const dot = s.indexOf('.');
-  let intPart = dot >= 0 ? s.slice(0, dot) : s;
-  let fracPart = dot >= 0 ? s.slice(dot + 1) : '';
-  if (!/^\d*$/.test(intPart) || !/^\d*$/.test(fracPart) || intPart.length + fracPart.length === 0) return null;
-  // µs → ns is a shift of the decimal point by 3 more places.
-  const shift = exp + 3;
-  let digits = intPart + fracPart;
-  let point = intPart.length + shift;
-  if (point < 0) { digits = '0'.repeat(-point) + digits; point = 0; }
-  if (point > digits.length) digits = digits + '0'.repeat(point - digits.length);
-  intPart = digits.slice(0, point);
-  fracPart = digits.slice(point);
-  let ns = BigInt(intPart === '' ? '0' : intPart);
-  if (fracPart.length > 0 && fracPart.charCodeAt(0) >= 53) ns += 1n; // first dropped digit ≥ 5
-  return neg ? -ns : ns;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Parser states (top level).
 
@@ -621,9 +588,7 @@ interface PendingDiag {
 }
 
 const INTERN_BITS = 13;
-const INTERN_SIZE = 1 << INTERN_BITS;
-const INTERN_MASK = INTERN_SIZE - 1;
-const INTERN_LIMIT = INTERN_SIZE >> 1; // keep the table at most half full
+const INTERN_LIMIT = 1 << (INTERN_BITS - 1); // strings kept at most (then looked up, no longer added)
 const INTERN_MAX_LABEL = 512; // ph/cat/name and object keys up to this many bytes are interned
 const INTERN_MAX_VALUE = 40; // other string values
 
@@ -744,13 +709,10 @@ class Tokenizer {
   private headerErr: ParseError = NO_ERROR;
   private headerErrAfter = AS_DOUBLE;
 
-  // Intern table for short repeated strings, keyed by their bytes.
-  private readonly iMeta = new Int32Array(INTERN_SIZE * 3);
-  private readonly iStr: (string | undefined)[] = new Array(INTERN_SIZE).fill(undefined);
-  private iArena = new Uint8Array(1 << 16);
-  private iArenaView = new DataView(this.iArena.buffer);
-  private iArenaLen = 0;
-  private iCount = 0;
+  // Short repeated strings of the exact path (keys, short values), by their bytes: ids into iStr.
+  private readonly iTable = new ByteTable(INTERN_BITS);
+  private readonly iStr: string[] = [];
+  private readonly iSpan = new Int32Array(2);
 
   private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
   private readonly latin1 = new TextDecoder('latin1');
@@ -782,6 +744,12 @@ class Tokenizer {
   private idLabel = 0;
   /** Where the number plainInt or plainTime read ends. */
   private numEnd = 0;
+  /** The last number plainTime read. */
+  private readonly time = new PlainUs();
+  /** The keys of the event being read so far, a bit per K_ code (setEventValue). */
+  private seen = 0;
+  /** Where the key plainKey read ends (its closing quote). */
+  private keyEnd = 0;
 
   /**
    * `rawArgs`: every event's args parsed whole into its own object (RawEvents), whatever the
@@ -1360,14 +1328,9 @@ class Tokenizer {
   /** A top-level `"key": value` member of an object root. */
   private parseMember(p: number): number {
     const b = this.buf;
-    const end = this.lim;
     this.pos = p;
     const key = this.parseString(INTERN_MAX_LABEL);
-    p = this.ws(this.pos);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-    p = this.ws(p + 1);
-    if (p >= end) throw INCOMPLETE;
+    p = this.valueAfterKey(this.pos);
     if (key === 'traceEvents') {
       if (b[p] !== LBRACKET) {
         throw new KinetoscopeError(
@@ -1627,12 +1590,7 @@ class Tokenizer {
     const end = this.lim;
     const ctx = this.ctx;
     const labels = ctx.labels;
-    const w = this.cw;
-    let ph = LABEL_EMPTY;
-    let cat = LABEL_EMPTY;
-    let phSeen = false;
-    let catSeen = false;
-    let argsSeen = false;
+    this.seen = 0;
     let p = start + 1;
     while (p < end && WS[b[p]!] === 1) p++;
     if (p >= end) return -1;
@@ -1658,93 +1616,114 @@ class Tokenizer {
         else if (k4 === W_S) { kc = K_S; p = ks + 3; }
       }
       if (p < 0) {
-        let q = ks;
-        while (q < end && PLAIN[b[q]!] === 1) q++;
-        if (q >= end || b[q] !== QUOTE) return -1;
-        kc = eventKeyCode(b, ks, q - ks);
-        p = q + 1;
-        while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end || b[p] !== COLON) return -1;
-        p++;
-      }
-      while (p < end && WS[b[p]!] === 1) p++;
+        p = this.plainKey(ks - 1);
+        if (p < 0) return -1;
+        kc = eventKeyCode(b, ks, this.keyEnd - ks);
+      } else while (p < end && WS[b[p]!] === 1) p++;
       if (p >= end) return -1;
       const c = b[p]!;
-      switch (kc) {
-        case K_PH:
-        case K_CAT:
-        case K_NAME:
-        case K_BP:
-        case K_S: {
+      if (kc === K_OTHER) {
+        p = this.skipPlain(p);
+        if (p < 0) return -1;
+      } else if (kc === K_ARGS) {
+        if (c !== LBRACE || (this.seen & (1 << K_ARGS)) !== 0) return -1;
+        const mode = this.argsModeSoFar(n);
+        if (mode === MODE_FULL) return -1;
+        p = this.fastArgs(p, mode, n);
+        if (p < 0) return -1;
+        this.seen |= 1 << K_ARGS;
+      } else {
+        // The value read plainly by its type: a plain string's label, an integer, decimal µs.
+        let v = NaN;
+        let label = -1;
+        if (kc <= K_S) {
           if (c !== QUOTE) return -1;
-          const id = labels.idOfPlain(b, view, p + 1, end);
-          if (id < 0) return -1;
+          label = labels.idOfPlain(b, view, p + 1, end);
+          if (label < 0) return -1;
           p = labels.scanEnd + 1;
-          if (kc === K_PH) {
-            ph = id;
-            phSeen = true;
-            w.ph[n] = id;
-          } else if (kc === K_CAT) {
-            cat = id;
-            catSeen = true;
-            w.cat[n] = id;
-          } else if (kc === K_NAME) w.name[n] = id;
-          else if (kc === K_BP) w.bp[n] = id;
-          else w.s[n] = id;
-          break;
-        }
-        case K_PID:
-        case K_TID:
-        case K_ID: {
-          const v = this.plainInt(p);
-          if (v !== v) return -1;
-          p = this.numEnd;
-          if (kc === K_PID) {
-            w.pid[n] = v;
-            w.pidLabel[n] = -1;
-          } else if (kc === K_TID) {
-            w.tid[n] = v;
-            w.tidLabel[n] = -1;
+        } else {
+          if (kc <= K_ID) {
+            v = this.plainInt(p);
+            if (v !== v) return -1;
+            p = this.numEnd;
+          } else if (kc === K_DUR || this.hasOrigin) {
+            // readPlainUs itself, not through plainTime: one call less in the CLI's loop,
+            // which runs without inlining (compiler-flags.ts).
+            const t = this.time;
+            v = readPlainUs(b, p, end, kc === K_TS ? this.origin : 0, t);
+            if (v !== v) return -1;
+            p = t.end;
           } else {
-            w.flowId[n] = v;
-            w.flowIdLabel[n] = -1;
+            v = this.plainTime(p, true);
+            if (v !== v) return -1;
+            p = this.numEnd;
           }
-          break;
         }
-        case K_TS:
-        case K_DUR: {
-          const v = this.plainTime(p, kc === K_TS);
-          if (v !== v) return -1;
-          if (kc === K_TS) w.tsNs[n] = v;
-          else w.durNs[n] = v;
-          p = this.numEnd;
-          break;
-        }
-        case K_ARGS: {
-          // The mode is known when ph (and, for X events, cat) came first, as Kineto writes them.
-          if (c !== LBRACE || argsSeen || !phSeen || this.rawArgs) return -1;
-          if (!catSeen && labels.strings[ph] === 'X') return -1;
-          p = this.fastArgs(p, ctx.modeOf(ph, cat), n);
-          if (p < 0) return -1;
-          argsSeen = true;
-          break;
-        }
-        default:
-          p = this.skipPlain(p);
-          if (p < 0) return -1;
+        this.setEventValue(kc, n, v, label);
       }
-      while (p < end && WS[b[p]!] === 1) p++;
-      if (p >= end) return -1;
-      const d = b[p];
-      if (d === COMMA) {
-        p++;
-        while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end) return -1;
-        if (b[p] === RBRACE) return p + 1; // trailing comma: tolerated
+      // `, "` as Kineto writes it, without a call; else plainNext.
+      if (p + 2 < end && b[p] === COMMA && b[p + 1] === SPACE && b[p + 2] === QUOTE) {
+        p += 2;
         continue;
       }
-      if (d === RBRACE) return p + 1;
-      return -1;
+      p = this.plainNext(p);
+      if (p === -1) return -1;
+      if (p < -1) return -p - 2; // the event's `}`
+    }
+  }
+
+  /**
+   * After a member of an event or its args read plainly, ending at p: the position of the next
+   * key's quote after the `,`; −(q + 2) for the position q after the closing `}` (a trailing
+   * comma before it tolerated); −1 for anything else or at the end of the buffer.
+   */
+  private plainNext(p: number): number {
+    const b = this.buf;
+    const end = this.lim;
+    while (p < end && WS[b[p]!] === 1) p++;
+    if (p >= end) return -1;
+    const d = b[p];
+    if (d === COMMA) {
+      p++;
+      while (p < end && WS[b[p]!] === 1) p++;
+      if (p >= end) return -1;
+      return b[p] === RBRACE ? -(p + 1) - 2 : p;
+    }
+    return d === RBRACE ? -(p + 1) - 2 : -1;
+  }
+
+  /**
+   * The args mode of row n's event when its ph (and, for an X event, its cat) came before its
+   * args, as Kineto writes them; else MODE_FULL: keep everything, settle it when the event is
+   * complete (parseEvent), or read the event exactly (fastEvent).
+   */
+  private argsModeSoFar(n: number): number {
+    const seen = this.seen;
+    if (this.rawArgs || (seen & (1 << K_PH)) === 0) return MODE_FULL;
+    const ph = this.cw.ph[n]!;
+    if ((seen & (1 << K_CAT)) === 0 && this.ctx.labels.strings[ph] === 'X') return MODE_FULL;
+    return this.ctx.modeOf(ph, this.cw.cat[n]!);
+  }
+
+  /**
+   * The value of event key kc (not K_OTHER, K_ARGS) into row n, from either path: `v` the number
+   * of a pid, tid, id, ts or dur; `label` the label id of a ph, cat, name, bp or s, or of a
+   * pid, tid or id that stays a string (−1: none).
+   */
+  private setEventValue(kc: number, n: number, v: number, label: number): void {
+    const w = this.cw;
+    this.seen |= 1 << kc;
+    switch (kc) {
+      case K_PH: w.ph[n] = label; break;
+      case K_CAT: w.cat[n] = label; break;
+      case K_NAME: w.name[n] = label; break;
+      case K_BP: w.bp[n] = label; break;
+      case K_S: w.s[n] = label; break;
+      case K_PID: w.pid[n] = v; w.pidLabel[n] = label; break;
+      case K_TID: w.tid[n] = v; w.tidLabel[n] = label; break;
+      case K_ID: w.flowId[n] = v; w.flowIdLabel[n] = label; break;
+      case K_TS: w.tsNs[n] = v; break;
+      case K_DUR: w.durNs[n] = v; break;
     }
   }
 
@@ -1782,10 +1761,11 @@ class Tokenizer {
         if (seen >= 0) {
           kc = argKeys.tag(seen);
           p = ks + argKeys.length(seen);
+          while (p < end && WS[b[p]!] === 1) p++;
         } else {
-          let q = ks;
-          while (q < end && PLAIN[b[q]!] === 1) q++;
-          if (q >= end || b[q] !== QUOTE) return -1;
+          p = this.plainKey(ms);
+          if (p < 0) return -1;
+          const q = this.keyEnd;
           const len = q - ks;
           if (len < 64) {
             const k = byLenFirst[(len << 8) | b[ks]!]!;
@@ -1798,12 +1778,7 @@ class Tokenizer {
           } else kc = ctx.knownKey(b, ks, q);
           // Learnt as written (`"key": `), away from the end of the buffer (where find may miss).
           if (q + 72 <= end && b[q + 1] === COLON && b[q + 2] === SPACE) argKeys.add(b, ks, q, kc);
-          p = q + 1;
-          while (p < end && WS[b[p]!] === 1) p++;
-          if (p >= end || b[p] !== COLON) return -1;
-          p++;
         }
-        while (p < end && WS[b[p]!] === 1) p++;
         if (p >= end) return -1;
         const slot = kc >= 0 ? keySlot[kc]! : -1;
         if (slot >= 0) {
@@ -1821,39 +1796,33 @@ class Tokenizer {
           p = this.skipPlain(p);
           if (p < 0) return -1;
         }
-        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) {
-          if (2 * nr + 2 > this.ranges.length) {
-            const nrs = new Int32Array(this.ranges.length * 2);
-            nrs.set(this.ranges);
-            this.ranges = nrs;
-          }
-          this.ranges[2 * nr] = ms;
-          this.ranges[2 * nr + 1] = p;
-          nr++;
-        }
-        while (p < end && WS[b[p]!] === 1) p++;
-        if (p >= end) return -1;
-        const d = b[p];
-        if (d === COMMA) {
-          p++;
-          while (p < end && WS[b[p]!] === 1) p++;
-          if (p >= end) return -1;
-          if (b[p] === RBRACE) {
-            p++; // trailing comma: tolerated
-            break;
-          }
+        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) this.keepRange(nr++, ms, p);
+        if (p + 2 < end && b[p] === COMMA && b[p + 1] === SPACE && b[p + 2] === QUOTE) {
+          p += 2;
           continue;
         }
-        if (d === RBRACE) {
-          p++;
+        p = this.plainNext(p);
+        if (p === -1) return -1;
+        if (p < -1) {
+          p = -p - 2; // after the args' `}`
           break;
         }
-        return -1;
       }
     }
     if (!extUpperSet) an[o + AN_EXTERNAL_ID] = extLower;
     if (keyed) this.cw.args[n] = this.internArgs(nr);
     return p;
+  }
+
+  /** Member k of the args kept (the key of an args object for internArgs) is b[from, to). */
+  private keepRange(k: number, from: number, to: number): void {
+    if (2 * k + 2 > this.ranges.length) {
+      const grown = new Int32Array(this.ranges.length * 2);
+      grown.set(this.ranges);
+      this.ranges = grown;
+    }
+    this.ranges[2 * k] = from;
+    this.ranges[2 * k + 1] = to;
   }
 
   /** The args id of the kept members ranges[0 … 2nr) (parsed into an object the first time). */
@@ -1899,10 +1868,7 @@ class Tokenizer {
     const end = this.lim;
     const ctx = this.ctx;
     const w = this.cw;
-    let ph = LABEL_EMPTY;
-    let cat = LABEL_EMPTY;
-    let phSeen = false;
-    let catSeen = false;
+    this.seen = 0;
     this.extLower = NaN;
     this.extUpperSet = false;
     this.argsObj = null;
@@ -1925,44 +1891,31 @@ class Tokenizer {
           kc = eventKeyCodeOfString(this.parseString(0));
           p = this.pos;
         }
-        p = this.ws(p);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        this.pos = p;
-        switch (kc) {
-          case K_PH: ph = w.ph[n] = this.labelAt(); phSeen = true; break;
-          case K_CAT: cat = w.cat[n] = this.labelAt(); catSeen = true; break;
-          case K_NAME: w.name[n] = this.labelAt(); break;
-          case K_PID: this.idAt(); w.pid[n] = this.idNum; w.pidLabel[n] = this.idLabel; break;
-          case K_TID: this.idAt(); w.tid[n] = this.idNum; w.tidLabel[n] = this.idLabel; break;
-          case K_TS: w.tsNs[n] = this.parseTime(true); break;
-          case K_DUR: w.durNs[n] = this.parseTime(false); break;
-          case K_ARGS: {
-            // The mode is known once ph (and, for X events, cat) came before args, as Kineto
-            // writes them; otherwise keep everything and settle it when the event is complete.
-            const phs = phSeen ? ctx.labels.strings[ph] : undefined;
-            const mode = !this.rawArgs && phSeen && (catSeen || phs !== 'X') ? ctx.modeOf(ph, cat) : MODE_FULL;
-            w.args[n] = this.argsColumnar(mode, n);
-            break;
-          }
-          case K_ID: {
-            const v = this.parseValue(0);
-            let fid = NaN;
-            let fidL = -1;
-            if (typeof v === 'number') {
-              fid = v;
+        this.pos = this.valueAfterKey(p);
+        if (kc === K_OTHER) this.skipValue();
+        else if (kc === K_ARGS) w.args[n] = this.argsColumnar(this.argsModeSoFar(n), n);
+        else {
+          // The value read exactly by its type, with every repair: any value as a label, a pid
+          // or tid as idAt reads it, any id, any time.
+          let v = NaN;
+          let label = -1;
+          if (kc <= K_NAME) label = this.labelAt();
+          else if (kc <= K_S) {
+            const x = this.parseValue(0);
+            if (typeof x === 'string') label = ctx.labels.idOfString(x);
+          } else if (kc < K_ID) {
+            this.idAt();
+            v = this.idNum;
+            label = this.idLabel;
+          } else if (kc === K_ID) {
+            const x = this.parseValue(0);
+            if (typeof x === 'number') {
+              v = x;
               // (RawEvents tell a NaN id from none.)
-              if (v !== v && this.rawArgs) fidL = NAN_ID;
-            } else if (typeof v === 'string') fidL = ctx.labels.idOfString(v);
-            w.flowId[n] = fid;
-            w.flowIdLabel[n] = fidL;
-            break;
-          }
-          case K_BP: { const v = this.parseValue(0); w.bp[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
-          case K_S: { const v = this.parseValue(0); w.s[n] = typeof v === 'string' ? ctx.labels.idOfString(v) : -1; break; }
-          default: this.skipValue();
+              if (x !== x && this.rawArgs) label = NAN_ID;
+            } else if (typeof x === 'string') label = ctx.labels.idOfString(x);
+          } else v = this.parseTime(kc === K_TS);
+          this.setEventValue(kc, n, v, label);
         }
         p = this.nextMember(RBRACE, '"," or "}" in an event');
         if (p < 0) break;
@@ -1974,7 +1927,7 @@ class Tokenizer {
     const obj = this.argsObj;
     if (obj !== null) {
       this.argsObj = null;
-      const mode = ctx.modeOf(ph, cat);
+      const mode = ctx.modeOf(w.ph[n]!, w.cat[n]!);
       if (mode === MODE_SKIP) w.args[n] = -1;
       else {
         const drop = ctx.dropSets[mode]!;
@@ -2092,12 +2045,7 @@ class Tokenizer {
           kc = ctx.knownKeyOfString(key);
           p = this.pos;
         }
-        p = this.ws(p);
-        if (p >= end) throw INCOMPLETE;
-        if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-        p = this.ws(p + 1);
-        if (p >= end) throw INCOMPLETE;
-        this.pos = p;
+        this.pos = this.valueAfterKey(p);
         const slot = kc >= 0 ? ctx.keySlot[kc]! : -1;
         if (full) {
           const v = this.parseValue(0);
@@ -2109,16 +2057,7 @@ class Tokenizer {
         } else {
           this.skipValue();
         }
-        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) {
-          if (2 * nr + 2 > this.ranges.length) {
-            const nrs = new Int32Array(this.ranges.length * 2);
-            nrs.set(this.ranges);
-            this.ranges = nrs;
-          }
-          this.ranges[2 * nr] = ms;
-          this.ranges[2 * nr + 1] = this.pos;
-          nr++;
-        }
+        if (keyed && (kc < 0 || (dropMask & (1 << kc)) === 0)) this.keepRange(nr++, ms, this.pos);
         p = this.nextMember(RBRACE, '"," or "}" in an object');
         if (p < 0) break;
       }
@@ -2273,7 +2212,10 @@ class Tokenizer {
     }
   }
 
-  /** A plain key string at p, then `:`: the position of the value after it, or −1 when not so simple. */
+  /**
+   * A plain key string at p, then `:`: the position of the value after it (keyEnd at the key's
+   * closing quote), or −1 when not so simple.
+   */
   private plainKey(p: number): number {
     const b = this.buf;
     const end = this.lim;
@@ -2281,11 +2223,23 @@ class Tokenizer {
     p++;
     while (p < end && PLAIN[b[p]!] === 1) p++;
     if (p >= end || b[p] !== QUOTE) return -1;
+    this.keyEnd = p;
     p++;
     while (p < end && WS[b[p]!] === 1) p++;
     if (p >= end || b[p] !== COLON) return -1;
     p++;
     while (p < end && WS[b[p]!] === 1) p++;
+    return p;
+  }
+
+  /** After a key that ends at p: the position of its value, past the `:` (whitespace either side). */
+  private valueAfterKey(p: number): number {
+    const end = this.lim;
+    p = this.ws(p);
+    if (p >= end) throw INCOMPLETE;
+    if (this.buf[p] !== COLON) throw this.unexpected(p, '":" after a key');
+    p = this.ws(p + 1);
+    if (p >= end) throw INCOMPLETE;
     return p;
   }
 
@@ -2360,46 +2314,23 @@ class Tokenizer {
   }
 
   /**
-   * ts / dur at p as decimal µs (no exponent, below 2^53 µs): exact integer ns, rounded half
-   * away from zero, a ts relative to the time origin (set by the first); numEnd after it. NaN
-   * for anything else or at the end of the buffer (a number there may go on in the next chunk).
+   * ts / dur at p as plain decimal µs (time-text.ts readPlainUs): exact integer ns, a ts
+   * relative to the time origin (set by the first); numEnd after it. NaN for anything else or
+   * at the end of the buffer (a number there may go on in the next chunk).
    */
   private plainTime(p: number, isTs: boolean): number {
-    const b = this.buf;
-    const end = this.lim;
-    const neg = b[p] === MINUS;
-    let e = neg ? p + 1 : p;
-    const ds = e;
-    let acc = 0;
-    let d = 0;
-    while (e < end && (d = b[e]! - 48) >= 0 && d <= 9) {
-      acc = acc * 10 + d;
-      e++;
+    const t = this.time;
+    if (isTs && !this.hasOrigin) {
+      const first = readPlainUs(this.buf, p, this.lim, 0, t);
+      if (first !== first) return NaN;
+      this.hasOrigin = true;
+      this.origin = plainWholeUs(t);
+      this.numEnd = t.end;
+      return plainTsNs(t, this.origin);
     }
-    if (e === ds) return NaN;
-    let frac = 0;
-    if (e < end && b[e] === DOT) {
-      const fs = ++e;
-      while (e < end && (d = b[e]! - 48) >= 0 && d <= 9) {
-        const k = e++ - fs;
-        if (k < 3) frac += d * NS_PER_DIGIT[k]!;
-        else if (k === 3 && d >= 5) frac++; // round half away from zero at the ns
-      }
-    }
-    if (e >= end) return NaN;
-    const x = b[e];
-    if (x === 0x65 || x === 0x45 || acc >= MAX_SAFE) return NaN;
-    this.numEnd = e;
-    const us = neg ? -acc : acc;
-    let r: number;
-    if (isTs) {
-      if (!this.hasOrigin) {
-        this.hasOrigin = true;
-        this.origin = us === 0 ? 0 : us;
-      }
-      r = (us - this.origin) * 1000 + (neg ? -frac : frac);
-    } else r = neg ? -(acc * 1000 + frac) : acc * 1000 + frac;
-    return r === 0 ? 0 : r;
+    const v = readPlainUs(this.buf, p, this.lim, isTs ? this.origin : 0, t);
+    if (v === v) this.numEnd = t.end;
+    return v;
   }
 
 
@@ -2415,11 +2346,12 @@ class Tokenizer {
     return this.nsToResult(isTs, ns);
   }
 
+  /** Exact ns (decimalUsToNs) as a dur, or as a ts relative to the time origin (set by the first). */
   private nsToResult(isTs: boolean, ns: bigint): number {
     if (!isTs) return Number(ns);
     if (!this.hasOrigin) {
       this.hasOrigin = true;
-      this.originBig = ns / 1000n;
+      this.originBig = wholeUsOfNs(ns);
       this.hasOriginBig = true;
       this.origin = Number(this.originBig);
     }
@@ -2427,8 +2359,7 @@ class Tokenizer {
       this.originBig = BigInt(this.origin);
       this.hasOriginBig = true;
     }
-    const r = Number(ns - this.originBig * 1000n);
-    return r === 0 ? 0 : r;
+    return exactTsNs(ns, this.originBig);
   }
 
   /** ts/dur written as a string (third-party rewriters), null, NaN, … */
@@ -2464,27 +2395,29 @@ class Tokenizer {
     return this.parseBare();
   }
 
-  private parseObject(depth: number): JsonObject {
+  /**
+   * Into the object or array at pos, `depth` levels deep: the position of its first member or
+   * element, or −1 when it is empty (pos after its `close`).
+   */
+  private openNested(depth: number, close: number): number {
     if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
+    const p = this.ws(this.pos + 1);
+    if (p >= this.lim) throw INCOMPLETE;
+    if (this.buf[p] !== close) return p;
+    this.pos = p + 1;
+    return -1;
+  }
+
+  private parseObject(depth: number): JsonObject {
     const b = this.buf;
-    const end = this.lim;
     const obj: JsonObject = {};
-    let p = this.ws(this.pos + 1);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] === RBRACE) {
-      this.pos = p + 1;
-      return obj;
-    }
+    let p = this.openNested(depth, RBRACE);
+    if (p < 0) return obj;
     for (;;) {
       if (b[p] !== QUOTE) throw this.unexpected(p, 'a key string');
       this.pos = p;
       const key = this.parseString(INTERN_MAX_LABEL);
-      p = this.ws(this.pos);
-      if (p >= end) throw INCOMPLETE;
-      if (b[p] !== COLON) throw this.unexpected(p, '":" after a key');
-      p = this.ws(p + 1);
-      if (p >= end) throw INCOMPLETE;
-      this.pos = p;
+      this.pos = this.valueAfterKey(this.pos);
       const v = this.parseValue(depth);
       if (key === '__proto__') setKey(obj, key, v);
       else obj[key] = v;
@@ -2494,16 +2427,9 @@ class Tokenizer {
   }
 
   private parseArray(depth: number): JsonValue[] {
-    if (depth > this.maxDepth) throw this.err(this.pos, `values nested deeper than ${this.maxDepth} levels (the limit --max-depth)`);
-    const b = this.buf;
-    const end = this.lim;
     const arr: JsonValue[] = [];
-    let p = this.ws(this.pos + 1);
-    if (p >= end) throw INCOMPLETE;
-    if (b[p] === RBRACKET) {
-      this.pos = p + 1;
-      return arr;
-    }
+    let p = this.openNested(depth, RBRACKET);
+    if (p < 0) return arr;
     for (;;) {
       this.pos = p;
       arr.push(this.parseValue(depth));
@@ -2778,49 +2704,23 @@ class Tokenizer {
   /** ASCII bytes b[s, s+len) as a string, shared with earlier equal strings. */
   private intern(s: number, len: number): string {
     const b = this.buf;
-    // A hash of the length and a few sampled bytes: the full comparison below decides, so the
+    // A hash of the length and a few sampled bytes: the table's full comparison decides, so the
     // hash only has to spread the table, not to read every byte twice.
     const e = s + len;
     const m = s + (len >> 1);
     let h = Math.imul(len ^ (b[s] << 8) ^ (b[e - 1] << 16) ^ (b[m] << 24), 0x9e3779b1);
     h = Math.imul(h ^ (b[s + 1] | (b[e - 2] << 8) | (b[m - 1] << 16) | (b[s + (len >> 2)] << 24)), 0x85ebca6b);
     h ^= h >>> 15;
-    let idx = h & INTERN_MASK;
-    const meta = this.iMeta; // [hash, arena offset, length] per slot: one cache line per probe
     const strs = this.iStr;
-    for (;;) {
-      const str = strs[idx];
-      if (str === undefined) break;
-      const k = idx * 3;
-      if (meta[k + 2] === len && meta[k] === h) {
-        // Compare 4 bytes at a time, then the tail.
-        const da = this.iArenaView;
-        const db = this.view;
-        let o = meta[k + 1];
-        let i = s;
-        const e4 = e - 3;
-        while (i < e4 && da.getInt32(o) === db.getInt32(i)) { o += 4; i += 4; }
-        const a = this.iArena;
-        while (i < e && a[o] === b[i]) { o++; i++; }
-        if (i === e) return str;
-      }
-      idx = (idx + 1) & INTERN_MASK;
-    }
+    const span = this.iSpan;
+    span[0] = s;
+    span[1] = e;
+    const id = this.iTable.find(b, this.view, span, 1, len, h);
+    if (id >= 0) return strs[id]!;
     const str = len <= 16 ? this.ascii(s, e) : this.utf8.decode(b.subarray(s, e));
-    if (this.iCount < INTERN_LIMIT) {
-      const arena = jsonBytes.arenaWithRoom(this.iArena, this.iArenaLen, len);
-      if (arena !== this.iArena) {
-        this.iArena = arena;
-        this.iArenaView = new DataView(arena.buffer);
-      }
-      this.iArena.set(b.subarray(s, e), this.iArenaLen);
-      const k = idx * 3;
-      meta[k] = h;
-      meta[k + 1] = this.iArenaLen;
-      meta[k + 2] = len;
-      strs[idx] = str;
-      this.iArenaLen += len;
-      this.iCount++;
+    if (strs.length < INTERN_LIMIT) {
+      this.iTable.add(b, span, 1, len, strs.length);
+      strs.push(str);
     }
     return str;
   }
