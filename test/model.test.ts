@@ -132,7 +132,7 @@ describe('model of each H200 capture', () => {
 });
 
 describe.skipIf(!HAS_HTA)("HTA's test traces (read from ../shared, never copied)", () => {
-  it('trace_diff/test: 31 kernels overlap their predecessor on the same stream (kineto-format.md §5.6 measured 31)', async () => {
+  it('trace_diff/test: 31 kernels overlap their predecessor on the same stream (docs/kineto-format.md §5.6 measured 31)', async () => {
     const m = await loadTrace(join(HTA_DIR, 'trace_diff/test/test.json.gz'));
     expect(m.diagnostics.find((d) => d.code === 'OVERLAPPING_KERNELS')?.count).toBe(31);
   });

@@ -1222,7 +1222,7 @@ class Tokenizer {
       return e.offset;
     }
     if (!this.sawTraceEvents) {
-      // Before the events array (user metadata can break the header, kineto-format §5.4):
+      // Before the events array (user metadata can break the header, docs/kineto-format.md §5.4):
       // look for the "traceEvents" key and go on from there.
       if (this.headerErr === NO_ERROR) this.headerErr = e;
       this.headerErrAfter = this.lastUnitEnd;

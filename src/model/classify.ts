@@ -1,6 +1,6 @@
 /**
  * What kind of event is this? One place that knows every category spelling Kineto has
- * used (kineto-format.md §2.2), so handlers switch on a small enum, not on strings.
+ * used (docs/kineto-format.md §2.2), so handlers switch on a small enum, not on strings.
  */
 import type { RawEvent } from '../ingest/raw-event.js';
 

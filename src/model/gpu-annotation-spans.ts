@@ -1,7 +1,7 @@
 /**
  * Kineto widens each `gpu_user_annotation` on purpose so that it encloses its first and last
  * kernel on screen: `ts −= 1 ns, dur += 2 ns` since kineto 95e06b89 (2024-06); `−1000/+1500 ns`
- * for six weeks before that; `−1 µs/+1 µs` in era A (kineto-format.md §1.4). torch's own table
+ * for six weeks before that; `−1 µs/+1 µs` in era A (docs/kineto-format.md §1.4). torch's own table
  * uses the unwidened span. Where the widening is recognisable — the span starts exactly that
  * much before the first activity it covers on its stream and ends that much after the last —
  * the span is narrowed back to the activities; otherwise it is kept as written.

@@ -2,7 +2,7 @@
  * Links each GPU activity to the runtime/driver call that launched it (by `correlation`,
  * with `ac2g` flows as a fallback) and to the `cpu_op` that owns it.
  *
- * Who owns a kernel depends on the trace's era (kineto-format.md §3.2):
+ * Who owns a kernel depends on the trace's era (docs/kineto-format.md §3.2):
  * - torch ≥ 2.3 (and ≤ 1.10): the kernel's `External id` is the owning op's. Torch's own
  *   rule; a kernel launched outside any op (a hand-written Triton kernel called from
  *   Python) carries none and belongs to none. torch 2.3–2.5 fell back to the kernel's own

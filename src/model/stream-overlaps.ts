@@ -1,7 +1,7 @@
 /**
  * GPU activities that overlap their predecessor on the same (device, stream). A stream runs
  * its work in order, so an overlap is either programmatic dependent launch (PDL) or a corrupt
- * duration (kineto-format.md §5.6, §6 item 6).
+ * duration (docs/kineto-format.md §5.6).
  *
  * PDL (CUDA ≥ 11.8, compute capability 9.0+: Hopper, Blackwell): a kernel launched with
  * `cudaLaunchAttributeProgrammaticStreamSerialization` may start its prologue while the kernel
@@ -11,7 +11,7 @@
  * are kernels (copies and memsets are not launched with the attribute); the second overlaps the
  * activity right before it (no earlier, longer one); and the second ends at or after the first
  * ends (a dependent kernel waits for its primary; one that ends inside its predecessor is not
- * that). Kineto (torch 2.11) records no launch attribute on kernel events (kineto-format.md
+ * that). Kineto (torch 2.11) records no launch attribute on kernel events (docs/kineto-format.md
  * §2.3's argument list), so the ordering and the device are the evidence; a kernel argument
  * naming the attribute, where a trace has one, must not say it was off.
  *

@@ -156,7 +156,7 @@ export interface ProfilerStep {
   readonly endNs: number;
 }
 
-/** How GPU activities were tied to the ops that launched them (kineto-format.md §3.2). */
+/** How GPU activities were tied to the ops that launched them (docs/kineto-format.md §3.2). */
 export type OwnerRule =
   /** torch ≥ 2.3 (and ≤ 1.10): the kernel's `External id` is the owning cpu_op's. */
   | 'external-id'

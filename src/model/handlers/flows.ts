@@ -12,7 +12,7 @@ interface FlowEnd {
 }
 
 /**
- * `ac2g` flows repeat what `correlation` says (kineto-format.md §3.3); they are kept only to
+ * `ac2g` flows repeat what `correlation` says (docs/kineto-format.md §3.3); they are kept only to
  * recover the link of a GPU activity written without `correlation`: the `f` end sits at the
  * activity's start on its (device, stream) track. Kept in chunks (never trimmed); the lookup
  * is built on first use (most traces never ask).

@@ -43,7 +43,7 @@ export class GpuActivitiesHandler {
 
   /**
    * Row i of a kernel, memcpy or memset class. Device: the track's pid when it is a number,
-   * else `args.device` (the same on CUDA; ROCm may differ, kineto-format.md §4); stream:
+   * else `args.device` (the same on CUDA; ROCm may differ, docs/kineto-format.md §4); stream:
    * `args.stream`, else the tid when it is a number, else −1.
    */
   add(b: Batch, i: number, cls: EventClass, nameId: number): void {
