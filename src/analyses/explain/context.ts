@@ -1,0 +1,67 @@
+/** What the sections of `explain` share about one trace: its scope and instances, and the analyses they read, each computed at most once. */
+import type { TraceModel } from '../../model/trace-model.js';
+import { computeCompileOverhead, type CompileOverhead } from '../host/compile-overhead.js';
+import { computeFusion, type FusionResult } from '../compare/fusion.js';
+import { computeGemmTable, findGemmCalls, type GemmReport } from '../gemm/gemm.js';
+import { computeRoofline, type RooflineReport } from '../gemm/roofline.js';
+import { computeOps, type OpsReport } from '../host/ops.js';
+import { choosePrimaryScope, computeScopeInstances, scopeLabel, type ScopeSpec, type ScopeInstance } from '../host/scopes.js';
+import { computeStepBreakdown, type StepAnalysis } from '../steps/step-breakdown.js';
+import type { ExplainInput, ExplainTraceInfo } from './types.js';
+
+/** Everything computed once per trace and shared by the sections. */
+export interface TraceContext {
+  readonly label: string;
+  readonly m: TraceModel;
+  readonly scope: ScopeSpec;
+  readonly scopeName: string;
+  readonly instances: ScopeInstance[];
+  readonly lazy: Lazy;
+}
+
+interface Lazy {
+  steps(): StepAnalysis;
+  ops(): OpsReport;
+  gemm(): GemmReport;
+  fusion(): FusionResult;
+  compile(): CompileOverhead;
+  gemmKernels(): Set<number>;
+  roofline(): RooflineReport;
+}
+
+export function context(input: ExplainInput): TraceContext {
+  const m = input.model;
+  const scope = choosePrimaryScope(m);
+  const instances = computeScopeInstances(m, scope);
+  const memo = <T>(f: () => T): (() => T) => {
+    let v: T | undefined;
+    let done = false;
+    return () => {
+      if (!done) {
+        v = f();
+        done = true;
+      }
+      return v as T;
+    };
+  };
+  const lazy: Lazy = {
+    steps: memo(() => computeStepBreakdown(m)),
+    ops: memo(() => computeOps(m)),
+    gemm: memo(() => computeGemmTable(m)),
+    fusion: memo(() => computeFusion(m)),
+    compile: memo(() => computeCompileOverhead(m)),
+    gemmKernels: memo(() => {
+      const set = new Set<number>();
+      for (const c of findGemmCalls(m)) for (const g of c.kernels) set.add(g);
+      return set;
+    }),
+    roofline: memo(() => computeRoofline(m, {}, lazy.gemm())),
+  };
+  return { label: input.label, m, scope, scopeName: scope.per === 'annotation' ? scope.name : scope.per === 'step' ? 'step' : 'trace', instances, lazy };
+}
+
+export function traceInfo(c: TraceContext): ExplainTraceInfo {
+  const d = c.m.devices[0];
+  const device = d?.name ? `${d.name}${typeof d.numSms === 'number' ? ` (${d.numSms} SMs)` : ''}` : undefined;
+  return { label: c.label, ...(device ? { device } : {}), scope: scopeLabel(c.scope), instances: c.instances.length };
+}

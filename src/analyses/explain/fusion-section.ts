@@ -1,0 +1,117 @@
+/** `explain`, fusion (S9): fused kernels decoded and chains that could fuse. */
+import type { FusionResult } from '../compare/fusion.js';
+import { shortDtype } from '../gemm/tensor-bytes.js';
+import { isViewOpName } from '../host/views.js';
+import type { TraceContext } from './context.js';
+import { LIST_MAX, kernelLabel, say } from './sentence.js';
+import type { ExplainSection, ExplainSentence } from './types.js';
+
+// S9: fusion
+
+/** How many could-fuse chains the fusion section names (most HBM bytes first). */
+const FUSION_MAX_CHAINS = 5;
+
+export function fusionSection(c: TraceContext): ExplainSection | undefined {
+  const f = c.lazy.fusion();
+  const sentences: ExplainSentence[] = [];
+  const fused = [...f.fusedKernels].sort((x, y) => y.totalUs - x.totalUs);
+  for (const k of fused.slice(0, LIST_MAX)) {
+    const base = { kernel: kernelLabel(k.name), calls: k.calls, meanUs: k.meanUs, kind: k.kind, ops: [...k.ops], launchedBy: k.launchedBy.join(', ') };
+    if (k.generator === 'inductor') {
+      sentences.push(inductorKernelSentence(k, base));
+    } else {
+      sentences.push(
+        say('fusion.hand-written', `\`{kernel}\` is no library's kernel${k.outsideOp ? ' and ran outside any ATen op' : ''} (launched by \`{launchedBy}\`): a hand-written kernel, {calls|call}, {meanUs} each.`, base),
+      );
+    }
+  }
+  if (fused.length > LIST_MAX) {
+    sentences.push(say('fusion.more-fused', 'And {more|more fused or hand-written kernel}, {moreUs} in all.', { more: fused.length - LIST_MAX, moreUs: fused.slice(LIST_MAX).reduce((x, k) => x + k.totalUs, 0) }));
+  }
+  // The chains with the most HBM traffic at stake first; long chains are named by their ends.
+  const ranked = [...f.opportunities].sort((x, y) => y.roundTripBytes - x.roundTripBytes);
+  for (const o of ranked.slice(0, FUSION_MAX_CHAINS)) {
+    const shown = o.kernels.length <= 4 ? o.kernels : [o.kernels[0]!, o.kernels[1]!, o.kernels[o.kernels.length - 1]!];
+    const mids = o.intermediates.slice(0, 2);
+    const numbers = {
+      annotation: o.annotation || '(no annotation)',
+      kernelCount: o.kernels.length,
+      kernels: shown.map((k) => ({ op: k.op, kernel: k.shortName, meanUs: k.meanUs })),
+      intermediates: mids.map((x) => ({ dims: `[${x.dims.join(',')}]`, dtype: shortDtype(x.dtype), bytes: x.bytes, producer: x.producer, consumer: x.consumer })),
+      moreIntermediates: o.intermediates.length - mids.length,
+      intermediateBytes: o.intermediateBytes,
+      roundTripBytes: o.roundTripBytes,
+      timeUs: o.timeUs,
+      instances: o.instances,
+      ...(o.estimatedFusedUs !== undefined ? { estimatedFusedUs: o.estimatedFusedUs } : {}),
+    };
+    const ops = o.kernels.length <= 4 ? shown.map((_, i) => `\`{kernels.${i}.op}\``).join(' then ') : '`{kernels.0.op}` then `{kernels.1.op}` … `{kernels.2.op}` ({kernelCount|kernel})';
+    const outputs = mids.map((_, i) => `the {intermediates.${i}.dims} {intermediates.${i}.dtype} output of \`{intermediates.${i}.producer}\` ({intermediates.${i}.bytes})`).join(' and ');
+    const verb = o.intermediates.length > 1 ? 'are' : 'is';
+    // A chain may run across GEMMs that do not read the intermediate (fusion.ts): say so.
+    const betweenOps = [...new Set(o.between.flat().map((b) => b.op))];
+    const across = betweenOps.length > 0;
+    if (across) (numbers as Record<string, unknown>)['betweenOps'] = betweenOps.map((x) => `\`${x}\``).join(', ');
+    sentences.push(
+      say(
+        'fusion.opportunity',
+        `In \`{annotation}\`, ${ops} ${across ? 'are memory-bound and run one after the other — only {betweenOps} runs between them, without reading the intermediate' : 'run back to back, memory-bound'}: ${outputs}${o.intermediates.length > mids.length ? ' and {moreIntermediates|more intermediate}' : ''} ${verb} written to HBM and read straight back — {intermediateBytes} per instance, {roundTripBytes} of traffic, while the chain takes {timeUs} of kernel time${o.estimatedFusedUs !== undefined ? '; one fused kernel at the same bandwidth would take about {estimatedFusedUs}' : ''}.`,
+        numbers,
+      ),
+    );
+  }
+  if (ranked.length > FUSION_MAX_CHAINS) {
+    const rest = ranked.slice(FUSION_MAX_CHAINS);
+    sentences.push(say('fusion.more', 'And {more|more chain}, {moreBytes} of intermediates per instance in all.', { more: rest.length, moreBytes: rest.reduce((x, o) => x + o.intermediateBytes, 0) }));
+  }
+  if (!sentences.length) return undefined;
+  return { id: 'fusion', title: 'What fused, and what could', readings: ['S9'], sentences, tables: [], more: 'kinetoscope fusion TRACE' };
+}
+
+/** Inductor op names of matrix products (a template kernel computes one). */
+const GEMM_OP_NAMES = new Set(['mm', 'addmm', 'bmm', 'baddbmm', '_scaled_mm', '_int_mm', 'convolution']);
+
+/** Inductor's own prims (torch/_inductor/inductor_prims.py): they exist only in compiled graphs, never as an eager op. */
+const INDUCTOR_PRIM = /^(?:inductor_|prepare_softmax_online$|_low_memory_max_pool|_low_memory_max_pool_offsets_to_indices$|cvt_e8m0_rceil$|force_stride_order$)/;
+
+/**
+ * What an Inductor kernel's name says it fused, claiming only what holds: the ops that launch a
+ * kernel in eager mode (views launch none, views.ts), a fusion only where two or more of them
+ * share the kernel, and a template kernel read as the matrix product it computes with the rest
+ * in its epilogue.
+ */
+function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: ExplainSentence['numbers']): ExplainSentence {
+  const launching = k.ops.filter((o) => !isViewOpName(`aten::${o}`) && !INDUCTOR_PRIM.test(o));
+  const views = k.ops.filter((o) => isViewOpName(`aten::${o}`));
+  const prims = k.ops.filter((o) => INDUCTOR_PRIM.test(o));
+  const list = (xs: readonly string[]) => xs.map((o) => `\`${o}\``).join(', ');
+  const numbers = { ...base, launchingOps: [...launching], viewOps: [...views], primOps: [...prims], opList: list(launching), viewList: list(views), primList: list(prims) };
+  const tail = '({calls|call}, {meanUs} each)';
+  const viewsNote = views.length === 1 ? '; {viewList} is a view, which launches no kernel' : views.length ? '; {viewList} are views, which launch no kernel' : '';
+  const primsNote = prims.length ? `; {primList} ${prims.length === 1 ? 'is an Inductor prim' : 'are Inductor prims'}, not an eager op` : '';
+  if (!k.ops.length) return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel ${tail}; its name does not split into ops one way only.`, numbers);
+  if (k.kind === 'template') {
+    const gemm = launching.filter((o) => GEMM_OP_NAMES.has(o));
+    const rest = launching.filter((o) => !GEMM_OP_NAMES.has(o));
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor Triton template ${gemm.length ? `computing ${list(gemm)}` : 'kernel'}${rest.length ? ` with ${list(rest)} in its epilogue` : ''} ${tail}${viewsNote}${primsNote}.`,
+      { ...numbers, gemmOps: gemm, epilogueOps: rest },
+    );
+  }
+  if (launching.length >= 2) {
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor {kind} kernel fusing {opList}: one kernel for ops that each launch a kernel of their own when run eagerly ${tail}${viewsNote}${primsNote}.`,
+      numbers,
+    );
+  }
+  if (launching.length === 1) {
+    return say(
+      'fusion.inductor',
+      `\`{kernel}\` is an Inductor {kind} kernel computing {opList} ${tail}: one op's work, no fusion across ops${viewsNote}${primsNote}.`,
+      numbers,
+    );
+  }
+  return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel whose name lists only views ({viewList}), which launch nothing in eager mode: it copies data into the layout they describe ${tail}.`, numbers);
+}

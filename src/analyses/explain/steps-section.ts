@@ -1,0 +1,101 @@
+/** `explain`, steps (S1): the profiler steps and top-level annotations, their CPU and GPU extents, GPU time, kernels and launches per instance. */
+import type { TraceModel } from '../../model/trace-model.js';
+import { scopeStats } from '../compare/diff.js';
+import { computeScopeInstances, listAnnotations, type ScopeInstance } from '../host/scopes.js';
+import { findInflatingOptions, describeInflatingOptions } from '../host/profiler-options.js';
+import type { TraceContext } from './context.js';
+import { mean, say } from './sentence.js';
+import type { ExplainSection, ExplainSentence } from './types.js';
+
+// S1: steps and annotations
+
+/** CPU extent, GPU extent (first GPU start → last GPU end) of one instance, ns. */
+function extents(m: TraceModel, inst: ScopeInstance): { cpuNs: number; gpuNs: number | undefined } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const g of inst.gpu) {
+    lo = Math.min(lo, m.gpu.startNs[g]!);
+    hi = Math.max(hi, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
+  }
+  return { cpuNs: inst.endNs - inst.startNs, gpuNs: Number.isFinite(lo) ? hi - lo : undefined };
+}
+
+export function stepsSection(c: TraceContext): ExplainSection {
+  const { m } = c;
+  const sentences: ExplainSentence[] = [];
+  const steps = computeScopeInstances(m, { per: 'step' });
+  if (steps.length) {
+    const cpu = steps.map((s) => (s.endNs - s.startNs) / 1000);
+    const numbers = {
+      steps: steps.length,
+      firstStep: steps[0]!.name,
+      lastStep: steps[steps.length - 1]!.name,
+      cpuMeanUs: mean(cpu),
+      cpuMinUs: Math.min(...cpu),
+      cpuMaxUs: Math.max(...cpu),
+    };
+    sentences.push(
+      steps.length === 1
+        ? say('steps.count', 'The trace holds 1 profiler step, `{firstStep}`, {cpuMeanUs} long on the host.', numbers)
+        : say('steps.count', 'The trace holds {steps} profiler steps, `{firstStep}` to `{lastStep}`: {cpuMeanUs} each on the host on average ({cpuMinUs} to {cpuMaxUs}).', numbers),
+    );
+  } else {
+    sentences.push(say('steps.none', 'The trace has no `ProfilerStep#N` annotation (the profiler\'s `step()` was not called while it recorded): it is read per annotation, or as a whole.'));
+  }
+  const annotations = listAnnotations(m).filter((a) => a.topLevel && a.instances > 0);
+  for (const a of annotations) {
+    const inst = computeScopeInstances(m, { per: 'annotation', name: a.name });
+    const st = scopeStats(m, inst);
+    const ext = inst.map((x) => extents(m, x));
+    const gpuExt = ext.map((e) => e.gpuNs).filter((x): x is number => x !== undefined);
+    const perStep = steps.length && inst.length % steps.length === 0 ? inst.length / steps.length : undefined;
+    const numbers = {
+      name: a.name,
+      instances: inst.length,
+      ...(perStep !== undefined ? { perStep } : {}),
+      cpuExtentUs: mean(ext.map((e) => e.cpuNs / 1000)),
+      cpuExtentMinUs: Math.min(...ext.map((e) => e.cpuNs / 1000)),
+      cpuExtentMaxUs: Math.max(...ext.map((e) => e.cpuNs / 1000)),
+      ...(gpuExt.length ? { gpuExtentUs: mean(gpuExt) / 1000 } : {}),
+      gpuTimeUs: st.gpuUs,
+      kernels: st.kernels,
+      launches: st.launches,
+      memsets: st.memsets,
+      memcpys: st.memcpys,
+    };
+    // Launches are calls that launched kernels (launches.ts `isLaunchCall`); memsets and copies are named beside.
+    const beside = [st.memsets > 0 ? '{memsets|memset}' : '', st.memcpys > 0 ? '{memcpys|copy|copies}' : ''].filter(Boolean);
+    const besideText = beside.length ? `, plus ${beside.join(' and ')}` : '';
+    const times = perStep !== undefined ? (perStep === 1 ? ' (once per step)' : ' ({perStep} per step)') : '';
+    const span = '{cpuExtentUs} on the host per instance on average ({cpuExtentMinUs} to {cpuExtentMaxUs})';
+    sentences.push(
+      gpuExt.length
+        ? say(
+            'steps.annotation',
+            `\`{name}\` ran {instances|time}${times}: ${span}; the GPU work it launched spans {gpuExtentUs} from its first start to its last end, {gpuTimeUs} of GPU time in {kernels|kernel} from {launches|launch|launches}${besideText}.`,
+            numbers,
+          )
+        : say('steps.annotation', `\`{name}\` ran {instances|time}${times}: ${span}; it launched no GPU work.`, numbers),
+    );
+  }
+  // Every host time below is inflated when the profiler recorded stacks, memory or FLOPs.
+  const inflating = findInflatingOptions(m);
+  const caveat = describeInflatingOptions(inflating);
+  if (caveat) sentences.push(say('steps.profiler-options', '{caveat}', { caveat, options: inflating.map((o) => o.option), evidence: inflating.map((o) => o.evidence) }));
+  if (c.scope.per === 'annotation') {
+    const own = annotations.find((a) => a.name === c.scopeName);
+    const ref = steps.length ? steps : computeScopeInstances(m, { per: 'trace' });
+    let refNs = 0;
+    for (const s of ref) for (const g of s.gpu) refNs += m.gpu.durNs[g]!;
+    if (own && refNs > 0) {
+      sentences.push(
+        say('steps.primary', '`{name}` holds {gpuShare} of the GPU time {where}: the readings below are per `{name}` instance.', {
+          name: own.name,
+          gpuShare: own.gpuNs / refNs,
+          where: steps.length ? 'in the steps' : 'in the trace',
+        }),
+      );
+    }
+  }
+  return { id: 'steps', title: 'Steps and annotations', readings: ['S1'], sentences, tables: [], more: 'kinetoscope steps TRACE' };
+}

@@ -1,0 +1,64 @@
+/** `explain`, views (S3): view ops that launched nothing and their self CPU time. */
+import { HostKind, hostName } from '../../model/trace-model.js';
+import type { TraceContext } from './context.js';
+import { LIST_MAX, say } from './sentence.js';
+import type { ExplainSection, ExplainSentence } from './types.js';
+
+// S3: views
+
+export function viewsSection(c: TraceContext): ExplainSection | undefined {
+  const r = c.lazy.ops();
+  if (!r.views.length) return undefined;
+  const sentences: ExplainSentence[] = [];
+  const views = r.views.slice(0, LIST_MAX).map((v) => ({ name: v.name, calls: v.calls, selfCpuUs: v.selfCpuUs }));
+  const moreViews = r.views.length - views.length;
+  sentences.push(
+    say(
+      'views.launched-nothing',
+      `{viewCalls|call} of view ops launched no GPU work — ${views.map((_, i) => `\`{views.${i}.name}\` ×{views.${i}.calls}`).join(', ')}${moreViews ? ' and {moreViews|more view op}' : ''}: they rewrite a tensor's shape and strides on the CPU and copy no data, {viewSelfCpuUs} of self CPU time in all.`,
+      { viewCalls: r.totals.viewCalls, viewSelfCpuUs: r.totals.viewSelfCpuUs, views, moreViews },
+    ),
+  );
+  if (c.instances.length > 1 && c.scope.per !== 'trace') {
+    const inScope = viewCallsIn(c);
+    sentences.push(
+      say('views.per-instance', 'Per `{scope}` instance: {callsPerInstance|view call} and {selfCpuPerInstanceUs} of their self CPU time.', {
+        scope: c.scopeName,
+        callsPerInstance: inScope.calls / c.instances.length,
+        selfCpuPerInstanceUs: inScope.selfNs / 1000 / c.instances.length,
+      }),
+    );
+  }
+  const partial = r.views.filter((v) => v.ofCalls > v.calls);
+  if (partial.length) {
+    sentences.push(
+      say(
+        'views.some-launched',
+        `Some calls of ${partial.map((_, i) => `\`{partial.${i}.name}\` ({partial.${i}.launched} of {partial.${i}.ofCalls})`).join(', ')} did launch GPU work (a copy when the view was impossible): only the others are counted as views.`,
+        { partial: partial.map((v) => ({ name: v.name, launched: v.ofCalls - v.calls, ofCalls: v.ofCalls })) },
+      ),
+    );
+  }
+  return { id: 'views', title: 'Views: ops that launch no kernel', readings: ['S3'], sentences, tables: [], more: 'kinetoscope ops TRACE' };
+}
+
+/** View calls (that launched nothing) inside the scope's instances, and their self CPU ns. */
+function viewCallsIn(c: TraceContext): { calls: number; selfNs: number } {
+  const { m } = c;
+  const names = new Set(c.lazy.ops().views.map((v) => v.name));
+  // The launch calls and every event around one (a walk stops at an event already marked: its ancestors are too).
+  const launched = new Uint8Array(m.host.length);
+  for (let g = 0; g < m.gpu.length; g++) for (let p = m.gpu.launcher[g]!; p >= 0 && !launched[p]; p = m.host.parent[p]!) launched[p] = 1;
+  let calls = 0;
+  let selfNs = 0;
+  for (const inst of c.instances) {
+    for (const h of inst.hostEvents) {
+      if (m.host.kind[h] !== HostKind.Op || launched[h] || !names.has(hostName(m, h))) continue;
+      calls++;
+      let self = m.host.durNs[h]!;
+      for (let k = m.host.firstChild[h]!; k >= 0; k = m.host.nextSibling[k]!) self -= m.host.durNs[k]!;
+      selfNs += self;
+    }
+  }
+  return { calls, selfNs };
+}
