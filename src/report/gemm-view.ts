@@ -1,10 +1,32 @@
 /** The GEMM table (S7) for the terminal and as JSON with stable keys; the device-peaks table. */
 import { DEVICE_PEAKS, PEAK_DTYPES, type ResolvedPeaks } from '../analyses/gemm/device-peaks.js';
+import type { MeasuredCalls, RooflinePoint } from '../analyses/gemm/roofline-point.js';
 import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from '../analyses/gemm/gemm.js';
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs, truncateName } from './format.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { renderTable, type RenderOptions } from './table.js';
 
+
+/** A roofline row's measured figures in the --json documents of `gemm` and `roofline`, rounded. */
+export function measuredJson(x: MeasuredCalls & RooflinePoint) {
+  return {
+    arithmeticIntensity: roundOrNull(x.arithmeticIntensity, 3),
+    calls: x.calls,
+    callsPerStep: roundOrNull(x.callsPerStep, 3),
+    kernelCalls: x.kernelCalls,
+    totalUs: roundUs(x.totalUs),
+    meanUs: x.meanUs !== undefined ? roundUs(x.meanUs) : null,
+    minUs: x.minUs !== undefined ? roundUs(x.minUs) : null,
+    maxUs: x.maxUs !== undefined ? roundUs(x.maxUs) : null,
+    tflops: roundOrNull(x.tflops, 3),
+    peakTflops: roundOrNull(x.peakTflops, 3),
+    percentOfPeak: roundOrNull(x.percentOfPeak, 2),
+    ridgePoint: roundOrNull(x.ridgePoint, 3),
+    bound: x.bound ?? null,
+    attainableTflops: roundOrNull(x.attainableTflops, 3),
+    percentOfRoofline: roundOrNull(x.percentOfRoofline, 2),
+  };
+}
 
 export function describePeaks(p: ResolvedPeaks | undefined): string {
   if (!p) return 'no peaks (not in the table; give --peaks FILE)';
@@ -137,21 +159,7 @@ export function gemmJson(r: GemmReport, rows: readonly GemmRow[]) {
         activation: s?.activation ?? null,
         flops: s?.flops ?? null,
         bytes: s?.bytes ?? null,
-        arithmeticIntensity: roundOrNull(x.arithmeticIntensity, 3),
-        calls: x.calls,
-        callsPerStep: roundOrNull(x.callsPerStep, 3),
-        kernelCalls: x.kernelCalls,
-        totalUs: roundUs(x.totalUs),
-        meanUs: x.meanUs !== undefined ? roundUs(x.meanUs) : null,
-        minUs: x.minUs !== undefined ? roundUs(x.minUs) : null,
-        maxUs: x.maxUs !== undefined ? roundUs(x.maxUs) : null,
-        tflops: roundOrNull(x.tflops, 3),
-        peakTflops: roundOrNull(x.peakTflops, 3),
-        percentOfPeak: roundOrNull(x.percentOfPeak, 2),
-        ridgePoint: roundOrNull(x.ridgePoint, 3),
-        bound: x.bound ?? null,
-        attainableTflops: roundOrNull(x.attainableTflops, 3),
-        percentOfRoofline: roundOrNull(x.percentOfRoofline, 2),
+        ...measuredJson(x),
         kernel: k?.name ?? null,
         kernelShort: k?.short ?? null,
         tile: k?.decoded.tile ?? null,

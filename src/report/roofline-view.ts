@@ -1,6 +1,6 @@
 /** The roofline of every compute op for the terminal and as JSON with stable keys. */
 import type { RooflineReport, RooflineRow } from '../analyses/gemm/roofline.js';
-import { describePeaks } from './gemm-view.js';
+import { describePeaks, measuredJson } from './gemm-view.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
@@ -76,21 +76,7 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
       peakDtype: x.peakDtype ?? null,
       flops: x.flops ?? null,
       bytes: x.bytes ?? null,
-      arithmeticIntensity: roundOrNull(x.arithmeticIntensity, 3),
-      calls: x.calls,
-      callsPerStep: roundOrNull(x.callsPerStep, 3),
-      kernelCalls: x.kernelCalls,
-      totalUs: roundUs(x.totalUs),
-      meanUs: x.meanUs !== undefined ? roundUs(x.meanUs) : null,
-      minUs: x.minUs !== undefined ? roundUs(x.minUs) : null,
-      maxUs: x.maxUs !== undefined ? roundUs(x.maxUs) : null,
-      tflops: roundOrNull(x.tflops, 3),
-      peakTflops: roundOrNull(x.peakTflops, 3),
-      percentOfPeak: roundOrNull(x.percentOfPeak, 2),
-      ridgePoint: roundOrNull(x.ridgePoint, 3),
-      bound: x.bound ?? null,
-      attainableTflops: roundOrNull(x.attainableTflops, 3),
-      percentOfRoofline: roundOrNull(x.percentOfRoofline, 2),
+      ...measuredJson(x),
       kernel: x.kernel?.name ?? null,
       kernelShort: x.kernel?.short ?? null,
       kernels: x.kernelNames,

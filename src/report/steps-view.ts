@@ -5,7 +5,8 @@ import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
-const BREAKDOWN_HEADERS: Record<keyof StepTimeBreakdown, string> = {
+/** The Overview breakdown's column names, as TensorBoard's profiler plugin shows them (terminal and HTML). */
+export const BREAKDOWN_HEADERS: Record<keyof StepTimeBreakdown, string> = {
   kernelUs: 'Kernel',
   memcpyUs: 'Memcpy',
   memsetUs: 'Memset',

@@ -26,7 +26,7 @@ import {
   type FusionIntermediate,
   type FusionKernelRef,
 } from './fusion.js';
-import { describeShapes, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
+import { describeShapes, groupUnmatched, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
 import { listAnnotations } from '../host/scopes.js';
 import { numelOf, tensorArgs } from '../gemm/tensor-bytes.js';
@@ -126,18 +126,7 @@ export function fusionFromMatch(
   for (const s of computeKernelSites(compiled)) if (s.generator) generatorOf.set(s.gpu, s.generator);
   const replacements = replaced.map((r) => describeReplacement(eager, compiled, match, r, scope, generatorOf));
   const unmatched = (calls: readonly MatchCall[], reasons: ReadonlyMap<number, string>, keep: (c: MatchCall) => boolean): UnmatchedKernel[] => {
-    const by = new Map<string, { c: MatchCall; reason: string; n: number; ns: number }>();
-    for (const [i, reason] of reasons) {
-      const c = calls[i]!;
-      if (!keep(c)) continue;
-      const key = `${c.name}\u0000${c.op ?? ''}\u0000${describeShapes(c)}\u0000${reason}`;
-      const e = by.get(key);
-      if (e) {
-        e.n++;
-        e.ns += c.durNs;
-      } else by.set(key, { c, reason, n: 1, ns: c.durNs });
-    }
-    return [...by.values()].map((e) => ({
+    return groupUnmatched(calls, reasons, keep).map((e) => ({
       annotation: scope,
       name: e.c.name,
       shortName: shortKernelName(e.c.name),

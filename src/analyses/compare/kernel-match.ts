@@ -681,13 +681,16 @@ export interface UnmatchedCall {
   readonly reason: string;
 }
 
-/** New calls of one side that no replacement holds, per (name, shapes, reason). */
-export function summarizeUnmatched(k: KernelMatch, side: 'a' | 'b'): UnmatchedCall[] {
-  const calls = side === 'a' ? k.a.calls : k.b.calls;
-  const reasons = side === 'a' ? k.reasonA : k.reasonB;
+/** Unmatched calls grouped by (name, op, shapes, reason), in first-seen order: the call, count, summed ns. */
+export function groupUnmatched(
+  calls: readonly MatchCall[],
+  reasons: ReadonlyMap<number, string>,
+  keep: (c: MatchCall) => boolean = () => true,
+): { c: MatchCall; reason: string; n: number; ns: number }[] {
   const by = new Map<string, { c: MatchCall; reason: string; n: number; ns: number }>();
   for (const [i, reason] of reasons) {
     const c = calls[i]!;
+    if (!keep(c)) continue;
     const key = `${c.name}\u0000${c.op ?? ''}\u0000${describeShapes(c)}\u0000${reason}`;
     const e = by.get(key);
     if (e) {
@@ -695,7 +698,13 @@ export function summarizeUnmatched(k: KernelMatch, side: 'a' | 'b'): UnmatchedCa
       e.ns += c.durNs;
     } else by.set(key, { c, reason, n: 1, ns: c.durNs });
   }
-  return [...by.values()].map((e) => ({
+  return [...by.values()];
+}
+
+/** New calls of one side that no replacement holds, per (name, shapes, reason). */
+export function summarizeUnmatched(k: KernelMatch, side: 'a' | 'b'): UnmatchedCall[] {
+  const groups = side === 'a' ? groupUnmatched(k.a.calls, k.reasonA) : groupUnmatched(k.b.calls, k.reasonB);
+  return groups.map((e) => ({
     name: e.c.name,
     ...(e.c.op !== undefined ? { op: e.c.op } : {}),
     shapes: describeShapes(e.c),

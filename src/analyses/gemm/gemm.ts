@@ -51,7 +51,7 @@ import {
   type UserPeaks,
 } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
-import { placeOnRoofline, type RooflineBound } from './roofline-point.js';
+import { placeOnRoofline, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -536,7 +536,7 @@ export interface GemmKernelInfo {
   readonly block?: readonly number[];
 }
 
-export interface GemmRow {
+export interface GemmRow extends MeasuredCalls, RooflinePoint {
   readonly op: string;
   /** The distinct chains of GEMM-family ops around the calls (`aten::linear → aten::matmul`). */
   readonly via: readonly string[];
@@ -545,27 +545,6 @@ export interface GemmRow {
   readonly shape?: GemmShape;
   /** The math the peak is taken for: `bf16`, `tf32` (fp32 operands, kernel names TF32), … */
   readonly peakDtype?: PeakDtype;
-  readonly arithmeticIntensity?: number;
-  readonly calls: number;
-  /** Calls inside ProfilerStep#N spans ÷ number of steps; undefined without steps. */
-  readonly callsPerStep?: number;
-  /** Calls that launched at least one kernel (the mean is over these). */
-  readonly kernelCalls: number;
-  readonly totalUs: number;
-  readonly meanUs?: number;
-  readonly minUs?: number;
-  readonly maxUs?: number;
-  readonly tflops?: number;
-  readonly peakTflops?: number;
-  /** 0–100. */
-  readonly percentOfPeak?: number;
-  /** FLOP per byte where the roofline bends (peak FLOP/s ÷ bandwidth). */
-  readonly ridgePoint?: number;
-  readonly bound?: RooflineBound;
-  /** min(peak, intensity × bandwidth). */
-  readonly attainableTflops?: number;
-  /** 0–100: achieved ÷ attainable. */
-  readonly percentOfRoofline?: number;
   /** All kernel names of one call, in launch order. */
   readonly kernelNames: readonly string[];
   readonly kernel?: GemmKernelInfo;

@@ -25,6 +25,22 @@ export interface RooflinePoint {
   readonly percentOfRoofline?: number;
 }
 
+/**
+ * How often a piece of compute work ran and how long its kernels took: the figures a roofline
+ * row is measured from (the GEMM table's and the roofline's rows both carry them).
+ */
+export interface MeasuredCalls {
+  readonly calls: number;
+  /** Calls inside ProfilerStep#N spans ÷ number of steps; undefined without steps. */
+  readonly callsPerStep?: number;
+  /** Calls that launched at least one kernel of the row (the mean is over these). */
+  readonly kernelCalls: number;
+  readonly totalUs: number;
+  readonly meanUs?: number;
+  readonly minUs?: number;
+  readonly maxUs?: number;
+}
+
 export function placeOnRoofline(
   flops: number | undefined,
   bytes: number | undefined,

@@ -30,7 +30,7 @@ import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType,
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
-import { placeOnRoofline, type RooflinePoint } from './roofline-point.js';
+import { placeOnRoofline, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
 import { subtreeGpuWithOwner } from '../host/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
@@ -40,7 +40,7 @@ export type ComputeKind = 'gemm' | 'conv-fprop' | 'conv-dgrad' | 'conv-wgrad' | 
 
 export const COMPUTE_KINDS: readonly ComputeKind[] = ['gemm', 'conv-fprop', 'conv-dgrad', 'conv-wgrad', 'conv-bwd', 'attention-fwd', 'attention-bwd'];
 
-export interface RooflineRow extends RooflinePoint {
+export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly kind: ComputeKind;
   readonly op: string;
   /** The shape in words: `[8192,768]×[768,3072]`, `in [32,3,224,224] w [384,3,16,16] s16 p0`, `q [8,12,512,64] causal`. */
@@ -51,14 +51,6 @@ export interface RooflineRow extends RooflinePoint {
   /** Per call. */
   readonly flops?: number;
   readonly bytes?: number;
-  readonly calls: number;
-  readonly callsPerStep?: number;
-  /** Calls that ran at least one kernel of the row (the mean is over these). */
-  readonly kernelCalls: number;
-  readonly totalUs: number;
-  readonly meanUs?: number;
-  readonly minUs?: number;
-  readonly maxUs?: number;
   /** The row's main kernel (the GEMM, the implicit GEMM, the attention kernel: the longest). */
   readonly kernel?: GemmKernelInfo;
   /** Kernel names of one call, in launch order. */

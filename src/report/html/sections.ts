@@ -11,7 +11,7 @@ import type { ProfilerTable, ProfilerTableRow } from '../../analyses/torch-table
 import { BREAKDOWN_KEYS, type StepAnalysis, type StepRow, type StepTimeBreakdown } from '../../analyses/steps/step-breakdown.js';
 import { describeDecoded } from '../kernels-view.js';
 import { sortProfilerRows } from '../summary-view.js';
-import { overallText } from '../steps-view.js';
+import { BREAKDOWN_HEADERS, overallText } from '../steps-view.js';
 import { escapeHtml, formatUsFixed, sortValue } from './html-text.js';
 import type { Fact, Part } from './report-data.js';
 
@@ -100,17 +100,6 @@ function countBy(ds: readonly Diagnostic[]): string {
 // ------------------------------------------------------------------------------------------------
 // Steps
 
-const BREAKDOWN_LABELS: Record<keyof StepTimeBreakdown, string> = {
-  kernelUs: 'Kernel',
-  memcpyUs: 'Memcpy',
-  memsetUs: 'Memset',
-  communicationUs: 'Communication',
-  runtimeUs: 'Runtime',
-  dataLoaderUs: 'DataLoader',
-  cpuExecUs: 'CPU Exec',
-  otherUs: 'Other',
-};
-
 const STEP_SOURCES: Record<StepAnalysis['source'], string> = {
   'profiler-steps': 'Steps are the ProfilerStep#N spans on the host.',
   annotations: 'The trace has no ProfilerStep#N: each top-level annotation instance is a step.',
@@ -121,7 +110,7 @@ function breakdownBar(s: StepRow): string {
   const segs = BREAKDOWN_KEYS.filter((k) => s.breakdown[k] > 0)
     .map((k) => {
       const share = s.durUs > 0 ? (100 * s.breakdown[k]) / s.durUs : 0;
-      return `<span class="seg bd-${k}" style="width:${share.toFixed(3)}%" title="${BREAKDOWN_LABELS[k]}: ${formatUsFixed(s.breakdown[k])} µs (${share.toFixed(1)}%)"></span>`;
+      return `<span class="seg bd-${k}" style="width:${share.toFixed(3)}%" title="${BREAKDOWN_HEADERS[k]}: ${formatUsFixed(s.breakdown[k])} µs (${share.toFixed(1)}%)"></span>`;
     })
     .join('');
   return `<span class="bar">${segs}</span>`;
@@ -161,7 +150,7 @@ export function renderSteps(p: Part<StepAnalysis>): string {
       { header: 'Step', cell: (s) => text(s.name) },
       ...BREAKDOWN_KEYS.map(
         (k): Column<StepRow> => ({
-          header: `${BREAKDOWN_LABELS[k]} (µs)`,
+          header: `${BREAKDOWN_HEADERS[k]} (µs)`,
           num: true,
           cell: (s) => (s.breakdown[k] > 0 ? { text: `${formatUsFixed(s.breakdown[k])} · ${((100 * s.breakdown[k]) / s.durUs).toFixed(0)}%`, v: s.breakdown[k] } : { text: '—', v: 0 }),
         }),
@@ -170,7 +159,7 @@ export function renderSteps(p: Part<StepAnalysis>): string {
     ],
     a.steps,
   );
-  const legend = BREAKDOWN_KEYS.map((k) => `<span class="key"><span class="swatch bd-${k}"></span>${BREAKDOWN_LABELS[k]}</span>`).join(' ');
+  const legend = BREAKDOWN_KEYS.map((k) => `<span class="key"><span class="swatch bd-${k}"></span>${BREAKDOWN_HEADERS[k]}</span>`).join(' ');
   // One verdict across the steps first (steps-view overallText); per step, only those that differ.
   const o = a.stats.overall;
   const overall = o ? `<p><b>${escapeHtml(overallText(a))}</b></p>` : '';
