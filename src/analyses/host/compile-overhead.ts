@@ -132,6 +132,20 @@ export interface CompileOverhead {
 
 const isGraphLaunch = (name: string) => /^(cuda|hip|cu)GraphLaunch$/.test(name);
 
+// What a host event's name says, as bits decided once per name id (computeCompileOverhead).
+const NAME_KNOWN = 1;
+const NAME_BACKWARD = 2;
+const NAME_COMPILED_FUNCTION = 4;
+const NAME_GRAPH_LAUNCH = 8;
+
+function nameFlagsOf(name: string): number {
+  let f = NAME_KNOWN;
+  if (name.startsWith('autograd::engine::evaluate_function') || name === 'CompiledFunctionBackward') f |= NAME_BACKWARD;
+  if (name === 'CompiledFunction') f |= NAME_COMPILED_FUNCTION;
+  if (isGraphLaunch(name)) f |= NAME_GRAPH_LAUNCH;
+  return f;
+}
+
 export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   const { host, gpu, strings } = m;
   const n = host.length;
@@ -141,8 +155,10 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   let hasBackward = false;
   let compiledFunctionCalls = 0;
   let compiledFunctionSelfNs = 0;
-  // A name's role, decided once per distinct name (a trace has a few hundred names, ~10⁵ events).
+  // A name's role and what its text says, decided once per distinct name (a trace has a few
+  // hundred names, ~10⁵ events).
   const roleOfName = new Map<number, PreOpRole | undefined>();
+  const nameFlags = new Uint8Array(strings.size); // NAME_* bits, NAME_KNOWN once decided
   for (let i = 0; i < n; i++) {
     const id = host.name[i]!;
     const name = strings.get(id);
@@ -157,8 +173,9 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
     }
     roles[i] = kind === HostKind.Annotation && role !== 'compiled-graph' ? undefined : role;
     if (roles[i] === 'region') compiled = true;
-    if (name.startsWith('autograd::engine::evaluate_function') || name === 'CompiledFunctionBackward') hasBackward = true;
-    if (name === 'CompiledFunction') {
+    const flags = nameFlags[id]! || (nameFlags[id] = nameFlagsOf(name));
+    if (flags & NAME_BACKWARD) hasBackward = true;
+    if (flags & NAME_COMPILED_FUNCTION) {
       compiledFunctionCalls++;
       compiledFunctionSelfNs += selfNs(m, i);
     }
@@ -216,7 +233,7 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
         if (first === undefined) withoutLaunch++;
         else beforeNs += first - lookupStartNs(m, i, lookups);
       }
-      if (host.kind[i] === HostKind.Runtime && isGraphLaunch(names[i]!)) {
+      if (host.kind[i] === HostKind.Runtime && (nameFlags[host.name[i]!]! & NAME_GRAPH_LAUNCH) !== 0) {
         const acts = (launched.get(i) ?? []).filter((g) => gpu.kind[g] === GpuKind.Kernel);
         const kernelNames = [...new Set(acts.map((g) => strings.get(gpu.name[g]!)))];
         replays.push({

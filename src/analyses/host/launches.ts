@@ -558,7 +558,8 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     const name = info.name;
     const list = launchedBy(launched, i);
     let role = info.role;
-    const hasKernel = list.some((g) => gpu.kind[g] === GpuKind.Kernel);
+    let hasKernel = false;
+    for (let k = 0; k < list.length; k++) if (gpu.kind[list[k]!] === GpuKind.Kernel) hasKernel = true;
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, hasKernel)) role = 'kernel-launch';
     let acc = apis.get(name);
@@ -659,9 +660,11 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     }
     let acc = kernels.get(gpu.name[g]!);
     if (!acc) kernels.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
-    const api = strings.get(host.name[h]!);
+    // The launcher's name and whether it is a graph launch, decided once per name (createApiNames).
+    const info = apiName(h);
+    const api = info.name;
     acc.apis[api] = (acc.apis[api] ?? 0) + 1;
-    if (isGraphLaunchApi(api)) acc.viaGraph++;
+    if (info.graph) acc.viaGraph++;
     acc.gpu.push(gpu.durNs[g]!);
     acc.cpu.push(host.durNs[h]!);
     acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
@@ -699,9 +702,11 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
 
   interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number }
   const patterns = new Map<string, PAcc>();
-  // Scratch for one instance: distinct API name ids in first-call order and their counts.
+  // Scratch for one instance: distinct API name ids in first-call order and their counts, four
+  // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   const ids: number[] = [];
-  const counts: number[][] = [];
+  const counts: number[] = [];
+  const { offsets, items } = launched;
   const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>) => {
     ids.length = 0;
     let apiNs = 0;
@@ -713,26 +718,28 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
       if (j < 0) {
         j = ids.length;
         ids.push(id);
-        counts[j] = [0, 0, 0, 0];
+        counts[4 * j] = counts[4 * j + 1] = counts[4 * j + 2] = counts[4 * j + 3] = 0;
       }
-      const e = counts[j]!;
-      e[0]++;
+      const e = 4 * j;
+      counts[e]++;
       let kernel = false;
-      for (const g of launchedBy(launched, c)) {
+      for (let q = offsets[c]!, end = offsets[c + 1]!; q < end; q++) {
+        const g = items[q]!;
         if (gpu.kind[g] === GpuKind.Kernel) {
-          e[1]++;
+          counts[e + 1]++;
           kernel = true;
-        } else if (gpu.kind[g] === GpuKind.Memcpy) e[2]++;
-        else e[3]++;
+        } else if (gpu.kind[g] === GpuKind.Memcpy) counts[e + 2]++;
+        else counts[e + 3]++;
       }
       apiNs += host.durNs[c]!;
       if (kernel || apiName(c).launch) launchNs += host.durNs[c]!;
     }
-    let key = `${opNameId}`;
-    for (let j = 0; j < ids.length; j++) key += `|${ids[j]}:${counts[j]!.join(',')}`;
+    // The same text as `${id}:${counts.join(',')}` per id.
+    let key = String(opNameId);
+    for (let j = 0; j < ids.length; j++) key += '|' + ids[j]! + ':' + counts[4 * j]! + ',' + counts[4 * j + 1]! + ',' + counts[4 * j + 2]! + ',' + counts[4 * j + 3]!;
     let acc = patterns.get(key);
     if (!acc) {
-      const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[j]![0]!, kernels: counts[j]![1]!, memcpys: counts[j]![2]!, memsets: counts[j]![3]! }));
+      const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! }));
       patterns.set(key, (acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0 }));
     }
     acc.instances++;
