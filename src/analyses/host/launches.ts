@@ -391,7 +391,7 @@ export interface LaunchOptions {
 export function timeStats(valuesNs: number[]): TimeStats {
   const n = valuesNs.length;
   if (n === 0) return { count: 0, totalUs: 0, meanUs: NaN, medianUs: NaN, p90Us: NaN, minUs: NaN, maxUs: NaN };
-  const v = Float64Array.from(valuesNs).sort();
+  const v = new Float64Array(valuesNs).sort();
   let total = 0;
   for (const x of v) total += x;
   return {
@@ -813,11 +813,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     if (c > runtimeCutoffUs) runtime.push(k);
     if (delayUs(k) > launchDelayCutoffUs) delay.push(k);
   }
-  const topBy = (list: number[], score: (k: number) => number) =>
-    list
-      .sort((a, b) => score(b) - score(a) || rowHost[a]! - rowHost[b]!)
-      .slice(0, top)
-      .map(rowOf);
+  const topBy = (list: number[], score: (k: number) => number) => firstInOrder(list, score, rowHost, top).map(rowOf);
   const outliers: LaunchOutliers = {
     runtimeCutoffUs,
     launchDelayCutoffUs,
@@ -852,6 +848,40 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     outliers,
     ...(opts.keepRows ? { rows: rowHost.map((_, k) => rowOf(k)) } : {}),
   };
+}
+
+/**
+ * The first `top` of `list` (ascending row numbers) in the order of the stable sort by score,
+ * highest first, then by call index: what `list.sort(…).slice(0, top)` gives, without sorting
+ * every row to keep ten (a trace has a row per launch). Each row is placed into a short sorted
+ * list; a NaN score has no place in that order, and then the sort itself decides, as before.
+ */
+function firstInOrder(list: number[], score: (k: number) => number, rowHost: readonly number[], top: number): number[] {
+  const byOrder = (a: number, b: number) => score(b) - score(a) || rowHost[a]! - rowHost[b]!;
+  if (!(Number.isInteger(top) && top > 0)) return list.sort(byOrder).slice(0, top);
+  const scores = new Float64Array(list.length);
+  for (let k = 0; k < list.length; k++) {
+    scores[k] = score(list[k]!);
+    if (scores[k] !== scores[k]) return list.sort(byOrder).slice(0, top);
+  }
+  // Kept positions into list, best first; ties broken by the earlier position (the stable sort's).
+  const kept: number[] = [];
+  const before = (p: number, q: number) => {
+    const d = scores[q]! - scores[p]!; // NaN (two equal infinities) is a tie, as in the sort's comparator
+    if (d !== 0 && d === d) return d < 0;
+    const h = rowHost[list[p]!]! - rowHost[list[q]!]!;
+    return h !== 0 ? h < 0 : p < q;
+  };
+  for (let p = 0; p < list.length; p++) {
+    if (kept.length === top && !before(p, kept[top - 1]!)) continue;
+    let at = kept.length === top ? top - 1 : kept.length;
+    while (at > 0 && before(p, kept[at - 1]!)) {
+      kept[at] = kept[at - 1]!;
+      at--;
+    }
+    kept[at] = p;
+  }
+  return kept.map((p) => list[p]!);
 }
 
 function describeCall(c: { api: string; count: number; kernels: number; memcpys: number; memsets: number }): string {
