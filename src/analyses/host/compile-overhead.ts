@@ -212,7 +212,8 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
     let withoutLaunch = 0;
     const replays: GraphReplay[] = [];
     const lookups = scope.events.filter((i) => roles[i] === 'cache-lookup');
-    for (const i of scope.events) {
+    for (let k = 0; k < scope.events.length; k++) {
+      const i = scope.events[k]!;
       const role = roles[i];
       if (role) {
         const r = rows.get(names[i]!) ?? { role, calls: 0, selfNs: 0, totalNs: 0 };
@@ -273,7 +274,7 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
 
   // Steps: events starting in the window, any thread.
   // (start, index) order is the stable sort's by start; with an unreadable start only the sort itself gives its order.
-  const byStart = hostHasNaNStart(m) ? Array.from({ length: n }, (_, i) => i).sort((a, b) => host.startNs[a]! - host.startNs[b]!) : Array.from(hostOrderByStart(m));
+  const byStart: ArrayLike<number> = hostHasNaNStart(m) ? Array.from({ length: n }, (_, i) => i).sort((a, b) => host.startNs[a]! - host.startNs[b]!) : hostOrderByStart(m);
   const steps: CompileScope[] =
     m.steps.length > 0
       ? m.steps.map((s) =>
@@ -281,10 +282,10 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
             name: s.name,
             kind: 'step',
             cpuNs: s.endNs - s.startNs,
-            events: byStart.slice(lowerBound(byStart, host.startNs, s.startNs), lowerBound(byStart, host.startNs, s.endNs)).filter((i) => i !== s.host),
+            events: between(byStart, lowerBound(byStart, host.startNs, s.startNs), lowerBound(byStart, host.startNs, s.endNs), s.host),
           }),
         )
-      : [describe({ name: 'trace', kind: 'trace', cpuNs: m.traceEndNs, events: byStart })];
+      : [describe({ name: 'trace', kind: 'trace', cpuNs: m.traceEndNs, events: between(byStart, 0, n, -1) })];
 
   // Annotation instances that hold a region: the innermost user annotation around it.
   const annotationRoots = new Set<number>();
@@ -313,8 +314,15 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   return { compiled, hasBackward, steps, annotations, findings };
 }
 
+/** order[from..to) as a list, without `except` (the model's time order is a shared typed array: copied, not iterated). */
+function between(order: ArrayLike<number>, from: number, to: number, except: number): number[] {
+  const out: number[] = [];
+  for (let k = from; k < to; k++) if (order[k] !== except) out.push(order[k]!);
+  return out;
+}
+
 /** First position in `order` (sorted by `startNs`) whose start is ≥ t. */
-function lowerBound(order: readonly number[], startNs: Float64Array, t: number): number {
+function lowerBound(order: ArrayLike<number>, startNs: Float64Array, t: number): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {

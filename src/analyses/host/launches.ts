@@ -393,7 +393,7 @@ export function timeStats(valuesNs: number[]): TimeStats {
   if (n === 0) return { count: 0, totalUs: 0, meanUs: NaN, medianUs: NaN, p90Us: NaN, minUs: NaN, maxUs: NaN };
   const v = new Float64Array(valuesNs).sort();
   let total = 0;
-  for (const x of v) total += x;
+  for (let k = 0; k < n; k++) total += v[k]!;
   return {
     count: n,
     totalUs: total / 1000,
@@ -568,7 +568,8 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     const dur = host.durNs[i]!;
     acc.cpu.push(dur);
     if (list.length) {
-      for (const g of list) {
+      for (let k = 0; k < list.length; k++) {
+        const g = list[k]!;
         if (gpu.kind[g] === GpuKind.Kernel) acc.kernels++;
         else if (gpu.kind[g] === GpuKind.Memcpy) acc.memcpys++;
         else acc.memsets++;
@@ -589,9 +590,9 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     // HTA's launch stats rows.
     const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
     if (statsRole) {
-      for (const g of list) {
+      for (let k = 0; k < list.length; k++) {
         rowHost.push(i);
-        rowGpu.push(g);
+        rowGpu.push(list[k]!);
       }
     }
     // Host synchronizations.
@@ -700,18 +701,30 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const fill = perOp.slice(0, host.length);
   for (let i = 0; i < host.length; i++) if (opOf[i]! >= 0) callItems[fill[opOf[i]!]!++] = i;
 
-  interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number }
-  const patterns = new Map<string, PAcc>();
+  interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number; key: number[] }
+  // Patterns in order of first instance, found by a hash of their numbers (op name id, then per
+  // call name id its calls, kernels, memcpys, memsets) and compared number by number: no text
+  // key built per op instance.
+  const patterns: PAcc[] = [];
+  const byHash = new Map<number, PAcc[]>();
   // Scratch for one instance: distinct API name ids in first-call order and their counts, four
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   const ids: number[] = [];
   const counts: number[] = [];
   const { offsets, items } = launched;
-  const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>) => {
+  const sameKey = (key: number[], opNameId: number): boolean => {
+    if (key.length !== 1 + 5 * ids.length || key[0] !== opNameId) return false;
+    for (let j = 0; j < ids.length; j++) {
+      const at = 1 + 5 * j;
+      if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
+    }
+    return true;
+  };
+  const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>, from: number, to: number) => {
     ids.length = 0;
     let apiNs = 0;
     let launchNs = 0;
-    for (let k = 0; k < calls.length; k++) {
+    for (let k = from; k < to; k++) {
       const c = calls[k]!;
       const id = host.name[c]!;
       let j = ids.indexOf(id);
@@ -734,13 +747,22 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
       apiNs += host.durNs[c]!;
       if (kernel || apiName(c).launch) launchNs += host.durNs[c]!;
     }
-    // The same text as `${id}:${counts.join(',')}` per id.
-    let key = String(opNameId);
-    for (let j = 0; j < ids.length; j++) key += '|' + ids[j]! + ':' + counts[4 * j]! + ',' + counts[4 * j + 1]! + ',' + counts[4 * j + 2]! + ',' + counts[4 * j + 3]!;
-    let acc = patterns.get(key);
+    let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
+    for (let j = 0; j < ids.length; j++) {
+      hash = Math.imul(hash ^ ids[j]!, 0x01000193);
+      for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
+    }
+    let bucket = byHash.get(hash);
+    if (!bucket) byHash.set(hash, (bucket = []));
+    let acc: PAcc | undefined;
+    for (let b = 0; b < bucket.length && !acc; b++) if (sameKey(bucket[b]!.key, opNameId)) acc = bucket[b];
     if (!acc) {
+      const key = [opNameId];
+      for (let j = 0; j < ids.length; j++) key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
       const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! }));
-      patterns.set(key, (acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0 }));
+      acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
+      bucket.push(acc);
+      patterns.push(acc);
     }
     acc.instances++;
     acc.opNs += opNs;
@@ -749,10 +771,10 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   };
   for (let op = 0; op < host.length; op++) {
     if (perOp[op + 1] === perOp[op]) continue;
-    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, callItems.subarray(perOp[op]!, perOp[op + 1]!));
+    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, callItems, perOp[op]!, perOp[op + 1]!);
   }
-  for (const c of outside) addPattern('(outside any cpu_op)', -1, NaN, [c]);
-  const ops: OpCallPattern[] = [...patterns.values()].map((p) => ({
+  for (let k = 0; k < outside.length; k++) addPattern('(outside any cpu_op)', -1, NaN, outside, k, k + 1);
+  const ops: OpCallPattern[] = patterns.map((p) => ({
     op: p.op,
     pattern: p.pattern,
     calls: p.calls,
@@ -858,6 +880,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
  */
 function firstInOrder(list: number[], score: (k: number) => number, rowHost: readonly number[], top: number): number[] {
   const byOrder = (a: number, b: number) => score(b) - score(a) || rowHost[a]! - rowHost[b]!;
+  if (top === 0) return []; // explain asks for none
   if (!(Number.isInteger(top) && top > 0)) return list.sort(byOrder).slice(0, top);
   const scores = new Float64Array(list.length);
   for (let k = 0; k < list.length; k++) {
