@@ -157,23 +157,23 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   let compiledFunctionSelfNs = 0;
   // A name's role and what its text says, decided once per distinct name (a trace has a few
   // hundred names, ~10⁵ events).
-  const roleOfName = new Map<number, PreOpRole | undefined>();
+  const roleOfName: (PreOpRole | undefined)[] = new Array<PreOpRole | undefined>(strings.size);
   const nameFlags = new Uint8Array(strings.size); // NAME_* bits, NAME_KNOWN once decided
   for (let i = 0; i < n; i++) {
     const id = host.name[i]!;
     const name = strings.get(id);
     names[i] = name;
     const kind = host.kind[i]!;
-    // Only Inductor's graph frame is a user_annotation; a user's own annotation is never a pre-op
-    // (one named `guard_step` is not Dynamo's guards).
-    let role: PreOpRole | undefined;
-    if (kind === HostKind.Op || kind === HostKind.Annotation) {
-      if (roleOfName.has(id)) role = roleOfName.get(id);
-      else roleOfName.set(id, (role = compilePreOpRole(name)));
+    let flags = nameFlags[id]!;
+    if (flags === 0) {
+      nameFlags[id] = flags = nameFlagsOf(name);
+      roleOfName[id] = compilePreOpRole(name);
     }
+    // Only ops and annotations have roles. Only Inductor's graph frame is a user_annotation; a
+    // user's own annotation is never a pre-op (one named `guard_step` is not Dynamo's guards).
+    const role = kind === HostKind.Op || kind === HostKind.Annotation ? roleOfName[id] : undefined;
     roles[i] = kind === HostKind.Annotation && role !== 'compiled-graph' ? undefined : role;
     if (roles[i] === 'region') compiled = true;
-    const flags = nameFlags[id]! || (nameFlags[id] = nameFlagsOf(name));
     if (flags & NAME_BACKWARD) hasBackward = true;
     if (flags & NAME_COMPILED_FUNCTION) {
       compiledFunctionCalls++;
