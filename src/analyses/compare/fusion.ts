@@ -36,6 +36,7 @@ import { decodeKernelName, shortKernelName, type DecodedKernelName, type KernelK
 import { torchRowName } from '../torch-table/profiler-table.js';
 import { formatDims, numelOf, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
 import { compareText } from '../../core/compare-text.js';
+import { orderByStart } from '../helpers/natural-merge-sort.js';
 
 // ------------------------------------------------------------------------------------------------
 // Per-kernel context shared by fusion and fusion-match
@@ -507,11 +508,17 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
   // GPU activities per (device, stream) in start order: copies and memsets sit in the stream too and end chains.
   const siteOf: (KernelSite | undefined)[] = new Array<KernelSite | undefined>(gpu.length).fill(undefined);
   for (const s of sites) siteOf[s.gpu] = s;
-  const streams = new Map<string, number[]>();
+  // Lists in order of each stream's first activity, found by (device, stream) numbers (no text key per activity).
+  const streamLists: number[][] = [];
+  const byDevice = new Map<number, Map<number, number[]>>();
   for (let g = 0; g < gpu.length; g++) {
-    const key = `${gpu.device[g]}:${gpu.stream[g]}`;
-    let list = streams.get(key);
-    if (!list) streams.set(key, (list = []));
+    let byStream = byDevice.get(gpu.device[g]!);
+    if (!byStream) byDevice.set(gpu.device[g]!, (byStream = new Map()));
+    let list = byStream.get(gpu.stream[g]!);
+    if (!list) {
+      byStream.set(gpu.stream[g]!, (list = []));
+      streamLists.push(list);
+    }
     list.push(g);
   }
   // findIntermediate reads only the two ops' names and args and the producer's kernel kind, and
@@ -535,8 +542,9 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
     return r;
   };
   const chains: ChainInstance[] = [];
-  for (const list of streams.values()) {
-    list.sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]! || x - y);
+  for (const stream of streamLists) {
+    // In (start, index) order: a stream's activities are nearly so already (natural-merge-sort.ts).
+    const list = orderByStart(Int32Array.from(stream), gpu.startNs);
     let cur: ChainInstance | undefined;
     // The last activity not looked through, and the compute kernels looked through since it.
     let prev: KernelSite | undefined;

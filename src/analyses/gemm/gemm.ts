@@ -439,17 +439,27 @@ export interface GemmCall {
 const COMPILED_FRAME = /^(## Call CompiledFxGraph|CompiledFunction|Torch-Compiled Region)/;
 
 /** Every innermost GEMM op with the GPU work it owns. */
+const NAME_UNDECIDED = 0;
+const NAME_NOT_GEMM = 1;
+const NAME_GEMM = 2;
+const NAME_TEMPLATE_GEMM = 3;
+
 function findGemmCallsOnce(m: TraceModel): GemmCall[] {
   const { host, gpu } = m;
   const n = host.length;
   const isGemm = new Uint8Array(n);
-  const templateByName = new Map<number, boolean>();
+  // Per op name id, decided once per name: NAME_UNDECIDED, NAME_NOT_GEMM, NAME_GEMM, or
+  // NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM).
+  const gemmName = new Uint8Array(m.strings.size);
   for (let i = 0; i < n; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
     const id = host.name[i]!;
-    let tem = templateByName.get(id);
-    if (tem === undefined) templateByName.set(id, (tem = isTemplateGemmName(m.strings.get(id))));
-    if (tem || GEMM_OP_NAMES.has(m.strings.get(id))) isGemm[i] = 1;
+    let v = gemmName[id]!;
+    if (v === NAME_UNDECIDED) {
+      const name = m.strings.get(id);
+      gemmName[id] = v = isTemplateGemmName(name) ? NAME_TEMPLATE_GEMM : GEMM_OP_NAMES.has(name) ? NAME_GEMM : NAME_NOT_GEMM;
+    }
+    if (v !== NAME_NOT_GEMM) isGemm[i] = 1;
   }
   // A GEMM op with a GEMM op inside it is a wrapper (linear → matmul → mm): not a call.
   const wraps = new Uint8Array(n);
@@ -515,7 +525,7 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
       kernels,
       otherGpu,
       compiled,
-      ...(templateByName.get(host.name[i]!) ? { template: true as const } : {}),
+      ...(gemmName[host.name[i]!] === NAME_TEMPLATE_GEMM ? { template: true as const } : {}),
     });
   }
   return calls;

@@ -132,6 +132,20 @@ export interface CompileOverhead {
 
 const isGraphLaunch = (name: string) => /^(cuda|hip|cu)GraphLaunch$/.test(name);
 
+// What a host event's name says, as bits decided once per name id (computeCompileOverhead).
+const NAME_KNOWN = 1;
+const NAME_BACKWARD = 2;
+const NAME_COMPILED_FUNCTION = 4;
+const NAME_GRAPH_LAUNCH = 8;
+
+function nameFlagsOf(name: string): number {
+  let f = NAME_KNOWN;
+  if (name.startsWith('autograd::engine::evaluate_function') || name === 'CompiledFunctionBackward') f |= NAME_BACKWARD;
+  if (name === 'CompiledFunction') f |= NAME_COMPILED_FUNCTION;
+  if (isGraphLaunch(name)) f |= NAME_GRAPH_LAUNCH;
+  return f;
+}
+
 export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   const { host, gpu, strings } = m;
   const n = host.length;
@@ -141,24 +155,27 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   let hasBackward = false;
   let compiledFunctionCalls = 0;
   let compiledFunctionSelfNs = 0;
-  // A name's role, decided once per distinct name (a trace has a few hundred names, ~10⁵ events).
-  const roleOfName = new Map<number, PreOpRole | undefined>();
+  // A name's role and what its text says, decided once per distinct name (a trace has a few
+  // hundred names, ~10⁵ events).
+  const roleOfName: (PreOpRole | undefined)[] = new Array<PreOpRole | undefined>(strings.size);
+  const nameFlags = new Uint8Array(strings.size); // NAME_* bits, NAME_KNOWN once decided
   for (let i = 0; i < n; i++) {
     const id = host.name[i]!;
     const name = strings.get(id);
     names[i] = name;
     const kind = host.kind[i]!;
-    // Only Inductor's graph frame is a user_annotation; a user's own annotation is never a pre-op
-    // (one named `guard_step` is not Dynamo's guards).
-    let role: PreOpRole | undefined;
-    if (kind === HostKind.Op || kind === HostKind.Annotation) {
-      if (roleOfName.has(id)) role = roleOfName.get(id);
-      else roleOfName.set(id, (role = compilePreOpRole(name)));
+    let flags = nameFlags[id]!;
+    if (flags === 0) {
+      nameFlags[id] = flags = nameFlagsOf(name);
+      roleOfName[id] = compilePreOpRole(name);
     }
+    // Only ops and annotations have roles. Only Inductor's graph frame is a user_annotation; a
+    // user's own annotation is never a pre-op (one named `guard_step` is not Dynamo's guards).
+    const role = kind === HostKind.Op || kind === HostKind.Annotation ? roleOfName[id] : undefined;
     roles[i] = kind === HostKind.Annotation && role !== 'compiled-graph' ? undefined : role;
     if (roles[i] === 'region') compiled = true;
-    if (name.startsWith('autograd::engine::evaluate_function') || name === 'CompiledFunctionBackward') hasBackward = true;
-    if (name === 'CompiledFunction') {
+    if (flags & NAME_BACKWARD) hasBackward = true;
+    if (flags & NAME_COMPILED_FUNCTION) {
       compiledFunctionCalls++;
       compiledFunctionSelfNs += selfNs(m, i);
     }
@@ -195,7 +212,8 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
     let withoutLaunch = 0;
     const replays: GraphReplay[] = [];
     const lookups = scope.events.filter((i) => roles[i] === 'cache-lookup');
-    for (const i of scope.events) {
+    for (let k = 0; k < scope.events.length; k++) {
+      const i = scope.events[k]!;
       const role = roles[i];
       if (role) {
         const r = rows.get(names[i]!) ?? { role, calls: 0, selfNs: 0, totalNs: 0 };
@@ -216,7 +234,7 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
         if (first === undefined) withoutLaunch++;
         else beforeNs += first - lookupStartNs(m, i, lookups);
       }
-      if (host.kind[i] === HostKind.Runtime && isGraphLaunch(names[i]!)) {
+      if (host.kind[i] === HostKind.Runtime && (nameFlags[host.name[i]!]! & NAME_GRAPH_LAUNCH) !== 0) {
         const acts = (launched.get(i) ?? []).filter((g) => gpu.kind[g] === GpuKind.Kernel);
         const kernelNames = [...new Set(acts.map((g) => strings.get(gpu.name[g]!)))];
         replays.push({
@@ -256,7 +274,7 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
 
   // Steps: events starting in the window, any thread.
   // (start, index) order is the stable sort's by start; with an unreadable start only the sort itself gives its order.
-  const byStart = hostHasNaNStart(m) ? Array.from({ length: n }, (_, i) => i).sort((a, b) => host.startNs[a]! - host.startNs[b]!) : Array.from(hostOrderByStart(m));
+  const byStart: ArrayLike<number> = hostHasNaNStart(m) ? Array.from({ length: n }, (_, i) => i).sort((a, b) => host.startNs[a]! - host.startNs[b]!) : hostOrderByStart(m);
   const steps: CompileScope[] =
     m.steps.length > 0
       ? m.steps.map((s) =>
@@ -264,10 +282,10 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
             name: s.name,
             kind: 'step',
             cpuNs: s.endNs - s.startNs,
-            events: byStart.slice(lowerBound(byStart, host.startNs, s.startNs), lowerBound(byStart, host.startNs, s.endNs)).filter((i) => i !== s.host),
+            events: between(byStart, lowerBound(byStart, host.startNs, s.startNs), lowerBound(byStart, host.startNs, s.endNs), s.host),
           }),
         )
-      : [describe({ name: 'trace', kind: 'trace', cpuNs: m.traceEndNs, events: byStart })];
+      : [describe({ name: 'trace', kind: 'trace', cpuNs: m.traceEndNs, events: between(byStart, 0, n, -1) })];
 
   // Annotation instances that hold a region: the innermost user annotation around it.
   const annotationRoots = new Set<number>();
@@ -296,8 +314,15 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   return { compiled, hasBackward, steps, annotations, findings };
 }
 
+/** order[from..to) as a list, without `except` (the model's time order is a shared typed array: copied, not iterated). */
+function between(order: ArrayLike<number>, from: number, to: number, except: number): number[] {
+  const out: number[] = [];
+  for (let k = from; k < to; k++) if (order[k] !== except) out.push(order[k]!);
+  return out;
+}
+
 /** First position in `order` (sorted by `startNs`) whose start is ≥ t. */
-function lowerBound(order: readonly number[], startNs: Float64Array, t: number): number {
+function lowerBound(order: ArrayLike<number>, startNs: Float64Array, t: number): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {

@@ -391,9 +391,9 @@ export interface LaunchOptions {
 export function timeStats(valuesNs: number[]): TimeStats {
   const n = valuesNs.length;
   if (n === 0) return { count: 0, totalUs: 0, meanUs: NaN, medianUs: NaN, p90Us: NaN, minUs: NaN, maxUs: NaN };
-  const v = Float64Array.from(valuesNs).sort();
+  const v = new Float64Array(valuesNs).sort();
   let total = 0;
-  for (const x of v) total += x;
+  for (let k = 0; k < n; k++) total += v[k]!;
   return {
     count: n,
     totalUs: total / 1000,
@@ -558,7 +558,8 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     const name = info.name;
     const list = launchedBy(launched, i);
     let role = info.role;
-    const hasKernel = list.some((g) => gpu.kind[g] === GpuKind.Kernel);
+    let hasKernel = false;
+    for (let k = 0; k < list.length; k++) if (gpu.kind[list[k]!] === GpuKind.Kernel) hasKernel = true;
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, hasKernel)) role = 'kernel-launch';
     let acc = apis.get(name);
@@ -567,7 +568,8 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     const dur = host.durNs[i]!;
     acc.cpu.push(dur);
     if (list.length) {
-      for (const g of list) {
+      for (let k = 0; k < list.length; k++) {
+        const g = list[k]!;
         if (gpu.kind[g] === GpuKind.Kernel) acc.kernels++;
         else if (gpu.kind[g] === GpuKind.Memcpy) acc.memcpys++;
         else acc.memsets++;
@@ -588,9 +590,9 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     // HTA's launch stats rows.
     const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
     if (statsRole) {
-      for (const g of list) {
+      for (let k = 0; k < list.length; k++) {
         rowHost.push(i);
-        rowGpu.push(g);
+        rowGpu.push(list[k]!);
       }
     }
     // Host synchronizations.
@@ -659,9 +661,11 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     }
     let acc = kernels.get(gpu.name[g]!);
     if (!acc) kernels.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
-    const api = strings.get(host.name[h]!);
+    // The launcher's name and whether it is a graph launch, decided once per name (createApiNames).
+    const info = apiName(h);
+    const api = info.name;
     acc.apis[api] = (acc.apis[api] ?? 0) + 1;
-    if (isGraphLaunchApi(api)) acc.viaGraph++;
+    if (info.graph) acc.viaGraph++;
     acc.gpu.push(gpu.durNs[g]!);
     acc.cpu.push(host.durNs[h]!);
     acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
@@ -697,43 +701,68 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const fill = perOp.slice(0, host.length);
   for (let i = 0; i < host.length; i++) if (opOf[i]! >= 0) callItems[fill[opOf[i]!]!++] = i;
 
-  interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number }
-  const patterns = new Map<string, PAcc>();
-  // Scratch for one instance: distinct API name ids in first-call order and their counts.
+  interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number; key: number[] }
+  // Patterns in order of first instance, found by a hash of their numbers (op name id, then per
+  // call name id its calls, kernels, memcpys, memsets) and compared number by number: no text
+  // key built per op instance.
+  const patterns: PAcc[] = [];
+  const byHash = new Map<number, PAcc[]>();
+  // Scratch for one instance: distinct API name ids in first-call order and their counts, four
+  // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   const ids: number[] = [];
-  const counts: number[][] = [];
-  const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>) => {
+  const counts: number[] = [];
+  const { offsets, items } = launched;
+  const sameKey = (key: number[], opNameId: number): boolean => {
+    if (key.length !== 1 + 5 * ids.length || key[0] !== opNameId) return false;
+    for (let j = 0; j < ids.length; j++) {
+      const at = 1 + 5 * j;
+      if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
+    }
+    return true;
+  };
+  const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>, from: number, to: number) => {
     ids.length = 0;
     let apiNs = 0;
     let launchNs = 0;
-    for (let k = 0; k < calls.length; k++) {
+    for (let k = from; k < to; k++) {
       const c = calls[k]!;
       const id = host.name[c]!;
       let j = ids.indexOf(id);
       if (j < 0) {
         j = ids.length;
         ids.push(id);
-        counts[j] = [0, 0, 0, 0];
+        counts[4 * j] = counts[4 * j + 1] = counts[4 * j + 2] = counts[4 * j + 3] = 0;
       }
-      const e = counts[j]!;
-      e[0]++;
+      const e = 4 * j;
+      counts[e]++;
       let kernel = false;
-      for (const g of launchedBy(launched, c)) {
+      for (let q = offsets[c]!, end = offsets[c + 1]!; q < end; q++) {
+        const g = items[q]!;
         if (gpu.kind[g] === GpuKind.Kernel) {
-          e[1]++;
+          counts[e + 1]++;
           kernel = true;
-        } else if (gpu.kind[g] === GpuKind.Memcpy) e[2]++;
-        else e[3]++;
+        } else if (gpu.kind[g] === GpuKind.Memcpy) counts[e + 2]++;
+        else counts[e + 3]++;
       }
       apiNs += host.durNs[c]!;
       if (kernel || apiName(c).launch) launchNs += host.durNs[c]!;
     }
-    let key = `${opNameId}`;
-    for (let j = 0; j < ids.length; j++) key += `|${ids[j]}:${counts[j]!.join(',')}`;
-    let acc = patterns.get(key);
+    let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
+    for (let j = 0; j < ids.length; j++) {
+      hash = Math.imul(hash ^ ids[j]!, 0x01000193);
+      for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
+    }
+    let bucket = byHash.get(hash);
+    if (!bucket) byHash.set(hash, (bucket = []));
+    let acc: PAcc | undefined;
+    for (let b = 0; b < bucket.length && !acc; b++) if (sameKey(bucket[b]!.key, opNameId)) acc = bucket[b];
     if (!acc) {
-      const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[j]![0]!, kernels: counts[j]![1]!, memcpys: counts[j]![2]!, memsets: counts[j]![3]! }));
-      patterns.set(key, (acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0 }));
+      const key = [opNameId];
+      for (let j = 0; j < ids.length; j++) key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
+      const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! }));
+      acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
+      bucket.push(acc);
+      patterns.push(acc);
     }
     acc.instances++;
     acc.opNs += opNs;
@@ -742,10 +771,10 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   };
   for (let op = 0; op < host.length; op++) {
     if (perOp[op + 1] === perOp[op]) continue;
-    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, callItems.subarray(perOp[op]!, perOp[op + 1]!));
+    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, callItems, perOp[op]!, perOp[op + 1]!);
   }
-  for (const c of outside) addPattern('(outside any cpu_op)', -1, NaN, [c]);
-  const ops: OpCallPattern[] = [...patterns.values()].map((p) => ({
+  for (let k = 0; k < outside.length; k++) addPattern('(outside any cpu_op)', -1, NaN, outside, k, k + 1);
+  const ops: OpCallPattern[] = patterns.map((p) => ({
     op: p.op,
     pattern: p.pattern,
     calls: p.calls,
@@ -806,11 +835,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     if (c > runtimeCutoffUs) runtime.push(k);
     if (delayUs(k) > launchDelayCutoffUs) delay.push(k);
   }
-  const topBy = (list: number[], score: (k: number) => number) =>
-    list
-      .sort((a, b) => score(b) - score(a) || rowHost[a]! - rowHost[b]!)
-      .slice(0, top)
-      .map(rowOf);
+  const topBy = (list: number[], score: (k: number) => number) => firstInOrder(list, score, rowHost, top).map(rowOf);
   const outliers: LaunchOutliers = {
     runtimeCutoffUs,
     launchDelayCutoffUs,
@@ -845,6 +870,41 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     outliers,
     ...(opts.keepRows ? { rows: rowHost.map((_, k) => rowOf(k)) } : {}),
   };
+}
+
+/**
+ * The first `top` of `list` (ascending row numbers) in the order of the stable sort by score,
+ * highest first, then by call index: what `list.sort(…).slice(0, top)` gives, without sorting
+ * every row to keep ten (a trace has a row per launch). Each row is placed into a short sorted
+ * list; a NaN score has no place in that order, and then the sort itself decides, as before.
+ */
+function firstInOrder(list: number[], score: (k: number) => number, rowHost: readonly number[], top: number): number[] {
+  const byOrder = (a: number, b: number) => score(b) - score(a) || rowHost[a]! - rowHost[b]!;
+  if (top === 0) return []; // explain asks for none
+  if (!(Number.isInteger(top) && top > 0)) return list.sort(byOrder).slice(0, top);
+  const scores = new Float64Array(list.length);
+  for (let k = 0; k < list.length; k++) {
+    scores[k] = score(list[k]!);
+    if (scores[k] !== scores[k]) return list.sort(byOrder).slice(0, top);
+  }
+  // Kept positions into list, best first; ties broken by the earlier position (the stable sort's).
+  const kept: number[] = [];
+  const before = (p: number, q: number) => {
+    const d = scores[q]! - scores[p]!; // NaN (two equal infinities) is a tie, as in the sort's comparator
+    if (d !== 0 && d === d) return d < 0;
+    const h = rowHost[list[p]!]! - rowHost[list[q]!]!;
+    return h !== 0 ? h < 0 : p < q;
+  };
+  for (let p = 0; p < list.length; p++) {
+    if (kept.length === top && !before(p, kept[top - 1]!)) continue;
+    let at = kept.length === top ? top - 1 : kept.length;
+    while (at > 0 && before(p, kept[at - 1]!)) {
+      kept[at] = kept[at - 1]!;
+      at--;
+    }
+    kept[at] = p;
+  }
+  return kept.map((p) => list[p]!);
 }
 
 function describeCall(c: { api: string; count: number; kernels: number; memcpys: number; memsets: number }): string {
