@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import type { TraceModel } from '../src/model/trace-model.js';
+import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../src/model/trace-model.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const H200_DIR = join(here, 'fixtures/traces/h200-torch2.11');
@@ -28,6 +28,19 @@ export function loadModel(path: string): Promise<TraceModel> {
   let p = models.get(path);
   // imported here, so that a test needing only the fixtures' paths does not load the reader
   if (!p) models.set(path, (p = import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path))));
+  return p;
+}
+
+const lean = new Map<string, Promise<TraceModel>>();
+/**
+ * runCommand's `open` (src/cli/run-command.ts) for tests that run commands in this process: the
+ * model with only the optional tables the command keeps, as the CLI loads it, once per worker.
+ */
+export function openModel(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
+  const key = `${path}\0${keep.join(',')}`;
+  let p = lean.get(key);
+  const omit = OPTIONAL_TABLES.filter((t) => !keep.includes(t));
+  if (!p) lean.set(key, (p = import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path, { omit }))));
   return p;
 }
 
