@@ -173,12 +173,12 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
   const micro = files(MICRO_DIR).map((f) => join(MICRO_DIR, f));
 
   // Every chunking of every capture under `npm run test:full`; in `npm test` the small ones
-  // (tinyChunkRead) in all three, the large ones whole (gpt2_train keeps its 64 KiB read in the
-  // plain-file test below).
+  // (tinyChunkRead) whole and in 4099-byte chunks, the large ones whole (the plain-file test
+  // below reads gpt2_train and the micro fixtures in 64 KiB chunks).
   it.each(h200.map((p) => [p.slice(H200_DIR.length + 1), p]))('%s: whole, in 64 KiB and in 4099-byte chunks, both policies, with offsets', (_, path) => {
     const text = readText(path);
     for (const [, policy] of POLICIES) {
-      for (const chunk of tinyChunkRead(path) ? [text.length, 65536, 4099] : [text.length]) expect(compare(text, chunk, policy, chunk === 4099)).toBeUndefined();
+      for (const chunk of FULL_SWEEPS ? [text.length, 65536, 4099] : tinyChunkRead(path) ? [text.length, 4099] : [text.length]) expect(compare(text, chunk, policy, chunk === 4099)).toBeUndefined();
     }
   });
 
