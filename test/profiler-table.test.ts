@@ -5,20 +5,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
-import { H200_NAMES, h200Trace, loadOracle, loadModel } from './fixtures.js';
+import { loadTrace } from '../src/load-trace.js';
+import { H200_NAMES, h200Trace, loadOracle } from './fixtures.js';
 import { parityProblems } from './oracle-parity.js';
 
 describe('summary equals torch key_averages', () => {
   for (const name of H200_NAMES) {
     it(name, async () => {
-      const model = await loadModel(h200Trace(name));
+      const model = await loadTrace(h200Trace(name));
       const table = computeProfilerTable(model);
       expect(parityProblems(table, loadOracle(name))).toEqual([]);
     });
   }
 
   it('linear_compile: the GEMM is not credited to cudaDeviceSynchronize, and a diagnostic says why', async () => {
-    const model = await loadModel(h200Trace('linear_compile'));
+    const model = await loadTrace(h200Trace('linear_compile'));
     const sync = computeProfilerTable(model).rows.find((r) => r.name === 'cudaDeviceSynchronize')!;
     expect(sync.selfDeviceUs).toBe(0);
     const oracleSync = loadOracle('linear_compile').key_averages.find((k) => k.key === 'cudaDeviceSynchronize')!;
@@ -28,7 +29,7 @@ describe('summary equals torch key_averages', () => {
   });
 
   it('group by shape splits aten::addmm by Input Dims as torch does', async () => {
-    const model = await loadModel(h200Trace('relu_mlp'));
+    const model = await loadTrace(h200Trace('relu_mlp'));
     const rows = computeProfilerTable(model, { groupBy: 'shape' }).rows.filter((r) => r.name === 'aten::addmm');
     // independent: the distinct Input Dims of aten::addmm events in torch's oracle
     const shapes = new Set(loadOracle('relu_mlp').events.filter((e) => e.name === 'aten::addmm').map((e) => JSON.stringify(e.input_shapes)));
