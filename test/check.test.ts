@@ -294,7 +294,7 @@ describe.skipIf(!HAS_HTA)("HTA's test traces (other eras, other GPUs): written e
     it(file.slice(HTA_DIR.length + 1), async () => {
       let m: TraceModel;
       try {
-        m = await loadModel(file);
+        m = await loadTrace(file);
       } catch (e) {
         // Not a trace (HTA keeps other JSON beside them): nothing to check.
         expect(isKinetoscopeError(e) && e.code).toBe('NOT_A_TRACE');

@@ -12,7 +12,7 @@ import { isKinetoscopeError } from '../src/core/errors.js';
 import { loadTrace } from '../src/load-trace.js';
 import { createModelBuilder, GPU_ARGS_DROPPED, HOST_ARGS_DROPPED } from '../src/model/build-model.js';
 import { HostKind, type TraceModel } from '../src/model/trace-model.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadModel, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
 import { peerTraceCompare, tinyChunkRead } from './helpers/sweep-size.js';
 
@@ -47,7 +47,7 @@ describe('columnar path = object path', () => {
     it(`${name}: same model, whole and 7 bytes at a time`, async () => {
       const path = h200Trace(name);
       const objects = modelFingerprint(await viaObjects(path));
-      expect(modelFingerprint(await loadModel(path))).toEqual(objects);
+      expect(modelFingerprint(await loadTrace(path))).toEqual(objects);
       if (tinyChunkRead(path)) expect(modelFingerprint(await loadTrace(path, { chunkSize: 7 }))).toEqual(objects);
     });
   }
@@ -106,7 +106,7 @@ describe('args skipped unread: same notes and errors as parsing them', () => {
 
 describe('kept args', () => {
   it('gpt2_train: each op, annotation and GPU activity keeps its raw args minus the dropped keys; equal args share one frozen object', async () => {
-    const m = await loadModel(h200Trace('gpt2_train'));
+    const m = await loadTrace(h200Trace('gpt2_train'));
     const raw = loadRawJson(h200Trace('gpt2_train')).traceEvents as { ph: string; cat: string; args?: Record<string, unknown> }[];
     const without = (a: Record<string, unknown> | undefined, drop: readonly string[]) =>
       a === undefined ? undefined : Object.fromEntries(Object.entries(a).filter(([k]) => !drop.includes(k)));

@@ -31,16 +31,22 @@ export function loadModel(path: string): Promise<TraceModel> {
   return p;
 }
 
-const lean = new Map<string, Promise<TraceModel>>();
 /**
- * runCommand's `open` (src/cli/run-command.ts) for tests that run commands in this process: the
- * model with only the optional tables the command keeps, as the CLI loads it, once per worker.
+ * A trace's model with only the optional tables a command keeps, as the CLI loads it for that
+ * command: runCommand's `open` (src/cli/run-command.ts), a fresh model per call, as each CLI
+ * process reads its own.
  */
+export function loadForCommand(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
+  const omit = OPTIONAL_TABLES.filter((t) => !keep.includes(t));
+  return import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path, { omit }));
+}
+
+const lean = new Map<string, Promise<TraceModel>>();
+/** loadForCommand, once per worker: for tests that run many commands on the same traces. */
 export function openModel(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
   const key = `${path}\0${keep.join(',')}`;
   let p = lean.get(key);
-  const omit = OPTIONAL_TABLES.filter((t) => !keep.includes(t));
-  if (!p) lean.set(key, (p = import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path, { omit }))));
+  if (!p) lean.set(key, (p = loadForCommand(path, keep)));
   return p;
 }
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_COMMANDS } from '../src/cli/commands/index.js';
 import { runCommand } from '../src/cli/run-command.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_DIR, MICRO_DIR, h200Trace, openModel } from './fixtures.js';
+import { H200_DIR, MICRO_DIR, h200Trace, loadForCommand } from './fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -27,13 +27,13 @@ function cliJson(args: string[]): unknown {
 
 /**
  * The same document, the command run in this process as the command line runs it (run-command.ts:
- * the same commander definition, the document as printed), without a child's start-up per
- * command. The commands no other test runs as a process (SPAWNED) go through the built CLI here.
+ * the same commander definition, the document as printed, a model read for the call), without a
+ * child's start-up per command. The commands no other test runs as a process (SPAWNED) go through the built CLI here.
  */
 const SPAWNED = new Set(['launches', 'compile']);
 async function commandJson([command, ...args]: string[]): Promise<unknown> {
   if (SPAWNED.has(command!)) return cliJson([command!, ...args]);
-  const run = await runCommand(command!, [...args, '--json'], openModel);
+  const run = await runCommand(command!, [...args, '--json'], loadForCommand);
   expect([0, 1], run.errors.join('\n')).toContain(run.status);
   return run.document;
 }

@@ -12,18 +12,15 @@ import { HostKind, OPTIONAL_TABLES } from '../src/model/trace-model.js';
 import { computeKernelCatalog } from '../src/analyses/kernels/kernel-catalog.js';
 import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
 import { computeStepBreakdown } from '../src/analyses/steps/step-breakdown.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadModel, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
 import { FULL_SWEEPS, TINY_READ_LARGE } from './helpers/sweep-size.js';
 
 
-// A model read with default options comes from test/fixtures.ts loadModel (read once per
-// worker, shared with the other files); a read with other options (chunk size, omitted tables)
-// calls loadTrace.
 describe('model of each H200 capture', () => {
   for (const name of H200_NAMES) {
     it(`${name}: integrity, counts from the raw JSON, ownership equal to torch's`, async () => {
-      const m = await loadModel(h200Trace(name));
+      const m = await loadTrace(h200Trace(name));
       expect(checkModelIntegrity(m)).toEqual([]);
 
       // Counts per category, from JSON.parse of the same file.
@@ -64,7 +61,7 @@ describe('model of each H200 capture', () => {
   it.skipIf(!FULL_SWEEPS)('is the same when the reader is fed 7 bytes at a time', async () => {
     // every capture but TINY_READ_LARGE (the next test)
     for (const name of H200_NAMES.filter((n) => n !== TINY_READ_LARGE)) {
-      const whole = await loadModel(h200Trace(name));
+      const whole = await loadTrace(h200Trace(name));
       const tiny = await loadTrace(h200Trace(name), { chunkSize: 7 });
       expect(modelFingerprint(tiny), name).toEqual(modelFingerprint(whole));
     }
@@ -72,14 +69,14 @@ describe('model of each H200 capture', () => {
 
   // a large capture in `npm test` (gpt2_train_compile), the largest under `npm run test:full`
   it(`${TINY_READ_LARGE} is the same when fed 7 bytes at a time`, async () => {
-    const whole = await loadModel(h200Trace(TINY_READ_LARGE));
+    const whole = await loadTrace(h200Trace(TINY_READ_LARGE));
     const tiny = await loadTrace(h200Trace(TINY_READ_LARGE), { chunkSize: 7 });
     expect(modelFingerprint(tiny)).toEqual(modelFingerprint(whole));
   });
 
   it('optional tables left out: python frames and memory records empty but counted, every other part and every analysis the same', async () => {
     for (const name of H200_NAMES) {
-      const full = await loadModel(h200Trace(name));
+      const full = await loadTrace(h200Trace(name));
       const lean = await loadTrace(h200Trace(name), { omit: OPTIONAL_TABLES });
       const raw = loadRawJson(h200Trace(name)).traceEvents;
       const memoryRecords = raw.filter((e) => e['ph'] === 'i' && (e['name'] === '[memory]' || e['name'] === '[OutOfMemory]')).length;
@@ -100,13 +97,13 @@ describe('model of each H200 capture', () => {
       expect(computeKernelCatalog(lean), name).toEqual(computeKernelCatalog(full));
     }
     // The training trace has both tables, so the case is not vacuous.
-    const gpt2 = await loadModel(h200Trace('gpt2_train'));
+    const gpt2 = await loadTrace(h200Trace('gpt2_train'));
     expect(gpt2.python.length).toBeGreaterThan(1000);
     expect(gpt2.memory.length).toBeGreaterThan(1000);
   });
 
   it('time zero is the profiler span, as in torch (oracle start_us)', async () => {
-    const m = await loadModel(h200Trace('linear'));
+    const m = await loadTrace(h200Trace('linear'));
     const step2 = m.steps[0]!;
     const oracleStep = loadOracle('linear').events.find((e) => e.name === 'ProfilerStep*')!;
     expect(step2.startNs).toBe(Math.round(oracleStep.start_us * 1000));
@@ -114,7 +111,7 @@ describe('model of each H200 capture', () => {
 
   it("GPU annotations lose Kineto's deliberate 1 ns widening: their spans equal torch's", async () => {
     for (const name of ['linear', 'geglu_mlp', 'gpt2_train']) {
-      const m = await loadModel(h200Trace(name));
+      const m = await loadTrace(h200Trace(name));
       const annotationNames = new Set(m.gpuAnnotations.map((a) => a.name));
       const torch = loadOracle(name)
         .events.filter((e) => e.device_type !== 'DeviceType.CPU' && annotationNames.has(e.name))
@@ -125,7 +122,7 @@ describe('model of each H200 capture', () => {
   });
 
   it('a Triton kernel launched from Python belongs to no op (geglu_mlp_hand)', async () => {
-    const m = await loadModel(h200Trace('geglu_mlp_hand'));
+    const m = await loadTrace(h200Trace('geglu_mlp_hand'));
     const triton = [...Array(m.gpu.length).keys()].filter((g) => m.strings.get(m.gpu.name[g]!) === 'geglu_fwd');
     expect(triton.length).toBe(3);
     for (const g of triton) {
@@ -137,7 +134,7 @@ describe('model of each H200 capture', () => {
 
 describe.skipIf(!HAS_HTA)("HTA's test traces (read from ../shared, never copied)", () => {
   it('trace_diff/test: 31 kernels overlap their predecessor on the same stream (kineto-format.md §5.6 measured 31)', async () => {
-    const m = await loadModel(join(HTA_DIR, 'trace_diff/test/test.json.gz'));
+    const m = await loadTrace(join(HTA_DIR, 'trace_diff/test/test.json.gz'));
     expect(m.diagnostics.find((d) => d.code === 'OVERLAPPING_KERNELS')?.count).toBe(31);
   });
 
@@ -156,7 +153,7 @@ describe.skipIf(!HAS_HTA)("HTA's test traces (read from ../shared, never copied)
     await expect(loadTrace(file)).rejects.toMatchObject({ code: 'NOT_A_TRACE' });
   });
   it.each(files.filter((f) => !isExecutionTrace(f)).map((f) => [f.slice(HTA_DIR.length + 1), f]))('%s builds a model that passes the integrity walk', async (_short, file) => {
-    const m = await loadModel(file);
+    const m = await loadTrace(file);
     expect(checkModelIntegrity(m)).toEqual([]);
     expect(m.counts.events).toBeGreaterThan(0);
   });
