@@ -14,7 +14,7 @@ import { createModelBuilder, GPU_ARGS_DROPPED, HOST_ARGS_DROPPED } from '../src/
 import { HostKind, type TraceModel } from '../src/model/trace-model.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
-import { peerTraceSweep, tinyChunkRead } from './helpers/sweep-size.js';
+import { peerTraceCompare, tinyChunkRead } from './helpers/sweep-size.js';
 
 
 async function viaObjects(path: string, chunkSize?: number): Promise<TraceModel> {
@@ -60,11 +60,11 @@ describe('columnar path = object path', () => {
     });
   }
 
-  // every one under `npm run test:full`, those under 1 MB in `npm test` (peerTraceSweep)
+  // every one under `npm run test:full`, those under 200 kB in `npm test` (peerTraceCompare)
   it.skipIf(!HAS_HTA)('HTA traces: same model or same error', async () => {
     const files = walk(HTA_DIR).filter((f) => !/execution_trace|\.et\./.test(f));
     expect(files.length).toBeGreaterThan(10);
-    for (const path of files.filter(peerTraceSweep)) {
+    for (const path of files.filter(peerTraceCompare)) {
       expect(await outcome(() => loadTrace(path)), path).toEqual(await outcome(() => viaObjects(path)));
     }
   });

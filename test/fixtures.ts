@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import type { TraceModel } from '../src/model/trace-model.js';
+import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../src/model/trace-model.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const H200_DIR = join(here, 'fixtures/traces/h200-torch2.11');
@@ -28,6 +28,25 @@ export function loadModel(path: string): Promise<TraceModel> {
   let p = models.get(path);
   // imported here, so that a test needing only the fixtures' paths does not load the reader
   if (!p) models.set(path, (p = import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path))));
+  return p;
+}
+
+/**
+ * A trace's model with only the optional tables a command keeps, as the CLI loads it for that
+ * command: runCommand's `open` (src/cli/run-command.ts), a fresh model per call, as each CLI
+ * process reads its own.
+ */
+export function loadForCommand(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
+  const omit = OPTIONAL_TABLES.filter((t) => !keep.includes(t));
+  return import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path, { omit }));
+}
+
+const lean = new Map<string, Promise<TraceModel>>();
+/** loadForCommand, once per worker: for tests that run many commands on the same traces. */
+export function openModel(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
+  const key = `${path}\0${keep.join(',')}`;
+  let p = lean.get(key);
+  if (!p) lean.set(key, (p = loadForCommand(path, keep)));
   return p;
 }
 

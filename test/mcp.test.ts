@@ -9,8 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_COMMANDS } from '../src/cli/commands/index.js';
+import { runCommand } from '../src/cli/run-command.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_DIR, MICRO_DIR, h200Trace } from './fixtures.js';
+import { H200_DIR, MICRO_DIR, h200Trace, loadForCommand } from './fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -22,6 +23,19 @@ function cliJson(args: string[]): unknown {
   const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   expect([0, 1], r.stderr).toContain(r.status);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * The same document, the command run in this process as the command line runs it (run-command.ts:
+ * the same commander definition, the document as printed, a model read for the call), without a
+ * child's start-up per command. The commands no other test runs as a process (SPAWNED) go through the built CLI here.
+ */
+const SPAWNED = new Set(['launches', 'compile']);
+async function commandJson([command, ...args]: string[]): Promise<unknown> {
+  if (SPAWNED.has(command!)) return cliJson([command!, ...args]);
+  const run = await runCommand(command!, [...args, '--json'], loadForCommand);
+  expect([0, 1], run.errors.join('\n')).toContain(run.status);
+  return run.document;
 }
 
 /** One call per tool, on captures where each has something to say. */
@@ -78,7 +92,7 @@ describe('kinetoscope mcp', () => {
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
       const got = r.structuredContent as { document: unknown; page: { cutStrings: number } };
       expect(got.page.cutStrings).toBe(0);
-      expect(got.document).toEqual(cliJson(call.argv));
+      expect(got.document).toEqual(await commandJson(call.argv));
     });
   }
 

@@ -14,7 +14,7 @@ import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table
 import { computeStepBreakdown } from '../src/analyses/steps/step-breakdown.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
-import { FULL_SWEEPS } from './helpers/sweep-size.js';
+import { FULL_SWEEPS, TINY_READ_LARGE } from './helpers/sweep-size.js';
 
 
 describe('model of each H200 capture', () => {
@@ -59,17 +59,18 @@ describe('model of each H200 capture', () => {
   // Under `npm run test:full` only: in `npm test`, test/columnar.test.ts reads the same small
   // captures 7 bytes at a time and finds the model the whole read builds (both equal the object path's).
   it.skipIf(!FULL_SWEEPS)('is the same when the reader is fed 7 bytes at a time', async () => {
-    // every capture but gpt2_train (the next test)
-    for (const name of H200_NAMES.filter((n) => n !== 'gpt2_train')) {
+    // every capture but TINY_READ_LARGE (the next test)
+    for (const name of H200_NAMES.filter((n) => n !== TINY_READ_LARGE)) {
       const whole = await loadTrace(h200Trace(name));
       const tiny = await loadTrace(h200Trace(name), { chunkSize: 7 });
       expect(modelFingerprint(tiny), name).toEqual(modelFingerprint(whole));
     }
   });
 
-  it('gpt2_train is the same when fed 7 bytes at a time', async () => {
-    const whole = await loadTrace(h200Trace('gpt2_train'));
-    const tiny = await loadTrace(h200Trace('gpt2_train'), { chunkSize: 7 });
+  // a large capture in `npm test` (gpt2_train_compile), the largest under `npm run test:full`
+  it(`${TINY_READ_LARGE} is the same when fed 7 bytes at a time`, async () => {
+    const whole = await loadTrace(h200Trace(TINY_READ_LARGE));
+    const tiny = await loadTrace(h200Trace(TINY_READ_LARGE), { chunkSize: 7 });
     expect(modelFingerprint(tiny)).toEqual(modelFingerprint(whole));
   });
 

@@ -28,10 +28,10 @@ import { createColumnarTokenizer } from '../src/ingest/tokenizer.js';
 import { MODEL_ARGS_POLICY } from '../src/model/build-model.js';
 import { H200_DIR, HAS_HTA, HTA_DIR, MICRO_DIR } from './fixtures.js';
 import { lcg } from './random.js';
-import { FULL_SWEEPS, peerTraceSweep, sweepSize, tinyChunkRead } from './helpers/sweep-size.js';
+import { FULL_SWEEPS, peerTraceCompare, sweepSize, tinyChunkRead } from './helpers/sweep-size.js';
 
-/** Mutated texts compared between the readers: 75 in `npm test`, 600 in `npm run test:full`. */
-const MUTATIONS = sweepSize(75, 600);
+/** Mutated texts compared between the readers: 45 in `npm test`, 600 in `npm run test:full`. */
+const MUTATIONS = sweepSize(45, 600);
 
 const NATIVE = nativeEventReader();
 if (NATIVE === undefined) console.warn('the native reader is not built (npm install builds it with node-gyp): its tests are skipped.');
@@ -172,11 +172,13 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
   const h200 = files(H200_DIR).map((f) => join(H200_DIR, f));
   const micro = files(MICRO_DIR).map((f) => join(MICRO_DIR, f));
 
-  // 4099-byte chunks (with offsets): every capture under `npm run test:full`, the small ones in `npm test`
+  // Every chunking of every capture under `npm run test:full`; in `npm test` the small ones
+  // (tinyChunkRead) whole and in 4099-byte chunks, the large ones whole (the plain-file test
+  // below reads gpt2_train and the micro fixtures in 64 KiB chunks).
   it.each(h200.map((p) => [p.slice(H200_DIR.length + 1), p]))('%s: whole, in 64 KiB and in 4099-byte chunks, both policies, with offsets', (_, path) => {
     const text = readText(path);
     for (const [, policy] of POLICIES) {
-      for (const chunk of tinyChunkRead(path) ? [text.length, 65536, 4099] : [text.length, 65536]) expect(compare(text, chunk, policy, chunk === 4099)).toBeUndefined();
+      for (const chunk of FULL_SWEEPS ? [text.length, 65536, 4099] : tinyChunkRead(path) ? [text.length, 4099] : [text.length]) expect(compare(text, chunk, policy, chunk === 4099)).toBeUndefined();
     }
   });
 
@@ -243,13 +245,15 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
     }
   });
 
-  // every one under `npm run test:full`, those under 1 MB in `npm test` (peerTraceSweep)
+  // every one under `npm run test:full`, those under 200 kB in `npm test` (peerTraceCompare); there
+  // each is read whole, its 64 KiB chunks only under `npm run test:full` (the captures above and
+  // the plain-file test cut every chunking in `npm test`)
   it.skipIf(!HAS_HTA)('every HTA trace, whole and in 64 KiB chunks', () => {
     const hta = existsSync(HTA_DIR) ? files(HTA_DIR).filter((f) => /\.json(\.gz)?$/.test(f)) : [];
     expect(hta.length).toBeGreaterThan(20);
-    for (const f of hta.filter((f) => peerTraceSweep(join(HTA_DIR, f)))) {
+    for (const f of hta.filter((f) => peerTraceCompare(join(HTA_DIR, f)))) {
       const text = readText(join(HTA_DIR, f));
-      for (const chunk of [text.length, 65536]) expect(compare(text, chunk, MODEL_ARGS_POLICY, false), `${f} in ${chunk}-byte chunks`).toBeUndefined();
+      for (const chunk of FULL_SWEEPS ? [text.length, 65536] : [text.length]) expect(compare(text, chunk, MODEL_ARGS_POLICY, false), `${f} in ${chunk}-byte chunks`).toBeUndefined();
     }
   });
 

@@ -11,20 +11,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { JSON_COMMANDS } from '../src/cli/commands/index.js';
 import { JSON_SCHEMA_VERSION } from '../src/cli/common.js';
 import { runCommand } from '../src/cli/run-command.js';
-import { loadTrace } from '../src/load-trace.js';
-import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../src/model/trace-model.js';
 import { ensureBuilt } from './build-once.js';
+import { openModel } from './fixtures.js';
 // @ts-expect-error: a plain script of the repo's, without types
 import { RUNS } from '../scripts/schema-draft.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const runs = RUNS as Record<string, string[][]>;
-const models = new Map<string, Promise<TraceModel>>();
-const open = (p: string, keep: readonly OptionalTable[]) => {
-  const key = `${p}\0${keep.join(',')}`;
-  if (!models.has(key)) models.set(key, loadTrace(p, { omit: OPTIONAL_TABLES.filter((t) => !keep.includes(t)) }));
-  return models.get(key)!;
-};
 const schemaOf = (c: string) => JSON.parse(readFileSync(join(ROOT, 'schema', `${c}.schema.json`), 'utf8')) as Record<string, unknown>;
 
 function undocumented(s: unknown, path: string, out: string[]): string[] {
@@ -58,7 +51,7 @@ describe('JSON schemas', () => {
       const list = runs[command]!;
       expect(list.length).toBeGreaterThan(0);
       for (const argv of list) {
-        const run = await runCommand(command, [...argv, '--json'], open);
+        const run = await runCommand(command, [...argv, '--json'], openModel);
         expect(run.errors, argv.join(' ')).toEqual([]);
         expect(run.document?.['schemaVersion']).toBe(JSON_SCHEMA_VERSION);
         const ok = validate(run.document);

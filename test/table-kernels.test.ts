@@ -18,7 +18,7 @@ import { computeNesting } from '../src/model/nesting.js';
 import type { TableKernels } from '../src/model/table-kernels.js';
 import { TimeRuns } from '../src/model/time-order.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace } from './fixtures.js';
-import { peerTraceSweep } from './helpers/sweep-size.js';
+import { peerTraceCompare } from './helpers/sweep-size.js';
 import { modelFingerprint } from './model-fingerprint.js';
 import { lcg } from './random.js';
 
@@ -142,8 +142,8 @@ describe.skipIf(!NATIVE)('models built with the native table kernels', () => {
     }
   };
   if (HAS_HTA) walk(HTA_DIR);
-  // every one under `npm run test:full`, those under 1 MB in `npm test` (peerTraceSweep)
-  hta.splice(0, hta.length, ...hta.filter(peerTraceSweep));
+  // every one under `npm run test:full`, those under 200 kB in `npm test` (peerTraceCompare)
+  hta.splice(0, hta.length, ...hta.filter(peerTraceCompare));
   it.skipIf(!HAS_HTA).each(hta.map((f) => [f.slice(HTA_DIR.length + 1), f]))("HTA's %s: the same model as with the JavaScript loops", async (_short, file) => {
     const js = await modelWith(file, undefined);
     const native = await modelWith(file, NATIVE);

@@ -13,7 +13,7 @@ import { isKinetoscopeError } from '../core/errors.js';
 import type { JsonValue, RawEvent } from './raw-event.js';
 import { readTraceEvents, type ReadResult } from './read-trace.js';
 import { createTraceTokenizer } from './tokenizer.js';
-import { tinyChunkRead } from '../../test/helpers/sweep-size.js';
+import { LARGE_PEER_TRACE, peerTraceSweep, tinyChunkRead } from '../../test/helpers/sweep-size.js';
 
 const H200 = join(import.meta.dirname, '../../test/fixtures/traces/h200-torch2.11');
 const HTA = join(import.meta.dirname, '../../../shared/peer-traces/hta');
@@ -204,8 +204,10 @@ describe.skipIf(!existsSync(HTA))(`HTA test traces (${HTA}; skipped when ../shar
         .sort()
     : [];
 
+  // every one under `npm run test:full`; in `npm test` those under 1 MB (peerTraceSweep) and one
+  // large one (LARGE_PEER_TRACE)
   for (const f of files) {
-    it(f, async () => {
+    it.skipIf(f !== LARGE_PEER_TRACE && !peerTraceSweep(join(HTA, f)))(f, async () => {
       const path = join(HTA, f);
       const bytes = load(path);
       let oracle: Oracle | undefined;
