@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
 import { loadTrace } from '../src/load-trace.js';
+import { checkModelIntegrity } from '../src/model/integrity.js';
 import { H200_NAMES, h200Trace, loadOracle } from './fixtures.js';
 import { parityProblems } from './oracle-parity.js';
 
@@ -13,8 +14,12 @@ describe('summary equals torch key_averages', () => {
   for (const name of H200_NAMES) {
     it(name, async () => {
       const model = await loadTrace(h200Trace(name));
+      const owned = model.host.firstOwned.slice();
       const table = computeProfilerTable(model);
       expect(parityProblems(table, loadOracle(name))).toEqual([]);
+      // the table reads the model and leaves it as it was: every analysis after it sees the same lists
+      expect(model.host.firstOwned).toEqual(owned);
+      expect(checkModelIntegrity(model)).toEqual([]);
     });
   }
 

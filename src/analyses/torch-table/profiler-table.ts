@@ -104,8 +104,9 @@ export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions =
   const tree: TorchTree = scan.filtered
     ? keptTree(m, names)
     : { parent: host.parent.slice(), firstChild: host.firstChild.slice(), nextSibling: host.nextSibling, dups: scan.dups };
-  // The GPU work each op owns, as linked lists in GPU order (heads copied for step 3 too).
-  const owned: OwnedWork = { head: host.firstOwned, next: gpu.nextOwned };
+  // The GPU work each op owns, as linked lists in GPU order: the model's, with the heads copied
+  // when step 3 may move them (an analysis never writes into the model other analyses read).
+  const owned: OwnedWork = { head: tree.dups.length > 0 ? host.firstOwned.slice() : host.firstOwned, next: gpu.nextOwned };
 
   // 3. torch's _remove_dup_nodes: a parent with one child of the same name absorbs it.
   const absorbed = removeDupNodes(tree, owned, host.length);
