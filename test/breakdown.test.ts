@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeBreakdown, type BreakdownResult } from '../src/analyses/breakdown/temporal-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 type Raw = Record<string, any>;
 const us = (ns: number) => ns / 1000;
@@ -117,7 +117,7 @@ describe('kinetoscope breakdown on the H200 captures equals figures from the raw
     it(name, async () => {
       const raw = loadRawJson(h200Trace(name));
       const acts = rawActivities(raw);
-      const r = computeBreakdown(await loadTrace(h200Trace(name)));
+      const r = computeBreakdown(await loadModel(h200Trace(name)));
       // temporal (one device in every capture)
       const span = Math.max(...acts.map((a) => a.e)) - Math.min(...acts.map((a) => a.s));
       const busy = union(acts.map((a) => [a.s, a.e]));
@@ -248,7 +248,7 @@ describe('--hta-compat on the H200 captures equals HTA\'s rules replayed on the 
   for (const name of H200_NAMES) {
     it(name, async () => {
       const expected = htaReplay(loadRawJson(h200Trace(name)));
-      const r = computeBreakdown(await loadTrace(h200Trace(name)), { htaCompat: true });
+      const r = computeBreakdown(await loadModel(h200Trace(name)), { htaCompat: true });
       const t = r.temporal;
       expect([t.spanNs, t.idleNs, t.computeNs, t.nonComputeNs].map(us)).toEqual([expected.kernelTime, expected.idle, expected.compute, expected.nonCompute]);
       // HTA asserts idle <= kernel_time, compute <= kernel_time, non_compute >= 0 and dies where one fails; kinetoscope says so
@@ -260,14 +260,14 @@ describe('--hta-compat on the H200 captures equals HTA\'s rules replayed on the 
   }
 
   it('tiny_ops: every kernel is sub-µs, so HTA\'s busy time comes out negative (−35 µs) and its idle > kernel_time assert fails', async () => {
-    const hta = computeBreakdown(await loadTrace(h200Trace('tiny_ops')), { htaCompat: true });
+    const hta = computeBreakdown(await loadModel(h200Trace('tiny_ops')), { htaCompat: true });
     expect(hta.temporal.busyNs).toBeLessThan(0);
     expect(hta.temporal.idleNs).toBeGreaterThan(hta.temporal.spanNs);
     expect(hta.diagnostics.map((d) => d.code)).toContain('HTA_TEMPORAL_ASSERTION');
   });
 
   it('gpt2_train: HTA\'s temporal breakdown would stop with an AssertionError (non-compute < 0); kinetoscope\'s own does not', async () => {
-    const model = await loadTrace(h200Trace('gpt2_train'));
+    const model = await loadModel(h200Trace('gpt2_train'));
     const hta = computeBreakdown(model, { htaCompat: true });
     expect(hta.temporal.nonComputeNs).toBeLessThan(0);
     expect(hta.diagnostics.map((d) => d.code)).toContain('HTA_TEMPORAL_ASSERTION');

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { computeCompileOverhead } from '../src/analyses/host/compile-overhead.js';
 import { loadTrace } from '../src/load-trace.js';
 import { compileJson, mergePreOps } from '../src/report/compile-view.js';
-import { h200Trace, loadOracle, loadRawJson, type Oracle } from './fixtures.js';
+import { h200Trace, loadOracle, loadRawJson, type Oracle, loadModel } from './fixtures.js';
 
 /** The shared captures (vit_train_compile), read in place from ../shared when present. */
 const SHARED_H200 = join(import.meta.dirname, '..', '..', 'shared', 'traces', 'h200-torch2.11');
@@ -34,7 +34,7 @@ function rawSteps(name: string) {
 describe('compile pre-ops per step', () => {
   for (const name of COMPILED) {
     it(`${name}: calls and CPU per step from the raw events, self CPU equal to torch's key_averages`, async () => {
-      const r = computeCompileOverhead(await loadTrace(h200Trace(name)));
+      const r = computeCompileOverhead(await loadModel(h200Trace(name)));
       const raw = rawSteps(name);
       expect(r.compiled).toBe(true);
       expect(r.steps.map((s) => s.name)).toEqual(raw.steps.map((s) => s.name));
@@ -98,7 +98,7 @@ describe('compile pre-ops per step', () => {
   });
 
   it('relu_mlp_compile: the time from the cache lookup to the first launch, per step, from the raw events', async () => {
-    const r = computeCompileOverhead(await loadTrace(h200Trace('relu_mlp_compile')));
+    const r = computeCompileOverhead(await loadModel(h200Trace('relu_mlp_compile')));
     const raw = rawSteps('relu_mlp_compile');
     const gpuCorr = new Set(raw.events.filter((e) => ['kernel', 'gpu_memset', 'gpu_memcpy'].includes(e.cat)).map((e) => e.args.correlation));
     for (const [k, step] of r.steps.entries()) {
@@ -117,7 +117,7 @@ describe('compile pre-ops per step', () => {
   });
 
   it('tiny_ops_compile_ro: one CUDA-graph replay per step and the kernels it hides', async () => {
-    const r = computeCompileOverhead(await loadTrace(h200Trace('tiny_ops_compile_ro')));
+    const r = computeCompileOverhead(await loadModel(h200Trace('tiny_ops_compile_ro')));
     const raw = rawSteps('tiny_ops_compile_ro');
     const kernels = raw.events.filter((e) => e.ph === 'X' && e.cat === 'kernel');
     for (const [k, step] of r.steps.entries()) {
@@ -134,7 +134,7 @@ describe('compile pre-ops per step', () => {
   });
 
   it('per annotation instance: mlp_fwd holds the region, with the same pre-ops as its step', async () => {
-    const r = computeCompileOverhead(await loadTrace(h200Trace('geglu_mlp_compile')));
+    const r = computeCompileOverhead(await loadModel(h200Trace('geglu_mlp_compile')));
     const raw = rawSteps('geglu_mlp_compile');
     const mlp = raw.host.filter((e) => e.name === 'mlp_fwd').sort((a, b) => a.ts - b.ts);
     expect(r.annotations.map((a) => [a.name, a.step])).toEqual(mlp.map((_, k) => ['mlp_fwd', raw.steps[k]!.name]));
@@ -148,7 +148,7 @@ describe('compile pre-ops per step', () => {
 
 describe('compile findings', () => {
   it('relu_mlp_compile: threshold_backward computed in a trace with no backward pass', async () => {
-    const r = computeCompileOverhead(await loadTrace(h200Trace('relu_mlp_compile')));
+    const r = computeCompileOverhead(await loadModel(h200Trace('relu_mlp_compile')));
     const raw = rawSteps('relu_mlp_compile');
     expect(raw.events.some((e) => String(e.name).startsWith('autograd::engine::evaluate_function'))).toBe(false);
     expect(r.hasBackward).toBe(false);
@@ -172,7 +172,7 @@ describe('compile findings', () => {
   });
 
   it('geglu_mlp_compile: no backward-op finding (gelu, mul fused, nothing kept for a backward)', async () => {
-    const r = computeCompileOverhead(await loadTrace(h200Trace('geglu_mlp_compile')));
+    const r = computeCompileOverhead(await loadModel(h200Trace('geglu_mlp_compile')));
     expect(r.findings.map((f) => f.code)).not.toContain('BACKWARD_OPS_WITHOUT_BACKWARD');
     // the graph still ran as AOTAutograd's training graph: CompiledFunction, with torch's count
     const cf = r.findings.find((f) => f.code === 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD')!;
@@ -180,13 +180,13 @@ describe('compile findings', () => {
   });
 
   it('tiny_ops_compile_ro (inference graph): no CompiledFunction, no autograd finding', async () => {
-    const r = computeCompileOverhead(await loadTrace(h200Trace('tiny_ops_compile_ro')));
+    const r = computeCompileOverhead(await loadModel(h200Trace('tiny_ops_compile_ro')));
     expect(loadOracle('tiny_ops_compile_ro').key_averages.some((k) => k.key === 'CompiledFunction')).toBe(false);
     expect(r.findings.map((f) => f.code)).not.toContain('AUTOGRAD_GRAPH_WITHOUT_BACKWARD');
   });
 
   it('an eager training trace: not compiled, backward seen, no findings', async () => {
-    const r = computeCompileOverhead(await loadTrace(h200Trace('gpt2_train')));
+    const r = computeCompileOverhead(await loadModel(h200Trace('gpt2_train')));
     expect(r.compiled).toBe(false);
     expect(r.hasBackward).toBe(true);
     expect(r.findings).toEqual([]);
@@ -194,7 +194,7 @@ describe('compile findings', () => {
   });
 
   it('JSON keys', async () => {
-    const doc = compileJson(computeCompileOverhead(await loadTrace(h200Trace('tiny_ops_compile_ro'))));
+    const doc = compileJson(computeCompileOverhead(await loadModel(h200Trace('tiny_ops_compile_ro'))));
     expect(Object.keys(doc)).toEqual(['compiled', 'hasBackward', 'steps', 'annotations', 'findings']);
     expect(Object.keys(doc.steps[0]!)).toEqual(expect.arrayContaining(['name', 'regions', 'preOps', 'preOpsCpuUs', 'graphLaunches', 'kernelsInGraphs']));
     expect(Object.keys(doc.steps[0]!.preOps[0]!)).toEqual(['name', 'role', 'calls', 'selfCpuUs', 'cpuUs']);

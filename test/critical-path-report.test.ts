@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTrace } from '../src/load-trace.js';
 import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
-import { h200Trace, loadRawJson } from './fixtures.js';
+import { h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 describe('report: critical path', () => {
   it('cnn_train: a row per step with its span from the raw events, a toggle, and path points in time order', async () => {
@@ -45,7 +45,7 @@ describe('report: critical path', () => {
 const CHROMIUM = '/usr/bin/chromium';
 describe.skipIf(!existsSync(CHROMIUM))('report page in Chromium: the critical-path toggle', () => {
   it('cnn_train: ticking "Critical path" draws the path in its colour; unticking removes it', async () => {
-    const model = await loadTrace(h200Trace('cnn_train'));
+    const model = await loadModel(h200Trace('cnn_train'));
     const html = renderReportHtml(buildReportData(model, { tracePath: 'cnn_train.pt.trace.json.gz', generator: 'kinetoscope test' }));
     const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-cp-'));
     const file = join(dir, 'r.html');

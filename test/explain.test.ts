@@ -8,7 +8,6 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSentence, type ExplainValue, type Explanation } from '../src/analyses/explain/explain.js';
-import { loadTrace } from '../src/load-trace.js';
 import { explainJson, renderExplainMarkdown, renderSentence } from '../src/report/explain-markdown.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
@@ -542,7 +541,7 @@ describe('explain: the command', () => {
 
 describe('explain: padding a misaligned GEMM dimension (next.pad-gemm)', () => {
   const padAdvice = async (name: string) => {
-    const e = computeExplanation({ model: await loadTrace(h200Trace(name)), label: name });
+    const e = computeExplanation({ model: await loadModel(h200Trace(name)), label: name });
     return e.sections.flatMap((s) => s.sentences).filter((x) => x.id === 'next.pad-gemm');
   };
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { computeGemmTable, type GemmRow } from '../src/analyses/gemm/gemm.js';
 import { loadTrace } from '../src/load-trace.js';
 import { join } from 'node:path';
-import { HAS_HTA, HTA_DIR, h200Trace, loadRawJson } from './fixtures.js';
+import { HAS_HTA, HTA_DIR, h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 interface RawEvent {
   ph?: string;
@@ -39,7 +39,7 @@ function rowFor(rows: GemmRow[], op: string, a: number[], b: number[]): GemmRow 
 
 describe('gemm: geglu_mlp (the article\'s GEMM table)', async () => {
   const events = raw('geglu_mlp');
-  const model = await loadTrace(h200Trace('geglu_mlp'));
+  const model = await loadModel(h200Trace('geglu_mlp'));
   const report = computeGemmTable(model);
   const mms = xs(events, 'cpu_op', 'aten::mm');
   const forwards = xs(events, 'user_annotation', 'mlp_fwd');
@@ -112,7 +112,7 @@ describe('gemm: geglu_mlp (the article\'s GEMM table)', async () => {
 describe('gemm: other shapes and operand orders', () => {
   it('linear: addmm(bias, mat1, mat2) — one row per kernel launch, bias read once, via aten::linear', async () => {
     const events = raw('linear');
-    const report = computeGemmTable(await loadTrace(h200Trace('linear')));
+    const report = computeGemmTable(await loadModel(h200Trace('linear')));
     const addmms = xs(events, 'cpu_op', 'aten::addmm');
     expect(report.totals.calls).toBe(addmms.length);
     expect(report.rows).toHaveLength(1);
@@ -138,7 +138,7 @@ describe('gemm: other shapes and operand orders', () => {
       ['matmul_add_compile', 'aten::addmm'],
     ] as const) {
       const events = raw(name);
-      const report = computeGemmTable(await loadTrace(h200Trace(name)));
+      const report = computeGemmTable(await loadModel(h200Trace(name)));
       const ops = xs(events, 'cpu_op', op);
       expect(ops.length).toBeGreaterThan(0);
       expect(report.totals.calls).toBe(ops.length);
@@ -158,7 +158,7 @@ describe('gemm: other shapes and operand orders', () => {
 
   it('sync_loop: fp32 on a kernel named tf32 is held against the TF32 peak', async () => {
     const events = raw('sync_loop');
-    const report = computeGemmTable(await loadTrace(h200Trace('sync_loop')));
+    const report = computeGemmTable(await loadModel(h200Trace('sync_loop')));
     const mm = xs(events, 'cpu_op', 'aten::mm')[0]!;
     expect(mm.args!['Input type']).toEqual(['float', 'float']);
     expect(kernelsOf(events, mm)[0]!.name).toMatch(/tf32/);
@@ -202,7 +202,7 @@ describe('gemm: other shapes and operand orders', () => {
 
   it('gpt2_train: one call per innermost GEMM op (autocast and linear wrappers not counted twice)', async () => {
     const events = raw('gpt2_train');
-    const report = computeGemmTable(await loadTrace(h200Trace('gpt2_train')));
+    const report = computeGemmTable(await loadModel(h200Trace('gpt2_train')));
     const GEMM = /^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_scaled_mm|_addmm_activation)$/;
     const gemms = xs(events, 'cpu_op', GEMM);
     const innermost = gemms.filter((g) => !gemms.some((o) => o !== g && inside(o, g)));
@@ -221,7 +221,7 @@ describe('gemm: other shapes and operand orders', () => {
   });
 
   it('--peaks: measured peaks replace the datasheet figures', async () => {
-    const report = computeGemmTable(await loadTrace(h200Trace('geglu_mlp')), {
+    const report = computeGemmTable(await loadModel(h200Trace('geglu_mlp')), {
       peaks: { label: 'test', denseTflops: { bf16: 500 }, memoryBandwidthGBs: 2000 },
     });
     for (const row of report.rows) {

@@ -5,9 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeKernelCatalog, type KernelCatalog } from '../src/analyses/kernels/kernel-catalog.js';
-import { loadTrace } from '../src/load-trace.js';
 import { kernelCatalogJson, renderKernelCatalog, wrapText } from '../src/report/kernels-view.js';
-import { h200Trace, loadRawJson } from './fixtures.js';
+import { h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 const TRACE = 'cnn_train';
 
@@ -16,7 +15,7 @@ describe('kernels --wide on the CNN training capture', () => {
   let text: string;
   const width = 90;
   beforeAll(async () => {
-    catalog = computeKernelCatalog(await loadTrace(h200Trace(TRACE)));
+    catalog = computeKernelCatalog(await loadModel(h200Trace(TRACE)));
     text = renderKernelCatalog(catalog, catalog.entries, { wide: true, width });
   });
 

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeLaunches, type LaunchAnatomy } from '../src/analyses/host/launches.js';
 import { loadTrace } from '../src/load-trace.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 type Raw = { name: string; cat?: string; ph?: string; ts: number; dur: number; args?: Record<string, unknown> };
 
@@ -33,7 +33,7 @@ function byCorrelation(raw: Raw[]) {
 
 const analyses = new Map<string, LaunchAnatomy>();
 beforeAll(async () => {
-  for (const name of H200_NAMES) analyses.set(name, computeLaunches(await loadTrace(h200Trace(name))));
+  for (const name of H200_NAMES) analyses.set(name, computeLaunches(await loadModel(h200Trace(name))));
 });
 
 describe('launches: calls per API, launches, kernels per launch, latency per kernel (all H200 captures)', () => {

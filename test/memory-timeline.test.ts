@@ -10,9 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import { aliveByOpAt, computeMemoryTimeline, type MemoryDeviceTimeline } from '../src/analyses/memory/memory-timeline.js';
 import { computeModuleTree } from '../src/analyses/host/modules.js';
-import { loadTrace } from '../src/load-trace.js';
 import { memoryJson, nearCapacity, renderMemory } from '../src/report/memory-view.js';
-import { h200Trace, loadRawJson } from './fixtures.js';
+import { h200Trace, loadRawJson, loadModel } from './fixtures.js';
 import { traceBuilder } from './helpers/trace-builder.js';
 
 type Ev = Record<string, unknown>;
@@ -28,7 +27,7 @@ describe('memory timeline from the raw [memory] records (gpt2_train_mem)', async
     .map(({ e, i }) => ({ i, t: ns(e['ts']), a: e['args'] as Record<string, number>, tid: e['tid'] }))
     .sort((x, y) => x.t - y.t || x.i - y.i);
   const cuda = records.filter((r) => r.a['Device Type'] === 1);
-  const model = await loadTrace(h200Trace('gpt2_train_mem'));
+  const model = await loadModel(h200Trace('gpt2_train_mem'));
   const timeline = computeMemoryTimeline(model, { modules: computeModuleTree(model) });
   const dev = timeline.devices.find((d) => d.device === 'cuda:0') as MemoryDeviceTimeline;
 
@@ -177,7 +176,7 @@ describe('memory on hand-made records', () => {
   });
 
   it('a trace without profile_memory: one line naming the flag', async () => {
-    const model = await loadTrace(h200Trace('linear'));
+    const model = await loadModel(h200Trace('linear'));
     const tl = computeMemoryTimeline(model);
     expect(tl.status).toBe('no-records');
     expect(renderMemory(tl, { traceEndNs: model.traceEndNs })).toBe(

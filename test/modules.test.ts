@@ -11,9 +11,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeModuleTree, modulesStatusLine } from '../src/analyses/host/modules.js';
-import { loadTrace } from '../src/load-trace.js';
 import { renderModules } from '../src/report/modules-view.js';
-import { h200Trace, loadRawJson } from './fixtures.js';
+import { h200Trace, loadRawJson, loadModel } from './fixtures.js';
 import { traceBuilder } from './helpers/trace-builder.js';
 
 type Ev = Record<string, unknown>;
@@ -22,7 +21,7 @@ const PREFIX = 'nn.Module: ';
 
 describe('module tree of gpt2_train_mem from the raw events', async () => {
   const events = loadRawJson(h200Trace('gpt2_train_mem')).traceEvents as Ev[];
-  const model = await loadTrace(h200Trace('gpt2_train_mem'));
+  const model = await loadModel(h200Trace('gpt2_train_mem'));
   const tree = computeModuleTree(model);
   const byPath = new Map(tree.nodes.map((n) => [n.path, n]));
 
@@ -168,7 +167,7 @@ describe('module tree of gpt2_train_mem from the raw events', async () => {
 
 describe('modules without python frames', () => {
   it('one line naming with_stack', async () => {
-    const model = await loadTrace(h200Trace('linear'));
+    const model = await loadModel(h200Trace('linear'));
     const tree = computeModuleTree(model);
     expect(tree.status).toBe('no-python-frames');
     expect(renderModules(tree)).toBe(modulesStatusLine('no-python-frames'));

@@ -6,8 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeEpilogue } from '../src/analyses/gemm/epilogues.js';
 import { computeOps } from '../src/analyses/host/ops.js';
-import { loadTrace } from '../src/load-trace.js';
-import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 
 interface RawEvent {
   ph?: string;
@@ -34,7 +33,7 @@ function selfUs(events: RawEvent[], e: RawEvent): number {
 describe('ops: views (S3)', () => {
   it('linear: aten::t, aten::transpose, aten::as_strided are views, with torch\'s CPU times', async () => {
     const events = raw('linear');
-    const report = computeOps(await loadTrace(h200Trace('linear')));
+    const report = computeOps(await loadModel(h200Trace('linear')));
     expect(report.views.map((v) => v.name).sort()).toEqual(['aten::as_strided', 'aten::t', 'aten::transpose']);
     expect(report.noGpuWork).toEqual([]);
     const oracle = loadOracle('linear').key_averages;
@@ -54,7 +53,7 @@ describe('ops: views (S3)', () => {
   });
 
   it('geglu_mlp: every view op in torch\'s table with zero device time is listed, nothing else', async () => {
-    const report = computeOps(await loadTrace(h200Trace('geglu_mlp')));
+    const report = computeOps(await loadModel(h200Trace('geglu_mlp')));
     const oracle = loadOracle('geglu_mlp').key_averages.filter((k) => k.device_type === 'DeviceType.CPU');
     const zeroDeviceAtenViews = oracle
       .filter((k) => ['aten::t', 'aten::transpose', 'aten::as_strided', 'aten::reshape', 'aten::view', 'aten::_unsafe_view'].includes(k.key))
@@ -72,7 +71,7 @@ describe('ops: views (S3)', () => {
 describe('ops: epilogues (S4)', () => {
   it('linear: the addmm bias rides in the GEMM epilogue, and no add runs under the linear', async () => {
     const events = raw('linear');
-    const report = computeOps(await loadTrace(h200Trace('linear')));
+    const report = computeOps(await loadModel(h200Trace('linear')));
     expect(report.epilogues).toHaveLength(1);
     const e = report.epilogues[0]!;
     // independent: the raw linear, its addmm and the only kernel launched under it
@@ -100,7 +99,7 @@ describe('ops: epilogues (S4)', () => {
 
   it('matmul_add: eager torch.add(torch.matmul(x, w), b) — the add is a separate kernel, no epilogue', async () => {
     const events = raw('matmul_add');
-    const report = computeOps(await loadTrace(h200Trace('matmul_add')));
+    const report = computeOps(await loadModel(h200Trace('matmul_add')));
     expect(report.epilogues).toHaveLength(1);
     const e = report.epilogues[0]!;
     expect(e.op).toBe('aten::mm');
@@ -119,7 +118,7 @@ describe('ops: epilogues (S4)', () => {
   });
 
   it('matmul_add_compile: Inductor turns matmul + add into addmm, the bias in the epilogue', async () => {
-    const report = computeOps(await loadTrace(h200Trace('matmul_add_compile')));
+    const report = computeOps(await loadModel(h200Trace('matmul_add_compile')));
     expect(report.epilogues).toHaveLength(1);
     expect(report.epilogues[0]!.op).toBe('aten::addmm');
     expect(report.epilogues[0]!.carried).toEqual(['bias']);
@@ -129,7 +128,7 @@ describe('ops: epilogues (S4)', () => {
 
   it('relu_mlp: three biased GEMMs carry their bias; the ReLU is not in the epilogue', async () => {
     const events = raw('relu_mlp');
-    const report = computeOps(await loadTrace(h200Trace('relu_mlp')));
+    const report = computeOps(await loadModel(h200Trace('relu_mlp')));
     const addmmShapes = new Set(events.filter((x) => x.cat === 'cpu_op' && x.name === 'aten::addmm').map((x) => JSON.stringify(x.args!['Input Dims'])));
     expect(report.epilogues).toHaveLength(addmmShapes.size);
     for (const e of report.epilogues) {

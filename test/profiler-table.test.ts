@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
 import { loadTrace } from '../src/load-trace.js';
 import { checkModelIntegrity } from '../src/model/integrity.js';
-import { H200_NAMES, h200Trace, loadOracle } from './fixtures.js';
+import { H200_NAMES, h200Trace, loadOracle, loadModel } from './fixtures.js';
 import { parityProblems } from './oracle-parity.js';
 
 describe('summary equals torch key_averages', () => {
   for (const name of H200_NAMES) {
     it(name, async () => {
+      // a model of its own: the check below is that the table leaves it as it was
       const model = await loadTrace(h200Trace(name));
       const owned = model.host.firstOwned.slice();
       const table = computeProfilerTable(model);
@@ -24,7 +25,7 @@ describe('summary equals torch key_averages', () => {
   }
 
   it('linear_compile: the GEMM is not credited to cudaDeviceSynchronize, and a diagnostic says why', async () => {
-    const model = await loadTrace(h200Trace('linear_compile'));
+    const model = await loadModel(h200Trace('linear_compile'));
     const sync = computeProfilerTable(model).rows.find((r) => r.name === 'cudaDeviceSynchronize')!;
     expect(sync.selfDeviceUs).toBe(0);
     const oracleSync = loadOracle('linear_compile').key_averages.find((k) => k.key === 'cudaDeviceSynchronize')!;
@@ -34,7 +35,7 @@ describe('summary equals torch key_averages', () => {
   });
 
   it('group by shape splits aten::addmm by Input Dims as torch does', async () => {
-    const model = await loadTrace(h200Trace('relu_mlp'));
+    const model = await loadModel(h200Trace('relu_mlp'));
     const rows = computeProfilerTable(model, { groupBy: 'shape' }).rows.filter((r) => r.name === 'aten::addmm');
     // independent: the distinct Input Dims of aten::addmm events in torch's oracle
     const shapes = new Set(loadOracle('relu_mlp').events.filter((e) => e.name === 'aten::addmm').map((e) => JSON.stringify(e.input_shapes)));

@@ -11,12 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTrace } from '../src/load-trace.js';
 import { TIMELINE_LAYOUT as L } from '../src/report/html/page-script.js';
 import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
-import { h200Trace } from './fixtures.js';
+import { h200Trace, loadModel } from './fixtures.js';
 import { hasChromium, openReportPage, type ReportPage } from './helpers/chromium.js';
 
 const HAS_CHROMIUM = hasChromium("the report's browser test");
@@ -29,7 +28,7 @@ describe.skipIf(!HAS_CHROMIUM)('report page in Chromium (gpt2_train)', () => {
   let embed: TimelineEmbed;
 
   beforeAll(async () => {
-    const model = await loadTrace(h200Trace('gpt2_train'));
+    const model = await loadModel(h200Trace('gpt2_train'));
     const data = buildReportData(model, { tracePath: 'gpt2_train.pt.trace.json.gz', generator: 'kinetoscope test' });
     if (!data.timeline.ok) throw new Error(data.timeline.error);
     embed = data.timeline.value.embed;

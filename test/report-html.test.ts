@@ -25,7 +25,7 @@ import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_NAMES, MICRO_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, MICRO_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 
 type Raw = Record<string, unknown>;
 const DRAWN = new Set<string>(TIMELINE_CATEGORIES);
@@ -77,7 +77,7 @@ function timelineHostDepths(t: Timeline): Map<string, number> {
 
 const models = new Map<string, Promise<TraceModel>>();
 const model = (name: string) => {
-  if (!models.has(name)) models.set(name, loadTrace(h200Trace(name)));
+  if (!models.has(name)) models.set(name, loadModel(h200Trace(name)));
   return models.get(name)!;
 };
 

@@ -11,12 +11,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryTimeline } from '../src/analyses/memory/memory-timeline.js';
 import type { ModuleTree } from '../src/analyses/host/modules.js';
-import { loadTrace } from '../src/load-trace.js';
 import { TIMELINE_LAYOUT as L } from '../src/report/html/page-script.js';
 import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
-import { h200Trace } from './fixtures.js';
+import { h200Trace, loadModel } from './fixtures.js';
 import { hasChromium, openReportPage, type ReportPage } from './helpers/chromium.js';
 
 const HAS_CHROMIUM = hasChromium('the memory/modules browser test');
@@ -29,7 +28,7 @@ describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium
   let modules: ModuleTree;
 
   beforeAll(async () => {
-    const model = await loadTrace(h200Trace('gpt2_train_mem'));
+    const model = await loadModel(h200Trace('gpt2_train_mem'));
     const data = buildReportData(model, { tracePath: 'gpt2_train_mem.pt.trace.json.gz', generator: 'kinetoscope test' });
     if (!data.timeline.ok || !data.memory?.ok || !data.modules?.ok) throw new Error('a section failed');
     embed = data.timeline.value.embed;

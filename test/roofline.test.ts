@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { computeRoofline, type RooflineRow } from '../src/analyses/gemm/roofline.js';
 import { loadTrace } from '../src/load-trace.js';
-import { H200_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
+import { H200_DIR, MICRO_DIR, h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 interface RawEvent {
   ph?: string;
@@ -59,7 +59,7 @@ function rowsFor(rows: RooflineRow[], kind: string, ids: Set<number>, model: { h
 
 describe('roofline: cnn_train (cuDNN convolutions, fp16 autocast)', async () => {
   const events = rawOf(h200Trace('cnn_train'));
-  const model = await loadTrace(h200Trace('cnn_train'));
+  const model = await loadModel(h200Trace('cnn_train'));
   const r = computeRoofline(model);
 
   it('every cudnn_convolution: one conv-fprop call, FLOPs from its Input Dims and Concrete Inputs, time from its kernels', () => {
@@ -127,7 +127,7 @@ describe('roofline: attention (cuDNN causal), efficient, GQA flash', () => {
   ] as const) {
     it(`${name}: 4·B·H·Sq·Sk·D (halved when causal) forward, 2.5× backward; time = every kernel under the op`, async () => {
       const events = rawOf(h200Trace(name));
-      const model = await loadTrace(h200Trace(name));
+      const model = await loadModel(h200Trace(name));
       const r = computeRoofline(model);
       const ops = xs(events, 'cpu_op');
       for (const [opName, kind, causalIdx, qIdx, kIdx, factor] of [
@@ -162,7 +162,7 @@ describe('roofline: attention (cuDNN causal), efficient, GQA flash', () => {
 
 describe('roofline: scaled_mm (fp8) against the fp8 dense peak', async () => {
   const events = rawOf(h200Trace('scaled_mm'));
-  const model = await loadTrace(h200Trace('scaled_mm'));
+  const model = await loadModel(h200Trace('scaled_mm'));
   const r = computeRoofline(model);
   it('2·M·N·K, fp8 e4m3 inputs, % of the H200 fp8 dense peak (1979 TFLOP/s)', () => {
     const calls = xs(events, 'cpu_op', 'aten::_scaled_mm');
@@ -181,7 +181,7 @@ describe('roofline: scaled_mm (fp8) against the fp8 dense peak', async () => {
 
 describe('roofline: the alignment rule on gpt2_train (vocabulary GEMMs, N = 50257)', async () => {
   const events = rawOf(h200Trace('gpt2_train'));
-  const model = await loadTrace(h200Trace('gpt2_train'));
+  const model = await loadModel(h200Trace('gpt2_train'));
   const r = computeRoofline(model);
   it('names every GEMM with a dim of 50257 on an align1 kernel, with the padded size and its share of kernel time', () => {
     const mms = xs(events, 'cpu_op', 'aten::mm').filter((e) => dims(e).slice(0, 2).flat().includes(50257));
@@ -305,7 +305,7 @@ describe('check --write-expect counts Triton template GEMMs in gemms (relu_mlp_c
     const { deriveExpectations } = await import('../src/analyses/compare/expectations.js');
     const name = 'relu_mlp_compile_ma_nograd';
     const events = rawOf(h200Trace(name));
-    const m = await loadTrace(h200Trace(name));
+    const m = await loadModel(h200Trace(name));
     const steps = xs(events, 'user_annotation', /^ProfilerStep#/);
     const kernels = xs(events, 'kernel');
     // Per step: the template kernels (triton_tem_… with mm in their op list) and cuBLAS's nvjet.
@@ -320,7 +320,7 @@ describe('the alignment rule against the compiled GPT-2 (Inductor pads the vocab
   it('each eager vocabulary GEMM is compared with the compiled trace\'s padded product, % of peak from its raw kernels', async () => {
     const { computeGemmTable } = await import('../src/analyses/gemm/gemm.js');
     const compiled = rawOf(h200Trace('gpt2_train_compile'));
-    const r = computeRoofline(await loadTrace(h200Trace('gpt2_train')), { vs: computeGemmTable(await loadTrace(h200Trace('gpt2_train_compile'))) });
+    const r = computeRoofline(await loadModel(h200Trace('gpt2_train')), { vs: computeGemmTable(await loadModel(h200Trace('gpt2_train_compile'))) });
     const padded = xs(compiled, 'cpu_op', 'aten::mm').filter((e) => dims(e).slice(0, 2).flat().includes(50264));
     expect(padded.length).toBe(9);
     const findings = r.alignment.filter((f) => f.dims.some((d) => d.size === 50257));

@@ -6,14 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeScopeInstances, choosePrimaryScope, instanceGpuNs, instanceKernels, instanceLaunches, listAnnotations } from '../src/analyses/host/scopes.js';
-import { loadTrace } from '../src/load-trace.js';
-import { H200_NAMES, h200Trace, loadOracle } from './fixtures.js';
+import { H200_NAMES, h200Trace, loadOracle, loadModel } from './fixtures.js';
 import { rawTrace } from './raw-scopes.js';
 
 describe('scope instances of each capture\'s annotation', () => {
   for (const name of H200_NAMES) {
     it(name, async () => {
-      const m = await loadTrace(h200Trace(name));
+      const m = await loadModel(h200Trace(name));
       const oracle = loadOracle(name);
       const instances = computeScopeInstances(m, { per: 'annotation', name: oracle.annotation });
       // torch lists each annotation twice: the CPU event and its GPU-side span (cpu total 0).
@@ -44,7 +43,7 @@ describe('scope instances of each capture\'s annotation', () => {
   }
 
   it('geglu_mlp_hand: geglu_fwd is launched outside any op and still belongs to mlp_fwd', async () => {
-    const m = await loadTrace(h200Trace('geglu_mlp_hand'));
+    const m = await loadModel(h200Trace('geglu_mlp_hand'));
     const inst = computeScopeInstances(m, { per: 'annotation', name: 'mlp_fwd' });
     for (const x of inst) {
       const names = instanceKernels(m, x).map((g) => m.strings.get(m.gpu.name[g]!));
@@ -55,7 +54,7 @@ describe('scope instances of each capture\'s annotation', () => {
   });
 
   it('gpt2_train steps take in the backward pass run on the autograd thread', async () => {
-    const m = await loadTrace(h200Trace('gpt2_train'));
+    const m = await loadModel(h200Trace('gpt2_train'));
     const steps = computeScopeInstances(m, { per: 'step' });
     expect(steps.map((s) => s.name)).toEqual(['ProfilerStep#2', 'ProfilerStep#3', 'ProfilerStep#4']);
     const raw = rawTrace('gpt2_train');
@@ -75,14 +74,14 @@ describe('scope instances of each capture\'s annotation', () => {
   });
 
   it('the primary scope is the heaviest top-level annotation', async () => {
-    const m = await loadTrace(h200Trace('gpt2_train'));
+    const m = await loadModel(h200Trace('gpt2_train'));
     const names = listAnnotations(m);
     const raw = rawTrace('gpt2_train').events.filter((e) => e.cat === 'user_annotation' && !e.name.startsWith('ProfilerStep#')).sort((a, b) => a.ts - b.ts);
     expect(names.map((n) => n.name)).toEqual([...new Set(raw.map((e) => e.name))]);
     expect(names.map((n) => n.instances)).toEqual([3, 3, 3]);
     expect(names.find((n) => n.name === 'train_step')!.topLevel).toBe(true);
     expect(choosePrimaryScope(m)).toEqual({ per: 'annotation', name: 'train_step' });
-    const linear = await loadTrace(h200Trace('linear_compile'));
+    const linear = await loadModel(h200Trace('linear_compile'));
     // `## Call CompiledFxGraph …` sits inside linear_fwd: not top-level.
     expect(listAnnotations(linear).filter((a) => a.topLevel).map((a) => a.name)).toEqual(['linear_fwd']);
     expect(choosePrimaryScope(linear)).toEqual({ per: 'annotation', name: 'linear_fwd' });

@@ -16,7 +16,7 @@ import { computeStepBreakdown, type StepAnalysis } from '../src/analyses/steps/s
 import { loadTrace } from '../src/load-trace.js';
 import { stepsJson } from '../src/report/steps-view.js';
 import { renderSteps } from '../src/report/steps-view.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 
 type Raw = Record<string, unknown> & { name: string; cat?: string; ph?: string; ts: number; dur: number; args?: Record<string, unknown> };
 
@@ -54,7 +54,7 @@ const steps = (raw: Raw[]) => raw.filter((e) => e.cat === 'user_annotation' && e
 
 const analyses = new Map<string, StepAnalysis>();
 beforeAll(async () => {
-  for (const name of H200_NAMES) analyses.set(name, computeStepBreakdown(await loadTrace(h200Trace(name))));
+  for (const name of H200_NAMES) analyses.set(name, computeStepBreakdown(await loadModel(h200Trace(name))));
 });
 
 describe('steps: wall time, partition, GPU busy, launches (all H200 captures)', () => {

@@ -6,15 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { computeDispatchTree, type DispatchNode } from '../src/analyses/host/dispatch-tree.js';
 import { computeKernelCatalog } from '../src/analyses/kernels/kernel-catalog.js';
-import { loadTrace } from '../src/load-trace.js';
-import { H200_NAMES, h200Trace, loadRawJson } from './fixtures.js';
+import { H200_NAMES, h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
 const find = (n: DispatchNode, name: string): DispatchNode | undefined =>
   n.name === name ? n : n.children.map((c) => find(c, name)).find(Boolean);
 
 describe('tree (S2, S3)', () => {
   it('linear: aten::linear → aten::t → transpose → as_strided (views) and aten::addmm → cuLaunchKernelEx → nvjet …_bias_TNT', async () => {
-    const m = await loadTrace(h200Trace('linear'));
+    const m = await loadModel(h200Trace('linear'));
     const tree = computeDispatchTree(m, { annotation: 'linear_fwd' });
     if ('error' in tree) throw new Error(tree.error);
     expect(tree.instances).toBe(3);
@@ -41,7 +40,7 @@ describe('tree (S2, S3)', () => {
   });
 
   it('unknown step or annotation is an error in words', async () => {
-    const m = await loadTrace(h200Trace('linear'));
+    const m = await loadModel(h200Trace('linear'));
     expect(computeDispatchTree(m, { step: 9 })).toEqual({ error: 'no ProfilerStep#9 in the trace (steps: 2, 3, 4)' });
     expect(computeDispatchTree(m, { annotation: 'nope' })).toEqual({ error: 'no host event named "nope" in the trace' });
   });
@@ -50,7 +49,7 @@ describe('tree (S2, S3)', () => {
 describe('kernels (S6)', () => {
   for (const name of H200_NAMES) {
     it(`${name}: calls and time per name equal the raw events`, async () => {
-      const m = await loadTrace(h200Trace(name));
+      const m = await loadModel(h200Trace(name));
       const cat = computeKernelCatalog(m);
       const raw = loadRawJson(h200Trace(name)).traceEvents.filter((e) => ['kernel', 'gpu_memcpy', 'gpu_memset'].includes(String(e['cat'])));
       const expected = new Map<string, { calls: number; totalUs: number; max: number }>();
@@ -72,7 +71,7 @@ describe('kernels (S6)', () => {
   }
 
   it('linear: the GEMM is a cuBLAS nvjet sm90 kernel with its bias in the epilogue, launched by aten::addmm', async () => {
-    const cat = computeKernelCatalog(await loadTrace(h200Trace('linear')));
+    const cat = computeKernelCatalog(await loadModel(h200Trace('linear')));
     const e = cat.entries.find((x) => x.name.startsWith('nvjet'))!;
     expect(e.ops).toEqual([{ name: 'aten::addmm', calls: 3 }]);
     expect(e.launchedBy).toEqual([{ name: 'cuLaunchKernelEx', calls: 3 }]);
@@ -83,7 +82,7 @@ describe('kernels (S6)', () => {
   });
 
   it('geglu_mlp_compile: the fused Inductor kernel decodes to its op list', async () => {
-    const cat = computeKernelCatalog(await loadTrace(h200Trace('geglu_mlp_compile')));
+    const cat = computeKernelCatalog(await loadModel(h200Trace('geglu_mlp_compile')));
     const e = cat.entries.find((x) => x.name.startsWith('triton_'))!;
     expect(e.name).toBe('triton_poi_fused__unsafe_view_gelu_mul_0');
     expect(e.decoded.inductor?.kind).toBe('pointwise');
