@@ -10,10 +10,12 @@ export default defineConfig({
     testTimeout: 0,
     hookTimeout: 0,
     pool: 'forks',
-    // Two test files at a time even on a two-core machine (vitest's default is one fewer than
-    // the cores): much of a file's time is its CLI children and the reader's worker threads,
-    // and a machine shared with other work gives each running process its share.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // One more test file at a time than there are cores (vitest's default is one fewer): much of
+    // a file's time is its CLI children and the reader's worker threads, whose waits another
+    // file fills; and a machine shared with other work gives each running process its share —
+    // with two other CPU-bound processes on two cores, three workers get 3/5 of the machine
+    // where two got half (measured: 298 s → see docs/performance.md's test-suite line).
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     // One module graph per worker, not per file: the TypeScript sources are evaluated once per
     // worker, and the models test/fixtures.ts loadModel() caches are shared by the files that
     // read them (no test mocks modules or changes process-wide state that outlives it).
