@@ -14,7 +14,7 @@ export default defineConfig({
     // a file's time is its CLI children and the reader's worker threads, whose waits another
     // file fills; and a machine shared with other work gives each running process its share —
     // with two other CPU-bound processes on two cores, three workers get 3/5 of the machine
-    // where two got half (measured: 298 s → see docs/performance.md's test-suite line).
+    // where two got half (docs/performance.md, "The test suite on a loaded two-core machine").
     maxWorkers: Math.max(3, availableParallelism() + 1),
     // One module graph per worker, not per file: the TypeScript sources are evaluated once per
     // worker, and the models test/fixtures.ts loadModel() caches are shared by the files that
