@@ -184,19 +184,65 @@ function traceIndex(m: TraceModel): TraceIndex {
   return ix;
 }
 
-export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {
-  const hta = !!opts.hta;
-  const { host, gpu } = m;
-  const diags = new Map<string, { severity: Diagnostic['severity']; message: string; count: number }>();
-  const note = (code: string, severity: Diagnostic['severity'], message: string) => {
-    const d = diags.get(code);
-    if (d) d.count++;
-    else diags.set(code, { severity, message, count: 1 });
-  };
+type Note = (code: string, severity: Diagnostic['severity'], message: string) => void;
 
-  // ---- which events are in the graph
-  const inHost = new Uint8Array(host.length);
-  const hostList: number[] = [];
+/**
+ * One graph under construction. The build runs as one small function per phase (below) rather
+ * than one function of several hundred lines: V8 optimises each hot loop on its own and soon,
+ * where the single function took hundreds of milliseconds to compile (twice, after a deopt) and
+ * ran unoptimised meanwhile — most of the steps of a report.
+ */
+class GraphBuild {
+  readonly host: TraceModel['host'];
+  readonly gpu: TraceModel['gpu'];
+  readonly diags = new Map<string, { severity: Diagnostic['severity']; message: string; count: number }>();
+  readonly note: Note = (code, severity, message) => {
+    const d = this.diags.get(code);
+    if (d) d.count++;
+    else this.diags.set(code, { severity, message, count: 1 });
+  };
+  readonly inHost: Uint8Array;
+  readonly hostList: number[] = [];
+  readonly inGpu: Uint8Array;
+  readonly gpuList: number[] = [];
+  nNodes = 0;
+  nodeEvent = new Int32Array(0);
+  nodeGpu = new Uint8Array(0);
+  nodeStart = new Uint8Array(0);
+  nodeTs = new Float64Array(0);
+  /** start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph */
+  readonly hostStartNode: Int32Array;
+  readonly gpuStartNode: Int32Array;
+  t0 = 0;
+  readonly E = new Edges();
+  readonly ix: TraceIndex;
+  constructor(
+    readonly m: TraceModel,
+    readonly hta: boolean,
+  ) {
+    this.host = m.host;
+    this.gpu = m.gpu;
+    this.inHost = new Uint8Array(m.host.length);
+    this.inGpu = new Uint8Array(m.gpu.length);
+    this.hostStartNode = new Int32Array(m.host.length).fill(-1);
+    this.gpuStartNode = new Int32Array(m.gpu.length).fill(-1);
+    this.ix = traceIndex(m);
+  }
+}
+
+export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {
+  const b = new GraphBuild(m, !!opts.hta);
+  takeEvents(b, inst);
+  makeNodes(b, inst);
+  addHostEdges(b, inst);
+  addGpuEdges(b);
+  dropBackEdges(b);
+  return weighEdges(b);
+}
+
+// ---- which events are in the graph
+function takeEvents(b: GraphBuild, inst: ScopeInstance): void {
+  const { host, gpu, hta, note, inHost, hostList, inGpu, gpuList } = b;
   const take = (h: number) => {
     if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) return;
     if (!(host.durNs[h]! >= 0)) {
@@ -208,8 +254,6 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   };
   if (inst.root >= 0) take(inst.root);
   for (const h of inst.hostEvents) take(h);
-  const inGpu = new Uint8Array(gpu.length);
-  const gpuList: number[] = [];
   for (const g of inst.gpu) {
     if (!(gpu.durNs[g]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a GPU activity with a negative or missing duration was left out of the graph');
@@ -218,16 +262,16 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     inGpu[g] = 1;
     gpuList.push(g);
   }
+}
 
-  // ---- nodes: 0 = source, then 2 per host event and 2 per GPU activity
+// ---- nodes: 0 = source, then 2 per host event and 2 per GPU activity
+function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
+  const { host, gpu, hostList, gpuList, hostStartNode, gpuStartNode } = b;
   const nNodes = 1 + 2 * (hostList.length + gpuList.length);
   const nodeEvent = new Int32Array(nNodes);
   const nodeGpu = new Uint8Array(nNodes);
   const nodeStart = new Uint8Array(nNodes);
   const nodeTs = new Float64Array(nNodes);
-  // start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph
-  const hostStartNode = new Int32Array(host.length).fill(-1);
-  const gpuStartNode = new Int32Array(gpu.length).fill(-1);
   let t0 = inst.startNs;
   for (const h of hostList) t0 = Math.min(t0, host.startNs[h]!);
   for (const g of gpuList) t0 = Math.min(t0, gpu.startNs[g]!);
@@ -255,28 +299,40 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     nodeTs[k + 1] = gpu.startNs[g]! + gpu.durNs[g]!;
     k += 2;
   }
-  const hS = (h: number) => hostStartNode[h]!;
-  const gS = (g: number) => gpuStartNode[g]!;
+  b.nNodes = nNodes;
+  b.nodeEvent = nodeEvent;
+  b.nodeGpu = nodeGpu;
+  b.nodeStart = nodeStart;
+  b.nodeTs = nodeTs;
+  b.t0 = nodeTs[0]!;
+}
 
-  const E = new Edges();
-  const ix = traceIndex(m);
-  const { flags, launches } = ix;
-  const isApi = (h: number) => host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver;
-  /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
-  const blocking = (h: number): boolean => {
-    if (!isApi(h)) return false;
-    if (hta) return HTA_BLOCKING.has(m.strings.get(host.name[h]!));
-    const id = host.name[h]!;
-    let bits = flags.byName[id]!;
-    if (bits === API_UNDECIDED) bits = flags.decide(id);
-    if (bits & API_BLOCKS_HOST) return true;
-    if (!(bits & API_COPY)) return false;
-    const a = launches.offsets[h]!;
-    const b = launches.offsets[h + 1]!;
-    return flags.blocksHost(bits, launches.items, a, b);
-  };
+/** Whether a host call makes the host wait for the GPU (its self time is a wait). */
+function isBlocking(b: GraphBuild, h: number): boolean {
+  const { host, m } = b;
+  if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) return false;
+  if (b.hta) return HTA_BLOCKING.has(m.strings.get(host.name[h]!));
+  const { flags, launches } = b.ix;
+  const id = host.name[h]!;
+  let bits = flags.byName[id]!;
+  if (bits === API_UNDECIDED) bits = flags.decide(id);
+  if (bits & API_BLOCKS_HOST) return true;
+  if (!(bits & API_COPY)) return false;
+  const a = launches.offsets[h]!;
+  const e = launches.offsets[h + 1]!;
+  return flags.blocksHost(bits, launches.items, a, e);
+}
 
-  // ---- host: each thread's events in nesting order (an iterative walk of torch's tree)
+/** Per thread: its nodes in walk order (for spawn/join lookups), and the top-level starts and ends. */
+interface ThreadWalk {
+  readonly seq: number[];
+  readonly starts: number[];
+  readonly ends: number[];
+}
+
+// ---- host: each thread's events in nesting order (an iterative walk of torch's tree)
+function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
+  const { host, hta, inHost, hostList, nodeStart, nodeTs, E } = b;
   const byThread = new Map<number, number[]>();
   for (const h of hostList) {
     // top-level in the graph: no enclosing event in the graph
@@ -289,69 +345,13 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     l.push(h);
   }
   const rootThread = inst.root >= 0 ? host.thread[inst.root]! : -1;
-  /** Per thread: its nodes in walk order (for spawn/join lookups), and the top-level starts. */
-  const threadNodes = new Map<number, number[]>();
-  const topStarts = new Map<number, number[]>();
-  const topEnds = new Map<number, number[]>();
-  for (const [t, tops] of byThread) {
-    tops.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
-    const seq: number[] = [];
-    const starts: number[] = [];
-    const ends: number[] = [];
-    let last = -1; // last node on this thread
-    // explicit stack of [event, child cursor, enclosing graph event]; cursor -2 = not entered
-    const stack: number[] = [];
-    for (const top of tops) {
-      stack.push(top, -2, -1);
-      while (stack.length > 0) {
-        const sp = stack.length - 3;
-        const h = stack[sp]!;
-        const cur = stack[sp + 1]!;
-        const encl = stack[sp + 2]!;
-        const inside = inHost[h] === 1;
-        if (cur === -2) {
-          // enter
-          if (inside) {
-            const n = hS(h);
-            // (HTA's attribution: parent start → child start is the parent's time; a sibling's
-            // end → the next sibling's start, the enclosing event's. The first node of a thread
-            // gets its edge below: from the source, or spawned from the instance's thread.)
-            if (last >= 0) {
-              const top = encl < 0;
-              E.add(last, n, top ? EK.HostGap : EK.Cpu, top ? -1 : nodeStart[last] ? nodeEvent[last]! : encl);
-            }
-            if (encl < 0) starts.push(n);
-            last = n;
-          }
-          stack[sp + 1] = host.firstChild[h]!;
-          continue;
-        }
-        if (cur >= 0) {
-          stack[sp + 1] = host.nextSibling[cur]!;
-          stack.push(cur, -2, inside ? h : encl);
-          continue;
-        }
-        // exit
-        stack.length = sp;
-        if (!inside) continue;
-        const n = hS(h) + 1;
-        // (its own start or its last child's end → its end: the event's own time)
-        E.add(last, n, EK.Cpu, h);
-        if (encl < 0) ends.push(n);
-        last = n;
-      }
-    }
-    // walk order of nodes on this thread, for lookups by time
-    for (const h of tops) collectNodes(host, inHost, h, hS, seq);
-    threadNodes.set(t, seq);
-    topStarts.set(t, starts);
-    topEnds.set(t, ends);
-  }
+  const walks = new Map<number, ThreadWalk>();
+  for (const [t, tops] of byThread) walks.set(t, walkThread(b, tops));
 
   // source → first node of the instance's thread (or of every thread when there is none)
-  const rootSeqByTime = rootThread >= 0 ? sortedByTime(threadNodes.get(rootThread) ?? [], nodeTs) : [];
+  const rootSeqByTime = rootThread >= 0 ? sortedByTime(walks.get(rootThread)?.seq ?? [], nodeTs) : [];
   const rootStartNodes = rootSeqByTime.filter((n) => nodeStart[n] === 1);
-  for (const [t, starts] of topStarts) {
+  for (const [t, { starts, ends }] of walks) {
     if (starts.length === 0) continue;
     const first = starts[0]!;
     if (t === rootThread) {
@@ -364,37 +364,94 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     // join: each top-level end → the next event start on the instance's thread (the host
     // there may have waited for it: autograd's backward runs while the main thread waits)
     if (!hta && rootStartNodes.length > 0) {
-      for (const en of topEnds.get(t) ?? []) {
+      for (const en of ends) {
         const i = firstAtOrAfterNode(rootStartNodes, nodeTs, nodeTs[en]!);
         if (i >= 0) E.add(en, rootStartNodes[i]!, EK.Join);
       }
     }
   }
+}
 
-  // ---- GPU: per stream in start order; launch, kernel-gap and sync edges
-  const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
+/** One thread's cpu and host-gap edges, from its top-level events in the graph. */
+function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
+  const { host, inHost, hostStartNode, nodeStart, nodeEvent, E } = b;
+  tops.sort((a, c) => host.startNs[a]! - host.startNs[c]! || a - c);
+  const seq: number[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let last = -1; // last node on this thread
+  // explicit stack of [event, child cursor, enclosing graph event]; cursor -2 = not entered
+  const stack: number[] = [];
+  for (const top of tops) {
+    stack.push(top, -2, -1);
+    while (stack.length > 0) {
+      const sp = stack.length - 3;
+      const h = stack[sp]!;
+      const cur = stack[sp + 1]!;
+      const encl = stack[sp + 2]!;
+      const inside = inHost[h] === 1;
+      if (cur === -2) {
+        // enter
+        if (inside) {
+          const n = hostStartNode[h]!;
+          // (HTA's attribution: parent start → child start is the parent's time; a sibling's
+          // end → the next sibling's start, the enclosing event's. The first node of a thread
+          // gets its edge in addHostEdges: from the source, or spawned from the instance's thread.)
+          if (last >= 0) {
+            const isTop = encl < 0;
+            E.add(last, n, isTop ? EK.HostGap : EK.Cpu, isTop ? -1 : nodeStart[last] ? nodeEvent[last]! : encl);
+          }
+          if (encl < 0) starts.push(n);
+          last = n;
+        }
+        stack[sp + 1] = host.firstChild[h]!;
+        continue;
+      }
+      if (cur >= 0) {
+        stack[sp + 1] = host.nextSibling[cur]!;
+        stack.push(cur, -2, inside ? h : encl);
+        continue;
+      }
+      // exit
+      stack.length = sp;
+      if (!inside) continue;
+      const n = hostStartNode[h]! + 1;
+      // (its own start or its last child's end → its end: the event's own time)
+      E.add(last, n, EK.Cpu, h);
+      if (encl < 0) ends.push(n);
+      last = n;
+    }
+  }
+  // walk order of nodes on this thread, for lookups by time
+  for (const h of tops) collectNodes(host, inHost, h, hostStartNode, seq);
+  return { seq, starts, ends };
+}
+
+// ---- GPU: per stream in start order; launch, kernel-gap and sync edges
+function addGpuEdges(b: GraphBuild): void {
+  const { host, gpu, hta, note, inHost, gpuList, hostStartNode, gpuStartNode, E } = b;
   const byStream = new Map<number, number[]>();
   for (const g of gpuList) {
-    const key = streamKey(g);
+    const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
     let l = byStream.get(key);
     if (!l) byStream.set(key, (l = []));
     l.push(g);
   }
-  for (const l of byStream.values()) l.sort((a, b) => gpu.startNs[a]! - gpu.startNs[b]! || a - b);
+  for (const l of byStream.values()) l.sort((a, c) => gpu.startNs[a]! - gpu.startNs[c]! || a - c);
 
   // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
   const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
   const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
-  resolveSyncs(m, ix, hostList, inGpu, byStream, hostSyncSrc, streamWaitSrc, note);
+  resolveSyncs(b.m, b.ix, b.hostList, b.inGpu, byStream, hostSyncSrc, streamWaitSrc, note);
 
   for (const [, list] of byStream) {
     let prev = -1;
     for (const g of list) {
-      const s = gS(g);
+      const s = gpuStartNode[g]!;
       E.add(s, s + 1, EK.Gpu, g, 1);
       const l = gpu.launcher[g]!;
       for (const src of streamWaitSrc.get(g) ?? []) {
-        E.add(gS(src) + 1, s, EK.Sync);
+        E.add(gpuStartNode[src]! + 1, s, EK.Sync);
       }
       if (prev >= 0) {
         const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
@@ -402,17 +459,17 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
           // started while the previous one ran (programmatic dependent launch on Hopper, or
           // clock noise): tied to the previous one's start, its time counted as that kernel's
           if (!hta) {
-            E.add(gS(prev), s, EK.Gpu, prev, 1);
+            E.add(gpuStartNode[prev]!, s, EK.Gpu, prev, 1);
           }
           note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
         } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
-          E.add(gS(prev) + 1, s, EK.KernelGap, prev, 1);
+          E.add(gpuStartNode[prev]! + 1, s, EK.KernelGap, prev, 1);
         }
       }
       if (l >= 0 && inHost[l]) {
         if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
         else {
-          E.add(hS(l), s, EK.Launch);
+          E.add(hostStartNode[l]!, s, EK.Launch);
         }
       } else {
         note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
@@ -420,10 +477,13 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
       if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
     }
   }
-  for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(gS(src) + 1, hS(h) + 1, EK.Sync);
+  for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(gpuStartNode[src]! + 1, hostStartNode[h]! + 1, EK.Sync);
+}
 
-  // ---- edges that run back in time are left out; a node left with no edge in gets one from
-  // the instance's start, so that it and what follows it stay on the graph
+// ---- edges that run back in time are left out; a node left with no edge in gets one from
+// the instance's start, so that it and what follows it stay on the graph
+function dropBackEdges(b: GraphBuild): void {
+  const { note, nNodes, nodeTs, E } = b;
   const indeg = new Int32Array(nNodes);
   for (let e = 0; e < E.n; e++) {
     if (nodeTs[E.dst[e]!]! < nodeTs[E.src[e]!]!) {
@@ -436,8 +496,46 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     note('CP_UNEXPLAINED_START', 'warning', 'an event has no edge that explains when it happened (no launch call, no stream order, no enclosing event): an edge from the instance start stands in');
     E.add(0, n, EK.Unexplained);
   }
+}
 
-  // ---- binding edges and weights
+// priority on ties: sync, kernel-gap, launch, host edges
+const PRIO = new Uint8Array([1, 1, 3, 0, 4, 2, 3, 4, 0]);
+
+/**
+ * Whether an edge's time may be a wait. Host time before an event starts may be a wait (for
+ * another thread); an event's end comes after its own work, unless the event is a call that
+ * blocks on the GPU. (A kernel that started while the previous one ran: its edge from that
+ * one's start is not a wait — the previous kernel's progress let it start, so it binds.)
+ */
+function waitable(b: GraphBuild, kd: number, d: number): boolean {
+  if (kd === EK.Cpu) return b.nodeStart[d] === 1 || isBlocking(b, b.nodeEvent[d]!);
+  return kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
+}
+
+/** Marks each node's binding edge (see the module comment); `isWait` gets each edge's waitable(). */
+function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array): Uint8Array {
+  const { nNodes, nodeTs } = b;
+  const binding = new Uint8Array(nE);
+  const best = new Int32Array(nNodes).fill(-1);
+  const bestReady = new Float64Array(nNodes).fill(-Infinity);
+  for (let e = 0; e < nE; e++) {
+    if (kind[e] === 255) continue;
+    isWait[e] = waitable(b, kind[e]!, dst[e]!) ? 1 : 0;
+    const d = dst[e]!;
+    const ready = isWait[e] ? nodeTs[src[e]!]! : nodeTs[d]!;
+    const bi = best[d]!;
+    if (ready > bestReady[d]! || (ready === bestReady[d]! && bi >= 0 && PRIO[kind[e]!]! > PRIO[kind[bi]!]!)) {
+      best[d] = e;
+      bestReady[d] = ready;
+    }
+  }
+  for (let n = 0; n < nNodes; n++) if (best[n]! >= 0) binding[best[n]!] = 1;
+  return binding;
+}
+
+// ---- binding edges and weights
+function weighEdges(b: GraphBuild): CriticalPathGraph {
+  const { gpu, hta, nodeTs, nodeStart, nodeEvent, nodeGpu, E } = b;
   const nE = E.n;
   const src = E.src.slice(0, nE);
   const dst = E.dst.slice(0, nE);
@@ -446,33 +544,8 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
   const attrGpu = E.attrGpu.slice(0, nE);
   const tsDiff = new Float64Array(nE);
   for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
-  const waitable = (e: number): boolean => {
-    const kd = kind[e]!;
-    // host time before an event starts may be a wait (for another thread); an event's end
-    // comes after its own work, unless the event is a call that blocks on the GPU
-    if (kd === EK.Cpu) return nodeStart[dst[e]!] === 1 || blocking(nodeEvent[dst[e]!]!);
-    // (a kernel that started while the previous one ran: its edge from that one's start is
-    // not a wait — the previous kernel's progress let it start, so it binds)
-    return kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
-  };
-  // priority on ties: sync, kernel-gap, launch, host edges
-  const PRIO = [1, 1, 3, 0, 4, 2, 3, 4, 0];
-  const binding = new Uint8Array(nE);
-  const best = new Int32Array(nNodes).fill(-1);
-  const bestReady = new Float64Array(nNodes).fill(-Infinity);
   const isWait = new Uint8Array(nE);
-  for (let e = 0; e < nE; e++) {
-    if (kind[e] === 255) continue;
-    isWait[e] = waitable(e) ? 1 : 0;
-    const d = dst[e]!;
-    const ready = isWait[e] ? nodeTs[src[e]!]! : nodeTs[d]!;
-    const b = best[d]!;
-    if (ready > bestReady[d]! || (ready === bestReady[d]! && b >= 0 && PRIO[kind[e]!]! > PRIO[kind[b]!]!)) {
-      best[d] = e;
-      bestReady[d] = ready;
-    }
-  }
-  for (let n = 0; n < nNodes; n++) if (best[n]! >= 0) binding[best[n]!] = 1;
+  const binding = bindEdges(b, nE, src, dst, kind, isWait);
 
   const typicalLaunchNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.Launch);
   const typicalGapNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.KernelGap);
@@ -487,7 +560,7 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
         kind[e] = 255;
         continue;
       }
-      const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && blocking(nodeEvent[dst[e]!]!);
+      const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && isBlocking(b, nodeEvent[dst[e]!]!);
       const zero = kd === EK.HostGap || kd === EK.Sync || (kd === EK.Launch && !binding[e]) || blockedEnd;
       weight[e] = zero ? 0 : tsDiff[e]!;
       continue;
@@ -515,8 +588,11 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     w++;
   }
 
+  const { t0, nNodes, hostStartNode, gpuStartNode } = b;
   let tEnd = t0;
   for (let n = 0; n < nNodes; n++) if (nodeTs[n]! > tEnd) tEnd = nodeTs[n]!;
+  const hS = (h: number) => hostStartNode[h]!;
+  const gS = (g: number) => gpuStartNode[g]!;
   return {
     nodeCount: nNodes,
     nodeEvent,
@@ -546,19 +622,19 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
     endNs: tEnd,
     typicalLaunchNs,
     typicalGapNs,
-    diagnostics: [...diags].map(([code, d]) => ({ code, severity: d.severity, message: d.message, count: d.count })),
+    diagnostics: [...b.diags].map(([code, d]) => ({ code, severity: d.severity, message: d.message, count: d.count })),
   };
 }
 
 /** Nodes of a host subtree in walk order (start, children, end), graph events only. */
-function collectNodes(host: TraceModel['host'], inHost: Uint8Array, top: number, hS: (h: number) => number, out: number[]): void {
+function collectNodes(host: TraceModel['host'], inHost: Uint8Array, top: number, hostStartNode: Int32Array, out: number[]): void {
   const stack: number[] = [top, -2];
   while (stack.length > 0) {
     const sp = stack.length - 2;
     const h = stack[sp]!;
     const cur = stack[sp + 1]!;
     if (cur === -2) {
-      if (inHost[h]) out.push(hS(h));
+      if (inHost[h]) out.push(hostStartNode[h]!);
       stack[sp + 1] = host.firstChild[h]!;
       continue;
     }
@@ -568,7 +644,7 @@ function collectNodes(host: TraceModel['host'], inHost: Uint8Array, top: number,
       continue;
     }
     stack.length = sp;
-    if (inHost[h]) out.push(hS(h) + 1);
+    if (inHost[h]) out.push(hostStartNode[h]! + 1);
   }
 }
 
@@ -649,7 +725,7 @@ function resolveSyncs(
   byStream: Map<number, number[]>,
   hostSyncSrc: Map<number, number[]>,
   streamWaitSrc: Map<number, number[]>,
-  note: (code: string, severity: Diagnostic['severity'], message: string) => void,
+  note: Note,
 ): void {
   const { host, gpu } = m;
   const { callByCorr, syncByCall, launchedOn, launches, flags } = ix;
