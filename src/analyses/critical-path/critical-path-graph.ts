@@ -201,18 +201,22 @@ class GraphBuild {
     if (d) d.count++;
     else this.diags.set(code, { severity, message, count: 1 });
   };
-  readonly inHost: Uint8Array;
   readonly hostList: number[] = [];
-  readonly inGpu: Uint8Array;
   readonly gpuList: number[] = [];
   nNodes = 0;
   nodeEvent = new Int32Array(0);
   nodeGpu = new Uint8Array(0);
   nodeStart = new Uint8Array(0);
   nodeTs = new Float64Array(0);
-  /** start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph */
-  readonly hostStartNode: Int32Array;
-  readonly gpuStartNode: Int32Array;
+  /**
+   * Start node of host event hLo + i / GPU activity gLo + i (its end node is the next), -1 when
+   * not in the graph: over the instance's range of indexes only, not the whole trace's (a
+   * report builds a graph per step and keeps them all).
+   */
+  hLo = 0;
+  hostStartNode: Int32Array = new Int32Array(0);
+  gLo = 0;
+  gpuStartNode: Int32Array = new Int32Array(0);
   t0 = 0;
   readonly E = new Edges();
   readonly ix: TraceIndex;
@@ -222,12 +226,29 @@ class GraphBuild {
   ) {
     this.host = m.host;
     this.gpu = m.gpu;
-    this.inHost = new Uint8Array(m.host.length);
-    this.inGpu = new Uint8Array(m.gpu.length);
-    this.hostStartNode = new Int32Array(m.host.length).fill(-1);
-    this.gpuStartNode = new Int32Array(m.gpu.length).fill(-1);
     this.ix = traceIndex(m);
   }
+  /** Start node of host event h (its end node is the next); -1 when not in the graph. */
+  hostNode(h: number): number {
+    const i = h - this.hLo;
+    return i >= 0 && i < this.hostStartNode.length ? this.hostStartNode[i]! : -1;
+  }
+  gpuNode(g: number): number {
+    const i = g - this.gLo;
+    return i >= 0 && i < this.gpuStartNode.length ? this.gpuStartNode[i]! : -1;
+  }
+}
+
+/** An Int32Array of -1 over the indexes from the least to the greatest of `list`; its first index. */
+function rangeOf(list: readonly number[]): { lo: number; at: Int32Array } {
+  if (list.length === 0) return { lo: 0, at: new Int32Array(0) };
+  let lo = list[0]!;
+  let hi = lo;
+  for (const x of list) {
+    if (x < lo) lo = x;
+    else if (x > hi) hi = x;
+  }
+  return { lo, at: new Int32Array(hi - lo + 1).fill(-1) };
 }
 
 export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {
@@ -242,14 +263,13 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
 
 // ---- which events are in the graph
 function takeEvents(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, gpu, hta, note, inHost, hostList, inGpu, gpuList } = b;
+  const { host, gpu, hta, note, hostList, gpuList } = b;
   const take = (h: number) => {
     if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) return;
     if (!(host.durNs[h]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a host event with a negative or missing duration was left out of the graph');
       return;
     }
-    inHost[h] = 1;
     hostList.push(h);
   };
   if (inst.root >= 0) take(inst.root);
@@ -259,14 +279,19 @@ function takeEvents(b: GraphBuild, inst: ScopeInstance): void {
       note('CP_NEGATIVE_DURATION', 'warning', 'a GPU activity with a negative or missing duration was left out of the graph');
       continue;
     }
-    inGpu[g] = 1;
     gpuList.push(g);
   }
 }
 
 // ---- nodes: 0 = source, then 2 per host event and 2 per GPU activity
 function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, gpu, hostList, gpuList, hostStartNode, gpuStartNode } = b;
+  const { host, gpu, hostList, gpuList } = b;
+  const hr = rangeOf(hostList);
+  const gr = rangeOf(gpuList);
+  const hLo = hr.lo;
+  const gLo = gr.lo;
+  const hostStartNode = hr.at;
+  const gpuStartNode = gr.at;
   const nNodes = 1 + 2 * (hostList.length + gpuList.length);
   const nodeEvent = new Int32Array(nNodes);
   const nodeGpu = new Uint8Array(nNodes);
@@ -280,7 +305,7 @@ function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
   nodeTs[0] = t0;
   let k = 1;
   for (const h of hostList) {
-    hostStartNode[h] = k;
+    hostStartNode[h - hLo] = k;
     nodeEvent[k] = h;
     nodeStart[k] = 1;
     nodeTs[k] = host.startNs[h]!;
@@ -289,7 +314,7 @@ function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
     k += 2;
   }
   for (const g of gpuList) {
-    gpuStartNode[g] = k;
+    gpuStartNode[g - gLo] = k;
     nodeEvent[k] = g;
     nodeGpu[k] = 1;
     nodeStart[k] = 1;
@@ -299,6 +324,10 @@ function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
     nodeTs[k + 1] = gpu.startNs[g]! + gpu.durNs[g]!;
     k += 2;
   }
+  b.hLo = hLo;
+  b.hostStartNode = hostStartNode;
+  b.gLo = gLo;
+  b.gpuStartNode = gpuStartNode;
   b.nNodes = nNodes;
   b.nodeEvent = nodeEvent;
   b.nodeGpu = nodeGpu;
@@ -332,12 +361,12 @@ interface ThreadWalk {
 
 // ---- host: each thread's events in nesting order (an iterative walk of torch's tree)
 function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, hta, inHost, hostList, nodeStart, nodeTs, E } = b;
+  const { host, hta, hostList, nodeStart, nodeTs, E } = b;
   const byThread = new Map<number, number[]>();
   for (const h of hostList) {
     // top-level in the graph: no enclosing event in the graph
     let p = host.parent[h]!;
-    while (p >= 0 && !inHost[p]) p = host.parent[p]!;
+    while (p >= 0 && b.hostNode(p) < 0) p = host.parent[p]!;
     if (p >= 0) continue;
     const t = host.thread[h]!;
     let l = byThread.get(t);
@@ -374,7 +403,7 @@ function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
 
 /** One thread's cpu and host-gap edges, from its top-level events in the graph. */
 function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
-  const { host, inHost, hostStartNode, nodeStart, nodeEvent, E } = b;
+  const { host, nodeStart, nodeEvent, E } = b;
   tops.sort((a, c) => host.startNs[a]! - host.startNs[c]! || a - c);
   const seq: number[] = [];
   const starts: number[] = [];
@@ -389,11 +418,12 @@ function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
       const h = stack[sp]!;
       const cur = stack[sp + 1]!;
       const encl = stack[sp + 2]!;
-      const inside = inHost[h] === 1;
+      const hn = b.hostNode(h);
+      const inside = hn >= 0;
       if (cur === -2) {
         // enter
         if (inside) {
-          const n = hostStartNode[h]!;
+          const n = hn;
           // (HTA's attribution: parent start → child start is the parent's time; a sibling's
           // end → the next sibling's start, the enclosing event's. The first node of a thread
           // gets its edge in addHostEdges: from the source, or spawned from the instance's thread.)
@@ -415,7 +445,7 @@ function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
       // exit
       stack.length = sp;
       if (!inside) continue;
-      const n = hostStartNode[h]! + 1;
+      const n = hn + 1;
       // (its own start or its last child's end → its end: the event's own time)
       E.add(last, n, EK.Cpu, h);
       if (encl < 0) ends.push(n);
@@ -423,13 +453,13 @@ function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
     }
   }
   // walk order of nodes on this thread, for lookups by time
-  for (const h of tops) collectNodes(host, inHost, h, hostStartNode, seq);
+  for (const h of tops) collectNodes(b, h, seq);
   return { seq, starts, ends };
 }
 
 // ---- GPU: per stream in start order; launch, kernel-gap and sync edges
 function addGpuEdges(b: GraphBuild): void {
-  const { host, gpu, hta, note, inHost, gpuList, hostStartNode, gpuStartNode, E } = b;
+  const { host, gpu, hta, note, gpuList, E } = b;
   const byStream = new Map<number, number[]>();
   for (const g of gpuList) {
     const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
@@ -442,16 +472,16 @@ function addGpuEdges(b: GraphBuild): void {
   // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
   const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
   const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
-  resolveSyncs(b.m, b.ix, b.hostList, b.inGpu, byStream, hostSyncSrc, streamWaitSrc, note);
+  resolveSyncs(b.m, b.ix, b.hostList, (g) => b.gpuNode(g) >= 0, byStream, hostSyncSrc, streamWaitSrc, note);
 
   for (const [, list] of byStream) {
     let prev = -1;
     for (const g of list) {
-      const s = gpuStartNode[g]!;
+      const s = b.gpuNode(g);
       E.add(s, s + 1, EK.Gpu, g, 1);
       const l = gpu.launcher[g]!;
       for (const src of streamWaitSrc.get(g) ?? []) {
-        E.add(gpuStartNode[src]! + 1, s, EK.Sync);
+        E.add(b.gpuNode(src) + 1, s, EK.Sync);
       }
       if (prev >= 0) {
         const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
@@ -459,17 +489,17 @@ function addGpuEdges(b: GraphBuild): void {
           // started while the previous one ran (programmatic dependent launch on Hopper, or
           // clock noise): tied to the previous one's start, its time counted as that kernel's
           if (!hta) {
-            E.add(gpuStartNode[prev]!, s, EK.Gpu, prev, 1);
+            E.add(b.gpuNode(prev), s, EK.Gpu, prev, 1);
           }
           note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
         } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
-          E.add(gpuStartNode[prev]! + 1, s, EK.KernelGap, prev, 1);
+          E.add(b.gpuNode(prev) + 1, s, EK.KernelGap, prev, 1);
         }
       }
-      if (l >= 0 && inHost[l]) {
+      if (l >= 0 && b.hostNode(l) >= 0) {
         if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
         else {
-          E.add(hostStartNode[l]!, s, EK.Launch);
+          E.add(b.hostNode(l), s, EK.Launch);
         }
       } else {
         note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
@@ -477,7 +507,7 @@ function addGpuEdges(b: GraphBuild): void {
       if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
     }
   }
-  for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(gpuStartNode[src]! + 1, hostStartNode[h]! + 1, EK.Sync);
+  for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(b.gpuNode(src) + 1, b.hostNode(h) + 1, EK.Sync);
 }
 
 // ---- edges that run back in time are left out; a node left with no edge in gets one from
@@ -588,11 +618,11 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
     w++;
   }
 
-  const { t0, nNodes, hostStartNode, gpuStartNode } = b;
+  const { t0, nNodes } = b;
   let tEnd = t0;
   for (let n = 0; n < nNodes; n++) if (nodeTs[n]! > tEnd) tEnd = nodeTs[n]!;
-  const hS = (h: number) => hostStartNode[h]!;
-  const gS = (g: number) => gpuStartNode[g]!;
+  const hS = (h: number) => b.hostNode(h);
+  const gS = (g: number) => b.gpuNode(g);
   return {
     nodeCount: nNodes,
     nodeEvent,
@@ -627,14 +657,16 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
 }
 
 /** Nodes of a host subtree in walk order (start, children, end), graph events only. */
-function collectNodes(host: TraceModel['host'], inHost: Uint8Array, top: number, hostStartNode: Int32Array, out: number[]): void {
+function collectNodes(b: GraphBuild, top: number, out: number[]): void {
+  const { host } = b;
   const stack: number[] = [top, -2];
   while (stack.length > 0) {
     const sp = stack.length - 2;
     const h = stack[sp]!;
     const cur = stack[sp + 1]!;
     if (cur === -2) {
-      if (inHost[h]) out.push(hostStartNode[h]!);
+      const n = b.hostNode(h);
+      if (n >= 0) out.push(n);
       stack[sp + 1] = host.firstChild[h]!;
       continue;
     }
@@ -644,7 +676,8 @@ function collectNodes(host: TraceModel['host'], inHost: Uint8Array, top: number,
       continue;
     }
     stack.length = sp;
-    if (inHost[h]) out.push(hostStartNode[h]! + 1);
+    const n = b.hostNode(h);
+    if (n >= 0) out.push(n + 1);
   }
 }
 
@@ -721,7 +754,7 @@ function resolveSyncs(
   m: TraceModel,
   ix: TraceIndex,
   hostList: readonly number[],
-  inGpu: Uint8Array,
+  inGpu: (g: number) => boolean,
   byStream: Map<number, number[]>,
   hostSyncSrc: Map<number, number[]>,
   streamWaitSrc: Map<number, number[]>,
@@ -805,9 +838,9 @@ function resolveSyncs(
         continue;
       }
       const src = recordedActivity(rec);
-      if (src < 0 || !inGpu[src]) continue;
+      if (src < 0 || !inGpu(src)) continue;
       const dest = nextLaunchedAfter(m, launchedOn, rec.device >= 0 ? rec.device : gpu.device[src]!, rec.stream, host.startNs[h]!, host.thread[h]!);
-      if (dest < 0 || !inGpu[dest]) continue;
+      if (dest < 0 || !inGpu(dest)) continue;
       push(streamWaitSrc, dest, src);
       continue;
     }
@@ -816,7 +849,7 @@ function resolveSyncs(
     const isEventWait = rec && (rec.name === 'Event Sync' || /EventSynchronize|EventQuery/.test(name));
     if (isEventWait && rec) {
       const src = recordedActivity(rec);
-      if (src >= 0 && inGpu[src] && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
+      if (src >= 0 && inGpu(src) && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
       continue;
     }
     const blockingCopy = !(bits & API_BLOCKS_HOST) && bits & API_COPY && flags.blocksHost(bits, launches.items, launches.offsets[h]!, launches.offsets[h + 1]!);
