@@ -20,9 +20,16 @@ export type ReportCriticalPath = CriticalPathResult & { readonly graphData: Crit
  */
 export function criticalPathPoints(t: Timeline, results: readonly ReportCriticalPath[]): number[] {
   const s = t.slices;
-  const hostSlot = new Map<number, number>();
-  const gpuSlot = new Map<number, number>();
-  for (let j = 0; j < s.length; j++) (isGpuCategory(s.category[j]!) ? gpuSlot : hostSlot).set(s.source[j]!, j);
+  // slot of each host / GPU source index, -1 none (arrays, not maps: a timeline has 10⁵ slices)
+  let maxHost = -1;
+  let maxGpu = -1;
+  for (let j = 0; j < s.length; j++) {
+    if (isGpuCategory(s.category[j]!)) maxGpu = Math.max(maxGpu, s.source[j]!);
+    else maxHost = Math.max(maxHost, s.source[j]!);
+  }
+  const hostSlot = new Int32Array(maxHost + 1).fill(-1);
+  const gpuSlot = new Int32Array(maxGpu + 1).fill(-1);
+  for (let j = 0; j < s.length; j++) (isGpuCategory(s.category[j]!) ? gpuSlot : hostSlot)[s.source[j]!] = j;
   const out: number[] = [];
   for (const r of results) {
     if (out.length) out.push(-1, -1);
@@ -30,8 +37,9 @@ export function criticalPathPoints(t: Timeline, results: readonly ReportCritical
     for (const n of r.path.nodes) {
       const ev = g.nodeEvent[n]!;
       if (ev < 0) continue;
-      const slot = (g.nodeGpu[n] ? gpuSlot : hostSlot).get(ev);
-      if (slot !== undefined) out.push(slot, g.nodeStart[n] ? 0 : 1);
+      const slots = g.nodeGpu[n] ? gpuSlot : hostSlot;
+      const slot = ev < slots.length ? slots[ev]! : -1;
+      if (slot >= 0) out.push(slot, g.nodeStart[n] ? 0 : 1);
     }
   }
   return out;
