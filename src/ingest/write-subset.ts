@@ -67,6 +67,57 @@ export interface SubsetOptions {
    * (or the header's) JSON text, returns text that is still valid JSON in its place.
    */
   transform?: (text: string) => string;
+  /**
+   * What the load of the model saw of each event (loadTrace's `recordSubset`): when whole, the
+   * events are chosen from it and the input is read once more only to copy.
+   */
+  recorded?: SubsetRecording;
+}
+
+/** The columns the chooser reads, copied out of each batch (the reader reuses its batches). */
+type ChoiceColumns = Pick<EventColumns, 'length' | 'ph' | 'cat' | 'name' | 'tsNs' | 'argNumbers' | 'flowId' | 'flowIdLabel' | 's' | 'offsets'>;
+
+/**
+ * The events of a read, as the chooser of writeTraceSubset is shown them, kept while the model is
+ * loaded (crop reads the input for its model anyway): the model's load hands each producer's
+ * batches here with their byte ranges, and the choosing read of the input is spared. Only asked
+ * for by crop, so no other load pays for it; ~100 bytes per event.
+ */
+export class SubsetRecording {
+  /** The read's result, set when it ended: until then the recording is not whole. */
+  read: ReadResult | undefined;
+  private readonly batches: { c: ChoiceColumns; labels: readonly string[]; shiftNs: number }[] = [];
+
+  /** One producer of batches (a parse worker's, or the one serial read's): its labels, then its batches in file order. */
+  producer(): { register(batch: EventColumns): void; consume(batch: EventColumns, shiftNs: number): void } {
+    const labels: string[] = [];
+    return {
+      register: (batch) => {
+        for (const l of batch.newLabels) labels.push(l);
+      },
+      consume: (b, shiftNs) => {
+        const n = b.length;
+        const c: ChoiceColumns = {
+          length: n,
+          ph: b.ph.slice(0, n),
+          cat: b.cat.slice(0, n),
+          name: b.name.slice(0, n),
+          tsNs: b.tsNs.slice(0, n),
+          argNumbers: b.argNumbers.slice(0, n * ARG_NUMBERS),
+          flowId: b.flowId.slice(0, n),
+          flowIdLabel: b.flowIdLabel.slice(0, n),
+          s: b.s.slice(0, n),
+          offsets: b.offsets!.slice(0, 2 * n),
+        };
+        this.batches.push({ c, labels, shiftNs });
+      },
+    };
+  }
+
+  /** Shows every event recorded to the chooser, in file order. */
+  replay(chooser: EventChooser): void {
+    for (const b of this.batches) chooser.add(b.c, b.labels, b.shiftNs);
+  }
 }
 
 /**
@@ -79,7 +130,9 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   if (resolve(input) === resolve(output)) throw new KinetoscopeError('BAD_ARGUMENT', `the output ${output} is the input: write the cropped trace to another file`);
   // Pass 1: decide.
   const chooser = new EventChooser(select);
-  const read = await readForChoosing(input, chooser, opts);
+  let read = opts.recorded?.read;
+  if (read) opts.recorded!.replay(chooser);
+  else read = await readForChoosing(input, chooser, opts);
   const { firstStart, lastEnd, eventsIn } = chooser;
   const ranges = chooser.keptRanges();
 
@@ -186,7 +239,7 @@ class EventChooser {
   constructor(private readonly select: (e: SubsetEvent) => SubsetDecision) {}
 
   /** A batch's events, its label ids read in `labels`, its times shifted by `shiftNs` to the file's time origin. */
-  add(c: EventColumns, labels: readonly string[], shiftNs: number): void {
+  add(c: ChoiceColumns, labels: readonly string[], shiftNs: number): void {
     const e = this.e;
     const off = c.offsets!;
     for (let i = 0; i < c.length; i++) {
