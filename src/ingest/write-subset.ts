@@ -5,7 +5,8 @@
  *
  * Two streaming reads of the input (a path; plain or gzip): the first tokenizes it and asks
  * `select` about each event, remembering the byte ranges kept (on every core for a large plain
- * file, as loadTrace reads it); the second copies those ranges.
+ * file, as loadTrace reads it); the second copies those ranges. When the model's load recorded
+ * the events (SubsetRecording: crop), the first read is spared and the choice made from that.
  * Memory: two numbers per event kept. The output is gzipped when its name ends in `.gz`.
  *
  * Handles: flows kept only when complete (a `{ flow, inside }` decision). When the input is
