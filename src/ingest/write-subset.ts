@@ -75,14 +75,27 @@ export interface SubsetOptions {
   recorded?: SubsetRecording;
 }
 
-/** The columns the chooser reads, copied out of each batch (the reader reuses its batches). */
-type ChoiceColumns = Pick<EventColumns, 'length' | 'ph' | 'cat' | 'name' | 'tsNs' | 'argNumbers' | 'flowId' | 'flowIdLabel' | 's' | 'offsets'>;
+/**
+ * The columns the chooser reads; of the args numbers, the external id and the correlation at
+ * their slots of `argWidth` numbers per event (a recording keeps these two only).
+ */
+type ChoiceColumns = Pick<EventColumns, 'length' | 'ph' | 'cat' | 'name' | 'tsNs' | 'argNumbers' | 'flowId' | 'flowIdLabel' | 's' | 'offsets'> & {
+  argWidth: number;
+  externalIdSlot: number;
+  correlationSlot: number;
+};
+
+/** A batch as the reader made it, seen as the chooser's columns (no copy). */
+function choiceView(c: EventColumns): ChoiceColumns {
+  const { length, ph, cat, name, tsNs, argNumbers, flowId, flowIdLabel, s, offsets } = c;
+  return { length, ph, cat, name, tsNs, argNumbers, flowId, flowIdLabel, s, offsets, argWidth: ARG_NUMBERS, externalIdSlot: AN_EXTERNAL_ID, correlationSlot: AN_CORRELATION };
+}
 
 /**
  * The events of a read, as the chooser of writeTraceSubset is shown them, kept while the model is
  * loaded (crop reads the input for its model anyway): the model's load hands each producer's
  * batches here with their byte ranges, and the choosing read of the input is spared. Only asked
- * for by crop, so no other load pays for it; ~100 bytes per event.
+ * for by crop, so no other load pays for it; ~70 bytes per event.
  */
 export class SubsetRecording {
   /** The read's result, set when it ended: until then the recording is not whole. */
@@ -98,17 +111,25 @@ export class SubsetRecording {
       },
       consume: (b, shiftNs) => {
         const n = b.length;
+        const ids = new Float64Array(2 * n);
+        for (let i = 0; i < n; i++) {
+          ids[2 * i] = b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+          ids[2 * i + 1] = b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
+        }
         const c: ChoiceColumns = {
           length: n,
           ph: b.ph.slice(0, n),
           cat: b.cat.slice(0, n),
           name: b.name.slice(0, n),
           tsNs: b.tsNs.slice(0, n),
-          argNumbers: b.argNumbers.slice(0, n * ARG_NUMBERS),
+          argNumbers: ids,
           flowId: b.flowId.slice(0, n),
           flowIdLabel: b.flowIdLabel.slice(0, n),
           s: b.s.slice(0, n),
           offsets: b.offsets!.slice(0, 2 * n),
+          argWidth: 2,
+          externalIdSlot: 0,
+          correlationSlot: 1,
         };
         this.batches.push({ c, labels, shiftNs });
       },
@@ -211,7 +232,7 @@ async function readForChoosing(input: string, chooser: EventChooser, opts: Subse
             register: (batch) => {
               for (const l of batch.newLabels) labels.push(l);
             },
-            consume: (batch, shiftNs) => chooser.add(batch, labels, shiftNs),
+            consume: (batch, shiftNs) => chooser.add(choiceView(batch), labels, shiftNs),
           };
         },
       },
@@ -221,7 +242,7 @@ async function readForChoosing(input: string, chooser: EventChooser, opts: Subse
   const labels: string[] = [];
   const onColumns = (batch: EventColumns) => {
     for (const l of batch.newLabels) labels.push(l);
-    chooser.add(batch, labels, 0);
+    chooser.add(choiceView(batch), labels, 0);
   };
   return readTraceColumns(input, onColumns, { policy: SKIP_ALL_ARGS, offsets: true, diagnostics, reuseBatches: true });
 }
@@ -243,6 +264,7 @@ class EventChooser {
   add(c: ChoiceColumns, labels: readonly string[], shiftNs: number): void {
     const e = this.e;
     const off = c.offsets!;
+    const w = c.argWidth;
     for (let i = 0; i < c.length; i++) {
       this.eventsIn++;
       const start = off[2 * i]!;
@@ -253,8 +275,8 @@ class EventChooser {
       e.cat = labels[c.cat[i]!]!;
       e.name = labels[c.name[i]!]!;
       e.tsNs = c.tsNs[i]! + shiftNs;
-      e.correlation = c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
-      e.externalId = c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+      e.correlation = c.argNumbers[i * w + c.correlationSlot]!;
+      e.externalId = c.argNumbers[i * w + c.externalIdSlot]!;
       e.flowId = flowIdOf(c.flowId[i]!, c.flowIdLabel[i]!, labels);
       const sl = c.s[i]!;
       e.s = sl >= 0 ? labels[sl] : undefined;
