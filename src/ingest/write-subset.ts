@@ -182,7 +182,7 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   const tail: Uint8Array[] = [];
   let tailBytes = 0;
   let prefixWritten = false;
-  await forEachTextChunk(input, async (chunk, at) => {
+  await forEachTextChunk(input, neededChunks(ranges, firstStart, lastEnd), async (chunk, at) => {
     if (firstStart >= 0) {
       // The header before the first event and after the last, as written (checked before use).
       if (at < firstStart) prefix.push(chunk.slice(0, Math.min(chunk.length, firstStart - at)));
@@ -467,27 +467,77 @@ function gzipHeaderComment(comment: string): Transform {
   });
 }
 
-/** The input's text (gunzipped when it is gzip), chunk by chunk with each chunk's offset. */
-async function forEachTextChunk(path: string, fn: (chunk: Uint8Array, at: number) => Promise<void>): Promise<void> {
+const COPY_CHUNK = 1 << 20;
+
+/**
+ * Which COPY_CHUNK-sized chunks of a plain input hold a byte the copy needs: the header before
+ * the first event (and that event's first byte), the ranges kept, everything after the last event
+ * (a crop of a few steps needs a few % of a large file: the rest is not read). None: read it all.
+ */
+function neededChunks(ranges: Float64Array, firstStart: number, lastEnd: number): ((at: number) => boolean) | undefined {
+  if (firstStart < 0) return undefined;
+  const needed = new Uint8Array(Math.floor(lastEnd / COPY_CHUNK) + 1);
+  const mark = (s: number, e: number) => {
+    for (let k = Math.floor(s / COPY_CHUNK); k <= Math.floor((e - 1) / COPY_CHUNK); k++) needed[k] = 1;
+  };
+  mark(0, firstStart + 1);
+  for (let k = 0; k < ranges.length; k += 2) mark(ranges[k]!, ranges[k + 1]!);
+  mark(lastEnd, lastEnd + 1);
+  return (at) => {
+    const k = at / COPY_CHUNK;
+    return k >= needed.length || needed[k] === 1;
+  };
+}
+
+/**
+ * The input's text (gunzipped when it is gzip), chunk by chunk with each chunk's offset; of a
+ * plain file, only the COPY_CHUNK-sized chunks `wanted` asks for (all of them without it).
+ */
+async function forEachTextChunk(path: string, wanted: ((at: number) => boolean) | undefined, fn: (chunk: Uint8Array, at: number) => Promise<void>): Promise<void> {
   const fh = await open(path, 'r');
   const magic = new Uint8Array(2);
   const n = (await fh.read(magic, 0, 2, 0)).bytesRead;
   await fh.close();
-  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
-  const stream = n === 2 && magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(createGunzip({ chunkSize: 256 * 1024 })) : raw;
-  let at = 0;
+  const gzip = n === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
+  const raw = () => createReadStream(path, { highWaterMark: COPY_CHUNK });
+  const chunks = gzip ? inOrder(raw().pipe(createGunzip({ chunkSize: 256 * 1024 }))) : wanted ? wantedChunks(path, wanted) : inOrder(raw());
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const { chunk, at } of chunks) {
       try {
         await fn(chunk, at);
       } catch (e) {
         throw { ofOutput: e };
       }
-      at += chunk.length;
     }
   } catch (err) {
     if (typeof err === 'object' && err !== null && 'ofOutput' in err) throw err.ofOutput; // the output's error, not the input's
     // The first read already reported a corrupt or cut gzip stream; keep what was copied.
     if (!(err as { code?: string }).code?.startsWith('Z_')) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** A stream's chunks, each with its offset. */
+async function* inOrder(stream: AsyncIterable<Buffer>): AsyncGenerator<{ chunk: Buffer; at: number }> {
+  let at = 0;
+  for await (const chunk of stream) {
+    yield { chunk, at };
+    at += chunk.length;
+  }
+}
+
+/** The chunks of a plain file that `wanted` asks for, each read where it lies, with its offset. */
+async function* wantedChunks(path: string, wanted: (at: number) => boolean): AsyncGenerator<{ chunk: Buffer; at: number }> {
+  const fh = await open(path, 'r');
+  try {
+    for (let at = 0; ; at += COPY_CHUNK) {
+      if (!wanted(at)) continue;
+      const b = Buffer.allocUnsafe(COPY_CHUNK);
+      const { bytesRead } = await fh.read(b, 0, COPY_CHUNK, at);
+      if (bytesRead === 0) return;
+      yield { chunk: b.subarray(0, bytesRead), at };
+      if (bytesRead < COPY_CHUNK) return;
+    }
+  } finally {
+    await fh.close();
   }
 }
