@@ -10,6 +10,7 @@ import { defaultWorkers, planParallelRead } from './ingest/parallel-plan.js';
 import { createModelBuilder, modelArgsPolicy } from './model/build-model.js';
 import type { OptionalTable, TraceModel } from './model/trace-model.js';
 import { collectGarbage } from './collect-garbage.js';
+import type { SubsetRecording } from './ingest/write-subset.js';
 
 /** Inputs of at least this many bytes get a full collection while the model is finished (collect-garbage.ts). */
 const COLLECT_AFTER_BYTES = 32 << 20;
@@ -17,6 +18,11 @@ const COLLECT_AFTER_BYTES = 32 << 20;
 export interface LoadOptions extends ReadOptions {
   /** Optional tables to leave out of the model (model/trace-model.ts, OPTIONAL_TABLES); none by default. */
   readonly omit?: readonly OptionalTable[];
+  /**
+   * Also keep what crop's writeTraceSubset chooses events by, with each event's byte range, so
+   * that it need not read the input a second time to choose (only crop asks: it costs a copy).
+   */
+  readonly recordSubset?: SubsetRecording;
 }
 
 export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Promise<TraceModel> {
@@ -24,6 +30,7 @@ export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Prom
   const builder = createModelBuilder({ kernels: nativeTableKernels(), omit: opts.omit });
   const workers = opts.workers ?? defaultWorkers();
   const policy = modelArgsPolicy(opts.omit);
+  const record = opts.recordSubset;
   let read: ReadResult | undefined;
   if (typeof input === 'string' && input !== '-' && opts.chunkSize === undefined) {
     const plain = await planParallelRead(input, workers, opts.parallel?.minBytes);
@@ -37,27 +44,40 @@ export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Prom
         {
           producer: () => {
             const source = builder.source();
+            const recorder = record?.producer();
             return {
-              register: (batch) => source.register(batch),
-              consume: (batch, shiftNs) => builder.addColumns(batch, source, shiftNs),
+              register: (batch) => {
+                source.register(batch);
+                recorder?.register(batch);
+              },
+              consume: (batch, shiftNs) => {
+                recorder?.consume(batch, shiftNs);
+                builder.addColumns(batch, source, shiftNs);
+              },
             };
           },
         },
-        { policy, workers, rangeBytes: opts.parallel?.rangeBytes, stats: opts.parallel?.stats, diagnostics: opts.diagnostics, onProgress: opts.onProgress },
+        { policy, offsets: record !== undefined, workers, rangeBytes: opts.parallel?.rangeBytes, stats: opts.parallel?.stats, diagnostics: opts.diagnostics, onProgress: opts.onProgress },
       );
     }
   }
   if (read === undefined) {
     const source = builder.source();
+    const recorder = record?.producer();
     read = await readTraceColumns(
       input,
       (batch) => {
         source.register(batch);
+        if (recorder) {
+          recorder.register(batch);
+          recorder.consume(batch, 0);
+        }
         builder.addColumns(batch, source);
       },
-      { ...opts, policy, reuseBatches: true },
+      { ...opts, policy, reuseBatches: true, offsets: record !== undefined },
     );
   }
+  if (record) record.read = read;
   const large = read.bytesRead >= COLLECT_AFTER_BYTES;
   // One collection, once the builder's chunked tables are copied into the model. A second one
   // when the model is done (for nesting's and linking's working arrays) no longer lowers the

@@ -104,6 +104,33 @@ describe('crop gpt2_train to one step', () => {
     }
   });
 
+  it('choosing from what the model\'s load recorded (crop\'s way) gives the same bytes as choosing by reading the input again', async () => {
+    ensureBuilt(); // the parallel reader's workers run the compiled JS
+    const distUrl = (f: string) => pathToFileURL(join(import.meta.dirname, '..', 'dist', f)).href;
+    const dist = (await import(distUrl('ingest/write-subset.js'))) as typeof import('../src/ingest/write-subset.js');
+    const distLoad = (await import(distUrl('load-trace.js'))) as typeof import('../src/load-trace.js');
+    const plain = join(tmp, 'gpt2_train-recorded.json');
+    writeFileSync(plain, gunzipSync(readFileSync(src)));
+    const truncated = join(MICRO_DIR, 'truncated-mid-event.json');
+    // the gzip file and the truncated one are loaded on this thread, the plain one on 3 threads in ranges of 9,973 bytes
+    const cases = [
+      { input: src, range: { steps: [3, 3] as [number, number] }, load: {} },
+      { input: plain, range: { steps: [3, 3] as [number, number] }, load: { workers: 3, parallel: { minBytes: 0, rangeBytes: 9973 } } },
+      { input: truncated, range: { windowUs: [-1e12, 1e12] as [number, number] }, load: {} },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const recorded = new dist.SubsetRecording();
+      const m = await distLoad.loadTrace(c.input, { ...c.load, recordSubset: recorded });
+      expect(recorded.read).toBeDefined();
+      const again = join(tmp, `again-${k}.json`);
+      const fromLoad = join(tmp, `from-load-${k}.json`);
+      const a = await dist.writeTraceSubset(c.input, again, cropSelector(planCrop(m, c.range)), { workers: 1 });
+      const b = await dist.writeTraceSubset(c.input, fromLoad, cropSelector(planCrop(m, c.range)), { recorded });
+      expect([b.eventsIn, b.eventsOut]).toEqual([a.eventsIn, a.eventsOut]);
+      expect(readFileSync(fromLoad).equals(readFileSync(again)), c.input).toBe(true);
+    }
+  });
+
   it("its summary is the original's restricted to that step", async () => {
     const out = join(tmp, 'step3.json');
     await writeTraceSubset(src, out, cropSelector(planCrop(await loadTrace(src), { steps: [3, 3] })));

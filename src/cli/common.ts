@@ -9,6 +9,7 @@ import pc from 'picocolors';
 import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
 import { DEFAULT_LIMITS, HARD_LIMITS, LIMIT_FLAGS, setReadLimits, setStdinIdleMs, type ReadLimits } from '../ingest/limits.js';
 import { loadTrace } from '../load-trace.js';
+import type { SubsetRecording } from '../ingest/write-subset.js';
 import { createProgress } from './progress.js';
 import { enableRedaction } from './redaction.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
@@ -103,7 +104,7 @@ export function colorsFor(opts: CommonOptions, stream: NodeJS.WriteStream = proc
  * The optional tables (python frames, memory records) are left out but for those in `keep`:
  * only `memory`, `modules` and `summary`'s memory and module views read them.
  */
-export async function openTrace(path: string, opts: { keep?: readonly OptionalTable[] } = {}): Promise<TraceModel> {
+export async function openTrace(path: string, opts: { keep?: readonly OptionalTable[]; recordSubset?: SubsetRecording } = {}): Promise<TraceModel> {
   if (session.open) return session.open(path, opts.keep ?? []);
   const omit = OPTIONAL_TABLES.filter((t) => !opts.keep?.includes(t));
   const progress = createProgress({
@@ -111,9 +112,9 @@ export async function openTrace(path: string, opts: { keep?: readonly OptionalTa
     totalBytes: path === '-' ? 0 : fileSize(path),
     quiet: process.argv.includes('--json'),
   });
-  if (!progress) return loadTrace(path, { omit });
+  if (!progress) return loadTrace(path, { omit, recordSubset: opts.recordSubset });
   try {
-    return await loadTrace(path, { omit, onProgress: (bytes, events) => progress.update(bytes, events) });
+    return await loadTrace(path, { omit, recordSubset: opts.recordSubset, onProgress: (bytes, events) => progress.update(bytes, events) });
   } finally {
     progress.done();
   }

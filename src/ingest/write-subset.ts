@@ -5,7 +5,8 @@
  *
  * Two streaming reads of the input (a path; plain or gzip): the first tokenizes it and asks
  * `select` about each event, remembering the byte ranges kept (on every core for a large plain
- * file, as loadTrace reads it); the second copies those ranges.
+ * file, as loadTrace reads it); the second copies those ranges. When the model's load recorded
+ * the events (SubsetRecording: crop), the first read is spared and the choice made from that.
  * Memory: two numbers per event kept. The output is gzipped when its name ends in `.gz`.
  *
  * Handles: flows kept only when complete (a `{ flow, inside }` decision). When the input is
@@ -67,6 +68,78 @@ export interface SubsetOptions {
    * (or the header's) JSON text, returns text that is still valid JSON in its place.
    */
   transform?: (text: string) => string;
+  /**
+   * What the load of the model saw of each event (loadTrace's `recordSubset`): when whole, the
+   * events are chosen from it and the input is read once more only to copy.
+   */
+  recorded?: SubsetRecording;
+}
+
+/**
+ * The columns the chooser reads; of the args numbers, the external id and the correlation at
+ * their slots of `argWidth` numbers per event (a recording keeps these two only).
+ */
+type ChoiceColumns = Pick<EventColumns, 'length' | 'ph' | 'cat' | 'name' | 'tsNs' | 'argNumbers' | 'flowId' | 'flowIdLabel' | 's' | 'offsets'> & {
+  argWidth: number;
+  externalIdSlot: number;
+  correlationSlot: number;
+};
+
+/** A batch as the reader made it, seen as the chooser's columns (no copy). */
+function choiceView(c: EventColumns): ChoiceColumns {
+  const { length, ph, cat, name, tsNs, argNumbers, flowId, flowIdLabel, s, offsets } = c;
+  return { length, ph, cat, name, tsNs, argNumbers, flowId, flowIdLabel, s, offsets, argWidth: ARG_NUMBERS, externalIdSlot: AN_EXTERNAL_ID, correlationSlot: AN_CORRELATION };
+}
+
+/**
+ * The events of a read, as the chooser of writeTraceSubset is shown them, kept while the model is
+ * loaded (crop reads the input for its model anyway): the model's load hands each producer's
+ * batches here with their byte ranges, and the choosing read of the input is spared. Only asked
+ * for by crop, so no other load pays for it; ~70 bytes per event.
+ */
+export class SubsetRecording {
+  /** The read's result, set when it ended: until then the recording is not whole. */
+  read: ReadResult | undefined;
+  private readonly batches: { c: ChoiceColumns; labels: readonly string[]; shiftNs: number }[] = [];
+
+  /** One producer of batches (a parse worker's, or the one serial read's): its labels, then its batches in file order. */
+  producer(): { register(batch: EventColumns): void; consume(batch: EventColumns, shiftNs: number): void } {
+    const labels: string[] = [];
+    return {
+      register: (batch) => {
+        for (const l of batch.newLabels) labels.push(l);
+      },
+      consume: (b, shiftNs) => {
+        const n = b.length;
+        const ids = new Float64Array(2 * n);
+        for (let i = 0; i < n; i++) {
+          ids[2 * i] = b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+          ids[2 * i + 1] = b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
+        }
+        const c: ChoiceColumns = {
+          length: n,
+          ph: b.ph.slice(0, n),
+          cat: b.cat.slice(0, n),
+          name: b.name.slice(0, n),
+          tsNs: b.tsNs.slice(0, n),
+          argNumbers: ids,
+          flowId: b.flowId.slice(0, n),
+          flowIdLabel: b.flowIdLabel.slice(0, n),
+          s: b.s.slice(0, n),
+          offsets: b.offsets!.slice(0, 2 * n),
+          argWidth: 2,
+          externalIdSlot: 0,
+          correlationSlot: 1,
+        };
+        this.batches.push({ c, labels, shiftNs });
+      },
+    };
+  }
+
+  /** Shows every event recorded to the chooser, in file order. */
+  replay(chooser: EventChooser): void {
+    for (const b of this.batches) chooser.add(b.c, b.labels, b.shiftNs);
+  }
 }
 
 /**
@@ -79,7 +152,9 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   if (resolve(input) === resolve(output)) throw new KinetoscopeError('BAD_ARGUMENT', `the output ${output} is the input: write the cropped trace to another file`);
   // Pass 1: decide.
   const chooser = new EventChooser(select);
-  const read = await readForChoosing(input, chooser, opts);
+  let read = opts.recorded?.read;
+  if (read) opts.recorded!.replay(chooser);
+  else read = await readForChoosing(input, chooser, opts);
   const { firstStart, lastEnd, eventsIn } = chooser;
   const ranges = chooser.keptRanges();
 
@@ -107,7 +182,7 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   const tail: Uint8Array[] = [];
   let tailBytes = 0;
   let prefixWritten = false;
-  await forEachTextChunk(input, async (chunk, at) => {
+  await forEachTextChunk(input, neededChunks(ranges, firstStart, lastEnd), async (chunk, at) => {
     if (firstStart >= 0) {
       // The header before the first event and after the last, as written (checked before use).
       if (at < firstStart) prefix.push(chunk.slice(0, Math.min(chunk.length, firstStart - at)));
@@ -157,7 +232,7 @@ async function readForChoosing(input: string, chooser: EventChooser, opts: Subse
             register: (batch) => {
               for (const l of batch.newLabels) labels.push(l);
             },
-            consume: (batch, shiftNs) => chooser.add(batch, labels, shiftNs),
+            consume: (batch, shiftNs) => chooser.add(choiceView(batch), labels, shiftNs),
           };
         },
       },
@@ -167,7 +242,7 @@ async function readForChoosing(input: string, chooser: EventChooser, opts: Subse
   const labels: string[] = [];
   const onColumns = (batch: EventColumns) => {
     for (const l of batch.newLabels) labels.push(l);
-    chooser.add(batch, labels, 0);
+    chooser.add(choiceView(batch), labels, 0);
   };
   return readTraceColumns(input, onColumns, { policy: SKIP_ALL_ARGS, offsets: true, diagnostics, reuseBatches: true });
 }
@@ -186,9 +261,10 @@ class EventChooser {
   constructor(private readonly select: (e: SubsetEvent) => SubsetDecision) {}
 
   /** A batch's events, its label ids read in `labels`, its times shifted by `shiftNs` to the file's time origin. */
-  add(c: EventColumns, labels: readonly string[], shiftNs: number): void {
+  add(c: ChoiceColumns, labels: readonly string[], shiftNs: number): void {
     const e = this.e;
     const off = c.offsets!;
+    const w = c.argWidth;
     for (let i = 0; i < c.length; i++) {
       this.eventsIn++;
       const start = off[2 * i]!;
@@ -199,8 +275,8 @@ class EventChooser {
       e.cat = labels[c.cat[i]!]!;
       e.name = labels[c.name[i]!]!;
       e.tsNs = c.tsNs[i]! + shiftNs;
-      e.correlation = c.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
-      e.externalId = c.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+      e.correlation = c.argNumbers[i * w + c.correlationSlot]!;
+      e.externalId = c.argNumbers[i * w + c.externalIdSlot]!;
       e.flowId = flowIdOf(c.flowId[i]!, c.flowIdLabel[i]!, labels);
       const sl = c.s[i]!;
       e.s = sl >= 0 ? labels[sl] : undefined;
@@ -391,27 +467,77 @@ function gzipHeaderComment(comment: string): Transform {
   });
 }
 
-/** The input's text (gunzipped when it is gzip), chunk by chunk with each chunk's offset. */
-async function forEachTextChunk(path: string, fn: (chunk: Uint8Array, at: number) => Promise<void>): Promise<void> {
+const COPY_CHUNK = 1 << 20;
+
+/**
+ * Which COPY_CHUNK-sized chunks of a plain input hold a byte the copy needs: the header before
+ * the first event (and that event's first byte), the ranges kept, everything after the last event
+ * (a crop of a few steps needs a few % of a large file: the rest is not read). None: read it all.
+ */
+function neededChunks(ranges: Float64Array, firstStart: number, lastEnd: number): ((at: number) => boolean) | undefined {
+  if (firstStart < 0) return undefined;
+  const needed = new Uint8Array(Math.floor(lastEnd / COPY_CHUNK) + 1);
+  const mark = (s: number, e: number) => {
+    for (let k = Math.floor(s / COPY_CHUNK); k <= Math.floor((e - 1) / COPY_CHUNK); k++) needed[k] = 1;
+  };
+  mark(0, firstStart + 1);
+  for (let k = 0; k < ranges.length; k += 2) mark(ranges[k]!, ranges[k + 1]!);
+  mark(lastEnd, lastEnd + 1);
+  return (at) => {
+    const k = at / COPY_CHUNK;
+    return k >= needed.length || needed[k] === 1;
+  };
+}
+
+/**
+ * The input's text (gunzipped when it is gzip), chunk by chunk with each chunk's offset; of a
+ * plain file, only the COPY_CHUNK-sized chunks `wanted` asks for (all of them without it).
+ */
+async function forEachTextChunk(path: string, wanted: ((at: number) => boolean) | undefined, fn: (chunk: Uint8Array, at: number) => Promise<void>): Promise<void> {
   const fh = await open(path, 'r');
   const magic = new Uint8Array(2);
   const n = (await fh.read(magic, 0, 2, 0)).bytesRead;
   await fh.close();
-  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
-  const stream = n === 2 && magic[0] === 0x1f && magic[1] === 0x8b ? raw.pipe(createGunzip({ chunkSize: 256 * 1024 })) : raw;
-  let at = 0;
+  const gzip = n === 2 && magic[0] === 0x1f && magic[1] === 0x8b;
+  const raw = () => createReadStream(path, { highWaterMark: COPY_CHUNK });
+  const chunks = gzip ? inOrder(raw().pipe(createGunzip({ chunkSize: 256 * 1024 }))) : wanted ? wantedChunks(path, wanted) : inOrder(raw());
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const { chunk, at } of chunks) {
       try {
         await fn(chunk, at);
       } catch (e) {
         throw { ofOutput: e };
       }
-      at += chunk.length;
     }
   } catch (err) {
     if (typeof err === 'object' && err !== null && 'ofOutput' in err) throw err.ofOutput; // the output's error, not the input's
     // The first read already reported a corrupt or cut gzip stream; keep what was copied.
     if (!(err as { code?: string }).code?.startsWith('Z_')) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** A stream's chunks, each with its offset. */
+async function* inOrder(stream: AsyncIterable<Buffer>): AsyncGenerator<{ chunk: Buffer; at: number }> {
+  let at = 0;
+  for await (const chunk of stream) {
+    yield { chunk, at };
+    at += chunk.length;
+  }
+}
+
+/** The chunks of a plain file that `wanted` asks for, each read where it lies, with its offset. */
+async function* wantedChunks(path: string, wanted: (at: number) => boolean): AsyncGenerator<{ chunk: Buffer; at: number }> {
+  const fh = await open(path, 'r');
+  try {
+    for (let at = 0; ; at += COPY_CHUNK) {
+      if (!wanted(at)) continue;
+      const b = Buffer.allocUnsafe(COPY_CHUNK);
+      const { bytesRead } = await fh.read(b, 0, COPY_CHUNK, at);
+      if (bytesRead === 0) return;
+      yield { chunk: b.subarray(0, bytesRead), at };
+      if (bytesRead < COPY_CHUNK) return;
+    }
+  } finally {
+    await fh.close();
   }
 }

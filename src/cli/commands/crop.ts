@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { cropSelector, parseStepRange, parseWindow, planCrop, type CropRange } from '../../analyses/trace/crop.js';
 import { KinetoscopeError } from '../../core/errors.js';
-import { writeTraceSubset } from '../../ingest/write-subset.js';
+import { SubsetRecording, writeTraceSubset } from '../../ingest/write-subset.js';
 import { formatBytes, formatUs } from '../../report/format.js';
 import { checkTarget, writeSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
@@ -48,9 +48,11 @@ export function cropCommand(): Command {
       const range: CropRange = opts.steps !== undefined ? { steps: parseStepRange(opts.steps) } : { windowUs: parseWindow(opts.window!) };
       const safe = { kind: 'crop' as const, inputs: [path], force: opts.force };
       checkTarget(opts.output, safe);
-      const model = await openTrace(path);
+      // The load keeps what the events are chosen by: the input is then read again only to copy.
+      const recorded = new SubsetRecording();
+      const model = await openTrace(path, { recordSubset: recorded });
       const plan = planCrop(model, range);
-      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { gzip: opts.output!.endsWith('.gz'), transform: redaction() ? (t) => redaction()!.redact(t) : undefined }));
+      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { gzip: opts.output!.endsWith('.gz'), recorded, transform: redaction() ? (t) => redaction()!.redact(t) : undefined }));
       const startUs = plan.startNs / 1000;
       const endUs = plan.endNs / 1000;
       if (opts.json) {
