@@ -151,12 +151,15 @@ export async function writeSafely<T>(target: string, opts: SafeWriteOptions, wri
   hookSignals();
   const t = resolve(target);
   const tmp = join(dirname(t), `.${basename(t)}.kinetoscope-${randomBytes(6).toString('hex')}.tmp`);
+  // Listed before it exists: a signal that lands while the file is being created (the open is
+  // awaited) still finds it to remove; removing one not yet there is harmless.
+  live.add(tmp);
   try {
-    (await open(tmp, 'wx', 0o666)).close();
+    await (await open(tmp, 'wx', 0o666)).close();
   } catch (e) {
+    live.delete(tmp);
     throw fsError(e, `cannot write ${WHAT[opts.kind]} to ${target}`);
   }
-  live.add(tmp);
   try {
     let result: T;
     try {
