@@ -400,17 +400,7 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
   for (const gunzip of [false, true]) {
     it(`perfetto${gunzip ? ' --gunzip' : ''} serves exactly the trace on 127.0.0.1 to ui.perfetto.dev (403 to other sites' pages), then stops at --timeout`, async () => {
       const args = [CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '2', ...(gunzip ? ['--gunzip'] : [])];
-      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      let out = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (b: Buffer) => {
-          out += b.toString();
-          const m = /https:\/\/ui\.perfetto\.dev\/#!\/\?url=(http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        child.on('exit', () => reject(new Error(`perfetto exited before printing a URL: ${out}`)));
-      });
+      const { exited, url } = await startPerfetto(args);
       expect(new URL(url).hostname).toBe('127.0.0.1');
       const file = readFileSync(h200Trace('linear'));
       const want = gunzip ? gunzipSync(file) : file;
@@ -452,17 +442,7 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
   }
 
   it('perfetto --timeout past Node\'s longest timer is clamped: the server still answers, and stops on SIGINT', async () => {
-    const child = spawn(process.execPath, [CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '1e9'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (b: Buffer) => {
-        out += b.toString();
-        const m = /https:\/\/ui\.perfetto\.dev\/#!\/\?url=(http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.on('exit', () => reject(new Error(`perfetto exited before printing a URL: ${out}`)));
-    });
+    const { child, exited, url, out } = await startPerfetto([CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '1e9']);
     expect(out).toContain('stops after 2147483 s');
     // Before the clamp, Node fired the overflowing timer after 1 ms and the server was gone.
     const res = await fetch(url, { headers: { Origin: 'https://ui.perfetto.dev' } });
@@ -488,4 +468,20 @@ function requestWithHost(url: string, host: string): Promise<number> {
     req.on('error', reject);
     req.end();
   });
+}
+
+/** Starts `kinetoscope perfetto` (args after node) and waits, by its output, for the URL it serves. */
+async function startPerfetto(args: string[]) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /https:\/\/ui\.perfetto\.dev\/#!\/\?url=(http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', () => reject(new Error(`perfetto exited before printing a URL: ${out}`)));
+  });
+  return { child, exited, url, out };
 }
