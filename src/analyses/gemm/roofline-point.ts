@@ -44,7 +44,7 @@ const FIELDS_BUT_INTENSITY = FIELDS.filter((k) => k !== 'arithmeticIntensity');
 
 /**
  * The fields `point` has, in that order, to spread into a row (a point of another row, or the
- * point itself). `intensity: false` leaves out the arithmetic intensity, for a row that carries
+ * point itself); those whose value is undefined are left out. `intensity: false` leaves out the arithmetic intensity, for a row that carries
  * it beside the shape it comes from (the GEMM table's) and the rest after the kernel times.
  */
 export function rooflineFields(point: RooflinePoint, opts: { readonly intensity?: boolean } = {}): RooflinePoint {
@@ -82,14 +82,14 @@ export function placeOnRoofline(
   const bwGBs = peaks?.memoryBandwidthGBs;
   const ridgePoint = peakTflops && bwGBs ? (peakTflops * 1e12) / (bwGBs * 1e9) : undefined;
   const attainableTflops = peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
-  return {
-    ...(intensity !== undefined ? { arithmeticIntensity: intensity } : {}),
-    ...(tflops !== undefined ? { tflops } : {}),
-    ...(peakTflops !== undefined ? { peakTflops } : {}),
-    ...(tflops !== undefined && peakTflops ? { percentOfPeak: (100 * tflops) / peakTflops } : {}),
-    ...(ridgePoint !== undefined ? { ridgePoint } : {}),
-    ...(ridgePoint !== undefined && intensity !== undefined ? { bound: intensity < ridgePoint ? ('memory' as const) : ('compute' as const) } : {}),
-    ...(attainableTflops !== undefined ? { attainableTflops } : {}),
-    ...(attainableTflops && tflops !== undefined ? { percentOfRoofline: (100 * tflops) / attainableTflops } : {}),
-  };
+  return rooflineFields({
+    arithmeticIntensity: intensity,
+    tflops,
+    peakTflops,
+    percentOfPeak: tflops !== undefined && peakTflops ? (100 * tflops) / peakTflops : undefined,
+    ridgePoint,
+    bound: ridgePoint !== undefined && intensity !== undefined ? (intensity < ridgePoint ? 'memory' : 'compute') : undefined,
+    attainableTflops,
+    percentOfRoofline: attainableTflops && tflops !== undefined ? (100 * tflops) / attainableTflops : undefined,
+  });
 }
