@@ -1593,10 +1593,11 @@ class Tokenizer {
    * parses args that come before ph whole and settles them after, makes the notes and errors,
    * and throws INCOMPLETE at the end of the buffer so that the event is read again with more
    * bytes. One loop with a flag for the two was tried (2026-12-02): V8 then compiles the exact
-   * path's code into the hot function — its TurboFan compile 80–150 ms against 21–24 ms for
-   * this one, and a one-shot CLI pays for compile time (compiler-flags.ts) — and `summary` of
-   * the 160 MB trace with the JavaScript reader took 2–3% more CPU (median of 30 interleaved
-   * runs 1.465 → 1.495 s), for a function no shorter than the two.
+   * path's code into the hot function — its TurboFan compile 80–150 ms against about 22 ms
+   * for this one in three runs of four (V8's background thread on a busy machine), and a
+   * one-shot CLI pays for compile time (compiler-flags.ts) — and `summary` of the 160 MB
+   * trace with the JavaScript reader took 2–3% more CPU (median of 30 interleaved runs
+   * 1.465 → 1.495 s), for a function no shorter than the two.
    */
   private fastEvent(start: number, n: number): number {
     const b = this.buf;
