@@ -27,23 +27,32 @@ async function read(events: Ev[], whatIf: string[] = []) {
 }
 
 /*
- * GPU-bound step: mm launches gemm_a (100 µs), add launches add_b, queued behind it; the host
- * waits in cudaDeviceSynchronize, then runs 40 µs more.
+ * The step of the GPU-bound and the overlap graphs: mm 10–30 launches gemm_a (launch 15–25 →
+ * gemm_a 30–130), add 40–50 launches add_b (launch 42–47 → add_b `addB`–`addB`+20), the host
+ * waits in cudaDeviceSynchronize from 60 to `syncEnd`; step 0–`stepEnd`.
+ */
+function mmThenAdd(at: { addB: number; syncEnd: number; stepEnd: number }): Ev[] {
+  return [
+    step(1, 0, at.stepEnd),
+    op('aten::mm', 10, 20, 1),
+    rt('cudaLaunchKernel', 15, 10, 1, 1),
+    kernel('gemm_a', 30, 100, 1, 1),
+    op('aten::add', 40, 10, 2),
+    rt('cudaLaunchKernel', 42, 5, 2, 2),
+    kernel('add_b', at.addB, 20, 2, 2),
+    rt('cudaDeviceSynchronize', 60, at.syncEnd - 60, 3),
+  ];
+}
+
+/*
+ * GPU-bound step: add_b queued behind gemm_a (100 µs); the host waits in cudaDeviceSynchronize,
+ * then runs 40 µs more.
  *   step 0–200; mm 10–30 (launch 15–25 → gemm_a 30–130); add 40–50 (launch 42–47 → add_b 135–155)
  *   cudaDeviceSynchronize 60–160
  * Path: 0 →cpu 10→ mm 10 →cpu 5→ launch 15 →launch 15→ gemm_a 30 →gpu 100→ 130 →gap 5→ add_b 135
  *   →gpu 20→ 155 →sync 5→ sync end 160 →cpu 40→ step end 200.
  */
-const GPU_BOUND: Ev[] = [
-  step(1, 0, 200),
-  op('aten::mm', 10, 20, 1),
-  rt('cudaLaunchKernel', 15, 10, 1, 1),
-  kernel('gemm_a', 30, 100, 1, 1),
-  op('aten::add', 40, 10, 2),
-  rt('cudaLaunchKernel', 42, 5, 2, 2),
-  kernel('add_b', 135, 20, 2, 2),
-  rt('cudaDeviceSynchronize', 60, 100, 3),
-];
+const GPU_BOUND = mmThenAdd({ addB: 135, syncEnd: 160, stepEnd: 200 });
 
 describe('critical path on a GPU-bound micro step', () => {
   it('runs launch → gemm → gap → add → sync → host, as long as the step', async () => {
@@ -164,16 +173,7 @@ describe('critical path on a CPU-bound micro step', () => {
  *   cudaDeviceSynchronize 60–150
  * Path: 0 →10→ mm →5→ launch →15→ gemm_a start 30 →98 (gemm_a)→ add_b 128 →20→ 148 →sync 2→ 150 →10→ 160.
  */
-const OVERLAP: Ev[] = [
-  step(1, 0, 160),
-  op('aten::mm', 10, 20, 1),
-  rt('cudaLaunchKernel', 15, 10, 1, 1),
-  kernel('gemm_a', 30, 100, 1, 1),
-  op('aten::add', 40, 10, 2),
-  rt('cudaLaunchKernel', 42, 5, 2, 2),
-  kernel('add_b', 128, 20, 2, 2),
-  rt('cudaDeviceSynchronize', 60, 90, 3),
-];
+const OVERLAP = mmThenAdd({ addB: 128, syncEnd: 150, stepEnd: 160 });
 
 describe('critical path with kernels that overlap on a stream', () => {
   it("counts the time add_b waited for gemm_a as gemm_a's, not as launch overhead", async () => {

@@ -51,7 +51,7 @@ import {
   type UserPeaks,
 } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
-import { placeOnRoofline, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
+import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -696,13 +696,7 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
       kernelCalls: a.kernelCalls,
       totalUs: a.totalNs / 1000,
       ...(meanUs !== undefined ? { meanUs, minUs: a.minNs / 1000, maxUs: a.maxNs / 1000 } : {}),
-      ...(point.tflops !== undefined ? { tflops: point.tflops } : {}),
-      ...(point.peakTflops !== undefined ? { peakTflops: point.peakTflops } : {}),
-      ...(point.percentOfPeak !== undefined ? { percentOfPeak: point.percentOfPeak } : {}),
-      ...(point.ridgePoint !== undefined ? { ridgePoint: point.ridgePoint } : {}),
-      ...(point.bound ? { bound: point.bound } : {}),
-      ...(point.attainableTflops !== undefined ? { attainableTflops: point.attainableTflops } : {}),
-      ...(point.percentOfRoofline !== undefined ? { percentOfRoofline: point.percentOfRoofline } : {}),
+      ...rooflineFields(point, { intensity: false }),
       kernelNames,
       ...(kernel ? { kernel } : {}),
       ...(deviceId !== undefined ? { device: deviceId } : {}),

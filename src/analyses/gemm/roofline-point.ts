@@ -26,6 +26,34 @@ export interface RooflinePoint {
 }
 
 /**
+ * Every field of a RooflinePoint, in the order rows carry them; the mapped type makes the
+ * compiler refuse a list that misses or adds one.
+ */
+const FIELD_ORDER: { readonly [K in keyof RooflinePoint]-?: true } = {
+  arithmeticIntensity: true,
+  tflops: true,
+  peakTflops: true,
+  percentOfPeak: true,
+  ridgePoint: true,
+  bound: true,
+  attainableTflops: true,
+  percentOfRoofline: true,
+};
+const FIELDS = Object.keys(FIELD_ORDER) as (keyof RooflinePoint)[];
+const FIELDS_BUT_INTENSITY = FIELDS.filter((k) => k !== 'arithmeticIntensity');
+
+/**
+ * The fields `point` has, in that order, to spread into a row (a point of another row, or the
+ * point itself); those whose value is undefined are left out. `intensity: false` leaves out the arithmetic intensity, for a row that carries
+ * it beside the shape it comes from (the GEMM table's) and the rest after the kernel times.
+ */
+export function rooflineFields(point: RooflinePoint, opts: { readonly intensity?: boolean } = {}): RooflinePoint {
+  const out: Record<string, unknown> = {};
+  for (const k of opts.intensity === false ? FIELDS_BUT_INTENSITY : FIELDS) if (point[k] !== undefined) out[k] = point[k];
+  return out as RooflinePoint;
+}
+
+/**
  * How often a piece of compute work ran and how long its kernels took: the figures a roofline
  * row is measured from (the GEMM table's and the roofline's rows both carry them).
  */
@@ -54,14 +82,14 @@ export function placeOnRoofline(
   const bwGBs = peaks?.memoryBandwidthGBs;
   const ridgePoint = peakTflops && bwGBs ? (peakTflops * 1e12) / (bwGBs * 1e9) : undefined;
   const attainableTflops = peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
-  return {
-    ...(intensity !== undefined ? { arithmeticIntensity: intensity } : {}),
-    ...(tflops !== undefined ? { tflops } : {}),
-    ...(peakTflops !== undefined ? { peakTflops } : {}),
-    ...(tflops !== undefined && peakTflops ? { percentOfPeak: (100 * tflops) / peakTflops } : {}),
-    ...(ridgePoint !== undefined ? { ridgePoint } : {}),
-    ...(ridgePoint !== undefined && intensity !== undefined ? { bound: intensity < ridgePoint ? ('memory' as const) : ('compute' as const) } : {}),
-    ...(attainableTflops !== undefined ? { attainableTflops } : {}),
-    ...(attainableTflops && tflops !== undefined ? { percentOfRoofline: (100 * tflops) / attainableTflops } : {}),
-  };
+  return rooflineFields({
+    arithmeticIntensity: intensity,
+    tflops,
+    peakTflops,
+    percentOfPeak: tflops !== undefined && peakTflops ? (100 * tflops) / peakTflops : undefined,
+    ridgePoint,
+    bound: ridgePoint !== undefined && intensity !== undefined ? (intensity < ridgePoint ? 'memory' : 'compute') : undefined,
+    attainableTflops,
+    percentOfRoofline: attainableTflops && tflops !== undefined ? (100 * tflops) / attainableTflops : undefined,
+  });
 }

@@ -30,7 +30,7 @@ import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType,
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
-import { placeOnRoofline, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
+import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
 import { subtreeGpuWithOwner } from '../host/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
@@ -301,14 +301,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(s ? { dtype: s.dtype, flops: s.flops } : {}),
       ...(s?.bytes !== undefined ? { bytes: s.bytes } : {}),
       ...(r.peakDtype ? { peakDtype: r.peakDtype } : {}),
-      ...(r.arithmeticIntensity !== undefined ? { arithmeticIntensity: r.arithmeticIntensity } : {}),
-      ...(r.tflops !== undefined ? { tflops: r.tflops } : {}),
-      ...(r.peakTflops !== undefined ? { peakTflops: r.peakTflops } : {}),
-      ...(r.percentOfPeak !== undefined ? { percentOfPeak: r.percentOfPeak } : {}),
-      ...(r.ridgePoint !== undefined ? { ridgePoint: r.ridgePoint } : {}),
-      ...(r.bound ? { bound: r.bound } : {}),
-      ...(r.attainableTflops !== undefined ? { attainableTflops: r.attainableTflops } : {}),
-      ...(r.percentOfRoofline !== undefined ? { percentOfRoofline: r.percentOfRoofline } : {}),
+      ...rooflineFields(r),
       calls: r.calls,
       ...(r.callsPerStep !== undefined ? { callsPerStep: r.callsPerStep } : {}),
       kernelCalls: r.kernelCalls,

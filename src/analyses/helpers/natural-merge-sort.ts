@@ -4,8 +4,6 @@
  * comparator call per comparison. Trace tables are written nearly in time order (a run per
  * step, stream or thread), so a natural merge sort over the runs does a few linear passes.
  */
-import type { TraceModel } from '../../model/trace-model.js';
-import { perModel } from './per-model.js';
 
 /**
  * `idx` (ascending indices into `startNs`) sorted by (start, index); a new array. When a start
@@ -28,23 +26,6 @@ export function orderByStart(idx: Int32Array, startNs: Float64Array): Int32Array
   sortByKeyRuns(keys, order, runs);
   return new Int32Array(order);
 }
-
-/**
- * Every host event in (start, index) order, computed once per model: `scopes`, `compile` and
- * others read the host in time order. Shared, so read-only.
- */
-export const hostOrderByStart = perModel((m: TraceModel): Int32Array => {
-  const all = new Int32Array(m.host.length);
-  for (let i = 0; i < all.length; i++) all[i] = i;
-  return orderByStart(all, m.host.startNs);
-});
-
-/** True when some host event's start is unreadable (NaN): then there is no time order, and a comparator sort decides. */
-export const hostHasNaNStart = perModel((m: TraceModel): boolean => {
-  const s = m.host.startNs;
-  for (let i = 0; i < s.length; i++) if (s[i] !== s[i]) return true;
-  return false;
-});
 
 /**
  * Sorts `keys` ascending in place and moves `payload[k]` with `keys[k]`: a stable natural merge

@@ -28,7 +28,7 @@
  * Ignores: compilation itself (it happens before the profiled steps in these captures; a step
  * that compiles shows as a long `Torch-Compiled Region`), and the GPU side (fusion.ts).
  */
-import { hostHasNaNStart, hostOrderByStart } from '../helpers/natural-merge-sort.js';
+import { hostHasNaNStart, hostOrderByStart } from '../helpers/host-start-order.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';

@@ -24,7 +24,7 @@
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { countLaunches } from './launches.js';
 import { perModel, perModelWith } from '../helpers/per-model.js';
-import { hostHasNaNStart, hostOrderByStart } from '../helpers/natural-merge-sort.js';
+import { hostHasNaNStart, hostOrderByStart } from '../helpers/host-start-order.js';
 
 /** What a scope is made of: steps, instances of one annotation name, or the whole trace. */
 export type ScopeSpec =
