@@ -12,9 +12,10 @@ const ITEM_SYNC_MIN_SHARE = 0.05;
 
 export function nextSection(c: TraceContext): ExplainSection | undefined {
   const sentences: ExplainSentence[] = [];
-  const co = c.lazy.compile();
-  const backward = co.findings.find((f) => f.code === 'BACKWARD_OPS_WITHOUT_BACKWARD');
-  const autograd = co.findings.find((f) => f.code === 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD');
+  // Compile findings exist only for a trace with compiled regions (compile-overhead.ts).
+  const findings = c.lazy.compiled() ? c.lazy.compile().findings : [];
+  const backward = findings.find((f) => f.code === 'BACKWARD_OPS_WITHOUT_BACKWARD');
+  const autograd = findings.find((f) => f.code === 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD');
   if (backward || autograd) {
     const kernels = backward?.evidence['kernel'];
     sentences.push(

@@ -29,6 +29,7 @@
  * that compiles shows as a long `Torch-Compiled Region`), and the GPU side (fusion.ts).
  */
 import { hostHasNaNStart, hostOrderByStart } from '../helpers/natural-merge-sort.js';
+import { perModel } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
@@ -129,6 +130,24 @@ export interface CompileOverhead {
   readonly annotations: CompileScope[];
   readonly findings: CompileFinding[];
 }
+
+/**
+ * `computeCompileOverhead(m).compiled` without the rest of that analysis: whether some `cpu_op`
+ * is a `Torch-Compiled Region` (the only events whose role is `region`), one look per name id.
+ * `explain` asks this first: an eager trace needs none of the per-step and per-annotation rows.
+ */
+export const hasCompiledRegions = perModel((m: TraceModel): boolean => {
+  const { host, strings } = m;
+  // Per name id: 0 not decided, 1 a region's name, 2 not.
+  const region = new Uint8Array(strings.size);
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const id = host.name[i]!;
+    if (!region[id]) region[id] = compilePreOpRole(strings.get(id)) === 'region' ? 1 : 2;
+    if (region[id] === 1) return true;
+  }
+  return false;
+});
 
 const isGraphLaunch = (name: string) => /^(cuda|hip|cu)GraphLaunch$/.test(name);
 
