@@ -27,7 +27,7 @@
  * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those), host calls
  * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
  */
-import { perModelWith } from '../helpers/per-model.js';
+import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
@@ -441,6 +441,9 @@ export function createLaunchIndex(m: TraceModel): LaunchIndex {
   return { offsets, items };
 }
 
+/** createLaunchIndex, made once per model (per-model.ts): the launches and the step breakdown both read it. Shared, so read-only. */
+export const launchIndexOf = perModel(createLaunchIndex);
+
 function countByLauncher(launcher: Int32Array, nGpu: number, counts: Int32Array): void {
   for (let g = 0; g < nGpu; g++) {
     const h = launcher[g]!;
@@ -538,7 +541,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const launchDelayCutoffUs = opts.launchDelayCutoffUs ?? 100;
   const includeMemory = opts.includeMemoryEvents ?? true;
   const top = opts.top ?? 10;
-  const launched = createLaunchIndex(m);
+  const launched = launchIndexOf(m);
   const apiName = createApiNames(m);
   const calls = scanApiCalls(m, launched, apiName, includeMemory);
   const byApi = apiRows(calls.apis);
