@@ -154,15 +154,20 @@ function computeScopeInstancesOnce(m: TraceModel, scope: ScopeSpec): ScopeInstan
   if (roots.length === 0) return [];
   // Each phase is its own function with one loop: V8 optimises each once (see step-breakdown.ts).
   const owner = instanceOwners(m, roots);
-  const hostEvents = hostEventsByInstance(m, roots, owner);
   const gpuLists = gpuWorkByInstance(m, roots.length, owner);
+  // The host events are listed at their first read, for every instance at once: `explain` reads
+  // the GPU work of the steps and of each top-level annotation, the host events of one scope only.
+  let hostEvents: number[][] | undefined;
+  const hostEventsOf = (k: number): number[] => (hostEvents ??= hostEventsByInstance(m, roots, owner))[k]!;
   return roots.map((r, k) => ({
     index: k,
     name: m.strings.get(host.name[r]!),
     root: r,
     startNs: host.startNs[r]!,
     endNs: host.startNs[r]! + host.durNs[r]!,
-    hostEvents: hostEvents[k]!,
+    get hostEvents(): number[] {
+      return hostEventsOf(k);
+    },
     gpu: gpuLists[k]!,
   }));
 }
