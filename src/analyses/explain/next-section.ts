@@ -1,5 +1,5 @@
 /** `explain`, next: what to try, each rule with the evidence that fired it. */
-import { computeLaunches } from '../host/launches.js';
+import { computeLaunchDigest } from '../host/launches.js';
 import type { TraceContext } from './context.js';
 import { ALIGNMENT_MIN_SHARE } from './gemms-section.js';
 import { say, mean } from './sentence.js';
@@ -122,7 +122,7 @@ export function nextSection(c: TraceContext): ExplainSection | undefined {
       ),
     );
   }
-  const l = computeLaunches(c.m, { top: 0 });
+  const l = computeLaunchDigest(c.m);
   const items = l.syncs.filter((x) => x.item);
   const itemBlockedUs = items.reduce((a, x) => a + x.blockedUs, 0);
   const wallUs = s.steps.reduce((a, r) => a + r.durUs, 0);

@@ -543,9 +543,9 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const top = opts.top ?? 10;
   const launched = launchIndexOf(m);
   const apiName = createApiNames(m);
-  const calls = scanApiCalls(m, launched, apiName, includeMemory);
+  const calls = scanApiCalls(m, launched, apiName, includeMemory, true);
   const byApi = apiRows(calls.apis);
-  const work = scanLaunchedWork(m, apiName);
+  const work = scanLaunchedWork(m, apiName, true);
   const byKernel = kernelRows(m, work.byName);
   const ops = opCallPatterns(m, launched, apiName);
   const bySync = syncRows(calls.syncs);
@@ -574,6 +574,84 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   };
 }
 
+/**
+ * What `explain` says of the launches (S5): per API its calls, the activities it launched, its
+ * CPU per call and the median latency of its launches; per activity name its launch APIs and
+ * mean duration; each op's calls; the host synchronizations. The same phases as
+ * `computeLaunches`, without what `explain` does not print: HTA's rows and outliers, and the
+ * other statistics of each list (a sort each).
+ */
+export interface LaunchDigest {
+  /** `LaunchTotals.launches`. */
+  readonly launches: number;
+  /** In `LaunchAnatomy.byApi`'s order. */
+  readonly byApi: readonly ApiDigestRow[];
+  /** In `LaunchAnatomy.byKernel`'s order. */
+  readonly byKernel: readonly KernelDigestRow[];
+  readonly ops: readonly OpCallPattern[];
+  readonly syncs: readonly HostSync[];
+  readonly syncsByCause: readonly SyncRow[];
+}
+
+export interface ApiDigestRow extends Pick<ApiRow, 'api' | 'role' | 'calls' | 'kernels'> {
+  /** `ApiRow.cpu`'s total and mean, `ApiRow.latency`'s median. */
+  readonly cpuTotalUs: number;
+  readonly cpuMeanUs: number;
+  readonly latencyMedianUs: number;
+}
+
+export interface KernelDigestRow extends Pick<KernelLaunchRow, 'name' | 'kind' | 'count' | 'apis'> {
+  /** `KernelLaunchRow.gpu`'s total and mean. */
+  readonly gpuTotalUs: number;
+  readonly gpuMeanUs: number;
+}
+
+function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
+  const launched = launchIndexOf(m);
+  const apiName = createApiNames(m);
+  const calls = scanApiCalls(m, launched, apiName, true, false);
+  const work = scanLaunchedWork(m, apiName, false);
+  return {
+    launches: calls.launches,
+    byApi: apiDigestRows(calls.apis),
+    byKernel: kernelDigestRows(m, work.byName),
+    ops: opCallPatterns(m, launched, apiName),
+    syncs: calls.syncs,
+    syncsByCause: syncRows(calls.syncs).rows,
+  };
+}
+
+/** computeLaunchDigest, computed once per model (per-model.ts): the result is shared, read-only. */
+export const computeLaunchDigest = perModel(computeLaunchDigestOnce);
+
+/**
+ * `timeStats(valuesNs)`'s total and mean, without its sort: the values are integer ns (model
+ * times are), so their sum is exact, the same in any order.
+ */
+function totalAndMeanUs(valuesNs: readonly number[]): { totalUs: number; meanUs: number } {
+  const n = valuesNs.length;
+  if (n === 0) return { totalUs: 0, meanUs: NaN };
+  let total = 0;
+  for (let k = 0; k < n; k++) total += valuesNs[k]!;
+  return { totalUs: total / 1000, meanUs: total / n / 1000 };
+}
+
+function apiDigestRows(apis: Map<string, ApiAcc>): ApiDigestRow[] {
+  const rows: ApiDigestRow[] = [...apis].map(([api, a]) => {
+    const cpu = totalAndMeanUs(a.cpu);
+    return { api, role: a.role, calls: a.cpu.length, kernels: a.kernels, cpuTotalUs: cpu.totalUs, cpuMeanUs: cpu.meanUs, latencyMedianUs: quantileSorted(new Float64Array(a.latency).sort(), 0.5) / 1000 };
+  });
+  return rows.sort((a, b) => b.cpuTotalUs - a.cpuTotalUs || compareText(a.api, b.api));
+}
+
+function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelDigestRow[] {
+  const rows: KernelDigestRow[] = [...byName].map(([id, a]) => {
+    const t = totalAndMeanUs(a.gpu);
+    return { name: m.strings.get(id), kind: KIND[a.kind]!, count: a.gpu.length, apis: a.apis, gpuTotalUs: t.totalUs, gpuMeanUs: t.meanUs };
+  });
+  return rows.sort((a, b) => b.count - a.count || b.gpuTotalUs - a.gpuTotalUs || compareText(a.name, b.name));
+}
+
 // --- per API, and the launch records
 
 interface ApiAcc {
@@ -596,13 +674,13 @@ interface ApiCallScan {
   readonly launchCpuNs: number;
   readonly launchesWithoutKernel: number;
   readonly syncs: HostSync[];
-  /** HTA's (call, activity) pairs, kept compact: a million launches make a million rows. */
+  /** HTA's (call, activity) pairs, kept compact: a million launches make a million rows (empty unless asked for). */
   readonly rowHost: number[];
   readonly rowGpu: number[];
 }
 
 /** One pass over the runtime/driver calls: per API, the launches, HTA's rows and the host synchronizations. */
-function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo, includeMemory: boolean): ApiCallScan {
+function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo, includeMemory: boolean, keepRows: boolean): ApiCallScan {
   const { host, gpu } = m;
   const { offsets, items } = launched;
   const apis = new Map<string, ApiAcc>();
@@ -658,7 +736,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
     }
     // HTA's launch stats rows.
     const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
-    if (statsRole) {
+    if (keepRows && statsRole) {
       for (let q = from; q < to; q++) {
         rowHost.push(i);
         rowGpu.push(items[q]!);
@@ -744,7 +822,8 @@ interface LaunchedWorkScan {
 }
 
 /** One pass over the GPU table: each launched activity with its launching call, by activity name. */
-function scanLaunchedWork(m: TraceModel, apiName: (i: number) => ApiNameInfo): LaunchedWorkScan {
+/** With `allTimes` false, only the activities' durations are kept (not their launch calls' durations and latencies). */
+function scanLaunchedWork(m: TraceModel, apiName: (i: number) => ApiNameInfo, allTimes: boolean): LaunchedWorkScan {
   const { host, gpu } = m;
   const byName = new Map<number, KernelAcc>();
   let kernelsWithoutLaunch = 0;
@@ -768,6 +847,7 @@ function scanLaunchedWork(m: TraceModel, apiName: (i: number) => ApiNameInfo): L
     acc.apis[api] = (acc.apis[api] ?? 0) + 1;
     if (info.graph) acc.viaGraph++;
     acc.gpu.push(gpu.durNs[g]!);
+    if (!allTimes) continue;
     acc.cpu.push(host.durNs[h]!);
     acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
     acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
@@ -1038,7 +1118,7 @@ function launchOutliers(rows: LaunchRows, runtimeCutoffUs: number, launchDelayCu
  */
 function firstInOrder(list: number[], score: (k: number) => number, rowHost: readonly number[], top: number): number[] {
   const byOrder = (a: number, b: number) => score(b) - score(a) || rowHost[a]! - rowHost[b]!;
-  if (top === 0) return []; // explain asks for none
+  if (top === 0) return []; // none asked for
   if (!(Number.isInteger(top) && top > 0)) return list.sort(byOrder).slice(0, top);
   const scores = new Float64Array(list.length);
   for (let k = 0; k < list.length; k++) {
