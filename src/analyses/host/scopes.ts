@@ -149,14 +149,11 @@ export const computeScopeInstances: (m: TraceModel, scope: ScopeSpec) => ScopeIn
 function computeScopeInstancesOnce(m: TraceModel, scope: ScopeSpec): ScopeInstance[] {
   const { host } = m;
   if (scope.per === 'trace') return [wholeTrace(m)];
-  const roots = scope.per === 'step' ? m.steps.map((s) => s.host) : outermostInstances(m, m.strings.find(scope.name));
-  roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  const { roots, owner } = scopeMembership(m, scope);
   if (roots.length === 0) return [];
-  // Each phase is its own function with one loop: V8 optimises each once (see step-breakdown.ts).
-  const owner = instanceOwners(m, roots);
   const gpuLists = gpuWorkByInstance(m, roots.length, owner);
   // The host events are listed at their first read, for every instance at once: `explain` reads
-  // the GPU work of the steps and of each top-level annotation, the host events of one scope only.
+  // the GPU work of the steps and of each top-level annotation, and no host event list.
   let hostEvents: number[][] | undefined;
   const hostEventsOf = (k: number): number[] => (hostEvents ??= hostEventsByInstance(m, roots, owner))[k]!;
   return roots.map((r, k) => ({
@@ -170,6 +167,30 @@ function computeScopeInstancesOnce(m: TraceModel, scope: ScopeSpec): ScopeInstan
     },
     gpu: gpuLists[k]!,
   }));
+}
+
+/** The instances of a step or annotation scope as an index over the host table (`scopeMembership`). */
+export interface ScopeMembership {
+  /** Each instance's step or annotation event, in start order (ScopeInstance.root). */
+  readonly roots: readonly number[];
+  /** Per host event, the instance it belongs to (an index into `roots`; a root belongs to its own), or -1. */
+  readonly owner: Int32Array;
+}
+
+/**
+ * Which instance of a step or annotation scope each host event belongs to: the host events of
+ * `computeScopeInstances`' instances are those of `owner[i] >= 0` but the roots. For a reading
+ * that sums over them in any order, without listing them in time order. Computed once per model
+ * and scope; shared, so read-only.
+ */
+export const scopeMembership: (m: TraceModel, scope: Exclude<ScopeSpec, { per: 'trace' }>) => ScopeMembership = perModelWith(scopeMembershipOnce);
+
+function scopeMembershipOnce(m: TraceModel, scope: Exclude<ScopeSpec, { per: 'trace' }>): ScopeMembership {
+  const { host } = m;
+  const roots = scope.per === 'step' ? m.steps.map((s) => s.host) : outermostInstances(m, m.strings.find(scope.name));
+  roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  // Each phase is its own function with one loop: V8 optimises each once (see step-breakdown.ts).
+  return { roots, owner: roots.length ? instanceOwners(m, roots) : new Int32Array(host.length).fill(-1) };
 }
 
 /** The outermost events named `id` (not runtime or driver calls), in table order. */
