@@ -550,30 +550,45 @@ function activitiesByStream(m: TraceModel): number[][] {
 /**
  * findIntermediate, worked out once per distinct pair: it reads only the two ops' names and args
  * and the producer's kernel kind, and args objects are shared by every op with the same args, so
- * a training loop asks about the same pairs step after step.
+ * a training loop asks about the same pairs step after step. Pairs are found by numbers: each op
+ * gets the id of its (name, args), once per host event.
  */
 class IntermediateCache {
-  private readonly argsIds = new Map<JsonObject, number>();
-  private readonly links = new Map<string, Intermediate | undefined>();
+  /** Per host event, the id of its (name id, args object), or -1 until asked. */
+  private readonly opIds: Int32Array;
+  /** Op ids by args object, then by name id. */
+  private readonly idsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
+  private count = 0;
+  /** By producer id × (host length + 1) + consumer id (below 2^53 for any host table under 9·10^7 events), then by the producer kernel's kind. */
+  private readonly links = new Map<number, Map<KernelKind, Intermediate | undefined>>();
 
-  constructor(private readonly m: TraceModel) {}
+  constructor(private readonly m: TraceModel) {
+    this.opIds = new Int32Array(m.host.length).fill(-1);
+  }
 
   of(a: KernelSite, b: KernelSite): Intermediate | undefined {
     if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
-    const { name } = this.m.host;
-    const key = `${name[a.owner]},${this.argsId(a.owner)},${a.decoded.kind},${name[b.owner]},${this.argsId(b.owner)}`;
-    if (this.links.has(key)) return this.links.get(key);
+    const pair = this.opId(a.owner) * (this.m.host.length + 1) + this.opId(b.owner);
+    let byKind = this.links.get(pair);
+    if (!byKind) this.links.set(pair, (byKind = new Map()));
+    const kind = a.decoded.kind;
+    if (byKind.has(kind)) return byKind.get(kind);
     const r = findIntermediate(this.m, a, b);
-    this.links.set(key, r);
+    byKind.set(kind, r);
     return r;
   }
 
-  private argsId(h: number): number {
-    const a = this.m.host.args[h];
-    if (a === undefined) return -1;
-    let id = this.argsIds.get(a);
-    if (id === undefined) this.argsIds.set(a, (id = this.argsIds.size));
-    return id;
+  private opId(h: number): number {
+    let id = this.opIds[h]!;
+    if (id >= 0) return id;
+    const args = this.m.host.args[h];
+    let byName = this.idsByArgs.get(args);
+    if (!byName) this.idsByArgs.set(args, (byName = new Map()));
+    const name = this.m.host.name[h]!;
+    const known = byName.get(name);
+    if (known !== undefined) id = known;
+    else byName.set(name, (id = this.count++));
+    return (this.opIds[h] = id);
   }
 }
 
