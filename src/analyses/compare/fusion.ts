@@ -88,17 +88,18 @@ export function isCompiledGraphFrame(name: string): boolean {
  */
 export function computeKernelSites(m: TraceModel): KernelSite[] {
   const { host, gpu, strings } = m;
-  const decodedByName = new Map<number, DecodedKernelName>();
+  // What a name says, decided once per name id (names are interned: one id per name).
+  const decodedByName: (DecodedKernelName | undefined)[] = [];
   // Per host name id: 1 a user annotation's name that scopes kernels (not a compiled graph's
-  // frame), 2 not, 0 not decided yet.
+  // frame), 2 not, 0 not decided yet; and its row name.
   const scoping = new Uint8Array(strings.size);
+  const rowNames: (string | undefined)[] = [];
   const sites: KernelSite[] = [];
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const nameId = gpu.name[g]!;
     const name = strings.get(nameId);
-    let decoded = decodedByName.get(nameId);
-    if (!decoded) decodedByName.set(nameId, (decoded = decodeKernelName(name)));
+    const decoded = (decodedByName[nameId] ??= decodeKernelName(name));
     const owner = gpu.owner[g]!;
     const launcher = gpu.launcher[g]!;
     const ownerName = owner >= 0 ? strings.get(host.name[owner]!) : undefined;
@@ -116,18 +117,12 @@ export function computeKernelSites(m: TraceModel): KernelSite[] {
       }
     }
     if (scope < 0) scope = stepAt(m, owner >= 0 ? owner : launcher);
-    sites.push({
-      gpu: g,
-      name,
-      decoded,
-      role,
-      ...(generator ? { generator } : {}),
-      memoryBound,
-      owner,
-      launcher,
-      scope,
-      scopeName: scope >= 0 ? torchRowName(strings.get(host.name[scope]!)) : '',
-    });
+    const scopeName = scope >= 0 ? (rowNames[host.name[scope]!] ??= torchRowName(strings.get(host.name[scope]!))) : '';
+    sites.push(
+      generator
+        ? { gpu: g, name, decoded, role, generator, memoryBound, owner, launcher, scope, scopeName }
+        : { gpu: g, name, decoded, role, memoryBound, owner, launcher, scope, scopeName },
+    );
   }
   return sites;
 }
