@@ -679,7 +679,7 @@ interface ApiCallScan {
   readonly rowGpu: number[];
 }
 
-/** One pass over the runtime/driver calls: per API, the launches, HTA's rows and the host synchronizations. */
+/** One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`) and the host synchronizations. */
 function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo, includeMemory: boolean, keepRows: boolean): ApiCallScan {
   const { host, gpu } = m;
   const { offsets, items } = launched;
@@ -821,8 +821,11 @@ interface LaunchedWorkScan {
   readonly memcpys: number;
 }
 
-/** One pass over the GPU table: each launched activity with its launching call, by activity name. */
-/** With `allTimes` false, only the activities' durations are kept (not their launch calls' durations and latencies). */
+/**
+ * One pass over the GPU table: each launched activity with its launching call, by activity name;
+ * with `allTimes` false, of the times only the activities' durations (not their calls' durations
+ * and latencies).
+ */
 function scanLaunchedWork(m: TraceModel, apiName: (i: number) => ApiNameInfo, allTimes: boolean): LaunchedWorkScan {
   const { host, gpu } = m;
   const byName = new Map<number, KernelAcc>();
