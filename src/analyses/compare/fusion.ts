@@ -67,8 +67,6 @@ export interface KernelSite {
   readonly scope: number;
   /** Its name as a row name (`mlp_fwd`, `ProfilerStep*`), or `''` when none. */
   readonly scopeName: string;
-  /** Names of the cpu_ops from the owner up to (not including) the scope: `aten::clamp_min`, `aten::relu`. */
-  readonly opChain: readonly string[];
 }
 
 const MEMORY_BOUND_KINDS = new Set<KernelKind>(['elementwise', 'reduction', 'normalization', 'softmax', 'copy']);
@@ -90,45 +88,41 @@ export function isCompiledGraphFrame(name: string): boolean {
  */
 export function computeKernelSites(m: TraceModel): KernelSite[] {
   const { host, gpu, strings } = m;
-  const decodedByName = new Map<number, DecodedKernelName>();
+  // What a name says, decided once per name id (names are interned: one id per name).
+  const decodedByName: (DecodedKernelName | undefined)[] = [];
+  // Per host name id: 1 a user annotation's name that scopes kernels (not a compiled graph's
+  // frame), 2 not, 0 not decided yet; and its row name.
+  const scoping = new Uint8Array(strings.size);
+  const rowNames: (string | undefined)[] = [];
   const sites: KernelSite[] = [];
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const nameId = gpu.name[g]!;
     const name = strings.get(nameId);
-    let decoded = decodedByName.get(nameId);
-    if (!decoded) decodedByName.set(nameId, (decoded = decodeKernelName(name)));
+    const decoded = (decodedByName[nameId] ??= decodeKernelName(name));
     const owner = gpu.owner[g]!;
     const launcher = gpu.launcher[g]!;
     const ownerName = owner >= 0 ? strings.get(host.name[owner]!) : undefined;
     const generator = fusedGenerator(decoded, ownerName);
     const memoryBound = isMemoryBound(decoded);
     const role: KernelRole = generator ? 'fused' : memoryBound ? 'memory-bound' : 'other';
-    const opChain: string[] = [];
     let scope = -1;
     for (let p = owner >= 0 ? owner : launcher; p >= 0; p = host.parent[p]!) {
-      const kind = host.kind[p]!;
-      const n = strings.get(host.name[p]!);
-      if (kind === HostKind.Annotation && !isCompiledGraphFrame(n)) {
+      if (host.kind[p] !== HostKind.Annotation) continue;
+      const id = host.name[p]!;
+      if (!scoping[id]) scoping[id] = isCompiledGraphFrame(strings.get(id)) ? 2 : 1;
+      if (scoping[id] === 1) {
         scope = p;
         break;
       }
-      if (kind === HostKind.Op) opChain.push(n);
     }
     if (scope < 0) scope = stepAt(m, owner >= 0 ? owner : launcher);
-    sites.push({
-      gpu: g,
-      name,
-      decoded,
-      role,
-      ...(generator ? { generator } : {}),
-      memoryBound,
-      owner,
-      launcher,
-      scope,
-      scopeName: scope >= 0 ? torchRowName(strings.get(host.name[scope]!)) : '',
-      opChain,
-    });
+    const scopeName = scope >= 0 ? (rowNames[host.name[scope]!] ??= torchRowName(strings.get(host.name[scope]!))) : '';
+    sites.push(
+      generator
+        ? { gpu: g, name, decoded, role, generator, memoryBound, owner, launcher, scope, scopeName }
+        : { gpu: g, name, decoded, role, memoryBound, owner, launcher, scope, scopeName },
+    );
   }
   return sites;
 }
@@ -503,12 +497,36 @@ interface ChainInstance {
   between: KernelSite[][];
 }
 
+// Each phase below is its own function with one loop: the analysis runs once per process, and V8
+// optimises each loop once, with its own type feedback, instead of recompiling one large function
+// at each loop it reaches (three compiles of the single function this was, on the 160 MB trace).
+
 function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionOpportunity[] {
-  const { gpu } = m;
-  // GPU activities per (device, stream) in start order: copies and memsets sit in the stream too and end chains.
-  const siteOf: (KernelSite | undefined)[] = new Array<KernelSite | undefined>(gpu.length).fill(undefined);
+  const siteOf = sitesByActivity(m, sites);
+  const links = new IntermediateCache(m);
+  const chains: ChainInstance[] = [];
+  for (const stream of activitiesByStream(m)) {
+    // In (start, index) order: a stream's activities are nearly so already (natural-merge-sort.ts).
+    chainsOnStream(m, orderByStart(Int32Array.from(stream), m.gpu.startNs), siteOf, links, chains);
+  }
+  const out = groupChains(m, chains).map((g) => opportunityOf(m, g.first, g.instances));
+  return out.sort((x, y) => y.roundTripBytes * y.instances - x.roundTripBytes * x.instances || y.totalUs - x.totalUs);
+}
+
+/** Per GPU activity, its kernel site (copies and memsets have none). */
+function sitesByActivity(m: TraceModel, sites: readonly KernelSite[]): (KernelSite | undefined)[] {
+  const siteOf: (KernelSite | undefined)[] = new Array<KernelSite | undefined>(m.gpu.length).fill(undefined);
   for (const s of sites) siteOf[s.gpu] = s;
-  // Lists in order of each stream's first activity, found by (device, stream) numbers (no text key per activity).
+  return siteOf;
+}
+
+/**
+ * GPU activities per (device, stream), in index order: copies and memsets sit in the stream too
+ * and end chains. Lists in order of each stream's first activity, found by (device, stream)
+ * numbers (no text key per activity).
+ */
+function activitiesByStream(m: TraceModel): number[][] {
+  const { gpu } = m;
   const streamLists: number[][] = [];
   const byDevice = new Map<number, Map<number, number[]>>();
   for (let g = 0; g < gpu.length; g++) {
@@ -521,139 +539,175 @@ function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionO
     }
     list.push(g);
   }
-  // findIntermediate reads only the two ops' names and args and the producer's kernel kind, and
-  // args objects are shared by every op with the same args: a training loop asks about the same
-  // pairs step after step, so each distinct pair is worked out once.
-  const argsIds = new Map<JsonObject, number>();
-  const argsId = (h: number): number => {
-    const a = m.host.args[h];
-    if (a === undefined) return -1;
-    let id = argsIds.get(a);
-    if (id === undefined) argsIds.set(a, (id = argsIds.size));
-    return id;
-  };
-  const links = new Map<string, Intermediate | undefined>();
-  const intermediate = (a: KernelSite, b: KernelSite): Intermediate | undefined => {
-    if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
-    const key = `${m.host.name[a.owner]},${argsId(a.owner)},${a.decoded.kind},${m.host.name[b.owner]},${argsId(b.owner)}`;
-    if (links.has(key)) return links.get(key);
-    const r = findIntermediate(m, a, b);
-    links.set(key, r);
-    return r;
-  };
-  const chains: ChainInstance[] = [];
-  for (const stream of streamLists) {
-    // In (start, index) order: a stream's activities are nearly so already (natural-merge-sort.ts).
-    const list = orderByStart(Int32Array.from(stream), gpu.startNs);
-    let cur: ChainInstance | undefined;
-    // The last activity not looked through, and the compute kernels looked through since it.
-    let prev: KernelSite | undefined;
-    let skipped: KernelSite[] = [];
-    const lookThrough = (b: KernelSite | undefined): b is KernelSite =>
-      b !== undefined && LOOK_THROUGH_KINDS.has(b.decoded.kind) && b.role === 'other' && prev?.role === 'memory-bound' && b.scope === prev.scope;
-    for (let k = 0; k < list.length; k++) {
-      const g = list[k]!;
-      const b = siteOf[g];
-      if (lookThrough(b)) {
-        skipped.push(b);
-        continue;
-      }
-      // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
-      const next = k + 1 < list.length ? siteOf[list[k + 1]!] : undefined;
-      if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && lookThrough(next) && next.owner === gpu.owner[g]) continue;
-      const link = prev && b && chainable(prev, b) ? intermediate(prev, b) : undefined;
-      if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
-        if (!cur) cur = { sites: [prev!], links: [], between: [] };
-        cur.sites.push(b!);
-        cur.links.push(link);
-        cur.between.push(skipped);
-      } else if (cur) {
-        chains.push(cur);
-        cur = undefined;
-      }
-      prev = b;
-      skipped = [];
-    }
-    if (cur) chains.push(cur);
+  return streamLists;
+}
+
+/**
+ * findIntermediate, worked out once per distinct pair: it reads only the two ops' names and args
+ * and the producer's kernel kind, and args objects are shared by every op with the same args, so
+ * a training loop asks about the same pairs step after step. Pairs are found by numbers: each op
+ * gets the id of its (name, args), once per host event.
+ */
+class IntermediateCache {
+  /** Per host event, the id of its (name id, args object), or -1 until asked. */
+  private readonly opIds: Int32Array;
+  /** Op ids by args object, then by name id. */
+  private readonly idsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
+  private count = 0;
+  /** By producer id × (host length + 1) + consumer id (below 2^53 for any host table under 9·10^7 events), then by the producer kernel's kind. */
+  private readonly links = new Map<number, Map<KernelKind, Intermediate | undefined>>();
+
+  constructor(private readonly m: TraceModel) {
+    this.opIds = new Int32Array(m.host.length).fill(-1);
   }
 
-  // Group the instances of the same chain (same annotation, same kernels and ops, same intermediates).
-  interface Group {
-    first: ChainInstance;
-    instances: ChainInstance[];
+  of(a: KernelSite, b: KernelSite): Intermediate | undefined {
+    if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
+    const pair = this.opId(a.owner) * (this.m.host.length + 1) + this.opId(b.owner);
+    let byKind = this.links.get(pair);
+    if (!byKind) this.links.set(pair, (byKind = new Map()));
+    const kind = a.decoded.kind;
+    if (byKind.has(kind)) return byKind.get(kind);
+    const r = findIntermediate(this.m, a, b);
+    byKind.set(kind, r);
+    return r;
   }
-  const groups = new Map<string, Group>();
+
+  private opId(h: number): number {
+    let id = this.opIds[h]!;
+    if (id >= 0) return id;
+    const args = this.m.host.args[h];
+    let byName = this.idsByArgs.get(args);
+    if (!byName) this.idsByArgs.set(args, (byName = new Map()));
+    const name = this.m.host.name[h]!;
+    const known = byName.get(name);
+    if (known !== undefined) id = known;
+    else byName.set(name, (id = this.count++));
+    return (this.opIds[h] = id);
+  }
+}
+
+/** A compute kernel of `prev`'s annotation instance that a chain from the memory-bound `prev` may run across. */
+function looksThrough(b: KernelSite | undefined, prev: KernelSite | undefined): b is KernelSite {
+  return b !== undefined && LOOK_THROUGH_KINDS.has(b.decoded.kind) && b.role === 'other' && prev?.role === 'memory-bound' && b.scope === prev.scope;
+}
+
+/** The chains of one stream's activities (in start order), added to `chains`. */
+function chainsOnStream(m: TraceModel, list: Int32Array, siteOf: readonly (KernelSite | undefined)[], links: IntermediateCache, chains: ChainInstance[]): void {
+  const { gpu } = m;
+  let cur: ChainInstance | undefined;
+  // The last activity not looked through, and the compute kernels looked through since it.
+  let prev: KernelSite | undefined;
+  let skipped: KernelSite[] = [];
+  for (let k = 0; k < list.length; k++) {
+    const g = list[k]!;
+    const b = siteOf[g];
+    if (looksThrough(b, prev)) {
+      skipped.push(b);
+      continue;
+    }
+    // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
+    const next = k + 1 < list.length ? siteOf[list[k + 1]!] : undefined;
+    if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && looksThrough(next, prev) && next.owner === gpu.owner[g]) continue;
+    const link = prev && b && chainable(prev, b) ? links.of(prev, b) : undefined;
+    if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
+      if (!cur) cur = { sites: [prev!], links: [], between: [] };
+      cur.sites.push(b!);
+      cur.links.push(link);
+      cur.between.push(skipped);
+    } else if (cur) {
+      chains.push(cur);
+      cur = undefined;
+    }
+    prev = b;
+    skipped = [];
+  }
+  if (cur) chains.push(cur);
+}
+
+/** The instances of the same chain (same annotation, same kernels and ops, same intermediates), in order of first instance. */
+function groupChains(m: TraceModel, chains: readonly ChainInstance[]): { first: ChainInstance; instances: ChainInstance[] }[] {
+  const groups = new Map<string, { first: ChainInstance; instances: ChainInstance[] }>();
   for (const c of chains) {
-    const s0 = c.sites[0]!;
-    const key = [
-      s0.scopeName,
-      gpu.device[s0.gpu],
-      gpu.stream[s0.gpu],
-      // op and kernel names by their string ids (one id per name): no long kernel names copied per chain
-      ...c.sites.map((s) => `${m.host.name[s.owner]!}\u0001${gpu.name[s.gpu]!}`),
-      ...c.links.map((l) => `${formatDims(l.dims)}${l.dtype}`),
-      ...c.between.map((ks) => ks.map((s) => gpu.name[s.gpu]!).join('\u0001')),
-    ].join('\u0000');
+    const key = chainKey(m, c);
     const g = groups.get(key);
     if (g) g.instances.push(c);
     else groups.set(key, { first: c, instances: [c] });
   }
+  return [...groups.values()];
+}
 
-  const out: FusionOpportunity[] = [];
-  for (const { first, instances } of groups.values()) {
-    const n = instances.length;
-    const kernels: FusionKernelRef[] = first.sites.map((s, k) => {
-      let sum = 0;
-      for (const inst of instances) sum += gpu.durNs[inst.sites[k]!.gpu]!;
-      const traffic = kernelTrafficBytes(m, s);
-      return {
-        name: s.name,
-        shortName: shortKernelName(s.name),
-        op: m.strings.get(m.host.name[s.owner]!),
-        meanUs: sum / n / 1000,
-        ...(traffic !== undefined ? { trafficBytes: traffic } : {}),
-      };
-    });
-    const between: FusionKernelRef[][] = first.between.map((ks, l) =>
-      ks.map((s, k) => ({
-        name: s.name,
-        shortName: shortKernelName(s.name),
-        op: s.owner >= 0 ? m.strings.get(m.host.name[s.owner]!) : '',
-        meanUs: instances.reduce((sum, inst) => sum + gpu.durNs[inst.between[l]![k]!.gpu]!, 0) / n / 1000,
-      })),
-    );
-    const intermediates: FusionIntermediate[] = first.links.map((l) => ({
-      producer: l.producer,
-      consumer: l.consumer,
-      dims: l.dims,
-      dtype: l.dtype,
-      bytes: l.bytes,
-      inferredFrom: l.inferredFrom,
-    }));
-    const intermediateBytes = intermediates.reduce((s, l) => s + l.bytes, 0);
-    const totalNs = instances.reduce((s, inst) => s + inst.sites.reduce((t, x) => t + gpu.durNs[x.gpu]!, 0), 0);
-    const timeUs = totalNs / n / 1000;
-    const traffic = kernels.every((k) => k.trafficBytes !== undefined) ? kernels.reduce((s, k) => s + k.trafficBytes!, 0) : undefined;
-    const s0 = first.sites[0]!;
-    out.push({
-      annotation: s0.scopeName,
-      device: gpu.device[s0.gpu]!,
-      stream: gpu.stream[s0.gpu]!,
-      kernels,
-      intermediates,
-      between,
-      instances: n,
-      annotationInstances: new Set(instances.map((inst) => inst.sites[0]!.scope)).size,
-      intermediateBytes,
-      roundTripBytes: 2 * intermediateBytes,
-      timeUs,
-      totalUs: totalNs / 1000,
-      ...(traffic !== undefined && traffic > 2 * intermediateBytes
-        ? { trafficBytes: traffic, estimatedFusedUs: (timeUs * (traffic - 2 * intermediateBytes)) / traffic }
-        : {}),
-    });
+/**
+ * What makes two chain instances the same chain, as text: the annotation, device and stream, each
+ * kernel's op and kernel by their string ids (one id per name: no long kernel name copied per
+ * chain), each intermediate's shape and dtype, the kernels run between; parts apart by \\u0000.
+ */
+function chainKey(m: TraceModel, c: ChainInstance): string {
+  const { gpu } = m;
+  const s0 = c.sites[0]!;
+  let key = `${s0.scopeName}\u0000${gpu.device[s0.gpu]}\u0000${gpu.stream[s0.gpu]}`;
+  for (const s of c.sites) key += `\u0000${m.host.name[s.owner]!}\u0001${gpu.name[s.gpu]!}`;
+  for (const l of c.links) key += `\u0000${formatDims(l.dims)}${l.dtype}`;
+  for (const ks of c.between) {
+    key += '\u0000';
+    for (let j = 0; j < ks.length; j++) key += j > 0 ? `\u0001${gpu.name[ks[j]!.gpu]!}` : `${gpu.name[ks[j]!.gpu]!}`;
   }
-  return out.sort((x, y) => y.roundTripBytes * y.instances - x.roundTripBytes * x.instances || y.totalUs - x.totalUs);
+  return key;
+}
+
+function opportunityOf(m: TraceModel, first: ChainInstance, instances: readonly ChainInstance[]): FusionOpportunity {
+  const { gpu } = m;
+  const n = instances.length;
+  const kernels: FusionKernelRef[] = first.sites.map((s, k) => {
+    let sum = 0;
+    for (const inst of instances) sum += gpu.durNs[inst.sites[k]!.gpu]!;
+    const traffic = kernelTrafficBytes(m, s);
+    return {
+      name: s.name,
+      shortName: shortKernelName(s.name),
+      op: m.strings.get(m.host.name[s.owner]!),
+      meanUs: sum / n / 1000,
+      ...(traffic !== undefined ? { trafficBytes: traffic } : {}),
+    };
+  });
+  const between: FusionKernelRef[][] = first.between.map((ks, l) =>
+    ks.map((s, k) => ({
+      name: s.name,
+      shortName: shortKernelName(s.name),
+      op: s.owner >= 0 ? m.strings.get(m.host.name[s.owner]!) : '',
+      meanUs: instances.reduce((sum, inst) => sum + gpu.durNs[inst.between[l]![k]!.gpu]!, 0) / n / 1000,
+    })),
+  );
+  const intermediates: FusionIntermediate[] = first.links.map((l) => ({
+    producer: l.producer,
+    consumer: l.consumer,
+    dims: l.dims,
+    dtype: l.dtype,
+    bytes: l.bytes,
+    inferredFrom: l.inferredFrom,
+  }));
+  const intermediateBytes = intermediates.reduce((s, l) => s + l.bytes, 0);
+  const totalNs = instances.reduce((s, inst) => s + inst.sites.reduce((t, x) => t + gpu.durNs[x.gpu]!, 0), 0);
+  const timeUs = totalNs / n / 1000;
+  const traffic = kernels.every((k) => k.trafficBytes !== undefined) ? kernels.reduce((s, k) => s + k.trafficBytes!, 0) : undefined;
+  const s0 = first.sites[0]!;
+  return {
+    annotation: s0.scopeName,
+    device: gpu.device[s0.gpu]!,
+    stream: gpu.stream[s0.gpu]!,
+    kernels,
+    intermediates,
+    between,
+    instances: n,
+    annotationInstances: new Set(instances.map((inst) => inst.sites[0]!.scope)).size,
+    intermediateBytes,
+    roundTripBytes: 2 * intermediateBytes,
+    timeUs,
+    totalUs: totalNs / 1000,
+    ...(traffic !== undefined && traffic > 2 * intermediateBytes
+      ? { trafficBytes: traffic, estimatedFusedUs: (timeUs * (traffic - 2 * intermediateBytes)) / traffic }
+      : {}),
+  };
 }
 
 /**

@@ -6,8 +6,8 @@ import type { ExplainSection, ExplainSentence, ExplainValue } from './types.js';
 // S10: compile overhead
 
 export function compileSection(c: TraceContext): ExplainSection | undefined {
+  if (!c.lazy.compiled()) return undefined;
   const co = c.lazy.compile();
-  if (!co.compiled) return undefined;
   const sentences: ExplainSentence[] = [];
   const scopes = co.annotations.filter((s) => s.name === c.scopeName);
   const xs = scopes.length ? scopes : co.steps;

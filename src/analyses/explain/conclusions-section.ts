@@ -45,7 +45,7 @@ function conclusionRow(c: TraceContext): ConclusionRow {
   return {
     trace: c.label,
     scope: scopeLabel(c.scope),
-    compiled: c.lazy.compile().compiled,
+    compiled: c.lazy.compiled(),
     kernels: st.kernels,
     gemmKernels: kernelList(m, c.instances, isGemm),
     convAttentionKernels: kernelList(m, c.instances, isConvAttention),

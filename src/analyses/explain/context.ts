@@ -1,6 +1,6 @@
 /** What the sections of `explain` share about one trace: its scope and instances, and the analyses they read, each computed at most once. */
 import type { TraceModel } from '../../model/trace-model.js';
-import { computeCompileOverhead, type CompileOverhead } from '../host/compile-overhead.js';
+import { computeCompileOverhead, hasCompiledRegions, type CompileOverhead } from '../host/compile-overhead.js';
 import { computeFusion, type FusionResult } from '../compare/fusion.js';
 import { computeGemmTable, findGemmCalls, type GemmReport } from '../gemm/gemm.js';
 import { computeRoofline, type RooflineReport } from '../gemm/roofline.js';
@@ -25,6 +25,8 @@ interface Lazy {
   gemm(): GemmReport;
   fusion(): FusionResult;
   compile(): CompileOverhead;
+  /** `compile().compiled`, without computing the rest. */
+  compiled(): boolean;
   gemmKernels(): Set<number>;
   roofline(): RooflineReport;
 }
@@ -50,6 +52,7 @@ export function context(input: ExplainInput): TraceContext {
     gemm: memo(() => computeGemmTable(m)),
     fusion: memo(() => computeFusion(m)),
     compile: memo(() => computeCompileOverhead(m)),
+    compiled: () => hasCompiledRegions(m),
     gemmKernels: memo(() => {
       const set = new Set<number>();
       for (const c of findGemmCalls(m)) for (const g of c.kernels) set.add(g);

@@ -1,7 +1,7 @@
 /** `explain`, launches (S5): launch APIs, each op's runtime/driver calls, memsets, occupancy queries and host synchronisations. */
 import { GpuKind } from '../../model/trace-model.js';
 import { findGemmCalls } from '../gemm/gemm.js';
-import { computeLaunches } from '../host/launches.js';
+import { computeLaunchDigest } from '../host/launches.js';
 import type { TraceContext } from './context.js';
 import { kernelLabel, say, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
@@ -10,8 +10,8 @@ import type { ExplainSection, ExplainSentence } from './types.js';
 
 export function launchesSection(c: TraceContext): ExplainSection | undefined {
   const { m } = c;
-  const l = computeLaunches(m, { top: 0 });
-  if (!l.totals.launches && !l.syncs.length) return undefined;
+  const l = computeLaunchDigest(m);
+  if (!l.launches && !l.syncs.length) return undefined;
   const sentences: ExplainSentence[] = [];
   const launchApis = l.byApi.filter((r) => r.role === 'kernel-launch' || r.role === 'graph-launch');
   for (const r of launchApis) {
@@ -24,7 +24,7 @@ export function launchesSection(c: TraceContext): ExplainSection | undefined {
           .slice(0, 6)
           .map((_, i) => `\`{names.${i}}\``)
           .join(', ')}${kernels.length > 6 ? ' and {moreNames} more' : ''}.`,
-        { api: r.api, kernels: r.kernels, calls: r.calls, cpuMeanUs: r.cpu.meanUs, latencyMedianUs: r.latency.medianUs, names: kernels.slice(0, 6), moreNames: Math.max(0, kernels.length - 6) },
+        { api: r.api, kernels: r.kernels, calls: r.calls, cpuMeanUs: r.cpuMeanUs, latencyMedianUs: r.latencyMedianUs, names: kernels.slice(0, 6), moreNames: Math.max(0, kernels.length - 6) },
       ),
     );
   }
@@ -49,7 +49,7 @@ export function launchesSection(c: TraceContext): ExplainSection | undefined {
       say('launches.gemm-memset', '{inGemm} of the {memsets} `Memset (Device)` activities ran inside GEMM ops, before their kernel ({memsetMeanUs} each): cuBLAS clearing a workspace, not part of the product.', {
         inGemm: memsetsInGemm,
         memsets: total,
-        memsetMeanUs: mean(memsets.map((k) => k.gpu.meanUs)),
+        memsetMeanUs: mean(memsets.map((k) => k.gpuMeanUs)),
         gemmOps: gemmHosts.size,
       }),
     );
@@ -58,7 +58,7 @@ export function launchesSection(c: TraceContext): ExplainSection | undefined {
   if (occupancy.length) {
     sentences.push(
       say('launches.occupancy', `${occupancy.map((_, i) => `\`{apis.${i}.api}\` ×{apis.${i}.calls}`).join(', ')}: occupancy queries the library makes before launching.`, {
-        apis: occupancy.map((r) => ({ api: r.api, calls: r.calls, cpuUs: r.cpu.totalUs })),
+        apis: occupancy.map((r) => ({ api: r.api, calls: r.calls, cpuUs: r.cpuTotalUs })),
       }),
     );
   }

@@ -1,5 +1,5 @@
 /** `explain`, next: what to try, each rule with the evidence that fired it. */
-import { computeLaunches } from '../host/launches.js';
+import { computeLaunchDigest } from '../host/launches.js';
 import type { TraceContext } from './context.js';
 import { ALIGNMENT_MIN_SHARE } from './gemms-section.js';
 import { say, mean } from './sentence.js';
@@ -12,9 +12,10 @@ const ITEM_SYNC_MIN_SHARE = 0.05;
 
 export function nextSection(c: TraceContext): ExplainSection | undefined {
   const sentences: ExplainSentence[] = [];
-  const co = c.lazy.compile();
-  const backward = co.findings.find((f) => f.code === 'BACKWARD_OPS_WITHOUT_BACKWARD');
-  const autograd = co.findings.find((f) => f.code === 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD');
+  // Compile findings exist only for a trace with compiled regions (compile-overhead.ts).
+  const findings = c.lazy.compiled() ? c.lazy.compile().findings : [];
+  const backward = findings.find((f) => f.code === 'BACKWARD_OPS_WITHOUT_BACKWARD');
+  const autograd = findings.find((f) => f.code === 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD');
   if (backward || autograd) {
     const kernels = backward?.evidence['kernel'];
     sentences.push(
@@ -121,7 +122,7 @@ export function nextSection(c: TraceContext): ExplainSection | undefined {
       ),
     );
   }
-  const l = computeLaunches(c.m, { top: 0 });
+  const l = computeLaunchDigest(c.m);
   const items = l.syncs.filter((x) => x.item);
   const itemBlockedUs = items.reduce((a, x) => a + x.blockedUs, 0);
   const wallUs = s.steps.reduce((a, r) => a + r.durUs, 0);

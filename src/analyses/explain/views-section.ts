@@ -1,5 +1,6 @@
 /** `explain`, views (S3): view ops that launched nothing and their self CPU time. */
-import { HostKind, hostName } from '../../model/trace-model.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { scopeMembership, type ScopeSpec } from '../host/scopes.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, say } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
@@ -20,7 +21,7 @@ export function viewsSection(c: TraceContext): ExplainSection | undefined {
     ),
   );
   if (c.instances.length > 1 && c.scope.per !== 'trace') {
-    const inScope = viewCallsIn(c);
+    const inScope = viewCallsIn(c, c.scope);
     sentences.push(
       say('views.per-instance', 'Per `{scope}` instance: {callsPerInstance|view call} and {selfCpuPerInstanceUs} of their self CPU time.', {
         scope: c.scopeName,
@@ -42,23 +43,33 @@ export function viewsSection(c: TraceContext): ExplainSection | undefined {
   return { id: 'views', title: 'Views: ops that launch no kernel', readings: ['S3'], sentences, tables: [], more: 'kinetoscope ops TRACE' };
 }
 
-/** View calls (that launched nothing) inside the scope's instances, and their self CPU ns. */
-function viewCallsIn(c: TraceContext): { calls: number; selfNs: number } {
+/** View calls (that launched nothing) inside the scope's instances, and their self CPU ns: a count and a sum of integer ns, the same in any order, so read in table order. */
+function viewCallsIn(c: TraceContext, scope: Exclude<ScopeSpec, { per: 'trace' }>): { calls: number; selfNs: number } {
   const { m } = c;
-  const names = new Set(c.lazy.ops().views.map((v) => v.name));
-  // The launch calls and every event around one (a walk stops at an event already marked: its ancestors are too).
-  const launched = new Uint8Array(m.host.length);
-  for (let g = 0; g < m.gpu.length; g++) for (let p = m.gpu.launcher[g]!; p >= 0 && !launched[p]; p = m.host.parent[p]!) launched[p] = 1;
+  // The view names by string id (one id per name): no name looked up per event.
+  const isView = new Uint8Array(m.strings.size);
+  for (const v of c.lazy.ops().views) {
+    const id = m.strings.find(v.name);
+    if (id >= 0) isView[id] = 1;
+  }
+  const launched = aroundLaunches(m);
+  const { roots, owner } = scopeMembership(m, scope);
   let calls = 0;
   let selfNs = 0;
-  for (const inst of c.instances) {
-    for (const h of inst.hostEvents) {
-      if (m.host.kind[h] !== HostKind.Op || launched[h] || !names.has(hostName(m, h))) continue;
-      calls++;
-      let self = m.host.durNs[h]!;
-      for (let k = m.host.firstChild[h]!; k >= 0; k = m.host.nextSibling[k]!) self -= m.host.durNs[k]!;
-      selfNs += self;
-    }
+  for (let h = 0; h < m.host.length; h++) {
+    const k = owner[h]!;
+    if (k < 0 || h === roots[k] || m.host.kind[h] !== HostKind.Op || launched[h] || !isView[m.host.name[h]!]) continue;
+    calls++;
+    let self = m.host.durNs[h]!;
+    for (let q = m.host.firstChild[h]!; q >= 0; q = m.host.nextSibling[q]!) self -= m.host.durNs[q]!;
+    selfNs += self;
   }
   return { calls, selfNs };
+}
+
+/** The launch calls and every event around one (a walk stops at an event already marked: its ancestors are too). A function of its own: one loop, optimised once. */
+function aroundLaunches(m: TraceModel): Uint8Array {
+  const launched = new Uint8Array(m.host.length);
+  for (let g = 0; g < m.gpu.length; g++) for (let p = m.gpu.launcher[g]!; p >= 0 && !launched[p]; p = m.host.parent[p]!) launched[p] = 1;
+  return launched;
 }

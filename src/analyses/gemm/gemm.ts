@@ -444,14 +444,12 @@ const NAME_NOT_GEMM = 1;
 const NAME_GEMM = 2;
 const NAME_TEMPLATE_GEMM = 3;
 
-function findGemmCallsOnce(m: TraceModel): GemmCall[] {
-  const { host, gpu } = m;
-  const n = host.length;
-  const isGemm = new Uint8Array(n);
-  // Per op name id, decided once per name: NAME_UNDECIDED, NAME_NOT_GEMM, NAME_GEMM, or
-  // NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM).
+/** Per host event, 1 for a GEMM op; per op name id, NAME_NOT_GEMM, NAME_GEMM or NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM), decided once per name. */
+function gemmOps(m: TraceModel): { isGemm: Uint8Array; gemmName: Uint8Array } {
+  const { host } = m;
+  const isGemm = new Uint8Array(host.length);
   const gemmName = new Uint8Array(m.strings.size);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
     const id = host.name[i]!;
     let v = gemmName[id]!;
@@ -461,12 +459,27 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
     }
     if (v !== NAME_NOT_GEMM) isGemm[i] = 1;
   }
-  // A GEMM op with a GEMM op inside it is a wrapper (linear → matmul → mm): not a call.
-  const wraps = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
+  return { isGemm, gemmName };
+}
+
+/** Per host event, 1 when a GEMM op is inside it: a GEMM op with one inside is a wrapper (linear → matmul → mm), not a call. */
+function gemmWrappers(m: TraceModel, isGemm: Uint8Array): Uint8Array {
+  const { host } = m;
+  const wraps = new Uint8Array(host.length);
+  for (let i = 0; i < host.length; i++) {
     if (!isGemm[i]) continue;
     for (let p = host.parent[i]!; p >= 0 && !wraps[p]; p = host.parent[p]!) wraps[p] = 1;
   }
+  return wraps;
+}
+
+function findGemmCallsOnce(m: TraceModel): GemmCall[] {
+  const { host, gpu } = m;
+  const n = host.length;
+  // One loop per function (V8 optimises each once: see step-breakdown.ts): the GEMM ops, the
+  // wrappers among them, then the calls.
+  const { isGemm, gemmName } = gemmOps(m);
+  const wraps = gemmWrappers(m, isGemm);
   const { firstOwned } = host;
   const { nextOwned } = gpu;
   const calls: GemmCall[] = [];

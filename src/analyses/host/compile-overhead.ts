@@ -29,6 +29,7 @@
  * that compiles shows as a long `Torch-Compiled Region`), and the GPU side (fusion.ts).
  */
 import { hostHasNaNStart, hostOrderByStart } from '../helpers/host-start-order.js';
+import { perModel } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
@@ -130,6 +131,24 @@ export interface CompileOverhead {
   readonly findings: CompileFinding[];
 }
 
+/**
+ * `computeCompileOverhead(m).compiled` without the rest of that analysis: whether some `cpu_op`
+ * is a `Torch-Compiled Region` (the only events whose role is `region`), one look per name id.
+ * `explain` asks this first: an eager trace needs none of the per-step and per-annotation rows.
+ */
+export const hasCompiledRegions = perModel((m: TraceModel): boolean => {
+  const { host, strings } = m;
+  // Per name id: 0 not decided, 1 a region's name, 2 not.
+  const region = new Uint8Array(strings.size);
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const id = host.name[i]!;
+    if (!region[id]) region[id] = compilePreOpRole(strings.get(id)) === 'region' ? 1 : 2;
+    if (region[id] === 1) return true;
+  }
+  return false;
+});
+
 const isGraphLaunch = (name: string) => /^(cuda|hip|cu)GraphLaunch$/.test(name);
 
 // What a host event's name says, as bits decided once per name id (computeCompileOverhead).
@@ -151,7 +170,6 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
   const n = host.length;
   const names: string[] = new Array(n);
   const roles: (PreOpRole | undefined)[] = new Array(n);
-  let compiled = false;
   let hasBackward = false;
   let compiledFunctionCalls = 0;
   let compiledFunctionSelfNs = 0;
@@ -173,7 +191,6 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
     // user's own annotation is never a pre-op (one named `guard_step` is not Dynamo's guards).
     const role = kind === HostKind.Op || kind === HostKind.Annotation ? roleOfName[id] : undefined;
     roles[i] = kind === HostKind.Annotation && role !== 'compiled-graph' ? undefined : role;
-    if (roles[i] === 'region') compiled = true;
     if (flags & NAME_BACKWARD) hasBackward = true;
     if (flags & NAME_COMPILED_FUNCTION) {
       compiledFunctionCalls++;
@@ -310,6 +327,8 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
       }),
     );
 
+  // Whether it compiled at all is hasCompiledRegions' question, asked once per model.
+  const compiled = hasCompiledRegions(m);
   const findings = compiled ? computeFindings(m, steps, hasBackward, compiledFunctionCalls, compiledFunctionSelfNs) : [];
   return { compiled, hasBackward, steps, annotations, findings };
 }

@@ -9,7 +9,7 @@
  * not shown here (see `kernels` and `doctor`).
  */
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { computeLaunchedGpuWork, isViewOpName } from './views.js';
+import { isViewOpName, launchedGpuWorkOf } from './views.js';
 
 export interface DispatchNode {
   readonly category: string;
@@ -93,7 +93,7 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
   const sel = selectRoots(m, scope);
   if ('error' in sel) return sel;
   const { host, gpu, strings } = m;
-  const launched = computeLaunchedGpuWork(m);
+  const launched = launchedGpuWorkOf(m);
   const byLauncher = new Map<number, number[]>();
   for (let g = 0; g < gpu.length; g++) {
     const l = gpu.launcher[g]!;

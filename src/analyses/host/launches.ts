@@ -27,7 +27,7 @@
  * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those), host calls
  * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
  */
-import { perModelWith } from '../helpers/per-model.js';
+import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
@@ -441,6 +441,9 @@ export function createLaunchIndex(m: TraceModel): LaunchIndex {
   return { offsets, items };
 }
 
+/** createLaunchIndex, made once per model (per-model.ts): the launches and the step breakdown both read it. Shared, so read-only. */
+export const launchIndexOf = perModel(createLaunchIndex);
+
 function countByLauncher(launcher: Int32Array, nGpu: number, counts: Int32Array): void {
   for (let g = 0; g < nGpu; g++) {
     const h = launcher[g]!;
@@ -527,19 +530,159 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
 
+// The analysis runs once per process, so its first run is the one that counts. Each phase below
+// is its own function with one loop over a table, or over what an earlier phase collected: V8
+// optimises each loop once, with that loop's type feedback, instead of recompiling one large
+// function (and running it unoptimised meanwhile) each time it reaches a loop it has not run yet —
+// eight compiles of the single function this was, on the 160 MB trace.
+
 function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAnatomy {
   const runtimeCutoffUs = opts.runtimeCutoffUs ?? 50;
   const launchDelayCutoffUs = opts.launchDelayCutoffUs ?? 100;
   const includeMemory = opts.includeMemoryEvents ?? true;
   const top = opts.top ?? 10;
-  const { host, gpu, strings } = m;
-  const launched = createLaunchIndex(m);
-  const busy = gpuBusyUnion(m);
-
+  const launched = launchIndexOf(m);
   const apiName = createApiNames(m);
+  const calls = scanApiCalls(m, launched, apiName, includeMemory, true);
+  const byApi = apiRows(calls.apis);
+  const work = scanLaunchedWork(m, apiName, true);
+  const byKernel = kernelRows(m, work.byName);
+  const ops = opCallPatterns(m, launched, apiName);
+  const bySync = syncRows(calls.syncs);
+  const rows = new LaunchRows(m, calls.rowHost, calls.rowGpu);
+  return {
+    totals: {
+      launches: calls.launches,
+      graphLaunches: calls.graphLaunches,
+      kernelsViaGraphs: calls.kernelsViaGraphs,
+      launchCpuUs: calls.launchCpuNs / 1000,
+      launchesWithoutKernel: calls.launchesWithoutKernel,
+      kernelsWithoutLaunch: work.kernelsWithoutLaunch,
+      kernels: work.kernels,
+      memsets: work.memsets,
+      memcpys: work.memcpys,
+      hostSyncs: bySync.hostSyncs,
+      hostBlockedUs: bySync.hostBlockedUs,
+    },
+    byApi,
+    byKernel,
+    ops,
+    syncs: calls.syncs,
+    syncsByCause: bySync.rows,
+    outliers: launchOutliers(rows, runtimeCutoffUs, launchDelayCutoffUs, top),
+    ...(opts.keepRows ? { rows: rows.all() } : {}),
+  };
+}
 
-  // --- per API, and the launch records
-  interface ApiAcc { role: ApiRole; cpu: number[]; kernels: number; memcpys: number; memsets: number; without: number; latency: number[]; s2s: number[] }
+/**
+ * What `explain` says of the launches (S5): per API its calls, the activities it launched, its
+ * CPU per call and the median latency of its launches; per activity name its launch APIs and
+ * mean duration; each op's calls; the host synchronizations. The same phases as
+ * `computeLaunches`, without what `explain` does not print: HTA's rows and outliers, and the
+ * other statistics of each list (a sort each).
+ */
+export interface LaunchDigest {
+  /** `LaunchTotals.launches`. */
+  readonly launches: number;
+  /** In `LaunchAnatomy.byApi`'s order. */
+  readonly byApi: readonly ApiDigestRow[];
+  /** In `LaunchAnatomy.byKernel`'s order. */
+  readonly byKernel: readonly KernelDigestRow[];
+  readonly ops: readonly OpCallPattern[];
+  readonly syncs: readonly HostSync[];
+  readonly syncsByCause: readonly SyncRow[];
+}
+
+export interface ApiDigestRow extends Pick<ApiRow, 'api' | 'role' | 'calls' | 'kernels'> {
+  /** `ApiRow.cpu`'s total and mean, `ApiRow.latency`'s median. */
+  readonly cpuTotalUs: number;
+  readonly cpuMeanUs: number;
+  readonly latencyMedianUs: number;
+}
+
+export interface KernelDigestRow extends Pick<KernelLaunchRow, 'name' | 'kind' | 'count' | 'apis'> {
+  /** `KernelLaunchRow.gpu`'s total and mean. */
+  readonly gpuTotalUs: number;
+  readonly gpuMeanUs: number;
+}
+
+function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
+  const launched = launchIndexOf(m);
+  const apiName = createApiNames(m);
+  const calls = scanApiCalls(m, launched, apiName, true, false);
+  const work = scanLaunchedWork(m, apiName, false);
+  return {
+    launches: calls.launches,
+    byApi: apiDigestRows(calls.apis),
+    byKernel: kernelDigestRows(m, work.byName),
+    ops: opCallPatterns(m, launched, apiName),
+    syncs: calls.syncs,
+    syncsByCause: syncRows(calls.syncs).rows,
+  };
+}
+
+/** computeLaunchDigest, computed once per model (per-model.ts): the result is shared, read-only. */
+export const computeLaunchDigest = perModel(computeLaunchDigestOnce);
+
+/**
+ * `timeStats(valuesNs)`'s total and mean, without its sort: the values are integer ns (model
+ * times are), so their sum is exact, the same in any order.
+ */
+function totalAndMeanUs(valuesNs: readonly number[]): { totalUs: number; meanUs: number } {
+  const n = valuesNs.length;
+  if (n === 0) return { totalUs: 0, meanUs: NaN };
+  let total = 0;
+  for (let k = 0; k < n; k++) total += valuesNs[k]!;
+  return { totalUs: total / 1000, meanUs: total / n / 1000 };
+}
+
+function apiDigestRows(apis: Map<string, ApiAcc>): ApiDigestRow[] {
+  const rows: ApiDigestRow[] = [...apis].map(([api, a]) => {
+    const cpu = totalAndMeanUs(a.cpu);
+    return { api, role: a.role, calls: a.cpu.length, kernels: a.kernels, cpuTotalUs: cpu.totalUs, cpuMeanUs: cpu.meanUs, latencyMedianUs: quantileSorted(new Float64Array(a.latency).sort(), 0.5) / 1000 };
+  });
+  return rows.sort((a, b) => apiOrder(a.cpuTotalUs, a.api, b.cpuTotalUs, b.api));
+}
+
+function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelDigestRow[] {
+  const rows: KernelDigestRow[] = [...byName].map(([id, a]) => {
+    const t = totalAndMeanUs(a.gpu);
+    return { name: m.strings.get(id), kind: KIND[a.kind]!, count: a.gpu.length, apis: a.apis, gpuTotalUs: t.totalUs, gpuMeanUs: t.meanUs };
+  });
+  return rows.sort((a, b) => kernelOrder(a.count, a.gpuTotalUs, a.name, b.count, b.gpuTotalUs, b.name));
+}
+
+// --- per API, and the launch records
+
+interface ApiAcc {
+  role: ApiRole;
+  cpu: number[];
+  kernels: number;
+  memcpys: number;
+  memsets: number;
+  without: number;
+  latency: number[];
+  s2s: number[];
+}
+
+interface ApiCallScan {
+  /** By API name, in order of first call. */
+  readonly apis: Map<string, ApiAcc>;
+  readonly launches: number;
+  readonly graphLaunches: number;
+  readonly kernelsViaGraphs: number;
+  readonly launchCpuNs: number;
+  readonly launchesWithoutKernel: number;
+  readonly syncs: HostSync[];
+  /** HTA's (call, activity) pairs, kept compact: a million launches make a million rows (empty unless asked for). */
+  readonly rowHost: number[];
+  readonly rowGpu: number[];
+}
+
+/** One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`) and the host synchronizations. */
+function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo, includeMemory: boolean, keepRows: boolean): ApiCallScan {
+  const { host, gpu } = m;
+  const { offsets, items } = launched;
   const apis = new Map<string, ApiAcc>();
   let launches = 0;
   let graphLaunches = 0;
@@ -547,34 +690,38 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   let launchCpuNs = 0;
   let launchesWithoutKernel = 0;
   const syncs: HostSync[] = [];
-  // HTA's (call, activity) pairs, kept compact: a million launches make a million rows.
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
-  const isApi = (i: number) => host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver;
-
+  // The union of all GPU work, made at the first synchronization (most traces have few or none).
+  let busy: MergedIntervals | undefined;
   for (let i = 0; i < host.length; i++) {
-    if (!isApi(i)) continue;
+    const k = host.kind[i];
+    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
     const info = apiName(i);
-    const name = info.name;
-    const list = launchedBy(launched, i);
+    const from = offsets[i]!;
+    const to = offsets[i + 1]!;
+    let kernels = 0;
+    let memcpys = 0;
+    let memsets = 0;
+    for (let q = from; q < to; q++) {
+      const gk = gpu.kind[items[q]!];
+      if (gk === GpuKind.Kernel) kernels++;
+      else if (gk === GpuKind.Memcpy) memcpys++;
+      else memsets++;
+    }
     let role = info.role;
-    let hasKernel = false;
-    for (let k = 0; k < list.length; k++) if (gpu.kind[list[k]!] === GpuKind.Kernel) hasKernel = true;
     // A call CUPTI linked to a kernel is a launch whatever its name.
-    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, hasKernel)) role = 'kernel-launch';
-    let acc = apis.get(name);
-    if (!acc) apis.set(name, (acc = { role, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] }));
+    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
+    let acc = apis.get(info.name);
+    if (!acc) apis.set(info.name, (acc = { role, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] }));
     const start = host.startNs[i]!;
     const dur = host.durNs[i]!;
     acc.cpu.push(dur);
-    if (list.length) {
-      for (let k = 0; k < list.length; k++) {
-        const g = list[k]!;
-        if (gpu.kind[g] === GpuKind.Kernel) acc.kernels++;
-        else if (gpu.kind[g] === GpuKind.Memcpy) acc.memcpys++;
-        else acc.memsets++;
-      }
-      const first = gpu.startNs[list[0]!]!;
+    if (to > from) {
+      acc.kernels += kernels;
+      acc.memcpys += memcpys;
+      acc.memsets += memsets;
+      const first = gpu.startNs[items[from]!]!;
       acc.latency.push(first - (start + dur));
       acc.s2s.push(first - start);
     } else acc.without++;
@@ -583,52 +730,61 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
       launchCpuNs += dur;
       if (role === 'graph-launch') {
         graphLaunches++;
-        kernelsViaGraphs += list.filter((g) => gpu.kind[g] === GpuKind.Kernel).length;
+        kernelsViaGraphs += kernels;
       }
-      if (!hasKernel) launchesWithoutKernel++;
+      if (kernels === 0) launchesWithoutKernel++;
     }
     // HTA's launch stats rows.
     const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
-    if (statsRole) {
-      for (let k = 0; k < list.length; k++) {
+    if (keepRows && statsRole) {
+      for (let q = from; q < to; q++) {
         rowHost.push(i);
-        rowGpu.push(list[k]!);
+        rowGpu.push(items[q]!);
       }
     }
-    // Host synchronizations.
-    const sk = syncKindOfCall(m, info, list);
-    if (sk) {
-      const op = innermostOp(m, i);
-      let topOp = -1;
-      let item = false;
-      for (let p = op; p >= 0; p = host.parent[p]!) {
-        if (host.kind[p] !== HostKind.Op) continue;
-        topOp = p;
-        if (ITEM_OPS.has(strings.get(host.name[p]!))) item = true;
+    // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
+    const sk = info.sync || info.memcpy ? syncKindOfCall(m, info, launchedBy(launched, i)) : undefined;
+    if (sk) syncs.push(hostSync(m, launched, i, info.name, sk, (busy ??= gpuBusyUnion(m))));
+  }
+  return { apis, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
+}
+
+/** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
+function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, busy: MergedIntervals): HostSync {
+  const { host, gpu, strings } = m;
+  const start = host.startNs[i]!;
+  const dur = host.durNs[i]!;
+  const op = innermostOp(m, i);
+  let topOp = -1;
+  let item = false;
+  for (let p = op; p >= 0; p = host.parent[p]!) {
+    if (host.kind[p] !== HostKind.Op) continue;
+    topOp = p;
+    if (ITEM_OPS.has(strings.get(host.name[p]!))) item = true;
+  }
+  let afterDtoH = false;
+  if (op >= 0) {
+    for (let c = host.firstChild[op]!; c >= 0 && c !== i; c = host.nextSibling[c]!) {
+      for (const g of launchedBy(launched, c)) {
+        if (gpu.kind[g] === GpuKind.Memcpy && /DtoH/.test(strings.get(gpu.name[g]!))) afterDtoH = true;
       }
-      let afterDtoH = false;
-      if (op >= 0) {
-        for (let c = host.firstChild[op]!; c >= 0 && c !== i; c = host.nextSibling[c]!) {
-          for (const g of launchedBy(launched, c)) {
-            if (gpu.kind[g] === GpuKind.Memcpy && /DtoH/.test(strings.get(gpu.name[g]!))) afterDtoH = true;
-          }
-        }
-      }
-      syncs.push({
-        host: i,
-        api: name,
-        kind: sk,
-        startUs: start / 1000,
-        blockedUs: dur / 1000,
-        gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
-        ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
-        ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
-        item,
-        afterDtoH,
-      });
     }
   }
+  return {
+    host: i,
+    api,
+    kind,
+    startUs: start / 1000,
+    blockedUs: dur / 1000,
+    gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
+    ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
+    ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
+    item,
+    afterDtoH,
+  };
+}
 
+function apiRows(apis: Map<string, ApiAcc>): ApiRow[] {
   const byApi: ApiRow[] = [...apis].map(([api, a]) => ({
     api,
     role: a.role,
@@ -641,39 +797,77 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     latency: timeStats(a.latency),
     startToStart: timeStats(a.s2s),
   }));
-  byApi.sort((a, b) => b.cpu.totalUs - a.cpu.totalUs || compareText(a.api, b.api));
+  return byApi.sort((a, b) => apiOrder(a.cpu.totalUs, a.api, b.cpu.totalUs, b.api));
+}
 
-  // --- per kernel name
-  interface KAcc { kind: GpuKind; apis: Record<string, number>; viaGraph: number; gpu: number[]; cpu: number[]; latency: number[]; s2s: number[] }
-  const kernels = new Map<number, KAcc>();
+/** The order of the per-API rows (`byApi`, and explain's digest of them): most CPU first, then by name. */
+function apiOrder(aCpuUs: number, aApi: string, bCpuUs: number, bApi: string): number {
+  return bCpuUs - aCpuUs || compareText(aApi, bApi);
+}
+
+// --- per kernel name
+
+interface KernelAcc {
+  kind: GpuKind;
+  apis: Record<string, number>;
+  viaGraph: number;
+  gpu: number[];
+  cpu: number[];
+  latency: number[];
+  s2s: number[];
+}
+
+interface LaunchedWorkScan {
+  /** By GPU name id, in order of first activity launched. */
+  readonly byName: Map<number, KernelAcc>;
+  readonly kernelsWithoutLaunch: number;
+  readonly kernels: number;
+  readonly memsets: number;
+  readonly memcpys: number;
+}
+
+/**
+ * One pass over the GPU table: each launched activity with its launching call, by activity name;
+ * with `allTimes` false, of the times only the activities' durations (not their calls' durations
+ * and latencies).
+ */
+function scanLaunchedWork(m: TraceModel, apiName: (i: number) => ApiNameInfo, allTimes: boolean): LaunchedWorkScan {
+  const { host, gpu } = m;
+  const byName = new Map<number, KernelAcc>();
   let kernelsWithoutLaunch = 0;
-  let kernelCount = 0;
-  let memsetCount = 0;
-  let memcpyCount = 0;
+  let kernels = 0;
+  let memsets = 0;
+  let memcpys = 0;
   for (let g = 0; g < gpu.length; g++) {
-    if (gpu.kind[g] === GpuKind.Kernel) kernelCount++;
-    else if (gpu.kind[g] === GpuKind.Memcpy) memcpyCount++;
-    else memsetCount++;
+    if (gpu.kind[g] === GpuKind.Kernel) kernels++;
+    else if (gpu.kind[g] === GpuKind.Memcpy) memcpys++;
+    else memsets++;
     const h = gpu.launcher[g]!;
     if (h < 0) {
       if (gpu.kind[g] === GpuKind.Kernel) kernelsWithoutLaunch++;
       continue;
     }
-    let acc = kernels.get(gpu.name[g]!);
-    if (!acc) kernels.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
+    let acc = byName.get(gpu.name[g]!);
+    if (!acc) byName.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
     // The launcher's name and whether it is a graph launch, decided once per name (createApiNames).
     const info = apiName(h);
     const api = info.name;
     acc.apis[api] = (acc.apis[api] ?? 0) + 1;
     if (info.graph) acc.viaGraph++;
     acc.gpu.push(gpu.durNs[g]!);
+    if (!allTimes) continue;
     acc.cpu.push(host.durNs[h]!);
     acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
     acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
   }
-  const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
-  const byKernel: KernelLaunchRow[] = [...kernels].map(([id, a]) => ({
-    name: strings.get(id),
+  return { byName, kernelsWithoutLaunch, kernels, memsets, memcpys };
+}
+
+const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
+
+function kernelRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelLaunchRow[] {
+  const byKernel: KernelLaunchRow[] = [...byName].map(([id, a]) => ({
+    name: m.strings.get(id),
     kind: KIND[a.kind]!,
     count: a.gpu.length,
     apis: a.apis,
@@ -683,30 +877,72 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     latency: timeStats(a.latency),
     startToStart: timeStats(a.s2s),
   }));
-  byKernel.sort((a, b) => b.count - a.count || b.gpu.totalUs - a.gpu.totalUs || compareText(a.name, b.name));
+  return byKernel.sort((a, b) => kernelOrder(a.count, a.gpu.totalUs, a.name, b.count, b.gpu.totalUs, b.name));
+}
 
-  // --- per op: the runtime/driver calls it makes (grouped by op with a counting sort, in host order)
-  const opOf = new Int32Array(host.length).fill(-2);
-  const perOp = new Int32Array(host.length + 1);
+/** The order of the per-activity rows (`byKernel`, and explain's digest of them): most launched first, then most GPU time, then by name. */
+function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: number, bGpuUs: number, bName: string): number {
+  return bCount - aCount || bGpuUs - aGpuUs || compareText(aName, bName);
+}
+
+// --- per op: the runtime/driver calls it makes
+
+/** The runtime/driver calls grouped by their innermost op, in host order (a counting sort), and those outside every op. */
+interface CallsByOp {
+  /** Calls of op h: items[offsets[h] .. offsets[h + 1]). */
+  readonly offsets: Int32Array;
+  readonly items: Int32Array;
+  readonly outside: number[];
+}
+
+function groupCallsByOp(m: TraceModel): CallsByOp {
+  const { host } = m;
+  const n = host.length;
+  const opOf = innermostOpOfCalls(m);
+  const offsets = new Int32Array(n + 1);
   const outside: number[] = [];
-  for (let i = 0; i < host.length; i++) {
-    if (!isApi(i)) continue;
-    const op = innermostOp(m, i);
-    opOf[i] = op;
-    if (op < 0) outside.push(i);
-    else perOp[op + 1]++;
+  for (let i = 0; i < n; i++) {
+    const op = opOf[i]!;
+    if (op >= 0) offsets[op + 1]++;
+    else if (op === -1) outside.push(i);
   }
-  for (let h = 0; h < host.length; h++) perOp[h + 1] += perOp[h]!;
-  const callItems = new Int32Array(perOp[host.length]!);
-  const fill = perOp.slice(0, host.length);
-  for (let i = 0; i < host.length; i++) if (opOf[i]! >= 0) callItems[fill[opOf[i]!]!++] = i;
+  for (let h = 0; h < n; h++) offsets[h + 1] += offsets[h]!;
+  const items = new Int32Array(offsets[n]!);
+  const fill = offsets.slice(0, n);
+  for (let i = 0; i < n; i++) if (opOf[i]! >= 0) items[fill[opOf[i]!]!++] = i;
+  return { offsets, items, outside };
+}
 
-  interface PAcc { op: string; pattern: string; calls: OpCallPattern['calls']; instances: number; opNs: number; apiNs: number; launchNs: number; key: number[] }
+/** Per host event: for a runtime/driver call its innermost enclosing op (-1 when none), -2 for any other event. */
+function innermostOpOfCalls(m: TraceModel): Int32Array {
+  const { host } = m;
+  const opOf = new Int32Array(host.length).fill(-2);
+  for (let i = 0; i < host.length; i++) {
+    const k = host.kind[i];
+    if (k === HostKind.Runtime || k === HostKind.Driver) opOf[i] = innermostOp(m, i);
+  }
+  return opOf;
+}
+
+interface PatternAcc {
+  op: string;
+  pattern: string;
+  calls: OpCallPattern['calls'];
+  instances: number;
+  opNs: number;
+  apiNs: number;
+  launchNs: number;
+  key: number[];
+}
+
+function opCallPatterns(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo): OpCallPattern[] {
+  const { host, gpu, strings } = m;
+  const byOp = groupCallsByOp(m);
   // Patterns in order of first instance, found by a hash of their numbers (op name id, then per
   // call name id its calls, kernels, memcpys, memsets) and compared number by number: no text
   // key built per op instance.
-  const patterns: PAcc[] = [];
-  const byHash = new Map<number, PAcc[]>();
+  const patterns: PatternAcc[] = [];
+  const byHash = new Map<number, PatternAcc[]>();
   // Scratch for one instance: distinct API name ids in first-call order and their counts, four
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   const ids: number[] = [];
@@ -754,7 +990,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     }
     let bucket = byHash.get(hash);
     if (!bucket) byHash.set(hash, (bucket = []));
-    let acc: PAcc | undefined;
+    let acc: PatternAcc | undefined;
     for (let b = 0; b < bucket.length && !acc; b++) if (sameKey(bucket[b]!.key, opNameId)) acc = bucket[b];
     if (!acc) {
       const key = [opNameId];
@@ -769,11 +1005,12 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     acc.apiNs += apiNs;
     acc.launchNs += launchNs;
   };
+  const perOp = byOp.offsets;
   for (let op = 0; op < host.length; op++) {
     if (perOp[op + 1] === perOp[op]) continue;
-    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, callItems, perOp[op]!, perOp[op + 1]!);
+    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, byOp.items, perOp[op]!, perOp[op + 1]!);
   }
-  for (let k = 0; k < outside.length; k++) addPattern('(outside any cpu_op)', -1, NaN, outside, k, k + 1);
+  for (let k = 0; k < byOp.outside.length; k++) addPattern('(outside any cpu_op)', -1, NaN, byOp.outside, k, k + 1);
   const ops: OpCallPattern[] = patterns.map((p) => ({
     op: p.op,
     pattern: p.pattern,
@@ -783,9 +1020,12 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
     meanApiUs: p.apiNs / p.instances / 1000,
     meanLaunchUs: p.launchNs / p.instances / 1000,
   }));
-  ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+  return ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+}
 
-  // --- syncs by cause
+// --- syncs by cause
+
+function syncRows(syncs: readonly HostSync[]): { rows: SyncRow[]; hostSyncs: number; hostBlockedUs: number } {
   const syncAcc = new Map<string, { api: string; kind: SyncKind; cause: string; count: number; blocked: number; busy: number; max: number }>();
   let hostBlockedUs = 0;
   let hostSyncs = 0;
@@ -803,14 +1043,44 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
       hostBlockedUs += s.blockedUs;
     }
   }
-  const syncsByCause: SyncRow[] = [...syncAcc.values()]
+  const rows: SyncRow[] = [...syncAcc.values()]
     .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, maxUs: a.max }))
     .sort((a, b) => b.blockedUs - a.blockedUs || compareText(a.api, b.api));
+  return { rows, hostSyncs, hostBlockedUs };
+}
 
-  // --- HTA's outliers
-  const rowOf = (k: number): LaunchStatsRow => {
-    const h = rowHost[k]!;
-    const g = rowGpu[k]!;
+// --- HTA's outliers
+
+/** HTA's (call, activity) rows, read by row number. */
+class LaunchRows {
+  constructor(
+    private readonly m: TraceModel,
+    readonly rowHost: readonly number[],
+    private readonly rowGpu: readonly number[],
+  ) {}
+
+  get length(): number {
+    return this.rowHost.length;
+  }
+
+  cpuUs(k: number): number {
+    return this.m.host.durNs[this.rowHost[k]!]! / 1000;
+  }
+
+  gpuUs(k: number): number {
+    return this.m.gpu.durNs[this.rowGpu[k]!]! / 1000;
+  }
+
+  delayUs(k: number): number {
+    const { host, gpu } = this.m;
+    const h = this.rowHost[k]!;
+    return Math.max(0, gpu.startNs[this.rowGpu[k]!]! - (host.startNs[h]! + host.durNs[h]!)) / 1000;
+  }
+
+  row(k: number): LaunchStatsRow {
+    const { host, gpu, strings } = this.m;
+    const h = this.rowHost[k]!;
+    const g = this.rowGpu[k]!;
     const end = host.startNs[h]! + host.durNs[h]!;
     return {
       host: h,
@@ -822,53 +1092,34 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
       gpuDurationUs: gpu.durNs[g]! / 1000,
       launchDelayUs: Math.max(0, gpu.startNs[g]! - end) / 1000,
     };
-  };
+  }
+
+  all(): LaunchStatsRow[] {
+    return this.rowHost.map((_, k) => this.row(k));
+  }
+}
+
+function launchOutliers(rows: LaunchRows, runtimeCutoffUs: number, launchDelayCutoffUs: number, top: number): LaunchOutliers {
   const short: number[] = [];
   const runtime: number[] = [];
   const delay: number[] = [];
-  const cpuUs = (k: number) => host.durNs[rowHost[k]!]! / 1000;
-  const gpuUs = (k: number) => gpu.durNs[rowGpu[k]!]! / 1000;
-  const delayUs = (k: number) => Math.max(0, gpu.startNs[rowGpu[k]!]! - (host.startNs[rowHost[k]!]! + host.durNs[rowHost[k]!]!)) / 1000;
-  for (let k = 0; k < rowHost.length; k++) {
-    const c = cpuUs(k);
-    if (c <= runtimeCutoffUs && gpuUs(k) < c) short.push(k);
+  for (let k = 0; k < rows.length; k++) {
+    const c = rows.cpuUs(k);
+    if (c <= runtimeCutoffUs && rows.gpuUs(k) < c) short.push(k);
     if (c > runtimeCutoffUs) runtime.push(k);
-    if (delayUs(k) > launchDelayCutoffUs) delay.push(k);
+    if (rows.delayUs(k) > launchDelayCutoffUs) delay.push(k);
   }
-  const topBy = (list: number[], score: (k: number) => number) => firstInOrder(list, score, rowHost, top).map(rowOf);
-  const outliers: LaunchOutliers = {
+  const topBy = (list: number[], score: (k: number) => number) => firstInOrder(list, score, rows.rowHost, top).map((k) => rows.row(k));
+  return {
     runtimeCutoffUs,
     launchDelayCutoffUs,
-    rows: rowHost.length,
+    rows: rows.length,
     shortKernels: short.length,
     runtimeOutliers: runtime.length,
     launchDelayOutliers: delay.length,
-    topShortKernels: topBy(short, (k) => cpuUs(k) - gpuUs(k)),
-    topRuntimeOutliers: topBy(runtime, cpuUs),
-    topLaunchDelayOutliers: topBy(delay, delayUs),
-  };
-
-  return {
-    totals: {
-      launches,
-      graphLaunches,
-      kernelsViaGraphs,
-      launchCpuUs: launchCpuNs / 1000,
-      launchesWithoutKernel,
-      kernelsWithoutLaunch,
-      kernels: kernelCount,
-      memsets: memsetCount,
-      memcpys: memcpyCount,
-      hostSyncs,
-      hostBlockedUs,
-    },
-    byApi,
-    byKernel,
-    ops,
-    syncs,
-    syncsByCause,
-    outliers,
-    ...(opts.keepRows ? { rows: rowHost.map((_, k) => rowOf(k)) } : {}),
+    topShortKernels: topBy(short, (k) => rows.cpuUs(k) - rows.gpuUs(k)),
+    topRuntimeOutliers: topBy(runtime, (k) => rows.cpuUs(k)),
+    topLaunchDelayOutliers: topBy(delay, (k) => rows.delayUs(k)),
   };
 }
 
@@ -880,7 +1131,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
  */
 function firstInOrder(list: number[], score: (k: number) => number, rowHost: readonly number[], top: number): number[] {
   const byOrder = (a: number, b: number) => score(b) - score(a) || rowHost[a]! - rowHost[b]!;
-  if (top === 0) return []; // explain asks for none
+  if (top === 0) return []; // none asked for
   if (!(Number.isInteger(top) && top > 0)) return list.sort(byOrder).slice(0, top);
   const scores = new Float64Array(list.length);
   for (let k = 0; k < list.length; k++) {

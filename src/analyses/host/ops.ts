@@ -19,7 +19,7 @@ import { isTorchFilteredName } from '../torch-table/profiler-table.js';
 import { HostKind, hostName, type TraceModel } from '../../model/trace-model.js';
 import { computeEpilogues, type EpilogueRow } from '../gemm/epilogues.js';
 import { findGemmCalls } from '../gemm/gemm.js';
-import { computeLaunchedGpuWork, isViewOpName } from './views.js';
+import { isViewOpName, launchedGpuWorkOf } from './views.js';
 import { compareText } from '../../core/compare-text.js';
 
 export interface NoGpuWorkRow {
@@ -50,7 +50,7 @@ export interface OpsReport {
 
 export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noGpuWork: NoGpuWorkRow[] } {
   const { host } = m;
-  const launched = computeLaunchedGpuWork(m);
+  const launched = launchedGpuWorkOf(m);
   // Whether torch hides a name, decided once per name id (1 hidden, 2 shown, 0 not yet).
   const hidden = new Uint8Array(m.strings.size);
   const isHidden = (i: number): boolean => {

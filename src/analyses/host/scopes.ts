@@ -148,25 +148,68 @@ export const computeScopeInstances: (m: TraceModel, scope: ScopeSpec) => ScopeIn
 
 function computeScopeInstancesOnce(m: TraceModel, scope: ScopeSpec): ScopeInstance[] {
   const { host } = m;
-  let roots: number[];
   if (scope.per === 'trace') return [wholeTrace(m)];
-  if (scope.per === 'step') {
-    roots = m.steps.map((s) => s.host);
-  } else {
-    const id = m.strings.find(scope.name);
-    roots = [];
-    for (let i = 0; i < host.length; i++) {
-      if (host.name[i] !== id || host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) continue;
-      // The outermost instance only.
-      let nested = false;
-      for (let p = host.parent[i]!; p >= 0 && !nested; p = host.parent[p]!) nested = host.name[p] === id;
-      if (!nested) roots.push(i);
-    }
-  }
-  roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  const { roots, owner } = scopeMembership(m, scope);
   if (roots.length === 0) return [];
+  const gpuLists = gpuWorkByInstance(m, roots.length, owner);
+  // The host events are listed at their first read, for every instance at once: `explain` reads
+  // the GPU work of the steps and of each top-level annotation, and no host event list.
+  let hostEvents: number[][] | undefined;
+  const hostEventsOf = (k: number): number[] => (hostEvents ??= hostEventsByInstance(m, roots, owner))[k]!;
+  return roots.map((r, k) => ({
+    index: k,
+    name: m.strings.get(host.name[r]!),
+    root: r,
+    startNs: host.startNs[r]!,
+    endNs: host.startNs[r]! + host.durNs[r]!,
+    get hostEvents(): number[] {
+      return hostEventsOf(k);
+    },
+    gpu: gpuLists[k]!,
+  }));
+}
 
-  // Assign every host event to at most one instance.
+/** The instances of a step or annotation scope as an index over the host table (`scopeMembership`). */
+export interface ScopeMembership {
+  /** Each instance's step or annotation event, in start order (ScopeInstance.root). */
+  readonly roots: readonly number[];
+  /** Per host event, the instance it belongs to (an index into `roots`; a root belongs to its own), or -1. */
+  readonly owner: Int32Array;
+}
+
+/**
+ * Which instance of a step or annotation scope each host event belongs to: the host events of
+ * `computeScopeInstances`' instances are those of `owner[i] >= 0` but the roots. For a reading
+ * that sums over them in any order, without listing them in time order. Computed once per model
+ * and scope; shared, so read-only.
+ */
+export const scopeMembership: (m: TraceModel, scope: Exclude<ScopeSpec, { per: 'trace' }>) => ScopeMembership = perModelWith(scopeMembershipOnce);
+
+function scopeMembershipOnce(m: TraceModel, scope: Exclude<ScopeSpec, { per: 'trace' }>): ScopeMembership {
+  const { host } = m;
+  const roots = scope.per === 'step' ? m.steps.map((s) => s.host) : outermostInstances(m, m.strings.find(scope.name));
+  roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
+  // Each phase is its own function with one loop: V8 optimises each once (see step-breakdown.ts).
+  return { roots, owner: roots.length ? instanceOwners(m, roots) : new Int32Array(host.length).fill(-1) };
+}
+
+/** The outermost events named `id` (not runtime or driver calls), in table order. */
+function outermostInstances(m: TraceModel, id: number): number[] {
+  const { host } = m;
+  const roots: number[] = [];
+  for (let i = 0; i < host.length; i++) {
+    if (host.name[i] !== id || host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) continue;
+    // The outermost instance only.
+    let nested = false;
+    for (let p = host.parent[i]!; p >= 0 && !nested; p = host.parent[p]!) nested = host.name[p] === id;
+    if (!nested) roots.push(i);
+  }
+  return roots;
+}
+
+/** Every host event's instance (an index into `roots`, in start order), or -1: at most one each. */
+function instanceOwners(m: TraceModel, roots: readonly number[]): Int32Array {
+  const { host } = m;
   const owner = new Int32Array(host.length).fill(-1);
   roots.forEach((r, k) => markSubtree(m, r, k, owner));
   const starts = roots.map((r) => host.startNs[r]!);
@@ -178,9 +221,15 @@ function computeScopeInstancesOnce(m: TraceModel, scope: ScopeSpec): ScopeInstan
     if (host.thread[i] === host.thread[r]) continue;
     if (host.startNs[i]! < host.startNs[r]! + host.durNs[r]!) owner[i] = k;
   }
+  return owner;
+}
 
-  // Each instance's events in (start, index) order: read off the model's time order, or sorted
-  // when a start is unreadable (NaN), as before.
+/**
+ * Each instance's events in (start, index) order: read off the model's time order, or sorted
+ * when a start is unreadable (NaN), as before.
+ */
+function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: Int32Array): number[][] {
+  const { host } = m;
   const hostEvents: number[][] = roots.map(() => []);
   const nan = hostHasNaNStart(m);
   const order = nan ? undefined : hostOrderByStart(m);
@@ -190,25 +239,44 @@ function computeScopeInstancesOnce(m: TraceModel, scope: ScopeSpec): ScopeInstan
     if (k >= 0 && i !== roots[k]) hostEvents[k]!.push(i);
   }
   if (nan) for (const list of hostEvents) list.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
+  return hostEvents;
+}
 
-  const gpuLists: number[][] = roots.map(() => []);
+/** Each instance's GPU work in launch order (launchOrder, then start, then index). */
+function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array): number[][] {
   const { gpu } = m;
+  const lists: number[][] = [];
+  for (let k = 0; k < instances; k++) lists.push([]);
+  const at = launchTimes(m);
   for (let g = 0; g < gpu.length; g++) {
     const l = gpu.launcher[g]!;
     const k = l >= 0 ? owner[l]! : gpu.owner[g]! >= 0 ? owner[gpu.owner[g]!]! : -1;
-    if (k >= 0) gpuLists[k]!.push(g);
+    if (k >= 0) lists[k]!.push(g);
   }
-  for (const list of gpuLists) list.sort((a, b) => launchOrder(m, a) - launchOrder(m, b) || gpu.startNs[a]! - gpu.startNs[b]! || a - b);
+  for (const list of lists) sortByLaunch(gpu.startNs, at, list);
+  return lists;
+}
 
-  return roots.map((r, k) => ({
-    index: k,
-    name: m.strings.get(host.name[r]!),
-    root: r,
-    startNs: host.startNs[r]!,
-    endNs: host.startNs[r]! + host.durNs[r]!,
-    hostEvents: hostEvents[k]!,
-    gpu: gpuLists[k]!,
-  }));
+/** Per GPU activity, `launchOrder`: its launch call's start, else its own start. */
+function launchTimes(m: TraceModel): Float64Array {
+  const { gpu } = m;
+  const at = new Float64Array(gpu.length);
+  for (let g = 0; g < gpu.length; g++) at[g] = launchOrder(m, g);
+  return at;
+}
+
+/**
+ * `list` (ascending GPU indices) sorted by (launch time, start, index), in place: the sort runs
+ * only when the list is not in that order already (it mostly is: work is listed as launched).
+ */
+function sortByLaunch(startNs: Float64Array, at: Float64Array, list: number[]): void {
+  const before = (a: number, b: number) => at[a]! - at[b]! || startNs[a]! - startNs[b]! || a - b;
+  for (let k = 1; k < list.length; k++) {
+    if (!(before(list[k - 1]!, list[k]!) < 0)) {
+      list.sort(before);
+      return;
+    }
+  }
 }
 
 function wholeTrace(m: TraceModel): ScopeInstance {
@@ -220,7 +288,7 @@ function wholeTrace(m: TraceModel): ScopeInstance {
   } else hostEvents = Array.from(hostOrderByStart(m));
   const gpu: number[] = [];
   for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
-  gpu.sort((a, b) => launchOrder(m, a) - launchOrder(m, b) || m.gpu.startNs[a]! - m.gpu.startNs[b]! || a - b);
+  sortByLaunch(m.gpu.startNs, launchTimes(m), gpu);
   return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
 }
 

@@ -9,6 +9,7 @@
  * GPU work under them (`launchedNothing`).
  */
 import type { TraceModel } from '../../model/trace-model.js';
+import { perModel } from '../helpers/per-model.js';
 
 const VIEW_OPS = new Set([
   'aten::t',
@@ -93,3 +94,6 @@ export function computeLaunchedGpuWork(m: TraceModel): Uint8Array {
   }
   return launched;
 }
+
+/** computeLaunchedGpuWork, made once per model (per-model.ts): `explain` reads it for its ops and its dispatch tree. Shared, so read-only. */
+export const launchedGpuWorkOf = perModel(computeLaunchedGpuWork);

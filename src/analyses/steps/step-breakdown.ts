@@ -58,7 +58,7 @@ import {
 } from './gpu-metrics.js';
 import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, createLaunchIndex, isLaunchCall, quantileSorted, type LaunchIndex } from '../host/launches.js';
+import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
 import { medianOf, ValueList } from '../helpers/median.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 
@@ -239,7 +239,7 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
   const inOrder = windowsInOrder(windows);
   // Each window's GPU metrics, from one pass when the windows are in order.
   const gpuByWindow = inOrder && gpuScan.readable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
-  const sums = new HostSums(m, windows, createLaunchIndex(m));
+  const sums = new HostSums(m, windows, launchIndexOf(m));
   if (inOrder && hostReadable) sumHostInOrder(m, windows, sums);
   else sumHostByWindow(m, windows, sums);
 
