@@ -383,12 +383,14 @@ function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; o
 /** Per record: the module path it was made in (forward frame, else linked backward), or NO_MODULE. */
 function recordModules(m: TraceModel, order: Int32Array, innermostOp: Int32Array, modules: ModuleTree | undefined): string[] {
   if (!modules || modules.status !== 'ok') return Array.from(order, () => NO_MODULE);
+  // A module's backward name made once, not once per record.
+  const backwardName = modules.nodes.map((n) => `${n.path} (backward)`);
   return Array.from(order, (_r, k) => {
     const op = innermostOp[k]!;
     const fwd = op >= 0 ? modules.moduleOfOp[op]! : -1;
     if (fwd >= 0) return modules.nodes[fwd]!.path;
     const bwd = op >= 0 ? modules.backwardModuleOfOp[op]! : -1;
-    if (bwd >= 0) return `${modules.nodes[bwd]!.path} (backward)`;
+    if (bwd >= 0) return backwardName[bwd]!;
     return NO_MODULE;
   });
 }
