@@ -490,7 +490,12 @@ function aliveByOpReplayed(d: MemoryDeviceTimeline, points: readonly number[], t
     best.length = 0;
     for (let o = 0; o < keys.length; o++) {
       if (blocks[o] === 0) continue;
-      if (best.length === top && (top === 0 || !before(o, best[top - 1]!))) continue;
+      if (best.length === top) {
+        // Not before the last kept (before(o, w) written out: this runs for every op at every point).
+        if (top === 0) continue;
+        const w = best[top - 1]!;
+        if (bytes[o]! < bytes[w]! || (bytes[o] === bytes[w] && !(keys[o]! < keys[w]!))) continue;
+      }
       let at = best.length < top ? best.length : top - 1;
       while (at > 0 && before(o, best[at - 1]!)) {
         best[at] = best[at - 1]!;
