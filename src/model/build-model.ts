@@ -436,7 +436,7 @@ class Builder implements ModelBuilder {
         )
       : [];
     const gpuEndNs = reportStreamOverlaps(g, diagnostics, streams, pdlCapableDevices(devices), (i) => strings.get(g.name[i]!));
-    const fwdBwd = bindFwdBwd(hostTable, this.fwdBwdEnds, origin);
+    const fwdBwd = bindFwdBwd(hostTable, this.fwdBwdEnds, origin, host.order);
 
     const traceEndNs = Math.max(nesting.latestEndNs, gpuEndNs);
 
@@ -496,15 +496,92 @@ class Builder implements ModelBuilder {
  * `fwdbwd` flows (torch writes one per autograd node: `s` at the forward op's start on its thread,
  * `f` at the backward op's start on the autograd thread) bound to the host events they start
  * at: of several starting at the same time on that thread, the longest (the enclosing one).
+ * `order`: the host rows by (thread, start), as the nesting walks them, when every start is finite.
  */
 function bindFwdBwd(
   host: { length: number; thread: Int32Array; startNs: Float64Array; durNs: Float64Array },
   ends: readonly { id: number; thread: number; tsNs: number; start: boolean }[],
   originNs: number,
+  order: Int32Array | undefined,
 ): FwdBwdLink[] {
   if (ends.length === 0) return [];
-  // Per thread, per start: the longest host event starting there (numbers as keys: Map's
-  // SameValueZero treats 0 and −0, and NaN, as the printed keys did, with no text per event).
+  const rowOf = order ? endRowsInOrder(host, ends, originNs, order) : endRowsByKey(host, ends, originNs);
+  const fwd = new Map<number, number>();
+  const bwd = new Map<number, number>();
+  for (let k = 0; k < ends.length; k++) {
+    const i = rowOf[k]!;
+    if (i >= 0) (ends[k]!.start ? fwd : bwd).set(ends[k]!.id, i);
+  }
+  const links: FwdBwdLink[] = [];
+  for (const [id, f] of fwd) {
+    const b = bwd.get(id);
+    if (b !== undefined) links.push({ fwd: f, bwd: b });
+  }
+  return links;
+}
+
+/**
+ * Each end's host event (−1: none), looked for by binary search among its thread's rows in the
+ * (thread, start) order: no lookup per host event. Every host start is finite here, so an end
+ * at an unreadable time starts none.
+ */
+function endRowsInOrder(
+  host: { thread: Int32Array; startNs: Float64Array; durNs: Float64Array },
+  ends: readonly { thread: number; tsNs: number }[],
+  originNs: number,
+  order: Int32Array,
+): Int32Array {
+  const out = new Int32Array(ends.length).fill(-1);
+  // Per thread met, where its rows lie in `order`: [first, end).
+  const rowsOf = new Map<number, { first: number; end: number }>();
+  for (let k = 0; k < ends.length; k++) {
+    const t = ends[k]!.thread;
+    const x = ends[k]!.tsNs - originNs;
+    if (x !== x) continue;
+    let rows = rowsOf.get(t);
+    if (rows === undefined) rowsOf.set(t, (rows = { first: firstRowOfThread(host.thread, order, t), end: firstRowOfThread(host.thread, order, t + 1) }));
+    // The first of the thread's rows that does not start before x…
+    let lo = rows.first;
+    let hi = rows.end;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (host.startNs[order[mid]!]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    // …and those that start at x: order[lo, q).
+    let q = lo;
+    while (q < rows.end && host.startNs[order[q]!] === x) q++;
+    if (q - lo === 1) out[k] = order[lo]!;
+    else if (q > lo) {
+      // In row order, a longer one replaces the one kept (endRowsByKey's rule).
+      let cur = -1;
+      for (const i of Array.from(order.subarray(lo, q)).sort((a, b) => a - b)) if (cur < 0 || host.durNs[i]! > host.durNs[cur]!) cur = i;
+      out[k] = cur;
+    }
+  }
+  return out;
+}
+
+/** The first position of `order` (rows by thread) whose row's thread is ≥ t. */
+function firstRowOfThread(thread: Int32Array, order: Int32Array, t: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (thread[order[mid]!]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** endRowsInOrder without the order (some start is not finite): per thread, per start, the longest host event starting there. */
+function endRowsByKey(
+  host: { length: number; thread: Int32Array; startNs: Float64Array; durNs: Float64Array },
+  ends: readonly { thread: number; tsNs: number }[],
+  originNs: number,
+): Int32Array {
+  // Numbers as keys: Map's SameValueZero treats 0 and −0, and NaN, as the printed keys did,
+  // with no text per event.
   const at = new Map<number, Map<number, number>>();
   for (const e of ends) {
     let byTs = at.get(e.thread);
@@ -519,16 +596,5 @@ function bindFwdBwd(
     if (cur === undefined) continue;
     if (cur < 0 || host.durNs[i]! > host.durNs[cur]!) byTs.set(ts, i);
   }
-  const fwd = new Map<number, number>();
-  const bwd = new Map<number, number>();
-  for (const e of ends) {
-    const i = at.get(e.thread)!.get(e.tsNs - originNs)!;
-    if (i >= 0) (e.start ? fwd : bwd).set(e.id, i);
-  }
-  const links: FwdBwdLink[] = [];
-  for (const [id, f] of fwd) {
-    const b = bwd.get(id);
-    if (b !== undefined) links.push({ fwd: f, bwd: b });
-  }
-  return links;
+  return Int32Array.from(ends, (e) => at.get(e.thread)!.get(e.tsNs - originNs)!);
 }

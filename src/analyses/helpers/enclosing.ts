@@ -21,12 +21,11 @@ export function sortNested(t: ThreadIntervals, rows: readonly number[]): number[
  */
 export function innermostEnclosing(
   t: ThreadIntervals,
-  sorted: readonly number[],
+  sorted: ArrayLike<number>,
   n: number,
   threadOf: (k: number) => number,
   tsOf: (k: number) => number,
 ): Int32Array {
-  const end = (i: number) => t.startNs[i]! + t.durNs[i]!;
   // Each point's thread and time read once: the sort compares them ~n·log n times.
   const pointThread = new Float64Array(n);
   const pointTs = new Float64Array(n);
@@ -35,26 +34,42 @@ export function innermostEnclosing(
     pointTs[k] = tsOf(k);
   }
   const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => pointThread[a]! - pointThread[b]! || pointTs[a]! - pointTs[b]! || a - b);
+  return sweep(t, sorted, order, pointThread, pointTs);
+}
+
+/** The points in (thread, time) order against the intervals in sortNested order: each point's innermost interval. */
+function sweep(t: ThreadIntervals, sorted: ArrayLike<number>, order: ArrayLike<number>, pointThread: Float64Array, pointTs: Float64Array): Int32Array {
+  const { thread: ith, startNs: is, durNs: id } = t;
+  const n = order.length;
+  const m = sorted.length;
   const out = new Int32Array(n).fill(-1);
-  const stack: number[] = [];
+  // The open intervals, innermost last, and their ends.
+  const stack = new Int32Array(m);
+  const stackEnd = new Float64Array(m);
+  let top = 0;
   let fi = 0;
   let thread = NaN;
-  for (const k of order) {
+  for (let j = 0; j < n; j++) {
+    const k = order[j]!;
     const th = pointThread[k]!;
     const ts = pointTs[k]!;
     if (th !== thread) {
       thread = th;
-      stack.length = 0;
-      while (fi < sorted.length && t.thread[sorted[fi]!]! < th) fi++;
+      top = 0;
+      while (fi < m && ith[sorted[fi]!]! < th) fi++;
     }
     // Open the intervals that start at or before the point, closing those that ended before each.
-    while (fi < sorted.length && t.thread[sorted[fi]!]! === th && t.startNs[sorted[fi]!]! <= ts) {
-      const f = sorted[fi++]!;
-      while (stack.length > 0 && end(stack[stack.length - 1]!) < t.startNs[f]!) stack.pop();
-      stack.push(f);
+    while (fi < m) {
+      const f = sorted[fi]!;
+      const fs = is[f]!;
+      if (ith[f] !== th || !(fs <= ts)) break;
+      fi++;
+      while (top > 0 && stackEnd[top - 1]! < fs) top--;
+      stack[top] = f;
+      stackEnd[top++] = fs + id[f]!;
     }
-    while (stack.length > 0 && end(stack[stack.length - 1]!) < ts) stack.pop();
-    if (stack.length > 0) out[k] = stack[stack.length - 1]!;
+    while (top > 0 && stackEnd[top - 1]! < ts) top--;
+    if (top > 0) out[k] = stack[top - 1]!;
   }
   return out;
 }

@@ -127,7 +127,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   const nodes: ModuleNode[] = [];
   const roots: number[] = [];
   const nodeByKey = new Map<string, number>();
-  const nodeOfFrame = new Map<number, number>();
+  const nodeOfFrame = new Int32Array(python.length).fill(-1);
   const stack: number[] = [];
   let thread = -1;
   for (const f of frames) {
@@ -139,7 +139,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     }
     while (stack.length > 0 && endOf(m, stack[stack.length - 1]!) <= s) stack.pop();
     const parentFrame = stack.length > 0 ? stack[stack.length - 1]! : -1;
-    const parent = parentFrame >= 0 ? nodeOfFrame.get(parentFrame)! : -1;
+    const parent = parentFrame >= 0 ? nodeOfFrame[parentFrame]! : -1;
     const name = strings.get(python.name[f]!).slice(MODULE_PREFIX.length);
     const key = `${parent}\u0000${name}`;
     let node = nodeByKey.get(key);
@@ -151,7 +151,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
       if (parent >= 0) nodes[parent]!.children.push(node);
       else roots.push(node);
     }
-    nodeOfFrame.set(f, node);
+    nodeOfFrame[f] = node;
     const n = nodes[node]!;
     const dur = python.durNs[f]!;
     n.calls++;
@@ -162,14 +162,15 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   }
 
   // 3. Each op's innermost module frame on its thread (a sweep per thread over frames and ops).
-  const ops: number[] = [];
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
-  const frameOfOp = innermostEnclosing(python, frames, ops.length, (k) => host.thread[ops[k]!]!, (k) => host.startNs[ops[k]!]!);
+  const ops = new Int32Array(host.length);
+  let opCount = 0;
+  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops[opCount++] = i;
+  const frameOfOp = innermostEnclosing(python, frames, opCount, (k) => host.thread[ops[k]!]!, (k) => host.startNs[ops[k]!]!);
   const moduleOfOp = emptyOps();
-  ops.forEach((i, k) => {
+  for (let k = 0; k < opCount; k++) {
     const f = frameOfOp[k]!;
-    if (f >= 0) moduleOfOp[i] = nodeOfFrame.get(f)!;
-  });
+    if (f >= 0) moduleOfOp[ops[k]!] = nodeOfFrame[f]!;
+  }
 
   // 4. Backward: ops linked from a forward op (fwdbwd) and everything under them.
   const backwardModuleOfOp = emptyOps();
@@ -223,7 +224,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     recs.forEach((r, k) => {
       const f = frameOfRec[k]!;
       if (f < 0) return;
-      const n = nodes[nodeOfFrame.get(f)!]!;
+      const n = nodes[nodeOfFrame[f]!]!;
       const t = mem.deviceType[r]!;
       if (isDeviceMemoryType(t)) n.allocatedDeviceSelfBytes += mem.bytes[r]!;
       else if (isCpuMemoryType(t)) n.allocatedCpuSelfBytes += mem.bytes[r]!;

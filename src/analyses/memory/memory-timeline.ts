@@ -19,7 +19,7 @@
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { innermostEnclosing, sortNested } from '../helpers/enclosing.js';
-import { isCpuMemoryType, memoryTimeOrder } from './memory-usage.js';
+import { isCpuMemoryType, memoryTimeOrder, recordBound } from './memory-usage.js';
 import type { ModuleTree } from '../host/modules.js';
 import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';
 
@@ -252,29 +252,24 @@ function memorySteps(m: TraceModel, tsNs: Float64Array, alloc: Float64Array, ks:
   const out: MemoryStep[] = [];
   const n = tsNs.length;
   const before = alloc[0]! - m.memory.bytes[order[ks[0]!]!]!;
-  /** Allocated after the last record at or before t (`strict`: before t). */
-  const at = (t: number, strict: boolean): number => {
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (strict ? tsNs[mid]! < t : tsNs[mid]! <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? before : alloc[lo - 1]!;
-  };
+  /** Allocated after the records before position k. */
+  const at = (k: number): number => (k === 0 ? before : alloc[k - 1]!);
+  let first = 0;
   for (const s of m.steps) {
-    let peak = at(s.startNs, true);
+    // The step's records: positions [first, last) (the series is in time order).
+    first = recordBound(tsNs, s.startNs, false, first);
+    const last = recordBound(tsNs, s.endNs, true, first);
+    let peak = at(first);
     let peakAt = s.startNs;
-    for (let j = 0; j < n; j++) {
-      const t = tsNs[j]!;
-      if (t < s.startNs || t > s.endNs) continue;
+    // (an unreadable start or end bounds nothing on its side: no comparison with NaN excludes a record)
+    const to = s.endNs === s.endNs ? last : n;
+    for (let j = s.startNs === s.startNs ? first : 0; j < to; j++) {
       if (alloc[j]! > peak) {
         peak = alloc[j]!;
-        peakAt = t;
+        peakAt = tsNs[j]!;
       }
     }
-    out.push({ step: s.name, startNs: s.startNs, endNs: s.endNs, startBytes: at(s.startNs, true), peakBytes: peak, peakAtNs: peakAt, endBytes: at(s.endNs, false) });
+    out.push({ step: s.name, startNs: s.startNs, endNs: s.endNs, startBytes: at(first), peakBytes: peak, peakAtNs: peakAt, endBytes: at(last) });
   }
   return out;
 }
@@ -321,32 +316,42 @@ function opStats(m: TraceModel, order: Int32Array, ks: readonly number[], table:
     freePre[j + 1] = freePre[j]! + (b < 0 ? -b : 0);
     freeCnt[j + 1] = freeCnt[j]! + (b < 0 ? 1 : 0);
   }
-  const rows = new Map<string, { allocations: number; allocatedBytes: number; frees: number; freedBytes: number }>();
+  // Per row (torch's row name, looked up once per name id): its sums.
+  const rowOfName = new Int32Array(m.strings.size).fill(-1);
+  const rowIds = new Map<string, number>();
+  const rows: { op: string; allocations: number; allocatedBytes: number; frees: number; freedBytes: number }[] = [];
+  let lo = 0;
   for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
+    const id = host.name[i]!;
     const p = host.parent[i]!;
-    if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
-    const name = torchRowName(m.strings.get(host.name[i]!));
+    if (p >= 0 && host.name[p] === id && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
-    const lo = lowerBound(ts, s, false);
-    const hi = lowerBound(ts, e, true);
+    lo = recordBound(ts, s, false, lo);
+    const hi = recordBound(ts, e, true, lo);
     if (hi <= lo) continue;
-    let row = rows.get(name);
-    if (!row) rows.set(name, (row = { allocations: 0, allocatedBytes: 0, frees: 0, freedBytes: 0 }));
+    let r = rowOfName[id]!;
+    if (r < 0) {
+      const name = torchRowName(m.strings.get(id));
+      r = rowIds.get(name) ?? -1;
+      if (r < 0) rowIds.set(name, (r = rows.push({ op: name, allocations: 0, allocatedBytes: 0, frees: 0, freedBytes: 0 }) - 1));
+      rowOfName[id] = r;
+    }
+    const row = rows[r]!;
     row.allocations += allocCnt[hi]! - allocCnt[lo]!;
     row.allocatedBytes += allocPre[hi]! - allocPre[lo]!;
     row.frees += freeCnt[hi]! - freeCnt[lo]!;
     row.freedBytes += freePre[hi]! - freePre[lo]!;
   }
   const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
-  return [...rows]
-    .filter(([, r]) => r.allocations + r.frees > 0)
-    .map(([op, r]) => {
-      const t = torchRows.get(op);
+  return rows
+    .filter((r) => r.allocations + r.frees > 0)
+    .map((r) => {
+      const t = torchRows.get(r.op);
       const mem = t?.memory;
       return {
-        op,
+        op: r.op,
         calls: t?.calls ?? 0,
         allocations: r.allocations,
         allocatedBytes: r.allocatedBytes,
@@ -357,18 +362,6 @@ function opStats(m: TraceModel, order: Int32Array, ks: readonly number[], table:
       };
     })
     .sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
-}
-
-/** First position whose value is ≥ x (`after`: > x). */
-function lowerBound(sorted: Float64Array, x: number, after: boolean): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (after ? sorted[mid]! <= x : sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread. */
@@ -390,12 +383,14 @@ function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; o
 /** Per record: the module path it was made in (forward frame, else linked backward), or NO_MODULE. */
 function recordModules(m: TraceModel, order: Int32Array, innermostOp: Int32Array, modules: ModuleTree | undefined): string[] {
   if (!modules || modules.status !== 'ok') return Array.from(order, () => NO_MODULE);
+  // A module's backward name made once, not once per record.
+  const backwardName = modules.nodes.map((n) => `${n.path} (backward)`);
   return Array.from(order, (_r, k) => {
     const op = innermostOp[k]!;
     const fwd = op >= 0 ? modules.moduleOfOp[op]! : -1;
     if (fwd >= 0) return modules.nodes[fwd]!.path;
     const bwd = op >= 0 ? modules.backwardModuleOfOp[op]! : -1;
-    if (bwd >= 0) return `${modules.nodes[bwd]!.path} (backward)`;
+    if (bwd >= 0) return backwardName[bwd]!;
     return NO_MODULE;
   });
 }
@@ -422,6 +417,7 @@ function group(ks: readonly number[], keyOf: (k: number) => string, bytesOf: (k:
  */
 export function aliveByOpAt(d: MemoryDeviceTimeline, points: readonly number[], top: number): AliveGroup[][] {
   if (!d.pairedByAddr) return points.map(() => []);
+  if (Number.isInteger(top) && top >= 0 && exactSums(d.bytes)) return aliveByOpReplayed(d, points, top);
   const live = new Map<number, number>(); // addr → point of its allocation
   const out: AliveGroup[][] = [];
   let j = 0;
@@ -436,3 +432,78 @@ export function aliveByOpAt(d: MemoryDeviceTimeline, points: readonly number[], 
   return out;
 }
 
+/** Whether every allocation's bytes are an integer and all of them sum below 2^53: then any sum of some of them is exact, in any order. */
+function exactSums(bytes: Float64Array): boolean {
+  let sum = 0;
+  for (let j = 0; j < bytes.length; j++) {
+    const b = bytes[j]!;
+    if (b > 0) {
+      if (!Number.isInteger(b)) return false;
+      sum += b;
+    }
+  }
+  return sum <= Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * aliveByOpAt keeping each op's live bytes and blocks as the replay goes (the sums exact: see
+ * exactSums), so a point costs a look at each op rather than a regrouping of every live block.
+ */
+function aliveByOpReplayed(d: MemoryDeviceTimeline, points: readonly number[], top: number): AliveGroup[][] {
+  const opIndex = new Map<string, number>();
+  const keys: string[] = [];
+  const opOf = new Int32Array(d.op.length);
+  for (let k = 0; k < d.op.length; k++) {
+    const key = d.op[k]!;
+    let o = opIndex.get(key);
+    if (o === undefined) opIndex.set(key, (o = keys.push(key) - 1));
+    opOf[k] = o;
+  }
+  const bytes = new Float64Array(keys.length);
+  const blocks = new Float64Array(keys.length);
+  const live = new Map<number, number>(); // addr → point of its allocation
+  const drop = (k: number | undefined) => {
+    if (k === undefined) return;
+    bytes[opOf[k]!] -= d.bytes[k]!;
+    blocks[opOf[k]!]--;
+  };
+  const out: AliveGroup[][] = [];
+  // The `top` largest groups (bytes descending, then key), as group() orders them.
+  const best: number[] = [];
+  const before = (a: number, b: number) => bytes[a]! > bytes[b]! || (bytes[a] === bytes[b] && keys[a]! < keys[b]!);
+  let j = 0;
+  for (const p of points) {
+    for (; j <= p && j < d.bytes.length; j++) {
+      const b = d.bytes[j]!;
+      if (b > 0) {
+        const addr = d.addr[j]!;
+        drop(live.get(addr));
+        live.set(addr, j);
+        bytes[opOf[j]!] += b;
+        blocks[opOf[j]!]++;
+      } else if (b < 0) {
+        const addr = d.addr[j]!;
+        drop(live.get(addr));
+        live.delete(addr);
+      }
+    }
+    best.length = 0;
+    for (let o = 0; o < keys.length; o++) {
+      if (blocks[o] === 0) continue;
+      if (best.length === top) {
+        // Not before the last kept (before(o, w) written out: this runs for every op at every point).
+        if (top === 0) continue;
+        const w = best[top - 1]!;
+        if (bytes[o]! < bytes[w]! || (bytes[o] === bytes[w] && !(keys[o]! < keys[w]!))) continue;
+      }
+      let at = best.length < top ? best.length : top - 1;
+      while (at > 0 && before(o, best[at - 1]!)) {
+        best[at] = best[at - 1]!;
+        at--;
+      }
+      best[at] = o;
+    }
+    out.push(best.map((o) => ({ key: keys[o]!, bytes: bytes[o]!, count: blocks[o]! })));
+  }
+  return out;
+}

@@ -14,7 +14,7 @@
  * per record); `unmatched` counts them.
  */
 import type { TraceModel } from '../../model/trace-model.js';
-import { lowerBound } from '../helpers/intervals.js';
+import { perModel } from '../helpers/per-model.js';
 
 /** c10::DeviceType numbers torch adds to CPU memory: CPU, MKLDNN, IDEEP. */
 const CPU_MEMORY_TYPES = new Set([0, 2, 5]);
@@ -43,14 +43,17 @@ export function hasMemoryRecords(m: TraceModel): boolean {
   return !m.omitted.includes('memory') && m.memory.length > 0;
 }
 
-/** The records' order by time (OutOfMemory records left out: they carry no allocation). */
-export function memoryTimeOrder(m: TraceModel): Int32Array {
+/**
+ * The records' order by (time, index) (OutOfMemory records left out: they carry no allocation),
+ * once per model: torch's memory columns and the memory timeline both read it. Shared, so read-only.
+ */
+export const memoryTimeOrder = perModel((m: TraceModel): Int32Array => {
   const { tsNs, outOfMemory, length } = m.memory;
   const idx: number[] = [];
   for (let r = 0; r < length; r++) if (!outOfMemory[r] && tsNs[r] === tsNs[r]) idx.push(r);
   idx.sort((a, b) => tsNs[a]! - tsNs[b]! || a - b);
   return Int32Array.from(idx);
-}
+});
 
 /** `counts(i)`: whether host event i is one torch keeps (profiler-table.ts: filtered names match no record). */
 export function computeHostMemoryUsage(m: TraceModel, counts: (i: number) => boolean = () => true): HostMemoryUsage {
@@ -74,12 +77,13 @@ export function computeHostMemoryUsage(m: TraceModel, counts: (i: number) => boo
   const deviceBytes = new Float64Array(host.length);
   // Coverage of records by some host event: +1 at the first record inside, −1 after the last.
   const cover = new Int32Array(n + 1);
+  let lo = 0;
   for (let i = 0; i < host.length; i++) {
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
     if (s !== s || e !== e || !counts(i)) continue;
-    const lo = lowerBound(ts, s);
-    const hi = upperBound(ts, e);
+    lo = recordBound(ts, s, false, lo);
+    const hi = recordBound(ts, e, true, lo);
     if (hi <= lo) continue;
     cpuBytes[i] = cpuPre[hi]! - cpuPre[lo]!;
     deviceBytes[i] = devPre[hi]! - devPre[lo]!;
@@ -99,13 +103,37 @@ export function computeHostMemoryUsage(m: TraceModel, counts: (i: number) => boo
   return { cpuBytes, deviceBytes, unmatched: { count, cpuBytes: uc, deviceBytes: ud } };
 }
 
-/** First position in a sorted array whose value is > x. */
-function upperBound(sorted: ArrayLike<number>, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
+/**
+ * First position of `sorted` (ascending) whose value is ≥ x (`after`: > x) — a binary search's
+ * answer — looked for outward from `near` (0 ≤ near ≤ length): a few steps when the answer is
+ * close, as it is for the records inside one host event, or after its thread's previous one.
+ */
+export function recordBound(sorted: Float64Array, x: number, after: boolean, near: number): number {
+  const n = sorted.length;
+  let lo: number;
+  let hi: number;
+  if (near < n && (after ? sorted[near]! <= x : sorted[near]! < x)) {
+    // After `near`: steps of 1, 2, 4, … until a position is not before x.
+    lo = near + 1;
+    hi = near + 1;
+    for (let step = 1; hi < n && (after ? sorted[hi]! <= x : sorted[hi]! < x); hi = near + step) {
+      lo = hi + 1;
+      step *= 2;
+    }
+    if (hi > n) hi = n;
+  } else {
+    // At or before `near`: the same steps down until a position is before x.
+    hi = near;
+    lo = near - 1;
+    for (let step = 1; lo >= 0 && !(after ? sorted[lo]! <= x : sorted[lo]! < x); lo = near - step) {
+      hi = lo;
+      step *= 2;
+    }
+    lo = lo < 0 ? 0 : lo + 1;
+  }
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]! <= x) lo = mid + 1;
+    if (after ? sorted[mid]! <= x : sorted[mid]! < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;

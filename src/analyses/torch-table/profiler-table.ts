@@ -24,6 +24,7 @@ import type { JsonObject } from '../../ingest/raw-event.js';
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { mergeUnion } from '../helpers/intervals.js';
 import { doubled } from '../helpers/doubled.js';
+import { perModelWith } from '../helpers/per-model.js';
 import { computeHostMemoryUsage, hasMemoryRecords, type HostMemoryUsage } from '../memory/memory-usage.js';
 
 export type ProfilerTableDevice = 'cpu' | 'gpu';
@@ -87,7 +88,13 @@ export function torchRowName(name: string): string {
   return name.startsWith('ProfilerStep#') ? 'ProfilerStep*' : name;
 }
 
-export function computeProfilerTable(m: TraceModel, opts: ProfilerTableOptions = {}): ProfilerTable {
+/**
+ * Once per model and options: the report's table and its memory section's per-op columns read
+ * the same table. Shared, so read-only.
+ */
+export const computeProfilerTable = perModelWith(computeProfilerTableOnce);
+
+function computeProfilerTableOnce(m: TraceModel, opts: ProfilerTableOptions): ProfilerTable {
   const { host, gpu } = m;
   const byShape = opts.groupBy === 'shape';
   // The analysis runs once per process: each step below is its own function with one loop, so

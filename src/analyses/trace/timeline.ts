@@ -163,8 +163,13 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   if (drawable > maxSlices) {
     // The smallest power of two that can fit: one row over the whole extent in maxSlices buckets.
     bucketNs = 2 ** Math.max(0, Math.floor(Math.log2(Math.max(1, (hi - lo) / maxSlices))));
-    while (longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null) > maxSlices && bucketNs < 2 ** 52) bucketNs *= 2;
-    kept = new Int32Array(longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null));
+    // (the count of the last width tried is the count of the width kept: no pass to count it again)
+    let count = longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null);
+    while (count > maxSlices && bucketNs < 2 ** 52) {
+      bucketNs *= 2;
+      count = longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null);
+    }
+    kept = new Int32Array(count);
     longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, kept);
   }
 

@@ -71,8 +71,11 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
   }
 
   // Where each kept host event sits, to point GPU work at its launch call.
-  const slotOfHost = new Map<number, number>();
-  for (let j = 0; j < s.length; j++) if (!isGpuCategory(s.category[j]!)) slotOfHost.set(s.source[j]!, j);
+  const slotOfHost = new Int32Array(m.host.length).fill(-1);
+  for (let j = 0; j < s.length; j++) if (!isGpuCategory(s.category[j]!)) slotOfHost[s.source[j]!] = j;
+  // The owning op's name interned once per name id, an op's dims once per args object (the model shares them).
+  const opNameId = new Int32Array(m.strings.size).fill(-1);
+  const dimsId = new Map<object, number>();
   const launch: number[] = [];
   const op: number[] = [];
   const dims: number[] = [];
@@ -82,10 +85,14 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
     const src = s.source[j]!;
     if (isGpuCategory(s.category[j]!)) {
       const l = m.gpu.launcher[src]!;
-      const slot = l >= 0 ? slotOfHost.get(l) : undefined;
-      if (slot !== undefined) launch.push(j, slot);
+      const slot = l >= 0 ? slotOfHost[l]! : -1;
+      if (slot >= 0) launch.push(j, slot);
       const o = m.gpu.owner[src]!;
-      if (o >= 0) op.push(j, intern(m.strings.get(m.host.name[o]!)));
+      if (o >= 0) {
+        const nameId = m.host.name[o]!;
+        if (opNameId[nameId]! < 0) opNameId[nameId] = intern(m.strings.get(nameId));
+        op.push(j, opNameId[nameId]!);
+      }
       const id = s.name[j]!;
       if (s.category[j] === GPU_CATEGORY_BASE && !(id in decoded)) {
         const full = t.names[id]!;
@@ -94,8 +101,14 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
         if (sh !== full) short[id] = sh;
       }
     } else if (m.host.kind[src] === HostKind.Op) {
-      const d = m.host.args[src]?.['Input Dims'] ?? m.host.args[src]?.['Input dims'];
-      if (Array.isArray(d) && d.length) dims.push(j, intern(JSON.stringify(d)));
+      const args = m.host.args[src];
+      if (!args) continue;
+      let id = dimsId.get(args);
+      if (id === undefined) {
+        const d = args['Input Dims'] ?? args['Input dims'];
+        dimsId.set(args, (id = Array.isArray(d) && d.length ? intern(JSON.stringify(d)) : -1));
+      }
+      if (id >= 0) dims.push(j, id);
     }
   }
   return {
