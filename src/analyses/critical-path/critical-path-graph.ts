@@ -68,6 +68,8 @@ export interface GraphOptions {
 
 export interface CriticalPathGraph {
   readonly nodeCount: number;
+  /** Host events in the graph: nodes 1 to 2·hostEventCount, the GPU activities' after them. */
+  readonly hostEventCount: number;
   /** Node → event: host index, or GPU index when `nodeGpu`; -1 for the source node (node 0). */
   readonly nodeEvent: Int32Array;
   readonly nodeGpu: Uint8Array;
@@ -100,14 +102,24 @@ export interface CriticalPathGraph {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Growable edge list (typed arrays doubling; a graph has about two edges per node). */
+/**
+ * Growable edge list (typed arrays doubling), sized at the start for the usual graph (a little
+ * more than one edge per node); the built graph keeps views of these arrays.
+ */
 class Edges {
   n = 0;
-  src = new Int32Array(1024);
-  dst = new Int32Array(1024);
-  kind = new Uint8Array(1024);
-  attr = new Int32Array(1024);
-  attrGpu = new Uint8Array(1024);
+  src: Int32Array;
+  dst: Int32Array;
+  kind: Uint8Array;
+  attr: Int32Array;
+  attrGpu: Uint8Array;
+  constructor(capacity: number) {
+    this.src = new Int32Array(capacity);
+    this.dst = new Int32Array(capacity);
+    this.kind = new Uint8Array(capacity);
+    this.attr = new Int32Array(capacity);
+    this.attrGpu = new Uint8Array(capacity);
+  }
   add(s: number, d: number, k: EK, attr = -1, attrGpu = 0): number {
     if (this.n === this.src.length) this.grow();
     const i = this.n++;
@@ -120,16 +132,21 @@ class Edges {
   }
   private grow(): void {
     const c = this.src.length * 2;
-    const g = <T extends Int32Array | Uint8Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(c);
-      b.set(a);
-      return b;
-    };
-    this.src = g(this.src);
-    this.dst = g(this.dst);
-    this.kind = g(this.kind);
-    this.attr = g(this.attr);
-    this.attrGpu = g(this.attrGpu);
+    const src = new Int32Array(c);
+    const dst = new Int32Array(c);
+    const kind = new Uint8Array(c);
+    const attr = new Int32Array(c);
+    const attrGpu = new Uint8Array(c);
+    src.set(this.src);
+    dst.set(this.dst);
+    kind.set(this.kind);
+    attr.set(this.attr);
+    attrGpu.set(this.attrGpu);
+    this.src = src;
+    this.dst = dst;
+    this.kind = kind;
+    this.attr = attr;
+    this.attrGpu = attrGpu;
   }
 }
 
@@ -138,6 +155,17 @@ const HTA_BLOCKING = new Set(['cudaDeviceSynchronize', 'cudaStreamSynchronize', 
 const EVENT_RECORD = /^(?:cuda|hip|cu)EventRecord\w*$/;
 const DEVICE_SYNC = /^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/;
 const STREAM_WAIT = /^(?:cuda|hip|cu)StreamWaitEvent\w*$/;
+const EVENT_WAIT = /EventSynchronize|EventQuery/;
+
+/** What a call's name is, as bits per name id (decided once per name, not per call). */
+const enum CallName {
+  Decided = 1,
+  HtaBlocking = 2,
+  EventRecord = 4,
+  DeviceSync = 8,
+  StreamWait = 16,
+  EventWait = 32,
+}
 
 /**
  * What every instance's graph needs of the whole trace, built once per model: the launch index,
@@ -150,6 +178,8 @@ interface TraceIndex {
   readonly callByCorr: ReadonlyMap<number, number>;
   readonly syncByCall: ReadonlyMap<number, TraceModel['syncs'][number]>;
   readonly launchedOn: ReadonlyMap<number, readonly number[]>;
+  /** Per name id: CallName bits, 0 until decided. */
+  readonly callNames: Uint8Array;
 }
 
 const STREAM_KEY = 4294967296;
@@ -179,9 +209,27 @@ function traceIndex(m: TraceModel): TraceIndex {
   }
   const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
   for (const l of launchedOn.values()) l.sort((a, b) => launchTs(a) - launchTs(b) || a - b);
-  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), callByCorr, syncByCall, launchedOn };
+  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), callByCorr, syncByCall, launchedOn, callNames: new Uint8Array(m.strings.size) };
   traceIndexes.set(m, ix);
   return ix;
+}
+
+/** The CallName bits of host event h's name. */
+function callName(m: TraceModel, ix: TraceIndex, h: number): number {
+  const id = m.host.name[h]!;
+  let bits = ix.callNames[id]!;
+  if (bits === 0) {
+    const name = m.strings.get(id);
+    bits =
+      CallName.Decided |
+      (HTA_BLOCKING.has(name) ? CallName.HtaBlocking : 0) |
+      (EVENT_RECORD.test(name) ? CallName.EventRecord : 0) |
+      (DEVICE_SYNC.test(name) ? CallName.DeviceSync : 0) |
+      (STREAM_WAIT.test(name) ? CallName.StreamWait : 0) |
+      (EVENT_WAIT.test(name) ? CallName.EventWait : 0);
+    ix.callNames[id] = bits;
+  }
+  return bits;
 }
 
 type Note = (code: string, severity: Diagnostic['severity'], message: string) => void;
@@ -190,7 +238,9 @@ type Note = (code: string, severity: Diagnostic['severity'], message: string) =>
  * One graph under construction. The build runs as one small function per phase (below) rather
  * than one function of several hundred lines: V8 optimises each hot loop on its own and soon,
  * where the single function took hundreds of milliseconds to compile (twice, after a deopt) and
- * ran unoptimised meanwhile — most of the steps of a report.
+ * ran unoptimised meanwhile — most of the steps of a report. Fields keep one type each (times
+ * only in Float64Arrays): a field that held a small integer and then a fraction would change
+ * the object's shape, and every optimised phase would be thrown away and compiled again.
  */
 class GraphBuild {
   readonly host: TraceModel['host'];
@@ -201,12 +251,16 @@ class GraphBuild {
     if (d) d.count++;
     else this.diags.set(code, { severity, message, count: 1 });
   };
-  readonly hostList: number[] = [];
-  readonly gpuList: number[] = [];
+  /** The host events and GPU activities in the graph, in the order their nodes are made. */
+  hostList: Int32Array = new Int32Array(0);
+  nHost = 0;
+  gpuList: Int32Array = new Int32Array(0);
+  nGpu = 0;
   nNodes = 0;
   nodeEvent = new Int32Array(0);
   nodeGpu = new Uint8Array(0);
   nodeStart = new Uint8Array(0);
+  /** Node times; nodeTs[0], the source's, is where the graph starts. */
   nodeTs = new Float64Array(0);
   /**
    * Start node of host event hLo + i / GPU activity gLo + i (its end node is the next), -1 when
@@ -217,8 +271,7 @@ class GraphBuild {
   hostStartNode: Int32Array = new Int32Array(0);
   gLo = 0;
   gpuStartNode: Int32Array = new Int32Array(0);
-  t0 = 0;
-  readonly E = new Edges();
+  E = new Edges(0);
   readonly ix: TraceIndex;
   constructor(
     readonly m: TraceModel,
@@ -239,12 +292,13 @@ class GraphBuild {
   }
 }
 
-/** An Int32Array of -1 over the indexes from the least to the greatest of `list`; its first index. */
-function rangeOf(list: readonly number[]): { lo: number; at: Int32Array } {
-  if (list.length === 0) return { lo: 0, at: new Int32Array(0) };
+/** An Int32Array of -1 over the indexes from the least to the greatest of list[0..n); its first index. */
+function rangeOf(list: Int32Array, n: number): { lo: number; at: Int32Array } {
+  if (n === 0) return { lo: 0, at: new Int32Array(0) };
   let lo = list[0]!;
   let hi = lo;
-  for (const x of list) {
+  for (let i = 1; i < n; i++) {
+    const x = list[i]!;
     if (x < lo) lo = x;
     else if (x > hi) hi = x;
   }
@@ -263,48 +317,57 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
 
 // ---- which events are in the graph
 function takeEvents(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, gpu, hta, note, hostList, gpuList } = b;
+  const { host, gpu, hta, note } = b;
+  const hostList = new Int32Array(inst.hostEvents.length + 1);
+  let nHost = 0;
   const take = (h: number) => {
     if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) return;
     if (!(host.durNs[h]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a host event with a negative or missing duration was left out of the graph');
       return;
     }
-    hostList.push(h);
+    hostList[nHost++] = h;
   };
   if (inst.root >= 0) take(inst.root);
   for (const h of inst.hostEvents) take(h);
+  const gpuList = new Int32Array(inst.gpu.length);
+  let nGpu = 0;
   for (const g of inst.gpu) {
     if (!(gpu.durNs[g]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a GPU activity with a negative or missing duration was left out of the graph');
       continue;
     }
-    gpuList.push(g);
+    gpuList[nGpu++] = g;
   }
+  b.hostList = hostList;
+  b.nHost = nHost;
+  b.gpuList = gpuList;
+  b.nGpu = nGpu;
 }
 
 // ---- nodes: 0 = source, then 2 per host event and 2 per GPU activity
 function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, gpu, hostList, gpuList } = b;
-  const hr = rangeOf(hostList);
-  const gr = rangeOf(gpuList);
+  const { host, gpu, hostList, nHost, gpuList, nGpu } = b;
+  const hr = rangeOf(hostList, nHost);
+  const gr = rangeOf(gpuList, nGpu);
   const hLo = hr.lo;
   const gLo = gr.lo;
   const hostStartNode = hr.at;
   const gpuStartNode = gr.at;
-  const nNodes = 1 + 2 * (hostList.length + gpuList.length);
+  const nNodes = 1 + 2 * (nHost + nGpu);
   const nodeEvent = new Int32Array(nNodes);
   const nodeGpu = new Uint8Array(nNodes);
   const nodeStart = new Uint8Array(nNodes);
   const nodeTs = new Float64Array(nNodes);
   let t0 = inst.startNs;
-  for (const h of hostList) t0 = Math.min(t0, host.startNs[h]!);
-  for (const g of gpuList) t0 = Math.min(t0, gpu.startNs[g]!);
+  for (let i = 0; i < nHost; i++) t0 = Math.min(t0, host.startNs[hostList[i]!]!);
+  for (let i = 0; i < nGpu; i++) t0 = Math.min(t0, gpu.startNs[gpuList[i]!]!);
   nodeEvent[0] = -1;
   nodeStart[0] = 1;
   nodeTs[0] = t0;
   let k = 1;
-  for (const h of hostList) {
+  for (let i = 0; i < nHost; i++) {
+    const h = hostList[i]!;
     hostStartNode[h - hLo] = k;
     nodeEvent[k] = h;
     nodeStart[k] = 1;
@@ -313,7 +376,8 @@ function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
     nodeTs[k + 1] = host.startNs[h]! + host.durNs[h]!;
     k += 2;
   }
-  for (const g of gpuList) {
+  for (let i = 0; i < nGpu; i++) {
+    const g = gpuList[i]!;
     gpuStartNode[g - gLo] = k;
     nodeEvent[k] = g;
     nodeGpu[k] = 1;
@@ -333,14 +397,15 @@ function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
   b.nodeGpu = nodeGpu;
   b.nodeStart = nodeStart;
   b.nodeTs = nodeTs;
-  b.t0 = nodeTs[0]!;
+  // about one edge per node, a few more for launches and syncs (grown when there are more)
+  b.E = new Edges(nNodes + (nNodes >> 2) + 64);
 }
 
 /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
 function isBlocking(b: GraphBuild, h: number): boolean {
   const { host, m } = b;
   if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) return false;
-  if (b.hta) return HTA_BLOCKING.has(m.strings.get(host.name[h]!));
+  if (b.hta) return (callName(m, b.ix, h) & CallName.HtaBlocking) !== 0;
   const { flags, launches } = b.ix;
   const id = host.name[h]!;
   let bits = flags.byName[id]!;
@@ -352,7 +417,7 @@ function isBlocking(b: GraphBuild, h: number): boolean {
   return flags.blocksHost(bits, launches.items, a, e);
 }
 
-/** Per thread: its nodes in walk order (for spawn/join lookups), and the top-level starts and ends. */
+/** Per thread: the top-level starts and ends; for the instance's own thread, its nodes in walk order (for spawn/join lookups). */
 interface ThreadWalk {
   readonly seq: number[];
   readonly starts: number[];
@@ -361,9 +426,10 @@ interface ThreadWalk {
 
 // ---- host: each thread's events in nesting order (an iterative walk of torch's tree)
 function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, hta, hostList, nodeStart, nodeTs, E } = b;
+  const { host, hta, hostList, nHost, nodeTs, nodeStart, E } = b;
   const byThread = new Map<number, number[]>();
-  for (const h of hostList) {
+  for (let i = 0; i < nHost; i++) {
+    const h = hostList[i]!;
     // top-level in the graph: no enclosing event in the graph
     let p = host.parent[h]!;
     while (p >= 0 && b.hostNode(p) < 0) p = host.parent[p]!;
@@ -375,7 +441,7 @@ function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
   }
   const rootThread = inst.root >= 0 ? host.thread[inst.root]! : -1;
   const walks = new Map<number, ThreadWalk>();
-  for (const [t, tops] of byThread) walks.set(t, walkThread(b, tops));
+  for (const [t, tops] of byThread) walks.set(t, walkThread(b, tops, t === rootThread));
 
   // source → first node of the instance's thread (or of every thread when there is none)
   const rootSeqByTime = rootThread >= 0 ? sortedByTime(walks.get(rootThread)?.seq ?? [], nodeTs) : [];
@@ -401,24 +467,34 @@ function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
   }
 }
 
-/** One thread's cpu and host-gap edges, from its top-level events in the graph. */
-function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
-  const { host, nodeStart, nodeEvent, E } = b;
+/**
+ * One thread's cpu and host-gap edges, from its top-level events in the graph; `keepSeq`: also
+ * its nodes in walk order (start, children, end).
+ */
+function walkThread(b: GraphBuild, tops: number[], keepSeq: boolean): ThreadWalk {
+  const { host, nodeStart, nodeEvent, E, hLo, hostStartNode } = b;
+  const { firstChild, nextSibling } = host;
+  const nIndex = hostStartNode.length;
   tops.sort((a, c) => host.startNs[a]! - host.startNs[c]! || a - c);
   const seq: number[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
   let last = -1; // last node on this thread
-  // explicit stack of [event, child cursor, enclosing graph event]; cursor -2 = not entered
+  // explicit stack of [event, child cursor, enclosing graph event] from 0 to sp; cursor -2 =
+  // not entered (a plain array kept at its longest: setting its length each pop costs more)
   const stack: number[] = [];
   for (const top of tops) {
-    stack.push(top, -2, -1);
-    while (stack.length > 0) {
-      const sp = stack.length - 3;
-      const h = stack[sp]!;
-      const cur = stack[sp + 1]!;
-      const encl = stack[sp + 2]!;
-      const hn = b.hostNode(h);
+    stack[0] = top;
+    stack[1] = -2;
+    stack[2] = -1;
+    let sp = 3;
+    while (sp > 0) {
+      const at = sp - 3;
+      const h = stack[at]!;
+      const cur = stack[at + 1]!;
+      const encl = stack[at + 2]!;
+      const i = h - hLo;
+      const hn = i >= 0 && i < nIndex ? hostStartNode[i]! : -1;
       const inside = hn >= 0;
       if (cur === -2) {
         // enter
@@ -432,36 +508,40 @@ function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
             E.add(last, n, isTop ? EK.HostGap : EK.Cpu, isTop ? -1 : nodeStart[last] ? nodeEvent[last]! : encl);
           }
           if (encl < 0) starts.push(n);
+          if (keepSeq) seq.push(n);
           last = n;
         }
-        stack[sp + 1] = host.firstChild[h]!;
+        stack[at + 1] = firstChild[h]!;
         continue;
       }
       if (cur >= 0) {
-        stack[sp + 1] = host.nextSibling[cur]!;
-        stack.push(cur, -2, inside ? h : encl);
+        stack[at + 1] = nextSibling[cur]!;
+        stack[sp] = cur;
+        stack[sp + 1] = -2;
+        stack[sp + 2] = inside ? h : encl;
+        sp += 3;
         continue;
       }
       // exit
-      stack.length = sp;
+      sp = at;
       if (!inside) continue;
       const n = hn + 1;
       // (its own start or its last child's end → its end: the event's own time)
       E.add(last, n, EK.Cpu, h);
       if (encl < 0) ends.push(n);
+      if (keepSeq) seq.push(n);
       last = n;
     }
   }
-  // walk order of nodes on this thread, for lookups by time
-  for (const h of tops) collectNodes(b, h, seq);
   return { seq, starts, ends };
 }
 
 // ---- GPU: per stream in start order; launch, kernel-gap and sync edges
 function addGpuEdges(b: GraphBuild): void {
-  const { host, gpu, hta, note, gpuList, E } = b;
+  const { host, gpu, hta, note, gpuList, nGpu, E } = b;
   const byStream = new Map<number, number[]>();
-  for (const g of gpuList) {
+  for (let i = 0; i < nGpu; i++) {
+    const g = gpuList[i]!;
     const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
     let l = byStream.get(key);
     if (!l) byStream.set(key, (l = []));
@@ -472,7 +552,7 @@ function addGpuEdges(b: GraphBuild): void {
   // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
   const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
   const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
-  resolveSyncs(b.m, b.ix, b.hostList, (g) => b.gpuNode(g) >= 0, byStream, hostSyncSrc, streamWaitSrc, note);
+  resolveSyncs(b.m, b.ix, b.hostList.subarray(0, b.nHost), (g) => b.gpuNode(g) >= 0, byStream, hostSyncSrc, streamWaitSrc, note);
 
   for (const [, list] of byStream) {
     let prev = -1;
@@ -480,9 +560,8 @@ function addGpuEdges(b: GraphBuild): void {
       const s = b.gpuNode(g);
       E.add(s, s + 1, EK.Gpu, g, 1);
       const l = gpu.launcher[g]!;
-      for (const src of streamWaitSrc.get(g) ?? []) {
-        E.add(b.gpuNode(src) + 1, s, EK.Sync);
-      }
+      const waits = streamWaitSrc.size > 0 ? streamWaitSrc.get(g) : undefined;
+      if (waits) for (const src of waits) E.add(b.gpuNode(src) + 1, s, EK.Sync);
       if (prev >= 0) {
         const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
         if (gap < 0) {
@@ -514,12 +593,15 @@ function addGpuEdges(b: GraphBuild): void {
 // the instance's start, so that it and what follows it stay on the graph
 function dropBackEdges(b: GraphBuild): void {
   const { note, nNodes, nodeTs, E } = b;
+  const nE = E.n;
+  const { src, dst, kind } = E;
   const indeg = new Int32Array(nNodes);
-  for (let e = 0; e < E.n; e++) {
-    if (nodeTs[E.dst[e]!]! < nodeTs[E.src[e]!]!) {
+  for (let e = 0; e < nE; e++) {
+    const d = dst[e]!;
+    if (nodeTs[d]! < nodeTs[src[e]!]!) {
       note('CP_NEGATIVE_EDGE', 'warning', 'an edge would run back in time (an event ends after the one that follows it on its thread, or a sync source ends after the call): it was left out');
-      E.kind[e] = 255;
-    } else indeg[E.dst[e]!]++;
+      kind[e] = 255;
+    } else indeg[d]++;
   }
   for (let n = 1; n < nNodes; n++) {
     if (indeg[n]! > 0) continue;
@@ -532,29 +614,29 @@ function dropBackEdges(b: GraphBuild): void {
 const PRIO = new Uint8Array([1, 1, 3, 0, 4, 2, 3, 4, 0]);
 
 /**
- * Whether an edge's time may be a wait. Host time before an event starts may be a wait (for
- * another thread); an event's end comes after its own work, unless the event is a call that
- * blocks on the GPU. (A kernel that started while the previous one ran: its edge from that
- * one's start is not a wait — the previous kernel's progress let it start, so it binds.)
+ * Marks each node's binding edge (see the module comment) and sets `isWait` to whether an
+ * edge's time may be a wait. Host time before an event starts may be a wait (for another
+ * thread); an event's end comes after its own work, unless the event is a call that blocks on
+ * the GPU. (A kernel that started while the previous one ran: its edge from that one's start is
+ * not a wait — the previous kernel's progress let it start, so it binds.)
  */
-function waitable(b: GraphBuild, kd: number, d: number): boolean {
-  if (kd === EK.Cpu) return b.nodeStart[d] === 1 || isBlocking(b, b.nodeEvent[d]!);
-  return kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
-}
-
-/** Marks each node's binding edge (see the module comment); `isWait` gets each edge's waitable(). */
 function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array): Uint8Array {
-  const { nNodes, nodeTs } = b;
+  const { nNodes, nodeTs, nodeStart, nodeEvent } = b;
   const binding = new Uint8Array(nE);
   const best = new Int32Array(nNodes).fill(-1);
   const bestReady = new Float64Array(nNodes).fill(-Infinity);
   for (let e = 0; e < nE; e++) {
-    if (kind[e] === 255) continue;
-    isWait[e] = waitable(b, kind[e]!, dst[e]!) ? 1 : 0;
+    const kd = kind[e]!;
+    if (kd === 255) continue;
     const d = dst[e]!;
-    const ready = isWait[e] ? nodeTs[src[e]!]! : nodeTs[d]!;
+    const wait =
+      kd === EK.Cpu
+        ? nodeStart[d] === 1 || isBlocking(b, nodeEvent[d]!)
+        : kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
+    isWait[e] = wait ? 1 : 0;
+    const ready = wait ? nodeTs[src[e]!]! : nodeTs[d]!;
     const bi = best[d]!;
-    if (ready > bestReady[d]! || (ready === bestReady[d]! && bi >= 0 && PRIO[kind[e]!]! > PRIO[kind[bi]!]!)) {
+    if (ready > bestReady[d]! || (ready === bestReady[d]! && bi >= 0 && PRIO[kd]! > PRIO[kind[bi]!]!)) {
       best[d] = e;
       bestReady[d] = ready;
     }
@@ -566,12 +648,9 @@ function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, 
 // ---- binding edges and weights
 function weighEdges(b: GraphBuild): CriticalPathGraph {
   const { gpu, hta, nodeTs, nodeStart, nodeEvent, nodeGpu, E } = b;
+  // (the edge list's own arrays: compacted in place below, then kept as the graph's)
   const nE = E.n;
-  const src = E.src.slice(0, nE);
-  const dst = E.dst.slice(0, nE);
-  const kind = E.kind.slice(0, nE);
-  const attr = E.attr.slice(0, nE);
-  const attrGpu = E.attrGpu.slice(0, nE);
+  const { src, dst, kind, attr, attrGpu } = E;
   const tsDiff = new Float64Array(nE);
   for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
   const isWait = new Uint8Array(nE);
@@ -618,71 +697,115 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
     w++;
   }
 
-  const { t0, nNodes } = b;
-  let tEnd = t0;
+  const { nNodes } = b;
+  let tEnd = nodeTs[0]!;
   for (let n = 0; n < nNodes; n++) if (nodeTs[n]! > tEnd) tEnd = nodeTs[n]!;
-  const hS = (h: number) => b.hostNode(h);
-  const gS = (g: number) => b.gpuNode(g);
-  return {
-    nodeCount: nNodes,
-    nodeEvent,
-    nodeGpu,
-    nodeStart,
-    nodeTsNs: nodeTs,
-    edgeCount: w,
-    edgeSrc: src.subarray(0, w),
-    edgeDst: dst.subarray(0, w),
-    edgeKind: kind.subarray(0, w),
-    edgeTsDiffNs: tsDiff.subarray(0, w),
-    edgeWeightNs: weight.subarray(0, w),
-    edgeBinding: binding.subarray(0, w),
-    edgeAttr: attr.subarray(0, w),
-    edgeAttrGpu: attrGpu.subarray(0, w),
-    hostNodes: (h) => {
-      const s = hS(h);
-      return [s, s < 0 ? -1 : s + 1];
-    },
-    gpuNodes: (g) => {
-      const s = gS(g);
-      return [s, s < 0 ? -1 : s + 1];
-    },
-    hostStart: hS,
-    gpuStart: gS,
-    startNs: t0,
-    endNs: tEnd,
-    typicalLaunchNs,
-    typicalGapNs,
-    diagnostics: [...b.diags].map(([code, d]) => ({ code, severity: d.severity, message: d.message, count: d.count })),
-  };
+  return new Graph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, tEnd, typicalLaunchNs, typicalGapNs);
 }
 
-/** Nodes of a host subtree in walk order (start, children, end), graph events only. */
-function collectNodes(b: GraphBuild, top: number, out: number[]): void {
-  const { host } = b;
-  const stack: number[] = [top, -2];
-  while (stack.length > 0) {
-    const sp = stack.length - 2;
-    const h = stack[sp]!;
-    const cur = stack[sp + 1]!;
-    if (cur === -2) {
-      const n = b.hostNode(h);
-      if (n >= 0) out.push(n);
-      stack[sp + 1] = host.firstChild[h]!;
-      continue;
-    }
-    if (cur >= 0) {
-      stack[sp + 1] = host.nextSibling[cur]!;
-      stack.push(cur, -2);
-      continue;
-    }
-    stack.length = sp;
-    const n = b.hostNode(h);
-    if (n >= 0) out.push(n + 1);
+/**
+ * A built graph. A class, not an object literal with closures: every graph has one shape, its
+ * times sit in typed arrays (a time that fits a small integer in one graph and not in the next
+ * would change the shape and throw away the optimised code that reads graphs), and the lookups
+ * are methods on the prototype.
+ */
+class Graph implements CriticalPathGraph {
+  readonly nodeCount: number;
+  readonly hostEventCount: number;
+  readonly nodeEvent: Int32Array;
+  readonly nodeGpu: Uint8Array;
+  readonly nodeStart: Uint8Array;
+  readonly nodeTsNs: Float64Array;
+  readonly edgeCount: number;
+  readonly edgeSrc: Int32Array;
+  readonly edgeDst: Int32Array;
+  readonly edgeKind: Uint8Array;
+  readonly edgeTsDiffNs: Float64Array;
+  readonly edgeWeightNs: Float64Array;
+  readonly edgeBinding: Uint8Array;
+  readonly edgeAttr: Int32Array;
+  readonly edgeAttrGpu: Uint8Array;
+  readonly typicalLaunchNs: ReadonlyMap<number, number>;
+  readonly typicalGapNs: ReadonlyMap<number, number>;
+  readonly diagnostics: readonly Diagnostic[];
+  private readonly hLo: number;
+  private readonly hostStartNode: Int32Array;
+  private readonly gLo: number;
+  private readonly gpuStartNode: Int32Array;
+  /** The last node's time (the first node's is nodeTsNs[0]). */
+  private readonly end = new Float64Array(1);
+  constructor(
+    b: GraphBuild,
+    w: number,
+    src: Int32Array,
+    dst: Int32Array,
+    kind: Uint8Array,
+    tsDiff: Float64Array,
+    weight: Float64Array,
+    binding: Uint8Array,
+    attr: Int32Array,
+    attrGpu: Uint8Array,
+    endNs: number,
+    typicalLaunchNs: ReadonlyMap<number, number>,
+    typicalGapNs: ReadonlyMap<number, number>,
+  ) {
+    this.nodeCount = b.nNodes;
+    this.hostEventCount = b.nHost;
+    this.nodeEvent = b.nodeEvent;
+    this.nodeGpu = b.nodeGpu;
+    this.nodeStart = b.nodeStart;
+    this.nodeTsNs = b.nodeTs;
+    this.edgeCount = w;
+    this.edgeSrc = src.subarray(0, w);
+    this.edgeDst = dst.subarray(0, w);
+    this.edgeKind = kind.subarray(0, w);
+    this.edgeTsDiffNs = tsDiff.subarray(0, w);
+    this.edgeWeightNs = weight.subarray(0, w);
+    this.edgeBinding = binding.subarray(0, w);
+    this.edgeAttr = attr.subarray(0, w);
+    this.edgeAttrGpu = attrGpu.subarray(0, w);
+    this.typicalLaunchNs = typicalLaunchNs;
+    this.typicalGapNs = typicalGapNs;
+    this.diagnostics = [...b.diags].map(([code, d]) => ({ code, severity: d.severity, message: d.message, count: d.count }));
+    this.hLo = b.hLo;
+    this.hostStartNode = b.hostStartNode;
+    this.gLo = b.gLo;
+    this.gpuStartNode = b.gpuStartNode;
+    this.end[0] = endNs;
+  }
+  get startNs(): number {
+    return this.nodeTsNs[0]!;
+  }
+  get endNs(): number {
+    return this.end[0]!;
+  }
+  hostStart(h: number): number {
+    const i = h - this.hLo;
+    return i >= 0 && i < this.hostStartNode.length ? this.hostStartNode[i]! : -1;
+  }
+  gpuStart(g: number): number {
+    const i = g - this.gLo;
+    return i >= 0 && i < this.gpuStartNode.length ? this.gpuStartNode[i]! : -1;
+  }
+  hostNodes(h: number): readonly [number, number] {
+    const s = this.hostStart(h);
+    return [s, s < 0 ? -1 : s + 1];
+  }
+  gpuNodes(g: number): readonly [number, number] {
+    const s = this.gpuStart(g);
+    return [s, s < 0 ? -1 : s + 1];
   }
 }
 
-function sortedByTime(nodes: readonly number[], ts: Float64Array): number[] {
-  return [...nodes].sort((a, b) => ts[a]! - ts[b]! || a - b);
+/**
+ * The nodes by time (ties: by node), as `[...nodes].sort(byTime)` orders them. A thread's walk
+ * order is nearly always in time order already (torch nests events and lists children in start
+ * order): then it is returned as it is, as the sort would leave it.
+ */
+function sortedByTime(nodes: number[], ts: Float64Array): number[] {
+  const byTime = (a: number, b: number) => ts[a]! - ts[b]! || a - b;
+  for (let i = 1; i < nodes.length; i++) if (byTime(nodes[i]!, nodes[i - 1]!) < 0) return [...nodes].sort(byTime);
+  return nodes;
 }
 
 function lastAtOrBeforeNode(sorted: readonly number[], ts: Float64Array, x: number): number {
@@ -733,12 +856,22 @@ function medianByDevice(
     l.push(tsDiff[e]!);
   }
   const out = new Map<number, number>();
-  for (const [dev, l] of by) {
-    l.sort((a, b) => a - b);
+  for (const [dev, list] of by) {
+    const l = ascending(list);
     const n = l.length;
     out.set(dev, n % 2 ? l[(n - 1) / 2]! : (l[n / 2 - 1]! + l[n / 2]!) / 2);
   }
   return out;
+}
+
+/**
+ * The numbers in ascending order, as `l.sort((a, b) => a - b)` orders them: by a typed array's
+ * own sort (no call per comparison), unless a NaN or a −0 is among them (there the two sorts
+ * differ, so the comparison sort it is).
+ */
+function ascending(l: number[]): ArrayLike<number> {
+  for (const x of l) if (x !== x || Object.is(x, -0)) return l.sort((a, b) => a - b);
+  return new Float64Array(l).sort();
 }
 
 /**
@@ -753,7 +886,7 @@ function medianByDevice(
 function resolveSyncs(
   m: TraceModel,
   ix: TraceIndex,
-  hostList: readonly number[],
+  hostList: Int32Array,
   inGpu: (g: number) => boolean,
   byStream: Map<number, number[]>,
   hostSyncSrc: Map<number, number[]>,
@@ -788,7 +921,7 @@ function resolveSyncs(
     const stream = argNum(s, 'wait_on_stream');
     if (corr < 0 || stream < 0) return -1;
     const rec = callByCorr.get(corr);
-    if (rec === undefined || !EVENT_RECORD.test(m.strings.get(host.name[rec]!))) return -1;
+    if (rec === undefined || !(callName(m, ix, rec) & CallName.EventRecord)) return -1;
     return lastLaunchedBefore(s.device >= 0 ? s.device : 0, stream, host.startNs[rec]!);
   };
   const devicesOf = new Map<number, number[]>(); // device → stream keys in the graph
@@ -828,10 +961,10 @@ function resolveSyncs(
   const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
   for (const h of hostList) {
     if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) continue;
-    const name = m.strings.get(host.name[h]!);
+    const nameBits = callName(m, ix, h);
     const rec = syncByCall.get(h);
     const end = host.startNs[h]! + host.durNs[h]!;
-    if (STREAM_WAIT.test(name)) {
+    if (nameBits & CallName.StreamWait) {
       // the next activity launched on the waiting stream, from this thread, after the call
       if (!rec) {
         note('CP_STREAM_WAIT_UNRESOLVED', 'info', 'a cudaStreamWaitEvent has no cuda_sync record (torch < 2.1 or sync events off): its cross-stream edge is unknown');
@@ -846,7 +979,7 @@ function resolveSyncs(
     }
     let bits = flags.byName[host.name[h]!]!;
     if (bits === API_UNDECIDED) bits = flags.decide(host.name[h]!);
-    const isEventWait = rec && (rec.name === 'Event Sync' || /EventSynchronize|EventQuery/.test(name));
+    const isEventWait = rec && (rec.name === 'Event Sync' || (nameBits & CallName.EventWait) !== 0);
     if (isEventWait && rec) {
       const src = recordedActivity(rec);
       if (src >= 0 && inGpu(src) && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
@@ -856,7 +989,7 @@ function resolveSyncs(
     if (!(bits & API_BLOCKS_HOST) && !blockingCopy) continue;
     let keys: readonly number[];
     if (blockingCopy) keys = [...new Set(Array.from(launchedBy(launches, h), streamKey))];
-    else if (DEVICE_SYNC.test(name) || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
+    else if (nameBits & CallName.DeviceSync || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
     else if (rec && rec.stream >= 0) keys = [(rec.device >= 0 ? rec.device : 0) * STREAM_KEY + rec.stream].filter((k) => byStream.has(k));
     else {
       note('CP_SYNC_STREAM_UNKNOWN', 'info', 'a stream or event synchronize has no cuda_sync record naming its stream: it is taken to wait on every stream');

@@ -51,6 +51,9 @@ export function boundOf(kind: EK): BoundKey {
   }
 }
 
+/** boundOf as a table: per edge kind, its bound's index in BOUND_KEYS. */
+const BOUND_OF_KIND = Uint8Array.from(EDGE_KINDS, (_, k) => BOUND_KEYS.indexOf(boundOf(k as EK)));
+
 export interface LongestPath {
   /** Node ids from the start to the last node, and the edges between them. */
   readonly nodes: Int32Array;
@@ -69,26 +72,31 @@ export interface PathOptions {
 /** Topological order (Kahn) of the graph's nodes; nodes on a cycle are left out. */
 export function topologicalOrder(g: CriticalPathGraph): { order: Int32Array; outStart: Int32Array; outEdges: Int32Array } {
   const n = g.nodeCount;
+  const nE = g.edgeCount;
+  const { edgeSrc, edgeDst, nodeTsNs } = g;
   const outStart = new Int32Array(n + 1);
-  for (let e = 0; e < g.edgeCount; e++) outStart[g.edgeSrc[e]! + 1]++;
+  const indeg = new Int32Array(n);
+  for (let e = 0; e < nE; e++) {
+    outStart[edgeSrc[e]! + 1]++;
+    indeg[edgeDst[e]!]++;
+  }
   for (let i = 0; i < n; i++) outStart[i + 1] += outStart[i]!;
   const fill = outStart.slice(0, n);
-  const outEdges = new Int32Array(g.edgeCount);
-  for (let e = 0; e < g.edgeCount; e++) outEdges[fill[g.edgeSrc[e]!]!++] = e;
-  const indeg = new Int32Array(n);
-  for (let e = 0; e < g.edgeCount; e++) indeg[g.edgeDst[e]!]++;
+  const outEdges = new Int32Array(nE);
+  for (let e = 0; e < nE; e++) outEdges[fill[edgeSrc[e]!]!++] = e;
   // a queue ordered by time would keep ties stable; a FIFO seeded in time order is enough here
   const seeds: number[] = [];
   for (let i = 0; i < n; i++) if (indeg[i] === 0) seeds.push(i);
-  seeds.sort((a, b) => g.nodeTsNs[a]! - g.nodeTsNs[b]! || a - b);
+  seeds.sort((a, b) => nodeTsNs[a]! - nodeTsNs[b]! || a - b);
   const order = new Int32Array(n);
   let head = 0;
   let tail = 0;
   for (const s of seeds) order[tail++] = s;
   while (head < tail) {
     const u = order[head++]!;
-    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
-      const v = g.edgeDst[outEdges[k]!]!;
+    const to = outStart[u + 1]!;
+    for (let k = outStart[u]!; k < to; k++) {
+      const v = edgeDst[outEdges[k]!]!;
       if (--indeg[v] === 0) order[tail++] = v;
     }
   }
@@ -99,20 +107,23 @@ export function topologicalOrder(g: CriticalPathGraph): { order: Int32Array; out
 export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edgeWeightNs, opts: PathOptions = {}, topo = topologicalOrder(g)): LongestPath {
   const n = g.nodeCount;
   const { order, outStart, outEdges } = topo;
-  const dist = new Float64Array(n).fill(opts.anyStart ? 0 : -Infinity);
+  const { edgeDst, edgeBinding, nodeTsNs } = g;
+  const anyStart = !!opts.anyStart;
+  const dist = new Float64Array(n).fill(anyStart ? 0 : -Infinity);
   const via = new Int32Array(n).fill(-1);
-  if (!opts.anyStart) dist[0] = 0;
+  if (!anyStart) dist[0] = 0;
   for (let i = 0; i < order.length; i++) {
     const u = order[i]!;
     const du = dist[u]!;
     if (du === -Infinity) continue;
-    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+    const to = outStart[u + 1]!;
+    for (let k = outStart[u]!; k < to; k++) {
       const e = outEdges[k]!;
-      const v = g.edgeDst[e]!;
+      const v = edgeDst[e]!;
       const d = du + weights[e]!;
       const cur = dist[v]!;
       // ties: keep the edge that bound in the trace
-      if (d > cur || (d === cur && via[v]! >= 0 && g.edgeBinding[e]! > g.edgeBinding[via[v]!]!) || (opts.anyStart && d === cur && via[v]! < 0 && d > 0)) {
+      if (d > cur || (d === cur && via[v]! >= 0 && edgeBinding[e]! > edgeBinding[via[v]!]!) || (anyStart && d === cur && via[v]! < 0 && d > 0)) {
         dist[v] = d;
         via[v] = e;
       }
@@ -125,7 +136,7 @@ export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edge
       unreachable++;
       continue;
     }
-    if (end < 0 || dist[i]! > dist[end]! || (dist[i] === dist[end] && g.nodeTsNs[i]! > g.nodeTsNs[end]!)) end = i;
+    if (end < 0 || dist[i]! > dist[end]! || (dist[i] === dist[end] && nodeTsNs[i]! > nodeTsNs[end]!)) end = i;
   }
   const { nodes, edges } = walkBack(g.edgeSrc, via, end);
   return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable, cycleNodes: n - order.length };
@@ -211,20 +222,20 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   // heaviest `limit` are read in full (a GPU-bound path alternates kernels and gaps: a segment
   // per edge, hundreds of thousands on a long step)
   const segFrom: number[] = [];
-  const segBound: BoundKey[] = [];
+  const segBound: number[] = [];
   const segPlace: number[] = [];
   const segNs: number[] = [];
   const graphLaunch = new Map<number, boolean>();
   let gpuActs = 0;
   let graphActs = 0;
-  let curBound: BoundKey | undefined;
+  let curBound = -1;
   let curPlace = 0;
   for (let i = 0; i < p.edges.length; i++) {
     const e = p.edges[i]!;
     const k = g.edgeKind[e]! as EK;
     const w = weights[e]!;
-    const b = boundOf(k);
-    boundNs[BOUND_INDEX[b]]! += w;
+    const b = BOUND_OF_KIND[k]!;
+    boundNs[b]! += w;
     kindNs[k]! += w;
     // an activity's own edge (start → its end), not the start → start edge of an overlap
     if (k === EK.Gpu && g.edgeDst[e] === g.edgeSrc[e]! + 1) {
@@ -287,14 +298,12 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
       .slice(0, 3)
       .map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
     const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
-    return { bound: segBound[j]!, where: placeName(m, segPlace[j]!), startUs: us(startNs - g.startNs), durUs: us(segNs[j]!), edges: to - from, events };
+    return { bound: BOUND_KEYS[segBound[j]!]!, where: placeName(m, segPlace[j]!), startUs: us(startNs - g.startNs), durUs: us(segNs[j]!), edges: to - from, events };
   });
   const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
   const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
   return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: gpuActs, graphLaunchedActivities: graphActs };
 }
-
-const BOUND_INDEX = Object.fromEntries(BOUND_KEYS.map((k, i) => [k, i])) as Record<BoundKey, number>;
 
 // ------------------------------------------------------------------------------------------------
 // What-if
@@ -626,8 +635,7 @@ export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: reado
   const p = longestPath(g, g.edgeWeightNs, {}, topo);
   const reading = readPath(m, g, p, g.edgeWeightNs, segments);
   const byDev = (x: ReadonlyMap<number, number>) => Object.fromEntries([...x].map(([d, v]) => [String(d), v / 1000]));
-  let hostEvents = 0;
-  for (let n = 1; n < g.nodeCount; n += 2) if (!g.nodeGpu[n]) hostEvents++;
+  const hostEvents = g.hostEventCount;
   const diagnostics = [...g.diagnostics];
   if (p.unreachableNodes > 0) diagnostics.push({ code: 'CP_UNREACHABLE', severity: 'info', message: `${p.unreachableNodes} nodes cannot be reached from the instance's start (no edge ties them to it): they are not on any path`, count: p.unreachableNodes });
   if (p.cycleNodes > 0) diagnostics.push({ code: 'CP_CYCLE', severity: 'warning', message: `${p.cycleNodes} nodes sit on a cycle of zero-length edges and were left out of the path`, count: p.cycleNodes });
@@ -652,16 +660,19 @@ export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: reado
 
 /** The path that ends at `end`, read back through each node's best incoming edge (`via`, -1 at the start). */
 function walkBack(edgeSrc: Int32Array, via: Int32Array, end: number): { nodes: Int32Array; edges: Int32Array } {
-  const nodes: number[] = [];
-  const edges: number[] = [];
-  for (let v = end; v >= 0; ) {
-    nodes.push(v);
+  if (end < 0) return { nodes: new Int32Array(0), edges: new Int32Array(0) };
+  // counted first, then written from the end back
+  let len = 0;
+  for (let e = via[end]!; e >= 0; e = via[edgeSrc[e]!]!) len++;
+  const nodes = new Int32Array(len + 1);
+  const edges = new Int32Array(len);
+  let v = end;
+  nodes[len] = v;
+  for (let i = len - 1; i >= 0; i--) {
     const e = via[v]!;
-    if (e < 0) break;
-    edges.push(e);
+    edges[i] = e;
     v = edgeSrc[e]!;
+    nodes[i] = v;
   }
-  nodes.reverse();
-  edges.reverse();
-  return { nodes: Int32Array.from(nodes), edges: Int32Array.from(edges) };
+  return { nodes, edges };
 }
