@@ -292,9 +292,25 @@ class GraphBuild {
   }
 }
 
+/*
+ * Every hot loop below sits in a function of its own that returns right after it. V8 compiles
+ * a function's loop while it runs (on-stack replacement) from the feedback gathered so far;
+ * code after the loop has none yet, so it deoptimises when reached — and the cached loop code
+ * takes the next call back to the same spot, step after step, until the whole function is
+ * compiled again. A function per loop has no code after its loop: a report's first steps run
+ * optimised instead of deoptimising in turn.
+ */
+
 /** An Int32Array of -1 over the indexes from the least to the greatest of list[0..n); its first index. */
 function rangeOf(list: Int32Array, n: number): { lo: number; at: Int32Array } {
   if (n === 0) return { lo: 0, at: new Int32Array(0) };
+  const loHi = new Int32Array(2);
+  extent(list, n, loHi);
+  return { lo: loHi[0]!, at: new Int32Array(loHi[1]! - loHi[0]! + 1).fill(-1) };
+}
+
+/** The least and the greatest of list[0..n) (n ≥ 1) into loHi. */
+function extent(list: Int32Array, n: number, loHi: Int32Array): void {
   let lo = list[0]!;
   let hi = lo;
   for (let i = 1; i < n; i++) {
@@ -302,7 +318,8 @@ function rangeOf(list: Int32Array, n: number): { lo: number; at: Int32Array } {
     if (x < lo) lo = x;
     else if (x > hi) hi = x;
   }
-  return { lo, at: new Int32Array(hi - lo + 1).fill(-1) };
+  loHi[0] = lo;
+  loHi[1] = hi;
 }
 
 export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {
@@ -317,32 +334,43 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
 
 // ---- which events are in the graph
 function takeEvents(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, gpu, hta, note } = b;
-  const hostList = new Int32Array(inst.hostEvents.length + 1);
-  let nHost = 0;
-  const take = (h: number) => {
-    if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) return;
+  b.hostList = new Int32Array(inst.hostEvents.length + 1);
+  b.nHost = takeHost(b, inst);
+  b.gpuList = new Int32Array(inst.gpu.length);
+  b.nGpu = takeGpu(b, inst.gpu);
+}
+
+/** The root, then the instance's host events, into b.hostList; how many. */
+function takeHost(b: GraphBuild, inst: ScopeInstance): number {
+  const { host, hta, note, hostList } = b;
+  const { hostEvents } = inst;
+  let n = 0;
+  for (let k = -1; k < hostEvents.length; k++) {
+    const h = k < 0 ? inst.root : hostEvents[k]!;
+    if (h < 0) continue; // (the whole trace has no root)
+    if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) continue;
     if (!(host.durNs[h]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a host event with a negative or missing duration was left out of the graph');
-      return;
+      continue;
     }
-    hostList[nHost++] = h;
-  };
-  if (inst.root >= 0) take(inst.root);
-  for (const h of inst.hostEvents) take(h);
-  const gpuList = new Int32Array(inst.gpu.length);
-  let nGpu = 0;
-  for (const g of inst.gpu) {
+    hostList[n++] = h;
+  }
+  return n;
+}
+
+/** The instance's GPU activities into b.gpuList; how many. */
+function takeGpu(b: GraphBuild, list: readonly number[]): number {
+  const { gpu, note, gpuList } = b;
+  let n = 0;
+  for (let k = 0; k < list.length; k++) {
+    const g = list[k]!;
     if (!(gpu.durNs[g]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a GPU activity with a negative or missing duration was left out of the graph');
       continue;
     }
-    gpuList[nGpu++] = g;
+    gpuList[n++] = g;
   }
-  b.hostList = hostList;
-  b.nHost = nHost;
-  b.gpuList = gpuList;
-  b.nGpu = nGpu;
+  return n;
 }
 
 // ---- nodes: 0 = source, then 2 per host event and 2 per GPU activity
@@ -350,55 +378,47 @@ function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
   const { host, gpu, hostList, nHost, gpuList, nGpu } = b;
   const hr = rangeOf(hostList, nHost);
   const gr = rangeOf(gpuList, nGpu);
-  const hLo = hr.lo;
-  const gLo = gr.lo;
-  const hostStartNode = hr.at;
-  const gpuStartNode = gr.at;
   const nNodes = 1 + 2 * (nHost + nGpu);
-  const nodeEvent = new Int32Array(nNodes);
-  const nodeGpu = new Uint8Array(nNodes);
-  const nodeStart = new Uint8Array(nNodes);
-  const nodeTs = new Float64Array(nNodes);
-  let t0 = inst.startNs;
-  for (let i = 0; i < nHost; i++) t0 = Math.min(t0, host.startNs[hostList[i]!]!);
-  for (let i = 0; i < nGpu; i++) t0 = Math.min(t0, gpu.startNs[gpuList[i]!]!);
-  nodeEvent[0] = -1;
-  nodeStart[0] = 1;
-  nodeTs[0] = t0;
-  let k = 1;
-  for (let i = 0; i < nHost; i++) {
-    const h = hostList[i]!;
-    hostStartNode[h - hLo] = k;
-    nodeEvent[k] = h;
-    nodeStart[k] = 1;
-    nodeTs[k] = host.startNs[h]!;
-    nodeEvent[k + 1] = h;
-    nodeTs[k + 1] = host.startNs[h]! + host.durNs[h]!;
-    k += 2;
-  }
-  for (let i = 0; i < nGpu; i++) {
-    const g = gpuList[i]!;
-    gpuStartNode[g - gLo] = k;
-    nodeEvent[k] = g;
-    nodeGpu[k] = 1;
-    nodeStart[k] = 1;
-    nodeTs[k] = gpu.startNs[g]!;
-    nodeEvent[k + 1] = g;
-    nodeGpu[k + 1] = 1;
-    nodeTs[k + 1] = gpu.startNs[g]! + gpu.durNs[g]!;
-    k += 2;
-  }
-  b.hLo = hLo;
-  b.hostStartNode = hostStartNode;
-  b.gLo = gLo;
-  b.gpuStartNode = gpuStartNode;
+  b.hLo = hr.lo;
+  b.hostStartNode = hr.at;
+  b.gLo = gr.lo;
+  b.gpuStartNode = gr.at;
   b.nNodes = nNodes;
-  b.nodeEvent = nodeEvent;
-  b.nodeGpu = nodeGpu;
-  b.nodeStart = nodeStart;
-  b.nodeTs = nodeTs;
+  b.nodeEvent = new Int32Array(nNodes);
+  b.nodeGpu = new Uint8Array(nNodes);
+  b.nodeStart = new Uint8Array(nNodes);
+  const nodeTs = (b.nodeTs = new Float64Array(nNodes));
+  b.nodeEvent[0] = -1;
+  b.nodeStart[0] = 1;
+  nodeTs[0] = earliestStart(gpuList, nGpu, gpu.startNs, earliestStart(hostList, nHost, host.startNs, inst.startNs));
+  eventNodes(b, hostList, nHost, host.startNs, host.durNs, b.hLo, b.hostStartNode, 1, 0);
+  eventNodes(b, gpuList, nGpu, gpu.startNs, gpu.durNs, b.gLo, b.gpuStartNode, 1 + 2 * nHost, 1);
   // about one edge per node, a few more for launches and syncs (grown when there are more)
   b.E = new Edges(nNodes + (nNodes >> 2) + 64);
+}
+
+/** The least of t and the starts of list[0..n). */
+function earliestStart(list: Int32Array, n: number, startNs: Float64Array, t: number): number {
+  let t0 = t;
+  for (let i = 0; i < n; i++) t0 = Math.min(t0, startNs[list[i]!]!);
+  return t0;
+}
+
+/** The start and end nodes of list[0..n) (host events, or GPU activities when `isGpu`), from node k. */
+function eventNodes(b: GraphBuild, list: Int32Array, n: number, startNs: Float64Array, durNs: Float64Array, lo: number, startNode: Int32Array, k: number, isGpu: number): void {
+  const { nodeEvent, nodeGpu, nodeStart, nodeTs } = b;
+  for (let i = 0; i < n; i++) {
+    const x = list[i]!;
+    startNode[x - lo] = k;
+    nodeEvent[k] = x;
+    nodeGpu[k] = isGpu;
+    nodeStart[k] = 1;
+    nodeTs[k] = startNs[x]!;
+    nodeEvent[k + 1] = x;
+    nodeGpu[k + 1] = isGpu;
+    nodeTs[k + 1] = startNs[x]! + durNs[x]!;
+    k += 2;
+  }
 }
 
 /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
@@ -426,19 +446,8 @@ interface ThreadWalk {
 
 // ---- host: each thread's events in nesting order (an iterative walk of torch's tree)
 function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, hta, hostList, nHost, nodeTs, nodeStart, E } = b;
-  const byThread = new Map<number, number[]>();
-  for (let i = 0; i < nHost; i++) {
-    const h = hostList[i]!;
-    // top-level in the graph: no enclosing event in the graph
-    let p = host.parent[h]!;
-    while (p >= 0 && b.hostNode(p) < 0) p = host.parent[p]!;
-    if (p >= 0) continue;
-    const t = host.thread[h]!;
-    let l = byThread.get(t);
-    if (!l) byThread.set(t, (l = []));
-    l.push(h);
-  }
+  const { host, hta, nodeTs, nodeStart, E } = b;
+  const byThread = topsByThread(b);
   const rootThread = inst.root >= 0 ? host.thread[inst.root]! : -1;
   const walks = new Map<number, ThreadWalk>();
   for (const [t, tops] of byThread) walks.set(t, walkThread(b, tops, t === rootThread));
@@ -465,6 +474,23 @@ function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
       }
     }
   }
+}
+
+/** The host events in the graph with no enclosing event in the graph, per thread. */
+function topsByThread(b: GraphBuild): Map<number, number[]> {
+  const { host, hostList, nHost } = b;
+  const byThread = new Map<number, number[]>();
+  for (let i = 0; i < nHost; i++) {
+    const h = hostList[i]!;
+    let p = host.parent[h]!;
+    while (p >= 0 && b.hostNode(p) < 0) p = host.parent[p]!;
+    if (p >= 0) continue;
+    const t = host.thread[h]!;
+    let l = byThread.get(t);
+    if (!l) byThread.set(t, (l = []));
+    l.push(h);
+  }
+  return byThread;
 }
 
 /**
@@ -538,7 +564,22 @@ function walkThread(b: GraphBuild, tops: number[], keepSeq: boolean): ThreadWalk
 
 // ---- GPU: per stream in start order; launch, kernel-gap and sync edges
 function addGpuEdges(b: GraphBuild): void {
-  const { host, gpu, hta, note, gpuList, nGpu, E } = b;
+  const { gpu, E } = b;
+  const byStream = activitiesByStream(b);
+  for (const l of byStream.values()) l.sort((a, c) => gpu.startNs[a]! - gpu.startNs[c]! || a - c);
+
+  // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
+  const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
+  const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
+  resolveSyncs(b.m, b.ix, b.hostList.subarray(0, b.nHost), (g) => b.gpuNode(g) >= 0, byStream, hostSyncSrc, streamWaitSrc, b.note);
+
+  for (const [, list] of byStream) streamEdges(b, list, streamWaitSrc);
+  for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(b.gpuNode(src) + 1, b.hostNode(h) + 1, EK.Sync);
+}
+
+/** The graph's GPU activities per stream (device · 2³² + stream), in their list order. */
+function activitiesByStream(b: GraphBuild): Map<number, number[]> {
+  const { gpu, gpuList, nGpu } = b;
   const byStream = new Map<number, number[]>();
   for (let i = 0; i < nGpu; i++) {
     const g = gpuList[i]!;
@@ -547,55 +588,57 @@ function addGpuEdges(b: GraphBuild): void {
     if (!l) byStream.set(key, (l = []));
     l.push(g);
   }
-  for (const l of byStream.values()) l.sort((a, c) => gpu.startNs[a]! - gpu.startNs[c]! || a - c);
+  return byStream;
+}
 
-  // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
-  const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
-  const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
-  resolveSyncs(b.m, b.ix, b.hostList.subarray(0, b.nHost), (g) => b.gpuNode(g) >= 0, byStream, hostSyncSrc, streamWaitSrc, note);
-
-  for (const [, list] of byStream) {
-    let prev = -1;
-    for (const g of list) {
-      const s = b.gpuNode(g);
-      E.add(s, s + 1, EK.Gpu, g, 1);
-      const l = gpu.launcher[g]!;
-      const waits = streamWaitSrc.size > 0 ? streamWaitSrc.get(g) : undefined;
-      if (waits) for (const src of waits) E.add(b.gpuNode(src) + 1, s, EK.Sync);
-      if (prev >= 0) {
-        const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
-        if (gap < 0) {
-          // started while the previous one ran (programmatic dependent launch on Hopper, or
-          // clock noise): tied to the previous one's start, its time counted as that kernel's
-          if (!hta) {
-            E.add(b.gpuNode(prev), s, EK.Gpu, prev, 1);
-          }
-          note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
-        } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
-          E.add(b.gpuNode(prev) + 1, s, EK.KernelGap, prev, 1);
+/** One stream's edges, its activities in start order: gpu, stream-wait sync, kernel-gap (or overlap) and launch. */
+function streamEdges(b: GraphBuild, list: readonly number[], streamWaitSrc: ReadonlyMap<number, readonly number[]>): void {
+  const { host, gpu, hta, note, E } = b;
+  let prev = -1;
+  for (const g of list) {
+    const s = b.gpuNode(g);
+    E.add(s, s + 1, EK.Gpu, g, 1);
+    const l = gpu.launcher[g]!;
+    const waits = streamWaitSrc.size > 0 ? streamWaitSrc.get(g) : undefined;
+    if (waits) for (const src of waits) E.add(b.gpuNode(src) + 1, s, EK.Sync);
+    if (prev >= 0) {
+      const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
+      if (gap < 0) {
+        // started while the previous one ran (programmatic dependent launch on Hopper, or
+        // clock noise): tied to the previous one's start, its time counted as that kernel's
+        if (!hta) {
+          E.add(b.gpuNode(prev), s, EK.Gpu, prev, 1);
         }
+        note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
+      } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
+        E.add(b.gpuNode(prev) + 1, s, EK.KernelGap, prev, 1);
       }
-      if (l >= 0 && b.hostNode(l) >= 0) {
-        if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
-        else {
-          E.add(b.hostNode(l), s, EK.Launch);
-        }
-      } else {
-        note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
-      }
-      if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
     }
+    if (l >= 0 && b.hostNode(l) >= 0) {
+      if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
+      else {
+        E.add(b.hostNode(l), s, EK.Launch);
+      }
+    } else {
+      note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
+    }
+    if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
   }
-  for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(b.gpuNode(src) + 1, b.hostNode(h) + 1, EK.Sync);
 }
 
 // ---- edges that run back in time are left out; a node left with no edge in gets one from
 // the instance's start, so that it and what follows it stay on the graph
 function dropBackEdges(b: GraphBuild): void {
-  const { note, nNodes, nodeTs, E } = b;
+  const indeg = new Int32Array(b.nNodes);
+  dropBackward(b, indeg);
+  explainStarts(b, indeg);
+}
+
+/** Marks the edges that run back in time dropped (kind 255); counts the others into indeg. */
+function dropBackward(b: GraphBuild, indeg: Int32Array): void {
+  const { note, nodeTs, E } = b;
   const nE = E.n;
   const { src, dst, kind } = E;
-  const indeg = new Int32Array(nNodes);
   for (let e = 0; e < nE; e++) {
     const d = dst[e]!;
     if (nodeTs[d]! < nodeTs[src[e]!]!) {
@@ -603,6 +646,11 @@ function dropBackEdges(b: GraphBuild): void {
       kind[e] = 255;
     } else indeg[d]++;
   }
+}
+
+/** An edge from the source into every node with none. */
+function explainStarts(b: GraphBuild, indeg: Int32Array): void {
+  const { note, nNodes, E } = b;
   for (let n = 1; n < nNodes; n++) {
     if (indeg[n]! > 0) continue;
     note('CP_UNEXPLAINED_START', 'warning', 'an event has no edge that explains when it happened (no launch call, no stream order, no enclosing event): an edge from the instance start stands in');
@@ -621,10 +669,18 @@ const PRIO = new Uint8Array([1, 1, 3, 0, 4, 2, 3, 4, 0]);
  * not a wait — the previous kernel's progress let it start, so it binds.)
  */
 function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array): Uint8Array {
-  const { nNodes, nodeTs, nodeStart, nodeEvent } = b;
-  const binding = new Uint8Array(nE);
+  const { nNodes } = b;
   const best = new Int32Array(nNodes).fill(-1);
   const bestReady = new Float64Array(nNodes).fill(-Infinity);
+  bestEdges(b, nE, src, dst, kind, isWait, best, bestReady);
+  const binding = new Uint8Array(nE);
+  markBinding(best, nNodes, binding);
+  return binding;
+}
+
+/** Per node, the edge in that was ready last (ties: PRIO) into best; isWait per edge. */
+function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, best: Int32Array, bestReady: Float64Array): void {
+  const { nodeTs, nodeStart, nodeEvent } = b;
   for (let e = 0; e < nE; e++) {
     const kd = kind[e]!;
     if (kd === 255) continue;
@@ -641,39 +697,53 @@ function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, 
       bestReady[d] = ready;
     }
   }
+}
+
+function markBinding(best: Int32Array, nNodes: number, binding: Uint8Array): void {
   for (let n = 0; n < nNodes; n++) if (best[n]! >= 0) binding[best[n]!] = 1;
-  return binding;
 }
 
 // ---- binding edges and weights
 function weighEdges(b: GraphBuild): CriticalPathGraph {
-  const { gpu, hta, nodeTs, nodeStart, nodeEvent, nodeGpu, E } = b;
+  const { gpu, nodeTs, nodeEvent, nodeGpu, E } = b;
   // (the edge list's own arrays: compacted in place below, then kept as the graph's)
   const nE = E.n;
   const { src, dst, kind, attr, attrGpu } = E;
   const tsDiff = new Float64Array(nE);
-  for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
+  timeDiffs(nE, src, dst, nodeTs, tsDiff);
   const isWait = new Uint8Array(nE);
   const binding = bindEdges(b, nE, src, dst, kind, isWait);
 
   const typicalLaunchNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.Launch);
   const typicalGapNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.KernelGap);
   const weight = new Float64Array(nE);
+  if (b.hta) htaWeights(b, nE, dst, kind, binding, tsDiff, weight);
+  else ownWeights(b, nE, dst, kind, binding, isWait, tsDiff, typicalLaunchNs, typicalGapNs, weight);
+  const w = compact(nE, src, dst, kind, attr, attrGpu, tsDiff, weight, binding);
+  return new Graph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
+}
+
+function timeDiffs(nE: number, src: Int32Array, dst: Int32Array, nodeTs: Float64Array, tsDiff: Float64Array): void {
+  for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
+}
+
+/** Kinetoscope's weights (the module comment says which). */
+function ownWeights(
+  b: GraphBuild,
+  nE: number,
+  dst: Int32Array,
+  kind: Uint8Array,
+  binding: Uint8Array,
+  isWait: Uint8Array,
+  tsDiff: Float64Array,
+  typicalLaunchNs: ReadonlyMap<number, number>,
+  typicalGapNs: ReadonlyMap<number, number>,
+  weight: Float64Array,
+): void {
+  const { gpu, nodeEvent } = b;
   for (let e = 0; e < nE; e++) {
     const kd = kind[e]!;
     if (kd === 255) continue;
-    if (hta) {
-      // HTA adds a kernel-kernel edge only where it binds (a launch edge always: zero-weight
-      // where it does not, CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)
-      if (kd === EK.KernelGap && !binding[e]) {
-        kind[e] = 255;
-        continue;
-      }
-      const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && isBlocking(b, nodeEvent[dst[e]!]!);
-      const zero = kd === EK.HostGap || kd === EK.Sync || (kd === EK.Launch && !binding[e]) || blockedEnd;
-      weight[e] = zero ? 0 : tsDiff[e]!;
-      continue;
-    }
     if (binding[e] || !isWait[e]) weight[e] = tsDiff[e]!;
     else if (kd === EK.Launch || kd === EK.KernelGap) {
       const dev = gpu.device[nodeEvent[dst[e]!]!]!;
@@ -681,8 +751,28 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
       weight[e] = Math.min(typ, tsDiff[e]!);
     } else weight[e] = 0;
   }
+}
 
-  // compact away the dropped edges
+/** HTA's weights; drops the kernel-kernel edges that did not bind. */
+function htaWeights(b: GraphBuild, nE: number, dst: Int32Array, kind: Uint8Array, binding: Uint8Array, tsDiff: Float64Array, weight: Float64Array): void {
+  const { nodeStart, nodeEvent } = b;
+  for (let e = 0; e < nE; e++) {
+    const kd = kind[e]!;
+    if (kd === 255) continue;
+    // HTA adds a kernel-kernel edge only where it binds (a launch edge always: zero-weight
+    // where it does not, CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)
+    if (kd === EK.KernelGap && !binding[e]) {
+      kind[e] = 255;
+      continue;
+    }
+    const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && isBlocking(b, nodeEvent[dst[e]!]!);
+    const zero = kd === EK.HostGap || kd === EK.Sync || (kd === EK.Launch && !binding[e]) || blockedEnd;
+    weight[e] = zero ? 0 : tsDiff[e]!;
+  }
+}
+
+/** Compacts away the dropped edges (kind 255) in place; how many are left. */
+function compact(nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, attr: Int32Array, attrGpu: Uint8Array, tsDiff: Float64Array, weight: Float64Array, binding: Uint8Array): number {
   let w = 0;
   for (let e = 0; e < nE; e++) {
     if (kind[e] === 255) continue;
@@ -696,11 +786,14 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
     binding[w] = binding[e]!;
     w++;
   }
+  return w;
+}
 
-  const { nNodes } = b;
+/** The latest node time (from the source's on). */
+function lastTime(nodeTs: Float64Array, nNodes: number): number {
   let tEnd = nodeTs[0]!;
   for (let n = 0; n < nNodes; n++) if (nodeTs[n]! > tEnd) tEnd = nodeTs[n]!;
-  return new Graph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, tEnd, typicalLaunchNs, typicalGapNs);
+  return tEnd;
 }
 
 /**
@@ -848,13 +941,7 @@ function medianByDevice(
   k: EK,
 ): Map<number, number> {
   const by = new Map<number, number[]>();
-  for (let e = 0; e < nE; e++) {
-    if (kind[e] !== k || !binding[e] || !nodeGpu[dst[e]!]) continue;
-    const dev = device[nodeEvent[dst[e]!]!]!;
-    let l = by.get(dev);
-    if (!l) by.set(dev, (l = []));
-    l.push(tsDiff[e]!);
-  }
+  bindingDiffsByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, device, k, by);
   const out = new Map<number, number>();
   for (const [dev, list] of by) {
     const l = ascending(list);
@@ -864,14 +951,43 @@ function medianByDevice(
   return out;
 }
 
+/** The time differences of the binding edges of kind k into GPU nodes, per device, into `by`. */
+function bindingDiffsByDevice(
+  nE: number,
+  kind: Uint8Array,
+  binding: Uint8Array,
+  tsDiff: Float64Array,
+  dst: Int32Array,
+  nodeEvent: Int32Array,
+  nodeGpu: Uint8Array,
+  device: Int32Array,
+  k: EK,
+  by: Map<number, number[]>,
+): void {
+  for (let e = 0; e < nE; e++) {
+    if (kind[e] !== k || !binding[e] || !nodeGpu[dst[e]!]) continue;
+    const dev = device[nodeEvent[dst[e]!]!]!;
+    let l = by.get(dev);
+    if (!l) by.set(dev, (l = []));
+    l.push(tsDiff[e]!);
+  }
+}
+
 /**
  * The numbers in ascending order, as `l.sort((a, b) => a - b)` orders them: by a typed array's
  * own sort (no call per comparison), unless a NaN or a −0 is among them (there the two sorts
  * differ, so the comparison sort it is).
  */
 function ascending(l: number[]): ArrayLike<number> {
-  for (const x of l) if (x !== x || Object.is(x, -0)) return l.sort((a, b) => a - b);
-  return new Float64Array(l).sort();
+  return hasNaNOrMinusZero(l) ? l.sort((a, b) => a - b) : new Float64Array(l).sort();
+}
+
+function hasNaNOrMinusZero(l: readonly number[]): boolean {
+  for (let i = 0; i < l.length; i++) {
+    const x = l[i]!;
+    if (x !== x || (x === 0 && 1 / x < 0)) return true;
+  }
+  return false;
 }
 
 /**
