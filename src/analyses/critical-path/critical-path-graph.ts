@@ -272,6 +272,8 @@ class GraphBuild {
   gLo = 0;
   gpuStartNode: Int32Array = new Int32Array(0);
   E = new Edges(0);
+  /** Edges marked dropped (kind 255) so far. */
+  dropped = 0;
   readonly ix: TraceIndex;
   constructor(
     readonly m: TraceModel,
@@ -644,6 +646,7 @@ function dropBackward(b: GraphBuild, indeg: Int32Array): void {
     if (nodeTs[d]! < nodeTs[src[e]!]!) {
       note('CP_NEGATIVE_EDGE', 'warning', 'an edge would run back in time (an event ends after the one that follows it on its thread, or a sync source ends after the call): it was left out');
       kind[e] = 255;
+      b.dropped++;
     } else indeg[d]++;
   }
 }
@@ -719,7 +722,8 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
   const weight = new Float64Array(nE);
   if (b.hta) htaWeights(b, nE, dst, kind, binding, tsDiff, weight);
   else ownWeights(b, nE, dst, kind, binding, isWait, tsDiff, typicalLaunchNs, typicalGapNs, weight);
-  const w = compact(nE, src, dst, kind, attr, attrGpu, tsDiff, weight, binding);
+  // (nothing to compact when no edge was dropped)
+  const w = b.dropped > 0 ? compact(nE, src, dst, kind, attr, attrGpu, tsDiff, weight, binding) : nE;
   return new Graph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
 }
 
@@ -763,6 +767,7 @@ function htaWeights(b: GraphBuild, nE: number, dst: Int32Array, kind: Uint8Array
     // where it does not, CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)
     if (kd === EK.KernelGap && !binding[e]) {
       kind[e] = 255;
+      b.dropped++;
       continue;
     }
     const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && isBlocking(b, nodeEvent[dst[e]!]!);

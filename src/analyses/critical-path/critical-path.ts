@@ -275,11 +275,10 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
     // events by name (GPU names apart from host names), with their time and instances
     const acc = new Map<number, { name: number; gpu: boolean; durNs: number; count: number }>();
     eventsOn(m, g, p.edges, weights, from, to, j + 1, stamp, acc);
-    const events = [...acc.values()]
-      .map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count }))
-      .sort((a, b) => b.durNs - a.durNs || compareText(a.name, b.name))
-      .slice(0, 3)
-      .map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
+    const events = firstThree(
+      [...acc.values()].map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count })),
+      (a, b) => b.durNs - a.durNs || compareText(a.name, b.name),
+    ).map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
     const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
     return { bound: BOUND_KEYS[segs.bound[j]!]!, where: placeName(m, segs.place[j]!), startUs: us(startNs - g.startNs), durUs: us(segs.ns[j]!), edges: to - from, events };
   });
@@ -337,6 +336,21 @@ function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weigh
   }
   acts[0] = gpuActs;
   acts[1] = graphActs;
+}
+
+/**
+ * The first three of `xs` in `cmp` order, as `[...xs].sort(cmp).slice(0, 3)` gives them (the
+ * sort is stable: of equals, the earlier first), without sorting the rest.
+ */
+function firstThree<T>(xs: readonly T[], cmp: (a: T, b: T) => number): T[] {
+  const top: T[] = [];
+  for (const x of xs) {
+    let at = top.length;
+    while (at > 0 && cmp(x, top[at - 1]!) < 0) at--;
+    if (at < 3) top.splice(at, 0, x);
+    if (top.length > 3) top.pop();
+  }
+  return top;
 }
 
 /** The `limit` heaviest segments, heaviest first (ties: the earlier), by one pass keeping a short sorted list. */
