@@ -188,18 +188,30 @@ const traceIndexes = new WeakMap<TraceModel, TraceIndex>();
 function traceIndex(m: TraceModel): TraceIndex {
   let ix = traceIndexes.get(m);
   if (ix) return ix;
-  const { host, gpu } = m;
+  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), ...syncIndex(m), callNames: new Uint8Array(m.strings.size) };
+  traceIndexes.set(m, ix);
+  return ix;
+}
+
+/**
+ * Runtime calls by correlation, `cuda_sync` records by call, and launched activities per stream
+ * in launch order. Every use of them starts from a `cuda_sync` record (resolveSyncs), so a trace
+ * without records gets them empty instead of a pass over every host event and GPU activity.
+ */
+function syncIndex(m: TraceModel): Pick<TraceIndex, 'callByCorr' | 'syncByCall' | 'launchedOn'> {
   const callByCorr = new Map<number, number>();
+  const syncByCall = new Map<number, TraceModel['syncs'][number]>();
+  const launchedOn = new Map<number, number[]>();
+  if (m.syncs.length === 0) return { callByCorr, syncByCall, launchedOn };
+  const { host, gpu } = m;
   for (let h = 0; h < host.length; h++) {
     const k = host.kind[h];
     if ((k === HostKind.Runtime || k === HostKind.Driver) && host.correlation[h] === host.correlation[h]) callByCorr.set(host.correlation[h]!, h);
   }
-  const syncByCall = new Map<number, TraceModel['syncs'][number]>();
   for (const s of m.syncs) {
     const h = callByCorr.get(s.correlation);
     if (h !== undefined) syncByCall.set(h, s);
   }
-  const launchedOn = new Map<number, number[]>();
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.launcher[g]! < 0) continue;
     const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
@@ -209,9 +221,7 @@ function traceIndex(m: TraceModel): TraceIndex {
   }
   const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
   for (const l of launchedOn.values()) l.sort((a, b) => launchTs(a) - launchTs(b) || a - b);
-  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), callByCorr, syncByCall, launchedOn, callNames: new Uint8Array(m.strings.size) };
-  traceIndexes.set(m, ix);
-  return ix;
+  return { callByCorr, syncByCall, launchedOn };
 }
 
 /** The CallName bits of host event h's name. */
