@@ -305,33 +305,33 @@ class GraphBuild {
 }
 
 /*
- * Every hot loop below sits in a function of its own that returns right after it. V8 compiles
- * a function's loop while it runs (on-stack replacement) from the feedback gathered so far;
- * code after the loop has none yet, so it deoptimises when reached — and the cached loop code
- * takes the next call back to the same spot, step after step, until the whole function is
- * compiled again. A function per loop has no code after its loop: a report's first steps run
- * optimised instead of deoptimising in turn.
+ * Every hot loop below sits in a function of its own that returns right after it, a local and
+ * nothing more (no store, no call). V8 compiles a function's loop while it runs (on-stack
+ * replacement) from the feedback gathered so far; code after the loop has none yet, so it
+ * deoptimises when reached — and the cached loop code takes the next call back to the same
+ * spot, step after step, until the whole function is compiled again. A function per loop has no
+ * code after its loop: a report's first steps run optimised instead of deoptimising in turn.
  */
 
 /** An Int32Array of -1 over the indexes from the least to the greatest of list[0..n); its first index. */
 function rangeOf(list: Int32Array, n: number): { lo: number; at: Int32Array } {
   if (n === 0) return { lo: 0, at: new Int32Array(0) };
-  const loHi = new Int32Array(2);
-  extent(list, n, loHi);
-  return { lo: loHi[0]!, at: new Int32Array(loHi[1]! - loHi[0]! + 1).fill(-1) };
+  const lo = least(list, n);
+  return { lo, at: new Int32Array(greatest(list, n) - lo + 1).fill(-1) };
 }
 
-/** The least and the greatest of list[0..n) (n ≥ 1) into loHi. */
-function extent(list: Int32Array, n: number, loHi: Int32Array): void {
+/** The least of list[0..n) (n ≥ 1). */
+function least(list: Int32Array, n: number): number {
   let lo = list[0]!;
-  let hi = lo;
-  for (let i = 1; i < n; i++) {
-    const x = list[i]!;
-    if (x < lo) lo = x;
-    else if (x > hi) hi = x;
-  }
-  loHi[0] = lo;
-  loHi[1] = hi;
+  for (let i = 1; i < n; i++) if (list[i]! < lo) lo = list[i]!;
+  return lo;
+}
+
+/** The greatest of list[0..n) (n ≥ 1). */
+function greatest(list: Int32Array, n: number): number {
+  let hi = list[0]!;
+  for (let i = 1; i < n; i++) if (list[i]! > hi) hi = list[i]!;
+  return hi;
 }
 
 export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {

@@ -140,11 +140,9 @@ export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edge
   const via = new Int32Array(n).fill(-1);
   if (!anyStart) dist[0] = 0;
   relax(topo, g.edgeDst, g.edgeBinding, weights, anyStart, dist, via);
-  const endAndUnreachable = new Int32Array(2);
-  pathEnd(n, dist, g.nodeTsNs, endAndUnreachable);
-  const end = endAndUnreachable[0]!;
+  const end = pathEnd(n, dist, g.nodeTsNs);
   const { nodes, edges } = walkBack(g.edgeSrc, via, end);
-  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: endAndUnreachable[1]!, cycleNodes: n - topo.order.length };
+  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable(n, dist), cycleNodes: n - topo.order.length };
 }
 
 /** Each node's longest distance and the edge it came by, in topological order. */
@@ -169,19 +167,21 @@ function relax(topo: { order: Int32Array; outStart: Int32Array; outEdges: Int32A
   }
 }
 
-/** The path's last node (farthest; ties: the later, then the first) and the unreachable count, into out[0] and out[1]. */
-function pathEnd(n: number, dist: Float64Array, nodeTsNs: Float64Array, out: Int32Array): void {
+/** The path's last node: the farthest reached (ties: the later, then the first); -1 when none. */
+function pathEnd(n: number, dist: Float64Array, nodeTsNs: Float64Array): number {
   let end = -1;
-  let unreachable = 0;
   for (let i = 0; i < n; i++) {
-    if (dist[i] === -Infinity) {
-      unreachable++;
-      continue;
-    }
+    if (dist[i] === -Infinity) continue;
     if (end < 0 || dist[i]! > dist[end]! || (dist[i] === dist[end] && nodeTsNs[i]! > nodeTsNs[end]!)) end = i;
   }
-  out[0] = end;
-  out[1] = unreachable;
+  return end;
+}
+
+/** Nodes the start does not reach. */
+function unreachable(n: number, dist: Float64Array): number {
+  let count = 0;
+  for (let i = 0; i < n; i++) if (dist[i] === -Infinity) count++;
+  return count;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -264,8 +264,7 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   // heaviest `limit` are read in full (a GPU-bound path alternates kernels and gaps: a segment
   // per edge, hundreds of thousands on a long step)
   const segs: Segments = { from: [], bound: [], place: [], ns: [] };
-  const acts = new Int32Array(2);
-  splitPath(m, g, p.edges, weights, boundNs, kindNs, segs, acts);
+  const acts = splitPath(m, g, p.edges, weights, boundNs, kindNs, segs);
   const top = heaviest(segs.ns, limit);
   // an event counted in segment j is stamped j + 1 at its start node
   const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
@@ -284,7 +283,7 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   });
   const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
   const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
-  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: acts[0]!, graphLaunchedActivities: acts[1]! };
+  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: acts.gpu, graphLaunchedActivities: acts.graphLaunched };
 }
 
 /** A path's segments: first edge, bound (index in BOUND_KEYS), place (placeOf) and time. */
@@ -296,10 +295,11 @@ interface Segments {
 }
 
 /**
- * One pass over the path's edges: time per bound and per edge kind, the segments, and the GPU
- * activities on the path (acts[0]) and those a CUDA-graph launch ran (acts[1]).
+ * One pass over the path's edges: time per bound and per edge kind, the segments; how many GPU
+ * activities the path has, and how many of them a CUDA-graph launch ran.
  */
-function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weights: Float64Array, boundNs: Float64Array, kindNs: Float64Array, segs: Segments, acts: Int32Array): void {
+function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weights: Float64Array, boundNs: Float64Array, kindNs: Float64Array, segs: Segments): { gpu: number; graphLaunched: number } {
+  const { from, bound, place: places, ns } = segs;
   const graphLaunch = new Map<number, boolean>();
   let gpuActs = 0;
   let graphActs = 0;
@@ -325,17 +325,16 @@ function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weigh
     }
     const place = placeOf(m, g, e);
     if (curBound !== b || curPlace !== place) {
-      segs.from.push(i);
-      segs.bound.push(b);
-      segs.place.push(place);
-      segs.ns.push(0);
+      from.push(i);
+      bound.push(b);
+      places.push(place);
+      ns.push(0);
       curBound = b;
       curPlace = place;
     }
-    segs.ns[segs.ns.length - 1] += w;
+    ns[ns.length - 1] += w;
   }
-  acts[0] = gpuActs;
-  acts[1] = graphActs;
+  return { gpu: gpuActs, graphLaunched: graphActs };
 }
 
 /**
