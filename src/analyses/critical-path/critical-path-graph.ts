@@ -305,8 +305,8 @@ class GraphBuild {
 }
 
 /*
- * Every hot loop below sits in a function of its own that returns right after it, a local and
- * nothing more (no store, no call). V8 compiles a function's loop while it runs (on-stack
+ * Every hot loop below sits in a function of its own that returns right after it: a local or a
+ * literal of locals, no other store or call. V8 compiles a function's loop while it runs (on-stack
  * replacement) from the feedback gathered so far; code after the loop has none yet, so it
  * deoptimises when reached — and the cached loop code takes the next call back to the same
  * spot, step after step, until the whole function is compiled again. A function per loop has no
