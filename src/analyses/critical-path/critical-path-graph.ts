@@ -68,6 +68,8 @@ export interface GraphOptions {
 
 export interface CriticalPathGraph {
   readonly nodeCount: number;
+  /** Host events in the graph: nodes 1 to 2·hostEventCount, the GPU activities' after them. */
+  readonly hostEventCount: number;
   /** Node → event: host index, or GPU index when `nodeGpu`; -1 for the source node (node 0). */
   readonly nodeEvent: Int32Array;
   readonly nodeGpu: Uint8Array;
@@ -100,14 +102,24 @@ export interface CriticalPathGraph {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Growable edge list (typed arrays doubling; a graph has about two edges per node). */
+/**
+ * Growable edge list (typed arrays doubling), sized at the start for the usual graph (a little
+ * more than one edge per node); the built graph keeps views of these arrays.
+ */
 class Edges {
   n = 0;
-  src = new Int32Array(1024);
-  dst = new Int32Array(1024);
-  kind = new Uint8Array(1024);
-  attr = new Int32Array(1024);
-  attrGpu = new Uint8Array(1024);
+  src: Int32Array;
+  dst: Int32Array;
+  kind: Uint8Array;
+  attr: Int32Array;
+  attrGpu: Uint8Array;
+  constructor(capacity: number) {
+    this.src = new Int32Array(capacity);
+    this.dst = new Int32Array(capacity);
+    this.kind = new Uint8Array(capacity);
+    this.attr = new Int32Array(capacity);
+    this.attrGpu = new Uint8Array(capacity);
+  }
   add(s: number, d: number, k: EK, attr = -1, attrGpu = 0): number {
     if (this.n === this.src.length) this.grow();
     const i = this.n++;
@@ -120,16 +132,21 @@ class Edges {
   }
   private grow(): void {
     const c = this.src.length * 2;
-    const g = <T extends Int32Array | Uint8Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(c);
-      b.set(a);
-      return b;
-    };
-    this.src = g(this.src);
-    this.dst = g(this.dst);
-    this.kind = g(this.kind);
-    this.attr = g(this.attr);
-    this.attrGpu = g(this.attrGpu);
+    const src = new Int32Array(c);
+    const dst = new Int32Array(c);
+    const kind = new Uint8Array(c);
+    const attr = new Int32Array(c);
+    const attrGpu = new Uint8Array(c);
+    src.set(this.src);
+    dst.set(this.dst);
+    kind.set(this.kind);
+    attr.set(this.attr);
+    attrGpu.set(this.attrGpu);
+    this.src = src;
+    this.dst = dst;
+    this.kind = kind;
+    this.attr = attr;
+    this.attrGpu = attrGpu;
   }
 }
 
@@ -138,6 +155,17 @@ const HTA_BLOCKING = new Set(['cudaDeviceSynchronize', 'cudaStreamSynchronize', 
 const EVENT_RECORD = /^(?:cuda|hip|cu)EventRecord\w*$/;
 const DEVICE_SYNC = /^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/;
 const STREAM_WAIT = /^(?:cuda|hip|cu)StreamWaitEvent\w*$/;
+const EVENT_WAIT = /EventSynchronize|EventQuery/;
+
+/** What a call's name is, as bits per name id (decided once per name, not per call). */
+const enum CallName {
+  Decided = 1,
+  HtaBlocking = 2,
+  EventRecord = 4,
+  DeviceSync = 8,
+  StreamWait = 16,
+  EventWait = 32,
+}
 
 /**
  * What every instance's graph needs of the whole trace, built once per model: the launch index,
@@ -150,6 +178,8 @@ interface TraceIndex {
   readonly callByCorr: ReadonlyMap<number, number>;
   readonly syncByCall: ReadonlyMap<number, TraceModel['syncs'][number]>;
   readonly launchedOn: ReadonlyMap<number, readonly number[]>;
+  /** Per name id: CallName bits, 0 until decided. */
+  readonly callNames: Uint8Array;
 }
 
 const STREAM_KEY = 4294967296;
@@ -158,18 +188,30 @@ const traceIndexes = new WeakMap<TraceModel, TraceIndex>();
 function traceIndex(m: TraceModel): TraceIndex {
   let ix = traceIndexes.get(m);
   if (ix) return ix;
-  const { host, gpu } = m;
+  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), ...syncIndex(m), callNames: new Uint8Array(m.strings.size) };
+  traceIndexes.set(m, ix);
+  return ix;
+}
+
+/**
+ * Runtime calls by correlation, `cuda_sync` records by call, and launched activities per stream
+ * in launch order. Every use of them starts from a `cuda_sync` record (resolveSyncs), so a trace
+ * without records gets them empty instead of a pass over every host event and GPU activity.
+ */
+function syncIndex(m: TraceModel): Pick<TraceIndex, 'callByCorr' | 'syncByCall' | 'launchedOn'> {
   const callByCorr = new Map<number, number>();
+  const syncByCall = new Map<number, TraceModel['syncs'][number]>();
+  const launchedOn = new Map<number, number[]>();
+  if (m.syncs.length === 0) return { callByCorr, syncByCall, launchedOn };
+  const { host, gpu } = m;
   for (let h = 0; h < host.length; h++) {
     const k = host.kind[h];
     if ((k === HostKind.Runtime || k === HostKind.Driver) && host.correlation[h] === host.correlation[h]) callByCorr.set(host.correlation[h]!, h);
   }
-  const syncByCall = new Map<number, TraceModel['syncs'][number]>();
   for (const s of m.syncs) {
     const h = callByCorr.get(s.correlation);
     if (h !== undefined) syncByCall.set(h, s);
   }
-  const launchedOn = new Map<number, number[]>();
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.launcher[g]! < 0) continue;
     const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
@@ -179,9 +221,25 @@ function traceIndex(m: TraceModel): TraceIndex {
   }
   const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
   for (const l of launchedOn.values()) l.sort((a, b) => launchTs(a) - launchTs(b) || a - b);
-  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), callByCorr, syncByCall, launchedOn };
-  traceIndexes.set(m, ix);
-  return ix;
+  return { callByCorr, syncByCall, launchedOn };
+}
+
+/** The CallName bits of host event h's name. */
+function callName(m: TraceModel, ix: TraceIndex, h: number): number {
+  const id = m.host.name[h]!;
+  let bits = ix.callNames[id]!;
+  if (bits === 0) {
+    const name = m.strings.get(id);
+    bits =
+      CallName.Decided |
+      (HTA_BLOCKING.has(name) ? CallName.HtaBlocking : 0) |
+      (EVENT_RECORD.test(name) ? CallName.EventRecord : 0) |
+      (DEVICE_SYNC.test(name) ? CallName.DeviceSync : 0) |
+      (STREAM_WAIT.test(name) ? CallName.StreamWait : 0) |
+      (EVENT_WAIT.test(name) ? CallName.EventWait : 0);
+    ix.callNames[id] = bits;
+  }
+  return bits;
 }
 
 type Note = (code: string, severity: Diagnostic['severity'], message: string) => void;
@@ -190,7 +248,9 @@ type Note = (code: string, severity: Diagnostic['severity'], message: string) =>
  * One graph under construction. The build runs as one small function per phase (below) rather
  * than one function of several hundred lines: V8 optimises each hot loop on its own and soon,
  * where the single function took hundreds of milliseconds to compile (twice, after a deopt) and
- * ran unoptimised meanwhile — most of the steps of a report.
+ * ran unoptimised meanwhile — most of the steps of a report. Fields keep one type each (times
+ * only in Float64Arrays): a field that held a small integer and then a fraction would change
+ * the object's shape, and every optimised phase would be thrown away and compiled again.
  */
 class GraphBuild {
   readonly host: TraceModel['host'];
@@ -201,12 +261,16 @@ class GraphBuild {
     if (d) d.count++;
     else this.diags.set(code, { severity, message, count: 1 });
   };
-  readonly hostList: number[] = [];
-  readonly gpuList: number[] = [];
+  /** The host events and GPU activities in the graph, in the order their nodes are made. */
+  hostList: Int32Array = new Int32Array(0);
+  nHost = 0;
+  gpuList: Int32Array = new Int32Array(0);
+  nGpu = 0;
   nNodes = 0;
   nodeEvent = new Int32Array(0);
   nodeGpu = new Uint8Array(0);
   nodeStart = new Uint8Array(0);
+  /** Node times; nodeTs[0], the source's, is where the graph starts. */
   nodeTs = new Float64Array(0);
   /**
    * Start node of host event hLo + i / GPU activity gLo + i (its end node is the next), -1 when
@@ -217,8 +281,9 @@ class GraphBuild {
   hostStartNode: Int32Array = new Int32Array(0);
   gLo = 0;
   gpuStartNode: Int32Array = new Int32Array(0);
-  t0 = 0;
-  readonly E = new Edges();
+  E = new Edges(0);
+  /** Edges marked dropped (kind 255) so far. */
+  dropped = 0;
   readonly ix: TraceIndex;
   constructor(
     readonly m: TraceModel,
@@ -239,16 +304,34 @@ class GraphBuild {
   }
 }
 
-/** An Int32Array of -1 over the indexes from the least to the greatest of `list`; its first index. */
-function rangeOf(list: readonly number[]): { lo: number; at: Int32Array } {
-  if (list.length === 0) return { lo: 0, at: new Int32Array(0) };
+/*
+ * Every hot loop below sits in a function of its own that returns right after it: a local or a
+ * literal of locals, no other store or call. V8 compiles a function's loop while it runs (on-stack
+ * replacement) from the feedback gathered so far; code after the loop has none yet, so it
+ * deoptimises when reached — and the cached loop code takes the next call back to the same
+ * spot, step after step, until the whole function is compiled again. A function per loop has no
+ * code after its loop: a report's first steps run optimised instead of deoptimising in turn.
+ */
+
+/** An Int32Array of -1 over the indexes from the least to the greatest of list[0..n); its first index. */
+function rangeOf(list: Int32Array, n: number): { lo: number; at: Int32Array } {
+  if (n === 0) return { lo: 0, at: new Int32Array(0) };
+  const lo = least(list, n);
+  return { lo, at: new Int32Array(greatest(list, n) - lo + 1).fill(-1) };
+}
+
+/** The least of list[0..n) (n ≥ 1). */
+function least(list: Int32Array, n: number): number {
   let lo = list[0]!;
-  let hi = lo;
-  for (const x of list) {
-    if (x < lo) lo = x;
-    else if (x > hi) hi = x;
-  }
-  return { lo, at: new Int32Array(hi - lo + 1).fill(-1) };
+  for (let i = 1; i < n; i++) if (list[i]! < lo) lo = list[i]!;
+  return lo;
+}
+
+/** The greatest of list[0..n) (n ≥ 1). */
+function greatest(list: Int32Array, n: number): number {
+  let hi = list[0]!;
+  for (let i = 1; i < n; i++) if (list[i]! > hi) hi = list[i]!;
+  return hi;
 }
 
 export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts: GraphOptions = {}): CriticalPathGraph {
@@ -263,84 +346,98 @@ export function buildCriticalPathGraph(m: TraceModel, inst: ScopeInstance, opts:
 
 // ---- which events are in the graph
 function takeEvents(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, gpu, hta, note, hostList, gpuList } = b;
-  const take = (h: number) => {
-    if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) return;
+  b.hostList = new Int32Array(inst.hostEvents.length + 1);
+  b.nHost = takeHost(b, inst);
+  b.gpuList = new Int32Array(inst.gpu.length);
+  b.nGpu = takeGpu(b, inst.gpu);
+}
+
+/** The root, then the instance's host events, into b.hostList; how many. */
+function takeHost(b: GraphBuild, inst: ScopeInstance): number {
+  const { host, hta, note, hostList } = b;
+  const { hostEvents } = inst;
+  let n = 0;
+  for (let k = -1; k < hostEvents.length; k++) {
+    const h = k < 0 ? inst.root : hostEvents[k]!;
+    if (h < 0) continue; // (the whole trace has no root)
+    if (hta && (host.kind[h] === HostKind.Annotation || !(host.durNs[h]! > 0))) continue;
     if (!(host.durNs[h]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a host event with a negative or missing duration was left out of the graph');
-      return;
+      continue;
     }
-    hostList.push(h);
-  };
-  if (inst.root >= 0) take(inst.root);
-  for (const h of inst.hostEvents) take(h);
-  for (const g of inst.gpu) {
+    hostList[n++] = h;
+  }
+  return n;
+}
+
+/** The instance's GPU activities into b.gpuList; how many. */
+function takeGpu(b: GraphBuild, list: readonly number[]): number {
+  const { gpu, note, gpuList } = b;
+  let n = 0;
+  for (let k = 0; k < list.length; k++) {
+    const g = list[k]!;
     if (!(gpu.durNs[g]! >= 0)) {
       note('CP_NEGATIVE_DURATION', 'warning', 'a GPU activity with a negative or missing duration was left out of the graph');
       continue;
     }
-    gpuList.push(g);
+    gpuList[n++] = g;
   }
+  return n;
 }
 
 // ---- nodes: 0 = source, then 2 per host event and 2 per GPU activity
 function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, gpu, hostList, gpuList } = b;
-  const hr = rangeOf(hostList);
-  const gr = rangeOf(gpuList);
-  const hLo = hr.lo;
-  const gLo = gr.lo;
-  const hostStartNode = hr.at;
-  const gpuStartNode = gr.at;
-  const nNodes = 1 + 2 * (hostList.length + gpuList.length);
-  const nodeEvent = new Int32Array(nNodes);
-  const nodeGpu = new Uint8Array(nNodes);
-  const nodeStart = new Uint8Array(nNodes);
-  const nodeTs = new Float64Array(nNodes);
-  let t0 = inst.startNs;
-  for (const h of hostList) t0 = Math.min(t0, host.startNs[h]!);
-  for (const g of gpuList) t0 = Math.min(t0, gpu.startNs[g]!);
-  nodeEvent[0] = -1;
-  nodeStart[0] = 1;
-  nodeTs[0] = t0;
-  let k = 1;
-  for (const h of hostList) {
-    hostStartNode[h - hLo] = k;
-    nodeEvent[k] = h;
-    nodeStart[k] = 1;
-    nodeTs[k] = host.startNs[h]!;
-    nodeEvent[k + 1] = h;
-    nodeTs[k + 1] = host.startNs[h]! + host.durNs[h]!;
-    k += 2;
-  }
-  for (const g of gpuList) {
-    gpuStartNode[g - gLo] = k;
-    nodeEvent[k] = g;
-    nodeGpu[k] = 1;
-    nodeStart[k] = 1;
-    nodeTs[k] = gpu.startNs[g]!;
-    nodeEvent[k + 1] = g;
-    nodeGpu[k + 1] = 1;
-    nodeTs[k + 1] = gpu.startNs[g]! + gpu.durNs[g]!;
-    k += 2;
-  }
-  b.hLo = hLo;
-  b.hostStartNode = hostStartNode;
-  b.gLo = gLo;
-  b.gpuStartNode = gpuStartNode;
+  const { host, gpu, hostList, nHost, gpuList, nGpu } = b;
+  const hr = rangeOf(hostList, nHost);
+  const gr = rangeOf(gpuList, nGpu);
+  const nNodes = 1 + 2 * (nHost + nGpu);
+  b.hLo = hr.lo;
+  b.hostStartNode = hr.at;
+  b.gLo = gr.lo;
+  b.gpuStartNode = gr.at;
   b.nNodes = nNodes;
-  b.nodeEvent = nodeEvent;
-  b.nodeGpu = nodeGpu;
-  b.nodeStart = nodeStart;
-  b.nodeTs = nodeTs;
-  b.t0 = nodeTs[0]!;
+  b.nodeEvent = new Int32Array(nNodes);
+  b.nodeGpu = new Uint8Array(nNodes);
+  b.nodeStart = new Uint8Array(nNodes);
+  const nodeTs = (b.nodeTs = new Float64Array(nNodes));
+  b.nodeEvent[0] = -1;
+  b.nodeStart[0] = 1;
+  nodeTs[0] = earliestStart(gpuList, nGpu, gpu.startNs, earliestStart(hostList, nHost, host.startNs, inst.startNs));
+  eventNodes(b, hostList, nHost, host.startNs, host.durNs, b.hLo, b.hostStartNode, 1, 0);
+  eventNodes(b, gpuList, nGpu, gpu.startNs, gpu.durNs, b.gLo, b.gpuStartNode, 1 + 2 * nHost, 1);
+  // about one edge per node, a few more for launches and syncs (grown when there are more)
+  b.E = new Edges(nNodes + (nNodes >> 2) + 64);
+}
+
+/** The least of t and the starts of list[0..n). */
+function earliestStart(list: Int32Array, n: number, startNs: Float64Array, t: number): number {
+  let t0 = t;
+  for (let i = 0; i < n; i++) t0 = Math.min(t0, startNs[list[i]!]!);
+  return t0;
+}
+
+/** The start and end nodes of list[0..n) (host events, or GPU activities when `isGpu`), from node k. */
+function eventNodes(b: GraphBuild, list: Int32Array, n: number, startNs: Float64Array, durNs: Float64Array, lo: number, startNode: Int32Array, k: number, isGpu: number): void {
+  const { nodeEvent, nodeGpu, nodeStart, nodeTs } = b;
+  for (let i = 0; i < n; i++) {
+    const x = list[i]!;
+    startNode[x - lo] = k;
+    nodeEvent[k] = x;
+    nodeGpu[k] = isGpu;
+    nodeStart[k] = 1;
+    nodeTs[k] = startNs[x]!;
+    nodeEvent[k + 1] = x;
+    nodeGpu[k + 1] = isGpu;
+    nodeTs[k + 1] = startNs[x]! + durNs[x]!;
+    k += 2;
+  }
 }
 
 /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
 function isBlocking(b: GraphBuild, h: number): boolean {
   const { host, m } = b;
   if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) return false;
-  if (b.hta) return HTA_BLOCKING.has(m.strings.get(host.name[h]!));
+  if (b.hta) return (callName(m, b.ix, h) & CallName.HtaBlocking) !== 0;
   const { flags, launches } = b.ix;
   const id = host.name[h]!;
   let bits = flags.byName[id]!;
@@ -352,7 +449,7 @@ function isBlocking(b: GraphBuild, h: number): boolean {
   return flags.blocksHost(bits, launches.items, a, e);
 }
 
-/** Per thread: its nodes in walk order (for spawn/join lookups), and the top-level starts and ends. */
+/** Per thread: the top-level starts and ends; for the instance's own thread, its nodes in walk order (for spawn/join lookups). */
 interface ThreadWalk {
   readonly seq: number[];
   readonly starts: number[];
@@ -361,21 +458,11 @@ interface ThreadWalk {
 
 // ---- host: each thread's events in nesting order (an iterative walk of torch's tree)
 function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
-  const { host, hta, hostList, nodeStart, nodeTs, E } = b;
-  const byThread = new Map<number, number[]>();
-  for (const h of hostList) {
-    // top-level in the graph: no enclosing event in the graph
-    let p = host.parent[h]!;
-    while (p >= 0 && b.hostNode(p) < 0) p = host.parent[p]!;
-    if (p >= 0) continue;
-    const t = host.thread[h]!;
-    let l = byThread.get(t);
-    if (!l) byThread.set(t, (l = []));
-    l.push(h);
-  }
+  const { host, hta, nodeTs, nodeStart, E } = b;
+  const byThread = topsByThread(b);
   const rootThread = inst.root >= 0 ? host.thread[inst.root]! : -1;
   const walks = new Map<number, ThreadWalk>();
-  for (const [t, tops] of byThread) walks.set(t, walkThread(b, tops));
+  for (const [t, tops] of byThread) walks.set(t, walkThread(b, tops, t === rootThread));
 
   // source → first node of the instance's thread (or of every thread when there is none)
   const rootSeqByTime = rootThread >= 0 ? sortedByTime(walks.get(rootThread)?.seq ?? [], nodeTs) : [];
@@ -401,24 +488,51 @@ function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
   }
 }
 
-/** One thread's cpu and host-gap edges, from its top-level events in the graph. */
-function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
-  const { host, nodeStart, nodeEvent, E } = b;
+/** The host events in the graph with no enclosing event in the graph, per thread. */
+function topsByThread(b: GraphBuild): Map<number, number[]> {
+  const { host, hostList, nHost } = b;
+  const byThread = new Map<number, number[]>();
+  for (let i = 0; i < nHost; i++) {
+    const h = hostList[i]!;
+    let p = host.parent[h]!;
+    while (p >= 0 && b.hostNode(p) < 0) p = host.parent[p]!;
+    if (p >= 0) continue;
+    const t = host.thread[h]!;
+    let l = byThread.get(t);
+    if (!l) byThread.set(t, (l = []));
+    l.push(h);
+  }
+  return byThread;
+}
+
+/**
+ * One thread's cpu and host-gap edges, from its top-level events in the graph; `keepSeq`: also
+ * its nodes in walk order (start, children, end).
+ */
+function walkThread(b: GraphBuild, tops: number[], keepSeq: boolean): ThreadWalk {
+  const { host, nodeStart, nodeEvent, E, hLo, hostStartNode } = b;
+  const { firstChild, nextSibling } = host;
+  const nIndex = hostStartNode.length;
   tops.sort((a, c) => host.startNs[a]! - host.startNs[c]! || a - c);
   const seq: number[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
   let last = -1; // last node on this thread
-  // explicit stack of [event, child cursor, enclosing graph event]; cursor -2 = not entered
+  // explicit stack of [event, child cursor, enclosing graph event] from 0 to sp; cursor -2 =
+  // not entered (a plain array kept at its longest: setting its length each pop costs more)
   const stack: number[] = [];
   for (const top of tops) {
-    stack.push(top, -2, -1);
-    while (stack.length > 0) {
-      const sp = stack.length - 3;
-      const h = stack[sp]!;
-      const cur = stack[sp + 1]!;
-      const encl = stack[sp + 2]!;
-      const hn = b.hostNode(h);
+    stack[0] = top;
+    stack[1] = -2;
+    stack[2] = -1;
+    let sp = 3;
+    while (sp > 0) {
+      const at = sp - 3;
+      const h = stack[at]!;
+      const cur = stack[at + 1]!;
+      const encl = stack[at + 2]!;
+      const i = h - hLo;
+      const hn = i >= 0 && i < nIndex ? hostStartNode[i]! : -1;
       const inside = hn >= 0;
       if (cur === -2) {
         // enter
@@ -432,95 +546,124 @@ function walkThread(b: GraphBuild, tops: number[]): ThreadWalk {
             E.add(last, n, isTop ? EK.HostGap : EK.Cpu, isTop ? -1 : nodeStart[last] ? nodeEvent[last]! : encl);
           }
           if (encl < 0) starts.push(n);
+          if (keepSeq) seq.push(n);
           last = n;
         }
-        stack[sp + 1] = host.firstChild[h]!;
+        stack[at + 1] = firstChild[h]!;
         continue;
       }
       if (cur >= 0) {
-        stack[sp + 1] = host.nextSibling[cur]!;
-        stack.push(cur, -2, inside ? h : encl);
+        stack[at + 1] = nextSibling[cur]!;
+        stack[sp] = cur;
+        stack[sp + 1] = -2;
+        stack[sp + 2] = inside ? h : encl;
+        sp += 3;
         continue;
       }
       // exit
-      stack.length = sp;
+      sp = at;
       if (!inside) continue;
       const n = hn + 1;
       // (its own start or its last child's end → its end: the event's own time)
       E.add(last, n, EK.Cpu, h);
       if (encl < 0) ends.push(n);
+      if (keepSeq) seq.push(n);
       last = n;
     }
   }
-  // walk order of nodes on this thread, for lookups by time
-  for (const h of tops) collectNodes(b, h, seq);
   return { seq, starts, ends };
 }
 
 // ---- GPU: per stream in start order; launch, kernel-gap and sync edges
 function addGpuEdges(b: GraphBuild): void {
-  const { host, gpu, hta, note, gpuList, E } = b;
-  const byStream = new Map<number, number[]>();
-  for (const g of gpuList) {
-    const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
-    let l = byStream.get(key);
-    if (!l) byStream.set(key, (l = []));
-    l.push(g);
-  }
+  const { gpu, E } = b;
+  const byStream = activitiesByStream(b);
   for (const l of byStream.values()) l.sort((a, c) => gpu.startNs[a]! - gpu.startNs[c]! || a - c);
 
   // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
   const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
   const hostSyncSrc = new Map<number, number[]>(); // blocking host call → GPU activities it waited for
-  resolveSyncs(b.m, b.ix, b.hostList, (g) => b.gpuNode(g) >= 0, byStream, hostSyncSrc, streamWaitSrc, note);
+  resolveSyncs(b.m, b.ix, b.hostList.subarray(0, b.nHost), (g) => b.gpuNode(g) >= 0, byStream, hostSyncSrc, streamWaitSrc, b.note);
 
-  for (const [, list] of byStream) {
-    let prev = -1;
-    for (const g of list) {
-      const s = b.gpuNode(g);
-      E.add(s, s + 1, EK.Gpu, g, 1);
-      const l = gpu.launcher[g]!;
-      for (const src of streamWaitSrc.get(g) ?? []) {
-        E.add(b.gpuNode(src) + 1, s, EK.Sync);
-      }
-      if (prev >= 0) {
-        const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
-        if (gap < 0) {
-          // started while the previous one ran (programmatic dependent launch on Hopper, or
-          // clock noise): tied to the previous one's start, its time counted as that kernel's
-          if (!hta) {
-            E.add(b.gpuNode(prev), s, EK.Gpu, prev, 1);
-          }
-          note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
-        } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
-          E.add(b.gpuNode(prev) + 1, s, EK.KernelGap, prev, 1);
-        }
-      }
-      if (l >= 0 && b.hostNode(l) >= 0) {
-        if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
-        else {
-          E.add(b.hostNode(l), s, EK.Launch);
-        }
-      } else {
-        note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
-      }
-      if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
-    }
-  }
+  for (const [, list] of byStream) streamEdges(b, list, streamWaitSrc);
   for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(b.gpuNode(src) + 1, b.hostNode(h) + 1, EK.Sync);
+}
+
+/** The graph's GPU activities per stream (device · 2³² + stream), in their list order. */
+function activitiesByStream(b: GraphBuild): Map<number, number[]> {
+  const { gpu, gpuList, nGpu } = b;
+  const byStream = new Map<number, number[]>();
+  for (let i = 0; i < nGpu; i++) {
+    const g = gpuList[i]!;
+    const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
+    let l = byStream.get(key);
+    if (!l) byStream.set(key, (l = []));
+    l.push(g);
+  }
+  return byStream;
+}
+
+/** One stream's edges, its activities in start order: gpu, stream-wait sync, kernel-gap (or overlap) and launch. */
+function streamEdges(b: GraphBuild, list: readonly number[], streamWaitSrc: ReadonlyMap<number, readonly number[]>): void {
+  const { host, gpu, hta, note, E } = b;
+  let prev = -1;
+  for (const g of list) {
+    const s = b.gpuNode(g);
+    E.add(s, s + 1, EK.Gpu, g, 1);
+    const l = gpu.launcher[g]!;
+    const waits = streamWaitSrc.size > 0 ? streamWaitSrc.get(g) : undefined;
+    if (waits) for (const src of waits) E.add(b.gpuNode(src) + 1, s, EK.Sync);
+    if (prev >= 0) {
+      const gap = gpu.startNs[g]! - (gpu.startNs[prev]! + gpu.durNs[prev]!);
+      if (gap < 0) {
+        // started while the previous one ran (programmatic dependent launch on Hopper, or
+        // clock noise): tied to the previous one's start, its time counted as that kernel's
+        if (!hta) {
+          E.add(b.gpuNode(prev), s, EK.Gpu, prev, 1);
+        }
+        note('CP_OVERLAPPING_ON_STREAM', 'info', "GPU activities overlap on one stream (programmatic dependent launch, or clock noise): the later one is tied to the earlier one's start, not its end");
+      } else if (!(hta && gap >= HTA_KERNEL_KERNEL_THRESHOLD_NS)) {
+        E.add(b.gpuNode(prev) + 1, s, EK.KernelGap, prev, 1);
+      }
+    }
+    if (l >= 0 && b.hostNode(l) >= 0) {
+      if (host.startNs[l]! > gpu.startNs[g]!) note('CP_KERNEL_BEFORE_LAUNCH', 'warning', 'a GPU activity starts before its launch call: its launch edge was left out');
+      else {
+        E.add(b.hostNode(l), s, EK.Launch);
+      }
+    } else {
+      note('CP_NO_LAUNCH', 'warning', "a GPU activity has no launch call in the instance (no correlation to a runtime call): only its stream's order ties it to the host");
+    }
+    if (prev < 0 || gpu.startNs[g]! + gpu.durNs[g]! >= gpu.startNs[prev]! + gpu.durNs[prev]!) prev = g;
+  }
 }
 
 // ---- edges that run back in time are left out; a node left with no edge in gets one from
 // the instance's start, so that it and what follows it stay on the graph
 function dropBackEdges(b: GraphBuild): void {
-  const { note, nNodes, nodeTs, E } = b;
-  const indeg = new Int32Array(nNodes);
-  for (let e = 0; e < E.n; e++) {
-    if (nodeTs[E.dst[e]!]! < nodeTs[E.src[e]!]!) {
+  const indeg = new Int32Array(b.nNodes);
+  dropBackward(b, indeg);
+  explainStarts(b, indeg);
+}
+
+/** Marks the edges that run back in time dropped (kind 255); counts the others into indeg. */
+function dropBackward(b: GraphBuild, indeg: Int32Array): void {
+  const { note, nodeTs, E } = b;
+  const nE = E.n;
+  const { src, dst, kind } = E;
+  for (let e = 0; e < nE; e++) {
+    const d = dst[e]!;
+    if (nodeTs[d]! < nodeTs[src[e]!]!) {
       note('CP_NEGATIVE_EDGE', 'warning', 'an edge would run back in time (an event ends after the one that follows it on its thread, or a sync source ends after the call): it was left out');
-      E.kind[e] = 255;
-    } else indeg[E.dst[e]!]++;
+      kind[e] = 255;
+      b.dropped++;
+    } else indeg[d]++;
   }
+}
+
+/** An edge from the source into every node with none. */
+function explainStarts(b: GraphBuild, indeg: Int32Array): void {
+  const { note, nNodes, E } = b;
   for (let n = 1; n < nNodes; n++) {
     if (indeg[n]! > 0) continue;
     note('CP_UNEXPLAINED_START', 'warning', 'an event has no edge that explains when it happened (no launch call, no stream order, no enclosing event): an edge from the instance start stands in');
@@ -532,69 +675,89 @@ function dropBackEdges(b: GraphBuild): void {
 const PRIO = new Uint8Array([1, 1, 3, 0, 4, 2, 3, 4, 0]);
 
 /**
- * Whether an edge's time may be a wait. Host time before an event starts may be a wait (for
- * another thread); an event's end comes after its own work, unless the event is a call that
- * blocks on the GPU. (A kernel that started while the previous one ran: its edge from that
- * one's start is not a wait — the previous kernel's progress let it start, so it binds.)
+ * Marks each node's binding edge (see the module comment) and sets `isWait` to whether an
+ * edge's time may be a wait. Host time before an event starts may be a wait (for another
+ * thread); an event's end comes after its own work, unless the event is a call that blocks on
+ * the GPU. (A kernel that started while the previous one ran: its edge from that one's start is
+ * not a wait — the previous kernel's progress let it start, so it binds.)
  */
-function waitable(b: GraphBuild, kd: number, d: number): boolean {
-  if (kd === EK.Cpu) return b.nodeStart[d] === 1 || isBlocking(b, b.nodeEvent[d]!);
-  return kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
-}
-
-/** Marks each node's binding edge (see the module comment); `isWait` gets each edge's waitable(). */
 function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array): Uint8Array {
-  const { nNodes, nodeTs } = b;
-  const binding = new Uint8Array(nE);
+  const { nNodes } = b;
   const best = new Int32Array(nNodes).fill(-1);
   const bestReady = new Float64Array(nNodes).fill(-Infinity);
+  bestEdges(b, nE, src, dst, kind, isWait, best, bestReady);
+  const binding = new Uint8Array(nE);
+  markBinding(best, nNodes, binding);
+  return binding;
+}
+
+/** Per node, the edge in that was ready last (ties: PRIO) into best; isWait per edge. */
+function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, best: Int32Array, bestReady: Float64Array): void {
+  const { nodeTs, nodeStart, nodeEvent } = b;
   for (let e = 0; e < nE; e++) {
-    if (kind[e] === 255) continue;
-    isWait[e] = waitable(b, kind[e]!, dst[e]!) ? 1 : 0;
+    const kd = kind[e]!;
+    if (kd === 255) continue;
     const d = dst[e]!;
-    const ready = isWait[e] ? nodeTs[src[e]!]! : nodeTs[d]!;
+    const wait =
+      kd === EK.Cpu
+        ? nodeStart[d] === 1 || isBlocking(b, nodeEvent[d]!)
+        : kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
+    isWait[e] = wait ? 1 : 0;
+    const ready = wait ? nodeTs[src[e]!]! : nodeTs[d]!;
     const bi = best[d]!;
-    if (ready > bestReady[d]! || (ready === bestReady[d]! && bi >= 0 && PRIO[kind[e]!]! > PRIO[kind[bi]!]!)) {
+    if (ready > bestReady[d]! || (ready === bestReady[d]! && bi >= 0 && PRIO[kd]! > PRIO[kind[bi]!]!)) {
       best[d] = e;
       bestReady[d] = ready;
     }
   }
+}
+
+function markBinding(best: Int32Array, nNodes: number, binding: Uint8Array): void {
   for (let n = 0; n < nNodes; n++) if (best[n]! >= 0) binding[best[n]!] = 1;
-  return binding;
 }
 
 // ---- binding edges and weights
 function weighEdges(b: GraphBuild): CriticalPathGraph {
-  const { gpu, hta, nodeTs, nodeStart, nodeEvent, nodeGpu, E } = b;
+  const { gpu, nodeTs, nodeEvent, nodeGpu, E } = b;
+  // (the edge list's own arrays: compacted in place below, then kept as the graph's)
   const nE = E.n;
-  const src = E.src.slice(0, nE);
-  const dst = E.dst.slice(0, nE);
-  const kind = E.kind.slice(0, nE);
-  const attr = E.attr.slice(0, nE);
-  const attrGpu = E.attrGpu.slice(0, nE);
+  const { src, dst, kind, attr, attrGpu } = E;
   const tsDiff = new Float64Array(nE);
-  for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
+  timeDiffs(nE, src, dst, nodeTs, tsDiff);
   const isWait = new Uint8Array(nE);
   const binding = bindEdges(b, nE, src, dst, kind, isWait);
 
   const typicalLaunchNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.Launch);
   const typicalGapNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.KernelGap);
   const weight = new Float64Array(nE);
+  if (b.hta) htaWeights(b, nE, dst, kind, binding, tsDiff, weight);
+  else ownWeights(b, nE, dst, kind, binding, isWait, tsDiff, typicalLaunchNs, typicalGapNs, weight);
+  // (nothing to compact when no edge was dropped)
+  const w = b.dropped > 0 ? compact(nE, src, dst, kind, attr, attrGpu, tsDiff, weight, binding) : nE;
+  return new Graph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
+}
+
+function timeDiffs(nE: number, src: Int32Array, dst: Int32Array, nodeTs: Float64Array, tsDiff: Float64Array): void {
+  for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
+}
+
+/** Kinetoscope's weights (the module comment says which). */
+function ownWeights(
+  b: GraphBuild,
+  nE: number,
+  dst: Int32Array,
+  kind: Uint8Array,
+  binding: Uint8Array,
+  isWait: Uint8Array,
+  tsDiff: Float64Array,
+  typicalLaunchNs: ReadonlyMap<number, number>,
+  typicalGapNs: ReadonlyMap<number, number>,
+  weight: Float64Array,
+): void {
+  const { gpu, nodeEvent } = b;
   for (let e = 0; e < nE; e++) {
     const kd = kind[e]!;
     if (kd === 255) continue;
-    if (hta) {
-      // HTA adds a kernel-kernel edge only where it binds (a launch edge always: zero-weight
-      // where it does not, CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)
-      if (kd === EK.KernelGap && !binding[e]) {
-        kind[e] = 255;
-        continue;
-      }
-      const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && isBlocking(b, nodeEvent[dst[e]!]!);
-      const zero = kd === EK.HostGap || kd === EK.Sync || (kd === EK.Launch && !binding[e]) || blockedEnd;
-      weight[e] = zero ? 0 : tsDiff[e]!;
-      continue;
-    }
     if (binding[e] || !isWait[e]) weight[e] = tsDiff[e]!;
     else if (kd === EK.Launch || kd === EK.KernelGap) {
       const dev = gpu.device[nodeEvent[dst[e]!]!]!;
@@ -602,8 +765,29 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
       weight[e] = Math.min(typ, tsDiff[e]!);
     } else weight[e] = 0;
   }
+}
 
-  // compact away the dropped edges
+/** HTA's weights; drops the kernel-kernel edges that did not bind. */
+function htaWeights(b: GraphBuild, nE: number, dst: Int32Array, kind: Uint8Array, binding: Uint8Array, tsDiff: Float64Array, weight: Float64Array): void {
+  const { nodeStart, nodeEvent } = b;
+  for (let e = 0; e < nE; e++) {
+    const kd = kind[e]!;
+    if (kd === 255) continue;
+    // HTA adds a kernel-kernel edge only where it binds (a launch edge always: zero-weight
+    // where it does not, CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE)
+    if (kd === EK.KernelGap && !binding[e]) {
+      kind[e] = 255;
+      b.dropped++;
+      continue;
+    }
+    const blockedEnd = kd === EK.Cpu && nodeStart[dst[e]!] === 0 && isBlocking(b, nodeEvent[dst[e]!]!);
+    const zero = kd === EK.HostGap || kd === EK.Sync || (kd === EK.Launch && !binding[e]) || blockedEnd;
+    weight[e] = zero ? 0 : tsDiff[e]!;
+  }
+}
+
+/** Compacts away the dropped edges (kind 255) in place; how many are left. */
+function compact(nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, attr: Int32Array, attrGpu: Uint8Array, tsDiff: Float64Array, weight: Float64Array, binding: Uint8Array): number {
   let w = 0;
   for (let e = 0; e < nE; e++) {
     if (kind[e] === 255) continue;
@@ -617,72 +801,119 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
     binding[w] = binding[e]!;
     w++;
   }
-
-  const { t0, nNodes } = b;
-  let tEnd = t0;
-  for (let n = 0; n < nNodes; n++) if (nodeTs[n]! > tEnd) tEnd = nodeTs[n]!;
-  const hS = (h: number) => b.hostNode(h);
-  const gS = (g: number) => b.gpuNode(g);
-  return {
-    nodeCount: nNodes,
-    nodeEvent,
-    nodeGpu,
-    nodeStart,
-    nodeTsNs: nodeTs,
-    edgeCount: w,
-    edgeSrc: src.subarray(0, w),
-    edgeDst: dst.subarray(0, w),
-    edgeKind: kind.subarray(0, w),
-    edgeTsDiffNs: tsDiff.subarray(0, w),
-    edgeWeightNs: weight.subarray(0, w),
-    edgeBinding: binding.subarray(0, w),
-    edgeAttr: attr.subarray(0, w),
-    edgeAttrGpu: attrGpu.subarray(0, w),
-    hostNodes: (h) => {
-      const s = hS(h);
-      return [s, s < 0 ? -1 : s + 1];
-    },
-    gpuNodes: (g) => {
-      const s = gS(g);
-      return [s, s < 0 ? -1 : s + 1];
-    },
-    hostStart: hS,
-    gpuStart: gS,
-    startNs: t0,
-    endNs: tEnd,
-    typicalLaunchNs,
-    typicalGapNs,
-    diagnostics: [...b.diags].map(([code, d]) => ({ code, severity: d.severity, message: d.message, count: d.count })),
-  };
+  return w;
 }
 
-/** Nodes of a host subtree in walk order (start, children, end), graph events only. */
-function collectNodes(b: GraphBuild, top: number, out: number[]): void {
-  const { host } = b;
-  const stack: number[] = [top, -2];
-  while (stack.length > 0) {
-    const sp = stack.length - 2;
-    const h = stack[sp]!;
-    const cur = stack[sp + 1]!;
-    if (cur === -2) {
-      const n = b.hostNode(h);
-      if (n >= 0) out.push(n);
-      stack[sp + 1] = host.firstChild[h]!;
-      continue;
-    }
-    if (cur >= 0) {
-      stack[sp + 1] = host.nextSibling[cur]!;
-      stack.push(cur, -2);
-      continue;
-    }
-    stack.length = sp;
-    const n = b.hostNode(h);
-    if (n >= 0) out.push(n + 1);
+/** The latest node time (from the source's on). */
+function lastTime(nodeTs: Float64Array, nNodes: number): number {
+  let tEnd = nodeTs[0]!;
+  for (let n = 0; n < nNodes; n++) if (nodeTs[n]! > tEnd) tEnd = nodeTs[n]!;
+  return tEnd;
+}
+
+/**
+ * A built graph. A class, not an object literal with closures: every graph has one shape, its
+ * times sit in typed arrays (a time that fits a small integer in one graph and not in the next
+ * would change the shape and throw away the optimised code that reads graphs), and the lookups
+ * are methods on the prototype.
+ */
+class Graph implements CriticalPathGraph {
+  readonly nodeCount: number;
+  readonly hostEventCount: number;
+  readonly nodeEvent: Int32Array;
+  readonly nodeGpu: Uint8Array;
+  readonly nodeStart: Uint8Array;
+  readonly nodeTsNs: Float64Array;
+  readonly edgeCount: number;
+  readonly edgeSrc: Int32Array;
+  readonly edgeDst: Int32Array;
+  readonly edgeKind: Uint8Array;
+  readonly edgeTsDiffNs: Float64Array;
+  readonly edgeWeightNs: Float64Array;
+  readonly edgeBinding: Uint8Array;
+  readonly edgeAttr: Int32Array;
+  readonly edgeAttrGpu: Uint8Array;
+  readonly typicalLaunchNs: ReadonlyMap<number, number>;
+  readonly typicalGapNs: ReadonlyMap<number, number>;
+  readonly diagnostics: readonly Diagnostic[];
+  private readonly hLo: number;
+  private readonly hostStartNode: Int32Array;
+  private readonly gLo: number;
+  private readonly gpuStartNode: Int32Array;
+  /** The last node's time (the first node's is nodeTsNs[0]). */
+  private readonly end = new Float64Array(1);
+  constructor(
+    b: GraphBuild,
+    w: number,
+    src: Int32Array,
+    dst: Int32Array,
+    kind: Uint8Array,
+    tsDiff: Float64Array,
+    weight: Float64Array,
+    binding: Uint8Array,
+    attr: Int32Array,
+    attrGpu: Uint8Array,
+    endNs: number,
+    typicalLaunchNs: ReadonlyMap<number, number>,
+    typicalGapNs: ReadonlyMap<number, number>,
+  ) {
+    this.nodeCount = b.nNodes;
+    this.hostEventCount = b.nHost;
+    this.nodeEvent = b.nodeEvent;
+    this.nodeGpu = b.nodeGpu;
+    this.nodeStart = b.nodeStart;
+    this.nodeTsNs = b.nodeTs;
+    this.edgeCount = w;
+    this.edgeSrc = src.subarray(0, w);
+    this.edgeDst = dst.subarray(0, w);
+    this.edgeKind = kind.subarray(0, w);
+    this.edgeTsDiffNs = tsDiff.subarray(0, w);
+    this.edgeWeightNs = weight.subarray(0, w);
+    this.edgeBinding = binding.subarray(0, w);
+    this.edgeAttr = attr.subarray(0, w);
+    this.edgeAttrGpu = attrGpu.subarray(0, w);
+    this.typicalLaunchNs = typicalLaunchNs;
+    this.typicalGapNs = typicalGapNs;
+    this.diagnostics = [...b.diags].map(([code, d]) => ({ code, severity: d.severity, message: d.message, count: d.count }));
+    this.hLo = b.hLo;
+    this.hostStartNode = b.hostStartNode;
+    this.gLo = b.gLo;
+    this.gpuStartNode = b.gpuStartNode;
+    this.end[0] = endNs;
+  }
+  get startNs(): number {
+    return this.nodeTsNs[0]!;
+  }
+  get endNs(): number {
+    return this.end[0]!;
+  }
+  hostStart(h: number): number {
+    const i = h - this.hLo;
+    return i >= 0 && i < this.hostStartNode.length ? this.hostStartNode[i]! : -1;
+  }
+  gpuStart(g: number): number {
+    const i = g - this.gLo;
+    return i >= 0 && i < this.gpuStartNode.length ? this.gpuStartNode[i]! : -1;
+  }
+  hostNodes(h: number): readonly [number, number] {
+    const s = this.hostStart(h);
+    return [s, s < 0 ? -1 : s + 1];
+  }
+  gpuNodes(g: number): readonly [number, number] {
+    const s = this.gpuStart(g);
+    return [s, s < 0 ? -1 : s + 1];
   }
 }
 
-function sortedByTime(nodes: readonly number[], ts: Float64Array): number[] {
-  return [...nodes].sort((a, b) => ts[a]! - ts[b]! || a - b);
+/**
+ * The nodes by time (ties: by node), as `[...nodes].sort(byTime)` orders them. A thread's walk
+ * order is nearly always in time order already (torch nests events and lists children in start
+ * order): then it is returned as it is, as the sort would leave it.
+ */
+function sortedByTime(nodes: number[], ts: Float64Array): number[] {
+  const byTime = (a: number, b: number) => ts[a]! - ts[b]! || a - b;
+  for (let i = 1; i < nodes.length; i++) if (byTime(nodes[i]!, nodes[i - 1]!) < 0) return [...nodes].sort(byTime);
+  return nodes;
 }
 
 function lastAtOrBeforeNode(sorted: readonly number[], ts: Float64Array, x: number): number {
@@ -725,6 +956,29 @@ function medianByDevice(
   k: EK,
 ): Map<number, number> {
   const by = new Map<number, number[]>();
+  bindingDiffsByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, device, k, by);
+  const out = new Map<number, number>();
+  for (const [dev, list] of by) {
+    const l = ascending(list);
+    const n = l.length;
+    out.set(dev, n % 2 ? l[(n - 1) / 2]! : (l[n / 2 - 1]! + l[n / 2]!) / 2);
+  }
+  return out;
+}
+
+/** The time differences of the binding edges of kind k into GPU nodes, per device, into `by`. */
+function bindingDiffsByDevice(
+  nE: number,
+  kind: Uint8Array,
+  binding: Uint8Array,
+  tsDiff: Float64Array,
+  dst: Int32Array,
+  nodeEvent: Int32Array,
+  nodeGpu: Uint8Array,
+  device: Int32Array,
+  k: EK,
+  by: Map<number, number[]>,
+): void {
   for (let e = 0; e < nE; e++) {
     if (kind[e] !== k || !binding[e] || !nodeGpu[dst[e]!]) continue;
     const dev = device[nodeEvent[dst[e]!]!]!;
@@ -732,13 +986,23 @@ function medianByDevice(
     if (!l) by.set(dev, (l = []));
     l.push(tsDiff[e]!);
   }
-  const out = new Map<number, number>();
-  for (const [dev, l] of by) {
-    l.sort((a, b) => a - b);
-    const n = l.length;
-    out.set(dev, n % 2 ? l[(n - 1) / 2]! : (l[n / 2 - 1]! + l[n / 2]!) / 2);
+}
+
+/**
+ * The numbers in ascending order, as `l.sort((a, b) => a - b)` orders them: by a typed array's
+ * own sort (no call per comparison), unless a NaN or a −0 is among them (there the two sorts
+ * differ, so the comparison sort it is).
+ */
+function ascending(l: number[]): ArrayLike<number> {
+  return hasNaNOrMinusZero(l) ? l.sort((a, b) => a - b) : new Float64Array(l).sort();
+}
+
+function hasNaNOrMinusZero(l: readonly number[]): boolean {
+  for (let i = 0; i < l.length; i++) {
+    const x = l[i]!;
+    if (x !== x || (x === 0 && 1 / x < 0)) return true;
   }
-  return out;
+  return false;
 }
 
 /**
@@ -753,7 +1017,7 @@ function medianByDevice(
 function resolveSyncs(
   m: TraceModel,
   ix: TraceIndex,
-  hostList: readonly number[],
+  hostList: Int32Array,
   inGpu: (g: number) => boolean,
   byStream: Map<number, number[]>,
   hostSyncSrc: Map<number, number[]>,
@@ -788,7 +1052,7 @@ function resolveSyncs(
     const stream = argNum(s, 'wait_on_stream');
     if (corr < 0 || stream < 0) return -1;
     const rec = callByCorr.get(corr);
-    if (rec === undefined || !EVENT_RECORD.test(m.strings.get(host.name[rec]!))) return -1;
+    if (rec === undefined || !(callName(m, ix, rec) & CallName.EventRecord)) return -1;
     return lastLaunchedBefore(s.device >= 0 ? s.device : 0, stream, host.startNs[rec]!);
   };
   const devicesOf = new Map<number, number[]>(); // device → stream keys in the graph
@@ -828,10 +1092,10 @@ function resolveSyncs(
   const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
   for (const h of hostList) {
     if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) continue;
-    const name = m.strings.get(host.name[h]!);
+    const nameBits = callName(m, ix, h);
     const rec = syncByCall.get(h);
     const end = host.startNs[h]! + host.durNs[h]!;
-    if (STREAM_WAIT.test(name)) {
+    if (nameBits & CallName.StreamWait) {
       // the next activity launched on the waiting stream, from this thread, after the call
       if (!rec) {
         note('CP_STREAM_WAIT_UNRESOLVED', 'info', 'a cudaStreamWaitEvent has no cuda_sync record (torch < 2.1 or sync events off): its cross-stream edge is unknown');
@@ -846,7 +1110,7 @@ function resolveSyncs(
     }
     let bits = flags.byName[host.name[h]!]!;
     if (bits === API_UNDECIDED) bits = flags.decide(host.name[h]!);
-    const isEventWait = rec && (rec.name === 'Event Sync' || /EventSynchronize|EventQuery/.test(name));
+    const isEventWait = rec && (rec.name === 'Event Sync' || (nameBits & CallName.EventWait) !== 0);
     if (isEventWait && rec) {
       const src = recordedActivity(rec);
       if (src >= 0 && inGpu(src) && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
@@ -856,7 +1120,7 @@ function resolveSyncs(
     if (!(bits & API_BLOCKS_HOST) && !blockingCopy) continue;
     let keys: readonly number[];
     if (blockingCopy) keys = [...new Set(Array.from(launchedBy(launches, h), streamKey))];
-    else if (DEVICE_SYNC.test(name) || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
+    else if (nameBits & CallName.DeviceSync || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
     else if (rec && rec.stream >= 0) keys = [(rec.device >= 0 ? rec.device : 0) * STREAM_KEY + rec.stream].filter((k) => byStream.has(k));
     else {
       note('CP_SYNC_STREAM_UNKNOWN', 'info', 'a stream or event synchronize has no cuda_sync record naming its stream: it is taken to wait on every stream');

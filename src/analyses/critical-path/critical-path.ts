@@ -51,6 +51,9 @@ export function boundOf(kind: EK): BoundKey {
   }
 }
 
+/** boundOf as a table: per edge kind, its bound's index in BOUND_KEYS. */
+const BOUND_OF_KIND = Uint8Array.from(EDGE_KINDS, (_, k) => BOUND_KEYS.indexOf(boundOf(k as EK)));
+
 export interface LongestPath {
   /** Node ids from the start to the last node, and the edges between them. */
   readonly nodes: Int32Array;
@@ -66,69 +69,119 @@ export interface PathOptions {
   readonly anyStart?: boolean;
 }
 
+/*
+ * Each hot loop below sits in a function of its own that returns right after it (why:
+ * critical-path-graph.ts, above rangeOf): the first steps of a report run optimised.
+ */
+
 /** Topological order (Kahn) of the graph's nodes; nodes on a cycle are left out. */
 export function topologicalOrder(g: CriticalPathGraph): { order: Int32Array; outStart: Int32Array; outEdges: Int32Array } {
   const n = g.nodeCount;
+  const nE = g.edgeCount;
+  const { edgeSrc, edgeDst, nodeTsNs } = g;
   const outStart = new Int32Array(n + 1);
-  for (let e = 0; e < g.edgeCount; e++) outStart[g.edgeSrc[e]! + 1]++;
-  for (let i = 0; i < n; i++) outStart[i + 1] += outStart[i]!;
-  const fill = outStart.slice(0, n);
-  const outEdges = new Int32Array(g.edgeCount);
-  for (let e = 0; e < g.edgeCount; e++) outEdges[fill[g.edgeSrc[e]!]!++] = e;
   const indeg = new Int32Array(n);
-  for (let e = 0; e < g.edgeCount; e++) indeg[g.edgeDst[e]!]++;
+  countDegrees(nE, edgeSrc, edgeDst, outStart, indeg);
+  prefixSums(n, outStart);
+  const fill = outStart.slice(0, n);
+  const outEdges = new Int32Array(nE);
+  placeOutEdges(nE, edgeSrc, fill, outEdges);
   // a queue ordered by time would keep ties stable; a FIFO seeded in time order is enough here
   const seeds: number[] = [];
-  for (let i = 0; i < n; i++) if (indeg[i] === 0) seeds.push(i);
-  seeds.sort((a, b) => g.nodeTsNs[a]! - g.nodeTsNs[b]! || a - b);
+  sourcesOf(n, indeg, seeds);
+  seeds.sort((a, b) => nodeTsNs[a]! - nodeTsNs[b]! || a - b);
   const order = new Int32Array(n);
-  let head = 0;
   let tail = 0;
   for (const s of seeds) order[tail++] = s;
+  tail = kahn(order, tail, outStart, outEdges, edgeDst, indeg);
+  return { order: order.subarray(0, tail), outStart, outEdges };
+}
+
+/** Out-degrees (into outStart[src + 1]) and in-degrees. */
+function countDegrees(nE: number, edgeSrc: Int32Array, edgeDst: Int32Array, outStart: Int32Array, indeg: Int32Array): void {
+  for (let e = 0; e < nE; e++) {
+    outStart[edgeSrc[e]! + 1]++;
+    indeg[edgeDst[e]!]++;
+  }
+}
+
+function prefixSums(n: number, outStart: Int32Array): void {
+  for (let i = 0; i < n; i++) outStart[i + 1] += outStart[i]!;
+}
+
+/** Each node's out-edges, in edge order, from fill[node] on. */
+function placeOutEdges(nE: number, edgeSrc: Int32Array, fill: Int32Array, outEdges: Int32Array): void {
+  for (let e = 0; e < nE; e++) outEdges[fill[edgeSrc[e]!]!++] = e;
+}
+
+function sourcesOf(n: number, indeg: Int32Array, seeds: number[]): void {
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) seeds.push(i);
+}
+
+/** Kahn's FIFO from order[0..tail); the new tail. */
+function kahn(order: Int32Array, tail: number, outStart: Int32Array, outEdges: Int32Array, edgeDst: Int32Array, indeg: Int32Array): number {
+  let head = 0;
   while (head < tail) {
     const u = order[head++]!;
-    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
-      const v = g.edgeDst[outEdges[k]!]!;
+    const to = outStart[u + 1]!;
+    for (let k = outStart[u]!; k < to; k++) {
+      const v = edgeDst[outEdges[k]!]!;
       if (--indeg[v] === 0) order[tail++] = v;
     }
   }
-  return { order: order.subarray(0, tail), outStart, outEdges };
+  return tail;
 }
 
 /** The longest path from node 0 (or from anywhere, `anyStart`) under `weights`. */
 export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edgeWeightNs, opts: PathOptions = {}, topo = topologicalOrder(g)): LongestPath {
   const n = g.nodeCount;
-  const { order, outStart, outEdges } = topo;
-  const dist = new Float64Array(n).fill(opts.anyStart ? 0 : -Infinity);
+  const anyStart = !!opts.anyStart;
+  const dist = new Float64Array(n).fill(anyStart ? 0 : -Infinity);
   const via = new Int32Array(n).fill(-1);
-  if (!opts.anyStart) dist[0] = 0;
+  if (!anyStart) dist[0] = 0;
+  relax(topo, g.edgeDst, g.edgeBinding, weights, anyStart, dist, via);
+  const end = pathEnd(n, dist, g.nodeTsNs);
+  const { nodes, edges } = walkBack(g.edgeSrc, via, end);
+  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable(n, dist), cycleNodes: n - topo.order.length };
+}
+
+/** Each node's longest distance and the edge it came by, in topological order. */
+function relax(topo: { order: Int32Array; outStart: Int32Array; outEdges: Int32Array }, edgeDst: Int32Array, edgeBinding: Uint8Array, weights: Float64Array, anyStart: boolean, dist: Float64Array, via: Int32Array): void {
+  const { order, outStart, outEdges } = topo;
   for (let i = 0; i < order.length; i++) {
     const u = order[i]!;
     const du = dist[u]!;
     if (du === -Infinity) continue;
-    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+    const to = outStart[u + 1]!;
+    for (let k = outStart[u]!; k < to; k++) {
       const e = outEdges[k]!;
-      const v = g.edgeDst[e]!;
+      const v = edgeDst[e]!;
       const d = du + weights[e]!;
       const cur = dist[v]!;
       // ties: keep the edge that bound in the trace
-      if (d > cur || (d === cur && via[v]! >= 0 && g.edgeBinding[e]! > g.edgeBinding[via[v]!]!) || (opts.anyStart && d === cur && via[v]! < 0 && d > 0)) {
+      if (d > cur || (d === cur && via[v]! >= 0 && edgeBinding[e]! > edgeBinding[via[v]!]!) || (anyStart && d === cur && via[v]! < 0 && d > 0)) {
         dist[v] = d;
         via[v] = e;
       }
     }
   }
+}
+
+/** The path's last node: the farthest reached (ties: the later, then the first); -1 when none. */
+function pathEnd(n: number, dist: Float64Array, nodeTsNs: Float64Array): number {
   let end = -1;
-  let unreachable = 0;
   for (let i = 0; i < n; i++) {
-    if (dist[i] === -Infinity) {
-      unreachable++;
-      continue;
-    }
-    if (end < 0 || dist[i]! > dist[end]! || (dist[i] === dist[end] && g.nodeTsNs[i]! > g.nodeTsNs[end]!)) end = i;
+    if (dist[i] === -Infinity) continue;
+    if (end < 0 || dist[i]! > dist[end]! || (dist[i] === dist[end] && nodeTsNs[i]! > nodeTsNs[end]!)) end = i;
   }
-  const { nodes, edges } = walkBack(g.edgeSrc, via, end);
-  return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable, cycleNodes: n - order.length };
+  return end;
+}
+
+/** Nodes the start does not reach. */
+function unreachable(n: number, dist: Float64Array): number {
+  let count = 0;
+  for (let i = 0; i < n; i++) if (dist[i] === -Infinity) count++;
+  return count;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -210,21 +263,54 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   // segments as ranges of path edges [from, to) with their bound, place and time; only the
   // heaviest `limit` are read in full (a GPU-bound path alternates kernels and gaps: a segment
   // per edge, hundreds of thousands on a long step)
-  const segFrom: number[] = [];
-  const segBound: BoundKey[] = [];
-  const segPlace: number[] = [];
-  const segNs: number[] = [];
+  const segs: Segments = { from: [], bound: [], place: [], ns: [] };
+  const acts = splitPath(m, g, p.edges, weights, boundNs, kindNs, segs);
+  const top = heaviest(segs.ns, limit);
+  // an event counted in segment j is stamped j + 1 at its start node
+  const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
+  const segments: PathSegment[] = top.map((j) => {
+    const from = segs.from[j]!;
+    const to = j + 1 < segs.from.length ? segs.from[j + 1]! : p.edges.length;
+    // events by name (GPU names apart from host names), with their time and instances
+    const acc = new Map<number, { name: number; gpu: boolean; durNs: number; count: number }>();
+    eventsOn(m, g, p.edges, weights, from, to, j + 1, stamp, acc);
+    const events = firstThree(
+      [...acc.values()].map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count })),
+      (a, b) => b.durNs - a.durNs || compareText(a.name, b.name),
+    ).map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
+    const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
+    return { bound: BOUND_KEYS[segs.bound[j]!]!, where: placeName(m, segs.place[j]!), startUs: us(startNs - g.startNs), durUs: us(segs.ns[j]!), edges: to - from, events };
+  });
+  const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
+  const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
+  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: acts.gpu, graphLaunchedActivities: acts.graphLaunched };
+}
+
+/** A path's segments: first edge, bound (index in BOUND_KEYS), place (placeOf) and time. */
+interface Segments {
+  readonly from: number[];
+  readonly bound: number[];
+  readonly place: number[];
+  readonly ns: number[];
+}
+
+/**
+ * One pass over the path's edges: time per bound and per edge kind, the segments; how many GPU
+ * activities the path has, and how many of them a CUDA-graph launch ran.
+ */
+function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weights: Float64Array, boundNs: Float64Array, kindNs: Float64Array, segs: Segments): { gpu: number; graphLaunched: number } {
+  const { from, bound, place: places, ns } = segs;
   const graphLaunch = new Map<number, boolean>();
   let gpuActs = 0;
   let graphActs = 0;
-  let curBound: BoundKey | undefined;
+  let curBound = -1;
   let curPlace = 0;
-  for (let i = 0; i < p.edges.length; i++) {
-    const e = p.edges[i]!;
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i]!;
     const k = g.edgeKind[e]! as EK;
     const w = weights[e]!;
-    const b = boundOf(k);
-    boundNs[BOUND_INDEX[b]]! += w;
+    const b = BOUND_OF_KIND[k]!;
+    boundNs[b]! += w;
     kindNs[k]! += w;
     // an activity's own edge (start → its end), not the start → start edge of an overlap
     if (k === EK.Gpu && g.edgeDst[e] === g.edgeSrc[e]! + 1) {
@@ -239,16 +325,35 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
     }
     const place = placeOf(m, g, e);
     if (curBound !== b || curPlace !== place) {
-      segFrom.push(i);
-      segBound.push(b);
-      segPlace.push(place);
-      segNs.push(0);
+      from.push(i);
+      bound.push(b);
+      places.push(place);
+      ns.push(0);
       curBound = b;
       curPlace = place;
     }
-    segNs[segNs.length - 1] += w;
+    ns[ns.length - 1] += w;
   }
-  // the heaviest segments (ties: the earlier), by one pass keeping a short sorted list
+  return { gpu: gpuActs, graphLaunched: graphActs };
+}
+
+/**
+ * The first three of `xs` in `cmp` order, as `[...xs].sort(cmp).slice(0, 3)` gives them (the
+ * sort is stable: of equals, the earlier first), without sorting the rest.
+ */
+function firstThree<T>(xs: readonly T[], cmp: (a: T, b: T) => number): T[] {
+  const top: T[] = [];
+  for (const x of xs) {
+    let at = top.length;
+    while (at > 0 && cmp(x, top[at - 1]!) < 0) at--;
+    if (at < 3) top.splice(at, 0, x);
+    if (top.length > 3) top.pop();
+  }
+  return top;
+}
+
+/** The `limit` heaviest segments, heaviest first (ties: the earlier), by one pass keeping a short sorted list. */
+function heaviest(segNs: readonly number[], limit: number): number[] {
   const top: number[] = [];
   for (let j = 0; j < segNs.length; j++) {
     if (top.length === limit && !(segNs[j]! > segNs[top[top.length - 1]!]!)) continue;
@@ -257,44 +362,39 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
     top.splice(at, 0, j);
     if (top.length > limit) top.pop();
   }
-  // an event counted in segment j is stamped j + 1 at its start node
-  const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
-  const segments: PathSegment[] = top.map((j) => {
-    const from = segFrom[j]!;
-    const to = j + 1 < segFrom.length ? segFrom[j + 1]! : p.edges.length;
-    // events by name (GPU names apart from host names), with their time and instances
-    const acc = new Map<number, { name: number; gpu: boolean; durNs: number; count: number }>();
-    for (let i = from; i < to; i++) {
-      const e = p.edges[i]!;
-      const w = weights[e]!;
-      const ev = eventOf(g, e);
-      if (ev === undefined || !(w > 0)) continue;
-      const gpu = ev < 0;
-      const name = gpu ? m.gpu.name[-1 - ev]! : m.host.name[ev]!;
-      const key = gpu ? -1 - name : name;
-      let x = acc.get(key);
-      if (!x) acc.set(key, (x = { name, gpu, durNs: 0, count: 0 }));
-      x.durNs += w;
-      const node = gpu ? g.gpuStart(-1 - ev) : g.hostStart(ev);
-      if (stamp[node] !== j + 1) {
-        stamp[node] = j + 1;
-        x.count++;
-      }
-    }
-    const events = [...acc.values()]
-      .map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count }))
-      .sort((a, b) => b.durNs - a.durNs || compareText(a.name, b.name))
-      .slice(0, 3)
-      .map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
-    const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
-    return { bound: segBound[j]!, where: placeName(m, segPlace[j]!), startUs: us(startNs - g.startNs), durUs: us(segNs[j]!), edges: to - from, events };
-  });
-  const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
-  const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
-  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: gpuActs, graphLaunchedActivities: graphActs };
+  return top;
 }
 
-const BOUND_INDEX = Object.fromEntries(BOUND_KEYS.map((k, i) => [k, i])) as Record<BoundKey, number>;
+/** The events of path edges [from, to) by name into acc, with their time and instances (an instance counted once: stamped `mark` at its start node). */
+function eventsOn(
+  m: TraceModel,
+  g: CriticalPathGraph,
+  edges: Int32Array,
+  weights: Float64Array,
+  from: number,
+  to: number,
+  mark: number,
+  stamp: Int32Array,
+  acc: Map<number, { name: number; gpu: boolean; durNs: number; count: number }>,
+): void {
+  for (let i = from; i < to; i++) {
+    const e = edges[i]!;
+    const w = weights[e]!;
+    const ev = eventOf(g, e);
+    if (ev === undefined || !(w > 0)) continue;
+    const gpu = ev < 0;
+    const name = gpu ? m.gpu.name[-1 - ev]! : m.host.name[ev]!;
+    const key = gpu ? -1 - name : name;
+    let x = acc.get(key);
+    if (!x) acc.set(key, (x = { name, gpu, durNs: 0, count: 0 }));
+    x.durNs += w;
+    const node = gpu ? g.gpuStart(-1 - ev) : g.hostStart(ev);
+    if (stamp[node] !== mark) {
+      stamp[node] = mark;
+      x.count++;
+    }
+  }
+}
 
 // ------------------------------------------------------------------------------------------------
 // What-if
@@ -626,8 +726,7 @@ export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: reado
   const p = longestPath(g, g.edgeWeightNs, {}, topo);
   const reading = readPath(m, g, p, g.edgeWeightNs, segments);
   const byDev = (x: ReadonlyMap<number, number>) => Object.fromEntries([...x].map(([d, v]) => [String(d), v / 1000]));
-  let hostEvents = 0;
-  for (let n = 1; n < g.nodeCount; n += 2) if (!g.nodeGpu[n]) hostEvents++;
+  const hostEvents = g.hostEventCount;
   const diagnostics = [...g.diagnostics];
   if (p.unreachableNodes > 0) diagnostics.push({ code: 'CP_UNREACHABLE', severity: 'info', message: `${p.unreachableNodes} nodes cannot be reached from the instance's start (no edge ties them to it): they are not on any path`, count: p.unreachableNodes });
   if (p.cycleNodes > 0) diagnostics.push({ code: 'CP_CYCLE', severity: 'warning', message: `${p.cycleNodes} nodes sit on a cycle of zero-length edges and were left out of the path`, count: p.cycleNodes });
@@ -652,16 +751,25 @@ export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: reado
 
 /** The path that ends at `end`, read back through each node's best incoming edge (`via`, -1 at the start). */
 function walkBack(edgeSrc: Int32Array, via: Int32Array, end: number): { nodes: Int32Array; edges: Int32Array } {
-  const nodes: number[] = [];
-  const edges: number[] = [];
-  for (let v = end; v >= 0; ) {
-    nodes.push(v);
+  if (end < 0) return { nodes: new Int32Array(0), edges: new Int32Array(0) };
+  // counted first, then written from the end back
+  const len = edgesBack(edgeSrc, via, end);
+  const nodes = new Int32Array(len + 1);
+  const edges = new Int32Array(len);
+  let v = end;
+  nodes[len] = v;
+  for (let i = len - 1; i >= 0; i--) {
     const e = via[v]!;
-    if (e < 0) break;
-    edges.push(e);
+    edges[i] = e;
     v = edgeSrc[e]!;
+    nodes[i] = v;
   }
-  nodes.reverse();
-  edges.reverse();
-  return { nodes: Int32Array.from(nodes), edges: Int32Array.from(edges) };
+  return { nodes, edges };
+}
+
+/** How many edges the path that ends at `end` has. */
+function edgesBack(edgeSrc: Int32Array, via: Int32Array, end: number): number {
+  let len = 0;
+  for (let e = via[end]!; e >= 0; e = via[edgeSrc[e]!]!) len++;
+  return len;
 }
