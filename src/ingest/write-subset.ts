@@ -51,17 +51,22 @@ export interface SubsetSelector {
   choose(batch: SubsetBatch, out: Uint8Array): void;
 }
 
-/** A batch of events as a selector reads them (one object, reused from batch to batch). */
+/**
+ * A batch of events as a selector reads them (one object, reused from batch to batch): columns
+ * by event index, read directly (the selector's loop then calls nothing per event).
+ */
 export class SubsetBatch {
   length = 0;
   /** Each event's kind (SubsetSelector.kindOf). */
   kind: Int32Array = new Int32Array(0);
-  private tsNs: Float64Array = new Float64Array(0);
-  private shiftNs = 0;
-  private args: Float64Array = new Float64Array(0);
-  private argWidth = 0;
-  private externalIdSlot = 0;
-  private correlationSlot = 0;
+  /** The reader's times: tsNs[i] + shiftNs is ns from the file's first ts, NaN when absent. */
+  tsNs: Float64Array = new Float64Array(0);
+  shiftNs = 0;
+  /** Event i's External id at args[i·argWidth + externalIdSlot], its correlation at … + correlationSlot (NaN when absent). */
+  args: Float64Array = new Float64Array(0);
+  argWidth = 0;
+  externalIdSlot = 0;
+  correlationSlot = 0;
   private flowIds: Float64Array = new Float64Array(0);
   private flowIdLabels: Int32Array = new Int32Array(0);
   private sLabels: Int32Array = new Int32Array(0);
@@ -81,19 +86,6 @@ export class SubsetBatch {
     this.flowIdLabels = c.flowIdLabel;
     this.sLabels = c.s;
     this.labels = labels;
-  }
-
-  /** ns from the file's first ts (the reader's origin), NaN when absent. */
-  ts(i: number): number {
-    return this.tsNs[i]! + this.shiftNs;
-  }
-
-  correlation(i: number): number {
-    return this.args[i * this.argWidth + this.correlationSlot]!;
-  }
-
-  externalId(i: number): number {
-    return this.args[i * this.argWidth + this.externalIdSlot]!;
   }
 
   flowId(i: number): number | string | undefined {
@@ -317,10 +309,17 @@ class EventChooser {
   eventsIn = 0;
   firstStart = -1;
   lastEnd = -1;
+  /** [start, end) of each event kept, in file order. */
   private kept = new Float64Array(1 << 16);
   private nKept = 0;
-  /** Flows by cat, then by id (flowKey). */
-  private readonly flows = new Map<string, Map<number | string, { ranges: number[]; complete: boolean }>>();
+  /** Each flow's index, by cat and then by id (flowKey); by index, whether all its events are inside, and how many. */
+  private readonly flowIndex = new Map<string, Map<number | string, number>>();
+  private flowInside = new Uint8Array(1024);
+  private flowEvents = new Int32Array(1024);
+  private nFlows = 0;
+  /** [start, end, flow index] of each event inside of a flow, in file order. */
+  private flowRanges = new Float64Array(3 * 1024);
+  private nFlowRanges = 0;
   /** Each producer's kinds by label ids. */
   private readonly kinds = new Map<readonly string[], KindIndex>();
   /** What the selector is shown, and what it decides (grown to the largest batch, reused). */
@@ -358,52 +357,70 @@ class EventChooser {
     }
   }
 
-  /** [start, end) pairs of everything kept, in file order: the events, and the complete flows' events. */
+  /** [start, end) pairs of everything kept, in file order: the events, and the events of the flows whole inside. */
   keptRanges(): Float64Array {
     const ranges = this.kept.subarray(0, 2 * this.nKept);
-    const flowRanges: number[] = [];
-    for (const byId of this.flows.values()) for (const f of byId.values()) if (f.complete && f.ranges.length >= 4) for (const x of f.ranges) flowRanges.push(x);
-    if (flowRanges.length === 0) return ranges;
-    // The flows' events into file order, then merged with the events kept (already in file order).
-    const nf = flowRanges.length / 2;
-    const idx = Array.from({ length: nf }, (_, k) => k).sort((a, b) => flowRanges[2 * a]! - flowRanges[2 * b]!);
-    const all = new Float64Array(ranges.length + flowRanges.length);
+    const fr = this.flowRanges;
+    // The flows kept: every event inside, and at least two of them.
+    const whole = (f: number) => this.flowInside[f] === 1 && this.flowEvents[f]! >= 2;
+    let nf = 0;
+    for (let j = 0; j < this.nFlowRanges; j++) if (whole(fr[3 * j + 2]!)) nf++;
+    if (nf === 0) return ranges;
+    // Both lists are in file order: merged.
+    const all = new Float64Array(ranges.length + 2 * nf);
     let i = 0;
-    let j = 0;
     let o = 0;
-    while (i < ranges.length || j < nf) {
-      if (j === nf || (i < ranges.length && ranges[i]! < flowRanges[2 * idx[j]!]!)) {
+    for (let j = 0; j < this.nFlowRanges; j++) {
+      if (!whole(fr[3 * j + 2]!)) continue;
+      const s = fr[3 * j]!;
+      while (i < ranges.length && ranges[i]! < s) {
         all[o++] = ranges[i++]!;
         all[o++] = ranges[i++]!;
-      } else {
-        all[o++] = flowRanges[2 * idx[j]!]!;
-        all[o++] = flowRanges[2 * idx[j]! + 1]!;
-        j++;
       }
+      all[o++] = s;
+      all[o++] = fr[3 * j + 1]!;
     }
+    all.set(ranges.subarray(i), o);
     return all;
   }
 
   private flowEvent(cat: string, id: number | string | undefined, inside: boolean, start: number, end: number): void {
-    let byId = this.flows.get(cat);
-    if (!byId) this.flows.set(cat, (byId = new Map()));
+    let byId = this.flowIndex.get(cat);
+    if (!byId) this.flowIndex.set(cat, (byId = new Map()));
     const key = flowKey(id);
     let f = byId.get(key);
-    if (!f) byId.set(key, (f = { ranges: [], complete: true }));
-    if (!inside) f.complete = false;
-    else f.ranges.push(start, end);
+    if (f === undefined) {
+      byId.set(key, (f = this.nFlows++));
+      if (f === this.flowInside.length) {
+        this.flowInside = grown(this.flowInside, new Uint8Array(2 * f));
+        this.flowEvents = grown(this.flowEvents, new Int32Array(2 * f));
+      }
+      this.flowInside[f] = 1;
+    }
+    if (!inside) {
+      this.flowInside[f] = 0;
+      return;
+    }
+    this.flowEvents[f]++;
+    if (3 * this.nFlowRanges + 3 > this.flowRanges.length) this.flowRanges = grown(this.flowRanges, new Float64Array(2 * this.flowRanges.length));
+    const k = 3 * this.nFlowRanges++;
+    this.flowRanges[k] = start;
+    this.flowRanges[k + 1] = end;
+    this.flowRanges[k + 2] = f;
   }
 
   private keep(start: number, end: number): void {
-    if (2 * this.nKept + 2 > this.kept.length) {
-      const k = new Float64Array(this.kept.length * 2);
-      k.set(this.kept);
-      this.kept = k;
-    }
+    if (2 * this.nKept + 2 > this.kept.length) this.kept = grown(this.kept, new Float64Array(2 * this.kept.length));
     this.kept[2 * this.nKept] = start;
     this.kept[2 * this.nKept + 1] = end;
     this.nKept++;
   }
+}
+
+/** `to` holding `from` at its start. */
+function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
 
 /**

@@ -147,21 +147,21 @@ export function cropSelector(plan: CropPlan): SubsetSelector {
     byName: (ph, cat) => ph === 'X' && cat === 'Operator',
     kindOf: (ph, cat, name) => ruleOf(classifyLabels(ph, cat, name), cat),
     choose: (b, out) => {
-      const kind = b.kind;
+      const { kind, tsNs, shiftNs, args, argWidth, correlationSlot, externalIdSlot } = b;
       for (let i = 0; i < b.length; i++) {
-        const t = b.ts(i);
+        const t = tsNs[i]! + shiftNs;
         const inside = t >= lo && t < hi;
         switch (kind[i] as CropRule) {
           case CropRule.Always:
             out[i] = KEEP;
             break;
           case CropRule.Launched: {
-            const c = b.correlation(i);
+            const c = args[i * argWidth + correlationSlot]!;
             out[i] = (Number.isFinite(c) && allLaunches.has(c) ? launches.has(c) : inside) ? KEEP : DROP;
             break;
           }
           case CropRule.Annotation: {
-            const x = b.externalId(i);
+            const x = args[i * argWidth + externalIdSlot]!;
             out[i] = (Number.isFinite(x) && allAnnotations.has(x) ? annotations.has(x) : inside) ? KEEP : DROP;
             break;
           }
