@@ -167,9 +167,10 @@ export class SubsetRecording {
       consume: (b, shiftNs) => {
         const n = b.length;
         const ids = new Float64Array(2 * n);
+        const args = b.argNumbers;
         for (let i = 0; i < n; i++) {
-          ids[2 * i] = b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
-          ids[2 * i + 1] = b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
+          ids[2 * i] = args[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+          ids[2 * i + 1] = args[i * ARG_NUMBERS + AN_CORRELATION]!;
         }
         const c: ChoiceColumns = {
           length: n,
