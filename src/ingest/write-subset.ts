@@ -13,13 +13,12 @@
  * truncated or has data after its root value, the header after the events cannot be copied:
  * the output closes the events array and the root itself (keys after the events are lost).
  */
-import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
-import { pipeline } from 'node:stream/promises';
-import { PassThrough, Transform } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import { Transform, type Writable } from 'node:stream';
 import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, flowIdOf, type ArgsPolicy, type EventColumns } from './event-columns.js';
@@ -217,18 +216,26 @@ export async function writeTraceSubset(input: string, output: string, select: Su
   // Pass 2: copy. Any error of the output (a full disk) ends the copy and is thrown from here.
   const out = createWriteStream(output);
   const gz = (opts.gzip ?? output.endsWith('.gz')) ? createGzip() : undefined;
-  const dest: Transform = gz ?? new PassThrough();
-  const done = gz ? pipeline(gz, gzipHeaderComment(GZIP_COMMENT), out) : pipeline(dest, out);
+  const dest: Writable = gz ?? out;
+  const done = gz ? pipeline(gz, gzipHeaderComment(GZIP_COMMENT), out) : finished(out);
   let failed: unknown;
   const failure = done.then(
     () => undefined,
     (e: unknown) => {
-      failed = e;
+      failed ??= e;
     },
   );
+  // Each block waits for its write's callback: the file written, or the gzip stream done reading
+  // it; then the writer may fill it again.
   const buffered = new BufferedWriter(async (b) => {
     if (failed) throw failed;
-    if (!dest.write(b)) await Promise.race([once(dest, 'drain').catch(() => undefined), failure]);
+    const written = new Promise<void>((res) =>
+      dest.write(b, (e) => {
+        if (e) failed ??= e;
+        res();
+      }),
+    );
+    await Promise.race([written, failure]);
     if (failed) throw failed;
   });
   const tf = opts.transform ?? ((t: string) => t);
@@ -538,12 +545,14 @@ function closing(read: ReadResult): string {
  * are written by drain() (the one wait per input chunk).
  */
 class BufferedWriter {
-  private block = new Uint8Array(BLOCK_BYTES);
+  private block: Uint8Array = new Uint8Array(BLOCK_BYTES);
   private used = 0;
-  /** Full blocks not written yet. */
+  /** Full blocks not written yet; blocks written, to fill again. */
   private full: Uint8Array[] = [];
+  private readonly spare: Uint8Array[] = [];
   private readonly encoder = new TextEncoder();
 
+  /** `writeBlock` resolves once the block it was given may be overwritten. */
   constructor(private readonly writeBlock: (b: Uint8Array) => Promise<void>) {}
 
   /** Copies a piece in (a copy: the caller may reuse its bytes). */
@@ -563,7 +572,10 @@ class BufferedWriter {
     const full = this.full;
     if (full.length === 0) return;
     this.full = [];
-    for (const b of full) await this.writeBlock(b);
+    for (const b of full) {
+      await this.writeBlock(b);
+      if (b.byteOffset === 0 && b.buffer.byteLength === BLOCK_BYTES) this.spare.push(new Uint8Array(b.buffer, 0, BLOCK_BYTES));
+    }
   }
 
   /** Writes everything put. */
@@ -572,11 +584,11 @@ class BufferedWriter {
     await this.drain();
   }
 
-  /** Ends the block being filled (not reused: the stream may still hold it). */
+  /** Ends the block being filled; the next is one already written, or a new one. */
   private cut(): void {
     if (this.used === 0) return;
     this.full.push(this.block.subarray(0, this.used));
-    this.block = new Uint8Array(BLOCK_BYTES);
+    this.block = this.spare.pop() ?? new Uint8Array(BLOCK_BYTES);
     this.used = 0;
   }
 }
@@ -626,12 +638,35 @@ class RangeCopier {
         this.first = false;
         this.startedCurrent = true;
       }
-      this.write(chunk.subarray(Math.max(0, s - at), Math.min(chunk.length, e - at)), e <= end);
-      if (e > end) return; // continues in the next chunk
+      if (e > end) {
+        this.write(chunk.subarray(Math.max(0, s - at), chunk.length), false);
+        return; // continues in the next chunk
+      }
+      // The events after it in this chunk that the input already separates by exactly
+      // SEPARATOR are copied with it as one piece (the same bytes: a crop of many steps is
+      // mostly such runs).
+      let runEnd = e;
+      if (!this.transform && s >= at) {
+        while (this.k + 1 < r.length / 2) {
+          const ns = r[2 * this.k + 2]!;
+          const ne = r[2 * this.k + 3]!;
+          if (ne > end || !separatedBy(chunk, runEnd - at, ns - at)) break;
+          runEnd = ne;
+          this.k++;
+        }
+      }
+      this.write(chunk.subarray(Math.max(0, s - at), runEnd - at), true);
       this.startedCurrent = false;
       this.k++;
     }
   }
+}
+
+/** Whether bytes [from, to) of `chunk` are SEPARATOR. */
+function separatedBy(chunk: Uint8Array, from: number, to: number): boolean {
+  if (to - from !== SEPARATOR.length) return false;
+  for (let i = 0; i < SEPARATOR.length; i++) if (chunk[from + i] !== SEPARATOR[i]) return false;
+  return true;
 }
 
 /**
