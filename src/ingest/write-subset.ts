@@ -662,11 +662,11 @@ class RangeCopier {
   }
 }
 
-/** Whether bytes [from, to) of `chunk` are SEPARATOR. */
+const [SEP0, SEP1, SEP2, SEP3] = SEPARATOR;
+
+/** Whether bytes [from, to) of `chunk` are SEPARATOR (its four bytes). */
 function separatedBy(chunk: Uint8Array, from: number, to: number): boolean {
-  if (to - from !== SEPARATOR.length) return false;
-  for (let i = 0; i < SEPARATOR.length; i++) if (chunk[from + i] !== SEPARATOR[i]) return false;
-  return true;
+  return to - from === 4 && chunk[from] === SEP0 && chunk[from + 1] === SEP1 && chunk[from + 2] === SEP2 && chunk[from + 3] === SEP3;
 }
 
 /**
