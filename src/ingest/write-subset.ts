@@ -4,8 +4,8 @@
  * the first event and after the last, so every top-level key is kept as written.
  *
  * Two streaming reads of the input (a path; plain or gzip): the first tokenizes it and applies
- * `select` to each batch of events, remembering the byte ranges kept (on every core for a large plain
- * file, as loadTrace reads it); the second copies those ranges. When the model's load recorded
+ * `select` to each batch of events, remembering the byte ranges kept (on every core for a large
+ * plain file, as loadTrace reads it); the second copies those ranges. When the model's load recorded
  * the events (SubsetRecording: crop), the first read is spared and the choice made from that.
  * Memory: two numbers per event kept. The output is gzipped when its name ends in `.gz`.
  *
@@ -222,20 +222,16 @@ export async function writeTraceSubset(input: string, output: string, select: Su
   const failure = done.then(
     () => undefined,
     (e: unknown) => {
-      failed ??= e;
+      failed = e;
     },
   );
   // Each block waits for its write's callback: the file written, or the gzip stream done reading
-  // it; then the writer may fill it again.
+  // it; then the writer may fill it again. A write that failed has failed the stream: its own
+  // error (ENOSPC, EFBIG, …) is the one thrown.
   const buffered = new BufferedWriter(async (b) => {
     if (failed) throw failed;
-    const written = new Promise<void>((res) =>
-      dest.write(b, (e) => {
-        if (e) failed ??= e;
-        res();
-      }),
-    );
-    await Promise.race([written, failure]);
+    const written = new Promise<unknown>((res) => dest.write(b, res));
+    if (await Promise.race([written, failure])) await failure;
     if (failed) throw failed;
   });
   const tf = opts.transform ?? ((t: string) => t);
