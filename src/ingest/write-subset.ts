@@ -3,23 +3,22 @@
  * (numbers, key order, big integers untouched), inside the original's header: the bytes before
  * the first event and after the last, so every top-level key is kept as written.
  *
- * Two streaming reads of the input (a path; plain or gzip): the first tokenizes it and asks
- * `select` about each event, remembering the byte ranges kept (on every core for a large plain
- * file, as loadTrace reads it); the second copies those ranges. When the model's load recorded
+ * Two streaming reads of the input (a path; plain or gzip): the first tokenizes it and applies
+ * `select` to each batch of events, remembering the byte ranges kept (on every core for a large
+ * plain file, as loadTrace reads it); the second copies those ranges. When the model's load recorded
  * the events (SubsetRecording: crop), the first read is spared and the choice made from that.
  * Memory: two numbers per event kept. The output is gzipped when its name ends in `.gz`.
  *
- * Handles: flows kept only when complete (a `{ flow, inside }` decision). When the input is
+ * Handles: flows kept only when complete (FLOW_INSIDE / FLOW_OUTSIDE). When the input is
  * truncated or has data after its root value, the header after the events cannot be copied:
  * the output closes the events array and the root itself (keys after the events are lost).
  */
-import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
-import { pipeline } from 'node:stream/promises';
-import { PassThrough, Transform } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import { Transform, type Writable } from 'node:stream';
 import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, flowIdOf, type ArgsPolicy, type EventColumns } from './event-columns.js';
@@ -27,21 +26,76 @@ import { readTraceColumns, type ReadResult } from './read-trace.js';
 import { lightConsumerWorkers, planParallelRead } from './parallel-plan.js';
 import { readFileParallel } from './read-parallel.js';
 
-/** What the selector is shown of each event (one object, reused: copy what you keep). */
-export interface SubsetEvent {
-  ph: string;
-  cat: string;
-  name: string;
-  /** ns from the file's first ts (the reader's origin), NaN when absent. */
-  tsNs: number;
-  correlation: number;
-  externalId: number;
-  flowId: number | string | undefined;
-  s: string | undefined;
+/**
+ * What a selector decides about each event (SubsetSelector.choose): keep it, drop it, or keep it
+ * only if every event of its flow (same `cat` and `id`, the ids compared as text) is kept —
+ * FLOW_INSIDE for this one, FLOW_OUTSIDE to drop the whole flow.
+ */
+export const DROP = 0;
+export const KEEP = 1;
+export const FLOW_INSIDE = 2;
+export const FLOW_OUTSIDE = 3;
+
+/**
+ * Which events a subset keeps. Each event has the selector's kind, asked by ph, cat and name
+ * once per (ph, cat) of each producer of events — and once per name too where `byName` says the
+ * kind depends on it — and kept by label ids, so no string is looked up per event; `choose`
+ * then decides a batch of events at a time, reading their kinds and columns.
+ */
+export interface SubsetSelector {
+  /** An integer from 0 of the selector's own. */
+  kindOf(ph: string, cat: string, name: string): number;
+  byName(ph: string, cat: string): boolean;
+  /** Sets out[i], for every event i of the batch, to DROP, KEEP, FLOW_INSIDE or FLOW_OUTSIDE. */
+  choose(batch: SubsetBatch, out: Uint8Array): void;
 }
 
-/** Keep, drop, or keep only if every event of this flow is kept (`inside` for this one). */
-export type SubsetDecision = boolean | { readonly flow: string; readonly inside: boolean };
+/**
+ * A batch of events as a selector reads them (one object, reused from batch to batch): columns
+ * by event index, read directly (the selector's loop then calls nothing per event).
+ */
+export class SubsetBatch {
+  length = 0;
+  /** Each event's kind (SubsetSelector.kindOf). */
+  kind: Int32Array = new Int32Array(0);
+  /** The reader's times: tsNs[i] + shiftNs is ns from the file's first ts, NaN when absent. */
+  tsNs: Float64Array = new Float64Array(0);
+  shiftNs = 0;
+  /** Event i's External id at args[i·argWidth + externalIdSlot], its correlation at … + correlationSlot (NaN when absent). */
+  args: Float64Array = new Float64Array(0);
+  argWidth = 0;
+  externalIdSlot = 0;
+  correlationSlot = 0;
+  private flowIds: Float64Array = new Float64Array(0);
+  private flowIdLabels: Int32Array = new Int32Array(0);
+  private sLabels: Int32Array = new Int32Array(0);
+  private labels: readonly string[] = [];
+
+  /** Shows the columns `c`, their labels read in `labels`, their times shifted by `shiftNs`. */
+  set(c: ChoiceColumns, labels: readonly string[], shiftNs: number, kind: Int32Array): void {
+    this.length = c.length;
+    this.kind = kind;
+    this.tsNs = c.tsNs;
+    this.shiftNs = shiftNs;
+    this.args = c.argNumbers;
+    this.argWidth = c.argWidth;
+    this.externalIdSlot = c.externalIdSlot;
+    this.correlationSlot = c.correlationSlot;
+    this.flowIds = c.flowId;
+    this.flowIdLabels = c.flowIdLabel;
+    this.sLabels = c.s;
+    this.labels = labels;
+  }
+
+  flowId(i: number): number | string | undefined {
+    return flowIdOf(this.flowIds[i]!, this.flowIdLabels[i]!, this.labels);
+  }
+
+  s(i: number): string | undefined {
+    const l = this.sLabels[i]!;
+    return l >= 0 ? this.labels[l] : undefined;
+  }
+}
 
 export interface SubsetResult {
   read: ReadResult;
@@ -112,9 +166,10 @@ export class SubsetRecording {
       consume: (b, shiftNs) => {
         const n = b.length;
         const ids = new Float64Array(2 * n);
+        const args = b.argNumbers;
         for (let i = 0; i < n; i++) {
-          ids[2 * i] = b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
-          ids[2 * i + 1] = b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!;
+          ids[2 * i] = args[i * ARG_NUMBERS + AN_EXTERNAL_ID]!;
+          ids[2 * i + 1] = args[i * ARG_NUMBERS + AN_CORRELATION]!;
         }
         const c: ChoiceColumns = {
           length: n,
@@ -148,7 +203,7 @@ export class SubsetRecording {
  */
 export const GZIP_COMMENT = 'written by kinetoscope crop';
 
-export async function writeTraceSubset(input: string, output: string, select: (e: SubsetEvent) => SubsetDecision, opts: SubsetOptions = {}): Promise<SubsetResult> {
+export async function writeTraceSubset(input: string, output: string, select: SubsetSelector, opts: SubsetOptions = {}): Promise<SubsetResult> {
   if (resolve(input) === resolve(output)) throw new KinetoscopeError('BAD_ARGUMENT', `the output ${output} is the input: write the cropped trace to another file`);
   // Pass 1: decide.
   const chooser = new EventChooser(select);
@@ -161,8 +216,8 @@ export async function writeTraceSubset(input: string, output: string, select: (e
   // Pass 2: copy. Any error of the output (a full disk) ends the copy and is thrown from here.
   const out = createWriteStream(output);
   const gz = (opts.gzip ?? output.endsWith('.gz')) ? createGzip() : undefined;
-  const dest: Transform = gz ?? new PassThrough();
-  const done = gz ? pipeline(gz, gzipHeaderComment(GZIP_COMMENT), out) : pipeline(dest, out);
+  const dest: Writable = gz ?? out;
+  const done = gz ? pipeline(gz, gzipHeaderComment(GZIP_COMMENT), out) : finished(out);
   let failed: unknown;
   const failure = done.then(
     () => undefined,
@@ -170,39 +225,45 @@ export async function writeTraceSubset(input: string, output: string, select: (e
       failed = e;
     },
   );
+  // Each block waits for its write's callback: the file written, or the gzip stream done reading
+  // it; then the writer may fill it again. A write that failed has failed the stream: its own
+  // error (ENOSPC, EFBIG, …) is the one thrown.
   const buffered = new BufferedWriter(async (b) => {
     if (failed) throw failed;
-    if (!dest.write(b)) await Promise.race([once(dest, 'drain').catch(() => undefined), failure]);
+    const written = new Promise<unknown>((res) => dest.write(b, res));
+    if (await Promise.race([written, failure])) await failure;
     if (failed) throw failed;
   });
-  const write = (b: Uint8Array | string) => buffered.write(b);
   const tf = opts.transform ?? ((t: string) => t);
-  const copier = new RangeCopier(ranges, write, opts.transform);
+  const copier = new RangeCopier(ranges, buffered, opts.transform);
   const prefix: Uint8Array[] = [];
   const tail: Uint8Array[] = [];
   let tailBytes = 0;
   let prefixWritten = false;
+  // Each chunk is copied from synchronously (the chunk's buffer is reused for the next one): the
+  // header's bytes and the events kept into the output's blocks; the full blocks written after.
   await forEachTextChunk(input, neededChunks(ranges, firstStart, lastEnd), async (chunk, at) => {
     if (firstStart >= 0) {
       // The header before the first event and after the last, as written (checked before use).
-      if (at < firstStart) prefix.push(chunk.slice(0, Math.min(chunk.length, firstStart - at)));
+      if (at < firstStart) prefix.push(copyOf(chunk.subarray(0, Math.min(chunk.length, firstStart - at))));
       if (!prefixWritten && at + chunk.length >= firstStart) {
         prefixWritten = true;
-        await write(tf(headerBefore(prefix, read)));
+        buffered.put(tf(headerBefore(prefix, read)));
       }
-      await copier.push(chunk, at);
+      copier.push(chunk, at);
       if (at + chunk.length > lastEnd && tailBytes <= MAX_TAIL) {
-        const part = chunk.slice(Math.max(0, lastEnd - at));
+        const part = copyOf(chunk.subarray(Math.max(0, lastEnd - at)));
         tail.push(part);
         tailBytes += part.length;
       }
+      await buffered.drain();
     }
   });
   if (firstStart < 0) {
     // No event at all: a minimal trace with the header the reader understood.
-    await write(tf(JSON.stringify({ ...read.header, traceEvents: [] })));
+    buffered.put(tf(JSON.stringify({ ...read.header, traceEvents: [] })));
   } else {
-    await write(tf(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read)));
+    buffered.put(tf(tailBytes <= MAX_TAIL ? headerAfter(tail, read) : closing(read)));
   }
   await buffered.flush();
   dest.end();
@@ -252,77 +313,190 @@ class EventChooser {
   eventsIn = 0;
   firstStart = -1;
   lastEnd = -1;
+  /** [start, end) of each event kept, in file order. */
   private kept = new Float64Array(1 << 16);
   private nKept = 0;
-  private readonly flows = new Map<string, { ranges: number[]; complete: boolean }>();
-  /** What select() is shown (one object, reused). */
-  private readonly e: SubsetEvent = { ph: '', cat: '', name: '', tsNs: NaN, correlation: NaN, externalId: NaN, flowId: undefined, s: undefined };
+  /** Each flow's index, by cat and then by id (flowKey); by index, whether all its events are inside, and how many. */
+  private readonly flowIndex = new Map<string, Map<number | string, number>>();
+  private flowInside = new Uint8Array(1024);
+  private flowEvents = new Int32Array(1024);
+  private nFlows = 0;
+  /** [start, end, flow index] of each event inside of a flow, in file order. */
+  private flowRanges = new Float64Array(3 * 1024);
+  private nFlowRanges = 0;
+  /** Each producer's kinds by label ids. */
+  private readonly kinds = new Map<readonly string[], KindIndex>();
+  /** What the selector is shown, and what it decides (grown to the largest batch, reused). */
+  private readonly batch = new SubsetBatch();
+  private kind = new Int32Array(0);
+  private decided = new Uint8Array(0);
 
-  constructor(private readonly select: (e: SubsetEvent) => SubsetDecision) {}
+  constructor(private readonly select: SubsetSelector) {}
 
   /** A batch's events, its label ids read in `labels`, its times shifted by `shiftNs` to the file's time origin. */
   add(c: ChoiceColumns, labels: readonly string[], shiftNs: number): void {
-    const e = this.e;
+    const n = c.length;
+    if (n === 0) return;
+    let index = this.kinds.get(labels);
+    if (!index) this.kinds.set(labels, (index = new KindIndex(labels, this.select)));
+    if (this.kind.length < n) {
+      this.kind = new Int32Array(n);
+      this.decided = new Uint8Array(n);
+    }
+    const kind = this.kind.subarray(0, n);
+    const decided = this.decided.subarray(0, n);
+    const { ph, cat, name } = c;
+    for (let i = 0; i < n; i++) kind[i] = index.of(ph[i]!, cat[i]!, name[i]!);
+    this.batch.set(c, labels, shiftNs, kind);
+    decided.fill(DROP);
+    this.select.choose(this.batch, decided);
     const off = c.offsets!;
-    const w = c.argWidth;
-    for (let i = 0; i < c.length; i++) {
-      this.eventsIn++;
-      const start = off[2 * i]!;
-      const end = off[2 * i + 1]!;
-      if (this.firstStart < 0) this.firstStart = start;
-      this.lastEnd = end;
-      e.ph = labels[c.ph[i]!]!;
-      e.cat = labels[c.cat[i]!]!;
-      e.name = labels[c.name[i]!]!;
-      e.tsNs = c.tsNs[i]! + shiftNs;
-      e.correlation = c.argNumbers[i * w + c.correlationSlot]!;
-      e.externalId = c.argNumbers[i * w + c.externalIdSlot]!;
-      e.flowId = flowIdOf(c.flowId[i]!, c.flowIdLabel[i]!, labels);
-      const sl = c.s[i]!;
-      e.s = sl >= 0 ? labels[sl] : undefined;
-      const d = this.select(e);
-      if (d === true) this.keep(start, end);
-      else if (d !== false) {
-        let f = this.flows.get(d.flow);
-        if (!f) this.flows.set(d.flow, (f = { ranges: [], complete: true }));
-        if (!d.inside) f.complete = false;
-        else f.ranges.push(start, end);
-      }
+    if (this.firstStart < 0) this.firstStart = off[0]!;
+    this.lastEnd = off[2 * n - 1]!;
+    this.eventsIn += n;
+    for (let i = 0; i < n; i++) {
+      const d = decided[i]!;
+      if (d === KEEP) this.keep(off[2 * i]!, off[2 * i + 1]!);
+      else if (d !== DROP) this.flowEvent(labels[cat[i]!]!, this.batch.flowId(i), d === FLOW_INSIDE, off[2 * i]!, off[2 * i + 1]!);
     }
   }
 
-  /** [start, end) pairs of everything kept, in file order: the events, and the complete flows' events. */
+  /** [start, end) pairs of everything kept, in file order: the events, and the events of the flows whole inside. */
   keptRanges(): Float64Array {
     const ranges = this.kept.subarray(0, 2 * this.nKept);
-    const flowRanges: number[] = [];
-    for (const f of this.flows.values()) if (f.complete && f.ranges.length >= 4) flowRanges.push(...f.ranges);
-    if (flowRanges.length === 0) return ranges;
-    const all = new Float64Array(ranges.length + flowRanges.length);
-    all.set(ranges);
-    all.set(flowRanges, ranges.length);
-    // Back into file order.
-    const idx = Array.from({ length: all.length / 2 }, (_, k) => k).sort((a, b) => all[2 * a]! - all[2 * b]!);
-    const sorted = new Float64Array(all.length);
-    idx.forEach((k, j) => {
-      sorted[2 * j] = all[2 * k]!;
-      sorted[2 * j + 1] = all[2 * k + 1]!;
-    });
-    return sorted;
+    const fr = this.flowRanges;
+    // The flows kept: every event inside, and at least two of them.
+    const whole = (f: number) => this.flowInside[f] === 1 && this.flowEvents[f]! >= 2;
+    let nf = 0;
+    for (let j = 0; j < this.nFlowRanges; j++) if (whole(fr[3 * j + 2]!)) nf++;
+    if (nf === 0) return ranges;
+    // Both lists are in file order: merged.
+    const all = new Float64Array(ranges.length + 2 * nf);
+    let i = 0;
+    let o = 0;
+    for (let j = 0; j < this.nFlowRanges; j++) {
+      if (!whole(fr[3 * j + 2]!)) continue;
+      const s = fr[3 * j]!;
+      while (i < ranges.length && ranges[i]! < s) {
+        all[o++] = ranges[i++]!;
+        all[o++] = ranges[i++]!;
+      }
+      all[o++] = s;
+      all[o++] = fr[3 * j + 1]!;
+    }
+    all.set(ranges.subarray(i), o);
+    return all;
+  }
+
+  private flowEvent(cat: string, id: number | string | undefined, inside: boolean, start: number, end: number): void {
+    let byId = this.flowIndex.get(cat);
+    if (!byId) this.flowIndex.set(cat, (byId = new Map()));
+    const key = flowKey(id);
+    let f = byId.get(key);
+    if (f === undefined) {
+      byId.set(key, (f = this.nFlows++));
+      if (f === this.flowInside.length) {
+        this.flowInside = grown(this.flowInside, new Uint8Array(2 * f));
+        this.flowEvents = grown(this.flowEvents, new Int32Array(2 * f));
+      }
+      this.flowInside[f] = 1;
+    }
+    if (!inside) {
+      this.flowInside[f] = 0;
+      return;
+    }
+    this.flowEvents[f]++;
+    if (3 * this.nFlowRanges + 3 > this.flowRanges.length) this.flowRanges = grown(this.flowRanges, new Float64Array(2 * this.flowRanges.length));
+    const k = 3 * this.nFlowRanges++;
+    this.flowRanges[k] = start;
+    this.flowRanges[k + 1] = end;
+    this.flowRanges[k + 2] = f;
   }
 
   private keep(start: number, end: number): void {
-    if (2 * this.nKept + 2 > this.kept.length) {
-      const k = new Float64Array(this.kept.length * 2);
-      k.set(this.kept);
-      this.kept = k;
-    }
+    if (2 * this.nKept + 2 > this.kept.length) this.kept = grown(this.kept, new Float64Array(2 * this.kept.length));
     this.kept[2 * this.nKept] = start;
     this.kept[2 * this.nKept + 1] = end;
     this.nKept++;
   }
 }
 
+/** `to` holding `from` at its start. */
+function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+/**
+ * A flow id as a Map key that two ids share exactly when their text (String(id)) is the same:
+ * the number itself, a string that is a number's text as that number, any other string as is.
+ */
+function flowKey(id: number | string | undefined): number | string {
+  if (typeof id === 'number') return id;
+  if (id === undefined) return 'undefined';
+  const n = Number(id);
+  return String(n) === id ? n : id;
+}
+
+/**
+ * One producer's kinds of events (SubsetSelector.kindOf) by label ids: by ph, an array by cat of
+ * the kind + 1 (0: not asked yet; −1: by name, in `named`).
+ */
+class KindIndex {
+  private readonly byPh: (Int32Array | undefined)[] = [];
+  private readonly named = new Map<number, Map<number, Map<number, number>>>();
+
+  constructor(
+    private readonly labels: readonly string[],
+    private readonly select: SubsetSelector,
+  ) {}
+
+  /** The kind of an event with these label ids. */
+  of(ph: number, cat: number, name: number): number {
+    const row = this.byPh[ph];
+    if (row !== undefined && cat < row.length) {
+      const k = row[cat]!;
+      if (k > 0) return k - 1;
+      if (k < 0) return this.ofName(ph, cat, name);
+    }
+    const l = this.labels;
+    if (this.select.byName(l[ph]!, l[cat]!)) {
+      this.row(ph, cat)[cat] = -1;
+      return this.ofName(ph, cat, name);
+    }
+    const k = this.select.kindOf(l[ph]!, l[cat]!, l[name]!);
+    this.row(ph, cat)[cat] = k + 1;
+    return k;
+  }
+
+  private ofName(ph: number, cat: number, name: number): number {
+    let byCat = this.named.get(ph);
+    if (!byCat) this.named.set(ph, (byCat = new Map()));
+    let byName = byCat.get(cat);
+    if (!byName) byCat.set(cat, (byName = new Map()));
+    let k = byName.get(name);
+    if (k === undefined) {
+      const l = this.labels;
+      byName.set(name, (k = this.select.kindOf(l[ph]!, l[cat]!, l[name]!)));
+    }
+    return k;
+  }
+
+  private row(ph: number, cat: number): Int32Array {
+    const row = this.byPh[ph];
+    if (row !== undefined && cat < row.length) return row;
+    const grown = new Int32Array(Math.max(64, (cat + 1) * 2));
+    if (row !== undefined) grown.set(row);
+    return (this.byPh[ph] = grown);
+  }
+}
+
 const MAX_TAIL = 64 << 20;
+
+/** A copy of the bytes (a Buffer's slice() is a view). */
+function copyOf(b: Uint8Array): Uint8Array {
+  return new Uint8Array(b);
+}
 const utf8 = new TextDecoder();
 
 function concatText(parts: Uint8Array[]): string {
@@ -363,34 +537,61 @@ function closing(read: ReadResult): string {
  * Gathers the many small pieces of the output (one per event kept, and the `,` between them)
  * into 1 MiB blocks: written one by one, each went through the gzip stream as its own chunk
  * and its own wait for 'drain' — measured on a 169 MB trace cut to 38 k events: 4.7 s, most of
- * it waiting for those round trips.
+ * it waiting for those round trips. The pieces are put without waiting; the blocks they fill
+ * are written by drain() (the one wait per input chunk).
  */
 class BufferedWriter {
-  private block = new Uint8Array(BLOCK_BYTES);
+  private block: Uint8Array = new Uint8Array(BLOCK_BYTES);
   private used = 0;
+  /** Full blocks not written yet; blocks written, to fill again. */
+  private full: Uint8Array[] = [];
+  private readonly spare: Uint8Array[] = [];
   private readonly encoder = new TextEncoder();
 
+  /** `writeBlock` resolves once the block it was given may be overwritten. */
   constructor(private readonly writeBlock: (b: Uint8Array) => Promise<void>) {}
 
-  async write(piece: Uint8Array | string): Promise<void> {
+  /** Copies a piece in (a copy: the caller may reuse its bytes). */
+  put(piece: Uint8Array | string): void {
     const b = typeof piece === 'string' ? this.encoder.encode(piece) : piece;
-    if (this.used + b.length > this.block.length) await this.flush();
-    if (b.length >= this.block.length) return this.writeBlock(b.slice());
+    if (this.used + b.length > this.block.length) this.cut();
+    if (b.length >= this.block.length) {
+      this.full.push(copyOf(b));
+      return;
+    }
     this.block.set(b, this.used);
     this.used += b.length;
   }
 
-  /** Writes what is gathered; the block handed on is not reused (the stream may still hold it). */
+  /** Writes the full blocks, in order. */
+  async drain(): Promise<void> {
+    const full = this.full;
+    if (full.length === 0) return;
+    this.full = [];
+    for (const b of full) {
+      await this.writeBlock(b);
+      if (b.byteOffset === 0 && b.buffer.byteLength === BLOCK_BYTES) this.spare.push(new Uint8Array(b.buffer, 0, BLOCK_BYTES));
+    }
+  }
+
+  /** Writes everything put. */
   async flush(): Promise<void> {
+    this.cut();
+    await this.drain();
+  }
+
+  /** Ends the block being filled; the next is one already written, or a new one. */
+  private cut(): void {
     if (this.used === 0) return;
-    const full = this.block.subarray(0, this.used);
-    this.block = new Uint8Array(BLOCK_BYTES);
+    this.full.push(this.block.subarray(0, this.used));
+    this.block = this.spare.pop() ?? new Uint8Array(BLOCK_BYTES);
     this.used = 0;
-    await this.writeBlock(full);
   }
 }
 
 const BLOCK_BYTES = 1 << 20;
+/** Between two events of the output. */
+const SEPARATOR = new TextEncoder().encode(',\n  ');
 
 /** Copies the kept ranges out of the text as it streams by, with `,\n  ` between events. */
 class RangeCopier {
@@ -403,20 +604,21 @@ class RangeCopier {
 
   constructor(
     private readonly ranges: Float64Array,
-    private readonly writeOut: (b: Uint8Array | string) => Promise<void>,
+    private readonly out: BufferedWriter,
     private readonly transform?: (text: string) => string,
   ) {}
 
-  private async write(b: Uint8Array | string, last = false): Promise<void> {
-    if (!this.transform || typeof b === 'string') return this.writeOut(b);
-    this.pieces.push(b.slice());
+  private write(b: Uint8Array, last: boolean): void {
+    if (!this.transform) return this.out.put(b);
+    this.pieces.push(copyOf(b));
     if (!last) return;
     const text = concatText(this.pieces);
     this.pieces = [];
-    await this.writeOut(this.transform(text));
+    this.out.put(this.transform(text));
   }
 
-  async push(chunk: Uint8Array, at: number): Promise<void> {
+  /** Copies what the chunk (at offset `at`) holds of the ranges; its bytes are not kept. */
+  push(chunk: Uint8Array, at: number): void {
     const r = this.ranges;
     const end = at + chunk.length;
     while (this.k < r.length / 2) {
@@ -428,16 +630,39 @@ class RangeCopier {
         continue;
       }
       if (s >= at && !this.startedCurrent) {
-        if (!this.first) await this.write(',\n  ');
+        if (!this.first) this.out.put(SEPARATOR);
         this.first = false;
         this.startedCurrent = true;
       }
-      await this.write(chunk.subarray(Math.max(0, s - at), Math.min(chunk.length, e - at)), e <= end);
-      if (e > end) return; // continues in the next chunk
+      if (e > end) {
+        this.write(chunk.subarray(Math.max(0, s - at), chunk.length), false);
+        return; // continues in the next chunk
+      }
+      // The events after it in this chunk that the input already separates by exactly
+      // SEPARATOR are copied with it as one piece (the same bytes: a crop of many steps is
+      // mostly such runs).
+      let runEnd = e;
+      if (!this.transform && s >= at) {
+        while (this.k + 1 < r.length / 2) {
+          const ns = r[2 * this.k + 2]!;
+          const ne = r[2 * this.k + 3]!;
+          if (ne > end || !separatedBy(chunk, runEnd - at, ns - at)) break;
+          runEnd = ne;
+          this.k++;
+        }
+      }
+      this.write(chunk.subarray(Math.max(0, s - at), runEnd - at), true);
       this.startedCurrent = false;
       this.k++;
     }
   }
+}
+
+const [SEP0, SEP1, SEP2, SEP3] = SEPARATOR;
+
+/** Whether bytes [from, to) of `chunk` are SEPARATOR (its four bytes). */
+function separatedBy(chunk: Uint8Array, from: number, to: number): boolean {
+  return to - from === 4 && chunk[from] === SEP0 && chunk[from + 1] === SEP1 && chunk[from + 2] === SEP2 && chunk[from + 3] === SEP3;
 }
 
 /**
@@ -525,13 +750,16 @@ async function* inOrder(stream: AsyncIterable<Buffer>): AsyncGenerator<{ chunk: 
   }
 }
 
-/** The chunks of a plain file that `wanted` asks for, each read where it lies, with its offset. */
-async function* wantedChunks(path: string, wanted: (at: number) => boolean): AsyncGenerator<{ chunk: Buffer; at: number }> {
+/**
+ * The chunks of a plain file that `wanted` asks for, each read where it lies, with its offset;
+ * into one buffer, so a chunk is valid only until the next is asked for.
+ */
+async function* wantedChunks(path: string, wanted: (at: number) => boolean): AsyncGenerator<{ chunk: Uint8Array; at: number }> {
   const fh = await open(path, 'r');
+  const b = new Uint8Array(COPY_CHUNK);
   try {
     for (let at = 0; ; at += COPY_CHUNK) {
       if (!wanted(at)) continue;
-      const b = Buffer.allocUnsafe(COPY_CHUNK);
       const { bytesRead } = await fh.read(b, 0, COPY_CHUNK, at);
       if (bytesRead === 0) return;
       yield { chunk: b.subarray(0, bytesRead), at };

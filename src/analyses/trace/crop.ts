@@ -11,12 +11,12 @@
  * (`M`), the profiler span (`Trace`) and global instants (`s: "g"`), unchanged.
  * Not kept: everything else, including an event that starts before the window and encloses it.
  *
- * Pure: decides per event; the file is read and written by ingest (write-subset.ts).
+ * Pure: decides per event, by a rule per kind of event; the file is read and written by ingest
+ * (write-subset.ts).
  */
-import type { SubsetDecision, SubsetEvent } from '../../ingest/write-subset.js';
+import { DROP, FLOW_INSIDE, FLOW_OUTSIDE, KEEP, type SubsetSelector } from '../../ingest/write-subset.js';
 import { KinetoscopeError } from '../../core/errors.js';
-import type { RawEvent } from '../../ingest/raw-event.js';
-import { EventClass, classifyEvent } from '../../model/classify.js';
+import { EventClass, classifyLabels } from '../../model/classify.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 
 export type CropRange = { readonly steps: readonly [number, number] } | { readonly windowUs: readonly [number, number] };
@@ -97,62 +97,91 @@ export function planCrop(m: TraceModel, range: CropRange): CropPlan {
   };
 }
 
-/** One event as the selector sees it, and what it decides: the writer's own types (ingest/write-subset.ts). */
-export type CropEvent = SubsetEvent;
-export type CropDecision = SubsetDecision;
+/** How crop decides about an event of each class: its kinds of events for the writer (SubsetSelector). */
+const enum CropRule {
+  /** Metadata and the profiler span: always. */
+  Always,
+  /** GPU work and syncs: by the call that launched them, else by their start. */
+  Launched,
+  /** GPU user annotations: by the annotation with their External id, else by their start. */
+  Annotation,
+  /** ac2g flows: by the launch they bind (the id is its correlation), else by their start. */
+  Ac2g,
+  /** Other flows: kept whole when every event of the flow starts inside. */
+  Flow,
+  /** Instants: global ones always, else by their start. */
+  Instant,
+  /** Everything else: by its start; an event without one is kept. */
+  Timed,
+}
 
-export function cropSelector(plan: CropPlan): (e: CropEvent) => CropDecision {
-  // The class of each (cat, ph) — and name, for `Operator` events — decided once: looked up by
-  // the strings the reader hands over, with no key text built per event.
-  const classes = new Map<string, Map<string, EventClass | Map<string, EventClass>>>();
-  const classOf = (e: CropEvent): EventClass => {
-    let byPh = classes.get(e.cat);
-    if (!byPh) classes.set(e.cat, (byPh = new Map()));
-    let c = byPh.get(e.ph);
-    if (e.cat !== 'Operator') {
-      if (c === undefined) byPh.set(e.ph, (c = classifyEvent({ ph: e.ph, cat: e.cat, name: e.name } as RawEvent)));
-      return c as EventClass;
-    }
-    if (c === undefined) byPh.set(e.ph, (c = new Map()));
-    const byName = c as Map<string, EventClass>;
-    let cls = byName.get(e.name);
-    if (cls === undefined) byName.set(e.name, (cls = classifyEvent({ ph: e.ph, cat: e.cat, name: e.name } as RawEvent)));
-    return cls;
-  };
-  const inside = (ts: number) => ts >= plan.readerStartNs && ts < plan.readerEndNs;
-  return (e) => {
-    const cls = classOf(e);
-    switch (cls) {
-      case EventClass.Metadata:
-      case EventClass.TraceSpan:
-        return true;
-      case EventClass.Kernel:
-      case EventClass.Memcpy:
-      case EventClass.Memset:
-      case EventClass.CudaSync: {
-        const c = e.correlation;
-        if (Number.isFinite(c) && plan.allLaunches.has(c)) return plan.launches.has(c);
-        return inside(e.tsNs);
-      }
-      case EventClass.GpuUserAnnotation: {
-        const x = e.externalId;
-        if (Number.isFinite(x) && plan.allAnnotations.has(x)) return plan.annotations.has(x);
-        return inside(e.tsNs);
-      }
-      case EventClass.FlowStart:
-      case EventClass.FlowEnd:
-      case EventClass.FlowStep: {
-        if (e.cat === 'ac2g') {
-          const id = typeof e.flowId === 'number' ? e.flowId : Number(e.flowId);
-          return plan.allLaunches.has(id) ? plan.launches.has(id) : inside(e.tsNs);
+function ruleOf(cls: EventClass, cat: string): CropRule {
+  switch (cls) {
+    case EventClass.Metadata:
+    case EventClass.TraceSpan:
+      return CropRule.Always;
+    case EventClass.Kernel:
+    case EventClass.Memcpy:
+    case EventClass.Memset:
+    case EventClass.CudaSync:
+      return CropRule.Launched;
+    case EventClass.GpuUserAnnotation:
+      return CropRule.Annotation;
+    case EventClass.FlowStart:
+    case EventClass.FlowEnd:
+    case EventClass.FlowStep:
+      return cat === 'ac2g' ? CropRule.Ac2g : CropRule.Flow;
+    case EventClass.Instant:
+      return CropRule.Instant;
+    default:
+      return CropRule.Timed;
+  }
+}
+
+export function cropSelector(plan: CropPlan): SubsetSelector {
+  const lo = plan.readerStartNs;
+  const hi = plan.readerEndNs;
+  const { launches, allLaunches, annotations, allAnnotations } = plan;
+  return {
+    // Only `Operator` (torch ≤ 1.9) is classified by its name (classifyLabels): ProfilerStep#N is an annotation there.
+    byName: (ph, cat) => ph === 'X' && cat === 'Operator',
+    kindOf: (ph, cat, name) => ruleOf(classifyLabels(ph, cat, name), cat),
+    choose: (b, out) => {
+      const { kind, tsNs, shiftNs, args, argWidth, correlationSlot, externalIdSlot } = b;
+      for (let i = 0; i < b.length; i++) {
+        const t = tsNs[i]! + shiftNs;
+        const inside = t >= lo && t < hi;
+        switch (kind[i] as CropRule) {
+          case CropRule.Always:
+            out[i] = KEEP;
+            break;
+          case CropRule.Launched: {
+            const c = args[i * argWidth + correlationSlot]!;
+            out[i] = (Number.isFinite(c) && allLaunches.has(c) ? launches.has(c) : inside) ? KEEP : DROP;
+            break;
+          }
+          case CropRule.Annotation: {
+            const x = args[i * argWidth + externalIdSlot]!;
+            out[i] = (Number.isFinite(x) && allAnnotations.has(x) ? annotations.has(x) : inside) ? KEEP : DROP;
+            break;
+          }
+          case CropRule.Ac2g: {
+            const f = b.flowId(i);
+            const id = typeof f === 'number' ? f : Number(f);
+            out[i] = (allLaunches.has(id) ? launches.has(id) : inside) ? KEEP : DROP;
+            break;
+          }
+          case CropRule.Flow:
+            out[i] = inside ? FLOW_INSIDE : FLOW_OUTSIDE;
+            break;
+          case CropRule.Instant:
+            out[i] = inside || b.s(i) === 'g' ? KEEP : DROP;
+            break;
+          default:
+            out[i] = inside || Number.isNaN(t) ? KEEP : DROP;
         }
-        return { flow: `${e.cat}\u0000${String(e.flowId)}`, inside: inside(e.tsNs) };
       }
-      case EventClass.Instant:
-        return e.s === 'g' || inside(e.tsNs);
-      default:
-        return Number.isNaN(e.tsNs) ? true : inside(e.tsNs);
-    }
+    },
   };
 }
 
