@@ -628,8 +628,9 @@ function chainsOnStream(m: TraceModel, list: Int32Array, siteOf: readonly (Kerne
 /** The instances of the same chain (same annotation, same kernels and ops, same intermediates), in order of first instance. */
 function groupChains(m: TraceModel, chains: readonly ChainInstance[]): { first: ChainInstance; instances: ChainInstance[] }[] {
   const groups = new Map<string, { first: ChainInstance; instances: ChainInstance[] }>();
+  const linkTexts = new Map<Intermediate, string>();
   for (const c of chains) {
-    const key = chainKey(m, c);
+    const key = chainKey(m, c, linkTexts);
     const g = groups.get(key);
     if (g) g.instances.push(c);
     else groups.set(key, { first: c, instances: [c] });
@@ -641,13 +642,19 @@ function groupChains(m: TraceModel, chains: readonly ChainInstance[]): { first: 
  * What makes two chain instances the same chain, as text: the annotation, device and stream, each
  * kernel's op and kernel by their string ids (one id per name: no long kernel name copied per
  * chain), each intermediate's shape and dtype, the kernels run between; parts apart by \\u0000.
+ * An intermediate's text is written once per intermediate (`linkTexts`): IntermediateCache hands
+ * every instance of a pair the same object.
  */
-function chainKey(m: TraceModel, c: ChainInstance): string {
+function chainKey(m: TraceModel, c: ChainInstance, linkTexts: Map<Intermediate, string>): string {
   const { gpu } = m;
   const s0 = c.sites[0]!;
   let key = `${s0.scopeName}\u0000${gpu.device[s0.gpu]}\u0000${gpu.stream[s0.gpu]}`;
   for (const s of c.sites) key += `\u0000${m.host.name[s.owner]!}\u0001${gpu.name[s.gpu]!}`;
-  for (const l of c.links) key += `\u0000${formatDims(l.dims)}${l.dtype}`;
+  for (const l of c.links) {
+    let text = linkTexts.get(l);
+    if (text === undefined) linkTexts.set(l, (text = `\u0000${formatDims(l.dims)}${l.dtype}`));
+    key += text;
+  }
   for (const ks of c.between) {
     key += '\u0000';
     for (let j = 0; j < ks.length; j++) key += j > 0 ? `\u0001${gpu.name[ks[j]!.gpu]!}` : `${gpu.name[ks[j]!.gpu]!}`;

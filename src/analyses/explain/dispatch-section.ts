@@ -6,8 +6,12 @@ import type { ExplainSection, ExplainSentence } from './types.js';
 
 // S2: the dispatch chain, short form
 
-/** `aten::linear` → `aten::t` (→ `aten::transpose` → `aten::as_strided`) + `aten::addmm` ⇒ `cuLaunchKernelEx` → `nvjet…`; below `depth` levels, `…`. */
-function chainText(n: DispatchNode, depth = Infinity): string {
+/**
+ * `aten::linear` → `aten::t` (→ `aten::transpose` → `aten::as_strided`) + `aten::addmm` ⇒ `cuLaunchKernelEx` → `nvjet…`; below `depth` levels, `…`.
+ * Undefined when the text would be longer than `max`: a node's text holds each of its ops' texts,
+ * so the first one too long ends the walk instead of building the rest.
+ */
+function chainText(n: DispatchNode, depth: number, max: number): string | undefined {
   if (depth <= 0) return n.children.length ? `\`${n.name}\` → …` : `\`${n.name}\``;
   const ops = n.children.filter((k) => k.category === 'cpu_op' || k.category === 'user_annotation');
   const calls = n.children.filter((k) => k.category === 'cuda_runtime' || k.category === 'cuda_driver');
@@ -17,17 +21,19 @@ function chainText(n: DispatchNode, depth = Infinity): string {
     for (let k: DispatchNode | undefined = ops[0]; k; k = k.children.find((x) => x.category === 'cpu_op')) inner.push(`\`${k.name}\``);
     return inner.length ? `${name} (→ ${inner.join(' → ')})` : name;
   }
-  const parts = ops.map((k) => {
-    const t = chainText(k, depth - 1);
-    return ops.length > 1 && !k.view && (t.includes(' → ') || t.includes(' ⇒ ')) ? `(${t})` : t;
-  });
+  const parts: string[] = [];
+  for (const k of ops) {
+    const t = chainText(k, depth - 1, max);
+    if (t === undefined) return undefined;
+    parts.push(ops.length > 1 && !k.view && (t.includes(' → ') || t.includes(' ⇒ ')) ? `(${t})` : t);
+  }
   const launches = calls
     .filter((k) => k.children.length)
     .map((k) => `\`${k.name}\` → ${[...new Set(k.children.map((g) => `\`${kernelLabel(g.name)}\``))].join(', ')}`);
   let text = name;
   if (parts.length) text += ` → ${parts.join(' + ')}`;
   if (launches.length) text += ` ⇒ ${launches.join(', ')}`;
-  return text;
+  return text.length > max ? undefined : text;
 }
 
 /** Chains longer than this are cut to fewer levels (a training step's ops nest deep). */
@@ -38,10 +44,13 @@ const DISPATCH_MAX_OPS = 12;
 
 const DISPATCH_MAX_CHAINS = 10;
 
+/** The whole chain when it fits in CHAIN_MAX_CHARS, else the deepest cut from 6 levels down that fits, else 1 level however long. */
 function shortChain(n: DispatchNode): string {
-  let text = chainText(n);
-  for (let depth = 6; text.length > CHAIN_MAX_CHARS && depth >= 1; depth--) text = chainText(n, depth);
-  return text;
+  for (const depth of [Infinity, 6, 5, 4, 3, 2]) {
+    const text = chainText(n, depth, CHAIN_MAX_CHARS);
+    if (text !== undefined) return text;
+  }
+  return chainText(n, 1, Infinity)!;
 }
 
 export function dispatchSection(c: TraceContext): ExplainSection | undefined {

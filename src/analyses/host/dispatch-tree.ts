@@ -9,6 +9,7 @@
  * not shown here (see `kernels` and `doctor`).
  */
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
+import { launchedBy, launchIndexOf } from './launches.js';
 import { isViewOpName, launchedGpuWorkOf } from './views.js';
 
 export interface DispatchNode {
@@ -94,14 +95,11 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
   if ('error' in sel) return sel;
   const { host, gpu, strings } = m;
   const launched = launchedGpuWorkOf(m);
-  const byLauncher = new Map<number, number[]>();
-  for (let g = 0; g < gpu.length; g++) {
-    const l = gpu.launcher[g]!;
-    if (l < 0) continue;
-    let list = byLauncher.get(l);
-    if (!list) byLauncher.set(l, (list = []));
-    list.push(g);
-  }
+  // What each call launched, from the launch index the other analyses read (made once per
+  // model), in GPU table order as the tree lists it: no map of every activity in the trace for
+  // the few calls of one instance.
+  const index = launchIndexOf(m);
+  const launchedByCall = (h: number) => inIndexOrder(launchedBy(index, h));
   // Σ GPU ns launched in each subtree, children before parents (an explicit stack: nesting depth is the trace's).
   const gpuUs = new Map<number, number>();
   const subtreeGpuNs = (root: number): number => {
@@ -124,7 +122,7 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
       expanded.length = stack.length;
       if (gpuUs.has(i)) continue;
       let ns = 0;
-      for (const g of byLauncher.get(i) ?? []) ns += gpu.durNs[g]!;
+      for (const g of launchedByCall(i)) ns += gpu.durNs[g]!;
       for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) ns += gpuUs.get(c)!;
       gpuUs.set(i, ns);
     }
@@ -137,7 +135,7 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
     const name = strings.get(host.name[i]!);
     const kind = host.kind[i]!;
     if (depth < maxDepth) {
-      for (const g of byLauncher.get(i) ?? []) {
+      for (const g of launchedByCall(i)) {
         children.push({
           category: GPU_KIND_NAMES[gpu.kind[g]!]!,
           name: strings.get(gpu.name[g]!),
@@ -152,18 +150,20 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
     const isOp = kind === HostKind.Op;
     const nothing = !launched[i];
     const dims = host.args[i]?.['Input Dims'];
-    return {
+    // The optional fields set in place, in the order the node lists them (no object spread per node).
+    const node: { -readonly [K in keyof DispatchNode]: DispatchNode[K] } = {
       category: HOST_KIND_NAMES[kind]!,
       name,
       startUs: host.startNs[i]! / 1000,
       durUs: host.durNs[i]! / 1000,
       selfCpuUs: (host.durNs[i]! - childCpuNs) / 1000,
       gpuUs: subtreeGpuNs(i) / 1000,
-      ...(isOp || kind === HostKind.Annotation ? { launchedNothing: nothing } : {}),
-      ...(isOp && nothing && isViewOpName(name) ? { view: true } : {}),
-      ...(dims !== undefined ? { inputDims: dims } : {}),
-      children,
-    };
+    } as DispatchNode;
+    if (isOp || kind === HostKind.Annotation) node.launchedNothing = nothing;
+    if (isOp && nothing && isViewOpName(name)) node.view = true;
+    if (dims !== undefined) node.inputDims = dims;
+    node.children = children;
+    return node;
   };
 
   /** The node of `root` and its subtree, depth first with an explicit stack. */
@@ -194,4 +194,10 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
   };
   const roots = sel.roots.map(build);
   return { scope: sel.label, roots, instances: sel.instances, ...(cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}) };
+}
+
+/** A call's activities (listed in start order) in GPU table order: the list itself when it already is (one activity, or launched in order), else a sorted copy. */
+function inIndexOrder(items: Int32Array): Int32Array {
+  for (let k = 1; k < items.length; k++) if (items[k]! < items[k - 1]!) return items.slice().sort();
+  return items;
 }

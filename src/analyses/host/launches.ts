@@ -31,6 +31,7 @@ import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
+import { doubled } from '../helpers/doubled.js';
 
 export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
 export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
@@ -547,7 +548,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const byApi = apiRows(calls.apis);
   const work = scanLaunchedWork(m, apiName, true);
   const byKernel = kernelRows(m, work.byName);
-  const ops = opCallPatterns(m, launched, apiName);
+  const ops = opCallPatterns(m, launched);
   const bySync = syncRows(calls.syncs);
   const rows = new LaunchRows(m, calls.rowHost, calls.rowGpu);
   return {
@@ -615,7 +616,7 @@ function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
     launches: calls.launches,
     byApi: apiDigestRows(calls.apis),
     byKernel: kernelDigestRows(m, work.byName),
-    ops: opCallPatterns(m, launched, apiName),
+    ops: opCallPatterns(m, launched),
     syncs: calls.syncs,
     syncsByCause: syncRows(calls.syncs).rows,
   };
@@ -892,41 +893,64 @@ interface CallsByOp {
   /** Calls of op h: items[offsets[h] .. offsets[h + 1]). */
   readonly offsets: Int32Array;
   readonly items: Int32Array;
-  readonly outside: number[];
+  readonly outside: Int32Array;
 }
 
+// Each step of the grouping is its own function with one loop (V8 optimises each once, with that
+// loop's type feedback); only the first reads the whole host table, the others the calls it
+// found. The calls outside every op are an Int32Array like the others, so the pattern table
+// reads one kind of array.
+
 function groupCallsByOp(m: TraceModel): CallsByOp {
-  const { host } = m;
-  const n = host.length;
-  const opOf = innermostOpOfCalls(m);
+  const n = m.host.length;
   const offsets = new Int32Array(n + 1);
-  const outside: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const op = opOf[i]!;
-    if (op >= 0) offsets[op + 1]++;
-    else if (op === -1) outside.push(i);
-  }
-  for (let h = 0; h < n; h++) offsets[h + 1] += offsets[h]!;
-  const items = new Int32Array(offsets[n]!);
-  const fill = offsets.slice(0, n);
-  for (let i = 0; i < n; i++) if (opOf[i]! >= 0) items[fill[opOf[i]!]!++] = i;
+  const callAt = new Int32Array(n);
+  const opOfCall = new Int32Array(n);
+  const nCalls = findCalls(m, callAt, opOfCall, offsets);
+  const items = new Int32Array(prefixSums(offsets));
+  const outside = new Int32Array(nCalls - items.length);
+  placeCalls(callAt, opOfCall, nCalls, offsets, items, outside);
   return { offsets, items, outside };
 }
 
-/** Per host event: for a runtime/driver call its innermost enclosing op (-1 when none), -2 for any other event. */
-function innermostOpOfCalls(m: TraceModel): Int32Array {
-  const { host } = m;
-  const opOf = new Int32Array(host.length).fill(-2);
-  for (let i = 0; i < host.length; i++) {
-    const k = host.kind[i];
-    if (k === HostKind.Runtime || k === HostKind.Driver) opOf[i] = innermostOp(m, i);
+/**
+ * The runtime/driver calls in host order into callAt, each one's innermost enclosing op (-1 when
+ * none) into opOfCall, and offsets[op + 1] counting each op's calls; returns how many calls.
+ */
+function findCalls(m: TraceModel, callAt: Int32Array, opOfCall: Int32Array, offsets: Int32Array): number {
+  const { kind, length: n } = m.host;
+  let c = 0;
+  for (let i = 0; i < n; i++) {
+    const k = kind[i];
+    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
+    const op = innermostOp(m, i);
+    callAt[c] = i;
+    opOfCall[c++] = op;
+    if (op >= 0) offsets[op + 1]++;
   }
-  return opOf;
+  return c;
+}
+
+/** Counts made running totals in place; returns the total. */
+function prefixSums(offsets: Int32Array): number {
+  for (let h = 1; h < offsets.length; h++) offsets[h] += offsets[h - 1]!;
+  return offsets[offsets.length - 1]!;
+}
+
+/** Each call into its op's place (calls of one op in host order), or into `outside`. */
+function placeCalls(callAt: Int32Array, opOfCall: Int32Array, nCalls: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
+  const fill = offsets.slice(0, offsets.length - 1);
+  let o = 0;
+  for (let c = 0; c < nCalls; c++) {
+    const op = opOfCall[c]!;
+    if (op >= 0) items[fill[op]!++] = callAt[c]!;
+    else outside[o++] = callAt[c]!;
+  }
 }
 
 interface PatternAcc {
-  op: string;
-  pattern: string;
+  /** Op name id; -1 for calls outside every op. */
+  opNameId: number;
   calls: OpCallPattern['calls'];
   instances: number;
   opNs: number;
@@ -935,41 +959,69 @@ interface PatternAcc {
   key: number[];
 }
 
-function opCallPatterns(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo): OpCallPattern[] {
-  const { host, gpu, strings } = m;
+function opCallPatterns(m: TraceModel, launched: LaunchIndex): OpCallPattern[] {
   const byOp = groupCallsByOp(m);
-  // Patterns in order of first instance, found by a hash of their numbers (op name id, then per
-  // call name id its calls, kernels, memcpys, memsets) and compared number by number: no text
-  // key built per op instance.
-  const patterns: PatternAcc[] = [];
-  const byHash = new Map<number, PatternAcc[]>();
+  const table = new PatternTable(m, launched);
+  addOpInstances(m, byOp, table);
+  for (let k = 0; k < byOp.outside.length; k++) table.add(-1, NaN, byOp.outside, k, k + 1);
+  const ops: OpCallPattern[] = table.patterns.map((p) => ({
+    op: p.opNameId < 0 ? '(outside any cpu_op)' : m.strings.get(p.opNameId),
+    pattern: p.calls.map(describeCall).join(', '),
+    calls: p.calls,
+    instances: p.instances,
+    meanOpUs: p.opNs / p.instances / 1000,
+    meanApiUs: p.apiNs / p.instances / 1000,
+    meanLaunchUs: p.launchNs / p.instances / 1000,
+  }));
+  return ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+}
+
+/** Every op that made calls, in host order, into the table. */
+function addOpInstances(m: TraceModel, byOp: CallsByOp, table: PatternTable): void {
+  const { name, durNs, length: n } = m.host;
+  const { offsets, items } = byOp;
+  for (let op = 0; op < n; op++) {
+    const from = offsets[op]!;
+    const to = offsets[op + 1]!;
+    if (to !== from) table.add(name[op]!, durNs[op]!, items, from, to);
+  }
+}
+
+/**
+ * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
+ * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
+ * built per op instance, and names read only when a pattern is new.
+ */
+class PatternTable {
+  readonly patterns: PatternAcc[] = [];
+  private readonly byHash = new Map<number, PatternAcc[]>();
   // Scratch for one instance: distinct API name ids in first-call order and their counts, four
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
-  const ids: number[] = [];
-  const counts: number[] = [];
-  const { offsets, items } = launched;
-  const sameKey = (key: number[], opNameId: number): boolean => {
-    if (key.length !== 1 + 5 * ids.length || key[0] !== opNameId) return false;
-    for (let j = 0; j < ids.length; j++) {
-      const at = 1 + 5 * j;
-      if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
-    }
-    return true;
-  };
-  const addPattern = (opName: string, opNameId: number, opNs: number, calls: ArrayLike<number>, from: number, to: number) => {
-    ids.length = 0;
+  private ids = new Int32Array(16);
+  private counts = new Int32Array(64);
+  private nIds = 0;
+  private readonly api: ApiFlags;
+
+  constructor(
+    private readonly m: TraceModel,
+    private readonly launched: LaunchIndex,
+  ) {
+    this.api = new ApiFlags(m);
+  }
+
+  /** One instance: op name id (-1 outside every op), its duration, its calls calls[from..to). */
+  add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
+    const { host, gpu } = this.m;
+    const { offsets, items } = this.launched;
+    const byName = this.api.byName;
+    this.nIds = 0;
     let apiNs = 0;
     let launchNs = 0;
     for (let k = from; k < to; k++) {
       const c = calls[k]!;
       const id = host.name[c]!;
-      let j = ids.indexOf(id);
-      if (j < 0) {
-        j = ids.length;
-        ids.push(id);
-        counts[4 * j] = counts[4 * j + 1] = counts[4 * j + 2] = counts[4 * j + 3] = 0;
-      }
-      const e = 4 * j;
+      const e = 4 * this.slotOf(id);
+      const { counts } = this;
       counts[e]++;
       let kernel = false;
       for (let q = offsets[c]!, end = offsets[c + 1]!; q < end; q++) {
@@ -980,47 +1032,68 @@ function opCallPatterns(m: TraceModel, launched: LaunchIndex, apiName: (i: numbe
         } else if (gpu.kind[g] === GpuKind.Memcpy) counts[e + 2]++;
         else counts[e + 3]++;
       }
-      apiNs += host.durNs[c]!;
-      if (kernel || apiName(c).launch) launchNs += host.durNs[c]!;
+      const d = host.durNs[c]!;
+      apiNs += d;
+      if (kernel) launchNs += d;
+      else {
+        let bits = byName[id]!;
+        if (bits === API_UNDECIDED) bits = this.api.decide(id);
+        if (bits & API_LAUNCH) launchNs += d;
+      }
     }
-    let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
-    for (let j = 0; j < ids.length; j++) {
-      hash = Math.imul(hash ^ ids[j]!, 0x01000193);
-      for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
-    }
-    let bucket = byHash.get(hash);
-    if (!bucket) byHash.set(hash, (bucket = []));
-    let acc: PatternAcc | undefined;
-    for (let b = 0; b < bucket.length && !acc; b++) if (sameKey(bucket[b]!.key, opNameId)) acc = bucket[b];
-    if (!acc) {
-      const key = [opNameId];
-      for (let j = 0; j < ids.length; j++) key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
-      const list = ids.map((id, j) => ({ api: strings.get(id), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! }));
-      acc = { op: opName, pattern: list.map(describeCall).join(', '), calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
-      bucket.push(acc);
-      patterns.push(acc);
-    }
+    const acc = this.find(opNameId);
     acc.instances++;
     acc.opNs += opNs;
     acc.apiNs += apiNs;
     acc.launchNs += launchNs;
-  };
-  const perOp = byOp.offsets;
-  for (let op = 0; op < host.length; op++) {
-    if (perOp[op + 1] === perOp[op]) continue;
-    addPattern(strings.get(host.name[op]!), host.name[op]!, host.durNs[op]!, byOp.items, perOp[op]!, perOp[op + 1]!);
   }
-  for (let k = 0; k < byOp.outside.length; k++) addPattern('(outside any cpu_op)', -1, NaN, byOp.outside, k, k + 1);
-  const ops: OpCallPattern[] = patterns.map((p) => ({
-    op: p.op,
-    pattern: p.pattern,
-    calls: p.calls,
-    instances: p.instances,
-    meanOpUs: p.opNs / p.instances / 1000,
-    meanApiUs: p.apiNs / p.instances / 1000,
-    meanLaunchUs: p.launchNs / p.instances / 1000,
-  }));
-  return ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+
+  /** The scratch slot of call name id, added (counts zeroed) when new. */
+  private slotOf(id: number): number {
+    const { ids } = this;
+    for (let j = 0; j < this.nIds; j++) if (ids[j] === id) return j;
+    const j = this.nIds++;
+    if (j === ids.length) {
+      this.ids = doubled(ids);
+      this.counts = doubled(this.counts);
+    }
+    this.ids[j] = id;
+    this.counts.fill(0, 4 * j, 4 * j + 4);
+    return j;
+  }
+
+  /** The pattern of the scratch's numbers, added when new. */
+  private find(opNameId: number): PatternAcc {
+    const { ids, counts, nIds } = this;
+    let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
+    for (let j = 0; j < nIds; j++) {
+      hash = Math.imul(hash ^ ids[j]!, 0x01000193);
+      for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
+    }
+    let bucket = this.byHash.get(hash);
+    if (!bucket) this.byHash.set(hash, (bucket = []));
+    for (let b = 0; b < bucket.length; b++) if (this.sameKey(bucket[b]!.key, opNameId)) return bucket[b]!;
+    const key = [opNameId];
+    const list: Array<OpCallPattern['calls'][number]> = [];
+    for (let j = 0; j < nIds; j++) {
+      key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
+      list.push({ api: this.m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
+    }
+    const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
+    bucket.push(acc);
+    this.patterns.push(acc);
+    return acc;
+  }
+
+  private sameKey(key: number[], opNameId: number): boolean {
+    const { ids, counts, nIds } = this;
+    if (key.length !== 1 + 5 * nIds || key[0] !== opNameId) return false;
+    for (let j = 0; j < nIds; j++) {
+      const at = 1 + 5 * j;
+      if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
+    }
+    return true;
+  }
 }
 
 // --- syncs by cause
