@@ -529,13 +529,25 @@ function activitiesByStream(m: TraceModel): number[][] {
   const { gpu } = m;
   const streamLists: number[][] = [];
   const byDevice = new Map<number, Map<number, number[]>>();
+  const { device, stream } = gpu;
+  // The table is written a run per stream: the list is looked up only where the stream changes.
+  let list: number[] = [];
+  let lastDevice = NaN;
+  let lastStream = NaN;
   for (let g = 0; g < gpu.length; g++) {
-    let byStream = byDevice.get(gpu.device[g]!);
-    if (!byStream) byDevice.set(gpu.device[g]!, (byStream = new Map()));
-    let list = byStream.get(gpu.stream[g]!);
-    if (!list) {
-      byStream.set(gpu.stream[g]!, (list = []));
-      streamLists.push(list);
+    const d = device[g]!;
+    const s = stream[g]!;
+    if (d !== lastDevice || s !== lastStream) {
+      let byStream = byDevice.get(d);
+      if (!byStream) byDevice.set(d, (byStream = new Map()));
+      let found = byStream.get(s);
+      if (!found) {
+        byStream.set(s, (found = []));
+        streamLists.push(found);
+      }
+      list = found;
+      lastDevice = d;
+      lastStream = s;
     }
     list.push(g);
   }

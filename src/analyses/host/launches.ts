@@ -32,6 +32,7 @@ import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
 import { doubled } from '../helpers/doubled.js';
+import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
 
 export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
 export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
@@ -517,13 +518,20 @@ export function innermostOp(m: TraceModel, i: number): number {
   return -1;
 }
 
-/** The union of every GPU activity, for "was the GPU busy then" queries. */
+/**
+ * The union of every GPU activity, for "was the GPU busy then" queries. Listed in start order
+ * (the per-model time index the step breakdown reads too): the union is then one sweep, with no
+ * sort of its own.
+ */
 export function gpuBusyUnion(m: TraceModel): MergedIntervals {
-  const starts = new Float64Array(m.gpu.length);
-  const ends = new Float64Array(m.gpu.length);
-  for (let g = 0; g < m.gpu.length; g++) {
-    starts[g] = m.gpu.startNs[g]!;
-    ends[g] = m.gpu.startNs[g]! + m.gpu.durNs[g]!;
+  const { order, sortedStartNs } = gpuTimeIndexOf(m);
+  const { startNs, durNs } = m.gpu;
+  // mergeUnion overwrites its arrays: the shared index's starts are copied.
+  const starts = sortedStartNs.slice();
+  const ends = new Float64Array(order.length);
+  for (let k = 0; k < order.length; k++) {
+    const g = order[k]!;
+    ends[k] = startNs[g]! + durNs[g]!;
   }
   return mergeUnion(starts, ends);
 }

@@ -247,7 +247,7 @@ function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array):
   const { gpu } = m;
   const lists: number[][] = [];
   for (let k = 0; k < instances; k++) lists.push([]);
-  const at = launchTimes(m);
+  const at = launchTimesOf(m);
   for (let g = 0; g < gpu.length; g++) {
     const l = gpu.launcher[g]!;
     const k = l >= 0 ? owner[l]! : gpu.owner[g]! >= 0 ? owner[gpu.owner[g]!]! : -1;
@@ -256,6 +256,9 @@ function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array):
   for (const list of lists) sortByLaunch(gpu.startNs, at, list);
   return lists;
 }
+
+/** launchTimes, made once per model: every scope's instances are sorted by it (`explain` reads the steps' and an annotation's). Shared, so read-only. */
+const launchTimesOf = perModel(launchTimes);
 
 /** Per GPU activity, `launchOrder`: its launch call's start, else its own start. */
 function launchTimes(m: TraceModel): Float64Array {
@@ -288,7 +291,7 @@ function wholeTrace(m: TraceModel): ScopeInstance {
   } else hostEvents = Array.from(hostOrderByStart(m));
   const gpu: number[] = [];
   for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
-  sortByLaunch(m.gpu.startNs, launchTimes(m), gpu);
+  sortByLaunch(m.gpu.startNs, launchTimesOf(m), gpu);
   return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
 }
 

@@ -28,6 +28,7 @@ import { decodeKernelName } from '../kernels/kernel-name.js';
 import { ValueList } from '../helpers/median.js';
 import { orderByStart, sortByKeyRuns } from '../helpers/natural-merge-sort.js';
 import { doubled } from '../helpers/doubled.js';
+import { perModel } from '../helpers/per-model.js';
 
 /** GPU activities sorted by start, for window queries without scanning the whole table. */
 export interface GpuTimeIndex {
@@ -58,6 +59,9 @@ export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
   if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
   return { order: new Int32Array(order), sortedStartNs, maxDurNs };
 }
+
+/** createGpuTimeIndex, made once per model (per-model.ts): the step breakdown and the launches' GPU busy union both read it. Shared, so read-only. */
+export const gpuTimeIndexOf = perModel(createGpuTimeIndex);
 
 /** createGpuTimeIndex when some start is unreadable (NaN): orderByStart's comparator order. */
 function gpuTimeIndexWithUnreadable(m: TraceModel): GpuTimeIndex {

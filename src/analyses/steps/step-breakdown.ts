@@ -49,7 +49,7 @@ import {
   classifyKernels,
   computeWindowGpuMetrics,
   computeWindowsGpuMetrics,
-  createGpuTimeIndex,
+  gpuTimeIndexOf,
   gpuInWindow,
   isCommunicationOpName,
   type GpuTimeIndex,
@@ -229,7 +229,7 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
   }
 
   const classes = classifyKernels(m);
-  const gix = createGpuTimeIndex(m);
+  const gix = gpuTimeIndexOf(m);
   // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
   const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
   const gpuScan = scanGpuTable(m, classes, gix, intervals);
