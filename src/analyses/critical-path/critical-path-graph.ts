@@ -41,7 +41,7 @@
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED, createLaunchIndex, launchedBy } from '../host/launches.js';
+import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED, launchedBy, launchIndexOf, type LaunchIndex } from '../host/launches.js';
 import type { ScopeInstance } from '../host/scopes.js';
 
 export const EDGE_KINDS = ['cpu', 'host-gap', 'spawn', 'join', 'gpu', 'launch', 'kernel-gap', 'sync', 'unexplained'] as const;
@@ -173,7 +173,8 @@ const enum CallName {
  * activity per stream in launch order (an event may be recorded before the instance starts).
  */
 interface TraceIndex {
-  readonly launches: ReturnType<typeof createLaunchIndex>;
+  /** The model's shared launch index (launchIndexOf: `report` builds it once for every analysis). */
+  readonly launches: LaunchIndex;
   readonly flags: ApiFlags;
   readonly callByCorr: ReadonlyMap<number, number>;
   readonly syncByCall: ReadonlyMap<number, TraceModel['syncs'][number]>;
@@ -188,7 +189,7 @@ const traceIndexes = new WeakMap<TraceModel, TraceIndex>();
 function traceIndex(m: TraceModel): TraceIndex {
   let ix = traceIndexes.get(m);
   if (ix) return ix;
-  ix = { launches: createLaunchIndex(m), flags: new ApiFlags(m), ...syncIndex(m), callNames: new Uint8Array(m.strings.size) };
+  ix = { launches: launchIndexOf(m), flags: new ApiFlags(m), ...syncIndex(m), callNames: new Uint8Array(m.strings.size) };
   traceIndexes.set(m, ix);
   return ix;
 }
