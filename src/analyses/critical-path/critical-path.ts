@@ -268,14 +268,19 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   const top = heaviest(segs.ns, limit);
   // an event counted in segment j is stamped j + 1 at its start node
   const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
+  // a name's entry in a segment's list, + 1 (0: none yet): host name ids first, GPU ones after
+  // them; put back to 0 after each segment
+  const nameSlot = top.length > 0 ? new Int32Array(2 * m.strings.size) : new Int32Array(0);
   const segments: PathSegment[] = top.map((j) => {
     const from = segs.from[j]!;
     const to = j + 1 < segs.from.length ? segs.from[j + 1]! : p.edges.length;
-    // events by name (GPU names apart from host names), with their time and instances
-    const acc = new Map<number, { name: number; gpu: boolean; durNs: number; count: number }>();
-    eventsOn(m, g, p.edges, weights, from, to, j + 1, stamp, acc);
+    // events by name (GPU names apart from host names), with their time and instances, in the
+    // order their names first appear
+    const acc: EventsByName[] = [];
+    eventsOn(m, g, p.edges, weights, from, to, j + 1, stamp, nameSlot, acc);
+    for (const x of acc) nameSlot[x.gpu ? m.strings.size + x.name : x.name] = 0;
     const events = firstThree(
-      [...acc.values()].map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count })),
+      acc.map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count })),
       (a, b) => b.durNs - a.durNs || compareText(a.name, b.name),
     ).map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
     const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
@@ -365,7 +370,19 @@ function heaviest(segNs: readonly number[], limit: number): number[] {
   return top;
 }
 
-/** The events of path edges [from, to) by name into acc, with their time and instances (an instance counted once: stamped `mark` at its start node). */
+/** One name's events in a segment: their time on the path and how many. */
+interface EventsByName {
+  readonly name: number;
+  readonly gpu: boolean;
+  durNs: number;
+  count: number;
+}
+
+/**
+ * The events of path edges [from, to) by name into acc (a name's entry found through
+ * nameSlot, see readPath), with their time and instances (an instance counted once: stamped
+ * `mark` at its start node).
+ */
 function eventsOn(
   m: TraceModel,
   g: CriticalPathGraph,
@@ -375,8 +392,10 @@ function eventsOn(
   to: number,
   mark: number,
   stamp: Int32Array,
-  acc: Map<number, { name: number; gpu: boolean; durNs: number; count: number }>,
+  nameSlot: Int32Array,
+  acc: EventsByName[],
 ): void {
+  const gpuNames = m.strings.size;
   for (let i = from; i < to; i++) {
     const e = edges[i]!;
     const w = weights[e]!;
@@ -384,9 +403,14 @@ function eventsOn(
     if (ev === undefined || !(w > 0)) continue;
     const gpu = ev < 0;
     const name = gpu ? m.gpu.name[-1 - ev]! : m.host.name[ev]!;
-    const key = gpu ? -1 - name : name;
-    let x = acc.get(key);
-    if (!x) acc.set(key, (x = { name, gpu, durNs: 0, count: 0 }));
+    const key = gpu ? gpuNames + name : name;
+    let x: EventsByName;
+    const at = nameSlot[key]!;
+    if (at > 0) x = acc[at - 1]!;
+    else {
+      x = { name, gpu, durNs: 0, count: 0 };
+      nameSlot[key] = acc.push(x);
+    }
     x.durNs += w;
     const node = gpu ? g.gpuStart(-1 - ev) : g.hostStart(ev);
     if (stamp[node] !== mark) {
