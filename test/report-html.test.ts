@@ -249,6 +249,23 @@ describe('report page', () => {
     expect(tableRows(html, 'kernels-table')[0]!.cells[0]!.v).toBe(evil);
   });
 
+  it('a name holding the line separators U+2028/U+2029 is embedded escaped, and reads back the same', async () => {
+    const name = 'aten::x\u2028y\u2029z';
+    const trace = {
+      traceEvents: [
+        { ph: 'X', cat: 'cpu_op', name, pid: 1, tid: 1, ts: 10, dur: 5, args: { 'External id': 1 } },
+        { ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: 11, dur: 2, args: { 'External id': 1, correlation: 5 } },
+        { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 14, dur: 3, args: { 'External id': 1, correlation: 5, device: 0, stream: 7 } },
+      ],
+    };
+    const m = await loadTrace(new TextEncoder().encode(JSON.stringify(trace)));
+    const html = renderReportHtml(buildReportData(m, { tracePath: 'sep.json', generator: 'kinetoscope test' }));
+    const data = /<script type="application\/json" id="timeline-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
+    expect(data).not.toMatch(/[\u2028\u2029]/);
+    expect(data).toContain('\\u2028y\\u2029');
+    expect(embedded(html).names).toContain(name);
+  });
+
   it('geglu_mlp: the step table = the raw ProfilerStep#N spans; kernel rows = the raw kernel events by name', async () => {
     const { html } = await page('geglu_mlp');
     const raw = loadRawJson(h200Trace('geglu_mlp')).traceEvents;
