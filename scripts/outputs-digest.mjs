@@ -50,13 +50,16 @@ async function runText(name, argv) {
   return `${text}\nstatus ${status}\n`;
 }
 
-// the checkout's own path written as <root>, so two worktrees' outputs compare
+// Paths given relative to the checkout (and any left written as <root>), so two worktrees' outputs
+// compare: a table that cuts a long path to its column's width cuts it at the same place.
+process.chdir(ROOT);
 const portable = (text) => text.split(ROOT).join('<root>');
 const shown = (argv) => argv.map((a) => (a.startsWith('/') ? relative(ROOT, a) : a));
 let n = 0;
 for (const [command, list] of Object.entries(RUNS)) {
-  for (const argv of list) {
-    const label = `${command} ${shown(argv).join(' ')}`;
+  for (const given of list) {
+    const argv = shown(given);
+    const label = `${command} ${argv.join(' ')}`;
     const file = `${command}-${createHash('sha256').update(label).digest('hex').slice(0, 12)}`;
     const run = await runCommand(command, [...argv, '--json'], open);
     writeFileSync(join(out, `${file}.json`), portable(`${label}\nstatus ${run.status} ${JSON.stringify(run.errors)}\n${JSON.stringify(run.document, null, 1)}\n`));
