@@ -1,4 +1,5 @@
 /** `explain`, verdict (S12): overhead-bound or GPU-bound, across the steps and per step where they differ. */
+import type { StepRow } from '../steps/step-breakdown.js';
 import type { TraceContext } from './context.js';
 import { say, LIST_MAX, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
@@ -13,14 +14,7 @@ export function verdictSection(c: TraceContext): ExplainSection | undefined {
   const unit = s.source === 'profiler-steps' ? 'steps' : s.source === 'annotations' ? 'top-level annotations (taken as steps)' : 'trace';
   const counts = (['gpu-bound', 'overhead-bound', 'no-gpu-work'] as const).filter((v) => s.stats.verdicts[v] > 0).map((v) => ({ verdict: v, count: s.stats.verdicts[v] }));
   // Per-step figures ride in the summary's numbers (for scripts); the text says one verdict.
-  const perStep = s.steps.map((r) => ({
-    name: r.name,
-    durUs: r.durUs,
-    verdict: r.verdict + (r.borderline ? ' (borderline)' : ''),
-    gpuBusyUs: r.gpuBusyUs,
-    gpuIdleUs: r.gpuIdleUs,
-    gpuIdleShare: 1 - r.gpuBusyShare,
-  }));
+  const perStep = s.steps.map(stepFigures);
   const numbers = {
     steps: s.steps.length,
     verdict: o.verdict + (o.borderline ? ' (borderline)' : ''),
@@ -56,12 +50,7 @@ export function verdictSection(c: TraceContext): ExplainSection | undefined {
   for (const r of differ.slice(0, LIST_MAX)) {
     sentences.push(
       say('verdict.step', '`{name}` ({durUs}) differs: {verdict} — GPU busy {gpuBusyUs}, idle {gpuIdleUs} ({gpuIdleShare} of the step); {reason}.', {
-        name: r.name,
-        durUs: r.durUs,
-        verdict: r.verdict + (r.borderline ? ' (borderline)' : ''),
-        gpuBusyUs: r.gpuBusyUs,
-        gpuIdleUs: r.gpuIdleUs,
-        gpuIdleShare: 1 - r.gpuBusyShare,
+        ...stepFigures(r),
         reason: r.reason,
       }),
     );
@@ -84,4 +73,16 @@ export function verdictSection(c: TraceContext): ExplainSection | undefined {
     );
   }
   return { id: 'verdict', title: 'Overhead-bound or GPU-bound', readings: ['S12'], sentences, tables: [], more: 'kinetoscope steps TRACE' };
+}
+
+/** A step's figures as the section states them: in the summary's per-step numbers and in each "differs" sentence. */
+function stepFigures(r: StepRow) {
+  return {
+    name: r.name,
+    durUs: r.durUs,
+    verdict: r.verdict + (r.borderline ? ' (borderline)' : ''),
+    gpuBusyUs: r.gpuBusyUs,
+    gpuIdleUs: r.gpuIdleUs,
+    gpuIdleShare: 1 - r.gpuBusyShare,
+  };
 }
