@@ -37,6 +37,7 @@ import { torchRowName } from '../torch-table/profiler-table.js';
 import { formatDims, numelOf, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
 import { compareText } from '../../core/compare-text.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
+import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
 
 // ------------------------------------------------------------------------------------------------
 // Per-kernel context shared by fusion and fusion-match
@@ -87,37 +88,22 @@ export function isCompiledGraphFrame(name: string): boolean {
  * order of `model.gpu`. Copies and memsets are left out (they are not kernels).
  */
 export function computeKernelSites(m: TraceModel): KernelSite[] {
-  const { host, gpu, strings } = m;
-  // What a name says, decided once per name id (names are interned: one id per name).
-  const decodedByName: (DecodedKernelName | undefined)[] = [];
-  // Per host name id: 1 a user annotation's name that scopes kernels (not a compiled graph's
-  // frame), 2 not, 0 not decided yet; and its row name.
-  const scoping = new Uint8Array(strings.size);
-  const rowNames: (string | undefined)[] = [];
+  const { gpu, strings } = m;
+  const c = computeSiteColumns(m);
+  const rows = new ScopeRows(m);
   const sites: KernelSite[] = [];
   for (let g = 0; g < gpu.length; g++) {
-    if (gpu.kind[g] !== GpuKind.Kernel) continue;
-    const nameId = gpu.name[g]!;
-    const name = strings.get(nameId);
-    const decoded = (decodedByName[nameId] ??= decodeKernelName(name));
+    const r = c.role[g]!;
+    if (r === Role.None) continue;
+    const decoded = c.decoded[gpu.name[g]!]!;
+    const name = strings.get(gpu.name[g]!);
+    const generator = generatorOf(r);
+    const memoryBound = isMemoryBound(decoded);
+    const role = roleName(r);
     const owner = gpu.owner[g]!;
     const launcher = gpu.launcher[g]!;
-    const ownerName = owner >= 0 ? strings.get(host.name[owner]!) : undefined;
-    const generator = fusedGenerator(decoded, ownerName);
-    const memoryBound = isMemoryBound(decoded);
-    const role: KernelRole = generator ? 'fused' : memoryBound ? 'memory-bound' : 'other';
-    let scope = -1;
-    for (let p = owner >= 0 ? owner : launcher; p >= 0; p = host.parent[p]!) {
-      if (host.kind[p] !== HostKind.Annotation) continue;
-      const id = host.name[p]!;
-      if (!scoping[id]) scoping[id] = isCompiledGraphFrame(strings.get(id)) ? 2 : 1;
-      if (scoping[id] === 1) {
-        scope = p;
-        break;
-      }
-    }
-    if (scope < 0) scope = stepAt(m, owner >= 0 ? owner : launcher);
-    const scopeName = scope >= 0 ? (rowNames[host.name[scope]!] ??= torchRowName(strings.get(host.name[scope]!))) : '';
+    const scope = c.scope[g]!;
+    const scopeName = rows.of(scope);
     sites.push(
       generator
         ? { gpu: g, name, decoded, role, generator, memoryBound, owner, launcher, scope, scopeName }
@@ -127,15 +113,121 @@ export function computeKernelSites(m: TraceModel): KernelSite[] {
   return sites;
 }
 
+/** A kernel's role as one number (None: a copy or memset). */
+const enum Role {
+  None = 0,
+  /** Fused, by Inductor. */
+  Inductor = 1,
+  /** Fused, by hand. */
+  HandWritten = 2,
+  MemoryBound = 3,
+  /** `other`, of a kind a chain may run across (LOOK_THROUGH_KINDS). */
+  Compute = 4,
+  /** `other`, any other kind. */
+  Other = 5,
+}
+
+function roleName(r: Role): KernelRole {
+  return r === Role.Inductor || r === Role.HandWritten ? 'fused' : r === Role.MemoryBound ? 'memory-bound' : 'other';
+}
+
+function generatorOf(r: Role): FusedGenerator | undefined {
+  return r === Role.Inductor ? 'inductor' : r === Role.HandWritten ? 'hand-written' : undefined;
+}
+
 /**
- * Inductor kernels by name; hand-written ones are kernels whose names decode to nothing known and
- * that no ATen op owns (ATen's own kernels always run under their op).
+ * The kernel sites as columns over `model.gpu`, so the analysis allocates nothing per kernel:
+ * what a name says is decided once per name id (names are interned: one id per name).
  */
-function fusedGenerator(d: DecodedKernelName, ownerName: string | undefined): FusedGenerator | undefined {
-  if (d.inductor) return 'inductor';
-  const unknownName = d.kind === 'unknown' || (d.library === 'Triton' && d.kind === 'triton');
-  if (unknownName && (ownerName === undefined || !ownerName.startsWith('aten::'))) return 'hand-written';
-  return undefined;
+interface SiteColumns {
+  /** Per GPU activity, its Role (None for copies and memsets). */
+  readonly role: Uint8Array;
+  /** Per GPU activity, the annotation instance (host index) of a kernel, or -1. */
+  readonly scope: Int32Array;
+  /** Per kernel name id, the decoded name (holes for ids no kernel has). */
+  readonly decoded: readonly (DecodedKernelName | undefined)[];
+  /** The fused kernels (Inductor, hand-written), in GPU-table order. */
+  readonly fused: readonly number[];
+}
+
+// Per kernel name id (computeSiteColumns' `kernelFacts`): bits, 0 until decided.
+const K_DECIDED = 1;
+const K_INDUCTOR = 2;
+/** Decodes to nothing known: hand-written unless an ATen op owns it. */
+const K_UNKNOWN = 4;
+const K_MEMORY_BOUND = 8;
+const K_LOOK_THROUGH = 16;
+// Per host name id (`hostFacts`): bits, 0 until decided.
+const H_ATEN_DECIDED = 1;
+const H_ATEN = 2;
+const H_SCOPING_DECIDED = 4;
+/** A user annotation's name that scopes kernels (not a compiled graph's frame). */
+const H_SCOPING = 8;
+
+function kernelFactsOf(d: DecodedKernelName): number {
+  let f = K_DECIDED;
+  if (d.inductor) f |= K_INDUCTOR;
+  else if (d.kind === 'unknown' || (d.library === 'Triton' && d.kind === 'triton')) f |= K_UNKNOWN;
+  if (isMemoryBound(d)) f |= K_MEMORY_BOUND;
+  if (LOOK_THROUGH_KINDS.has(d.kind)) f |= K_LOOK_THROUGH;
+  return f;
+}
+
+function computeSiteColumns(m: TraceModel): SiteColumns {
+  const { host, gpu, strings } = m;
+  const role = new Uint8Array(gpu.length);
+  const scope = new Int32Array(gpu.length).fill(-1);
+  const decoded = new Array<DecodedKernelName | undefined>(strings.size);
+  const kernelFacts = new Uint8Array(strings.size);
+  const hostFacts = new Uint8Array(strings.size);
+  const fused: number[] = [];
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.kind[g] !== GpuKind.Kernel) continue;
+    const nameId = gpu.name[g]!;
+    let k = kernelFacts[nameId]!;
+    if (k === 0) kernelFacts[nameId] = k = kernelFactsOf((decoded[nameId] = decodeKernelName(strings.get(nameId))));
+    const owner = gpu.owner[g]!;
+    // Inductor kernels by name; hand-written ones are kernels whose names decode to nothing known
+    // and that no ATen op owns (ATen's own kernels always run under their op).
+    let r: Role;
+    if (k & K_INDUCTOR) r = Role.Inductor;
+    else if (k & K_UNKNOWN && (owner < 0 || !isAten(owner))) r = Role.HandWritten;
+    else r = k & K_MEMORY_BOUND ? Role.MemoryBound : k & K_LOOK_THROUGH ? Role.Compute : Role.Other;
+    role[g] = r;
+    if (r === Role.Inductor || r === Role.HandWritten) fused.push(g);
+    const from = owner >= 0 ? owner : gpu.launcher[g]!;
+    let p = from;
+    for (; p >= 0; p = host.parent[p]!) {
+      if (host.kind[p] !== HostKind.Annotation) continue;
+      const id = host.name[p]!;
+      let h = hostFacts[id]!;
+      if (!(h & H_SCOPING_DECIDED)) hostFacts[id] = h |= H_SCOPING_DECIDED | (isCompiledGraphFrame(strings.get(id)) ? 0 : H_SCOPING);
+      if (h & H_SCOPING) break;
+    }
+    scope[g] = p >= 0 ? p : stepAt(m, from);
+  }
+  return { role, scope, decoded, fused };
+
+  function isAten(op: number): boolean {
+    const id = host.name[op]!;
+    let h = hostFacts[id]!;
+    if (!(h & H_ATEN_DECIDED)) hostFacts[id] = h |= H_ATEN_DECIDED | (strings.get(id).startsWith('aten::') ? H_ATEN : 0);
+    return (h & H_ATEN) !== 0;
+  }
+}
+
+/** Scopes' row names (`mlp_fwd`, `ProfilerStep*`), `''` for none: worked out once per name id. */
+class ScopeRows {
+  private readonly byName = new Map<number, string>();
+  constructor(private readonly m: TraceModel) {}
+
+  of(scope: number): string {
+    if (scope < 0) return '';
+    const id = this.m.host.name[scope]!;
+    let row = this.byName.get(id);
+    if (row === undefined) this.byName.set(id, (row = torchRowName(this.m.strings.get(id))));
+    return row;
+  }
 }
 
 /** Backward work runs on autograd's thread outside any annotation: it belongs to the step whose window it starts in. */
@@ -410,14 +502,17 @@ export interface FusionResult {
   readonly opportunities: FusionOpportunity[];
 }
 
-export function computeFusion(m: TraceModel, sites: readonly KernelSite[] = computeKernelSites(m)): FusionResult {
-  return { fusedKernels: collectFusedKernels(m, sites), opportunities: findOpportunities(m, sites) };
+export function computeFusion(m: TraceModel): FusionResult {
+  const c = computeSiteColumns(m);
+  const rows = new ScopeRows(m);
+  return { fusedKernels: collectFusedKernels(m, c, rows), opportunities: findOpportunities(m, c, rows) };
 }
 
-function collectFusedKernels(m: TraceModel, sites: readonly KernelSite[]): FusedKernel[] {
+function collectFusedKernels(m: TraceModel, c: SiteColumns, rows: ScopeRows): FusedKernel[] {
   const { gpu, host, strings } = m;
   interface Acc {
-    site: KernelSite;
+    /** The first kernel of the name. */
+    g: number;
     calls: number;
     totalNs: number;
     minNs: number;
@@ -427,36 +522,39 @@ function collectFusedKernels(m: TraceModel, sites: readonly KernelSite[]): Fused
     outsideOp: boolean;
     inCudaGraph: boolean;
   }
-  const byName = new Map<string, Acc>();
-  for (const s of sites) {
-    if (s.role !== 'fused') continue;
-    let a = byName.get(s.name);
+  // By name id: one id per name.
+  const byName = new Map<number, Acc>();
+  for (const g of c.fused) {
+    let a = byName.get(gpu.name[g]!);
     if (!a) {
-      a = { site: s, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, annotations: new Set(), launchedBy: new Set(), outsideOp: true, inCudaGraph: false };
-      byName.set(s.name, a);
+      a = { g, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, annotations: new Set(), launchedBy: new Set(), outsideOp: true, inCudaGraph: false };
+      byName.set(gpu.name[g]!, a);
     }
-    const d = gpu.durNs[s.gpu]!;
+    const d = gpu.durNs[g]!;
     a.calls++;
     a.totalNs += d;
     a.minNs = Math.min(a.minNs, d);
     a.maxNs = Math.max(a.maxNs, d);
-    if (s.scopeName) a.annotations.add(s.scopeName);
-    if (s.launcher >= 0) {
-      const l = strings.get(host.name[s.launcher]!);
+    const scopeName = rows.of(c.scope[g]!);
+    if (scopeName) a.annotations.add(scopeName);
+    const launcher = gpu.launcher[g]!;
+    if (launcher >= 0) {
+      const l = strings.get(host.name[launcher]!);
       a.launchedBy.add(l);
       if (/GraphLaunch$/.test(l)) a.inCudaGraph = true;
     }
-    if (s.owner >= 0) a.outsideOp = false;
+    if (gpu.owner[g]! >= 0) a.outsideOp = false;
   }
   const out: FusedKernel[] = [];
   for (const a of byName.values()) {
-    const { site } = a;
-    const ind = site.decoded.inductor;
-    const launchOp = launchOpArgs(m, site);
+    const name = strings.get(gpu.name[a.g]!);
+    const decoded = c.decoded[gpu.name[a.g]!]!;
+    const ind = decoded.inductor;
+    const launchOp = launchOpArgs(m, gpu.owner[a.g]!, name);
     out.push({
-      name: site.name,
-      generator: site.generator!,
-      kind: ind ? ind.kind : site.decoded.kind,
+      name,
+      generator: generatorOf(c.role[a.g]!)!,
+      kind: ind ? ind.kind : decoded.kind,
       ...(ind ? { prefix: ind.prefix } : {}),
       ops: ind?.ops ?? [],
       ...(ind?.opCandidates ? { opCandidates: ind.opCandidates } : {}),
@@ -477,9 +575,9 @@ function collectFusedKernels(m: TraceModel, sites: readonly KernelSite[]): Fused
 }
 
 /** The tensor arguments of the cpu_op Inductor records for a kernel launch (named after the kernel). */
-function launchOpArgs(m: TraceModel, s: KernelSite) {
-  if (s.owner < 0 || m.strings.get(m.host.name[s.owner]!) !== s.name) return undefined;
-  const args = tensorArgs(m.host.args[s.owner]);
+function launchOpArgs(m: TraceModel, owner: number, name: string) {
+  if (owner < 0 || m.strings.get(m.host.name[owner]!) !== name) return undefined;
+  const args = tensorArgs(m.host.args[owner]);
   return args.length ? args.map((t) => ({ dims: t.dims, dtype: t.dtype, bytes: t.bytes })) : undefined;
 }
 
@@ -490,50 +588,47 @@ function launchOpArgs(m: TraceModel, s: KernelSite) {
  */
 const LOOK_THROUGH_KINDS = new Set<KernelKind>(['gemm', 'conv', 'attention']);
 
+/** One chain as GPU indexes. */
 interface ChainInstance {
-  sites: KernelSite[];
+  sites: number[];
   links: Intermediate[];
-  /** Per link: the compute kernels that ran between its producer and its consumer. */
-  between: KernelSite[][];
+  /** Per link: the compute kernels that ran between its producer and its consumer (shared when none: never written). */
+  between: (readonly number[])[];
 }
+
+const NONE_BETWEEN: readonly number[] = [];
 
 // Each phase below is its own function with one loop: the analysis runs once per process, and V8
 // optimises each loop once, with its own type feedback, instead of recompiling one large function
 // at each loop it reaches (three compiles of the single function this was, on the 160 MB trace).
 
-function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionOpportunity[] {
-  const siteOf = sitesByActivity(m, sites);
-  const links = new IntermediateCache(m);
+function findOpportunities(m: TraceModel, c: SiteColumns, rows: ScopeRows): FusionOpportunity[] {
+  const links = new IntermediateCache(m, c);
   const chains: ChainInstance[] = [];
-  for (const stream of activitiesByStream(m)) {
-    // In (start, index) order: a stream's activities are nearly so already (natural-merge-sort.ts).
-    chainsOnStream(m, orderByStart(Int32Array.from(stream), m.gpu.startNs), siteOf, links, chains);
-  }
-  const out = groupChains(m, chains).map((g) => opportunityOf(m, g.first, g.instances));
+  for (const list of activitiesByStream(m)) chainsOnStream(m, list, c, links, chains);
+  const groups = groupChains(m, c, rows, chains);
+  const out: FusionOpportunity[] = [];
+  for (const g of groups) out.push(opportunityOf(m, c, rows, g.first, g.instances));
   return out.sort((x, y) => y.roundTripBytes * y.instances - x.roundTripBytes * x.instances || y.totalUs - x.totalUs);
 }
 
-/** Per GPU activity, its kernel site (copies and memsets have none). */
-function sitesByActivity(m: TraceModel, sites: readonly KernelSite[]): (KernelSite | undefined)[] {
-  const siteOf: (KernelSite | undefined)[] = new Array<KernelSite | undefined>(m.gpu.length).fill(undefined);
-  for (const s of sites) siteOf[s.gpu] = s;
-  return siteOf;
-}
-
 /**
- * GPU activities per (device, stream), in index order: copies and memsets sit in the stream too
- * and end chains. Lists in order of each stream's first activity, found by (device, stream)
- * numbers (no text key per activity).
+ * GPU activities per (device, stream), in (start, index) order: copies and memsets sit in the
+ * stream too and end chains. Lists in order of each stream's first activity. Each list is the
+ * model's GPU time order (shared, per model: the step breakdown has made it already) restricted to
+ * the stream, so nothing is sorted here; the streams are found by (device, stream) numbers only
+ * where the table's stream changes (it is written a run per stream).
  */
-function activitiesByStream(m: TraceModel): number[][] {
+function activitiesByStream(m: TraceModel): Int32Array[] {
   const { gpu } = m;
-  const streamLists: number[][] = [];
-  const byDevice = new Map<number, Map<number, number[]>>();
-  const { device, stream } = gpu;
-  // The table is written a run per stream: the list is looked up only where the stream changes.
-  let list: number[] = [];
+  const { device, stream, startNs } = gpu;
+  const slotOf = new Int32Array(gpu.length);
+  const counts: number[] = [];
+  const byDevice = new Map<number, Map<number, number>>();
+  let slot = -1;
   let lastDevice = NaN;
   let lastStream = NaN;
+  let readable = true;
   for (let g = 0; g < gpu.length; g++) {
     const d = device[g]!;
     const s = stream[g]!;
@@ -541,17 +636,32 @@ function activitiesByStream(m: TraceModel): number[][] {
       let byStream = byDevice.get(d);
       if (!byStream) byDevice.set(d, (byStream = new Map()));
       let found = byStream.get(s);
-      if (!found) {
-        byStream.set(s, (found = []));
-        streamLists.push(found);
+      if (found === undefined) {
+        byStream.set(s, (found = counts.length));
+        counts.push(0);
       }
-      list = found;
+      slot = found;
       lastDevice = d;
       lastStream = s;
     }
-    list.push(g);
+    slotOf[g] = slot;
+    counts[slot]++;
+    if (startNs[g]! !== startNs[g]!) readable = false;
   }
-  return streamLists;
+  const lists = counts.map((n) => new Int32Array(n));
+  const filled = new Int32Array(counts.length);
+  if (!readable) {
+    // An unreadable (NaN) start: no time order to restrict; each stream sorted alone, as orderByStart decides.
+    for (let g = 0; g < gpu.length; g++) lists[slotOf[g]!]![filled[slotOf[g]!]!++] = g;
+    return lists.map((l) => orderByStart(l, startNs));
+  }
+  const { order } = gpuTimeIndexOf(m);
+  for (let k = 0; k < order.length; k++) {
+    const g = order[k]!;
+    const s = slotOf[g]!;
+    lists[s]![filled[s]!++] = g;
+  }
+  return lists;
 }
 
 /**
@@ -566,22 +676,38 @@ class IntermediateCache {
   /** Op ids by args object, then by name id. */
   private readonly idsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
   private count = 0;
-  /** By producer id × (host length + 1) + consumer id (below 2^53 for any host table under 9·10^7 events), then by the producer kernel's kind. */
-  private readonly links = new Map<number, Map<KernelKind, Intermediate | undefined>>();
+  /** Kernel kinds as small numbers, in order of first use. */
+  private readonly kindCodes = new Map<KernelKind, number>();
+  /**
+   * Per producer op id: by the producer kernel's kind code × (host length + 1) + consumer op id
+   * (a small integer for any trace under 7·10^7 host events); null when there is none.
+   */
+  private readonly links: (Map<number, Intermediate | null> | undefined)[] = [];
 
-  constructor(private readonly m: TraceModel) {
+  constructor(
+    private readonly m: TraceModel,
+    private readonly c: SiteColumns,
+  ) {
     this.opIds = new Int32Array(m.host.length).fill(-1);
   }
 
-  of(a: KernelSite, b: KernelSite): Intermediate | undefined {
-    if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
-    const pair = this.opId(a.owner) * (this.m.host.length + 1) + this.opId(b.owner);
-    let byKind = this.links.get(pair);
-    if (!byKind) this.links.set(pair, (byKind = new Map()));
-    const kind = a.decoded.kind;
-    if (byKind.has(kind)) return byKind.get(kind);
-    const r = findIntermediate(this.m, a, b);
-    byKind.set(kind, r);
+  /** The intermediate from kernel `a` to kernel `b` (GPU indexes). */
+  of(a: number, b: number): Intermediate | undefined {
+    const { gpu } = this.m;
+    const pa = gpu.owner[a]!;
+    const pb = gpu.owner[b]!;
+    if (pa < 0 || pb < 0 || pa === pb) return undefined;
+    const decoded = this.c.decoded[gpu.name[a]!]!;
+    let kind = this.kindCodes.get(decoded.kind);
+    if (kind === undefined) this.kindCodes.set(decoded.kind, (kind = this.kindCodes.size));
+    const producer = this.opId(pa);
+    let byConsumer = this.links[producer];
+    if (!byConsumer) this.links[producer] = byConsumer = new Map();
+    const key = kind * (this.m.host.length + 1) + this.opId(pb);
+    const known = byConsumer.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const r = findIntermediate(this.m, { owner: pa, decoded }, { owner: pb, decoded: this.c.decoded[gpu.name[b]!]! });
+    byConsumer.set(key, r ?? null);
     return r;
   }
 
@@ -594,109 +720,186 @@ class IntermediateCache {
     const name = this.m.host.name[h]!;
     const known = byName.get(name);
     if (known !== undefined) id = known;
-    else byName.set(name, (id = this.count++));
+    else {
+      byName.set(name, (id = this.count++));
+      this.links.push(undefined);
+    }
     return (this.opIds[h] = id);
   }
 }
 
-/** A compute kernel of `prev`'s annotation instance that a chain from the memory-bound `prev` may run across. */
-function looksThrough(b: KernelSite | undefined, prev: KernelSite | undefined): b is KernelSite {
-  return b !== undefined && LOOK_THROUGH_KINDS.has(b.decoded.kind) && b.role === 'other' && prev?.role === 'memory-bound' && b.scope === prev.scope;
-}
-
-/** The chains of one stream's activities (in start order), added to `chains`. */
-function chainsOnStream(m: TraceModel, list: Int32Array, siteOf: readonly (KernelSite | undefined)[], links: IntermediateCache, chains: ChainInstance[]): void {
-  const { gpu } = m;
+/**
+ * The chains of one stream's activities (in start order), added to `chains`. The tests on roles
+ * and scopes are written out in the loop, one pass with no call per activity.
+ */
+function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: IntermediateCache, chains: ChainInstance[]): void {
+  const { kind, owner } = m.gpu;
+  const { role, scope } = c;
   let cur: ChainInstance | undefined;
-  // The last activity not looked through, and the compute kernels looked through since it.
-  let prev: KernelSite | undefined;
-  let skipped: KernelSite[] = [];
+  // The last activity not looked through (-1 before the first) and its role, and the compute
+  // kernels looked through since it (undefined for none: no array per activity).
+  let prev = -1;
+  let prevRole: number = Role.None;
+  let skipped: number[] | undefined;
   for (let k = 0; k < list.length; k++) {
     const g = list[k]!;
-    const b = siteOf[g];
-    if (looksThrough(b, prev)) {
-      skipped.push(b);
+    const r = role[g]!;
+    // A compute kernel of the instance of a memory-bound `prev`: a chain from `prev` may run across it.
+    if (r === Role.Compute && prevRole === Role.MemoryBound && scope[g] === scope[prev]) {
+      (skipped ??= []).push(g);
       continue;
     }
     // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
-    const next = k + 1 < list.length ? siteOf[list[k + 1]!] : undefined;
-    if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && looksThrough(next, prev) && next.owner === gpu.owner[g]) continue;
-    const link = prev && b && chainable(prev, b) ? links.of(prev, b) : undefined;
-    if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
-      if (!cur) cur = { sites: [prev!], links: [], between: [] };
-      cur.sites.push(b!);
+    if (kind[g] === GpuKind.Memset && owner[g]! >= 0 && k + 1 < list.length && prevRole === Role.MemoryBound) {
+      const next = list[k + 1]!;
+      if (role[next] === Role.Compute && scope[next] === scope[prev] && owner[next] === owner[g]) continue;
+    }
+    // Both ATen-style memory-bound kernels of one annotation instance. Fused kernels are left
+    // out: an Inductor kernel's recorded arguments mix its inputs and outputs, so what it hands
+    // the next kernel cannot be told apart from what it read.
+    const link = r === Role.MemoryBound && prevRole === Role.MemoryBound && scope[g] === scope[prev] ? links.of(prev, g) : undefined;
+    if (link !== undefined && (skipped === undefined || !anyReadsTensorLike(m, skipped, link))) {
+      if (!cur) cur = { sites: [prev], links: [], between: [] };
+      cur.sites.push(g);
       cur.links.push(link);
-      cur.between.push(skipped);
+      cur.between.push(skipped ?? NONE_BETWEEN);
     } else if (cur) {
       chains.push(cur);
       cur = undefined;
     }
-    prev = b;
-    skipped = [];
+    prev = g;
+    prevRole = r;
+    skipped = undefined;
   }
   if (cur) chains.push(cur);
 }
 
+interface ChainGroup {
+  readonly first: ChainInstance;
+  readonly instances: ChainInstance[];
+  /** What makes an instance this chain (ChainKeys). */
+  readonly key: readonly number[];
+}
+
 /** The instances of the same chain (same annotation, same kernels and ops, same intermediates), in order of first instance. */
-function groupChains(m: TraceModel, chains: readonly ChainInstance[]): { first: ChainInstance; instances: ChainInstance[] }[] {
-  const groups = new Map<string, { first: ChainInstance; instances: ChainInstance[] }>();
-  const linkTexts = new Map<Intermediate, string>();
-  for (const c of chains) {
-    const key = chainKey(m, c, linkTexts);
-    const g = groups.get(key);
-    if (g) g.instances.push(c);
-    else groups.set(key, { first: c, instances: [c] });
+function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, chains: readonly ChainInstance[]): ChainGroup[] {
+  const groups: ChainGroup[] = [];
+  // By a hash of the key; a bucket holds the groups whose keys share it.
+  const byHash = new Map<number, ChainGroup[]>();
+  const keys = new ChainKeys(m, c, rows);
+  for (const ch of chains) {
+    const key = keys.of(ch);
+    const h = hashInts(key);
+    let bucket = byHash.get(h);
+    if (!bucket) byHash.set(h, (bucket = []));
+    let group: ChainGroup | undefined;
+    for (const g of bucket) if (sameInts(g.key, key)) group = g;
+    if (group) group.instances.push(ch);
+    else {
+      group = { first: ch, instances: [ch], key };
+      bucket.push(group);
+      groups.push(group);
+    }
   }
-  return [...groups.values()];
+  return groups;
 }
 
 /**
- * What makes two chain instances the same chain, as text: the annotation, device and stream, each
- * kernel's op and kernel by their string ids (one id per name: no long kernel name copied per
- * chain), each intermediate's shape and dtype, the kernels run between; parts apart by \\u0000.
- * An intermediate's text is written once per intermediate (`linkTexts`): IntermediateCache hands
- * every instance of a pair the same object.
+ * What makes two chain instances the same chain, as numbers: the annotation (its row name's
+ * number), device and stream, the kernel count, each kernel's op and kernel by their string ids,
+ * each intermediate's shape and dtype (numbered once per distinct text), per link the count and
+ * names of the kernels run between. Counts come before what they count, so equal lists are equal chains.
  */
-function chainKey(m: TraceModel, c: ChainInstance, linkTexts: Map<Intermediate, string>): string {
-  const { gpu } = m;
-  const s0 = c.sites[0]!;
-  let key = `${s0.scopeName}\u0000${gpu.device[s0.gpu]}\u0000${gpu.stream[s0.gpu]}`;
-  for (const s of c.sites) key += `\u0000${m.host.name[s.owner]!}\u0001${gpu.name[s.gpu]!}`;
-  for (const l of c.links) {
-    let text = linkTexts.get(l);
-    if (text === undefined) linkTexts.set(l, (text = `\u0000${formatDims(l.dims)}${l.dtype}`));
-    key += text;
+class ChainKeys {
+  private readonly rowIds = new Map<string, number>();
+  /** By intermediate (IntermediateCache hands every instance of a pair the same object), then by its text. */
+  private readonly linkIds = new Map<Intermediate, number>();
+  private readonly linkTextIds = new Map<string, number>();
+  constructor(
+    private readonly m: TraceModel,
+    private readonly c: SiteColumns,
+    private readonly rows: ScopeRows,
+  ) {}
+
+  of(ch: ChainInstance): number[] {
+    const { gpu, host } = this.m;
+    const g0 = ch.sites[0]!;
+    const row = this.rows.of(this.c.scope[g0]!);
+    let rowId = this.rowIds.get(row);
+    if (rowId === undefined) this.rowIds.set(row, (rowId = this.rowIds.size));
+    const key = [rowId, gpu.device[g0]!, gpu.stream[g0]!, ch.sites.length];
+    for (let k = 0; k < ch.sites.length; k++) {
+      const g = ch.sites[k]!;
+      key.push(host.name[gpu.owner[g]!]!, gpu.name[g]!);
+    }
+    for (let k = 0; k < ch.links.length; k++) key.push(this.linkId(ch.links[k]!));
+    for (let k = 0; k < ch.between.length; k++) {
+      const ks = ch.between[k]!;
+      key.push(ks.length);
+      for (let j = 0; j < ks.length; j++) key.push(gpu.name[ks[j]!]!);
+    }
+    return key;
   }
-  for (const ks of c.between) {
-    key += '\u0000';
-    for (let j = 0; j < ks.length; j++) key += j > 0 ? `\u0001${gpu.name[ks[j]!.gpu]!}` : `${gpu.name[ks[j]!.gpu]!}`;
+
+  /** Intermediates of the same shape and dtype share an id. */
+  private linkId(l: Intermediate): number {
+    let id = this.linkIds.get(l);
+    if (id === undefined) {
+      const text = `${formatDims(l.dims)}${l.dtype}`;
+      id = this.linkTextIds.get(text);
+      if (id === undefined) this.linkTextIds.set(text, (id = this.linkTextIds.size));
+      this.linkIds.set(l, id);
+    }
+    return id;
   }
-  return key;
 }
 
-function opportunityOf(m: TraceModel, first: ChainInstance, instances: readonly ChainInstance[]): FusionOpportunity {
-  const { gpu } = m;
+/** FNV-1a over 32-bit integers, cut to 30 bits (a small-integer Map key). */
+function hashInts(xs: readonly number[]): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < xs.length; k++) h = Math.imul(h ^ xs[k]!, 0x01000193);
+  return h & 0x3fffffff;
+}
+
+function sameInts(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, first: ChainInstance, instances: readonly ChainInstance[]): FusionOpportunity {
+  const { gpu, host, strings } = m;
+  const { durNs } = gpu;
   const n = instances.length;
-  const kernels: FusionKernelRef[] = first.sites.map((s, k) => {
+  const kernels: FusionKernelRef[] = [];
+  for (let k = 0; k < first.sites.length; k++) {
+    const g = first.sites[k]!;
     let sum = 0;
-    for (const inst of instances) sum += gpu.durNs[inst.sites[k]!.gpu]!;
-    const traffic = kernelTrafficBytes(m, s);
-    return {
-      name: s.name,
-      shortName: shortKernelName(s.name),
-      op: m.strings.get(m.host.name[s.owner]!),
+    for (let i = 0; i < n; i++) sum += durNs[instances[i]!.sites[k]!]!;
+    const name = strings.get(gpu.name[g]!);
+    const traffic = kernelTrafficBytes(m, { owner: gpu.owner[g]!, decoded: c.decoded[gpu.name[g]!]!, role: roleName(c.role[g]!) });
+    kernels.push({
+      name,
+      shortName: shortKernelName(name),
+      op: strings.get(host.name[gpu.owner[g]!]!),
       meanUs: sum / n / 1000,
       ...(traffic !== undefined ? { trafficBytes: traffic } : {}),
-    };
-  });
-  const between: FusionKernelRef[][] = first.between.map((ks, l) =>
-    ks.map((s, k) => ({
-      name: s.name,
-      shortName: shortKernelName(s.name),
-      op: s.owner >= 0 ? m.strings.get(m.host.name[s.owner]!) : '',
-      meanUs: instances.reduce((sum, inst) => sum + gpu.durNs[inst.between[l]![k]!.gpu]!, 0) / n / 1000,
-    })),
-  );
+    });
+  }
+  const between: FusionKernelRef[][] = [];
+  for (let l = 0; l < first.between.length; l++) {
+    const ks = first.between[l]!;
+    const refs: FusionKernelRef[] = [];
+    for (let k = 0; k < ks.length; k++) {
+      const g = ks[k]!;
+      const name = strings.get(gpu.name[g]!);
+      const owner = gpu.owner[g]!;
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum += durNs[instances[i]!.between[l]![k]!]!;
+      refs.push({ name, shortName: shortKernelName(name), op: owner >= 0 ? strings.get(host.name[owner]!) : '', meanUs: sum / n / 1000 });
+    }
+    between.push(refs);
+  }
   const intermediates: FusionIntermediate[] = first.links.map((l) => ({
     producer: l.producer,
     consumer: l.consumer,
@@ -706,19 +909,28 @@ function opportunityOf(m: TraceModel, first: ChainInstance, instances: readonly 
     inferredFrom: l.inferredFrom,
   }));
   const intermediateBytes = intermediates.reduce((s, l) => s + l.bytes, 0);
-  const totalNs = instances.reduce((s, inst) => s + inst.sites.reduce((t, x) => t + gpu.durNs[x.gpu]!, 0), 0);
+  // Σ over instances of each instance's Σ (in that order, as ever; integer nanoseconds besides).
+  let totalNs = 0;
+  const scopes = new Set<number>();
+  for (let i = 0; i < n; i++) {
+    const sites = instances[i]!.sites;
+    let t = 0;
+    for (let k = 0; k < sites.length; k++) t += durNs[sites[k]!]!;
+    totalNs += t;
+    scopes.add(c.scope[sites[0]!]!);
+  }
   const timeUs = totalNs / n / 1000;
   const traffic = kernels.every((k) => k.trafficBytes !== undefined) ? kernels.reduce((s, k) => s + k.trafficBytes!, 0) : undefined;
-  const s0 = first.sites[0]!;
+  const g0 = first.sites[0]!;
   return {
-    annotation: s0.scopeName,
-    device: gpu.device[s0.gpu]!,
-    stream: gpu.stream[s0.gpu]!,
+    annotation: rows.of(c.scope[g0]!),
+    device: gpu.device[g0]!,
+    stream: gpu.stream[g0]!,
     kernels,
     intermediates,
     between,
     instances: n,
-    annotationInstances: new Set(instances.map((inst) => inst.sites[0]!.scope)).size,
+    annotationInstances: scopes.size,
     intermediateBytes,
     roundTripBytes: 2 * intermediateBytes,
     timeUs,
@@ -730,25 +942,20 @@ function opportunityOf(m: TraceModel, first: ChainInstance, instances: readonly 
 }
 
 /**
- * Whether a kernel's op takes a tensor that could be the intermediate (same element count and
- * dtype: a GEMM reads a `[64,128,3072]` activation as `[8192,3072]`), or may take anything (no op,
- * no recorded shapes). Such a kernel needs the intermediate in HBM anyway, so fusing its producer
- * into its consumer would not save the round trip.
+ * Whether one of the kernels `gs` has an op that takes a tensor that could be the intermediate
+ * (same element count and dtype: a GEMM reads a `[64,128,3072]` activation as `[8192,3072]`), or
+ * may take anything (no op, no recorded shapes). Such a kernel needs the intermediate in HBM
+ * anyway, so fusing its producer into its consumer would not save the round trip.
  */
-function readsTensorLike(m: TraceModel, s: KernelSite, t: Intermediate): boolean {
-  const args = s.owner >= 0 ? tensorArgs(m.host.args[s.owner]) : [];
-  if (args.length === 0) return true; // no op or no shapes: it may read anything, as before (it ends the chain)
+function anyReadsTensorLike(m: TraceModel, gs: readonly number[], t: Intermediate): boolean {
   const numel = numelOf(t.dims);
-  return args.some((a) => a.numel === numel && a.dtype === t.dtype);
-}
-
-/**
- * Both ATen-style memory-bound kernels of one annotation instance. Fused kernels are left out: an
- * Inductor kernel's recorded arguments mix its inputs and outputs, so what it hands the next
- * kernel cannot be told apart from what it read.
- */
-function chainable(a: KernelSite, b: KernelSite): boolean {
-  return a.role === 'memory-bound' && b.role === 'memory-bound' && a.scope === b.scope;
+  for (let k = 0; k < gs.length; k++) {
+    const owner = m.gpu.owner[gs[k]!]!;
+    const args = owner >= 0 ? tensorArgs(m.host.args[owner]) : [];
+    if (args.length === 0) return true; // no op or no shapes: it may read anything, as before (it ends the chain)
+    for (let j = 0; j < args.length; j++) if (args[j]!.numel === numel && args[j]!.dtype === t.dtype) return true;
+  }
+  return false;
 }
 
 /** `[64,128,3072] bf16`. */
