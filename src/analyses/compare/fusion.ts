@@ -148,6 +148,15 @@ interface SiteColumns {
   readonly decoded: readonly (DecodedKernelName | undefined)[];
   /** The fused kernels (Inductor, hand-written), in GPU-table order. */
   readonly fused: readonly number[];
+  /**
+   * Per GPU activity, for a memory-bound kernel with an owning op, the id of the op's (name id,
+   * args object), else -1: args objects are shared by every op with the same args, so a training
+   * loop's ops get the same ids step after step (0 to opCount - 1).
+   */
+  readonly op: Int32Array;
+  readonly opCount: number;
+  /** Per kernel name id, its decoded kind as a small number (one per distinct kind). */
+  readonly kindCode: Uint8Array;
 }
 
 // Per kernel name id (computeSiteColumns' `kernelFacts`): bits, 0 until decided.
@@ -181,11 +190,25 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
   const kernelFacts = new Uint8Array(strings.size);
   const hostFacts = new Uint8Array(strings.size);
   const fused: number[] = [];
+  const op = new Int32Array(gpu.length).fill(-1);
+  const opsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
+  let opCount = 0;
+  const kindCode = new Uint8Array(strings.size);
+  const kindCodes = new Map<KernelKind, number>();
+  // The profiler steps as columns, for kernels no annotation scopes.
+  const stepCount = m.steps.length;
+  const stepStart = new Float64Array(stepCount);
+  const stepEnd = new Float64Array(stepCount);
+  const stepHost = new Int32Array(stepCount);
+  for (let s = 0; s < stepCount; s++) {
+    stepStart[s] = m.steps[s]!.startNs;
+    stepEnd[s] = m.steps[s]!.endNs;
+    stepHost[s] = m.steps[s]!.host;
+  }
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const nameId = gpu.name[g]!;
-    let k = kernelFacts[nameId]!;
-    if (k === 0) kernelFacts[nameId] = k = kernelFactsOf((decoded[nameId] = decodeKernelName(strings.get(nameId))));
+    const k = kernelFacts[nameId] || decideName(nameId);
     const owner = gpu.owner[g]!;
     // Inductor kernels by name; hand-written ones are kernels whose names decode to nothing known
     // and that no ATen op owns (ATen's own kernels always run under their op).
@@ -195,18 +218,54 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
     else r = k & K_MEMORY_BOUND ? Role.MemoryBound : k & K_LOOK_THROUGH ? Role.Compute : Role.Other;
     role[g] = r;
     if (r === Role.Inductor || r === Role.HandWritten) fused.push(g);
+    else if (r === Role.MemoryBound && owner >= 0) op[g] = opId(owner);
     const from = owner >= 0 ? owner : gpu.launcher[g]!;
     let p = from;
     for (; p >= 0; p = host.parent[p]!) {
       if (host.kind[p] !== HostKind.Annotation) continue;
-      const id = host.name[p]!;
-      let h = hostFacts[id]!;
-      if (!(h & H_SCOPING_DECIDED)) hostFacts[id] = h |= H_SCOPING_DECIDED | (isCompiledGraphFrame(strings.get(id)) ? 0 : H_SCOPING);
-      if (h & H_SCOPING) break;
+      const h = hostFacts[host.name[p]!]!;
+      if ((h & H_SCOPING_DECIDED ? h : decideScoping(host.name[p]!)) & H_SCOPING) break;
     }
-    scope[g] = p >= 0 ? p : stepAt(m, from);
+    if (p < 0 && from >= 0 && stepCount > 0) {
+      // Backward work runs on autograd's thread outside any annotation: it belongs to the step
+      // whose window it starts in. Steps do not overlap: the last one starting at or before t is
+      // the only candidate.
+      const t = host.startNs[from]!;
+      let lo = 0;
+      let hi = stepCount;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (stepStart[mid]! <= t) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo > 0 && t < stepEnd[lo - 1]!) p = stepHost[lo - 1]!;
+    }
+    scope[g] = p;
   }
-  return { role, scope, decoded, fused };
+  return { role, scope, decoded, fused, op, opCount, kindCode };
+
+  // The rarer steps apart, so the loop above stays small (V8 compiles it sooner).
+
+  function decideName(nameId: number): number {
+    const d = (decoded[nameId] = decodeKernelName(strings.get(nameId)));
+    let code = kindCodes.get(d.kind);
+    if (code === undefined) kindCodes.set(d.kind, (code = kindCodes.size));
+    kindCode[nameId] = code;
+    return (kernelFacts[nameId] = kernelFactsOf(d));
+  }
+
+  function decideScoping(id: number): number {
+    return (hostFacts[id] |= H_SCOPING_DECIDED | (isCompiledGraphFrame(strings.get(id)) ? 0 : H_SCOPING));
+  }
+
+  function opId(owner: number): number {
+    const args = host.args[owner];
+    let byName = opsByArgs.get(args);
+    if (!byName) opsByArgs.set(args, (byName = new Map()));
+    let id = byName.get(host.name[owner]!);
+    if (id === undefined) byName.set(host.name[owner]!, (id = opCount++));
+    return id;
+  }
 
   function isAten(op: number): boolean {
     const id = host.name[op]!;
@@ -219,7 +278,26 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
 /** Scopes' row names (`mlp_fwd`, `ProfilerStep*`), `''` for none: worked out once per name id. */
 class ScopeRows {
   private readonly byName = new Map<number, string>();
+  private readonly ids = new Map<string, number>();
+  /** Per host name id, its row name's number, or -1 until asked. */
+  private idByName: Int32Array | undefined;
   constructor(private readonly m: TraceModel) {}
+
+  /** The row name as a number (one per distinct row name). */
+  idOf(scope: number): number {
+    if (scope < 0) return this.idOfRow('');
+    const idByName = (this.idByName ??= new Int32Array(this.m.strings.size).fill(-1));
+    const nameId = this.m.host.name[scope]!;
+    let id = idByName[nameId]!;
+    if (id < 0) idByName[nameId] = id = this.idOfRow(this.of(scope));
+    return id;
+  }
+
+  private idOfRow(row: string): number {
+    let id = this.ids.get(row);
+    if (id === undefined) this.ids.set(row, (id = this.ids.size));
+    return id;
+  }
 
   of(scope: number): string {
     if (scope < 0) return '';
@@ -228,22 +306,6 @@ class ScopeRows {
     if (row === undefined) this.byName.set(id, (row = torchRowName(this.m.strings.get(id))));
     return row;
   }
-}
-
-/** Backward work runs on autograd's thread outside any annotation: it belongs to the step whose window it starts in. */
-function stepAt(m: TraceModel, hostIndex: number): number {
-  if (hostIndex < 0 || m.steps.length === 0) return -1;
-  const t = m.host.startNs[hostIndex]!;
-  // steps do not overlap: the last one starting at or before t is the only candidate
-  let lo = 0;
-  let hi = m.steps.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (m.steps[mid]!.startNs <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  const s = m.steps[lo - 1];
-  return s && t < s.endNs ? s.host : -1;
 }
 
 /** `aten::mul_` → `mul`: the op names Inductor writes into kernel names (overload packets, no namespace). */
@@ -591,7 +653,8 @@ const LOOK_THROUGH_KINDS = new Set<KernelKind>(['gemm', 'conv', 'attention']);
 /** One chain as GPU indexes. */
 interface ChainInstance {
   sites: number[];
-  links: Intermediate[];
+  /** Per link, its index in `Links.found`. */
+  links: number[];
   /** Per link: the compute kernels that ran between its producer and its consumer (shared when none: never written). */
   between: (readonly number[])[];
 }
@@ -603,12 +666,12 @@ const NONE_BETWEEN: readonly number[] = [];
 // at each loop it reaches (three compiles of the single function this was, on the 160 MB trace).
 
 function findOpportunities(m: TraceModel, c: SiteColumns, rows: ScopeRows): FusionOpportunity[] {
-  const links = new IntermediateCache(m, c);
+  const links = new Links(m, c);
   const chains: ChainInstance[] = [];
   for (const list of activitiesByStream(m)) chainsOnStream(m, list, c, links, chains);
-  const groups = groupChains(m, c, rows, chains);
+  const groups = groupChains(m, c, rows, links, chains);
   const out: FusionOpportunity[] = [];
-  for (const g of groups) out.push(opportunityOf(m, c, rows, g.first, g.instances));
+  for (const g of groups) out.push(opportunityOf(m, c, rows, links, g.first, g.instances));
   return out.sort((x, y) => y.roundTripBytes * y.instances - x.roundTripBytes * x.instances || y.totalUs - x.totalUs);
 }
 
@@ -648,6 +711,8 @@ function activitiesByStream(m: TraceModel): Int32Array[] {
     counts[slot]++;
     if (startNs[g]! !== startNs[g]!) readable = false;
   }
+  // One stream: the time order itself (shared: read only).
+  if (readable && counts.length === 1) return [gpuTimeIndexOf(m).order];
   const lists = counts.map((n) => new Int32Array(n));
   const filled = new Int32Array(counts.length);
   if (!readable) {
@@ -665,74 +730,63 @@ function activitiesByStream(m: TraceModel): Int32Array[] {
 }
 
 /**
- * findIntermediate, worked out once per distinct pair: it reads only the two ops' names and args
- * and the producer's kernel kind, and args objects are shared by every op with the same args, so
- * a training loop asks about the same pairs step after step. Pairs are found by numbers: each op
- * gets the id of its (name, args), once per host event.
+ * findIntermediate, worked out once per distinct pair of ops and producer kernel kind: it reads
+ * only the two ops' names and args and the producer's kernel kind (SiteColumns' `op` and
+ * `kindCode` number them), so a training loop asks about the same pairs step after step.
  */
-class IntermediateCache {
-  /** Per host event, the id of its (name id, args object), or -1 until asked. */
-  private readonly opIds: Int32Array;
-  /** Op ids by args object, then by name id. */
-  private readonly idsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
-  private count = 0;
-  /** Kernel kinds as small numbers, in order of first use. */
-  private readonly kindCodes = new Map<KernelKind, number>();
-  /**
-   * Per producer op id: by the producer kernel's kind code × (host length + 1) + consumer op id
-   * (a small integer for any trace under 7·10^7 host events); null when there is none.
-   */
-  private readonly links: (Map<number, Intermediate | null> | undefined)[] = [];
+class Links {
+  /** The intermediates found, each once per pair. */
+  readonly found: Intermediate[] = [];
+  /** Per found intermediate, the number of its shape and dtype (`[8192,3072]c10::BFloat16`): equal texts, equal numbers. */
+  readonly textId: number[] = [];
+  private readonly textIds = new Map<string, number>();
+  /** Per producer op id: by kind code × opCount + consumer op id, the index in `found` or -1 for none. */
+  private readonly byProducer: (Map<number, number> | undefined)[];
 
   constructor(
     private readonly m: TraceModel,
     private readonly c: SiteColumns,
   ) {
-    this.opIds = new Int32Array(m.host.length).fill(-1);
+    this.byProducer = new Array<Map<number, number> | undefined>(c.opCount);
   }
 
-  /** The intermediate from kernel `a` to kernel `b` (GPU indexes). */
-  of(a: number, b: number): Intermediate | undefined {
-    const { gpu } = this.m;
-    const pa = gpu.owner[a]!;
-    const pb = gpu.owner[b]!;
-    if (pa < 0 || pb < 0 || pa === pb) return undefined;
-    const decoded = this.c.decoded[gpu.name[a]!]!;
-    let kind = this.kindCodes.get(decoded.kind);
-    if (kind === undefined) this.kindCodes.set(decoded.kind, (kind = this.kindCodes.size));
-    const producer = this.opId(pa);
-    let byConsumer = this.links[producer];
-    if (!byConsumer) this.links[producer] = byConsumer = new Map();
-    const key = kind * (this.m.host.length + 1) + this.opId(pb);
+  /** The intermediate's index in `found` from kernel `a` to kernel `b` (GPU indexes), or -1. */
+  of(a: number, b: number): number {
+    const { owner, name } = this.m.gpu;
+    const pa = this.c.op[a]!;
+    const pb = this.c.op[b]!;
+    if (pa < 0 || pb < 0 || owner[a] === owner[b]) return -1;
+    let byConsumer = this.byProducer[pa];
+    if (byConsumer === undefined) this.byProducer[pa] = byConsumer = new Map();
+    const key = this.c.kindCode[name[a]!]! * this.c.opCount + pb;
     const known = byConsumer.get(key);
-    if (known !== undefined) return known ?? undefined;
-    const r = findIntermediate(this.m, { owner: pa, decoded }, { owner: pb, decoded: this.c.decoded[gpu.name[b]!]! });
-    byConsumer.set(key, r ?? null);
-    return r;
+    return known !== undefined ? known : this.resolve(byConsumer, key, a, b);
   }
 
-  private opId(h: number): number {
-    let id = this.opIds[h]!;
-    if (id >= 0) return id;
-    const args = this.m.host.args[h];
-    let byName = this.idsByArgs.get(args);
-    if (!byName) this.idsByArgs.set(args, (byName = new Map()));
-    const name = this.m.host.name[h]!;
-    const known = byName.get(name);
-    if (known !== undefined) id = known;
-    else {
-      byName.set(name, (id = this.count++));
-      this.links.push(undefined);
+  /** The pair of kernels `a` then `b` not asked about before: its intermediate's index, or -1, kept under `key`. */
+  private resolve(byConsumer: Map<number, number>, key: number, a: number, b: number): number {
+    const { gpu } = this.m;
+    const decoded = this.c.decoded;
+    const l = findIntermediate(this.m, { owner: gpu.owner[a]!, decoded: decoded[gpu.name[a]!]! }, { owner: gpu.owner[b]!, decoded: decoded[gpu.name[b]!]! });
+    let index = -1;
+    if (l) {
+      index = this.found.length;
+      this.found.push(l);
+      const text = `${formatDims(l.dims)}${l.dtype}`;
+      let id = this.textIds.get(text);
+      if (id === undefined) this.textIds.set(text, (id = this.textIds.size));
+      this.textId.push(id);
     }
-    return (this.opIds[h] = id);
+    byConsumer.set(key, index);
+    return index;
   }
 }
 
 /**
  * The chains of one stream's activities (in start order), added to `chains`. The tests on roles
- * and scopes are written out in the loop, one pass with no call per activity.
+ * and scopes are written out in the loop: one pass with no call per activity.
  */
-function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: IntermediateCache, chains: ChainInstance[]): void {
+function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: Links, chains: ChainInstance[]): void {
   const { kind, owner } = m.gpu;
   const { role, scope } = c;
   let cur: ChainInstance | undefined;
@@ -754,11 +808,11 @@ function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: 
       const next = list[k + 1]!;
       if (role[next] === Role.Compute && scope[next] === scope[prev] && owner[next] === owner[g]) continue;
     }
-    // Both ATen-style memory-bound kernels of one annotation instance. Fused kernels are left
-    // out: an Inductor kernel's recorded arguments mix its inputs and outputs, so what it hands
-    // the next kernel cannot be told apart from what it read.
-    const link = r === Role.MemoryBound && prevRole === Role.MemoryBound && scope[g] === scope[prev] ? links.of(prev, g) : undefined;
-    if (link !== undefined && (skipped === undefined || !anyReadsTensorLike(m, skipped, link))) {
+    // Both ATen-style memory-bound kernels of one annotation instance, of two ops. Fused kernels
+    // are left out: an Inductor kernel's recorded arguments mix its inputs and outputs, so what
+    // it hands the next kernel cannot be told apart from what it read.
+    const link = r === Role.MemoryBound && prevRole === Role.MemoryBound && scope[g] === scope[prev] ? links.of(prev, g) : -1;
+    if (link >= 0 && (skipped === undefined || !anyReadsTensorLike(m, skipped, links.found[link]!))) {
       if (!cur) cur = { sites: [prev], links: [], between: [] };
       cur.sites.push(g);
       cur.links.push(link);
@@ -777,26 +831,37 @@ function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: 
 interface ChainGroup {
   readonly first: ChainInstance;
   readonly instances: ChainInstance[];
-  /** What makes an instance this chain (ChainKeys). */
-  readonly key: readonly number[];
+  /** The number of the first instance's annotation row name (ScopeRows.idOf). */
+  readonly row: number;
 }
 
-/** The instances of the same chain (same annotation, same kernels and ops, same intermediates), in order of first instance. */
-function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, chains: readonly ChainInstance[]): ChainGroup[] {
+/**
+ * The instances of the same chain, in order of first instance: the same annotation (row name),
+ * device and stream, each kernel's op and kernel (by their string ids), each intermediate's shape
+ * and dtype, the kernels run between. Found by a hash of those numbers, then compared.
+ */
+function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Links, chains: readonly ChainInstance[]): ChainGroup[] {
+  const { name } = m.gpu;
+  const { textId } = links;
   const groups: ChainGroup[] = [];
-  // By a hash of the key; a bucket holds the groups whose keys share it.
+  // By hash; a bucket holds the groups whose hashes are equal.
   const byHash = new Map<number, ChainGroup[]>();
-  const keys = new ChainKeys(m, c, rows);
   for (const ch of chains) {
-    const key = keys.of(ch);
-    const h = hashInts(key);
+    const g0 = ch.sites[0]!;
+    const row = rows.idOf(c.scope[g0]!);
+    // FNV-1a over the annotation, the kernels and the intermediates, cut to 30 bits (a
+    // small-integer Map key); sameChain compares the rest.
+    let h = Math.imul(0x811c9dc5 ^ row, 0x01000193);
+    for (let k = 0; k < ch.sites.length; k++) h = Math.imul(h ^ name[ch.sites[k]!]!, 0x01000193);
+    for (let k = 0; k < ch.links.length; k++) h = Math.imul(h ^ textId[ch.links[k]!]!, 0x01000193);
+    h &= 0x3fffffff;
     let bucket = byHash.get(h);
     if (!bucket) byHash.set(h, (bucket = []));
     let group: ChainGroup | undefined;
-    for (const g of bucket) if (sameInts(g.key, key)) group = g;
+    for (let k = 0; k < bucket.length && !group; k++) if (bucket[k]!.row === row && sameChain(m, links, bucket[k]!.first, ch)) group = bucket[k];
     if (group) group.instances.push(ch);
     else {
-      group = { first: ch, instances: [ch], key };
+      group = { first: ch, instances: [ch], row };
       bucket.push(group);
       groups.push(group);
     }
@@ -804,70 +869,27 @@ function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, chains: rea
   return groups;
 }
 
-/**
- * What makes two chain instances the same chain, as numbers: the annotation (its row name's
- * number), device and stream, the kernel count, each kernel's op and kernel by their string ids,
- * each intermediate's shape and dtype (numbered once per distinct text), per link the count and
- * names of the kernels run between. Counts come before what they count, so equal lists are equal chains.
- */
-class ChainKeys {
-  private readonly rowIds = new Map<string, number>();
-  /** By intermediate (IntermediateCache hands every instance of a pair the same object), then by its text. */
-  private readonly linkIds = new Map<Intermediate, number>();
-  private readonly linkTextIds = new Map<string, number>();
-  constructor(
-    private readonly m: TraceModel,
-    private readonly c: SiteColumns,
-    private readonly rows: ScopeRows,
-  ) {}
-
-  of(ch: ChainInstance): number[] {
-    const { gpu, host } = this.m;
-    const g0 = ch.sites[0]!;
-    const row = this.rows.of(this.c.scope[g0]!);
-    let rowId = this.rowIds.get(row);
-    if (rowId === undefined) this.rowIds.set(row, (rowId = this.rowIds.size));
-    const key = [rowId, gpu.device[g0]!, gpu.stream[g0]!, ch.sites.length];
-    for (let k = 0; k < ch.sites.length; k++) {
-      const g = ch.sites[k]!;
-      key.push(host.name[gpu.owner[g]!]!, gpu.name[g]!);
-    }
-    for (let k = 0; k < ch.links.length; k++) key.push(this.linkId(ch.links[k]!));
-    for (let k = 0; k < ch.between.length; k++) {
-      const ks = ch.between[k]!;
-      key.push(ks.length);
-      for (let j = 0; j < ks.length; j++) key.push(gpu.name[ks[j]!]!);
-    }
-    return key;
+/** Whether two chain instances (of the same annotation row name) are the same chain: see groupChains. */
+function sameChain(m: TraceModel, links: Links, a: ChainInstance, b: ChainInstance): boolean {
+  const { gpu, host } = m;
+  const { textId } = links;
+  if (a.sites.length !== b.sites.length || gpu.device[a.sites[0]!] !== gpu.device[b.sites[0]!] || gpu.stream[a.sites[0]!] !== gpu.stream[b.sites[0]!]) return false;
+  for (let k = 0; k < a.sites.length; k++) {
+    const x = a.sites[k]!;
+    const y = b.sites[k]!;
+    if (gpu.name[x] !== gpu.name[y] || host.name[gpu.owner[x]!] !== host.name[gpu.owner[y]!]) return false;
   }
-
-  /** Intermediates of the same shape and dtype share an id. */
-  private linkId(l: Intermediate): number {
-    let id = this.linkIds.get(l);
-    if (id === undefined) {
-      const text = `${formatDims(l.dims)}${l.dtype}`;
-      id = this.linkTextIds.get(text);
-      if (id === undefined) this.linkTextIds.set(text, (id = this.linkTextIds.size));
-      this.linkIds.set(l, id);
-    }
-    return id;
+  for (let k = 0; k < a.links.length; k++) if (textId[a.links[k]!] !== textId[b.links[k]!]) return false;
+  for (let k = 0; k < a.between.length; k++) {
+    const xs = a.between[k]!;
+    const ys = b.between[k]!;
+    if (xs.length !== ys.length) return false;
+    for (let j = 0; j < xs.length; j++) if (gpu.name[xs[j]!] !== gpu.name[ys[j]!]) return false;
   }
-}
-
-/** FNV-1a over 32-bit integers, cut to 30 bits (a small-integer Map key). */
-function hashInts(xs: readonly number[]): number {
-  let h = 0x811c9dc5;
-  for (let k = 0; k < xs.length; k++) h = Math.imul(h ^ xs[k]!, 0x01000193);
-  return h & 0x3fffffff;
-}
-
-function sameInts(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
 }
 
-function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, first: ChainInstance, instances: readonly ChainInstance[]): FusionOpportunity {
+function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Links, first: ChainInstance, instances: readonly ChainInstance[]): FusionOpportunity {
   const { gpu, host, strings } = m;
   const { durNs } = gpu;
   const n = instances.length;
@@ -900,14 +922,10 @@ function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, first: Ch
     }
     between.push(refs);
   }
-  const intermediates: FusionIntermediate[] = first.links.map((l) => ({
-    producer: l.producer,
-    consumer: l.consumer,
-    dims: l.dims,
-    dtype: l.dtype,
-    bytes: l.bytes,
-    inferredFrom: l.inferredFrom,
-  }));
+  const intermediates: FusionIntermediate[] = first.links.map((index) => {
+    const l = links.found[index]!;
+    return { producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, inferredFrom: l.inferredFrom };
+  });
   const intermediateBytes = intermediates.reduce((s, l) => s + l.bytes, 0);
   // Σ over instances of each instance's Σ (in that order, as ever; integer nanoseconds besides).
   let totalNs = 0;
