@@ -671,7 +671,7 @@ function findOpportunities(m: TraceModel, c: SiteColumns, rows: ScopeRows): Fusi
   for (const list of activitiesByStream(m)) chainsOnStream(m, list, c, links, chains);
   const groups = groupChains(m, c, rows, links, chains);
   const out: FusionOpportunity[] = [];
-  for (const g of groups) out.push(opportunityOf(m, c, rows, links, g.first, g.instances));
+  for (const g of groups) out.push(opportunityOf(m, c, rows, links, g));
   return out.sort((x, y) => y.roundTripBytes * y.instances - x.roundTripBytes * x.instances || y.totalUs - x.totalUs);
 }
 
@@ -830,9 +830,16 @@ function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: 
 
 interface ChainGroup {
   readonly first: ChainInstance;
-  readonly instances: ChainInstance[];
   /** The number of the first instance's annotation row name (ScopeRows.idOf). */
   readonly row: number;
+  /** How many instances. */
+  count: number;
+  /** Σ over the instances (in order) of each kernel's duration, of each kernel run between, of all the chain's kernels. */
+  readonly siteNs: number[];
+  readonly betweenNs: number[][];
+  totalNs: number;
+  /** The annotation instances (host indexes) they ran in. */
+  readonly scopes: Set<number>;
 }
 
 /**
@@ -841,7 +848,7 @@ interface ChainGroup {
  * and dtype, the kernels run between. Found by a hash of those numbers, then compared.
  */
 function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Links, chains: readonly ChainInstance[]): ChainGroup[] {
-  const { name } = m.gpu;
+  const { name, durNs } = m.gpu;
   const { textId } = links;
   const groups: ChainGroup[] = [];
   // By hash; a bucket holds the groups whose hashes are equal.
@@ -859,14 +866,40 @@ function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Link
     if (!bucket) byHash.set(h, (bucket = []));
     let group: ChainGroup | undefined;
     for (let k = 0; k < bucket.length && !group; k++) if (bucket[k]!.row === row && sameChain(m, links, bucket[k]!.first, ch)) group = bucket[k];
-    if (group) group.instances.push(ch);
-    else {
-      group = { first: ch, instances: [ch], row };
+    if (!group) {
+      group = {
+        first: ch,
+        row,
+        count: 0,
+        siteNs: new Array<number>(ch.sites.length).fill(0),
+        betweenNs: ch.between.map((ks) => new Array<number>(ks.length).fill(0)),
+        totalNs: 0,
+        scopes: new Set(),
+      };
       bucket.push(group);
       groups.push(group);
     }
+    addInstance(group, ch, durNs, c.scope);
   }
   return groups;
+}
+
+/** One more instance of a group's chain: its durations added to the group's sums (the instances' order is the sums' order). */
+function addInstance(group: ChainGroup, ch: ChainInstance, durNs: Float64Array, scope: Int32Array): void {
+  group.count++;
+  let t = 0;
+  for (let k = 0; k < ch.sites.length; k++) {
+    const d = durNs[ch.sites[k]!]!;
+    group.siteNs[k] += d;
+    t += d;
+  }
+  group.totalNs += t;
+  for (let l = 0; l < ch.between.length; l++) {
+    const ks = ch.between[l]!;
+    const sums = group.betweenNs[l]!;
+    for (let k = 0; k < ks.length; k++) sums[k] += durNs[ks[k]!]!;
+  }
+  group.scopes.add(scope[ch.sites[0]!]!);
 }
 
 /** Whether two chain instances (of the same annotation row name) are the same chain: see groupChains. */
@@ -889,22 +922,19 @@ function sameChain(m: TraceModel, links: Links, a: ChainInstance, b: ChainInstan
   return true;
 }
 
-function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Links, first: ChainInstance, instances: readonly ChainInstance[]): FusionOpportunity {
+function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Links, group: ChainGroup): FusionOpportunity {
   const { gpu, host, strings } = m;
-  const { durNs } = gpu;
-  const n = instances.length;
+  const { first, count: n } = group;
   const kernels: FusionKernelRef[] = [];
   for (let k = 0; k < first.sites.length; k++) {
     const g = first.sites[k]!;
-    let sum = 0;
-    for (let i = 0; i < n; i++) sum += durNs[instances[i]!.sites[k]!]!;
     const name = strings.get(gpu.name[g]!);
     const traffic = kernelTrafficBytes(m, { owner: gpu.owner[g]!, decoded: c.decoded[gpu.name[g]!]!, role: roleName(c.role[g]!) });
     kernels.push({
       name,
       shortName: shortKernelName(name),
       op: strings.get(host.name[gpu.owner[g]!]!),
-      meanUs: sum / n / 1000,
+      meanUs: group.siteNs[k]! / n / 1000,
       ...(traffic !== undefined ? { trafficBytes: traffic } : {}),
     });
   }
@@ -916,9 +946,7 @@ function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Li
       const g = ks[k]!;
       const name = strings.get(gpu.name[g]!);
       const owner = gpu.owner[g]!;
-      let sum = 0;
-      for (let i = 0; i < n; i++) sum += durNs[instances[i]!.between[l]![k]!]!;
-      refs.push({ name, shortName: shortKernelName(name), op: owner >= 0 ? strings.get(host.name[owner]!) : '', meanUs: sum / n / 1000 });
+      refs.push({ name, shortName: shortKernelName(name), op: owner >= 0 ? strings.get(host.name[owner]!) : '', meanUs: group.betweenNs[l]![k]! / n / 1000 });
     }
     between.push(refs);
   }
@@ -927,16 +955,7 @@ function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Li
     return { producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, inferredFrom: l.inferredFrom };
   });
   const intermediateBytes = intermediates.reduce((s, l) => s + l.bytes, 0);
-  // Σ over instances of each instance's Σ (in that order, as ever; integer nanoseconds besides).
-  let totalNs = 0;
-  const scopes = new Set<number>();
-  for (let i = 0; i < n; i++) {
-    const sites = instances[i]!.sites;
-    let t = 0;
-    for (let k = 0; k < sites.length; k++) t += durNs[sites[k]!]!;
-    totalNs += t;
-    scopes.add(c.scope[sites[0]!]!);
-  }
+  const { totalNs } = group;
   const timeUs = totalNs / n / 1000;
   const traffic = kernels.every((k) => k.trafficBytes !== undefined) ? kernels.reduce((s, k) => s + k.trafficBytes!, 0) : undefined;
   const g0 = first.sites[0]!;
@@ -948,7 +967,7 @@ function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Li
     intermediates,
     between,
     instances: n,
-    annotationInstances: scopes.size,
+    annotationInstances: group.scopes.size,
     intermediateBytes,
     roundTripBytes: 2 * intermediateBytes,
     timeUs,
