@@ -784,7 +784,7 @@ class Links {
 
 /**
  * The chains of one stream's activities (in start order), added to `chains`. The tests on roles
- * and scopes are written out in the loop: one pass with no call per activity.
+ * and scopes are written out in the loop: one pass, a call only per pair of memory-bound kernels.
  */
 function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: Links, chains: ChainInstance[]): void {
   const { kind, owner } = m.gpu;
