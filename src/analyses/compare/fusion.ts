@@ -37,6 +37,7 @@ import { torchRowName } from '../torch-table/profiler-table.js';
 import { formatDims, numelOf, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
 import { compareText } from '../../core/compare-text.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
+import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
 
 // ------------------------------------------------------------------------------------------------
 // Per-kernel context shared by fusion and fusion-match
@@ -87,37 +88,22 @@ export function isCompiledGraphFrame(name: string): boolean {
  * order of `model.gpu`. Copies and memsets are left out (they are not kernels).
  */
 export function computeKernelSites(m: TraceModel): KernelSite[] {
-  const { host, gpu, strings } = m;
-  // What a name says, decided once per name id (names are interned: one id per name).
-  const decodedByName: (DecodedKernelName | undefined)[] = [];
-  // Per host name id: 1 a user annotation's name that scopes kernels (not a compiled graph's
-  // frame), 2 not, 0 not decided yet; and its row name.
-  const scoping = new Uint8Array(strings.size);
-  const rowNames: (string | undefined)[] = [];
+  const { gpu, strings } = m;
+  const c = computeSiteColumns(m);
+  const rows = new ScopeRows(m);
   const sites: KernelSite[] = [];
   for (let g = 0; g < gpu.length; g++) {
-    if (gpu.kind[g] !== GpuKind.Kernel) continue;
-    const nameId = gpu.name[g]!;
-    const name = strings.get(nameId);
-    const decoded = (decodedByName[nameId] ??= decodeKernelName(name));
+    const r = c.role[g]!;
+    if (r === Role.None) continue;
+    const decoded = c.decoded[gpu.name[g]!]!;
+    const name = strings.get(gpu.name[g]!);
+    const generator = generatorOf(r);
+    const memoryBound = isMemoryBound(decoded);
+    const role = roleName(r);
     const owner = gpu.owner[g]!;
     const launcher = gpu.launcher[g]!;
-    const ownerName = owner >= 0 ? strings.get(host.name[owner]!) : undefined;
-    const generator = fusedGenerator(decoded, ownerName);
-    const memoryBound = isMemoryBound(decoded);
-    const role: KernelRole = generator ? 'fused' : memoryBound ? 'memory-bound' : 'other';
-    let scope = -1;
-    for (let p = owner >= 0 ? owner : launcher; p >= 0; p = host.parent[p]!) {
-      if (host.kind[p] !== HostKind.Annotation) continue;
-      const id = host.name[p]!;
-      if (!scoping[id]) scoping[id] = isCompiledGraphFrame(strings.get(id)) ? 2 : 1;
-      if (scoping[id] === 1) {
-        scope = p;
-        break;
-      }
-    }
-    if (scope < 0) scope = stepAt(m, owner >= 0 ? owner : launcher);
-    const scopeName = scope >= 0 ? (rowNames[host.name[scope]!] ??= torchRowName(strings.get(host.name[scope]!))) : '';
+    const scope = c.scope[g]!;
+    const scopeName = rows.of(scope);
     sites.push(
       generator
         ? { gpu: g, name, decoded, role, generator, memoryBound, owner, launcher, scope, scopeName }
@@ -127,31 +113,199 @@ export function computeKernelSites(m: TraceModel): KernelSite[] {
   return sites;
 }
 
-/**
- * Inductor kernels by name; hand-written ones are kernels whose names decode to nothing known and
- * that no ATen op owns (ATen's own kernels always run under their op).
- */
-function fusedGenerator(d: DecodedKernelName, ownerName: string | undefined): FusedGenerator | undefined {
-  if (d.inductor) return 'inductor';
-  const unknownName = d.kind === 'unknown' || (d.library === 'Triton' && d.kind === 'triton');
-  if (unknownName && (ownerName === undefined || !ownerName.startsWith('aten::'))) return 'hand-written';
-  return undefined;
+/** A kernel's role as one number (None: a copy or memset). */
+const enum Role {
+  None = 0,
+  /** Fused, by Inductor. */
+  Inductor = 1,
+  /** Fused, by hand. */
+  HandWritten = 2,
+  MemoryBound = 3,
+  /** `other`, of a kind a chain may run across (LOOK_THROUGH_KINDS). */
+  Compute = 4,
+  /** `other`, any other kind. */
+  Other = 5,
 }
 
-/** Backward work runs on autograd's thread outside any annotation: it belongs to the step whose window it starts in. */
-function stepAt(m: TraceModel, hostIndex: number): number {
-  if (hostIndex < 0 || m.steps.length === 0) return -1;
-  const t = m.host.startNs[hostIndex]!;
-  // steps do not overlap: the last one starting at or before t is the only candidate
-  let lo = 0;
-  let hi = m.steps.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (m.steps[mid]!.startNs <= t) lo = mid + 1;
-    else hi = mid;
+function roleName(r: Role): KernelRole {
+  return r === Role.Inductor || r === Role.HandWritten ? 'fused' : r === Role.MemoryBound ? 'memory-bound' : 'other';
+}
+
+function generatorOf(r: Role): FusedGenerator | undefined {
+  return r === Role.Inductor ? 'inductor' : r === Role.HandWritten ? 'hand-written' : undefined;
+}
+
+/**
+ * The kernel sites as columns over `model.gpu`, so the analysis allocates nothing per kernel:
+ * what a name says is decided once per name id (names are interned: one id per name).
+ */
+interface SiteColumns {
+  /** Per GPU activity, its Role (None for copies and memsets). */
+  readonly role: Uint8Array;
+  /** Per GPU activity, the annotation instance (host index) of a kernel, or -1. */
+  readonly scope: Int32Array;
+  /** Per kernel name id, the decoded name (holes for ids no kernel has). */
+  readonly decoded: readonly (DecodedKernelName | undefined)[];
+  /** The fused kernels (Inductor, hand-written), in GPU-table order. */
+  readonly fused: readonly number[];
+  /**
+   * Per GPU activity, for a memory-bound kernel with an owning op, the id of the op's (name id,
+   * args object), else -1: args objects are shared by every op with the same args, so a training
+   * loop's ops get the same ids step after step (0 to opCount - 1).
+   */
+  readonly op: Int32Array;
+  readonly opCount: number;
+  /** Per kernel name id, its decoded kind as a small number (one per distinct kind). */
+  readonly kindCode: Uint8Array;
+}
+
+// Per kernel name id (computeSiteColumns' `kernelFacts`): bits, 0 until decided.
+const K_DECIDED = 1;
+const K_INDUCTOR = 2;
+/** Decodes to nothing known: hand-written unless an ATen op owns it. */
+const K_UNKNOWN = 4;
+const K_MEMORY_BOUND = 8;
+const K_LOOK_THROUGH = 16;
+// Per host name id (`hostFacts`): bits, 0 until decided.
+const H_ATEN_DECIDED = 1;
+const H_ATEN = 2;
+const H_SCOPING_DECIDED = 4;
+/** A user annotation's name that scopes kernels (not a compiled graph's frame). */
+const H_SCOPING = 8;
+
+function kernelFactsOf(d: DecodedKernelName): number {
+  let f = K_DECIDED;
+  if (d.inductor) f |= K_INDUCTOR;
+  else if (d.kind === 'unknown' || (d.library === 'Triton' && d.kind === 'triton')) f |= K_UNKNOWN;
+  if (isMemoryBound(d)) f |= K_MEMORY_BOUND;
+  if (LOOK_THROUGH_KINDS.has(d.kind)) f |= K_LOOK_THROUGH;
+  return f;
+}
+
+function computeSiteColumns(m: TraceModel): SiteColumns {
+  const { host, gpu, strings } = m;
+  const role = new Uint8Array(gpu.length);
+  const scope = new Int32Array(gpu.length).fill(-1);
+  const decoded = new Array<DecodedKernelName | undefined>(strings.size);
+  const kernelFacts = new Uint8Array(strings.size);
+  const hostFacts = new Uint8Array(strings.size);
+  const fused: number[] = [];
+  const op = new Int32Array(gpu.length).fill(-1);
+  const opsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
+  let opCount = 0;
+  const kindCode = new Uint8Array(strings.size);
+  const kindCodes = new Map<KernelKind, number>();
+  // The profiler steps as columns, for kernels no annotation scopes.
+  const stepCount = m.steps.length;
+  const stepStart = new Float64Array(stepCount);
+  const stepEnd = new Float64Array(stepCount);
+  const stepHost = new Int32Array(stepCount);
+  for (let s = 0; s < stepCount; s++) {
+    stepStart[s] = m.steps[s]!.startNs;
+    stepEnd[s] = m.steps[s]!.endNs;
+    stepHost[s] = m.steps[s]!.host;
   }
-  const s = m.steps[lo - 1];
-  return s && t < s.endNs ? s.host : -1;
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.kind[g] !== GpuKind.Kernel) continue;
+    const nameId = gpu.name[g]!;
+    const k = kernelFacts[nameId] || decideName(nameId);
+    const owner = gpu.owner[g]!;
+    // Inductor kernels by name; hand-written ones are kernels whose names decode to nothing known
+    // and that no ATen op owns (ATen's own kernels always run under their op).
+    let r: Role;
+    if (k & K_INDUCTOR) r = Role.Inductor;
+    else if (k & K_UNKNOWN && (owner < 0 || !isAten(owner))) r = Role.HandWritten;
+    else r = k & K_MEMORY_BOUND ? Role.MemoryBound : k & K_LOOK_THROUGH ? Role.Compute : Role.Other;
+    role[g] = r;
+    if (r === Role.Inductor || r === Role.HandWritten) fused.push(g);
+    else if (r === Role.MemoryBound && owner >= 0) op[g] = opId(owner);
+    const from = owner >= 0 ? owner : gpu.launcher[g]!;
+    let p = from;
+    for (; p >= 0; p = host.parent[p]!) {
+      if (host.kind[p] !== HostKind.Annotation) continue;
+      const h = hostFacts[host.name[p]!]!;
+      if ((h & H_SCOPING_DECIDED ? h : decideScoping(host.name[p]!)) & H_SCOPING) break;
+    }
+    if (p < 0 && from >= 0 && stepCount > 0) {
+      // Backward work runs on autograd's thread outside any annotation: it belongs to the step
+      // whose window it starts in. Steps do not overlap: the last one starting at or before t is
+      // the only candidate.
+      const t = host.startNs[from]!;
+      let lo = 0;
+      let hi = stepCount;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (stepStart[mid]! <= t) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo > 0 && t < stepEnd[lo - 1]!) p = stepHost[lo - 1]!;
+    }
+    scope[g] = p;
+  }
+  return { role, scope, decoded, fused, op, opCount, kindCode };
+
+  // The rarer steps apart, so the loop above stays small (V8 compiles it sooner).
+
+  function decideName(nameId: number): number {
+    const d = (decoded[nameId] = decodeKernelName(strings.get(nameId)));
+    let code = kindCodes.get(d.kind);
+    if (code === undefined) kindCodes.set(d.kind, (code = kindCodes.size));
+    kindCode[nameId] = code;
+    return (kernelFacts[nameId] = kernelFactsOf(d));
+  }
+
+  function decideScoping(id: number): number {
+    return (hostFacts[id] |= H_SCOPING_DECIDED | (isCompiledGraphFrame(strings.get(id)) ? 0 : H_SCOPING));
+  }
+
+  function opId(owner: number): number {
+    const args = host.args[owner];
+    let byName = opsByArgs.get(args);
+    if (!byName) opsByArgs.set(args, (byName = new Map()));
+    let id = byName.get(host.name[owner]!);
+    if (id === undefined) byName.set(host.name[owner]!, (id = opCount++));
+    return id;
+  }
+
+  function isAten(op: number): boolean {
+    const id = host.name[op]!;
+    let h = hostFacts[id]!;
+    if (!(h & H_ATEN_DECIDED)) hostFacts[id] = h |= H_ATEN_DECIDED | (strings.get(id).startsWith('aten::') ? H_ATEN : 0);
+    return (h & H_ATEN) !== 0;
+  }
+}
+
+/** Scopes' row names (`mlp_fwd`, `ProfilerStep*`), `''` for none: worked out once per name id. */
+class ScopeRows {
+  private readonly byName = new Map<number, string>();
+  private readonly ids = new Map<string, number>();
+  /** Per host name id, its row name's number, or -1 until asked. */
+  private idByName: Int32Array | undefined;
+  constructor(private readonly m: TraceModel) {}
+
+  /** The row name as a number (one per distinct row name). */
+  idOf(scope: number): number {
+    if (scope < 0) return this.idOfRow('');
+    const idByName = (this.idByName ??= new Int32Array(this.m.strings.size).fill(-1));
+    const nameId = this.m.host.name[scope]!;
+    let id = idByName[nameId]!;
+    if (id < 0) idByName[nameId] = id = this.idOfRow(this.of(scope));
+    return id;
+  }
+
+  private idOfRow(row: string): number {
+    let id = this.ids.get(row);
+    if (id === undefined) this.ids.set(row, (id = this.ids.size));
+    return id;
+  }
+
+  of(scope: number): string {
+    if (scope < 0) return '';
+    const id = this.m.host.name[scope]!;
+    let row = this.byName.get(id);
+    if (row === undefined) this.byName.set(id, (row = torchRowName(this.m.strings.get(id))));
+    return row;
+  }
 }
 
 /** `aten::mul_` → `mul`: the op names Inductor writes into kernel names (overload packets, no namespace). */
@@ -410,14 +564,17 @@ export interface FusionResult {
   readonly opportunities: FusionOpportunity[];
 }
 
-export function computeFusion(m: TraceModel, sites: readonly KernelSite[] = computeKernelSites(m)): FusionResult {
-  return { fusedKernels: collectFusedKernels(m, sites), opportunities: findOpportunities(m, sites) };
+export function computeFusion(m: TraceModel): FusionResult {
+  const c = computeSiteColumns(m);
+  const rows = new ScopeRows(m);
+  return { fusedKernels: collectFusedKernels(m, c, rows), opportunities: findOpportunities(m, c, rows) };
 }
 
-function collectFusedKernels(m: TraceModel, sites: readonly KernelSite[]): FusedKernel[] {
+function collectFusedKernels(m: TraceModel, c: SiteColumns, rows: ScopeRows): FusedKernel[] {
   const { gpu, host, strings } = m;
   interface Acc {
-    site: KernelSite;
+    /** The first kernel of the name. */
+    g: number;
     calls: number;
     totalNs: number;
     minNs: number;
@@ -427,36 +584,39 @@ function collectFusedKernels(m: TraceModel, sites: readonly KernelSite[]): Fused
     outsideOp: boolean;
     inCudaGraph: boolean;
   }
-  const byName = new Map<string, Acc>();
-  for (const s of sites) {
-    if (s.role !== 'fused') continue;
-    let a = byName.get(s.name);
+  // By name id: one id per name.
+  const byName = new Map<number, Acc>();
+  for (const g of c.fused) {
+    let a = byName.get(gpu.name[g]!);
     if (!a) {
-      a = { site: s, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, annotations: new Set(), launchedBy: new Set(), outsideOp: true, inCudaGraph: false };
-      byName.set(s.name, a);
+      a = { g, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, annotations: new Set(), launchedBy: new Set(), outsideOp: true, inCudaGraph: false };
+      byName.set(gpu.name[g]!, a);
     }
-    const d = gpu.durNs[s.gpu]!;
+    const d = gpu.durNs[g]!;
     a.calls++;
     a.totalNs += d;
     a.minNs = Math.min(a.minNs, d);
     a.maxNs = Math.max(a.maxNs, d);
-    if (s.scopeName) a.annotations.add(s.scopeName);
-    if (s.launcher >= 0) {
-      const l = strings.get(host.name[s.launcher]!);
+    const scopeName = rows.of(c.scope[g]!);
+    if (scopeName) a.annotations.add(scopeName);
+    const launcher = gpu.launcher[g]!;
+    if (launcher >= 0) {
+      const l = strings.get(host.name[launcher]!);
       a.launchedBy.add(l);
       if (/GraphLaunch$/.test(l)) a.inCudaGraph = true;
     }
-    if (s.owner >= 0) a.outsideOp = false;
+    if (gpu.owner[g]! >= 0) a.outsideOp = false;
   }
   const out: FusedKernel[] = [];
   for (const a of byName.values()) {
-    const { site } = a;
-    const ind = site.decoded.inductor;
-    const launchOp = launchOpArgs(m, site);
+    const name = strings.get(gpu.name[a.g]!);
+    const decoded = c.decoded[gpu.name[a.g]!]!;
+    const ind = decoded.inductor;
+    const launchOp = launchOpArgs(m, gpu.owner[a.g]!, name);
     out.push({
-      name: site.name,
-      generator: site.generator!,
-      kind: ind ? ind.kind : site.decoded.kind,
+      name,
+      generator: generatorOf(c.role[a.g]!)!,
+      kind: ind ? ind.kind : decoded.kind,
       ...(ind ? { prefix: ind.prefix } : {}),
       ops: ind?.ops ?? [],
       ...(ind?.opCandidates ? { opCandidates: ind.opCandidates } : {}),
@@ -477,9 +637,9 @@ function collectFusedKernels(m: TraceModel, sites: readonly KernelSite[]): Fused
 }
 
 /** The tensor arguments of the cpu_op Inductor records for a kernel launch (named after the kernel). */
-function launchOpArgs(m: TraceModel, s: KernelSite) {
-  if (s.owner < 0 || m.strings.get(m.host.name[s.owner]!) !== s.name) return undefined;
-  const args = tensorArgs(m.host.args[s.owner]);
+function launchOpArgs(m: TraceModel, owner: number, name: string) {
+  if (owner < 0 || m.strings.get(m.host.name[owner]!) !== name) return undefined;
+  const args = tensorArgs(m.host.args[owner]);
   return args.length ? args.map((t) => ({ dims: t.dims, dtype: t.dtype, bytes: t.bytes })) : undefined;
 }
 
@@ -490,50 +650,48 @@ function launchOpArgs(m: TraceModel, s: KernelSite) {
  */
 const LOOK_THROUGH_KINDS = new Set<KernelKind>(['gemm', 'conv', 'attention']);
 
+/** One chain as GPU indexes. */
 interface ChainInstance {
-  sites: KernelSite[];
-  links: Intermediate[];
-  /** Per link: the compute kernels that ran between its producer and its consumer. */
-  between: KernelSite[][];
+  sites: number[];
+  /** Per link, its index in `Links.found`. */
+  links: number[];
+  /** Per link: the compute kernels that ran between its producer and its consumer (shared when none: never written). */
+  between: (readonly number[])[];
 }
+
+const NONE_BETWEEN: readonly number[] = [];
 
 // Each phase below is its own function with one loop: the analysis runs once per process, and V8
 // optimises each loop once, with its own type feedback, instead of recompiling one large function
 // at each loop it reaches (three compiles of the single function this was, on the 160 MB trace).
 
-function findOpportunities(m: TraceModel, sites: readonly KernelSite[]): FusionOpportunity[] {
-  const siteOf = sitesByActivity(m, sites);
-  const links = new IntermediateCache(m);
+function findOpportunities(m: TraceModel, c: SiteColumns, rows: ScopeRows): FusionOpportunity[] {
+  const links = new Links(m, c);
   const chains: ChainInstance[] = [];
-  for (const stream of activitiesByStream(m)) {
-    // In (start, index) order: a stream's activities are nearly so already (natural-merge-sort.ts).
-    chainsOnStream(m, orderByStart(Int32Array.from(stream), m.gpu.startNs), siteOf, links, chains);
-  }
-  const out = groupChains(m, chains).map((g) => opportunityOf(m, g.first, g.instances));
+  for (const list of activitiesByStream(m)) chainsOnStream(m, list, c, links, chains);
+  const groups = groupChains(m, c, rows, links, chains);
+  const out: FusionOpportunity[] = [];
+  for (const g of groups) out.push(opportunityOf(m, c, rows, links, g));
   return out.sort((x, y) => y.roundTripBytes * y.instances - x.roundTripBytes * x.instances || y.totalUs - x.totalUs);
 }
 
-/** Per GPU activity, its kernel site (copies and memsets have none). */
-function sitesByActivity(m: TraceModel, sites: readonly KernelSite[]): (KernelSite | undefined)[] {
-  const siteOf: (KernelSite | undefined)[] = new Array<KernelSite | undefined>(m.gpu.length).fill(undefined);
-  for (const s of sites) siteOf[s.gpu] = s;
-  return siteOf;
-}
-
 /**
- * GPU activities per (device, stream), in index order: copies and memsets sit in the stream too
- * and end chains. Lists in order of each stream's first activity, found by (device, stream)
- * numbers (no text key per activity).
+ * GPU activities per (device, stream), in (start, index) order: copies and memsets sit in the
+ * stream too and end chains. Lists in order of each stream's first activity. Each list is the
+ * model's GPU time order (shared, per model: the step breakdown has made it already) restricted to
+ * the stream, so nothing is sorted here; the streams are found by (device, stream) numbers only
+ * where the table's stream changes (it is written a run per stream).
  */
-function activitiesByStream(m: TraceModel): number[][] {
+function activitiesByStream(m: TraceModel): Int32Array[] {
   const { gpu } = m;
-  const streamLists: number[][] = [];
-  const byDevice = new Map<number, Map<number, number[]>>();
-  const { device, stream } = gpu;
-  // The table is written a run per stream: the list is looked up only where the stream changes.
-  let list: number[] = [];
+  const { device, stream, startNs } = gpu;
+  const slotOf = new Int32Array(gpu.length);
+  const counts: number[] = [];
+  const byDevice = new Map<number, Map<number, number>>();
+  let slot = -1;
   let lastDevice = NaN;
   let lastStream = NaN;
+  let readable = true;
   for (let g = 0; g < gpu.length; g++) {
     const d = device[g]!;
     const s = stream[g]!;
@@ -541,184 +699,275 @@ function activitiesByStream(m: TraceModel): number[][] {
       let byStream = byDevice.get(d);
       if (!byStream) byDevice.set(d, (byStream = new Map()));
       let found = byStream.get(s);
-      if (!found) {
-        byStream.set(s, (found = []));
-        streamLists.push(found);
+      if (found === undefined) {
+        byStream.set(s, (found = counts.length));
+        counts.push(0);
       }
-      list = found;
+      slot = found;
       lastDevice = d;
       lastStream = s;
     }
-    list.push(g);
+    slotOf[g] = slot;
+    counts[slot]++;
+    if (startNs[g]! !== startNs[g]!) readable = false;
   }
-  return streamLists;
+  // One stream: the time order itself (shared: read only).
+  if (readable && counts.length === 1) return [gpuTimeIndexOf(m).order];
+  const lists = counts.map((n) => new Int32Array(n));
+  const filled = new Int32Array(counts.length);
+  if (!readable) {
+    // An unreadable (NaN) start: no time order to restrict; each stream sorted alone, as orderByStart decides.
+    for (let g = 0; g < gpu.length; g++) lists[slotOf[g]!]![filled[slotOf[g]!]!++] = g;
+    return lists.map((l) => orderByStart(l, startNs));
+  }
+  const { order } = gpuTimeIndexOf(m);
+  for (let k = 0; k < order.length; k++) {
+    const g = order[k]!;
+    const s = slotOf[g]!;
+    lists[s]![filled[s]!++] = g;
+  }
+  return lists;
 }
 
 /**
- * findIntermediate, worked out once per distinct pair: it reads only the two ops' names and args
- * and the producer's kernel kind, and args objects are shared by every op with the same args, so
- * a training loop asks about the same pairs step after step. Pairs are found by numbers: each op
- * gets the id of its (name, args), once per host event.
+ * findIntermediate, worked out once per distinct pair of ops and producer kernel kind: it reads
+ * only the two ops' names and args and the producer's kernel kind (SiteColumns' `op` and
+ * `kindCode` number them), so a training loop asks about the same pairs step after step.
  */
-class IntermediateCache {
-  /** Per host event, the id of its (name id, args object), or -1 until asked. */
-  private readonly opIds: Int32Array;
-  /** Op ids by args object, then by name id. */
-  private readonly idsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
-  private count = 0;
-  /** By producer id × (host length + 1) + consumer id (below 2^53 for any host table under 9·10^7 events), then by the producer kernel's kind. */
-  private readonly links = new Map<number, Map<KernelKind, Intermediate | undefined>>();
+class Links {
+  /** The intermediates found, each once per pair. */
+  readonly found: Intermediate[] = [];
+  /** Per found intermediate, the number of its shape and dtype (`[8192,3072]c10::BFloat16`): equal texts, equal numbers. */
+  readonly textId: number[] = [];
+  private readonly textIds = new Map<string, number>();
+  /** Per producer op id: by kind code × opCount + consumer op id, the index in `found` or -1 for none. */
+  private readonly byProducer: (Map<number, number> | undefined)[];
 
-  constructor(private readonly m: TraceModel) {
-    this.opIds = new Int32Array(m.host.length).fill(-1);
+  constructor(
+    private readonly m: TraceModel,
+    private readonly c: SiteColumns,
+  ) {
+    this.byProducer = new Array<Map<number, number> | undefined>(c.opCount);
   }
 
-  of(a: KernelSite, b: KernelSite): Intermediate | undefined {
-    if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
-    const pair = this.opId(a.owner) * (this.m.host.length + 1) + this.opId(b.owner);
-    let byKind = this.links.get(pair);
-    if (!byKind) this.links.set(pair, (byKind = new Map()));
-    const kind = a.decoded.kind;
-    if (byKind.has(kind)) return byKind.get(kind);
-    const r = findIntermediate(this.m, a, b);
-    byKind.set(kind, r);
-    return r;
+  /** The intermediate's index in `found` from kernel `a` to kernel `b` (GPU indexes), or -1. */
+  of(a: number, b: number): number {
+    const { owner, name } = this.m.gpu;
+    const pa = this.c.op[a]!;
+    const pb = this.c.op[b]!;
+    if (pa < 0 || pb < 0 || owner[a] === owner[b]) return -1;
+    let byConsumer = this.byProducer[pa];
+    if (byConsumer === undefined) this.byProducer[pa] = byConsumer = new Map();
+    const key = this.c.kindCode[name[a]!]! * this.c.opCount + pb;
+    const known = byConsumer.get(key);
+    return known !== undefined ? known : this.resolve(byConsumer, key, a, b);
   }
 
-  private opId(h: number): number {
-    let id = this.opIds[h]!;
-    if (id >= 0) return id;
-    const args = this.m.host.args[h];
-    let byName = this.idsByArgs.get(args);
-    if (!byName) this.idsByArgs.set(args, (byName = new Map()));
-    const name = this.m.host.name[h]!;
-    const known = byName.get(name);
-    if (known !== undefined) id = known;
-    else byName.set(name, (id = this.count++));
-    return (this.opIds[h] = id);
+  /** The pair of kernels `a` then `b` not asked about before: its intermediate's index, or -1, kept under `key`. */
+  private resolve(byConsumer: Map<number, number>, key: number, a: number, b: number): number {
+    const { gpu } = this.m;
+    const decoded = this.c.decoded;
+    const l = findIntermediate(this.m, { owner: gpu.owner[a]!, decoded: decoded[gpu.name[a]!]! }, { owner: gpu.owner[b]!, decoded: decoded[gpu.name[b]!]! });
+    let index = -1;
+    if (l) {
+      index = this.found.length;
+      this.found.push(l);
+      const text = `${formatDims(l.dims)}${l.dtype}`;
+      let id = this.textIds.get(text);
+      if (id === undefined) this.textIds.set(text, (id = this.textIds.size));
+      this.textId.push(id);
+    }
+    byConsumer.set(key, index);
+    return index;
   }
 }
 
-/** A compute kernel of `prev`'s annotation instance that a chain from the memory-bound `prev` may run across. */
-function looksThrough(b: KernelSite | undefined, prev: KernelSite | undefined): b is KernelSite {
-  return b !== undefined && LOOK_THROUGH_KINDS.has(b.decoded.kind) && b.role === 'other' && prev?.role === 'memory-bound' && b.scope === prev.scope;
-}
-
-/** The chains of one stream's activities (in start order), added to `chains`. */
-function chainsOnStream(m: TraceModel, list: Int32Array, siteOf: readonly (KernelSite | undefined)[], links: IntermediateCache, chains: ChainInstance[]): void {
-  const { gpu } = m;
+/**
+ * The chains of one stream's activities (in start order), added to `chains`. The tests on roles
+ * and scopes are written out in the loop: one pass, a call only per pair of memory-bound kernels.
+ */
+function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: Links, chains: ChainInstance[]): void {
+  const { kind, owner } = m.gpu;
+  const { role, scope } = c;
   let cur: ChainInstance | undefined;
-  // The last activity not looked through, and the compute kernels looked through since it.
-  let prev: KernelSite | undefined;
-  let skipped: KernelSite[] = [];
+  // The last activity not looked through (-1 before the first) and its role, and the compute
+  // kernels looked through since it (undefined for none: no array per activity).
+  let prev = -1;
+  let prevRole: number = Role.None;
+  let skipped: number[] | undefined;
   for (let k = 0; k < list.length; k++) {
     const g = list[k]!;
-    const b = siteOf[g];
-    if (looksThrough(b, prev)) {
-      skipped.push(b);
+    const r = role[g]!;
+    // A compute kernel of the instance of a memory-bound `prev`: a chain from `prev` may run across it.
+    if (r === Role.Compute && prevRole === Role.MemoryBound && scope[g] === scope[prev]) {
+      (skipped ??= []).push(g);
       continue;
     }
     // A memset the GEMM's own op launches right before it (cuBLAS clearing its workspace) is part of that GEMM.
-    const next = k + 1 < list.length ? siteOf[list[k + 1]!] : undefined;
-    if (gpu.kind[g] === GpuKind.Memset && gpu.owner[g]! >= 0 && looksThrough(next, prev) && next.owner === gpu.owner[g]) continue;
-    const link = prev && b && chainable(prev, b) ? links.of(prev, b) : undefined;
-    if (link && !skipped.some((s) => readsTensorLike(m, s, link))) {
-      if (!cur) cur = { sites: [prev!], links: [], between: [] };
-      cur.sites.push(b!);
+    if (kind[g] === GpuKind.Memset && owner[g]! >= 0 && k + 1 < list.length && prevRole === Role.MemoryBound) {
+      const next = list[k + 1]!;
+      if (role[next] === Role.Compute && scope[next] === scope[prev] && owner[next] === owner[g]) continue;
+    }
+    // Both ATen-style memory-bound kernels of one annotation instance, of two ops. Fused kernels
+    // are left out: an Inductor kernel's recorded arguments mix its inputs and outputs, so what
+    // it hands the next kernel cannot be told apart from what it read.
+    const link = r === Role.MemoryBound && prevRole === Role.MemoryBound && scope[g] === scope[prev] ? links.of(prev, g) : -1;
+    if (link >= 0 && (skipped === undefined || !anyReadsTensorLike(m, skipped, links.found[link]!))) {
+      if (!cur) cur = { sites: [prev], links: [], between: [] };
+      cur.sites.push(g);
       cur.links.push(link);
-      cur.between.push(skipped);
+      cur.between.push(skipped ?? NONE_BETWEEN);
     } else if (cur) {
       chains.push(cur);
       cur = undefined;
     }
-    prev = b;
-    skipped = [];
+    prev = g;
+    prevRole = r;
+    skipped = undefined;
   }
   if (cur) chains.push(cur);
 }
 
-/** The instances of the same chain (same annotation, same kernels and ops, same intermediates), in order of first instance. */
-function groupChains(m: TraceModel, chains: readonly ChainInstance[]): { first: ChainInstance; instances: ChainInstance[] }[] {
-  const groups = new Map<string, { first: ChainInstance; instances: ChainInstance[] }>();
-  const linkTexts = new Map<Intermediate, string>();
-  for (const c of chains) {
-    const key = chainKey(m, c, linkTexts);
-    const g = groups.get(key);
-    if (g) g.instances.push(c);
-    else groups.set(key, { first: c, instances: [c] });
-  }
-  return [...groups.values()];
+interface ChainGroup {
+  readonly first: ChainInstance;
+  /** The number of the first instance's annotation row name (ScopeRows.idOf). */
+  readonly row: number;
+  /** How many instances. */
+  count: number;
+  /** Σ over the instances (in order) of each kernel's duration, of each kernel run between, of all the chain's kernels. */
+  readonly siteNs: number[];
+  readonly betweenNs: number[][];
+  totalNs: number;
+  /** The annotation instances (host indexes) they ran in. */
+  readonly scopes: Set<number>;
 }
 
 /**
- * What makes two chain instances the same chain, as text: the annotation, device and stream, each
- * kernel's op and kernel by their string ids (one id per name: no long kernel name copied per
- * chain), each intermediate's shape and dtype, the kernels run between; parts apart by \\u0000.
- * An intermediate's text is written once per intermediate (`linkTexts`): IntermediateCache hands
- * every instance of a pair the same object.
+ * The instances of the same chain, in order of first instance: the same annotation (row name),
+ * device and stream, each kernel's op and kernel (by their string ids), each intermediate's shape
+ * and dtype, the kernels run between. Found by a hash of those numbers, then compared.
  */
-function chainKey(m: TraceModel, c: ChainInstance, linkTexts: Map<Intermediate, string>): string {
-  const { gpu } = m;
-  const s0 = c.sites[0]!;
-  let key = `${s0.scopeName}\u0000${gpu.device[s0.gpu]}\u0000${gpu.stream[s0.gpu]}`;
-  for (const s of c.sites) key += `\u0000${m.host.name[s.owner]!}\u0001${gpu.name[s.gpu]!}`;
-  for (const l of c.links) {
-    let text = linkTexts.get(l);
-    if (text === undefined) linkTexts.set(l, (text = `\u0000${formatDims(l.dims)}${l.dtype}`));
-    key += text;
+function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Links, chains: readonly ChainInstance[]): ChainGroup[] {
+  const { name, durNs } = m.gpu;
+  const { textId } = links;
+  const groups: ChainGroup[] = [];
+  // By hash; a bucket holds the groups whose hashes are equal.
+  const byHash = new Map<number, ChainGroup[]>();
+  for (const ch of chains) {
+    const g0 = ch.sites[0]!;
+    const row = rows.idOf(c.scope[g0]!);
+    // FNV-1a over the annotation, the kernels and the intermediates, cut to 30 bits (a
+    // small-integer Map key); sameChain compares the rest.
+    let h = Math.imul(0x811c9dc5 ^ row, 0x01000193);
+    for (let k = 0; k < ch.sites.length; k++) h = Math.imul(h ^ name[ch.sites[k]!]!, 0x01000193);
+    for (let k = 0; k < ch.links.length; k++) h = Math.imul(h ^ textId[ch.links[k]!]!, 0x01000193);
+    h &= 0x3fffffff;
+    let bucket = byHash.get(h);
+    if (!bucket) byHash.set(h, (bucket = []));
+    let group: ChainGroup | undefined;
+    for (let k = 0; k < bucket.length && !group; k++) if (bucket[k]!.row === row && sameChain(m, links, bucket[k]!.first, ch)) group = bucket[k];
+    if (!group) {
+      group = {
+        first: ch,
+        row,
+        count: 0,
+        siteNs: new Array<number>(ch.sites.length).fill(0),
+        betweenNs: ch.between.map((ks) => new Array<number>(ks.length).fill(0)),
+        totalNs: 0,
+        scopes: new Set(),
+      };
+      bucket.push(group);
+      groups.push(group);
+    }
+    addInstance(group, ch, durNs, c.scope);
   }
-  for (const ks of c.between) {
-    key += '\u0000';
-    for (let j = 0; j < ks.length; j++) key += j > 0 ? `\u0001${gpu.name[ks[j]!.gpu]!}` : `${gpu.name[ks[j]!.gpu]!}`;
-  }
-  return key;
+  return groups;
 }
 
-function opportunityOf(m: TraceModel, first: ChainInstance, instances: readonly ChainInstance[]): FusionOpportunity {
-  const { gpu } = m;
-  const n = instances.length;
-  const kernels: FusionKernelRef[] = first.sites.map((s, k) => {
-    let sum = 0;
-    for (const inst of instances) sum += gpu.durNs[inst.sites[k]!.gpu]!;
-    const traffic = kernelTrafficBytes(m, s);
-    return {
-      name: s.name,
-      shortName: shortKernelName(s.name),
-      op: m.strings.get(m.host.name[s.owner]!),
-      meanUs: sum / n / 1000,
+/** One more instance of a group's chain: its durations added to the group's sums (the instances' order is the sums' order). */
+function addInstance(group: ChainGroup, ch: ChainInstance, durNs: Float64Array, scope: Int32Array): void {
+  group.count++;
+  let t = 0;
+  for (let k = 0; k < ch.sites.length; k++) {
+    const d = durNs[ch.sites[k]!]!;
+    group.siteNs[k] += d;
+    t += d;
+  }
+  group.totalNs += t;
+  for (let l = 0; l < ch.between.length; l++) {
+    const ks = ch.between[l]!;
+    const sums = group.betweenNs[l]!;
+    for (let k = 0; k < ks.length; k++) sums[k] += durNs[ks[k]!]!;
+  }
+  group.scopes.add(scope[ch.sites[0]!]!);
+}
+
+/** Whether two chain instances (of the same annotation row name) are the same chain: see groupChains. */
+function sameChain(m: TraceModel, links: Links, a: ChainInstance, b: ChainInstance): boolean {
+  const { gpu, host } = m;
+  const { textId } = links;
+  if (a.sites.length !== b.sites.length || gpu.device[a.sites[0]!] !== gpu.device[b.sites[0]!] || gpu.stream[a.sites[0]!] !== gpu.stream[b.sites[0]!]) return false;
+  for (let k = 0; k < a.sites.length; k++) {
+    const x = a.sites[k]!;
+    const y = b.sites[k]!;
+    if (gpu.name[x] !== gpu.name[y] || host.name[gpu.owner[x]!] !== host.name[gpu.owner[y]!]) return false;
+  }
+  for (let k = 0; k < a.links.length; k++) if (textId[a.links[k]!] !== textId[b.links[k]!]) return false;
+  for (let k = 0; k < a.between.length; k++) {
+    const xs = a.between[k]!;
+    const ys = b.between[k]!;
+    if (xs.length !== ys.length) return false;
+    for (let j = 0; j < xs.length; j++) if (gpu.name[xs[j]!] !== gpu.name[ys[j]!]) return false;
+  }
+  return true;
+}
+
+function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Links, group: ChainGroup): FusionOpportunity {
+  const { gpu, host, strings } = m;
+  const { first, count: n } = group;
+  const kernels: FusionKernelRef[] = [];
+  for (let k = 0; k < first.sites.length; k++) {
+    const g = first.sites[k]!;
+    const name = strings.get(gpu.name[g]!);
+    const traffic = kernelTrafficBytes(m, { owner: gpu.owner[g]!, decoded: c.decoded[gpu.name[g]!]!, role: roleName(c.role[g]!) });
+    kernels.push({
+      name,
+      shortName: shortKernelName(name),
+      op: strings.get(host.name[gpu.owner[g]!]!),
+      meanUs: group.siteNs[k]! / n / 1000,
       ...(traffic !== undefined ? { trafficBytes: traffic } : {}),
-    };
+    });
+  }
+  const between: FusionKernelRef[][] = [];
+  for (let l = 0; l < first.between.length; l++) {
+    const ks = first.between[l]!;
+    const refs: FusionKernelRef[] = [];
+    for (let k = 0; k < ks.length; k++) {
+      const g = ks[k]!;
+      const name = strings.get(gpu.name[g]!);
+      const owner = gpu.owner[g]!;
+      refs.push({ name, shortName: shortKernelName(name), op: owner >= 0 ? strings.get(host.name[owner]!) : '', meanUs: group.betweenNs[l]![k]! / n / 1000 });
+    }
+    between.push(refs);
+  }
+  const intermediates: FusionIntermediate[] = first.links.map((index) => {
+    const l = links.found[index]!;
+    return { producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, inferredFrom: l.inferredFrom };
   });
-  const between: FusionKernelRef[][] = first.between.map((ks, l) =>
-    ks.map((s, k) => ({
-      name: s.name,
-      shortName: shortKernelName(s.name),
-      op: s.owner >= 0 ? m.strings.get(m.host.name[s.owner]!) : '',
-      meanUs: instances.reduce((sum, inst) => sum + gpu.durNs[inst.between[l]![k]!.gpu]!, 0) / n / 1000,
-    })),
-  );
-  const intermediates: FusionIntermediate[] = first.links.map((l) => ({
-    producer: l.producer,
-    consumer: l.consumer,
-    dims: l.dims,
-    dtype: l.dtype,
-    bytes: l.bytes,
-    inferredFrom: l.inferredFrom,
-  }));
   const intermediateBytes = intermediates.reduce((s, l) => s + l.bytes, 0);
-  const totalNs = instances.reduce((s, inst) => s + inst.sites.reduce((t, x) => t + gpu.durNs[x.gpu]!, 0), 0);
+  const { totalNs } = group;
   const timeUs = totalNs / n / 1000;
   const traffic = kernels.every((k) => k.trafficBytes !== undefined) ? kernels.reduce((s, k) => s + k.trafficBytes!, 0) : undefined;
-  const s0 = first.sites[0]!;
+  const g0 = first.sites[0]!;
   return {
-    annotation: s0.scopeName,
-    device: gpu.device[s0.gpu]!,
-    stream: gpu.stream[s0.gpu]!,
+    annotation: rows.of(c.scope[g0]!),
+    device: gpu.device[g0]!,
+    stream: gpu.stream[g0]!,
     kernels,
     intermediates,
     between,
     instances: n,
-    annotationInstances: new Set(instances.map((inst) => inst.sites[0]!.scope)).size,
+    annotationInstances: group.scopes.size,
     intermediateBytes,
     roundTripBytes: 2 * intermediateBytes,
     timeUs,
@@ -730,25 +979,20 @@ function opportunityOf(m: TraceModel, first: ChainInstance, instances: readonly 
 }
 
 /**
- * Whether a kernel's op takes a tensor that could be the intermediate (same element count and
- * dtype: a GEMM reads a `[64,128,3072]` activation as `[8192,3072]`), or may take anything (no op,
- * no recorded shapes). Such a kernel needs the intermediate in HBM anyway, so fusing its producer
- * into its consumer would not save the round trip.
+ * Whether one of the kernels `gs` has an op that takes a tensor that could be the intermediate
+ * (same element count and dtype: a GEMM reads a `[64,128,3072]` activation as `[8192,3072]`), or
+ * may take anything (no op, no recorded shapes). Such a kernel needs the intermediate in HBM
+ * anyway, so fusing its producer into its consumer would not save the round trip.
  */
-function readsTensorLike(m: TraceModel, s: KernelSite, t: Intermediate): boolean {
-  const args = s.owner >= 0 ? tensorArgs(m.host.args[s.owner]) : [];
-  if (args.length === 0) return true; // no op or no shapes: it may read anything, as before (it ends the chain)
+function anyReadsTensorLike(m: TraceModel, gs: readonly number[], t: Intermediate): boolean {
   const numel = numelOf(t.dims);
-  return args.some((a) => a.numel === numel && a.dtype === t.dtype);
-}
-
-/**
- * Both ATen-style memory-bound kernels of one annotation instance. Fused kernels are left out: an
- * Inductor kernel's recorded arguments mix its inputs and outputs, so what it hands the next
- * kernel cannot be told apart from what it read.
- */
-function chainable(a: KernelSite, b: KernelSite): boolean {
-  return a.role === 'memory-bound' && b.role === 'memory-bound' && a.scope === b.scope;
+  for (let k = 0; k < gs.length; k++) {
+    const owner = m.gpu.owner[gs[k]!]!;
+    const args = owner >= 0 ? tensorArgs(m.host.args[owner]) : [];
+    if (args.length === 0) return true; // no op or no shapes: it may read anything, as before (it ends the chain)
+    for (let j = 0; j < args.length; j++) if (args[j]!.numel === numel && args[j]!.dtype === t.dtype) return true;
+  }
+  return false;
 }
 
 /** `[64,128,3072] bf16`. */
