@@ -620,13 +620,7 @@ export function computeWindowsGpuMetrics(
       const bps = blocksPerSm[g]!;
       if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
     }
-    for (const d of devices) if (d.ce > d.cs) d.unionNs += d.ce - d.cs;
-    const sums = new KernelSums();
-    sums.kernelNs = kernelNs;
-    sums.tensorCoreNs = tensorCoreNs;
-    sums.occupancyWeighted = occupancyWeighted;
-    sums.occupancyNs = occupancyNs;
-    metrics.push(windowMetrics(lo, hi, sums, devices));
+    metrics.push(finishWindow(lo, hi, devices, kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs));
     kernelDurNs.push(durs);
     const t = carry;
     carry = next;
@@ -634,4 +628,15 @@ export function computeWindowsGpuMetrics(
     nCarry = nNext;
   }
   return { metrics, kernelDurNs };
+}
+
+/** A window's metrics once its kernels are in (a function of its own: the loop above is optimised while it runs, before this has run). */
+function finishWindow(lo: number, hi: number, devices: DeviceInWindow[], kernelNs: number, tensorCoreNs: number, occupancyWeighted: number, occupancyNs: number): WindowGpuMetrics {
+  for (const d of devices) if (d.ce > d.cs) d.unionNs += d.ce - d.cs;
+  const sums = new KernelSums();
+  sums.kernelNs = kernelNs;
+  sums.tensorCoreNs = tensorCoreNs;
+  sums.occupancyWeighted = occupancyWeighted;
+  sums.occupancyNs = occupancyNs;
+  return windowMetrics(lo, hi, sums, devices);
 }
