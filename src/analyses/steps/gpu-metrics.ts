@@ -142,26 +142,47 @@ export function occupancyIsUnknown(occPct: number, blocksPerSm: number, threadsP
 }
 
 export function classifyKernels(m: TraceModel): KernelClasses {
-  const { gpu, host, strings } = m;
-  const { kind, name, owner, device } = gpu;
-  const n = gpu.length;
-  const tensorCores = new Uint8Array(n);
-  const communication = new Uint8Array(n);
-  const blocksPerSm = new Float64Array(n).fill(NaN);
-  const occupancyPct = new Float64Array(n).fill(NaN);
+  const { kind, length: n } = m.gpu;
+  const classifier = new KernelClassifier(m);
+  for (let g = 0; g < n; g++) if (kind[g] === GpuKind.Kernel) classifier.classify(g);
+  return classifier.classes;
+}
+
+/**
+ * Fills KernelClasses one kernel at a time (`classifyKernels` does every kernel; a caller that
+ * walks the GPU table anyway classifies each kernel as it meets it, the table read once).
+ */
+export class KernelClassifier {
+  readonly classes: KernelClasses;
   // What a name says is decided once per name (decoding is costly), what an args object says
   // once per object (args are shared between kernels launched alike), whether an owner is an
   // nccl:/gloo: op once per op name: the first time each is met.
-  const nameFacts = new Uint8Array(strings.size).fill(UNDECIDED);
-  const commOp = new Uint8Array(strings.size).fill(UNDECIDED);
-  const args = new KernelArgsTable();
-  const smsByDevice = new Map<number, number>();
-  for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
-  const maxThreadsByDevice = new Map<number, number>();
-  for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
-  for (let g = 0; g < n; g++) {
-    if (kind[g] !== GpuKind.Kernel) continue;
-    const id = name[g]!;
+  private readonly nameFacts: Uint8Array;
+  private readonly commOp: Uint8Array;
+  private readonly args = new KernelArgsTable();
+  private readonly smsByDevice = new Map<number, number>();
+  private readonly maxThreadsByDevice = new Map<number, number>();
+
+  constructor(private readonly m: TraceModel) {
+    const n = m.gpu.length;
+    this.classes = {
+      tensorCores: new Uint8Array(n),
+      communication: new Uint8Array(n),
+      blocksPerSm: new Float64Array(n).fill(NaN),
+      occupancyPct: new Float64Array(n).fill(NaN),
+    };
+    this.nameFacts = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    this.commOp = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) this.smsByDevice.set(d.id, d.numSms);
+    for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') this.maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
+  }
+
+  /** Kernel g's classes, written into `classes`; returns whether it is communication. */
+  classify(g: number): boolean {
+    const { gpu, host, strings } = this.m;
+    const { nameFacts, commOp, args } = this;
+    const { tensorCores, communication, blocksPerSm, occupancyPct } = this.classes;
+    const id = gpu.name[g]!;
     let facts = nameFacts[id]!;
     if (facts === UNDECIDED) nameFacts[id] = facts = kernelNameFacts(strings.get(id));
     tensorCores[g] = facts & NAME_TENSOR_CORES;
@@ -169,22 +190,22 @@ export function classifyKernels(m: TraceModel): KernelClasses {
     const a = kernelArgs ? args.slotOf(kernelArgs) : -1;
     // isCommunicationKernel.
     let comm = (facts & NAME_COMMUNICATION) !== 0 || (a >= 0 && args.collective[a] === 1);
-    const o = owner[g]!;
+    const o = gpu.owner[g]!;
     if (!comm && o >= 0) {
       const on = host.name[o]!;
       if (commOp[on] === UNDECIDED) commOp[on] = isCommunicationOpName(strings.get(on)) ? 1 : 0;
       comm = commOp[on] === 1;
     }
     communication[g] = comm ? 1 : 0;
-    if (a < 0) continue;
+    if (a < 0) return comm;
     // Blocks per SM and occupancy depend on the args and the device only: worked out once per
     // args object for the device it was last met on (a trace's kernels are mostly on one device).
-    const dev = device[g]!;
-    if (args.device[a] !== dev) args.decideOnDevice(a, dev, smsByDevice.get(dev), maxThreadsByDevice.get(dev));
+    const dev = gpu.device[g]!;
+    if (args.device[a] !== dev) args.decideOnDevice(a, dev, this.smsByDevice.get(dev), this.maxThreadsByDevice.get(dev));
     blocksPerSm[g] = args.bpsOnDevice[a]!;
     occupancyPct[g] = args.occOnDevice[a]!;
+    return comm;
   }
-  return { tensorCores, communication, blocksPerSm, occupancyPct };
 }
 
 const UNDECIDED = 255;
