@@ -426,7 +426,14 @@ function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalL
       roles[i] = r;
     }
     const p = parent[i]!;
-    const above = p < 0 ? NO_ANCESTOR : p < i ? Math.min(roles[p]!, leastAbove[p]!) : 0;
+    let above = 0;
+    if (p < 0) above = NO_ANCESTOR;
+    else if (p < i) {
+      // Math.min written out: no call per event while this loop runs unoptimised.
+      const rp = roles[p]!;
+      const lp = leastAbove[p]!;
+      above = rp < lp ? rp : lp;
+    }
     leastAbove[i] = above;
     if (r === NO_ROLE) continue;
     const e = s + durNs[i]!;
