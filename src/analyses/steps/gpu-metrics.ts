@@ -142,26 +142,47 @@ export function occupancyIsUnknown(occPct: number, blocksPerSm: number, threadsP
 }
 
 export function classifyKernels(m: TraceModel): KernelClasses {
-  const { gpu, host, strings } = m;
-  const { kind, name, owner, device } = gpu;
-  const n = gpu.length;
-  const tensorCores = new Uint8Array(n);
-  const communication = new Uint8Array(n);
-  const blocksPerSm = new Float64Array(n).fill(NaN);
-  const occupancyPct = new Float64Array(n).fill(NaN);
+  const { kind, length: n } = m.gpu;
+  const classifier = new KernelClassifier(m);
+  for (let g = 0; g < n; g++) if (kind[g] === GpuKind.Kernel) classifier.classify(g);
+  return classifier.classes;
+}
+
+/**
+ * Fills KernelClasses one kernel at a time (`classifyKernels` does every kernel; a caller that
+ * walks the GPU table anyway classifies each kernel as it meets it, the table read once).
+ */
+export class KernelClassifier {
+  readonly classes: KernelClasses;
   // What a name says is decided once per name (decoding is costly), what an args object says
   // once per object (args are shared between kernels launched alike), whether an owner is an
   // nccl:/gloo: op once per op name: the first time each is met.
-  const nameFacts = new Uint8Array(strings.size).fill(UNDECIDED);
-  const commOp = new Uint8Array(strings.size).fill(UNDECIDED);
-  const args = new KernelArgsTable();
-  const smsByDevice = new Map<number, number>();
-  for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) smsByDevice.set(d.id, d.numSms);
-  const maxThreadsByDevice = new Map<number, number>();
-  for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
-  for (let g = 0; g < n; g++) {
-    if (kind[g] !== GpuKind.Kernel) continue;
-    const id = name[g]!;
+  private readonly nameFacts: Uint8Array;
+  private readonly commOp: Uint8Array;
+  private readonly args = new KernelArgsTable();
+  private readonly smsByDevice = new Map<number, number>();
+  private readonly maxThreadsByDevice = new Map<number, number>();
+
+  constructor(private readonly m: TraceModel) {
+    const n = m.gpu.length;
+    this.classes = {
+      tensorCores: new Uint8Array(n),
+      communication: new Uint8Array(n),
+      blocksPerSm: new Float64Array(n).fill(NaN),
+      occupancyPct: new Float64Array(n).fill(NaN),
+    };
+    this.nameFacts = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    this.commOp = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) this.smsByDevice.set(d.id, d.numSms);
+    for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') this.maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
+  }
+
+  /** Kernel g's classes, written into `classes`; returns whether it is communication. */
+  classify(g: number): boolean {
+    const { gpu, host, strings } = this.m;
+    const { nameFacts, commOp, args } = this;
+    const { tensorCores, communication, blocksPerSm, occupancyPct } = this.classes;
+    const id = gpu.name[g]!;
     let facts = nameFacts[id]!;
     if (facts === UNDECIDED) nameFacts[id] = facts = kernelNameFacts(strings.get(id));
     tensorCores[g] = facts & NAME_TENSOR_CORES;
@@ -169,23 +190,22 @@ export function classifyKernels(m: TraceModel): KernelClasses {
     const a = kernelArgs ? args.slotOf(kernelArgs) : -1;
     // isCommunicationKernel.
     let comm = (facts & NAME_COMMUNICATION) !== 0 || (a >= 0 && args.collective[a] === 1);
-    const o = owner[g]!;
+    const o = gpu.owner[g]!;
     if (!comm && o >= 0) {
       const on = host.name[o]!;
       if (commOp[on] === UNDECIDED) commOp[on] = isCommunicationOpName(strings.get(on)) ? 1 : 0;
       comm = commOp[on] === 1;
     }
     communication[g] = comm ? 1 : 0;
-    if (a < 0) continue;
-    if (args.hasBlocksPerSm[a]) blocksPerSm[g] = args.blocksPerSm[a]!;
-    else {
-      const sms = smsByDevice.get(device[g]!);
-      if (sms && args.hasGrid[a]) blocksPerSm[g] = args.gridSize[a]! / sms;
-    }
-    const occ = args.occupancyPct[a]!;
-    occupancyPct[g] = occupancyIsUnknown(occ, blocksPerSm[g]!, args.blockThreads[a]!, maxThreadsByDevice.get(device[g]!)) ? NaN : occ;
+    if (a < 0) return comm;
+    // Blocks per SM and occupancy depend on the args and the device only: worked out once per
+    // args object for the device it was last met on (a trace's kernels are mostly on one device).
+    const dev = gpu.device[g]!;
+    if (args.device[a] !== dev) args.decideOnDevice(a, dev, this.smsByDevice.get(dev), this.maxThreadsByDevice.get(dev));
+    blocksPerSm[g] = args.bpsOnDevice[a]!;
+    occupancyPct[g] = args.occOnDevice[a]!;
+    return comm;
   }
-  return { tensorCores, communication, blocksPerSm, occupancyPct };
 }
 
 const UNDECIDED = 255;
@@ -210,6 +230,11 @@ class KernelArgsTable {
   /** Threads per block (the `block` arg's product; NaN when absent). */
   blockThreads = new Float64Array(64);
   occupancyPct = new Float64Array(64);
+  /** The device `bpsOnDevice` and `occOnDevice` were decided for (NaN: none yet). */
+  device = new Float64Array(64).fill(NaN);
+  /** Blocks per SM on that device (NaN when unknown), and occupancy there (NaN when absent or unknown). */
+  bpsOnDevice = new Float64Array(64);
+  occOnDevice = new Float64Array(64);
   private count = 0;
   private readonly slots = new Map<JsonObject, number>();
 
@@ -217,6 +242,17 @@ class KernelArgsTable {
   slotOf(args: JsonObject): number {
     const k = this.slots.get(args);
     return k !== undefined ? k : this.read(args);
+  }
+
+  /** A kernel's blocks per SM and occupancy with args slot `k` on device `dev` (`sms`, `maxThreads`: the device's properties). */
+  decideOnDevice(k: number, dev: number, sms: number | undefined, maxThreads: number | undefined): void {
+    let bps = NaN;
+    if (this.hasBlocksPerSm[k]) bps = this.blocksPerSm[k]!;
+    else if (sms && this.hasGrid[k]) bps = this.gridSize[k]! / sms;
+    const occ = this.occupancyPct[k]!;
+    this.device[k] = dev;
+    this.bpsOnDevice[k] = bps;
+    this.occOnDevice[k] = occupancyIsUnknown(occ, bps, this.blockThreads[k]!, maxThreads) ? NaN : occ;
   }
 
   private read(args: JsonObject): number {
@@ -249,6 +285,11 @@ class KernelArgsTable {
     this.gridSize = doubled(this.gridSize);
     this.blockThreads = doubled(this.blockThreads);
     this.occupancyPct = doubled(this.occupancyPct);
+    const device = new Float64Array(2 * this.device.length).fill(NaN);
+    device.set(this.device);
+    this.device = device;
+    this.bpsOnDevice = doubled(this.bpsOnDevice);
+    this.occOnDevice = doubled(this.occOnDevice);
   }
 }
 
@@ -412,19 +453,22 @@ class SmSweep {
   private level = 0;
   private t = NaN;
   private points = 0;
-  // Pending ends, in order of (time, place among the kernels as given).
+  // Pending ends, in order of (time, place among the kernels as given), at [head, head + pending):
+  // ends that passed leave from the front by moving `head`, without copying the rest.
   private endTime = new Float64Array(8);
   private endBps = new Float64Array(8);
   private endSeq = new Int32Array(8);
+  private head = 0;
   private pending = 0;
 
   /** A kernel's clipped start and end with its blocks per SM; `seq`: its place among the kernels as given. Starts come in time order (ties as given). */
   add(cs: number, ce: number, bps: number, seq: number): void {
-    const { endTime, endBps, endSeq } = this;
+    const { endTime, endBps } = this;
     let { total, level, t } = this;
     // The ends before this start, then the start (each step written out: this runs per kernel).
-    let k = 0;
-    for (; k < this.pending && endTime[k]! < cs; k++) {
+    const end = this.head + this.pending;
+    let k = this.head;
+    for (; k < end && endTime[k]! < cs; k++) {
       if (endTime[k]! > t && level > 1e-12) total += (endTime[k]! - t) * Math.min(level, 1);
       t = endTime[k]!;
       level -= endBps[k]!;
@@ -435,39 +479,50 @@ class SmSweep {
     this.total = total;
     this.level = level;
     this.t = t;
-    if (k > 0) {
-      endTime.copyWithin(0, k, this.pending);
-      endBps.copyWithin(0, k, this.pending);
-      endSeq.copyWithin(0, k, this.pending);
-      this.pending -= k;
-    }
+    this.pending = end - k;
+    this.head = this.pending === 0 ? 0 : k;
     // This kernel's end, in its place.
-    if (this.pending === endTime.length) this.grow();
-    let i = this.pending++;
-    for (; i > 0 && (this.endTime[i - 1]! > ce || (this.endTime[i - 1] === ce && this.endSeq[i - 1]! > seq)); i--) {
-      this.endTime[i] = this.endTime[i - 1]!;
-      this.endBps[i] = this.endBps[i - 1]!;
-      this.endSeq[i] = this.endSeq[i - 1]!;
+    if (this.head + this.pending === endTime.length) this.makeRoom();
+    const time = this.endTime;
+    const bpsAt = this.endBps;
+    const seqAt = this.endSeq;
+    const head = this.head;
+    let i = head + this.pending++;
+    for (; i > head && (time[i - 1]! > ce || (time[i - 1] === ce && seqAt[i - 1]! > seq)); i--) {
+      time[i] = time[i - 1]!;
+      bpsAt[i] = bpsAt[i - 1]!;
+      seqAt[i] = seqAt[i - 1]!;
     }
-    this.endTime[i] = ce;
-    this.endBps[i] = bps;
-    this.endSeq[i] = seq;
+    time[i] = ce;
+    bpsAt[i] = bps;
+    seqAt[i] = seq;
     this.points++;
   }
 
   /** The integral in ns; NaN when no kernel had a point. */
   finish(): number {
-    for (let k = 0; k < this.pending; k++) {
+    const end = this.head + this.pending;
+    for (let k = this.head; k < end; k++) {
       const time = this.endTime[k]!;
       if (time > this.t && this.level > 1e-12) this.total += (time - this.t) * Math.min(this.level, 1);
       this.t = time;
       this.level -= this.endBps[k]!;
     }
+    this.head = 0;
     this.pending = 0;
     return this.points > 0 ? this.total : NaN;
   }
 
-  private grow(): void {
+  /** Room for one more end at the back: the pending ends moved to the front, or the arrays doubled. */
+  private makeRoom(): void {
+    const { head, pending } = this;
+    if (head > 0) {
+      this.endTime.copyWithin(0, head, head + pending);
+      this.endBps.copyWithin(0, head, head + pending);
+      this.endSeq.copyWithin(0, head, head + pending);
+      this.head = 0;
+      return;
+    }
     const time = new Float64Array(2 * this.endTime.length);
     const bps = new Float64Array(time.length);
     const seq = new Int32Array(time.length);
@@ -516,32 +571,65 @@ export function computeWindowsGpuMetrics(
   ix: GpuTimeIndex,
   windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
 ): WindowsGpuMetrics {
-  const { gpu } = m;
-  const { startNs, durNs } = gpu;
+  const { kind, device, startNs, durNs } = m.gpu;
+  const { tensorCores, occupancyPct, blocksPerSm } = classes;
+  const { order } = ix;
+  const n = order.length;
   const nW = windows.length;
-  const sums = Array.from({ length: nW }, () => new KernelSums());
-  const devices: DeviceInWindow[][] = Array.from({ length: nW }, () => []);
-  const kernelDurNs = Array.from({ length: nW }, () => new ValueList());
-  let w0 = 0;
-  for (let k = 0; k < ix.order.length; k++) {
-    const g = ix.order[k]!;
-    const s = startNs[g]!;
-    const e = s + durNs[g]!;
-    // The first window ending after the start; every later one does too.
-    while (w0 < nW && !(s < windows[w0]!.hi)) w0++;
-    if (w0 === nW) break;
-    if (gpu.kind[g] !== GpuKind.Kernel) continue;
-    for (let w = w0; w < nW; w++) {
-      const { lo, hi } = windows[w]!;
-      // As gpuInWindow: overlapping, or zero-length at or after the window's start.
-      if (!(e > lo || (e === s && s >= lo))) break;
+  const metrics: WindowGpuMetrics[] = [];
+  const kernelDurNs: ValueList[] = [];
+  // Window by window, each window's sums in locals. A window's kernels are those carried from the
+  // window before (they run past its end), then those starting before its end that no earlier
+  // window took: all in start order, as gpuInWindow lists them.
+  let carry = new Int32Array(16);
+  let nCarry = 0;
+  let next = new Int32Array(16);
+  let k = 0;
+  for (let w = 0; w < nW; w++) {
+    const { lo, hi } = windows[w]!;
+    const durs = new ValueList();
+    const devices: DeviceInWindow[] = [];
+    let at: DeviceInWindow | undefined;
+    let kernelNs = 0;
+    let tensorCoreNs = 0;
+    let occupancyWeighted = 0;
+    let occupancyNs = 0;
+    let nNext = 0;
+    for (let j = -nCarry; ; j++) {
+      let g: number;
+      if (j < 0) g = carry[j + nCarry]!;
+      else {
+        if (k === n) break;
+        g = order[k]!;
+        // Activities starting at or after the window's end are the next windows'.
+        if (!(startNs[g]! < hi)) break;
+        k++;
+        if (kind[g] !== GpuKind.Kernel) continue;
+      }
+      const s = startNs[g]!;
+      const e = s + durNs[g]!;
+      // As gpuInWindow: overlapping, or zero-length at or after the window's start. A kernel
+      // that misses a window misses every later one too.
+      if (!(e > lo || (e === s && s >= lo))) continue;
+      if (e > hi) {
+        if (nNext === next.length) next = doubled(next);
+        next[nNext++] = g;
+      }
       // The kernel clipped to the window (clipNs: its end is readable here).
-      const cs = Math.max(s, lo);
-      const ce = Math.min(e, hi);
-      kernelDurNs[w]!.push(durNs[g]!);
-      sums[w]!.add(classes, g, ce > cs ? ce - cs : 0);
-      const list = devices[w]!;
-      const at = list.length === 1 && list[0]!.device === gpu.device[g] ? list[0]! : deviceIn(list, gpu.device[g]!);
+      const cs = s > lo ? s : lo;
+      const ce = e < hi ? e : hi;
+      const d = ce > cs ? ce - cs : 0;
+      durs.push(durNs[g]!);
+      // KernelSums.add, written out: this runs per kernel.
+      kernelNs += d;
+      if (tensorCores[g]) tensorCoreNs += d;
+      const occ = occupancyPct[g]!;
+      if (occ >= 0 && d > 0) {
+        occupancyWeighted += occ * d;
+        occupancyNs += d;
+      }
+      const dev = device[g]!;
+      if (at === undefined || at.device !== dev) at = deviceIn(devices, dev);
       // The device's union and SM sweep, as its kernels come (in start order).
       if (ce > cs) {
         if (cs > at.ce) {
@@ -550,13 +638,26 @@ export function computeWindowsGpuMetrics(
           at.ce = ce;
         } else if (ce > at.ce) at.ce = ce;
       }
-      const bps = classes.blocksPerSm[g]!;
+      const bps = blocksPerSm[g]!;
       if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
     }
+    metrics.push(finishWindow(lo, hi, devices, kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs));
+    kernelDurNs.push(durs);
+    const t = carry;
+    carry = next;
+    next = t;
+    nCarry = nNext;
   }
-  const metrics = windows.map(({ lo, hi }, w): WindowGpuMetrics => {
-    for (const at of devices[w]!) if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
-    return windowMetrics(lo, hi, sums[w]!, devices[w]!);
-  });
   return { metrics, kernelDurNs };
+}
+
+/** A window's metrics once its kernels are in (a function of its own: the loop above is optimised while it runs, before this has run). */
+function finishWindow(lo: number, hi: number, devices: DeviceInWindow[], kernelNs: number, tensorCoreNs: number, occupancyWeighted: number, occupancyNs: number): WindowGpuMetrics {
+  for (const d of devices) if (d.ce > d.cs) d.unionNs += d.ce - d.cs;
+  const sums = new KernelSums();
+  sums.kernelNs = kernelNs;
+  sums.tensorCoreNs = tensorCoreNs;
+  sums.occupancyWeighted = occupancyWeighted;
+  sums.occupancyNs = occupancyNs;
+  return windowMetrics(lo, hi, sums, devices);
 }

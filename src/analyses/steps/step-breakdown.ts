@@ -46,14 +46,13 @@ import { perModel } from '../helpers/per-model.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import {
-  classifyKernels,
   computeWindowGpuMetrics,
   computeWindowsGpuMetrics,
   gpuTimeIndexOf,
   gpuInWindow,
   isCommunicationOpName,
   type GpuTimeIndex,
-  type KernelClasses,
+  KernelClassifier,
   type WindowGpuMetrics,
 } from './gpu-metrics.js';
 import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
@@ -228,11 +227,13 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
     diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
   }
 
-  const classes = classifyKernels(m);
   const gix = gpuTimeIndexOf(m);
   // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
   const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
-  const gpuScan = scanGpuTable(m, classes, gix, intervals);
+  // The kernels classified as the scan meets them.
+  const classifier = new KernelClassifier(m);
+  const gpuScan = scanGpuTable(m, classifier, gix, intervals);
+  const { classes } = classifier;
   const hostReadable = scanHostTable(m, new HostRoles(m, windows), intervals);
   const { covered, busyNs } = cumulativeCoverage(intervals, windows);
 
@@ -334,12 +335,11 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
 
 /**
  * One pass over the GPU table, in start order (so each role's intervals come sorted): each
- * activity's interval into its role's list (communication kernels into COMM_KERNELS), whether
- * every start is readable, and how many devices there are.
+ * kernel classified, each activity's interval into its role's list (communication kernels into
+ * COMM_KERNELS), whether every start is readable, and how many devices there are.
  */
-function scanGpuTable(m: TraceModel, classes: KernelClasses, ix: GpuTimeIndex, intervals: IntervalList[]): { readable: boolean; devices: number } {
+function scanGpuTable(m: TraceModel, classifier: KernelClassifier, ix: GpuTimeIndex, intervals: IntervalList[]): { readable: boolean; devices: number } {
   const { kind, startNs, durNs, device, length: n } = m.gpu;
-  const { communication } = classes;
   const { order } = ix;
   let readable = true;
   const devices: number[] = n > 0 ? [device[0]!] : [];
@@ -349,7 +349,7 @@ function scanGpuTable(m: TraceModel, classes: KernelClasses, ix: GpuTimeIndex, i
     const s = startNs[g]!;
     if (s !== s) readable = false;
     const gk = kind[g];
-    const role = gk === GpuKind.Kernel ? (communication[g] ? COMM_KERNELS : KERNEL) : gk === GpuKind.Memcpy ? MEMCPY : MEMSET;
+    const role = gk === GpuKind.Kernel ? (classifier.classify(g) ? COMM_KERNELS : KERNEL) : gk === GpuKind.Memcpy ? MEMCPY : MEMSET;
     intervals[role]!.push(s, s + durNs[g]!);
     const d = device[g]!;
     if (d !== lastDevice) {
@@ -426,7 +426,14 @@ function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalL
       roles[i] = r;
     }
     const p = parent[i]!;
-    const above = p < 0 ? NO_ANCESTOR : p < i ? Math.min(roles[p]!, leastAbove[p]!) : 0;
+    let above = 0;
+    if (p < 0) above = NO_ANCESTOR;
+    else if (p < i) {
+      // Math.min written out: no call per event while this loop runs unoptimised.
+      const rp = roles[p]!;
+      const lp = leastAbove[p]!;
+      above = rp < lp ? rp : lp;
+    }
     leastAbove[i] = above;
     if (r === NO_ROLE) continue;
     const e = s + durNs[i]!;
