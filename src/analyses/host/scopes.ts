@@ -83,11 +83,19 @@ export const listAnnotations = perModel(listAnnotationsOnce);
 
 function listAnnotationsOnce(m: TraceModel): AnnotationNameInfo[] {
   const { host } = m;
+  const kind = host.kind;
+  const nameOf = host.name;
+  // Whether a name id is a step's, decided once per id (0 not yet, 1 a step, 2 not): no string is read per event.
+  const stepName = new Uint8Array(m.strings.size);
+  const isStep = (id: number): boolean => {
+    if (stepName[id] === 0) stepName[id] = isStepAnnotationName(m.strings.get(id)) ? 1 : 2;
+    return stepName[id] === 1;
+  };
   const names = new Map<number, number[]>();
   for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Annotation) continue;
-    const id = host.name[i]!;
-    if (isStepAnnotationName(m.strings.get(id))) continue;
+    if (kind[i] !== HostKind.Annotation) continue;
+    const id = nameOf[i]!;
+    if (isStep(id)) continue;
     let list = names.get(id);
     if (!list) names.set(id, (list = []));
     list.push(i);
@@ -102,9 +110,9 @@ function listAnnotationsOnce(m: TraceModel): AnnotationNameInfo[] {
       firstNs = Math.min(firstNs, host.startNs[i]!);
       let nested = false;
       for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
-        if (host.kind[p] !== HostKind.Annotation) continue;
-        if (host.name[p] === id) nested = true;
-        else if (!isStepAnnotationName(m.strings.get(host.name[p]!))) topLevel = false;
+        if (kind[p] !== HostKind.Annotation) continue;
+        if (nameOf[p] === id) nested = true;
+        else if (!isStep(nameOf[p]!)) topLevel = false;
       }
       if (!nested) instances++;
     }
@@ -211,17 +219,61 @@ function outermostInstances(m: TraceModel, id: number): number[] {
 function instanceOwners(m: TraceModel, roots: readonly number[]): Int32Array {
   const { host } = m;
   const owner = new Int32Array(host.length).fill(-1);
-  roots.forEach((r, k) => markSubtree(m, r, k, owner));
-  const starts = roots.map((r) => host.startNs[r]!);
-  for (let i = 0; i < host.length; i++) {
-    if (owner[i]! >= 0) continue;
-    const k = lastAtOrBefore(starts, host.startNs[i]!);
-    if (k < 0) continue;
+  for (let k = 0; k < roots.length; k++) markSubtree(m, roots[k]!, k, owner);
+  const n = roots.length;
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  const threads = new Int32Array(n);
+  let sorted = true;
+  for (let k = 0; k < n; k++) {
     const r = roots[k]!;
-    if (host.thread[i] === host.thread[r]) continue;
-    if (host.startNs[i]! < host.startNs[r]! + host.durNs[r]!) owner[i] = k;
+    starts[k] = host.startNs[r]!;
+    ends[k] = host.startNs[r]! + host.durNs[r]!;
+    threads[k] = host.thread[r]!;
+    if (!(starts[k]! >= (k > 0 ? starts[k - 1]! : -Infinity))) sorted = false;
   }
+  if (sorted) windowOwners(host.startNs, host.thread, starts, ends, threads, owner);
+  else windowOwnersUnsorted(host.startNs, host.thread, starts, ends, threads, owner);
   return owner;
+}
+
+/**
+ * The events no subtree claimed, on another thread than their instance's root, that start inside
+ * the window of the last instance starting at or before them. `starts` ascending (no NaN): the last
+ * instance found is tried first, as the table lists each thread's events in time order, and the
+ * binary search (lastAtOrBefore's) written out in the loop only when it does not fit.
+ */
+function windowOwners(startNs: Float64Array, thread: Int32Array, starts: Float64Array, ends: Float64Array, threads: Int32Array, owner: Int32Array): void {
+  const n = starts.length;
+  const first = starts[0]!;
+  let k = 0;
+  for (let i = 0; i < owner.length; i++) {
+    if (owner[i]! >= 0) continue;
+    const x = startNs[i]!;
+    if (!(x >= first)) continue; // before every instance, or NaN
+    if (!(starts[k]! <= x && (k + 1 === n || starts[k + 1]! > x))) {
+      let lo = 0;
+      let hi = n - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= x) lo = mid;
+        else hi = mid - 1;
+      }
+      k = lo;
+    }
+    if (thread[i] !== threads[k] && x < ends[k]!) owner[i] = k;
+  }
+}
+
+/** windowOwners for roots whose starts are not in order (a NaN start): lastAtOrBefore as is. */
+function windowOwnersUnsorted(startNs: Float64Array, thread: Int32Array, starts: Float64Array, ends: Float64Array, threads: Int32Array, owner: Int32Array): void {
+  for (let i = 0; i < owner.length; i++) {
+    if (owner[i]! >= 0) continue;
+    const k = lastAtOrBefore(starts, startNs[i]!);
+    if (k < 0) continue;
+    if (thread[i] === threads[k]) continue;
+    if (startNs[i]! < ends[k]!) owner[i] = k;
+  }
 }
 
 /**
@@ -242,17 +294,19 @@ function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: In
   return hostEvents;
 }
 
-/** Each instance's GPU work in launch order (launchOrder, then start, then index). */
+/** Each instance's GPU work in launch order (launchTimes, then start, then index). */
 function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array): number[][] {
   const { gpu } = m;
   const lists: number[][] = [];
   for (let k = 0; k < instances; k++) lists.push([]);
-  const at = launchTimesOf(m);
+  const { launcher, owner: opOf } = gpu;
   for (let g = 0; g < gpu.length; g++) {
-    const l = gpu.launcher[g]!;
-    const k = l >= 0 ? owner[l]! : gpu.owner[g]! >= 0 ? owner[gpu.owner[g]!]! : -1;
+    const l = launcher[g]!;
+    const o = opOf[g]!;
+    const k = l >= 0 ? owner[l]! : o >= 0 ? owner[o]! : -1;
     if (k >= 0) lists[k]!.push(g);
   }
+  const at = launchTimesOf(m);
   for (const list of lists) sortByLaunch(gpu.startNs, at, list);
   return lists;
 }
@@ -260,11 +314,17 @@ function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array):
 /** launchTimes, made once per model: every scope's instances are sorted by it (`explain` reads the steps' and an annotation's). Shared, so read-only. */
 const launchTimesOf = perModel(launchTimes);
 
-/** Per GPU activity, `launchOrder`: its launch call's start, else its own start. */
+/** Per GPU activity, when the host asked for it (its launch order): its launch call's start, else its own start. */
 function launchTimes(m: TraceModel): Float64Array {
   const { gpu } = m;
+  const hostStart = m.host.startNs;
+  const launcher = gpu.launcher;
+  const startNs = gpu.startNs;
   const at = new Float64Array(gpu.length);
-  for (let g = 0; g < gpu.length; g++) at[g] = launchOrder(m, g);
+  for (let g = 0; g < at.length; g++) {
+    const l = launcher[g]!;
+    at[g] = l >= 0 ? hostStart[l]! : startNs[g]!;
+  }
   return at;
 }
 
@@ -274,11 +334,19 @@ function launchTimes(m: TraceModel): Float64Array {
  */
 function sortByLaunch(startNs: Float64Array, at: Float64Array, list: number[]): void {
   const before = (a: number, b: number) => at[a]! - at[b]! || startNs[a]! - startNs[b]! || a - b;
+  // `before(a, b) < 0` written out for the check (no call per pair): a NaN difference is falsy there.
   for (let k = 1; k < list.length; k++) {
-    if (!(before(list[k - 1]!, list[k]!) < 0)) {
-      list.sort(before);
-      return;
+    const a = list[k - 1]!;
+    const b = list[k]!;
+    const d = at[a]! - at[b]!;
+    if (d < 0) continue;
+    if (d === 0 || d !== d) {
+      const e = startNs[a]! - startNs[b]!;
+      if (e < 0) continue;
+      if ((e === 0 || e !== e) && a < b) continue;
     }
+    list.sort(before);
+    return;
   }
 }
 
@@ -295,22 +363,25 @@ function wholeTrace(m: TraceModel): ScopeInstance {
   return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
 }
 
-/** When the host asked for the work: its launch call's start, else the work's own start. */
-function launchOrder(m: TraceModel, g: number): number {
-  const l = m.gpu.launcher[g]!;
-  return l >= 0 ? m.host.startNs[l]! : m.gpu.startNs[g]!;
-}
-
+/** `root` and every event below it owned by `k`: walked along the child and sibling links and back up by `parent`, no stack. */
 function markSubtree(m: TraceModel, root: number, k: number, owner: Int32Array): void {
-  const stack = [root];
-  while (stack.length > 0) {
-    const i = stack.pop()!;
+  const { firstChild, nextSibling, parent } = m.host;
+  owner[root] = k;
+  let i = firstChild[root]!;
+  while (i >= 0) {
     owner[i] = k;
-    for (let c = m.host.firstChild[i]!; c >= 0; c = m.host.nextSibling[c]!) stack.push(c);
+    const c = firstChild[i]!;
+    if (c >= 0) {
+      i = c;
+      continue;
+    }
+    while (i !== root && nextSibling[i]! < 0) i = parent[i]!;
+    if (i === root) break;
+    i = nextSibling[i]!;
   }
 }
 
-function lastAtOrBefore(sorted: readonly number[], x: number): number {
+function lastAtOrBefore(sorted: Float64Array, x: number): number {
   let lo = 0;
   let hi = sorted.length - 1;
   let ans = -1;
