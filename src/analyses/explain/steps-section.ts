@@ -11,11 +11,28 @@ import type { ExplainSection, ExplainSentence } from './types.js';
 
 /** CPU extent, GPU extent (first GPU start → last GPU end) of one instance, ns. */
 function extents(m: TraceModel, inst: ScopeInstance): { cpuNs: number; gpuNs: number | undefined } {
+  const { startNs, durNs } = m.gpu;
+  const gpu = inst.gpu;
   let lo = Infinity;
   let hi = -Infinity;
-  for (const g of inst.gpu) {
-    lo = Math.min(lo, m.gpu.startNs[g]!);
-    hi = Math.max(hi, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
+  // Comparisons, not a Math.min and Math.max call per activity: the same bounds unless one is NaN
+  // or a zero (Math tells -0 from 0), and then Math's own answer is taken.
+  let exact = true;
+  for (let k = 0; k < gpu.length; k++) {
+    const g = gpu[k]!;
+    const s = startNs[g]!;
+    const e = s + durNs[g]!;
+    if (s < lo) lo = s;
+    if (e > hi) hi = e;
+    if (s !== s || e !== e) exact = false;
+  }
+  if (!exact || lo === 0 || hi === 0) {
+    lo = Infinity;
+    hi = -Infinity;
+    for (const g of gpu) {
+      lo = Math.min(lo, startNs[g]!);
+      hi = Math.max(hi, startNs[g]! + durNs[g]!);
+    }
   }
   return { cpuNs: inst.endNs - inst.startNs, gpuNs: Number.isFinite(lo) ? hi - lo : undefined };
 }
