@@ -333,7 +333,6 @@ function launchTimes(m: TraceModel): Float64Array {
  * only when the list is not in that order already (it mostly is: work is listed as launched).
  */
 function sortByLaunch(startNs: Float64Array, at: Float64Array, list: number[]): void {
-  const before = (a: number, b: number) => at[a]! - at[b]! || startNs[a]! - startNs[b]! || a - b;
   // `before(a, b) < 0` written out for the check (no call per pair): a NaN difference is falsy there.
   for (let k = 1; k < list.length; k++) {
     const a = list[k - 1]!;
@@ -345,7 +344,7 @@ function sortByLaunch(startNs: Float64Array, at: Float64Array, list: number[]): 
       if (e < 0) continue;
       if ((e === 0 || e !== e) && a < b) continue;
     }
-    list.sort(before);
+    list.sort((x, y) => at[x]! - at[y]! || startNs[x]! - startNs[y]! || x - y);
     return;
   }
 }
@@ -418,8 +417,10 @@ export function instanceLaunches(m: TraceModel, inst: ScopeInstance): number {
 
 /** Σ durations of the instance's GPU work (kernels, copies, memsets), ns. */
 export function instanceGpuNs(m: TraceModel, inst: ScopeInstance): number {
+  const { durNs } = m.gpu;
+  const gpu = inst.gpu;
   let s = 0;
-  for (const g of inst.gpu) s += m.gpu.durNs[g]!;
+  for (let k = 0; k < gpu.length; k++) s += durNs[gpu[k]!]!;
   return s;
 }
 
