@@ -11,6 +11,7 @@
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { launchedBy, launchIndexOf, type LaunchIndex } from './launches.js';
 import { isViewOpName, launchedGpuWorkOf } from './views.js';
+import { namedEvents } from './scopes.js';
 
 export interface DispatchNode {
   readonly category: string;
@@ -74,9 +75,8 @@ function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]
     return { roots: [s.host], label: s.name, instances: 1 };
   }
   if (scope.annotation !== undefined) {
-    const id = strings.find(scope.annotation);
-    const found: number[] = [];
-    for (let i = 0; i < host.length; i++) if (host.name[i] === id && host.kind[i] !== HostKind.Runtime && host.kind[i] !== HostKind.Driver) found.push(i);
+    // (a copy: the list is the model's shared annotation index)
+    const found = [...namedEvents(m, strings.find(scope.annotation))];
     found.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
     if (found.length === 0) return { error: `no host event named "${scope.annotation}" in the trace` };
     const k = scope.instance ?? 0;
@@ -85,7 +85,8 @@ function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]
   }
   if (m.steps.length > 0) return { roots: [m.steps[0]!.host], label: m.steps[0]!.name, instances: m.steps.length };
   const roots: number[] = [];
-  for (let i = 0; i < host.length; i++) if (host.parent[i] === -1) roots.push(i);
+  const parent = host.parent;
+  for (let i = 0; i < parent.length; i++) if (parent[i] === -1) roots.push(i);
   roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
   return { roots, label: 'whole trace', instances: 1 };
 }

@@ -91,15 +91,8 @@ function listAnnotationsOnce(m: TraceModel): AnnotationNameInfo[] {
     if (stepName[id] === 0) stepName[id] = isStepAnnotationName(m.strings.get(id)) ? 1 : 2;
     return stepName[id] === 1;
   };
-  const names = new Map<number, number[]>();
-  for (let i = 0; i < host.length; i++) {
-    if (kind[i] !== HostKind.Annotation) continue;
-    const id = nameOf[i]!;
-    if (isStep(id)) continue;
-    let list = names.get(id);
-    if (!list) names.set(id, (list = []));
-    list.push(i);
-  }
+  const names: [number, readonly number[]][] = [];
+  for (const [id, events] of annotationIndexOf(m).byName) if (!isStep(id)) names.push([id, events]);
   const out: (AnnotationNameInfo & { firstNs: number })[] = [];
   for (const [id, events] of names) {
     const name = m.strings.get(id);
@@ -205,14 +198,53 @@ function scopeMembershipOnce(m: TraceModel, scope: Exclude<ScopeSpec, { per: 'tr
 function outermostInstances(m: TraceModel, id: number): number[] {
   const { host } = m;
   const roots: number[] = [];
-  for (let i = 0; i < host.length; i++) {
-    if (host.name[i] !== id || host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) continue;
+  for (const i of namedEvents(m, id)) {
     // The outermost instance only.
     let nested = false;
     for (let p = host.parent[i]!; p >= 0 && !nested; p = host.parent[p]!) nested = host.name[p] === id;
     if (!nested) roots.push(i);
   }
   return roots;
+}
+
+/**
+ * The `user_annotation` events of each name, in table order, and which names an op (`cpu_op`)
+ * has too: one pass over the host table, made once per model, that the annotation list, each
+ * annotation scope and the dispatch tree's roots read instead of a pass each. Shared, so read-only.
+ */
+export interface AnnotationIndex {
+  /** Name id → its annotation events, in table order; names in order of first appearance. */
+  readonly byName: ReadonlyMap<number, readonly number[]>;
+  /** Per name id, 1 when some op has that name. */
+  readonly opName: Uint8Array;
+}
+
+export const annotationIndexOf = perModel((m: TraceModel): AnnotationIndex => {
+  const { kind, name } = m.host;
+  const byName = new Map<number, number[]>();
+  const opName = new Uint8Array(m.strings.size);
+  for (let i = 0; i < kind.length; i++) {
+    const k = kind[i]!;
+    if (k === HostKind.Op) opName[name[i]!] = 1;
+    else if (k === HostKind.Annotation) {
+      const id = name[i]!;
+      const list = byName.get(id);
+      if (list) list.push(i);
+      else byName.set(id, [i]);
+    }
+  }
+  return { byName, opName };
+});
+
+/** The ops and annotations named `id` (runtime and driver calls left out), in table order. */
+export function namedEvents(m: TraceModel, id: number): readonly number[] {
+  if (id < 0) return [];
+  const ix = annotationIndexOf(m);
+  if (!ix.opName[id]) return ix.byName.get(id) ?? [];
+  const { name, kind } = m.host;
+  const out: number[] = [];
+  for (let i = 0; i < name.length; i++) if (name[i] === id && kind[i] !== HostKind.Runtime && kind[i] !== HostKind.Driver) out.push(i);
+  return out;
 }
 
 /** Every host event's instance (an index into `roots`, in start order), or -1: at most one each. */
