@@ -167,10 +167,13 @@ function buildTree(b: TreeBuild, root: number): DispatchNode {
   }
 }
 
-/** What a call launched, in GPU table order as the tree lists it. */
+/** What a call launched, in GPU table order as the tree lists it (most events launched nothing: no view made for them). */
 function launchedByCall(b: TreeBuild, h: number): Int32Array {
-  return inIndexOrder(launchedBy(b.index, h));
+  const { offsets } = b.index;
+  return offsets[h] === offsets[h + 1] ? NOTHING : inIndexOrder(launchedBy(b.index, h));
 }
+
+const NOTHING = new Int32Array(0);
 
 /** Σ GPU ns launched in the subtree of `root` (for a child below the depth shown), children before parents. */
 function subtreeGpuNs(b: TreeBuild, root: number): number {

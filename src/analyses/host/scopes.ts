@@ -250,8 +250,6 @@ export function namedEvents(m: TraceModel, id: number): readonly number[] {
 /** Every host event's instance (an index into `roots`, in start order), or -1: at most one each. */
 function instanceOwners(m: TraceModel, roots: readonly number[]): Int32Array {
   const { host } = m;
-  const owner = new Int32Array(host.length).fill(-1);
-  for (let k = 0; k < roots.length; k++) markSubtree(m, roots[k]!, k, owner);
   const n = roots.length;
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
@@ -264,23 +262,56 @@ function instanceOwners(m: TraceModel, roots: readonly number[]): Int32Array {
     threads[k] = host.thread[r]!;
     if (!(starts[k]! >= (k > 0 ? starts[k - 1]! : -Infinity))) sorted = false;
   }
-  if (sorted) windowOwners(host.startNs, host.thread, starts, ends, threads, owner);
-  else windowOwnersUnsorted(host.startNs, host.thread, starts, ends, threads, owner);
+  const w: Windows = { starts, ends, threads };
+  if (sorted) return ownersInOnePass(m, roots, w);
+  const owner = new Int32Array(host.length).fill(-1);
+  for (let k = 0; k < roots.length; k++) markSubtree(m, roots[k]!, k, owner);
+  windowOwnersUnsorted(host.startNs, host.thread, w, owner);
   return owner;
 }
 
+/** The instances' windows on the host, in start order: each root's start, end and thread. */
+interface Windows {
+  readonly starts: Float64Array;
+  readonly ends: Float64Array;
+  readonly threads: Int32Array;
+}
+
 /**
- * The events no subtree claimed, on another thread than their instance's root, that start inside
- * the window of the last instance starting at or before them. `starts` ascending (no NaN): the last
- * instance found is tried first, as the table lists each thread's events in time order, and the
- * binary search (lastAtOrBefore's) written out in the loop only when it does not fit.
+ * instanceOwners in one pass over the host table, for roots in start order (no NaN start):
+ * - an event inside roots' subtrees belongs to the last of them (markSubtree's answer, each
+ *   root marked in turn), found from its parent's answer, kept per event as `under` (0 not yet
+ *   known, 1 under no root, k + 2 under root k, a root -(k + 1) until known). Parents mostly come
+ *   first in the table; one that comes later is worked out up its chain first.
+ * - an event under no root, on another thread than the root of the last instance starting at
+ *   or before it, that starts inside that instance's window, belongs to it. The instance found
+ *   last is tried first, as the table lists each thread's events in time order; else the binary
+ *   search (lastAtOrBefore's) written out.
  */
-function windowOwners(startNs: Float64Array, thread: Int32Array, starts: Float64Array, ends: Float64Array, threads: Int32Array, owner: Int32Array): void {
+function ownersInOnePass(m: TraceModel, roots: readonly number[], w: Windows): Int32Array {
+  const { parent, startNs, thread } = m.host;
+  const { starts, ends, threads } = w;
+  const under = new Int32Array(parent.length);
+  for (let k = 0; k < roots.length; k++) under[roots[k]!] = -(k + 1);
+  const owner = new Int32Array(parent.length);
   const n = starts.length;
   const first = starts[0]!;
   let k = 0;
   for (let i = 0; i < owner.length; i++) {
-    if (owner[i]! >= 0) continue;
+    let u = under[i]!;
+    if (u < 1) {
+      const p = parent[i]!;
+      let up = p < 0 ? 1 : under[p]!;
+      if (up < 1) up = underOf(parent, under, p);
+      // A root: itself, unless a root it lies in came later.
+      u = u < 0 && -u + 1 > up ? -u + 1 : up;
+      under[i] = u;
+    }
+    if (u > 1) {
+      owner[i] = u - 2;
+      continue;
+    }
+    owner[i] = -1;
     const x = startNs[i]!;
     if (!(x >= first)) continue; // before every instance, or NaN
     if (!(starts[k]! <= x && (k + 1 === n || starts[k + 1]! > x))) {
@@ -295,10 +326,26 @@ function windowOwners(startNs: Float64Array, thread: Int32Array, starts: Float64
     }
     if (thread[i] !== threads[k] && x < ends[k]!) owner[i] = k;
   }
+  return owner;
 }
 
-/** windowOwners for roots whose starts are not in order (a NaN start): lastAtOrBefore as is. */
-function windowOwnersUnsorted(startNs: Float64Array, thread: Int32Array, starts: Float64Array, ends: Float64Array, threads: Int32Array, owner: Int32Array): void {
+/** ownersInOnePass' `under` of event `j` not known yet: worked out down its chain of ancestors from the nearest known one. */
+function underOf(parent: Int32Array, under: Int32Array, j: number): number {
+  const chain: number[] = [];
+  for (; j >= 0 && under[j]! < 1; j = parent[j]!) chain.push(j);
+  let u = j >= 0 ? under[j]! : 1;
+  for (let c = chain.length - 1; c >= 0; c--) {
+    const e = chain[c]!;
+    const v = under[e]!;
+    if (v < 0 && -v + 1 > u) u = -v + 1;
+    under[e] = u;
+  }
+  return u;
+}
+
+/** ownersInOnePass' window rule, for roots whose starts are not in order (a NaN start): lastAtOrBefore as is. */
+function windowOwnersUnsorted(startNs: Float64Array, thread: Int32Array, w: Windows, owner: Int32Array): void {
+  const { starts, ends, threads } = w;
   for (let i = 0; i < owner.length; i++) {
     if (owner[i]! >= 0) continue;
     const k = lastAtOrBefore(starts, startNs[i]!);
