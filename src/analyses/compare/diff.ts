@@ -30,8 +30,8 @@ import {
 import { countLaunches } from '../host/launches.js';
 import {
   computeScopeInstances,
+  gpuNsPerInstance,
   instanceDurNs,
-  instanceGpuNs,
   listAnnotations,
   parseScope,
   primaryAnnotation,
@@ -257,7 +257,7 @@ function hostNameCounts(m: TraceModel, instances: readonly ScopeInstance[], keep
 
 export function scopeStats(m: TraceModel, instances: readonly ScopeInstance[]): ScopeStats {
   const cpu = instances.map((x) => instanceDurNs(x) / 1000);
-  const gpu = instances.map((x) => instanceGpuNs(m, x) / 1000);
+  const gpu = gpuNsPerInstance(m, instances).map((ns) => ns / 1000);
   const counts = instances.map((x) => countLaunches(m, x.gpu));
   // countLaunches counts the kernels too (instanceKernels' length): no kernel list per instance.
   const kernels = counts.map((c) => c.kernels);

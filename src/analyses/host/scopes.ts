@@ -110,7 +110,7 @@ function listAnnotationsOnce(m: TraceModel): AnnotationNameInfo[] {
       if (!nested) instances++;
     }
     let gpuNs = 0;
-    if (topLevel) for (const inst of computeScopeInstances(m, { per: 'annotation', name })) gpuNs += instanceGpuNs(m, inst);
+    if (topLevel) for (const ns of gpuNsPerInstance(m, computeScopeInstances(m, { per: 'annotation', name }))) gpuNs += ns;
     out.push({ name, instances, topLevel, gpuNs, firstNs });
   }
   out.sort((a, b) => a.firstNs - b.firstNs);
@@ -136,7 +136,7 @@ export function primaryAnnotation(m: TraceModel, allowed?: ReadonlySet<string>, 
   const top = annotations.filter((a) => a.topLevel && a.instances > 0 && a.gpuNs > 0);
   if (top.length !== 1 || (allowed && !allowed.has(top[0]!.name))) return undefined;
   let referenceNs = 0;
-  for (const inst of computeScopeInstances(m, m.steps.length > 0 ? { per: 'step' } : { per: 'trace' })) referenceNs += instanceGpuNs(m, inst);
+  for (const ns of gpuNsPerInstance(m, computeScopeInstances(m, m.steps.length > 0 ? { per: 'step' } : { per: 'trace' }))) referenceNs += ns;
   return top[0]!.gpuNs >= 0.5 * referenceNs ? top[0]!.name : undefined;
 }
 
@@ -496,11 +496,20 @@ export function instanceLaunches(m: TraceModel, inst: ScopeInstance): number {
 
 /** Σ durations of the instance's GPU work (kernels, copies, memsets), ns. */
 export function instanceGpuNs(m: TraceModel, inst: ScopeInstance): number {
+  return gpuNsPerInstance(m, [inst])[0]!;
+}
+
+/** instanceGpuNs of each instance, in one call (one loop for V8 to optimise, not one per instance). */
+export function gpuNsPerInstance(m: TraceModel, instances: readonly ScopeInstance[]): number[] {
   const { durNs } = m.gpu;
-  const gpu = inst.gpu;
-  let s = 0;
-  for (let k = 0; k < gpu.length; k++) s += durNs[gpu[k]!]!;
-  return s;
+  const out: number[] = [];
+  for (let i = 0; i < instances.length; i++) {
+    const gpu = instances[i]!.gpu;
+    let s = 0;
+    for (let k = 0; k < gpu.length; k++) s += durNs[gpu[k]!]!;
+    out.push(s);
+  }
+  return out;
 }
 
 /** The instance's duration on the host, ns (the step / annotation event; the trace's extent). */
