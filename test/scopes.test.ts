@@ -5,8 +5,13 @@
  * correlation).
  */
 import { describe, expect, it } from 'vitest';
-import { computeScopeInstances, choosePrimaryScope, instanceGpuNs, instanceKernels, instanceLaunches, listAnnotations } from '../src/analyses/host/scopes.js';
-import { H200_NAMES, h200Trace, loadOracle, loadModel } from './fixtures.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { computeScopeInstances, choosePrimaryScope, instanceGpuNs, instanceKernels, instanceLaunches, listAnnotations, type ScopeSpec } from '../src/analyses/host/scopes.js';
+import { loadTrace } from '../src/load-trace.js';
+import type { TraceModel } from '../src/model/trace-model.js';
+import { H200_NAMES, h200Trace, loadOracle, loadModel, loadRawJson } from './fixtures.js';
 import { rawTrace } from './raw-scopes.js';
 
 describe('scope instances of each capture\'s annotation', () => {
@@ -70,6 +75,34 @@ describe('scope instances of each capture\'s annotation', () => {
       ).length;
       expect(expected).toBeGreaterThan(1000);
       expect(s.hostEvents.filter((i) => m.host.thread[i] === autograd).length).toBe(expected);
+    }
+  });
+
+  it('the same instances when the file lists children before their parents (events in reverse order)', async () => {
+    const path = h200Trace('gpt2_train');
+    const raw = loadRawJson(path);
+    const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-scopes-'));
+    const reversed = join(dir, 'gpt2_train.reversed.json');
+    writeFileSync(reversed, JSON.stringify({ ...raw, traceEvents: [...raw.traceEvents].reverse() }));
+    const m = await loadModel(path);
+    const r = await loadTrace(reversed);
+    let later = 0;
+    for (let i = 0; i < r.host.length; i++) if (r.host.parent[i]! > i) later++;
+    expect(later).toBeGreaterThan(1000);
+    // Per instance: its root, window, host events (by name and thread, in time order) and GPU time.
+    const read = (x: TraceModel, spec: ScopeSpec) =>
+      computeScopeInstances(x, spec).map((inst) => ({
+        name: inst.name,
+        startNs: inst.startNs,
+        endNs: inst.endNs,
+        host: inst.hostEvents.map((i) => `${x.host.startNs[i]} ${x.strings.get(x.host.name[i]!)} ${x.threads[x.host.thread[i]!]!.tid}`).sort(),
+        gpu: inst.gpu.length,
+        gpuNs: instanceGpuNs(x, inst),
+      }));
+    for (const spec of [{ per: 'step' }, { per: 'annotation', name: 'train_step' }, { per: 'annotation', name: 'Optimizer.step#AdamW.step' }] as ScopeSpec[]) {
+      const want = read(m, spec);
+      expect(want.length).toBeGreaterThan(0);
+      expect(read(r, spec)).toEqual(want);
     }
   });
 

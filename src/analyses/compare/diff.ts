@@ -30,9 +30,8 @@ import {
 import { countLaunches } from '../host/launches.js';
 import {
   computeScopeInstances,
+  gpuNsPerInstance,
   instanceDurNs,
-  instanceGpuNs,
-  instanceKernels,
   listAnnotations,
   parseScope,
   primaryAnnotation,
@@ -258,9 +257,10 @@ function hostNameCounts(m: TraceModel, instances: readonly ScopeInstance[], keep
 
 export function scopeStats(m: TraceModel, instances: readonly ScopeInstance[]): ScopeStats {
   const cpu = instances.map((x) => instanceDurNs(x) / 1000);
-  const gpu = instances.map((x) => instanceGpuNs(m, x) / 1000);
-  const kernels = instances.map((x) => instanceKernels(m, x).length);
+  const gpu = gpuNsPerInstance(m, instances).map((ns) => ns / 1000);
   const counts = instances.map((x) => countLaunches(m, x.gpu));
+  // countLaunches counts the kernels too (instanceKernels' length): no kernel list per instance.
+  const kernels = counts.map((c) => c.kernels);
   const launches = counts.map((c) => c.launches);
   return {
     instances: instances.length,

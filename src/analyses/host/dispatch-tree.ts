@@ -9,8 +9,9 @@
  * not shown here (see `kernels` and `doctor`).
  */
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { launchedBy, launchIndexOf } from './launches.js';
+import { launchedBy, launchIndexOf, type LaunchIndex } from './launches.js';
 import { isViewOpName, launchedGpuWorkOf } from './views.js';
+import { namedEvents } from './scopes.js';
 
 export interface DispatchNode {
   readonly category: string;
@@ -74,9 +75,8 @@ function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]
     return { roots: [s.host], label: s.name, instances: 1 };
   }
   if (scope.annotation !== undefined) {
-    const id = strings.find(scope.annotation);
-    const found: number[] = [];
-    for (let i = 0; i < host.length; i++) if (host.name[i] === id && host.kind[i] !== HostKind.Runtime && host.kind[i] !== HostKind.Driver) found.push(i);
+    // (a copy: the list is the model's shared annotation index)
+    const found = [...namedEvents(m, strings.find(scope.annotation))];
     found.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
     if (found.length === 0) return { error: `no host event named "${scope.annotation}" in the trace` };
     const k = scope.instance ?? 0;
@@ -85,7 +85,8 @@ function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]
   }
   if (m.steps.length > 0) return { roots: [m.steps[0]!.host], label: m.steps[0]!.name, instances: m.steps.length };
   const roots: number[] = [];
-  for (let i = 0; i < host.length; i++) if (host.parent[i] === -1) roots.push(i);
+  const parent = host.parent;
+  for (let i = 0; i < parent.length; i++) if (parent[i] === -1) roots.push(i);
   roots.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
   return { roots, label: 'whole trace', instances: 1 };
 }
@@ -93,107 +94,147 @@ function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]
 export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}): DispatchTree | DispatchScopeError {
   const sel = selectRoots(m, scope);
   if ('error' in sel) return sel;
-  const { host, gpu, strings } = m;
-  const launched = launchedGpuWorkOf(m);
-  // What each call launched, from the launch index the other analyses read (made once per
-  // model), in GPU table order as the tree lists it: no map of every activity in the trace for
-  // the few calls of one instance.
-  const index = launchIndexOf(m);
-  const launchedByCall = (h: number) => inIndexOrder(launchedBy(index, h));
-  // Σ GPU ns launched in each subtree, children before parents (an explicit stack: nesting depth is the trace's).
-  const gpuUs = new Map<number, number>();
-  const subtreeGpuNs = (root: number): number => {
-    const cached = gpuUs.get(root);
-    if (cached !== undefined) return cached;
-    const stack = [root];
-    const expanded: boolean[] = [];
-    while (stack.length > 0) {
-      const i = stack[stack.length - 1]!;
-      if (!expanded[stack.length - 1]) {
-        expanded[stack.length - 1] = true;
-        for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) {
-          if (gpuUs.has(c)) continue;
-          stack.push(c);
-          expanded[stack.length - 1] = false;
-        }
-        continue;
-      }
-      stack.pop();
-      expanded.length = stack.length;
-      if (gpuUs.has(i)) continue;
-      let ns = 0;
-      for (const g of launchedByCall(i)) ns += gpu.durNs[g]!;
-      for (let c = host.firstChild[i]!; c !== -1; c = host.nextSibling[c]!) ns += gpuUs.get(c)!;
-      gpuUs.set(i, ns);
-    }
-    return gpuUs.get(root)!;
+  const b: TreeBuild = {
+    m,
+    launched: launchedGpuWorkOf(m),
+    // What each call launched, from the launch index the other analyses read (made once per
+    // model): no map of every activity in the trace for the few calls of one instance.
+    index: launchIndexOf(m),
+    maxDepth: Math.min(scope.maxDepth ?? Infinity, MAX_TREE_DEPTH),
+    cut: false,
   };
-  const maxDepth = Math.min(scope.maxDepth ?? Infinity, MAX_TREE_DEPTH);
-  let cut = false;
+  const roots = sel.roots.map((r) => buildTree(b, r));
+  return { scope: sel.label, roots, instances: sel.instances, ...(b.cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}) };
+}
 
-  const finish = (i: number, depth: number, childCpuNs: number, children: DispatchNode[]): DispatchNode => {
-    const name = strings.get(host.name[i]!);
-    const kind = host.kind[i]!;
-    if (depth < maxDepth) {
-      for (const g of launchedByCall(i)) {
-        children.push({
-          category: GPU_KIND_NAMES[gpu.kind[g]!]!,
-          name: strings.get(gpu.name[g]!),
-          startUs: gpu.startNs[g]! / 1000,
-          durUs: gpu.durNs[g]! / 1000,
-          device: gpu.device[g]!,
-          stream: gpu.stream[g]!,
-          children: [],
-        });
+/** What building one tree reads and sets. */
+interface TreeBuild {
+  readonly m: TraceModel;
+  readonly launched: Uint8Array;
+  readonly index: LaunchIndex;
+  readonly maxDepth: number;
+  /** Set when a level past MAX_TREE_DEPTH was left out. */
+  cut: boolean;
+}
+
+/** One open node of buildTree's walk. */
+interface Frame {
+  readonly i: number;
+  readonly depth: number;
+  /** The next child to visit, or -1. */
+  next: number;
+  childCpuNs: number;
+  readonly children: DispatchNode[];
+  /** Where this node's children's GPU ns start on the walk's ns stack. */
+  readonly nsBase: number;
+}
+
+/**
+ * The node of `root` and its subtree, depth first with an explicit stack (nesting depth is the
+ * trace's). Each node's GPU ns is summed as it closes, from its own launches and its children's
+ * sums (kept on a stack of numbers, in sibling order): one walk, no map of subtree sums.
+ */
+function buildTree(b: TreeBuild, root: number): DispatchNode {
+  const { firstChild, nextSibling, durNs } = b.m.host;
+  const maxDepth = b.maxDepth;
+  const ns: number[] = [];
+  const stack: Frame[] = [{ i: root, depth: 0, next: firstChild[root]!, childCpuNs: 0, children: [], nsBase: 0 }];
+  for (;;) {
+    const f = stack[stack.length - 1]!;
+    if (f.next !== -1) {
+      const c = f.next;
+      f.next = nextSibling[c]!;
+      f.childCpuNs += durNs[c]!;
+      if (f.depth < maxDepth) stack.push({ i: c, depth: f.depth + 1, next: firstChild[c]!, childCpuNs: 0, children: [], nsBase: ns.length });
+      else {
+        // A child left out still counts in its parent's GPU time.
+        ns.push(subtreeGpuNs(b, c));
+        if (f.depth === MAX_TREE_DEPTH) b.cut = true;
       }
+      continue;
     }
-    const isOp = kind === HostKind.Op;
-    const nothing = !launched[i];
-    const dims = host.args[i]?.['Input Dims'];
-    // The optional fields set in place, in the order the node lists them (no object spread per node).
-    const node: { -readonly [K in keyof DispatchNode]: DispatchNode[K] } = {
-      category: HOST_KIND_NAMES[kind]!,
-      name,
-      startUs: host.startNs[i]! / 1000,
-      durUs: host.durNs[i]! / 1000,
-      selfCpuUs: (host.durNs[i]! - childCpuNs) / 1000,
-      gpuUs: subtreeGpuNs(i) / 1000,
-    } as DispatchNode;
-    if (isOp || kind === HostKind.Annotation) node.launchedNothing = nothing;
-    if (isOp && nothing && isViewOpName(name)) node.view = true;
-    if (dims !== undefined) node.inputDims = dims;
-    node.children = children;
-    return node;
-  };
-
-  /** The node of `root` and its subtree, depth first with an explicit stack. */
-  interface Frame {
-    i: number;
-    depth: number;
-    next: number;
-    childCpuNs: number;
-    children: DispatchNode[];
+    stack.pop();
+    let gpuNs = 0;
+    const launched = launchedByCall(b, f.i);
+    for (let k = 0; k < launched.length; k++) gpuNs += b.m.gpu.durNs[launched[k]!]!;
+    for (let k = f.nsBase; k < ns.length; k++) gpuNs += ns[k]!;
+    ns.length = f.nsBase;
+    ns.push(gpuNs);
+    if (f.depth < maxDepth) for (let k = 0; k < launched.length; k++) f.children.push(gpuNode(b.m, launched[k]!));
+    const node = hostNode(b, f.i, f.childCpuNs, gpuNs, f.children);
+    if (stack.length === 0) return node;
+    stack[stack.length - 1]!.children.push(node);
   }
-  const build = (root: number): DispatchNode => {
-    const stack: Frame[] = [{ i: root, depth: 0, next: host.firstChild[root]!, childCpuNs: 0, children: [] }];
-    for (;;) {
-      const f = stack[stack.length - 1]!;
-      if (f.next !== -1) {
-        const c = f.next;
-        f.next = host.nextSibling[c]!;
-        f.childCpuNs += host.durNs[c]!;
-        if (f.depth < maxDepth) stack.push({ i: c, depth: f.depth + 1, next: host.firstChild[c]!, childCpuNs: 0, children: [] });
-        else if (f.depth === MAX_TREE_DEPTH) cut = true;
-        continue;
+}
+
+/** What a call launched, in GPU table order as the tree lists it (most events launched nothing: no view made for them). */
+function launchedByCall(b: TreeBuild, h: number): Int32Array {
+  const { offsets } = b.index;
+  return offsets[h] === offsets[h + 1] ? NOTHING : inIndexOrder(launchedBy(b.index, h));
+}
+
+const NOTHING = new Int32Array(0);
+
+/** Σ GPU ns launched in the subtree of `root` (for a child below the depth shown), children before parents. */
+function subtreeGpuNs(b: TreeBuild, root: number): number {
+  const { firstChild, nextSibling } = b.m.host;
+  const sums = new Map<number, number>();
+  const stack = [root];
+  const expanded: boolean[] = [];
+  while (stack.length > 0) {
+    const i = stack[stack.length - 1]!;
+    if (!expanded[stack.length - 1]) {
+      expanded[stack.length - 1] = true;
+      for (let c = firstChild[i]!; c !== -1; c = nextSibling[c]!) {
+        stack.push(c);
+        expanded[stack.length - 1] = false;
       }
-      stack.pop();
-      const node = finish(f.i, f.depth, f.childCpuNs, f.children);
-      if (stack.length === 0) return node;
-      stack[stack.length - 1]!.children.push(node);
+      continue;
     }
+    stack.pop();
+    expanded.length = stack.length;
+    let ns = 0;
+    for (const g of launchedByCall(b, i)) ns += b.m.gpu.durNs[g]!;
+    for (let c = firstChild[i]!; c !== -1; c = nextSibling[c]!) ns += sums.get(c)!;
+    sums.set(i, ns);
+  }
+  return sums.get(root)!;
+}
+
+function gpuNode(m: TraceModel, g: number): DispatchNode {
+  const { gpu } = m;
+  return {
+    category: GPU_KIND_NAMES[gpu.kind[g]!]!,
+    name: m.strings.get(gpu.name[g]!),
+    startUs: gpu.startNs[g]! / 1000,
+    durUs: gpu.durNs[g]! / 1000,
+    device: gpu.device[g]!,
+    stream: gpu.stream[g]!,
+    children: [],
   };
-  const roots = sel.roots.map(build);
-  return { scope: sel.label, roots, instances: sel.instances, ...(cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}) };
+}
+
+function hostNode(b: TreeBuild, i: number, childCpuNs: number, gpuNs: number, children: DispatchNode[]): DispatchNode {
+  const { host } = b.m;
+  const name = b.m.strings.get(host.name[i]!);
+  const kind = host.kind[i]!;
+  const isOp = kind === HostKind.Op;
+  const nothing = !b.launched[i];
+  const dims = host.args[i]?.['Input Dims'];
+  // The optional fields set in place, in the order the node lists them (no object spread per node).
+  const node: { -readonly [K in keyof DispatchNode]: DispatchNode[K] } = {
+    category: HOST_KIND_NAMES[kind]!,
+    name,
+    startUs: host.startNs[i]! / 1000,
+    durUs: host.durNs[i]! / 1000,
+    selfCpuUs: (host.durNs[i]! - childCpuNs) / 1000,
+    gpuUs: gpuNs / 1000,
+  } as DispatchNode;
+  if (isOp || kind === HostKind.Annotation) node.launchedNothing = nothing;
+  if (isOp && nothing && isViewOpName(name)) node.view = true;
+  if (dims !== undefined) node.inputDims = dims;
+  node.children = children;
+  return node;
 }
 
 /** A call's activities (listed in start order) in GPU table order: the list itself when it already is (one activity, or launched in order), else a sorted copy. */

@@ -83,15 +83,16 @@ export const listAnnotations = perModel(listAnnotationsOnce);
 
 function listAnnotationsOnce(m: TraceModel): AnnotationNameInfo[] {
   const { host } = m;
-  const names = new Map<number, number[]>();
-  for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Annotation) continue;
-    const id = host.name[i]!;
-    if (isStepAnnotationName(m.strings.get(id))) continue;
-    let list = names.get(id);
-    if (!list) names.set(id, (list = []));
-    list.push(i);
-  }
+  const kind = host.kind;
+  const nameOf = host.name;
+  // Whether a name id is a step's, decided once per id (0 not yet, 1 a step, 2 not): no string is read per event.
+  const stepName = new Uint8Array(m.strings.size);
+  const isStep = (id: number): boolean => {
+    if (stepName[id] === 0) stepName[id] = isStepAnnotationName(m.strings.get(id)) ? 1 : 2;
+    return stepName[id] === 1;
+  };
+  const names: [number, readonly number[]][] = [];
+  for (const [id, events] of annotationIndexOf(m).byName) if (!isStep(id)) names.push([id, events]);
   const out: (AnnotationNameInfo & { firstNs: number })[] = [];
   for (const [id, events] of names) {
     const name = m.strings.get(id);
@@ -102,14 +103,14 @@ function listAnnotationsOnce(m: TraceModel): AnnotationNameInfo[] {
       firstNs = Math.min(firstNs, host.startNs[i]!);
       let nested = false;
       for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
-        if (host.kind[p] !== HostKind.Annotation) continue;
-        if (host.name[p] === id) nested = true;
-        else if (!isStepAnnotationName(m.strings.get(host.name[p]!))) topLevel = false;
+        if (kind[p] !== HostKind.Annotation) continue;
+        if (nameOf[p] === id) nested = true;
+        else if (!isStep(nameOf[p]!)) topLevel = false;
       }
       if (!nested) instances++;
     }
     let gpuNs = 0;
-    if (topLevel) for (const inst of computeScopeInstances(m, { per: 'annotation', name })) gpuNs += instanceGpuNs(m, inst);
+    if (topLevel) for (const ns of gpuNsPerInstance(m, computeScopeInstances(m, { per: 'annotation', name }))) gpuNs += ns;
     out.push({ name, instances, topLevel, gpuNs, firstNs });
   }
   out.sort((a, b) => a.firstNs - b.firstNs);
@@ -135,7 +136,7 @@ export function primaryAnnotation(m: TraceModel, allowed?: ReadonlySet<string>, 
   const top = annotations.filter((a) => a.topLevel && a.instances > 0 && a.gpuNs > 0);
   if (top.length !== 1 || (allowed && !allowed.has(top[0]!.name))) return undefined;
   let referenceNs = 0;
-  for (const inst of computeScopeInstances(m, m.steps.length > 0 ? { per: 'step' } : { per: 'trace' })) referenceNs += instanceGpuNs(m, inst);
+  for (const ns of gpuNsPerInstance(m, computeScopeInstances(m, m.steps.length > 0 ? { per: 'step' } : { per: 'trace' }))) referenceNs += ns;
   return top[0]!.gpuNs >= 0.5 * referenceNs ? top[0]!.name : undefined;
 }
 
@@ -197,8 +198,7 @@ function scopeMembershipOnce(m: TraceModel, scope: Exclude<ScopeSpec, { per: 'tr
 function outermostInstances(m: TraceModel, id: number): number[] {
   const { host } = m;
   const roots: number[] = [];
-  for (let i = 0; i < host.length; i++) {
-    if (host.name[i] !== id || host.kind[i] === HostKind.Runtime || host.kind[i] === HostKind.Driver) continue;
+  for (const i of namedEvents(m, id)) {
     // The outermost instance only.
     let nested = false;
     for (let p = host.parent[i]!; p >= 0 && !nested; p = host.parent[p]!) nested = host.name[p] === id;
@@ -207,21 +207,152 @@ function outermostInstances(m: TraceModel, id: number): number[] {
   return roots;
 }
 
+/**
+ * The `user_annotation` events of each name, in table order, and which names an op (`cpu_op`)
+ * has too: one pass over the host table, made once per model, that the annotation list, each
+ * annotation scope and the dispatch tree's roots read instead of a pass each. Shared, so read-only.
+ */
+export interface AnnotationIndex {
+  /** Name id → its annotation events, in table order; names in order of first appearance. */
+  readonly byName: ReadonlyMap<number, readonly number[]>;
+  /** Per name id, 1 when some op has that name. */
+  readonly opName: Uint8Array;
+}
+
+export const annotationIndexOf = perModel((m: TraceModel): AnnotationIndex => {
+  const { kind, name } = m.host;
+  const byName = new Map<number, number[]>();
+  const opName = new Uint8Array(m.strings.size);
+  for (let i = 0; i < kind.length; i++) {
+    const k = kind[i]!;
+    if (k === HostKind.Op) opName[name[i]!] = 1;
+    else if (k === HostKind.Annotation) {
+      const id = name[i]!;
+      const list = byName.get(id);
+      if (list) list.push(i);
+      else byName.set(id, [i]);
+    }
+  }
+  return { byName, opName };
+});
+
+/** The ops and annotations named `id` (runtime and driver calls left out), in table order. */
+export function namedEvents(m: TraceModel, id: number): readonly number[] {
+  if (id < 0) return [];
+  const ix = annotationIndexOf(m);
+  if (!ix.opName[id]) return ix.byName.get(id) ?? [];
+  const { name, kind } = m.host;
+  const out: number[] = [];
+  for (let i = 0; i < name.length; i++) if (name[i] === id && kind[i] !== HostKind.Runtime && kind[i] !== HostKind.Driver) out.push(i);
+  return out;
+}
+
 /** Every host event's instance (an index into `roots`, in start order), or -1: at most one each. */
 function instanceOwners(m: TraceModel, roots: readonly number[]): Int32Array {
   const { host } = m;
-  const owner = new Int32Array(host.length).fill(-1);
-  roots.forEach((r, k) => markSubtree(m, r, k, owner));
-  const starts = roots.map((r) => host.startNs[r]!);
-  for (let i = 0; i < host.length; i++) {
-    if (owner[i]! >= 0) continue;
-    const k = lastAtOrBefore(starts, host.startNs[i]!);
-    if (k < 0) continue;
+  const n = roots.length;
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  const threads = new Int32Array(n);
+  let sorted = true;
+  for (let k = 0; k < n; k++) {
     const r = roots[k]!;
-    if (host.thread[i] === host.thread[r]) continue;
-    if (host.startNs[i]! < host.startNs[r]! + host.durNs[r]!) owner[i] = k;
+    starts[k] = host.startNs[r]!;
+    ends[k] = host.startNs[r]! + host.durNs[r]!;
+    threads[k] = host.thread[r]!;
+    if (!(starts[k]! >= (k > 0 ? starts[k - 1]! : -Infinity))) sorted = false;
+  }
+  const w: Windows = { starts, ends, threads };
+  if (sorted) return ownersInOnePass(m, roots, w);
+  const owner = new Int32Array(host.length).fill(-1);
+  for (let k = 0; k < roots.length; k++) markSubtree(m, roots[k]!, k, owner);
+  windowOwnersUnsorted(host.startNs, host.thread, w, owner);
+  return owner;
+}
+
+/** The instances' windows on the host, in start order: each root's start, end and thread. */
+interface Windows {
+  readonly starts: Float64Array;
+  readonly ends: Float64Array;
+  readonly threads: Int32Array;
+}
+
+/**
+ * instanceOwners in one pass over the host table, for roots in start order (no NaN start):
+ * - an event inside roots' subtrees belongs to the last of them (markSubtree's answer, each
+ *   root marked in turn), found from its parent's answer, kept per event as `under` (0 not yet
+ *   known, 1 under no root, k + 2 under root k, a root -(k + 1) until known). Parents mostly come
+ *   first in the table; one that comes later is worked out up its chain first.
+ * - an event under no root, on another thread than the root of the last instance starting at
+ *   or before it, that starts inside that instance's window, belongs to it. The instance found
+ *   last is tried first, as the table lists each thread's events in time order; else the binary
+ *   search (lastAtOrBefore's) written out.
+ */
+function ownersInOnePass(m: TraceModel, roots: readonly number[], w: Windows): Int32Array {
+  const { parent, startNs, thread } = m.host;
+  const { starts, ends, threads } = w;
+  const under = new Int32Array(parent.length);
+  for (let k = 0; k < roots.length; k++) under[roots[k]!] = -(k + 1);
+  const owner = new Int32Array(parent.length);
+  const n = starts.length;
+  const first = starts[0]!;
+  let k = 0;
+  for (let i = 0; i < owner.length; i++) {
+    let u = under[i]!;
+    if (u < 1) {
+      const p = parent[i]!;
+      let up = p < 0 ? 1 : under[p]!;
+      if (up < 1) up = underOf(parent, under, p);
+      // A root: itself, unless a root it lies in came later.
+      u = u < 0 && -u + 1 > up ? -u + 1 : up;
+      under[i] = u;
+    }
+    if (u > 1) {
+      owner[i] = u - 2;
+      continue;
+    }
+    owner[i] = -1;
+    const x = startNs[i]!;
+    if (!(x >= first)) continue; // before every instance, or NaN
+    if (!(starts[k]! <= x && (k + 1 === n || starts[k + 1]! > x))) {
+      let lo = 0;
+      let hi = n - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= x) lo = mid;
+        else hi = mid - 1;
+      }
+      k = lo;
+    }
+    if (thread[i] !== threads[k] && x < ends[k]!) owner[i] = k;
   }
   return owner;
+}
+
+/** ownersInOnePass' `under` of event `j` not known yet: worked out down its chain of ancestors from the nearest known one. */
+function underOf(parent: Int32Array, under: Int32Array, j: number): number {
+  const chain: number[] = [];
+  for (; j >= 0 && under[j]! < 1; j = parent[j]!) chain.push(j);
+  let u = j >= 0 ? under[j]! : 1;
+  for (let c = chain.length - 1; c >= 0; c--) {
+    const e = chain[c]!;
+    const v = under[e]!;
+    if (v < 0 && -v + 1 > u) u = -v + 1;
+    under[e] = u;
+  }
+  return u;
+}
+
+/** ownersInOnePass' window rule, for roots whose starts are not in order (a NaN start): lastAtOrBefore as is. */
+function windowOwnersUnsorted(startNs: Float64Array, thread: Int32Array, w: Windows, owner: Int32Array): void {
+  const { starts, ends, threads } = w;
+  for (let i = 0; i < owner.length; i++) {
+    if (owner[i]! >= 0) continue;
+    const k = lastAtOrBefore(starts, startNs[i]!);
+    if (k < 0) continue;
+    if (thread[i] === threads[k]) continue;
+    if (startNs[i]! < ends[k]!) owner[i] = k;
+  }
 }
 
 /**
@@ -242,17 +373,19 @@ function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: In
   return hostEvents;
 }
 
-/** Each instance's GPU work in launch order (launchOrder, then start, then index). */
+/** Each instance's GPU work in launch order (launchTimes, then start, then index). */
 function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array): number[][] {
   const { gpu } = m;
   const lists: number[][] = [];
   for (let k = 0; k < instances; k++) lists.push([]);
-  const at = launchTimesOf(m);
+  const { launcher, owner: opOf } = gpu;
   for (let g = 0; g < gpu.length; g++) {
-    const l = gpu.launcher[g]!;
-    const k = l >= 0 ? owner[l]! : gpu.owner[g]! >= 0 ? owner[gpu.owner[g]!]! : -1;
+    const l = launcher[g]!;
+    const o = opOf[g]!;
+    const k = l >= 0 ? owner[l]! : o >= 0 ? owner[o]! : -1;
     if (k >= 0) lists[k]!.push(g);
   }
+  const at = launchTimesOf(m);
   for (const list of lists) sortByLaunch(gpu.startNs, at, list);
   return lists;
 }
@@ -260,11 +393,17 @@ function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array):
 /** launchTimes, made once per model: every scope's instances are sorted by it (`explain` reads the steps' and an annotation's). Shared, so read-only. */
 const launchTimesOf = perModel(launchTimes);
 
-/** Per GPU activity, `launchOrder`: its launch call's start, else its own start. */
+/** Per GPU activity, when the host asked for it (its launch order): its launch call's start, else its own start. */
 function launchTimes(m: TraceModel): Float64Array {
   const { gpu } = m;
+  const hostStart = m.host.startNs;
+  const launcher = gpu.launcher;
+  const startNs = gpu.startNs;
   const at = new Float64Array(gpu.length);
-  for (let g = 0; g < gpu.length; g++) at[g] = launchOrder(m, g);
+  for (let g = 0; g < at.length; g++) {
+    const l = launcher[g]!;
+    at[g] = l >= 0 ? hostStart[l]! : startNs[g]!;
+  }
   return at;
 }
 
@@ -273,12 +412,19 @@ function launchTimes(m: TraceModel): Float64Array {
  * only when the list is not in that order already (it mostly is: work is listed as launched).
  */
 function sortByLaunch(startNs: Float64Array, at: Float64Array, list: number[]): void {
-  const before = (a: number, b: number) => at[a]! - at[b]! || startNs[a]! - startNs[b]! || a - b;
+  // `before(a, b) < 0` written out for the check (no call per pair): a NaN difference is falsy there.
   for (let k = 1; k < list.length; k++) {
-    if (!(before(list[k - 1]!, list[k]!) < 0)) {
-      list.sort(before);
-      return;
+    const a = list[k - 1]!;
+    const b = list[k]!;
+    const d = at[a]! - at[b]!;
+    if (d < 0) continue;
+    if (d === 0 || d !== d) {
+      const e = startNs[a]! - startNs[b]!;
+      if (e < 0) continue;
+      if ((e === 0 || e !== e) && a < b) continue;
     }
+    list.sort((x, y) => at[x]! - at[y]! || startNs[x]! - startNs[y]! || x - y);
+    return;
   }
 }
 
@@ -295,22 +441,25 @@ function wholeTrace(m: TraceModel): ScopeInstance {
   return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
 }
 
-/** When the host asked for the work: its launch call's start, else the work's own start. */
-function launchOrder(m: TraceModel, g: number): number {
-  const l = m.gpu.launcher[g]!;
-  return l >= 0 ? m.host.startNs[l]! : m.gpu.startNs[g]!;
-}
-
+/** `root` and every event below it owned by `k`: walked along the child and sibling links and back up by `parent`, no stack. */
 function markSubtree(m: TraceModel, root: number, k: number, owner: Int32Array): void {
-  const stack = [root];
-  while (stack.length > 0) {
-    const i = stack.pop()!;
+  const { firstChild, nextSibling, parent } = m.host;
+  owner[root] = k;
+  let i = firstChild[root]!;
+  while (i >= 0) {
     owner[i] = k;
-    for (let c = m.host.firstChild[i]!; c >= 0; c = m.host.nextSibling[c]!) stack.push(c);
+    const c = firstChild[i]!;
+    if (c >= 0) {
+      i = c;
+      continue;
+    }
+    while (i !== root && nextSibling[i]! < 0) i = parent[i]!;
+    if (i === root) break;
+    i = nextSibling[i]!;
   }
 }
 
-function lastAtOrBefore(sorted: readonly number[], x: number): number {
+function lastAtOrBefore(sorted: Float64Array, x: number): number {
   let lo = 0;
   let hi = sorted.length - 1;
   let ans = -1;
@@ -347,9 +496,20 @@ export function instanceLaunches(m: TraceModel, inst: ScopeInstance): number {
 
 /** Σ durations of the instance's GPU work (kernels, copies, memsets), ns. */
 export function instanceGpuNs(m: TraceModel, inst: ScopeInstance): number {
-  let s = 0;
-  for (const g of inst.gpu) s += m.gpu.durNs[g]!;
-  return s;
+  return gpuNsPerInstance(m, [inst])[0]!;
+}
+
+/** instanceGpuNs of each instance, in one call (one loop for V8 to optimise, not one per instance). */
+export function gpuNsPerInstance(m: TraceModel, instances: readonly ScopeInstance[]): number[] {
+  const { durNs } = m.gpu;
+  const out: number[] = [];
+  for (let i = 0; i < instances.length; i++) {
+    const gpu = instances[i]!.gpu;
+    let s = 0;
+    for (let k = 0; k < gpu.length; k++) s += durNs[gpu[k]!]!;
+    out.push(s);
+  }
+  return out;
 }
 
 /** The instance's duration on the host, ns (the step / annotation event; the trace's extent). */
