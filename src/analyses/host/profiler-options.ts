@@ -13,6 +13,7 @@
  * (`omitted`), an option can go unseen.
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { perModel } from '../helpers/per-model.js';
 
 export type InflatingOption = 'with_stack' | 'profile_memory' | 'with_flops';
 
@@ -22,7 +23,10 @@ export interface InflatingOptionFound {
   readonly evidence: string;
 }
 
-export function findInflatingOptions(m: TraceModel): InflatingOptionFound[] {
+/** The options found, once per model (`explain` asks from three sections; the list is shared: read-only). */
+export const findInflatingOptions: (m: TraceModel) => readonly InflatingOptionFound[] = perModel(findInflatingOptionsOnce);
+
+function findInflatingOptionsOnce(m: TraceModel): InflatingOptionFound[] {
   const out: InflatingOptionFound[] = [];
   // The header first: the answer must not change when the caller left the frames or the
   // records out of the model (model.test: every analysis the same either way).
