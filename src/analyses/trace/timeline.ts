@@ -19,6 +19,7 @@
  * carried by `source`: the model's GPU table knows each activity's launcher and owner).
  */
 import type { TraceModel } from '../../model/trace-model.js';
+import { orderByGroupStart } from '../helpers/enclosing.js';
 
 /** Slice categories: Kineto's own words; the index is what `TimelineSlices.category` holds. */
 export const TIMELINE_CATEGORIES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'kernel', 'gpu_memcpy', 'gpu_memset'] as const;
@@ -103,16 +104,9 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const threadOrder = [...m.threads.keys()]
     .filter((t) => threadUsed[t])
     .sort((a, b) => compareThreads(m.threads[a]!, m.threads[b]!) || a - b);
-  const streamKeys = new Map<string, { device: number; stream: number }>();
-  for (let g = 0; g < gpu.length; g++) {
-    const key = `${gpu.device[g]}/${gpu.stream[g]}`;
-    if (!streamKeys.has(key)) streamKeys.set(key, { device: gpu.device[g]!, stream: gpu.stream[g]! });
-  }
-  const streams = [...streamKeys.values()].sort((a, b) => a.device - b.device || a.stream - b.stream);
+  const { streams, streamOf } = gpuStreams(m);
   const trackOfThread = new Int32Array(m.threads.length).fill(-1);
   threadOrder.forEach((t, k) => (trackOfThread[t] = k));
-  const trackOfStream = new Map<string, number>();
-  streams.forEach((s, k) => trackOfStream.set(`${s.device}/${s.stream}`, threadOrder.length + k));
 
   // 2. Every slice: track, row, times, category, name (model string id), source.
   const track = new Int32Array(n);
@@ -131,10 +125,10 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     nameId[i] = host.name[i]!;
     source[i] = i;
   }
-  const gpuLanes = assignGpuLanes(m);
+  const gpuLanes = assignGpuLanes(m, streamOf);
   for (let g = 0; g < gpu.length; g++) {
     const k = host.length + g;
-    track[k] = trackOfStream.get(`${gpu.device[g]}/${gpu.stream[g]}`)!;
+    track[k] = threadOrder.length + streamOf[g]!;
     depth[k] = gpuLanes[g]!;
     startNs[k] = gpu.startNs[g]!;
     durNs[k] = Math.max(0, gpu.durNs[g]!);
@@ -143,21 +137,42 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     source[k] = g;
   }
   // An event whose time could not be read (BAD_TIMESTAMP: NaN) has no place on a timeline.
+  // Per track: drawable slices and rows (the deepest slice's depth + 1).
+  const trackCount = threadOrder.length + streams.length;
+  const events = new Array<number>(trackCount).fill(0);
+  const rows = new Array<number>(trackCount).fill(0);
+  const drawn = new Int32Array(n);
   let lo = Infinity;
   let hi = -Infinity;
   let drawable = 0;
+  let depthsOk = true;
   for (let k = 0; k < n; k++) {
     if (!Number.isFinite(startNs[k]!) || !Number.isFinite(durNs[k]!)) continue;
-    drawable++;
+    drawn[drawable++] = k;
     if (startNs[k]! < lo) lo = startNs[k]!;
     if (startNs[k]! + durNs[k]! > hi) hi = startNs[k]! + durNs[k]!;
+    const t = track[k]!;
+    events[t]!++;
+    if (depth[k]! + 1 > rows[t]!) rows[t] = depth[k]! + 1;
+    if (depth[k]! < 0) depthsOk = false;
   }
   if (drawable === 0) lo = hi = 0;
 
-  // 3. Sort by (track, row, start, longest first), then reduce.
-  const order = new Int32Array(drawable);
-  for (let k = 0, j = 0; k < n; k++) if (Number.isFinite(startNs[k]!) && Number.isFinite(durNs[k]!)) order[j++] = k;
-  order.sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
+  // 3. Sort by (track, row, start, longest first), then reduce. A (track, row) pair is one group
+  // of orderByGroupStart: the tracks' rows numbered one after another.
+  const drawnRows = drawn.subarray(0, drawable);
+  let order: Int32Array | null = null;
+  if (depthsOk) {
+    const rowBase = new Int32Array(trackCount);
+    for (let t = 1; t < trackCount; t++) rowBase[t] = rowBase[t - 1]! + rows[t - 1]!;
+    const group = new Int32Array(n);
+    for (let j = 0; j < drawable; j++) {
+      const k = drawn[j]!;
+      group[k] = rowBase[track[k]!]! + depth[k]!;
+    }
+    order = orderByGroupStart(drawnRows, group, startNs, durNs);
+  }
+  order ??= drawnRows.slice().sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
   let bucketNs = 0;
   let kept: Int32Array = order;
   if (drawable > maxSlices) {
@@ -186,7 +201,7 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     source: new Int32Array(len),
   };
   const names: string[] = [];
-  const local = new Map<number, number>();
+  const local = new Int32Array(m.strings.size).fill(-1);
   for (let j = 0; j < len; j++) {
     const k = kept[j]!;
     out.track[j] = track[k]!;
@@ -195,22 +210,15 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     out.durNs[j] = durNs[k]!;
     out.category[j] = category[k]!;
     out.source[j] = source[k]!;
-    let id = local.get(nameId[k]!);
-    if (id === undefined) {
+    let id = local[nameId[k]!]!;
+    if (id < 0) {
       id = names.length;
       names.push(m.strings.get(nameId[k]!));
-      local.set(nameId[k]!, id);
+      local[nameId[k]!] = id;
     }
     out.name[j] = id;
   }
-  const trackCount = threadOrder.length + streams.length;
-  const events = new Array<number>(trackCount).fill(0);
   const keptPerTrack = new Array<number>(trackCount).fill(0);
-  const rows = new Array<number>(trackCount).fill(0);
-  for (const k of order) {
-    events[track[k]!]!++;
-    if (depth[k]! + 1 > rows[track[k]!]!) rows[track[k]!] = depth[k]! + 1;
-  }
   for (let j = 0; j < len; j++) keptPerTrack[out.track[j]!]!++;
 
   const tracks: TimelineTrack[] = [
@@ -275,21 +283,56 @@ function longestPerBucket(
   return count;
 }
 
+/**
+ * The (device, stream) pairs in (device, stream) order, and each GPU activity's pair as an index
+ * into that list (pairs numbered as met, a look-up only when the pair changes, then ranked).
+ */
+function gpuStreams(m: TraceModel): { streams: { device: number; stream: number }[]; streamOf: Int32Array } {
+  const { gpu } = m;
+  const met: { device: number; stream: number }[] = [];
+  const pairOf = new Int32Array(gpu.length);
+  const byDevice = new Map<number, Map<number, number>>();
+  let device = NaN;
+  let stream = NaN;
+  let pair = -1;
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.device[g] !== device || gpu.stream[g] !== stream) {
+      device = gpu.device[g]!;
+      stream = gpu.stream[g]!;
+      let ofDevice = byDevice.get(device);
+      if (!ofDevice) byDevice.set(device, (ofDevice = new Map()));
+      const p = ofDevice.get(stream);
+      if (p === undefined) ofDevice.set(stream, (pair = met.push({ device, stream }) - 1));
+      else pair = p;
+    }
+    pairOf[g] = pair;
+  }
+  const ranked = met.map((_, p) => p).sort((a, b) => met[a]!.device - met[b]!.device || met[a]!.stream - met[b]!.stream);
+  const rankOf = new Int32Array(met.length);
+  ranked.forEach((p, k) => (rankOf[p] = k));
+  for (let g = 0; g < gpu.length; g++) pairOf[g] = rankOf[pairOf[g]!]!;
+  return { streams: ranked.map((p) => met[p]!), streamOf: pairOf };
+}
+
 /** Row of each GPU activity on its stream: 0, or the first row free when it starts (overlaps go below). */
-function assignGpuLanes(m: TraceModel): Int32Array {
+function assignGpuLanes(m: TraceModel, streamOf: Int32Array): Int32Array {
   const { gpu } = m;
   const lanes = new Int32Array(gpu.length);
-  const order = Array.from({ length: gpu.length }, (_, g) => g).sort(
-    (a, b) => gpu.device[a]! - gpu.device[b]! || gpu.stream[a]! - gpu.stream[b]! || gpu.startNs[a]! - gpu.startNs[b]! || a - b,
-  );
-  let ends: number[] = [];
+  const all = new Int32Array(gpu.length);
+  for (let g = 0; g < gpu.length; g++) all[g] = g;
+  // (streamOf ranks the pairs as (device, stream) compare)
+  const order =
+    orderByGroupStart(all, streamOf, gpu.startNs, null) ??
+    Array.from({ length: gpu.length }, (_, g) => g).sort(
+      (a, b) => gpu.device[a]! - gpu.device[b]! || gpu.stream[a]! - gpu.stream[b]! || gpu.startNs[a]! - gpu.startNs[b]! || a - b,
+    );
+  const ends: number[] = [];
   for (let k = 0; k < order.length; k++) {
     const g = order[k]!;
-    const p = k > 0 ? order[k - 1]! : -1;
-    if (p < 0 || gpu.device[p] !== gpu.device[g] || gpu.stream[p] !== gpu.stream[g]) ends = [];
+    if (k === 0 || streamOf[order[k - 1]!] !== streamOf[g]) ends.length = 0;
     const s = gpu.startNs[g]!;
-    let lane = ends.findIndex((e) => e <= s);
-    if (lane < 0) lane = ends.length;
+    let lane = 0;
+    while (lane < ends.length && !(ends[lane]! <= s)) lane++;
     ends[lane] = s + Math.max(0, gpu.durNs[g]!);
     lanes[g] = lane;
   }
