@@ -64,20 +64,17 @@ export function orderByGroupStart(
     const b = at[g + 1]!;
     bounds.length = 0;
     bounds.push(a);
-    for (let p = a + 1; p < b; p++) if (before(idx, s, d, p, p - 1)) bounds.push(p);
+    // (the order written out here and in mergeRuns, not called: the compiler is told not to inline)
+    for (let p = a + 1; p < b; p++) {
+      const q = p - 1;
+      if (s[p] !== s[q] ? s[p]! < s[q]! : d[p] !== d[q] ? d[p]! > d[q]! : idx[p]! < idx[q]!) bounds.push(p);
+    }
     if (bounds.length === 1) continue;
     bounds.push(b);
     tmp ??= { idx: new Int32Array(n), s: new Float64Array(n), d: new Float64Array(n) };
     mergeRuns(idx, s, d, tmp.idx, tmp.s, tmp.d, bounds);
   }
   return idx;
-}
-
-/** Whether position x comes before position y: start, then the longer, then the row. */
-function before(idx: Int32Array, s: Float64Array, d: Float64Array, x: number, y: number): boolean {
-  if (s[x] !== s[y]) return s[x]! < s[y]!;
-  if (d[x] !== d[y]) return d[x]! > d[y]!;
-  return idx[x]! < idx[y]!;
 }
 
 /** Merges the runs between `bounds` (their starts, then the end) pairwise until one is left; the result in (idx, s, d). */
@@ -100,7 +97,8 @@ function mergeRuns(idx: Int32Array, s: Float64Array, d: Float64Array, idx2: Int3
       let j = a1;
       let o = a0;
       while (i < a1 && j < b1) {
-        const p = before(fi, fs, fd, j, i) ? j++ : i++;
+        // j before i: an earlier start, then the longer, then the lower row
+        const p = (fs[j] !== fs[i] ? fs[j]! < fs[i]! : fd[j] !== fd[i] ? fd[j]! > fd[i]! : fi[j]! < fi[i]!) ? j++ : i++;
         ti[o] = fi[p]!;
         ts[o] = fs[p]!;
         td[o++] = fd[p]!;
@@ -144,6 +142,12 @@ export function innermostEnclosing(
     pointThread[k] = threadOf(k);
     pointTs[k] = tsOf(k);
   }
+  return innermostEnclosingAt(t, sorted, pointThread, pointTs);
+}
+
+/** innermostEnclosing of points given as columns: point k on thread `pointThread[k]` at `pointTs[k]`. */
+export function innermostEnclosingAt(t: ThreadIntervals, sorted: ArrayLike<number>, pointThread: Float64Array, pointTs: Float64Array): Int32Array {
+  const n = pointThread.length;
   const all = new Int32Array(n);
   for (let k = 0; k < n; k++) all[k] = k;
   const order =

@@ -23,7 +23,7 @@
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
 import { owningOp } from './scopes.js';
-import { innermostEnclosing, sortNested } from '../helpers/enclosing.js';
+import { innermostEnclosingAt, sortNested } from '../helpers/enclosing.js';
 
 const MODULE_PREFIX = 'nn.Module: ';
 
@@ -126,7 +126,10 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   // 2. The tree: each frame's node is (its enclosing module frame's node, its name).
   const nodes: ModuleNode[] = [];
   const roots: number[] = [];
-  const nodeByKey = new Map<string, number>();
+  // A node's children by name id (ids and names are one to one), the roots' under -1.
+  const rootByName = new Map<number, number>();
+  const childByName: Map<number, number>[] = [];
+  const nameOf = new Map<number, string>();
   const nodeOfFrame = new Int32Array(python.length).fill(-1);
   const stack: number[] = [];
   let thread = -1;
@@ -140,12 +143,15 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     while (stack.length > 0 && endOf(m, stack[stack.length - 1]!) <= s) stack.pop();
     const parentFrame = stack.length > 0 ? stack[stack.length - 1]! : -1;
     const parent = parentFrame >= 0 ? nodeOfFrame[parentFrame]! : -1;
-    const name = strings.get(python.name[f]!).slice(MODULE_PREFIX.length);
-    const key = `${parent}\u0000${name}`;
-    let node = nodeByKey.get(key);
+    const id = python.name[f]!;
+    const byName = parent >= 0 ? childByName[parent]! : rootByName;
+    let node = byName.get(id);
     if (node === undefined) {
+      let name = nameOf.get(id);
+      if (name === undefined) nameOf.set(id, (name = strings.get(id).slice(MODULE_PREFIX.length)));
       node = nodes.length;
-      nodeByKey.set(key, node);
+      byName.set(id, node);
+      childByName.push(new Map());
       const depth = parent >= 0 ? nodes[parent]!.depth + 1 : 0;
       nodes.push(newNode(name, parent >= 0 ? `${nodes[parent]!.path}/${name}` : name, depth, parent));
       if (parent >= 0) nodes[parent]!.children.push(node);
@@ -165,7 +171,13 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   const ops = new Int32Array(host.length);
   let opCount = 0;
   for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops[opCount++] = i;
-  const frameOfOp = innermostEnclosing(python, frames, opCount, (k) => host.thread[ops[k]!]!, (k) => host.startNs[ops[k]!]!);
+  const opThread = new Float64Array(opCount);
+  const opStart = new Float64Array(opCount);
+  for (let k = 0; k < opCount; k++) {
+    opThread[k] = host.thread[ops[k]!]!;
+    opStart[k] = host.startNs[ops[k]!]!;
+  }
+  const frameOfOp = innermostEnclosingAt(python, frames, opThread, opStart);
   const moduleOfOp = emptyOps();
   for (let k = 0; k < opCount; k++) {
     const f = frameOfOp[k]!;
@@ -193,8 +205,9 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   }
 
   // 5. GPU work by the owning op's module (forward) or linked backward module.
-  const selfKernels = nodes.map(() => new Map<string, { durNs: number; count: number }>());
-  const outsideKernels = new Map<string, { durNs: number; count: number }>();
+  // (kernels keyed by name id, one to one with names: the names are read once, in topKernels)
+  const selfKernels = nodes.map((): KernelSums => new Map());
+  const outsideKernels: KernelSums = new Map();
   let outsideNs = 0;
   let deviceNs = 0;
   for (let g = 0; g < gpu.length; g++) {
@@ -204,7 +217,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     const o = owningOp(m, g);
     const fwd = o >= 0 ? moduleOfOp[o]! : -1;
     const bwd = o >= 0 && fwd < 0 ? backwardModuleOfOp[o]! : -1;
-    const name = strings.get(gpu.name[g]!);
+    const name = gpu.name[g]!;
     if (fwd >= 0) nodes[fwd]!.deviceSelfNs += dur;
     else if (bwd >= 0) nodes[bwd]!.backward.deviceSelfNs += dur;
     else {
@@ -220,15 +233,22 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     const mem = m.memory;
     const recs: number[] = [];
     for (let r = 0; r < mem.length; r++) if (!mem.outOfMemory[r] && mem.bytes[r]! > 0) recs.push(r);
-    const frameOfRec = innermostEnclosing(python, frames, recs.length, (k) => mem.thread[recs[k]!]!, (k) => mem.tsNs[recs[k]!]!);
-    recs.forEach((r, k) => {
+    const recThread = new Float64Array(recs.length);
+    const recTs = new Float64Array(recs.length);
+    for (let k = 0; k < recs.length; k++) {
+      recThread[k] = mem.thread[recs[k]!]!;
+      recTs[k] = mem.tsNs[recs[k]!]!;
+    }
+    const frameOfRec = innermostEnclosingAt(python, frames, recThread, recTs);
+    for (let k = 0; k < recs.length; k++) {
       const f = frameOfRec[k]!;
-      if (f < 0) return;
+      if (f < 0) continue;
+      const r = recs[k]!;
       const n = nodes[nodeOfFrame[f]!]!;
       const t = mem.deviceType[r]!;
       if (isDeviceMemoryType(t)) n.allocatedDeviceSelfBytes += mem.bytes[r]!;
       else if (isCpuMemoryType(t)) n.allocatedCpuSelfBytes += mem.bytes[r]!;
-    });
+    }
   }
 
   // 7. Totals, children before parents (a child is always created after its parent).
@@ -240,7 +260,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     n.backward.hostTotalNs += n.backward.hostSelfNs;
     n.allocatedDeviceTotalBytes += n.allocatedDeviceSelfBytes;
     n.allocatedCpuTotalBytes += n.allocatedCpuSelfBytes;
-    n.topKernels = topKernels(totalKernels[k]!, topN);
+    n.topKernels = topKernels(m, totalKernels[k]!, topN);
     if (n.parent < 0) continue;
     const p = nodes[n.parent]!;
     p.deviceTotalNs += n.deviceTotalNs;
@@ -262,7 +282,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     nodes,
     roots,
     backwardLinks,
-    outside: { deviceNs: outsideNs, kernels: topKernels(outsideKernels, topN) },
+    outside: { deviceNs: outsideNs, kernels: topKernels(m, outsideKernels, topN) },
     deviceNs,
     moduleOfOp,
     backwardModuleOfOp,
@@ -331,7 +351,10 @@ function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array):
   }
 }
 
-function addKernel(map: Map<string, { durNs: number; count: number }>, name: string, dur: number): void {
+/** Per kernel name id: Σ durations and count. */
+type KernelSums = Map<number, { durNs: number; count: number }>;
+
+function addKernel(map: KernelSums, name: number, dur: number): void {
   const cur = map.get(name);
   if (cur) {
     cur.durNs += dur;
@@ -339,9 +362,9 @@ function addKernel(map: Map<string, { durNs: number; count: number }>, name: str
   } else map.set(name, { durNs: dur, count: 1 });
 }
 
-function topKernels(map: Map<string, { durNs: number; count: number }>, n: number): KernelShare[] {
+function topKernels(m: TraceModel, map: KernelSums, n: number): KernelShare[] {
   return [...map]
-    .map(([name, v]) => ({ name, durNs: v.durNs, count: v.count }))
+    .map(([id, v]) => ({ name: m.strings.get(id), durNs: v.durNs, count: v.count }))
     .sort((a, b) => b.durNs - a.durNs || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .slice(0, n);
 }

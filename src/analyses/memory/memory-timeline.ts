@@ -18,7 +18,7 @@
  * in its span on any thread, its callees' included.
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { innermostEnclosing, sortNested } from '../helpers/enclosing.js';
+import { innermostEnclosingAt, sortNested } from '../helpers/enclosing.js';
 import { isCpuMemoryType, memoryTimeOrder, recordBound } from './memory-usage.js';
 import type { ModuleTree } from '../host/modules.js';
 import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';
@@ -140,18 +140,28 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
   const opOf = recordOps(m, order);
   const moduleOf = recordModules(m, order, opOf.innermost, opts.modules);
 
-  // Records per device, in time order.
+  // Records per device, in time order (the device's list looked up only when the device changes).
   const byDevice = new Map<string, number[]>();
-  order.forEach((r, k) => {
-    const key = `${mem.deviceType[r]}|${mem.deviceId[r]}`;
-    let list = byDevice.get(key);
-    if (!list) byDevice.set(key, (list = []));
+  let list: number[] = [];
+  let type = NaN;
+  let id = NaN;
+  for (let k = 0; k < order.length; k++) {
+    const r = order[k]!;
+    if (mem.deviceType[r] !== type || mem.deviceId[r] !== id) {
+      type = mem.deviceType[r]!;
+      id = mem.deviceId[r]!;
+      const key = `${type}|${id}`;
+      const known = byDevice.get(key);
+      if (known) list = known;
+      else byDevice.set(key, (list = []));
+    }
     list.push(k);
-  });
+  }
   // torch's table: calls and the self / total memory columns of each op.
   const table = computeProfilerTable(m);
   const devices: MemoryDeviceTimeline[] = [];
-  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table));
+  const ops = byDevice.size > 0 ? countedOps(m) : undefined;
+  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops!));
   devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
   return { status: 'ok', devices, outOfMemory };
 }
@@ -164,6 +174,7 @@ function deviceTimeline(
   moduleName: readonly string[],
   top: number,
   table: ProfilerTable,
+  ops: CountedOps,
 ): MemoryDeviceTimeline {
   const mem = m.memory;
   const r0 = order[ks[0]!]!;
@@ -173,28 +184,34 @@ function deviceTimeline(
   const tsNs = new Float64Array(n);
   const allocatedBytes = new Float64Array(n);
   const reservedBytes = new Float64Array(n);
+  const bytes = new Float64Array(n);
+  const addrs = new Float64Array(n);
+  const op = new Array<string>(n);
   let peak = -1;
   let peakRes = -1;
+  // Records written without `Addr` cannot be paired: then nothing is said of blocks (pairedByAddr false).
+  let paired = true;
   for (let j = 0; j < n; j++) {
-    const r = order[ks[j]!]!;
+    const k = ks[j]!;
+    const r = order[k]!;
     tsNs[j] = mem.tsNs[r]!;
     allocatedBytes[j] = mem.totalAllocated[r]!;
     reservedBytes[j] = mem.totalReserved[r]!;
+    bytes[j] = mem.bytes[r]!;
+    addrs[j] = mem.addr[r]!;
+    op[j] = opName[k]!;
+    if (addrs[j] !== addrs[j]) paired = false;
     if (peak < 0 || allocatedBytes[j]! > allocatedBytes[peak]!) peak = j;
     if (peakRes < 0 || reservedBytes[j]! > reservedBytes[peakRes]!) peakRes = j;
   }
 
-  // Replay allocations and frees by address; snapshot what is alive at the peak. Records
-  // written without `Addr` cannot be paired: then nothing is said of blocks (pairedByAddr false).
-  let paired = true;
-  for (const k of ks) if (mem.addr[order[k]!] !== mem.addr[order[k]!]) paired = false;
+  // Replay allocations and frees by address; snapshot what is alive at the peak.
   const live = new Map<number, number>(); // addr → k of its allocation
   let aliveAtPeak: number[] = [];
   for (let j = 0; j < n; j++) {
     const k = ks[j]!;
-    const r = order[k]!;
-    const b = mem.bytes[r]!;
-    const addr = mem.addr[r]!;
+    const b = bytes[j]!;
+    const addr = addrs[j]!;
     if (addr === addr) {
       if (b > 0) live.set(addr, k);
       else if (b < 0) live.delete(addr);
@@ -220,9 +237,9 @@ function deviceTimeline(
     tsNs,
     allocatedBytes,
     reservedBytes,
-    bytes: Float64Array.from(ks, (k) => mem.bytes[order[k]!]!),
-    addr: Float64Array.from(ks, (k) => mem.addr[order[k]!]!),
-    op: ks.map((k) => opName[k]!),
+    bytes,
+    addr: addrs,
+    op,
     peakAllocatedBytes: allocatedBytes[peak]!,
     peakAtNs: tsNs[peak]!,
     peakReservedBytes: reservedBytes[peakRes]!,
@@ -235,7 +252,7 @@ function deviceTimeline(
       bytes: alivePeakBytes,
       beforeTraceBytes: allocatedBytes[peak]! - alivePeakBytes,
     },
-    byOp: opStats(m, order, ks, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
+    byOp: opStats(tsNs, bytes, ops, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
     neverFreed: {
       bytes: neverFreedKs.reduce((s, k) => s + bytesOf(k), 0),
       count: neverFreedKs.length,
@@ -294,74 +311,106 @@ function leakSuspect(
   return { growthBytes: last.endBytes - first.endBytes, steps: steps.length, neverFreedByOp: group(inSteps, opOf, bytesOf).slice(0, top) };
 }
 
+/** The ops opStats counts, in host order: their spans and their row (torch's row name) in `names`. */
+interface CountedOps {
+  readonly startNs: Float64Array;
+  readonly endNs: Float64Array;
+  readonly row: Int32Array;
+  readonly names: readonly string[];
+}
+
+/**
+ * The calls of ops, less torch's duplicates (a call inside a call of the same name as its only
+ * child: absorbed, profiler-table.ts), each with its row: found once, for every device's opStats.
+ */
+function countedOps(m: TraceModel): CountedOps {
+  const { host } = m;
+  const calls: number[] = [];
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    const p = host.parent[i]!;
+    if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
+    calls.push(i);
+  }
+  const n = calls.length;
+  const startNs = new Float64Array(n);
+  const endNs = new Float64Array(n);
+  const row = new Int32Array(n);
+  // (torch's row name looked up once per name id)
+  const rowOfName = new Int32Array(m.strings.size).fill(-1);
+  const rowIds = new Map<string, number>();
+  const names: string[] = [];
+  for (let c = 0; c < n; c++) {
+    const i = calls[c]!;
+    startNs[c] = host.startNs[i]!;
+    endNs[c] = host.startNs[i]! + host.durNs[i]!;
+    const id = host.name[i]!;
+    let r = rowOfName[id]!;
+    if (r < 0) {
+      const name = torchRowName(m.strings.get(id));
+      r = rowIds.get(name) ?? -1;
+      if (r < 0) rowIds.set(name, (r = names.push(name) - 1));
+      rowOfName[id] = r;
+    }
+    row[c] = r;
+  }
+  return { startNs, endNs, row, names };
+}
+
 /**
  * Per op name: records in its calls' spans on any thread (torch's rule), allocations and frees
- * apart; a call inside a call of the same name as its only child is torch's duplicate (absorbed,
- * profiler-table.ts) and not counted again. Calls and the net self / total are torch's table's.
+ * apart (countedOps: torch's duplicates not counted again). Calls and the net self / total are
+ * torch's table's. `ts` and `bytes`: the device's records in time order.
  */
-function opStats(m: TraceModel, order: Int32Array, ks: readonly number[], table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
-  const { host, memory: mem } = m;
-  const n = ks.length;
-  const ts = new Float64Array(n);
+function opStats(ts: Float64Array, bytes: Float64Array, ops: CountedOps, table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
+  const n = ts.length;
   const allocPre = new Float64Array(n + 1);
   const allocCnt = new Float64Array(n + 1);
   const freePre = new Float64Array(n + 1);
   const freeCnt = new Float64Array(n + 1);
   for (let j = 0; j < n; j++) {
-    const r = order[ks[j]!]!;
-    ts[j] = mem.tsNs[r]!;
-    const b = mem.bytes[r]!;
+    const b = bytes[j]!;
     allocPre[j + 1] = allocPre[j]! + (b > 0 ? b : 0);
     allocCnt[j + 1] = allocCnt[j]! + (b > 0 ? 1 : 0);
     freePre[j + 1] = freePre[j]! + (b < 0 ? -b : 0);
     freeCnt[j + 1] = freeCnt[j]! + (b < 0 ? 1 : 0);
   }
-  // Per row (torch's row name, looked up once per name id): its sums.
-  const rowOfName = new Int32Array(m.strings.size).fill(-1);
-  const rowIds = new Map<string, number>();
-  const rows: { op: string; allocations: number; allocatedBytes: number; frees: number; freedBytes: number }[] = [];
+  // Per row: its sums, in host order.
+  const rows = ops.names.length;
+  const allocations = new Float64Array(rows);
+  const allocatedBytes = new Float64Array(rows);
+  const frees = new Float64Array(rows);
+  const freedBytes = new Float64Array(rows);
   let lo = 0;
-  for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Op) continue;
-    const id = host.name[i]!;
-    const p = host.parent[i]!;
-    if (p >= 0 && host.name[p] === id && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
-    const s = host.startNs[i]!;
-    const e = s + host.durNs[i]!;
-    lo = recordBound(ts, s, false, lo);
-    const hi = recordBound(ts, e, true, lo);
+  for (let c = 0; c < ops.row.length; c++) {
+    lo = recordBound(ts, ops.startNs[c]!, false, lo);
+    const hi = recordBound(ts, ops.endNs[c]!, true, lo);
     if (hi <= lo) continue;
-    let r = rowOfName[id]!;
-    if (r < 0) {
-      const name = torchRowName(m.strings.get(id));
-      r = rowIds.get(name) ?? -1;
-      if (r < 0) rowIds.set(name, (r = rows.push({ op: name, allocations: 0, allocatedBytes: 0, frees: 0, freedBytes: 0 }) - 1));
-      rowOfName[id] = r;
-    }
-    const row = rows[r]!;
-    row.allocations += allocCnt[hi]! - allocCnt[lo]!;
-    row.allocatedBytes += allocPre[hi]! - allocPre[lo]!;
-    row.frees += freeCnt[hi]! - freeCnt[lo]!;
-    row.freedBytes += freePre[hi]! - freePre[lo]!;
+    const r = ops.row[c]!;
+    allocations[r] += allocCnt[hi]! - allocCnt[lo]!;
+    allocatedBytes[r] += allocPre[hi]! - allocPre[lo]!;
+    frees[r] += freeCnt[hi]! - freeCnt[lo]!;
+    freedBytes[r] += freePre[hi]! - freePre[lo]!;
   }
   const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
-  return rows
-    .filter((r) => r.allocations + r.frees > 0)
-    .map((r) => {
-      const t = torchRows.get(r.op);
-      const mem = t?.memory;
-      return {
-        op: r.op,
-        calls: t?.calls ?? 0,
-        allocations: r.allocations,
-        allocatedBytes: r.allocatedBytes,
-        frees: r.frees,
-        freedBytes: r.freedBytes,
-        totalBytes: mem ? (cpu ? mem.cpuBytes : mem.deviceBytes) : 0,
-        selfBytes: mem ? (cpu ? mem.selfCpuBytes : mem.selfDeviceBytes) : 0,
-      };
-    })
-    .sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+  const out: MemoryOpStats[] = [];
+  for (let r = 0; r < rows; r++) {
+    if (!(allocations[r]! + frees[r]! > 0)) continue;
+    const op = ops.names[r]!;
+    const t = torchRows.get(op);
+    const mem = t?.memory;
+    out.push({
+      op,
+      calls: t?.calls ?? 0,
+      allocations: allocations[r]!,
+      allocatedBytes: allocatedBytes[r]!,
+      frees: frees[r]!,
+      freedBytes: freedBytes[r]!,
+      totalBytes: mem ? (cpu ? mem.cpuBytes : mem.deviceBytes) : 0,
+      selfBytes: mem ? (cpu ? mem.selfCpuBytes : mem.selfDeviceBytes) : 0,
+    });
+  }
+  return out.sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
 }
 
 /** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread. */
@@ -370,29 +419,50 @@ function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; o
   const ops: number[] = [];
   for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
   const sorted = sortNested(host, ops);
-  const innermost = innermostEnclosing(host, sorted, order.length, (k) => mem.thread[order[k]!]!, (k) => mem.tsNs[order[k]!]!);
-  const outermost = Array.from(innermost, (i) => {
-    if (i < 0) return NO_OP;
-    let top = i;
-    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (host.kind[p] === HostKind.Op) top = p;
-    return m.strings.get(host.name[top]!);
-  });
+  const recThread = new Float64Array(order.length);
+  const recTs = new Float64Array(order.length);
+  for (let k = 0; k < order.length; k++) {
+    recThread[k] = mem.thread[order[k]!]!;
+    recTs[k] = mem.tsNs[order[k]!]!;
+  }
+  const innermost = innermostEnclosingAt(host, sorted, recThread, recTs);
+  // The outermost op's name once per innermost op (many records share one).
+  const nameOf = new Map<number, string>();
+  const outermost = new Array<string>(innermost.length);
+  for (let k = 0; k < innermost.length; k++) {
+    const i = innermost[k]!;
+    if (i < 0) {
+      outermost[k] = NO_OP;
+      continue;
+    }
+    let name = nameOf.get(i);
+    if (name === undefined) {
+      let top = i;
+      for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (host.kind[p] === HostKind.Op) top = p;
+      nameOf.set(i, (name = m.strings.get(host.name[top]!)));
+    }
+    outermost[k] = name;
+  }
   return { innermost, outermost };
 }
 
 /** Per record: the module path it was made in (forward frame, else linked backward), or NO_MODULE. */
 function recordModules(m: TraceModel, order: Int32Array, innermostOp: Int32Array, modules: ModuleTree | undefined): string[] {
-  if (!modules || modules.status !== 'ok') return Array.from(order, () => NO_MODULE);
+  const out = new Array<string>(order.length).fill(NO_MODULE);
+  if (!modules || modules.status !== 'ok') return out;
   // A module's backward name made once, not once per record.
   const backwardName = modules.nodes.map((n) => `${n.path} (backward)`);
-  return Array.from(order, (_r, k) => {
+  for (let k = 0; k < order.length; k++) {
     const op = innermostOp[k]!;
-    const fwd = op >= 0 ? modules.moduleOfOp[op]! : -1;
-    if (fwd >= 0) return modules.nodes[fwd]!.path;
-    const bwd = op >= 0 ? modules.backwardModuleOfOp[op]! : -1;
-    if (bwd >= 0) return backwardName[bwd]!;
-    return NO_MODULE;
-  });
+    if (op < 0) continue;
+    const fwd = modules.moduleOfOp[op]!;
+    if (fwd >= 0) out[k] = modules.nodes[fwd]!.path;
+    else {
+      const bwd = modules.backwardModuleOfOp[op]!;
+      if (bwd >= 0) out[k] = backwardName[bwd]!;
+    }
+  }
+  return out;
 }
 
 function group(ks: readonly number[], keyOf: (k: number) => string, bytesOf: (k: number) => number): AliveGroup[] {

@@ -6,7 +6,7 @@
 import { BOUND_KEYS, BOUND_LABELS, type CriticalPathResult, type LongestPath } from '../../analyses/critical-path/critical-path.js';
 import type { CriticalPathGraph } from '../../analyses/critical-path/critical-path-graph.js';
 import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
-import { isGpuCategory, type Timeline } from '../../analyses/trace/timeline.js';
+import { GPU_CATEGORY_BASE, type Timeline } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed } from './html-text.js';
 import type { Part } from './report-data.js';
 
@@ -20,26 +20,34 @@ export type ReportCriticalPath = CriticalPathResult & { readonly graphData: Crit
  */
 export function criticalPathPoints(t: Timeline, results: readonly ReportCriticalPath[]): number[] {
   const s = t.slices;
+  const { category, source } = s;
   // slot of each host / GPU source index, -1 none (arrays, not maps: a timeline has 10⁵ slices)
+  // (the category test written out, not isGpuCategory: this runs once per slice, twice)
   let maxHost = -1;
   let maxGpu = -1;
   for (let j = 0; j < s.length; j++) {
-    if (isGpuCategory(s.category[j]!)) maxGpu = Math.max(maxGpu, s.source[j]!);
-    else maxHost = Math.max(maxHost, s.source[j]!);
+    const src = source[j]!;
+    if (category[j]! >= GPU_CATEGORY_BASE) {
+      if (src > maxGpu) maxGpu = src;
+    } else if (src > maxHost) maxHost = src;
   }
   const hostSlot = new Int32Array(maxHost + 1).fill(-1);
   const gpuSlot = new Int32Array(maxGpu + 1).fill(-1);
-  for (let j = 0; j < s.length; j++) (isGpuCategory(s.category[j]!) ? gpuSlot : hostSlot)[s.source[j]!] = j;
+  for (let j = 0; j < s.length; j++) {
+    if (category[j]! >= GPU_CATEGORY_BASE) gpuSlot[source[j]!] = j;
+    else hostSlot[source[j]!] = j;
+  }
   const out: number[] = [];
   for (const r of results) {
     if (out.length) out.push(-1, -1);
-    const g = r.graphData;
-    for (const n of r.path.nodes) {
-      const ev = g.nodeEvent[n]!;
+    const { nodeEvent, nodeGpu, nodeStart } = r.graphData;
+    const nodes = r.path.nodes;
+    for (let k = 0; k < nodes.length; k++) {
+      const n = nodes[k]!;
+      const ev = nodeEvent[n]!;
       if (ev < 0) continue;
-      const slots = g.nodeGpu[n] ? gpuSlot : hostSlot;
-      const slot = ev < slots.length ? slots[ev]! : -1;
-      if (slot >= 0) out.push(slot, g.nodeStart[n] ? 0 : 1);
+      const slot = nodeGpu[n] ? (ev <= maxGpu ? gpuSlot[ev]! : -1) : ev <= maxHost ? hostSlot[ev]! : -1;
+      if (slot >= 0) out.push(slot, nodeStart[n] ? 0 : 1);
     }
   }
   return out;

@@ -12,7 +12,7 @@
  */
 import { describeDecoded } from '../kernels-view.js';
 import { decodeKernelName, shortKernelName } from '../../analyses/kernels/kernel-name.js';
-import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, isGpuCategory, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
+import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 
 export interface TimelineEmbed {
@@ -57,22 +57,30 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
     return id;
   };
   const runs: number[] = [];
-  const start: number[] = new Array(s.length);
-  let prevStart = 0;
-  for (let j = 0; j < s.length; j++) {
-    const newRun = j === 0 || s.track[j] !== s.track[j - 1] || s.depth[j] !== s.depth[j - 1];
-    if (newRun) {
-      runs.push(s.track[j]!, s.depth[j]!, 0);
-      prevStart = 0;
-    }
-    runs[runs.length - 1]!++;
-    start[j] = s.startNs[j]! - prevStart;
-    prevStart = s.startNs[j]!;
-  }
-
+  // The columns as plain arrays filled by push: packed, which JSON.stringify writes fastest
+  // (Array.from of a typed array, or a preallocated array, is slower to make and to write).
+  const start: number[] = [];
+  const dur: number[] = [];
+  const cat: number[] = [];
+  const name: number[] = [];
   // Where each kept host event sits, to point GPU work at its launch call.
   const slotOfHost = new Int32Array(m.host.length).fill(-1);
-  for (let j = 0; j < s.length; j++) if (!isGpuCategory(s.category[j]!)) slotOfHost[s.source[j]!] = j;
+  const { track, depth, startNs, durNs, category, source } = s;
+  let prevStart = 0;
+  let run = -1;
+  for (let j = 0; j < s.length; j++) {
+    if (j === 0 || track[j] !== track[j - 1] || depth[j] !== depth[j - 1]) {
+      run = runs.push(track[j]!, depth[j]!, 0) - 1;
+      prevStart = 0;
+    }
+    runs[run]!++;
+    start.push(startNs[j]! - prevStart);
+    prevStart = startNs[j]!;
+    dur.push(durNs[j]!);
+    cat.push(category[j]!);
+    name.push(s.name[j]!);
+    if (category[j]! < GPU_CATEGORY_BASE) slotOfHost[source[j]!] = j;
+  }
   // The owning op's name interned once per name id, an op's dims once per args object (the model shares them).
   const opNameId = new Int32Array(m.strings.size).fill(-1);
   const dimsId = new Map<object, number>();
@@ -82,8 +90,9 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
   const short: Record<number, string> = {};
   const decoded: Record<number, string> = {};
   for (let j = 0; j < s.length; j++) {
-    const src = s.source[j]!;
-    if (isGpuCategory(s.category[j]!)) {
+    const src = source[j]!;
+    // (isGpuCategory written out: once per slice)
+    if (category[j]! >= GPU_CATEGORY_BASE) {
       const l = m.gpu.launcher[src]!;
       const slot = l >= 0 ? slotOfHost[l]! : -1;
       if (slot >= 0) launch.push(j, slot);
@@ -94,7 +103,7 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
         op.push(j, opNameId[nameId]!);
       }
       const id = s.name[j]!;
-      if (s.category[j] === GPU_CATEGORY_BASE && !(id in decoded)) {
+      if (category[j] === GPU_CATEGORY_BASE && !(id in decoded)) {
         const full = t.names[id]!;
         decoded[id] = describeDecoded(decodeKernelName(full));
         const sh = shortKernelName(full);
@@ -128,9 +137,9 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
     steps: steps.map((x) => [x.name, x.startNs, x.endNs]),
     runs,
     start,
-    dur: Array.from(s.durNs),
-    cat: Array.from(s.category),
-    name: Array.from(s.name),
+    dur,
+    cat,
+    name,
     launch,
     op,
     dims,
