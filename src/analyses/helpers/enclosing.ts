@@ -12,64 +12,85 @@ export interface ThreadIntervals {
 
 /** Indexes of `rows` sorted by thread, then start, the longest first at one start (the outer one). */
 export function sortNested(t: ThreadIntervals, rows: readonly number[]): number[] {
-  const fast = orderByGroupStart(rows, t.thread, t.startNs, t.durNs);
-  if (!fast) return [...rows].sort((a, b) => t.thread[a]! - t.thread[b]! || t.startNs[a]! - t.startNs[b]! || t.durNs[b]! - t.durNs[a]! || a - b);
-  const out = new Array<number>(fast.length);
-  for (let k = 0; k < fast.length; k++) out[k] = fast[k]!;
-  return out;
+  return Array.prototype.slice.call(nestedOrder(t, rows)) as number[];
+}
+
+/** sortNested's order as an Int32Array (what innermostEnclosing takes, without a copy into an array). */
+export function nestedOrder(t: ThreadIntervals, rows: ArrayLike<number>): Int32Array {
+  return (
+    orderByGroupStart(rows, t.thread, t.startNs, t.durNs) ??
+    Int32Array.from(Array.from(rows).sort((a, b) => t.thread[a]! - t.thread[b]! || t.startNs[a]! - t.startNs[b]! || t.durNs[b]! - t.durNs[a]! || a - b))
+  );
 }
 
 /**
  * `rows` in the order `(a, b) => group[a] - group[b] || start[a] - start[b] || dur[b] - dur[a] || a - b`
  * gives (no `dur`: that term left out), without a comparator call per comparison: the rows are
- * dealt out by group, then each group's runs (tables are written nearly in time order per thread
- * or stream) are merged. Null when that order is not well defined — a start or duration not
- * finite — or a group is not a small integer ≥ 0: the caller sorts with its comparator then.
+ * dealt out by group, then the groups whose rows came out of order (tables are written nearly in
+ * time order per thread or stream: a few runs) have their runs merged. `groups` bounds the group
+ * numbers (undefined: their maximum is looked for). Null when that order is not well defined — a
+ * start or duration not finite — or a group is not an integer in [0, groups): the caller sorts
+ * with its comparator then.
  */
 export function orderByGroupStart(
   rows: ArrayLike<number>,
   group: ArrayLike<number>,
   start: ArrayLike<number>,
   dur: ArrayLike<number> | null,
+  groups?: number,
 ): Int32Array | null {
   const n = rows.length;
-  let maxGroup = -1;
+  if (groups === undefined) {
+    let max = -1;
+    for (let k = 0; k < n; k++) if (group[rows[k]!]! > max) max = group[rows[k]!]!;
+    groups = max + 1;
+  }
+  // (a count per group: a numbering sparser than the rows goes to the comparator)
+  if (!(groups <= n + 1024)) return null;
+  // Rows per group, and whether every group number is an integer in range and every time finite
+  // (x - x is 0 only for a finite x; (g | 0) === g only for an integer in int32 range).
+  const at = new Int32Array(groups + 1);
   for (let k = 0; k < n; k++) {
     const r = rows[k]!;
     const g = group[r]!;
-    if (!(g >= 0 && Math.floor(g) === g) || !Number.isFinite(start[r]!) || (dur !== null && !Number.isFinite(dur[r]!))) return null;
-    if (g > maxGroup) maxGroup = g;
+    const x = start[r]!;
+    const y = dur !== null ? dur[r]! : 0;
+    if ((g | 0) !== g || g < 0 || g >= groups || x - x !== 0 || y - y !== 0) return null;
+    at[g + 1]++;
   }
-  // (a count per group: bounded by the rows, so a sparse numbering cannot cost more than they do)
-  if (maxGroup > n + 1024) return null;
-  const at = new Int32Array(maxGroup + 2);
-  for (let k = 0; k < n; k++) at[group[rows[k]!]! + 1]++;
-  for (let g = 0; g <= maxGroup; g++) at[g + 1] += at[g]!;
-  const next = at.slice(0, maxGroup + 1);
-  // Positions hold the row and its keys side by side: the merges read them in order.
+  for (let g = 0; g < groups; g++) at[g + 1] += at[g]!;
+  const next = at.slice(0, groups);
+  // Positions hold the row and its keys side by side: the merges read them in order. Each row
+  // is compared with the one before it in its group as it is placed: a group with none out of
+  // order is done.
   const idx = new Int32Array(n);
   const s = new Float64Array(n);
   const d = new Float64Array(n);
+  const unordered = new Uint8Array(groups);
   for (let k = 0; k < n; k++) {
     const r = rows[k]!;
-    const p = next[group[r]!]!++;
+    const g = group[r]!;
+    const p = next[g]!++;
+    const x = start[r]!;
+    const y = dur !== null ? dur[r]! : 0;
     idx[p] = r;
-    s[p] = start[r]!;
-    if (dur !== null) d[p] = dur[r]!;
+    s[p] = x;
+    d[p] = y;
+    // (the order written out here and in mergeRuns, not called: the compiler is told not to inline)
+    if (p > at[g]! && (x !== s[p - 1] ? x < s[p - 1]! : y !== d[p - 1] ? y > d[p - 1]! : r < idx[p - 1]!)) unordered[g] = 1;
   }
   let tmp: { idx: Int32Array; s: Float64Array; d: Float64Array } | undefined;
   const bounds: number[] = [];
-  for (let g = 0; g <= maxGroup; g++) {
+  for (let g = 0; g < groups; g++) {
+    if (!unordered[g]) continue;
     const a = at[g]!;
     const b = at[g + 1]!;
     bounds.length = 0;
     bounds.push(a);
-    // (the order written out here and in mergeRuns, not called: the compiler is told not to inline)
     for (let p = a + 1; p < b; p++) {
       const q = p - 1;
       if (s[p] !== s[q] ? s[p]! < s[q]! : d[p] !== d[q] ? d[p]! > d[q]! : idx[p]! < idx[q]!) bounds.push(p);
     }
-    if (bounds.length === 1) continue;
     bounds.push(b);
     tmp ??= { idx: new Int32Array(n), s: new Float64Array(n), d: new Float64Array(n) };
     mergeRuns(idx, s, d, tmp.idx, tmp.s, tmp.d, bounds);

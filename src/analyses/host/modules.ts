@@ -23,7 +23,7 @@
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
 import { owningOp } from './scopes.js';
-import { innermostEnclosingAt, sortNested } from '../helpers/enclosing.js';
+import { innermostEnclosingAt, nestedOrder } from '../helpers/enclosing.js';
 
 const MODULE_PREFIX = 'nn.Module: ';
 
@@ -121,7 +121,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     if (isModule[id] === 1) moduleRows.push(f);
   }
   if (moduleRows.length === 0) return empty('no-module-frames');
-  const frames = sortNested(python, moduleRows);
+  const frames = nestedOrder(python, moduleRows);
 
   // 2. The tree: each frame's node is (its enclosing module frame's node, its name).
   const nodes: ModuleNode[] = [];
@@ -133,7 +133,8 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   const nodeOfFrame = new Int32Array(python.length).fill(-1);
   const stack: number[] = [];
   let thread = -1;
-  for (const f of frames) {
+  for (let j = 0; j < frames.length; j++) {
+    const f = frames[j]!;
     const t = python.thread[f]!;
     const s = python.startNs[f]!;
     if (t !== thread) {

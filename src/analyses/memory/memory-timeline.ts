@@ -18,7 +18,7 @@
  * in its span on any thread, its callees' included.
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { innermostEnclosingAt, sortNested } from '../helpers/enclosing.js';
+import { innermostEnclosingAt, nestedOrder } from '../helpers/enclosing.js';
 import { isCpuMemoryType, memoryTimeOrder, recordBound } from './memory-usage.js';
 import type { ModuleTree } from '../host/modules.js';
 import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';
@@ -416,9 +416,10 @@ function opStats(ts: Float64Array, bytes: Float64Array, ops: CountedOps, table: 
 /** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread. */
 function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[] } {
   const { host, memory: mem } = m;
-  const ops: number[] = [];
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
-  const sorted = sortNested(host, ops);
+  const ops = new Int32Array(host.length);
+  let opCount = 0;
+  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops[opCount++] = i;
+  const sorted = nestedOrder(host, ops.subarray(0, opCount));
   const recThread = new Float64Array(order.length);
   const recTs = new Float64Array(order.length);
   for (let k = 0; k < order.length; k++) {

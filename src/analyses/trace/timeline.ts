@@ -125,7 +125,7 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     nameId[i] = host.name[i]!;
     source[i] = i;
   }
-  const gpuLanes = assignGpuLanes(m, streamOf);
+  const gpuLanes = assignGpuLanes(m, streamOf, streams.length);
   for (let g = 0; g < gpu.length; g++) {
     const k = host.length + g;
     track[k] = threadOrder.length + streamOf[g]!;
@@ -163,14 +163,14 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const drawnRows = drawn.subarray(0, drawable);
   let order: Int32Array | null = null;
   if (depthsOk) {
-    const rowBase = new Int32Array(trackCount);
-    for (let t = 1; t < trackCount; t++) rowBase[t] = rowBase[t - 1]! + rows[t - 1]!;
+    const rowBase = new Int32Array(trackCount + 1);
+    for (let t = 0; t < trackCount; t++) rowBase[t + 1] = rowBase[t]! + rows[t]!;
     const group = new Int32Array(n);
     for (let j = 0; j < drawable; j++) {
       const k = drawn[j]!;
       group[k] = rowBase[track[k]!]! + depth[k]!;
     }
-    order = orderByGroupStart(drawnRows, group, startNs, durNs);
+    order = orderByGroupStart(drawnRows, group, startNs, durNs, rowBase[trackCount]!);
   }
   order ??= drawnRows.slice().sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
   let bucketNs = 0;
@@ -315,14 +315,14 @@ function gpuStreams(m: TraceModel): { streams: { device: number; stream: number 
 }
 
 /** Row of each GPU activity on its stream: 0, or the first row free when it starts (overlaps go below). */
-function assignGpuLanes(m: TraceModel, streamOf: Int32Array): Int32Array {
+function assignGpuLanes(m: TraceModel, streamOf: Int32Array, streamCount: number): Int32Array {
   const { gpu } = m;
   const lanes = new Int32Array(gpu.length);
   const all = new Int32Array(gpu.length);
   for (let g = 0; g < gpu.length; g++) all[g] = g;
   // (streamOf ranks the pairs as (device, stream) compare)
   const order =
-    orderByGroupStart(all, streamOf, gpu.startNs, null) ??
+    orderByGroupStart(all, streamOf, gpu.startNs, null, streamCount) ??
     Array.from({ length: gpu.length }, (_, g) => g).sort(
       (a, b) => gpu.device[a]! - gpu.device[b]! || gpu.stream[a]! - gpu.stream[b]! || gpu.startNs[a]! - gpu.startNs[b]! || a - b,
     );
