@@ -39,6 +39,25 @@ export function orderByGroupStart(
   dur: ArrayLike<number> | null,
   groups?: number,
 ): Int32Array | null {
+  return sortByGroupStart(rows, group, start, dur, groups)?.rows ?? null;
+}
+
+/** orderByGroupStart's order, with each position's start and duration (0 without `dur`), and where each group's positions begin (`at[g]`; `at[groups]` = the row count). */
+export interface GroupStartOrder {
+  readonly rows: Int32Array;
+  readonly startNs: Float64Array;
+  readonly durNs: Float64Array;
+  readonly at: Int32Array;
+}
+
+/** orderByGroupStart, giving the sorted keys and the groups' bounds too. */
+export function sortByGroupStart(
+  rows: ArrayLike<number>,
+  group: ArrayLike<number>,
+  start: ArrayLike<number>,
+  dur: ArrayLike<number> | null,
+  groups?: number,
+): GroupStartOrder | null {
   const n = rows.length;
   if (groups === undefined) {
     let max = -1;
@@ -47,15 +66,12 @@ export function orderByGroupStart(
   }
   // (a count per group: a numbering sparser than the rows goes to the comparator)
   if (!(groups <= n + 1024)) return null;
-  // Rows per group, and whether every group number is an integer in range and every time finite
-  // (x - x is 0 only for a finite x; (g | 0) === g only for an integer in int32 range).
+  // Rows per group, and whether every group number is an integer in range ((g | 0) === g only
+  // for an integer in int32 range). The times are looked at as they are placed.
   const at = new Int32Array(groups + 1);
   for (let k = 0; k < n; k++) {
-    const r = rows[k]!;
-    const g = group[r]!;
-    const x = start[r]!;
-    const y = dur !== null ? dur[r]! : 0;
-    if ((g | 0) !== g || g < 0 || g >= groups || x - x !== 0 || y - y !== 0) return null;
+    const g = group[rows[k]!]!;
+    if ((g | 0) !== g || g < 0 || g >= groups) return null;
     at[g + 1]++;
   }
   for (let g = 0; g < groups; g++) at[g + 1] += at[g]!;
@@ -73,6 +89,8 @@ export function orderByGroupStart(
     const p = next[g]!++;
     const x = start[r]!;
     const y = dur !== null ? dur[r]! : 0;
+    // (comparisons, not Number.isFinite: a call per row while this runs unoptimised)
+    if (!(x > -Infinity && x < Infinity && y > -Infinity && y < Infinity)) return null;
     idx[p] = r;
     s[p] = x;
     d[p] = y;
@@ -95,7 +113,7 @@ export function orderByGroupStart(
     tmp ??= { idx: new Int32Array(n), s: new Float64Array(n), d: new Float64Array(n) };
     mergeRuns(idx, s, d, tmp.idx, tmp.s, tmp.d, bounds);
   }
-  return idx;
+  return { rows: idx, startNs: s, durNs: d, at };
 }
 
 /** Merges the runs between `bounds` (their starts, then the end) pairwise until one is left; the result in (idx, s, d). */

@@ -19,7 +19,7 @@
  * carried by `source`: the model's GPU table knows each activity's launcher and owner).
  */
 import type { TraceModel } from '../../model/trace-model.js';
-import { orderByGroupStart } from '../helpers/enclosing.js';
+import { orderByGroupStart, sortByGroupStart } from '../helpers/enclosing.js';
 
 /** Slice categories: Kineto's own words; the index is what `TimelineSlices.category` holds. */
 export const TIMELINE_CATEGORIES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'kernel', 'gpu_memcpy', 'gpu_memset'] as const;
@@ -108,7 +108,8 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const trackOfThread = new Int32Array(m.threads.length).fill(-1);
   threadOrder.forEach((t, k) => (trackOfThread[t] = k));
 
-  // 2. Every slice: track, row, times, category, name (model string id), source.
+  // 2. Every slice: track, row, times, category, name (model string id), source. (Columns the
+  // model has as they are copied whole.)
   const track = new Int32Array(n);
   const depth = new Int32Array(n);
   const startNs = new Float64Array(n);
@@ -116,24 +117,27 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const category = new Uint8Array(n);
   const nameId = new Int32Array(n);
   const source = new Int32Array(n);
+  depth.set(host.depth);
+  startNs.set(host.startNs);
+  category.set(host.kind);
+  nameId.set(host.name);
   for (let i = 0; i < host.length; i++) {
     track[i] = trackOfThread[host.thread[i]!]!;
-    depth[i] = host.depth[i]!;
-    startNs[i] = host.startNs[i]!;
-    durNs[i] = Math.max(0, host.durNs[i]!);
-    category[i] = host.kind[i]!;
-    nameId[i] = host.name[i]!;
+    // Math.max(0, d) written out (a negative duration drawn as an instant, NaN kept)
+    const d = host.durNs[i]!;
+    durNs[i] = d <= 0 ? 0 : d;
     source[i] = i;
   }
   const gpuLanes = assignGpuLanes(m, streamOf, streams.length);
+  depth.set(gpuLanes, host.length);
+  startNs.set(gpu.startNs, host.length);
+  nameId.set(gpu.name, host.length);
   for (let g = 0; g < gpu.length; g++) {
     const k = host.length + g;
     track[k] = threadOrder.length + streamOf[g]!;
-    depth[k] = gpuLanes[g]!;
-    startNs[k] = gpu.startNs[g]!;
-    durNs[k] = Math.max(0, gpu.durNs[g]!);
+    const d = gpu.durNs[g]!;
+    durNs[k] = d <= 0 ? 0 : d;
     category[k] = GPU_CATEGORY_BASE + gpu.kind[g]!;
-    nameId[k] = gpu.name[g]!;
     source[k] = g;
   }
   // An event whose time could not be read (BAD_TIMESTAMP: NaN) has no place on a timeline.
@@ -147,10 +151,12 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   let drawable = 0;
   let depthsOk = true;
   for (let k = 0; k < n; k++) {
-    if (!Number.isFinite(startNs[k]!) || !Number.isFinite(durNs[k]!)) continue;
+    const s = startNs[k]!;
+    // (finite start and duration by comparisons, not Number.isFinite: a call per slice while unoptimised)
+    if (!(s > -Infinity && s < Infinity && durNs[k]! < Infinity)) continue;
     drawn[drawable++] = k;
-    if (startNs[k]! < lo) lo = startNs[k]!;
-    if (startNs[k]! + durNs[k]! > hi) hi = startNs[k]! + durNs[k]!;
+    if (s < lo) lo = s;
+    if (s + durNs[k]! > hi) hi = s + durNs[k]!;
     const t = track[k]!;
     events[t]!++;
     if (depth[k]! + 1 > rows[t]!) rows[t] = depth[k]! + 1;
@@ -158,38 +164,30 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   }
   if (drawable === 0) lo = hi = 0;
 
-  // 3. Sort by (track, row, start, longest first), then reduce. A (track, row) pair is one group
-  // of orderByGroupStart: the tracks' rows numbered one after another.
+  // 3. Sort by (track, row, start, longest first), then reduce.
   const drawnRows = drawn.subarray(0, drawable);
-  let order: Int32Array | null = null;
-  if (depthsOk) {
-    const rowBase = new Int32Array(trackCount + 1);
-    for (let t = 0; t < trackCount; t++) rowBase[t + 1] = rowBase[t]! + rows[t]!;
-    const group = new Int32Array(n);
-    for (let j = 0; j < drawable; j++) {
-      const k = drawn[j]!;
-      group[k] = rowBase[track[k]!]! + depth[k]!;
-    }
-    order = orderByGroupStart(drawnRows, group, startNs, durNs, rowBase[trackCount]!);
-  }
-  order ??= drawnRows.slice().sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
+  const sorted = (depthsOk ? sortTracks(drawnRows, track, depth, startNs, durNs, rows) : null) ?? sortByComparator(drawnRows, track, depth, startNs, durNs);
+  const { order, segAt, segTrack, segDepth } = sorted;
+  const ss = sorted.startNs;
+  const sd = sorted.durNs;
   let bucketNs = 0;
-  let kept: Int32Array = order;
+  // The positions in the order kept; null: all of them.
+  let kept: Int32Array | null = null;
   if (drawable > maxSlices) {
     // The smallest power of two that can fit: one row over the whole extent in maxSlices buckets.
     bucketNs = 2 ** Math.max(0, Math.floor(Math.log2(Math.max(1, (hi - lo) / maxSlices))));
     // (the count of the last width tried is the count of the width kept: no pass to count it again)
-    let count = longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null);
+    let count = longestPerBucket(ss, sd, segAt, bucketNs, lo, null);
     while (count > maxSlices && bucketNs < 2 ** 52) {
       bucketNs *= 2;
-      count = longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null);
+      count = longestPerBucket(ss, sd, segAt, bucketNs, lo, null);
     }
     kept = new Int32Array(count);
-    longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, kept);
+    longestPerBucket(ss, sd, segAt, bucketNs, lo, kept);
   }
 
   // 4. Columns of the kept slices, names re-interned locally; per-track counts.
-  const len = kept.length;
+  const len = kept ? kept.length : drawable;
   const out = {
     length: len,
     track: new Int32Array(len),
@@ -202,24 +200,33 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   };
   const names: string[] = [];
   const local = new Int32Array(m.strings.size).fill(-1);
-  for (let j = 0; j < len; j++) {
-    const k = kept[j]!;
-    out.track[j] = track[k]!;
-    out.depth[j] = depth[k]!;
-    out.startNs[j] = startNs[k]!;
-    out.durNs[j] = durNs[k]!;
-    out.category[j] = category[k]!;
-    out.source[j] = source[k]!;
-    let id = local[nameId[k]!]!;
-    if (id < 0) {
-      id = names.length;
-      names.push(m.strings.get(nameId[k]!));
-      local[nameId[k]!] = id;
-    }
-    out.name[j] = id;
-  }
   const keptPerTrack = new Array<number>(trackCount).fill(0);
-  for (let j = 0; j < len; j++) keptPerTrack[out.track[j]!]!++;
+  // The kept positions ascend: the segments are walked beside them, each one's track and row filled whole.
+  for (let seg = 0, j = 0; seg < segTrack.length; seg++) {
+    const from = j;
+    const end = segAt[seg + 1]!;
+    for (; j < len; j++) {
+      const p = kept ? kept[j]! : j;
+      if (p >= end) break;
+      const k = order[p]!;
+      out.startNs[j] = ss[p]!;
+      out.durNs[j] = sd[p]!;
+      out.category[j] = category[k]!;
+      out.source[j] = source[k]!;
+      let id = local[nameId[k]!]!;
+      if (id < 0) {
+        id = names.length;
+        names.push(m.strings.get(nameId[k]!));
+        local[nameId[k]!] = id;
+      }
+      out.name[j] = id;
+    }
+    if (j > from) {
+      out.track.fill(segTrack[seg]!, from, j);
+      out.depth.fill(segDepth[seg]!, from, j);
+      keptPerTrack[segTrack[seg]!]! += j - from;
+    }
+  }
 
   const tracks: TimelineTrack[] = [
     ...threadOrder.map((t, k): TimelineTrack => {
@@ -247,39 +254,92 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
 }
 
 /**
- * Walks slices in (track, row, start) order and keeps the longest of each (track, row,
- * ⌊(start − origin) / bucket⌋) group (the first of equals). Returns how many are kept; fills `into` when given.
+ * The drawable slices in (track, row, start, longest first, index) order, with each position's
+ * start and duration, cut into segments of one (track, row) each: segment s begins at `segAt[s]`
+ * (`segAt[segments]` = the count) and holds track `segTrack[s]`, row `segDepth[s]`.
  */
-function longestPerBucket(
-  order: Int32Array,
-  track: Int32Array,
-  depth: Int32Array,
-  startNs: Float64Array,
-  durNs: Float64Array,
-  bucketNs: number,
-  originNs: number,
-  into: Int32Array | null,
-): number {
-  let count = 0;
-  let best = -1;
-  let pt = -1;
-  let pd = -1;
-  let pb = NaN;
-  for (let j = 0; j < order.length; j++) {
-    const k = order[j]!;
-    const b = Math.floor((startNs[k]! - originNs) / bucketNs);
-    if (track[k] !== pt || depth[k] !== pd || b !== pb) {
-      if (best >= 0 && into) into[count - 1] = best;
-      count++;
-      best = k;
-      pt = track[k]!;
-      pd = depth[k]!;
-      pb = b;
-    } else if (durNs[k]! > durNs[best]!) {
-      best = k;
+interface SortedSlices {
+  readonly order: Int32Array;
+  readonly startNs: Float64Array;
+  readonly durNs: Float64Array;
+  readonly segAt: Int32Array;
+  readonly segTrack: Int32Array;
+  readonly segDepth: Int32Array;
+}
+
+/** The sort as sortByGroupStart does it, a group per (track, row); null where it cannot (see there). */
+function sortTracks(drawn: Int32Array, track: Int32Array, depth: Int32Array, startNs: Float64Array, durNs: Float64Array, rows: readonly number[]): SortedSlices | null {
+  const trackCount = rows.length;
+  const rowBase = new Int32Array(trackCount + 1);
+  for (let t = 0; t < trackCount; t++) rowBase[t + 1] = rowBase[t]! + rows[t]!;
+  const groups = rowBase[trackCount]!;
+  const group = new Int32Array(track.length);
+  for (let j = 0; j < drawn.length; j++) {
+    const k = drawn[j]!;
+    group[k] = rowBase[track[k]!]! + depth[k]!;
+  }
+  const sorted = sortByGroupStart(drawn, group, startNs, durNs, groups);
+  if (!sorted) return null;
+  const segTrack = new Int32Array(groups);
+  const segDepth = new Int32Array(groups);
+  for (let t = 0; t < trackCount; t++) {
+    for (let d = 0; d < rows[t]!; d++) {
+      segTrack[rowBase[t]! + d] = t;
+      segDepth[rowBase[t]! + d] = d;
     }
   }
-  if (best >= 0 && into) into[count - 1] = best;
+  return { order: sorted.rows, startNs: sorted.startNs, durNs: sorted.durNs, segAt: sorted.at, segTrack, segDepth };
+}
+
+/** The same order by a comparator sort (where some row is negative), the segments found where (track, row) changes. */
+function sortByComparator(drawn: Int32Array, track: Int32Array, depth: Int32Array, startNs: Float64Array, durNs: Float64Array): SortedSlices {
+  const order = drawn.slice().sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
+  const at: number[] = [];
+  const segTrack: number[] = [];
+  const segDepth: number[] = [];
+  for (let j = 0; j < order.length; j++) {
+    const k = order[j]!;
+    if (j === 0 || track[k] !== segTrack[segTrack.length - 1] || depth[k] !== segDepth[segDepth.length - 1]) {
+      at.push(j);
+      segTrack.push(track[k]!);
+      segDepth.push(depth[k]!);
+    }
+  }
+  at.push(order.length);
+  return {
+    order,
+    startNs: Float64Array.from(order, (k) => startNs[k]!),
+    durNs: Float64Array.from(order, (k) => durNs[k]!),
+    segAt: Int32Array.from(at),
+    segTrack: Int32Array.from(segTrack),
+    segDepth: Int32Array.from(segDepth),
+  };
+}
+
+/**
+ * Walks the sorted slices segment by segment (one track and row each) and keeps the longest of
+ * each ⌊(start − origin) / bucket⌋ group of a segment (the first of equals). Returns how many are
+ * kept; fills `into` with their positions when given.
+ */
+function longestPerBucket(ss: Float64Array, sd: Float64Array, segAt: Int32Array, bucketNs: number, originNs: number, into: Int32Array | null): number {
+  let count = 0;
+  for (let seg = 0; seg + 1 < segAt.length; seg++) {
+    const end = segAt[seg + 1]!;
+    let best = -1;
+    let pb = NaN;
+    for (let j = segAt[seg]!; j < end; j++) {
+      const b = Math.floor((ss[j]! - originNs) / bucketNs);
+      if (b !== pb) {
+        if (best >= 0 && into) into[count - 1] = best;
+        count++;
+        best = j;
+        pb = b;
+      } else if (sd[j]! > sd[best]!) {
+        best = j;
+      }
+    }
+    if (best >= 0 && into) into[count - 1] = best;
+  }
   return count;
 }
 
