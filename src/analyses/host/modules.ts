@@ -20,7 +20,7 @@
  * GPU work whose op lies outside every module frame is `outside` (optimizer steps, data
  * movement, unlinked backward): it is reported, never spread over modules.
  */
-import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { HostKind, type FwdBwdLink, type TraceModel } from '../../model/trace-model.js';
 import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
 import { owningOp } from './scopes.js';
 import { innermostEnclosingAt, nestedOrder } from '../helpers/enclosing.js';
@@ -189,19 +189,20 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   const backwardModuleOfOp = emptyOps();
   let backwardLinks = 0;
   // Inner backward ops first: a linked op inside another's subtree keeps its own module.
-  const links = [...m.fwdBwd].sort((a, b) => host.depth[b.bwd]! - host.depth[a.bwd]!);
+  const links = deepestFirst(m);
+  const todo: number[] = [];
   for (const link of links) {
     const mod = moduleOfOp[link.fwd]!;
     if (mod < 0) continue;
     backwardLinks++;
-    markSubtree(m, link.bwd, mod, backwardModuleOfOp);
+    markSubtree(m, link.bwd, mod, backwardModuleOfOp, todo);
   }
   // A backward op's host time (its own, not nested in another linked backward op).
   for (const link of links) {
     const mod = backwardModuleOfOp[link.bwd]!;
     if (mod < 0) continue;
     let nested = false;
-    for (let p = host.parent[link.bwd]!; p >= 0; p = host.parent[p]!) if (backwardModuleOfOp[p]! >= 0) nested = true;
+    for (let p = host.parent[link.bwd]!; p >= 0 && !nested; p = host.parent[p]!) if (backwardModuleOfOp[p]! >= 0) nested = true;
     if (!nested) nodes[mod]!.backward.hostSelfNs += host.durNs[link.bwd]!;
   }
 
@@ -232,16 +233,19 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   // 6. Memory records on a module frame's thread, inside it.
   if (!m.omitted.includes('memory') && m.memory.length > 0) {
     const mem = m.memory;
-    const recs: number[] = [];
-    for (let r = 0; r < mem.length; r++) if (!mem.outOfMemory[r] && mem.bytes[r]! > 0) recs.push(r);
-    const recThread = new Float64Array(recs.length);
-    const recTs = new Float64Array(recs.length);
-    for (let k = 0; k < recs.length; k++) {
-      recThread[k] = mem.thread[recs[k]!]!;
-      recTs[k] = mem.tsNs[recs[k]!]!;
+    // The allocations, each one's thread and time beside it.
+    const recs = new Int32Array(mem.length);
+    const thread = new Float64Array(mem.length);
+    const ts = new Float64Array(mem.length);
+    let n = 0;
+    for (let r = 0; r < mem.length; r++) {
+      if (mem.outOfMemory[r] || !(mem.bytes[r]! > 0)) continue;
+      recs[n] = r;
+      thread[n] = mem.thread[r]!;
+      ts[n++] = mem.tsNs[r]!;
     }
-    const frameOfRec = innermostEnclosingAt(python, frames, recThread, recTs);
-    for (let k = 0; k < recs.length; k++) {
+    const frameOfRec = innermostEnclosingAt(python, frames, thread.subarray(0, n), ts.subarray(0, n));
+    for (let k = 0; k < n; k++) {
       const f = frameOfRec[k]!;
       if (f < 0) continue;
       const r = recs[k]!;
@@ -341,9 +345,30 @@ function endOf(m: TraceModel, f: number): number {
   return m.python.startNs[f]! + m.python.durNs[f]!;
 }
 
-function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array): void {
+/**
+ * The fwdbwd links by their backward op's depth, deepest first, ties in the trace's order (the
+ * stable sort `(a, b) => depth[b.bwd] - depth[a.bwd]` gives): a count per depth, not a comparator.
+ */
+function deepestFirst(m: TraceModel): FwdBwdLink[] {
+  const { depth } = m.host;
+  const links = m.fwdBwd;
+  let max = -1;
+  for (const l of links) if (depth[l.bwd]! > max) max = depth[l.bwd]!;
+  if (max > links.length + 1024 || links.some((l) => !(depth[l.bwd]! >= 0))) return [...links].sort((a, b) => depth[b.bwd]! - depth[a.bwd]!);
+  // at[d]: where depth d's links begin, the deepest first
+  const at = new Int32Array(max + 2);
+  for (const l of links) at[max - depth[l.bwd]! + 1]++;
+  for (let d = 0; d <= max; d++) at[d + 1] += at[d]!;
+  const out = new Array<FwdBwdLink>(links.length);
+  for (const l of links) out[at[max - depth[l.bwd]!]!++] = l;
+  return out;
+}
+
+/** Marks `root` and its subtree as `mod`'s backward, where not marked yet (`todo`: a stack to reuse). */
+function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array, todo: number[]): void {
   const { firstChild, nextSibling } = m.host;
-  const todo = [root];
+  todo.length = 0;
+  todo.push(root);
   while (todo.length > 0) {
     const x = todo.pop()!;
     if (out[x]! >= 0) continue;

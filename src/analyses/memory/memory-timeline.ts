@@ -160,7 +160,7 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
   // torch's table: calls and the self / total memory columns of each op.
   const table = computeProfilerTable(m);
   const devices: MemoryDeviceTimeline[] = [];
-  const ops = byDevice.size > 0 ? countedOps(m) : undefined;
+  const ops = byDevice.size > 0 ? countedOps(m, opOf.ops) : undefined;
   for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops!));
   devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
   return { status: 'ok', devices, outOfMemory };
@@ -320,14 +320,14 @@ interface CountedOps {
 }
 
 /**
- * The calls of ops, less torch's duplicates (a call inside a call of the same name as its only
+ * The calls of `ops` (every op, in host order), less torch's duplicates (a call inside a call of the same name as its only
  * child: absorbed, profiler-table.ts), each with its row: found once, for every device's opStats.
  */
-function countedOps(m: TraceModel): CountedOps {
+function countedOps(m: TraceModel, ops: Int32Array): CountedOps {
   const { host } = m;
   const calls: number[] = [];
-  for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Op) continue;
+  for (let c = 0; c < ops.length; c++) {
+    const i = ops[c]!;
     const p = host.parent[i]!;
     if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
     calls.push(i);
@@ -413,13 +413,14 @@ function opStats(ts: Float64Array, bytes: Float64Array, ops: CountedOps, table: 
   return out.sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
 }
 
-/** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread. */
-function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[] } {
+/** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread; and the ops, in host order. */
+function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[]; ops: Int32Array } {
   const { host, memory: mem } = m;
   const ops = new Int32Array(host.length);
   let opCount = 0;
   for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops[opCount++] = i;
-  const sorted = nestedOrder(host, ops.subarray(0, opCount));
+  const opList = ops.subarray(0, opCount);
+  const sorted = nestedOrder(host, opList);
   const recThread = new Float64Array(order.length);
   const recTs = new Float64Array(order.length);
   for (let k = 0; k < order.length; k++) {
@@ -444,7 +445,7 @@ function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; o
     }
     outermost[k] = name;
   }
-  return { innermost, outermost };
+  return { innermost, outermost, ops: opList };
 }
 
 /** Per record: the module path it was made in (forward frame, else linked backward), or NO_MODULE. */

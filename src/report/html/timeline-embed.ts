@@ -63,24 +63,9 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
   const dur: number[] = [];
   const cat: number[] = [];
   const name: number[] = [];
-  // Where each kept host event sits, to point GPU work at its launch call.
+  // Where each kept host event sits, to point GPU work at its launch call. (The thread tracks
+  // come before the streams: every host slice is placed before the first GPU slice is read.)
   const slotOfHost = new Int32Array(m.host.length).fill(-1);
-  const { track, depth, startNs, durNs, category, source } = s;
-  let prevStart = 0;
-  let run = -1;
-  for (let j = 0; j < s.length; j++) {
-    if (j === 0 || track[j] !== track[j - 1] || depth[j] !== depth[j - 1]) {
-      run = runs.push(track[j]!, depth[j]!, 0) - 1;
-      prevStart = 0;
-    }
-    runs[run]!++;
-    start.push(startNs[j]! - prevStart);
-    prevStart = startNs[j]!;
-    dur.push(durNs[j]!);
-    cat.push(category[j]!);
-    name.push(s.name[j]!);
-    if (category[j]! < GPU_CATEGORY_BASE) slotOfHost[source[j]!] = j;
-  }
   // The owning op's name interned once per name id, an op's dims once per args object (the model shares them).
   const opNameId = new Int32Array(m.strings.size).fill(-1);
   const dimsId = new Map<object, number>();
@@ -89,35 +74,58 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
   const dims: number[] = [];
   const short: Record<number, string> = {};
   const decoded: Record<number, string> = {};
+  const kernelSeen = new Uint8Array(t.names.length);
+  // (one pass, the columns read into locals: it runs once per slice, mostly before it is optimised)
+  const { track, depth, startNs, durNs, category, source } = s;
+  const nameOf = s.name;
+  const { launcher, owner } = m.gpu;
+  const { kind: hostKind, name: hostName, args: hostArgs } = m.host;
+  let prevStart = 0;
+  let run = -1;
   for (let j = 0; j < s.length; j++) {
+    if (j === 0 || track[j] !== track[j - 1] || depth[j] !== depth[j - 1]) {
+      run = runs.push(track[j]!, depth[j]!, 0) - 1;
+      prevStart = 0;
+    }
+    runs[run]!++;
+    const st = startNs[j]!;
+    start.push(st - prevStart);
+    prevStart = st;
+    dur.push(durNs[j]!);
+    const c = category[j]!;
+    cat.push(c);
+    const id = nameOf[j]!;
+    name.push(id);
     const src = source[j]!;
     // (isGpuCategory written out: once per slice)
-    if (category[j]! >= GPU_CATEGORY_BASE) {
-      const l = m.gpu.launcher[src]!;
+    if (c >= GPU_CATEGORY_BASE) {
+      const l = launcher[src]!;
       const slot = l >= 0 ? slotOfHost[l]! : -1;
       if (slot >= 0) launch.push(j, slot);
-      const o = m.gpu.owner[src]!;
+      const o = owner[src]!;
       if (o >= 0) {
-        const nameId = m.host.name[o]!;
+        const nameId = hostName[o]!;
         if (opNameId[nameId]! < 0) opNameId[nameId] = intern(m.strings.get(nameId));
         op.push(j, opNameId[nameId]!);
       }
-      const id = s.name[j]!;
-      if (category[j] === GPU_CATEGORY_BASE && !(id in decoded)) {
+      if (c === GPU_CATEGORY_BASE && !kernelSeen[id]) {
+        kernelSeen[id] = 1;
         const full = t.names[id]!;
         decoded[id] = describeDecoded(decodeKernelName(full));
         const sh = shortKernelName(full);
         if (sh !== full) short[id] = sh;
       }
-    } else if (m.host.kind[src] === HostKind.Op) {
-      const args = m.host.args[src];
+    } else {
+      slotOfHost[src] = j;
+      if (hostKind[src] !== HostKind.Op) continue;
+      const args = hostArgs[src];
       if (!args) continue;
-      let id = dimsId.get(args);
-      if (id === undefined) {
-        const d = args['Input Dims'] ?? args['Input dims'];
-        dimsId.set(args, (id = Array.isArray(d) && d.length ? intern(JSON.stringify(d)) : -1));
+      let d = dimsId.get(args);
+      if (d === undefined) {
+        const v = args['Input Dims'] ?? args['Input dims'];
+        dimsId.set(args, (d = Array.isArray(v) && v.length ? intern(JSON.stringify(v)) : -1));
       }
-      if (id >= 0) dims.push(j, id);
+      if (d >= 0) dims.push(j, d);
     }
   }
   return {
