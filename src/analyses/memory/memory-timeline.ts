@@ -525,10 +525,16 @@ function aliveByOpReplayed(d: MemoryDeviceTimeline, points: readonly number[], t
   const opIndex = new Map<string, number>();
   const keys: string[] = [];
   const opOf = new Int32Array(d.op.length);
+  // (neighbouring records mostly share their op: looked up only when it changes)
+  let last: string | undefined;
+  let o = -1;
   for (let k = 0; k < d.op.length; k++) {
     const key = d.op[k]!;
-    let o = opIndex.get(key);
-    if (o === undefined) opIndex.set(key, (o = keys.push(key) - 1));
+    if (key !== last) {
+      last = key;
+      o = opIndex.get(key) ?? -1;
+      if (o < 0) opIndex.set(key, (o = keys.push(key) - 1));
+    }
     opOf[k] = o;
   }
   const bytes = new Float64Array(keys.length);

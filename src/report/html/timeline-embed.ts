@@ -42,6 +42,9 @@ export interface TimelineEmbed {
   readonly cpath?: number[];
 }
 
+/** The members that hold numbers only (the columns): the page writes them without escaping (jsonObjectForScript). */
+export const EMBED_NUMBER_COLUMNS: ReadonlySet<string> = new Set<keyof TimelineEmbed>(['runs', 'start', 'dur', 'cat', 'name', 'launch', 'op', 'dims', 'cpath']);
+
 /** `steps` replaces the model's profiler steps for shading (the step table's windows, when those are annotations). */
 export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly TimelineStep[] = t.steps): TimelineEmbed {
   const s = t.slices;
