@@ -58,62 +58,99 @@ export function sortByGroupStart(
   dur: ArrayLike<number> | null,
   groups?: number,
 ): GroupStartOrder | null {
+  // (each pass over the rows is a function of its own: V8 compiles a function while its first
+  // hot loop runs, and throws that code away at a later loop that has not run yet)
   const n = rows.length;
-  if (groups === undefined) {
-    let max = -1;
-    for (let k = 0; k < n; k++) if (group[rows[k]!]! > max) max = group[rows[k]!]!;
-    groups = max + 1;
-  }
+  groups ??= maxGroup(rows, group) + 1;
   // (a count per group: a numbering sparser than the rows goes to the comparator)
   if (!(groups <= n + 1024)) return null;
-  // Rows per group, and whether every group number is an integer in range ((g | 0) === g only
-  // for an integer in int32 range). The times are looked at as they are placed.
-  const at = new Int32Array(groups + 1);
-  for (let k = 0; k < n; k++) {
-    const g = group[rows[k]!]!;
-    if ((g | 0) !== g || g < 0 || g >= groups) return null;
-    at[g + 1]++;
-  }
-  for (let g = 0; g < groups; g++) at[g + 1] += at[g]!;
-  const next = at.slice(0, groups);
-  // Positions hold the row and its keys side by side: the merges read them in order. Each row
-  // is compared with the one before it in its group as it is placed: a group with none out of
-  // order is done.
+  const at = countGroups(rows, group, groups);
+  if (!at) return null;
+  // Positions hold the row and its keys side by side: the merges read them in order.
   const idx = new Int32Array(n);
   const s = new Float64Array(n);
   const d = new Float64Array(n);
   const unordered = new Uint8Array(groups);
-  for (let k = 0; k < n; k++) {
+  if (!placeRows(rows, group, start, dur, at, idx, s, d, unordered)) return null;
+  let tmp: { idx: Int32Array; s: Float64Array; d: Float64Array } | undefined;
+  const bounds: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    if (!unordered[g]) continue;
+    runStarts(idx, s, d, at[g]!, at[g + 1]!, bounds);
+    tmp ??= { idx: new Int32Array(n), s: new Float64Array(n), d: new Float64Array(n) };
+    mergeRuns(idx, s, d, tmp.idx, tmp.s, tmp.d, bounds);
+  }
+  return { rows: idx, startNs: s, durNs: d, at };
+}
+
+function maxGroup(rows: ArrayLike<number>, group: ArrayLike<number>): number {
+  let max = -1;
+  for (let k = 0; k < rows.length; k++) if (group[rows[k]!]! > max) max = group[rows[k]!]!;
+  return max;
+}
+
+/**
+ * Where each group's rows begin in the order (`at[groups]` = the count), or null when a group
+ * number is not an integer in [0, groups) ((g | 0) === g only for an integer in int32 range).
+ */
+function countGroups(rows: ArrayLike<number>, group: ArrayLike<number>, groups: number): Int32Array | null {
+  const at = new Int32Array(groups + 1);
+  for (let k = 0; k < rows.length; k++) {
+    const g = group[rows[k]!]!;
+    if ((g | 0) !== g || g < 0 || g >= groups) return null;
+    at[g + 1]++;
+  }
+  return prefixSums(at);
+}
+
+function prefixSums(at: Int32Array): Int32Array {
+  for (let g = 1; g < at.length; g++) at[g] += at[g - 1]!;
+  return at;
+}
+
+/**
+ * Deals the rows out to their groups' positions with their keys; each compared with the one
+ * before it in its group as it is placed: `unordered[g]` when some row of g came out of order
+ * (a group with none is done). False when a start or duration is not finite.
+ */
+function placeRows(
+  rows: ArrayLike<number>,
+  group: ArrayLike<number>,
+  start: ArrayLike<number>,
+  dur: ArrayLike<number> | null,
+  at: Int32Array,
+  idx: Int32Array,
+  s: Float64Array,
+  d: Float64Array,
+  unordered: Uint8Array,
+): boolean {
+  const next = at.slice(0, at.length - 1);
+  for (let k = 0; k < rows.length; k++) {
     const r = rows[k]!;
     const g = group[r]!;
     const p = next[g]!++;
     const x = start[r]!;
     const y = dur !== null ? dur[r]! : 0;
     // (comparisons, not Number.isFinite: a call per row while this runs unoptimised)
-    if (!(x > -Infinity && x < Infinity && y > -Infinity && y < Infinity)) return null;
+    if (!(x > -Infinity && x < Infinity && y > -Infinity && y < Infinity)) return false;
     idx[p] = r;
     s[p] = x;
     d[p] = y;
     // (the order written out here and in mergeRuns, not called: the compiler is told not to inline)
     if (p > at[g]! && (x !== s[p - 1] ? x < s[p - 1]! : y !== d[p - 1] ? y > d[p - 1]! : r < idx[p - 1]!)) unordered[g] = 1;
   }
-  let tmp: { idx: Int32Array; s: Float64Array; d: Float64Array } | undefined;
-  const bounds: number[] = [];
-  for (let g = 0; g < groups; g++) {
-    if (!unordered[g]) continue;
-    const a = at[g]!;
-    const b = at[g + 1]!;
-    bounds.length = 0;
-    bounds.push(a);
-    for (let p = a + 1; p < b; p++) {
-      const q = p - 1;
-      if (s[p] !== s[q] ? s[p]! < s[q]! : d[p] !== d[q] ? d[p]! > d[q]! : idx[p]! < idx[q]!) bounds.push(p);
-    }
-    bounds.push(b);
-    tmp ??= { idx: new Int32Array(n), s: new Float64Array(n), d: new Float64Array(n) };
-    mergeRuns(idx, s, d, tmp.idx, tmp.s, tmp.d, bounds);
+  return true;
+}
+
+/** Into `bounds`: where each run in order of positions [a, b) starts, then b. */
+function runStarts(idx: Int32Array, s: Float64Array, d: Float64Array, a: number, b: number, bounds: number[]): void {
+  bounds.length = 0;
+  bounds.push(a);
+  for (let p = a + 1; p < b; p++) {
+    const q = p - 1;
+    if (s[p] !== s[q] ? s[p]! < s[q]! : d[p] !== d[q] ? d[p]! > d[q]! : idx[p]! < idx[q]!) bounds.push(p);
   }
-  return { rows: idx, startNs: s, durNs: d, at };
+  bounds.push(b);
 }
 
 /** Merges the runs between `bounds` (their starts, then the end) pairwise until one is left; the result in (idx, s, d). */
@@ -187,10 +224,8 @@ export function innermostEnclosing(
 /** innermostEnclosing of points given as columns: point k on thread `pointThread[k]` at `pointTs[k]`. */
 export function innermostEnclosingAt(t: ThreadIntervals, sorted: ArrayLike<number>, pointThread: Float64Array, pointTs: Float64Array): Int32Array {
   const n = pointThread.length;
-  const all = new Int32Array(n);
-  for (let k = 0; k < n; k++) all[k] = k;
   const order =
-    orderByGroupStart(all, pointThread, pointTs, null) ??
+    orderByGroupStart(identity(n), pointThread, pointTs, null) ??
     Array.from({ length: n }, (_, k) => k).sort((a, b) => pointThread[a]! - pointThread[b]! || pointTs[a]! - pointTs[b]! || a - b);
   return sweep(t, sorted, order, pointThread, pointTs);
 }
@@ -230,4 +265,11 @@ function sweep(t: ThreadIntervals, sorted: ArrayLike<number>, order: ArrayLike<n
     if (top > 0) out[k] = stack[top - 1]!;
   }
   return out;
+}
+
+/** 0, 1, …, n − 1. */
+export function identity(n: number): Int32Array {
+  const all = new Int32Array(n);
+  for (let k = 0; k < n; k++) all[k] = k;
+  return all;
 }

@@ -19,7 +19,7 @@
  * carried by `source`: the model's GPU table knows each activity's launcher and owner).
  */
 import type { TraceModel } from '../../model/trace-model.js';
-import { orderByGroupStart, sortByGroupStart } from '../helpers/enclosing.js';
+import { identity, orderByGroupStart, sortByGroupStart } from '../helpers/enclosing.js';
 
 /** Slice categories: Kineto's own words; the index is what `TimelineSlices.category` holds. */
 export const TIMELINE_CATEGORIES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'kernel', 'gpu_memcpy', 'gpu_memset'] as const;
@@ -98,9 +98,10 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const { host, gpu } = m;
   const n = host.length + gpu.length;
 
-  // 1. Tracks: threads that hold host events, then (device, stream) pairs.
-  const threadUsed = new Uint8Array(m.threads.length);
-  for (let i = 0; i < host.length; i++) threadUsed[host.thread[i]!] = 1;
+  // 1. Tracks: threads that hold host events, then (device, stream) pairs. (Each pass over the
+  // events is a function of its own: V8 compiles a function while its first hot loop runs and
+  // throws that code away at a later loop that has not run yet.)
+  const threadUsed = threadsUsed(m);
   const threadOrder = [...m.threads.keys()]
     .filter((t) => threadUsed[t])
     .sort((a, b) => compareThreads(m.threads[a]!, m.threads[b]!) || a - b);
@@ -121,53 +122,27 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   startNs.set(host.startNs);
   category.set(host.kind);
   nameId.set(host.name);
-  for (let i = 0; i < host.length; i++) {
-    track[i] = trackOfThread[host.thread[i]!]!;
-    // Math.max(0, d) written out (a negative duration drawn as an instant, NaN kept)
-    const d = host.durNs[i]!;
-    durNs[i] = d <= 0 ? 0 : d;
-    source[i] = i;
-  }
+  hostSlices(m, trackOfThread, track, durNs, source);
   const gpuLanes = assignGpuLanes(m, streamOf, streams.length);
   depth.set(gpuLanes, host.length);
   startNs.set(gpu.startNs, host.length);
   nameId.set(gpu.name, host.length);
-  for (let g = 0; g < gpu.length; g++) {
-    const k = host.length + g;
-    track[k] = threadOrder.length + streamOf[g]!;
-    const d = gpu.durNs[g]!;
-    durNs[k] = d <= 0 ? 0 : d;
-    category[k] = GPU_CATEGORY_BASE + gpu.kind[g]!;
-    source[k] = g;
-  }
+  gpuSlices(m, threadOrder.length, streamOf, track, durNs, category, source);
   // An event whose time could not be read (BAD_TIMESTAMP: NaN) has no place on a timeline.
   // Per track: drawable slices and rows (the deepest slice's depth + 1).
   const trackCount = threadOrder.length + streams.length;
   const events = new Array<number>(trackCount).fill(0);
   const rows = new Array<number>(trackCount).fill(0);
   const drawn = new Int32Array(n);
-  let lo = Infinity;
-  let hi = -Infinity;
-  let drawable = 0;
-  let depthsOk = true;
-  for (let k = 0; k < n; k++) {
-    const s = startNs[k]!;
-    // (finite start and duration by comparisons, not Number.isFinite: a call per slice while unoptimised)
-    if (!(s > -Infinity && s < Infinity && durNs[k]! < Infinity)) continue;
-    drawn[drawable++] = k;
-    if (s < lo) lo = s;
-    if (s + durNs[k]! > hi) hi = s + durNs[k]!;
-    const t = track[k]!;
-    events[t]!++;
-    if (depth[k]! + 1 > rows[t]!) rows[t] = depth[k]! + 1;
-    if (depth[k]! < 0) depthsOk = false;
-  }
-  if (drawable === 0) lo = hi = 0;
+  const drawnInfo = drawableSlices(track, depth, startNs, durNs, drawn, events, rows);
+  const { drawable, depthsOk } = drawnInfo;
+  const lo = drawable === 0 ? 0 : drawnInfo.lo;
+  const hi = drawable === 0 ? 0 : drawnInfo.hi;
 
   // 3. Sort by (track, row, start, longest first), then reduce.
   const drawnRows = drawn.subarray(0, drawable);
   const sorted = (depthsOk ? sortTracks(drawnRows, track, depth, startNs, durNs, rows) : null) ?? sortByComparator(drawnRows, track, depth, startNs, durNs);
-  const { order, segAt, segTrack, segDepth } = sorted;
+  const { segAt } = sorted;
   const ss = sorted.startNs;
   const sd = sorted.durNs;
   let bucketNs = 0;
@@ -199,34 +174,8 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     source: new Int32Array(len),
   };
   const names: string[] = [];
-  const local = new Int32Array(m.strings.size).fill(-1);
   const keptPerTrack = new Array<number>(trackCount).fill(0);
-  // The kept positions ascend: the segments are walked beside them, each one's track and row filled whole.
-  for (let seg = 0, j = 0; seg < segTrack.length; seg++) {
-    const from = j;
-    const end = segAt[seg + 1]!;
-    for (; j < len; j++) {
-      const p = kept ? kept[j]! : j;
-      if (p >= end) break;
-      const k = order[p]!;
-      out.startNs[j] = ss[p]!;
-      out.durNs[j] = sd[p]!;
-      out.category[j] = category[k]!;
-      out.source[j] = source[k]!;
-      let id = local[nameId[k]!]!;
-      if (id < 0) {
-        id = names.length;
-        names.push(m.strings.get(nameId[k]!));
-        local[nameId[k]!] = id;
-      }
-      out.name[j] = id;
-    }
-    if (j > from) {
-      out.track.fill(segTrack[seg]!, from, j);
-      out.depth.fill(segDepth[seg]!, from, j);
-      keptPerTrack[segTrack[seg]!]! += j - from;
-    }
-  }
+  keptColumns(m, sorted, kept, category, nameId, source, out, names, keptPerTrack);
 
   const tracks: TimelineTrack[] = [
     ...threadOrder.map((t, k): TimelineTrack => {
@@ -253,6 +202,120 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   };
 }
 
+/** Which threads hold host events. */
+function threadsUsed(m: TraceModel): Uint8Array {
+  const used = new Uint8Array(m.threads.length);
+  const { thread } = m.host;
+  for (let i = 0; i < thread.length; i++) used[thread[i]!] = 1;
+  return used;
+}
+
+/** The host slices' tracks, durations (negative: an instant) and sources; the other columns are copies. */
+function hostSlices(m: TraceModel, trackOfThread: Int32Array, track: Int32Array, durNs: Float64Array, source: Int32Array): void {
+  const { host } = m;
+  for (let i = 0; i < host.length; i++) {
+    track[i] = trackOfThread[host.thread[i]!]!;
+    // Math.max(0, d) written out (a negative duration drawn as an instant, NaN kept)
+    const d = host.durNs[i]!;
+    durNs[i] = d <= 0 ? 0 : d;
+    source[i] = i;
+  }
+}
+
+/** The GPU slices' tracks (after the `threads` thread tracks), durations, categories and sources. */
+function gpuSlices(m: TraceModel, threads: number, streamOf: Int32Array, track: Int32Array, durNs: Float64Array, category: Uint8Array, source: Int32Array): void {
+  const { gpu } = m;
+  const base = m.host.length;
+  for (let g = 0; g < gpu.length; g++) {
+    const k = base + g;
+    track[k] = threads + streamOf[g]!;
+    const d = gpu.durNs[g]!;
+    durNs[k] = d <= 0 ? 0 : d;
+    category[k] = GPU_CATEGORY_BASE + gpu.kind[g]!;
+    source[k] = g;
+  }
+}
+
+/**
+ * Into `drawn` the slices with a finite start and duration, and per track their count and rows
+ * (the deepest one's depth + 1); their extent, and whether every depth is ≥ 0.
+ */
+function drawableSlices(
+  track: Int32Array,
+  depth: Int32Array,
+  startNs: Float64Array,
+  durNs: Float64Array,
+  drawn: Int32Array,
+  events: number[],
+  rows: number[],
+): { drawable: number; lo: number; hi: number; depthsOk: boolean } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let drawable = 0;
+  let depthsOk = true;
+  for (let k = 0; k < track.length; k++) {
+    const s = startNs[k]!;
+    // (finite start and duration by comparisons, not Number.isFinite: a call per slice while unoptimised)
+    if (!(s > -Infinity && s < Infinity && durNs[k]! < Infinity)) continue;
+    drawn[drawable++] = k;
+    if (s < lo) lo = s;
+    if (s + durNs[k]! > hi) hi = s + durNs[k]!;
+    const t = track[k]!;
+    events[t]!++;
+    if (depth[k]! + 1 > rows[t]!) rows[t] = depth[k]! + 1;
+    if (depth[k]! < 0) depthsOk = false;
+  }
+  return { drawable, lo, hi, depthsOk };
+}
+
+/**
+ * The kept slices' columns (positions `kept` of the order, null: all), names re-interned in
+ * `names`; per track the count kept. The kept positions ascend: the segments are walked beside
+ * them, each one's track and row filled whole.
+ */
+function keptColumns(
+  m: TraceModel,
+  sorted: SortedSlices,
+  kept: Int32Array | null,
+  category: Uint8Array,
+  nameId: Int32Array,
+  source: Int32Array,
+  out: { track: Int32Array; depth: Int32Array; startNs: Float64Array; durNs: Float64Array; category: Uint8Array; name: Int32Array; source: Int32Array; length: number },
+  names: string[],
+  keptPerTrack: number[],
+): void {
+  const { order, segAt, segTrack, segDepth } = sorted;
+  const ss = sorted.startNs;
+  const sd = sorted.durNs;
+  const len = out.length;
+  const local = new Int32Array(m.strings.size).fill(-1);
+  for (let seg = 0, j = 0; seg < segTrack.length; seg++) {
+    const from = j;
+    const end = segAt[seg + 1]!;
+    for (; j < len; j++) {
+      const p = kept ? kept[j]! : j;
+      if (p >= end) break;
+      const k = order[p]!;
+      out.startNs[j] = ss[p]!;
+      out.durNs[j] = sd[p]!;
+      out.category[j] = category[k]!;
+      out.source[j] = source[k]!;
+      let id = local[nameId[k]!]!;
+      if (id < 0) {
+        id = names.length;
+        names.push(m.strings.get(nameId[k]!));
+        local[nameId[k]!] = id;
+      }
+      out.name[j] = id;
+    }
+    if (j > from) {
+      out.track.fill(segTrack[seg]!, from, j);
+      out.depth.fill(segDepth[seg]!, from, j);
+      keptPerTrack[segTrack[seg]!]! += j - from;
+    }
+  }
+}
+
 /**
  * The drawable slices in (track, row, start, longest first, index) order, with each position's
  * start and duration, cut into segments of one (track, row) each: segment s begins at `segAt[s]`
@@ -273,12 +336,7 @@ function sortTracks(drawn: Int32Array, track: Int32Array, depth: Int32Array, sta
   const rowBase = new Int32Array(trackCount + 1);
   for (let t = 0; t < trackCount; t++) rowBase[t + 1] = rowBase[t]! + rows[t]!;
   const groups = rowBase[trackCount]!;
-  const group = new Int32Array(track.length);
-  for (let j = 0; j < drawn.length; j++) {
-    const k = drawn[j]!;
-    group[k] = rowBase[track[k]!]! + depth[k]!;
-  }
-  const sorted = sortByGroupStart(drawn, group, startNs, durNs, groups);
+  const sorted = sortByGroupStart(drawn, rowGroups(drawn, track, depth, rowBase), startNs, durNs, groups);
   if (!sorted) return null;
   const segTrack = new Int32Array(groups);
   const segDepth = new Int32Array(groups);
@@ -289,6 +347,16 @@ function sortTracks(drawn: Int32Array, track: Int32Array, depth: Int32Array, sta
     }
   }
   return { order: sorted.rows, startNs: sorted.startNs, durNs: sorted.durNs, segAt: sorted.at, segTrack, segDepth };
+}
+
+/** Per drawn slice: its (track, row) group, the tracks' rows numbered one after another from `rowBase[track]`. */
+function rowGroups(drawn: Int32Array, track: Int32Array, depth: Int32Array, rowBase: Int32Array): Int32Array {
+  const group = new Int32Array(track.length);
+  for (let j = 0; j < drawn.length; j++) {
+    const k = drawn[j]!;
+    group[k] = rowBase[track[k]!]! + depth[k]!;
+  }
+  return group;
 }
 
 /** The same order by a comparator sort (where some row is negative), the segments found where (track, row) changes. */
@@ -370,22 +438,31 @@ function gpuStreams(m: TraceModel): { streams: { device: number; stream: number 
   const ranked = met.map((_, p) => p).sort((a, b) => met[a]!.device - met[b]!.device || met[a]!.stream - met[b]!.stream);
   const rankOf = new Int32Array(met.length);
   ranked.forEach((p, k) => (rankOf[p] = k));
-  for (let g = 0; g < gpu.length; g++) pairOf[g] = rankOf[pairOf[g]!]!;
-  return { streams: ranked.map((p) => met[p]!), streamOf: pairOf };
+  return { streams: ranked.map((p) => met[p]!), streamOf: renumber(pairOf, rankOf) };
+}
+
+/** `ids` with each id replaced by `to[id]`, in place. */
+function renumber(ids: Int32Array, to: Int32Array): Int32Array {
+  for (let g = 0; g < ids.length; g++) ids[g] = to[ids[g]!]!;
+  return ids;
 }
 
 /** Row of each GPU activity on its stream: 0, or the first row free when it starts (overlaps go below). */
 function assignGpuLanes(m: TraceModel, streamOf: Int32Array, streamCount: number): Int32Array {
   const { gpu } = m;
-  const lanes = new Int32Array(gpu.length);
-  const all = new Int32Array(gpu.length);
-  for (let g = 0; g < gpu.length; g++) all[g] = g;
   // (streamOf ranks the pairs as (device, stream) compare)
   const order =
-    orderByGroupStart(all, streamOf, gpu.startNs, null, streamCount) ??
+    orderByGroupStart(identity(gpu.length), streamOf, gpu.startNs, null, streamCount) ??
     Array.from({ length: gpu.length }, (_, g) => g).sort(
       (a, b) => gpu.device[a]! - gpu.device[b]! || gpu.stream[a]! - gpu.stream[b]! || gpu.startNs[a]! - gpu.startNs[b]! || a - b,
     );
+  return lanesInOrder(m, order, streamOf);
+}
+
+/** The lanes, the activities taken in (stream, start) order. */
+function lanesInOrder(m: TraceModel, order: ArrayLike<number>, streamOf: Int32Array): Int32Array {
+  const { gpu } = m;
+  const lanes = new Int32Array(gpu.length);
   const ends: number[] = [];
   for (let k = 0; k < order.length; k++) {
     const g = order[k]!;
