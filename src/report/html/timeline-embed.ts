@@ -59,6 +59,40 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
     }
     return id;
   };
+  const { runs, start, dur, cat, name, launch, op, dims, short, decoded } = embedColumns(t, m, intern);
+  return {
+    version: 1,
+    startNs: t.startNs,
+    endNs: t.endNs,
+    events: t.events,
+    kept: s.length,
+    maxSlices: t.maxSlices,
+    reduced: t.reduced,
+    bucketNs: t.bucketNs,
+    cats: [...TIMELINE_CATEGORIES],
+    names,
+    short,
+    decoded,
+    tracks: t.tracks.map((k) => ({ label: k.label, kind: k.kind, rows: k.rows, events: k.events, kept: k.kept })),
+    steps: steps.map((x) => [x.name, x.startNs, x.endNs]),
+    runs,
+    start,
+    dur,
+    cat,
+    name,
+    launch,
+    op,
+    dims,
+  };
+}
+
+/**
+ * The per-slice columns of the embed and the sparse pairs, in one pass over the slices (a
+ * function of its own: its loop is what V8 compiles while it runs). `intern` adds a string to
+ * the names.
+ */
+function embedColumns(t: Timeline, m: TraceModel, intern: (text: string) => number) {
+  const s = t.slices;
   const runs: number[] = [];
   // The columns as plain arrays filled by push: packed, which JSON.stringify writes fastest
   // (Array.from of a typed array, or a preallocated array, is slower to make and to write).
@@ -131,28 +165,5 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
       if (d >= 0) dims.push(j, d);
     }
   }
-  return {
-    version: 1,
-    startNs: t.startNs,
-    endNs: t.endNs,
-    events: t.events,
-    kept: s.length,
-    maxSlices: t.maxSlices,
-    reduced: t.reduced,
-    bucketNs: t.bucketNs,
-    cats: [...TIMELINE_CATEGORIES],
-    names,
-    short,
-    decoded,
-    tracks: t.tracks.map((k) => ({ label: k.label, kind: k.kind, rows: k.rows, events: k.events, kept: k.kept })),
-    steps: steps.map((x) => [x.name, x.startNs, x.endNs]),
-    runs,
-    start,
-    dur,
-    cat,
-    name,
-    launch,
-    op,
-    dims,
-  };
+  return { runs, start, dur, cat, name, launch, op, dims, short, decoded };
 }
