@@ -130,8 +130,7 @@ export interface MemoryTimelineOptions {
 export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions = {}): MemoryTimeline {
   if (m.omitted.includes('memory')) return { status: 'not-loaded', devices: [], outOfMemory: 0 };
   const mem = m.memory;
-  let outOfMemory = 0;
-  for (let r = 0; r < mem.length; r++) if (mem.outOfMemory[r]) outOfMemory++;
+  const outOfMemory = countSet(mem.outOfMemory);
   const order = memoryTimeOrder(m);
   if (order.length === 0) return { status: 'no-records', devices: [], outOfMemory };
   const top = opts.top ?? 10;
@@ -140,7 +139,25 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
   const opOf = recordOps(m, order);
   const moduleOf = recordModules(m, order, opOf.innermost, opts.modules);
 
-  // Records per device, in time order (the device's list looked up only when the device changes).
+  const byDevice = recordsByDevice(m, order);
+  // torch's table: calls and the self / total memory columns of each op.
+  const table = computeProfilerTable(m);
+  const devices: MemoryDeviceTimeline[] = [];
+  const ops = byDevice.size > 0 ? countedOps(m, opOf.ops) : undefined;
+  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops!));
+  devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
+  return { status: 'ok', devices, outOfMemory };
+}
+
+function countSet(flags: Uint8Array): number {
+  let n = 0;
+  for (let r = 0; r < flags.length; r++) if (flags[r]) n++;
+  return n;
+}
+
+/** Records (time-order positions) per device, in time order (the device's list looked up only when the device changes). */
+function recordsByDevice(m: TraceModel, order: Int32Array): Map<string, number[]> {
+  const mem = m.memory;
   const byDevice = new Map<string, number[]>();
   let list: number[] = [];
   let type = NaN;
@@ -157,13 +174,7 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
     }
     list.push(k);
   }
-  // torch's table: calls and the self / total memory columns of each op.
-  const table = computeProfilerTable(m);
-  const devices: MemoryDeviceTimeline[] = [];
-  const ops = byDevice.size > 0 ? countedOps(m, opOf.ops) : undefined;
-  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops!));
-  devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
-  return { status: 'ok', devices, outOfMemory };
+  return byDevice;
 }
 
 function deviceTimeline(
@@ -207,17 +218,7 @@ function deviceTimeline(
 
   // Replay allocations and frees by address; snapshot what is alive at the peak.
   const live = new Map<number, number>(); // addr → k of its allocation
-  let aliveAtPeak: number[] = [];
-  for (let j = 0; j < n; j++) {
-    const k = ks[j]!;
-    const b = bytes[j]!;
-    const addr = addrs[j]!;
-    if (addr === addr) {
-      if (b > 0) live.set(addr, k);
-      else if (b < 0) live.delete(addr);
-    }
-    if (j === peak) aliveAtPeak = [...live.values()];
-  }
+  let aliveAtPeak = replay(ks, bytes, addrs, peak, live);
   if (!paired) {
     aliveAtPeak = [];
     live.clear();
@@ -262,6 +263,21 @@ function deviceTimeline(
     leakSuspect: leakSuspect(steps, neverFreedKs, (k) => mem.tsNs[order[k]!]!, (k) => opName[k]!, bytesOf, top),
     capacityBytes: typeof capacity === 'number' ? capacity : undefined,
   };
+}
+
+/** The allocations and frees replayed by address into `live` (addr → k of its allocation); what was alive just after record `peak`. */
+function replay(ks: readonly number[], bytes: Float64Array, addrs: Float64Array, peak: number, live: Map<number, number>): number[] {
+  let aliveAtPeak: number[] = [];
+  for (let j = 0; j < ks.length; j++) {
+    const b = bytes[j]!;
+    const addr = addrs[j]!;
+    if (addr === addr) {
+      if (b > 0) live.set(addr, ks[j]!);
+      else if (b < 0) live.delete(addr);
+    }
+    if (j === peak) aliveAtPeak = [...live.values()];
+  }
+  return aliveAtPeak;
 }
 
 /** Allocated bytes at each profiler step's start, peak and end. */
@@ -311,6 +327,47 @@ function leakSuspect(
   return { growthBytes: last.endBytes - first.endBytes, steps: steps.length, neverFreedByOp: group(inSteps, opOf, bytesOf).slice(0, top) };
 }
 
+/** Prefix sums of the records' allocations and frees: `allocPre[j]` = Σ allocated bytes of the first j records, and so on. */
+function prefixSums(bytes: Float64Array): { allocPre: Float64Array; allocCnt: Float64Array; freePre: Float64Array; freeCnt: Float64Array } {
+  const n = bytes.length;
+  const allocPre = new Float64Array(n + 1);
+  const allocCnt = new Float64Array(n + 1);
+  const freePre = new Float64Array(n + 1);
+  const freeCnt = new Float64Array(n + 1);
+  for (let j = 0; j < n; j++) {
+    const b = bytes[j]!;
+    allocPre[j + 1] = allocPre[j]! + (b > 0 ? b : 0);
+    allocCnt[j + 1] = allocCnt[j]! + (b > 0 ? 1 : 0);
+    freePre[j + 1] = freePre[j]! + (b < 0 ? -b : 0);
+    freeCnt[j + 1] = freeCnt[j]! + (b < 0 ? 1 : 0);
+  }
+  return { allocPre, allocCnt, freePre, freeCnt };
+}
+
+/** Per row: the sums of the records in its calls' spans, added in host order. */
+function rowSums(
+  ts: Float64Array,
+  pre: ReturnType<typeof prefixSums>,
+  ops: CountedOps,
+  allocations: Float64Array,
+  allocatedBytes: Float64Array,
+  frees: Float64Array,
+  freedBytes: Float64Array,
+): void {
+  const { allocPre, allocCnt, freePre, freeCnt } = pre;
+  let lo = 0;
+  for (let c = 0; c < ops.row.length; c++) {
+    lo = recordBound(ts, ops.startNs[c]!, false, lo);
+    const hi = recordBound(ts, ops.endNs[c]!, true, lo);
+    if (hi <= lo) continue;
+    const r = ops.row[c]!;
+    allocations[r] += allocCnt[hi]! - allocCnt[lo]!;
+    allocatedBytes[r] += allocPre[hi]! - allocPre[lo]!;
+    frees[r] += freeCnt[hi]! - freeCnt[lo]!;
+    freedBytes[r] += freePre[hi]! - freePre[lo]!;
+  }
+}
+
 /** The ops opStats counts, in host order: their spans and their row (torch's row name) in `names`. */
 interface CountedOps {
   readonly startNs: Float64Array;
@@ -325,23 +382,18 @@ interface CountedOps {
  */
 function countedOps(m: TraceModel, ops: Int32Array): CountedOps {
   const { host } = m;
-  const calls: number[] = [];
-  for (let c = 0; c < ops.length; c++) {
-    const i = ops[c]!;
-    const p = host.parent[i]!;
-    if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
-    calls.push(i);
-  }
-  const n = calls.length;
-  const startNs = new Float64Array(n);
-  const endNs = new Float64Array(n);
-  const row = new Int32Array(n);
+  const startNs = new Float64Array(ops.length);
+  const endNs = new Float64Array(ops.length);
+  const row = new Int32Array(ops.length);
   // (torch's row name looked up once per name id)
   const rowOfName = new Int32Array(m.strings.size).fill(-1);
   const rowIds = new Map<string, number>();
   const names: string[] = [];
-  for (let c = 0; c < n; c++) {
-    const i = calls[c]!;
+  let c = 0;
+  for (let k = 0; k < ops.length; k++) {
+    const i = ops[k]!;
+    const p = host.parent[i]!;
+    if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
     startNs[c] = host.startNs[i]!;
     endNs[c] = host.startNs[i]! + host.durNs[i]!;
     const id = host.name[i]!;
@@ -352,9 +404,9 @@ function countedOps(m: TraceModel, ops: Int32Array): CountedOps {
       if (r < 0) rowIds.set(name, (r = names.push(name) - 1));
       rowOfName[id] = r;
     }
-    row[c] = r;
+    row[c++] = r;
   }
-  return { startNs, endNs, row, names };
+  return { startNs: startNs.subarray(0, c), endNs: endNs.subarray(0, c), row: row.subarray(0, c), names };
 }
 
 /**
@@ -363,35 +415,12 @@ function countedOps(m: TraceModel, ops: Int32Array): CountedOps {
  * torch's table's. `ts` and `bytes`: the device's records in time order.
  */
 function opStats(ts: Float64Array, bytes: Float64Array, ops: CountedOps, table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
-  const n = ts.length;
-  const allocPre = new Float64Array(n + 1);
-  const allocCnt = new Float64Array(n + 1);
-  const freePre = new Float64Array(n + 1);
-  const freeCnt = new Float64Array(n + 1);
-  for (let j = 0; j < n; j++) {
-    const b = bytes[j]!;
-    allocPre[j + 1] = allocPre[j]! + (b > 0 ? b : 0);
-    allocCnt[j + 1] = allocCnt[j]! + (b > 0 ? 1 : 0);
-    freePre[j + 1] = freePre[j]! + (b < 0 ? -b : 0);
-    freeCnt[j + 1] = freeCnt[j]! + (b < 0 ? 1 : 0);
-  }
-  // Per row: its sums, in host order.
   const rows = ops.names.length;
   const allocations = new Float64Array(rows);
   const allocatedBytes = new Float64Array(rows);
   const frees = new Float64Array(rows);
   const freedBytes = new Float64Array(rows);
-  let lo = 0;
-  for (let c = 0; c < ops.row.length; c++) {
-    lo = recordBound(ts, ops.startNs[c]!, false, lo);
-    const hi = recordBound(ts, ops.endNs[c]!, true, lo);
-    if (hi <= lo) continue;
-    const r = ops.row[c]!;
-    allocations[r] += allocCnt[hi]! - allocCnt[lo]!;
-    allocatedBytes[r] += allocPre[hi]! - allocPre[lo]!;
-    frees[r] += freeCnt[hi]! - freeCnt[lo]!;
-    freedBytes[r] += freePre[hi]! - freePre[lo]!;
-  }
+  rowSums(ts, prefixSums(bytes), ops, allocations, allocatedBytes, frees, freedBytes);
   const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
   const out: MemoryOpStats[] = [];
   for (let r = 0; r < rows; r++) {
@@ -415,19 +444,40 @@ function opStats(ts: Float64Array, bytes: Float64Array, ops: CountedOps, table: 
 
 /** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread; and the ops, in host order. */
 function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[]; ops: Int32Array } {
-  const { host, memory: mem } = m;
-  const ops = new Int32Array(host.length);
-  let opCount = 0;
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops[opCount++] = i;
-  const opList = ops.subarray(0, opCount);
+  // (each pass a function of its own: V8 compiles a function while its first hot loop runs, and
+  // throws that code away at a later loop that has not run yet)
+  const { host } = m;
+  const opList = hostOps(m);
   const sorted = nestedOrder(host, opList);
-  const recThread = new Float64Array(order.length);
-  const recTs = new Float64Array(order.length);
+  const { thread, ts } = recordColumns(m, order);
+  const innermost = innermostEnclosingAt(host, sorted, thread, ts);
+  return { innermost, outermost: outermostNames(m, innermost), ops: opList };
+}
+
+/** The cpu_ops, in host order. */
+function hostOps(m: TraceModel): Int32Array {
+  const { kind } = m.host;
+  const ops = new Int32Array(kind.length);
+  let n = 0;
+  for (let i = 0; i < kind.length; i++) if (kind[i] === HostKind.Op) ops[n++] = i;
+  return ops.subarray(0, n);
+}
+
+/** The records' threads and times, in `order`. */
+function recordColumns(m: TraceModel, order: Int32Array): { thread: Float64Array; ts: Float64Array } {
+  const mem = m.memory;
+  const thread = new Float64Array(order.length);
+  const ts = new Float64Array(order.length);
   for (let k = 0; k < order.length; k++) {
-    recThread[k] = mem.thread[order[k]!]!;
-    recTs[k] = mem.tsNs[order[k]!]!;
+    thread[k] = mem.thread[order[k]!]!;
+    ts[k] = mem.tsNs[order[k]!]!;
   }
-  const innermost = innermostEnclosingAt(host, sorted, recThread, recTs);
+  return { thread, ts };
+}
+
+/** Per record: the name of the outermost cpu_op around its innermost one, or NO_OP. */
+function outermostNames(m: TraceModel, innermost: Int32Array): string[] {
+  const { host } = m;
   // The outermost op's name once per innermost op (many records share one).
   const nameOf = new Map<number, string>();
   const outermost = new Array<string>(innermost.length);
@@ -445,7 +495,7 @@ function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; o
     }
     outermost[k] = name;
   }
-  return { innermost, outermost, ops: opList };
+  return outermost;
 }
 
 /** Per record: the module path it was made in (forward frame, else linked backward), or NO_MODULE. */
@@ -517,19 +567,15 @@ function exactSums(bytes: Float64Array): boolean {
   return sum <= Number.MAX_SAFE_INTEGER;
 }
 
-/**
- * aliveByOpAt keeping each op's live bytes and blocks as the replay goes (the sums exact: see
- * exactSums), so a point costs a look at each op rather than a regrouping of every live block.
- */
-function aliveByOpReplayed(d: MemoryDeviceTimeline, points: readonly number[], top: number): AliveGroup[][] {
+/** Each record's op as an index into `keys` (filled here, in order of first record). */
+function opNumbers(op: readonly string[], keys: string[]): Int32Array {
   const opIndex = new Map<string, number>();
-  const keys: string[] = [];
-  const opOf = new Int32Array(d.op.length);
+  const opOf = new Int32Array(op.length);
   // (neighbouring records mostly share their op: looked up only when it changes)
   let last: string | undefined;
   let o = -1;
-  for (let k = 0; k < d.op.length; k++) {
-    const key = d.op[k]!;
+  for (let k = 0; k < op.length; k++) {
+    const key = op[k]!;
     if (key !== last) {
       last = key;
       o = opIndex.get(key) ?? -1;
@@ -537,6 +583,16 @@ function aliveByOpReplayed(d: MemoryDeviceTimeline, points: readonly number[], t
     }
     opOf[k] = o;
   }
+  return opOf;
+}
+
+/**
+ * aliveByOpAt keeping each op's live bytes and blocks as the replay goes (the sums exact: see
+ * exactSums), so a point costs a look at each op rather than a regrouping of every live block.
+ */
+function aliveByOpReplayed(d: MemoryDeviceTimeline, points: readonly number[], top: number): AliveGroup[][] {
+  const keys: string[] = [];
+  const opOf = opNumbers(d.op, keys);
   const bytes = new Float64Array(keys.length);
   const blocks = new Float64Array(keys.length);
   const live = new Map<number, number>(); // addr → point of its allocation
