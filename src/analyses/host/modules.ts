@@ -97,7 +97,7 @@ export interface ModuleTreeOptions {
 
 export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): ModuleTree {
   const topN = opts.topKernels ?? 5;
-  const { python, host, gpu, strings } = m;
+  const { python, host, strings } = m;
   const emptyOps = () => new Int32Array(host.length).fill(-1);
   const empty = (status: ModulesStatus): ModuleTree => ({
     status,
@@ -113,13 +113,9 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   if (python.length === 0) return empty('no-python-frames');
 
   // 1. Module frames, by thread then start (longest first at equal starts: the outer frame).
-  const isModule = new Int8Array(strings.size).fill(-1);
-  const moduleRows: number[] = [];
-  for (let f = 0; f < python.length; f++) {
-    const id = python.name[f]!;
-    if (isModule[id] === -1) isModule[id] = strings.get(id).startsWith(MODULE_PREFIX) ? 1 : 0;
-    if (isModule[id] === 1) moduleRows.push(f);
-  }
+  // (Each pass over a table is a function of its own: V8 compiles a function while its first hot
+  // loop runs, and throws that code away at a later loop that has not run yet.)
+  const moduleRows = moduleFrameRows(m);
   if (moduleRows.length === 0) return empty('no-module-frames');
   const frames = nestedOrder(python, moduleRows);
 
@@ -169,91 +165,26 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   }
 
   // 3. Each op's innermost module frame on its thread (a sweep per thread over frames and ops).
-  const ops = new Int32Array(host.length);
-  let opCount = 0;
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops[opCount++] = i;
-  const opThread = new Float64Array(opCount);
-  const opStart = new Float64Array(opCount);
-  for (let k = 0; k < opCount; k++) {
-    opThread[k] = host.thread[ops[k]!]!;
-    opStart[k] = host.startNs[ops[k]!]!;
-  }
-  const frameOfOp = innermostEnclosingAt(python, frames, opThread, opStart);
-  const moduleOfOp = emptyOps();
-  for (let k = 0; k < opCount; k++) {
-    const f = frameOfOp[k]!;
-    if (f >= 0) moduleOfOp[ops[k]!] = nodeOfFrame[f]!;
-  }
+  const ops = opColumns(m);
+  const moduleOfOp = opModules(ops.ops, innermostEnclosingAt(python, frames, ops.thread, ops.start), nodeOfFrame, emptyOps());
 
   // 4. Backward: ops linked from a forward op (fwdbwd) and everything under them.
   const backwardModuleOfOp = emptyOps();
-  let backwardLinks = 0;
   // Inner backward ops first: a linked op inside another's subtree keeps its own module.
   const links = deepestFirst(m);
-  const todo: number[] = [];
-  for (const link of links) {
-    const mod = moduleOfOp[link.fwd]!;
-    if (mod < 0) continue;
-    backwardLinks++;
-    markSubtree(m, link.bwd, mod, backwardModuleOfOp, todo);
-  }
-  // A backward op's host time (its own, not nested in another linked backward op).
-  for (const link of links) {
-    const mod = backwardModuleOfOp[link.bwd]!;
-    if (mod < 0) continue;
-    let nested = false;
-    for (let p = host.parent[link.bwd]!; p >= 0 && !nested; p = host.parent[p]!) if (backwardModuleOfOp[p]! >= 0) nested = true;
-    if (!nested) nodes[mod]!.backward.hostSelfNs += host.durNs[link.bwd]!;
-  }
+  const backwardLinks = markBackward(m, links, moduleOfOp, backwardModuleOfOp);
+  backwardHostTime(m, links, backwardModuleOfOp, nodes);
 
   // 5. GPU work by the owning op's module (forward) or linked backward module.
   // (kernels keyed by name id, one to one with names: the names are read once, in topKernels)
   const selfKernels = nodes.map((): KernelSums => new Map());
   const outsideKernels: KernelSums = new Map();
-  let outsideNs = 0;
-  let deviceNs = 0;
-  for (let g = 0; g < gpu.length; g++) {
-    const dur = gpu.durNs[g]!;
-    if (dur !== dur) continue;
-    deviceNs += dur;
-    const o = owningOp(m, g);
-    const fwd = o >= 0 ? moduleOfOp[o]! : -1;
-    const bwd = o >= 0 && fwd < 0 ? backwardModuleOfOp[o]! : -1;
-    const name = gpu.name[g]!;
-    if (fwd >= 0) nodes[fwd]!.deviceSelfNs += dur;
-    else if (bwd >= 0) nodes[bwd]!.backward.deviceSelfNs += dur;
-    else {
-      outsideNs += dur;
-      addKernel(outsideKernels, name, dur);
-      continue;
-    }
-    addKernel(selfKernels[fwd >= 0 ? fwd : bwd]!, name, dur);
-  }
+  const { outsideNs, deviceNs } = gpuWork(m, moduleOfOp, backwardModuleOfOp, nodes, selfKernels, outsideKernels);
 
   // 6. Memory records on a module frame's thread, inside it.
   if (!m.omitted.includes('memory') && m.memory.length > 0) {
-    const mem = m.memory;
-    // The allocations, each one's thread and time beside it.
-    const recs = new Int32Array(mem.length);
-    const thread = new Float64Array(mem.length);
-    const ts = new Float64Array(mem.length);
-    let n = 0;
-    for (let r = 0; r < mem.length; r++) {
-      if (mem.outOfMemory[r] || !(mem.bytes[r]! > 0)) continue;
-      recs[n] = r;
-      thread[n] = mem.thread[r]!;
-      ts[n++] = mem.tsNs[r]!;
-    }
-    const frameOfRec = innermostEnclosingAt(python, frames, thread.subarray(0, n), ts.subarray(0, n));
-    for (let k = 0; k < n; k++) {
-      const f = frameOfRec[k]!;
-      if (f < 0) continue;
-      const r = recs[k]!;
-      const n = nodes[nodeOfFrame[f]!]!;
-      const t = mem.deviceType[r]!;
-      if (isDeviceMemoryType(t)) n.allocatedDeviceSelfBytes += mem.bytes[r]!;
-      else if (isCpuMemoryType(t)) n.allocatedCpuSelfBytes += mem.bytes[r]!;
-    }
+    const recs = allocationColumns(m);
+    allocationsInFrames(m, recs.recs, innermostEnclosingAt(python, frames, recs.thread, recs.ts), nodeOfFrame, nodes);
   }
 
   // 7. Totals, children before parents (a child is always created after its parent).
@@ -316,6 +247,131 @@ export function modulesStatusLine(status: ModulesStatus): string | undefined {
       return 'the python frames were left out when the trace was loaded';
     default:
       return undefined;
+  }
+}
+
+/** The `nn.Module:` python frames, in table order. */
+function moduleFrameRows(m: TraceModel): number[] {
+  const { python, strings } = m;
+  const isModule = new Int8Array(strings.size).fill(-1);
+  const rows: number[] = [];
+  for (let f = 0; f < python.length; f++) {
+    const id = python.name[f]!;
+    if (isModule[id] === -1) isModule[id] = strings.get(id).startsWith(MODULE_PREFIX) ? 1 : 0;
+    if (isModule[id] === 1) rows.push(f);
+  }
+  return rows;
+}
+
+/** The cpu_ops in host order, each one's thread and start beside it. */
+function opColumns(m: TraceModel): { ops: Int32Array; thread: Float64Array; start: Float64Array } {
+  const { host } = m;
+  const ops = new Int32Array(host.length);
+  const thread = new Float64Array(host.length);
+  const start = new Float64Array(host.length);
+  let n = 0;
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    ops[n] = i;
+    thread[n] = host.thread[i]!;
+    start[n++] = host.startNs[i]!;
+  }
+  return { ops: ops.subarray(0, n), thread: thread.subarray(0, n), start: start.subarray(0, n) };
+}
+
+/** Into `out` (per host event): the node of each op's innermost module frame (`frameOfOp`, by position in `ops`). */
+function opModules(ops: Int32Array, frameOfOp: Int32Array, nodeOfFrame: Int32Array, out: Int32Array): Int32Array {
+  for (let k = 0; k < ops.length; k++) {
+    const f = frameOfOp[k]!;
+    if (f >= 0) out[ops[k]!] = nodeOfFrame[f]!;
+  }
+  return out;
+}
+
+/** Marks each linked backward op's subtree with its forward op's module; how many links had one. */
+function markBackward(m: TraceModel, links: readonly FwdBwdLink[], moduleOfOp: Int32Array, backwardModuleOfOp: Int32Array): number {
+  let marked = 0;
+  const todo: number[] = [];
+  for (const link of links) {
+    const mod = moduleOfOp[link.fwd]!;
+    if (mod < 0) continue;
+    marked++;
+    markSubtree(m, link.bwd, mod, backwardModuleOfOp, todo);
+  }
+  return marked;
+}
+
+/** A backward op's host time to its module (its own, not nested in another linked backward op). */
+function backwardHostTime(m: TraceModel, links: readonly FwdBwdLink[], backwardModuleOfOp: Int32Array, nodes: ModuleNode[]): void {
+  const { host } = m;
+  for (const link of links) {
+    const mod = backwardModuleOfOp[link.bwd]!;
+    if (mod < 0) continue;
+    let nested = false;
+    for (let p = host.parent[link.bwd]!; p >= 0 && !nested; p = host.parent[p]!) if (backwardModuleOfOp[p]! >= 0) nested = true;
+    if (!nested) nodes[mod]!.backward.hostSelfNs += host.durNs[link.bwd]!;
+  }
+}
+
+/** GPU work by the owning op's module (forward) or linked backward module, else outside; Σ outside and Σ all. */
+function gpuWork(
+  m: TraceModel,
+  moduleOfOp: Int32Array,
+  backwardModuleOfOp: Int32Array,
+  nodes: ModuleNode[],
+  selfKernels: KernelSums[],
+  outsideKernels: KernelSums,
+): { outsideNs: number; deviceNs: number } {
+  const { gpu } = m;
+  let outsideNs = 0;
+  let deviceNs = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    const dur = gpu.durNs[g]!;
+    if (dur !== dur) continue;
+    deviceNs += dur;
+    const o = owningOp(m, g);
+    const fwd = o >= 0 ? moduleOfOp[o]! : -1;
+    const bwd = o >= 0 && fwd < 0 ? backwardModuleOfOp[o]! : -1;
+    const name = gpu.name[g]!;
+    if (fwd >= 0) nodes[fwd]!.deviceSelfNs += dur;
+    else if (bwd >= 0) nodes[bwd]!.backward.deviceSelfNs += dur;
+    else {
+      outsideNs += dur;
+      addKernel(outsideKernels, name, dur);
+      continue;
+    }
+    addKernel(selfKernels[fwd >= 0 ? fwd : bwd]!, name, dur);
+  }
+  return { outsideNs, deviceNs };
+}
+
+/** The allocation records, each one's thread and time beside it. */
+function allocationColumns(m: TraceModel): { recs: Int32Array; thread: Float64Array; ts: Float64Array } {
+  const mem = m.memory;
+  const recs = new Int32Array(mem.length);
+  const thread = new Float64Array(mem.length);
+  const ts = new Float64Array(mem.length);
+  let n = 0;
+  for (let r = 0; r < mem.length; r++) {
+    if (mem.outOfMemory[r] || !(mem.bytes[r]! > 0)) continue;
+    recs[n] = r;
+    thread[n] = mem.thread[r]!;
+    ts[n++] = mem.tsNs[r]!;
+  }
+  return { recs: recs.subarray(0, n), thread: thread.subarray(0, n), ts: ts.subarray(0, n) };
+}
+
+/** Each allocation's bytes to the node of its innermost module frame (`frameOfRec`), device and CPU memory apart. */
+function allocationsInFrames(m: TraceModel, recs: Int32Array, frameOfRec: Int32Array, nodeOfFrame: Int32Array, nodes: ModuleNode[]): void {
+  const mem = m.memory;
+  for (let k = 0; k < recs.length; k++) {
+    const f = frameOfRec[k]!;
+    if (f < 0) continue;
+    const r = recs[k]!;
+    const n = nodes[nodeOfFrame[f]!]!;
+    const t = mem.deviceType[r]!;
+    if (isDeviceMemoryType(t)) n.allocatedDeviceSelfBytes += mem.bytes[r]!;
+    else if (isCpuMemoryType(t)) n.allocatedCpuSelfBytes += mem.bytes[r]!;
   }
 }
 
