@@ -143,7 +143,7 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
   // torch's table: calls and the self / total memory columns of each op.
   const table = computeProfilerTable(m);
   const devices: MemoryDeviceTimeline[] = [];
-  const ops = byDevice.size > 0 ? countedOps(m, opOf.ops) : undefined;
+  const ops = byDevice.size > 0 ? countedOps(m, opOf.ops, opOf.ts) : undefined;
   for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops!));
   devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
   return { status: 'ok', devices, outOfMemory };
@@ -253,7 +253,7 @@ function deviceTimeline(
       bytes: alivePeakBytes,
       beforeTraceBytes: allocatedBytes[peak]! - alivePeakBytes,
     },
-    byOp: opStats(tsNs, bytes, ops, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
+    byOp: opStats(bytesAt(order.length, ks, bytes), ops, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
     neverFreed: {
       bytes: neverFreedKs.reduce((s, k) => s + bytesOf(k), 0),
       count: neverFreedKs.length,
@@ -344,9 +344,19 @@ function prefixSums(bytes: Float64Array): { allocPre: Float64Array; allocCnt: Fl
   return { allocPre, allocCnt, freePre, freeCnt };
 }
 
-/** Per row: the sums of the records in its calls' spans, added in host order. */
+/** The device's records' bytes at their positions in the time order of every record, 0 at the other devices' records. */
+function bytesAt(n: number, ks: readonly number[], bytes: Float64Array): Float64Array {
+  const out = new Float64Array(n);
+  for (let j = 0; j < ks.length; j++) out[ks[j]!] = bytes[j]!;
+  return out;
+}
+
+/**
+ * Per row: the sums of the records in its calls' spans, added in host order. The prefix sums run
+ * over every record in time order, with 0 for the other devices' records: a span's difference is
+ * the sum of this device's records in it, the value its own records' prefix sums give (x + 0 = x).
+ */
 function rowSums(
-  ts: Float64Array,
   pre: ReturnType<typeof prefixSums>,
   ops: CountedOps,
   allocations: Float64Array,
@@ -355,11 +365,9 @@ function rowSums(
   freedBytes: Float64Array,
 ): void {
   const { allocPre, allocCnt, freePre, freeCnt } = pre;
-  let lo = 0;
   for (let c = 0; c < ops.row.length; c++) {
-    lo = recordBound(ts, ops.startNs[c]!, false, lo);
-    const hi = recordBound(ts, ops.endNs[c]!, true, lo);
-    if (hi <= lo) continue;
+    const lo = ops.lo[c]!;
+    const hi = ops.hi[c]!;
     const r = ops.row[c]!;
     allocations[r] += allocCnt[hi]! - allocCnt[lo]!;
     allocatedBytes[r] += allocPre[hi]! - allocPre[lo]!;
@@ -368,10 +376,13 @@ function rowSums(
   }
 }
 
-/** The ops opStats counts, in host order: their spans and their row (torch's row name) in `names`. */
+/**
+ * The ops opStats counts, in host order: the records in their spans (positions [lo, hi) of the
+ * time order of every record; only the ops with some) and their row (torch's row name) in `names`.
+ */
 interface CountedOps {
-  readonly startNs: Float64Array;
-  readonly endNs: Float64Array;
+  readonly lo: Int32Array;
+  readonly hi: Int32Array;
   readonly row: Int32Array;
   readonly names: readonly string[];
 }
@@ -380,22 +391,27 @@ interface CountedOps {
  * The calls of `ops` (every op, in host order), less torch's duplicates (a call inside a call of the same name as its only
  * child: absorbed, profiler-table.ts), each with its row: found once, for every device's opStats.
  */
-function countedOps(m: TraceModel, ops: Int32Array): CountedOps {
+function countedOps(m: TraceModel, ops: Int32Array, ts: Float64Array): CountedOps {
   const { host } = m;
-  const startNs = new Float64Array(ops.length);
-  const endNs = new Float64Array(ops.length);
+  const los = new Int32Array(ops.length);
+  const his = new Int32Array(ops.length);
   const row = new Int32Array(ops.length);
   // (torch's row name looked up once per name id)
   const rowOfName = new Int32Array(m.strings.size).fill(-1);
   const rowIds = new Map<string, number>();
   const names: string[] = [];
   let c = 0;
+  let lo = 0;
   for (let k = 0; k < ops.length; k++) {
     const i = ops[k]!;
     const p = host.parent[i]!;
     if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
-    startNs[c] = host.startNs[i]!;
-    endNs[c] = host.startNs[i]! + host.durNs[i]!;
+    const s = host.startNs[i]!;
+    lo = recordBound(ts, s, false, lo);
+    const hi = recordBound(ts, s + host.durNs[i]!, true, lo);
+    if (hi <= lo) continue;
+    los[c] = lo;
+    his[c] = hi;
     const id = host.name[i]!;
     let r = rowOfName[id]!;
     if (r < 0) {
@@ -406,7 +422,7 @@ function countedOps(m: TraceModel, ops: Int32Array): CountedOps {
     }
     row[c++] = r;
   }
-  return { startNs: startNs.subarray(0, c), endNs: endNs.subarray(0, c), row: row.subarray(0, c), names };
+  return { lo: los.subarray(0, c), hi: his.subarray(0, c), row: row.subarray(0, c), names };
 }
 
 /**
@@ -414,13 +430,13 @@ function countedOps(m: TraceModel, ops: Int32Array): CountedOps {
  * apart (countedOps: torch's duplicates not counted again). Calls and the net self / total are
  * torch's table's. `ts` and `bytes`: the device's records in time order.
  */
-function opStats(ts: Float64Array, bytes: Float64Array, ops: CountedOps, table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
+function opStats(bytes: Float64Array, ops: CountedOps, table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
   const rows = ops.names.length;
   const allocations = new Float64Array(rows);
   const allocatedBytes = new Float64Array(rows);
   const frees = new Float64Array(rows);
   const freedBytes = new Float64Array(rows);
-  rowSums(ts, prefixSums(bytes), ops, allocations, allocatedBytes, frees, freedBytes);
+  rowSums(prefixSums(bytes), ops, allocations, allocatedBytes, frees, freedBytes);
   const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
   const out: MemoryOpStats[] = [];
   for (let r = 0; r < rows; r++) {
@@ -442,8 +458,8 @@ function opStats(ts: Float64Array, bytes: Float64Array, ops: CountedOps, table: 
   return out.sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
 }
 
-/** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread; and the ops, in host order. */
-function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[]; ops: Int32Array } {
+/** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread; the ops, in host order; and the records' times. */
+function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[]; ops: Int32Array; ts: Float64Array } {
   // (each pass a function of its own: V8 compiles a function while its first hot loop runs, and
   // throws that code away at a later loop that has not run yet)
   const { host } = m;
@@ -451,7 +467,7 @@ function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; o
   const sorted = nestedOrder(host, opList);
   const { thread, ts } = recordColumns(m, order);
   const innermost = innermostEnclosingAt(host, sorted, thread, ts);
-  return { innermost, outermost: outermostNames(m, innermost), ops: opList };
+  return { innermost, outermost: outermostNames(m, innermost), ops: opList, ts };
 }
 
 /** The cpu_ops, in host order. */
