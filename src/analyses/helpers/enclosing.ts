@@ -12,7 +12,7 @@ export interface ThreadIntervals {
 
 /** Indexes of `rows` sorted by thread, then start, the longest first at one start (the outer one). */
 export function sortNested(t: ThreadIntervals, rows: readonly number[]): number[] {
-  return Array.prototype.slice.call(nestedOrder(t, rows)) as number[];
+  return Array.from(nestedOrder(t, rows));
 }
 
 /** sortNested's order as an Int32Array (what innermostEnclosing takes, without a copy into an array). */

@@ -143,8 +143,8 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
   // torch's table: calls and the self / total memory columns of each op.
   const table = computeProfilerTable(m);
   const devices: MemoryDeviceTimeline[] = [];
-  const ops = byDevice.size > 0 ? countedOps(m, opOf.ops, opOf.ts) : undefined;
-  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops!));
+  const ops = countedOps(m, opOf.ops, opOf.ts);
+  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops));
   devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
   return { status: 'ok', devices, outOfMemory };
 }
