@@ -227,15 +227,31 @@ export function innermostEnclosingAt(t: ThreadIntervals, sorted: ArrayLike<numbe
   const order =
     orderByGroupStart(identity(n), pointThread, pointTs, null) ??
     Array.from({ length: n }, (_, k) => k).sort((a, b) => pointThread[a]! - pointThread[b]! || pointTs[a]! - pointTs[b]! || a - b);
-  return sweep(t, sorted, order, pointThread, pointTs);
+  return sweep(t, sorted, order, pointThread, pointTs, n);
+}
+
+/**
+ * innermostEnclosing of points already in (thread, time) order: `order` lists point ids (< `points`),
+ * point k on thread `pointThread[k]` at `pointTs[k]` (all finite); the answer per point id, −1
+ * for the ids not in `order`.
+ */
+export function innermostEnclosingOrdered(
+  t: ThreadIntervals,
+  sorted: ArrayLike<number>,
+  order: ArrayLike<number>,
+  pointThread: ArrayLike<number>,
+  pointTs: ArrayLike<number>,
+  points: number,
+): Int32Array {
+  return sweep(t, sorted, order, pointThread, pointTs, points);
 }
 
 /** The points in (thread, time) order against the intervals in sortNested order: each point's innermost interval. */
-function sweep(t: ThreadIntervals, sorted: ArrayLike<number>, order: ArrayLike<number>, pointThread: Float64Array, pointTs: Float64Array): Int32Array {
+function sweep(t: ThreadIntervals, sorted: ArrayLike<number>, order: ArrayLike<number>, pointThread: ArrayLike<number>, pointTs: ArrayLike<number>, points: number): Int32Array {
   const { thread: ith, startNs: is, durNs: id } = t;
   const n = order.length;
   const m = sorted.length;
-  const out = new Int32Array(n).fill(-1);
+  const out = new Int32Array(points).fill(-1);
   // The open intervals, innermost last, and their ends.
   const stack = new Int32Array(m);
   const stackEnd = new Float64Array(m);

@@ -23,7 +23,8 @@
 import { HostKind, type FwdBwdLink, type TraceModel } from '../../model/trace-model.js';
 import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
 import { owningOp } from './scopes.js';
-import { innermostEnclosingAt, nestedOrder } from '../helpers/enclosing.js';
+import { innermostEnclosingAt, innermostEnclosingOrdered, nestedOrder, orderByGroupStart } from '../helpers/enclosing.js';
+import { perModel } from '../helpers/per-model.js';
 
 const MODULE_PREFIX = 'nn.Module: ';
 
@@ -165,8 +166,16 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   }
 
   // 3. Each op's innermost module frame on its thread (a sweep per thread over frames and ops).
-  const ops = opColumns(m);
-  const moduleOfOp = opModules(ops.ops, innermostEnclosingAt(python, frames, ops.thread, ops.start), nodeOfFrame, emptyOps());
+  // (the ops in nested order answer as points too: a point's answer depends only on its thread
+  // and time, and that order is by thread and time; the memory timeline sweeps them as intervals)
+  const nested = opsInNestedOrder(m);
+  let moduleOfOp: Int32Array;
+  if (nested.finite) {
+    moduleOfOp = frameModules(innermostEnclosingOrdered(python, frames, nested.order, host.thread, host.startNs, host.length), nodeOfFrame);
+  } else {
+    const ops = opColumns(m);
+    moduleOfOp = opModules(ops.ops, innermostEnclosingAt(python, frames, ops.thread, ops.start), nodeOfFrame, emptyOps());
+  }
 
   // 4. Backward: ops linked from a forward op (fwdbwd) and everything under them.
   const backwardModuleOfOp = emptyOps();
@@ -248,6 +257,36 @@ export function modulesStatusLine(status: ModulesStatus): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The cpu_ops in host order, and in sortNested's order (thread, start, the outer first), once per
+ * model: the module tree sweeps them as points, the memory timeline as intervals. `finite`: every
+ * op's start and duration readable (else the comparator gave the order).
+ */
+export const opsInNestedOrder = perModel((m: TraceModel): { readonly ops: Int32Array; readonly order: Int32Array; readonly finite: boolean } => {
+  const { host } = m;
+  const ops = hostOps(m);
+  const fast = orderByGroupStart(ops, host.thread, host.startNs, host.durNs);
+  return { ops, order: fast ?? nestedOrder(host, ops), finite: fast !== null };
+});
+
+/** The cpu_ops, in host order. */
+function hostOps(m: TraceModel): Int32Array {
+  const { kind } = m.host;
+  const ops = new Int32Array(kind.length);
+  let n = 0;
+  for (let i = 0; i < kind.length; i++) if (kind[i] === HostKind.Op) ops[n++] = i;
+  return ops.subarray(0, n);
+}
+
+/** Per host event: the node of its innermost module frame (`frameOf`, per host event), or −1. */
+function frameModules(frameOf: Int32Array, nodeOfFrame: Int32Array): Int32Array {
+  for (let i = 0; i < frameOf.length; i++) {
+    const f = frameOf[i]!;
+    if (f >= 0) frameOf[i] = nodeOfFrame[f]!;
+  }
+  return frameOf;
 }
 
 /** The `nn.Module:` python frames, in table order. */

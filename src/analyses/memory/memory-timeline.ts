@@ -18,9 +18,9 @@
  * in its span on any thread, its callees' included.
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { innermostEnclosingAt, nestedOrder } from '../helpers/enclosing.js';
+import { innermostEnclosingAt } from '../helpers/enclosing.js';
 import { isCpuMemoryType, memoryTimeOrder, recordBound } from './memory-usage.js';
-import type { ModuleTree } from '../host/modules.js';
+import { opsInNestedOrder, type ModuleTree } from '../host/modules.js';
 import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';
 
 export const NO_OP = '(no op)';
@@ -462,21 +462,10 @@ function opStats(bytes: Float64Array, ops: CountedOps, table: ProfilerTable, cpu
 function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[]; ops: Int32Array; ts: Float64Array } {
   // (each pass a function of its own: V8 compiles a function while its first hot loop runs, and
   // throws that code away at a later loop that has not run yet)
-  const { host } = m;
-  const opList = hostOps(m);
-  const sorted = nestedOrder(host, opList);
+  const nested = opsInNestedOrder(m);
   const { thread, ts } = recordColumns(m, order);
-  const innermost = innermostEnclosingAt(host, sorted, thread, ts);
-  return { innermost, outermost: outermostNames(m, innermost), ops: opList, ts };
-}
-
-/** The cpu_ops, in host order. */
-function hostOps(m: TraceModel): Int32Array {
-  const { kind } = m.host;
-  const ops = new Int32Array(kind.length);
-  let n = 0;
-  for (let i = 0; i < kind.length; i++) if (kind[i] === HostKind.Op) ops[n++] = i;
-  return ops.subarray(0, n);
+  const innermost = innermostEnclosingAt(m.host, nested.order, thread, ts);
+  return { innermost, outermost: outermostNames(m, innermost), ops: nested.ops, ts };
 }
 
 /** The records' threads and times, in `order`. */
