@@ -20,10 +20,11 @@
  * GPU work whose op lies outside every module frame is `outside` (optimizer steps, data
  * movement, unlinked backward): it is reported, never spread over modules.
  */
-import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { HostKind, type FwdBwdLink, type TraceModel } from '../../model/trace-model.js';
 import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
 import { owningOp } from './scopes.js';
-import { innermostEnclosing, sortNested } from '../helpers/enclosing.js';
+import { innermostEnclosingAt, innermostEnclosingOrdered, nestedOrder, orderByGroupStart } from '../helpers/enclosing.js';
+import { perModel } from '../helpers/per-model.js';
 
 const MODULE_PREFIX = 'nn.Module: ';
 
@@ -97,7 +98,7 @@ export interface ModuleTreeOptions {
 
 export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): ModuleTree {
   const topN = opts.topKernels ?? 5;
-  const { python, host, gpu, strings } = m;
+  const { python, host, strings } = m;
   const emptyOps = () => new Int32Array(host.length).fill(-1);
   const empty = (status: ModulesStatus): ModuleTree => ({
     status,
@@ -113,24 +114,24 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   if (python.length === 0) return empty('no-python-frames');
 
   // 1. Module frames, by thread then start (longest first at equal starts: the outer frame).
-  const isModule = new Int8Array(strings.size).fill(-1);
-  const moduleRows: number[] = [];
-  for (let f = 0; f < python.length; f++) {
-    const id = python.name[f]!;
-    if (isModule[id] === -1) isModule[id] = strings.get(id).startsWith(MODULE_PREFIX) ? 1 : 0;
-    if (isModule[id] === 1) moduleRows.push(f);
-  }
+  // (Each pass over a table is a function of its own: V8 compiles a function while its first hot
+  // loop runs, and throws that code away at a later loop that has not run yet.)
+  const moduleRows = moduleFrameRows(m);
   if (moduleRows.length === 0) return empty('no-module-frames');
-  const frames = sortNested(python, moduleRows);
+  const frames = nestedOrder(python, moduleRows);
 
   // 2. The tree: each frame's node is (its enclosing module frame's node, its name).
   const nodes: ModuleNode[] = [];
   const roots: number[] = [];
-  const nodeByKey = new Map<string, number>();
+  // A node's children by name id (ids and names are one to one), the roots' under -1.
+  const rootByName = new Map<number, number>();
+  const childByName: Map<number, number>[] = [];
+  const nameOf = new Map<number, string>();
   const nodeOfFrame = new Int32Array(python.length).fill(-1);
   const stack: number[] = [];
   let thread = -1;
-  for (const f of frames) {
+  for (let j = 0; j < frames.length; j++) {
+    const f = frames[j]!;
     const t = python.thread[f]!;
     const s = python.startNs[f]!;
     if (t !== thread) {
@@ -140,12 +141,15 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     while (stack.length > 0 && endOf(m, stack[stack.length - 1]!) <= s) stack.pop();
     const parentFrame = stack.length > 0 ? stack[stack.length - 1]! : -1;
     const parent = parentFrame >= 0 ? nodeOfFrame[parentFrame]! : -1;
-    const name = strings.get(python.name[f]!).slice(MODULE_PREFIX.length);
-    const key = `${parent}\u0000${name}`;
-    let node = nodeByKey.get(key);
+    const id = python.name[f]!;
+    const byName = parent >= 0 ? childByName[parent]! : rootByName;
+    let node = byName.get(id);
     if (node === undefined) {
+      let name = nameOf.get(id);
+      if (name === undefined) nameOf.set(id, (name = strings.get(id).slice(MODULE_PREFIX.length)));
       node = nodes.length;
-      nodeByKey.set(key, node);
+      byName.set(id, node);
+      childByName.push(new Map());
       const depth = parent >= 0 ? nodes[parent]!.depth + 1 : 0;
       nodes.push(newNode(name, parent >= 0 ? `${nodes[parent]!.path}/${name}` : name, depth, parent));
       if (parent >= 0) nodes[parent]!.children.push(node);
@@ -162,73 +166,34 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
   }
 
   // 3. Each op's innermost module frame on its thread (a sweep per thread over frames and ops).
-  const ops = new Int32Array(host.length);
-  let opCount = 0;
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops[opCount++] = i;
-  const frameOfOp = innermostEnclosing(python, frames, opCount, (k) => host.thread[ops[k]!]!, (k) => host.startNs[ops[k]!]!);
-  const moduleOfOp = emptyOps();
-  for (let k = 0; k < opCount; k++) {
-    const f = frameOfOp[k]!;
-    if (f >= 0) moduleOfOp[ops[k]!] = nodeOfFrame[f]!;
+  // (the ops in nested order answer as points too: a point's answer depends only on its thread
+  // and time, and that order is by thread and time; the memory timeline sweeps them as intervals)
+  const nested = opsInNestedOrder(m);
+  let moduleOfOp: Int32Array;
+  if (nested.finite) {
+    moduleOfOp = frameModules(innermostEnclosingOrdered(python, frames, nested.order, host.thread, host.startNs, host.length), nodeOfFrame);
+  } else {
+    const ops = opColumns(m);
+    moduleOfOp = opModules(ops.ops, innermostEnclosingAt(python, frames, ops.thread, ops.start), nodeOfFrame, emptyOps());
   }
 
   // 4. Backward: ops linked from a forward op (fwdbwd) and everything under them.
   const backwardModuleOfOp = emptyOps();
-  let backwardLinks = 0;
   // Inner backward ops first: a linked op inside another's subtree keeps its own module.
-  const links = [...m.fwdBwd].sort((a, b) => host.depth[b.bwd]! - host.depth[a.bwd]!);
-  for (const link of links) {
-    const mod = moduleOfOp[link.fwd]!;
-    if (mod < 0) continue;
-    backwardLinks++;
-    markSubtree(m, link.bwd, mod, backwardModuleOfOp);
-  }
-  // A backward op's host time (its own, not nested in another linked backward op).
-  for (const link of links) {
-    const mod = backwardModuleOfOp[link.bwd]!;
-    if (mod < 0) continue;
-    let nested = false;
-    for (let p = host.parent[link.bwd]!; p >= 0; p = host.parent[p]!) if (backwardModuleOfOp[p]! >= 0) nested = true;
-    if (!nested) nodes[mod]!.backward.hostSelfNs += host.durNs[link.bwd]!;
-  }
+  const links = deepestFirst(m);
+  const backwardLinks = markBackward(m, links, moduleOfOp, backwardModuleOfOp);
+  backwardHostTime(m, links, backwardModuleOfOp, nodes);
 
   // 5. GPU work by the owning op's module (forward) or linked backward module.
-  const selfKernels = nodes.map(() => new Map<string, { durNs: number; count: number }>());
-  const outsideKernels = new Map<string, { durNs: number; count: number }>();
-  let outsideNs = 0;
-  let deviceNs = 0;
-  for (let g = 0; g < gpu.length; g++) {
-    const dur = gpu.durNs[g]!;
-    if (dur !== dur) continue;
-    deviceNs += dur;
-    const o = owningOp(m, g);
-    const fwd = o >= 0 ? moduleOfOp[o]! : -1;
-    const bwd = o >= 0 && fwd < 0 ? backwardModuleOfOp[o]! : -1;
-    const name = strings.get(gpu.name[g]!);
-    if (fwd >= 0) nodes[fwd]!.deviceSelfNs += dur;
-    else if (bwd >= 0) nodes[bwd]!.backward.deviceSelfNs += dur;
-    else {
-      outsideNs += dur;
-      addKernel(outsideKernels, name, dur);
-      continue;
-    }
-    addKernel(selfKernels[fwd >= 0 ? fwd : bwd]!, name, dur);
-  }
+  // (kernels keyed by name id, one to one with names: the names are read once, in topKernels)
+  const selfKernels = nodes.map((): KernelSums => new Map());
+  const outsideKernels: KernelSums = new Map();
+  const { outsideNs, deviceNs } = gpuWork(m, moduleOfOp, backwardModuleOfOp, nodes, selfKernels, outsideKernels);
 
   // 6. Memory records on a module frame's thread, inside it.
   if (!m.omitted.includes('memory') && m.memory.length > 0) {
-    const mem = m.memory;
-    const recs: number[] = [];
-    for (let r = 0; r < mem.length; r++) if (!mem.outOfMemory[r] && mem.bytes[r]! > 0) recs.push(r);
-    const frameOfRec = innermostEnclosing(python, frames, recs.length, (k) => mem.thread[recs[k]!]!, (k) => mem.tsNs[recs[k]!]!);
-    recs.forEach((r, k) => {
-      const f = frameOfRec[k]!;
-      if (f < 0) return;
-      const n = nodes[nodeOfFrame[f]!]!;
-      const t = mem.deviceType[r]!;
-      if (isDeviceMemoryType(t)) n.allocatedDeviceSelfBytes += mem.bytes[r]!;
-      else if (isCpuMemoryType(t)) n.allocatedCpuSelfBytes += mem.bytes[r]!;
-    });
+    const recs = allocationColumns(m);
+    allocationsInFrames(m, recs.recs, innermostEnclosingAt(python, frames, recs.thread, recs.ts), nodeOfFrame, nodes);
   }
 
   // 7. Totals, children before parents (a child is always created after its parent).
@@ -240,7 +205,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     n.backward.hostTotalNs += n.backward.hostSelfNs;
     n.allocatedDeviceTotalBytes += n.allocatedDeviceSelfBytes;
     n.allocatedCpuTotalBytes += n.allocatedCpuSelfBytes;
-    n.topKernels = topKernels(totalKernels[k]!, topN);
+    n.topKernels = topKernels(m, totalKernels[k]!, topN);
     if (n.parent < 0) continue;
     const p = nodes[n.parent]!;
     p.deviceTotalNs += n.deviceTotalNs;
@@ -262,7 +227,7 @@ export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): 
     nodes,
     roots,
     backwardLinks,
-    outside: { deviceNs: outsideNs, kernels: topKernels(outsideKernels, topN) },
+    outside: { deviceNs: outsideNs, kernels: topKernels(m, outsideKernels, topN) },
     deviceNs,
     moduleOfOp,
     backwardModuleOfOp,
@@ -294,6 +259,161 @@ export function modulesStatusLine(status: ModulesStatus): string | undefined {
   }
 }
 
+/**
+ * The cpu_ops in host order, and in sortNested's order (thread, start, the outer first), once per
+ * model: the module tree sweeps them as points, the memory timeline as intervals. `finite`: every
+ * op's start and duration readable (else the comparator gave the order).
+ */
+export const opsInNestedOrder = perModel((m: TraceModel): { readonly ops: Int32Array; readonly order: Int32Array; readonly finite: boolean } => {
+  const { host } = m;
+  const ops = hostOps(m);
+  const fast = orderByGroupStart(ops, host.thread, host.startNs, host.durNs);
+  return { ops, order: fast ?? nestedOrder(host, ops), finite: fast !== null };
+});
+
+/** The cpu_ops, in host order. */
+function hostOps(m: TraceModel): Int32Array {
+  const { kind } = m.host;
+  const ops = new Int32Array(kind.length);
+  let n = 0;
+  for (let i = 0; i < kind.length; i++) if (kind[i] === HostKind.Op) ops[n++] = i;
+  return ops.subarray(0, n);
+}
+
+/** Per host event: the node of its innermost module frame (`frameOf`, per host event), or −1. */
+function frameModules(frameOf: Int32Array, nodeOfFrame: Int32Array): Int32Array {
+  for (let i = 0; i < frameOf.length; i++) {
+    const f = frameOf[i]!;
+    if (f >= 0) frameOf[i] = nodeOfFrame[f]!;
+  }
+  return frameOf;
+}
+
+/** The `nn.Module:` python frames, in table order. */
+function moduleFrameRows(m: TraceModel): number[] {
+  const { python, strings } = m;
+  const isModule = new Int8Array(strings.size).fill(-1);
+  const rows: number[] = [];
+  for (let f = 0; f < python.length; f++) {
+    const id = python.name[f]!;
+    if (isModule[id] === -1) isModule[id] = strings.get(id).startsWith(MODULE_PREFIX) ? 1 : 0;
+    if (isModule[id] === 1) rows.push(f);
+  }
+  return rows;
+}
+
+/** The cpu_ops in host order, each one's thread and start beside it. */
+function opColumns(m: TraceModel): { ops: Int32Array; thread: Float64Array; start: Float64Array } {
+  const { host } = m;
+  const ops = new Int32Array(host.length);
+  const thread = new Float64Array(host.length);
+  const start = new Float64Array(host.length);
+  let n = 0;
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op) continue;
+    ops[n] = i;
+    thread[n] = host.thread[i]!;
+    start[n++] = host.startNs[i]!;
+  }
+  return { ops: ops.subarray(0, n), thread: thread.subarray(0, n), start: start.subarray(0, n) };
+}
+
+/** Into `out` (per host event): the node of each op's innermost module frame (`frameOfOp`, by position in `ops`). */
+function opModules(ops: Int32Array, frameOfOp: Int32Array, nodeOfFrame: Int32Array, out: Int32Array): Int32Array {
+  for (let k = 0; k < ops.length; k++) {
+    const f = frameOfOp[k]!;
+    if (f >= 0) out[ops[k]!] = nodeOfFrame[f]!;
+  }
+  return out;
+}
+
+/** Marks each linked backward op's subtree with its forward op's module; how many links had one. */
+function markBackward(m: TraceModel, links: readonly FwdBwdLink[], moduleOfOp: Int32Array, backwardModuleOfOp: Int32Array): number {
+  let marked = 0;
+  const todo: number[] = [];
+  for (const link of links) {
+    const mod = moduleOfOp[link.fwd]!;
+    if (mod < 0) continue;
+    marked++;
+    markSubtree(m, link.bwd, mod, backwardModuleOfOp, todo);
+  }
+  return marked;
+}
+
+/** A backward op's host time to its module (its own, not nested in another linked backward op). */
+function backwardHostTime(m: TraceModel, links: readonly FwdBwdLink[], backwardModuleOfOp: Int32Array, nodes: ModuleNode[]): void {
+  const { host } = m;
+  for (const link of links) {
+    const mod = backwardModuleOfOp[link.bwd]!;
+    if (mod < 0) continue;
+    let nested = false;
+    for (let p = host.parent[link.bwd]!; p >= 0 && !nested; p = host.parent[p]!) if (backwardModuleOfOp[p]! >= 0) nested = true;
+    if (!nested) nodes[mod]!.backward.hostSelfNs += host.durNs[link.bwd]!;
+  }
+}
+
+/** GPU work by the owning op's module (forward) or linked backward module, else outside; Σ outside and Σ all. */
+function gpuWork(
+  m: TraceModel,
+  moduleOfOp: Int32Array,
+  backwardModuleOfOp: Int32Array,
+  nodes: ModuleNode[],
+  selfKernels: KernelSums[],
+  outsideKernels: KernelSums,
+): { outsideNs: number; deviceNs: number } {
+  const { gpu } = m;
+  let outsideNs = 0;
+  let deviceNs = 0;
+  for (let g = 0; g < gpu.length; g++) {
+    const dur = gpu.durNs[g]!;
+    if (dur !== dur) continue;
+    deviceNs += dur;
+    const o = owningOp(m, g);
+    const fwd = o >= 0 ? moduleOfOp[o]! : -1;
+    const bwd = o >= 0 && fwd < 0 ? backwardModuleOfOp[o]! : -1;
+    const name = gpu.name[g]!;
+    if (fwd >= 0) nodes[fwd]!.deviceSelfNs += dur;
+    else if (bwd >= 0) nodes[bwd]!.backward.deviceSelfNs += dur;
+    else {
+      outsideNs += dur;
+      addKernel(outsideKernels, name, dur);
+      continue;
+    }
+    addKernel(selfKernels[fwd >= 0 ? fwd : bwd]!, name, dur);
+  }
+  return { outsideNs, deviceNs };
+}
+
+/** The allocation records, each one's thread and time beside it. */
+function allocationColumns(m: TraceModel): { recs: Int32Array; thread: Float64Array; ts: Float64Array } {
+  const mem = m.memory;
+  const recs = new Int32Array(mem.length);
+  const thread = new Float64Array(mem.length);
+  const ts = new Float64Array(mem.length);
+  let n = 0;
+  for (let r = 0; r < mem.length; r++) {
+    if (mem.outOfMemory[r] || !(mem.bytes[r]! > 0)) continue;
+    recs[n] = r;
+    thread[n] = mem.thread[r]!;
+    ts[n++] = mem.tsNs[r]!;
+  }
+  return { recs: recs.subarray(0, n), thread: thread.subarray(0, n), ts: ts.subarray(0, n) };
+}
+
+/** Each allocation's bytes to the node of its innermost module frame (`frameOfRec`), device and CPU memory apart. */
+function allocationsInFrames(m: TraceModel, recs: Int32Array, frameOfRec: Int32Array, nodeOfFrame: Int32Array, nodes: ModuleNode[]): void {
+  const mem = m.memory;
+  for (let k = 0; k < recs.length; k++) {
+    const f = frameOfRec[k]!;
+    if (f < 0) continue;
+    const r = recs[k]!;
+    const n = nodes[nodeOfFrame[f]!]!;
+    const t = mem.deviceType[r]!;
+    if (isDeviceMemoryType(t)) n.allocatedDeviceSelfBytes += mem.bytes[r]!;
+    else if (isCpuMemoryType(t)) n.allocatedCpuSelfBytes += mem.bytes[r]!;
+  }
+}
+
 function newNode(name: string, path: string, depth: number, parent: number): ModuleNode {
   return {
     name,
@@ -320,9 +440,30 @@ function endOf(m: TraceModel, f: number): number {
   return m.python.startNs[f]! + m.python.durNs[f]!;
 }
 
-function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array): void {
+/**
+ * The fwdbwd links by their backward op's depth, deepest first, ties in the trace's order (the
+ * stable sort `(a, b) => depth[b.bwd] - depth[a.bwd]` gives): a count per depth, not a comparator.
+ */
+function deepestFirst(m: TraceModel): FwdBwdLink[] {
+  const { depth } = m.host;
+  const links = m.fwdBwd;
+  let max = -1;
+  for (const l of links) if (depth[l.bwd]! > max) max = depth[l.bwd]!;
+  if (max > links.length + 1024 || links.some((l) => !(depth[l.bwd]! >= 0))) return [...links].sort((a, b) => depth[b.bwd]! - depth[a.bwd]!);
+  // at[d]: where depth d's links begin, the deepest first
+  const at = new Int32Array(max + 2);
+  for (const l of links) at[max - depth[l.bwd]! + 1]++;
+  for (let d = 0; d <= max; d++) at[d + 1] += at[d]!;
+  const out = new Array<FwdBwdLink>(links.length);
+  for (const l of links) out[at[max - depth[l.bwd]!]!++] = l;
+  return out;
+}
+
+/** Marks `root` and its subtree as `mod`'s backward, where not marked yet (`todo`: a stack to reuse). */
+function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array, todo: number[]): void {
   const { firstChild, nextSibling } = m.host;
-  const todo = [root];
+  todo.length = 0;
+  todo.push(root);
   while (todo.length > 0) {
     const x = todo.pop()!;
     if (out[x]! >= 0) continue;
@@ -331,7 +472,10 @@ function markSubtree(m: TraceModel, root: number, mod: number, out: Int32Array):
   }
 }
 
-function addKernel(map: Map<string, { durNs: number; count: number }>, name: string, dur: number): void {
+/** Per kernel name id: Σ durations and count. */
+type KernelSums = Map<number, { durNs: number; count: number }>;
+
+function addKernel(map: KernelSums, name: number, dur: number): void {
   const cur = map.get(name);
   if (cur) {
     cur.durNs += dur;
@@ -339,9 +483,9 @@ function addKernel(map: Map<string, { durNs: number; count: number }>, name: str
   } else map.set(name, { durNs: dur, count: 1 });
 }
 
-function topKernels(map: Map<string, { durNs: number; count: number }>, n: number): KernelShare[] {
+function topKernels(m: TraceModel, map: KernelSums, n: number): KernelShare[] {
   return [...map]
-    .map(([name, v]) => ({ name, durNs: v.durNs, count: v.count }))
+    .map(([id, v]) => ({ name: m.strings.get(id), durNs: v.durNs, count: v.count }))
     .sort((a, b) => b.durNs - a.durNs || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .slice(0, n);
 }

@@ -18,9 +18,9 @@
  * in its span on any thread, its callees' included.
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { innermostEnclosing, sortNested } from '../helpers/enclosing.js';
+import { innermostEnclosingAt } from '../helpers/enclosing.js';
 import { isCpuMemoryType, memoryTimeOrder, recordBound } from './memory-usage.js';
-import type { ModuleTree } from '../host/modules.js';
+import { opsInNestedOrder, type ModuleTree } from '../host/modules.js';
 import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';
 
 export const NO_OP = '(no op)';
@@ -130,8 +130,7 @@ export interface MemoryTimelineOptions {
 export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions = {}): MemoryTimeline {
   if (m.omitted.includes('memory')) return { status: 'not-loaded', devices: [], outOfMemory: 0 };
   const mem = m.memory;
-  let outOfMemory = 0;
-  for (let r = 0; r < mem.length; r++) if (mem.outOfMemory[r]) outOfMemory++;
+  const outOfMemory = countSet(mem.outOfMemory);
   const order = memoryTimeOrder(m);
   if (order.length === 0) return { status: 'no-records', devices: [], outOfMemory };
   const top = opts.top ?? 10;
@@ -140,20 +139,42 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
   const opOf = recordOps(m, order);
   const moduleOf = recordModules(m, order, opOf.innermost, opts.modules);
 
-  // Records per device, in time order.
-  const byDevice = new Map<string, number[]>();
-  order.forEach((r, k) => {
-    const key = `${mem.deviceType[r]}|${mem.deviceId[r]}`;
-    let list = byDevice.get(key);
-    if (!list) byDevice.set(key, (list = []));
-    list.push(k);
-  });
+  const byDevice = recordsByDevice(m, order);
   // torch's table: calls and the self / total memory columns of each op.
   const table = computeProfilerTable(m);
   const devices: MemoryDeviceTimeline[] = [];
-  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table));
+  const ops = countedOps(m, opOf.ops, opOf.ts);
+  for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops));
   devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
   return { status: 'ok', devices, outOfMemory };
+}
+
+function countSet(flags: Uint8Array): number {
+  let n = 0;
+  for (let r = 0; r < flags.length; r++) if (flags[r]) n++;
+  return n;
+}
+
+/** Records (time-order positions) per device, in time order (the device's list looked up only when the device changes). */
+function recordsByDevice(m: TraceModel, order: Int32Array): Map<string, number[]> {
+  const mem = m.memory;
+  const byDevice = new Map<string, number[]>();
+  let list: number[] = [];
+  let type = NaN;
+  let id = NaN;
+  for (let k = 0; k < order.length; k++) {
+    const r = order[k]!;
+    if (mem.deviceType[r] !== type || mem.deviceId[r] !== id) {
+      type = mem.deviceType[r]!;
+      id = mem.deviceId[r]!;
+      const key = `${type}|${id}`;
+      const known = byDevice.get(key);
+      if (known) list = known;
+      else byDevice.set(key, (list = []));
+    }
+    list.push(k);
+  }
+  return byDevice;
 }
 
 function deviceTimeline(
@@ -164,6 +185,7 @@ function deviceTimeline(
   moduleName: readonly string[],
   top: number,
   table: ProfilerTable,
+  ops: CountedOps,
 ): MemoryDeviceTimeline {
   const mem = m.memory;
   const r0 = order[ks[0]!]!;
@@ -173,34 +195,30 @@ function deviceTimeline(
   const tsNs = new Float64Array(n);
   const allocatedBytes = new Float64Array(n);
   const reservedBytes = new Float64Array(n);
+  const bytes = new Float64Array(n);
+  const addrs = new Float64Array(n);
+  const op = new Array<string>(n);
   let peak = -1;
   let peakRes = -1;
+  // Records written without `Addr` cannot be paired: then nothing is said of blocks (pairedByAddr false).
+  let paired = true;
   for (let j = 0; j < n; j++) {
-    const r = order[ks[j]!]!;
+    const k = ks[j]!;
+    const r = order[k]!;
     tsNs[j] = mem.tsNs[r]!;
     allocatedBytes[j] = mem.totalAllocated[r]!;
     reservedBytes[j] = mem.totalReserved[r]!;
+    bytes[j] = mem.bytes[r]!;
+    addrs[j] = mem.addr[r]!;
+    op[j] = opName[k]!;
+    if (addrs[j] !== addrs[j]) paired = false;
     if (peak < 0 || allocatedBytes[j]! > allocatedBytes[peak]!) peak = j;
     if (peakRes < 0 || reservedBytes[j]! > reservedBytes[peakRes]!) peakRes = j;
   }
 
-  // Replay allocations and frees by address; snapshot what is alive at the peak. Records
-  // written without `Addr` cannot be paired: then nothing is said of blocks (pairedByAddr false).
-  let paired = true;
-  for (const k of ks) if (mem.addr[order[k]!] !== mem.addr[order[k]!]) paired = false;
+  // Replay allocations and frees by address; snapshot what is alive at the peak.
   const live = new Map<number, number>(); // addr → k of its allocation
-  let aliveAtPeak: number[] = [];
-  for (let j = 0; j < n; j++) {
-    const k = ks[j]!;
-    const r = order[k]!;
-    const b = mem.bytes[r]!;
-    const addr = mem.addr[r]!;
-    if (addr === addr) {
-      if (b > 0) live.set(addr, k);
-      else if (b < 0) live.delete(addr);
-    }
-    if (j === peak) aliveAtPeak = [...live.values()];
-  }
+  let aliveAtPeak = replay(ks, bytes, addrs, peak, live);
   if (!paired) {
     aliveAtPeak = [];
     live.clear();
@@ -220,9 +238,9 @@ function deviceTimeline(
     tsNs,
     allocatedBytes,
     reservedBytes,
-    bytes: Float64Array.from(ks, (k) => mem.bytes[order[k]!]!),
-    addr: Float64Array.from(ks, (k) => mem.addr[order[k]!]!),
-    op: ks.map((k) => opName[k]!),
+    bytes,
+    addr: addrs,
+    op,
     peakAllocatedBytes: allocatedBytes[peak]!,
     peakAtNs: tsNs[peak]!,
     peakReservedBytes: reservedBytes[peakRes]!,
@@ -235,7 +253,7 @@ function deviceTimeline(
       bytes: alivePeakBytes,
       beforeTraceBytes: allocatedBytes[peak]! - alivePeakBytes,
     },
-    byOp: opStats(m, order, ks, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
+    byOp: opStats(bytesAt(order.length, ks, bytes), ops, table, isCpuMemoryType(deviceType)).slice(0, Math.max(top, 20)),
     neverFreed: {
       bytes: neverFreedKs.reduce((s, k) => s + bytesOf(k), 0),
       count: neverFreedKs.length,
@@ -245,6 +263,21 @@ function deviceTimeline(
     leakSuspect: leakSuspect(steps, neverFreedKs, (k) => mem.tsNs[order[k]!]!, (k) => opName[k]!, bytesOf, top),
     capacityBytes: typeof capacity === 'number' ? capacity : undefined,
   };
+}
+
+/** The allocations and frees replayed by address into `live` (addr → k of its allocation); what was alive just after record `peak`. */
+function replay(ks: readonly number[], bytes: Float64Array, addrs: Float64Array, peak: number, live: Map<number, number>): number[] {
+  let aliveAtPeak: number[] = [];
+  for (let j = 0; j < ks.length; j++) {
+    const b = bytes[j]!;
+    const addr = addrs[j]!;
+    if (addr === addr) {
+      if (b > 0) live.set(addr, ks[j]!);
+      else if (b < 0) live.delete(addr);
+    }
+    if (j === peak) aliveAtPeak = [...live.values()];
+  }
+  return aliveAtPeak;
 }
 
 /** Allocated bytes at each profiler step's start, peak and end. */
@@ -294,105 +327,199 @@ function leakSuspect(
   return { growthBytes: last.endBytes - first.endBytes, steps: steps.length, neverFreedByOp: group(inSteps, opOf, bytesOf).slice(0, top) };
 }
 
-/**
- * Per op name: records in its calls' spans on any thread (torch's rule), allocations and frees
- * apart; a call inside a call of the same name as its only child is torch's duplicate (absorbed,
- * profiler-table.ts) and not counted again. Calls and the net self / total are torch's table's.
- */
-function opStats(m: TraceModel, order: Int32Array, ks: readonly number[], table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
-  const { host, memory: mem } = m;
-  const n = ks.length;
-  const ts = new Float64Array(n);
+/** Prefix sums of the records' allocations and frees: `allocPre[j]` = Σ allocated bytes of the first j records, and so on. */
+function prefixSums(bytes: Float64Array): { allocPre: Float64Array; allocCnt: Float64Array; freePre: Float64Array; freeCnt: Float64Array } {
+  const n = bytes.length;
   const allocPre = new Float64Array(n + 1);
   const allocCnt = new Float64Array(n + 1);
   const freePre = new Float64Array(n + 1);
   const freeCnt = new Float64Array(n + 1);
   for (let j = 0; j < n; j++) {
-    const r = order[ks[j]!]!;
-    ts[j] = mem.tsNs[r]!;
-    const b = mem.bytes[r]!;
+    const b = bytes[j]!;
     allocPre[j + 1] = allocPre[j]! + (b > 0 ? b : 0);
     allocCnt[j + 1] = allocCnt[j]! + (b > 0 ? 1 : 0);
     freePre[j + 1] = freePre[j]! + (b < 0 ? -b : 0);
     freeCnt[j + 1] = freeCnt[j]! + (b < 0 ? 1 : 0);
   }
-  // Per row (torch's row name, looked up once per name id): its sums.
+  return { allocPre, allocCnt, freePre, freeCnt };
+}
+
+/** The device's records' bytes at their positions in the time order of every record, 0 at the other devices' records. */
+function bytesAt(n: number, ks: readonly number[], bytes: Float64Array): Float64Array {
+  const out = new Float64Array(n);
+  for (let j = 0; j < ks.length; j++) out[ks[j]!] = bytes[j]!;
+  return out;
+}
+
+/**
+ * Per row: the sums of the records in its calls' spans, added in host order. The prefix sums run
+ * over every record in time order, with 0 for the other devices' records: a span's difference is
+ * the sum of this device's records in it, the value its own records' prefix sums give (x + 0 = x).
+ */
+function rowSums(
+  pre: ReturnType<typeof prefixSums>,
+  ops: CountedOps,
+  allocations: Float64Array,
+  allocatedBytes: Float64Array,
+  frees: Float64Array,
+  freedBytes: Float64Array,
+): void {
+  const { allocPre, allocCnt, freePre, freeCnt } = pre;
+  for (let c = 0; c < ops.row.length; c++) {
+    const lo = ops.lo[c]!;
+    const hi = ops.hi[c]!;
+    const r = ops.row[c]!;
+    allocations[r] += allocCnt[hi]! - allocCnt[lo]!;
+    allocatedBytes[r] += allocPre[hi]! - allocPre[lo]!;
+    frees[r] += freeCnt[hi]! - freeCnt[lo]!;
+    freedBytes[r] += freePre[hi]! - freePre[lo]!;
+  }
+}
+
+/**
+ * The ops opStats counts, in host order: the records in their spans (positions [lo, hi) of the
+ * time order of every record; only the ops with some) and their row (torch's row name) in `names`.
+ */
+interface CountedOps {
+  readonly lo: Int32Array;
+  readonly hi: Int32Array;
+  readonly row: Int32Array;
+  readonly names: readonly string[];
+}
+
+/**
+ * The calls of `ops` (every op, in host order), less torch's duplicates (a call inside a call of the same name as its only
+ * child: absorbed, profiler-table.ts), each with its row: found once, for every device's opStats.
+ */
+function countedOps(m: TraceModel, ops: Int32Array, ts: Float64Array): CountedOps {
+  const { host } = m;
+  const los = new Int32Array(ops.length);
+  const his = new Int32Array(ops.length);
+  const row = new Int32Array(ops.length);
+  // (torch's row name looked up once per name id)
   const rowOfName = new Int32Array(m.strings.size).fill(-1);
   const rowIds = new Map<string, number>();
-  const rows: { op: string; allocations: number; allocatedBytes: number; frees: number; freedBytes: number }[] = [];
+  const names: string[] = [];
+  let c = 0;
   let lo = 0;
-  for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Op) continue;
-    const id = host.name[i]!;
+  for (let k = 0; k < ops.length; k++) {
+    const i = ops[k]!;
     const p = host.parent[i]!;
-    if (p >= 0 && host.name[p] === id && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
+    if (p >= 0 && host.name[p] === host.name[i] && host.firstChild[p] === i && host.nextSibling[i]! < 0) continue;
     const s = host.startNs[i]!;
-    const e = s + host.durNs[i]!;
     lo = recordBound(ts, s, false, lo);
-    const hi = recordBound(ts, e, true, lo);
+    const hi = recordBound(ts, s + host.durNs[i]!, true, lo);
     if (hi <= lo) continue;
+    los[c] = lo;
+    his[c] = hi;
+    const id = host.name[i]!;
     let r = rowOfName[id]!;
     if (r < 0) {
       const name = torchRowName(m.strings.get(id));
       r = rowIds.get(name) ?? -1;
-      if (r < 0) rowIds.set(name, (r = rows.push({ op: name, allocations: 0, allocatedBytes: 0, frees: 0, freedBytes: 0 }) - 1));
+      if (r < 0) rowIds.set(name, (r = names.push(name) - 1));
       rowOfName[id] = r;
     }
-    const row = rows[r]!;
-    row.allocations += allocCnt[hi]! - allocCnt[lo]!;
-    row.allocatedBytes += allocPre[hi]! - allocPre[lo]!;
-    row.frees += freeCnt[hi]! - freeCnt[lo]!;
-    row.freedBytes += freePre[hi]! - freePre[lo]!;
+    row[c++] = r;
   }
-  const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
-  return rows
-    .filter((r) => r.allocations + r.frees > 0)
-    .map((r) => {
-      const t = torchRows.get(r.op);
-      const mem = t?.memory;
-      return {
-        op: r.op,
-        calls: t?.calls ?? 0,
-        allocations: r.allocations,
-        allocatedBytes: r.allocatedBytes,
-        frees: r.frees,
-        freedBytes: r.freedBytes,
-        totalBytes: mem ? (cpu ? mem.cpuBytes : mem.deviceBytes) : 0,
-        selfBytes: mem ? (cpu ? mem.selfCpuBytes : mem.selfDeviceBytes) : 0,
-      };
-    })
-    .sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+  return { lo: los.subarray(0, c), hi: his.subarray(0, c), row: row.subarray(0, c), names };
 }
 
-/** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread. */
-function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[] } {
-  const { host, memory: mem } = m;
-  const ops: number[] = [];
-  for (let i = 0; i < host.length; i++) if (host.kind[i] === HostKind.Op) ops.push(i);
-  const sorted = sortNested(host, ops);
-  const innermost = innermostEnclosing(host, sorted, order.length, (k) => mem.thread[order[k]!]!, (k) => mem.tsNs[order[k]!]!);
-  const outermost = Array.from(innermost, (i) => {
-    if (i < 0) return NO_OP;
-    let top = i;
-    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (host.kind[p] === HostKind.Op) top = p;
-    return m.strings.get(host.name[top]!);
-  });
-  return { innermost, outermost };
+/**
+ * Per op name: records in its calls' spans on any thread (torch's rule), allocations and frees
+ * apart (countedOps: torch's duplicates not counted again). Calls and the net self / total are
+ * torch's table's. `ts` and `bytes`: the device's records in time order.
+ */
+function opStats(bytes: Float64Array, ops: CountedOps, table: ProfilerTable, cpu: boolean): MemoryOpStats[] {
+  const rows = ops.names.length;
+  const allocations = new Float64Array(rows);
+  const allocatedBytes = new Float64Array(rows);
+  const frees = new Float64Array(rows);
+  const freedBytes = new Float64Array(rows);
+  rowSums(prefixSums(bytes), ops, allocations, allocatedBytes, frees, freedBytes);
+  const torchRows = new Map(table.rows.filter((r) => r.device === 'cpu' && r.category === 'cpu_op').map((r) => [r.name, r]));
+  const out: MemoryOpStats[] = [];
+  for (let r = 0; r < rows; r++) {
+    if (!(allocations[r]! + frees[r]! > 0)) continue;
+    const op = ops.names[r]!;
+    const t = torchRows.get(op);
+    const mem = t?.memory;
+    out.push({
+      op,
+      calls: t?.calls ?? 0,
+      allocations: allocations[r]!,
+      allocatedBytes: allocatedBytes[r]!,
+      frees: frees[r]!,
+      freedBytes: freedBytes[r]!,
+      totalBytes: mem ? (cpu ? mem.cpuBytes : mem.deviceBytes) : 0,
+      selfBytes: mem ? (cpu ? mem.selfCpuBytes : mem.selfDeviceBytes) : 0,
+    });
+  }
+  return out.sort((a, b) => b.allocatedBytes - a.allocatedBytes || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+}
+
+/** Per record (by time-order position): the innermost and the outermost cpu_op around it on its thread; the ops, in host order; and the records' times. */
+function recordOps(m: TraceModel, order: Int32Array): { innermost: Int32Array; outermost: string[]; ops: Int32Array; ts: Float64Array } {
+  // (each pass a function of its own: V8 compiles a function while its first hot loop runs, and
+  // throws that code away at a later loop that has not run yet)
+  const nested = opsInNestedOrder(m);
+  const { thread, ts } = recordColumns(m, order);
+  const innermost = innermostEnclosingAt(m.host, nested.order, thread, ts);
+  return { innermost, outermost: outermostNames(m, innermost), ops: nested.ops, ts };
+}
+
+/** The records' threads and times, in `order`. */
+function recordColumns(m: TraceModel, order: Int32Array): { thread: Float64Array; ts: Float64Array } {
+  const mem = m.memory;
+  const thread = new Float64Array(order.length);
+  const ts = new Float64Array(order.length);
+  for (let k = 0; k < order.length; k++) {
+    thread[k] = mem.thread[order[k]!]!;
+    ts[k] = mem.tsNs[order[k]!]!;
+  }
+  return { thread, ts };
+}
+
+/** Per record: the name of the outermost cpu_op around its innermost one, or NO_OP. */
+function outermostNames(m: TraceModel, innermost: Int32Array): string[] {
+  const { host } = m;
+  // The outermost op's name once per innermost op (many records share one).
+  const nameOf = new Map<number, string>();
+  const outermost = new Array<string>(innermost.length);
+  for (let k = 0; k < innermost.length; k++) {
+    const i = innermost[k]!;
+    if (i < 0) {
+      outermost[k] = NO_OP;
+      continue;
+    }
+    let name = nameOf.get(i);
+    if (name === undefined) {
+      let top = i;
+      for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (host.kind[p] === HostKind.Op) top = p;
+      nameOf.set(i, (name = m.strings.get(host.name[top]!)));
+    }
+    outermost[k] = name;
+  }
+  return outermost;
 }
 
 /** Per record: the module path it was made in (forward frame, else linked backward), or NO_MODULE. */
 function recordModules(m: TraceModel, order: Int32Array, innermostOp: Int32Array, modules: ModuleTree | undefined): string[] {
-  if (!modules || modules.status !== 'ok') return Array.from(order, () => NO_MODULE);
+  const out = new Array<string>(order.length).fill(NO_MODULE);
+  if (!modules || modules.status !== 'ok') return out;
   // A module's backward name made once, not once per record.
   const backwardName = modules.nodes.map((n) => `${n.path} (backward)`);
-  return Array.from(order, (_r, k) => {
+  for (let k = 0; k < order.length; k++) {
     const op = innermostOp[k]!;
-    const fwd = op >= 0 ? modules.moduleOfOp[op]! : -1;
-    if (fwd >= 0) return modules.nodes[fwd]!.path;
-    const bwd = op >= 0 ? modules.backwardModuleOfOp[op]! : -1;
-    if (bwd >= 0) return backwardName[bwd]!;
-    return NO_MODULE;
-  });
+    if (op < 0) continue;
+    const fwd = modules.moduleOfOp[op]!;
+    if (fwd >= 0) out[k] = modules.nodes[fwd]!.path;
+    else {
+      const bwd = modules.backwardModuleOfOp[op]!;
+      if (bwd >= 0) out[k] = backwardName[bwd]!;
+    }
+  }
+  return out;
 }
 
 function group(ks: readonly number[], keyOf: (k: number) => string, bytesOf: (k: number) => number): AliveGroup[] {
@@ -445,20 +572,32 @@ function exactSums(bytes: Float64Array): boolean {
   return sum <= Number.MAX_SAFE_INTEGER;
 }
 
+/** Each record's op as an index into `keys` (filled here, in order of first record). */
+function opNumbers(op: readonly string[], keys: string[]): Int32Array {
+  const opIndex = new Map<string, number>();
+  const opOf = new Int32Array(op.length);
+  // (neighbouring records mostly share their op: looked up only when it changes)
+  let last: string | undefined;
+  let o = -1;
+  for (let k = 0; k < op.length; k++) {
+    const key = op[k]!;
+    if (key !== last) {
+      last = key;
+      o = opIndex.get(key) ?? -1;
+      if (o < 0) opIndex.set(key, (o = keys.push(key) - 1));
+    }
+    opOf[k] = o;
+  }
+  return opOf;
+}
+
 /**
  * aliveByOpAt keeping each op's live bytes and blocks as the replay goes (the sums exact: see
  * exactSums), so a point costs a look at each op rather than a regrouping of every live block.
  */
 function aliveByOpReplayed(d: MemoryDeviceTimeline, points: readonly number[], top: number): AliveGroup[][] {
-  const opIndex = new Map<string, number>();
   const keys: string[] = [];
-  const opOf = new Int32Array(d.op.length);
-  for (let k = 0; k < d.op.length; k++) {
-    const key = d.op[k]!;
-    let o = opIndex.get(key);
-    if (o === undefined) opIndex.set(key, (o = keys.push(key) - 1));
-    opOf[k] = o;
-  }
+  const opOf = opNumbers(d.op, keys);
   const bytes = new Float64Array(keys.length);
   const blocks = new Float64Array(keys.length);
   const live = new Map<number, number>(); // addr → point of its allocation

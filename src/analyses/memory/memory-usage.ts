@@ -14,6 +14,7 @@
  * per record); `unmatched` counts them.
  */
 import type { TraceModel } from '../../model/trace-model.js';
+import { orderByStart } from '../helpers/natural-merge-sort.js';
 import { perModel } from '../helpers/per-model.js';
 
 /** c10::DeviceType numbers torch adds to CPU memory: CPU, MKLDNN, IDEEP. */
@@ -49,10 +50,11 @@ export function hasMemoryRecords(m: TraceModel): boolean {
  */
 export const memoryTimeOrder = perModel((m: TraceModel): Int32Array => {
   const { tsNs, outOfMemory, length } = m.memory;
-  const idx: number[] = [];
-  for (let r = 0; r < length; r++) if (!outOfMemory[r] && tsNs[r] === tsNs[r]) idx.push(r);
-  idx.sort((a, b) => tsNs[a]! - tsNs[b]! || a - b);
-  return Int32Array.from(idx);
+  const idx = new Int32Array(length);
+  let n = 0;
+  for (let r = 0; r < length; r++) if (!outOfMemory[r] && tsNs[r] === tsNs[r]) idx[n++] = r;
+  // (readable times only: orderByStart's merge of the runs gives the comparator's order)
+  return orderByStart(idx.subarray(0, n), tsNs);
 });
 
 /** `counts(i)`: whether host event i is one torch keeps (profiler-table.ts: filtered names match no record). */

@@ -19,6 +19,7 @@
  * carried by `source`: the model's GPU table knows each activity's launcher and owner).
  */
 import type { TraceModel } from '../../model/trace-model.js';
+import { identity, orderByGroupStart, sortByGroupStart } from '../helpers/enclosing.js';
 
 /** Slice categories: Kineto's own words; the index is what `TimelineSlices.category` holds. */
 export const TIMELINE_CATEGORIES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'kernel', 'gpu_memcpy', 'gpu_memset'] as const;
@@ -97,24 +98,19 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const { host, gpu } = m;
   const n = host.length + gpu.length;
 
-  // 1. Tracks: threads that hold host events, then (device, stream) pairs.
-  const threadUsed = new Uint8Array(m.threads.length);
-  for (let i = 0; i < host.length; i++) threadUsed[host.thread[i]!] = 1;
+  // 1. Tracks: threads that hold host events, then (device, stream) pairs. (Each pass over the
+  // events is a function of its own: V8 compiles a function while its first hot loop runs and
+  // throws that code away at a later loop that has not run yet.)
+  const threadUsed = threadsUsed(m);
   const threadOrder = [...m.threads.keys()]
     .filter((t) => threadUsed[t])
     .sort((a, b) => compareThreads(m.threads[a]!, m.threads[b]!) || a - b);
-  const streamKeys = new Map<string, { device: number; stream: number }>();
-  for (let g = 0; g < gpu.length; g++) {
-    const key = `${gpu.device[g]}/${gpu.stream[g]}`;
-    if (!streamKeys.has(key)) streamKeys.set(key, { device: gpu.device[g]!, stream: gpu.stream[g]! });
-  }
-  const streams = [...streamKeys.values()].sort((a, b) => a.device - b.device || a.stream - b.stream);
+  const { streams, streamOf } = gpuStreams(m);
   const trackOfThread = new Int32Array(m.threads.length).fill(-1);
   threadOrder.forEach((t, k) => (trackOfThread[t] = k));
-  const trackOfStream = new Map<string, number>();
-  streams.forEach((s, k) => trackOfStream.set(`${s.device}/${s.stream}`, threadOrder.length + k));
 
-  // 2. Every slice: track, row, times, category, name (model string id), source.
+  // 2. Every slice: track, row, times, category, name (model string id), source. (Columns the
+  // model has as they are copied whole.)
   const track = new Int32Array(n);
   const depth = new Int32Array(n);
   const startNs = new Float64Array(n);
@@ -122,59 +118,51 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   const category = new Uint8Array(n);
   const nameId = new Int32Array(n);
   const source = new Int32Array(n);
-  for (let i = 0; i < host.length; i++) {
-    track[i] = trackOfThread[host.thread[i]!]!;
-    depth[i] = host.depth[i]!;
-    startNs[i] = host.startNs[i]!;
-    durNs[i] = Math.max(0, host.durNs[i]!);
-    category[i] = host.kind[i]!;
-    nameId[i] = host.name[i]!;
-    source[i] = i;
-  }
-  const gpuLanes = assignGpuLanes(m);
-  for (let g = 0; g < gpu.length; g++) {
-    const k = host.length + g;
-    track[k] = trackOfStream.get(`${gpu.device[g]}/${gpu.stream[g]}`)!;
-    depth[k] = gpuLanes[g]!;
-    startNs[k] = gpu.startNs[g]!;
-    durNs[k] = Math.max(0, gpu.durNs[g]!);
-    category[k] = GPU_CATEGORY_BASE + gpu.kind[g]!;
-    nameId[k] = gpu.name[g]!;
-    source[k] = g;
-  }
+  depth.set(host.depth);
+  startNs.set(host.startNs);
+  category.set(host.kind);
+  nameId.set(host.name);
+  hostSlices(m, trackOfThread, track, durNs, source);
+  const gpuLanes = assignGpuLanes(m, streamOf, streams.length);
+  depth.set(gpuLanes, host.length);
+  startNs.set(gpu.startNs, host.length);
+  nameId.set(gpu.name, host.length);
+  gpuSlices(m, threadOrder.length, streamOf, track, durNs, category, source);
   // An event whose time could not be read (BAD_TIMESTAMP: NaN) has no place on a timeline.
-  let lo = Infinity;
-  let hi = -Infinity;
-  let drawable = 0;
-  for (let k = 0; k < n; k++) {
-    if (!Number.isFinite(startNs[k]!) || !Number.isFinite(durNs[k]!)) continue;
-    drawable++;
-    if (startNs[k]! < lo) lo = startNs[k]!;
-    if (startNs[k]! + durNs[k]! > hi) hi = startNs[k]! + durNs[k]!;
-  }
-  if (drawable === 0) lo = hi = 0;
+  // Per track: drawable slices and rows (the deepest slice's depth + 1).
+  const trackCount = threadOrder.length + streams.length;
+  const events = new Array<number>(trackCount).fill(0);
+  const rows = new Array<number>(trackCount).fill(0);
+  const drawn = new Int32Array(n);
+  const drawnInfo = drawableSlices(track, depth, startNs, durNs, drawn, events, rows);
+  const { drawable, depthsOk } = drawnInfo;
+  const lo = drawable === 0 ? 0 : drawnInfo.lo;
+  const hi = drawable === 0 ? 0 : drawnInfo.hi;
 
   // 3. Sort by (track, row, start, longest first), then reduce.
-  const order = new Int32Array(drawable);
-  for (let k = 0, j = 0; k < n; k++) if (Number.isFinite(startNs[k]!) && Number.isFinite(durNs[k]!)) order[j++] = k;
-  order.sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
+  const drawnRows = drawn.subarray(0, drawable);
+  const sorted = (depthsOk ? sortTracks(drawnRows, track, depth, startNs, durNs, rows) : null) ?? sortByComparator(drawnRows, track, depth, startNs, durNs);
+  const { segAt } = sorted;
+  const ss = sorted.startNs;
+  const sd = sorted.durNs;
   let bucketNs = 0;
-  let kept: Int32Array = order;
+  // The positions in the order kept; null: all of them.
+  let kept: Int32Array | null = null;
   if (drawable > maxSlices) {
     // The smallest power of two that can fit: one row over the whole extent in maxSlices buckets.
     bucketNs = 2 ** Math.max(0, Math.floor(Math.log2(Math.max(1, (hi - lo) / maxSlices))));
     // (the count of the last width tried is the count of the width kept: no pass to count it again)
-    let count = longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null);
+    let count = longestPerBucket(ss, sd, segAt, bucketNs, lo, null);
     while (count > maxSlices && bucketNs < 2 ** 52) {
       bucketNs *= 2;
-      count = longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, null);
+      count = longestPerBucket(ss, sd, segAt, bucketNs, lo, null);
     }
     kept = new Int32Array(count);
-    longestPerBucket(order, track, depth, startNs, durNs, bucketNs, lo, kept);
+    longestPerBucket(ss, sd, segAt, bucketNs, lo, kept);
   }
 
   // 4. Columns of the kept slices, names re-interned locally; per-track counts.
-  const len = kept.length;
+  const len = kept ? kept.length : drawable;
   const out = {
     length: len,
     track: new Int32Array(len),
@@ -186,32 +174,8 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
     source: new Int32Array(len),
   };
   const names: string[] = [];
-  const local = new Map<number, number>();
-  for (let j = 0; j < len; j++) {
-    const k = kept[j]!;
-    out.track[j] = track[k]!;
-    out.depth[j] = depth[k]!;
-    out.startNs[j] = startNs[k]!;
-    out.durNs[j] = durNs[k]!;
-    out.category[j] = category[k]!;
-    out.source[j] = source[k]!;
-    let id = local.get(nameId[k]!);
-    if (id === undefined) {
-      id = names.length;
-      names.push(m.strings.get(nameId[k]!));
-      local.set(nameId[k]!, id);
-    }
-    out.name[j] = id;
-  }
-  const trackCount = threadOrder.length + streams.length;
-  const events = new Array<number>(trackCount).fill(0);
   const keptPerTrack = new Array<number>(trackCount).fill(0);
-  const rows = new Array<number>(trackCount).fill(0);
-  for (const k of order) {
-    events[track[k]!]!++;
-    if (depth[k]! + 1 > rows[track[k]!]!) rows[track[k]!] = depth[k]! + 1;
-  }
-  for (let j = 0; j < len; j++) keptPerTrack[out.track[j]!]!++;
+  keptColumns(m, sorted, kept, category, nameId, source, out, names, keptPerTrack);
 
   const tracks: TimelineTrack[] = [
     ...threadOrder.map((t, k): TimelineTrack => {
@@ -238,58 +202,274 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   };
 }
 
+/** Which threads hold host events. */
+function threadsUsed(m: TraceModel): Uint8Array {
+  const used = new Uint8Array(m.threads.length);
+  const { thread } = m.host;
+  for (let i = 0; i < thread.length; i++) used[thread[i]!] = 1;
+  return used;
+}
+
+/** The host slices' tracks, durations (negative: an instant) and sources; the other columns are copies. */
+function hostSlices(m: TraceModel, trackOfThread: Int32Array, track: Int32Array, durNs: Float64Array, source: Int32Array): void {
+  const { host } = m;
+  for (let i = 0; i < host.length; i++) {
+    track[i] = trackOfThread[host.thread[i]!]!;
+    // Math.max(0, d) written out (a negative duration drawn as an instant, NaN kept)
+    const d = host.durNs[i]!;
+    durNs[i] = d <= 0 ? 0 : d;
+    source[i] = i;
+  }
+}
+
+/** The GPU slices' tracks (after the `threads` thread tracks), durations, categories and sources. */
+function gpuSlices(m: TraceModel, threads: number, streamOf: Int32Array, track: Int32Array, durNs: Float64Array, category: Uint8Array, source: Int32Array): void {
+  const { gpu } = m;
+  const base = m.host.length;
+  for (let g = 0; g < gpu.length; g++) {
+    const k = base + g;
+    track[k] = threads + streamOf[g]!;
+    const d = gpu.durNs[g]!;
+    durNs[k] = d <= 0 ? 0 : d;
+    category[k] = GPU_CATEGORY_BASE + gpu.kind[g]!;
+    source[k] = g;
+  }
+}
+
 /**
- * Walks slices in (track, row, start) order and keeps the longest of each (track, row,
- * ⌊(start − origin) / bucket⌋) group (the first of equals). Returns how many are kept; fills `into` when given.
+ * Into `drawn` the slices with a finite start and duration, and per track their count and rows
+ * (the deepest one's depth + 1); their extent, and whether every depth is ≥ 0.
  */
-function longestPerBucket(
-  order: Int32Array,
+function drawableSlices(
   track: Int32Array,
   depth: Int32Array,
   startNs: Float64Array,
   durNs: Float64Array,
-  bucketNs: number,
-  originNs: number,
-  into: Int32Array | null,
-): number {
-  let count = 0;
-  let best = -1;
-  let pt = -1;
-  let pd = -1;
-  let pb = NaN;
-  for (let j = 0; j < order.length; j++) {
-    const k = order[j]!;
-    const b = Math.floor((startNs[k]! - originNs) / bucketNs);
-    if (track[k] !== pt || depth[k] !== pd || b !== pb) {
-      if (best >= 0 && into) into[count - 1] = best;
-      count++;
-      best = k;
-      pt = track[k]!;
-      pd = depth[k]!;
-      pb = b;
-    } else if (durNs[k]! > durNs[best]!) {
-      best = k;
+  drawn: Int32Array,
+  events: number[],
+  rows: number[],
+): { drawable: number; lo: number; hi: number; depthsOk: boolean } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let drawable = 0;
+  let depthsOk = true;
+  for (let k = 0; k < track.length; k++) {
+    const s = startNs[k]!;
+    // (finite start and duration by comparisons, not Number.isFinite: a call per slice while unoptimised)
+    if (!(s > -Infinity && s < Infinity && durNs[k]! < Infinity)) continue;
+    drawn[drawable++] = k;
+    if (s < lo) lo = s;
+    if (s + durNs[k]! > hi) hi = s + durNs[k]!;
+    const t = track[k]!;
+    events[t]!++;
+    if (depth[k]! + 1 > rows[t]!) rows[t] = depth[k]! + 1;
+    if (depth[k]! < 0) depthsOk = false;
+  }
+  return { drawable, lo, hi, depthsOk };
+}
+
+/**
+ * The kept slices' columns (positions `kept` of the order, null: all), names re-interned in
+ * `names`; per track the count kept. The kept positions ascend: the segments are walked beside
+ * them, each one's track and row filled whole.
+ */
+function keptColumns(
+  m: TraceModel,
+  sorted: SortedSlices,
+  kept: Int32Array | null,
+  category: Uint8Array,
+  nameId: Int32Array,
+  source: Int32Array,
+  out: { track: Int32Array; depth: Int32Array; startNs: Float64Array; durNs: Float64Array; category: Uint8Array; name: Int32Array; source: Int32Array; length: number },
+  names: string[],
+  keptPerTrack: number[],
+): void {
+  const { order, segAt, segTrack, segDepth } = sorted;
+  const ss = sorted.startNs;
+  const sd = sorted.durNs;
+  const len = out.length;
+  const local = new Int32Array(m.strings.size).fill(-1);
+  for (let seg = 0, j = 0; seg < segTrack.length; seg++) {
+    const from = j;
+    const end = segAt[seg + 1]!;
+    for (; j < len; j++) {
+      const p = kept ? kept[j]! : j;
+      if (p >= end) break;
+      const k = order[p]!;
+      out.startNs[j] = ss[p]!;
+      out.durNs[j] = sd[p]!;
+      out.category[j] = category[k]!;
+      out.source[j] = source[k]!;
+      let id = local[nameId[k]!]!;
+      if (id < 0) {
+        id = names.length;
+        names.push(m.strings.get(nameId[k]!));
+        local[nameId[k]!] = id;
+      }
+      out.name[j] = id;
+    }
+    if (j > from) {
+      out.track.fill(segTrack[seg]!, from, j);
+      out.depth.fill(segDepth[seg]!, from, j);
+      keptPerTrack[segTrack[seg]!]! += j - from;
     }
   }
-  if (best >= 0 && into) into[count - 1] = best;
+}
+
+/**
+ * The drawable slices in (track, row, start, longest first, index) order, with each position's
+ * start and duration, cut into segments of one (track, row) each: segment s begins at `segAt[s]`
+ * (`segAt[segments]` = the count) and holds track `segTrack[s]`, row `segDepth[s]`.
+ */
+interface SortedSlices {
+  readonly order: Int32Array;
+  readonly startNs: Float64Array;
+  readonly durNs: Float64Array;
+  readonly segAt: Int32Array;
+  readonly segTrack: Int32Array;
+  readonly segDepth: Int32Array;
+}
+
+/** The sort as sortByGroupStart does it, a group per (track, row); null where it cannot (see there). */
+function sortTracks(drawn: Int32Array, track: Int32Array, depth: Int32Array, startNs: Float64Array, durNs: Float64Array, rows: readonly number[]): SortedSlices | null {
+  const trackCount = rows.length;
+  const rowBase = new Int32Array(trackCount + 1);
+  for (let t = 0; t < trackCount; t++) rowBase[t + 1] = rowBase[t]! + rows[t]!;
+  const groups = rowBase[trackCount]!;
+  const sorted = sortByGroupStart(drawn, rowGroups(drawn, track, depth, rowBase), startNs, durNs, groups);
+  if (!sorted) return null;
+  const segTrack = new Int32Array(groups);
+  const segDepth = new Int32Array(groups);
+  for (let t = 0; t < trackCount; t++) {
+    for (let d = 0; d < rows[t]!; d++) {
+      segTrack[rowBase[t]! + d] = t;
+      segDepth[rowBase[t]! + d] = d;
+    }
+  }
+  return { order: sorted.rows, startNs: sorted.startNs, durNs: sorted.durNs, segAt: sorted.at, segTrack, segDepth };
+}
+
+/** Per drawn slice: its (track, row) group, the tracks' rows numbered one after another from `rowBase[track]`. */
+function rowGroups(drawn: Int32Array, track: Int32Array, depth: Int32Array, rowBase: Int32Array): Int32Array {
+  const group = new Int32Array(track.length);
+  for (let j = 0; j < drawn.length; j++) {
+    const k = drawn[j]!;
+    group[k] = rowBase[track[k]!]! + depth[k]!;
+  }
+  return group;
+}
+
+/** The same order by a comparator sort (where some row is negative), the segments found where (track, row) changes. */
+function sortByComparator(drawn: Int32Array, track: Int32Array, depth: Int32Array, startNs: Float64Array, durNs: Float64Array): SortedSlices {
+  const order = drawn.slice().sort((a, b) => track[a]! - track[b]! || depth[a]! - depth[b]! || startNs[a]! - startNs[b]! || durNs[b]! - durNs[a]! || a - b);
+  const at: number[] = [];
+  const segTrack: number[] = [];
+  const segDepth: number[] = [];
+  for (let j = 0; j < order.length; j++) {
+    const k = order[j]!;
+    if (j === 0 || track[k] !== segTrack[segTrack.length - 1] || depth[k] !== segDepth[segDepth.length - 1]) {
+      at.push(j);
+      segTrack.push(track[k]!);
+      segDepth.push(depth[k]!);
+    }
+  }
+  at.push(order.length);
+  return {
+    order,
+    startNs: Float64Array.from(order, (k) => startNs[k]!),
+    durNs: Float64Array.from(order, (k) => durNs[k]!),
+    segAt: Int32Array.from(at),
+    segTrack: Int32Array.from(segTrack),
+    segDepth: Int32Array.from(segDepth),
+  };
+}
+
+/**
+ * Walks the sorted slices segment by segment (one track and row each) and keeps the longest of
+ * each ⌊(start − origin) / bucket⌋ group of a segment (the first of equals). Returns how many are
+ * kept; fills `into` with their positions when given.
+ */
+function longestPerBucket(ss: Float64Array, sd: Float64Array, segAt: Int32Array, bucketNs: number, originNs: number, into: Int32Array | null): number {
+  let count = 0;
+  for (let seg = 0; seg + 1 < segAt.length; seg++) {
+    const end = segAt[seg + 1]!;
+    let best = -1;
+    let pb = NaN;
+    for (let j = segAt[seg]!; j < end; j++) {
+      const b = Math.floor((ss[j]! - originNs) / bucketNs);
+      if (b !== pb) {
+        if (best >= 0 && into) into[count - 1] = best;
+        count++;
+        best = j;
+        pb = b;
+      } else if (sd[j]! > sd[best]!) {
+        best = j;
+      }
+    }
+    if (best >= 0 && into) into[count - 1] = best;
+  }
   return count;
 }
 
+/**
+ * The (device, stream) pairs in (device, stream) order, and each GPU activity's pair as an index
+ * into that list (pairs numbered as met, a look-up only when the pair changes, then ranked).
+ */
+function gpuStreams(m: TraceModel): { streams: { device: number; stream: number }[]; streamOf: Int32Array } {
+  const { gpu } = m;
+  const met: { device: number; stream: number }[] = [];
+  const pairOf = new Int32Array(gpu.length);
+  const byDevice = new Map<number, Map<number, number>>();
+  let device = NaN;
+  let stream = NaN;
+  let pair = -1;
+  for (let g = 0; g < gpu.length; g++) {
+    if (gpu.device[g] !== device || gpu.stream[g] !== stream) {
+      device = gpu.device[g]!;
+      stream = gpu.stream[g]!;
+      let ofDevice = byDevice.get(device);
+      if (!ofDevice) byDevice.set(device, (ofDevice = new Map()));
+      const p = ofDevice.get(stream);
+      if (p === undefined) ofDevice.set(stream, (pair = met.push({ device, stream }) - 1));
+      else pair = p;
+    }
+    pairOf[g] = pair;
+  }
+  const ranked = met.map((_, p) => p).sort((a, b) => met[a]!.device - met[b]!.device || met[a]!.stream - met[b]!.stream);
+  const rankOf = new Int32Array(met.length);
+  ranked.forEach((p, k) => (rankOf[p] = k));
+  return { streams: ranked.map((p) => met[p]!), streamOf: renumber(pairOf, rankOf) };
+}
+
+/** `ids` with each id replaced by `to[id]`, in place. */
+function renumber(ids: Int32Array, to: Int32Array): Int32Array {
+  for (let g = 0; g < ids.length; g++) ids[g] = to[ids[g]!]!;
+  return ids;
+}
+
 /** Row of each GPU activity on its stream: 0, or the first row free when it starts (overlaps go below). */
-function assignGpuLanes(m: TraceModel): Int32Array {
+function assignGpuLanes(m: TraceModel, streamOf: Int32Array, streamCount: number): Int32Array {
+  const { gpu } = m;
+  // (streamOf ranks the pairs as (device, stream) compare)
+  const order =
+    orderByGroupStart(identity(gpu.length), streamOf, gpu.startNs, null, streamCount) ??
+    Array.from({ length: gpu.length }, (_, g) => g).sort(
+      (a, b) => gpu.device[a]! - gpu.device[b]! || gpu.stream[a]! - gpu.stream[b]! || gpu.startNs[a]! - gpu.startNs[b]! || a - b,
+    );
+  return lanesInOrder(m, order, streamOf);
+}
+
+/** The lanes, the activities taken in (stream, start) order. */
+function lanesInOrder(m: TraceModel, order: ArrayLike<number>, streamOf: Int32Array): Int32Array {
   const { gpu } = m;
   const lanes = new Int32Array(gpu.length);
-  const order = Array.from({ length: gpu.length }, (_, g) => g).sort(
-    (a, b) => gpu.device[a]! - gpu.device[b]! || gpu.stream[a]! - gpu.stream[b]! || gpu.startNs[a]! - gpu.startNs[b]! || a - b,
-  );
-  let ends: number[] = [];
+  const ends: number[] = [];
   for (let k = 0; k < order.length; k++) {
     const g = order[k]!;
-    const p = k > 0 ? order[k - 1]! : -1;
-    if (p < 0 || gpu.device[p] !== gpu.device[g] || gpu.stream[p] !== gpu.stream[g]) ends = [];
+    if (k === 0 || streamOf[order[k - 1]!] !== streamOf[g]) ends.length = 0;
     const s = gpu.startNs[g]!;
-    let lane = ends.findIndex((e) => e <= s);
-    if (lane < 0) lane = ends.length;
+    let lane = 0;
+    while (lane < ends.length && !(ends[lane]! <= s)) lane++;
     ends[lane] = s + Math.max(0, gpu.durNs[g]!);
     lanes[g] = lane;
   }

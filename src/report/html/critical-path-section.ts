@@ -6,7 +6,7 @@
 import { BOUND_KEYS, BOUND_LABELS, type CriticalPathResult, type LongestPath } from '../../analyses/critical-path/critical-path.js';
 import type { CriticalPathGraph } from '../../analyses/critical-path/critical-path-graph.js';
 import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
-import { isGpuCategory, type Timeline } from '../../analyses/trace/timeline.js';
+import { GPU_CATEGORY_BASE, type Timeline } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed } from './html-text.js';
 import type { Part } from './report-data.js';
 
@@ -19,30 +19,54 @@ export type ReportCriticalPath = CriticalPathResult & { readonly graphData: Crit
  * straight to the next kept one.
  */
 export function criticalPathPoints(t: Timeline, results: readonly ReportCriticalPath[]): number[] {
-  const s = t.slices;
-  // slot of each host / GPU source index, -1 none (arrays, not maps: a timeline has 10⁵ slices)
-  let maxHost = -1;
-  let maxGpu = -1;
-  for (let j = 0; j < s.length; j++) {
-    if (isGpuCategory(s.category[j]!)) maxGpu = Math.max(maxGpu, s.source[j]!);
-    else maxHost = Math.max(maxHost, s.source[j]!);
-  }
-  const hostSlot = new Int32Array(maxHost + 1).fill(-1);
-  const gpuSlot = new Int32Array(maxGpu + 1).fill(-1);
-  for (let j = 0; j < s.length; j++) (isGpuCategory(s.category[j]!) ? gpuSlot : hostSlot)[s.source[j]!] = j;
+  // (each pass a function of its own: V8 compiles a function while its first hot loop runs)
+  const { hostSlot, gpuSlot } = slotsOfSources(t.slices, maxSources(t.slices));
   const out: number[] = [];
   for (const r of results) {
     if (out.length) out.push(-1, -1);
-    const g = r.graphData;
-    for (const n of r.path.nodes) {
-      const ev = g.nodeEvent[n]!;
-      if (ev < 0) continue;
-      const slots = g.nodeGpu[n] ? gpuSlot : hostSlot;
-      const slot = ev < slots.length ? slots[ev]! : -1;
-      if (slot >= 0) out.push(slot, g.nodeStart[n] ? 0 : 1);
-    }
+    pathPoints(r, hostSlot, gpuSlot, out);
   }
   return out;
+}
+
+/** The largest host and GPU source index among the slices (-1: none). */
+function maxSources(s: Timeline['slices']): { host: number; gpu: number } {
+  const { category, source } = s;
+  let host = -1;
+  let gpu = -1;
+  // (the category test written out, not isGpuCategory: once per slice)
+  for (let j = 0; j < s.length; j++) {
+    const src = source[j]!;
+    if (category[j]! >= GPU_CATEGORY_BASE) {
+      if (src > gpu) gpu = src;
+    } else if (src > host) host = src;
+  }
+  return { host, gpu };
+}
+
+/** The slot of each host / GPU source index, -1 none (arrays, not maps: a timeline has 10⁵ slices). */
+function slotsOfSources(s: Timeline['slices'], max: { host: number; gpu: number }): { hostSlot: Int32Array; gpuSlot: Int32Array } {
+  const { category, source } = s;
+  const hostSlot = new Int32Array(max.host + 1).fill(-1);
+  const gpuSlot = new Int32Array(max.gpu + 1).fill(-1);
+  for (let j = 0; j < s.length; j++) {
+    if (category[j]! >= GPU_CATEGORY_BASE) gpuSlot[source[j]!] = j;
+    else hostSlot[source[j]!] = j;
+  }
+  return { hostSlot, gpuSlot };
+}
+
+/** One instance's path nodes that the timeline kept, as [slot, 0 start | 1 end] pairs onto `out`. */
+function pathPoints(r: ReportCriticalPath, hostSlot: Int32Array, gpuSlot: Int32Array, out: number[]): void {
+  const { nodeEvent, nodeGpu, nodeStart } = r.graphData;
+  const nodes = r.path.nodes;
+  for (let k = 0; k < nodes.length; k++) {
+    const n = nodes[k]!;
+    const ev = nodeEvent[n]!;
+    if (ev < 0) continue;
+    const slot = nodeGpu[n] ? (ev < gpuSlot.length ? gpuSlot[ev]! : -1) : ev < hostSlot.length ? hostSlot[ev]! : -1;
+    if (slot >= 0) out.push(slot, nodeStart[n] ? 0 : 1);
+  }
 }
 
 const pct = (x: number, total: number) => (total > 0 ? `${((x / total) * 100).toFixed(1)}%` : '—');

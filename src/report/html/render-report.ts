@@ -4,7 +4,7 @@
  * pure function of the view model: no fs, no DOM, no clock (the same trace gives the same bytes).
  */
 import { TIMELINE_CATEGORIES } from '../../analyses/trace/timeline.js';
-import { escapeHtml, formatUsFixed, jsonForScript } from './html-text.js';
+import { escapeHtml, formatUsFixed, jsonObjectForScript } from './html-text.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import type { ReportData } from './report-data.js';
@@ -12,6 +12,7 @@ import { MEMORY_SCRIPT, renderMemorySection } from './memory-section.js';
 import { MODULES_SCRIPT, renderModulesSection } from './modules-section.js';
 import { renderGemms, renderHeader, renderKernels, renderProfilerTable, renderSteps } from './sections.js';
 import { renderCriticalPathSection } from './critical-path-section.js';
+import { EMBED_NUMBER_COLUMNS } from './timeline-embed.js';
 
 const CATEGORY_LABELS: Record<(typeof TIMELINE_CATEGORIES)[number], string> = {
   cpu_op: 'cpu_op',
@@ -43,7 +44,7 @@ ${undrawable}${reduced}
 <div class="tl-toolbar"><span class="tl-legend">${legend}</span><span class="hint">wheel: zoom · drag: pan · shift+wheel: pan · click: details · double-click: zoom to slice · W A S D</span>${embed.cpath?.length ? '<label class="tl-toggle"><input type="checkbox" id="tl-critical"> Critical path</label>' : ''}<button type="button" id="tl-reset">Show all</button></div>
 <div id="tl" class="tl" tabindex="0" aria-label="Timeline of host threads and GPU streams"><div id="tl-scroll" class="tl-scroll"><div id="tl-spacer"><canvas id="tl-canvas"></canvas></div></div><div id="tl-tip" class="tl-tip" hidden></div></div>
 <div id="tl-details" class="tl-details"><noscript><p class="note">The timeline needs JavaScript; the tables below do not.</p></noscript></div>
-<script type="application/json" id="timeline-data">${jsonForScript(embed)}</script>
+<script type="application/json" id="timeline-data">${jsonObjectForScript(embed, EMBED_NUMBER_COLUMNS)}</script>
 </section>`;
 }
 

@@ -12,7 +12,7 @@
  */
 import { describeDecoded } from '../kernels-view.js';
 import { decodeKernelName, shortKernelName } from '../../analyses/kernels/kernel-name.js';
-import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, isGpuCategory, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
+import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 
 export interface TimelineEmbed {
@@ -42,6 +42,9 @@ export interface TimelineEmbed {
   readonly cpath?: number[];
 }
 
+/** The members that hold numbers only (the columns): the page writes them without escaping (jsonObjectForScript). */
+export const EMBED_NUMBER_COLUMNS: ReadonlySet<string> = new Set<keyof TimelineEmbed>(['runs', 'start', 'dur', 'cat', 'name', 'launch', 'op', 'dims', 'cpath']);
+
 /** `steps` replaces the model's profiler steps for shading (the step table's windows, when those are annotations). */
 export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly TimelineStep[] = t.steps): TimelineEmbed {
   const s = t.slices;
@@ -56,61 +59,7 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
     }
     return id;
   };
-  const runs: number[] = [];
-  const start: number[] = new Array(s.length);
-  let prevStart = 0;
-  for (let j = 0; j < s.length; j++) {
-    const newRun = j === 0 || s.track[j] !== s.track[j - 1] || s.depth[j] !== s.depth[j - 1];
-    if (newRun) {
-      runs.push(s.track[j]!, s.depth[j]!, 0);
-      prevStart = 0;
-    }
-    runs[runs.length - 1]!++;
-    start[j] = s.startNs[j]! - prevStart;
-    prevStart = s.startNs[j]!;
-  }
-
-  // Where each kept host event sits, to point GPU work at its launch call.
-  const slotOfHost = new Int32Array(m.host.length).fill(-1);
-  for (let j = 0; j < s.length; j++) if (!isGpuCategory(s.category[j]!)) slotOfHost[s.source[j]!] = j;
-  // The owning op's name interned once per name id, an op's dims once per args object (the model shares them).
-  const opNameId = new Int32Array(m.strings.size).fill(-1);
-  const dimsId = new Map<object, number>();
-  const launch: number[] = [];
-  const op: number[] = [];
-  const dims: number[] = [];
-  const short: Record<number, string> = {};
-  const decoded: Record<number, string> = {};
-  for (let j = 0; j < s.length; j++) {
-    const src = s.source[j]!;
-    if (isGpuCategory(s.category[j]!)) {
-      const l = m.gpu.launcher[src]!;
-      const slot = l >= 0 ? slotOfHost[l]! : -1;
-      if (slot >= 0) launch.push(j, slot);
-      const o = m.gpu.owner[src]!;
-      if (o >= 0) {
-        const nameId = m.host.name[o]!;
-        if (opNameId[nameId]! < 0) opNameId[nameId] = intern(m.strings.get(nameId));
-        op.push(j, opNameId[nameId]!);
-      }
-      const id = s.name[j]!;
-      if (s.category[j] === GPU_CATEGORY_BASE && !(id in decoded)) {
-        const full = t.names[id]!;
-        decoded[id] = describeDecoded(decodeKernelName(full));
-        const sh = shortKernelName(full);
-        if (sh !== full) short[id] = sh;
-      }
-    } else if (m.host.kind[src] === HostKind.Op) {
-      const args = m.host.args[src];
-      if (!args) continue;
-      let id = dimsId.get(args);
-      if (id === undefined) {
-        const d = args['Input Dims'] ?? args['Input dims'];
-        dimsId.set(args, (id = Array.isArray(d) && d.length ? intern(JSON.stringify(d)) : -1));
-      }
-      if (id >= 0) dims.push(j, id);
-    }
-  }
+  const { runs, start, dur, cat, name, launch, op, dims, short, decoded } = embedColumns(t, m, intern);
   return {
     version: 1,
     startNs: t.startNs,
@@ -128,11 +77,93 @@ export function embedTimeline(t: Timeline, m: TraceModel, steps: readonly Timeli
     steps: steps.map((x) => [x.name, x.startNs, x.endNs]),
     runs,
     start,
-    dur: Array.from(s.durNs),
-    cat: Array.from(s.category),
-    name: Array.from(s.name),
+    dur,
+    cat,
+    name,
     launch,
     op,
     dims,
   };
+}
+
+/**
+ * The per-slice columns of the embed and the sparse pairs, in one pass over the slices (a
+ * function of its own: its loop is what V8 compiles while it runs). `intern` adds a string to
+ * the names.
+ */
+function embedColumns(t: Timeline, m: TraceModel, intern: (text: string) => number) {
+  const s = t.slices;
+  const runs: number[] = [];
+  // The columns as plain arrays filled by push: packed, which JSON.stringify writes fastest
+  // (Array.from of a typed array, or a preallocated array, is slower to make and to write).
+  const start: number[] = [];
+  const dur: number[] = [];
+  const cat: number[] = [];
+  const name: number[] = [];
+  // Where each kept host event sits, to point GPU work at its launch call. (The thread tracks
+  // come before the streams: every host slice is placed before the first GPU slice is read.)
+  const slotOfHost = new Int32Array(m.host.length).fill(-1);
+  // The owning op's name interned once per name id, an op's dims once per args object (the model shares them).
+  const opNameId = new Int32Array(m.strings.size).fill(-1);
+  const dimsId = new Map<object, number>();
+  const launch: number[] = [];
+  const op: number[] = [];
+  const dims: number[] = [];
+  const short: Record<number, string> = {};
+  const decoded: Record<number, string> = {};
+  const kernelSeen = new Uint8Array(t.names.length);
+  // (one pass, the columns read into locals: it runs once per slice, mostly before it is optimised)
+  const { track, depth, startNs, durNs, category, source } = s;
+  const nameOf = s.name;
+  const { launcher, owner } = m.gpu;
+  const { kind: hostKind, name: hostName, args: hostArgs } = m.host;
+  let prevStart = 0;
+  let run = -1;
+  for (let j = 0; j < s.length; j++) {
+    if (j === 0 || track[j] !== track[j - 1] || depth[j] !== depth[j - 1]) {
+      run = runs.push(track[j]!, depth[j]!, 0) - 1;
+      prevStart = 0;
+    }
+    runs[run]!++;
+    const st = startNs[j]!;
+    start.push(st - prevStart);
+    prevStart = st;
+    dur.push(durNs[j]!);
+    const c = category[j]!;
+    cat.push(c);
+    const id = nameOf[j]!;
+    name.push(id);
+    const src = source[j]!;
+    // (isGpuCategory written out: once per slice)
+    if (c >= GPU_CATEGORY_BASE) {
+      const l = launcher[src]!;
+      const slot = l >= 0 ? slotOfHost[l]! : -1;
+      if (slot >= 0) launch.push(j, slot);
+      const o = owner[src]!;
+      if (o >= 0) {
+        const nameId = hostName[o]!;
+        if (opNameId[nameId]! < 0) opNameId[nameId] = intern(m.strings.get(nameId));
+        op.push(j, opNameId[nameId]!);
+      }
+      if (c === GPU_CATEGORY_BASE && !kernelSeen[id]) {
+        kernelSeen[id] = 1;
+        const full = t.names[id]!;
+        decoded[id] = describeDecoded(decodeKernelName(full));
+        const sh = shortKernelName(full);
+        if (sh !== full) short[id] = sh;
+      }
+    } else {
+      slotOfHost[src] = j;
+      if (hostKind[src] !== HostKind.Op) continue;
+      const args = hostArgs[src];
+      if (!args) continue;
+      let d = dimsId.get(args);
+      if (d === undefined) {
+        const v = args['Input Dims'] ?? args['Input dims'];
+        dimsId.set(args, (d = Array.isArray(v) && v.length ? intern(JSON.stringify(v)) : -1));
+      }
+      if (d >= 0) dims.push(j, d);
+    }
+  }
+  return { runs, start, dur, cat, name, launch, op, dims, short, decoded };
 }
