@@ -86,17 +86,25 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
     hosts: number[];
   }
   const rows = new Map<string, Acc>();
+  const names = new EpilogueNames(m);
+  const scratch: Scratch = { stack: [], gpu: [] };
   for (const c of calls) {
-    const gemmKernel = c.kernels.find((g) => decodeKernelName(gpuName(m, g)).kind === 'gemm') ?? c.kernels[0];
+    let gemmKernel = c.kernels[0];
+    for (const g of c.kernels) {
+      if (names.isGemmKernel(g)) {
+        gemmKernel = g;
+        break;
+      }
+    }
     const kernel = gemmKernel !== undefined ? gpuName(m, gemmKernel) : undefined;
     const kernelEpilogue = kernel ? (decodeKernelName(kernel).epilogue ?? []) : [];
-    const otherKernels = c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
+    const otherKernels = c.kernels.length === 1 && gemmKernel === c.kernels[0] ? [] : c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
     const opCarries: string[] = [];
     if (c.shape?.bias) opCarries.push('bias');
     if (c.shape?.activation) opCarries.push(c.shape.activation);
 
-    const backward = inBackward(m, c.outer);
-    const addInside = backward ? undefined : findAddInside(m, owned, c.outer, gemmKernel);
+    const backward = names.inBackward(c.outer);
+    const addInside = backward ? undefined : findAddInside(m, owned, names, scratch, c.outer, gemmKernel);
     const addAfter = !backward && !c.shape?.bias && !addInside ? findBiasAddAfter(m, owned, c) : undefined;
     const add = addInside ?? addAfter;
     if (!opCarries.length && !kernelEpilogue.length && !add) continue;
@@ -167,13 +175,12 @@ function indexOwnedGpu(m: TraceModel): OwnedIndex {
   return { first: m.host.firstOwned, next: m.gpu.nextOwned };
 }
 
-/** GPU work (any kind) owned by `h` or anything under it, with the host events visited. */
-function subtreeGpu(m: TraceModel, owned: OwnedIndex, h: number, visit?: (x: number) => boolean): number[] {
+/** GPU work (any kind) owned by `h` or anything under it. */
+function subtreeGpu(m: TraceModel, owned: OwnedIndex, h: number): number[] {
   const out: number[] = [];
   const stack = [h];
   while (stack.length) {
     const x = stack.pop()!;
-    if (visit && visit(x)) return out;
     for (let g = owned.first[x]!; g >= 0; g = owned.next[g]!) out.push(g);
     for (let c = m.host.firstChild[x]!; c >= 0; c = m.host.nextSibling[c]!) stack.push(c);
   }
@@ -189,28 +196,99 @@ interface FoundAdd {
 
 /** Whether a host event runs inside autograd's backward pass (eager or AOTAutograd's compiled backward). */
 export function inBackward(m: TraceModel, h: number): boolean {
-  for (let p = h; p >= 0; p = m.host.parent[p]!) {
-    const name = hostName(m, p);
-    if (name === 'CompiledFunctionBackward' || name.startsWith('autograd::engine::evaluate_function')) return true;
-  }
+  for (let p = h; p >= 0; p = m.host.parent[p]!) if (isBackwardFrame(hostName(m, p))) return true;
   return false;
 }
 
-/** An `aten::add` or an add kernel under the outermost GEMM-family op (the linear), besides the GEMM kernel. */
-function findAddInside(m: TraceModel, owned: OwnedIndex, outer: number, gemmKernel: number | undefined): FoundAdd | undefined {
-  let addOp = -1;
-  const gpuUnder = subtreeGpu(m, owned, outer, (x) => {
-    if (x !== outer && m.host.kind[x] === HostKind.Op && ADD_OPS.has(hostName(m, x))) {
-      addOp = x;
-      return true;
+function isBackwardFrame(name: string): boolean {
+  return name === 'CompiledFunctionBackward' || name.startsWith('autograd::engine::evaluate_function');
+}
+
+const UNDECIDED = 0;
+const NO = 1;
+const YES = 2;
+
+/**
+ * What the epilogue reading asks of a host or GPU name, decided once per name id (names are
+ * interned): a GEMM's calls repeat the same few names, so no name is decoded or tested per call.
+ */
+class EpilogueNames {
+  private readonly backward: Uint8Array;
+  private readonly addOp: Uint8Array;
+  private readonly gemmKernel: Uint8Array;
+  private readonly addKernel: Uint8Array;
+
+  constructor(private readonly m: TraceModel) {
+    const size = m.strings.size;
+    this.backward = new Uint8Array(size);
+    this.addOp = new Uint8Array(size);
+    this.gemmKernel = new Uint8Array(size);
+    this.addKernel = new Uint8Array(size);
+  }
+
+  /** `inBackward(m, h)`. */
+  inBackward(h: number): boolean {
+    const { parent, name } = this.m.host;
+    for (let p = h; p >= 0; p = parent[p]!) {
+      const id = name[p]!;
+      let v = this.backward[id]!;
+      if (v === UNDECIDED) v = this.backward[id] = isBackwardFrame(this.m.strings.get(id)) ? YES : NO;
+      if (v === YES) return true;
     }
     return false;
-  });
-  if (addOp >= 0) return describeAdd(m, owned, addOp);
+  }
+
+  /** Host event x is named `aten::add` or `aten::add_`. */
+  isAddOp(x: number): boolean {
+    const id = this.m.host.name[x]!;
+    let v = this.addOp[id]!;
+    if (v === UNDECIDED) v = this.addOp[id] = ADD_OPS.has(this.m.strings.get(id)) ? YES : NO;
+    return v === YES;
+  }
+
+  /** GPU activity g's name decodes as a GEMM kernel. */
+  isGemmKernel(g: number): boolean {
+    const id = this.m.gpu.name[g]!;
+    let v = this.gemmKernel[id]!;
+    if (v === UNDECIDED) v = this.gemmKernel[id] = decodeKernelName(this.m.strings.get(id)).kind === 'gemm' ? YES : NO;
+    return v === YES;
+  }
+
+  /** GPU activity g's name decodes as an elementwise add. */
+  isAddKernel(g: number): boolean {
+    const id = this.m.gpu.name[g]!;
+    let v = this.addKernel[id]!;
+    if (v === UNDECIDED) {
+      const d = decodeKernelName(this.m.strings.get(id));
+      v = this.addKernel[id] = d.kind === 'elementwise' && /add/i.test(`${d.aten?.functor ?? ''} ${d.aten?.op ?? ''}`) ? YES : NO;
+    }
+    return v === YES;
+  }
+}
+
+/** Lists reused from call to call. */
+interface Scratch {
+  readonly stack: number[];
+  readonly gpu: number[];
+}
+
+/** An `aten::add` or an add kernel under the outermost GEMM-family op (the linear), besides the GEMM kernel. */
+function findAddInside(m: TraceModel, owned: OwnedIndex, names: EpilogueNames, scratch: Scratch, outer: number, gemmKernel: number | undefined): FoundAdd | undefined {
+  const { kind, firstChild, nextSibling } = m.host;
+  // The GPU work under `outer` (subtreeGpu's walk and order), stopping at an add op.
+  const { stack, gpu: gpuUnder } = scratch;
+  stack.length = 0;
+  gpuUnder.length = 0;
+  stack.push(outer);
+  while (stack.length) {
+    const x = stack.pop()!;
+    if (x !== outer && kind[x] === HostKind.Op && names.isAddOp(x)) return describeAdd(m, owned, x);
+    for (let g = owned.first[x]!; g >= 0; g = owned.next[g]!) gpuUnder.push(g);
+    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) stack.push(c);
+  }
   for (const g of gpuUnder) {
     if (g === gemmKernel) continue;
-    const d = decodeKernelName(gpuName(m, g));
-    if (d.kind === 'elementwise' && /add/i.test(`${d.aten?.functor ?? ''} ${d.aten?.op ?? ''}`)) {
+    if (names.isAddKernel(g)) {
       const o = m.gpu.owner[g]!;
       return { op: hostName(m, o), inputDims: JSON.stringify(m.host.args[o]?.['Input Dims'] ?? null), kernels: [g], fusedWith: [] };
     }

@@ -39,7 +39,7 @@
  * Ignores: convolutions and attention (roofline.ts); Triton convolution templates.
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
-import { GpuKind, HostKind, hostName, gpuName, type DeviceProperties, type TraceModel } from '../../model/trace-model.js';
+import { GpuKind, HostKind, gpuName, type DeviceProperties, type TraceModel } from '../../model/trace-model.js';
 import type { JsonObject } from '../../ingest/raw-event.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import {
@@ -53,6 +53,7 @@ import {
 import { compareText } from '../../core/compare-text.js';
 import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
+import { doubled } from '../helpers/doubled.js';
 
 // ------------------------------------------------------------------------------------------------
 // Which ops are GEMMs, and where their operands sit
@@ -444,77 +445,74 @@ const NAME_NOT_GEMM = 1;
 const NAME_GEMM = 2;
 const NAME_TEMPLATE_GEMM = 3;
 
-/** Per host event, 1 for a GEMM op; per op name id, NAME_NOT_GEMM, NAME_GEMM or NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM), decided once per name. */
-function gemmOps(m: TraceModel): { isGemm: Uint8Array; gemmName: Uint8Array } {
-  const { host } = m;
-  const isGemm = new Uint8Array(host.length);
+/** The GEMM ops (host indices, ascending); per op name id, NAME_NOT_GEMM, NAME_GEMM or NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM), decided once per name. */
+function gemmOps(m: TraceModel): { list: Int32Array; count: number; gemmName: Uint8Array } {
+  const { kind, name, length: n } = m.host;
   const gemmName = new Uint8Array(m.strings.size);
-  for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Op) continue;
-    const id = host.name[i]!;
+  let list = new Int32Array(64);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (kind[i] !== HostKind.Op) continue;
+    const id = name[i]!;
     let v = gemmName[id]!;
-    if (v === NAME_UNDECIDED) {
-      const name = m.strings.get(id);
-      gemmName[id] = v = isTemplateGemmName(name) ? NAME_TEMPLATE_GEMM : GEMM_OP_NAMES.has(name) ? NAME_GEMM : NAME_NOT_GEMM;
-    }
-    if (v !== NAME_NOT_GEMM) isGemm[i] = 1;
+    if (v === NAME_UNDECIDED) v = gemmName[id] = gemmNameKind(m.strings.get(id));
+    if (v === NAME_NOT_GEMM) continue;
+    if (count === list.length) list = doubled(list);
+    list[count++] = i;
   }
-  return { isGemm, gemmName };
+  return { list, count, gemmName };
+}
+
+function gemmNameKind(name: string): number {
+  return isTemplateGemmName(name) ? NAME_TEMPLATE_GEMM : GEMM_OP_NAMES.has(name) ? NAME_GEMM : NAME_NOT_GEMM;
 }
 
 /** Per host event, 1 when a GEMM op is inside it: a GEMM op with one inside is a wrapper (linear → matmul → mm), not a call. */
-function gemmWrappers(m: TraceModel, isGemm: Uint8Array): Uint8Array {
-  const { host } = m;
-  const wraps = new Uint8Array(host.length);
-  for (let i = 0; i < host.length; i++) {
-    if (!isGemm[i]) continue;
-    for (let p = host.parent[i]!; p >= 0 && !wraps[p]; p = host.parent[p]!) wraps[p] = 1;
+function gemmWrappers(m: TraceModel, list: Int32Array, count: number): Uint8Array {
+  const { parent } = m.host;
+  const wraps = new Uint8Array(m.host.length);
+  for (let k = 0; k < count; k++) {
+    for (let p = parent[list[k]!]!; p >= 0 && !wraps[p]; p = parent[p]!) wraps[p] = 1;
   }
   return wraps;
 }
 
+// Only the GEMM ops are visited (one pass over the host table finds them); what a name says is
+// decided once per name id, what a call's args say once per (name, args): the model shares one
+// args object among the ops with the same args, and a training loop repeats its GEMMs every step.
 function findGemmCallsOnce(m: TraceModel): GemmCall[] {
   const { host, gpu } = m;
-  const n = host.length;
-  // One loop per function (V8 optimises each once: see step-breakdown.ts): the GEMM ops, the
-  // wrappers among them, then the calls.
-  const { isGemm, gemmName } = gemmOps(m);
-  const wraps = gemmWrappers(m, isGemm);
-  const { firstOwned } = host;
-  const { nextOwned } = gpu;
+  const { list, count, gemmName } = gemmOps(m);
+  const wraps = gemmWrappers(m, list, count);
   const calls: GemmCall[] = [];
-  // What a call's name and args say, worked out once per (name, args): the model shares one args
-  // object among the ops with the same args, and a training loop repeats its GEMMs every step.
-  const compiledName = new Map<number, boolean>();
+  // Per name id: 0 undecided, 1 not a compiled frame, 2 a compiled frame.
+  const compiledName = new Uint8Array(m.strings.size);
   const argsFacts = new Map<number, Map<JsonObject | undefined, { inputDims: string; inputTypes: string; shape: GemmShape | undefined }>>();
-  for (let i = 0; i < n; i++) {
-    if (!isGemm[i] || wraps[i]) continue;
-    const kernels: number[] = [];
-    const otherGpu: number[] = [];
-    const stack = [i];
-    while (stack.length) {
-      const h = stack.pop()!;
-      for (let g = firstOwned[h]!; g >= 0; g = nextOwned[g]!) (gpu.kind[g] === GpuKind.Kernel ? kernels : otherGpu).push(g);
-      for (let c = host.firstChild[h]!; c >= 0; c = host.nextSibling[c]!) stack.push(c);
-    }
-    kernels.sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]!);
+  const stack: number[] = [];
+  for (let k = 0; k < count; k++) {
+    const i = list[k]!;
+    if (wraps[i]) continue;
+    const { kernels, otherGpu } = ownedUnder(m, i, stack);
     const via: string[] = [];
     let outer = i;
     let compiled = false;
     for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
       const id = host.name[p]!;
-      if (isGemm[p]) {
-        via.unshift(m.strings.get(id));
+      // An ancestor op's name was decided by gemmOps; other kinds are no GEMM op.
+      if (host.kind[p] === HostKind.Op && gemmName[id] !== NAME_NOT_GEMM) {
+        via.push(m.strings.get(id));
         outer = p;
       }
-      let c = compiledName.get(id);
-      if (c === undefined) compiledName.set(id, (c = COMPILED_FRAME.test(m.strings.get(id))));
-      if (c) compiled = true;
+      let c = compiledName[id]!;
+      if (c === 0) c = compiledName[id] = COMPILED_FRAME.test(m.strings.get(id)) ? 2 : 1;
+      if (c === 2) compiled = true;
     }
-    const op = hostName(m, i);
+    via.reverse();
+    const nameId = host.name[i]!;
+    const op = m.strings.get(nameId);
     const args = host.args[i];
-    let byArgs = argsFacts.get(host.name[i]!);
-    if (!byArgs) argsFacts.set(host.name[i]!, (byArgs = new Map()));
+    let byArgs = argsFacts.get(nameId);
+    if (!byArgs) argsFacts.set(nameId, (byArgs = new Map()));
     let facts = byArgs.get(args);
     if (!facts) {
       byArgs.set(
@@ -538,10 +536,29 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
       kernels,
       otherGpu,
       compiled,
-      ...(gemmName[host.name[i]!] === NAME_TEMPLATE_GEMM ? { template: true as const } : {}),
+      ...(gemmName[nameId] === NAME_TEMPLATE_GEMM ? { template: true as const } : {}),
     });
   }
   return calls;
+}
+
+/** The kernels (in start order) and the other GPU work that op i owns, itself or through the events inside it; `stack` is scratch. */
+function ownedUnder(m: TraceModel, i: number, stack: number[]): { kernels: number[]; otherGpu: number[] } {
+  const { firstOwned, firstChild, nextSibling } = m.host;
+  const { nextOwned, kind, startNs } = m.gpu;
+  const kernels: number[] = [];
+  const otherGpu: number[] = [];
+  stack.push(i);
+  while (stack.length) {
+    const h = stack.pop()!;
+    for (let g = firstOwned[h]!; g >= 0; g = nextOwned[g]!) (kind[g] === GpuKind.Kernel ? kernels : otherGpu).push(g);
+    for (let c = firstChild[h]!; c >= 0; c = nextSibling[c]!) stack.push(c);
+  }
+  // The stable sort by start, run only when they are not already in that order (one kernel, mostly).
+  let sorted = true;
+  for (let q = 1; q < kernels.length && sorted; q++) sorted = startNs[kernels[q]!]! - startNs[kernels[q - 1]!]! >= 0;
+  if (!sorted) kernels.sort((x, y) => startNs[x]! - startNs[y]!);
+  return { kernels, otherGpu };
 }
 
 // ------------------------------------------------------------------------------------------------

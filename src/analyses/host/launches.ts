@@ -143,17 +143,25 @@ export interface ApiNameInfo {
 
 /** A per-trace cache: `info(hostIndex)` for runtime/driver calls (one lookup per distinct name). */
 export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
-  const cache: (ApiNameInfo | undefined)[] = [];
-  return (i: number) => {
-    const id = m.host.name[i]!;
-    let info = cache[id];
+  const names = new ApiNames(m);
+  return (i: number) => names.of(m.host.name[i]!);
+}
+
+/** `ApiNameInfo` by name id, decided the first time a name is asked for. */
+class ApiNames {
+  private readonly cache: (ApiNameInfo | undefined)[] = [];
+
+  constructor(private readonly m: TraceModel) {}
+
+  of(id: number): ApiNameInfo {
+    let info = this.cache[id];
     if (!info) {
-      const name = m.strings.get(id);
+      const name = this.m.strings.get(id);
       info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-      cache[id] = info;
+      this.cache[id] = info;
     }
     return info;
-  };
+  }
 }
 
 /** Bits of `ApiFlags.of`. */
@@ -551,12 +559,13 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const includeMemory = opts.includeMemoryEvents ?? true;
   const top = opts.top ?? 10;
   const launched = launchIndexOf(m);
-  const apiName = createApiNames(m);
-  const calls = scanApiCalls(m, launched, apiName, includeMemory, true);
+  const apiNames = new ApiNames(m);
+  const apiCalls = apiCallList(m);
+  const calls = scanApiCalls(m, launched, apiCalls, apiNames, includeMemory, true, true);
   const byApi = apiRows(calls.apis);
-  const work = scanLaunchedWork(m, apiName, true);
+  const work = scanLaunchedWork(m, apiNames, true);
   const byKernel = kernelRows(m, work.byName);
-  const ops = opCallPatterns(m, launched);
+  const ops = opCallPatterns(m, launched, apiCalls);
   const bySync = syncRows(calls.syncs);
   const rows = new LaunchRows(m, calls.rowHost, calls.rowGpu);
   return {
@@ -617,14 +626,15 @@ export interface KernelDigestRow extends Pick<KernelLaunchRow, 'name' | 'kind' |
 
 function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
   const launched = launchIndexOf(m);
-  const apiName = createApiNames(m);
-  const calls = scanApiCalls(m, launched, apiName, true, false);
-  const work = scanLaunchedWork(m, apiName, false);
+  const apiNames = new ApiNames(m);
+  const apiCalls = apiCallList(m);
+  const calls = scanApiCalls(m, launched, apiCalls, apiNames, true, false, false);
+  const work = scanLaunchedWork(m, apiNames, false);
   return {
     launches: calls.launches,
     byApi: apiDigestRows(calls.apis),
     byKernel: kernelDigestRows(m, work.byName),
-    ops: opCallPatterns(m, launched),
+    ops: opCallPatterns(m, launched, apiCalls),
     syncs: calls.syncs,
     syncsByCause: syncRows(calls.syncs).rows,
   };
@@ -647,10 +657,61 @@ function totalAndMeanUs(valuesNs: readonly number[]): { totalUs: number; meanUs:
 
 function apiDigestRows(apis: Map<string, ApiAcc>): ApiDigestRow[] {
   const rows: ApiDigestRow[] = [...apis].map(([api, a]) => {
-    const cpu = totalAndMeanUs(a.cpu);
-    return { api, role: a.role, calls: a.cpu.length, kernels: a.kernels, cpuTotalUs: cpu.totalUs, cpuMeanUs: cpu.meanUs, latencyMedianUs: quantileSorted(new Float64Array(a.latency).sort(), 0.5) / 1000 };
+    // The sum of integer ns: exact, the same as timeStats's total.
+    const cpuTotalUs = a.cpuNs / 1000;
+    return { api, role: a.role, calls: a.calls, kernels: a.kernels, cpuTotalUs, cpuMeanUs: a.calls ? a.cpuNs / a.calls / 1000 : NaN, latencyMedianUs: medianOf(a.latency) / 1000 };
   });
   return rows.sort((a, b) => apiOrder(a.cpuTotalUs, a.api, b.cpuTotalUs, b.api));
+}
+
+/**
+ * `quantileSorted(new Float64Array(values).sort(), 0.5)` without sorting them all: the one or
+ * two middle values found by selection (a call per launch is a list per API of tens of
+ * thousands). The same value: equal numbers are interchangeable, and the mean of the middle two
+ * (v[lo] + (v[hi] − v[lo]) / 2) is +0 whichever zero each is. A NaN, which the sort puts last,
+ * sends it to the sort.
+ */
+export function medianOf(values: readonly number[]): number {
+  const n = values.length;
+  if (n === 0) return NaN;
+  const v = new Float64Array(values);
+  for (let k = 0; k < n; k++) if (v[k] !== v[k]) return quantileSorted(v.sort(), 0.5);
+  const lo = (n - 1) >> 1;
+  selectKth(v, lo);
+  if (n % 2 === 1) return quantileSorted(v.subarray(lo, lo + 1), 0.5);
+  // After the selection every value past lo is ≥ v[lo]: the next in order is their least.
+  let hi = v[lo + 1]!;
+  for (let k = lo + 2; k < n; k++) if (v[k]! < hi) hi = v[k]!;
+  const a = v[lo]!;
+  return a + (hi - a) * 0.5;
+}
+
+/** Rearranges v so that v[k] is the value the sort would put there, the values before it ≤ and after it ≥ (Hoare's selection). */
+function selectKth(v: Float64Array, k: number): void {
+  let left = 0;
+  let right = v.length - 1;
+  while (left < right) {
+    // The median of three as the pivot: sorted runs (latencies often are) stay linear.
+    const mid = (left + right) >> 1;
+    const x = v[left]!;
+    const y = v[mid]!;
+    const z = v[right]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (v[i]! < pivot) i++;
+      while (v[j]! > pivot) j--;
+      if (i <= j) {
+        const t = v[i]!;
+        v[i++] = v[j]!;
+        v[j--] = t;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
 }
 
 function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelDigestRow[] {
@@ -665,6 +726,10 @@ function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): Kernel
 
 interface ApiAcc {
   role: ApiRole;
+  calls: number;
+  /** Σ of the calls' durations (integer ns: exact in any order). */
+  cpuNs: number;
+  /** The calls' durations and start-to-start times: only for `computeLaunches` (the digest reads cpuNs). */
   cpu: number[];
   kernels: number;
   memcpys: number;
@@ -688,11 +753,44 @@ interface ApiCallScan {
   readonly rowGpu: number[];
 }
 
-/** One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`) and the host synchronizations. */
-function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo, includeMemory: boolean, keepRows: boolean): ApiCallScan {
+/** The runtime/driver calls, host indices in host order: list[0 .. count). */
+interface ApiCallList {
+  readonly list: Int32Array;
+  readonly count: number;
+}
+
+/** The one pass over the host table: the launch scans and the op grouping read the calls it lists. */
+function apiCallList(m: TraceModel): ApiCallList {
+  const { kind, length: n } = m.host;
+  let list = new Int32Array(64);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const k = kind[i];
+    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
+    if (count === list.length) list = doubled(list);
+    list[count++] = i;
+  }
+  return { list, count };
+}
+
+/**
+ * One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`)
+ * and the host synchronizations; with `allTimes` false, of the times per API only the total
+ * CPU and the latencies (what the digest reads).
+ */
+function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, apiNames: ApiNames, includeMemory: boolean, keepRows: boolean, allTimes: boolean): ApiCallScan {
   const { host, gpu } = m;
   const { offsets, items } = launched;
-  const apis = new Map<string, ApiAcc>();
+  const { list, count } = apiCalls;
+  const hostName = host.name;
+  const hostStart = host.startNs;
+  const hostDur = host.durNs;
+  const gpuKind = gpu.kind;
+  const gpuStart = gpu.startNs;
+  // Per API name id, its place in accs (-1: not met yet); accs in order of first call.
+  const slot = new Int32Array(m.strings.size).fill(-1);
+  const accs: ApiAcc[] = [];
+  const accNames: string[] = [];
   let launches = 0;
   let graphLaunches = 0;
   let kernelsViaGraphs = 0;
@@ -703,17 +801,17 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
   const rowGpu: number[] = [];
   // The union of all GPU work, made at the first synchronization (most traces have few or none).
   let busy: MergedIntervals | undefined;
-  for (let i = 0; i < host.length; i++) {
-    const k = host.kind[i];
-    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
-    const info = apiName(i);
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const id = hostName[i]!;
+    const info = apiNames.of(id);
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     let kernels = 0;
     let memcpys = 0;
     let memsets = 0;
     for (let q = from; q < to; q++) {
-      const gk = gpu.kind[items[q]!];
+      const gk = gpuKind[items[q]!];
       if (gk === GpuKind.Kernel) kernels++;
       else if (gk === GpuKind.Memcpy) memcpys++;
       else memsets++;
@@ -721,18 +819,25 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
     let role = info.role;
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
-    let acc = apis.get(info.name);
-    if (!acc) apis.set(info.name, (acc = { role, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] }));
-    const start = host.startNs[i]!;
-    const dur = host.durNs[i]!;
-    acc.cpu.push(dur);
+    let s = slot[id]!;
+    if (s < 0) {
+      slot[id] = s = accs.length;
+      accs.push({ role, calls: 0, cpuNs: 0, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] });
+      accNames.push(info.name);
+    }
+    const acc = accs[s]!;
+    const start = hostStart[i]!;
+    const dur = hostDur[i]!;
+    acc.calls++;
+    acc.cpuNs += dur;
+    if (allTimes) acc.cpu.push(dur);
     if (to > from) {
       acc.kernels += kernels;
       acc.memcpys += memcpys;
       acc.memsets += memsets;
-      const first = gpu.startNs[items[from]!]!;
+      const first = gpuStart[items[from]!]!;
       acc.latency.push(first - (start + dur));
-      acc.s2s.push(first - start);
+      if (allTimes) acc.s2s.push(first - start);
     } else acc.without++;
     if (role === 'kernel-launch' || role === 'graph-launch') {
       launches++;
@@ -744,8 +849,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
       if (kernels === 0) launchesWithoutKernel++;
     }
     // HTA's launch stats rows.
-    const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
-    if (keepRows && statsRole) {
+    if (keepRows && (role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset')))) {
       for (let q = from; q < to; q++) {
         rowHost.push(i);
         rowGpu.push(items[q]!);
@@ -755,6 +859,9 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
     const sk = info.sync || info.memcpy ? syncKindOfCall(m, info, launchedBy(launched, i)) : undefined;
     if (sk) syncs.push(hostSync(m, launched, i, info.name, sk, (busy ??= gpuBusyUnion(m))));
   }
+  // By API name, in order of first call (one name id per name).
+  const apis = new Map<string, ApiAcc>();
+  for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
   return { apis, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
 }
 
@@ -797,7 +904,7 @@ function apiRows(apis: Map<string, ApiAcc>): ApiRow[] {
   const byApi: ApiRow[] = [...apis].map(([api, a]) => ({
     api,
     role: a.role,
-    calls: a.cpu.length,
+    calls: a.calls,
     cpu: timeStats(a.cpu),
     kernels: a.kernels,
     memcpys: a.memcpys,
@@ -838,38 +945,72 @@ interface LaunchedWorkScan {
 /**
  * One pass over the GPU table: each launched activity with its launching call, by activity name;
  * with `allTimes` false, of the times only the activities' durations (not their calls' durations
- * and latencies).
+ * and latencies). Accumulated per name id (a slot per name, the launch APIs as name ids with
+ * their counts), the names read only for the result.
  */
-function scanLaunchedWork(m: TraceModel, apiName: (i: number) => ApiNameInfo, allTimes: boolean): LaunchedWorkScan {
+function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean): LaunchedWorkScan {
   const { host, gpu } = m;
-  const byName = new Map<number, KernelAcc>();
+  const { kind, launcher, durNs, startNs, length: nGpu } = gpu;
+  const gpuName = gpu.name;
+  const hostName = host.name;
+  // Per GPU name id, its place in accs (-1: not met yet); accs in order of first launched activity.
+  const slot = new Int32Array(m.strings.size).fill(-1);
+  const accs: LaunchedAcc[] = [];
   let kernelsWithoutLaunch = 0;
   let kernels = 0;
   let memsets = 0;
   let memcpys = 0;
-  for (let g = 0; g < gpu.length; g++) {
-    if (gpu.kind[g] === GpuKind.Kernel) kernels++;
-    else if (gpu.kind[g] === GpuKind.Memcpy) memcpys++;
+  for (let g = 0; g < nGpu; g++) {
+    const k = kind[g]!;
+    if (k === GpuKind.Kernel) kernels++;
+    else if (k === GpuKind.Memcpy) memcpys++;
     else memsets++;
-    const h = gpu.launcher[g]!;
+    const h = launcher[g]!;
     if (h < 0) {
-      if (gpu.kind[g] === GpuKind.Kernel) kernelsWithoutLaunch++;
+      if (k === GpuKind.Kernel) kernelsWithoutLaunch++;
       continue;
     }
-    let acc = byName.get(gpu.name[g]!);
-    if (!acc) byName.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
-    // The launcher's name and whether it is a graph launch, decided once per name (createApiNames).
-    const info = apiName(h);
-    const api = info.name;
-    acc.apis[api] = (acc.apis[api] ?? 0) + 1;
-    if (info.graph) acc.viaGraph++;
-    acc.gpu.push(gpu.durNs[g]!);
+    const id = gpuName[g]!;
+    let s = slot[id]!;
+    if (s < 0) {
+      slot[id] = s = accs.length;
+      accs.push({ id, kind: k as GpuKind, apiIds: [], apiCounts: [], gpu: [], cpu: [], latency: [], s2s: [] });
+    }
+    const acc = accs[s]!;
+    // The launcher's name id among this name's launch APIs (one or two, mostly).
+    const api = hostName[h]!;
+    let j = 0;
+    while (j < acc.apiIds.length && acc.apiIds[j] !== api) j++;
+    if (j === acc.apiIds.length) {
+      acc.apiIds.push(api);
+      acc.apiCounts.push(1);
+    } else acc.apiCounts[j]++;
+    acc.gpu.push(durNs[g]!);
     if (!allTimes) continue;
     acc.cpu.push(host.durNs[h]!);
-    acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
-    acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
+    acc.latency.push(startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
+    acc.s2s.push(startNs[g]! - host.startNs[h]!);
+  }
+  const byName = new Map<number, KernelAcc>();
+  for (const a of accs) {
+    // Launch APIs in order of first launch; whether each is a graph launch, decided once per name.
+    const apis: Record<string, number> = {};
+    let viaGraph = 0;
+    for (let j = 0; j < a.apiIds.length; j++) {
+      const info = apiNames.of(a.apiIds[j]!);
+      apis[info.name] = a.apiCounts[j]!;
+      if (info.graph) viaGraph += a.apiCounts[j]!;
+    }
+    byName.set(a.id, { kind: a.kind, apis, viaGraph, gpu: a.gpu, cpu: a.cpu, latency: a.latency, s2s: a.s2s });
   }
   return { byName, kernelsWithoutLaunch, kernels, memsets, memcpys };
+}
+
+/** A `KernelAcc` while scanning: its launch APIs by name id. */
+interface LaunchedAcc extends Omit<KernelAcc, 'apis' | 'viaGraph'> {
+  readonly id: number;
+  readonly apiIds: number[];
+  readonly apiCounts: number[];
 }
 
 const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
@@ -896,47 +1037,68 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
 
 // --- per op: the runtime/driver calls it makes
 
-/** The runtime/driver calls grouped by their innermost op, in host order (a counting sort), and those outside every op. */
+/** The runtime/driver calls grouped by their innermost op (a counting sort), and those outside every op. */
 interface CallsByOp {
-  /** Calls of op h: items[offsets[h] .. offsets[h + 1]). */
+  /** The ops that made calls (host indices), in order of their first call: ops[0 .. nOps). */
+  readonly ops: Int32Array;
+  readonly nOps: number;
+  /** Calls of ops[k], in host order: items[offsets[k] .. offsets[k + 1]). */
   readonly offsets: Int32Array;
   readonly items: Int32Array;
   readonly outside: Int32Array;
 }
 
 // Each step of the grouping is its own function with one loop (V8 optimises each once, with that
-// loop's type feedback); only the first reads the whole host table, the others the calls it
-// found. The calls outside every op are an Int32Array like the others, so the pattern table
-// reads one kind of array.
+// loop's type feedback); they read the calls apiCallList found, not the host table, and number
+// the ops that made calls densely, so no loop runs over every host event. The calls outside
+// every op are an Int32Array like the others, so the pattern table reads one kind of array.
 
-function groupCallsByOp(m: TraceModel): CallsByOp {
-  const n = m.host.length;
-  const offsets = new Int32Array(n + 1);
-  const callAt = new Int32Array(n);
-  const opOfCall = new Int32Array(n);
-  const nCalls = findCalls(m, callAt, opOfCall, offsets);
-  const items = new Int32Array(prefixSums(offsets));
-  const outside = new Int32Array(nCalls - items.length);
-  placeCalls(callAt, opOfCall, nCalls, offsets, items, outside);
-  return { offsets, items, outside };
+function groupCallsByOp(m: TraceModel, apiCalls: ApiCallList): CallsByOp {
+  const { list, count } = apiCalls;
+  const slotOfCall = new Int32Array(count);
+  const found = numberOps(m, list, count, slotOfCall);
+  const { ops, nOps } = found;
+  const offsets = found.counts.slice(0, nOps + 1);
+  const inOps = prefixSums(offsets);
+  const items = new Int32Array(inOps);
+  const outside = new Int32Array(count - inOps);
+  placeCalls(list, slotOfCall, count, offsets, items, outside);
+  return { ops, nOps, offsets, items, outside };
 }
 
 /**
- * The runtime/driver calls in host order into callAt, each one's innermost enclosing op (-1 when
- * none) into opOfCall, and offsets[op + 1] counting each op's calls; returns how many calls.
+ * Each call's innermost enclosing op, numbered in order of first call (slotOfCall[c], -1 when
+ * none): the ops, and counts[k + 1] the calls of op k.
  */
-function findCalls(m: TraceModel, callAt: Int32Array, opOfCall: Int32Array, offsets: Int32Array): number {
-  const { kind, length: n } = m.host;
-  let c = 0;
-  for (let i = 0; i < n; i++) {
-    const k = kind[i];
-    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
-    const op = innermostOp(m, i);
-    callAt[c] = i;
-    opOfCall[c++] = op;
-    if (op >= 0) offsets[op + 1]++;
+function numberOps(m: TraceModel, list: Int32Array, count: number, slotOfCall: Int32Array): { ops: Int32Array; nOps: number; counts: Int32Array } {
+  const { kind, parent } = m.host;
+  // Per host event, its op's number + 1 (0: not numbered yet).
+  const slotOfOp = new Int32Array(m.host.length);
+  let ops = new Int32Array(64);
+  let counts = new Int32Array(65);
+  let nOps = 0;
+  for (let c = 0; c < count; c++) {
+    // innermostOp, written into the loop.
+    let op = parent[list[c]!]!;
+    while (op >= 0 && kind[op] !== HostKind.Op) op = parent[op]!;
+    if (op < 0) {
+      slotOfCall[c] = -1;
+      continue;
+    }
+    let k = slotOfOp[op]! - 1;
+    if (k < 0) {
+      k = nOps++;
+      slotOfOp[op] = nOps;
+      if (k === ops.length) {
+        ops = doubled(ops);
+        counts = doubled(counts);
+      }
+      ops[k] = op;
+    }
+    slotOfCall[c] = k;
+    counts[k + 1]++;
   }
-  return c;
+  return { ops, nOps, counts };
 }
 
 /** Counts made running totals in place; returns the total. */
@@ -946,13 +1108,13 @@ function prefixSums(offsets: Int32Array): number {
 }
 
 /** Each call into its op's place (calls of one op in host order), or into `outside`. */
-function placeCalls(callAt: Int32Array, opOfCall: Int32Array, nCalls: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
+function placeCalls(list: Int32Array, slotOfCall: Int32Array, count: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
   const fill = offsets.slice(0, offsets.length - 1);
   let o = 0;
-  for (let c = 0; c < nCalls; c++) {
-    const op = opOfCall[c]!;
-    if (op >= 0) items[fill[op]!++] = callAt[c]!;
-    else outside[o++] = callAt[c]!;
+  for (let c = 0; c < count; c++) {
+    const k = slotOfCall[c]!;
+    if (k >= 0) items[fill[k]!++] = list[c]!;
+    else outside[o++] = list[c]!;
   }
 }
 
@@ -967,8 +1129,8 @@ interface PatternAcc {
   key: number[];
 }
 
-function opCallPatterns(m: TraceModel, launched: LaunchIndex): OpCallPattern[] {
-  const byOp = groupCallsByOp(m);
+function opCallPatterns(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList): OpCallPattern[] {
+  const byOp = groupCallsByOp(m, apiCalls);
   const table = new PatternTable(m, launched);
   addOpInstances(m, byOp, table);
   for (let k = 0; k < byOp.outside.length; k++) table.add(-1, NaN, byOp.outside, k, k + 1);
@@ -981,17 +1143,18 @@ function opCallPatterns(m: TraceModel, launched: LaunchIndex): OpCallPattern[] {
     meanApiUs: p.apiNs / p.instances / 1000,
     meanLaunchUs: p.launchNs / p.instances / 1000,
   }));
+  // A total order (one pattern per op name and call pattern), so the order the ops were added in
+  // does not show; the sums are of integer ns, the same in any order.
   return ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 }
 
-/** Every op that made calls, in host order, into the table. */
+/** Every op that made calls, in order of first call, into the table. */
 function addOpInstances(m: TraceModel, byOp: CallsByOp, table: PatternTable): void {
-  const { name, durNs, length: n } = m.host;
-  const { offsets, items } = byOp;
-  for (let op = 0; op < n; op++) {
-    const from = offsets[op]!;
-    const to = offsets[op + 1]!;
-    if (to !== from) table.add(name[op]!, durNs[op]!, items, from, to);
+  const { name, durNs } = m.host;
+  const { ops, nOps, offsets, items } = byOp;
+  for (let k = 0; k < nOps; k++) {
+    const op = ops[k]!;
+    table.add(name[op]!, durNs[op]!, items, offsets[k]!, offsets[k + 1]!);
   }
 }
 
