@@ -34,6 +34,7 @@ import { GpuKind, HostKind, gpuName, hostName, type TraceModel } from '../../mod
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { findGemmCalls, formatGemmShape, type GemmCall, type GemmShape } from './gemm.js';
 import { isViewOpName } from '../host/views.js';
+import { RowKeys } from './row-key.js';
 
 export type EpilogueEvidence = 'op and kernel name' | 'op' | 'kernel name';
 
@@ -87,6 +88,7 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
   }
   const rows = new Map<string, Acc>();
   const names = new EpilogueNames(m);
+  const keys = new RowKeys();
   const scratch: Scratch = { stack: [], gpu: [] };
   for (const c of calls) {
     let gemmKernel = c.kernels[0];
@@ -122,7 +124,7 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
           ? 'op'
           : 'kernel name';
 
-    const key = [c.op, c.inputDims, c.inputTypes, kernel ?? '', carried.join(','), add?.op ?? ''].join('\u0000');
+    const key = keys.of(c.op, c.inputDims, c.inputTypes, kernel ?? '', carried.length === 1 ? carried[0]! : carried.join(','), add?.op ?? '');
     let a = rows.get(key);
     if (!a) {
       a = {

@@ -54,6 +54,7 @@ import { compareText } from '../../core/compare-text.js';
 import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { doubled } from '../helpers/doubled.js';
+import { RowKeys } from './row-key.js';
 
 // ------------------------------------------------------------------------------------------------
 // Which ops are GEMMs, and where their operands sit
@@ -656,10 +657,6 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
 
   // Steps, for calls per step.
   const steps = m.steps;
-  const inStep = (i: number) => {
-    const t = m.host.startNs[i]!;
-    return steps.some((s) => t >= s.startNs && t <= s.endNs);
-  };
 
   // Group.
   interface Acc {
@@ -674,15 +671,17 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
     via: Set<string>;
   }
   const groups = new Map<string, Acc>();
+  const keys = new RowKeys();
   let unshapedCalls = 0;
   for (const c of calls) {
-    const names = c.kernels.map((g) => gpuName(m, g));
-    const key = [c.op, c.inputDims, c.inputTypes, names.join('\u0001')].join('\u0000');
+    // Rows by (op, Input Dims, Input types, kernel names); one kernel's text is its name.
+    const kernelNames = c.kernels.length === 1 ? gpuName(m, c.kernels[0]!) : c.kernels.map((g) => gpuName(m, g)).join('\u0001');
+    const key = keys.of(c.op, c.inputDims, c.inputTypes, kernelNames);
     let a = groups.get(key);
     if (!a) groups.set(key, (a = { key, first: c, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, via: new Set() }));
     a.hosts.push(c.host);
-    a.via.add(c.via.join(' → '));
-    if (steps.length && inStep(c.host)) a.inSteps++;
+    a.via.add(c.via.length === 1 ? c.via[0]! : c.via.join(' → '));
+    if (steps.length && inStep(m, c.host)) a.inSteps++;
     if (!c.shape) unshapedCalls++;
     if (c.kernels.length) {
       let ns = 0;
@@ -773,6 +772,13 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
   };
   report.alignment = findAlignmentIssues(report, report.traceKernelUs);
   return report;
+}
+
+/** Whether host event i starts inside a profiler step. */
+function inStep(m: TraceModel, i: number): boolean {
+  const t = m.host.startNs[i]!;
+  for (const s of m.steps) if (t >= s.startNs && t <= s.endNs) return true;
+  return false;
 }
 
 /** The kernel that did the product: the first whose name decodes as a GEMM, else the longest. */

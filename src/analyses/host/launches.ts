@@ -149,16 +149,17 @@ export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
 
 /** `ApiNameInfo` by name id, decided the first time a name is asked for. */
 class ApiNames {
-  private readonly cache: (ApiNameInfo | undefined)[] = [];
+  /** The names decided so far (a loop reads this first, and calls `of` only for a new name). */
+  readonly byId: (ApiNameInfo | undefined)[] = [];
 
   constructor(private readonly m: TraceModel) {}
 
   of(id: number): ApiNameInfo {
-    let info = this.cache[id];
+    let info = this.byId[id];
     if (!info) {
       const name = this.m.strings.get(id);
       info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-      this.cache[id] = info;
+      this.byId[id] = info;
     }
     return info;
   }
@@ -565,7 +566,7 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const byApi = apiRows(calls.apis);
   const work = scanLaunchedWork(m, apiNames, true);
   const byKernel = kernelRows(m, work.byName);
-  const ops = opCallPatterns(m, launched, apiCalls);
+  const ops = opCallPatterns(m, apiCalls, calls.perCall);
   const bySync = syncRows(calls.syncs);
   const rows = new LaunchRows(m, calls.rowHost, calls.rowGpu);
   return {
@@ -634,7 +635,7 @@ function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
     launches: calls.launches,
     byApi: apiDigestRows(calls.apis),
     byKernel: kernelDigestRows(m, work.byName),
-    ops: opCallPatterns(m, launched, apiCalls),
+    ops: opCallPatterns(m, apiCalls, calls.perCall),
     syncs: calls.syncs,
     syncsByCause: syncRows(calls.syncs).rows,
   };
@@ -659,59 +660,9 @@ function apiDigestRows(apis: Map<string, ApiAcc>): ApiDigestRow[] {
   const rows: ApiDigestRow[] = [...apis].map(([api, a]) => {
     // The sum of integer ns: exact, the same as timeStats's total.
     const cpuTotalUs = a.cpuNs / 1000;
-    return { api, role: a.role, calls: a.calls, kernels: a.kernels, cpuTotalUs, cpuMeanUs: a.calls ? a.cpuNs / a.calls / 1000 : NaN, latencyMedianUs: medianOf(a.latency) / 1000 };
+    return { api, role: a.role, calls: a.calls, kernels: a.kernels, cpuTotalUs, cpuMeanUs: a.calls ? a.cpuNs / a.calls / 1000 : NaN, latencyMedianUs: quantileSorted(new Float64Array(a.latency).sort(), 0.5) / 1000 };
   });
   return rows.sort((a, b) => apiOrder(a.cpuTotalUs, a.api, b.cpuTotalUs, b.api));
-}
-
-/**
- * `quantileSorted(new Float64Array(values).sort(), 0.5)` without sorting them all: the one or
- * two middle values found by selection (a call per launch is a list per API of tens of
- * thousands). The same value: equal numbers are interchangeable, and the mean of the middle two
- * (v[lo] + (v[hi] − v[lo]) / 2) is +0 whichever zero each is. A NaN, which the sort puts last,
- * sends it to the sort.
- */
-export function medianOf(values: readonly number[]): number {
-  const n = values.length;
-  if (n === 0) return NaN;
-  const v = new Float64Array(values);
-  for (let k = 0; k < n; k++) if (v[k] !== v[k]) return quantileSorted(v.sort(), 0.5);
-  const lo = (n - 1) >> 1;
-  selectKth(v, lo);
-  if (n % 2 === 1) return quantileSorted(v.subarray(lo, lo + 1), 0.5);
-  // After the selection every value past lo is ≥ v[lo]: the next in order is their least.
-  let hi = v[lo + 1]!;
-  for (let k = lo + 2; k < n; k++) if (v[k]! < hi) hi = v[k]!;
-  const a = v[lo]!;
-  return a + (hi - a) * 0.5;
-}
-
-/** Rearranges v so that v[k] is the value the sort would put there, the values before it ≤ and after it ≥ (Hoare's selection). */
-function selectKth(v: Float64Array, k: number): void {
-  let left = 0;
-  let right = v.length - 1;
-  while (left < right) {
-    // The median of three as the pivot: sorted runs (latencies often are) stay linear.
-    const mid = (left + right) >> 1;
-    const x = v[left]!;
-    const y = v[mid]!;
-    const z = v[right]!;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    let i = left;
-    let j = right;
-    while (i <= j) {
-      while (v[i]! < pivot) i++;
-      while (v[j]! > pivot) j--;
-      if (i <= j) {
-        const t = v[i]!;
-        v[i++] = v[j]!;
-        v[j--] = t;
-      }
-    }
-    if (k <= j) right = j;
-    else if (k >= i) left = i;
-    else return;
-  }
 }
 
 function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelDigestRow[] {
@@ -742,6 +693,8 @@ interface ApiAcc {
 interface ApiCallScan {
   /** By API name, in order of first call. */
   readonly apis: Map<string, ApiAcc>;
+  /** Per call (by its place in the call list). */
+  readonly perCall: PerCall;
   readonly launches: number;
   readonly graphLaunches: number;
   readonly kernelsViaGraphs: number;
@@ -751,6 +704,14 @@ interface ApiCallScan {
   /** HTA's (call, activity) pairs, kept compact: a million launches make a million rows (empty unless asked for). */
   readonly rowHost: number[];
   readonly rowGpu: number[];
+}
+
+/** What each call in the call list launched, and whether it is a launch (`isLaunchCall`), by its place in the list. */
+interface PerCall {
+  readonly kernels: Int32Array;
+  readonly memcpys: Int32Array;
+  readonly memsets: Int32Array;
+  readonly launch: Uint8Array;
 }
 
 /** The runtime/driver calls, host indices in host order: list[0 .. count). */
@@ -799,12 +760,13 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   const syncs: HostSync[] = [];
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
+  const perCall: PerCall = { kernels: new Int32Array(count), memcpys: new Int32Array(count), memsets: new Int32Array(count), launch: new Uint8Array(count) };
   // The union of all GPU work, made at the first synchronization (most traces have few or none).
   let busy: MergedIntervals | undefined;
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
     const id = hostName[i]!;
-    const info = apiNames.of(id);
+    const info = apiNames.byId[id] ?? apiNames.of(id);
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     let kernels = 0;
@@ -819,6 +781,10 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
     let role = info.role;
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
+    perCall.kernels[c] = kernels;
+    perCall.memcpys[c] = memcpys;
+    perCall.memsets[c] = memsets;
+    if (role === 'kernel-launch' || role === 'graph-launch') perCall.launch[c] = 1;
     let s = slot[id]!;
     if (s < 0) {
       slot[id] = s = accs.length;
@@ -862,7 +828,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
   for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
-  return { apis, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
+  return { apis, perCall, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
@@ -1042,7 +1008,7 @@ interface CallsByOp {
   /** The ops that made calls (host indices), in order of their first call: ops[0 .. nOps). */
   readonly ops: Int32Array;
   readonly nOps: number;
-  /** Calls of ops[k], in host order: items[offsets[k] .. offsets[k + 1]). */
+  /** Calls of ops[k] (places in the call list), in host order: items[offsets[k] .. offsets[k + 1]). */
   readonly offsets: Int32Array;
   readonly items: Int32Array;
   readonly outside: Int32Array;
@@ -1062,7 +1028,7 @@ function groupCallsByOp(m: TraceModel, apiCalls: ApiCallList): CallsByOp {
   const inOps = prefixSums(offsets);
   const items = new Int32Array(inOps);
   const outside = new Int32Array(count - inOps);
-  placeCalls(list, slotOfCall, count, offsets, items, outside);
+  placeCalls(slotOfCall, count, offsets, items, outside);
   return { ops, nOps, offsets, items, outside };
 }
 
@@ -1108,13 +1074,13 @@ function prefixSums(offsets: Int32Array): number {
 }
 
 /** Each call into its op's place (calls of one op in host order), or into `outside`. */
-function placeCalls(list: Int32Array, slotOfCall: Int32Array, count: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
+function placeCalls(slotOfCall: Int32Array, count: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
   const fill = offsets.slice(0, offsets.length - 1);
   let o = 0;
   for (let c = 0; c < count; c++) {
     const k = slotOfCall[c]!;
-    if (k >= 0) items[fill[k]!++] = list[c]!;
-    else outside[o++] = list[c]!;
+    if (k >= 0) items[fill[k]!++] = c;
+    else outside[o++] = c;
   }
 }
 
@@ -1129,11 +1095,11 @@ interface PatternAcc {
   key: number[];
 }
 
-function opCallPatterns(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList): OpCallPattern[] {
+function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
   const byOp = groupCallsByOp(m, apiCalls);
-  const table = new PatternTable(m, launched);
-  addOpInstances(m, byOp, table);
-  for (let k = 0; k < byOp.outside.length; k++) table.add(-1, NaN, byOp.outside, k, k + 1);
+  const table = new PatternTable();
+  addInstances(m, apiCalls, perCall, table, byOp.items, byOp.offsets, byOp.ops, byOp.nOps);
+  addInstances(m, apiCalls, perCall, table, byOp.outside, undefined, undefined, byOp.outside.length);
   const ops: OpCallPattern[] = table.patterns.map((p) => ({
     op: p.opNameId < 0 ? '(outside any cpu_op)' : m.strings.get(p.opNameId),
     pattern: p.calls.map(describeCall).join(', '),
@@ -1148,16 +1114,6 @@ function opCallPatterns(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallL
   return ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 }
 
-/** Every op that made calls, in order of first call, into the table. */
-function addOpInstances(m: TraceModel, byOp: CallsByOp, table: PatternTable): void {
-  const { name, durNs } = m.host;
-  const { ops, nOps, offsets, items } = byOp;
-  for (let k = 0; k < nOps; k++) {
-    const op = ops[k]!;
-    table.add(name[op]!, durNs[op]!, items, offsets[k]!, offsets[k + 1]!);
-  }
-}
-
 /**
  * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
  * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
@@ -1165,106 +1121,107 @@ function addOpInstances(m: TraceModel, byOp: CallsByOp, table: PatternTable): vo
  */
 class PatternTable {
   readonly patterns: PatternAcc[] = [];
-  private readonly byHash = new Map<number, PatternAcc[]>();
+  readonly byHash = new Map<number, PatternAcc[]>();
   // Scratch for one instance: distinct API name ids in first-call order and their counts, four
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
-  private ids = new Int32Array(16);
-  private counts = new Int32Array(64);
-  private nIds = 0;
-  private readonly api: ApiFlags;
+  ids = new Int32Array(16);
+  counts = new Int32Array(64);
+}
 
-  constructor(
-    private readonly m: TraceModel,
-    private readonly launched: LaunchIndex,
-  ) {
-    this.api = new ApiFlags(m);
-  }
-
-  /** One instance: op name id (-1 outside every op), its duration, its calls calls[from..to). */
-  add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
-    const { host, gpu } = this.m;
-    const { offsets, items } = this.launched;
-    const byName = this.api.byName;
-    this.nIds = 0;
+/**
+ * Op instances into the table: instance k is the calls calls[starts[k] .. starts[k + 1]) (places
+ * in the call list) of op ops[k]; without `starts`, each call alone, outside every op. One loop
+ * with the instance's numbers, their hash and the lookup written into it: it runs once per op
+ * that made calls, so V8 optimises it once (a new pattern, rare, is a call).
+ */
+function addInstances(
+  m: TraceModel,
+  apiCalls: ApiCallList,
+  perCall: PerCall,
+  table: PatternTable,
+  calls: Int32Array,
+  starts: Int32Array | undefined,
+  ops: Int32Array | undefined,
+  nInstances: number,
+): void {
+  const { name, durNs } = m.host;
+  const { list } = apiCalls;
+  const { kernels, memcpys, memsets, launch } = perCall;
+  const { byHash } = table;
+  let { ids, counts } = table;
+  for (let k = 0; k < nInstances; k++) {
+    const from = starts ? starts[k]! : k;
+    const to = starts ? starts[k + 1]! : k + 1;
+    let nIds = 0;
     let apiNs = 0;
     let launchNs = 0;
-    for (let k = from; k < to; k++) {
-      const c = calls[k]!;
-      const id = host.name[c]!;
-      const e = 4 * this.slotOf(id);
-      const { counts } = this;
+    for (let q = from; q < to; q++) {
+      const c = calls[q]!;
+      const h = list[c]!;
+      const id = name[h]!;
+      // The scratch slot of the call's name id, added (counts zeroed) when new.
+      let j = 0;
+      while (j < nIds && ids[j] !== id) j++;
+      if (j === nIds) {
+        if (j === ids.length) {
+          table.ids = ids = doubled(ids);
+          table.counts = counts = doubled(counts);
+        }
+        ids[j] = id;
+        counts.fill(0, 4 * j, 4 * j + 4);
+        nIds++;
+      }
+      const e = 4 * j;
       counts[e]++;
-      let kernel = false;
-      for (let q = offsets[c]!, end = offsets[c + 1]!; q < end; q++) {
-        const g = items[q]!;
-        if (gpu.kind[g] === GpuKind.Kernel) {
-          counts[e + 1]++;
-          kernel = true;
-        } else if (gpu.kind[g] === GpuKind.Memcpy) counts[e + 2]++;
-        else counts[e + 3]++;
-      }
-      const d = host.durNs[c]!;
+      counts[e + 1] += kernels[c]!;
+      counts[e + 2] += memcpys[c]!;
+      counts[e + 3] += memsets[c]!;
+      const d = durNs[h]!;
       apiNs += d;
-      if (kernel) launchNs += d;
-      else {
-        let bits = byName[id]!;
-        if (bits === API_UNDECIDED) bits = this.api.decide(id);
-        if (bits & API_LAUNCH) launchNs += d;
-      }
+      if (launch[c]) launchNs += d;
     }
-    const acc = this.find(opNameId);
-    acc.instances++;
-    acc.opNs += opNs;
-    acc.apiNs += apiNs;
-    acc.launchNs += launchNs;
-  }
-
-  /** The scratch slot of call name id, added (counts zeroed) when new. */
-  private slotOf(id: number): number {
-    const { ids } = this;
-    for (let j = 0; j < this.nIds; j++) if (ids[j] === id) return j;
-    const j = this.nIds++;
-    if (j === ids.length) {
-      this.ids = doubled(ids);
-      this.counts = doubled(this.counts);
-    }
-    this.ids[j] = id;
-    this.counts.fill(0, 4 * j, 4 * j + 4);
-    return j;
-  }
-
-  /** The pattern of the scratch's numbers, added when new. */
-  private find(opNameId: number): PatternAcc {
-    const { ids, counts, nIds } = this;
+    const op = ops ? ops[k]! : -1;
+    const opNameId = op >= 0 ? name[op]! : -1;
     let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
     for (let j = 0; j < nIds; j++) {
       hash = Math.imul(hash ^ ids[j]!, 0x01000193);
       for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
     }
-    let bucket = this.byHash.get(hash);
-    if (!bucket) this.byHash.set(hash, (bucket = []));
-    for (let b = 0; b < bucket.length; b++) if (this.sameKey(bucket[b]!.key, opNameId)) return bucket[b]!;
-    const key = [opNameId];
-    const list: Array<OpCallPattern['calls'][number]> = [];
-    for (let j = 0; j < nIds; j++) {
-      key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
-      list.push({ api: this.m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
+    // The pattern with these numbers: compared number by number with the hash's others.
+    const bucket = byHash.get(hash);
+    let acc: PatternAcc | undefined;
+    for (let b = 0; bucket && b < bucket.length && !acc; b++) {
+      const key = bucket[b]!.key;
+      let same = key.length === 1 + 5 * nIds && key[0] === opNameId;
+      for (let j = 0; same && j < nIds; j++) {
+        const at = 1 + 5 * j;
+        same = key[at] === ids[j] && key[at + 1] === counts[4 * j] && key[at + 2] === counts[4 * j + 1] && key[at + 3] === counts[4 * j + 2] && key[at + 4] === counts[4 * j + 3];
+      }
+      if (same) acc = bucket[b];
     }
-    const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
-    bucket.push(acc);
-    this.patterns.push(acc);
-    return acc;
+    acc ??= newPattern(m, table, hash, opNameId, nIds);
+    acc.instances++;
+    acc.opNs += op >= 0 ? durNs[op]! : NaN;
+    acc.apiNs += apiNs;
+    acc.launchNs += launchNs;
   }
+}
 
-  private sameKey(key: number[], opNameId: number): boolean {
-    const { ids, counts, nIds } = this;
-    if (key.length !== 1 + 5 * nIds || key[0] !== opNameId) return false;
-    for (let j = 0; j < nIds; j++) {
-      const at = 1 + 5 * j;
-      if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
-    }
-    return true;
+/** The pattern of the table's scratch numbers, added. */
+function newPattern(m: TraceModel, table: PatternTable, hash: number, opNameId: number, nIds: number): PatternAcc {
+  const { ids, counts } = table;
+  const key = [opNameId];
+  const list: Array<OpCallPattern['calls'][number]> = [];
+  for (let j = 0; j < nIds; j++) {
+    key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
+    list.push({ api: m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
   }
+  const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
+  let bucket = table.byHash.get(hash);
+  if (!bucket) table.byHash.set(hash, (bucket = []));
+  bucket.push(acc);
+  table.patterns.push(acc);
+  return acc;
 }
 
 // --- syncs by cause
