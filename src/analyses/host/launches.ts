@@ -1126,13 +1126,15 @@ class PatternTable {
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   ids = new Int32Array(16);
   counts = new Int32Array(64);
+  /** Per op name id + 1: the pattern of its last one-call instance. */
+  readonly lastSingle: (PatternAcc | undefined)[] = [];
 }
 
 /**
  * Op instances into the table: instance k is the calls calls[starts[k] .. starts[k + 1]) (places
  * in the call list) of op ops[k]; without `starts`, each call alone, outside every op. One loop
- * with the instance's numbers, their hash and the lookup written into it: it runs once per op
- * that made calls, so V8 optimises it once (a new pattern, rare, is a call).
+ * over the ops that made calls, with the instance's numbers summed in it; an op of one call,
+ * most of them, is looked up in a few comparisons.
  */
 function addInstances(
   m: TraceModel,
@@ -1147,11 +1149,30 @@ function addInstances(
   const { name, durNs } = m.host;
   const { list } = apiCalls;
   const { kernels, memcpys, memsets, launch } = perCall;
-  const { byHash } = table;
+  const { lastSingle } = table;
   let { ids, counts } = table;
   for (let k = 0; k < nInstances; k++) {
     const from = starts ? starts[k]! : k;
     const to = starts ? starts[k + 1]! : k + 1;
+    const op = ops ? ops[k]! : -1;
+    const opNameId = op >= 0 ? name[op]! : -1;
+    if (to - from === 1) {
+      // One call (most ops): the pattern this op name's last one-call instance had, when it is
+      // the same — no scratch, hash or lookup.
+      const c = calls[from]!;
+      const h = list[c]!;
+      const d = durNs[h]!;
+      let acc = lastSingle[opNameId + 1];
+      const key = acc?.key;
+      if (!key || key.length !== 6 || key[1] !== name[h] || key[2] !== 1 || key[3] !== kernels[c] || key[4] !== memcpys[c] || key[5] !== memsets[c]) {
+        acc = lastSingle[opNameId + 1] = singleCallPattern(m, table, opNameId, name[h]!, kernels[c]!, memcpys[c]!, memsets[c]!);
+      }
+      acc!.instances++;
+      acc!.opNs += op >= 0 ? durNs[op]! : NaN;
+      acc!.apiNs += d;
+      acc!.launchNs += launch[c] ? d : 0;
+      continue;
+    }
     let nIds = 0;
     let apiNs = 0;
     let launchNs = 0;
@@ -1180,26 +1201,7 @@ function addInstances(
       apiNs += d;
       if (launch[c]) launchNs += d;
     }
-    const op = ops ? ops[k]! : -1;
-    const opNameId = op >= 0 ? name[op]! : -1;
-    let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
-    for (let j = 0; j < nIds; j++) {
-      hash = Math.imul(hash ^ ids[j]!, 0x01000193);
-      for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
-    }
-    // The pattern with these numbers: compared number by number with the hash's others.
-    const bucket = byHash.get(hash);
-    let acc: PatternAcc | undefined;
-    for (let b = 0; bucket && b < bucket.length && !acc; b++) {
-      const key = bucket[b]!.key;
-      let same = key.length === 1 + 5 * nIds && key[0] === opNameId;
-      for (let j = 0; same && j < nIds; j++) {
-        const at = 1 + 5 * j;
-        same = key[at] === ids[j] && key[at + 1] === counts[4 * j] && key[at + 2] === counts[4 * j + 1] && key[at + 3] === counts[4 * j + 2] && key[at + 4] === counts[4 * j + 3];
-      }
-      if (same) acc = bucket[b];
-    }
-    acc ??= newPattern(m, table, hash, opNameId, nIds);
+    const acc = findPattern(m, table, opNameId, nIds);
     acc.instances++;
     acc.opNs += op >= 0 ? durNs[op]! : NaN;
     acc.apiNs += apiNs;
@@ -1207,9 +1209,39 @@ function addInstances(
   }
 }
 
-/** The pattern of the table's scratch numbers, added. */
-function newPattern(m: TraceModel, table: PatternTable, hash: number, opNameId: number, nIds: number): PatternAcc {
+/** The pattern of one call of name id `api` with these counts, found or added (through the scratch). */
+function singleCallPattern(m: TraceModel, table: PatternTable, opNameId: number, api: number, kernels: number, memcpys: number, memsets: number): PatternAcc {
   const { ids, counts } = table;
+  ids[0] = api;
+  counts[0] = 1;
+  counts[1] = kernels;
+  counts[2] = memcpys;
+  counts[3] = memsets;
+  return findPattern(m, table, opNameId, 1);
+}
+
+/**
+ * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
+ * number with the others of that hash; added when new.
+ */
+function findPattern(m: TraceModel, table: PatternTable, opNameId: number, nIds: number): PatternAcc {
+  const { ids, counts } = table;
+  let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
+  for (let j = 0; j < nIds; j++) {
+    hash = Math.imul(hash ^ ids[j]!, 0x01000193);
+    for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
+  }
+  let bucket = table.byHash.get(hash);
+  if (!bucket) table.byHash.set(hash, (bucket = []));
+  for (let b = 0; b < bucket.length; b++) {
+    const key = bucket[b]!.key;
+    let same = key.length === 1 + 5 * nIds && key[0] === opNameId;
+    for (let j = 0; same && j < nIds; j++) {
+      const at = 1 + 5 * j;
+      same = key[at] === ids[j] && key[at + 1] === counts[4 * j] && key[at + 2] === counts[4 * j + 1] && key[at + 3] === counts[4 * j + 2] && key[at + 4] === counts[4 * j + 3];
+    }
+    if (same) return bucket[b]!;
+  }
   const key = [opNameId];
   const list: Array<OpCallPattern['calls'][number]> = [];
   for (let j = 0; j < nIds; j++) {
@@ -1217,8 +1249,6 @@ function newPattern(m: TraceModel, table: PatternTable, hash: number, opNameId: 
     list.push({ api: m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
   }
   const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
-  let bucket = table.byHash.get(hash);
-  if (!bucket) table.byHash.set(hash, (bucket = []));
   bucket.push(acc);
   table.patterns.push(acc);
   return acc;
