@@ -545,6 +545,79 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
   return mergeUnion(starts, ends);
 }
 
+/**
+ * Per host call, the part of it during which some GPU activity ran: for each,
+ * `unionLengthInNs(gpuBusyUnion(m), start, end)`, the same sums in the same order, from one
+ * sweep of the activities in start order that adds each part of the union to the calls it
+ * overlaps as it closes — no union built.
+ */
+export function gpuBusyDuring(m: TraceModel, calls: readonly number[]): Float64Array {
+  const { startNs, durNs } = m.host;
+  const out = new Float64Array(calls.length);
+  // The calls with a readable, non-empty span (the others overlap nothing), by start.
+  const win: number[] = [];
+  for (let k = 0; k < calls.length; k++) if (startNs[calls[k]!]! + durNs[calls[k]!]! > startNs[calls[k]!]!) win.push(k);
+  if (!win.length) return out;
+  const lo = new Float64Array(calls.length);
+  const hi = new Float64Array(calls.length);
+  for (let k = 0; k < calls.length; k++) {
+    lo[k] = startNs[calls[k]!]!;
+    hi[k] = lo[k]! + durNs[calls[k]!]!;
+  }
+  win.sort((a, b) => lo[a]! - lo[b]! || a - b);
+  if (!sweepBusy(m, win, lo, hi, out)) {
+    // Activities out of start order (unreadable times in the index): through the union.
+    const busy = gpuBusyUnion(m);
+    for (let k = 0; k < calls.length; k++) out[k] = unionLengthInNs(busy, lo[k]!, hi[k]!);
+  }
+  return out;
+}
+
+/**
+ * The union's parts as mergeUnion makes them (activities with an unreadable time left out, an end
+ * before its start taken as the start, touching parts merged), each added to the windows it
+ * overlaps; false when the readable activities are not in start order.
+ */
+function sweepBusy(m: TraceModel, win: readonly number[], lo: Float64Array, hi: Float64Array, out: Float64Array): boolean {
+  const { order } = gpuTimeIndexOf(m);
+  const { startNs, durNs } = m.gpu;
+  let cs = NaN;
+  let ce = NaN;
+  let prev = -Infinity;
+  // Windows before `first` end before every part still to come.
+  let first = 0;
+  for (let k = 0; k <= order.length; k++) {
+    let s = Infinity;
+    let e = Infinity;
+    if (k < order.length) {
+      const g = order[k]!;
+      s = startNs[g]!;
+      e = s + durNs[g]!;
+      if (s !== s || e !== e) continue;
+      if (s < prev) return false;
+      prev = s;
+      if (e < s) e = s;
+      if (s <= ce) {
+        if (e > ce) ce = e;
+        continue;
+      }
+    }
+    // The part [cs, ce) is closed: into the windows it overlaps, in order of the parts.
+    if (ce === ce) {
+      while (first < win.length && hi[win[first]!]! <= cs) first++;
+      for (let j = first; j < win.length; j++) {
+        const w = win[j]!;
+        if (lo[w]! >= ce) break;
+        const a = cs > lo[w]! ? cs : lo[w]!;
+        const b = ce < hi[w]! ? ce : hi[w]!;
+        if (b > a) out[w] += b - a;
+      }
+    }
+    cs = s;
+    ce = e;
+  }
+  return true;
+}
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
 
@@ -644,18 +717,6 @@ function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
 /** computeLaunchDigest, computed once per model (per-model.ts): the result is shared, read-only. */
 export const computeLaunchDigest = perModel(computeLaunchDigestOnce);
 
-/**
- * `timeStats(valuesNs)`'s total and mean, without its sort: the values are integer ns (model
- * times are), so their sum is exact, the same in any order.
- */
-function totalAndMeanUs(valuesNs: readonly number[]): { totalUs: number; meanUs: number } {
-  const n = valuesNs.length;
-  if (n === 0) return { totalUs: 0, meanUs: NaN };
-  let total = 0;
-  for (let k = 0; k < n; k++) total += valuesNs[k]!;
-  return { totalUs: total / 1000, meanUs: total / n / 1000 };
-}
-
 function apiDigestRows(apis: Map<string, ApiAcc>): ApiDigestRow[] {
   const rows: ApiDigestRow[] = [...apis].map(([api, a]) => {
     // The sum of integer ns: exact, the same as timeStats's total.
@@ -667,8 +728,8 @@ function apiDigestRows(apis: Map<string, ApiAcc>): ApiDigestRow[] {
 
 function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelDigestRow[] {
   const rows: KernelDigestRow[] = [...byName].map(([id, a]) => {
-    const t = totalAndMeanUs(a.gpu);
-    return { name: m.strings.get(id), kind: KIND[a.kind]!, count: a.gpu.length, apis: a.apis, gpuTotalUs: t.totalUs, gpuMeanUs: t.meanUs };
+    // timeStats(a.gpu)'s total and mean: the durations summed in the same order as they came.
+    return { name: m.strings.get(id), kind: KIND[a.kind]!, count: a.count, apis: a.apis, gpuTotalUs: a.gpuNs / 1000, gpuMeanUs: a.gpuNs / a.count / 1000 };
   });
   return rows.sort((a, b) => kernelOrder(a.count, a.gpuTotalUs, a.name, b.count, b.gpuTotalUs, b.name));
 }
@@ -761,8 +822,9 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
   const perCall: PerCall = { kernels: new Int32Array(count), memcpys: new Int32Array(count), memsets: new Int32Array(count), launch: new Uint8Array(count) };
-  // The union of all GPU work, made at the first synchronization (most traces have few or none).
-  let busy: MergedIntervals | undefined;
+  const syncHost: number[] = [];
+  const syncApi: string[] = [];
+  const syncKind: SyncKind[] = [];
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
     const id = hostName[i]!;
@@ -823,8 +885,15 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
     }
     // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
     const sk = info.sync || info.memcpy ? syncKindOfCall(m, info, launchedBy(launched, i)) : undefined;
-    if (sk) syncs.push(hostSync(m, launched, i, info.name, sk, (busy ??= gpuBusyUnion(m))));
+    if (sk) {
+      syncHost.push(i);
+      syncApi.push(info.name);
+      syncKind.push(sk);
+    }
   }
+  // What the GPU did during each synchronization, in one sweep (most traces have few or none).
+  const busyNs = syncHost.length ? gpuBusyDuring(m, syncHost) : undefined;
+  for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
   for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
@@ -832,7 +901,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
-function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, busy: MergedIntervals): HostSync {
+function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, gpuBusyNs: number): HostSync {
   const { host, gpu, strings } = m;
   const start = host.startNs[i]!;
   const dur = host.durNs[i]!;
@@ -858,7 +927,7 @@ function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, 
     kind,
     startUs: start / 1000,
     blockedUs: dur / 1000,
-    gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
+    gpuBusyDuringUs: gpuBusyNs / 1000,
     ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
     ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
     item,
@@ -893,6 +962,10 @@ interface KernelAcc {
   kind: GpuKind;
   apis: Record<string, number>;
   viaGraph: number;
+  /** Activities, and the Σ of their durations in the order they came. */
+  count: number;
+  gpuNs: number;
+  /** The activities' durations, their calls' durations and latencies: only for `computeLaunches`. */
   gpu: number[];
   cpu: number[];
   latency: number[];
@@ -940,7 +1013,7 @@ function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean):
     let s = slot[id]!;
     if (s < 0) {
       slot[id] = s = accs.length;
-      accs.push({ id, kind: k as GpuKind, apiIds: [], apiCounts: [], gpu: [], cpu: [], latency: [], s2s: [] });
+      accs.push({ id, kind: k as GpuKind, apiIds: [], apiCounts: [], count: 0, gpuNs: 0, gpu: [], cpu: [], latency: [], s2s: [] });
     }
     const acc = accs[s]!;
     // The launcher's name id among this name's launch APIs (one or two, mostly).
@@ -951,8 +1024,10 @@ function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean):
       acc.apiIds.push(api);
       acc.apiCounts.push(1);
     } else acc.apiCounts[j]++;
-    acc.gpu.push(durNs[g]!);
+    acc.count++;
+    acc.gpuNs += durNs[g]!;
     if (!allTimes) continue;
+    acc.gpu.push(durNs[g]!);
     acc.cpu.push(host.durNs[h]!);
     acc.latency.push(startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
     acc.s2s.push(startNs[g]! - host.startNs[h]!);
@@ -967,7 +1042,7 @@ function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean):
       apis[info.name] = a.apiCounts[j]!;
       if (info.graph) viaGraph += a.apiCounts[j]!;
     }
-    byName.set(a.id, { kind: a.kind, apis, viaGraph, gpu: a.gpu, cpu: a.cpu, latency: a.latency, s2s: a.s2s });
+    byName.set(a.id, { kind: a.kind, apis, viaGraph, count: a.count, gpuNs: a.gpuNs, gpu: a.gpu, cpu: a.cpu, latency: a.latency, s2s: a.s2s });
   }
   return { byName, kernelsWithoutLaunch, kernels, memsets, memcpys };
 }
@@ -985,7 +1060,7 @@ function kernelRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelLaunch
   const byKernel: KernelLaunchRow[] = [...byName].map(([id, a]) => ({
     name: m.strings.get(id),
     kind: KIND[a.kind]!,
-    count: a.gpu.length,
+    count: a.count,
     apis: a.apis,
     viaGraph: a.viaGraph,
     gpu: timeStats(a.gpu),
