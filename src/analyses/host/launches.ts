@@ -545,80 +545,6 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
   return mergeUnion(starts, ends);
 }
 
-/**
- * Per host call, the part of it during which some GPU activity ran: for each,
- * `unionLengthInNs(gpuBusyUnion(m), start, end)`, the same sums in the same order, from one
- * sweep of the activities in start order that adds each part of the union to the calls it
- * overlaps as it closes — no union built.
- */
-export function gpuBusyDuring(m: TraceModel, calls: readonly number[]): Float64Array {
-  const { startNs, durNs } = m.host;
-  const out = new Float64Array(calls.length);
-  // The calls with a readable, non-empty span (the others overlap nothing), by start.
-  const win: number[] = [];
-  for (let k = 0; k < calls.length; k++) if (startNs[calls[k]!]! + durNs[calls[k]!]! > startNs[calls[k]!]!) win.push(k);
-  if (!win.length) return out;
-  const lo = new Float64Array(calls.length);
-  const hi = new Float64Array(calls.length);
-  for (let k = 0; k < calls.length; k++) {
-    lo[k] = startNs[calls[k]!]!;
-    hi[k] = lo[k]! + durNs[calls[k]!]!;
-  }
-  win.sort((a, b) => lo[a]! - lo[b]! || a - b);
-  if (!sweepBusy(m, win, lo, hi, out)) {
-    // Activities out of start order (unreadable times in the index): through the union.
-    const busy = gpuBusyUnion(m);
-    for (let k = 0; k < calls.length; k++) out[k] = unionLengthInNs(busy, lo[k]!, hi[k]!);
-  }
-  return out;
-}
-
-/**
- * The union's parts as mergeUnion makes them (activities with an unreadable time left out, an end
- * before its start taken as the start, touching parts merged), each added to the windows it
- * overlaps; false when the readable activities are not in start order.
- */
-function sweepBusy(m: TraceModel, win: readonly number[], lo: Float64Array, hi: Float64Array, out: Float64Array): boolean {
-  const { order } = gpuTimeIndexOf(m);
-  const { startNs, durNs } = m.gpu;
-  let cs = NaN;
-  let ce = NaN;
-  let prev = -Infinity;
-  // Windows before `first` end before every part still to come.
-  let first = 0;
-  for (let k = 0; k <= order.length; k++) {
-    let s = Infinity;
-    let e = Infinity;
-    if (k < order.length) {
-      const g = order[k]!;
-      s = startNs[g]!;
-      e = s + durNs[g]!;
-      if (s !== s || e !== e) continue;
-      if (s < prev) return false;
-      prev = s;
-      if (e < s) e = s;
-      if (s <= ce) {
-        if (e > ce) ce = e;
-        continue;
-      }
-    }
-    // The part [cs, ce) is closed: into the windows it overlaps, in order of the parts.
-    if (ce === ce) {
-      while (first < win.length && hi[win[first]!]! <= cs) first++;
-      for (let j = first; j < win.length; j++) {
-        const w = win[j]!;
-        if (lo[w]! >= ce) break;
-        const a = cs > lo[w]! ? cs : lo[w]!;
-        const b = ce < hi[w]! ? ce : hi[w]!;
-        if (b > a) out[w] += b - a;
-      }
-    }
-    cs = s;
-    ce = e;
-  }
-  return true;
-}
-
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
 
 // The analysis runs once per process, so its first run is the one that counts. Each phase below
@@ -784,13 +710,13 @@ interface ApiCallList {
 /** The one pass over the host table: the launch scans and the op grouping read the calls it lists. */
 function apiCallList(m: TraceModel): ApiCallList {
   const { kind, length: n } = m.host;
-  let list = new Int32Array(64);
+  // Room for every event: no growth step in the loop (a branch first taken in V8's optimised
+  // code, which then throws the code away).
+  const list = new Int32Array(n);
   let count = 0;
   for (let i = 0; i < n; i++) {
     const k = kind[i];
-    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
-    if (count === list.length) list = doubled(list);
-    list[count++] = i;
+    if (k === HostKind.Runtime || k === HostKind.Driver) list[count++] = i;
   }
   return { list, count };
 }
@@ -821,14 +747,19 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   const syncs: HostSync[] = [];
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
-  const perCall: PerCall = { kernels: new Int32Array(count), memcpys: new Int32Array(count), memsets: new Int32Array(count), launch: new Uint8Array(count) };
+  const callKernels = new Int32Array(count);
+  const callMemcpys = new Int32Array(count);
+  const callMemsets = new Int32Array(count);
+  const callLaunch = new Uint8Array(count);
+  const perCall: PerCall = { kernels: callKernels, memcpys: callMemcpys, memsets: callMemsets, launch: callLaunch };
+  const infos = apiNames.byId;
   const syncHost: number[] = [];
   const syncApi: string[] = [];
   const syncKind: SyncKind[] = [];
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
     const id = hostName[i]!;
-    const info = apiNames.byId[id] ?? apiNames.of(id);
+    const info = infos[id] ?? apiNames.of(id);
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     let kernels = 0;
@@ -843,10 +774,9 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
     let role = info.role;
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
-    perCall.kernels[c] = kernels;
-    perCall.memcpys[c] = memcpys;
-    perCall.memsets[c] = memsets;
-    if (role === 'kernel-launch' || role === 'graph-launch') perCall.launch[c] = 1;
+    callKernels[c] = kernels;
+    callMemcpys[c] = memcpys;
+    callMemsets[c] = memsets;
     let s = slot[id]!;
     if (s < 0) {
       slot[id] = s = accs.length;
@@ -868,6 +798,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
       if (allTimes) acc.s2s.push(first - start);
     } else acc.without++;
     if (role === 'kernel-launch' || role === 'graph-launch') {
+      callLaunch[c] = 1;
       launches++;
       launchCpuNs += dur;
       if (role === 'graph-launch') {
@@ -891,9 +822,9 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
       syncKind.push(sk);
     }
   }
-  // What the GPU did during each synchronization, in one sweep (most traces have few or none).
-  const busyNs = syncHost.length ? gpuBusyDuring(m, syncHost) : undefined;
-  for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
+  // The union of all GPU work, made when there are synchronizations (most traces have few or none).
+  const busy = syncHost.length ? gpuBusyUnion(m) : undefined;
+  for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busy!));
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
   for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
@@ -901,7 +832,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
-function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, gpuBusyNs: number): HostSync {
+function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, busy: MergedIntervals): HostSync {
   const { host, gpu, strings } = m;
   const start = host.startNs[i]!;
   const dur = host.durNs[i]!;
@@ -927,7 +858,7 @@ function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, 
     kind,
     startUs: start / 1000,
     blockedUs: dur / 1000,
-    gpuBusyDuringUs: gpuBusyNs / 1000,
+    gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
     ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
     ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
     item,
@@ -1115,8 +1046,9 @@ function numberOps(m: TraceModel, list: Int32Array, count: number, slotOfCall: I
   const { kind, parent } = m.host;
   // Per host event, its op's number + 1 (0: not numbered yet).
   const slotOfOp = new Int32Array(m.host.length);
-  let ops = new Int32Array(64);
-  let counts = new Int32Array(65);
+  // At most one op per call: no growth step in the loop.
+  const ops = new Int32Array(count);
+  const counts = new Int32Array(count + 1);
   let nOps = 0;
   for (let c = 0; c < count; c++) {
     // innermostOp, written into the loop.
@@ -1130,10 +1062,6 @@ function numberOps(m: TraceModel, list: Int32Array, count: number, slotOfCall: I
     if (k < 0) {
       k = nOps++;
       slotOfOp[op] = nOps;
-      if (k === ops.length) {
-        ops = doubled(ops);
-        counts = doubled(counts);
-      }
       ops[k] = op;
     }
     slotOfCall[c] = k;
@@ -1172,10 +1100,12 @@ interface PatternAcc {
 
 function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
   const byOp = groupCallsByOp(m, apiCalls);
-  const table = new PatternTable();
-  addInstances(m, apiCalls, perCall, table, byOp.items, byOp.offsets, byOp.ops, byOp.nOps);
-  addInstances(m, apiCalls, perCall, table, byOp.outside, undefined, undefined, byOp.outside.length);
-  const ops: OpCallPattern[] = table.patterns.map((p) => ({
+  const table = new PatternTable(m, apiCalls, perCall);
+  const { name, durNs } = m.host;
+  const { ops, nOps, offsets, items, outside } = byOp;
+  for (let k = 0; k < nOps; k++) table.add(name[ops[k]!]!, durNs[ops[k]!]!, items, offsets[k]!, offsets[k + 1]!);
+  for (let k = 0; k < outside.length; k++) table.add(-1, NaN, outside, k, k + 1);
+  const patterns: OpCallPattern[] = table.patterns.map((p) => ({
     op: p.opNameId < 0 ? '(outside any cpu_op)' : m.strings.get(p.opNameId),
     pattern: p.calls.map(describeCall).join(', '),
     calls: p.calls,
@@ -1186,13 +1116,15 @@ function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall):
   }));
   // A total order (one pattern per op name and call pattern), so the order the ops were added in
   // does not show; the sums are of integer ns, the same in any order.
-  return ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 }
 
 /**
  * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
  * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
- * built per op instance, and names read only when a pattern is new.
+ * built per op instance, and names read only when a pattern is new. The loop over the ops calls
+ * `add` per op: a small function, which V8 optimises after a few hundred ops, where one loop with
+ * all of it inside ran unoptimised to the end while its larger compile was under way.
  */
 class PatternTable {
   readonly patterns: PatternAcc[] = [];
@@ -1202,105 +1134,107 @@ class PatternTable {
   ids = new Int32Array(16);
   counts = new Int32Array(64);
   /** Per op name id + 1: the pattern of its last one-call instance. */
-  readonly lastSingle: (PatternAcc | undefined)[] = [];
-}
+  private readonly lastSingle: (PatternAcc | undefined)[] = [];
+  private readonly callName: Int32Array;
+  private readonly callDurNs: Float64Array;
+  private readonly list: Int32Array;
+  private readonly kernels: Int32Array;
+  private readonly memcpys: Int32Array;
+  private readonly memsets: Int32Array;
+  private readonly launch: Uint8Array;
 
-/**
- * Op instances into the table: instance k is the calls calls[starts[k] .. starts[k + 1]) (places
- * in the call list) of op ops[k]; without `starts`, each call alone, outside every op. One loop
- * over the ops that made calls, with the instance's numbers summed in it; an op of one call,
- * most of them, is looked up in a few comparisons.
- */
-function addInstances(
-  m: TraceModel,
-  apiCalls: ApiCallList,
-  perCall: PerCall,
-  table: PatternTable,
-  calls: Int32Array,
-  starts: Int32Array | undefined,
-  ops: Int32Array | undefined,
-  nInstances: number,
-): void {
-  const { name, durNs } = m.host;
-  const { list } = apiCalls;
-  const { kernels, memcpys, memsets, launch } = perCall;
-  const { lastSingle } = table;
-  let { ids, counts } = table;
-  for (let k = 0; k < nInstances; k++) {
-    const from = starts ? starts[k]! : k;
-    const to = starts ? starts[k + 1]! : k + 1;
-    const op = ops ? ops[k]! : -1;
-    const opNameId = op >= 0 ? name[op]! : -1;
+  constructor(
+    readonly m: TraceModel,
+    apiCalls: ApiCallList,
+    perCall: PerCall,
+  ) {
+    this.callName = m.host.name;
+    this.callDurNs = m.host.durNs;
+    this.list = apiCalls.list;
+    ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
+  }
+
+  /** One instance: op name id (-1 outside every op), its duration, its calls calls[from..to) (places in the call list). */
+  add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
+    let acc: PatternAcc;
+    let apiNs = 0;
+    let launchNs = 0;
     if (to - from === 1) {
       // One call (most ops): the pattern this op name's last one-call instance had, when it is
       // the same — no scratch, hash or lookup.
       const c = calls[from]!;
-      const h = list[c]!;
-      const d = durNs[h]!;
-      let acc = lastSingle[opNameId + 1];
-      const key = acc?.key;
-      if (!key || key.length !== 6 || key[1] !== name[h] || key[2] !== 1 || key[3] !== kernels[c] || key[4] !== memcpys[c] || key[5] !== memsets[c]) {
-        acc = lastSingle[opNameId + 1] = singleCallPattern(m, table, opNameId, name[h]!, kernels[c]!, memcpys[c]!, memsets[c]!);
-      }
-      acc!.instances++;
-      acc!.opNs += op >= 0 ? durNs[op]! : NaN;
-      acc!.apiNs += d;
-      acc!.launchNs += launch[c] ? d : 0;
-      continue;
+      const h = this.list[c]!;
+      const api = this.callName[h]!;
+      const last = this.lastSingle[opNameId + 1];
+      const key = last?.key;
+      if (key && key[1] === api && key[3] === this.kernels[c] && key[4] === this.memcpys[c] && key[5] === this.memsets[c]) acc = last!;
+      else acc = this.lastSingle[opNameId + 1] = this.single(opNameId, api, c);
+      apiNs = this.callDurNs[h]!;
+      if (this.launch[c]) launchNs = apiNs;
+    } else {
+      const n = this.gather(calls, from, to);
+      apiNs = n.apiNs;
+      launchNs = n.launchNs;
+      acc = findPattern(this, opNameId, n.nIds);
     }
+    acc.instances++;
+    acc.opNs += opNs;
+    acc.apiNs += apiNs;
+    acc.launchNs += launchNs;
+  }
+
+  /** The pattern of one call (place c in the call list, name id `api`), found or added. */
+  private single(opNameId: number, api: number, c: number): PatternAcc {
+    const { ids, counts } = this;
+    ids[0] = api;
+    counts[0] = 1;
+    counts[1] = this.kernels[c]!;
+    counts[2] = this.memcpys[c]!;
+    counts[3] = this.memsets[c]!;
+    return findPattern(this, opNameId, 1);
+  }
+
+  /** Calls calls[from..to) into the scratch, by name id in first-call order; their Σ durations, of the launches among them too. */
+  private gather(calls: Int32Array, from: number, to: number): { nIds: number; apiNs: number; launchNs: number } {
     let nIds = 0;
     let apiNs = 0;
     let launchNs = 0;
     for (let q = from; q < to; q++) {
       const c = calls[q]!;
-      const h = list[c]!;
-      const id = name[h]!;
+      const h = this.list[c]!;
+      const id = this.callName[h]!;
       // The scratch slot of the call's name id, added (counts zeroed) when new.
       let j = 0;
-      while (j < nIds && ids[j] !== id) j++;
+      while (j < nIds && this.ids[j] !== id) j++;
       if (j === nIds) {
-        if (j === ids.length) {
-          table.ids = ids = doubled(ids);
-          table.counts = counts = doubled(counts);
+        if (j === this.ids.length) {
+          this.ids = doubled(this.ids);
+          this.counts = doubled(this.counts);
         }
-        ids[j] = id;
-        counts.fill(0, 4 * j, 4 * j + 4);
+        this.ids[j] = id;
+        this.counts.fill(0, 4 * j, 4 * j + 4);
         nIds++;
       }
       const e = 4 * j;
+      const { counts } = this;
       counts[e]++;
-      counts[e + 1] += kernels[c]!;
-      counts[e + 2] += memcpys[c]!;
-      counts[e + 3] += memsets[c]!;
-      const d = durNs[h]!;
+      counts[e + 1] += this.kernels[c]!;
+      counts[e + 2] += this.memcpys[c]!;
+      counts[e + 3] += this.memsets[c]!;
+      const d = this.callDurNs[h]!;
       apiNs += d;
-      if (launch[c]) launchNs += d;
+      if (this.launch[c]) launchNs += d;
     }
-    const acc = findPattern(m, table, opNameId, nIds);
-    acc.instances++;
-    acc.opNs += op >= 0 ? durNs[op]! : NaN;
-    acc.apiNs += apiNs;
-    acc.launchNs += launchNs;
+    return { nIds, apiNs, launchNs };
   }
-}
-
-/** The pattern of one call of name id `api` with these counts, found or added (through the scratch). */
-function singleCallPattern(m: TraceModel, table: PatternTable, opNameId: number, api: number, kernels: number, memcpys: number, memsets: number): PatternAcc {
-  const { ids, counts } = table;
-  ids[0] = api;
-  counts[0] = 1;
-  counts[1] = kernels;
-  counts[2] = memcpys;
-  counts[3] = memsets;
-  return findPattern(m, table, opNameId, 1);
 }
 
 /**
  * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
  * number with the others of that hash; added when new.
  */
-function findPattern(m: TraceModel, table: PatternTable, opNameId: number, nIds: number): PatternAcc {
-  const { ids, counts } = table;
+function findPattern(table: PatternTable, opNameId: number, nIds: number): PatternAcc {
+  const { ids, counts, m } = table;
   let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
   for (let j = 0; j < nIds; j++) {
     hash = Math.imul(hash ^ ids[j]!, 0x01000193);
