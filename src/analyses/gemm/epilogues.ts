@@ -100,16 +100,16 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
     }
     const kernel = gemmKernel !== undefined ? gpuName(m, gemmKernel) : undefined;
     const kernelEpilogue = kernel ? (decodeKernelName(kernel).epilogue ?? []) : [];
-    const otherKernels = c.kernels.length === 1 && gemmKernel === c.kernels[0] ? [] : c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
-    const opCarries: string[] = [];
-    if (c.shape?.bias) opCarries.push('bias');
-    if (c.shape?.activation) opCarries.push(c.shape.activation);
-
     const backward = names.inBackward(c.outer);
     const addInside = backward ? undefined : findAddInside(m, owned, names, scratch, c.outer, gemmKernel);
     const addAfter = !backward && !c.shape?.bias && !addInside ? findBiasAddAfter(m, owned, c) : undefined;
     const add = addInside ?? addAfter;
-    if (!opCarries.length && !kernelEpilogue.length && !add) continue;
+    // Most calls (a backward GEMM, one without bias) carry nothing: left before any list is built.
+    if (!c.shape?.bias && !c.shape?.activation && !kernelEpilogue.length && !add) continue;
+    const opCarries: string[] = [];
+    if (c.shape?.bias) opCarries.push('bias');
+    if (c.shape?.activation) opCarries.push(c.shape.activation);
+    const otherKernels = c.kernels.length === 1 && gemmKernel === c.kernels[0] ? [] : c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
 
     // The op's bias/activation rode in the epilogue when the kernel name says so, or when the
     // name is silent and nothing else ran under the op.

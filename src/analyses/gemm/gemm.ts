@@ -478,6 +478,13 @@ function gemmWrappers(m: TraceModel, list: Int32Array, count: number): Uint8Arra
   return wraps;
 }
 
+/** What a GEMM op's args say. */
+interface GemmArgsFacts {
+  readonly inputDims: string;
+  readonly inputTypes: string;
+  readonly shape: GemmShape | undefined;
+}
+
 // Only the GEMM ops are visited (one pass over the host table finds them); what a name says is
 // decided once per name id, what a call's args say once per (name, args): the model shares one
 // args object among the ops with the same args, and a training loop repeats its GEMMs every step.
@@ -488,8 +495,9 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
   const calls: GemmCall[] = [];
   // Per name id: 0 undecided, 1 not a compiled frame, 2 a compiled frame.
   const compiledName = new Uint8Array(m.strings.size);
-  const argsFacts = new Map<number, Map<JsonObject | undefined, { inputDims: string; inputTypes: string; shape: GemmShape | undefined }>>();
+  const argsFacts = new Map<number, Map<JsonObject | undefined, GemmArgsFacts>>();
   const stack: number[] = [];
+  const { parent, name, kind } = host;
   for (let k = 0; k < count; k++) {
     const i = list[k]!;
     if (wraps[i]) continue;
@@ -497,10 +505,10 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
     const via: string[] = [];
     let outer = i;
     let compiled = false;
-    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
-      const id = host.name[p]!;
+    for (let p = parent[i]!; p >= 0; p = parent[p]!) {
+      const id = name[p]!;
       // An ancestor op's name was decided by gemmOps; other kinds are no GEMM op.
-      if (host.kind[p] === HostKind.Op && gemmName[id] !== NAME_NOT_GEMM) {
+      if (kind[p] === HostKind.Op && gemmName[id] !== NAME_NOT_GEMM) {
         via.push(m.strings.get(id));
         outer = p;
       }
@@ -525,22 +533,20 @@ function findGemmCallsOnce(m: TraceModel): GemmCall[] {
         }),
       );
     }
-    const { shape } = facts;
-    calls.push({
-      host: i,
-      op,
-      via,
-      outer,
-      inputDims: facts.inputDims,
-      inputTypes: facts.inputTypes,
-      ...(shape ? { shape } : {}),
-      kernels,
-      otherGpu,
-      compiled,
-      ...(gemmName[nameId] === NAME_TEMPLATE_GEMM ? { template: true as const } : {}),
-    });
+    calls.push(gemmCall(i, op, via, outer, facts, kernels, otherGpu, compiled, gemmName[nameId] === NAME_TEMPLATE_GEMM));
   }
   return calls;
+}
+
+/** A call's record, its fields in this order (no object spread per call). */
+function gemmCall(host: number, op: string, via: string[], outer: number, facts: GemmArgsFacts, kernels: number[], otherGpu: number[], compiled: boolean, template: boolean): GemmCall {
+  const call: { -readonly [K in keyof GemmCall]?: GemmCall[K] } = { host, op, via, outer, inputDims: facts.inputDims, inputTypes: facts.inputTypes };
+  if (facts.shape) call.shape = facts.shape;
+  call.kernels = kernels;
+  call.otherGpu = otherGpu;
+  call.compiled = compiled;
+  if (template) call.template = true;
+  return call as GemmCall;
 }
 
 /** The kernels (in start order) and the other GPU work that op i owns, itself or through the events inside it; `stack` is scratch. */
