@@ -77,27 +77,25 @@ export interface EpilogueRow {
 
 const ADD_OPS = new Set(['aten::add', 'aten::add_']);
 
+/** A row of computeEpilogues as its calls are added. */
+interface EpilogueAcc {
+  row: Omit<EpilogueRow, 'calls' | 'hosts' | 'separateAdd'>;
+  add?: { op: string; inputDims: string; kernels: string[]; fusedWith: readonly string[] };
+  addNs: number;
+  addCalls: number;
+  hosts: number[];
+}
+
 export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = findGemmCalls(m)): EpilogueRow[] {
   const owned = indexOwnedGpu(m);
-  interface Acc {
-    row: Omit<EpilogueRow, 'calls' | 'hosts' | 'separateAdd'>;
-    add?: { op: string; inputDims: string; kernels: string[]; fusedWith: readonly string[] };
-    addNs: number;
-    addCalls: number;
-    hosts: number[];
-  }
-  const rows = new Map<string, Acc>();
+  const rows = new Map<string, EpilogueAcc>();
   const names = new EpilogueNames(m);
   const keys = new RowKeys();
   const scratch: Scratch = { stack: [], gpu: [] };
+  // The loop finds what each call carries; the calls that carry something (a third, in a
+  // training step) go to their row through a function of its own, so V8 optimises each part soon.
   for (const c of calls) {
-    let gemmKernel = c.kernels[0];
-    for (const g of c.kernels) {
-      if (names.isGemmKernel(g)) {
-        gemmKernel = g;
-        break;
-      }
-    }
+    const gemmKernel = names.gemmKernelOf(c.kernels);
     const kernel = gemmKernel !== undefined ? gpuName(m, gemmKernel) : undefined;
     const kernelEpilogue = kernel ? (decodeKernelName(kernel).epilogue ?? []) : [];
     const backward = names.inBackward(c.outer);
@@ -106,57 +104,7 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
     const add = addInside ?? addAfter;
     // Most calls (a backward GEMM, one without bias) carry nothing: left before any list is built.
     if (!c.shape?.bias && !c.shape?.activation && !kernelEpilogue.length && !add) continue;
-    const opCarries: string[] = [];
-    if (c.shape?.bias) opCarries.push('bias');
-    if (c.shape?.activation) opCarries.push(c.shape.activation);
-    const otherKernels = c.kernels.length === 1 && gemmKernel === c.kernels[0] ? [] : c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
-
-    // The op's bias/activation rode in the epilogue when the kernel name says so, or when the
-    // name is silent and nothing else ran under the op.
-    const kernelSilent = kernelEpilogue.length === 0;
-    const opConfirmed = opCarries.filter((x) => kernelEpilogue.includes(x) || (kernelSilent && otherKernels.length === 0 && !addInside));
-    const carried = [...new Set([...opConfirmed, ...kernelEpilogue])];
-    const evidence: EpilogueEvidence | undefined = !carried.length
-      ? undefined
-      : opConfirmed.length && !kernelSilent
-        ? 'op and kernel name'
-        : opConfirmed.length
-          ? 'op'
-          : 'kernel name';
-
-    const key = keys.of(c.op, c.inputDims, c.inputTypes, kernel ?? '', carried.length === 1 ? carried[0]! : carried.join(','), add?.op ?? '');
-    let a = rows.get(key);
-    if (!a) {
-      a = {
-        row: {
-          op: c.op,
-          via: c.via,
-          inputDims: c.inputDims,
-          ...(c.shape ? { shape: c.shape } : {}),
-          ...(kernel ? { kernel } : {}),
-          opCarries,
-          kernelEpilogue,
-          carried,
-          ...(evidence ? { evidence } : {}),
-          separateAddKernel: false,
-          otherKernels,
-          compiled: c.compiled,
-          backward,
-        },
-        addNs: 0,
-        addCalls: 0,
-        hosts: [],
-      };
-      rows.set(key, a);
-    }
-    a.hosts.push(c.host);
-    if (add) {
-      a.add ??= { op: add.op, inputDims: add.inputDims, kernels: add.kernels.map((g) => gpuName(m, g)), fusedWith: add.fusedWith };
-      if (add.kernels.length) {
-        a.addCalls++;
-        for (const g of add.kernels) a.addNs += m.gpu.durNs[g]!;
-      }
-    }
+    addToRow(m, rows, keys, c, gemmKernel, kernel, kernelEpilogue, backward, addInside, add);
   }
   return [...rows.values()].map((a) => ({
     ...a.row,
@@ -165,6 +113,72 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
     calls: a.hosts.length,
     hosts: a.hosts,
   }));
+}
+
+/** Call c into its row (made at its first call): what its op asks, what rode in the epilogue, the separate add. */
+function addToRow(
+  m: TraceModel,
+  rows: Map<string, EpilogueAcc>,
+  keys: RowKeys,
+  c: GemmCall,
+  gemmKernel: number | undefined,
+  kernel: string | undefined,
+  kernelEpilogue: readonly string[],
+  backward: boolean,
+  addInside: FoundAdd | undefined,
+  add: FoundAdd | undefined,
+): void {
+  const opCarries: string[] = [];
+  if (c.shape?.bias) opCarries.push('bias');
+  if (c.shape?.activation) opCarries.push(c.shape.activation);
+  const otherKernels = c.kernels.length === 1 && gemmKernel === c.kernels[0] ? [] : c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
+
+  // The op's bias/activation rode in the epilogue when the kernel name says so, or when the
+  // name is silent and nothing else ran under the op.
+  const kernelSilent = kernelEpilogue.length === 0;
+  const opConfirmed = opCarries.filter((x) => kernelEpilogue.includes(x) || (kernelSilent && otherKernels.length === 0 && !addInside));
+  const carried = [...new Set([...opConfirmed, ...kernelEpilogue])];
+  const evidence: EpilogueEvidence | undefined = !carried.length
+    ? undefined
+    : opConfirmed.length && !kernelSilent
+      ? 'op and kernel name'
+      : opConfirmed.length
+        ? 'op'
+        : 'kernel name';
+
+  const key = keys.of(c.op, c.inputDims, c.inputTypes, kernel ?? '', carried.length === 1 ? carried[0]! : carried.join(','), add?.op ?? '');
+  let a = rows.get(key);
+  if (!a) {
+    a = {
+      row: {
+        op: c.op,
+        via: c.via,
+        inputDims: c.inputDims,
+        ...(c.shape ? { shape: c.shape } : {}),
+        ...(kernel ? { kernel } : {}),
+        opCarries,
+        kernelEpilogue,
+        carried,
+        ...(evidence ? { evidence } : {}),
+        separateAddKernel: false,
+        otherKernels,
+        compiled: c.compiled,
+        backward,
+      },
+      addNs: 0,
+      addCalls: 0,
+      hosts: [],
+    };
+    rows.set(key, a);
+  }
+  a.hosts.push(c.host);
+  if (add) {
+    a.add ??= { op: add.op, inputDims: add.inputDims, kernels: add.kernels.map((g) => gpuName(m, g)), fusedWith: add.fusedWith };
+    if (add.kernels.length) {
+      a.addCalls++;
+      for (const g of add.kernels) a.addNs += m.gpu.durNs[g]!;
+    }
+  }
 }
 
 interface OwnedIndex {
@@ -246,6 +260,12 @@ class EpilogueNames {
     let v = this.addOp[id]!;
     if (v === UNDECIDED) v = this.addOp[id] = ADD_OPS.has(this.m.strings.get(id)) ? YES : NO;
     return v === YES;
+  }
+
+  /** The first of these kernels whose name decodes as a GEMM, else the first. */
+  gemmKernelOf(kernels: readonly number[]): number | undefined {
+    for (let k = 0; k < kernels.length; k++) if (this.isGemmKernel(kernels[k]!)) return kernels[k];
+    return kernels[0];
   }
 
   /** GPU activity g's name decodes as a GEMM kernel. */

@@ -478,8 +478,9 @@ function gemmWrappers(m: TraceModel, list: Int32Array, count: number): Uint8Arra
   return wraps;
 }
 
-/** What a GEMM op's args say. */
+/** What a GEMM op's name and args say. */
 interface GemmArgsFacts {
+  readonly op: string;
   readonly inputDims: string;
   readonly inputTypes: string;
   readonly shape: GemmShape | undefined;
@@ -489,53 +490,82 @@ interface GemmArgsFacts {
 // decided once per name id, what a call's args say once per (name, args): the model shares one
 // args object among the ops with the same args, and a training loop repeats its GEMMs every step.
 function findGemmCallsOnce(m: TraceModel): GemmCall[] {
-  const { host, gpu } = m;
   const { list, count, gemmName } = gemmOps(m);
   const wraps = gemmWrappers(m, list, count);
   const calls: GemmCall[] = [];
-  // Per name id: 0 undecided, 1 not a compiled frame, 2 a compiled frame.
-  const compiledName = new Uint8Array(m.strings.size);
-  const argsFacts = new Map<number, Map<JsonObject | undefined, GemmArgsFacts>>();
-  const stack: number[] = [];
-  const { parent, name, kind } = host;
+  const walk = new CallWalk(m, gemmName);
+  // Each step a small function (the subtree, the ancestors, the args): V8 optimises each after a
+  // few hundred calls, where this loop with all of it inside ran unoptimised to its end.
   for (let k = 0; k < count; k++) {
     const i = list[k]!;
     if (wraps[i]) continue;
-    const { kernels, otherGpu } = ownedUnder(m, i, stack);
+    const { kernels, otherGpu } = ownedUnder(m, i, walk.stack);
+    const via = walk.ancestors(i);
+    const nameId = m.host.name[i]!;
+    const facts = walk.facts(i, nameId);
+    calls.push(gemmCall(i, facts.op, via, walk.outer, facts, kernels, otherGpu, walk.compiled, gemmName[nameId] === NAME_TEMPLATE_GEMM));
+  }
+  return calls;
+}
+
+/** What findGemmCalls works out per call, with what it remembers from call to call. */
+class CallWalk {
+  /** Scratch for ownedUnder. */
+  readonly stack: number[] = [];
+  /** Of the last `ancestors` call: the outermost GEMM-family op around it (itself when none), and whether it is inside a compiled graph. */
+  outer = -1;
+  compiled = false;
+  // Per name id: 0 undecided, 1 not a compiled frame, 2 a compiled frame.
+  private readonly compiledName: Uint8Array;
+  private readonly argsFacts = new Map<number, Map<JsonObject | undefined, GemmArgsFacts>>();
+
+  constructor(
+    private readonly m: TraceModel,
+    private readonly gemmName: Uint8Array,
+  ) {
+    this.compiledName = new Uint8Array(m.strings.size);
+  }
+
+  /** The GEMM-family ops around host event i, outermost first; sets `outer` and `compiled`. */
+  ancestors(i: number): string[] {
+    const { parent, name, kind } = this.m.host;
     const via: string[] = [];
     let outer = i;
     let compiled = false;
     for (let p = parent[i]!; p >= 0; p = parent[p]!) {
       const id = name[p]!;
       // An ancestor op's name was decided by gemmOps; other kinds are no GEMM op.
-      if (kind[p] === HostKind.Op && gemmName[id] !== NAME_NOT_GEMM) {
-        via.push(m.strings.get(id));
+      if (kind[p] === HostKind.Op && this.gemmName[id] !== NAME_NOT_GEMM) {
+        via.push(this.m.strings.get(id));
         outer = p;
       }
-      let c = compiledName[id]!;
-      if (c === 0) c = compiledName[id] = COMPILED_FRAME.test(m.strings.get(id)) ? 2 : 1;
+      let c = this.compiledName[id]!;
+      if (c === 0) c = this.compiledName[id] = COMPILED_FRAME.test(this.m.strings.get(id)) ? 2 : 1;
       if (c === 2) compiled = true;
     }
-    via.reverse();
-    const nameId = host.name[i]!;
-    const op = m.strings.get(nameId);
-    const args = host.args[i];
-    let byArgs = argsFacts.get(nameId);
-    if (!byArgs) argsFacts.set(nameId, (byArgs = new Map()));
+    this.outer = outer;
+    this.compiled = compiled;
+    return via.reverse();
+  }
+
+  /** What op i's name and args say, worked out once per (name, args). */
+  facts(i: number, nameId: number): GemmArgsFacts {
+    const args = this.m.host.args[i];
+    let byArgs = this.argsFacts.get(nameId);
+    if (!byArgs) this.argsFacts.set(nameId, (byArgs = new Map()));
     let facts = byArgs.get(args);
     if (!facts) {
-      byArgs.set(
-        args,
-        (facts = {
-          inputDims: JSON.stringify(args?.['Input Dims'] ?? args?.['Input dims'] ?? null),
-          inputTypes: JSON.stringify(args?.['Input type'] ?? args?.['Input types'] ?? null),
-          shape: gemmShapeOf(op, args),
-        }),
-      );
+      const op = this.m.strings.get(nameId);
+      facts = {
+        op,
+        inputDims: JSON.stringify(args?.['Input Dims'] ?? args?.['Input dims'] ?? null),
+        inputTypes: JSON.stringify(args?.['Input type'] ?? args?.['Input types'] ?? null),
+        shape: gemmShapeOf(op, args),
+      };
+      byArgs.set(args, facts);
     }
-    calls.push(gemmCall(i, op, via, outer, facts, kernels, otherGpu, compiled, gemmName[nameId] === NAME_TEMPLATE_GEMM));
+    return facts;
   }
-  return calls;
 }
 
 /** A call's record, its fields in this order (no object spread per call). */
