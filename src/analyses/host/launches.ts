@@ -920,7 +920,7 @@ interface LaunchedWorkScan {
  */
 function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean): LaunchedWorkScan {
   const { host, gpu } = m;
-  const { kind, launcher, durNs, startNs, length: nGpu } = gpu;
+  const { kind, launcher, durNs, length: nGpu } = gpu;
   const gpuName = gpu.name;
   const hostName = host.name;
   // Per GPU name id, its place in accs (-1: not met yet); accs in order of first launched activity.
@@ -947,21 +947,10 @@ function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean):
       accs.push({ id, kind: k as GpuKind, apiIds: [], apiCounts: [], count: 0, gpuNs: 0, gpu: [], cpu: [], latency: [], s2s: [] });
     }
     const acc = accs[s]!;
-    // The launcher's name id among this name's launch APIs (one or two, mostly).
-    const api = hostName[h]!;
-    let j = 0;
-    while (j < acc.apiIds.length && acc.apiIds[j] !== api) j++;
-    if (j === acc.apiIds.length) {
-      acc.apiIds.push(api);
-      acc.apiCounts.push(1);
-    } else acc.apiCounts[j]++;
+    tallyApi(acc, hostName[h]!);
     acc.count++;
     acc.gpuNs += durNs[g]!;
-    if (!allTimes) continue;
-    acc.gpu.push(durNs[g]!);
-    acc.cpu.push(host.durNs[h]!);
-    acc.latency.push(startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
-    acc.s2s.push(startNs[g]! - host.startNs[h]!);
+    if (allTimes) addTimes(m, acc, g, h);
   }
   const byName = new Map<number, KernelAcc>();
   for (const a of accs) {
@@ -976,6 +965,26 @@ function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean):
     byName.set(a.id, { kind: a.kind, apis, viaGraph, count: a.count, gpuNs: a.gpuNs, gpu: a.gpu, cpu: a.cpu, latency: a.latency, s2s: a.s2s });
   }
   return { byName, kernelsWithoutLaunch, kernels, memsets, memcpys };
+}
+
+/** One more activity launched by the call name id `api`, among the name's launch APIs (one or two, mostly). */
+function tallyApi(acc: LaunchedAcc, api: number): void {
+  const { apiIds } = acc;
+  let j = 0;
+  while (j < apiIds.length && apiIds[j] !== api) j++;
+  if (j === apiIds.length) {
+    apiIds.push(api);
+    acc.apiCounts.push(1);
+  } else acc.apiCounts[j]++;
+}
+
+/** GPU activity g's duration, its call h's, and the latencies, into the lists `computeLaunches` reads. */
+function addTimes(m: TraceModel, acc: LaunchedAcc, g: number, h: number): void {
+  const { host, gpu } = m;
+  acc.gpu.push(gpu.durNs[g]!);
+  acc.cpu.push(host.durNs[h]!);
+  acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
+  acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
 }
 
 /** A `KernelAcc` while scanning: its launch APIs by name id. */
