@@ -29,7 +29,7 @@
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
+import { lowerBound, mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
 import { doubled } from '../helpers/doubled.js';
 import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
@@ -544,6 +544,69 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
   }
   return mergeUnion(starts, ends);
 }
+/**
+ * Per host call, the part of it during which some GPU activity ran: `unionLengthInNs(
+ * gpuBusyUnion(m), start, end)`, without the union. The activities that can overlap a call start
+ * at most the longest activity before it (the time index's bound): each call merges those, clipped
+ * to itself, in start order. The same length (model times are integer ns: every sum is exact).
+ * The union is built instead when the calls' windows would read more activities than the trace
+ * has (very long activities, many calls) or when some start is unreadable.
+ */
+export function gpuBusyDuring(m: TraceModel, calls: readonly number[]): Float64Array {
+  const ix = gpuTimeIndexOf(m);
+  const { startNs, durNs } = m.host;
+  const out = new Float64Array(calls.length);
+  const from = new Int32Array(calls.length);
+  const to = new Int32Array(calls.length);
+  let reads = 0;
+  let readable = true;
+  for (let k = 0; k < calls.length; k++) {
+    const lo = startNs[calls[k]!]!;
+    const hi = lo + durNs[calls[k]!]!;
+    if (!(hi > lo)) continue; // empty or unreadable: overlaps nothing
+    from[k] = lowerBound(ix.sortedStartNs, lo - ix.maxDurNs);
+    to[k] = lowerBound(ix.sortedStartNs, hi);
+    reads += to[k]! - from[k]!;
+  }
+  for (let k = 1; k < ix.sortedStartNs.length && readable; k++) readable = ix.sortedStartNs[k]! >= ix.sortedStartNs[k - 1]!;
+  if (!readable || ix.maxDurNs !== ix.maxDurNs || reads > m.gpu.length) {
+    const busy = gpuBusyUnion(m);
+    for (let k = 0; k < calls.length; k++) out[k] = unionLengthInNs(busy, startNs[calls[k]!]!, startNs[calls[k]!]! + durNs[calls[k]!]!);
+    return out;
+  }
+  for (let k = 0; k < calls.length; k++) {
+    const lo = startNs[calls[k]!]!;
+    if (to[k]! > from[k]!) out[k] = busyWithin(m, ix.order, from[k]!, to[k]!, lo, lo + durNs[calls[k]!]!);
+  }
+  return out;
+}
+
+/** The length of the union of activities order[from..to) (in start order) clipped to [lo, hi): an end before its start taken as the start, unreadable ones left out. */
+function busyWithin(m: TraceModel, order: Int32Array, from: number, to: number, lo: number, hi: number): number {
+  const { startNs, durNs } = m.gpu;
+  let total = 0;
+  let cs = NaN;
+  let ce = NaN;
+  for (let k = from; k < to; k++) {
+    const g = order[k]!;
+    const s = startNs[g]!;
+    let e = s + durNs[g]!;
+    if (e !== e) continue;
+    if (e < s) e = s;
+    const a = s > lo ? s : lo;
+    const b = e < hi ? e : hi;
+    if (!(b > a)) continue;
+    if (a <= ce) {
+      if (b > ce) ce = b;
+    } else {
+      if (ce === ce) total += ce - cs;
+      cs = a;
+      ce = b;
+    }
+  }
+  if (ce === ce) total += ce - cs;
+  return total;
+}
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
 
@@ -822,9 +885,9 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
       syncKind.push(sk);
     }
   }
-  // The union of all GPU work, made when there are synchronizations (most traces have few or none).
-  const busy = syncHost.length ? gpuBusyUnion(m) : undefined;
-  for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busy!));
+  // What the GPU did during each synchronization (most traces have few or none).
+  const busyNs = syncHost.length ? gpuBusyDuring(m, syncHost) : undefined;
+  for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
   for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
@@ -832,7 +895,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
-function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, busy: MergedIntervals): HostSync {
+function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, gpuBusyNs: number): HostSync {
   const { host, gpu, strings } = m;
   const start = host.startNs[i]!;
   const dur = host.durNs[i]!;
@@ -858,7 +921,7 @@ function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, 
     kind,
     startUs: start / 1000,
     blockedUs: dur / 1000,
-    gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
+    gpuBusyDuringUs: gpuBusyNs / 1000,
     ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
     ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
     item,
