@@ -4,7 +4,9 @@
  * HTA's published launch statistics (research/hta.md §3.3 A6).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeLaunches, type LaunchAnatomy } from '../src/analyses/host/launches.js';
+import { computeLaunches, gpuBusyDuring, gpuBusyUnion, type LaunchAnatomy } from '../src/analyses/host/launches.js';
+import { unionLengthInNs } from '../src/analyses/helpers/intervals.js';
+import type { TraceModel } from '../src/model/trace-model.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadRawJson, loadModel } from './fixtures.js';
 
@@ -196,5 +198,37 @@ describe("launches: HTA's launch statistics (runtime_cutoff 50 µs, launch_delay
     expect(Math.abs(rows[0]!.cpuDurationUs - 435.2)).toBeLessThanOrEqual(2);
     expect(Math.abs(rows[0]!.gpuDurationUs - 124.768)).toBeLessThanOrEqual(2);
     expect(Math.abs(rows[0]!.launchDelayUs - 0)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('launches: the GPU busy time during a call', () => {
+  // A small deterministic generator (no Math.random: the same cases every run).
+  let seed = 12345;
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  it('is the length of the union of all GPU work inside the call, as gpuBusyUnion + unionLengthInNs say (overlaps, touching, empty, negative and unreadable times)', () => {
+    for (let t = 0; t < 400; t++) {
+      const n = next(40);
+      const gs = new Float64Array(n);
+      const gd = new Float64Array(n);
+      for (let g = 0; g < n; g++) {
+        gs[g] = next(30) === 0 && t % 3 === 0 ? NaN : next(1000);
+        gd[g] = next(10) === 0 ? -1 : next(20) === 0 ? NaN : next(t % 2 ? 400 : 60);
+      }
+      const h = 1 + next(8);
+      const hs = new Float64Array(h);
+      const hd = new Float64Array(h);
+      for (let i = 0; i < h; i++) {
+        hs[i] = next(1100) - 50;
+        hd[i] = next(10) === 0 ? -1 : next(20) === 0 ? NaN : next(300);
+      }
+      const model = () => ({ gpu: { length: n, startNs: gs, durNs: gd }, host: { length: h, startNs: hs, durNs: hd } }) as unknown as TraceModel;
+      const calls = Array.from({ length: h }, (_, i) => i);
+      const got = gpuBusyDuring(model(), calls);
+      const union = gpuBusyUnion(model());
+      for (let i = 0; i < h; i++) expect(got[i]).toBe(unionLengthInNs(union, hs[i]!, hs[i]! + hd[i]!));
+    }
   });
 });

@@ -34,6 +34,7 @@ import { GpuKind, HostKind, gpuName, hostName, type TraceModel } from '../../mod
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { findGemmCalls, formatGemmShape, type GemmCall, type GemmShape } from './gemm.js';
 import { isViewOpName } from '../host/views.js';
+import { RowKeys } from './row-key.js';
 
 export type EpilogueEvidence = 'op and kernel name' | 'op' | 'kernel name';
 
@@ -76,77 +77,34 @@ export interface EpilogueRow {
 
 const ADD_OPS = new Set(['aten::add', 'aten::add_']);
 
+/** A row of computeEpilogues as its calls are added. */
+interface EpilogueAcc {
+  row: Omit<EpilogueRow, 'calls' | 'hosts' | 'separateAdd'>;
+  add?: { op: string; inputDims: string; kernels: string[]; fusedWith: readonly string[] };
+  addNs: number;
+  addCalls: number;
+  hosts: number[];
+}
+
 export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = findGemmCalls(m)): EpilogueRow[] {
   const owned = indexOwnedGpu(m);
-  interface Acc {
-    row: Omit<EpilogueRow, 'calls' | 'hosts' | 'separateAdd'>;
-    add?: { op: string; inputDims: string; kernels: string[]; fusedWith: readonly string[] };
-    addNs: number;
-    addCalls: number;
-    hosts: number[];
-  }
-  const rows = new Map<string, Acc>();
+  const rows = new Map<string, EpilogueAcc>();
+  const names = new EpilogueNames(m);
+  const keys = new RowKeys();
+  const scratch: Scratch = { stack: [], gpu: [] };
+  // The loop finds what each call carries; the calls that carry something (a third, in a
+  // training step) go to their row through a function of its own, so V8 optimises each part soon.
   for (const c of calls) {
-    const gemmKernel = c.kernels.find((g) => decodeKernelName(gpuName(m, g)).kind === 'gemm') ?? c.kernels[0];
+    const gemmKernel = names.gemmKernelOf(c.kernels);
     const kernel = gemmKernel !== undefined ? gpuName(m, gemmKernel) : undefined;
     const kernelEpilogue = kernel ? (decodeKernelName(kernel).epilogue ?? []) : [];
-    const otherKernels = c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
-    const opCarries: string[] = [];
-    if (c.shape?.bias) opCarries.push('bias');
-    if (c.shape?.activation) opCarries.push(c.shape.activation);
-
-    const backward = inBackward(m, c.outer);
-    const addInside = backward ? undefined : findAddInside(m, owned, c.outer, gemmKernel);
+    const backward = names.inBackward(c.outer);
+    const addInside = backward ? undefined : findAddInside(m, owned, names, scratch, c.outer, gemmKernel);
     const addAfter = !backward && !c.shape?.bias && !addInside ? findBiasAddAfter(m, owned, c) : undefined;
     const add = addInside ?? addAfter;
-    if (!opCarries.length && !kernelEpilogue.length && !add) continue;
-
-    // The op's bias/activation rode in the epilogue when the kernel name says so, or when the
-    // name is silent and nothing else ran under the op.
-    const kernelSilent = kernelEpilogue.length === 0;
-    const opConfirmed = opCarries.filter((x) => kernelEpilogue.includes(x) || (kernelSilent && otherKernels.length === 0 && !addInside));
-    const carried = [...new Set([...opConfirmed, ...kernelEpilogue])];
-    const evidence: EpilogueEvidence | undefined = !carried.length
-      ? undefined
-      : opConfirmed.length && !kernelSilent
-        ? 'op and kernel name'
-        : opConfirmed.length
-          ? 'op'
-          : 'kernel name';
-
-    const key = [c.op, c.inputDims, c.inputTypes, kernel ?? '', carried.join(','), add?.op ?? ''].join('\u0000');
-    let a = rows.get(key);
-    if (!a) {
-      a = {
-        row: {
-          op: c.op,
-          via: c.via,
-          inputDims: c.inputDims,
-          ...(c.shape ? { shape: c.shape } : {}),
-          ...(kernel ? { kernel } : {}),
-          opCarries,
-          kernelEpilogue,
-          carried,
-          ...(evidence ? { evidence } : {}),
-          separateAddKernel: false,
-          otherKernels,
-          compiled: c.compiled,
-          backward,
-        },
-        addNs: 0,
-        addCalls: 0,
-        hosts: [],
-      };
-      rows.set(key, a);
-    }
-    a.hosts.push(c.host);
-    if (add) {
-      a.add ??= { op: add.op, inputDims: add.inputDims, kernels: add.kernels.map((g) => gpuName(m, g)), fusedWith: add.fusedWith };
-      if (add.kernels.length) {
-        a.addCalls++;
-        for (const g of add.kernels) a.addNs += m.gpu.durNs[g]!;
-      }
-    }
+    // Most calls (a backward GEMM, one without bias) carry nothing: left before any list is built.
+    if (!c.shape?.bias && !c.shape?.activation && !kernelEpilogue.length && !add) continue;
+    addToRow(m, rows, keys, c, gemmKernel, kernel, kernelEpilogue, backward, addInside, add);
   }
   return [...rows.values()].map((a) => ({
     ...a.row,
@@ -155,6 +113,72 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
     calls: a.hosts.length,
     hosts: a.hosts,
   }));
+}
+
+/** Call c into its row (made at its first call): what its op asks, what rode in the epilogue, the separate add. */
+function addToRow(
+  m: TraceModel,
+  rows: Map<string, EpilogueAcc>,
+  keys: RowKeys,
+  c: GemmCall,
+  gemmKernel: number | undefined,
+  kernel: string | undefined,
+  kernelEpilogue: readonly string[],
+  backward: boolean,
+  addInside: FoundAdd | undefined,
+  add: FoundAdd | undefined,
+): void {
+  const opCarries: string[] = [];
+  if (c.shape?.bias) opCarries.push('bias');
+  if (c.shape?.activation) opCarries.push(c.shape.activation);
+  const otherKernels = c.kernels.length === 1 && gemmKernel === c.kernels[0] ? [] : c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
+
+  // The op's bias/activation rode in the epilogue when the kernel name says so, or when the
+  // name is silent and nothing else ran under the op.
+  const kernelSilent = kernelEpilogue.length === 0;
+  const opConfirmed = opCarries.filter((x) => kernelEpilogue.includes(x) || (kernelSilent && otherKernels.length === 0 && !addInside));
+  const carried = [...new Set([...opConfirmed, ...kernelEpilogue])];
+  const evidence: EpilogueEvidence | undefined = !carried.length
+    ? undefined
+    : opConfirmed.length && !kernelSilent
+      ? 'op and kernel name'
+      : opConfirmed.length
+        ? 'op'
+        : 'kernel name';
+
+  const key = keys.of(c.op, c.inputDims, c.inputTypes, kernel ?? '', carried.length === 1 ? carried[0]! : carried.join(','), add?.op ?? '');
+  let a = rows.get(key);
+  if (!a) {
+    a = {
+      row: {
+        op: c.op,
+        via: c.via,
+        inputDims: c.inputDims,
+        ...(c.shape ? { shape: c.shape } : {}),
+        ...(kernel ? { kernel } : {}),
+        opCarries,
+        kernelEpilogue,
+        carried,
+        ...(evidence ? { evidence } : {}),
+        separateAddKernel: false,
+        otherKernels,
+        compiled: c.compiled,
+        backward,
+      },
+      addNs: 0,
+      addCalls: 0,
+      hosts: [],
+    };
+    rows.set(key, a);
+  }
+  a.hosts.push(c.host);
+  if (add) {
+    a.add ??= { op: add.op, inputDims: add.inputDims, kernels: add.kernels.map((g) => gpuName(m, g)), fusedWith: add.fusedWith };
+    if (add.kernels.length) {
+      a.addCalls++;
+      for (const g of add.kernels) a.addNs += m.gpu.durNs[g]!;
+    }
+  }
 }
 
 interface OwnedIndex {
@@ -167,13 +191,12 @@ function indexOwnedGpu(m: TraceModel): OwnedIndex {
   return { first: m.host.firstOwned, next: m.gpu.nextOwned };
 }
 
-/** GPU work (any kind) owned by `h` or anything under it, with the host events visited. */
-function subtreeGpu(m: TraceModel, owned: OwnedIndex, h: number, visit?: (x: number) => boolean): number[] {
+/** GPU work (any kind) owned by `h` or anything under it. */
+function subtreeGpu(m: TraceModel, owned: OwnedIndex, h: number): number[] {
   const out: number[] = [];
   const stack = [h];
   while (stack.length) {
     const x = stack.pop()!;
-    if (visit && visit(x)) return out;
     for (let g = owned.first[x]!; g >= 0; g = owned.next[g]!) out.push(g);
     for (let c = m.host.firstChild[x]!; c >= 0; c = m.host.nextSibling[c]!) stack.push(c);
   }
@@ -189,28 +212,105 @@ interface FoundAdd {
 
 /** Whether a host event runs inside autograd's backward pass (eager or AOTAutograd's compiled backward). */
 export function inBackward(m: TraceModel, h: number): boolean {
-  for (let p = h; p >= 0; p = m.host.parent[p]!) {
-    const name = hostName(m, p);
-    if (name === 'CompiledFunctionBackward' || name.startsWith('autograd::engine::evaluate_function')) return true;
-  }
+  for (let p = h; p >= 0; p = m.host.parent[p]!) if (isBackwardFrame(hostName(m, p))) return true;
   return false;
 }
 
-/** An `aten::add` or an add kernel under the outermost GEMM-family op (the linear), besides the GEMM kernel. */
-function findAddInside(m: TraceModel, owned: OwnedIndex, outer: number, gemmKernel: number | undefined): FoundAdd | undefined {
-  let addOp = -1;
-  const gpuUnder = subtreeGpu(m, owned, outer, (x) => {
-    if (x !== outer && m.host.kind[x] === HostKind.Op && ADD_OPS.has(hostName(m, x))) {
-      addOp = x;
-      return true;
+function isBackwardFrame(name: string): boolean {
+  return name === 'CompiledFunctionBackward' || name.startsWith('autograd::engine::evaluate_function');
+}
+
+const UNDECIDED = 0;
+const NO = 1;
+const YES = 2;
+
+/**
+ * What the epilogue reading asks of a host or GPU name, decided once per name id (names are
+ * interned): a GEMM's calls repeat the same few names, so no name is decoded or tested per call.
+ */
+class EpilogueNames {
+  private readonly backward: Uint8Array;
+  private readonly addOp: Uint8Array;
+  private readonly gemmKernel: Uint8Array;
+  private readonly addKernel: Uint8Array;
+
+  constructor(private readonly m: TraceModel) {
+    const size = m.strings.size;
+    this.backward = new Uint8Array(size);
+    this.addOp = new Uint8Array(size);
+    this.gemmKernel = new Uint8Array(size);
+    this.addKernel = new Uint8Array(size);
+  }
+
+  /** `inBackward(m, h)`. */
+  inBackward(h: number): boolean {
+    const { parent, name } = this.m.host;
+    for (let p = h; p >= 0; p = parent[p]!) {
+      const id = name[p]!;
+      let v = this.backward[id]!;
+      if (v === UNDECIDED) v = this.backward[id] = isBackwardFrame(this.m.strings.get(id)) ? YES : NO;
+      if (v === YES) return true;
     }
     return false;
-  });
-  if (addOp >= 0) return describeAdd(m, owned, addOp);
+  }
+
+  /** Host event x is named `aten::add` or `aten::add_`. */
+  isAddOp(x: number): boolean {
+    const id = this.m.host.name[x]!;
+    let v = this.addOp[id]!;
+    if (v === UNDECIDED) v = this.addOp[id] = ADD_OPS.has(this.m.strings.get(id)) ? YES : NO;
+    return v === YES;
+  }
+
+  /** The first of these kernels whose name decodes as a GEMM, else the first. */
+  gemmKernelOf(kernels: readonly number[]): number | undefined {
+    for (let k = 0; k < kernels.length; k++) if (this.isGemmKernel(kernels[k]!)) return kernels[k];
+    return kernels[0];
+  }
+
+  /** GPU activity g's name decodes as a GEMM kernel. */
+  isGemmKernel(g: number): boolean {
+    const id = this.m.gpu.name[g]!;
+    let v = this.gemmKernel[id]!;
+    if (v === UNDECIDED) v = this.gemmKernel[id] = decodeKernelName(this.m.strings.get(id)).kind === 'gemm' ? YES : NO;
+    return v === YES;
+  }
+
+  /** GPU activity g's name decodes as an elementwise add. */
+  isAddKernel(g: number): boolean {
+    const id = this.m.gpu.name[g]!;
+    let v = this.addKernel[id]!;
+    if (v === UNDECIDED) {
+      const d = decodeKernelName(this.m.strings.get(id));
+      v = this.addKernel[id] = d.kind === 'elementwise' && /add/i.test(`${d.aten?.functor ?? ''} ${d.aten?.op ?? ''}`) ? YES : NO;
+    }
+    return v === YES;
+  }
+}
+
+/** Lists reused from call to call. */
+interface Scratch {
+  readonly stack: number[];
+  readonly gpu: number[];
+}
+
+/** An `aten::add` or an add kernel under the outermost GEMM-family op (the linear), besides the GEMM kernel. */
+function findAddInside(m: TraceModel, owned: OwnedIndex, names: EpilogueNames, scratch: Scratch, outer: number, gemmKernel: number | undefined): FoundAdd | undefined {
+  const { kind, firstChild, nextSibling } = m.host;
+  // The GPU work under `outer` (subtreeGpu's walk and order), stopping at an add op.
+  const { stack, gpu: gpuUnder } = scratch;
+  stack.length = 0;
+  gpuUnder.length = 0;
+  stack.push(outer);
+  while (stack.length) {
+    const x = stack.pop()!;
+    if (x !== outer && kind[x] === HostKind.Op && names.isAddOp(x)) return describeAdd(m, owned, x);
+    for (let g = owned.first[x]!; g >= 0; g = owned.next[g]!) gpuUnder.push(g);
+    for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) stack.push(c);
+  }
   for (const g of gpuUnder) {
     if (g === gemmKernel) continue;
-    const d = decodeKernelName(gpuName(m, g));
-    if (d.kind === 'elementwise' && /add/i.test(`${d.aten?.functor ?? ''} ${d.aten?.op ?? ''}`)) {
+    if (names.isAddKernel(g)) {
       const o = m.gpu.owner[g]!;
       return { op: hostName(m, o), inputDims: JSON.stringify(m.host.args[o]?.['Input Dims'] ?? null), kernels: [g], fusedWith: [] };
     }

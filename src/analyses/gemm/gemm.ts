@@ -39,7 +39,7 @@
  * Ignores: convolutions and attention (roofline.ts); Triton convolution templates.
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
-import { GpuKind, HostKind, hostName, gpuName, type DeviceProperties, type TraceModel } from '../../model/trace-model.js';
+import { GpuKind, HostKind, gpuName, type DeviceProperties, type TraceModel } from '../../model/trace-model.js';
 import type { JsonObject } from '../../ingest/raw-event.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import {
@@ -53,6 +53,8 @@ import {
 import { compareText } from '../../core/compare-text.js';
 import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
+import { doubled } from '../helpers/doubled.js';
+import { RowKeys } from './row-key.js';
 
 // ------------------------------------------------------------------------------------------------
 // Which ops are GEMMs, and where their operands sit
@@ -444,104 +446,156 @@ const NAME_NOT_GEMM = 1;
 const NAME_GEMM = 2;
 const NAME_TEMPLATE_GEMM = 3;
 
-/** Per host event, 1 for a GEMM op; per op name id, NAME_NOT_GEMM, NAME_GEMM or NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM), decided once per name. */
-function gemmOps(m: TraceModel): { isGemm: Uint8Array; gemmName: Uint8Array } {
-  const { host } = m;
-  const isGemm = new Uint8Array(host.length);
+/** The GEMM ops (host indices, ascending); per op name id, NAME_NOT_GEMM, NAME_GEMM or NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM), decided once per name. */
+function gemmOps(m: TraceModel): { list: Int32Array; count: number; gemmName: Uint8Array } {
+  const { kind, name, length: n } = m.host;
   const gemmName = new Uint8Array(m.strings.size);
-  for (let i = 0; i < host.length; i++) {
-    if (host.kind[i] !== HostKind.Op) continue;
-    const id = host.name[i]!;
+  let list = new Int32Array(64);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (kind[i] !== HostKind.Op) continue;
+    const id = name[i]!;
     let v = gemmName[id]!;
-    if (v === NAME_UNDECIDED) {
-      const name = m.strings.get(id);
-      gemmName[id] = v = isTemplateGemmName(name) ? NAME_TEMPLATE_GEMM : GEMM_OP_NAMES.has(name) ? NAME_GEMM : NAME_NOT_GEMM;
-    }
-    if (v !== NAME_NOT_GEMM) isGemm[i] = 1;
+    if (v === NAME_UNDECIDED) v = gemmName[id] = gemmNameKind(m.strings.get(id));
+    if (v === NAME_NOT_GEMM) continue;
+    if (count === list.length) list = doubled(list);
+    list[count++] = i;
   }
-  return { isGemm, gemmName };
+  return { list, count, gemmName };
+}
+
+function gemmNameKind(name: string): number {
+  return isTemplateGemmName(name) ? NAME_TEMPLATE_GEMM : GEMM_OP_NAMES.has(name) ? NAME_GEMM : NAME_NOT_GEMM;
 }
 
 /** Per host event, 1 when a GEMM op is inside it: a GEMM op with one inside is a wrapper (linear → matmul → mm), not a call. */
-function gemmWrappers(m: TraceModel, isGemm: Uint8Array): Uint8Array {
-  const { host } = m;
-  const wraps = new Uint8Array(host.length);
-  for (let i = 0; i < host.length; i++) {
-    if (!isGemm[i]) continue;
-    for (let p = host.parent[i]!; p >= 0 && !wraps[p]; p = host.parent[p]!) wraps[p] = 1;
+function gemmWrappers(m: TraceModel, list: Int32Array, count: number): Uint8Array {
+  const { parent } = m.host;
+  const wraps = new Uint8Array(m.host.length);
+  for (let k = 0; k < count; k++) {
+    for (let p = parent[list[k]!]!; p >= 0 && !wraps[p]; p = parent[p]!) wraps[p] = 1;
   }
   return wraps;
 }
 
+/** What a GEMM op's name and args say. */
+interface GemmArgsFacts {
+  readonly op: string;
+  readonly inputDims: string;
+  readonly inputTypes: string;
+  readonly shape: GemmShape | undefined;
+}
+
+// Only the GEMM ops are visited (one pass over the host table finds them); what a name says is
+// decided once per name id, what a call's args say once per (name, args): the model shares one
+// args object among the ops with the same args, and a training loop repeats its GEMMs every step.
 function findGemmCallsOnce(m: TraceModel): GemmCall[] {
-  const { host, gpu } = m;
-  const n = host.length;
-  // One loop per function (V8 optimises each once: see step-breakdown.ts): the GEMM ops, the
-  // wrappers among them, then the calls.
-  const { isGemm, gemmName } = gemmOps(m);
-  const wraps = gemmWrappers(m, isGemm);
-  const { firstOwned } = host;
-  const { nextOwned } = gpu;
+  const { list, count, gemmName } = gemmOps(m);
+  const wraps = gemmWrappers(m, list, count);
   const calls: GemmCall[] = [];
-  // What a call's name and args say, worked out once per (name, args): the model shares one args
-  // object among the ops with the same args, and a training loop repeats its GEMMs every step.
-  const compiledName = new Map<number, boolean>();
-  const argsFacts = new Map<number, Map<JsonObject | undefined, { inputDims: string; inputTypes: string; shape: GemmShape | undefined }>>();
-  for (let i = 0; i < n; i++) {
-    if (!isGemm[i] || wraps[i]) continue;
-    const kernels: number[] = [];
-    const otherGpu: number[] = [];
-    const stack = [i];
-    while (stack.length) {
-      const h = stack.pop()!;
-      for (let g = firstOwned[h]!; g >= 0; g = nextOwned[g]!) (gpu.kind[g] === GpuKind.Kernel ? kernels : otherGpu).push(g);
-      for (let c = host.firstChild[h]!; c >= 0; c = host.nextSibling[c]!) stack.push(c);
-    }
-    kernels.sort((x, y) => gpu.startNs[x]! - gpu.startNs[y]!);
+  const walk = new CallWalk(m, gemmName);
+  // Each step a small function (the subtree, the ancestors, the args): V8 optimises each after a
+  // few hundred calls, where this loop with all of it inside ran unoptimised to its end.
+  for (let k = 0; k < count; k++) {
+    const i = list[k]!;
+    if (wraps[i]) continue;
+    const { kernels, otherGpu } = ownedUnder(m, i, walk.stack);
+    const via = walk.ancestors(i);
+    const nameId = m.host.name[i]!;
+    const facts = walk.facts(i, nameId);
+    calls.push(gemmCall(i, facts.op, via, walk.outer, facts, kernels, otherGpu, walk.compiled, gemmName[nameId] === NAME_TEMPLATE_GEMM));
+  }
+  return calls;
+}
+
+/** What findGemmCalls works out per call, with what it remembers from call to call. */
+class CallWalk {
+  /** Scratch for ownedUnder. */
+  readonly stack: number[] = [];
+  /** Of the last `ancestors` call: the outermost GEMM-family op around it (itself when none), and whether it is inside a compiled graph. */
+  outer = -1;
+  compiled = false;
+  // Per name id: 0 undecided, 1 not a compiled frame, 2 a compiled frame.
+  private readonly compiledName: Uint8Array;
+  private readonly argsFacts = new Map<number, Map<JsonObject | undefined, GemmArgsFacts>>();
+
+  constructor(
+    private readonly m: TraceModel,
+    private readonly gemmName: Uint8Array,
+  ) {
+    this.compiledName = new Uint8Array(m.strings.size);
+  }
+
+  /** The GEMM-family ops around host event i, outermost first; sets `outer` and `compiled`. */
+  ancestors(i: number): string[] {
+    const { parent, name, kind } = this.m.host;
     const via: string[] = [];
     let outer = i;
     let compiled = false;
-    for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) {
-      const id = host.name[p]!;
-      if (isGemm[p]) {
-        via.unshift(m.strings.get(id));
+    for (let p = parent[i]!; p >= 0; p = parent[p]!) {
+      const id = name[p]!;
+      // An ancestor op's name was decided by gemmOps; other kinds are no GEMM op.
+      if (kind[p] === HostKind.Op && this.gemmName[id] !== NAME_NOT_GEMM) {
+        via.push(this.m.strings.get(id));
         outer = p;
       }
-      let c = compiledName.get(id);
-      if (c === undefined) compiledName.set(id, (c = COMPILED_FRAME.test(m.strings.get(id))));
-      if (c) compiled = true;
+      let c = this.compiledName[id]!;
+      if (c === 0) c = this.compiledName[id] = COMPILED_FRAME.test(this.m.strings.get(id)) ? 2 : 1;
+      if (c === 2) compiled = true;
     }
-    const op = hostName(m, i);
-    const args = host.args[i];
-    let byArgs = argsFacts.get(host.name[i]!);
-    if (!byArgs) argsFacts.set(host.name[i]!, (byArgs = new Map()));
+    this.outer = outer;
+    this.compiled = compiled;
+    return via.reverse();
+  }
+
+  /** What op i's name and args say, worked out once per (name, args). */
+  facts(i: number, nameId: number): GemmArgsFacts {
+    const args = this.m.host.args[i];
+    let byArgs = this.argsFacts.get(nameId);
+    if (!byArgs) this.argsFacts.set(nameId, (byArgs = new Map()));
     let facts = byArgs.get(args);
     if (!facts) {
-      byArgs.set(
-        args,
-        (facts = {
-          inputDims: JSON.stringify(args?.['Input Dims'] ?? args?.['Input dims'] ?? null),
-          inputTypes: JSON.stringify(args?.['Input type'] ?? args?.['Input types'] ?? null),
-          shape: gemmShapeOf(op, args),
-        }),
-      );
+      const op = this.m.strings.get(nameId);
+      facts = {
+        op,
+        inputDims: JSON.stringify(args?.['Input Dims'] ?? args?.['Input dims'] ?? null),
+        inputTypes: JSON.stringify(args?.['Input type'] ?? args?.['Input types'] ?? null),
+        shape: gemmShapeOf(op, args),
+      };
+      byArgs.set(args, facts);
     }
-    const { shape } = facts;
-    calls.push({
-      host: i,
-      op,
-      via,
-      outer,
-      inputDims: facts.inputDims,
-      inputTypes: facts.inputTypes,
-      ...(shape ? { shape } : {}),
-      kernels,
-      otherGpu,
-      compiled,
-      ...(gemmName[host.name[i]!] === NAME_TEMPLATE_GEMM ? { template: true as const } : {}),
-    });
+    return facts;
   }
-  return calls;
+}
+
+/** A call's record, its fields in this order (no object spread per call). */
+function gemmCall(host: number, op: string, via: string[], outer: number, facts: GemmArgsFacts, kernels: number[], otherGpu: number[], compiled: boolean, template: boolean): GemmCall {
+  const call: { -readonly [K in keyof GemmCall]?: GemmCall[K] } = { host, op, via, outer, inputDims: facts.inputDims, inputTypes: facts.inputTypes };
+  if (facts.shape) call.shape = facts.shape;
+  call.kernels = kernels;
+  call.otherGpu = otherGpu;
+  call.compiled = compiled;
+  if (template) call.template = true;
+  return call as GemmCall;
+}
+
+/** The kernels (in start order) and the other GPU work that op i owns, itself or through the events inside it; `stack` is scratch. */
+function ownedUnder(m: TraceModel, i: number, stack: number[]): { kernels: number[]; otherGpu: number[] } {
+  const { firstOwned, firstChild, nextSibling } = m.host;
+  const { nextOwned, kind, startNs } = m.gpu;
+  const kernels: number[] = [];
+  const otherGpu: number[] = [];
+  stack.push(i);
+  while (stack.length) {
+    const h = stack.pop()!;
+    for (let g = firstOwned[h]!; g >= 0; g = nextOwned[g]!) (kind[g] === GpuKind.Kernel ? kernels : otherGpu).push(g);
+    for (let c = firstChild[h]!; c >= 0; c = nextSibling[c]!) stack.push(c);
+  }
+  // The stable sort by start, run only when they are not already in that order (one kernel, mostly).
+  let sorted = true;
+  for (let q = 1; q < kernels.length && sorted; q++) sorted = startNs[kernels[q]!]! - startNs[kernels[q - 1]!]! >= 0;
+  if (!sorted) kernels.sort((x, y) => startNs[x]! - startNs[y]!);
+  return { kernels, otherGpu };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -639,10 +693,6 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
 
   // Steps, for calls per step.
   const steps = m.steps;
-  const inStep = (i: number) => {
-    const t = m.host.startNs[i]!;
-    return steps.some((s) => t >= s.startNs && t <= s.endNs);
-  };
 
   // Group.
   interface Acc {
@@ -657,15 +707,17 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
     via: Set<string>;
   }
   const groups = new Map<string, Acc>();
+  const keys = new RowKeys();
   let unshapedCalls = 0;
   for (const c of calls) {
-    const names = c.kernels.map((g) => gpuName(m, g));
-    const key = [c.op, c.inputDims, c.inputTypes, names.join('\u0001')].join('\u0000');
+    // Rows by (op, Input Dims, Input types, kernel names); one kernel's text is its name.
+    const kernelNames = c.kernels.length === 1 ? gpuName(m, c.kernels[0]!) : c.kernels.map((g) => gpuName(m, g)).join('\u0001');
+    const key = keys.of(c.op, c.inputDims, c.inputTypes, kernelNames);
     let a = groups.get(key);
     if (!a) groups.set(key, (a = { key, first: c, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, via: new Set() }));
     a.hosts.push(c.host);
-    a.via.add(c.via.join(' → '));
-    if (steps.length && inStep(c.host)) a.inSteps++;
+    a.via.add(c.via.length === 1 ? c.via[0]! : c.via.join(' → '));
+    if (steps.length && inStep(m, c.host)) a.inSteps++;
     if (!c.shape) unshapedCalls++;
     if (c.kernels.length) {
       let ns = 0;
@@ -756,6 +808,13 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
   };
   report.alignment = findAlignmentIssues(report, report.traceKernelUs);
   return report;
+}
+
+/** Whether host event i starts inside a profiler step. */
+function inStep(m: TraceModel, i: number): boolean {
+  const t = m.host.startNs[i]!;
+  for (const s of m.steps) if (t >= s.startNs && t <= s.endNs) return true;
+  return false;
 }
 
 /** The kernel that did the product: the first whose name decodes as a GEMM, else the longest. */

@@ -29,7 +29,7 @@
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
+import { lowerBound, mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
 import { doubled } from '../helpers/doubled.js';
 import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
@@ -143,17 +143,26 @@ export interface ApiNameInfo {
 
 /** A per-trace cache: `info(hostIndex)` for runtime/driver calls (one lookup per distinct name). */
 export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
-  const cache: (ApiNameInfo | undefined)[] = [];
-  return (i: number) => {
-    const id = m.host.name[i]!;
-    let info = cache[id];
+  const names = new ApiNames(m);
+  return (i: number) => names.of(m.host.name[i]!);
+}
+
+/** `ApiNameInfo` by name id, decided the first time a name is asked for. */
+class ApiNames {
+  /** The names decided so far (a loop reads this first, and calls `of` only for a new name). */
+  readonly byId: (ApiNameInfo | undefined)[] = [];
+
+  constructor(private readonly m: TraceModel) {}
+
+  of(id: number): ApiNameInfo {
+    let info = this.byId[id];
     if (!info) {
-      const name = m.strings.get(id);
+      const name = this.m.strings.get(id);
       info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-      cache[id] = info;
+      this.byId[id] = info;
     }
     return info;
-  };
+  }
 }
 
 /** Bits of `ApiFlags.of`. */
@@ -535,7 +544,69 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
   }
   return mergeUnion(starts, ends);
 }
+/**
+ * Per host call, the part of it during which some GPU activity ran: `unionLengthInNs(
+ * gpuBusyUnion(m), start, end)`, without the union. The activities that can overlap a call start
+ * at most the longest activity before it (the time index's bound): each call merges those, clipped
+ * to itself, in start order. The same length (model times are integer ns: every sum is exact).
+ * The union is built instead when the calls' windows would read more activities than the trace
+ * has (very long activities, many calls) or when some start is unreadable.
+ */
+export function gpuBusyDuring(m: TraceModel, calls: readonly number[]): Float64Array {
+  const ix = gpuTimeIndexOf(m);
+  const { startNs, durNs } = m.host;
+  const out = new Float64Array(calls.length);
+  const from = new Int32Array(calls.length);
+  const to = new Int32Array(calls.length);
+  let reads = 0;
+  let readable = true;
+  for (let k = 0; k < calls.length; k++) {
+    const lo = startNs[calls[k]!]!;
+    const hi = lo + durNs[calls[k]!]!;
+    if (!(hi > lo)) continue; // empty or unreadable: overlaps nothing
+    from[k] = lowerBound(ix.sortedStartNs, lo - ix.maxDurNs);
+    to[k] = lowerBound(ix.sortedStartNs, hi);
+    reads += to[k]! - from[k]!;
+  }
+  for (let k = 1; k < ix.sortedStartNs.length && readable; k++) readable = ix.sortedStartNs[k]! >= ix.sortedStartNs[k - 1]!;
+  if (!readable || ix.maxDurNs !== ix.maxDurNs || reads > m.gpu.length) {
+    const busy = gpuBusyUnion(m);
+    for (let k = 0; k < calls.length; k++) out[k] = unionLengthInNs(busy, startNs[calls[k]!]!, startNs[calls[k]!]! + durNs[calls[k]!]!);
+    return out;
+  }
+  for (let k = 0; k < calls.length; k++) {
+    const lo = startNs[calls[k]!]!;
+    if (to[k]! > from[k]!) out[k] = busyWithin(m, ix.order, from[k]!, to[k]!, lo, lo + durNs[calls[k]!]!);
+  }
+  return out;
+}
 
+/** The length of the union of activities order[from..to) (in start order) clipped to [lo, hi): an end before its start taken as the start, unreadable ones left out. */
+function busyWithin(m: TraceModel, order: Int32Array, from: number, to: number, lo: number, hi: number): number {
+  const { startNs, durNs } = m.gpu;
+  let total = 0;
+  let cs = NaN;
+  let ce = NaN;
+  for (let k = from; k < to; k++) {
+    const g = order[k]!;
+    const s = startNs[g]!;
+    let e = s + durNs[g]!;
+    if (e !== e) continue;
+    if (e < s) e = s;
+    const a = s > lo ? s : lo;
+    const b = e < hi ? e : hi;
+    if (!(b > a)) continue;
+    if (a <= ce) {
+      if (b > ce) ce = b;
+    } else {
+      if (ce === ce) total += ce - cs;
+      cs = a;
+      ce = b;
+    }
+  }
+  if (ce === ce) total += ce - cs;
+  return total;
+}
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
 
@@ -551,12 +622,13 @@ function computeLaunchesOnce(m: TraceModel, opts: LaunchOptions = {}): LaunchAna
   const includeMemory = opts.includeMemoryEvents ?? true;
   const top = opts.top ?? 10;
   const launched = launchIndexOf(m);
-  const apiName = createApiNames(m);
-  const calls = scanApiCalls(m, launched, apiName, includeMemory, true);
+  const apiNames = new ApiNames(m);
+  const apiCalls = apiCallList(m);
+  const calls = scanApiCalls(m, launched, apiCalls, apiNames, includeMemory, true, true);
   const byApi = apiRows(calls.apis);
-  const work = scanLaunchedWork(m, apiName, true);
+  const work = scanLaunchedWork(m, apiNames, true);
   const byKernel = kernelRows(m, work.byName);
-  const ops = opCallPatterns(m, launched);
+  const ops = opCallPatterns(m, apiCalls, calls.perCall);
   const bySync = syncRows(calls.syncs);
   const rows = new LaunchRows(m, calls.rowHost, calls.rowGpu);
   return {
@@ -617,14 +689,15 @@ export interface KernelDigestRow extends Pick<KernelLaunchRow, 'name' | 'kind' |
 
 function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
   const launched = launchIndexOf(m);
-  const apiName = createApiNames(m);
-  const calls = scanApiCalls(m, launched, apiName, true, false);
-  const work = scanLaunchedWork(m, apiName, false);
+  const apiNames = new ApiNames(m);
+  const apiCalls = apiCallList(m);
+  const calls = scanApiCalls(m, launched, apiCalls, apiNames, true, false, false);
+  const work = scanLaunchedWork(m, apiNames, false);
   return {
     launches: calls.launches,
     byApi: apiDigestRows(calls.apis),
     byKernel: kernelDigestRows(m, work.byName),
-    ops: opCallPatterns(m, launched),
+    ops: opCallPatterns(m, apiCalls, calls.perCall),
     syncs: calls.syncs,
     syncsByCause: syncRows(calls.syncs).rows,
   };
@@ -633,30 +706,19 @@ function computeLaunchDigestOnce(m: TraceModel): LaunchDigest {
 /** computeLaunchDigest, computed once per model (per-model.ts): the result is shared, read-only. */
 export const computeLaunchDigest = perModel(computeLaunchDigestOnce);
 
-/**
- * `timeStats(valuesNs)`'s total and mean, without its sort: the values are integer ns (model
- * times are), so their sum is exact, the same in any order.
- */
-function totalAndMeanUs(valuesNs: readonly number[]): { totalUs: number; meanUs: number } {
-  const n = valuesNs.length;
-  if (n === 0) return { totalUs: 0, meanUs: NaN };
-  let total = 0;
-  for (let k = 0; k < n; k++) total += valuesNs[k]!;
-  return { totalUs: total / 1000, meanUs: total / n / 1000 };
-}
-
 function apiDigestRows(apis: Map<string, ApiAcc>): ApiDigestRow[] {
   const rows: ApiDigestRow[] = [...apis].map(([api, a]) => {
-    const cpu = totalAndMeanUs(a.cpu);
-    return { api, role: a.role, calls: a.cpu.length, kernels: a.kernels, cpuTotalUs: cpu.totalUs, cpuMeanUs: cpu.meanUs, latencyMedianUs: quantileSorted(new Float64Array(a.latency).sort(), 0.5) / 1000 };
+    // The sum of integer ns: exact, the same as timeStats's total.
+    const cpuTotalUs = a.cpuNs / 1000;
+    return { api, role: a.role, calls: a.calls, kernels: a.kernels, cpuTotalUs, cpuMeanUs: a.calls ? a.cpuNs / a.calls / 1000 : NaN, latencyMedianUs: quantileSorted(new Float64Array(a.latency).sort(), 0.5) / 1000 };
   });
   return rows.sort((a, b) => apiOrder(a.cpuTotalUs, a.api, b.cpuTotalUs, b.api));
 }
 
 function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelDigestRow[] {
   const rows: KernelDigestRow[] = [...byName].map(([id, a]) => {
-    const t = totalAndMeanUs(a.gpu);
-    return { name: m.strings.get(id), kind: KIND[a.kind]!, count: a.gpu.length, apis: a.apis, gpuTotalUs: t.totalUs, gpuMeanUs: t.meanUs };
+    // timeStats(a.gpu)'s total and mean: the durations summed in the same order as they came.
+    return { name: m.strings.get(id), kind: KIND[a.kind]!, count: a.count, apis: a.apis, gpuTotalUs: a.gpuNs / 1000, gpuMeanUs: a.gpuNs / a.count / 1000 };
   });
   return rows.sort((a, b) => kernelOrder(a.count, a.gpuTotalUs, a.name, b.count, b.gpuTotalUs, b.name));
 }
@@ -665,6 +727,10 @@ function kernelDigestRows(m: TraceModel, byName: Map<number, KernelAcc>): Kernel
 
 interface ApiAcc {
   role: ApiRole;
+  calls: number;
+  /** Σ of the calls' durations (integer ns: exact in any order). */
+  cpuNs: number;
+  /** The calls' durations and start-to-start times: only for `computeLaunches` (the digest reads cpuNs). */
   cpu: number[];
   kernels: number;
   memcpys: number;
@@ -677,6 +743,8 @@ interface ApiAcc {
 interface ApiCallScan {
   /** By API name, in order of first call. */
   readonly apis: Map<string, ApiAcc>;
+  /** Per call (by its place in the call list). */
+  readonly perCall: PerCall;
   readonly launches: number;
   readonly graphLaunches: number;
   readonly kernelsViaGraphs: number;
@@ -688,11 +756,52 @@ interface ApiCallScan {
   readonly rowGpu: number[];
 }
 
-/** One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`) and the host synchronizations. */
-function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number) => ApiNameInfo, includeMemory: boolean, keepRows: boolean): ApiCallScan {
+/** What each call in the call list launched, and whether it is a launch (`isLaunchCall`), by its place in the list. */
+interface PerCall {
+  readonly kernels: Int32Array;
+  readonly memcpys: Int32Array;
+  readonly memsets: Int32Array;
+  readonly launch: Uint8Array;
+}
+
+/** The runtime/driver calls, host indices in host order: list[0 .. count). */
+interface ApiCallList {
+  readonly list: Int32Array;
+  readonly count: number;
+}
+
+/** The one pass over the host table: the launch scans and the op grouping read the calls it lists. */
+function apiCallList(m: TraceModel): ApiCallList {
+  const { kind, length: n } = m.host;
+  // Room for every event: no growth step in the loop (a branch first taken in V8's optimised
+  // code, which then throws the code away).
+  const list = new Int32Array(n);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const k = kind[i];
+    if (k === HostKind.Runtime || k === HostKind.Driver) list[count++] = i;
+  }
+  return { list, count };
+}
+
+/**
+ * One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`)
+ * and the host synchronizations; with `allTimes` false, of the times per API only the total
+ * CPU and the latencies (what the digest reads).
+ */
+function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, apiNames: ApiNames, includeMemory: boolean, keepRows: boolean, allTimes: boolean): ApiCallScan {
   const { host, gpu } = m;
   const { offsets, items } = launched;
-  const apis = new Map<string, ApiAcc>();
+  const { list, count } = apiCalls;
+  const hostName = host.name;
+  const hostStart = host.startNs;
+  const hostDur = host.durNs;
+  const gpuKind = gpu.kind;
+  const gpuStart = gpu.startNs;
+  // Per API name id, its place in accs (-1: not met yet); accs in order of first call.
+  const slot = new Int32Array(m.strings.size).fill(-1);
+  const accs: ApiAcc[] = [];
+  const accNames: string[] = [];
   let launches = 0;
   let graphLaunches = 0;
   let kernelsViaGraphs = 0;
@@ -701,19 +810,26 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
   const syncs: HostSync[] = [];
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
-  // The union of all GPU work, made at the first synchronization (most traces have few or none).
-  let busy: MergedIntervals | undefined;
-  for (let i = 0; i < host.length; i++) {
-    const k = host.kind[i];
-    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
-    const info = apiName(i);
+  const callKernels = new Int32Array(count);
+  const callMemcpys = new Int32Array(count);
+  const callMemsets = new Int32Array(count);
+  const callLaunch = new Uint8Array(count);
+  const perCall: PerCall = { kernels: callKernels, memcpys: callMemcpys, memsets: callMemsets, launch: callLaunch };
+  const infos = apiNames.byId;
+  const syncHost: number[] = [];
+  const syncApi: string[] = [];
+  const syncKind: SyncKind[] = [];
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const id = hostName[i]!;
+    const info = infos[id] ?? apiNames.of(id);
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     let kernels = 0;
     let memcpys = 0;
     let memsets = 0;
     for (let q = from; q < to; q++) {
-      const gk = gpu.kind[items[q]!];
+      const gk = gpuKind[items[q]!];
       if (gk === GpuKind.Kernel) kernels++;
       else if (gk === GpuKind.Memcpy) memcpys++;
       else memsets++;
@@ -721,20 +837,31 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
     let role = info.role;
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
-    let acc = apis.get(info.name);
-    if (!acc) apis.set(info.name, (acc = { role, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] }));
-    const start = host.startNs[i]!;
-    const dur = host.durNs[i]!;
-    acc.cpu.push(dur);
+    callKernels[c] = kernels;
+    callMemcpys[c] = memcpys;
+    callMemsets[c] = memsets;
+    let s = slot[id]!;
+    if (s < 0) {
+      slot[id] = s = accs.length;
+      accs.push({ role, calls: 0, cpuNs: 0, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] });
+      accNames.push(info.name);
+    }
+    const acc = accs[s]!;
+    const start = hostStart[i]!;
+    const dur = hostDur[i]!;
+    acc.calls++;
+    acc.cpuNs += dur;
+    if (allTimes) acc.cpu.push(dur);
     if (to > from) {
       acc.kernels += kernels;
       acc.memcpys += memcpys;
       acc.memsets += memsets;
-      const first = gpu.startNs[items[from]!]!;
+      const first = gpuStart[items[from]!]!;
       acc.latency.push(first - (start + dur));
-      acc.s2s.push(first - start);
+      if (allTimes) acc.s2s.push(first - start);
     } else acc.without++;
     if (role === 'kernel-launch' || role === 'graph-launch') {
+      callLaunch[c] = 1;
       launches++;
       launchCpuNs += dur;
       if (role === 'graph-launch') {
@@ -744,8 +871,7 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
       if (kernels === 0) launchesWithoutKernel++;
     }
     // HTA's launch stats rows.
-    const statsRole = role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset'));
-    if (keepRows && statsRole) {
+    if (keepRows && (role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset')))) {
       for (let q = from; q < to; q++) {
         rowHost.push(i);
         rowGpu.push(items[q]!);
@@ -753,13 +879,23 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiName: (i: number)
     }
     // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
     const sk = info.sync || info.memcpy ? syncKindOfCall(m, info, launchedBy(launched, i)) : undefined;
-    if (sk) syncs.push(hostSync(m, launched, i, info.name, sk, (busy ??= gpuBusyUnion(m))));
+    if (sk) {
+      syncHost.push(i);
+      syncApi.push(info.name);
+      syncKind.push(sk);
+    }
   }
-  return { apis, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
+  // What the GPU did during each synchronization (most traces have few or none).
+  const busyNs = syncHost.length ? gpuBusyDuring(m, syncHost) : undefined;
+  for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
+  // By API name, in order of first call (one name id per name).
+  const apis = new Map<string, ApiAcc>();
+  for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
+  return { apis, perCall, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
-function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, busy: MergedIntervals): HostSync {
+function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, gpuBusyNs: number): HostSync {
   const { host, gpu, strings } = m;
   const start = host.startNs[i]!;
   const dur = host.durNs[i]!;
@@ -785,7 +921,7 @@ function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, 
     kind,
     startUs: start / 1000,
     blockedUs: dur / 1000,
-    gpuBusyDuringUs: unionLengthInNs(busy, start, start + dur) / 1000,
+    gpuBusyDuringUs: gpuBusyNs / 1000,
     ...(op >= 0 ? { op: strings.get(host.name[op]!) } : {}),
     ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
     item,
@@ -797,7 +933,7 @@ function apiRows(apis: Map<string, ApiAcc>): ApiRow[] {
   const byApi: ApiRow[] = [...apis].map(([api, a]) => ({
     api,
     role: a.role,
-    calls: a.cpu.length,
+    calls: a.calls,
     cpu: timeStats(a.cpu),
     kernels: a.kernels,
     memcpys: a.memcpys,
@@ -820,6 +956,10 @@ interface KernelAcc {
   kind: GpuKind;
   apis: Record<string, number>;
   viaGraph: number;
+  /** Activities, and the Σ of their durations in the order they came. */
+  count: number;
+  gpuNs: number;
+  /** The activities' durations, their calls' durations and latencies: only for `computeLaunches`. */
   gpu: number[];
   cpu: number[];
   latency: number[];
@@ -838,38 +978,83 @@ interface LaunchedWorkScan {
 /**
  * One pass over the GPU table: each launched activity with its launching call, by activity name;
  * with `allTimes` false, of the times only the activities' durations (not their calls' durations
- * and latencies).
+ * and latencies). Accumulated per name id (a slot per name, the launch APIs as name ids with
+ * their counts), the names read only for the result.
  */
-function scanLaunchedWork(m: TraceModel, apiName: (i: number) => ApiNameInfo, allTimes: boolean): LaunchedWorkScan {
+function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean): LaunchedWorkScan {
   const { host, gpu } = m;
-  const byName = new Map<number, KernelAcc>();
+  const { kind, launcher, durNs, length: nGpu } = gpu;
+  const gpuName = gpu.name;
+  const hostName = host.name;
+  // Per GPU name id, its place in accs (-1: not met yet); accs in order of first launched activity.
+  const slot = new Int32Array(m.strings.size).fill(-1);
+  const accs: LaunchedAcc[] = [];
   let kernelsWithoutLaunch = 0;
   let kernels = 0;
   let memsets = 0;
   let memcpys = 0;
-  for (let g = 0; g < gpu.length; g++) {
-    if (gpu.kind[g] === GpuKind.Kernel) kernels++;
-    else if (gpu.kind[g] === GpuKind.Memcpy) memcpys++;
+  for (let g = 0; g < nGpu; g++) {
+    const k = kind[g]!;
+    if (k === GpuKind.Kernel) kernels++;
+    else if (k === GpuKind.Memcpy) memcpys++;
     else memsets++;
-    const h = gpu.launcher[g]!;
+    const h = launcher[g]!;
     if (h < 0) {
-      if (gpu.kind[g] === GpuKind.Kernel) kernelsWithoutLaunch++;
+      if (k === GpuKind.Kernel) kernelsWithoutLaunch++;
       continue;
     }
-    let acc = byName.get(gpu.name[g]!);
-    if (!acc) byName.set(gpu.name[g]!, (acc = { kind: gpu.kind[g] as GpuKind, apis: {}, viaGraph: 0, gpu: [], cpu: [], latency: [], s2s: [] }));
-    // The launcher's name and whether it is a graph launch, decided once per name (createApiNames).
-    const info = apiName(h);
-    const api = info.name;
-    acc.apis[api] = (acc.apis[api] ?? 0) + 1;
-    if (info.graph) acc.viaGraph++;
-    acc.gpu.push(gpu.durNs[g]!);
-    if (!allTimes) continue;
-    acc.cpu.push(host.durNs[h]!);
-    acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
-    acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
+    const id = gpuName[g]!;
+    let s = slot[id]!;
+    if (s < 0) {
+      slot[id] = s = accs.length;
+      accs.push({ id, kind: k as GpuKind, apiIds: [], apiCounts: [], count: 0, gpuNs: 0, gpu: [], cpu: [], latency: [], s2s: [] });
+    }
+    const acc = accs[s]!;
+    tallyApi(acc, hostName[h]!);
+    acc.count++;
+    acc.gpuNs += durNs[g]!;
+    if (allTimes) addTimes(m, acc, g, h);
+  }
+  const byName = new Map<number, KernelAcc>();
+  for (const a of accs) {
+    // Launch APIs in order of first launch; whether each is a graph launch, decided once per name.
+    const apis: Record<string, number> = {};
+    let viaGraph = 0;
+    for (let j = 0; j < a.apiIds.length; j++) {
+      const info = apiNames.of(a.apiIds[j]!);
+      apis[info.name] = a.apiCounts[j]!;
+      if (info.graph) viaGraph += a.apiCounts[j]!;
+    }
+    byName.set(a.id, { kind: a.kind, apis, viaGraph, count: a.count, gpuNs: a.gpuNs, gpu: a.gpu, cpu: a.cpu, latency: a.latency, s2s: a.s2s });
   }
   return { byName, kernelsWithoutLaunch, kernels, memsets, memcpys };
+}
+
+/** One more activity launched by the call name id `api`, among the name's launch APIs (one or two, mostly). */
+function tallyApi(acc: LaunchedAcc, api: number): void {
+  const { apiIds } = acc;
+  let j = 0;
+  while (j < apiIds.length && apiIds[j] !== api) j++;
+  if (j === apiIds.length) {
+    apiIds.push(api);
+    acc.apiCounts.push(1);
+  } else acc.apiCounts[j]++;
+}
+
+/** GPU activity g's duration, its call h's, and the latencies, into the lists `computeLaunches` reads. */
+function addTimes(m: TraceModel, acc: LaunchedAcc, g: number, h: number): void {
+  const { host, gpu } = m;
+  acc.gpu.push(gpu.durNs[g]!);
+  acc.cpu.push(host.durNs[h]!);
+  acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
+  acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
+}
+
+/** A `KernelAcc` while scanning: its launch APIs by name id. */
+interface LaunchedAcc extends Omit<KernelAcc, 'apis' | 'viaGraph'> {
+  readonly id: number;
+  readonly apiIds: number[];
+  readonly apiCounts: number[];
 }
 
 const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
@@ -878,7 +1063,7 @@ function kernelRows(m: TraceModel, byName: Map<number, KernelAcc>): KernelLaunch
   const byKernel: KernelLaunchRow[] = [...byName].map(([id, a]) => ({
     name: m.strings.get(id),
     kind: KIND[a.kind]!,
-    count: a.gpu.length,
+    count: a.count,
     apis: a.apis,
     viaGraph: a.viaGraph,
     gpu: timeStats(a.gpu),
@@ -896,47 +1081,65 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
 
 // --- per op: the runtime/driver calls it makes
 
-/** The runtime/driver calls grouped by their innermost op, in host order (a counting sort), and those outside every op. */
+/** The runtime/driver calls grouped by their innermost op (a counting sort), and those outside every op. */
 interface CallsByOp {
-  /** Calls of op h: items[offsets[h] .. offsets[h + 1]). */
+  /** The ops that made calls (host indices), in order of their first call: ops[0 .. nOps). */
+  readonly ops: Int32Array;
+  readonly nOps: number;
+  /** Calls of ops[k] (places in the call list), in host order: items[offsets[k] .. offsets[k + 1]). */
   readonly offsets: Int32Array;
   readonly items: Int32Array;
   readonly outside: Int32Array;
 }
 
 // Each step of the grouping is its own function with one loop (V8 optimises each once, with that
-// loop's type feedback); only the first reads the whole host table, the others the calls it
-// found. The calls outside every op are an Int32Array like the others, so the pattern table
-// reads one kind of array.
+// loop's type feedback); they read the calls apiCallList found, not the host table, and number
+// the ops that made calls densely, so no loop runs over every host event. The calls outside
+// every op are an Int32Array like the others, so the pattern table reads one kind of array.
 
-function groupCallsByOp(m: TraceModel): CallsByOp {
-  const n = m.host.length;
-  const offsets = new Int32Array(n + 1);
-  const callAt = new Int32Array(n);
-  const opOfCall = new Int32Array(n);
-  const nCalls = findCalls(m, callAt, opOfCall, offsets);
-  const items = new Int32Array(prefixSums(offsets));
-  const outside = new Int32Array(nCalls - items.length);
-  placeCalls(callAt, opOfCall, nCalls, offsets, items, outside);
-  return { offsets, items, outside };
+function groupCallsByOp(m: TraceModel, apiCalls: ApiCallList): CallsByOp {
+  const { list, count } = apiCalls;
+  const slotOfCall = new Int32Array(count);
+  const found = numberOps(m, list, count, slotOfCall);
+  const { ops, nOps } = found;
+  const offsets = found.counts.slice(0, nOps + 1);
+  const inOps = prefixSums(offsets);
+  const items = new Int32Array(inOps);
+  const outside = new Int32Array(count - inOps);
+  placeCalls(slotOfCall, count, offsets, items, outside);
+  return { ops, nOps, offsets, items, outside };
 }
 
 /**
- * The runtime/driver calls in host order into callAt, each one's innermost enclosing op (-1 when
- * none) into opOfCall, and offsets[op + 1] counting each op's calls; returns how many calls.
+ * Each call's innermost enclosing op, numbered in order of first call (slotOfCall[c], -1 when
+ * none): the ops, and counts[k + 1] the calls of op k.
  */
-function findCalls(m: TraceModel, callAt: Int32Array, opOfCall: Int32Array, offsets: Int32Array): number {
-  const { kind, length: n } = m.host;
-  let c = 0;
-  for (let i = 0; i < n; i++) {
-    const k = kind[i];
-    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
-    const op = innermostOp(m, i);
-    callAt[c] = i;
-    opOfCall[c++] = op;
-    if (op >= 0) offsets[op + 1]++;
+function numberOps(m: TraceModel, list: Int32Array, count: number, slotOfCall: Int32Array): { ops: Int32Array; nOps: number; counts: Int32Array } {
+  const { kind, parent } = m.host;
+  // Per host event, its op's number + 1 (0: not numbered yet).
+  const slotOfOp = new Int32Array(m.host.length);
+  // At most one op per call: no growth step in the loop.
+  const ops = new Int32Array(count);
+  const counts = new Int32Array(count + 1);
+  let nOps = 0;
+  for (let c = 0; c < count; c++) {
+    // innermostOp, written into the loop.
+    let op = parent[list[c]!]!;
+    while (op >= 0 && kind[op] !== HostKind.Op) op = parent[op]!;
+    if (op < 0) {
+      slotOfCall[c] = -1;
+      continue;
+    }
+    let k = slotOfOp[op]! - 1;
+    if (k < 0) {
+      k = nOps++;
+      slotOfOp[op] = nOps;
+      ops[k] = op;
+    }
+    slotOfCall[c] = k;
+    counts[k + 1]++;
   }
-  return c;
+  return { ops, nOps, counts };
 }
 
 /** Counts made running totals in place; returns the total. */
@@ -946,13 +1149,13 @@ function prefixSums(offsets: Int32Array): number {
 }
 
 /** Each call into its op's place (calls of one op in host order), or into `outside`. */
-function placeCalls(callAt: Int32Array, opOfCall: Int32Array, nCalls: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
+function placeCalls(slotOfCall: Int32Array, count: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
   const fill = offsets.slice(0, offsets.length - 1);
   let o = 0;
-  for (let c = 0; c < nCalls; c++) {
-    const op = opOfCall[c]!;
-    if (op >= 0) items[fill[op]!++] = callAt[c]!;
-    else outside[o++] = callAt[c]!;
+  for (let c = 0; c < count; c++) {
+    const k = slotOfCall[c]!;
+    if (k >= 0) items[fill[k]!++] = c;
+    else outside[o++] = c;
   }
 }
 
@@ -967,12 +1170,14 @@ interface PatternAcc {
   key: number[];
 }
 
-function opCallPatterns(m: TraceModel, launched: LaunchIndex): OpCallPattern[] {
-  const byOp = groupCallsByOp(m);
-  const table = new PatternTable(m, launched);
-  addOpInstances(m, byOp, table);
-  for (let k = 0; k < byOp.outside.length; k++) table.add(-1, NaN, byOp.outside, k, k + 1);
-  const ops: OpCallPattern[] = table.patterns.map((p) => ({
+function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
+  const byOp = groupCallsByOp(m, apiCalls);
+  const table = new PatternTable(m, apiCalls, perCall);
+  const { name, durNs } = m.host;
+  const { ops, nOps, offsets, items, outside } = byOp;
+  for (let k = 0; k < nOps; k++) table.add(name[ops[k]!]!, durNs[ops[k]!]!, items, offsets[k]!, offsets[k + 1]!);
+  for (let k = 0; k < outside.length; k++) table.add(-1, NaN, outside, k, k + 1);
+  const patterns: OpCallPattern[] = table.patterns.map((p) => ({
     op: p.opNameId < 0 ? '(outside any cpu_op)' : m.strings.get(p.opNameId),
     pattern: p.calls.map(describeCall).join(', '),
     calls: p.calls,
@@ -981,127 +1186,153 @@ function opCallPatterns(m: TraceModel, launched: LaunchIndex): OpCallPattern[] {
     meanApiUs: p.apiNs / p.instances / 1000,
     meanLaunchUs: p.launchNs / p.instances / 1000,
   }));
-  return ops.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
-}
-
-/** Every op that made calls, in host order, into the table. */
-function addOpInstances(m: TraceModel, byOp: CallsByOp, table: PatternTable): void {
-  const { name, durNs, length: n } = m.host;
-  const { offsets, items } = byOp;
-  for (let op = 0; op < n; op++) {
-    const from = offsets[op]!;
-    const to = offsets[op + 1]!;
-    if (to !== from) table.add(name[op]!, durNs[op]!, items, from, to);
-  }
+  // A total order (one pattern per op name and call pattern), so the order the ops were added in
+  // does not show; the sums are of integer ns, the same in any order.
+  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 }
 
 /**
  * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
  * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
- * built per op instance, and names read only when a pattern is new.
+ * built per op instance, and names read only when a pattern is new. The loop over the ops calls
+ * `add` per op: a small function, which V8 optimises after a few hundred ops, where one loop with
+ * all of it inside ran unoptimised to the end while its larger compile was under way.
  */
 class PatternTable {
   readonly patterns: PatternAcc[] = [];
-  private readonly byHash = new Map<number, PatternAcc[]>();
+  readonly byHash = new Map<number, PatternAcc[]>();
   // Scratch for one instance: distinct API name ids in first-call order and their counts, four
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
-  private ids = new Int32Array(16);
-  private counts = new Int32Array(64);
-  private nIds = 0;
-  private readonly api: ApiFlags;
+  ids = new Int32Array(16);
+  counts = new Int32Array(64);
+  /** Per op name id + 1: the pattern of its last one-call instance. */
+  private readonly lastSingle: (PatternAcc | undefined)[] = [];
+  private readonly callName: Int32Array;
+  private readonly callDurNs: Float64Array;
+  private readonly list: Int32Array;
+  private readonly kernels: Int32Array;
+  private readonly memcpys: Int32Array;
+  private readonly memsets: Int32Array;
+  private readonly launch: Uint8Array;
 
   constructor(
-    private readonly m: TraceModel,
-    private readonly launched: LaunchIndex,
+    readonly m: TraceModel,
+    apiCalls: ApiCallList,
+    perCall: PerCall,
   ) {
-    this.api = new ApiFlags(m);
+    this.callName = m.host.name;
+    this.callDurNs = m.host.durNs;
+    this.list = apiCalls.list;
+    ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
   }
 
-  /** One instance: op name id (-1 outside every op), its duration, its calls calls[from..to). */
+  /** One instance: op name id (-1 outside every op), its duration, its calls calls[from..to) (places in the call list). */
   add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
-    const { host, gpu } = this.m;
-    const { offsets, items } = this.launched;
-    const byName = this.api.byName;
-    this.nIds = 0;
+    let acc: PatternAcc;
     let apiNs = 0;
     let launchNs = 0;
-    for (let k = from; k < to; k++) {
-      const c = calls[k]!;
-      const id = host.name[c]!;
-      const e = 4 * this.slotOf(id);
-      const { counts } = this;
-      counts[e]++;
-      let kernel = false;
-      for (let q = offsets[c]!, end = offsets[c + 1]!; q < end; q++) {
-        const g = items[q]!;
-        if (gpu.kind[g] === GpuKind.Kernel) {
-          counts[e + 1]++;
-          kernel = true;
-        } else if (gpu.kind[g] === GpuKind.Memcpy) counts[e + 2]++;
-        else counts[e + 3]++;
-      }
-      const d = host.durNs[c]!;
-      apiNs += d;
-      if (kernel) launchNs += d;
-      else {
-        let bits = byName[id]!;
-        if (bits === API_UNDECIDED) bits = this.api.decide(id);
-        if (bits & API_LAUNCH) launchNs += d;
-      }
+    if (to - from === 1) {
+      // One call (most ops): the pattern this op name's last one-call instance had, when it is
+      // the same — no scratch, hash or lookup.
+      const c = calls[from]!;
+      const h = this.list[c]!;
+      const api = this.callName[h]!;
+      const last = this.lastSingle[opNameId + 1];
+      const key = last?.key;
+      if (key && key[1] === api && key[3] === this.kernels[c] && key[4] === this.memcpys[c] && key[5] === this.memsets[c]) acc = last!;
+      else acc = this.lastSingle[opNameId + 1] = this.single(opNameId, api, c);
+      apiNs = this.callDurNs[h]!;
+      if (this.launch[c]) launchNs = apiNs;
+    } else {
+      const n = this.gather(calls, from, to);
+      apiNs = n.apiNs;
+      launchNs = n.launchNs;
+      acc = findPattern(this, opNameId, n.nIds);
     }
-    const acc = this.find(opNameId);
     acc.instances++;
     acc.opNs += opNs;
     acc.apiNs += apiNs;
     acc.launchNs += launchNs;
   }
 
-  /** The scratch slot of call name id, added (counts zeroed) when new. */
-  private slotOf(id: number): number {
-    const { ids } = this;
-    for (let j = 0; j < this.nIds; j++) if (ids[j] === id) return j;
-    const j = this.nIds++;
-    if (j === ids.length) {
-      this.ids = doubled(ids);
-      this.counts = doubled(this.counts);
-    }
-    this.ids[j] = id;
-    this.counts.fill(0, 4 * j, 4 * j + 4);
-    return j;
+  /** The pattern of one call (place c in the call list, name id `api`), found or added. */
+  private single(opNameId: number, api: number, c: number): PatternAcc {
+    const { ids, counts } = this;
+    ids[0] = api;
+    counts[0] = 1;
+    counts[1] = this.kernels[c]!;
+    counts[2] = this.memcpys[c]!;
+    counts[3] = this.memsets[c]!;
+    return findPattern(this, opNameId, 1);
   }
 
-  /** The pattern of the scratch's numbers, added when new. */
-  private find(opNameId: number): PatternAcc {
-    const { ids, counts, nIds } = this;
-    let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
-    for (let j = 0; j < nIds; j++) {
-      hash = Math.imul(hash ^ ids[j]!, 0x01000193);
-      for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
+  /** Calls calls[from..to) into the scratch, by name id in first-call order; their Σ durations, of the launches among them too. */
+  private gather(calls: Int32Array, from: number, to: number): { nIds: number; apiNs: number; launchNs: number } {
+    let nIds = 0;
+    let apiNs = 0;
+    let launchNs = 0;
+    for (let q = from; q < to; q++) {
+      const c = calls[q]!;
+      const h = this.list[c]!;
+      const id = this.callName[h]!;
+      // The scratch slot of the call's name id, added (counts zeroed) when new.
+      let j = 0;
+      while (j < nIds && this.ids[j] !== id) j++;
+      if (j === nIds) {
+        if (j === this.ids.length) {
+          this.ids = doubled(this.ids);
+          this.counts = doubled(this.counts);
+        }
+        this.ids[j] = id;
+        this.counts.fill(0, 4 * j, 4 * j + 4);
+        nIds++;
+      }
+      const e = 4 * j;
+      const { counts } = this;
+      counts[e]++;
+      counts[e + 1] += this.kernels[c]!;
+      counts[e + 2] += this.memcpys[c]!;
+      counts[e + 3] += this.memsets[c]!;
+      const d = this.callDurNs[h]!;
+      apiNs += d;
+      if (this.launch[c]) launchNs += d;
     }
-    let bucket = this.byHash.get(hash);
-    if (!bucket) this.byHash.set(hash, (bucket = []));
-    for (let b = 0; b < bucket.length; b++) if (this.sameKey(bucket[b]!.key, opNameId)) return bucket[b]!;
-    const key = [opNameId];
-    const list: Array<OpCallPattern['calls'][number]> = [];
-    for (let j = 0; j < nIds; j++) {
-      key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
-      list.push({ api: this.m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
-    }
-    const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
-    bucket.push(acc);
-    this.patterns.push(acc);
-    return acc;
+    return { nIds, apiNs, launchNs };
   }
+}
 
-  private sameKey(key: number[], opNameId: number): boolean {
-    const { ids, counts, nIds } = this;
-    if (key.length !== 1 + 5 * nIds || key[0] !== opNameId) return false;
-    for (let j = 0; j < nIds; j++) {
+/**
+ * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
+ * number with the others of that hash; added when new.
+ */
+function findPattern(table: PatternTable, opNameId: number, nIds: number): PatternAcc {
+  const { ids, counts, m } = table;
+  let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
+  for (let j = 0; j < nIds; j++) {
+    hash = Math.imul(hash ^ ids[j]!, 0x01000193);
+    for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
+  }
+  let bucket = table.byHash.get(hash);
+  if (!bucket) table.byHash.set(hash, (bucket = []));
+  for (let b = 0; b < bucket.length; b++) {
+    const key = bucket[b]!.key;
+    let same = key.length === 1 + 5 * nIds && key[0] === opNameId;
+    for (let j = 0; same && j < nIds; j++) {
       const at = 1 + 5 * j;
-      if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
+      same = key[at] === ids[j] && key[at + 1] === counts[4 * j] && key[at + 2] === counts[4 * j + 1] && key[at + 3] === counts[4 * j + 2] && key[at + 4] === counts[4 * j + 3];
     }
-    return true;
+    if (same) return bucket[b]!;
   }
+  const key = [opNameId];
+  const list: Array<OpCallPattern['calls'][number]> = [];
+  for (let j = 0; j < nIds; j++) {
+    key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
+    list.push({ api: m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
+  }
+  const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
+  bucket.push(acc);
+  table.patterns.push(acc);
+  return acc;
 }
 
 // --- syncs by cause

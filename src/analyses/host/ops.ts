@@ -77,11 +77,12 @@ interface NoGpuWorkSums {
 }
 
 // Per name id in typed arrays (one id per name: the string table interns them), not a Map of
-// objects: one loop over the host table, in a function of its own so V8 optimises it once.
+// objects: one loop over the host table, in a function of its own so V8 optimises it once, with
+// the name checks and the direct children's sum written into it (no call per op).
 function sumNoGpuWorkByName(m: TraceModel, launched: Uint8Array): NoGpuWorkSums {
-  const { kind, name, durNs, length: n } = m.host;
+  const { kind, name, durNs, firstChild, nextSibling, length: n } = m.host;
   const size = m.strings.size;
-  // Whether torch hides a name, decided once per name id (1 hidden, 2 shown, 0 not yet).
+  // Whether torch hides a name, decided once per name id (HIDDEN, SHOWN, 0 not yet).
   const hidden = new Uint8Array(size);
   const order = new Int32Array(size);
   const calls = new Int32Array(size);
@@ -92,19 +93,37 @@ function sumNoGpuWorkByName(m: TraceModel, launched: Uint8Array): NoGpuWorkSums 
   for (let i = 0; i < n; i++) {
     if (kind[i] !== HostKind.Op) continue;
     const id = name[i]!;
-    if (isHiddenName(m, hidden, id)) continue;
+    let h = hidden[id]!;
+    if (h === 0) h = hidden[id] = hiddenOf(m, id);
+    if (h === HIDDEN) continue;
     if (ofCalls[id]++ === 0) order[names++] = id;
     if (launched[i]) continue;
     calls[id]++;
-    totalNs[id] += durNs[i]!;
-    selfNs[id] += durNs[i]! - childNs(m, hidden, i);
+    const d = durNs[i]!;
+    totalNs[id] += d;
+    // Σ durations of the events directly inside it, torch's hidden ones looked through.
+    let inside = 0;
+    for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) {
+      const cid = name[c]!;
+      let ch = hidden[cid]!;
+      if (ch === 0) ch = hidden[cid] = hiddenOf(m, cid);
+      inside += ch === HIDDEN ? childNs(m, hidden, c) : durNs[c]!;
+    }
+    selfNs[id] += d - inside;
   }
   return { names, order, calls, ofCalls, totalNs, selfNs };
 }
 
+const HIDDEN = 1;
+const SHOWN = 2;
+
+function hiddenOf(m: TraceModel, id: number): number {
+  return isTorchFilteredName(m.strings.get(id)) ? HIDDEN : SHOWN;
+}
+
 function isHiddenName(m: TraceModel, hidden: Uint8Array, id: number): boolean {
-  if (!hidden[id]) hidden[id] = isTorchFilteredName(m.strings.get(id)) ? 1 : 2;
-  return hidden[id] === 1;
+  if (!hidden[id]) hidden[id] = hiddenOf(m, id);
+  return hidden[id] === HIDDEN;
 }
 
 /** Σ durations of the events directly inside host event i, torch's hidden ones looked through. */

@@ -35,6 +35,28 @@ export interface KernelCatalog {
   readonly activities: number;
 }
 
+/** A name id no event has (ids are ≥ 0, and -1 stands for none). */
+const NONE = -2;
+
+interface RunCounts {
+  ops: Map<number, number>;
+  launchedBy: Map<number, number>;
+  lastOp: number;
+  opRun: number;
+  lastApi: number;
+  apiRun: number;
+}
+
+function flushOps(a: RunCounts): void {
+  if (a.opRun) a.ops.set(a.lastOp, a.ops.get(a.lastOp)! + a.opRun);
+  a.opRun = 0;
+}
+
+function flushApis(a: RunCounts): void {
+  if (a.apiRun) a.launchedBy.set(a.lastApi, a.launchedBy.get(a.lastApi)! + a.apiRun);
+  a.apiRun = 0;
+}
+
 const NO_OP = '(none)';
 const NO_LAUNCH = '(no launch in trace)';
 
@@ -54,6 +76,11 @@ function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
     /** Calls by the owning op's and the launching call's name id (-1: none), in first-seen order. */
     ops: Map<number, number>;
     launchedBy: Map<number, number>;
+    /** The last op and launcher name ids met, and the calls since, not yet added to the maps. */
+    lastOp: number;
+    opRun: number;
+    lastApi: number;
+    apiRun: number;
   }
   // Per distinct name id (names are interned: one id per name), in first-seen order.
   const slot = new Int32Array(strings.size).fill(-1);
@@ -64,7 +91,7 @@ function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
     let k = slot[id]!;
     if (k < 0) {
       slot[id] = k = accs.length;
-      accs.push({ id, category: GPU_KIND_NAMES[gpu.kind[g]!]!, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, devices: new Set(), streams: new Set(), lastDevice: NaN, lastStream: NaN, ops: new Map(), launchedBy: new Map() });
+      accs.push({ id, category: GPU_KIND_NAMES[gpu.kind[g]!]!, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, devices: new Set(), streams: new Set(), lastDevice: NaN, lastStream: NaN, ops: new Map(), launchedBy: new Map(), lastOp: NONE, opRun: 0, lastApi: NONE, apiRun: 0 });
     }
     const a = accs[k]!;
     const d = gpu.durNs[g]!;
@@ -77,12 +104,28 @@ function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
     if (dev !== a.lastDevice) a.devices.add((a.lastDevice = dev));
     const str = gpu.stream[g]!;
     if (str !== a.lastStream) a.streams.add((a.lastStream = str));
+    // A name's activities mostly come from one op through one API: counted as runs, a map
+    // lookup only when the op or API changes (each entered at first sight: the maps keep that order).
     const o = gpu.owner[g]!;
     const op = o >= 0 ? host.name[o]! : -1;
-    a.ops.set(op, (a.ops.get(op) ?? 0) + 1);
+    if (op !== a.lastOp) {
+      flushOps(a);
+      if (!a.ops.has(op)) a.ops.set(op, 0);
+      a.lastOp = op;
+    }
+    a.opRun++;
     const l = gpu.launcher[g]!;
     const api = l >= 0 ? host.name[l]! : -1;
-    a.launchedBy.set(api, (a.launchedBy.get(api) ?? 0) + 1);
+    if (api !== a.lastApi) {
+      flushApis(a);
+      if (!a.launchedBy.has(api)) a.launchedBy.set(api, 0);
+      a.lastApi = api;
+    }
+    a.apiRun++;
+  }
+  for (const a of accs) {
+    flushOps(a);
+    flushApis(a);
   }
   // By name, in order of first appearance (an op literally named `(none)` shares the row of none).
   const named = (mp: Map<number, number>, none: string) => {
