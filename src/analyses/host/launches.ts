@@ -141,12 +141,6 @@ export interface ApiNameInfo {
   readonly memcpy: boolean;
 }
 
-/** A per-trace cache: `info(hostIndex)` for runtime/driver calls (one lookup per distinct name). */
-export function createApiNames(m: TraceModel): (i: number) => ApiNameInfo {
-  const names = new ApiNames(m);
-  return (i: number) => names.of(m.host.name[i]!);
-}
-
 /** `ApiNameInfo` by name id, decided the first time a name is asked for. */
 class ApiNames {
   /** The names decided so far (a loop reads this first, and calls `of` only for a new name). */
@@ -177,7 +171,7 @@ export const API_UNDECIDED = 255;
 const UNDECIDED = 255;
 
 /**
- * What `createApiNames` says about runtime/driver calls, as bits in a typed array per name id: a
+ * What `ApiNames` says about runtime/driver calls, as bits in a typed array per name id: a
  * loop over every call reads one byte per call (no object per name), deciding a name the first
  * time it meets it. With `launched`, `blocksHost` is `syncBlocksHost(syncKindOfCall(…))`.
  */
