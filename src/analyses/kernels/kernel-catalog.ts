@@ -39,8 +39,10 @@ export interface KernelCatalog {
 const NONE = -2;
 
 interface RunCounts {
+  /** Calls by the owning op's and the launching call's name id (-1: none), in first-seen order. */
   ops: Map<number, number>;
   launchedBy: Map<number, number>;
+  /** The last op and launcher name ids met, and the calls since, not yet added to the maps. */
   lastOp: number;
   opRun: number;
   lastApi: number;
@@ -62,7 +64,8 @@ const NO_LAUNCH = '(no launch in trace)';
 
 function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
   const { gpu, host, strings } = m;
-  interface Acc {
+  /** Per kernel name; the run counters (RunCounts) hold its calls by op and by launching call. */
+  interface Acc extends RunCounts {
     id: number;
     category: string;
     calls: number;
@@ -73,14 +76,6 @@ function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
     streams: Set<number>;
     lastDevice: number;
     lastStream: number;
-    /** Calls by the owning op's and the launching call's name id (-1: none), in first-seen order. */
-    ops: Map<number, number>;
-    launchedBy: Map<number, number>;
-    /** The last op and launcher name ids met, and the calls since, not yet added to the maps. */
-    lastOp: number;
-    opRun: number;
-    lastApi: number;
-    apiRun: number;
   }
   // Per distinct name id (names are interned: one id per name), in first-seen order.
   const slot = new Int32Array(strings.size).fill(-1);
