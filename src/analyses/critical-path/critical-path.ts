@@ -145,6 +145,106 @@ export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edge
   return { nodes, edges, lengthNs: end >= 0 ? dist[end]! : 0, unreachableNodes: unreachable(n, dist), cycleNodes: n - topo.order.length };
 }
 
+/**
+ * longestPath under the graph's own weights (`g.edgeWeightNs`), read off the binding edges without
+ * a topological order; undefined when the checks below fail (then longestPath decides).
+ *
+ * Why it is the same path: take D[v] = v's time − the start's. When the start has no edge in,
+ * every other node has one binding edge, each binding edge gives exactly D (D[src] + weight =
+ * D[dst], the sum relax makes), no edge gives more, and the graph has no cycle, then relax, in any
+ * topological order, leaves each node D and its binding edge as `via` (by induction along the
+ * order: the binding edge reaches D, nothing exceeds it, and at a tie the binding edge wins
+ * either way — it replaces an earlier edge, a later one does not replace it), and Kahn's order
+ * holds every node (none unreachable, none on a cycle). Edges run forward in time (backward
+ * ones were dropped), so a cycle can only be of edges between nodes at one time, and none from
+ * the start: only those are checked. The graph's weights make this hold on a well-formed trace
+ * (its binding edges weigh what the trace shows).
+ */
+export function bindingPath(g: CriticalPathGraph): LongestPath | undefined {
+  const n = g.nodeCount;
+  const nE = g.edgeCount;
+  const { edgeSrc, edgeDst, edgeBinding, edgeWeightNs, nodeTsNs } = g;
+  const dist = new Float64Array(n);
+  if (!fromStart(n, nodeTsNs, dist)) return undefined;
+  const via = new Int32Array(n).fill(-1);
+  const sameTime = bindingTight(nE, edgeSrc, edgeDst, edgeBinding, edgeWeightNs, nodeTsNs, dist, via);
+  if (sameTime < 0 || via[0]! >= 0 || !allBound(n, via)) return undefined;
+  if (sameTime > 0 && hasSameTimeCycle(nE, edgeSrc, edgeDst, nodeTsNs)) return undefined;
+  const end = pathEnd(n, dist, nodeTsNs);
+  const { nodes, edges } = walkBack(edgeSrc, via, end);
+  return { nodes, edges, lengthNs: dist[end]!, unreachableNodes: 0, cycleNodes: 0 };
+}
+
+/** Each node's time from the start's; false when one is not a finite number. */
+function fromStart(n: number, nodeTsNs: Float64Array, dist: Float64Array): boolean {
+  const t0 = nodeTsNs[0]!;
+  let ok = true;
+  for (let v = 0; v < n; v++) {
+    const d = nodeTsNs[v]! - t0;
+    dist[v] = d;
+    ok = ok && d - d === 0;
+  }
+  return ok;
+}
+
+/**
+ * Checks every edge against D (bindingPath): it runs forward in time, gives no more than D,
+ * exactly D when it binds (set as its destination's `via`; a second one into a node, or one
+ * into the start, fails). How many edges (not from the start) join two nodes at one time, or
+ * -1 when an edge fails.
+ */
+function bindingTight(nE: number, edgeSrc: Int32Array, edgeDst: Int32Array, edgeBinding: Uint8Array, weights: Float64Array, nodeTsNs: Float64Array, dist: Float64Array, via: Int32Array): number {
+  let sameTime = 0;
+  for (let e = 0; e < nE; e++) {
+    const s = edgeSrc[e]!;
+    const d = edgeDst[e]!;
+    const reach = dist[s]! + weights[e]!;
+    const ts = nodeTsNs[s]!;
+    const td = nodeTsNs[d]!;
+    if (!(reach <= dist[d]! && ts <= td && d !== 0)) return -1;
+    if (edgeBinding[e]) {
+      if (reach !== dist[d]! || via[d]! >= 0) return -1;
+      via[d] = e;
+    }
+    sameTime += ts === td && s !== 0 ? 1 : 0;
+  }
+  return sameTime;
+}
+
+/** Whether every node but the start has its binding edge. */
+function allBound(n: number, via: Int32Array): boolean {
+  for (let v = 1; v < n; v++) if (via[v]! < 0) return false;
+  return true;
+}
+
+/** Whether the edges between nodes at one time (none from the start) close a cycle: Kahn's algorithm over them. */
+function hasSameTimeCycle(nE: number, edgeSrc: Int32Array, edgeDst: Int32Array, nodeTsNs: Float64Array): boolean {
+  const indeg = new Map<number, number>();
+  const out = new Map<number, number[]>();
+  let count = 0;
+  for (let e = 0; e < nE; e++) {
+    const s = edgeSrc[e]!;
+    const d = edgeDst[e]!;
+    if (s === 0 || nodeTsNs[s] !== nodeTsNs[d]) continue;
+    count++;
+    indeg.set(d, (indeg.get(d) ?? 0) + 1);
+    const l = out.get(s);
+    if (l) l.push(d);
+    else out.set(s, [d]);
+  }
+  const queue = [...out.keys()].filter((u) => !indeg.has(u));
+  let taken = 0;
+  while (queue.length > 0) {
+    for (const v of out.get(queue.pop()!) ?? []) {
+      taken++;
+      const left = indeg.get(v)! - 1;
+      indeg.set(v, left);
+      if (left === 0) queue.push(v);
+    }
+  }
+  return taken < count;
+}
+
 /** Each node's longest distance and the edge it came by, in topological order. */
 function relax(topo: { order: Int32Array; outStart: Int32Array; outEdges: Int32Array }, edgeDst: Int32Array, edgeBinding: Uint8Array, weights: Float64Array, anyStart: boolean, dist: Float64Array, via: Int32Array): void {
   const { order, outStart, outEdges } = topo;
@@ -265,13 +365,33 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   // per edge, hundreds of thousands on a long step)
   const segs: Segments = { from: [], bound: [], place: [], ns: [] };
   const acts = splitPath(m, g, p.edges, weights, boundNs, kindNs, segs);
+  const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
+  const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
+  // the segments' events are read at the first look (`critical-path` prints only the longest
+  // instance's segments, `report` none)
+  let segments: readonly PathSegment[] | undefined;
+  return {
+    lengthUs: us(p.lengthNs),
+    bounds,
+    edgeKinds,
+    get segments(): readonly PathSegment[] {
+      return (segments ??= readSegments(m, g, p, weights, segs, limit));
+    },
+    nodeCount: p.nodes.length,
+    gpuActivities: acts.gpu,
+    graphLaunchedActivities: acts.graphLaunched,
+  };
+}
+
+/** The heaviest `limit` segments, heaviest first, each with its heaviest events. */
+function readSegments(m: TraceModel, g: CriticalPathGraph, p: LongestPath, weights: Float64Array, segs: Segments, limit: number): PathSegment[] {
   const top = heaviest(segs.ns, limit);
   // an event counted in segment j is stamped j + 1 at its start node
   const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
   // a name's entry in a segment's list, + 1 (0: none yet): host name ids first, GPU ones after
   // them; put back to 0 after each segment
   const nameSlot = top.length > 0 ? new Int32Array(2 * m.strings.size) : new Int32Array(0);
-  const segments: PathSegment[] = top.map((j) => {
+  return top.map((j) => {
     const from = segs.from[j]!;
     const to = j + 1 < segs.from.length ? segs.from[j + 1]! : p.edges.length;
     // events by name (GPU names apart from host names), with their time and instances, in the
@@ -286,9 +406,6 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
     const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
     return { bound: BOUND_KEYS[segs.bound[j]!]!, where: placeName(m, segs.place[j]!), startUs: us(startNs - g.startNs), durUs: us(segs.ns[j]!), edges: to - from, events };
   });
-  const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
-  const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
-  return { lengthUs: us(p.lengthNs), bounds, edgeKinds, segments, nodeCount: p.nodes.length, gpuActivities: acts.gpu, graphLaunchedActivities: acts.graphLaunched };
 }
 
 /** A path's segments: first edge, bound (index in BOUND_KEYS), place (placeOf) and time. */
@@ -746,8 +863,10 @@ function instanceOf(m: TraceModel, root: number, index: number): ScopeInstance {
 
 export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: readonly WhatIfRule[], segments = 10): CriticalPathResult & { readonly diagnostics: readonly Diagnostic[]; readonly graphData: CriticalPathGraph; readonly path: LongestPath } {
   const g = buildCriticalPathGraph(m, inst);
-  const topo = topologicalOrder(g);
-  const p = longestPath(g, g.edgeWeightNs, {}, topo);
+  // (the topological order only where the binding edges do not give the path, or for a what-if)
+  const fast = bindingPath(g);
+  const topo = fast && rules.length === 0 ? undefined : topologicalOrder(g);
+  const p = fast ?? longestPath(g, g.edgeWeightNs, {}, topo);
   const reading = readPath(m, g, p, g.edgeWeightNs, segments);
   const byDev = (x: ReadonlyMap<number, number>) => Object.fromEntries([...x].map(([d, v]) => [String(d), v / 1000]));
   const hostEvents = g.hostEventCount;

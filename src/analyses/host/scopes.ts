@@ -25,6 +25,7 @@ import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { countLaunches } from './launches.js';
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { hostHasNaNStart, hostOrderByStart } from '../helpers/host-start-order.js';
+import { orderByStart } from '../helpers/natural-merge-sort.js';
 
 /** What a scope is made of: steps, instances of one annotation name, or the whole trace. */
 export type ScopeSpec =
@@ -356,21 +357,38 @@ function windowOwnersUnsorted(startNs: Float64Array, thread: Int32Array, w: Wind
 }
 
 /**
- * Each instance's events in (start, index) order: read off the model's time order, or sorted
- * when a start is unreadable (NaN), as before.
+ * Each instance's events in (start, index) order. Listed per instance in table order first,
+ * then each list sorted on its own (orderByStart): an instance's events are a few runs of the
+ * table (one per thread) where the whole table, threads interleaved, is many — a sort of the
+ * whole table would cost more than the lists' sorts. A list with an unreadable start (NaN) is
+ * sorted by the comparator, as before.
  */
 function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: Int32Array): number[][] {
-  const { host } = m;
-  const hostEvents: number[][] = roots.map(() => []);
-  const nan = hostHasNaNStart(m);
-  const order = nan ? undefined : hostOrderByStart(m);
-  for (let j = 0; j < host.length; j++) {
-    const i = order ? order[j]! : j;
+  const rootOf = Int32Array.from(roots);
+  const at = new Int32Array(rootOf.length + 1);
+  countMembers(owner, rootOf, at);
+  for (let k = 0; k < rootOf.length; k++) at[k + 1] += at[k]!;
+  const members = new Int32Array(at[rootOf.length]!);
+  placeMembers(owner, rootOf, at.slice(0, rootOf.length), members);
+  const lists: number[][] = [];
+  for (let k = 0; k < rootOf.length; k++) lists.push(Array.from(orderByStart(members.subarray(at[k]!, at[k + 1]!), m.host.startNs)));
+  return lists;
+}
+
+/** How many events each instance has (its root left out), into at[k + 1]. */
+function countMembers(owner: Int32Array, rootOf: Int32Array, at: Int32Array): void {
+  for (let i = 0; i < owner.length; i++) {
     const k = owner[i]!;
-    if (k >= 0 && i !== roots[k]) hostEvents[k]!.push(i);
+    if (k >= 0 && i !== rootOf[k]) at[k + 1]++;
   }
-  if (nan) for (const list of hostEvents) list.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b);
-  return hostEvents;
+}
+
+/** Each instance's events (its root left out) in table order, from fill[k] on. */
+function placeMembers(owner: Int32Array, rootOf: Int32Array, fill: Int32Array, members: Int32Array): void {
+  for (let i = 0; i < owner.length; i++) {
+    const k = owner[i]!;
+    if (k >= 0 && i !== rootOf[k]) members[fill[k]!++] = i;
+  }
 }
 
 /** Each instance's GPU work in launch order (launchTimes, then start, then index). */
