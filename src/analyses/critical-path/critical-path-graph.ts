@@ -165,6 +165,8 @@ const enum CallName {
   DeviceSync = 8,
   StreamWait = 16,
   EventWait = 32,
+  /** A call that may block the host (API_BLOCKS_HOST) or copy (API_COPY): resolveSyncs reads it. */
+  MayBlock = 64,
 }
 
 /**
@@ -238,6 +240,9 @@ function callName(m: TraceModel, ix: TraceIndex, h: number): number {
       (DEVICE_SYNC.test(name) ? CallName.DeviceSync : 0) |
       (STREAM_WAIT.test(name) ? CallName.StreamWait : 0) |
       (EVENT_WAIT.test(name) ? CallName.EventWait : 0);
+    let api = ix.flags.byName[id]!;
+    if (api === API_UNDECIDED) api = ix.flags.decide(id);
+    if (api & (API_BLOCKS_HOST | API_COPY)) bits |= CallName.MayBlock;
     ix.callNames[id] = bits;
   }
   return bits;
@@ -434,6 +439,10 @@ function eventNodes(b: GraphBuild, list: Int32Array, n: number, startNs: Float64
   }
 }
 
+function isCall(kind: number): boolean {
+  return kind === HostKind.Runtime || kind === HostKind.Driver;
+}
+
 /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
 function isBlocking(b: GraphBuild, h: number): boolean {
   const { host, m } = b;
@@ -579,7 +588,7 @@ function walkThread(b: GraphBuild, tops: number[], keepSeq: boolean): ThreadWalk
 function addGpuEdges(b: GraphBuild): void {
   const { gpu, E } = b;
   const byStream = activitiesByStream(b);
-  for (const l of byStream.values()) l.sort((a, c) => gpu.startNs[a]! - gpu.startNs[c]! || a - c);
+  for (const l of byStream.values()) if (!inStartOrder(gpu.startNs, l)) l.sort((a, c) => gpu.startNs[a]! - gpu.startNs[c]! || a - c);
 
   // cudaStreamWaitEvent and event syncs: the recorded event's activity (resolved below)
   const streamWaitSrc = new Map<number, number[]>(); // dest GPU activity → source activities
@@ -588,6 +597,16 @@ function addGpuEdges(b: GraphBuild): void {
 
   for (const [, list] of byStream) streamEdges(b, list, streamWaitSrc);
   for (const [h, srcs] of hostSyncSrc) for (const src of srcs) E.add(b.gpuNode(src) + 1, b.hostNode(h) + 1, EK.Sync);
+}
+
+/** Whether `list` is in (start, index) order already (the sort then leaves it as it is). */
+function inStartOrder(startNs: Float64Array, list: readonly number[]): boolean {
+  for (let k = 1; k < list.length; k++) {
+    const a = list[k - 1]!;
+    const c = list[k]!;
+    if (!(startNs[a]! < startNs[c]! || (startNs[a] === startNs[c] && a < c))) return false;
+  }
+  return true;
 }
 
 /** The graph's GPU activities per stream (device · 2³² + stream), in their list order. */
@@ -695,13 +714,15 @@ function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, 
 /** Per node, the edge in that was ready last (ties: PRIO) into best; isWait per edge. */
 function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, best: Int32Array, bestReady: Float64Array): void {
   const { nodeTs, nodeStart, nodeEvent } = b;
+  const hostKind = b.host.kind;
   for (let e = 0; e < nE; e++) {
     const kd = kind[e]!;
     if (kd === 255) continue;
     const d = dst[e]!;
+    // (only a runtime or driver call can block: no call to isBlocking for the ops)
     const wait =
       kd === EK.Cpu
-        ? nodeStart[d] === 1 || isBlocking(b, nodeEvent[d]!)
+        ? nodeStart[d] === 1 || (isCall(hostKind[nodeEvent[d]!]!) && isBlocking(b, nodeEvent[d]!))
         : kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
     isWait[e] = wait ? 1 : 0;
     const ready = wait ? nodeTs[src[e]!]! : nodeTs[d]!;
@@ -728,8 +749,11 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
   const isWait = new Uint8Array(nE);
   const binding = bindEdges(b, nE, src, dst, kind, isWait);
 
-  const typicalLaunchNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.Launch);
-  const typicalGapNs = medianByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, EK.KernelGap);
+  const launchBy = new Map<number, number[]>();
+  const gapBy = new Map<number, number[]>();
+  bindingDiffsByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, gpu.device, launchBy, gapBy);
+  const typicalLaunchNs = medianByDevice(launchBy);
+  const typicalGapNs = medianByDevice(gapBy);
   const weight = new Float64Array(nE);
   if (b.hta) htaWeights(b, nE, dst, kind, binding, tsDiff, weight);
   else ownWeights(b, nE, dst, kind, binding, isWait, tsDiff, typicalLaunchNs, typicalGapNs, weight);
@@ -945,19 +969,8 @@ function firstAtOrAfterNode(sorted: readonly number[], ts: Float64Array, x: numb
   return ans;
 }
 
-function medianByDevice(
-  nE: number,
-  kind: Uint8Array,
-  binding: Uint8Array,
-  tsDiff: Float64Array,
-  dst: Int32Array,
-  nodeEvent: Int32Array,
-  nodeGpu: Uint8Array,
-  device: Int32Array,
-  k: EK,
-): Map<number, number> {
-  const by = new Map<number, number[]>();
-  bindingDiffsByDevice(nE, kind, binding, tsDiff, dst, nodeEvent, nodeGpu, device, k, by);
+/** Per device, the median of its values. */
+function medianByDevice(by: ReadonlyMap<number, number[]>): Map<number, number> {
   const out = new Map<number, number>();
   for (const [dev, list] of by) {
     const l = ascending(list);
@@ -967,7 +980,7 @@ function medianByDevice(
   return out;
 }
 
-/** The time differences of the binding edges of kind k into GPU nodes, per device, into `by`. */
+/** The time differences of the binding launch and kernel-gap edges into GPU nodes, per device, into `launchBy` and `gapBy` (one pass for both). */
 function bindingDiffsByDevice(
   nE: number,
   kind: Uint8Array,
@@ -977,15 +990,17 @@ function bindingDiffsByDevice(
   nodeEvent: Int32Array,
   nodeGpu: Uint8Array,
   device: Int32Array,
-  k: EK,
-  by: Map<number, number[]>,
+  launchBy: Map<number, number[]>,
+  gapBy: Map<number, number[]>,
 ): void {
   for (let e = 0; e < nE; e++) {
-    if (kind[e] !== k || !binding[e] || !nodeGpu[dst[e]!]) continue;
+    const k = kind[e]!;
+    if (!binding[e] || (k !== EK.Launch && k !== EK.KernelGap) || !nodeGpu[dst[e]!]) continue;
+    const by = k === EK.Launch ? launchBy : gapBy;
     const dev = device[nodeEvent[dst[e]!]!]!;
-    let l = by.get(dev);
-    if (!l) by.set(dev, (l = []));
-    l.push(tsDiff[e]!);
+    const l = by.get(dev);
+    if (l) l.push(tsDiff[e]!);
+    else by.set(dev, [tsDiff[e]!]);
   }
 }
 
@@ -1091,9 +1106,15 @@ function resolveSyncs(
   };
   const allKeys = [...byStream.keys()];
   const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
-  for (const h of hostList) {
-    if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) continue;
-    const nameBits = callName(m, ix, h);
+  // (a call with no cuda_sync record that neither waits on a stream nor may block is passed over
+  // on its name's bits alone: most calls are launches)
+  const noRecords = syncByCall.size === 0;
+  for (let i = 0; i < hostList.length; i++) {
+    const h = hostList[i]!;
+    if (!isCall(host.kind[h]!)) continue;
+    let nameBits = ix.callNames[host.name[h]!]!;
+    if (nameBits === 0) nameBits = callName(m, ix, h);
+    if (noRecords && !(nameBits & (CallName.StreamWait | CallName.MayBlock))) continue;
     const rec = syncByCall.get(h);
     const end = host.startNs[h]! + host.durNs[h]!;
     if (nameBits & CallName.StreamWait) {

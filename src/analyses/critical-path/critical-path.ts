@@ -165,26 +165,36 @@ export function bindingPath(g: CriticalPathGraph): LongestPath | undefined {
   const nE = g.edgeCount;
   const { edgeSrc, edgeDst, edgeBinding, edgeWeightNs, nodeTsNs } = g;
   const dist = new Float64Array(n);
-  if (!fromStart(n, nodeTsNs, dist)) return undefined;
+  const end = fromStart(n, nodeTsNs, dist);
+  if (end < 0) return undefined;
   const via = new Int32Array(n).fill(-1);
   const sameTime = bindingTight(nE, edgeSrc, edgeDst, edgeBinding, edgeWeightNs, nodeTsNs, dist, via);
   if (sameTime < 0 || via[0]! >= 0 || !allBound(n, via)) return undefined;
   if (sameTime > 0 && hasSameTimeCycle(nE, edgeSrc, edgeDst, nodeTsNs)) return undefined;
-  const end = pathEnd(n, dist, nodeTsNs);
   const { nodes, edges } = walkBack(edgeSrc, via, end);
   return { nodes, edges, lengthNs: dist[end]!, unreachableNodes: 0, cycleNodes: 0 };
 }
 
-/** Each node's time from the start's; false when one is not a finite number. */
-function fromStart(n: number, nodeTsNs: Float64Array, dist: Float64Array): boolean {
+/**
+ * Each node's time from the start's (D); the path's end, pathEnd's answer for these distances
+ * (the first of the latest nodes: D grows with the time), or -1 when a time is not a finite number.
+ */
+function fromStart(n: number, nodeTsNs: Float64Array, dist: Float64Array): number {
   const t0 = nodeTsNs[0]!;
-  let ok = true;
+  let finite = true;
+  let end = 0;
+  let last = t0;
   for (let v = 0; v < n; v++) {
-    const d = nodeTsNs[v]! - t0;
+    const t = nodeTsNs[v]!;
+    const d = t - t0;
     dist[v] = d;
-    ok = ok && d - d === 0;
+    finite = finite && d - d === 0;
+    if (t > last) {
+      last = t;
+      end = v;
+    }
   }
-  return ok;
+  return finite ? end : -1;
 }
 
 /**
