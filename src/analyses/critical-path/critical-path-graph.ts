@@ -408,35 +408,35 @@ function makeNodes(b: GraphBuild, inst: ScopeInstance): void {
   const nodeTs = (b.nodeTs = new Float64Array(nNodes));
   b.nodeEvent[0] = -1;
   b.nodeStart[0] = 1;
-  nodeTs[0] = earliestStart(gpuList, nGpu, gpu.startNs, earliestStart(hostList, nHost, host.startNs, inst.startNs));
-  eventNodes(b, hostList, nHost, host.startNs, host.durNs, b.hLo, b.hostStartNode, 1, 0);
-  eventNodes(b, gpuList, nGpu, gpu.startNs, gpu.durNs, b.gLo, b.gpuStartNode, 1 + 2 * nHost, 1);
+  // (the source's time: the earliest start, the instance's own among them, found as the nodes are made)
+  const t0 = eventNodes(b, hostList, nHost, host.startNs, host.durNs, b.hLo, b.hostStartNode, 1, 0, inst.startNs);
+  nodeTs[0] = eventNodes(b, gpuList, nGpu, gpu.startNs, gpu.durNs, b.gLo, b.gpuStartNode, 1 + 2 * nHost, 1, t0);
   // about one edge per node, a few more for launches and syncs (grown when there are more)
   b.E = new Edges(nNodes + (nNodes >> 2) + 64);
 }
 
-/** The least of t and the starts of list[0..n). */
-function earliestStart(list: Int32Array, n: number, startNs: Float64Array, t: number): number {
-  let t0 = t;
-  for (let i = 0; i < n; i++) t0 = Math.min(t0, startNs[list[i]!]!);
-  return t0;
-}
-
-/** The start and end nodes of list[0..n) (host events, or GPU activities when `isGpu`), from node k. */
-function eventNodes(b: GraphBuild, list: Int32Array, n: number, startNs: Float64Array, durNs: Float64Array, lo: number, startNode: Int32Array, k: number, isGpu: number): void {
+/**
+ * The start and end nodes of list[0..n) (host events, or GPU activities when `isGpu`), from node
+ * k; the least of t and their starts.
+ */
+function eventNodes(b: GraphBuild, list: Int32Array, n: number, startNs: Float64Array, durNs: Float64Array, lo: number, startNode: Int32Array, k: number, isGpu: number, t: number): number {
   const { nodeEvent, nodeGpu, nodeStart, nodeTs } = b;
+  let t0 = t;
   for (let i = 0; i < n; i++) {
     const x = list[i]!;
+    const start = startNs[x]!;
+    t0 = Math.min(t0, start);
     startNode[x - lo] = k;
     nodeEvent[k] = x;
     nodeGpu[k] = isGpu;
     nodeStart[k] = 1;
-    nodeTs[k] = startNs[x]!;
+    nodeTs[k] = start;
     nodeEvent[k + 1] = x;
     nodeGpu[k + 1] = isGpu;
-    nodeTs[k + 1] = startNs[x]! + durNs[x]!;
+    nodeTs[k + 1] = start + durNs[x]!;
     k += 2;
   }
+  return t0;
 }
 
 function isCall(kind: number): boolean {
@@ -476,7 +476,7 @@ function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
 
   // source → first node of the instance's thread (or of every thread when there is none)
   const rootSeqByTime = rootThread >= 0 ? sortedByTime(walks.get(rootThread)?.seq ?? [], nodeTs) : [];
-  const rootStartNodes = rootSeqByTime.filter((n) => nodeStart[n] === 1);
+  const rootStartNodes = startNodesOf(rootSeqByTime, nodeStart);
   for (const [t, { starts, ends }] of walks) {
     if (starts.length === 0) continue;
     const first = starts[0]!;
@@ -500,12 +500,15 @@ function addHostEdges(b: GraphBuild, inst: ScopeInstance): void {
 
 /** The host events in the graph with no enclosing event in the graph, per thread. */
 function topsByThread(b: GraphBuild): Map<number, number[]> {
-  const { host, hostList, nHost } = b;
+  const { host, hostList, nHost, hLo, hostStartNode } = b;
+  const { parent } = host;
+  const nIndex = hostStartNode.length;
   const byThread = new Map<number, number[]>();
   for (let i = 0; i < nHost; i++) {
     const h = hostList[i]!;
-    let p = host.parent[h]!;
-    while (p >= 0 && b.hostNode(p) < 0) p = host.parent[p]!;
+    let p = parent[h]!;
+    // (b.hostNode(p) < 0, written out)
+    while (p >= 0 && !(p - hLo >= 0 && p - hLo < nIndex && hostStartNode[p - hLo]! >= 0)) p = parent[p]!;
     if (p >= 0) continue;
     const t = host.thread[h]!;
     let l = byThread.get(t);
@@ -936,9 +939,26 @@ class Graph implements CriticalPathGraph {
  * order): then it is returned as it is, as the sort would leave it.
  */
 function sortedByTime(nodes: number[], ts: Float64Array): number[] {
-  const byTime = (a: number, b: number) => ts[a]! - ts[b]! || a - b;
-  for (let i = 1; i < nodes.length; i++) if (byTime(nodes[i]!, nodes[i - 1]!) < 0) return [...nodes].sort(byTime);
-  return nodes;
+  return inTimeOrder(nodes, ts) ? nodes : [...nodes].sort((a, b) => ts[a]! - ts[b]! || a - b);
+}
+
+/** Whether no pair of neighbours of `nodes` is out of byTime's order (the check written out: no call per pair). */
+function inTimeOrder(nodes: readonly number[], ts: Float64Array): boolean {
+  for (let i = 1; i < nodes.length; i++) {
+    const a = nodes[i]!;
+    const p = nodes[i - 1]!;
+    const d = ts[a]! - ts[p]!;
+    // byTime(a, p) < 0: the time earlier, or (equal or unreadable) the node lower
+    if (d < 0 || (!(d > 0) && a < p)) return false;
+  }
+  return true;
+}
+
+/** The start nodes of `seq`, in its order. */
+function startNodesOf(seq: readonly number[], nodeStart: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < seq.length; i++) if (nodeStart[seq[i]!] === 1) out.push(seq[i]!);
+  return out;
 }
 
 function lastAtOrBeforeNode(sorted: readonly number[], ts: Float64Array, x: number): number {
