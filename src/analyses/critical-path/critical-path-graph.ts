@@ -439,10 +439,6 @@ function eventNodes(b: GraphBuild, list: Int32Array, n: number, startNs: Float64
   return t0;
 }
 
-function isCall(kind: number): boolean {
-  return kind === HostKind.Runtime || kind === HostKind.Driver;
-}
-
 /** Whether a host call makes the host wait for the GPU (its self time is a wait). */
 function isBlocking(b: GraphBuild, h: number): boolean {
   const { host, m } = b;
@@ -694,6 +690,9 @@ function explainStarts(b: GraphBuild, indeg: Int32Array): void {
   }
 }
 
+/** Per edge kind but cpu: 1 when its time may be a wait (host-gap, join, launch, kernel-gap, sync, unexplained). */
+const WAIT_KIND = new Uint8Array([0, 1, 0, 1, 0, 1, 1, 1, 1]);
+
 // priority on ties: sync, kernel-gap, launch, host edges
 const PRIO = new Uint8Array([1, 1, 3, 0, 4, 2, 3, 4, 0]);
 
@@ -704,18 +703,18 @@ const PRIO = new Uint8Array([1, 1, 3, 0, 4, 2, 3, 4, 0]);
  * the GPU. (A kernel that started while the previous one ran: its edge from that one's start is
  * not a wait — the previous kernel's progress let it start, so it binds.)
  */
-function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array): Uint8Array {
+function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, tsDiff: Float64Array): Uint8Array {
   const { nNodes } = b;
   const best = new Int32Array(nNodes).fill(-1);
   const bestReady = new Float64Array(nNodes).fill(-Infinity);
-  bestEdges(b, nE, src, dst, kind, isWait, best, bestReady);
+  bestEdges(b, nE, src, dst, kind, isWait, tsDiff, best, bestReady);
   const binding = new Uint8Array(nE);
   markBinding(best, nNodes, binding);
   return binding;
 }
 
-/** Per node, the edge in that was ready last (ties: PRIO) into best; isWait per edge. */
-function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, best: Int32Array, bestReady: Float64Array): void {
+/** Per node, the edge in that was ready last (ties: PRIO) into best; isWait and the time difference per edge (dropped ones left out: compacted away). */
+function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, tsDiff: Float64Array, best: Int32Array, bestReady: Float64Array): void {
   const { nodeTs, nodeStart, nodeEvent } = b;
   const hostKind = b.host.kind;
   for (let e = 0; e < nE; e++) {
@@ -723,12 +722,15 @@ function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, 
     if (kd === 255) continue;
     const d = dst[e]!;
     // (only a runtime or driver call can block: no call to isBlocking for the ops)
-    const wait =
-      kd === EK.Cpu
-        ? nodeStart[d] === 1 || (isCall(hostKind[nodeEvent[d]!]!) && isBlocking(b, nodeEvent[d]!))
-        : kd === EK.HostGap || kd === EK.Join || kd === EK.Launch || kd === EK.KernelGap || kd === EK.Sync || kd === EK.Unexplained;
+    let wait: boolean;
+    if (kd === EK.Cpu) {
+      const hk = nodeStart[d] === 1 ? -1 : hostKind[nodeEvent[d]!]!;
+      wait = hk === -1 || ((hk === HostKind.Runtime || hk === HostKind.Driver) && isBlocking(b, nodeEvent[d]!));
+    } else wait = WAIT_KIND[kd] === 1;
     isWait[e] = wait ? 1 : 0;
-    const ready = wait ? nodeTs[src[e]!]! : nodeTs[d]!;
+    const srcTs = nodeTs[src[e]!]!;
+    tsDiff[e] = nodeTs[d]! - srcTs;
+    const ready = wait ? srcTs : nodeTs[d]!;
     const bi = best[d]!;
     if (ready > bestReady[d]! || (ready === bestReady[d]! && bi >= 0 && PRIO[kd]! > PRIO[kind[bi]!]!)) {
       best[d] = e;
@@ -748,9 +750,8 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
   const nE = E.n;
   const { src, dst, kind, attr, attrGpu } = E;
   const tsDiff = new Float64Array(nE);
-  timeDiffs(nE, src, dst, nodeTs, tsDiff);
   const isWait = new Uint8Array(nE);
-  const binding = bindEdges(b, nE, src, dst, kind, isWait);
+  const binding = bindEdges(b, nE, src, dst, kind, isWait, tsDiff);
 
   const launchBy = new Map<number, number[]>();
   const gapBy = new Map<number, number[]>();
@@ -763,10 +764,6 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
   // (nothing to compact when no edge was dropped)
   const w = b.dropped > 0 ? compact(nE, src, dst, kind, attr, attrGpu, tsDiff, weight, binding) : nE;
   return new Graph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
-}
-
-function timeDiffs(nE: number, src: Int32Array, dst: Int32Array, nodeTs: Float64Array, tsDiff: Float64Array): void {
-  for (let e = 0; e < nE; e++) tsDiff[e] = nodeTs[dst[e]!]! - nodeTs[src[e]!]!;
 }
 
 /** Kinetoscope's weights (the module comment says which). */
@@ -1131,7 +1128,8 @@ function resolveSyncs(
   const noRecords = syncByCall.size === 0;
   for (let i = 0; i < hostList.length; i++) {
     const h = hostList[i]!;
-    if (!isCall(host.kind[h]!)) continue;
+    const hk = host.kind[h]!;
+    if (!(hk === HostKind.Runtime || hk === HostKind.Driver)) continue;
     let nameBits = ix.callNames[host.name[h]!]!;
     if (nameBits === 0) nameBits = callName(m, ix, h);
     if (noRecords && !(nameBits & (CallName.StreamWait | CallName.MayBlock))) continue;

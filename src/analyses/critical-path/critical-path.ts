@@ -374,7 +374,9 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   // heaviest `limit` are read in full (a GPU-bound path alternates kernels and gaps: a segment
   // per edge, hundreds of thousands on a long step)
   const segs: Segments = { from: [], bound: [], place: [], ns: [] };
-  const acts = splitPath(m, g, p.edges, weights, boundNs, kindNs, segs);
+  // GPU activities on the path, and those of them a CUDA-graph launch ran
+  const acts = new Int32Array(2);
+  splitPath(m, g, p.edges, weights, boundNs, kindNs, segs, acts);
   const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
   const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
   // the segments' events are read at the first look (`critical-path` prints only the longest
@@ -388,8 +390,8 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
       return (segments ??= readSegments(m, g, p, weights, segs, limit));
     },
     nodeCount: p.nodes.length,
-    gpuActivities: acts.gpu,
-    graphLaunchedActivities: acts.graphLaunched,
+    gpuActivities: acts[0]!,
+    graphLaunchedActivities: acts[1]!,
   };
 }
 
@@ -428,34 +430,39 @@ interface Segments {
 
 /**
  * One pass over the path's edges: time per bound and per edge kind, the segments; how many GPU
- * activities the path has, and how many of them a CUDA-graph launch ran.
+ * activities the path has, and how many of them a CUDA-graph launch ran, into acts[0] and acts[1]
+ * (counted in the loop: nothing after it, see above topologicalOrder).
  */
-function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weights: Float64Array, boundNs: Float64Array, kindNs: Float64Array, segs: Segments): { gpu: number; graphLaunched: number } {
+function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weights: Float64Array, boundNs: Float64Array, kindNs: Float64Array, segs: Segments, acts: Int32Array): void {
   const { from, bound, place: places, ns } = segs;
+  const { edgeKind, edgeSrc, edgeDst, nodeEvent, nodeGpu } = g;
+  const { device, stream } = m.gpu;
+  const thread = m.host.thread;
   const graphLaunch = new Map<number, boolean>();
-  let gpuActs = 0;
-  let graphActs = 0;
   let curBound = -1;
   let curPlace = 0;
   for (let i = 0; i < edges.length; i++) {
     const e = edges[i]!;
-    const k = g.edgeKind[e]! as EK;
+    const k = edgeKind[e]! as EK;
     const w = weights[e]!;
     const b = BOUND_OF_KIND[k]!;
     boundNs[b]! += w;
     kindNs[k]! += w;
     // an activity's own edge (start → its end), not the start → start edge of an overlap
-    if (k === EK.Gpu && g.edgeDst[e] === g.edgeSrc[e]! + 1) {
-      gpuActs++;
-      const l = m.gpu.launcher[g.nodeEvent[g.edgeSrc[e]!]!]!;
+    if (k === EK.Gpu && edgeDst[e] === edgeSrc[e]! + 1) {
+      acts[0]++;
+      const l = m.gpu.launcher[nodeEvent[edgeSrc[e]!]!]!;
       if (l >= 0) {
         const nm = m.host.name[l]!;
         let isGraph = graphLaunch.get(nm);
         if (isGraph === undefined) graphLaunch.set(nm, (isGraph = isGraphLaunchApi(m.strings.get(nm))));
-        if (isGraph) graphActs++;
+        if (isGraph) acts[1]++;
       }
     }
-    const place = placeOf(m, g, e);
+    // placeOf(m, g, e), written out
+    const node = edgeDst[e]!;
+    const ev = nodeEvent[node]!;
+    const place = ev < 0 ? Number.MAX_SAFE_INTEGER : nodeGpu[node] ? -1 - (device[ev]! * 4294967296 + stream[ev]!) : thread[ev]!;
     if (curBound !== b || curPlace !== place) {
       from.push(i);
       bound.push(b);
@@ -466,7 +473,6 @@ function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weigh
     }
     ns[ns.length - 1] += w;
   }
-  return { gpu: gpuActs, graphLaunched: graphActs };
 }
 
 /**
