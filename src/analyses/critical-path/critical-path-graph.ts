@@ -175,7 +175,11 @@ const enum CallName {
  * activity per stream in launch order (an event may be recorded before the instance starts).
  */
 interface TraceIndex {
-  /** The model's shared launch index (launchIndexOf: `report` builds it once for every analysis). */
+  /**
+   * The model's shared launch index (launchIndexOf: `report` builds it once for every analysis),
+   * made at the first read: only a copy call's launches are read (is it a blocking copy), and a
+   * trace without copies never needs it.
+   */
   readonly launches: LaunchIndex;
   readonly flags: ApiFlags;
   readonly callByCorr: ReadonlyMap<number, number>;
@@ -191,7 +195,14 @@ const traceIndexes = new WeakMap<TraceModel, TraceIndex>();
 function traceIndex(m: TraceModel): TraceIndex {
   let ix = traceIndexes.get(m);
   if (ix) return ix;
-  ix = { launches: launchIndexOf(m), flags: new ApiFlags(m), ...syncIndex(m), callNames: new Uint8Array(m.strings.size) };
+  ix = {
+    get launches(): LaunchIndex {
+      return launchIndexOf(m);
+    },
+    flags: new ApiFlags(m),
+    ...syncIndex(m),
+    callNames: new Uint8Array(m.strings.size),
+  };
   traceIndexes.set(m, ix);
   return ix;
 }
@@ -444,12 +455,13 @@ function isBlocking(b: GraphBuild, h: number): boolean {
   const { host, m } = b;
   if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) return false;
   if (b.hta) return (callName(m, b.ix, h) & CallName.HtaBlocking) !== 0;
-  const { flags, launches } = b.ix;
+  const { flags } = b.ix;
   const id = host.name[h]!;
   let bits = flags.byName[id]!;
   if (bits === API_UNDECIDED) bits = flags.decide(id);
   if (bits & API_BLOCKS_HOST) return true;
   if (!(bits & API_COPY)) return false;
+  const launches = b.ix.launches;
   const a = launches.offsets[h]!;
   const e = launches.offsets[h + 1]!;
   return flags.blocksHost(bits, launches.items, a, e);
@@ -1058,7 +1070,7 @@ function resolveSyncs(
   note: Note,
 ): void {
   const { host, gpu } = m;
-  const { callByCorr, syncByCall, launchedOn, launches, flags } = ix;
+  const { callByCorr, syncByCall, launchedOn, flags } = ix;
   const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
   const lastLaunchedBefore = (device: number, stream: number, t: number): number => {
     const l = launchedOn.get(device * STREAM_KEY + stream);
@@ -1156,10 +1168,10 @@ function resolveSyncs(
       if (src >= 0 && inGpu(src) && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
       continue;
     }
-    const blockingCopy = !(bits & API_BLOCKS_HOST) && bits & API_COPY && flags.blocksHost(bits, launches.items, launches.offsets[h]!, launches.offsets[h + 1]!);
+    const blockingCopy = !(bits & API_BLOCKS_HOST) && bits & API_COPY && flags.blocksHost(bits, ix.launches.items, ix.launches.offsets[h]!, ix.launches.offsets[h + 1]!);
     if (!(bits & API_BLOCKS_HOST) && !blockingCopy) continue;
     let keys: readonly number[];
-    if (blockingCopy) keys = [...new Set(Array.from(launchedBy(launches, h), streamKey))];
+    if (blockingCopy) keys = [...new Set(Array.from(launchedBy(ix.launches, h), streamKey))];
     else if (nameBits & CallName.DeviceSync || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
     else if (rec && rec.stream >= 0) keys = [(rec.device >= 0 ? rec.device : 0) * STREAM_KEY + rec.stream].filter((k) => byStream.has(k));
     else {
