@@ -149,7 +149,7 @@ export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edge
  * longestPath under the graph's own weights (`g.edgeWeightNs`), read off the binding edges without
  * a topological order; undefined when the checks below fail (then longestPath decides).
  *
- * Why it is the same path: take D[v] = v's time − the start's. When the start has no edge in,
+ * Why it is the same path: take D[v] = v's time − the start's (finite). When the start has no edge in,
  * every other node has one binding edge, each binding edge gives exactly D (D[src] + weight =
  * D[dst], the sum relax makes), no edge gives more, and the graph has no cycle, then relax, in any
  * topological order, leaves each node D and its binding edge as `via` (by induction along the
@@ -164,56 +164,35 @@ export function bindingPath(g: CriticalPathGraph): LongestPath | undefined {
   const n = g.nodeCount;
   const nE = g.edgeCount;
   const { edgeSrc, edgeDst, edgeBinding, edgeWeightNs, nodeTsNs } = g;
-  const dist = new Float64Array(n);
-  const end = fromStart(n, nodeTsNs, dist);
-  if (end < 0) return undefined;
   const via = new Int32Array(n).fill(-1);
-  const sameTime = bindingTight(nE, edgeSrc, edgeDst, edgeBinding, edgeWeightNs, nodeTsNs, dist, via);
-  if (sameTime < 0 || via[0]! >= 0 || !allBound(n, via)) return undefined;
+  const sameTime = bindingTight(nE, edgeSrc, edgeDst, edgeBinding, edgeWeightNs, nodeTsNs, via);
+  if (sameTime < 0 || via[0]! >= 0) return undefined;
+  const end = pathEndIfBound(n, nodeTsNs, via);
+  if (end < 0) return undefined;
   if (sameTime > 0 && hasSameTimeCycle(nE, edgeSrc, edgeDst, nodeTsNs)) return undefined;
   const { nodes, edges } = walkBack(edgeSrc, via, end);
-  return { nodes, edges, lengthNs: dist[end]!, unreachableNodes: 0, cycleNodes: 0 };
+  return { nodes, edges, lengthNs: nodeTsNs[end]! - nodeTsNs[0]!, unreachableNodes: 0, cycleNodes: 0 };
 }
 
 /**
- * Each node's time from the start's (D); the path's end, pathEnd's answer for these distances
- * (the first of the latest nodes: D grows with the time), or -1 when a time is not a finite number.
+ * Checks every edge against D (bindingPath; D[v] = v's time − the start's, worked out per edge):
+ * it runs forward in time, gives no more than D, exactly D when it binds (set as its
+ * destination's `via`; a second one into a node, or one into the start, fails). How many edges
+ * (not from the start) join two nodes at one time, or -1 when an edge fails.
  */
-function fromStart(n: number, nodeTsNs: Float64Array, dist: Float64Array): number {
+function bindingTight(nE: number, edgeSrc: Int32Array, edgeDst: Int32Array, edgeBinding: Uint8Array, weights: Float64Array, nodeTsNs: Float64Array, via: Int32Array): number {
   const t0 = nodeTsNs[0]!;
-  let finite = true;
-  let end = 0;
-  let last = t0;
-  for (let v = 0; v < n; v++) {
-    const t = nodeTsNs[v]!;
-    const d = t - t0;
-    dist[v] = d;
-    finite = finite && d - d === 0;
-    if (t > last) {
-      last = t;
-      end = v;
-    }
-  }
-  return finite ? end : -1;
-}
-
-/**
- * Checks every edge against D (bindingPath): it runs forward in time, gives no more than D,
- * exactly D when it binds (set as its destination's `via`; a second one into a node, or one
- * into the start, fails). How many edges (not from the start) join two nodes at one time, or
- * -1 when an edge fails.
- */
-function bindingTight(nE: number, edgeSrc: Int32Array, edgeDst: Int32Array, edgeBinding: Uint8Array, weights: Float64Array, nodeTsNs: Float64Array, dist: Float64Array, via: Int32Array): number {
   let sameTime = 0;
   for (let e = 0; e < nE; e++) {
     const s = edgeSrc[e]!;
     const d = edgeDst[e]!;
-    const reach = dist[s]! + weights[e]!;
     const ts = nodeTsNs[s]!;
     const td = nodeTsNs[d]!;
-    if (!(reach <= dist[d]! && ts <= td && d !== 0)) return -1;
+    const reach = ts - t0 + weights[e]!;
+    const dd = td - t0;
+    if (!(reach <= dd && ts <= td && d !== 0)) return -1;
     if (edgeBinding[e]) {
-      if (reach !== dist[d]! || via[d]! >= 0) return -1;
+      if (reach !== dd || via[d]! >= 0) return -1;
       via[d] = e;
     }
     sameTime += ts === td && s !== 0 ? 1 : 0;
@@ -221,10 +200,25 @@ function bindingTight(nE: number, edgeSrc: Int32Array, edgeDst: Int32Array, edge
   return sameTime;
 }
 
-/** Whether every node but the start has its binding edge. */
-function allBound(n: number, via: Int32Array): boolean {
-  for (let v = 1; v < n; v++) if (via[v]! < 0) return false;
-  return true;
+/**
+ * pathEnd's answer for the distances D (the first of the latest nodes: D grows with the time);
+ * -1 when a node but the start has no binding edge or a time is not a finite number.
+ */
+function pathEndIfBound(n: number, nodeTsNs: Float64Array, via: Int32Array): number {
+  const t0 = nodeTsNs[0]!;
+  let ok = t0 - t0 === 0;
+  let end = 0;
+  let last = t0;
+  for (let v = 1; v < n; v++) {
+    const t = nodeTsNs[v]!;
+    const d = t - t0;
+    ok = ok && via[v]! >= 0 && d - d === 0;
+    if (t > last) {
+      last = t;
+      end = v;
+    }
+  }
+  return ok ? end : -1;
 }
 
 /** Whether the edges between nodes at one time (none from the start) close a cycle: Kahn's algorithm over them. */
