@@ -718,15 +718,18 @@ const PRIO = new Uint8Array([1, 1, 3, 0, 4, 2, 3, 4, 0]);
 function bindEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, tsDiff: Float64Array): Uint8Array {
   const { nNodes } = b;
   const best = new Int32Array(nNodes).fill(-1);
-  const bestReady = new Float64Array(nNodes).fill(-Infinity);
-  bestEdges(b, nE, src, dst, kind, isWait, tsDiff, best, bestReady);
+  bestEdges(b, nE, src, dst, kind, isWait, tsDiff, best);
   const binding = new Uint8Array(nE);
   markBinding(best, nNodes, binding);
   return binding;
 }
 
-/** Per node, the edge in that was ready last (ties: PRIO) into best; isWait and the time difference per edge (dropped ones left out: compacted away). */
-function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, tsDiff: Float64Array, best: Int32Array, bestReady: Float64Array): void {
+/**
+ * Per node, the edge in that was ready last (ties: PRIO) into best; isWait and the time difference
+ * per edge (dropped ones left out: compacted away). The best edge's ready time is read back from
+ * it (its wait flag is set by then) rather than kept per node.
+ */
+function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, kind: Uint8Array, isWait: Uint8Array, tsDiff: Float64Array, best: Int32Array): void {
   const { nodeTs, nodeStart, nodeEvent } = b;
   const hostKind = b.host.kind;
   for (let e = 0; e < nE; e++) {
@@ -744,10 +747,8 @@ function bestEdges(b: GraphBuild, nE: number, src: Int32Array, dst: Int32Array, 
     tsDiff[e] = nodeTs[d]! - srcTs;
     const ready = wait ? srcTs : nodeTs[d]!;
     const bi = best[d]!;
-    if (ready > bestReady[d]! || (ready === bestReady[d]! && bi >= 0 && PRIO[kd]! > PRIO[kind[bi]!]!)) {
-      best[d] = e;
-      bestReady[d] = ready;
-    }
+    const bestReady = bi < 0 ? -Infinity : isWait[bi] ? nodeTs[src[bi]!]! : nodeTs[d]!;
+    if (ready > bestReady || (ready === bestReady && bi >= 0 && PRIO[kd]! > PRIO[kind[bi]!]!)) best[d] = e;
   }
 }
 
