@@ -357,11 +357,10 @@ function windowOwnersUnsorted(startNs: Float64Array, thread: Int32Array, w: Wind
 }
 
 /**
- * Each instance's events in (start, index) order. Listed per instance in table order first,
- * then each list sorted on its own (orderByStart): an instance's events are a few runs of the
- * table (one per thread) where the whole table, threads interleaved, is many — a sort of the
- * whole table would cost more than the lists' sorts. A list with an unreadable start (NaN) is
- * sorted by the comparator, as before.
+ * Each instance's events in (start, index) order: listed per instance in table order, then each
+ * list put in time order on its own (byStart). An instance's events are a few runs of the table
+ * (a thread's each), where the whole table, its threads interleaved, is many: merging each
+ * list's few runs costs less than sorting the whole table by start.
  */
 function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: Int32Array): number[][] {
   const rootOf = Int32Array.from(roots);
@@ -375,19 +374,24 @@ function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: In
   return lists;
 }
 
+/** The most runs byStart merges itself. */
+const MERGED_RUNS = 8;
+
 /**
- * `list` (ascending indices) in (start, index) order. Its runs in time order (a thread's events
- * each) are few: merged straight into the list, the earliest head first (at equal starts the
- * earlier run, whose indices are the lower). Many runs, or an unreadable start: orderByStart.
+ * `list` (ascending indices) in (start, index) order. Up to MERGED_RUNS runs of non-decreasing
+ * starts are merged straight into the list, the earliest head first (at equal starts the earlier
+ * run, whose indices are the lower). More runs, or an unreadable start (NaN): orderByStart.
  */
 function byStart(list: Int32Array, startNs: Float64Array): number[] {
-  const heads: number[] = [0];
-  for (let k = 1; k < list.length; k++) {
+  const heads: number[] = [];
+  for (let k = 0; k < list.length; k++) {
     const s = startNs[list[k]!]!;
-    if (s !== s || heads.length > 8) return Array.from(orderByStart(list, startNs));
-    if (s < startNs[list[k - 1]!]!) heads.push(k);
+    if (s !== s) return Array.from(orderByStart(list, startNs));
+    if (k === 0 || s < startNs[list[k - 1]!]!) {
+      if (heads.length === MERGED_RUNS) return Array.from(orderByStart(list, startNs));
+      heads.push(k);
+    }
   }
-  if (list.length > 0 && startNs[list[0]!] !== startNs[list[0]!]) return Array.from(orderByStart(list, startNs));
   const ends = heads.slice(1);
   ends.push(list.length);
   const out: number[] = [];
