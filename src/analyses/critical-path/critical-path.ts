@@ -8,7 +8,9 @@
  * The longest path runs from the instance's start (node 0) in a topological order found by
  * Kahn's algorithm (iterative; ties at equal times are common, so time order alone is not one).
  * With the graph's own weights its length is the instance's span: every node's earliest time is
- * the time the trace shows (critical-path-graph.ts says why).
+ * the time the trace shows (critical-path-graph.ts says why), so that path is read off the
+ * binding edges instead, once checked (bindingPath), and the order is found only for a what-if
+ * or where the check fails.
  *
  * Ignores: nodes the start cannot reach (counted in `unreachableNodes`).
  */
@@ -149,16 +151,17 @@ export function longestPath(g: CriticalPathGraph, weights: Float64Array = g.edge
  * longestPath under the graph's own weights (`g.edgeWeightNs`), read off the binding edges without
  * a topological order; undefined when the checks below fail (then longestPath decides).
  *
- * Why it is the same path: take D[v] = v's time − the start's (finite). When the start has no edge in,
- * every other node has one binding edge, each binding edge gives exactly D (D[src] + weight =
- * D[dst], the sum relax makes), no edge gives more, and the graph has no cycle, then relax, in any
- * topological order, leaves each node D and its binding edge as `via` (by induction along the
- * order: the binding edge reaches D, nothing exceeds it, and at a tie the binding edge wins
- * either way — it replaces an earlier edge, a later one does not replace it), and Kahn's order
- * holds every node (none unreachable, none on a cycle). Edges run forward in time (backward
- * ones were dropped), so a cycle can only be of edges between nodes at one time, and none from
- * the start: only those are checked. The graph's weights make this hold on a well-formed trace
- * (its binding edges weigh what the trace shows).
+ * Why it is the same path: take D[v] = v's time − the start's (finite). When the start has no
+ * edge in, every other node has one binding edge, each binding edge gives exactly D (D[src] +
+ * weight = D[dst], the sum relax makes), no edge gives more, and the graph has no cycle, then
+ * relax, in any topological order, leaves each node D and its binding edge as `via` (by
+ * induction along the order: the binding edge reaches D, nothing exceeds it, and at a tie the
+ * binding edge wins either way — it replaces an earlier edge, a later one does not replace it),
+ * and Kahn's order holds every node (none unreachable, none on a cycle); pathEnd then picks the
+ * first of the latest nodes. Edges run forward in time (backward ones were dropped), so a cycle
+ * can only be of edges between nodes at one time, and none from the start: only those are
+ * checked. The graph's weights make this hold on a well-formed trace (its binding edges weigh
+ * what the trace shows).
  */
 export function bindingPath(g: CriticalPathGraph): LongestPath | undefined {
   const n = g.nodeCount;
@@ -319,19 +322,6 @@ export interface PathReading {
 
 const us = (ns: number) => ns / 1000;
 
-/**
- * Where an edge ran, as a number: its destination's thread (host index ≥ 0) or stream (−1 −
- * device·2³² − stream); the text is made once per segment (`placeName`).
- */
-function placeOf(m: TraceModel, g: CriticalPathGraph, e: number): number {
-  // (a launch, a gap or a stream wait ends on the GPU; a host sync ends on the host)
-  const node = g.edgeDst[e]!;
-  const ev = g.nodeEvent[node]!;
-  if (ev < 0) return Number.MAX_SAFE_INTEGER;
-  if (g.nodeGpu[node]) return -1 - (m.gpu.device[ev]! * 4294967296 + m.gpu.stream[ev]!);
-  return m.host.thread[ev]!;
-}
-
 function placeName(m: TraceModel, place: number): string {
   if (place === Number.MAX_SAFE_INTEGER) return 'start';
   if (place < 0) {
@@ -373,8 +363,8 @@ export function readPath(m: TraceModel, g: CriticalPathGraph, p: LongestPath, we
   splitPath(m, g, p.edges, weights, boundNs, kindNs, segs, acts);
   const bounds = Object.fromEntries(BOUND_KEYS.map((key, i) => [key, us(boundNs[i]!)])) as Bounds;
   const edgeKinds = Object.fromEntries(EDGE_KINDS.map((key, i) => [key, us(kindNs[i]!)])) as Record<EdgeKind, number>;
-  // the segments' events are read at the first look (`critical-path` prints only the longest
-  // instance's segments, `report` none)
+  // the segments (their events, most of a reading's work) are read at the first look:
+  // `critical-path` prints only the longest instance's, `report` the first of each
   let segments: readonly PathSegment[] | undefined;
   return {
     lengthUs: us(p.lengthNs),
@@ -414,7 +404,7 @@ function readSegments(m: TraceModel, g: CriticalPathGraph, p: LongestPath, weigh
   });
 }
 
-/** A path's segments: first edge, bound (index in BOUND_KEYS), place (placeOf) and time. */
+/** A path's segments: first edge, bound (index in BOUND_KEYS), place (splitPath's) and time. */
 interface Segments {
   readonly from: number[];
   readonly bound: number[];
@@ -453,7 +443,9 @@ function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weigh
         if (isGraph) acts[1]++;
       }
     }
-    // placeOf(m, g, e), written out
+    // where the edge ran, as a number: its destination's thread (host index ≥ 0) or stream (−1 −
+    // device·2³² − stream), the start's MAX_SAFE_INTEGER; the text is made once per segment
+    // (`placeName`). A launch, a gap or a stream wait ends on the GPU; a host sync on the host.
     const node = edgeDst[e]!;
     const ev = nodeEvent[node]!;
     const place = ev < 0 ? Number.MAX_SAFE_INTEGER : nodeGpu[node] ? -1 - (device[ev]! * 4294967296 + stream[ev]!) : thread[ev]!;
