@@ -952,13 +952,13 @@ function sortedByTime(nodes: number[], ts: Float64Array): number[] {
   return inTimeOrder(nodes, ts) ? nodes : [...nodes].sort((a, b) => ts[a]! - ts[b]! || a - b);
 }
 
-/** Whether no pair of neighbours of `nodes` is out of byTime's order (the check written out: no call per pair). */
+/** Whether no pair of neighbours of `nodes` is out of the sort's (time, node) order (checked without a call per pair). */
 function inTimeOrder(nodes: readonly number[], ts: Float64Array): boolean {
   for (let i = 1; i < nodes.length; i++) {
     const a = nodes[i]!;
     const p = nodes[i - 1]!;
     const d = ts[a]! - ts[p]!;
-    // byTime(a, p) < 0: the time earlier, or (equal or unreadable) the node lower
+    // before its neighbour by the sort's comparator: the time earlier, or (equal or unreadable) the node lower
     if (d < 0 || (!(d > 0) && a < p)) return false;
   }
   return true;
@@ -1010,7 +1010,10 @@ function medianByDevice(by: ReadonlyMap<number, number[]>): Map<number, number> 
   return out;
 }
 
-/** The time differences of the binding launch and kernel-gap edges into GPU nodes, per device, into `launchBy` and `gapBy` (one pass for both). */
+/**
+ * The time differences of the binding launch and kernel-gap edges into GPU nodes, per device,
+ * into `launchBy` and `gapBy`: one pass for both.
+ */
 function bindingDiffsByDevice(
   nE: number,
   kind: Uint8Array,
