@@ -392,13 +392,36 @@ function byStart(list: Int32Array, startNs: Float64Array): number[] {
       heads.push(k);
     }
   }
-  const ends = heads.slice(1);
-  ends.push(list.length);
+  return mergeRuns(list, startNs, heads);
+}
+
+/**
+ * byStart's merge: each run's next position and its start (NaN once the run is used up: no
+ * start is NaN here), the least start taken each time (the earlier run at a tie).
+ */
+function mergeRuns(list: Int32Array, startNs: Float64Array, heads: readonly number[]): number[] {
+  const runs = heads.length;
+  const at = Int32Array.from(heads);
+  const end = new Int32Array(runs);
+  const next = new Float64Array(runs);
+  for (let r = 0; r < runs; r++) {
+    end[r] = r + 1 < runs ? heads[r + 1]! : list.length;
+    next[r] = startNs[list[at[r]!]!]!;
+  }
   const out: number[] = [];
   for (let n = 0; n < list.length; n++) {
-    let best = -1;
-    for (let r = 0; r < heads.length; r++) if (heads[r]! < ends[r]! && (best < 0 || startNs[list[heads[r]!]!]! < startNs[list[heads[best]!]!]!)) best = r;
-    out.push(list[heads[best]!++]!);
+    let best = 0;
+    let least = NaN;
+    for (let r = 0; r < runs; r++) {
+      const x = next[r]!;
+      if (x < least || (least !== least && x === x)) {
+        best = r;
+        least = x;
+      }
+    }
+    const k = at[best]!++;
+    out.push(list[k]!);
+    next[best] = k + 1 < end[best]! ? startNs[list[k + 1]!]! : NaN;
   }
   return out;
 }
