@@ -2,11 +2,11 @@
  * computeWindowsGpuMetrics (one pass for windows in time order) gives, for every window, exactly
  * what computeWindowGpuMetrics gives over gpuInWindow's activities — on random tables with
  * several devices, overlapping, long and zero-length kernels, copies among them, and touching
- * or separated windows — and the same kernel durations; and that their SM efficiency is exactly
+ * or separated windows — and windowsKernels the same kernel durations and kernel time; and that their SM efficiency is exactly
  * the TensorBoard plugin's sweep (written here with a comparator sort of every endpoint).
  */
 import { describe, expect, it } from 'vitest';
-import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
+import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, windowsKernels, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { lcg } from './random.js';
 
@@ -84,15 +84,17 @@ describe('computeWindowsGpuMetrics', () => {
       }
       const ix = createGpuTimeIndex(m);
       const all = computeWindowsGpuMetrics(m, classes, ix, windows);
+      const kernelsOf = windowsKernels(m, ix, windows);
       windows.forEach((w, k) => {
         const inWin = gpuInWindow(m, ix, w.lo, w.hi);
-        expect(all.metrics[k]).toEqual(computeWindowGpuMetrics(m, classes, inWin, w.lo, w.hi));
+        expect(all[k]).toEqual(computeWindowGpuMetrics(m, classes, inWin, w.lo, w.hi));
         const kernels = inWin.filter((g) => kind[g] === 0);
-        expect(Object.is(all.metrics[k]!.smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, kernels, w.lo, w.hi))).toBe(true);
+        expect(Object.is(all[k]!.smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, kernels, w.lo, w.hi))).toBe(true);
         // The same kernels listed out of start order: the window-by-window metrics sort them.
         const shuffled = kernels.slice().reverse();
         expect(Object.is(computeWindowGpuMetrics(m, classes, shuffled, w.lo, w.hi).smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, shuffled, w.lo, w.hi))).toBe(true);
-        expect(Array.from(all.kernelDurNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
+        expect(Array.from(kernelsOf.durNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
+        expect(kernelsOf.clippedNs[k]).toBe(all[k]!.kernelNs);
       });
     }
   });

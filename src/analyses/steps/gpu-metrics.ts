@@ -550,13 +550,6 @@ function sweepSm(m: TraceModel, classes: KernelClasses, kernels: readonly number
 // ------------------------------------------------------------------------------------------------
 // Many windows at once
 
-export interface WindowsGpuMetrics {
-  /** computeWindowGpuMetrics of each window. */
-  readonly metrics: WindowGpuMetrics[];
-  /** Durations of each window's kernels (those overlapping it), in start order until their median is taken. */
-  readonly kernelDurNs: ValueList[];
-}
-
 /**
  * `computeWindowGpuMetrics(m, classes, gpuInWindow(m, ix, lo, hi), lo, hi)` for every window
  * — windows in time order that do not overlap, activities with readable starts — in one pass
@@ -570,14 +563,13 @@ export function computeWindowsGpuMetrics(
   classes: KernelClasses,
   ix: GpuTimeIndex,
   windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
-): WindowsGpuMetrics {
+): WindowGpuMetrics[] {
   const { kind, device, startNs, durNs } = m.gpu;
   const { tensorCores, occupancyPct, blocksPerSm } = classes;
   const { order } = ix;
   const n = order.length;
   const nW = windows.length;
   const metrics: WindowGpuMetrics[] = [];
-  const kernelDurNs: ValueList[] = [];
   // Window by window, each window's sums in locals. A window's kernels are those carried from the
   // window before (they run past its end), then those starting before its end that no earlier
   // window took: all in start order, as gpuInWindow lists them.
@@ -587,7 +579,6 @@ export function computeWindowsGpuMetrics(
   let k = 0;
   for (let w = 0; w < nW; w++) {
     const { lo, hi } = windows[w]!;
-    const durs = new ValueList();
     const devices: DeviceInWindow[] = [];
     let at: DeviceInWindow | undefined;
     let kernelNs = 0;
@@ -619,7 +610,6 @@ export function computeWindowsGpuMetrics(
       const cs = s > lo ? s : lo;
       const ce = e < hi ? e : hi;
       const d = ce > cs ? ce - cs : 0;
-      durs.push(durNs[g]!);
       // KernelSums.add, written out: this runs per kernel.
       kernelNs += d;
       if (tensorCores[g]) tensorCoreNs += d;
@@ -642,13 +632,12 @@ export function computeWindowsGpuMetrics(
       if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
     }
     metrics.push(finishWindow(lo, hi, devices, kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs));
-    kernelDurNs.push(durs);
     const t = carry;
     carry = next;
     next = t;
     nCarry = nNext;
   }
-  return { metrics, kernelDurNs };
+  return metrics;
 }
 
 /** A window's metrics once its kernels are in (a function of its own: the loop above is optimised while it runs, before this has run). */
@@ -660,4 +649,66 @@ function finishWindow(lo: number, hi: number, devices: DeviceInWindow[], kernelN
   sums.occupancyWeighted = occupancyWeighted;
   sums.occupancyNs = occupancyNs;
   return windowMetrics(lo, hi, sums, devices);
+}
+
+/** Each window's kernels, as the verdict reads them (windowsKernels). */
+export interface WindowsKernels {
+  /** The durations of the window's kernels (those overlapping it, as gpuInWindow lists them: in start order). */
+  readonly durNs: ValueList[];
+  /** Σ the kernels' time inside the window: computeWindowGpuMetrics' kernelNs. */
+  readonly clippedNs: Float64Array;
+}
+
+/**
+ * Each window's kernel durations and their time inside it — windows in time order that do not
+ * overlap, starts readable: one pass over the activities in start order, as
+ * computeWindowsGpuMetrics takes them, each sum in the same order; the verdict reads these
+ * without the metrics.
+ */
+export function windowsKernels(m: TraceModel, ix: GpuTimeIndex, windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>): WindowsKernels {
+  const { kind, startNs, durNs } = m.gpu;
+  const { order } = ix;
+  const n = order.length;
+  const durNsOf: ValueList[] = [];
+  const clippedNs = new Float64Array(windows.length);
+  // Kernels running past a window's end are carried to the next one (see computeWindowsGpuMetrics).
+  let carry = new Int32Array(16);
+  let nCarry = 0;
+  let next = new Int32Array(16);
+  let k = 0;
+  for (let w = 0; w < windows.length; w++) {
+    const { lo, hi } = windows[w]!;
+    const durs = new ValueList();
+    let kernelNs = 0;
+    let nNext = 0;
+    for (let j = -nCarry; ; j++) {
+      let g: number;
+      if (j < 0) g = carry[j + nCarry]!;
+      else {
+        if (k === n) break;
+        g = order[k]!;
+        if (!(startNs[g]! < hi)) break;
+        k++;
+        if (kind[g] !== GpuKind.Kernel) continue;
+      }
+      const s = startNs[g]!;
+      const e = s + durNs[g]!;
+      if (!(e > lo || (e === s && s >= lo))) continue;
+      if (e > hi) {
+        if (nNext === next.length) next = doubled(next);
+        next[nNext++] = g;
+      }
+      const cs = s > lo ? s : lo;
+      const ce = e < hi ? e : hi;
+      kernelNs += ce > cs ? ce - cs : 0;
+      durs.push(durNs[g]!);
+    }
+    durNsOf.push(durs);
+    clippedNs[w] = kernelNs;
+    const t = carry;
+    carry = next;
+    next = t;
+    nCarry = nNext;
+  }
+  return { durNs: durNsOf, clippedNs };
 }

@@ -53,11 +53,13 @@ import {
   isCommunicationOpName,
   type GpuTimeIndex,
   KernelClassifier,
-  type WindowGpuMetrics,
+  type KernelClasses,
+  windowsKernels,
 } from './gpu-metrics.js';
-import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
+import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
+import { hostHasNaNStart } from '../helpers/host-start-order.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
+import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, gpuBusyUnion, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
 import { medianOf, ValueList } from '../helpers/median.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 
@@ -129,6 +131,40 @@ export interface StepRow {
   /** GPU busy between 40% and 60% of the step: the verdict could go either way from one step to the next. */
   readonly borderline: boolean;
   readonly reason: string;
+}
+
+/** The fields of a step row its verdict is judged from, and those `explain` states (computeStepVerdicts). */
+export type StepVerdictRow = Pick<
+  StepRow,
+  | 'name'
+  | 'host'
+  | 'startUs'
+  | 'durUs'
+  | 'gpuBusyUs'
+  | 'gpuIdleUs'
+  | 'gpuBusyShare'
+  | 'gpuTimeUs'
+  | 'kernels'
+  | 'medianKernelUs'
+  | 'launches'
+  | 'graphLaunches'
+  | 'launchCpuUs'
+  | 'meanLaunchUs'
+  | 'medianLaunchUs'
+  | 'cpuDispatchUs'
+  | 'hostSyncs'
+  | 'hostBlockedUs'
+  | 'medianQueueUs'
+  | 'verdict'
+  | 'borderline'
+  | 'reason'
+> & { readonly breakdown: Pick<StepTimeBreakdown, 'dataLoaderUs'> };
+
+/** The steps' verdicts (computeStepVerdicts): a StepAnalysis is one too, with the same values. */
+export interface StepVerdicts {
+  readonly source: StepSource;
+  readonly steps: readonly StepVerdictRow[];
+  readonly stats: Pick<StepStats, 'count' | 'gpuBusyUs' | 'gpuIdleUs' | 'verdicts' | 'overall'>;
 }
 
 export interface Spread {
@@ -219,36 +255,23 @@ const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\
 // table is read as few times as possible.
 
 function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
+  const { source, windows, inOrder, sums, judged } = stepCoreOf(m);
   const diagnostics: Diagnostic[] = [];
-  const { windows, source } = findStepWindows(m);
   if (source === 'annotations') {
     diagnostics.push({ code: 'STEPS_FROM_ANNOTATIONS', severity: 'info', message: `The trace has no ProfilerStep#N: each of its ${windows.length} top-level user annotations is taken as a step.` });
   } else if (source === 'trace') {
     diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
   }
 
+  const { covered, classes, gpuReadable, devices } = roleCoverageOf(m);
   const gix = gpuTimeIndexOf(m);
-  // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
-  const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
-  // The kernels classified as the scan meets them.
-  const classifier = new KernelClassifier(m);
-  const gpuScan = scanGpuTable(m, classifier, gix, intervals);
-  const { classes } = classifier;
-  const hostReadable = scanHostTable(m, new HostRoles(m, windows), intervals);
-  const { covered, busyNs } = cumulativeCoverage(intervals, windows);
-
-  const inOrder = windowsInOrder(windows);
   // Each window's GPU metrics, from one pass when the windows are in order.
-  const gpuByWindow = inOrder && gpuScan.readable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
-  const sums = new HostSums(m, windows, launchIndexOf(m));
-  if (inOrder && hostReadable) sumHostInOrder(m, windows, sums);
-  else sumHostByWindow(m, windows, sums);
+  const gpuByWindow = inOrder && gpuReadable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
 
-  if (gpuScan.devices > 1) {
-    diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${gpuScan.devices} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
+  if (devices > 1) {
+    diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${devices} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
   }
 
-  const { gpu } = m;
   const nW = windows.length;
   const steps: StepRow[] = windows.map((w, wi) => {
     const { lo, hi } = w;
@@ -263,59 +286,42 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
     }
     parts.push(span - prev);
     const breakdown = Object.fromEntries(BREAKDOWN_KEYS.map((k, j) => [k, parts[j]! / 1000])) as unknown as StepTimeBreakdown;
-
-    // GPU side.
-    const busy = busyNs[wi]!;
-    let metrics: WindowGpuMetrics;
-    let kernels: number;
-    let medianKernelNs: number;
-    if (gpuByWindow) {
-      metrics = gpuByWindow.metrics[wi]!;
-      kernels = gpuByWindow.kernelDurNs[wi]!.length;
-      medianKernelNs = gpuByWindow.kernelDurNs[wi]!.median();
-    } else {
-      const inWin = gpuInWindow(m, gix, lo, hi);
-      metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
-      const kernelDurs = inWin.filter((g) => gpu.kind[g] === GpuKind.Kernel).map((g) => gpu.durNs[g]!);
-      kernels = kernelDurs.length;
-      medianKernelNs = medianOf(kernelDurs);
-    }
-
-    // Host side: calls and ops that started inside the step.
-    const launches = sums.launches[wi]!;
-    const launchNs = sums.launchNs[wi]!;
-
-    const row = {
-      name: w.name,
-      host: w.host,
-      startUs: lo / 1000,
-      durUs: span / 1000,
+    const metrics = gpuByWindow ? gpuByWindow[wi]! : computeWindowGpuMetrics(m, classes, gpuInWindow(m, gix, lo, hi), lo, hi);
+    // What the verdict was judged from, with the rest of the row in its place.
+    const j = judged[wi]!;
+    return {
+      name: j.name,
+      host: j.host,
+      startUs: j.startUs,
+      durUs: j.durUs,
       breakdown,
-      gpuBusyUs: busy / 1000,
-      gpuIdleUs: (span - busy) / 1000,
-      gpuBusyShare: span > 0 ? busy / span : NaN,
+      gpuBusyUs: j.gpuBusyUs,
+      gpuIdleUs: j.gpuIdleUs,
+      gpuBusyShare: j.gpuBusyShare,
       gpuUtilization: span > 0 ? metrics.kernelNs > 0 ? metrics.gpuUtilization : 0 : NaN,
       smEfficiency: metrics.smEfficiency,
       achievedOccupancyPct: metrics.achievedOccupancyPct,
       tensorCoreShare: metrics.tensorCoreShare,
       gpuTimeUs: metrics.kernelNs / 1000,
-      kernels,
-      medianKernelUs: medianKernelNs / 1000,
-      launches,
+      kernels: j.kernels,
+      medianKernelUs: j.medianKernelUs,
+      launches: j.launches,
       memsets: sums.memsets[wi]!,
       memcpys: sums.memcpys[wi]!,
-      graphLaunches: sums.graphLaunches[wi]!,
-      launchCpuUs: launchNs / 1000,
-      meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
-      medianLaunchUs: sums.launchDurs[wi]!.median() / 1000,
+      graphLaunches: j.graphLaunches,
+      launchCpuUs: j.launchCpuUs,
+      meanLaunchUs: j.meanLaunchUs,
+      medianLaunchUs: j.medianLaunchUs,
       apiCalls: sums.calls[wi]!,
-      cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
-      hostSyncs: sums.syncs[wi]!,
-      hostBlockedUs: sums.blockedNs[wi]! / 1000,
-      medianQueueUs: sums.queue[wi]!.median() / 1000,
+      cpuDispatchUs: j.cpuDispatchUs,
+      hostSyncs: j.hostSyncs,
+      hostBlockedUs: j.hostBlockedUs,
+      medianQueueUs: j.medianQueueUs,
       gpuTailUs: (sums.tailEnd[wi]! - hi) / 1000,
+      verdict: j.verdict,
+      borderline: j.borderline,
+      reason: j.reason,
     };
-    return { ...row, ...judgeStep(row) };
   });
 
   const tails = steps.filter((s) => s.gpuTailUs > 0);
@@ -329,6 +335,142 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
 
   return { source, profilerOptions: findInflatingOptions(m), steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
 }
+
+// ------------------------------------------------------------------------------------------------
+// What the verdict reads
+
+/** The steps, their host sums, and each step's verdict with the figures it was judged from: computed once per model, for both the verdicts and the breakdown. */
+interface StepCore {
+  readonly source: StepSource;
+  readonly windows: readonly Window[];
+  /** windowsInOrder(windows). */
+  readonly inOrder: boolean;
+  readonly sums: HostSums;
+  readonly judged: StepVerdictRow[];
+}
+
+function computeStepCore(m: TraceModel): StepCore {
+  const { windows, source } = stepWindowsOf(m);
+  const nW = windows.length;
+  const inOrder = windowsInOrder(windows);
+  const gix = gpuTimeIndexOf(m);
+  // The role coverage only where a DataLoader may have a share of a step (the verdict reads it);
+  // else GPU busy is the union of all GPU activity, the same length the coverage finds.
+  const coverage = mayNameDataLoader(m) ? roleCoverageOf(m) : undefined;
+  let busyNs: Float64Array;
+  if (coverage) busyNs = coverage.busyNs;
+  else {
+    const busy = gpuBusyUnion(m);
+    busyNs = new Float64Array(nW);
+    for (let w = 0; w < nW; w++) busyNs[w] = unionLengthInNs(busy, windows[w]!.lo, windows[w]!.hi);
+  }
+  // Each window's kernels, from one pass when the windows are in order.
+  const kernelsOf = inOrder && gpuStartsReadable(m) ? windowsKernels(m, gix, windows) : undefined;
+  const sums = new HostSums(m, windows, launchIndexOf(m));
+  if (inOrder && !hostHasNaNStart(m)) sumHostInOrder(m, windows, sums);
+  else sumHostByWindow(m, windows, sums);
+
+  const { gpu } = m;
+  const judged = windows.map((w, wi): StepVerdictRow => {
+    const { lo, hi } = w;
+    const span = hi - lo;
+    const busy = busyNs[wi]!;
+    let kernels: number;
+    let medianKernelNs: number;
+    let kernelNs = 0;
+    if (kernelsOf) {
+      kernels = kernelsOf.durNs[wi]!.length;
+      medianKernelNs = kernelsOf.durNs[wi]!.median();
+      kernelNs = kernelsOf.clippedNs[wi]!;
+    } else {
+      const inWin = gpuInWindow(m, gix, lo, hi).filter((g) => gpu.kind[g] === GpuKind.Kernel);
+      for (const g of inWin) kernelNs += clipNs(gpu.startNs[g]!, gpu.startNs[g]! + gpu.durNs[g]!, lo, hi);
+      kernels = inWin.length;
+      medianKernelNs = medianOf(inWin.map((g) => gpu.durNs[g]!));
+    }
+    // Host side: calls and ops that started inside the step.
+    const launches = sums.launches[wi]!;
+    const launchNs = sums.launchNs[wi]!;
+    const row = {
+      name: w.name,
+      host: w.host,
+      startUs: lo / 1000,
+      durUs: span / 1000,
+      breakdown: { dataLoaderUs: coverage ? (coverage.covered[DATALOADER_ROLE * nW + wi]! - coverage.covered[RUNTIME * nW + wi]!) / 1000 : 0 },
+      gpuBusyUs: busy / 1000,
+      gpuIdleUs: (span - busy) / 1000,
+      gpuBusyShare: span > 0 ? busy / span : NaN,
+      gpuTimeUs: kernelNs / 1000,
+      kernels,
+      medianKernelUs: medianKernelNs / 1000,
+      launches,
+      graphLaunches: sums.graphLaunches[wi]!,
+      launchCpuUs: launchNs / 1000,
+      meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
+      medianLaunchUs: sums.launchDurs[wi]!.median() / 1000,
+      cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
+      hostSyncs: sums.syncs[wi]!,
+      hostBlockedUs: sums.blockedNs[wi]! / 1000,
+      medianQueueUs: sums.queue[wi]!.median() / 1000,
+    };
+    return { ...row, ...judgeStep(row) };
+  });
+  return { source, windows, inOrder, sums, judged };
+}
+
+const stepCoreOf = perModel(computeStepCore);
+
+/**
+ * The steps' verdicts, with the figures they were judged from and the stats over them, without
+ * the rest of the breakdown (its GPU metrics and the parts of the step other than a DataLoader's):
+ * what `explain` states. Once per model, shared with computeStepBreakdown, whose rows and stats
+ * hold the same values.
+ */
+export const computeStepVerdicts = perModel((m: TraceModel): StepVerdicts => {
+  const { source, judged } = stepCoreOf(m);
+  return { source, steps: judged, stats: verdictStats(judged) };
+});
+
+/** Whether some name matches DATALOADER (then some op or annotation may be a DataLoader's). */
+function mayNameDataLoader(m: TraceModel): boolean {
+  const { strings } = m;
+  for (let id = 0; id < strings.size; id++) if (DATALOADER.test(strings.get(id))) return true;
+  return false;
+}
+
+function gpuStartsReadable(m: TraceModel): boolean {
+  const { startNs, length: n } = m.gpu;
+  for (let g = 0; g < n; g++) if (startNs[g] !== startNs[g]) return false;
+  return true;
+}
+
+/** The step windows, once per model. */
+const stepWindowsOf = perModel(findStepWindows);
+
+/**
+ * covered[r * nW + w]: length of the union of roles 0..r inside step w; busyNs[w], GPU busy in
+ * step w; the kernels' classes (the scan classifies them), whether every GPU start is readable,
+ * and the number of devices.
+ */
+interface RoleCoverage {
+  readonly covered: Float64Array;
+  readonly busyNs: Float64Array;
+  readonly classes: KernelClasses;
+  readonly gpuReadable: boolean;
+  readonly devices: number;
+}
+
+const roleCoverageOf = perModel((m: TraceModel): RoleCoverage => {
+  const { windows } = stepWindowsOf(m);
+  // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
+  const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
+  // The kernels classified as the scan meets them.
+  const classifier = new KernelClassifier(m);
+  const gpuScan = scanGpuTable(m, classifier, gpuTimeIndexOf(m), intervals);
+  scanHostTable(m, new HostRoles(m, windows), intervals);
+  const { covered, busyNs } = cumulativeCoverage(intervals, windows);
+  return { covered, busyNs, classes: classifier.classes, gpuReadable: gpuScan.readable, devices: gpuScan.devices };
+});
 
 // ------------------------------------------------------------------------------------------------
 // The breakdown: cumulative unions of the roles
@@ -404,19 +546,17 @@ const NO_ANCESTOR = 8;
 /**
  * One pass over the host table: each event's interval into its role's list, unless it is inside
  * an enclosing event of the same or an earlier role — then it adds nothing to any cumulative
- * union it is part of (most ops are inside another op). Returns whether every start is readable.
+ * union it is part of (most ops are inside another op).
  */
-function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalList[]): boolean {
+function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalList[]): void {
   const { kind, name, parent, startNs, durNs, length: n } = m.host;
   const { roles, byName } = hostRoles;
   // The least role among each event's ancestors (0 when not known yet: an ancestor later in the
   // table). When it is later than the event's own role no ancestor can cover the event, and the
   // walk up is skipped: runtime calls, which sit inside ops.
   const leastAbove = new Uint8Array(n);
-  let readable = true;
   for (let i = 0; i < n; i++) {
     const s = startNs[i]!;
-    if (s !== s) readable = false;
     let r = roles[i]!;
     if (r === UNDECIDED) {
       // hostRoles.at(i), written out: this runs once per event.
@@ -447,7 +587,6 @@ function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalL
     }
     intervals[r]!.push(s, e);
   }
-  return readable;
 }
 
 /**
@@ -693,7 +832,7 @@ export function findStepWindows(m: TraceModel): { windows: Window[]; source: Ste
   return { source: 'trace', windows: [{ name: '(whole trace)', host: -1, lo, hi }] };
 }
 
-type JudgedFields = Omit<StepRow, 'verdict' | 'reason' | 'borderline'>;
+type JudgedFields = Omit<StepVerdictRow, 'verdict' | 'reason' | 'borderline'>;
 
 /** The verdict and its reason in numbers (see the module comment for the rule). */
 export function judgeStep(s: JudgedFields): { verdict: StepVerdict; borderline: boolean; reason: string } {
@@ -783,8 +922,22 @@ function computeStats(steps: readonly StepRow[]): StepStats {
   };
 }
 
+/** computeStats' figures of the verdicts (the same values). */
+function verdictStats(steps: readonly StepVerdictRow[]): StepVerdicts['stats'] {
+  const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
+  for (const s of steps) verdicts[s.verdict]++;
+  const overall = overallVerdict(steps);
+  return {
+    ...(overall ? { overall } : {}),
+    count: steps.length,
+    gpuBusyUs: spread(steps.map((s) => s.gpuBusyUs)),
+    gpuIdleUs: spread(steps.map((s) => s.gpuIdleUs)),
+    verdicts,
+  };
+}
+
 /** One verdict across the steps (see the module comment). */
-export function overallVerdict(steps: readonly StepRow[]): OverallVerdict | undefined {
+export function overallVerdict(steps: readonly StepVerdictRow[]): OverallVerdict | undefined {
   if (!steps.length) return undefined;
   const withWork = steps.filter((s) => s.verdict !== 'no-gpu-work');
   if (!withWork.length) {
