@@ -2,11 +2,12 @@
  * computeWindowsGpuMetrics (one pass for windows in time order) gives, for every window, exactly
  * what computeWindowGpuMetrics gives over gpuInWindow's activities — on random tables with
  * several devices, overlapping, long and zero-length kernels, copies among them, and touching
- * or separated windows — and windowsKernels the same kernel durations and kernel time; and that their SM efficiency is exactly
+ * or separated windows — and windowsGpuActivity the same kernel durations and kernel time, and GPU busy
+ * as the union of every activity clipped to the window; and that their SM efficiency is exactly
  * the TensorBoard plugin's sweep (written here with a comparator sort of every endpoint).
  */
 import { describe, expect, it } from 'vitest';
-import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, windowsKernels, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
+import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, windowsGpuActivity, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { lcg } from './random.js';
 
@@ -43,6 +44,13 @@ function pluginSmEfficiency(startNs: Float64Array, durNs: Float64Array, device: 
     smDevices++;
   }
   return smDevices && hi - lo > 0 ? sm / smDevices : NaN;
+}
+
+/** Length of the union of every activity clipped to [lo, hi): a unit grid, written independently of the sweep. */
+function unionLength(startNs: Float64Array, durNs: Float64Array, lo: number, hi: number): number {
+  const covered = new Uint8Array(Math.max(0, hi - lo));
+  for (let g = 0; g < startNs.length; g++) for (let t = Math.max(startNs[g]!, lo); t < Math.min(startNs[g]! + durNs[g]!, hi); t++) covered[t - lo] = 1;
+  return covered.reduce((a, b) => a + b, 0);
 }
 
 describe('computeWindowsGpuMetrics', () => {
@@ -84,7 +92,7 @@ describe('computeWindowsGpuMetrics', () => {
       }
       const ix = createGpuTimeIndex(m);
       const all = computeWindowsGpuMetrics(m, classes, ix, windows);
-      const kernelsOf = windowsKernels(m, ix, windows);
+      const activity = windowsGpuActivity(m, ix, windows);
       windows.forEach((w, k) => {
         const inWin = gpuInWindow(m, ix, w.lo, w.hi);
         expect(all[k]).toEqual(computeWindowGpuMetrics(m, classes, inWin, w.lo, w.hi));
@@ -93,8 +101,9 @@ describe('computeWindowsGpuMetrics', () => {
         // The same kernels listed out of start order: the window-by-window metrics sort them.
         const shuffled = kernels.slice().reverse();
         expect(Object.is(computeWindowGpuMetrics(m, classes, shuffled, w.lo, w.hi).smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, shuffled, w.lo, w.hi))).toBe(true);
-        expect(Array.from(kernelsOf.durNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
-        expect(kernelsOf.clippedNs[k]).toBe(all[k]!.kernelNs);
+        expect(Array.from(activity.kernelDurNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
+        expect(activity.kernelNs[k]).toBe(all[k]!.kernelNs);
+        expect(activity.busyNs[k]).toBe(unionLength(startNs, durNs, w.lo, w.hi));
       });
     }
   });

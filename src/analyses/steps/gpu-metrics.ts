@@ -37,6 +37,8 @@ export interface GpuTimeIndex {
   readonly sortedStartNs: Float64Array;
   /** The longest duration, so a window query knows how far back to look. */
   readonly maxDurNs: number;
+  /** Every start readable (not NaN): then `sortedStartNs` is in order. */
+  readonly startsReadable: boolean;
 }
 
 export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
@@ -57,7 +59,7 @@ export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
     if (durNs[g]! > maxDurNs) maxDurNs = durNs[g]!;
   }
   if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
-  return { order: new Int32Array(order), sortedStartNs, maxDurNs };
+  return { order: new Int32Array(order), sortedStartNs, maxDurNs, startsReadable: true };
 }
 
 /** createGpuTimeIndex, made once per model (per-model.ts): the step breakdown and the launches' GPU busy union both read it. Shared, so read-only. */
@@ -76,7 +78,7 @@ function gpuTimeIndexWithUnreadable(m: TraceModel): GpuTimeIndex {
     sortedStartNs[k] = gpu.startNs[g]!;
     if (gpu.durNs[g]! > maxDurNs) maxDurNs = gpu.durNs[g]!;
   }
-  return { order, sortedStartNs, maxDurNs };
+  return { order, sortedStartNs, maxDurNs, startsReadable: false };
 }
 
 /** GPU activities (any kind) whose interval overlaps [lo, hi), in start order. */
@@ -651,35 +653,45 @@ function finishWindow(lo: number, hi: number, devices: DeviceInWindow[], kernelN
   return windowMetrics(lo, hi, sums, devices);
 }
 
-/** Each window's kernels, as the verdict reads them (windowsKernels). */
-export interface WindowsKernels {
+/** Each window's GPU activity as the verdict reads it (windowsGpuActivity). */
+export interface WindowsGpuActivity {
+  /** GPU busy: the length of the union of all GPU activity (kernels, copies, memsets) inside the window. */
+  readonly busyNs: Float64Array;
   /** The durations of the window's kernels (those overlapping it, as gpuInWindow lists them: in start order). */
-  readonly durNs: ValueList[];
+  readonly kernelDurNs: ValueList[];
   /** Σ the kernels' time inside the window: computeWindowGpuMetrics' kernelNs. */
-  readonly clippedNs: Float64Array;
+  readonly kernelNs: Float64Array;
 }
 
 /**
- * Each window's kernel durations and their time inside it — windows in time order that do not
- * overlap, starts readable: one pass over the activities in start order, as
- * computeWindowsGpuMetrics takes them, each sum in the same order; the verdict reads these
- * without the metrics.
+ * Each window's GPU busy, kernel durations and kernel time — windows in time order that do not
+ * overlap, starts readable (`ix.startsReadable`): one pass over the activities in start order, as
+ * computeWindowsGpuMetrics takes them, each sum in the same order. The activities overlapping a
+ * window, clipped to it, come in order of clipped start (those carried from the window before
+ * are clipped to its start), so their union is one sweep; an unreadable end overlaps nothing,
+ * as the union of readable intervals leaves it out.
  */
-export function windowsKernels(m: TraceModel, ix: GpuTimeIndex, windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>): WindowsKernels {
+export function windowsGpuActivity(m: TraceModel, ix: GpuTimeIndex, windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>): WindowsGpuActivity {
   const { kind, startNs, durNs } = m.gpu;
   const { order } = ix;
   const n = order.length;
-  const durNsOf: ValueList[] = [];
-  const clippedNs = new Float64Array(windows.length);
-  // Kernels running past a window's end are carried to the next one (see computeWindowsGpuMetrics).
+  const nW = windows.length;
+  const busyNs = new Float64Array(nW);
+  const kernelDurNs: ValueList[] = [];
+  const kernelNsOf = new Float64Array(nW);
+  // Activities running past a window's end are carried to the next one (see computeWindowsGpuMetrics).
   let carry = new Int32Array(16);
   let nCarry = 0;
   let next = new Int32Array(16);
   let k = 0;
-  for (let w = 0; w < windows.length; w++) {
+  for (let w = 0; w < nW; w++) {
     const { lo, hi } = windows[w]!;
     const durs = new ValueList();
     let kernelNs = 0;
+    let busy = 0;
+    // The union's last segment (clipped starts are at least lo: none yet).
+    let us = lo;
+    let ue = lo;
     let nNext = 0;
     for (let j = -nCarry; ; j++) {
       let g: number;
@@ -689,7 +701,6 @@ export function windowsKernels(m: TraceModel, ix: GpuTimeIndex, windows: Readonl
         g = order[k]!;
         if (!(startNs[g]! < hi)) break;
         k++;
-        if (kind[g] !== GpuKind.Kernel) continue;
       }
       const s = startNs[g]!;
       const e = s + durNs[g]!;
@@ -700,15 +711,24 @@ export function windowsKernels(m: TraceModel, ix: GpuTimeIndex, windows: Readonl
       }
       const cs = s > lo ? s : lo;
       const ce = e < hi ? e : hi;
+      if (ce > cs) {
+        if (cs > ue) {
+          busy += ue - us;
+          us = cs;
+          ue = ce;
+        } else if (ce > ue) ue = ce;
+      }
+      if (kind[g] !== GpuKind.Kernel) continue;
       kernelNs += ce > cs ? ce - cs : 0;
       durs.push(durNs[g]!);
     }
-    durNsOf.push(durs);
-    clippedNs[w] = kernelNs;
+    busyNs[w] = busy + (ue - us);
+    kernelDurNs.push(durs);
+    kernelNsOf[w] = kernelNs;
     const t = carry;
     carry = next;
     next = t;
     nCarry = nNext;
   }
-  return { durNs: durNsOf, clippedNs };
+  return { busyNs, kernelDurNs, kernelNs: kernelNsOf };
 }

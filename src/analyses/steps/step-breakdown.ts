@@ -54,10 +54,9 @@ import {
   type GpuTimeIndex,
   KernelClassifier,
   type KernelClasses,
-  windowsKernels,
+  windowsGpuActivity,
 } from './gpu-metrics.js';
 import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
-import { hostHasNaNStart } from '../helpers/host-start-order.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
 import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, gpuBusyUnion, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
 import { medianOf, ValueList } from '../helpers/median.js';
@@ -263,10 +262,10 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
     diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
   }
 
-  const { covered, classes, gpuReadable, devices } = roleCoverageOf(m);
+  const { covered, classes, devices } = roleCoverageOf(m);
   const gix = gpuTimeIndexOf(m);
   // Each window's GPU metrics, from one pass when the windows are in order.
-  const gpuByWindow = inOrder && gpuReadable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
+  const gpuByWindow = inOrder && gix.startsReadable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
 
   if (devices > 1) {
     diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${devices} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
@@ -357,18 +356,21 @@ function computeStepCore(m: TraceModel): StepCore {
   // The role coverage only where a DataLoader may have a share of a step (the verdict reads it);
   // else GPU busy is the union of all GPU activity, the same length the coverage finds.
   const coverage = mayNameDataLoader(m) ? roleCoverageOf(m) : undefined;
+  // Each window's GPU busy and kernels, from one pass when the windows are in order.
+  const activity = inOrder && gix.startsReadable ? windowsGpuActivity(m, gix, windows) : undefined;
   let busyNs: Float64Array;
   if (coverage) busyNs = coverage.busyNs;
+  else if (activity) busyNs = activity.busyNs;
   else {
     const busy = gpuBusyUnion(m);
     busyNs = new Float64Array(nW);
     for (let w = 0; w < nW; w++) busyNs[w] = unionLengthInNs(busy, windows[w]!.lo, windows[w]!.hi);
   }
-  // Each window's kernels, from one pass when the windows are in order.
-  const kernelsOf = inOrder && gpuStartsReadable(m) ? windowsKernels(m, gix, windows) : undefined;
-  const sums = new HostSums(m, windows, launchIndexOf(m));
-  if (inOrder && !hostHasNaNStart(m)) sumHostInOrder(m, windows, sums);
-  else sumHostByWindow(m, windows, sums);
+  let sums = new HostSums(m, windows, launchIndexOf(m));
+  if (!inOrder || !sumHostInOrder(m, windows, sums)) {
+    sums = new HostSums(m, windows, launchIndexOf(m));
+    sumHostByWindow(m, windows, sums);
+  }
 
   const { gpu } = m;
   const judged = windows.map((w, wi): StepVerdictRow => {
@@ -378,10 +380,10 @@ function computeStepCore(m: TraceModel): StepCore {
     let kernels: number;
     let medianKernelNs: number;
     let kernelNs = 0;
-    if (kernelsOf) {
-      kernels = kernelsOf.durNs[wi]!.length;
-      medianKernelNs = kernelsOf.durNs[wi]!.median();
-      kernelNs = kernelsOf.clippedNs[wi]!;
+    if (activity) {
+      kernels = activity.kernelDurNs[wi]!.length;
+      medianKernelNs = activity.kernelDurNs[wi]!.median();
+      kernelNs = activity.kernelNs[wi]!;
     } else {
       const inWin = gpuInWindow(m, gix, lo, hi).filter((g) => gpu.kind[g] === GpuKind.Kernel);
       for (const g of inWin) kernelNs += clipNs(gpu.startNs[g]!, gpu.startNs[g]! + gpu.durNs[g]!, lo, hi);
@@ -438,25 +440,18 @@ function mayNameDataLoader(m: TraceModel): boolean {
   return false;
 }
 
-function gpuStartsReadable(m: TraceModel): boolean {
-  const { startNs, length: n } = m.gpu;
-  for (let g = 0; g < n; g++) if (startNs[g] !== startNs[g]) return false;
-  return true;
-}
 
 /** The step windows, once per model. */
 const stepWindowsOf = perModel(findStepWindows);
 
 /**
  * covered[r * nW + w]: length of the union of roles 0..r inside step w; busyNs[w], GPU busy in
- * step w; the kernels' classes (the scan classifies them), whether every GPU start is readable,
- * and the number of devices.
+ * step w; the kernels' classes (the scan classifies them) and the number of devices.
  */
 interface RoleCoverage {
   readonly covered: Float64Array;
   readonly busyNs: Float64Array;
   readonly classes: KernelClasses;
-  readonly gpuReadable: boolean;
   readonly devices: number;
 }
 
@@ -466,10 +461,10 @@ const roleCoverageOf = perModel((m: TraceModel): RoleCoverage => {
   const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
   // The kernels classified as the scan meets them.
   const classifier = new KernelClassifier(m);
-  const gpuScan = scanGpuTable(m, classifier, gpuTimeIndexOf(m), intervals);
+  const devices = scanGpuTable(m, classifier, gpuTimeIndexOf(m), intervals);
   scanHostTable(m, new HostRoles(m, windows), intervals);
   const { covered, busyNs } = cumulativeCoverage(intervals, windows);
-  return { covered, busyNs, classes: classifier.classes, gpuReadable: gpuScan.readable, devices: gpuScan.devices };
+  return { covered, busyNs, classes: classifier.classes, devices };
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -478,18 +473,16 @@ const roleCoverageOf = perModel((m: TraceModel): RoleCoverage => {
 /**
  * One pass over the GPU table, in start order (so each role's intervals come sorted): each
  * kernel classified, each activity's interval into its role's list (communication kernels into
- * COMM_KERNELS), whether every start is readable, and how many devices there are.
+ * COMM_KERNELS); returns how many devices there are.
  */
-function scanGpuTable(m: TraceModel, classifier: KernelClassifier, ix: GpuTimeIndex, intervals: IntervalList[]): { readable: boolean; devices: number } {
+function scanGpuTable(m: TraceModel, classifier: KernelClassifier, ix: GpuTimeIndex, intervals: IntervalList[]): number {
   const { kind, startNs, durNs, device, length: n } = m.gpu;
   const { order } = ix;
-  let readable = true;
   const devices: number[] = n > 0 ? [device[0]!] : [];
   let lastDevice = n > 0 ? device[0]! : 0;
   for (let k = 0; k < n; k++) {
     const g = order[k]!;
     const s = startNs[g]!;
-    if (s !== s) readable = false;
     const gk = kind[g];
     const role = gk === GpuKind.Kernel ? (classifier.classify(g) ? COMM_KERNELS : KERNEL) : gk === GpuKind.Memcpy ? MEMCPY : MEMSET;
     intervals[role]!.push(s, s + durNs[g]!);
@@ -499,7 +492,7 @@ function scanGpuTable(m: TraceModel, classifier: KernelClassifier, ix: GpuTimeIn
       lastDevice = d;
     }
   }
-  return { readable, devices: devices.length };
+  return devices.length;
 }
 
 /** Each host event's role — by its kind, else by its name (decided once per distinct name); the steps have none — decided as met. */
@@ -634,19 +627,21 @@ class CumulativeUnion {
 
 /**
  * Windows in time order, not overlapping: one pass over the host table finds each call's and
- * op's step (the table is nearly in time order: the step is mostly the last one).
+ * op's step (the table is nearly in time order: the step is mostly the last one). Returns false,
+ * the sums left unfinished, at an unreadable start: then there is no time order.
  */
-function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSums): void {
+function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSums): boolean {
   const { kind, startNs, durNs, firstChild, nextSibling, length: n } = m.host;
   const { dispatchNs } = sums;
   let w = -1;
   let lo = NaN;
   let hi = NaN;
   for (let i = 0; i < n; i++) {
+    const s = startNs[i]!;
+    if (s !== s) return false;
     const k = kind[i];
     const isApi = k === HostKind.Runtime || k === HostKind.Driver;
     if (!isApi && k !== HostKind.Op) continue;
-    const s = startNs[i]!;
     if (!(s >= lo && s < hi)) {
       w = windowAt(windows, s);
       if (w < 0) {
@@ -664,6 +659,7 @@ function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSum
       dispatchNs[w] += self;
     }
   }
+  return true;
 }
 
 /**
