@@ -440,7 +440,6 @@ function mayNameDataLoader(m: TraceModel): boolean {
   return false;
 }
 
-
 /** The step windows, once per model. */
 const stepWindowsOf = perModel(findStepWindows);
 
