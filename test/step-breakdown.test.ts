@@ -434,13 +434,13 @@ describe('steps: the verdicts alone (computeStepVerdicts, what explain reads) ar
     });
   }
 
-  /** Two steps with a DataLoader fetch, a launch, a kernel and a memset in each; `tid2`: the second step's annotation on another thread, overlapping the first. */
-  async function twoSteps(tid2?: number) {
+  /** Two steps with a launch, a kernel and a memset in each, and a DataLoader fetch unless `dataLoader` is false; `tid2`: the second step's annotation on another thread, overlapping the first. */
+  function twoSteps(tid2?: number, dataLoader = true) {
     const t = traceBuilder();
     const step = (n: number, at: number, tid?: number) => {
       if (tid === undefined) t.step(n, at, 100);
       else t.annotation(`step ${n}`, at, 100, tid);
-      t.op('enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__', at + 2, 20, tid === undefined ? {} : { tid });
+      if (dataLoader) t.op('enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__', at + 2, 20, tid === undefined ? {} : { tid });
       const mm = t.op('aten::mm', at + 30, 30, tid === undefined ? {} : { tid });
       t.launch(mm, 'cudaLaunchKernel', at + 32, 5, tid).kernel('gemm_kernel', at + 40, 50).memset(at + 95, 10);
     };
@@ -450,19 +450,23 @@ describe('steps: the verdicts alone (computeStepVerdicts, what explain reads) ar
   }
 
   it('with a DataLoader: its share is the breakdown\'s', async () => {
-    const t = await twoSteps();
+    const t = twoSteps();
     const v = computeStepVerdicts(await t.load());
     expectSameVerdicts(v, computeStepBreakdown(await t.load()));
     expect(v.steps[0]!.breakdown.dataLoaderUs).toBe(20);
   });
 
-  it('with steps that overlap (annotations on two threads): the window-by-window figures', async () => {
-    const t = await twoSteps(77);
-    const v = computeStepVerdicts(await t.load());
-    expect(v.source).toBe('annotations');
-    expect(v.steps.length).toBe(2);
-    expectSameVerdicts(v, computeStepBreakdown(await t.load()));
-  });
+  for (const dataLoader of [true, false]) {
+    it(`with steps that overlap (annotations on two threads)${dataLoader ? ', a DataLoader in each' : ''}: the window-by-window figures`, async () => {
+      const t = twoSteps(77, dataLoader);
+      const v = computeStepVerdicts(await t.load());
+      expect(v.source).toBe('annotations');
+      expect(v.steps.length).toBe(2);
+      // The second step (50–150 µs) holds the end of the first's kernel (40–90) and its memset (95–105), then its own kernel (90–140) and memset (145–155): busy 50–140 and 145–150.
+      expect(v.steps[1]!.gpuBusyUs).toBe(95);
+      expectSameVerdicts(v, computeStepBreakdown(await t.load()));
+    });
+  }
 });
 
 describe('steps --json', () => {

@@ -58,7 +58,7 @@ import {
 } from './gpu-metrics.js';
 import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, gpuBusyUnion, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
+import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
 import { medianOf, ValueList } from '../helpers/median.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 
@@ -353,19 +353,12 @@ function computeStepCore(m: TraceModel): StepCore {
   const nW = windows.length;
   const inOrder = windowsInOrder(windows);
   const gix = gpuTimeIndexOf(m);
-  // The role coverage only where a DataLoader may have a share of a step (the verdict reads it);
-  // else GPU busy is the union of all GPU activity, the same length the coverage finds.
-  const coverage = mayNameDataLoader(m) ? roleCoverageOf(m) : undefined;
   // Each window's GPU busy and kernels, from one pass when the windows are in order.
   const activity = inOrder && gix.startsReadable ? windowsGpuActivity(m, gix, windows) : undefined;
-  let busyNs: Float64Array;
-  if (coverage) busyNs = coverage.busyNs;
-  else if (activity) busyNs = activity.busyNs;
-  else {
-    const busy = gpuBusyUnion(m);
-    busyNs = new Float64Array(nW);
-    for (let w = 0; w < nW; w++) busyNs[w] = unionLengthInNs(busy, windows[w]!.lo, windows[w]!.hi);
-  }
+  // The role coverage only where the verdict needs it: for a DataLoader's share of a step, or
+  // for GPU busy when the pass above cannot say it.
+  const coverage = !activity || mayNameDataLoader(m) ? roleCoverageOf(m) : undefined;
+  const busyNs = activity ? activity.busyNs : coverage!.busyNs;
   let sums = new HostSums(m, windows, launchIndexOf(m));
   if (!inOrder || !sumHostInOrder(m, windows, sums)) {
     sums = new HostSums(m, windows, launchIndexOf(m));
