@@ -25,7 +25,7 @@ import { GpuKind, type TraceModel } from '../../model/trace-model.js';
 import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from '../ranks/communication.js';
 import { clipNs, lowerBound } from '../helpers/intervals.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
-import { ValueList } from '../helpers/median.js';
+import { NsValues } from './ns-values.js';
 import { orderByStart, sortByKeyRuns } from '../helpers/natural-merge-sort.js';
 import { doubled } from '../helpers/doubled.js';
 import { perModel } from '../helpers/per-model.js';
@@ -658,7 +658,7 @@ export interface WindowsGpuActivity {
   /** GPU busy: the length of the union of all GPU activity (kernels, copies, memsets) inside the window. */
   readonly busyNs: Float64Array;
   /** The durations of the window's kernels (those overlapping it, as gpuInWindow lists them: in start order). */
-  readonly kernelDurNs: ValueList[];
+  readonly kernelDurNs: NsValues[];
   /** Σ the kernels' time inside the window: computeWindowGpuMetrics' kernelNs. */
   readonly kernelNs: Float64Array;
 }
@@ -677,7 +677,7 @@ export function windowsGpuActivity(m: TraceModel, ix: GpuTimeIndex, windows: Rea
   const n = order.length;
   const nW = windows.length;
   const busyNs = new Float64Array(nW);
-  const kernelDurNs: ValueList[] = [];
+  const kernelDurNs: NsValues[] = [];
   const kernelNsOf = new Float64Array(nW);
   // Activities running past a window's end are carried to the next one (see computeWindowsGpuMetrics).
   let carry = new Int32Array(16);
@@ -686,7 +686,7 @@ export function windowsGpuActivity(m: TraceModel, ix: GpuTimeIndex, windows: Rea
   let k = 0;
   for (let w = 0; w < nW; w++) {
     const { lo, hi } = windows[w]!;
-    const durs = new ValueList();
+    const durs = new NsValues();
     let kernelNs = 0;
     let busy = 0;
     // The union's last segment (clipped starts are at least lo: none yet).

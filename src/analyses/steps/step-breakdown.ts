@@ -59,7 +59,8 @@ import {
 import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
 import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
-import { medianOf, ValueList } from '../helpers/median.js';
+import { medianOf } from '../helpers/median.js';
+import { NsValues } from './ns-values.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
@@ -746,8 +747,8 @@ class HostSums {
   readonly dispatchNs: Float64Array;
   readonly blockedNs: Float64Array;
   readonly tailEnd: Float64Array;
-  readonly queue: ValueList[];
-  readonly launchDurs: ValueList[];
+  readonly queue: NsValues[];
+  readonly launchDurs: NsValues[];
   private readonly api: ApiFlags;
 
   constructor(
@@ -766,8 +767,8 @@ class HostSums {
     this.dispatchNs = new Float64Array(nW);
     this.blockedNs = new Float64Array(nW);
     this.tailEnd = Float64Array.from(windows, (w) => w.hi);
-    this.queue = Array.from({ length: nW }, () => new ValueList());
-    this.launchDurs = Array.from({ length: nW }, () => new ValueList());
+    this.queue = Array.from({ length: nW }, () => new NsValues());
+    this.launchDurs = Array.from({ length: nW }, () => new NsValues());
     this.api = new ApiFlags(m);
   }
 
