@@ -285,7 +285,17 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
       prev = c;
     }
     parts.push(span - prev);
-    const breakdown = Object.fromEntries(BREAKDOWN_KEYS.map((k, j) => [k, parts[j]! / 1000])) as unknown as StepTimeBreakdown;
+    // BREAKDOWN_KEYS in order, written out: an object literal is built faster than by fromEntries.
+    const breakdown: StepTimeBreakdown = {
+      kernelUs: parts[KERNEL]! / 1000,
+      memcpyUs: parts[MEMCPY]! / 1000,
+      memsetUs: parts[MEMSET]! / 1000,
+      communicationUs: parts[COMM]! / 1000,
+      runtimeUs: parts[RUNTIME]! / 1000,
+      dataLoaderUs: parts[DATALOADER_ROLE]! / 1000,
+      cpuExecUs: parts[CPU_EXEC]! / 1000,
+      otherUs: parts[ROLES]! / 1000,
+    };
     const metrics = gpuByWindow ? gpuByWindow[wi]! : computeWindowGpuMetrics(m, classes, gpuInWindow(m, gix, lo, hi), lo, hi);
     // What the verdict was judged from, with the rest of the row in its place.
     const j = judged[wi]!;
