@@ -2,8 +2,8 @@
  * computeWindowsGpuMetrics (one pass for windows in time order) gives, for every window, exactly
  * what computeWindowGpuMetrics gives over gpuInWindow's activities — on random tables with
  * several devices, overlapping, long and zero-length kernels, copies among them, and touching
- * or separated windows — and windowsGpuActivity the same kernel durations and kernel time, and GPU busy
- * as the union of every activity clipped to the window; and that their SM efficiency is exactly
+ * or separated windows — and windowsGpuActivity (and the metrics' own pass) the same kernel durations
+ * and kernel time, and GPU busy as the union of every activity clipped to the window; and that their SM efficiency is exactly
  * the TensorBoard plugin's sweep (written here with a comparator sort of every endpoint).
  */
 import { describe, expect, it } from 'vitest';
@@ -95,15 +95,19 @@ describe('computeWindowsGpuMetrics', () => {
       const activity = windowsGpuActivity(m, ix, windows);
       windows.forEach((w, k) => {
         const inWin = gpuInWindow(m, ix, w.lo, w.hi);
-        expect(all[k]).toEqual(computeWindowGpuMetrics(m, classes, inWin, w.lo, w.hi));
+        expect(all.metrics[k]).toEqual(computeWindowGpuMetrics(m, classes, inWin, w.lo, w.hi));
         const kernels = inWin.filter((g) => kind[g] === 0);
-        expect(Object.is(all[k]!.smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, kernels, w.lo, w.hi))).toBe(true);
+        expect(Object.is(all.metrics[k]!.smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, kernels, w.lo, w.hi))).toBe(true);
         // The same kernels listed out of start order: the window-by-window metrics sort them.
         const shuffled = kernels.slice().reverse();
         expect(Object.is(computeWindowGpuMetrics(m, classes, shuffled, w.lo, w.hi).smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, shuffled, w.lo, w.hi))).toBe(true);
         expect(Array.from(activity.kernelDurNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
-        expect(activity.kernelNs[k]).toBe(all[k]!.kernelNs);
+        expect(activity.kernelNs[k]).toBe(all.metrics[k]!.kernelNs);
         expect(activity.busyNs[k]).toBe(unionLength(startNs, durNs, w.lo, w.hi));
+        // The metrics' pass gives the same figures.
+        expect(all.activity.busyNs[k]).toBe(activity.busyNs[k]);
+        expect(all.activity.kernelNs[k]).toBe(activity.kernelNs[k]);
+        expect(Array.from(all.activity.kernelDurNs[k]!.values)).toEqual(Array.from(activity.kernelDurNs[k]!.values));
       });
     }
   });

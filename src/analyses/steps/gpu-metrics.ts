@@ -559,22 +559,26 @@ function sweepSm(m: TraceModel, classes: KernelClasses, kernels: readonly number
  * order gpuInWindow lists them, so every sum is taken in the same order and every figure is
  * the same; an activity is visited once per window it overlaps, however long it runs (a
  * window query looks back over everything that started within the longest duration).
+ * The same pass gives windowsGpuActivity's figures, for a caller that needs both.
  */
 export function computeWindowsGpuMetrics(
   m: TraceModel,
   classes: KernelClasses,
   ix: GpuTimeIndex,
   windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
-): WindowGpuMetrics[] {
+): { readonly metrics: WindowGpuMetrics[]; readonly activity: WindowsGpuActivity } {
   const { kind, device, startNs, durNs } = m.gpu;
   const { tensorCores, occupancyPct, blocksPerSm } = classes;
   const { order } = ix;
   const n = order.length;
   const nW = windows.length;
   const metrics: WindowGpuMetrics[] = [];
-  // Window by window, each window's sums in locals. A window's kernels are those carried from the
-  // window before (they run past its end), then those starting before its end that no earlier
-  // window took: all in start order, as gpuInWindow lists them.
+  const busyNs = new Float64Array(nW);
+  const kernelDurNs: NsValues[] = [];
+  const kernelNsOf = new Float64Array(nW);
+  // Window by window, each window's sums in locals. A window's activities are those carried from
+  // the window before (they run past its end), then those starting before its end that no
+  // earlier window took: all in start order, as gpuInWindow lists them.
   let carry = new Int32Array(16);
   let nCarry = 0;
   let next = new Int32Array(16);
@@ -583,10 +587,15 @@ export function computeWindowsGpuMetrics(
     const { lo, hi } = windows[w]!;
     const devices: DeviceInWindow[] = [];
     let at: DeviceInWindow | undefined;
+    const durs = new NsValues();
     let kernelNs = 0;
     let tensorCoreNs = 0;
     let occupancyWeighted = 0;
     let occupancyNs = 0;
+    // The union of all activity (windowsGpuActivity's sweep).
+    let busy = 0;
+    let us = lo;
+    let ue = lo;
     let nNext = 0;
     for (let j = -nCarry; ; j++) {
       let g: number;
@@ -597,21 +606,29 @@ export function computeWindowsGpuMetrics(
         // Activities starting at or after the window's end are the next windows'.
         if (!(startNs[g]! < hi)) break;
         k++;
-        if (kind[g] !== GpuKind.Kernel) continue;
       }
       const s = startNs[g]!;
       const e = s + durNs[g]!;
-      // As gpuInWindow: overlapping, or zero-length at or after the window's start. A kernel
+      // As gpuInWindow: overlapping, or zero-length at or after the window's start. An activity
       // that misses a window misses every later one too.
       if (!(e > lo || (e === s && s >= lo))) continue;
       if (e > hi) {
         if (nNext === next.length) next = doubled(next);
         next[nNext++] = g;
       }
-      // The kernel clipped to the window (clipNs: its end is readable here).
+      // The activity clipped to the window (clipNs: its end is readable here).
       const cs = s > lo ? s : lo;
       const ce = e < hi ? e : hi;
+      if (ce > cs) {
+        if (cs > ue) {
+          busy += ue - us;
+          us = cs;
+          ue = ce;
+        } else if (ce > ue) ue = ce;
+      }
+      if (kind[g] !== GpuKind.Kernel) continue;
       const d = ce > cs ? ce - cs : 0;
+      durs.push(durNs[g]!);
       // KernelSums.add, written out: this runs per kernel.
       kernelNs += d;
       if (tensorCores[g]) tensorCoreNs += d;
@@ -634,12 +651,15 @@ export function computeWindowsGpuMetrics(
       if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
     }
     metrics.push(finishWindow(lo, hi, devices, kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs));
+    busyNs[w] = busy + (ue - us);
+    kernelDurNs.push(durs);
+    kernelNsOf[w] = kernelNs;
     const t = carry;
     carry = next;
     next = t;
     nCarry = nNext;
   }
-  return metrics;
+  return { metrics, activity: { busyNs, kernelDurNs, kernelNs: kernelNsOf } };
 }
 
 /** A window's metrics once its kernels are in (a function of its own: the loop above is optimised while it runs, before this has run). */

@@ -55,6 +55,7 @@ import {
   KernelClassifier,
   type KernelClasses,
   windowsGpuActivity,
+  type WindowsGpuActivity,
 } from './gpu-metrics.js';
 import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
@@ -255,18 +256,19 @@ const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\
 // table is read as few times as possible.
 
 function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
-  const { source, windows, inOrder, sums, judged } = stepCoreOf(m);
+  const { windows } = stepWindowsOf(m);
+  const { covered, classes, devices } = roleCoverageOf(m);
+  const gix = gpuTimeIndexOf(m);
+  // Each window's GPU metrics, from one pass when the windows are in order; the pass gives the
+  // GPU figures of the verdicts too, when they are not computed yet.
+  const gpuByWindow = windowsInOrder(windows) && gix.startsReadable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
+  const { source, sums, judged } = stepCoreOf(m, gpuByWindow?.activity);
   const diagnostics: Diagnostic[] = [];
   if (source === 'annotations') {
     diagnostics.push({ code: 'STEPS_FROM_ANNOTATIONS', severity: 'info', message: `The trace has no ProfilerStep#N: each of its ${windows.length} top-level user annotations is taken as a step.` });
   } else if (source === 'trace') {
     diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
   }
-
-  const { covered, classes, devices } = roleCoverageOf(m);
-  const gix = gpuTimeIndexOf(m);
-  // Each window's GPU metrics, from one pass when the windows are in order.
-  const gpuByWindow = inOrder && gix.startsReadable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
 
   if (devices > 1) {
     diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${devices} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
@@ -296,7 +298,7 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
       cpuExecUs: parts[CPU_EXEC]! / 1000,
       otherUs: parts[ROLES]! / 1000,
     };
-    const metrics = gpuByWindow ? gpuByWindow[wi]! : computeWindowGpuMetrics(m, classes, gpuInWindow(m, gix, lo, hi), lo, hi);
+    const metrics = gpuByWindow ? gpuByWindow.metrics[wi]! : computeWindowGpuMetrics(m, classes, gpuInWindow(m, gix, lo, hi), lo, hi);
     // What the verdict was judged from, with the rest of the row in its place.
     const j = judged[wi]!;
     return {
@@ -352,20 +354,18 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
 /** The steps, their host sums, and each step's verdict with the figures it was judged from: computed once per model, for both the verdicts and the breakdown. */
 interface StepCore {
   readonly source: StepSource;
-  readonly windows: readonly Window[];
-  /** windowsInOrder(windows). */
-  readonly inOrder: boolean;
   readonly sums: HostSums;
   readonly judged: StepVerdictRow[];
 }
 
-function computeStepCore(m: TraceModel): StepCore {
+/** `given`: windowsGpuActivity's figures, when the caller has them (windows in order, starts readable). */
+function computeStepCore(m: TraceModel, given: WindowsGpuActivity | undefined): StepCore {
   const { windows, source } = stepWindowsOf(m);
   const nW = windows.length;
   const inOrder = windowsInOrder(windows);
   const gix = gpuTimeIndexOf(m);
   // Each window's GPU busy and kernels, from one pass when the windows are in order.
-  const activity = inOrder && gix.startsReadable ? windowsGpuActivity(m, gix, windows) : undefined;
+  const activity = given ?? (inOrder && gix.startsReadable ? windowsGpuActivity(m, gix, windows) : undefined);
   // The role coverage only where the verdict needs it: for a DataLoader's share of a step, or
   // for GPU busy when the pass above cannot say it.
   const coverage = !activity || mayNameDataLoader(m) ? roleCoverageOf(m) : undefined;
@@ -421,10 +421,17 @@ function computeStepCore(m: TraceModel): StepCore {
     };
     return { ...row, ...judgeStep(row) };
   });
-  return { source, windows, inOrder, sums, judged };
+  return { source, sums, judged };
 }
 
-const stepCoreOf = perModel(computeStepCore);
+const stepCores = new WeakMap<TraceModel, StepCore>();
+
+/** computeStepCore once per model, as per-model.ts memoizes (`activity`: see computeStepCore). */
+function stepCoreOf(m: TraceModel, activity?: WindowsGpuActivity): StepCore {
+  let core = stepCores.get(m);
+  if (core === undefined) stepCores.set(m, (core = computeStepCore(m, activity)));
+  return core;
+}
 
 /**
  * The steps' verdicts, with the figures they were judged from and the stats over them, without
