@@ -12,11 +12,12 @@
  * - verdicts: overhead-bound on tiny_ops, gpu-bound where 4096² matmuls dominate.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeStepBreakdown, type StepAnalysis } from '../src/analyses/steps/step-breakdown.js';
+import { computeStepBreakdown, computeStepVerdicts, type StepAnalysis, type StepVerdicts } from '../src/analyses/steps/step-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';
 import { stepsJson } from '../src/report/steps-view.js';
 import { renderSteps } from '../src/report/steps-view.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
+import { traceBuilder } from './helpers/trace-builder.js';
 
 type Raw = Record<string, unknown> & { name: string; cat?: string; ph?: string; ts: number; dur: number; args?: Record<string, unknown> };
 
@@ -410,6 +411,62 @@ describe('steps: without ProfilerStep#N (HTA test traces)', () => {
     expect(a.steps.map((s) => s.verdict)).toEqual(['no-gpu-work']);
     expect(a.steps[0]!.gpuBusyUs).toBe(0);
   });
+});
+
+/** Every figure of the verdicts equals the breakdown's (each computed on a model of its own, so neither reuses the other's work). */
+function expectSameVerdicts(v: StepVerdicts, a: StepAnalysis): void {
+  expect(v.source).toBe(a.source);
+  expect(v.steps.length).toBe(a.steps.length);
+  v.steps.forEach((r, k) => {
+    const full = a.steps[k]!;
+    for (const key of Object.keys(r) as (keyof typeof r)[]) {
+      if (key === 'breakdown') expect(r.breakdown.dataLoaderUs).toBe(full.breakdown.dataLoaderUs);
+      else expect(r[key], `${r.name} ${key}`).toEqual(full[key]);
+    }
+  });
+  expect(v.stats).toEqual({ ...(a.stats.overall ? { overall: a.stats.overall } : {}), count: a.stats.count, gpuBusyUs: a.stats.gpuBusyUs, gpuIdleUs: a.stats.gpuIdleUs, verdicts: a.stats.verdicts });
+}
+
+describe('steps: the verdicts alone (computeStepVerdicts, what explain reads) are the breakdown\'s', () => {
+  for (const name of H200_NAMES) {
+    it(name, async () => {
+      expectSameVerdicts(computeStepVerdicts(await loadTrace(h200Trace(name))), analyses.get(name)!);
+    });
+  }
+
+  /** Two steps with a launch, a kernel and a memset in each, and a DataLoader fetch unless `dataLoader` is false; `tid2`: the second step's annotation on another thread, overlapping the first. */
+  function twoSteps(tid2?: number, dataLoader = true) {
+    const t = traceBuilder();
+    const step = (n: number, at: number, tid?: number) => {
+      if (tid === undefined) t.step(n, at, 100);
+      else t.annotation(`step ${n}`, at, 100, tid);
+      if (dataLoader) t.op('enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__', at + 2, 20, tid === undefined ? {} : { tid });
+      const mm = t.op('aten::mm', at + 30, 30, tid === undefined ? {} : { tid });
+      t.launch(mm, 'cudaLaunchKernel', at + 32, 5, tid).kernel('gemm_kernel', at + 40, 50).memset(at + 95, 10);
+    };
+    step(1, 0, tid2 === undefined ? undefined : 4242);
+    step(2, tid2 === undefined ? 100 : 50, tid2);
+    return t;
+  }
+
+  it('with a DataLoader: its share is the breakdown\'s', async () => {
+    const t = twoSteps();
+    const v = computeStepVerdicts(await t.load());
+    expectSameVerdicts(v, computeStepBreakdown(await t.load()));
+    expect(v.steps[0]!.breakdown.dataLoaderUs).toBe(20);
+  });
+
+  for (const dataLoader of [true, false]) {
+    it(`with steps that overlap (annotations on two threads)${dataLoader ? ', a DataLoader in each' : ''}: the window-by-window figures`, async () => {
+      const t = twoSteps(77, dataLoader);
+      const v = computeStepVerdicts(await t.load());
+      expect(v.source).toBe('annotations');
+      expect(v.steps.length).toBe(2);
+      // The second step (50–150 µs) holds the end of the first's kernel (40–90) and its memset (95–105), then its own kernel (90–140) and memset (145–155): busy 50–140 and 145–150.
+      expect(v.steps[1]!.gpuBusyUs).toBe(95);
+      expectSameVerdicts(v, computeStepBreakdown(await t.load()));
+    });
+  }
 });
 
 describe('steps --json', () => {

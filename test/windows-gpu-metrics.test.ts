@@ -2,11 +2,12 @@
  * computeWindowsGpuMetrics (one pass for windows in time order) gives, for every window, exactly
  * what computeWindowGpuMetrics gives over gpuInWindow's activities — on random tables with
  * several devices, overlapping, long and zero-length kernels, copies among them, and touching
- * or separated windows — and the same kernel durations; and that their SM efficiency is exactly
+ * or separated windows — and windowsGpuActivity (and the metrics' own pass) the same kernel durations
+ * and kernel time, and GPU busy as the union of every activity clipped to the window; and that their SM efficiency is exactly
  * the TensorBoard plugin's sweep (written here with a comparator sort of every endpoint).
  */
 import { describe, expect, it } from 'vitest';
-import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
+import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, windowsGpuActivity, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { lcg } from './random.js';
 
@@ -43,6 +44,13 @@ function pluginSmEfficiency(startNs: Float64Array, durNs: Float64Array, device: 
     smDevices++;
   }
   return smDevices && hi - lo > 0 ? sm / smDevices : NaN;
+}
+
+/** Length of the union of every activity clipped to [lo, hi): a unit grid, written independently of the sweep. */
+function unionLength(startNs: Float64Array, durNs: Float64Array, lo: number, hi: number): number {
+  const covered = new Uint8Array(Math.max(0, hi - lo));
+  for (let g = 0; g < startNs.length; g++) for (let t = Math.max(startNs[g]!, lo); t < Math.min(startNs[g]! + durNs[g]!, hi); t++) covered[t - lo] = 1;
+  return covered.reduce((a, b) => a + b, 0);
 }
 
 describe('computeWindowsGpuMetrics', () => {
@@ -84,6 +92,7 @@ describe('computeWindowsGpuMetrics', () => {
       }
       const ix = createGpuTimeIndex(m);
       const all = computeWindowsGpuMetrics(m, classes, ix, windows);
+      const activity = windowsGpuActivity(m, ix, windows);
       windows.forEach((w, k) => {
         const inWin = gpuInWindow(m, ix, w.lo, w.hi);
         expect(all.metrics[k]).toEqual(computeWindowGpuMetrics(m, classes, inWin, w.lo, w.hi));
@@ -92,7 +101,13 @@ describe('computeWindowsGpuMetrics', () => {
         // The same kernels listed out of start order: the window-by-window metrics sort them.
         const shuffled = kernels.slice().reverse();
         expect(Object.is(computeWindowGpuMetrics(m, classes, shuffled, w.lo, w.hi).smEfficiency, pluginSmEfficiency(startNs, durNs, device, classes.blocksPerSm, shuffled, w.lo, w.hi))).toBe(true);
-        expect(Array.from(all.kernelDurNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
+        expect(Array.from(activity.kernelDurNs[k]!.values)).toEqual(inWin.filter((g) => kind[g] === 0).map((g) => durNs[g]!));
+        expect(activity.kernelNs[k]).toBe(all.metrics[k]!.kernelNs);
+        expect(activity.busyNs[k]).toBe(unionLength(startNs, durNs, w.lo, w.hi));
+        // The metrics' pass gives the same figures.
+        expect(all.activity.busyNs[k]).toBe(activity.busyNs[k]);
+        expect(all.activity.kernelNs[k]).toBe(activity.kernelNs[k]);
+        expect(Array.from(all.activity.kernelDurNs[k]!.values)).toEqual(Array.from(activity.kernelDurNs[k]!.values));
       });
     }
   });

@@ -6,7 +6,7 @@ import { computeGemmTable, findGemmCalls, type GemmReport } from '../gemm/gemm.j
 import { computeRoofline, type RooflineReport } from '../gemm/roofline.js';
 import { computeOps, type OpsReport } from '../host/ops.js';
 import { choosePrimaryScope, computeScopeInstances, scopeLabel, type ScopeSpec, type ScopeInstance } from '../host/scopes.js';
-import { computeStepBreakdown, type StepAnalysis } from '../steps/step-breakdown.js';
+import { computeStepVerdicts, type StepVerdicts } from '../steps/step-breakdown.js';
 import type { ExplainInput, ExplainTraceInfo } from './types.js';
 
 /** Everything computed once per trace and shared by the sections. */
@@ -20,7 +20,7 @@ export interface TraceContext {
 }
 
 interface Lazy {
-  steps(): StepAnalysis;
+  steps(): StepVerdicts;
   ops(): OpsReport;
   gemm(): GemmReport;
   fusion(): FusionResult;
@@ -47,7 +47,7 @@ export function context(input: ExplainInput): TraceContext {
     };
   };
   const lazy: Lazy = {
-    steps: memo(() => computeStepBreakdown(m)),
+    steps: memo(() => computeStepVerdicts(m)),
     ops: memo(() => computeOps(m)),
     gemm: memo(() => computeGemmTable(m)),
     fusion: memo(() => computeFusion(m)),

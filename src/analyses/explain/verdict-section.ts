@@ -1,5 +1,5 @@
 /** `explain`, verdict (S12): overhead-bound or GPU-bound, across the steps and per step where they differ. */
-import type { StepRow } from '../steps/step-breakdown.js';
+import type { StepVerdictRow } from '../steps/step-breakdown.js';
 import type { TraceContext } from './context.js';
 import { say, LIST_MAX, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
@@ -76,7 +76,7 @@ export function verdictSection(c: TraceContext): ExplainSection | undefined {
 }
 
 /** A step's figures as the section states them: in the summary's per-step numbers and in each "differs" sentence. */
-function stepFigures(r: StepRow) {
+function stepFigures(r: StepVerdictRow) {
   return {
     name: r.name,
     durUs: r.durUs,

@@ -25,7 +25,7 @@ import { GpuKind, type TraceModel } from '../../model/trace-model.js';
 import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from '../ranks/communication.js';
 import { clipNs, lowerBound } from '../helpers/intervals.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
-import { ValueList } from '../helpers/median.js';
+import { NsValues } from './ns-values.js';
 import { orderByStart, sortByKeyRuns } from '../helpers/natural-merge-sort.js';
 import { doubled } from '../helpers/doubled.js';
 import { perModel } from '../helpers/per-model.js';
@@ -37,6 +37,8 @@ export interface GpuTimeIndex {
   readonly sortedStartNs: Float64Array;
   /** The longest duration, so a window query knows how far back to look. */
   readonly maxDurNs: number;
+  /** Every start readable (not NaN): then `sortedStartNs` is in order. */
+  readonly startsReadable: boolean;
 }
 
 export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
@@ -57,7 +59,7 @@ export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
     if (durNs[g]! > maxDurNs) maxDurNs = durNs[g]!;
   }
   if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
-  return { order: new Int32Array(order), sortedStartNs, maxDurNs };
+  return { order: new Int32Array(order), sortedStartNs, maxDurNs, startsReadable: true };
 }
 
 /** createGpuTimeIndex, made once per model (per-model.ts): the step breakdown and the launches' GPU busy union both read it. Shared, so read-only. */
@@ -76,7 +78,7 @@ function gpuTimeIndexWithUnreadable(m: TraceModel): GpuTimeIndex {
     sortedStartNs[k] = gpu.startNs[g]!;
     if (gpu.durNs[g]! > maxDurNs) maxDurNs = gpu.durNs[g]!;
   }
-  return { order, sortedStartNs, maxDurNs };
+  return { order, sortedStartNs, maxDurNs, startsReadable: false };
 }
 
 /** GPU activities (any kind) whose interval overlaps [lo, hi), in start order. */
@@ -550,13 +552,6 @@ function sweepSm(m: TraceModel, classes: KernelClasses, kernels: readonly number
 // ------------------------------------------------------------------------------------------------
 // Many windows at once
 
-export interface WindowsGpuMetrics {
-  /** computeWindowGpuMetrics of each window. */
-  readonly metrics: WindowGpuMetrics[];
-  /** Durations of each window's kernels (those overlapping it), in start order until their median is taken. */
-  readonly kernelDurNs: ValueList[];
-}
-
 /**
  * `computeWindowGpuMetrics(m, classes, gpuInWindow(m, ix, lo, hi), lo, hi)` for every window
  * — windows in time order that do not overlap, activities with readable starts — in one pass
@@ -564,36 +559,43 @@ export interface WindowsGpuMetrics {
  * order gpuInWindow lists them, so every sum is taken in the same order and every figure is
  * the same; an activity is visited once per window it overlaps, however long it runs (a
  * window query looks back over everything that started within the longest duration).
+ * The same pass gives windowsGpuActivity's figures, for a caller that needs both.
  */
 export function computeWindowsGpuMetrics(
   m: TraceModel,
   classes: KernelClasses,
   ix: GpuTimeIndex,
   windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
-): WindowsGpuMetrics {
+): { readonly metrics: WindowGpuMetrics[]; readonly activity: WindowsGpuActivity } {
   const { kind, device, startNs, durNs } = m.gpu;
   const { tensorCores, occupancyPct, blocksPerSm } = classes;
   const { order } = ix;
   const n = order.length;
   const nW = windows.length;
   const metrics: WindowGpuMetrics[] = [];
-  const kernelDurNs: ValueList[] = [];
-  // Window by window, each window's sums in locals. A window's kernels are those carried from the
-  // window before (they run past its end), then those starting before its end that no earlier
-  // window took: all in start order, as gpuInWindow lists them.
+  const busyNs = new Float64Array(nW);
+  const kernelDurNs: NsValues[] = [];
+  const kernelNsOf = new Float64Array(nW);
+  // Window by window, each window's sums in locals. A window's activities are those carried from
+  // the window before (they run past its end), then those starting before its end that no
+  // earlier window took: all in start order, as gpuInWindow lists them.
   let carry = new Int32Array(16);
   let nCarry = 0;
   let next = new Int32Array(16);
   let k = 0;
   for (let w = 0; w < nW; w++) {
     const { lo, hi } = windows[w]!;
-    const durs = new ValueList();
     const devices: DeviceInWindow[] = [];
     let at: DeviceInWindow | undefined;
+    const durs = new NsValues();
     let kernelNs = 0;
     let tensorCoreNs = 0;
     let occupancyWeighted = 0;
     let occupancyNs = 0;
+    // The union of all activity (windowsGpuActivity's sweep).
+    let busy = 0;
+    let us = lo;
+    let ue = lo;
     let nNext = 0;
     for (let j = -nCarry; ; j++) {
       let g: number;
@@ -604,20 +606,27 @@ export function computeWindowsGpuMetrics(
         // Activities starting at or after the window's end are the next windows'.
         if (!(startNs[g]! < hi)) break;
         k++;
-        if (kind[g] !== GpuKind.Kernel) continue;
       }
       const s = startNs[g]!;
       const e = s + durNs[g]!;
-      // As gpuInWindow: overlapping, or zero-length at or after the window's start. A kernel
+      // As gpuInWindow: overlapping, or zero-length at or after the window's start. An activity
       // that misses a window misses every later one too.
       if (!(e > lo || (e === s && s >= lo))) continue;
       if (e > hi) {
         if (nNext === next.length) next = doubled(next);
         next[nNext++] = g;
       }
-      // The kernel clipped to the window (clipNs: its end is readable here).
+      // The activity clipped to the window (clipNs: its end is readable here).
       const cs = s > lo ? s : lo;
       const ce = e < hi ? e : hi;
+      if (ce > cs) {
+        if (cs > ue) {
+          busy += ue - us;
+          us = cs;
+          ue = ce;
+        } else if (ce > ue) ue = ce;
+      }
+      if (kind[g] !== GpuKind.Kernel) continue;
       const d = ce > cs ? ce - cs : 0;
       durs.push(durNs[g]!);
       // KernelSums.add, written out: this runs per kernel.
@@ -642,13 +651,15 @@ export function computeWindowsGpuMetrics(
       if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
     }
     metrics.push(finishWindow(lo, hi, devices, kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs));
+    busyNs[w] = busy + (ue - us);
     kernelDurNs.push(durs);
+    kernelNsOf[w] = kernelNs;
     const t = carry;
     carry = next;
     next = t;
     nCarry = nNext;
   }
-  return { metrics, kernelDurNs };
+  return { metrics, activity: { busyNs, kernelDurNs, kernelNs: kernelNsOf } };
 }
 
 /** A window's metrics once its kernels are in (a function of its own: the loop above is optimised while it runs, before this has run). */
@@ -660,4 +671,84 @@ function finishWindow(lo: number, hi: number, devices: DeviceInWindow[], kernelN
   sums.occupancyWeighted = occupancyWeighted;
   sums.occupancyNs = occupancyNs;
   return windowMetrics(lo, hi, sums, devices);
+}
+
+/** Each window's GPU activity as the verdict reads it (windowsGpuActivity). */
+export interface WindowsGpuActivity {
+  /** GPU busy: the length of the union of all GPU activity (kernels, copies, memsets) inside the window. */
+  readonly busyNs: Float64Array;
+  /** The durations of the window's kernels (those overlapping it, as gpuInWindow lists them: in start order). */
+  readonly kernelDurNs: NsValues[];
+  /** Σ the kernels' time inside the window: computeWindowGpuMetrics' kernelNs. */
+  readonly kernelNs: Float64Array;
+}
+
+/**
+ * Each window's GPU busy, kernel durations and kernel time — windows in time order that do not
+ * overlap, starts readable (`ix.startsReadable`): one pass over the activities in start order, as
+ * computeWindowsGpuMetrics takes them, each sum in the same order. The activities overlapping a
+ * window, clipped to it, come in order of clipped start (those carried from the window before
+ * are clipped to its start), so their union is one sweep; an unreadable end overlaps nothing,
+ * as the union of readable intervals leaves it out.
+ */
+export function windowsGpuActivity(m: TraceModel, ix: GpuTimeIndex, windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>): WindowsGpuActivity {
+  const { kind, startNs, durNs } = m.gpu;
+  const { order } = ix;
+  const n = order.length;
+  const nW = windows.length;
+  const busyNs = new Float64Array(nW);
+  const kernelDurNs: NsValues[] = [];
+  const kernelNsOf = new Float64Array(nW);
+  // Activities running past a window's end are carried to the next one (see computeWindowsGpuMetrics).
+  let carry = new Int32Array(16);
+  let nCarry = 0;
+  let next = new Int32Array(16);
+  let k = 0;
+  for (let w = 0; w < nW; w++) {
+    const { lo, hi } = windows[w]!;
+    const durs = new NsValues();
+    let kernelNs = 0;
+    let busy = 0;
+    // The union's last segment (clipped starts are at least lo: none yet).
+    let us = lo;
+    let ue = lo;
+    let nNext = 0;
+    for (let j = -nCarry; ; j++) {
+      let g: number;
+      if (j < 0) g = carry[j + nCarry]!;
+      else {
+        if (k === n) break;
+        g = order[k]!;
+        if (!(startNs[g]! < hi)) break;
+        k++;
+      }
+      const s = startNs[g]!;
+      const e = s + durNs[g]!;
+      if (!(e > lo || (e === s && s >= lo))) continue;
+      if (e > hi) {
+        if (nNext === next.length) next = doubled(next);
+        next[nNext++] = g;
+      }
+      const cs = s > lo ? s : lo;
+      const ce = e < hi ? e : hi;
+      if (ce > cs) {
+        if (cs > ue) {
+          busy += ue - us;
+          us = cs;
+          ue = ce;
+        } else if (ce > ue) ue = ce;
+      }
+      if (kind[g] !== GpuKind.Kernel) continue;
+      kernelNs += ce > cs ? ce - cs : 0;
+      durs.push(durNs[g]!);
+    }
+    busyNs[w] = busy + (ue - us);
+    kernelDurNs.push(durs);
+    kernelNsOf[w] = kernelNs;
+    const t = carry;
+    carry = next;
+    next = t;
+    nCarry = nNext;
+  }
+  return { busyNs, kernelDurNs, kernelNs: kernelNsOf };
 }

@@ -53,12 +53,15 @@ import {
   isCommunicationOpName,
   type GpuTimeIndex,
   KernelClassifier,
-  type WindowGpuMetrics,
+  type KernelClasses,
+  windowsGpuActivity,
+  type WindowsGpuActivity,
 } from './gpu-metrics.js';
-import { IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
+import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
 import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
-import { medianOf, ValueList } from '../helpers/median.js';
+import { medianOf } from '../helpers/median.js';
+import { NsValues } from './ns-values.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
@@ -129,6 +132,40 @@ export interface StepRow {
   /** GPU busy between 40% and 60% of the step: the verdict could go either way from one step to the next. */
   readonly borderline: boolean;
   readonly reason: string;
+}
+
+/** The fields of a step row its verdict is judged from, and those `explain` states (computeStepVerdicts). */
+export type StepVerdictRow = Pick<
+  StepRow,
+  | 'name'
+  | 'host'
+  | 'startUs'
+  | 'durUs'
+  | 'gpuBusyUs'
+  | 'gpuIdleUs'
+  | 'gpuBusyShare'
+  | 'gpuTimeUs'
+  | 'kernels'
+  | 'medianKernelUs'
+  | 'launches'
+  | 'graphLaunches'
+  | 'launchCpuUs'
+  | 'meanLaunchUs'
+  | 'medianLaunchUs'
+  | 'cpuDispatchUs'
+  | 'hostSyncs'
+  | 'hostBlockedUs'
+  | 'medianQueueUs'
+  | 'verdict'
+  | 'borderline'
+  | 'reason'
+> & { readonly breakdown: Pick<StepTimeBreakdown, 'dataLoaderUs'> };
+
+/** The steps' verdicts (computeStepVerdicts): a StepAnalysis is one too, with the same values. */
+export interface StepVerdicts {
+  readonly source: StepSource;
+  readonly steps: readonly StepVerdictRow[];
+  readonly stats: Pick<StepStats, 'count' | 'gpuBusyUs' | 'gpuIdleUs' | 'verdicts' | 'overall'>;
 }
 
 export interface Spread {
@@ -219,36 +256,24 @@ const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\
 // table is read as few times as possible.
 
 function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
+  const { windows } = stepWindowsOf(m);
+  const { covered, classes, devices } = roleCoverageOf(m);
+  const gix = gpuTimeIndexOf(m);
+  // Each window's GPU metrics, from one pass when the windows are in order; the pass gives the
+  // GPU figures of the verdicts too, when they are not computed yet.
+  const gpuByWindow = windowsInOrder(windows) && gix.startsReadable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
+  const { source, sums, judged } = stepCoreOf(m, gpuByWindow?.activity);
   const diagnostics: Diagnostic[] = [];
-  const { windows, source } = findStepWindows(m);
   if (source === 'annotations') {
     diagnostics.push({ code: 'STEPS_FROM_ANNOTATIONS', severity: 'info', message: `The trace has no ProfilerStep#N: each of its ${windows.length} top-level user annotations is taken as a step.` });
   } else if (source === 'trace') {
     diagnostics.push({ code: 'NO_STEPS', severity: 'warning', message: 'The trace has no ProfilerStep#N and no top-level user annotation: the whole trace is reported as one step.' });
   }
 
-  const gix = gpuTimeIndexOf(m);
-  // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
-  const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
-  // The kernels classified as the scan meets them.
-  const classifier = new KernelClassifier(m);
-  const gpuScan = scanGpuTable(m, classifier, gix, intervals);
-  const { classes } = classifier;
-  const hostReadable = scanHostTable(m, new HostRoles(m, windows), intervals);
-  const { covered, busyNs } = cumulativeCoverage(intervals, windows);
-
-  const inOrder = windowsInOrder(windows);
-  // Each window's GPU metrics, from one pass when the windows are in order.
-  const gpuByWindow = inOrder && gpuScan.readable ? computeWindowsGpuMetrics(m, classes, gix, windows) : undefined;
-  const sums = new HostSums(m, windows, launchIndexOf(m));
-  if (inOrder && hostReadable) sumHostInOrder(m, windows, sums);
-  else sumHostByWindow(m, windows, sums);
-
-  if (gpuScan.devices > 1) {
-    diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${gpuScan.devices} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
+  if (devices > 1) {
+    diagnostics.push({ code: 'MULTIPLE_GPUS', severity: 'info', message: `GPU work on ${devices} devices: GPU busy is the union over all of them; utilization and SM efficiency are averaged over the devices.` });
   }
 
-  const { gpu } = m;
   const nW = windows.length;
   const steps: StepRow[] = windows.map((w, wi) => {
     const { lo, hi } = w;
@@ -262,60 +287,53 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
       prev = c;
     }
     parts.push(span - prev);
-    const breakdown = Object.fromEntries(BREAKDOWN_KEYS.map((k, j) => [k, parts[j]! / 1000])) as unknown as StepTimeBreakdown;
-
-    // GPU side.
-    const busy = busyNs[wi]!;
-    let metrics: WindowGpuMetrics;
-    let kernels: number;
-    let medianKernelNs: number;
-    if (gpuByWindow) {
-      metrics = gpuByWindow.metrics[wi]!;
-      kernels = gpuByWindow.kernelDurNs[wi]!.length;
-      medianKernelNs = gpuByWindow.kernelDurNs[wi]!.median();
-    } else {
-      const inWin = gpuInWindow(m, gix, lo, hi);
-      metrics = computeWindowGpuMetrics(m, classes, inWin, lo, hi);
-      const kernelDurs = inWin.filter((g) => gpu.kind[g] === GpuKind.Kernel).map((g) => gpu.durNs[g]!);
-      kernels = kernelDurs.length;
-      medianKernelNs = medianOf(kernelDurs);
-    }
-
-    // Host side: calls and ops that started inside the step.
-    const launches = sums.launches[wi]!;
-    const launchNs = sums.launchNs[wi]!;
-
-    const row = {
-      name: w.name,
-      host: w.host,
-      startUs: lo / 1000,
-      durUs: span / 1000,
+    // BREAKDOWN_KEYS in order, written out: an object literal is built faster than by fromEntries.
+    const breakdown: StepTimeBreakdown = {
+      kernelUs: parts[KERNEL]! / 1000,
+      memcpyUs: parts[MEMCPY]! / 1000,
+      memsetUs: parts[MEMSET]! / 1000,
+      communicationUs: parts[COMM]! / 1000,
+      runtimeUs: parts[RUNTIME]! / 1000,
+      dataLoaderUs: parts[DATALOADER_ROLE]! / 1000,
+      cpuExecUs: parts[CPU_EXEC]! / 1000,
+      otherUs: parts[ROLES]! / 1000,
+    };
+    const metrics = gpuByWindow ? gpuByWindow.metrics[wi]! : computeWindowGpuMetrics(m, classes, gpuInWindow(m, gix, lo, hi), lo, hi);
+    // What the verdict was judged from, with the rest of the row in its place.
+    const j = judged[wi]!;
+    return {
+      name: j.name,
+      host: j.host,
+      startUs: j.startUs,
+      durUs: j.durUs,
       breakdown,
-      gpuBusyUs: busy / 1000,
-      gpuIdleUs: (span - busy) / 1000,
-      gpuBusyShare: span > 0 ? busy / span : NaN,
+      gpuBusyUs: j.gpuBusyUs,
+      gpuIdleUs: j.gpuIdleUs,
+      gpuBusyShare: j.gpuBusyShare,
       gpuUtilization: span > 0 ? metrics.kernelNs > 0 ? metrics.gpuUtilization : 0 : NaN,
       smEfficiency: metrics.smEfficiency,
       achievedOccupancyPct: metrics.achievedOccupancyPct,
       tensorCoreShare: metrics.tensorCoreShare,
       gpuTimeUs: metrics.kernelNs / 1000,
-      kernels,
-      medianKernelUs: medianKernelNs / 1000,
-      launches,
+      kernels: j.kernels,
+      medianKernelUs: j.medianKernelUs,
+      launches: j.launches,
       memsets: sums.memsets[wi]!,
       memcpys: sums.memcpys[wi]!,
-      graphLaunches: sums.graphLaunches[wi]!,
-      launchCpuUs: launchNs / 1000,
-      meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
-      medianLaunchUs: sums.launchDurs[wi]!.median() / 1000,
+      graphLaunches: j.graphLaunches,
+      launchCpuUs: j.launchCpuUs,
+      meanLaunchUs: j.meanLaunchUs,
+      medianLaunchUs: j.medianLaunchUs,
       apiCalls: sums.calls[wi]!,
-      cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
-      hostSyncs: sums.syncs[wi]!,
-      hostBlockedUs: sums.blockedNs[wi]! / 1000,
-      medianQueueUs: sums.queue[wi]!.median() / 1000,
+      cpuDispatchUs: j.cpuDispatchUs,
+      hostSyncs: j.hostSyncs,
+      hostBlockedUs: j.hostBlockedUs,
+      medianQueueUs: j.medianQueueUs,
       gpuTailUs: (sums.tailEnd[wi]! - hi) / 1000,
+      verdict: j.verdict,
+      borderline: j.borderline,
+      reason: j.reason,
     };
-    return { ...row, ...judgeStep(row) };
   });
 
   const tails = steps.filter((s) => s.gpuTailUs > 0);
@@ -331,23 +349,150 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
 }
 
 // ------------------------------------------------------------------------------------------------
+// What the verdict reads
+
+/** The steps, their host sums, and each step's verdict with the figures it was judged from: computed once per model, for both the verdicts and the breakdown. */
+interface StepCore {
+  readonly source: StepSource;
+  readonly sums: HostSums;
+  readonly judged: StepVerdictRow[];
+}
+
+/** `given`: windowsGpuActivity's figures, when the caller has them (windows in order, starts readable). */
+function computeStepCore(m: TraceModel, given: WindowsGpuActivity | undefined): StepCore {
+  const { windows, source } = stepWindowsOf(m);
+  const nW = windows.length;
+  const inOrder = windowsInOrder(windows);
+  const gix = gpuTimeIndexOf(m);
+  // Each window's GPU busy and kernels, from one pass when the windows are in order.
+  const activity = given ?? (inOrder && gix.startsReadable ? windowsGpuActivity(m, gix, windows) : undefined);
+  // The role coverage only where the verdict needs it: for a DataLoader's share of a step, or
+  // for GPU busy when the pass above cannot say it.
+  const coverage = !activity || mayNameDataLoader(m) ? roleCoverageOf(m) : undefined;
+  const busyNs = activity ? activity.busyNs : coverage!.busyNs;
+  let sums = new HostSums(m, windows, launchIndexOf(m));
+  if (!inOrder || !sumHostInOrder(m, windows, sums)) {
+    sums = new HostSums(m, windows, launchIndexOf(m));
+    sumHostByWindow(m, windows, sums);
+  }
+
+  const { gpu } = m;
+  const judged = windows.map((w, wi): StepVerdictRow => {
+    const { lo, hi } = w;
+    const span = hi - lo;
+    const busy = busyNs[wi]!;
+    let kernels: number;
+    let medianKernelNs: number;
+    let kernelNs = 0;
+    if (activity) {
+      kernels = activity.kernelDurNs[wi]!.length;
+      medianKernelNs = activity.kernelDurNs[wi]!.median();
+      kernelNs = activity.kernelNs[wi]!;
+    } else {
+      const inWin = gpuInWindow(m, gix, lo, hi).filter((g) => gpu.kind[g] === GpuKind.Kernel);
+      for (const g of inWin) kernelNs += clipNs(gpu.startNs[g]!, gpu.startNs[g]! + gpu.durNs[g]!, lo, hi);
+      kernels = inWin.length;
+      medianKernelNs = medianOf(inWin.map((g) => gpu.durNs[g]!));
+    }
+    // Host side: calls and ops that started inside the step.
+    const launches = sums.launches[wi]!;
+    const launchNs = sums.launchNs[wi]!;
+    const row = {
+      name: w.name,
+      host: w.host,
+      startUs: lo / 1000,
+      durUs: span / 1000,
+      breakdown: { dataLoaderUs: coverage ? (coverage.covered[DATALOADER_ROLE * nW + wi]! - coverage.covered[RUNTIME * nW + wi]!) / 1000 : 0 },
+      gpuBusyUs: busy / 1000,
+      gpuIdleUs: (span - busy) / 1000,
+      gpuBusyShare: span > 0 ? busy / span : NaN,
+      gpuTimeUs: kernelNs / 1000,
+      kernels,
+      medianKernelUs: medianKernelNs / 1000,
+      launches,
+      graphLaunches: sums.graphLaunches[wi]!,
+      launchCpuUs: launchNs / 1000,
+      meanLaunchUs: launches ? launchNs / launches / 1000 : NaN,
+      medianLaunchUs: sums.launchDurs[wi]!.median() / 1000,
+      cpuDispatchUs: sums.dispatchNs[wi]! / 1000,
+      hostSyncs: sums.syncs[wi]!,
+      hostBlockedUs: sums.blockedNs[wi]! / 1000,
+      medianQueueUs: sums.queue[wi]!.median() / 1000,
+    };
+    return { ...row, ...judgeStep(row) };
+  });
+  return { source, sums, judged };
+}
+
+const stepCores = new WeakMap<TraceModel, StepCore>();
+
+/** computeStepCore once per model, as per-model.ts memoizes (`activity`: see computeStepCore). */
+function stepCoreOf(m: TraceModel, activity?: WindowsGpuActivity): StepCore {
+  let core = stepCores.get(m);
+  if (core === undefined) stepCores.set(m, (core = computeStepCore(m, activity)));
+  return core;
+}
+
+/**
+ * The steps' verdicts, with the figures they were judged from and the stats over them, without
+ * the rest of the breakdown (its GPU metrics and the parts of the step other than a DataLoader's):
+ * what `explain` states. Once per model, shared with computeStepBreakdown, whose rows and stats
+ * hold the same values.
+ */
+export const computeStepVerdicts = perModel((m: TraceModel): StepVerdicts => {
+  const { source, judged } = stepCoreOf(m);
+  return { source, steps: judged, stats: verdictStats(judged) };
+});
+
+/** Whether some name matches DATALOADER (then some op or annotation may be a DataLoader's). */
+function mayNameDataLoader(m: TraceModel): boolean {
+  const { strings } = m;
+  for (let id = 0; id < strings.size; id++) if (DATALOADER.test(strings.get(id))) return true;
+  return false;
+}
+
+/** The step windows, once per model. */
+const stepWindowsOf = perModel(findStepWindows);
+
+/**
+ * covered[r * nW + w]: length of the union of roles 0..r inside step w; busyNs[w], GPU busy in
+ * step w; the kernels' classes (the scan classifies them) and the number of devices.
+ */
+interface RoleCoverage {
+  readonly covered: Float64Array;
+  readonly busyNs: Float64Array;
+  readonly classes: KernelClasses;
+  readonly devices: number;
+}
+
+const roleCoverageOf = perModel((m: TraceModel): RoleCoverage => {
+  const { windows } = stepWindowsOf(m);
+  // Every role's intervals (index COMM_KERNELS: the communication kernels), then the breakdown.
+  const intervals = Array.from({ length: ROLES + 1 }, () => new IntervalList());
+  // The kernels classified as the scan meets them.
+  const classifier = new KernelClassifier(m);
+  const devices = scanGpuTable(m, classifier, gpuTimeIndexOf(m), intervals);
+  scanHostTable(m, new HostRoles(m, windows), intervals);
+  const { covered, busyNs } = cumulativeCoverage(intervals, windows);
+  return { covered, busyNs, classes: classifier.classes, devices };
+});
+
+// ------------------------------------------------------------------------------------------------
 // The breakdown: cumulative unions of the roles
 
 /**
  * One pass over the GPU table, in start order (so each role's intervals come sorted): each
  * kernel classified, each activity's interval into its role's list (communication kernels into
- * COMM_KERNELS), whether every start is readable, and how many devices there are.
+ * COMM_KERNELS); returns how many devices there are.
  */
-function scanGpuTable(m: TraceModel, classifier: KernelClassifier, ix: GpuTimeIndex, intervals: IntervalList[]): { readable: boolean; devices: number } {
+function scanGpuTable(m: TraceModel, classifier: KernelClassifier, ix: GpuTimeIndex, intervals: IntervalList[]): number {
   const { kind, startNs, durNs, device, length: n } = m.gpu;
   const { order } = ix;
-  let readable = true;
   const devices: number[] = n > 0 ? [device[0]!] : [];
   let lastDevice = n > 0 ? device[0]! : 0;
   for (let k = 0; k < n; k++) {
     const g = order[k]!;
     const s = startNs[g]!;
-    if (s !== s) readable = false;
     const gk = kind[g];
     const role = gk === GpuKind.Kernel ? (classifier.classify(g) ? COMM_KERNELS : KERNEL) : gk === GpuKind.Memcpy ? MEMCPY : MEMSET;
     intervals[role]!.push(s, s + durNs[g]!);
@@ -357,7 +502,7 @@ function scanGpuTable(m: TraceModel, classifier: KernelClassifier, ix: GpuTimeIn
       lastDevice = d;
     }
   }
-  return { readable, devices: devices.length };
+  return devices.length;
 }
 
 /** Each host event's role — by its kind, else by its name (decided once per distinct name); the steps have none — decided as met. */
@@ -404,19 +549,17 @@ const NO_ANCESTOR = 8;
 /**
  * One pass over the host table: each event's interval into its role's list, unless it is inside
  * an enclosing event of the same or an earlier role — then it adds nothing to any cumulative
- * union it is part of (most ops are inside another op). Returns whether every start is readable.
+ * union it is part of (most ops are inside another op).
  */
-function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalList[]): boolean {
+function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalList[]): void {
   const { kind, name, parent, startNs, durNs, length: n } = m.host;
   const { roles, byName } = hostRoles;
   // The least role among each event's ancestors (0 when not known yet: an ancestor later in the
   // table). When it is later than the event's own role no ancestor can cover the event, and the
   // walk up is skipped: runtime calls, which sit inside ops.
   const leastAbove = new Uint8Array(n);
-  let readable = true;
   for (let i = 0; i < n; i++) {
     const s = startNs[i]!;
-    if (s !== s) readable = false;
     let r = roles[i]!;
     if (r === UNDECIDED) {
       // hostRoles.at(i), written out: this runs once per event.
@@ -447,7 +590,6 @@ function scanHostTable(m: TraceModel, hostRoles: HostRoles, intervals: IntervalL
     }
     intervals[r]!.push(s, e);
   }
-  return readable;
 }
 
 /**
@@ -495,19 +637,59 @@ class CumulativeUnion {
 
 /**
  * Windows in time order, not overlapping: one pass over the host table finds each call's and
- * op's step (the table is nearly in time order: the step is mostly the last one).
+ * op's step (the table is nearly in time order: the step is mostly the last one). Returns false,
+ * the sums left unfinished, at an unreadable start: then there is no time order.
  */
-function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSums): void {
+function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSums): boolean {
+  // The ops before the first call in a loop of their own: a table can open with thousands of
+  // them, and a loop optimised before it met a call would be deoptimised at the first one.
+  const first = sumOpsBeforeFirstCall(m, windows, sums.dispatchNs);
+  return first >= 0 && sumHostFrom(m, windows, sums, first);
+}
+
+/** sumHostInOrder's ops up to the first runtime/driver call; returns that call's index (the table's length when none), or -1 at an unreadable start. */
+function sumOpsBeforeFirstCall(m: TraceModel, windows: readonly Window[], dispatchNs: Float64Array): number {
+  const { kind, startNs, durNs, firstChild, nextSibling, length: n } = m.host;
+  let w = -1;
+  let lo = NaN;
+  let hi = NaN;
+  let i = 0;
+  for (; i < n; i++) {
+    const s = startNs[i]!;
+    if (s !== s) return -1;
+    const k = kind[i];
+    if (k === HostKind.Runtime || k === HostKind.Driver) break;
+    if (k !== HostKind.Op) continue;
+    if (!(s >= lo && s < hi)) {
+      w = windowAt(windows, s);
+      if (w < 0) {
+        lo = hi = NaN;
+        continue;
+      }
+      lo = windows[w]!.lo;
+      hi = windows[w]!.hi;
+    }
+    // opSelfNs, written out: this runs once per op.
+    let self = durNs[i]!;
+    for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) self -= durNs[c]!;
+    dispatchNs[w] += self;
+  }
+  return i;
+}
+
+/** sumHostInOrder's calls and ops from host event `from` on. */
+function sumHostFrom(m: TraceModel, windows: readonly Window[], sums: HostSums, from: number): boolean {
   const { kind, startNs, durNs, firstChild, nextSibling, length: n } = m.host;
   const { dispatchNs } = sums;
   let w = -1;
   let lo = NaN;
   let hi = NaN;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < n; i++) {
+    const s = startNs[i]!;
+    if (s !== s) return false;
     const k = kind[i];
     const isApi = k === HostKind.Runtime || k === HostKind.Driver;
     if (!isApi && k !== HostKind.Op) continue;
-    const s = startNs[i]!;
     if (!(s >= lo && s < hi)) {
       w = windowAt(windows, s);
       if (w < 0) {
@@ -525,6 +707,7 @@ function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSum
       dispatchNs[w] += self;
     }
   }
+  return true;
 }
 
 /**
@@ -581,8 +764,8 @@ class HostSums {
   readonly dispatchNs: Float64Array;
   readonly blockedNs: Float64Array;
   readonly tailEnd: Float64Array;
-  readonly queue: ValueList[];
-  readonly launchDurs: ValueList[];
+  readonly queue: NsValues[];
+  readonly launchDurs: NsValues[];
   private readonly api: ApiFlags;
 
   constructor(
@@ -601,8 +784,8 @@ class HostSums {
     this.dispatchNs = new Float64Array(nW);
     this.blockedNs = new Float64Array(nW);
     this.tailEnd = Float64Array.from(windows, (w) => w.hi);
-    this.queue = Array.from({ length: nW }, () => new ValueList());
-    this.launchDurs = Array.from({ length: nW }, () => new ValueList());
+    this.queue = Array.from({ length: nW }, () => new NsValues());
+    this.launchDurs = Array.from({ length: nW }, () => new NsValues());
     this.api = new ApiFlags(m);
   }
 
@@ -693,7 +876,7 @@ export function findStepWindows(m: TraceModel): { windows: Window[]; source: Ste
   return { source: 'trace', windows: [{ name: '(whole trace)', host: -1, lo, hi }] };
 }
 
-type JudgedFields = Omit<StepRow, 'verdict' | 'reason' | 'borderline'>;
+type JudgedFields = Omit<StepVerdictRow, 'verdict' | 'reason' | 'borderline'>;
 
 /** The verdict and its reason in numbers (see the module comment for the rule). */
 export function judgeStep(s: JudgedFields): { verdict: StepVerdict; borderline: boolean; reason: string } {
@@ -783,8 +966,22 @@ function computeStats(steps: readonly StepRow[]): StepStats {
   };
 }
 
+/** computeStats' figures of the verdicts (the same values). */
+function verdictStats(steps: readonly StepVerdictRow[]): StepVerdicts['stats'] {
+  const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
+  for (const s of steps) verdicts[s.verdict]++;
+  const overall = overallVerdict(steps);
+  return {
+    ...(overall ? { overall } : {}),
+    count: steps.length,
+    gpuBusyUs: spread(steps.map((s) => s.gpuBusyUs)),
+    gpuIdleUs: spread(steps.map((s) => s.gpuIdleUs)),
+    verdicts,
+  };
+}
+
 /** One verdict across the steps (see the module comment). */
-export function overallVerdict(steps: readonly StepRow[]): OverallVerdict | undefined {
+export function overallVerdict(steps: readonly StepVerdictRow[]): OverallVerdict | undefined {
   if (!steps.length) return undefined;
   const withWork = steps.filter((s) => s.verdict !== 'no-gpu-work');
   if (!withWork.length) {
