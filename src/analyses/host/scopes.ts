@@ -208,42 +208,34 @@ function outermostInstances(m: TraceModel, id: number): number[] {
 }
 
 /**
- * The `user_annotation` events of each name, in table order, and which names an op (`cpu_op`)
- * has too: one pass over the host table, made once per model, that the annotation list, each
- * annotation scope and the dispatch tree's roots read instead of a pass each. Shared, so read-only.
+ * The `user_annotation` events of each name, in table order: found once per model, for the
+ * annotation list. Shared, so read-only.
  */
 export interface AnnotationIndex {
   /** Name id → its annotation events, in table order; names in order of first appearance. */
   readonly byName: ReadonlyMap<number, readonly number[]>;
-  /** Per name id, 1 when some op has that name. */
-  readonly opName: Uint8Array;
 }
 
 export const annotationIndexOf = perModel((m: TraceModel): AnnotationIndex => {
   const { kind, name } = m.host;
   const byName = new Map<number, number[]>();
-  const opName = new Uint8Array(m.strings.size);
-  for (let i = 0; i < kind.length; i++) {
-    const k = kind[i]!;
-    if (k === HostKind.Op) opName[name[i]!] = 1;
-    else if (k === HostKind.Annotation) {
-      const id = name[i]!;
-      const list = byName.get(id);
-      if (list) list.push(i);
-      else byName.set(id, [i]);
-    }
+  // A few hundred annotations among ~190k events: the native indexOf finds them, no JS loop over the table.
+  for (let i = kind.indexOf(HostKind.Annotation); i >= 0; i = kind.indexOf(HostKind.Annotation, i + 1)) {
+    const id = name[i]!;
+    const list = byName.get(id);
+    if (list) list.push(i);
+    else byName.set(id, [i]);
   }
-  return { byName, opName };
+  return { byName };
 });
 
 /** The ops and annotations named `id` (runtime and driver calls left out), in table order. */
 export function namedEvents(m: TraceModel, id: number): readonly number[] {
   if (id < 0) return [];
-  const ix = annotationIndexOf(m);
-  if (!ix.opName[id]) return ix.byName.get(id) ?? [];
   const { name, kind } = m.host;
   const out: number[] = [];
-  for (let i = 0; i < name.length; i++) if (name[i] === id && kind[i] !== HostKind.Runtime && kind[i] !== HostKind.Driver) out.push(i);
+  // The events of that name found by the native indexOf: no JS loop over the whole table.
+  for (let i = name.indexOf(id); i >= 0; i = name.indexOf(id, i + 1)) if (kind[i] !== HostKind.Runtime && kind[i] !== HostKind.Driver) out.push(i);
   return out;
 }
 
