@@ -278,7 +278,7 @@ interface Windows {
  * - an event under no root, on another thread than the root of the last instance starting at
  *   or before it, that starts inside that instance's window, belongs to it. The instance found
  *   last is tried first, as the table lists each thread's events in time order; else the binary
- *   search (lastAtOrBefore's) written out.
+ *   search (lastAtOrBefore, a call of its own: a smaller loop body is optimised sooner).
  */
 function ownersInOnePass(m: TraceModel, roots: readonly number[], w: Windows): Int32Array {
   const { parent, startNs, thread } = m.host;
@@ -306,16 +306,7 @@ function ownersInOnePass(m: TraceModel, roots: readonly number[], w: Windows): I
     owner[i] = -1;
     const x = startNs[i]!;
     if (!(x >= first)) continue; // before every instance, or NaN
-    if (!(starts[k]! <= x && (k + 1 === n || starts[k + 1]! > x))) {
-      let lo = 0;
-      let hi = n - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (starts[mid]! <= x) lo = mid;
-        else hi = mid - 1;
-      }
-      k = lo;
-    }
+    if (!(starts[k]! <= x && (k + 1 === n || starts[k + 1]! > x))) k = lastAtOrBefore(starts, x);
     if (thread[i] !== threads[k] && x < ends[k]!) owner[i] = k;
   }
   return owner;
