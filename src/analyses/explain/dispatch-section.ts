@@ -39,7 +39,7 @@ const nameOf = (m: TraceModel, i: number): string => m.strings.get(m.host.name[i
 /** Host event `i`, `d` levels below the tree's top: the tree lists its children (host events, then what it launched) above the depth cut. */
 const hasChildren = (c: Chains, i: number, d: number): boolean => d < MAX_TREE_DEPTH && (c.m.host.firstChild[i]! >= 0 || c.index.offsets[i] !== c.index.offsets[i + 1]);
 
-const isView = (c: Chains, i: number): boolean => isViewNode(c.m.host.kind[i]!, c.launched[i] === 1, nameOf(c.m, i));
+const isView = (c: Chains, i: number): boolean => isViewNode(c.m.host.kind[i]!, c.launched[i] !== 0, nameOf(c.m, i));
 
 /** How many levels of ops chainText descends below `i` (0 for a view, or a node without ops): its text is the same at every depth above that. */
 function opHeight(c: Chains, i: number, d: number): number {

@@ -83,7 +83,7 @@ export function selectDispatchRoots(m: TraceModel, scope: DispatchTreeScope): Di
     return { roots: [s.host], label: s.name, instances: 1 };
   }
   if (scope.annotation !== undefined) {
-    // (a copy: the list is the model's shared annotation index)
+    // (a copy: namedEvents' list is read-only)
     const found = [...namedEvents(m, strings.find(scope.annotation))];
     found.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
     if (found.length === 0) return { error: `no host event named "${scope.annotation}" in the trace` };
