@@ -11,8 +11,9 @@ import type { ExplainSection, ExplainSentence } from './types.js';
 //
 // The chains are read off the host table (children by the first-child and next-sibling links,
 // each call's launches from the launch index), not off computeDispatchTree's nodes: the section
-// reads a few facts of a few hundred nodes, not every field of each of the instance's thousands.
-// What they read is the tree's: its depth cut (MAX_TREE_DEPTH), its view rule, its GPU sums.
+// reads a few facts per event (kind, name, children, launches) and the GPU sums of the ops it
+// shows, and builds no node for each of the instance's thousands of events. What it reads is the
+// tree's: its depth cut (MAX_TREE_DEPTH), its view rule (isViewNode), its GPU sums (subtreeGpuNs).
 
 /** What the chains of one instance read, and what they share: each node's text without a depth cut (at CHAIN_MAX_CHARS), its op height and its launches, each made once. */
 interface Chains {

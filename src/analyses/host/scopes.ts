@@ -356,38 +356,65 @@ function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: In
   return hostEvents;
 }
 
-/** Each instance's GPU work in launch order (launchTimes, then start, then index). */
+/**
+ * Each instance's GPU work in launch order (launchTimes, then start, then index): dealt out in the
+ * model's launch order, each list comes out in that order, with no check or sort per list (the
+ * order is sorted once per model, for every scope); where there is no such order (a NaN time),
+ * each list is sorted alone, as before.
+ */
 function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array): number[][] {
   const { gpu } = m;
   const lists: number[][] = [];
   for (let k = 0; k < instances; k++) lists.push([]);
   const { launcher, owner: opOf } = gpu;
-  for (let g = 0; g < gpu.length; g++) {
+  const order = launchOrderOf(m);
+  for (let j = 0; j < gpu.length; j++) {
+    const g = order ? order[j]! : j;
     const l = launcher[g]!;
     const o = opOf[g]!;
     const k = l >= 0 ? owner[l]! : o >= 0 ? owner[o]! : -1;
     if (k >= 0) lists[k]!.push(g);
   }
-  const at = launchTimesOf(m);
-  for (const list of lists) sortByLaunch(gpu.startNs, at, list);
+  if (!order) for (const list of lists) sortByLaunch(gpu.startNs, launchTimesOf(m).at, list);
   return lists;
 }
+
+/**
+ * Every GPU activity in launch order (launchTimes, then start, then index), made once per model:
+ * the whole trace's list, and the order each scope deals its instances' work out in (a list taken
+ * from it in its order is in launch order too). Undefined when a time is NaN: the order is then
+ * not total, and each list is sorted alone. Shared, so read-only.
+ */
+const launchOrderOf = perModel((m: TraceModel): readonly number[] | undefined => {
+  const { at, readable } = launchTimesOf(m);
+  if (!readable) return undefined;
+  const all: number[] = [];
+  for (let g = 0; g < at.length; g++) all.push(g);
+  sortByLaunch(m.gpu.startNs, at, all);
+  return all;
+});
 
 /** launchTimes, made once per model: every scope's instances are sorted by it (`explain` reads the steps' and an annotation's). Shared, so read-only. */
 const launchTimesOf = perModel(launchTimes);
 
-/** Per GPU activity, when the host asked for it (its launch order): its launch call's start, else its own start. */
-function launchTimes(m: TraceModel): Float64Array {
+/**
+ * Per GPU activity, when the host asked for it (its launch order): its launch call's start, else
+ * its own start; `readable` when none of those times or starts is NaN.
+ */
+function launchTimes(m: TraceModel): { readonly at: Float64Array; readonly readable: boolean } {
   const { gpu } = m;
   const hostStart = m.host.startNs;
   const launcher = gpu.launcher;
   const startNs = gpu.startNs;
   const at = new Float64Array(gpu.length);
+  let readable = true;
   for (let g = 0; g < at.length; g++) {
     const l = launcher[g]!;
-    at[g] = l >= 0 ? hostStart[l]! : startNs[g]!;
+    const t = l >= 0 ? hostStart[l]! : startNs[g]!;
+    at[g] = t;
+    if (t !== t || startNs[g] !== startNs[g]) readable = false;
   }
-  return at;
+  return { at, readable };
 }
 
 /**
@@ -418,9 +445,15 @@ function wholeTrace(m: TraceModel): ScopeInstance {
     for (let i = 0; i < m.host.length; i++) hostEvents.push(i);
     hostEvents.sort((a, b) => m.host.startNs[a]! - m.host.startNs[b]! || a - b);
   } else hostEvents = Array.from(hostOrderByStart(m));
-  const gpu: number[] = [];
-  for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
-  sortByLaunch(m.gpu.startNs, launchTimesOf(m), gpu);
+  const order = launchOrderOf(m);
+  let gpu: number[];
+  // (a copy: the model's launch order is shared)
+  if (order) gpu = order.slice();
+  else {
+    gpu = [];
+    for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
+    sortByLaunch(m.gpu.startNs, launchTimesOf(m).at, gpu);
+  }
   return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
 }
 
