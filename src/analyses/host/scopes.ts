@@ -394,7 +394,7 @@ const launchOrderOf = perModel((m: TraceModel): readonly number[] | undefined =>
   return all;
 });
 
-/** launchTimes, made once per model: every scope's instances are sorted by it (`explain` reads the steps' and an annotation's). Shared, so read-only. */
+/** launchTimes, made once per model: the launch order is sorted by it (and each instance list, where a time is NaN). Shared, so read-only. */
 const launchTimesOf = perModel(launchTimes);
 
 /**
