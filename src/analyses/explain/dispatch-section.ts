@@ -1,35 +1,55 @@
 /** `explain`, dispatch (S2): the dispatch chain of the first instance, each top-level op down to its launches, in short form. */
-import { computeDispatchTree, type DispatchNode } from '../host/dispatch-tree.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { isViewNode, launchedInTreeOrder, MAX_TREE_DEPTH, selectDispatchRoots, subtreeGpuNs } from '../host/dispatch-tree.js';
+import { launchIndexOf, type LaunchIndex } from '../host/launches.js';
+import { launchedGpuWorkOf } from '../host/views.js';
 import type { TraceContext } from './context.js';
 import { kernelLabel, say, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
 
 // S2: the dispatch chain, short form
+//
+// The chains are read off the host table (children by the first-child and next-sibling links,
+// each call's launches from the launch index), not off computeDispatchTree's nodes: the section
+// reads a few facts per event (kind, name, children, launches) and the GPU sums of the ops it
+// shows, and builds no node for each of the instance's thousands of events. What it reads is the
+// tree's: its depth cut (MAX_TREE_DEPTH), its view rule (isViewNode), its GPU sums (subtreeGpuNs).
 
-const isOpNode = (k: DispatchNode): boolean => k.category === 'cpu_op' || k.category === 'user_annotation';
-
-const isCallNode = (k: DispatchNode): boolean => k.category === 'cuda_runtime' || k.category === 'cuda_driver';
-
-/**
- * What the chains of one tree share: each node's text without a depth cut (at CHAIN_MAX_CHARS),
- * its op height and its launches, each made once. shortChain tries several depths over the same
- * subtrees; a subtree shallower than the depth left reads the same either way, so it is made once.
- */
-interface ChainMemo {
-  readonly full: Map<DispatchNode, string | undefined>;
-  readonly height: Map<DispatchNode, number>;
-  readonly launches: Map<DispatchNode, string>;
+/** What the chains of one instance read, and what they share: each node's text without a depth cut (at CHAIN_MAX_CHARS), its op height and its launches, each made once. */
+interface Chains {
+  readonly m: TraceModel;
+  readonly index: LaunchIndex;
+  /** launchedGpuWorkOf: per host event, whether its subtree launched GPU work. */
+  readonly launched: Uint8Array;
+  /** Kernel labels by name id, each made once. */
+  readonly labels: (string | undefined)[];
+  /** shortChain tries several depths over the same subtrees; a subtree shallower than the depth left reads the same either way, so it is made once. */
+  readonly full: Map<number, string | undefined>;
+  readonly height: Map<number, number>;
+  readonly launches: Map<number, string>;
 }
 
-const newChainMemo = (): ChainMemo => ({ full: new Map(), height: new Map(), launches: new Map() });
+/** The tree's op nodes (`cpu_op`, `user_annotation`): what a chain names. */
+const isOp = (m: TraceModel, i: number): boolean => m.host.kind[i] === HostKind.Op || m.host.kind[i] === HostKind.Annotation;
 
-/** How many levels of ops chainText descends below `n` (0 for a view, or a node without ops): its text is the same at every depth above that. */
-function opHeight(n: DispatchNode, memo: ChainMemo): number {
-  let h = memo.height.get(n);
+/** The tree's call nodes (`cuda_runtime`, `cuda_driver`): what launched the GPU work. */
+const isCall = (m: TraceModel, i: number): boolean => m.host.kind[i] === HostKind.Runtime || m.host.kind[i] === HostKind.Driver;
+
+const nameOf = (m: TraceModel, i: number): string => m.strings.get(m.host.name[i]!);
+
+/** Host event `i`, `d` levels below the tree's top: the tree lists its children (host events, then what it launched) above the depth cut. */
+const hasChildren = (c: Chains, i: number, d: number): boolean => d < MAX_TREE_DEPTH && (c.m.host.firstChild[i]! >= 0 || c.index.offsets[i] !== c.index.offsets[i + 1]);
+
+const isView = (c: Chains, i: number): boolean => isViewNode(c.m.host.kind[i]!, c.launched[i] !== 0, nameOf(c.m, i));
+
+/** How many levels of ops chainText descends below `i` (0 for a view, or a node without ops): its text is the same at every depth above that. */
+function opHeight(c: Chains, i: number, d: number): number {
+  let h = c.height.get(i);
   if (h !== undefined) return h;
   h = 0;
-  if (!n.view) for (const k of n.children) if (isOpNode(k)) h = Math.max(h, 1 + opHeight(k, memo));
-  memo.height.set(n, h);
+  const { firstChild, nextSibling } = c.m.host;
+  if (d < MAX_TREE_DEPTH && !isView(c, i)) for (let k = firstChild[i]!; k >= 0; k = nextSibling[k]!) if (isOp(c.m, k)) h = Math.max(h, 1 + opHeight(c, k, d + 1));
+  c.height.set(i, h);
   return h;
 }
 
@@ -38,79 +58,98 @@ function opHeight(n: DispatchNode, memo: ChainMemo): number {
  * Undefined when the text would be longer than `max`: a node's text holds each of its ops' texts,
  * so the first one too long ends the walk instead of building the rest. `memo` only with `max` = CHAIN_MAX_CHARS.
  */
-function chainText(n: DispatchNode, depth: number, max: number, memo?: ChainMemo): string | undefined {
-  if (depth <= 0) return n.children.length ? `\`${n.name}\` → …` : `\`${n.name}\``;
-  if (!memo || depth <= opHeight(n, memo)) return chainTextAt(n, depth, max, memo);
-  const full = memo.full;
-  if (full.has(n)) return full.get(n);
-  const t = chainTextAt(n, Infinity, max, memo);
-  full.set(n, t);
+function chainText(c: Chains, i: number, d: number, depth: number, max: number, memo: boolean): string | undefined {
+  if (depth <= 0) return hasChildren(c, i, d) ? `\`${nameOf(c.m, i)}\` → …` : `\`${nameOf(c.m, i)}\``;
+  if (!memo || depth <= opHeight(c, i, d)) return chainTextAt(c, i, d, depth, max, memo);
+  const full = c.full;
+  if (full.has(i)) return full.get(i);
+  const t = chainTextAt(c, i, d, Infinity, max, memo);
+  full.set(i, t);
   return t;
 }
 
 /** chainText of a node at depth >= 1. */
-function chainTextAt(n: DispatchNode, depth: number, max: number, memo: ChainMemo | undefined): string | undefined {
-  const name = `\`${n.name}\``;
-  if (n.view) {
-    let first: DispatchNode | undefined;
-    for (const k of n.children) {
-      if (isOpNode(k)) {
+function chainTextAt(c: Chains, i: number, d: number, depth: number, max: number, memo: boolean): string | undefined {
+  const { m } = c;
+  const { firstChild, nextSibling } = m.host;
+  const name = `\`${nameOf(m, i)}\``;
+  // Below the depth cut the tree shows no children: no ops, no launches.
+  const below = d < MAX_TREE_DEPTH ? firstChild[i]! : -1;
+  if (isView(c, i)) {
+    let first = -1;
+    for (let k = below; k >= 0; k = nextSibling[k]!) {
+      if (isOp(m, k)) {
         first = k;
         break;
       }
     }
-    if (!first) return name;
-    let inner = `\`${first.name}\``;
-    for (let k = firstCpuOp(first); k; k = firstCpuOp(k)) inner += ` → \`${k.name}\``;
+    if (first < 0) return name;
+    let inner = `\`${nameOf(m, first)}\``;
+    let dk = d + 1;
+    for (let k = firstCpuOp(m, first, dk); k >= 0; k = firstCpuOp(m, k, ++dk)) inner += ` → \`${nameOf(m, k)}\``;
     return `${name} (→ ${inner})`;
   }
   let ops = 0;
-  for (const k of n.children) if (isOpNode(k)) ops++;
+  for (let k = below; k >= 0; k = nextSibling[k]!) if (isOp(m, k)) ops++;
   let parts = '';
   let first = true;
-  for (const k of n.children) {
-    if (!isOpNode(k)) continue;
-    const t = chainText(k, depth - 1, max, memo);
+  for (let k = below; k >= 0; k = nextSibling[k]!) {
+    if (!isOp(m, k)) continue;
+    const t = chainText(c, k, d + 1, depth - 1, max, memo);
     if (t === undefined) return undefined;
-    const part = ops > 1 && !k.view && (t.includes(' → ') || t.includes(' ⇒ ')) ? `(${t})` : t;
+    const part = ops > 1 && !isView(c, k) && (t.includes(' → ') || t.includes(' ⇒ ')) ? `(${t})` : t;
     parts = first ? part : `${parts} + ${part}`;
     first = false;
   }
-  const launches = memo ? launchesOf(n, memo) : launchesText(n);
+  const launches = memo ? launchesOf(c, i, d) : launchesText(c, i, d);
   let text = name;
   if (ops) text += ` → ${parts}`;
   if (launches) text += ` ⇒ ${launches}`;
   return text.length > max ? undefined : text;
 }
 
-function firstCpuOp(n: DispatchNode): DispatchNode | undefined {
-  for (const k of n.children) if (k.category === 'cpu_op') return k;
-  return undefined;
+/** The first `cpu_op` the tree shows under `i` (`d` levels down), or -1. */
+function firstCpuOp(m: TraceModel, i: number, d: number): number {
+  if (d >= MAX_TREE_DEPTH) return -1;
+  for (let k = m.host.firstChild[i]!; k >= 0; k = m.host.nextSibling[k]!) if (m.host.kind[k] === HostKind.Op) return k;
+  return -1;
 }
 
-function launchesOf(n: DispatchNode, memo: ChainMemo): string {
-  let t = memo.launches.get(n);
-  if (t === undefined) memo.launches.set(n, (t = launchesText(n)));
+function launchesOf(c: Chains, i: number, d: number): string {
+  let t = c.launches.get(i);
+  if (t === undefined) c.launches.set(i, (t = launchesText(c, i, d)));
   return t;
 }
 
 /** `cuLaunchKernelEx` → `nvjet…`, each call that launched something, with its distinct kernel labels in order; '' when none. */
-function launchesText(n: DispatchNode): string {
+function launchesText(c: Chains, i: number, d: number): string {
+  if (d >= MAX_TREE_DEPTH) return '';
+  const { m } = c;
+  const { firstChild, nextSibling } = m.host;
   let out = '';
-  for (const k of n.children) {
-    if (!isCallNode(k) || !k.children.length) continue;
+  for (let k = firstChild[i]!; k >= 0; k = nextSibling[k]!) {
+    if (!isCall(m, k) || !hasChildren(c, k, d + 1)) continue;
+    // The call's children as the tree lists them: its host events, then the GPU work it launched.
     const seen = new Set<string>();
     let labels = '';
-    for (const g of k.children) {
-      const label = `\`${kernelLabel(g.name)}\``;
-      if (seen.has(label)) continue;
+    const add = (label: string): void => {
+      if (seen.has(label)) return;
       labels = seen.size ? `${labels}, ${label}` : label;
       seen.add(label);
-    }
-    const call = `\`${k.name}\` → ${labels}`;
+    };
+    for (let h = firstChild[k]!; h >= 0; h = nextSibling[h]!) add(labelOf(c, m.host.name[h]!));
+    for (const g of launchedInTreeOrder(c.index, k)) add(labelOf(c, m.gpu.name[g]!));
+    const call = `\`${nameOf(m, k)}\` → ${labels}`;
     out = out ? `${out}, ${call}` : call;
   }
   return out;
+}
+
+/** kernelLabel of name id `id`, in backticks: made once per name. */
+function labelOf(c: Chains, id: number): string {
+  let t = c.labels[id];
+  if (t === undefined) c.labels[id] = t = `\`${kernelLabel(c.m.strings.get(id))}\``;
+  return t;
 }
 
 /** Chains longer than this are cut to fewer levels (a training step's ops nest deep). */
@@ -122,28 +161,32 @@ const DISPATCH_MAX_OPS = 12;
 const DISPATCH_MAX_CHAINS = 10;
 
 /** The whole chain when it fits in CHAIN_MAX_CHARS, else the deepest cut from 6 levels down that fits, else 1 level however long. */
-function shortChain(n: DispatchNode, memo: ChainMemo): string {
+function shortChain(c: Chains, i: number, d: number): string {
   for (const depth of [Infinity, 6, 5, 4, 3, 2]) {
-    const text = chainText(n, depth, CHAIN_MAX_CHARS, memo);
+    const text = chainText(c, i, d, depth, CHAIN_MAX_CHARS, true);
     if (text !== undefined) return text;
   }
-  return chainText(n, 1, Infinity)!;
+  return chainText(c, i, d, 1, Infinity, false)!;
 }
 
 export function dispatchSection(c: TraceContext): ExplainSection | undefined {
   const { m } = c;
   const scope = c.scope.per === 'annotation' ? { annotation: c.scope.name, instance: 0 } : {};
-  const tree = computeDispatchTree(m, scope);
-  if ('error' in tree || !tree.roots.length) return undefined;
-  const root = tree.roots.length === 1 ? tree.roots[0]! : undefined;
-  const top = root ? root.children : tree.roots;
-  const ops = top.filter(isOpNode);
+  const sel = selectDispatchRoots(m, scope);
+  if ('error' in sel || !sel.roots.length) return undefined;
+  const root = sel.roots.length === 1 ? sel.roots[0]! : -1;
+  // The top level: the root's children, one level down (the GPU work it launched is no op), else the roots.
+  const top: number[] = [];
+  if (root >= 0) for (let k = m.host.firstChild[root]!; k >= 0; k = m.host.nextSibling[k]!) top.push(k);
+  const d = root >= 0 ? 1 : 0;
+  const ops = (root >= 0 ? top : sel.roots).filter((i) => isOp(m, i));
   if (!ops.length) return undefined;
   const sentences: ExplainSentence[] = [];
+  const names = ops.map((i) => nameOf(m, i));
   const counts = new Map<string, number>();
-  for (const o of ops) counts.set(o.name, (counts.get(o.name) ?? 0) + 1);
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
   const list = [...counts].map(([name, n]) => ({ name, calls: n }));
-  const where = root ? `\`${tree.scope.replace(/ \(instance 1 of \d+\)$/, '')}\`${c.instances.length > 1 ? ' (its first instance)' : ''}` : 'The trace';
+  const where = root >= 0 ? `\`${sel.label.replace(/ \(instance 1 of \d+\)$/, '')}\`${c.instances.length > 1 ? ' (its first instance)' : ''}` : 'The trace';
   sentences.push(
     say(
       'dispatch.top',
@@ -151,23 +194,26 @@ export function dispatchSection(c: TraceContext): ExplainSection | undefined {
         .slice(0, DISPATCH_MAX_OPS)
         .map((_, i) => `\`{order.${i}}\``)
         .join(', ')}${ops.length > DISPATCH_MAX_OPS ? ', and {moreOps} more' : ''}.`,
-      { opCount: ops.length, order: ops.slice(0, DISPATCH_MAX_OPS).map((o) => o.name), moreOps: Math.max(0, ops.length - DISPATCH_MAX_OPS), distinct: list },
+      { opCount: ops.length, order: names.slice(0, DISPATCH_MAX_OPS), moreOps: Math.max(0, ops.length - DISPATCH_MAX_OPS), distinct: list },
     ),
   );
   // One sentence per distinct chain, in first-seen order.
-  const chains = new Map<string, DispatchNode[]>();
-  const memo = newChainMemo();
+  const index = launchIndexOf(m);
+  const chains = new Map<string, number[]>();
+  const memo: Chains = { m, index, launched: launchedGpuWorkOf(m), labels: [], full: new Map(), height: new Map(), launches: new Map() };
   for (const o of ops) {
-    const t = shortChain(o, memo);
+    const t = shortChain(memo, o, d);
     const list2 = chains.get(t);
     if (list2) list2.push(o);
     else chains.set(t, [o]);
   }
   for (const [text, nodes] of [...chains].slice(0, DISPATCH_MAX_CHAINS)) {
-    const numbers = { chain: text, calls: nodes.length, cpuUs: mean(nodes.map((n) => n.durUs)), gpuUs: mean(nodes.map((n) => n.gpuUs ?? 0)) };
+    // The tree's `durUs` and `gpuUs` of these nodes, for the chains shown only.
+    const gpuUs = nodes.map((n) => subtreeGpuNs(m, index, n) / 1000);
+    const numbers = { chain: text, calls: nodes.length, cpuUs: mean(nodes.map((n) => m.host.durNs[n]! / 1000)), gpuUs: mean(gpuUs) };
     const times = nodes.length > 1 ? '{calls}×: ' : '';
     sentences.push(
-      say('dispatch.chain', nodes.some((n) => (n.gpuUs ?? 0) > 0) ? `${times}{chain} — {cpuUs} on the host, {gpuUs} of GPU work.` : `${times}{chain} — {cpuUs} on the host, no GPU work.`, numbers),
+      say('dispatch.chain', gpuUs.some((us) => us > 0) ? `${times}{chain} — {cpuUs} on the host, {gpuUs} of GPU work.` : `${times}{chain} — {cpuUs} on the host, no GPU work.`, numbers),
     );
   }
   if (chains.size > DISPATCH_MAX_CHAINS) {

@@ -63,8 +63,16 @@ export interface DispatchTree {
 
 export type DispatchScopeError = { readonly error: string };
 
-/** Host indices of the roots the scope selects, in time order. */
-function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]; label: string; instances: number } | DispatchScopeError {
+/** What a scope selects: its roots, in words, and how many instances it has (DispatchTree's fields). */
+export interface DispatchRoots {
+  /** Host indices of the roots, in time order. */
+  readonly roots: number[];
+  readonly label: string;
+  readonly instances: number;
+}
+
+/** Host indices of the roots the scope selects, in time order (`explain` reads its chains off them, without the tree). */
+export function selectDispatchRoots(m: TraceModel, scope: DispatchTreeScope): DispatchRoots | DispatchScopeError {
   const { host, strings } = m;
   if (scope.step !== undefined) {
     const s = m.steps.find((x) => x.number === scope.step);
@@ -75,7 +83,7 @@ function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]
     return { roots: [s.host], label: s.name, instances: 1 };
   }
   if (scope.annotation !== undefined) {
-    // (a copy: the list is the model's shared annotation index)
+    // (a copy: namedEvents' list is read-only)
     const found = [...namedEvents(m, strings.find(scope.annotation))];
     found.sort((a, b) => host.startNs[a]! - host.startNs[b]!);
     if (found.length === 0) return { error: `no host event named "${scope.annotation}" in the trace` };
@@ -92,7 +100,7 @@ function selectRoots(m: TraceModel, scope: DispatchTreeScope): { roots: number[]
 }
 
 export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}): DispatchTree | DispatchScopeError {
-  const sel = selectRoots(m, scope);
+  const sel = selectDispatchRoots(m, scope);
   if ('error' in sel) return sel;
   const b: TreeBuild = {
     m,
@@ -148,14 +156,14 @@ function buildTree(b: TreeBuild, root: number): DispatchNode {
       if (f.depth < maxDepth) stack.push({ i: c, depth: f.depth + 1, next: firstChild[c]!, childCpuNs: 0, children: [], nsBase: ns.length });
       else {
         // A child left out still counts in its parent's GPU time.
-        ns.push(subtreeGpuNs(b, c));
+        ns.push(subtreeGpuNs(b.m, b.index, c));
         if (f.depth === MAX_TREE_DEPTH) b.cut = true;
       }
       continue;
     }
     stack.pop();
     let gpuNs = 0;
-    const launched = launchedByCall(b, f.i);
+    const launched = launchedInTreeOrder(b.index, f.i);
     for (let k = 0; k < launched.length; k++) gpuNs += b.m.gpu.durNs[launched[k]!]!;
     for (let k = f.nsBase; k < ns.length; k++) gpuNs += ns[k]!;
     ns.length = f.nsBase;
@@ -168,37 +176,51 @@ function buildTree(b: TreeBuild, root: number): DispatchNode {
 }
 
 /** What a call launched, in GPU table order as the tree lists it (most events launched nothing: no view made for them). */
-function launchedByCall(b: TreeBuild, h: number): Int32Array {
-  const { offsets } = b.index;
-  return offsets[h] === offsets[h + 1] ? NOTHING : inIndexOrder(launchedBy(b.index, h));
+export function launchedInTreeOrder(index: LaunchIndex, h: number): Int32Array {
+  const { offsets } = index;
+  return offsets[h] === offsets[h + 1] ? NOTHING : inIndexOrder(launchedBy(index, h));
 }
 
 const NOTHING = new Int32Array(0);
 
-/** Σ GPU ns launched in the subtree of `root` (for a child below the depth shown), children before parents. */
-function subtreeGpuNs(b: TreeBuild, root: number): number {
-  const { firstChild, nextSibling } = b.m.host;
-  const sums = new Map<number, number>();
-  const stack = [root];
-  const expanded: boolean[] = [];
-  while (stack.length > 0) {
-    const i = stack[stack.length - 1]!;
-    if (!expanded[stack.length - 1]) {
-      expanded[stack.length - 1] = true;
-      for (let c = firstChild[i]!; c !== -1; c = nextSibling[c]!) {
-        stack.push(c);
-        expanded[stack.length - 1] = false;
-      }
+/**
+ * Σ GPU ns launched in the subtree of `root`, children before parents: a node's own launches,
+ * then its children's sums in sibling order, as the tree sums its nodes' `gpuUs` (for a child
+ * below the depth shown, and for `explain`'s chains, which read it without the tree).
+ */
+export function subtreeGpuNs(m: TraceModel, index: LaunchIndex, root: number): number {
+  const { firstChild, nextSibling } = m.host;
+  // Depth first with a stack of open nodes: each one's next child and its running sum, which
+  // starts with its own launches and takes each child's sum as the child closes (no map of sums).
+  const open = [root];
+  const next = [firstChild[root]!];
+  const sums = [ownGpuNs(m, index, root)];
+  for (;;) {
+    const top = open.length - 1;
+    const c = next[top]!;
+    if (c !== -1) {
+      next[top] = nextSibling[c]!;
+      open.push(c);
+      next.push(firstChild[c]!);
+      sums.push(ownGpuNs(m, index, c));
       continue;
     }
-    stack.pop();
-    expanded.length = stack.length;
-    let ns = 0;
-    for (const g of launchedByCall(b, i)) ns += b.m.gpu.durNs[g]!;
-    for (let c = firstChild[i]!; c !== -1; c = nextSibling[c]!) ns += sums.get(c)!;
-    sums.set(i, ns);
+    const ns = sums.pop()!;
+    open.pop();
+    next.pop();
+    if (open.length === 0) return ns;
+    sums[top - 1] += ns;
   }
-  return sums.get(root)!;
+}
+
+/** Σ durations of what host event `h` launched itself, in the tree's order. */
+function ownGpuNs(m: TraceModel, index: LaunchIndex, h: number): number {
+  let ns = 0;
+  const { offsets } = index;
+  if (offsets[h] === offsets[h + 1]) return ns;
+  const launched = launchedInTreeOrder(index, h);
+  for (let k = 0; k < launched.length; k++) ns += m.gpu.durNs[launched[k]!]!;
+  return ns;
 }
 
 function gpuNode(m: TraceModel, g: number): DispatchNode {
@@ -231,10 +253,15 @@ function hostNode(b: TreeBuild, i: number, childCpuNs: number, gpuNs: number, ch
     gpuUs: gpuNs / 1000,
   } as DispatchNode;
   if (isOp || kind === HostKind.Annotation) node.launchedNothing = nothing;
-  if (isOp && nothing && isViewOpName(name)) node.view = true;
+  if (isViewNode(kind, !nothing, name)) node.view = true;
   if (dims !== undefined) node.inputDims = dims;
   node.children = children;
   return node;
+}
+
+/** DispatchNode.view: a torch view op (metadata only) whose subtree launched nothing (`launchedAny`: launchedGpuWorkOf). */
+export function isViewNode(kind: number, launchedAny: boolean, name: string): boolean {
+  return kind === HostKind.Op && !launchedAny && isViewOpName(name);
 }
 
 /** A call's activities (listed in start order) in GPU table order: the list itself when it already is (one activity, or launched in order), else a sorted copy. */

@@ -209,42 +209,34 @@ function outermostInstances(m: TraceModel, id: number): number[] {
 }
 
 /**
- * The `user_annotation` events of each name, in table order, and which names an op (`cpu_op`)
- * has too: one pass over the host table, made once per model, that the annotation list, each
- * annotation scope and the dispatch tree's roots read instead of a pass each. Shared, so read-only.
+ * The `user_annotation` events of each name, in table order: found once per model, for the
+ * annotation list. Shared, so read-only.
  */
 export interface AnnotationIndex {
   /** Name id → its annotation events, in table order; names in order of first appearance. */
   readonly byName: ReadonlyMap<number, readonly number[]>;
-  /** Per name id, 1 when some op has that name. */
-  readonly opName: Uint8Array;
 }
 
 export const annotationIndexOf = perModel((m: TraceModel): AnnotationIndex => {
   const { kind, name } = m.host;
   const byName = new Map<number, number[]>();
-  const opName = new Uint8Array(m.strings.size);
-  for (let i = 0; i < kind.length; i++) {
-    const k = kind[i]!;
-    if (k === HostKind.Op) opName[name[i]!] = 1;
-    else if (k === HostKind.Annotation) {
-      const id = name[i]!;
-      const list = byName.get(id);
-      if (list) list.push(i);
-      else byName.set(id, [i]);
-    }
+  // A few hundred annotations among ~190k events: the native indexOf finds them, no JS loop over the table.
+  for (let i = kind.indexOf(HostKind.Annotation); i >= 0; i = kind.indexOf(HostKind.Annotation, i + 1)) {
+    const id = name[i]!;
+    const list = byName.get(id);
+    if (list) list.push(i);
+    else byName.set(id, [i]);
   }
-  return { byName, opName };
+  return { byName };
 });
 
 /** The ops and annotations named `id` (runtime and driver calls left out), in table order. */
 export function namedEvents(m: TraceModel, id: number): readonly number[] {
   if (id < 0) return [];
-  const ix = annotationIndexOf(m);
-  if (!ix.opName[id]) return ix.byName.get(id) ?? [];
   const { name, kind } = m.host;
   const out: number[] = [];
-  for (let i = 0; i < name.length; i++) if (name[i] === id && kind[i] !== HostKind.Runtime && kind[i] !== HostKind.Driver) out.push(i);
+  // The events of that name found by the native indexOf: no JS loop over the whole table.
+  for (let i = name.indexOf(id); i >= 0; i = name.indexOf(id, i + 1)) if (kind[i] !== HostKind.Runtime && kind[i] !== HostKind.Driver) out.push(i);
   return out;
 }
 
@@ -287,7 +279,7 @@ interface Windows {
  * - an event under no root, on another thread than the root of the last instance starting at
  *   or before it, that starts inside that instance's window, belongs to it. The instance found
  *   last is tried first, as the table lists each thread's events in time order; else the binary
- *   search (lastAtOrBefore's) written out.
+ *   search (lastAtOrBefore, a call of its own: a smaller loop body is optimised sooner).
  */
 function ownersInOnePass(m: TraceModel, roots: readonly number[], w: Windows): Int32Array {
   const { parent, startNs, thread } = m.host;
@@ -315,16 +307,7 @@ function ownersInOnePass(m: TraceModel, roots: readonly number[], w: Windows): I
     owner[i] = -1;
     const x = startNs[i]!;
     if (!(x >= first)) continue; // before every instance, or NaN
-    if (!(starts[k]! <= x && (k + 1 === n || starts[k + 1]! > x))) {
-      let lo = 0;
-      let hi = n - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (starts[mid]! <= x) lo = mid;
-        else hi = mid - 1;
-      }
-      k = lo;
-    }
+    if (!(starts[k]! <= x && (k + 1 === n || starts[k + 1]! > x))) k = lastAtOrBefore(starts, x);
     if (thread[i] !== threads[k] && x < ends[k]!) owner[i] = k;
   }
   return owner;
@@ -442,38 +425,65 @@ function placeMembers(owner: Int32Array, rootOf: Int32Array, fill: Int32Array, m
   }
 }
 
-/** Each instance's GPU work in launch order (launchTimes, then start, then index). */
+/**
+ * Each instance's GPU work in launch order (launchTimes, then start, then index): dealt out in the
+ * model's launch order, each list comes out in that order, with no check or sort per list (the
+ * order is sorted once per model, for every scope); where there is no such order (a NaN time),
+ * each list is sorted alone, as before.
+ */
 function gpuWorkByInstance(m: TraceModel, instances: number, owner: Int32Array): number[][] {
   const { gpu } = m;
   const lists: number[][] = [];
   for (let k = 0; k < instances; k++) lists.push([]);
   const { launcher, owner: opOf } = gpu;
-  for (let g = 0; g < gpu.length; g++) {
+  const order = launchOrderOf(m);
+  for (let j = 0; j < gpu.length; j++) {
+    const g = order ? order[j]! : j;
     const l = launcher[g]!;
     const o = opOf[g]!;
     const k = l >= 0 ? owner[l]! : o >= 0 ? owner[o]! : -1;
     if (k >= 0) lists[k]!.push(g);
   }
-  const at = launchTimesOf(m);
-  for (const list of lists) sortByLaunch(gpu.startNs, at, list);
+  if (!order) for (const list of lists) sortByLaunch(gpu.startNs, launchTimesOf(m).at, list);
   return lists;
 }
 
-/** launchTimes, made once per model: every scope's instances are sorted by it (`explain` reads the steps' and an annotation's). Shared, so read-only. */
+/**
+ * Every GPU activity in launch order (launchTimes, then start, then index), made once per model:
+ * the whole trace's list, and the order each scope deals its instances' work out in (a list taken
+ * from it in its order is in launch order too). Undefined when a time is NaN: the order is then
+ * not total, and each list is sorted alone. Shared, so read-only.
+ */
+const launchOrderOf = perModel((m: TraceModel): readonly number[] | undefined => {
+  const { at, readable } = launchTimesOf(m);
+  if (!readable) return undefined;
+  const all: number[] = [];
+  for (let g = 0; g < at.length; g++) all.push(g);
+  sortByLaunch(m.gpu.startNs, at, all);
+  return all;
+});
+
+/** launchTimes, made once per model: the launch order is sorted by it (and each instance list, where a time is NaN). Shared, so read-only. */
 const launchTimesOf = perModel(launchTimes);
 
-/** Per GPU activity, when the host asked for it (its launch order): its launch call's start, else its own start. */
-function launchTimes(m: TraceModel): Float64Array {
+/**
+ * Per GPU activity, when the host asked for it (its launch order): its launch call's start, else
+ * its own start; `readable` when none of those times or starts is NaN.
+ */
+function launchTimes(m: TraceModel): { readonly at: Float64Array; readonly readable: boolean } {
   const { gpu } = m;
   const hostStart = m.host.startNs;
   const launcher = gpu.launcher;
   const startNs = gpu.startNs;
   const at = new Float64Array(gpu.length);
+  let readable = true;
   for (let g = 0; g < at.length; g++) {
     const l = launcher[g]!;
-    at[g] = l >= 0 ? hostStart[l]! : startNs[g]!;
+    const t = l >= 0 ? hostStart[l]! : startNs[g]!;
+    at[g] = t;
+    if (t !== t || startNs[g] !== startNs[g]) readable = false;
   }
-  return at;
+  return { at, readable };
 }
 
 /**
@@ -504,9 +514,15 @@ function wholeTrace(m: TraceModel): ScopeInstance {
     for (let i = 0; i < m.host.length; i++) hostEvents.push(i);
     hostEvents.sort((a, b) => m.host.startNs[a]! - m.host.startNs[b]! || a - b);
   } else hostEvents = Array.from(hostOrderByStart(m));
-  const gpu: number[] = [];
-  for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
-  sortByLaunch(m.gpu.startNs, launchTimesOf(m), gpu);
+  const order = launchOrderOf(m);
+  let gpu: number[];
+  // (a copy: the model's launch order is shared)
+  if (order) gpu = order.slice();
+  else {
+    gpu = [];
+    for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
+    sortByLaunch(m.gpu.startNs, launchTimesOf(m).at, gpu);
+  }
   return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
 }
 
