@@ -783,12 +783,21 @@ class Links {
   private readonly textIds = new Map<string, number>();
   /** Per producer op id: by kind code × opCount + consumer op id, the index in `found` or -1 for none. */
   private readonly byProducer: (Map<number, number> | undefined)[];
+  /**
+   * Per producer op id, the key and answer it was last asked about (key -1: none yet): a training
+   * loop runs its ops in the same order step after step, so an op mostly hands its output to the
+   * same next op, and the answer is read without a map lookup.
+   */
+  private readonly lastKey: Float64Array;
+  private readonly lastFound: Int32Array;
 
   constructor(
     private readonly m: TraceModel,
     private readonly c: SiteColumns,
   ) {
     this.byProducer = new Array<Map<number, number> | undefined>(c.opCount);
+    this.lastKey = new Float64Array(c.opCount).fill(-1);
+    this.lastFound = new Int32Array(c.opCount);
   }
 
   /** The intermediate's index in `found` from kernel `a` to kernel `b` (GPU indexes), or -1. */
@@ -797,11 +806,15 @@ class Links {
     const pa = this.c.op[a]!;
     const pb = this.c.op[b]!;
     if (pa < 0 || pb < 0 || owner[a] === owner[b]) return -1;
+    const key = this.c.kindCode[name[a]!]! * this.c.opCount + pb;
+    if (this.lastKey[pa] === key) return this.lastFound[pa]!;
     let byConsumer = this.byProducer[pa];
     if (byConsumer === undefined) this.byProducer[pa] = byConsumer = new Map();
-    const key = this.c.kindCode[name[a]!]! * this.c.opCount + pb;
     const known = byConsumer.get(key);
-    return known !== undefined ? known : this.resolve(byConsumer, key, a, b);
+    const found = known !== undefined ? known : this.resolve(byConsumer, key, a, b);
+    this.lastKey[pa] = key;
+    this.lastFound[pa] = found;
+    return found;
   }
 
   /** The pair of kernels `a` then `b` not asked about before: its intermediate's index, or -1, kept under `key`. */
@@ -879,8 +892,9 @@ interface ChainGroup {
   readonly siteNs: number[];
   readonly betweenNs: number[][];
   totalNs: number;
-  /** The annotation instances (host indexes) they ran in. */
+  /** The annotation instances (host indexes) they ran in, and the last one added. */
   readonly scopes: Set<number>;
+  lastScope: number;
 }
 
 /**
@@ -916,6 +930,7 @@ function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Link
         betweenNs: ch.between.map((ks) => new Array<number>(ks.length).fill(0)),
         totalNs: 0,
         scopes: new Set(),
+        lastScope: -2,
       };
       bucket.push(group);
       groups.push(group);
@@ -937,10 +952,13 @@ function addInstance(group: ChainGroup, ch: ChainInstance, durNs: Float64Array, 
   group.totalNs += t;
   for (let l = 0; l < ch.between.length; l++) {
     const ks = ch.between[l]!;
+    if (ks.length === 0) continue;
     const sums = group.betweenNs[l]!;
     for (let k = 0; k < ks.length; k++) sums[k] += durNs[ks[k]!]!;
   }
-  group.scopes.add(scope[ch.sites[0]!]!);
+  // A chain's instances mostly follow one another within an annotation instance: one set entry each.
+  const s = scope[ch.sites[0]!]!;
+  if (s !== group.lastScope) group.scopes.add((group.lastScope = s));
 }
 
 /** Whether two chain instances (of the same annotation row name) are the same chain: see groupChains. */
