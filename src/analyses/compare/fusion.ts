@@ -867,10 +867,12 @@ function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: 
     // it hands the next kernel cannot be told apart from what it read.
     const link = r === Role.MemoryBound && prevRole === Role.MemoryBound && scope[g] === scope[prev] ? links.of(prev, g) : -1;
     if (link >= 0 && (skipped === undefined || !anyReadsTensorLike(m, skipped, links.found[link]!))) {
-      if (!cur) cur = { sites: [prev], links: [], between: [] };
-      cur.sites.push(g);
-      cur.links.push(link);
-      cur.between.push(skipped ?? NONE_BETWEEN);
+      if (!cur) cur = newChain(prev, g, link, skipped ?? NONE_BETWEEN);
+      else {
+        cur.sites.push(g);
+        cur.links.push(link);
+        cur.between.push(skipped ?? NONE_BETWEEN);
+      }
     } else if (cur) {
       chains.push(cur);
       cur = undefined;
@@ -908,36 +910,48 @@ function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Link
   const groups: ChainGroup[] = [];
   // By hash; a bucket holds the groups whose hashes are equal.
   const byHash = new Map<number, ChainGroup[]>();
-  for (const ch of chains) {
-    const g0 = ch.sites[0]!;
-    const row = rows.idOf(c.scope[g0]!);
+  for (let i = 0; i < chains.length; i++) {
+    const ch = chains[i]!;
+    const row = rows.idOf(c.scope[ch.sites[0]!]!);
     // FNV-1a over the annotation, the kernels and the intermediates, cut to 30 bits (a
     // small-integer Map key); sameChain compares the rest.
     let h = Math.imul(0x811c9dc5 ^ row, 0x01000193);
     for (let k = 0; k < ch.sites.length; k++) h = Math.imul(h ^ name[ch.sites[k]!]!, 0x01000193);
     for (let k = 0; k < ch.links.length; k++) h = Math.imul(h ^ textId[ch.links[k]!]!, 0x01000193);
     h &= 0x3fffffff;
-    let bucket = byHash.get(h);
-    if (!bucket) byHash.set(h, (bucket = []));
+    const bucket = byHash.get(h);
     let group: ChainGroup | undefined;
-    for (let k = 0; k < bucket.length && !group; k++) if (bucket[k]!.row === row && sameChain(m, links, bucket[k]!.first, ch)) group = bucket[k];
-    if (!group) {
-      group = {
-        first: ch,
-        row,
-        count: 0,
-        siteNs: new Array<number>(ch.sites.length).fill(0),
-        betweenNs: ch.between.map((ks) => new Array<number>(ks.length).fill(0)),
-        totalNs: 0,
-        scopes: new Set(),
-        lastScope: -2,
-      };
-      bucket.push(group);
-      groups.push(group);
-    }
-    addInstance(group, ch, durNs, c.scope);
+    for (let k = 0; bucket !== undefined && k < bucket.length && !group; k++) if (bucket[k]!.row === row && sameChain(m, links, bucket[k]!.first, ch)) group = bucket[k];
+    addInstance(group ?? newGroup(byHash, h, groups, ch, row), ch, durNs, c.scope);
   }
   return groups;
+}
+
+// The rarer steps apart, in functions of their own: the loops that call them stay small, so V8
+// compiles them sooner and at less cost (the analysis runs once per process).
+
+/** A chain's first instance: its group, entered in its hash's bucket and in `groups`. */
+function newGroup(byHash: Map<number, ChainGroup[]>, h: number, groups: ChainGroup[], ch: ChainInstance, row: number): ChainGroup {
+  const group: ChainGroup = {
+    first: ch,
+    row,
+    count: 0,
+    siteNs: new Array<number>(ch.sites.length).fill(0),
+    betweenNs: ch.between.map((ks) => new Array<number>(ks.length).fill(0)),
+    totalNs: 0,
+    scopes: new Set(),
+    lastScope: -2,
+  };
+  const bucket = byHash.get(h);
+  if (bucket) bucket.push(group);
+  else byHash.set(h, [group]);
+  groups.push(group);
+  return group;
+}
+
+/** A chain's first two kernels, `a` then `b`, and their link. */
+function newChain(a: number, b: number, link: number, between: readonly number[]): ChainInstance {
+  return { sites: [a, b], links: [link], between: [between] };
 }
 
 /** One more instance of a group's chain: its durations added to the group's sums (the instances' order is the sums' order). */
