@@ -196,8 +196,16 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
   let opCount = 0;
   const kindCode = new Uint8Array(strings.size);
   const kindCodes = new Map<KernelKind, number>();
-  // The profiler steps, for kernels no annotation scopes.
-  const steps = new StepFinder(m.steps);
+  // The profiler steps as columns, for kernels no annotation scopes.
+  const stepCount = m.steps.length;
+  const stepStart = new Float64Array(stepCount);
+  const stepEnd = new Float64Array(stepCount);
+  const stepHost = new Int32Array(stepCount);
+  for (let s = 0; s < stepCount; s++) {
+    stepStart[s] = m.steps[s]!.startNs;
+    stepEnd[s] = m.steps[s]!.endNs;
+    stepHost[s] = m.steps[s]!.host;
+  }
   for (let g = 0; g < gpu.length; g++) {
     if (gpu.kind[g] !== GpuKind.Kernel) continue;
     const nameId = gpu.name[g]!;
@@ -219,9 +227,20 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
       const h = hostFacts[host.name[p]!]!;
       if ((h & H_SCOPING_DECIDED ? h : decideScoping(host.name[p]!)) & H_SCOPING) break;
     }
-    // Backward work runs on autograd's thread outside any annotation: it belongs to the step
-    // whose window it starts in.
-    if (p < 0 && from >= 0 && steps.count > 0) p = steps.at(host.startNs[from]!);
+    if (p < 0 && from >= 0 && stepCount > 0) {
+      // Backward work runs on autograd's thread outside any annotation: it belongs to the step
+      // whose window it starts in. Steps do not overlap: the last one starting at or before t is
+      // the only candidate.
+      const t = host.startNs[from]!;
+      let lo = 0;
+      let hi = stepCount;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (stepStart[mid]! <= t) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo > 0 && t < stepEnd[lo - 1]!) p = stepHost[lo - 1]!;
+    }
     scope[g] = p;
   }
   return { role, scope, decoded, fused, op, opCount, kindCode };
@@ -254,54 +273,6 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
     let h = hostFacts[id]!;
     if (!(h & H_ATEN_DECIDED)) hostFacts[id] = h |= H_ATEN_DECIDED | (strings.get(id).startsWith('aten::') ? H_ATEN : 0);
     return (h & H_ATEN) !== 0;
-  }
-}
-
-/**
- * The profiler step (host index) whose window a time starts in, or -1. Steps do not overlap: the
- * last one starting at or before t is the only candidate, found by binary search — or, where the
- * steps are in order of start, first looked for where the last time asked about fell (kernels
- * come in time order, so most times fall in the same step as the one before).
- */
-class StepFinder {
-  readonly count: number;
-  private readonly start: Float64Array;
-  private readonly end: Float64Array;
-  private readonly host: Int32Array;
-  /** The steps' starts never decrease (nor are NaN): the hint's test is then the binary search's answer. */
-  private readonly ordered: boolean;
-  /** The binary search's last answer (the number of steps starting at or before the time). */
-  private hint = 0;
-
-  constructor(steps: TraceModel['steps']) {
-    const n = (this.count = steps.length);
-    this.start = new Float64Array(n);
-    this.end = new Float64Array(n);
-    this.host = new Int32Array(n);
-    let ordered = true;
-    for (let s = 0; s < n; s++) {
-      this.start[s] = steps[s]!.startNs;
-      this.end[s] = steps[s]!.endNs;
-      this.host[s] = steps[s]!.host;
-      if (!(s === 0 ? this.start[s] === this.start[s] : this.start[s - 1]! <= this.start[s]!)) ordered = false;
-    }
-    this.ordered = ordered;
-  }
-
-  at(t: number): number {
-    const { start } = this;
-    let lo = this.hint;
-    if (!(this.ordered && (lo === 0 || start[lo - 1]! <= t) && (lo === this.count || !(start[lo]! <= t)))) {
-      lo = 0;
-      let hi = this.count;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (start[mid]! <= t) lo = mid + 1;
-        else hi = mid;
-      }
-      this.hint = lo;
-    }
-    return lo > 0 && t < this.end[lo - 1]! ? this.host[lo - 1]! : -1;
   }
 }
 
