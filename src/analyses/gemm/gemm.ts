@@ -716,19 +716,24 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
   const keys = new RowKeys();
   const inStep = new StepWindows(steps);
   let unshapedCalls = 0;
-  for (const c of calls) {
+  // A row's accumulator, made at its first call (apart: the loop below stays small, so V8 compiles it sooner).
+  const newAcc = (key: string, first: GemmCall): Acc => {
+    const a: Acc = { key, first, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, via: new Set() };
+    groups.set(key, a);
+    return a;
+  };
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
     // Rows by (op, Input Dims, Input types, kernel names); one kernel's text is its name.
-    const kernelNames = c.kernels.length === 1 ? gpuName(m, c.kernels[0]!) : c.kernels.map((g) => gpuName(m, g)).join('\u0001');
-    const key = keys.of(c.op, c.inputDims, c.inputTypes, kernelNames);
-    let a = groups.get(key);
-    if (!a) groups.set(key, (a = { key, first: c, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, via: new Set() }));
+    const key = keys.of(c.op, c.inputDims, c.inputTypes, c.kernels.length === 1 ? gpuName(m, c.kernels[0]!) : kernelNamesText(m, c.kernels));
+    const a = groups.get(key) ?? newAcc(key, c);
     a.hosts.push(c.host);
     a.via.add(c.via.length === 1 ? c.via[0]! : c.via.join(' → '));
     if (steps.length && inStep.contains(m.host.startNs[c.host]!)) a.inSteps++;
     if (!c.shape) unshapedCalls++;
     if (c.kernels.length) {
       let ns = 0;
-      for (const g of c.kernels) ns += gpu.durNs[g]!;
+      for (let k = 0; k < c.kernels.length; k++) ns += gpu.durNs[c.kernels[k]!]!;
       a.kernelCalls++;
       a.totalNs += ns;
       a.minNs = Math.min(a.minNs, ns);
@@ -815,6 +820,11 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
   };
   report.alignment = findAlignmentIssues(report, report.traceKernelUs);
   return report;
+}
+
+/** A call's kernel names as one text (the row key's part for them). */
+function kernelNamesText(m: TraceModel, kernels: readonly number[]): string {
+  return kernels.map((g) => gpuName(m, g)).join('\u0001');
 }
 
 /**
