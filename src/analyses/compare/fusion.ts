@@ -754,21 +754,12 @@ class Links {
   private readonly textIds = new Map<string, number>();
   /** Per producer op id: by kind code × opCount + consumer op id, the index in `found` or -1 for none. */
   private readonly byProducer: (Map<number, number> | undefined)[];
-  /**
-   * Per producer op id, the key and answer it was last asked about (key -1: none yet): a training
-   * loop runs its ops in the same order step after step, so an op mostly hands its output to the
-   * same next op, and the answer is read without a map lookup.
-   */
-  private readonly lastKey: Float64Array;
-  private readonly lastFound: Int32Array;
 
   constructor(
     private readonly m: TraceModel,
     private readonly c: SiteColumns,
   ) {
     this.byProducer = new Array<Map<number, number> | undefined>(c.opCount);
-    this.lastKey = new Float64Array(c.opCount).fill(-1);
-    this.lastFound = new Int32Array(c.opCount);
   }
 
   /** The intermediate's index in `found` from kernel `a` to kernel `b` (GPU indexes), or -1. */
@@ -777,15 +768,11 @@ class Links {
     const pa = this.c.op[a]!;
     const pb = this.c.op[b]!;
     if (pa < 0 || pb < 0 || owner[a] === owner[b]) return -1;
-    const key = this.c.kindCode[name[a]!]! * this.c.opCount + pb;
-    if (this.lastKey[pa] === key) return this.lastFound[pa]!;
     let byConsumer = this.byProducer[pa];
     if (byConsumer === undefined) this.byProducer[pa] = byConsumer = new Map();
+    const key = this.c.kindCode[name[a]!]! * this.c.opCount + pb;
     const known = byConsumer.get(key);
-    const found = known !== undefined ? known : this.resolve(byConsumer, key, a, b);
-    this.lastKey[pa] = key;
-    this.lastFound[pa] = found;
-    return found;
+    return known !== undefined ? known : this.resolve(byConsumer, key, a, b);
   }
 
   /** The pair of kernels `a` then `b` not asked about before: its intermediate's index, or -1, kept under `key`. */
