@@ -191,7 +191,8 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
   const hostFacts = new Uint8Array(strings.size);
   const fused: number[] = [];
   const op = new Int32Array(gpu.length).fill(-1);
-  const opsByArgs = new Map<JsonObject | undefined, Map<number, number>>();
+  // Per op name id (holes until its first op): its ops' ids by args object.
+  const opsByName = new Array<Map<JsonObject | undefined, number> | undefined>(strings.size);
   let opCount = 0;
   const kindCode = new Uint8Array(strings.size);
   const kindCodes = new Map<KernelKind, number>();
@@ -259,11 +260,11 @@ function computeSiteColumns(m: TraceModel): SiteColumns {
   }
 
   function opId(owner: number): number {
+    const nameId = host.name[owner]!;
+    const byArgs = (opsByName[nameId] ??= new Map());
     const args = host.args[owner];
-    let byName = opsByArgs.get(args);
-    if (!byName) opsByArgs.set(args, (byName = new Map()));
-    let id = byName.get(host.name[owner]!);
-    if (id === undefined) byName.set(host.name[owner]!, (id = opCount++));
+    let id = byArgs.get(args);
+    if (id === undefined) byArgs.set(args, (id = opCount++));
     return id;
   }
 
@@ -685,6 +686,9 @@ function findOpportunities(m: TraceModel, c: SiteColumns, rows: ScopeRows): Fusi
 function activitiesByStream(m: TraceModel): Int32Array[] {
   const { gpu } = m;
   const { device, stream, startNs } = gpu;
+  // One stream, every start readable (the common case): the time order itself (shared: read
+  // only), found by a pass that stops at the first activity that says otherwise.
+  if (oneReadableStream(gpu)) return [gpuTimeIndexOf(m).order];
   const slotOf = new Int32Array(gpu.length);
   const counts: number[] = [];
   const byDevice = new Map<number, Map<number, number>>();
@@ -711,8 +715,6 @@ function activitiesByStream(m: TraceModel): Int32Array[] {
     counts[slot]++;
     if (startNs[g]! !== startNs[g]!) readable = false;
   }
-  // One stream: the time order itself (shared: read only).
-  if (readable && counts.length === 1) return [gpuTimeIndexOf(m).order];
   const lists = counts.map((n) => new Int32Array(n));
   const filled = new Int32Array(counts.length);
   if (!readable) {
@@ -727,6 +729,16 @@ function activitiesByStream(m: TraceModel): Int32Array[] {
     lists[s]![filled[s]!++] = g;
   }
   return lists;
+}
+
+/** Whether all GPU activities share one device and stream, with no NaN start (none: false). */
+function oneReadableStream(gpu: TraceModel['gpu']): boolean {
+  const { device, stream, startNs, length } = gpu;
+  if (length === 0) return false;
+  const d = device[0]!;
+  const s = stream[0]!;
+  for (let g = 0; g < length; g++) if (device[g] !== d || stream[g] !== s || startNs[g] !== startNs[g]) return false;
+  return true;
 }
 
 /**
@@ -813,10 +825,12 @@ function chainsOnStream(m: TraceModel, list: Int32Array, c: SiteColumns, links: 
     // it hands the next kernel cannot be told apart from what it read.
     const link = r === Role.MemoryBound && prevRole === Role.MemoryBound && scope[g] === scope[prev] ? links.of(prev, g) : -1;
     if (link >= 0 && (skipped === undefined || !anyReadsTensorLike(m, skipped, links.found[link]!))) {
-      if (!cur) cur = { sites: [prev], links: [], between: [] };
-      cur.sites.push(g);
-      cur.links.push(link);
-      cur.between.push(skipped ?? NONE_BETWEEN);
+      if (!cur) cur = newChain(prev, g, link, skipped ?? NONE_BETWEEN);
+      else {
+        cur.sites.push(g);
+        cur.links.push(link);
+        cur.between.push(skipped ?? NONE_BETWEEN);
+      }
     } else if (cur) {
       chains.push(cur);
       cur = undefined;
@@ -838,8 +852,9 @@ interface ChainGroup {
   readonly siteNs: number[];
   readonly betweenNs: number[][];
   totalNs: number;
-  /** The annotation instances (host indexes) they ran in. */
+  /** The annotation instances (host indexes) they ran in, and the last one added. */
   readonly scopes: Set<number>;
+  lastScope: number;
 }
 
 /**
@@ -853,35 +868,48 @@ function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, links: Link
   const groups: ChainGroup[] = [];
   // By hash; a bucket holds the groups whose hashes are equal.
   const byHash = new Map<number, ChainGroup[]>();
-  for (const ch of chains) {
-    const g0 = ch.sites[0]!;
-    const row = rows.idOf(c.scope[g0]!);
+  for (let i = 0; i < chains.length; i++) {
+    const ch = chains[i]!;
+    const row = rows.idOf(c.scope[ch.sites[0]!]!);
     // FNV-1a over the annotation, the kernels and the intermediates, cut to 30 bits (a
     // small-integer Map key); sameChain compares the rest.
     let h = Math.imul(0x811c9dc5 ^ row, 0x01000193);
     for (let k = 0; k < ch.sites.length; k++) h = Math.imul(h ^ name[ch.sites[k]!]!, 0x01000193);
     for (let k = 0; k < ch.links.length; k++) h = Math.imul(h ^ textId[ch.links[k]!]!, 0x01000193);
     h &= 0x3fffffff;
-    let bucket = byHash.get(h);
-    if (!bucket) byHash.set(h, (bucket = []));
+    const bucket = byHash.get(h);
     let group: ChainGroup | undefined;
-    for (let k = 0; k < bucket.length && !group; k++) if (bucket[k]!.row === row && sameChain(m, links, bucket[k]!.first, ch)) group = bucket[k];
-    if (!group) {
-      group = {
-        first: ch,
-        row,
-        count: 0,
-        siteNs: new Array<number>(ch.sites.length).fill(0),
-        betweenNs: ch.between.map((ks) => new Array<number>(ks.length).fill(0)),
-        totalNs: 0,
-        scopes: new Set(),
-      };
-      bucket.push(group);
-      groups.push(group);
-    }
-    addInstance(group, ch, durNs, c.scope);
+    for (let k = 0; bucket !== undefined && k < bucket.length && !group; k++) if (bucket[k]!.row === row && sameChain(m, links, bucket[k]!.first, ch)) group = bucket[k];
+    addInstance(group ?? newGroup(byHash, h, groups, ch, row), ch, durNs, c.scope);
   }
   return groups;
+}
+
+// The rarer steps apart, in functions of their own: the loops that call them stay small, so V8
+// compiles them sooner and at less cost (the analysis runs once per process).
+
+/** A chain's first instance: its group, entered in its hash's bucket and in `groups`. */
+function newGroup(byHash: Map<number, ChainGroup[]>, h: number, groups: ChainGroup[], ch: ChainInstance, row: number): ChainGroup {
+  const group: ChainGroup = {
+    first: ch,
+    row,
+    count: 0,
+    siteNs: new Array<number>(ch.sites.length).fill(0),
+    betweenNs: ch.between.map((ks) => new Array<number>(ks.length).fill(0)),
+    totalNs: 0,
+    scopes: new Set(),
+    lastScope: -2,
+  };
+  const bucket = byHash.get(h);
+  if (bucket) bucket.push(group);
+  else byHash.set(h, [group]);
+  groups.push(group);
+  return group;
+}
+
+/** A chain's first two kernels, `a` then `b`, and their link. */
+function newChain(a: number, b: number, link: number, between: readonly number[]): ChainInstance {
+  return { sites: [a, b], links: [link], between: [between] };
 }
 
 /** One more instance of a group's chain: its durations added to the group's sums (the instances' order is the sums' order). */
@@ -896,10 +924,13 @@ function addInstance(group: ChainGroup, ch: ChainInstance, durNs: Float64Array, 
   group.totalNs += t;
   for (let l = 0; l < ch.between.length; l++) {
     const ks = ch.between[l]!;
+    if (ks.length === 0) continue;
     const sums = group.betweenNs[l]!;
     for (let k = 0; k < ks.length; k++) sums[k] += durNs[ks[k]!]!;
   }
-  group.scopes.add(scope[ch.sites[0]!]!);
+  // A chain's instances mostly follow one another within an annotation instance: one set entry each.
+  const s = scope[ch.sites[0]!]!;
+  if (s !== group.lastScope) group.scopes.add((group.lastScope = s));
 }
 
 /** Whether two chain instances (of the same annotation row name) are the same chain: see groupChains. */

@@ -97,7 +97,7 @@ export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = fin
   for (const c of calls) {
     const gemmKernel = names.gemmKernelOf(c.kernels);
     const kernel = gemmKernel !== undefined ? gpuName(m, gemmKernel) : undefined;
-    const kernelEpilogue = kernel ? (decodeKernelName(kernel).epilogue ?? []) : [];
+    const kernelEpilogue = gemmKernel !== undefined ? names.epilogueOf(gemmKernel) : NO_EPILOGUE;
     const backward = names.inBackward(c.outer);
     const addInside = backward ? undefined : findAddInside(m, owned, names, scratch, c.outer, gemmKernel);
     const addAfter = !backward && !c.shape?.bias && !addInside ? findBiasAddAfter(m, owned, c) : undefined;
@@ -220,6 +220,9 @@ function isBackwardFrame(name: string): boolean {
   return name === 'CompiledFunctionBackward' || name.startsWith('autograd::engine::evaluate_function');
 }
 
+/** A kernel whose name states no epilogue (shared: read only). */
+const NO_EPILOGUE: readonly string[] = [];
+
 const UNDECIDED = 0;
 const NO = 1;
 const YES = 2;
@@ -233,6 +236,8 @@ class EpilogueNames {
   private readonly addOp: Uint8Array;
   private readonly gemmKernel: Uint8Array;
   private readonly addKernel: Uint8Array;
+  /** Per kernel name id, the epilogue its name states (holes until asked). */
+  private readonly epilogue: (readonly string[] | undefined)[];
 
   constructor(private readonly m: TraceModel) {
     const size = m.strings.size;
@@ -240,6 +245,13 @@ class EpilogueNames {
     this.addOp = new Uint8Array(size);
     this.gemmKernel = new Uint8Array(size);
     this.addKernel = new Uint8Array(size);
+    this.epilogue = new Array<readonly string[] | undefined>(size);
+  }
+
+  /** The epilogue flags GPU activity g's name states (decodeKernelName(…).epilogue), none: empty. */
+  epilogueOf(g: number): readonly string[] {
+    const id = this.m.gpu.name[g]!;
+    return (this.epilogue[id] ??= decodeKernelName(this.m.strings.get(id)).epilogue ?? NO_EPILOGUE);
   }
 
   /** `inBackward(m, h)`. */
@@ -308,7 +320,8 @@ function findAddInside(m: TraceModel, owned: OwnedIndex, names: EpilogueNames, s
     for (let g = owned.first[x]!; g >= 0; g = owned.next[g]!) gpuUnder.push(g);
     for (let c = firstChild[x]!; c >= 0; c = nextSibling[c]!) stack.push(c);
   }
-  for (const g of gpuUnder) {
+  for (let k = 0; k < gpuUnder.length; k++) {
+    const g = gpuUnder[k]!;
     if (g === gemmKernel) continue;
     if (names.isAddKernel(g)) {
       const o = m.gpu.owner[g]!;

@@ -39,7 +39,7 @@
  * Ignores: convolutions and attention (roofline.ts); Triton convolution templates.
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
-import { GpuKind, HostKind, gpuName, type DeviceProperties, type TraceModel } from '../../model/trace-model.js';
+import { GpuKind, HostKind, gpuName, type DeviceProperties, type ProfilerStep, type TraceModel } from '../../model/trace-model.js';
 import type { JsonObject } from '../../ingest/raw-event.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import {
@@ -446,22 +446,28 @@ const NAME_NOT_GEMM = 1;
 const NAME_GEMM = 2;
 const NAME_TEMPLATE_GEMM = 3;
 
-/** The GEMM ops (host indices, ascending); per op name id, NAME_NOT_GEMM, NAME_GEMM or NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM), decided once per name. */
+/**
+ * The GEMM ops (host indices, ascending); per host name id, NAME_NOT_GEMM, NAME_GEMM or
+ * NAME_TEMPLATE_GEMM (a template's GEMM, also a GEMM), decided once per name — the names of
+ * every host event, not only ops', so the pass over the host table tests the name first: most
+ * events are no GEMM op, and a name's verdict is one load away.
+ */
 function gemmOps(m: TraceModel): { list: Int32Array; count: number; gemmName: Uint8Array } {
   const { kind, name, length: n } = m.host;
   const gemmName = new Uint8Array(m.strings.size);
   let list = new Int32Array(64);
   let count = 0;
   for (let i = 0; i < n; i++) {
-    if (kind[i] !== HostKind.Op) continue;
-    const id = name[i]!;
-    let v = gemmName[id]!;
-    if (v === NAME_UNDECIDED) v = gemmName[id] = gemmNameKind(m.strings.get(id));
-    if (v === NAME_NOT_GEMM) continue;
+    const v = gemmName[name[i]!]!;
+    if (v === NAME_NOT_GEMM || (v === NAME_UNDECIDED && decideGemmName(m, gemmName, name[i]!) === NAME_NOT_GEMM) || kind[i] !== HostKind.Op) continue;
     if (count === list.length) list = doubled(list);
     list[count++] = i;
   }
   return { list, count, gemmName };
+}
+
+function decideGemmName(m: TraceModel, gemmName: Uint8Array, id: number): number {
+  return (gemmName[id] = gemmNameKind(m.strings.get(id)));
 }
 
 function gemmNameKind(name: string): number {
@@ -708,20 +714,26 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
   }
   const groups = new Map<string, Acc>();
   const keys = new RowKeys();
+  const inStep = new StepWindows(steps);
   let unshapedCalls = 0;
-  for (const c of calls) {
+  // A row's accumulator, made at its first call (apart: the loop below stays small, so V8 compiles it sooner).
+  const newAcc = (key: string, first: GemmCall): Acc => {
+    const a: Acc = { key, first, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, via: new Set() };
+    groups.set(key, a);
+    return a;
+  };
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
     // Rows by (op, Input Dims, Input types, kernel names); one kernel's text is its name.
-    const kernelNames = c.kernels.length === 1 ? gpuName(m, c.kernels[0]!) : c.kernels.map((g) => gpuName(m, g)).join('\u0001');
-    const key = keys.of(c.op, c.inputDims, c.inputTypes, kernelNames);
-    let a = groups.get(key);
-    if (!a) groups.set(key, (a = { key, first: c, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, via: new Set() }));
+    const key = keys.of(c.op, c.inputDims, c.inputTypes, c.kernels.length === 1 ? gpuName(m, c.kernels[0]!) : kernelNamesText(m, c.kernels));
+    const a = groups.get(key) ?? newAcc(key, c);
     a.hosts.push(c.host);
     a.via.add(c.via.length === 1 ? c.via[0]! : c.via.join(' → '));
-    if (steps.length && inStep(m, c.host)) a.inSteps++;
+    if (steps.length && inStep.contains(m.host.startNs[c.host]!)) a.inSteps++;
     if (!c.shape) unshapedCalls++;
     if (c.kernels.length) {
       let ns = 0;
-      for (const g of c.kernels) ns += gpu.durNs[g]!;
+      for (let k = 0; k < c.kernels.length; k++) ns += gpu.durNs[c.kernels[k]!]!;
       a.kernelCalls++;
       a.totalNs += ns;
       a.minNs = Math.min(a.minNs, ns);
@@ -810,11 +822,43 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
   return report;
 }
 
-/** Whether host event i starts inside a profiler step. */
-function inStep(m: TraceModel, i: number): boolean {
-  const t = m.host.startNs[i]!;
-  for (const s of m.steps) if (t >= s.startNs && t <= s.endNs) return true;
-  return false;
+/** A call's kernel names as one text (the row key's part for them). */
+function kernelNamesText(m: TraceModel, kernels: readonly number[]): string {
+  return kernels.map((g) => gpuName(m, g)).join('\u0001');
+}
+
+/**
+ * Whether a time falls inside a profiler step (start ≤ t ≤ end), by binary search rather than a
+ * pass over the steps per call: the steps by start, each with the latest end among those starting
+ * at or before it, so overlapping steps answer as a scan of them would.
+ */
+class StepWindows {
+  private readonly starts: Float64Array;
+  private readonly maxEnd: Float64Array;
+
+  constructor(steps: readonly ProfilerStep[]) {
+    // A NaN start or end contains no time.
+    const live = steps.filter((s) => s.startNs === s.startNs).sort((x, y) => x.startNs - y.startNs);
+    this.starts = new Float64Array(live.length);
+    this.maxEnd = new Float64Array(live.length);
+    let end = -Infinity;
+    for (let k = 0; k < live.length; k++) {
+      this.starts[k] = live[k]!.startNs;
+      if (live[k]!.endNs > end) end = live[k]!.endNs;
+      this.maxEnd[k] = end;
+    }
+  }
+
+  contains(t: number): boolean {
+    let lo = 0;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && this.maxEnd[lo - 1]! >= t;
+  }
 }
 
 /** The kernel that did the product: the first whose name decodes as a GEMM, else the longest. */

@@ -38,89 +38,130 @@ export interface KernelCatalog {
 /** A name id no event has (ids are ≥ 0, and -1 stands for none). */
 const NONE = -2;
 
-interface RunCounts {
-  /** Calls by the owning op's and the launching call's name id (-1: none), in first-seen order. */
-  ops: Map<number, number>;
-  launchedBy: Map<number, number>;
-  /** The last op and launcher name ids met, and the calls since, not yet added to the maps. */
-  lastOp: number;
-  opRun: number;
-  lastApi: number;
-  apiRun: number;
-}
-
-function flushOps(a: RunCounts): void {
-  if (a.opRun) a.ops.set(a.lastOp, a.ops.get(a.lastOp)! + a.opRun);
-  a.opRun = 0;
-}
-
-function flushApis(a: RunCounts): void {
-  if (a.apiRun) a.launchedBy.set(a.lastApi, a.launchedBy.get(a.lastApi)! + a.apiRun);
-  a.apiRun = 0;
-}
-
 const NO_OP = '(none)';
 const NO_LAUNCH = '(no launch in trace)';
 
+/**
+ * The per-name sums as columns indexed by name id (names are interned: one id per name), so the
+ * pass over the GPU table reads and writes typed arrays only and allocates nothing per activity.
+ * A name's activities mostly come from one op through one API, on one device and stream: each is
+ * counted as runs, with a map or set touched only where the op, API, device or stream changes
+ * (each entered at first sight: the maps and sets keep that order).
+ */
+class NameSums {
+  /** Name ids in order of first appearance, and the category of each (its first activity's kind). */
+  readonly ids: number[] = [];
+  readonly categories: string[] = [];
+  readonly calls: Int32Array;
+  readonly totalNs: Float64Array;
+  readonly minNs: Float64Array;
+  readonly maxNs: Float64Array;
+  readonly lastDevice: Float64Array;
+  readonly lastStream: Float64Array;
+  /** The last op and launcher name ids met, and the calls since, not yet added to the maps. */
+  readonly lastOp: Int32Array;
+  readonly opRun: Int32Array;
+  readonly lastApi: Int32Array;
+  readonly apiRun: Int32Array;
+  /** Per name id (holes for ids no activity has): its devices and streams, its calls by the owning op's and the launching call's name id (-1: none). */
+  readonly devices: Set<number>[];
+  readonly streams: Set<number>[];
+  readonly ops: Map<number, number>[];
+  readonly launchedBy: Map<number, number>[];
+
+  constructor(size: number) {
+    this.calls = new Int32Array(size);
+    this.totalNs = new Float64Array(size);
+    this.minNs = new Float64Array(size).fill(Infinity);
+    this.maxNs = new Float64Array(size).fill(-Infinity);
+    this.lastDevice = new Float64Array(size).fill(NaN);
+    this.lastStream = new Float64Array(size).fill(NaN);
+    this.lastOp = new Int32Array(size).fill(NONE);
+    this.opRun = new Int32Array(size);
+    this.lastApi = new Int32Array(size).fill(NONE);
+    this.apiRun = new Int32Array(size);
+    this.devices = new Array<Set<number>>(size);
+    this.streams = new Array<Set<number>>(size);
+    this.ops = new Array<Map<number, number>>(size);
+    this.launchedBy = new Array<Map<number, number>>(size);
+  }
+
+  /** Name id `id`'s first activity, of GPU kind `kind`. */
+  first(id: number, kind: number): void {
+    this.ids.push(id);
+    this.categories.push(GPU_KIND_NAMES[kind]!);
+    this.devices[id] = new Set();
+    this.streams[id] = new Set();
+    this.ops[id] = new Map();
+    this.launchedBy[id] = new Map();
+  }
+
+  device(id: number, dev: number): void {
+    this.devices[id]!.add((this.lastDevice[id] = dev));
+  }
+
+  stream(id: number, str: number): void {
+    this.streams[id]!.add((this.lastStream[id] = str));
+  }
+
+  op(id: number, op: number): void {
+    this.flushOps(id);
+    const ops = this.ops[id]!;
+    if (!ops.has(op)) ops.set(op, 0);
+    this.lastOp[id] = op;
+  }
+
+  api(id: number, api: number): void {
+    this.flushApis(id);
+    const apis = this.launchedBy[id]!;
+    if (!apis.has(api)) apis.set(api, 0);
+    this.lastApi[id] = api;
+  }
+
+  flushOps(id: number): void {
+    const run = this.opRun[id]!;
+    if (run) this.ops[id]!.set(this.lastOp[id]!, this.ops[id]!.get(this.lastOp[id]!)! + run);
+    this.opRun[id] = 0;
+  }
+
+  flushApis(id: number): void {
+    const run = this.apiRun[id]!;
+    if (run) this.launchedBy[id]!.set(this.lastApi[id]!, this.launchedBy[id]!.get(this.lastApi[id]!)! + run);
+    this.apiRun[id] = 0;
+  }
+}
+
 function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
   const { gpu, host, strings } = m;
-  /** Per kernel name; the run counters (RunCounts) hold its calls by op and by launching call. */
-  interface Acc extends RunCounts {
-    id: number;
-    category: string;
-    calls: number;
-    totalNs: number;
-    minNs: number;
-    maxNs: number;
-    devices: Set<number>;
-    streams: Set<number>;
-    lastDevice: number;
-    lastStream: number;
-  }
-  // Per distinct name id (names are interned: one id per name), in first-seen order.
-  const slot = new Int32Array(strings.size).fill(-1);
-  const accs: Acc[] = [];
+  const sums = new NameSums(strings.size);
+  const { calls, minNs, maxNs, lastDevice, lastStream, lastOp, opRun, lastApi, apiRun } = sums;
+  const sumNs = sums.totalNs;
+  const { name, durNs, device, stream, owner, launcher } = gpu;
+  const hostName = host.name;
   let totalNs = 0;
   for (let g = 0; g < gpu.length; g++) {
-    const id = gpu.name[g]!;
-    let k = slot[id]!;
-    if (k < 0) {
-      slot[id] = k = accs.length;
-      accs.push({ id, category: GPU_KIND_NAMES[gpu.kind[g]!]!, calls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, devices: new Set(), streams: new Set(), lastDevice: NaN, lastStream: NaN, ops: new Map(), launchedBy: new Map(), lastOp: NONE, opRun: 0, lastApi: NONE, apiRun: 0 });
-    }
-    const a = accs[k]!;
-    const d = gpu.durNs[g]!;
-    a.calls++;
-    a.totalNs += d;
+    const id = name[g]!;
+    if (calls[id] === 0) sums.first(id, gpu.kind[g]!);
+    const d = durNs[g]!;
+    calls[id]++;
+    sumNs[id] += d;
     totalNs += d;
-    if (d < a.minNs) a.minNs = d;
-    if (d > a.maxNs) a.maxNs = d;
-    const dev = gpu.device[g]!;
-    if (dev !== a.lastDevice) a.devices.add((a.lastDevice = dev));
-    const str = gpu.stream[g]!;
-    if (str !== a.lastStream) a.streams.add((a.lastStream = str));
-    // A name's activities mostly come from one op through one API: counted as runs, a map
-    // lookup only when the op or API changes (each entered at first sight: the maps keep that order).
-    const o = gpu.owner[g]!;
-    const op = o >= 0 ? host.name[o]! : -1;
-    if (op !== a.lastOp) {
-      flushOps(a);
-      if (!a.ops.has(op)) a.ops.set(op, 0);
-      a.lastOp = op;
-    }
-    a.opRun++;
-    const l = gpu.launcher[g]!;
-    const api = l >= 0 ? host.name[l]! : -1;
-    if (api !== a.lastApi) {
-      flushApis(a);
-      if (!a.launchedBy.has(api)) a.launchedBy.set(api, 0);
-      a.lastApi = api;
-    }
-    a.apiRun++;
+    if (d < minNs[id]!) minNs[id] = d;
+    if (d > maxNs[id]!) maxNs[id] = d;
+    if (device[g] !== lastDevice[id]) sums.device(id, device[g]!);
+    if (stream[g] !== lastStream[id]) sums.stream(id, stream[g]!);
+    const o = owner[g]!;
+    const op = o >= 0 ? hostName[o]! : -1;
+    if (op !== lastOp[id]) sums.op(id, op);
+    opRun[id]++;
+    const l = launcher[g]!;
+    const api = l >= 0 ? hostName[l]! : -1;
+    if (api !== lastApi[id]) sums.api(id, api);
+    apiRun[id]++;
   }
-  for (const a of accs) {
-    flushOps(a);
-    flushApis(a);
+  for (const id of sums.ids) {
+    sums.flushOps(id);
+    sums.flushApis(id);
   }
   // By name, in order of first appearance (an op literally named `(none)` shares the row of none).
   const named = (mp: Map<number, number>, none: string) => {
@@ -134,24 +175,25 @@ function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
   const ranked = (mp: Map<string, number>) =>
     [...mp].map(([name, calls]) => ({ name, calls })).sort((x, y) => y.calls - x.calls || compareText(x.name, y.name));
   const entries: KernelCatalogEntry[] = [];
-  for (const a of accs) {
-    const name = strings.get(a.id);
+  for (let k = 0; k < sums.ids.length; k++) {
+    const id = sums.ids[k]!;
+    const name = strings.get(id);
     // One parse of the name for both.
     const { decoded, shortName } = describeKernelName(name);
     entries.push({
       name,
       shortName,
-      category: a.category,
-      calls: a.calls,
-      totalUs: a.totalNs / 1000,
-      meanUs: a.totalNs / a.calls / 1000,
-      minUs: a.minNs / 1000,
-      maxUs: a.maxNs / 1000,
-      share: totalNs > 0 ? a.totalNs / totalNs : 0,
-      devices: [...a.devices].sort((x, y) => x - y),
-      streams: [...a.streams].sort((x, y) => x - y),
-      ops: ranked(named(a.ops, NO_OP)),
-      launchedBy: ranked(named(a.launchedBy, NO_LAUNCH)),
+      category: sums.categories[k]!,
+      calls: calls[id]!,
+      totalUs: sumNs[id]! / 1000,
+      meanUs: sumNs[id]! / calls[id]! / 1000,
+      minUs: minNs[id]! / 1000,
+      maxUs: maxNs[id]! / 1000,
+      share: totalNs > 0 ? sumNs[id]! / totalNs : 0,
+      devices: [...sums.devices[id]!].sort((x, y) => x - y),
+      streams: [...sums.streams[id]!].sort((x, y) => x - y),
+      ops: ranked(named(sums.ops[id]!, NO_OP)),
+      launchedBy: ranked(named(sums.launchedBy[id]!, NO_LAUNCH)),
       decoded,
     });
   }
