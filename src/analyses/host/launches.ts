@@ -779,100 +779,30 @@ function apiCallList(m: TraceModel): ApiCallList {
 }
 
 /**
- * One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`)
- * and the host synchronizations; with `allTimes` false, of the times per API only the total
- * CPU and the latencies (what the digest reads).
+ * The runtime/driver calls, per API: the launches, HTA's rows (with `keepRows`) and the host
+ * synchronizations; with `allTimes` false, of the times per API only the total CPU and the
+ * latencies (what the digest reads). Each step is a loop of its own over the call list, with
+ * the sums per API name id in typed arrays (no object per API updated per call): the rarer
+ * work (the times `computeLaunches` alone reads, HTA's rows, the synchronizations) runs over
+ * the calls that need it, not inside the loop every call goes through.
  */
 function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, apiNames: ApiNames, includeMemory: boolean, keepRows: boolean, allTimes: boolean): ApiCallScan {
-  const { host, gpu } = m;
-  const { offsets, items } = launched;
-  const { list, count } = apiCalls;
-  const hostName = host.name;
-  const hostStart = host.startNs;
-  const hostDur = host.durNs;
-  const gpuKind = gpu.kind;
-  const gpuStart = gpu.startNs;
-  // Per API name id, its place in accs (-1: not met yet); accs in order of first call.
-  const slot = new Int32Array(m.strings.size).fill(-1);
-  const accs: ApiAcc[] = [];
-  const accNames: string[] = [];
-  let launches = 0;
-  let graphLaunches = 0;
-  let kernelsViaGraphs = 0;
-  let launchCpuNs = 0;
-  let launchesWithoutKernel = 0;
-  const syncs: HostSync[] = [];
+  const perCall = countCallWork(m, launched, apiCalls);
+  const sums = new ApiSums(m.strings.size, apiNames);
+  const scan = sumPerApi(m, launched, apiCalls, perCall, sums);
+  if (allTimes) addAllTimes(m, launched, apiCalls, sums);
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
-  const callKernels = new Int32Array(count);
-  const callMemcpys = new Int32Array(count);
-  const callMemsets = new Int32Array(count);
-  const callLaunch = new Uint8Array(count);
-  const perCall: PerCall = { kernels: callKernels, memcpys: callMemcpys, memsets: callMemsets, launch: callLaunch };
-  const infos = apiNames.byId;
+  if (keepRows) launchRows(m, launched, apiCalls, perCall, apiNames, includeMemory, rowHost, rowGpu);
+  // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
+  const { list } = apiCalls;
   const syncHost: number[] = [];
   const syncApi: string[] = [];
   const syncKind: SyncKind[] = [];
-  for (let c = 0; c < count; c++) {
+  for (const c of scan.maySync) {
     const i = list[c]!;
-    const id = hostName[i]!;
-    const info = infos[id] ?? apiNames.of(id);
-    const from = offsets[i]!;
-    const to = offsets[i + 1]!;
-    let kernels = 0;
-    let memcpys = 0;
-    let memsets = 0;
-    for (let q = from; q < to; q++) {
-      const gk = gpuKind[items[q]!];
-      if (gk === GpuKind.Kernel) kernels++;
-      else if (gk === GpuKind.Memcpy) memcpys++;
-      else memsets++;
-    }
-    let role = info.role;
-    // A call CUPTI linked to a kernel is a launch whatever its name.
-    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
-    callKernels[c] = kernels;
-    callMemcpys[c] = memcpys;
-    callMemsets[c] = memsets;
-    let s = slot[id]!;
-    if (s < 0) {
-      slot[id] = s = accs.length;
-      accs.push({ role, calls: 0, cpuNs: 0, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] });
-      accNames.push(info.name);
-    }
-    const acc = accs[s]!;
-    const start = hostStart[i]!;
-    const dur = hostDur[i]!;
-    acc.calls++;
-    acc.cpuNs += dur;
-    if (allTimes) acc.cpu.push(dur);
-    if (to > from) {
-      acc.kernels += kernels;
-      acc.memcpys += memcpys;
-      acc.memsets += memsets;
-      const first = gpuStart[items[from]!]!;
-      acc.latency.push(first - (start + dur));
-      if (allTimes) acc.s2s.push(first - start);
-    } else acc.without++;
-    if (role === 'kernel-launch' || role === 'graph-launch') {
-      callLaunch[c] = 1;
-      launches++;
-      launchCpuNs += dur;
-      if (role === 'graph-launch') {
-        graphLaunches++;
-        kernelsViaGraphs += kernels;
-      }
-      if (kernels === 0) launchesWithoutKernel++;
-    }
-    // HTA's launch stats rows.
-    if (keepRows && (role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset')))) {
-      for (let q = from; q < to; q++) {
-        rowHost.push(i);
-        rowGpu.push(items[q]!);
-      }
-    }
-    // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
-    const sk = info.sync || info.memcpy ? syncKindOfCall(m, info, launchedBy(launched, i)) : undefined;
+    const info = apiNames.of(m.host.name[i]!);
+    const sk = syncKindOfCall(m, info, launchedBy(launched, i));
     if (sk) {
       syncHost.push(i);
       syncApi.push(info.name);
@@ -880,12 +810,188 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
     }
   }
   // What the GPU did during each synchronization (most traces have few or none).
+  const syncs: HostSync[] = [];
   const busyNs = syncHost.length ? gpuBusyDuring(m, syncHost) : undefined;
   for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
-  for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
+  for (const id of sums.order) {
+    apis.set(apiNames.of(id).name, {
+      role: sums.role[id]!,
+      calls: sums.calls[id]!,
+      cpuNs: sums.cpuNs[id]!,
+      cpu: sums.cpu[id] ?? [],
+      kernels: sums.kernels[id]!,
+      memcpys: sums.memcpys[id]!,
+      memsets: sums.memsets[id]!,
+      without: sums.without[id]!,
+      latency: sums.latency[id]!,
+      s2s: sums.s2s[id] ?? [],
+    });
+  }
+  const { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel } = scan;
   return { apis, perCall, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
+}
+
+/** Bits of `ApiSums.bits`, decided at a name's first call. */
+const CALL_LAUNCH = 1;
+const CALL_GRAPH = 2;
+/** A synchronization by name, or a copy (which blocks when it copies into pageable memory). */
+const CALL_MAY_SYNC = 4;
+const CALL_UNMET = 255;
+
+/** The sums per API, by call name id; the names in order of first call. */
+class ApiSums {
+  readonly bits: Uint8Array;
+  readonly calls: Int32Array;
+  readonly cpuNs: Float64Array;
+  readonly kernels: Int32Array;
+  readonly memcpys: Int32Array;
+  readonly memsets: Int32Array;
+  readonly without: Int32Array;
+  readonly order: number[] = [];
+  /** The API's role: its name's, or a kernel launch when its first call launched a kernel. */
+  readonly role: ApiRole[] = [];
+  readonly latency: number[][] = [];
+  /** Only with `allTimes`. */
+  readonly cpu: number[][] = [];
+  readonly s2s: number[][] = [];
+
+  constructor(
+    size: number,
+    private readonly apiNames: ApiNames,
+  ) {
+    this.bits = new Uint8Array(size).fill(CALL_UNMET);
+    this.calls = new Int32Array(size);
+    this.cpuNs = new Float64Array(size);
+    this.kernels = new Int32Array(size);
+    this.memcpys = new Int32Array(size);
+    this.memsets = new Int32Array(size);
+    this.without = new Int32Array(size);
+  }
+
+  /** The first call of name `id`, which launched `kernels` kernels: the name's bits. */
+  meet(id: number, kernels: number): number {
+    const info = this.apiNames.of(id);
+    let role = info.role;
+    // A call CUPTI linked to a kernel is a launch whatever its name.
+    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
+    this.order.push(id);
+    this.role[id] = role;
+    this.latency[id] = [];
+    return (this.bits[id] = (info.launch ? CALL_LAUNCH : 0) | (info.graph ? CALL_GRAPH : 0) | (info.sync || info.memcpy ? CALL_MAY_SYNC : 0));
+  }
+}
+
+/** The kernels, copies and memsets each call launched. */
+function countCallWork(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList): PerCall {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const gpuKind = m.gpu.kind;
+  const kernels = new Int32Array(count);
+  const memcpys = new Int32Array(count);
+  const memsets = new Int32Array(count);
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const to = offsets[i + 1]!;
+    for (let q = offsets[i]!; q < to; q++) {
+      const gk = gpuKind[items[q]!];
+      if (gk === GpuKind.Kernel) kernels[c]++;
+      else if (gk === GpuKind.Memcpy) memcpys[c]++;
+      else memsets[c]++;
+    }
+  }
+  return { kernels, memcpys, memsets, launch: new Uint8Array(count) };
+}
+
+interface PerApiScan {
+  readonly launches: number;
+  readonly graphLaunches: number;
+  readonly kernelsViaGraphs: number;
+  readonly launchCpuNs: number;
+  readonly launchesWithoutKernel: number;
+  /** Places of the calls that may synchronize, in call order. */
+  readonly maySync: number[];
+}
+
+/** Per API its calls, CPU, launched work and latencies; the launches (marked in perCall.launch). */
+function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, sums: ApiSums): PerApiScan {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const hostName = m.host.name;
+  const hostStart = m.host.startNs;
+  const hostDur = m.host.durNs;
+  const gpuStart = m.gpu.startNs;
+  const { kernels, memcpys, memsets, launch } = perCall;
+  const { bits, calls, cpuNs, latency } = sums;
+  let launches = 0;
+  let graphLaunches = 0;
+  let kernelsViaGraphs = 0;
+  let launchCpuNs = 0;
+  let launchesWithoutKernel = 0;
+  const maySync: number[] = [];
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const id = hostName[i]!;
+    const k = kernels[c]!;
+    let b = bits[id]!;
+    if (b === CALL_UNMET) b = sums.meet(id, k);
+    const dur = hostDur[i]!;
+    calls[id]++;
+    cpuNs[id] += dur;
+    const from = offsets[i]!;
+    if (offsets[i + 1]! > from) {
+      sums.kernels[id] += k;
+      sums.memcpys[id] += memcpys[c]!;
+      sums.memsets[id] += memsets[c]!;
+      latency[id]!.push(gpuStart[items[from]!]! - (hostStart[i]! + dur));
+    } else sums.without[id]++;
+    // isLaunchCall, written into the loop: a launch API by name, or a call that launched a kernel.
+    if (b & CALL_LAUNCH || k > 0) {
+      launch[c] = 1;
+      launches++;
+      launchCpuNs += dur;
+      if (b & CALL_GRAPH) {
+        graphLaunches++;
+        kernelsViaGraphs += k;
+      }
+      if (k === 0) launchesWithoutKernel++;
+    }
+    if (b & CALL_MAY_SYNC) maySync.push(c);
+  }
+  return { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, maySync };
+}
+
+/** Per API, every call's duration and its start-to-start time: what `computeLaunches` alone reads. */
+function addAllTimes(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, sums: ApiSums): void {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const { name, startNs, durNs } = m.host;
+  const gpuStart = m.gpu.startNs;
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const id = name[i]!;
+    (sums.cpu[id] ??= []).push(durNs[i]!);
+    const s2s = (sums.s2s[id] ??= []);
+    if (offsets[i + 1]! > offsets[i]!) s2s.push(gpuStart[items[offsets[i]!]!]! - startNs[i]!);
+  }
+}
+
+/** HTA's launch stats rows: each (call, activity) pair of the launches, and of the copies and memsets with `includeMemory`. */
+function launchRows(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, apiNames: ApiNames, includeMemory: boolean, rowHost: number[], rowGpu: number[]): void {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const { name } = m.host;
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    // A call that is no launch has its name's role.
+    const role = apiNames.of(name[i]!).role;
+    if (!(perCall.launch[c] || (includeMemory && (role === 'memcpy' || role === 'memset')))) continue;
+    for (let q = offsets[i]!; q < offsets[i + 1]!; q++) {
+      rowHost.push(i);
+      rowGpu.push(items[q]!);
+    }
+  }
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
@@ -1075,132 +1181,95 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
 
 // --- per op: the runtime/driver calls it makes
 
-/** The runtime/driver calls grouped by their innermost op (a counting sort), and those outside every op. */
-interface CallsByOp {
-  /** The ops that made calls (host indices), in order of their first call: ops[0 .. nOps). */
-  readonly ops: Int32Array;
-  readonly nOps: number;
-  /** Calls of ops[k] (places in the call list), in host order: items[offsets[k] .. offsets[k + 1]). */
-  readonly offsets: Int32Array;
-  readonly items: Int32Array;
-  readonly outside: Int32Array;
+// The calls are listed in host order, where an op's calls mostly come one after another (a nested
+// op's calls between two of them are rare: 42 of 22k ops on a GPT-2 trace). So each run of one
+// op's calls that holds all of them is that op's instance, added where it is met, and only the
+// other ops' calls are gathered by op afterwards: two loops over the calls, no sort, nothing
+// host-table sized but the per-op call counts. The sums are of integer ns and the patterns end
+// in a total order, so the order the instances are added in does not show.
+
+function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
+  const opOf = new Int32Array(apiCalls.count);
+  const callsOfOp = new Int32Array(m.host.length);
+  innermostOps(m, apiCalls, opOf, callsOfOp);
+  const table = new PatternTable(m, apiCalls, perCall);
+  const split = addRuns(m, table, opOf, callsOfOp);
+  if (split.length) addSplitOps(m, table, opOf, split);
+  const patterns = table.results();
+  // A total order (one pattern per op name and call pattern).
+  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 }
 
-// Each step of the grouping is its own function with one loop (V8 optimises each once, with that
-// loop's type feedback); they read the calls apiCallList found, not the host table, and number
-// the ops that made calls densely, so no loop runs over every host event. The calls outside
-// every op are an Int32Array like the others, so the pattern table reads one kind of array.
-
-function groupCallsByOp(m: TraceModel, apiCalls: ApiCallList): CallsByOp {
-  const { list, count } = apiCalls;
-  const slotOfCall = new Int32Array(count);
-  const found = numberOps(m, list, count, slotOfCall);
-  const { ops, nOps } = found;
-  const offsets = found.counts.slice(0, nOps + 1);
-  const inOps = prefixSums(offsets);
-  const items = new Int32Array(inOps);
-  const outside = new Int32Array(count - inOps);
-  placeCalls(slotOfCall, count, offsets, items, outside);
-  return { ops, nOps, offsets, items, outside };
-}
-
-/**
- * Each call's innermost enclosing op, numbered in order of first call (slotOfCall[c], -1 when
- * none): the ops, and counts[k + 1] the calls of op k.
- */
-function numberOps(m: TraceModel, list: Int32Array, count: number, slotOfCall: Int32Array): { ops: Int32Array; nOps: number; counts: Int32Array } {
+/** Each call's innermost enclosing op (-1 when none), and per op (by host index) its number of calls. */
+function innermostOps(m: TraceModel, apiCalls: ApiCallList, opOf: Int32Array, callsOfOp: Int32Array): void {
   const { kind, parent } = m.host;
-  // Per host event, its op's number + 1 (0: not numbered yet).
-  const slotOfOp = new Int32Array(m.host.length);
-  // At most one op per call: no growth step in the loop.
-  const ops = new Int32Array(count);
-  const counts = new Int32Array(count + 1);
-  let nOps = 0;
+  const { list, count } = apiCalls;
   for (let c = 0; c < count; c++) {
     // innermostOp, written into the loop.
     let op = parent[list[c]!]!;
     while (op >= 0 && kind[op] !== HostKind.Op) op = parent[op]!;
-    if (op < 0) {
-      slotOfCall[c] = -1;
-      continue;
-    }
-    let k = slotOfOp[op]! - 1;
-    if (k < 0) {
-      k = nOps++;
-      slotOfOp[op] = nOps;
-      ops[k] = op;
-    }
-    slotOfCall[c] = k;
-    counts[k + 1]++;
-  }
-  return { ops, nOps, counts };
-}
-
-/** Counts made running totals in place; returns the total. */
-function prefixSums(offsets: Int32Array): number {
-  for (let h = 1; h < offsets.length; h++) offsets[h] += offsets[h - 1]!;
-  return offsets[offsets.length - 1]!;
-}
-
-/** Each call into its op's place (calls of one op in host order), or into `outside`. */
-function placeCalls(slotOfCall: Int32Array, count: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
-  const fill = offsets.slice(0, offsets.length - 1);
-  let o = 0;
-  for (let c = 0; c < count; c++) {
-    const k = slotOfCall[c]!;
-    if (k >= 0) items[fill[k]!++] = c;
-    else outside[o++] = c;
+    opOf[c] = op;
+    if (op >= 0) callsOfOp[op]++;
   }
 }
 
-interface PatternAcc {
-  /** Op name id; -1 for calls outside every op. */
-  opNameId: number;
-  calls: OpCallPattern['calls'];
-  instances: number;
-  opNs: number;
-  apiNs: number;
-  launchNs: number;
-  key: number[];
-}
-
-function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
-  const byOp = groupCallsByOp(m, apiCalls);
-  const table = new PatternTable(m, apiCalls, perCall);
+/**
+ * Each op whose calls are one run of the list added as an instance, and each call outside every
+ * op as one of its own; returns the places of the other ops' calls, in list order.
+ */
+function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array): number[] {
   const { name, durNs } = m.host;
-  const { ops, nOps, offsets, items, outside } = byOp;
-  for (let k = 0; k < nOps; k++) table.add(name[ops[k]!]!, durNs[ops[k]!]!, items, offsets[k]!, offsets[k + 1]!);
-  for (let k = 0; k < outside.length; k++) table.add(-1, NaN, outside, k, k + 1);
-  const patterns: OpCallPattern[] = table.patterns.map((p) => ({
-    op: p.opNameId < 0 ? '(outside any cpu_op)' : m.strings.get(p.opNameId),
-    pattern: p.calls.map(describeCall).join(', '),
-    calls: p.calls,
-    instances: p.instances,
-    meanOpUs: p.opNs / p.instances / 1000,
-    meanApiUs: p.apiNs / p.instances / 1000,
-    meanLaunchUs: p.launchNs / p.instances / 1000,
-  }));
-  // A total order (one pattern per op name and call pattern), so the order the ops were added in
-  // does not show; the sums are of integer ns, the same in any order.
-  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+  const count = opOf.length;
+  const split: number[] = [];
+  let c = 0;
+  while (c < count) {
+    const op = opOf[c]!;
+    let e = c + 1;
+    while (e < count && opOf[e] === op) e++;
+    if (op < 0) for (let k = c; k < e; k++) table.addOne(-1, NaN, k);
+    else if (e - c !== callsOfOp[op]) for (let k = c; k < e; k++) split.push(k);
+    else if (e === c + 1) table.addOne(name[op]!, durNs[op]!, c);
+    else table.addRun(name[op]!, durNs[op]!, c, e);
+    c = e;
+  }
+  return split;
+}
+
+/** The ops whose calls are split by a nested op's: each op's calls (in list order), one instance per op. */
+function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split: number[]): void {
+  const byOp = new Map<number, number[]>();
+  for (const c of split) {
+    const op = opOf[c]!;
+    let calls = byOp.get(op);
+    if (!calls) byOp.set(op, (calls = []));
+    calls.push(c);
+  }
+  for (const [op, calls] of byOp) table.add(m.host.name[op]!, m.host.durNs[op]!, Int32Array.from(calls), 0, calls.length);
 }
 
 /**
  * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
  * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
- * built per op instance, and names read only when a pattern is new. The loop over the ops calls
- * `add` per op: a small function, which V8 optimises after a few hundred ops, where one loop with
- * all of it inside ran unoptimised to the end while its larger compile was under way.
+ * built per op instance, and names read only when a pattern is new. Each pattern's sums are in
+ * typed arrays by pattern number, not fields of an object per pattern (updated per instance).
  */
 class PatternTable {
-  readonly patterns: PatternAcc[] = [];
-  readonly byHash = new Map<number, PatternAcc[]>();
+  /** Per pattern: op name id (-1 for calls outside every op), then five numbers per call name id. */
+  readonly keys: number[][] = [];
+  readonly calls: Array<OpCallPattern['calls']> = [];
+  instances = new Int32Array(16);
+  opNs = new Float64Array(16);
+  apiNs = new Float64Array(16);
+  launchNs = new Float64Array(16);
+  readonly byHash = new Map<number, number[]>();
   // Scratch for one instance: distinct API name ids in first-call order and their counts, four
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   ids = new Int32Array(16);
   counts = new Int32Array(64);
-  /** Per op name id + 1: the pattern of its last one-call instance. */
-  private readonly lastSingle: (PatternAcc | undefined)[] = [];
+  /** Scratch: the places of a run of calls. */
+  private places = new Int32Array(16);
+  /** Per op name id + 1: the pattern of its last one-call instance, -1 when none. */
+  private readonly lastSingle: Int32Array;
   private readonly callName: Int32Array;
   private readonly callDurNs: Float64Array;
   private readonly list: Int32Array;
@@ -1218,39 +1287,57 @@ class PatternTable {
     this.callDurNs = m.host.durNs;
     this.list = apiCalls.list;
     ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
+    this.lastSingle = new Int32Array(m.strings.size + 1).fill(-1);
   }
 
-  /** One instance: op name id (-1 outside every op), its duration, its calls calls[from..to) (places in the call list). */
-  add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
-    let acc: PatternAcc;
-    let apiNs = 0;
-    let launchNs = 0;
-    if (to - from === 1) {
-      // One call (most ops): the pattern this op name's last one-call instance had, when it is
-      // the same — no scratch, hash or lookup.
-      const c = calls[from]!;
-      const h = this.list[c]!;
-      const api = this.callName[h]!;
-      const last = this.lastSingle[opNameId + 1];
-      const key = last?.key;
-      if (key && key[1] === api && key[3] === this.kernels[c] && key[4] === this.memcpys[c] && key[5] === this.memsets[c]) acc = last!;
-      else acc = this.lastSingle[opNameId + 1] = this.single(opNameId, api, c);
-      apiNs = this.callDurNs[h]!;
-      if (this.launch[c]) launchNs = apiNs;
-    } else {
-      const n = this.gather(calls, from, to);
-      apiNs = n.apiNs;
-      launchNs = n.launchNs;
-      acc = findPattern(this, opNameId, n.nIds);
+  /**
+   * An instance with one call (most ops), place c in the call list: the pattern this op name's
+   * last one-call instance had, when it is the same — no scratch, hash or lookup.
+   */
+  addOne(opNameId: number, opNs: number, c: number): void {
+    const h = this.list[c]!;
+    const api = this.callName[h]!;
+    let p = this.lastSingle[opNameId + 1]!;
+    const key = p >= 0 ? this.keys[p]! : undefined;
+    if (!(key && key[1] === api && key[3] === this.kernels[c] && key[4] === this.memcpys[c] && key[5] === this.memsets[c])) {
+      p = this.lastSingle[opNameId + 1] = this.single(opNameId, api, c);
     }
-    acc.instances++;
-    acc.opNs += opNs;
-    acc.apiNs += apiNs;
-    acc.launchNs += launchNs;
+    const d = this.callDurNs[h]!;
+    this.sum(p, opNs, d, this.launch[c] ? d : 0);
+  }
+
+  /** An instance whose calls are the places from..to of the list. */
+  addRun(opNameId: number, opNs: number, from: number, to: number): void {
+    if (to - from > this.places.length) this.places = new Int32Array(2 * (to - from));
+    const { places } = this;
+    for (let k = from; k < to; k++) places[k - from] = k;
+    this.add(opNameId, opNs, places, 0, to - from);
+  }
+
+  /** An instance: op name id, its duration, its calls calls[from..to) (places in the call list). */
+  add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
+    const n = this.gather(calls, from, to);
+    this.sum(findPattern(this, opNameId, n.nIds), opNs, n.apiNs, n.launchNs);
+  }
+
+  private sum(p: number, opNs: number, apiNs: number, launchNs: number): void {
+    this.instances[p]++;
+    this.opNs[p] += opNs;
+    this.apiNs[p] += apiNs;
+    this.launchNs[p] += launchNs;
+  }
+
+  /** Room for pattern p's sums. */
+  grow(p: number): void {
+    if (p < this.instances.length) return;
+    this.instances = doubled(this.instances);
+    this.opNs = doubled(this.opNs);
+    this.apiNs = doubled(this.apiNs);
+    this.launchNs = doubled(this.launchNs);
   }
 
   /** The pattern of one call (place c in the call list, name id `api`), found or added. */
-  private single(opNameId: number, api: number, c: number): PatternAcc {
+  private single(opNameId: number, api: number, c: number): number {
     const { ids, counts } = this;
     ids[0] = api;
     counts[0] = 1;
@@ -1293,14 +1380,31 @@ class PatternTable {
     }
     return { nIds, apiNs, launchNs };
   }
+
+  /** The patterns, in order of first instance. */
+  results(): OpCallPattern[] {
+    const { m } = this;
+    return this.keys.map((key, p) => {
+      const instances = this.instances[p]!;
+      return {
+        op: key[0]! < 0 ? '(outside any cpu_op)' : m.strings.get(key[0]!),
+        pattern: this.calls[p]!.map(describeCall).join(', '),
+        calls: this.calls[p]!,
+        instances,
+        meanOpUs: this.opNs[p]! / instances / 1000,
+        meanApiUs: this.apiNs[p]! / instances / 1000,
+        meanLaunchUs: this.launchNs[p]! / instances / 1000,
+      };
+    });
+  }
 }
 
 /**
  * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
  * number with the others of that hash; added when new.
  */
-function findPattern(table: PatternTable, opNameId: number, nIds: number): PatternAcc {
-  const { ids, counts, m } = table;
+function findPattern(table: PatternTable, opNameId: number, nIds: number): number {
+  const { ids, counts, m, keys } = table;
   let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
   for (let j = 0; j < nIds; j++) {
     hash = Math.imul(hash ^ ids[j]!, 0x01000193);
@@ -1309,7 +1413,7 @@ function findPattern(table: PatternTable, opNameId: number, nIds: number): Patte
   let bucket = table.byHash.get(hash);
   if (!bucket) table.byHash.set(hash, (bucket = []));
   for (let b = 0; b < bucket.length; b++) {
-    const key = bucket[b]!.key;
+    const key = keys[bucket[b]!]!;
     let same = key.length === 1 + 5 * nIds && key[0] === opNameId;
     for (let j = 0; same && j < nIds; j++) {
       const at = 1 + 5 * j;
@@ -1323,10 +1427,12 @@ function findPattern(table: PatternTable, opNameId: number, nIds: number): Patte
     key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
     list.push({ api: m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
   }
-  const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
-  bucket.push(acc);
-  table.patterns.push(acc);
-  return acc;
+  const p = keys.length;
+  keys.push(key);
+  table.calls.push(list);
+  table.grow(p);
+  bucket.push(p);
+  return p;
 }
 
 // --- syncs by cause
