@@ -1244,7 +1244,11 @@ function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split
     if (!calls) byOp.set(op, (calls = []));
     calls.push(c);
   }
-  for (const [op, calls] of byOp) table.add(m.host.name[op]!, m.host.durNs[op]!, Int32Array.from(calls), 0, calls.length);
+  for (const [op, calls] of byOp) {
+    table.begin();
+    for (const c of calls) table.tally(c);
+    table.end(m.host.name[op]!, m.host.durNs[op]!);
+  }
 }
 
 /**
@@ -1266,10 +1270,13 @@ class PatternTable {
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   ids = new Int32Array(16);
   counts = new Int32Array(64);
-  /** Scratch: the places of a run of calls. */
-  private places = new Int32Array(16);
-  /** Per op name id + 1: the pattern of its last one-call instance, -1 when none. */
+  /** The scratch's distinct ids. */
+  nIds = 0;
+  /** The scratch's Σ durations of the calls, and of the launches among them. */
+  private readonly ns = new Float64Array(2);
+  /** Per op name id + 1: the pattern of its last one-call instance, and of its last instance of several calls; -1 when none. */
   private readonly lastSingle: Int32Array;
+  private readonly lastMulti: Int32Array;
   private readonly callName: Int32Array;
   private readonly callDurNs: Float64Array;
   private readonly list: Int32Array;
@@ -1288,6 +1295,7 @@ class PatternTable {
     this.list = apiCalls.list;
     ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
     this.lastSingle = new Int32Array(m.strings.size + 1).fill(-1);
+    this.lastMulti = new Int32Array(m.strings.size + 1).fill(-1);
   }
 
   /**
@@ -1308,16 +1316,54 @@ class PatternTable {
 
   /** An instance whose calls are the places from..to of the list. */
   addRun(opNameId: number, opNs: number, from: number, to: number): void {
-    if (to - from > this.places.length) this.places = new Int32Array(2 * (to - from));
-    const { places } = this;
-    for (let k = from; k < to; k++) places[k - from] = k;
-    this.add(opNameId, opNs, places, 0, to - from);
+    this.begin();
+    for (let c = from; c < to; c++) this.tally(c);
+    this.end(opNameId, opNs);
   }
 
-  /** An instance: op name id, its duration, its calls calls[from..to) (places in the call list). */
-  add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
-    const n = this.gather(calls, from, to);
-    this.sum(findPattern(this, opNameId, n.nIds), opNs, n.apiNs, n.launchNs);
+  /** An instance of several calls: `begin`, `tally` each call (in list order), `end`. */
+  begin(): void {
+    this.nIds = 0;
+    this.ns[0] = 0;
+    this.ns[1] = 0;
+  }
+
+  /** One more call (place c in the call list) into the scratch, by name id in first-call order, and its duration into the sums. */
+  tally(c: number): void {
+    const h = this.list[c]!;
+    const id = this.callName[h]!;
+    // The scratch slot of the call's name id, added (counts zeroed) when new.
+    const nIds = this.nIds;
+    let j = 0;
+    while (j < nIds && this.ids[j] !== id) j++;
+    if (j === nIds) {
+      if (j === this.ids.length) {
+        this.ids = doubled(this.ids);
+        this.counts = doubled(this.counts);
+      }
+      this.ids[j] = id;
+      this.counts.fill(0, 4 * j, 4 * j + 4);
+      this.nIds++;
+    }
+    const e = 4 * j;
+    const { counts, ns } = this;
+    counts[e]++;
+    counts[e + 1] += this.kernels[c]!;
+    counts[e + 2] += this.memcpys[c]!;
+    counts[e + 3] += this.memsets[c]!;
+    const d = this.callDurNs[h]!;
+    ns[0] += d;
+    if (this.launch[c]) ns[1] += d;
+  }
+
+  /**
+   * The instance tallied since `begin`: op name id, its duration. The pattern this op name's last
+   * instance of several calls had, when it is the same — no hash or lookup.
+   */
+  end(opNameId: number, opNs: number): void {
+    let p = this.lastMulti[opNameId + 1]!;
+    if (p < 0 || !sameKey(this.keys[p]!, opNameId, this.ids, this.counts, this.nIds)) p = this.lastMulti[opNameId + 1] = findPattern(this, opNameId, this.nIds);
+    this.sum(p, opNs, this.ns[0]!, this.ns[1]!);
   }
 
   private sum(p: number, opNs: number, apiNs: number, launchNs: number): void {
@@ -1347,40 +1393,6 @@ class PatternTable {
     return findPattern(this, opNameId, 1);
   }
 
-  /** Calls calls[from..to) into the scratch, by name id in first-call order; their Σ durations, of the launches among them too. */
-  private gather(calls: Int32Array, from: number, to: number): { nIds: number; apiNs: number; launchNs: number } {
-    let nIds = 0;
-    let apiNs = 0;
-    let launchNs = 0;
-    for (let q = from; q < to; q++) {
-      const c = calls[q]!;
-      const h = this.list[c]!;
-      const id = this.callName[h]!;
-      // The scratch slot of the call's name id, added (counts zeroed) when new.
-      let j = 0;
-      while (j < nIds && this.ids[j] !== id) j++;
-      if (j === nIds) {
-        if (j === this.ids.length) {
-          this.ids = doubled(this.ids);
-          this.counts = doubled(this.counts);
-        }
-        this.ids[j] = id;
-        this.counts.fill(0, 4 * j, 4 * j + 4);
-        nIds++;
-      }
-      const e = 4 * j;
-      const { counts } = this;
-      counts[e]++;
-      counts[e + 1] += this.kernels[c]!;
-      counts[e + 2] += this.memcpys[c]!;
-      counts[e + 3] += this.memsets[c]!;
-      const d = this.callDurNs[h]!;
-      apiNs += d;
-      if (this.launch[c]) launchNs += d;
-    }
-    return { nIds, apiNs, launchNs };
-  }
-
   /** The patterns, in order of first instance. */
   results(): OpCallPattern[] {
     const { m } = this;
@@ -1399,6 +1411,16 @@ class PatternTable {
   }
 }
 
+/** Whether a pattern's key holds these numbers: op name id, then per id its four counts. */
+function sameKey(key: readonly number[], opNameId: number, ids: Int32Array, counts: Int32Array, nIds: number): boolean {
+  if (key.length !== 1 + 5 * nIds || key[0] !== opNameId) return false;
+  for (let j = 0; j < nIds; j++) {
+    const at = 1 + 5 * j;
+    if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
+  }
+  return true;
+}
+
 /**
  * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
  * number with the others of that hash; added when new.
@@ -1412,15 +1434,7 @@ function findPattern(table: PatternTable, opNameId: number, nIds: number): numbe
   }
   let bucket = table.byHash.get(hash);
   if (!bucket) table.byHash.set(hash, (bucket = []));
-  for (let b = 0; b < bucket.length; b++) {
-    const key = keys[bucket[b]!]!;
-    let same = key.length === 1 + 5 * nIds && key[0] === opNameId;
-    for (let j = 0; same && j < nIds; j++) {
-      const at = 1 + 5 * j;
-      same = key[at] === ids[j] && key[at + 1] === counts[4 * j] && key[at + 2] === counts[4 * j + 1] && key[at + 3] === counts[4 * j + 2] && key[at + 4] === counts[4 * j + 3];
-    }
-    if (same) return bucket[b]!;
-  }
+  for (let b = 0; b < bucket.length; b++) if (sameKey(keys[bucket[b]!]!, opNameId, ids, counts, nIds)) return bucket[b]!;
   const key = [opNameId];
   const list: Array<OpCallPattern['calls'][number]> = [];
   for (let j = 0; j < nIds; j++) {
