@@ -94,38 +94,23 @@ interface NoGpuWorkSums {
 const noGpuWorkSumsOf = perModel((m: TraceModel) => sumNoGpuWorkByName(m, launchedGpuWorkOf(m)));
 
 // Per name id in typed arrays (one id per name: the string table interns them), not a Map of
-// objects. Two loops, each in a function of its own so V8 optimises each once: one over the host
-// table lists the shown ops that launched nothing (and the view ops), one over that list sums
-// their times, with the direct children's sum written into it (no call per op).
+// objects: one loop over the host table, in a function of its own so V8 optimises it once, with
+// the name checks and the direct children's sum written into it (no call per op). It lists the
+// view ops' instances on the way (`viewOpInstancesOf`).
 function sumNoGpuWorkByName(m: TraceModel, launched: Uint8Array): NoGpuWorkSums {
+  const { kind, name, durNs, firstChild, nextSibling, length: n } = m.host;
   const size = m.strings.size;
-  // Whether torch hides a name and whether it is a view op's, decided once per name id.
+  // Whether torch hides a name, and whether it is a view op's, decided once per name id (0 not yet).
   const shown = new Uint8Array(size);
   const order = new Int32Array(size);
-  const ofCalls = new Int32Array(size);
-  const quiet = listQuietOps(m, launched, shown, order, ofCalls);
   const calls = new Int32Array(size);
+  const ofCalls = new Int32Array(size);
   const totalNs = new Float64Array(size);
   const selfNs = new Float64Array(size);
-  sumQuietOps(m, shown, quiet.list, quiet.count, calls, totalNs, selfNs);
-  return { names: quiet.names, order, calls, ofCalls, totalNs, selfNs, viewOps: quiet.viewOps, nViewOps: quiet.nViewOps };
-}
-
-/** Per name id its shown instances (ids in order of first appearance); the shown ops that launched nothing and the view ops, in table order. */
-function listQuietOps(
-  m: TraceModel,
-  launched: Uint8Array,
-  shown: Uint8Array,
-  order: Int32Array,
-  ofCalls: Int32Array,
-): { names: number; list: Int32Array; count: number; viewOps: Int32Array; nViewOps: number } {
-  const { kind, name, length: n } = m.host;
   // Room for every event: no growth step in the loop.
-  const list = new Int32Array(n);
   const viewOps = new Int32Array(n);
-  let names = 0;
-  let count = 0;
   let nViewOps = 0;
+  let names = 0;
   for (let i = 0; i < n; i++) {
     if (kind[i] !== HostKind.Op) continue;
     const id = name[i]!;
@@ -134,20 +119,11 @@ function listQuietOps(
     if (s === HIDDEN) continue;
     if (s === VIEW) viewOps[nViewOps++] = i;
     if (ofCalls[id]++ === 0) order[names++] = id;
-    if (!launched[i]) list[count++] = i;
-  }
-  return { names, list, count, viewOps, nViewOps };
-}
-
-/** Per name id the calls, total and self CPU ns of the listed ops (self: Σ durations of the events directly inside, torch's hidden ones looked through). */
-function sumQuietOps(m: TraceModel, shown: Uint8Array, list: Int32Array, count: number, calls: Int32Array, totalNs: Float64Array, selfNs: Float64Array): void {
-  const { name, durNs, firstChild, nextSibling } = m.host;
-  for (let k = 0; k < count; k++) {
-    const i = list[k]!;
-    const id = name[i]!;
+    if (launched[i]) continue;
     calls[id]++;
     const d = durNs[i]!;
     totalNs[id] += d;
+    // Σ durations of the events directly inside it, torch's hidden ones looked through.
     let inside = 0;
     for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) {
       const cid = name[c]!;
@@ -157,6 +133,7 @@ function sumQuietOps(m: TraceModel, shown: Uint8Array, list: Int32Array, count: 
     }
     selfNs[id] += d - inside;
   }
+  return { names, order, calls, ofCalls, totalNs, selfNs, viewOps, nViewOps };
 }
 
 const HIDDEN = 1;
