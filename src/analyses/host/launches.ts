@@ -756,6 +756,11 @@ interface PerCall {
   readonly memcpys: Int32Array;
   readonly memsets: Int32Array;
   readonly launch: Uint8Array;
+  /**
+   * The call's name id and the three counts as one number (`callSignature`): two calls with the
+   * same signature have the same name and counts.
+   */
+  readonly sig: Float64Array;
 }
 
 /** The runtime/driver calls, host indices in host order: list[0 .. count). */
@@ -883,26 +888,43 @@ class ApiSums {
   }
 }
 
-/** The kernels, copies and memsets each call launched. */
+/** The kernels, copies and memsets each call launched, and each call's signature. */
 function countCallWork(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList): PerCall {
   const { offsets, items } = launched;
   const { list, count } = apiCalls;
   const gpuKind = m.gpu.kind;
+  const hostName = m.host.name;
   const kernels = new Int32Array(count);
   const memcpys = new Int32Array(count);
   const memsets = new Int32Array(count);
+  const sig = new Float64Array(count);
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
     const to = offsets[i + 1]!;
+    let k = 0;
+    let mc = 0;
+    let ms = 0;
     for (let q = offsets[i]!; q < to; q++) {
       const gk = gpuKind[items[q]!];
-      if (gk === GpuKind.Kernel) kernels[c]++;
-      else if (gk === GpuKind.Memcpy) memcpys[c]++;
-      else memsets[c]++;
+      if (gk === GpuKind.Kernel) k++;
+      else if (gk === GpuKind.Memcpy) mc++;
+      else ms++;
     }
+    kernels[c] = k;
+    memcpys[c] = mc;
+    memsets[c] = ms;
+    // callSignature, written into the loop.
+    const api = hostName[i]!;
+    sig[c] = api < SIG_NAMES && k < SIG_KERNELS && mc < SIG_COPIES && ms < SIG_COPIES ? ((api * SIG_KERNELS + k) * SIG_COPIES + mc) * SIG_COPIES + ms : -1 - c;
   }
-  return { kernels, memcpys, memsets, launch: new Uint8Array(count) };
+  return { kernels, memcpys, memsets, launch: new Uint8Array(count), sig };
 }
+
+// A call's signature packs its name id and counts exactly (below 2^53); a call whose numbers do
+// not fit gets one of its own, -1 - its place, equal to no other call's.
+const SIG_NAMES = 2 ** 26;
+const SIG_KERNELS = 2 ** 15;
+const SIG_COPIES = 2 ** 6;
 
 interface PerApiScan {
   readonly launches: number;
@@ -1193,7 +1215,7 @@ function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall):
   const callsOfOp = new Int32Array(m.host.length);
   innermostOps(m, apiCalls, opOf, callsOfOp);
   const table = new PatternTable(m, apiCalls, perCall);
-  const split = addRuns(m, table, opOf, callsOfOp);
+  const split = addRuns(m, table, opOf, callsOfOp, perCall);
   if (split.length) addSplitOps(m, table, opOf, split);
   const patterns = table.results();
   // A total order (one pattern per op name and call pattern).
@@ -1215,21 +1237,53 @@ function innermostOps(m: TraceModel, apiCalls: ApiCallList, opOf: Int32Array, ca
 
 /**
  * Each op whose calls are one run of the list added as an instance, and each call outside every
- * op as one of its own; returns the places of the other ops' calls, in list order.
+ * op as one of its own; returns the places of the other ops' calls, in list order. An instance
+ * whose calls have, one by one, the signatures of the last instance of its op name has that
+ * instance's pattern: found by comparing the two runs in place, with no scratch, hash or lookup
+ * (most instances repeat the one before; the others go through `PatternTable.patternOf`).
  */
-function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array): number[] {
+function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array, perCall: PerCall): number[] {
   const { name, durNs } = m.host;
+  const { list } = table;
+  const { sig, launch } = perCall;
   const count = opOf.length;
+  // Per op name id + 1 (0: outside every op): where its last instance's calls start, how many, its pattern.
+  const size = m.strings.size + 1;
+  const lastStart = new Int32Array(size).fill(-1);
+  const lastLength = new Int32Array(size);
+  const lastPattern = new Int32Array(size);
   const split: number[] = [];
   let c = 0;
   while (c < count) {
     const op = opOf[c]!;
     let e = c + 1;
-    while (e < count && opOf[e] === op) e++;
-    if (op < 0) for (let k = c; k < e; k++) table.addOne(-1, NaN, k);
-    else if (e - c !== callsOfOp[op]) for (let k = c; k < e; k++) split.push(k);
-    else if (e === c + 1) table.addOne(name[op]!, durNs[op]!, c);
-    else table.addRun(name[op]!, durNs[op]!, c, e);
+    if (op >= 0) {
+      while (e < count && opOf[e] === op) e++;
+      if (e - c !== callsOfOp[op]) {
+        for (let k = c; k < e; k++) split.push(k);
+        c = e;
+        continue;
+      }
+    }
+    const key = op < 0 ? 0 : name[op]! + 1;
+    const n = e - c;
+    const prev = lastStart[key]!;
+    let same = prev >= 0 && lastLength[key] === n;
+    for (let q = 0; same && q < n; q++) same = sig[prev + q] === sig[c + q];
+    const p = same ? lastPattern[key]! : (lastPattern[key] = table.patternOf(key - 1, c, e));
+    lastStart[key] = c;
+    lastLength[key] = n;
+    let apiNs = 0;
+    let launchNs = 0;
+    for (let q = c; q < e; q++) {
+      const d = durNs[list[q]!]!;
+      apiNs += d;
+      if (launch[q]) launchNs += d;
+    }
+    table.instances[p]++;
+    table.opNs[p] += op < 0 ? NaN : durNs[op]!;
+    table.apiNs[p] += apiNs;
+    table.launchNs[p] += launchNs;
     c = e;
   }
   return split;
@@ -1244,10 +1298,22 @@ function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split
     if (!calls) byOp.set(op, (calls = []));
     calls.push(c);
   }
+  const { durNs } = m.host;
   for (const [op, calls] of byOp) {
     table.begin();
     for (const c of calls) table.tally(c);
-    table.end(m.host.name[op]!, m.host.durNs[op]!);
+    const p = findPattern(table, m.host.name[op]!, table.nIds);
+    let apiNs = 0;
+    let launchNs = 0;
+    for (const c of calls) {
+      const d = durNs[table.list[c]!]!;
+      apiNs += d;
+      if (table.launch[c]) launchNs += d;
+    }
+    table.instances[p]++;
+    table.opNs[p] += durNs[op]!;
+    table.apiNs[p] += apiNs;
+    table.launchNs[p] += launchNs;
   }
 }
 
@@ -1272,18 +1338,12 @@ class PatternTable {
   counts = new Int32Array(64);
   /** The scratch's distinct ids. */
   nIds = 0;
-  /** The scratch's Σ durations of the calls, and of the launches among them. */
-  private readonly ns = new Float64Array(2);
-  /** Per op name id + 1: the pattern of its last one-call instance, and of its last instance of several calls; -1 when none. */
-  private readonly lastSingle: Int32Array;
-  private readonly lastMulti: Int32Array;
+  readonly list: Int32Array;
+  readonly launch: Uint8Array;
   private readonly callName: Int32Array;
-  private readonly callDurNs: Float64Array;
-  private readonly list: Int32Array;
   private readonly kernels: Int32Array;
   private readonly memcpys: Int32Array;
   private readonly memsets: Int32Array;
-  private readonly launch: Uint8Array;
 
   constructor(
     readonly m: TraceModel,
@@ -1291,47 +1351,25 @@ class PatternTable {
     perCall: PerCall,
   ) {
     this.callName = m.host.name;
-    this.callDurNs = m.host.durNs;
     this.list = apiCalls.list;
     ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
-    this.lastSingle = new Int32Array(m.strings.size + 1).fill(-1);
-    this.lastMulti = new Int32Array(m.strings.size + 1).fill(-1);
   }
 
-  /**
-   * An instance with one call (most ops), place c in the call list: the pattern this op name's
-   * last one-call instance had, when it is the same — no scratch, hash or lookup.
-   */
-  addOne(opNameId: number, opNs: number, c: number): void {
-    const h = this.list[c]!;
-    const api = this.callName[h]!;
-    let p = this.lastSingle[opNameId + 1]!;
-    const key = p >= 0 ? this.keys[p]! : undefined;
-    if (!(key && key[1] === api && key[3] === this.kernels[c] && key[4] === this.memcpys[c] && key[5] === this.memsets[c])) {
-      p = this.lastSingle[opNameId + 1] = this.single(opNameId, api, c);
-    }
-    const d = this.callDurNs[h]!;
-    this.sum(p, opNs, d, this.launch[c] ? d : 0);
-  }
-
-  /** An instance whose calls are the places from..to of the list. */
-  addRun(opNameId: number, opNs: number, from: number, to: number): void {
+  /** The pattern of an instance (op name id, -1 outside every op) whose calls are the places from..to of the list, found or added. */
+  patternOf(opNameId: number, from: number, to: number): number {
     this.begin();
     for (let c = from; c < to; c++) this.tally(c);
-    this.end(opNameId, opNs);
+    return findPattern(this, opNameId, this.nIds);
   }
 
-  /** An instance of several calls: `begin`, `tally` each call (in list order), `end`. */
+  /** An instance's calls into the scratch: `begin`, then `tally` each call in list order. */
   begin(): void {
     this.nIds = 0;
-    this.ns[0] = 0;
-    this.ns[1] = 0;
   }
 
-  /** One more call (place c in the call list) into the scratch, by name id in first-call order, and its duration into the sums. */
+  /** One more call (place c in the call list) into the scratch, by name id in first-call order. */
   tally(c: number): void {
-    const h = this.list[c]!;
-    const id = this.callName[h]!;
+    const id = this.callName[this.list[c]!]!;
     // The scratch slot of the call's name id, added (counts zeroed) when new.
     const nIds = this.nIds;
     let j = 0;
@@ -1346,31 +1384,11 @@ class PatternTable {
       this.nIds++;
     }
     const e = 4 * j;
-    const { counts, ns } = this;
+    const { counts } = this;
     counts[e]++;
     counts[e + 1] += this.kernels[c]!;
     counts[e + 2] += this.memcpys[c]!;
     counts[e + 3] += this.memsets[c]!;
-    const d = this.callDurNs[h]!;
-    ns[0] += d;
-    if (this.launch[c]) ns[1] += d;
-  }
-
-  /**
-   * The instance tallied since `begin`: op name id, its duration. The pattern this op name's last
-   * instance of several calls had, when it is the same — no hash or lookup.
-   */
-  end(opNameId: number, opNs: number): void {
-    let p = this.lastMulti[opNameId + 1]!;
-    if (p < 0 || !sameKey(this.keys[p]!, opNameId, this.ids, this.counts, this.nIds)) p = this.lastMulti[opNameId + 1] = findPattern(this, opNameId, this.nIds);
-    this.sum(p, opNs, this.ns[0]!, this.ns[1]!);
-  }
-
-  private sum(p: number, opNs: number, apiNs: number, launchNs: number): void {
-    this.instances[p]++;
-    this.opNs[p] += opNs;
-    this.apiNs[p] += apiNs;
-    this.launchNs[p] += launchNs;
   }
 
   /** Room for pattern p's sums. */
@@ -1380,17 +1398,6 @@ class PatternTable {
     this.opNs = doubled(this.opNs);
     this.apiNs = doubled(this.apiNs);
     this.launchNs = doubled(this.launchNs);
-  }
-
-  /** The pattern of one call (place c in the call list, name id `api`), found or added. */
-  private single(opNameId: number, api: number, c: number): number {
-    const { ids, counts } = this;
-    ids[0] = api;
-    counts[0] = 1;
-    counts[1] = this.kernels[c]!;
-    counts[2] = this.memcpys[c]!;
-    counts[3] = this.memsets[c]!;
-    return findPattern(this, opNameId, 1);
   }
 
   /** The patterns, in order of first instance. */
