@@ -1247,8 +1247,9 @@ function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp
   const { list } = table;
   const { sig, launch } = perCall;
   const count = opOf.length;
-  // Per op name id + 1 (0: outside every op): where its last instance's calls start, how many, its pattern.
-  const size = m.strings.size + 1;
+  // Per op name id + 1 (0: outside every op), two entries: where one of its last instances' calls
+  // start, how many, its pattern.
+  const size = 2 * (m.strings.size + 1);
   const lastStart = new Int32Array(size).fill(-1);
   const lastLength = new Int32Array(size);
   const lastPattern = new Int32Array(size);
@@ -1265,14 +1266,27 @@ function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp
         continue;
       }
     }
-    const key = op < 0 ? 0 : name[op]! + 1;
+    // Two entries per op name, the last instance's first (an op name often alternates between
+    // two patterns: with and without a memset, say).
+    const key = op < 0 ? 0 : 2 * (name[op]! + 1);
     const n = e - c;
-    const prev = lastStart[key]!;
-    let same = prev >= 0 && lastLength[key] === n;
-    for (let q = 0; same && q < n; q++) same = sig[prev + q] === sig[c + q];
-    const p = same ? lastPattern[key]! : (lastPattern[key] = table.patternOf(key - 1, c, e));
+    let at = key;
+    let same = false;
+    for (; !same && at < key + 2; at++) {
+      const prev = lastStart[at]!;
+      same = prev >= 0 && lastLength[at] === n;
+      for (let q = 0; same && q < n; q++) same = sig[prev + q] === sig[c + q];
+    }
+    const p = same ? lastPattern[at - 1]! : table.patternOf(op < 0 ? -1 : name[op]!, c, e);
+    if (at - 1 !== key || !same) {
+      // The other entry becomes the older one.
+      lastStart[key + 1] = lastStart[key]!;
+      lastLength[key + 1] = lastLength[key]!;
+      lastPattern[key + 1] = lastPattern[key]!;
+    }
     lastStart[key] = c;
     lastLength[key] = n;
+    lastPattern[key] = p;
     let apiNs = 0;
     let launchNs = 0;
     for (let q = c; q < e; q++) {
