@@ -1099,18 +1099,22 @@ interface LaunchedWorkScan {
 
 /**
  * One pass over the GPU table: each launched activity with its launching call, by activity name;
- * with `allTimes` false, of the times only the activities' durations (not their calls' durations
- * and latencies). Accumulated per name id (a slot per name, the launch APIs as name ids with
- * their counts), the names read only for the result.
+ * with `allTimes`, a second pass for the times only `computeLaunches` reads (the activities'
+ * durations, their calls' durations and latencies). Summed per GPU name id in typed arrays, with
+ * its first launch API written beside it (most names have one): a second API, and the names,
+ * are met rarely and handled out of the loop.
  */
 function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean): LaunchedWorkScan {
   const { host, gpu } = m;
   const { kind, launcher, durNs, length: nGpu } = gpu;
   const gpuName = gpu.name;
   const hostName = host.name;
-  // Per GPU name id, its place in accs (-1: not met yet); accs in order of first launched activity.
-  const slot = new Int32Array(m.strings.size).fill(-1);
-  const accs: LaunchedAcc[] = [];
+  const size = m.strings.size;
+  const count = new Int32Array(size);
+  const gpuNs = new Float64Array(size);
+  const firstApi = new Int32Array(size).fill(-1);
+  const firstApiCount = new Int32Array(size);
+  const more = new MoreApis();
   let kernelsWithoutLaunch = 0;
   let kernels = 0;
   let memsets = 0;
@@ -1126,57 +1130,75 @@ function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean):
       continue;
     }
     const id = gpuName[g]!;
-    let s = slot[id]!;
-    if (s < 0) {
-      slot[id] = s = accs.length;
-      accs.push({ id, kind: k as GpuKind, apiIds: [], apiCounts: [], count: 0, gpuNs: 0, gpu: [], cpu: [], latency: [], s2s: [] });
-    }
-    const acc = accs[s]!;
-    tallyApi(acc, hostName[h]!);
-    acc.count++;
-    acc.gpuNs += durNs[g]!;
-    if (allTimes) addTimes(m, acc, g, h);
+    if (count[id]++ === 0) more.meet(id, k);
+    gpuNs[id] += durNs[g]!;
+    const api = hostName[h]!;
+    if (firstApi[id] === api) firstApiCount[id]++;
+    else if (firstApi[id]! < 0) {
+      firstApi[id] = api;
+      firstApiCount[id] = 1;
+    } else more.tally(id, api);
   }
+  const times = allTimes ? launchedTimes(m, more.order) : undefined;
   const byName = new Map<number, KernelAcc>();
-  for (const a of accs) {
+  for (let j = 0; j < more.order.length; j++) {
+    const id = more.order[j]!;
     // Launch APIs in order of first launch; whether each is a graph launch, decided once per name.
     const apis: Record<string, number> = {};
     let viaGraph = 0;
-    for (let j = 0; j < a.apiIds.length; j++) {
-      const info = apiNames.of(a.apiIds[j]!);
-      apis[info.name] = a.apiCounts[j]!;
-      if (info.graph) viaGraph += a.apiCounts[j]!;
-    }
-    byName.set(a.id, { kind: a.kind, apis, viaGraph, count: a.count, gpuNs: a.gpuNs, gpu: a.gpu, cpu: a.cpu, latency: a.latency, s2s: a.s2s });
+    const add = (api: number, n: number) => {
+      const info = apiNames.of(api);
+      apis[info.name] = n;
+      if (info.graph) viaGraph += n;
+    };
+    add(firstApi[id]!, firstApiCount[id]!);
+    const others = more.apis[id];
+    if (others) for (let q = 0; q < others.ids.length; q++) add(others.ids[q]!, others.counts[q]!);
+    const tm = times?.[j];
+    byName.set(id, { kind: more.kinds[j]!, apis, viaGraph, count: count[id]!, gpuNs: gpuNs[id]!, gpu: tm?.gpu ?? [], cpu: tm?.cpu ?? [], latency: tm?.latency ?? [], s2s: tm?.s2s ?? [] });
   }
   return { byName, kernelsWithoutLaunch, kernels, memsets, memcpys };
 }
 
-/** One more activity launched by the call name id `api`, among the name's launch APIs (one or two, mostly). */
-function tallyApi(acc: LaunchedAcc, api: number): void {
-  const { apiIds } = acc;
-  let j = 0;
-  while (j < apiIds.length && apiIds[j] !== api) j++;
-  if (j === apiIds.length) {
-    apiIds.push(api);
-    acc.apiCounts.push(1);
-  } else acc.apiCounts[j]++;
+/** The launched activities' names in order of first launch, and their launch APIs after the first (by GPU name id). */
+class MoreApis {
+  readonly order: number[] = [];
+  readonly kinds: GpuKind[] = [];
+  readonly apis: Array<{ ids: number[]; counts: number[] } | undefined> = [];
+
+  meet(id: number, kind: GpuKind): void {
+    this.order.push(id);
+    this.kinds.push(kind);
+  }
+
+  /** One more activity of name `id` launched by the call name id `api`, not its first API. */
+  tally(id: number, api: number): void {
+    const a = (this.apis[id] ??= { ids: [], counts: [] });
+    let j = 0;
+    while (j < a.ids.length && a.ids[j] !== api) j++;
+    if (j === a.ids.length) {
+      a.ids.push(api);
+      a.counts.push(1);
+    } else a.counts[j]++;
+  }
 }
 
-/** GPU activity g's duration, its call h's, and the latencies, into the lists `computeLaunches` reads. */
-function addTimes(m: TraceModel, acc: LaunchedAcc, g: number, h: number): void {
+/** Per launched activity name (in `order`), the activities' durations, their calls' durations and the latencies, in GPU order: what `computeLaunches` reads. */
+function launchedTimes(m: TraceModel, order: readonly number[]): Array<{ gpu: number[]; cpu: number[]; latency: number[]; s2s: number[] }> {
   const { host, gpu } = m;
-  acc.gpu.push(gpu.durNs[g]!);
-  acc.cpu.push(host.durNs[h]!);
-  acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
-  acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
-}
-
-/** A `KernelAcc` while scanning: its launch APIs by name id. */
-interface LaunchedAcc extends Omit<KernelAcc, 'apis' | 'viaGraph'> {
-  readonly id: number;
-  readonly apiIds: number[];
-  readonly apiCounts: number[];
+  const slot = new Int32Array(m.strings.size);
+  for (let j = 0; j < order.length; j++) slot[order[j]!] = j;
+  const out = order.map(() => ({ gpu: [] as number[], cpu: [] as number[], latency: [] as number[], s2s: [] as number[] }));
+  for (let g = 0; g < gpu.length; g++) {
+    const h = gpu.launcher[g]!;
+    if (h < 0) continue;
+    const acc = out[slot[gpu.name[g]!]!]!;
+    acc.gpu.push(gpu.durNs[g]!);
+    acc.cpu.push(host.durNs[h]!);
+    acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
+    acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
+  }
+  return out;
 }
 
 const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
