@@ -1240,7 +1240,7 @@ function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall):
   const split = addRuns(m, table, opOf, callsOfOp, perCall);
   if (split.length) addSplitOps(m, table, opOf, split);
   const patterns = table.results();
-  // A total order (one pattern per op name and call pattern).
+  // A total order (one pattern per op name and call pattern) while every duration is readable.
   return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 }
 
@@ -1317,6 +1317,9 @@ function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp
       if (launch[q]) launchNs += d;
     }
     table.instances[p]++;
+    // The place of an instance where the pattern list used to be made: ops by first call, then the calls outside every op.
+    const rank = op < 0 ? count + c : c;
+    if (rank < table.firstRank[p]!) table.firstRank[p] = rank;
     table.opNs[p] += op < 0 ? NaN : durNs[op]!;
     table.apiNs[p] += apiNs;
     table.launchNs[p] += launchNs;
@@ -1347,6 +1350,7 @@ function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split
       if (table.launch[c]) launchNs += d;
     }
     table.instances[p]++;
+    if (calls[0]! < table.firstRank[p]!) table.firstRank[p] = calls[0]!;
     table.opNs[p] += durNs[op]!;
     table.apiNs[p] += apiNs;
     table.launchNs[p] += launchNs;
@@ -1364,6 +1368,12 @@ class PatternTable {
   readonly keys: number[][] = [];
   readonly calls: Array<OpCallPattern['calls']> = [];
   instances = new Int32Array(16);
+  /**
+   * Per pattern, the rank of its first instance in the order ops by first call, then the calls
+   * outside every op: the patterns are listed in that order, so the final sort sees them as it
+   * always did (its comparator is no total order where a duration is unreadable: NaN).
+   */
+  firstRank = new Float64Array(16).fill(Infinity);
   opNs = new Float64Array(16);
   apiNs = new Float64Array(16);
   launchNs = new Float64Array(16);
@@ -1431,15 +1441,18 @@ class PatternTable {
   grow(p: number): void {
     if (p < this.instances.length) return;
     this.instances = doubled(this.instances);
+    this.firstRank = doubled(this.firstRank).fill(Infinity, this.firstRank.length);
     this.opNs = doubled(this.opNs);
     this.apiNs = doubled(this.apiNs);
     this.launchNs = doubled(this.launchNs);
   }
 
-  /** The patterns, in order of first instance. */
+  /** The patterns, in order of first instance (`firstRank`). */
   results(): OpCallPattern[] {
     const { m } = this;
-    return this.keys.map((key, p) => {
+    const byRank = this.keys.map((_, p) => p).sort((p, q) => this.firstRank[p]! - this.firstRank[q]!);
+    return byRank.map((p) => {
+      const key = this.keys[p]!;
       const instances = this.instances[p]!;
       return {
         op: key[0]! < 0 ? '(outside any cpu_op)' : m.strings.get(key[0]!),
