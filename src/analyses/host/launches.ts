@@ -945,7 +945,10 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
   const hostDur = m.host.durNs;
   const gpuStart = m.gpu.startNs;
   const { kernels, memcpys, memsets, launch } = perCall;
-  const { bits, calls, cpuNs, latency } = sums;
+  const { bits, calls, cpuNs, latency, without } = sums;
+  const apiKernels = sums.kernels;
+  const apiMemcpys = sums.memcpys;
+  const apiMemsets = sums.memsets;
   let launches = 0;
   let graphLaunches = 0;
   let kernelsViaGraphs = 0;
@@ -963,11 +966,11 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
     cpuNs[id] += dur;
     const from = offsets[i]!;
     if (offsets[i + 1]! > from) {
-      sums.kernels[id] += k;
-      sums.memcpys[id] += memcpys[c]!;
-      sums.memsets[id] += memsets[c]!;
+      apiKernels[id] += k;
+      apiMemcpys[id] += memcpys[c]!;
+      apiMemsets[id] += memsets[c]!;
       latency[id]!.push(gpuStart[items[from]!]! - (hostStart[i]! + dur));
-    } else sums.without[id]++;
+    } else without[id]++;
     // isLaunchCall, written into the loop: a launch API by name, or a call that launched a kernel.
     if (b & CALL_LAUNCH || k > 0) {
       launch[c] = 1;
