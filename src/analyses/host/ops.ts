@@ -73,8 +73,7 @@ export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noG
  * Shared, so read-only.
  */
 export function viewOpInstancesOf(m: TraceModel): Int32Array {
-  const sums = noGpuWorkSumsOf(m);
-  return sums.viewOps.subarray(0, sums.nViewOps);
+  return noGpuWorkSumsOf(m).viewOps;
 }
 
 /** Per op name id: its shown instances, those that launched nothing, and their total and self CPU ns; the ids in order of first appearance. */
@@ -85,9 +84,8 @@ interface NoGpuWorkSums {
   readonly ofCalls: Int32Array;
   readonly totalNs: Float64Array;
   readonly selfNs: Float64Array;
-  /** The view ops' instances: viewOps[0 .. nViewOps). */
+  /** The view ops' instances. */
   readonly viewOps: Int32Array;
-  readonly nViewOps: number;
 }
 
 /** The sums, once per model (per-model.ts): `explain` reads them for its views and their count per scope instance. */
@@ -133,7 +131,8 @@ function sumNoGpuWorkByName(m: TraceModel, launched: Uint8Array): NoGpuWorkSums 
     }
     selfNs[id] += d - inside;
   }
-  return { names, order, calls, ofCalls, totalNs, selfNs, viewOps, nViewOps };
+  // Kept per model: only the instances, not the room for every event.
+  return { names, order, calls, ofCalls, totalNs, selfNs, viewOps: viewOps.slice(0, nViewOps) };
 }
 
 const HIDDEN = 1;
