@@ -757,8 +757,8 @@ interface PerCall {
   readonly memsets: Int32Array;
   readonly launch: Uint8Array;
   /**
-   * The call's name id and the three counts as one number (`callSignature`): two calls with the
-   * same signature have the same name and counts.
+   * The call's name id and its three counts as one number: two calls with the same signature
+   * have the same name and counts.
    */
   readonly sig: Float64Array;
 }
@@ -820,18 +820,19 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
-  for (const id of sums.order) {
+  for (let s = 0; s < sums.order.length; s++) {
+    const id = sums.order[s]!;
     apis.set(apiNames.of(id).name, {
-      role: sums.role[id]!,
+      role: sums.role[s]!,
       calls: sums.calls[id]!,
       cpuNs: sums.cpuNs[id]!,
-      cpu: sums.cpu[id] ?? [],
+      cpu: sums.cpu[s] ?? [],
       kernels: sums.kernels[id]!,
       memcpys: sums.memcpys[id]!,
       memsets: sums.memsets[id]!,
       without: sums.without[id]!,
-      latency: sums.latency[id]!,
-      s2s: sums.s2s[id] ?? [],
+      latency: sums.latency[s]!,
+      s2s: sums.s2s[s] ?? [],
     });
   }
   const { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel } = scan;
@@ -845,9 +846,14 @@ const CALL_GRAPH = 2;
 const CALL_MAY_SYNC = 4;
 const CALL_UNMET = 255;
 
-/** The sums per API, by call name id; the names in order of first call. */
+/**
+ * The sums per API, by call name id; the names in order of first call, and by that order (a
+ * dense list: name ids run to the string table's size) the lists per API.
+ */
 class ApiSums {
   readonly bits: Uint8Array;
+  /** Per name id, its place in `order`. */
+  readonly slot: Int32Array;
   readonly calls: Int32Array;
   readonly cpuNs: Float64Array;
   readonly kernels: Int32Array;
@@ -867,6 +873,7 @@ class ApiSums {
     private readonly apiNames: ApiNames,
   ) {
     this.bits = new Uint8Array(size).fill(CALL_UNMET);
+    this.slot = new Int32Array(size);
     this.calls = new Int32Array(size);
     this.cpuNs = new Float64Array(size);
     this.kernels = new Int32Array(size);
@@ -881,9 +888,10 @@ class ApiSums {
     let role = info.role;
     // A call CUPTI linked to a kernel is a launch whatever its name.
     if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
+    this.slot[id] = this.order.length;
     this.order.push(id);
-    this.role[id] = role;
-    this.latency[id] = [];
+    this.role.push(role);
+    this.latency.push([]);
     return (this.bits[id] = (info.launch ? CALL_LAUNCH : 0) | (info.graph ? CALL_GRAPH : 0) | (info.sync || info.memcpy ? CALL_MAY_SYNC : 0));
   }
 }
@@ -913,7 +921,7 @@ function countCallWork(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLi
     kernels[c] = k;
     memcpys[c] = mc;
     memsets[c] = ms;
-    // callSignature, written into the loop.
+    // The signature (see SIG_NAMES).
     const api = hostName[i]!;
     sig[c] = api < SIG_NAMES && k < SIG_KERNELS && mc < SIG_COPIES && ms < SIG_COPIES ? ((api * SIG_KERNELS + k) * SIG_COPIES + mc) * SIG_COPIES + ms : -1 - c;
   }
@@ -945,7 +953,7 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
   const hostDur = m.host.durNs;
   const gpuStart = m.gpu.startNs;
   const { kernels, memcpys, memsets, launch } = perCall;
-  const { bits, calls, cpuNs, latency, without } = sums;
+  const { bits, slot, calls, cpuNs, latency, without } = sums;
   const apiKernels = sums.kernels;
   const apiMemcpys = sums.memcpys;
   const apiMemsets = sums.memsets;
@@ -969,7 +977,7 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
       apiKernels[id] += k;
       apiMemcpys[id] += memcpys[c]!;
       apiMemsets[id] += memsets[c]!;
-      latency[id]!.push(gpuStart[items[from]!]! - (hostStart[i]! + dur));
+      latency[slot[id]!]!.push(gpuStart[items[from]!]! - (hostStart[i]! + dur));
     } else without[id]++;
     // isLaunchCall, written into the loop: a launch API by name, or a call that launched a kernel.
     if (b & CALL_LAUNCH || k > 0) {
@@ -995,9 +1003,9 @@ function addAllTimes(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList
   const gpuStart = m.gpu.startNs;
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
-    const id = name[i]!;
-    (sums.cpu[id] ??= []).push(durNs[i]!);
-    const s2s = (sums.s2s[id] ??= []);
+    const s = sums.slot[name[i]!]!;
+    (sums.cpu[s] ??= []).push(durNs[i]!);
+    const s2s = (sums.s2s[s] ??= []);
     if (offsets[i + 1]! > offsets[i]!) s2s.push(gpuStart[items[offsets[i]!]!]! - startNs[i]!);
   }
 }
@@ -1232,8 +1240,9 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
 // op's calls between two of them are rare: 42 of 22k ops on a GPT-2 trace). So each run of one
 // op's calls that holds all of them is that op's instance, added where it is met, and only the
 // other ops' calls are gathered by op afterwards: two loops over the calls, no sort, nothing
-// host-table sized but the per-op call counts. The sums are of integer ns and the patterns end
-// in a total order, so the order the instances are added in does not show.
+// host-table sized but the per-op call counts. The sums are of integer ns (the same in any
+// order), and the patterns are listed by their first instance in the order ops by first call,
+// then the calls outside every op (`PatternTable.firstRank`), whatever order they are met in.
 
 function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
   const opOf = new Int32Array(apiCalls.count);
@@ -1272,8 +1281,8 @@ function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp
   const { list } = table;
   const { sig, launch } = perCall;
   const count = opOf.length;
-  // Per op name id + 1 (0: outside every op), two entries: where one of its last instances' calls
-  // start, how many, its pattern.
+  // Two entries per op name, at 2 × (name id + 1) (0: outside every op): where one of its last
+  // instances' calls start, how many, its pattern.
   const size = 2 * (m.strings.size + 1);
   const lastStart = new Int32Array(size).fill(-1);
   const lastLength = new Int32Array(size);
@@ -1320,7 +1329,7 @@ function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp
       if (launch[q]) launchNs += d;
     }
     table.instances[p]++;
-    // The place of an instance where the pattern list used to be made: ops by first call, then the calls outside every op.
+    // The instance's rank (`firstRank`): ops by first call, then the calls outside every op.
     const rank = op < 0 ? count + c : c;
     if (rank < table.firstRank[p]!) table.firstRank[p] = rank;
     table.opNs[p] += op < 0 ? NaN : durNs[op]!;
