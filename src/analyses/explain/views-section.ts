@@ -1,5 +1,6 @@
 /** `explain`, views (S3): view ops that launched nothing and their self CPU time. */
-import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import type { TraceModel } from '../../model/trace-model.js';
+import { viewOpInstancesOf } from '../host/ops.js';
 import { scopeMembership, type ScopeSpec } from '../host/scopes.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, say } from './sentence.js';
@@ -54,13 +55,15 @@ function viewCallsIn(c: TraceContext, scope: Exclude<ScopeSpec, { per: 'trace' }
   }
   const launched = aroundLaunches(m);
   const { roots, owner } = scopeMembership(m, scope);
-  // The columns read once, not through the model per event (this loop runs once, mostly before V8 optimises it).
-  const { kind, name, durNs, firstChild, nextSibling, length: n } = m.host;
+  // Over the view ops' instances only (a list made with the ops' sums), not the whole host table.
+  const viewOps = viewOpInstancesOf(m);
+  const { name, durNs, firstChild, nextSibling } = m.host;
   let calls = 0;
   let selfNs = 0;
-  for (let h = 0; h < n; h++) {
+  for (let v = 0; v < viewOps.length; v++) {
+    const h = viewOps[v]!;
     const k = owner[h]!;
-    if (k < 0 || h === roots[k] || kind[h] !== HostKind.Op || launched[h] || !isView[name[h]!]) continue;
+    if (k < 0 || h === roots[k] || launched[h] || !isView[name[h]!]) continue;
     calls++;
     let self = durNs[h]!;
     for (let q = firstChild[h]!; q >= 0; q = nextSibling[q]!) self -= durNs[q]!;

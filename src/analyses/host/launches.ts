@@ -756,6 +756,11 @@ interface PerCall {
   readonly memcpys: Int32Array;
   readonly memsets: Int32Array;
   readonly launch: Uint8Array;
+  /**
+   * The call's name id and its three counts as one number: two calls with the same signature
+   * have the same name and counts.
+   */
+  readonly sig: Float64Array;
 }
 
 /** The runtime/driver calls, host indices in host order: list[0 .. count). */
@@ -779,100 +784,30 @@ function apiCallList(m: TraceModel): ApiCallList {
 }
 
 /**
- * One pass over the runtime/driver calls: per API, the launches, HTA's rows (with `keepRows`)
- * and the host synchronizations; with `allTimes` false, of the times per API only the total
- * CPU and the latencies (what the digest reads).
+ * The runtime/driver calls, per API: the launches, HTA's rows (with `keepRows`) and the host
+ * synchronizations; with `allTimes` false, of the times per API only the total CPU and the
+ * latencies (what the digest reads). Each step is a loop of its own over the call list, with
+ * the sums per API name id in typed arrays (no object per API updated per call): the rarer
+ * work (the times `computeLaunches` alone reads, HTA's rows, the synchronizations) runs over
+ * the calls that need it, not inside the loop every call goes through.
  */
 function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, apiNames: ApiNames, includeMemory: boolean, keepRows: boolean, allTimes: boolean): ApiCallScan {
-  const { host, gpu } = m;
-  const { offsets, items } = launched;
-  const { list, count } = apiCalls;
-  const hostName = host.name;
-  const hostStart = host.startNs;
-  const hostDur = host.durNs;
-  const gpuKind = gpu.kind;
-  const gpuStart = gpu.startNs;
-  // Per API name id, its place in accs (-1: not met yet); accs in order of first call.
-  const slot = new Int32Array(m.strings.size).fill(-1);
-  const accs: ApiAcc[] = [];
-  const accNames: string[] = [];
-  let launches = 0;
-  let graphLaunches = 0;
-  let kernelsViaGraphs = 0;
-  let launchCpuNs = 0;
-  let launchesWithoutKernel = 0;
-  const syncs: HostSync[] = [];
+  const perCall = countCallWork(m, launched, apiCalls);
+  const sums = new ApiSums(m.strings.size, apiNames);
+  const scan = sumPerApi(m, launched, apiCalls, perCall, sums);
+  if (allTimes) addAllTimes(m, launched, apiCalls, sums);
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
-  const callKernels = new Int32Array(count);
-  const callMemcpys = new Int32Array(count);
-  const callMemsets = new Int32Array(count);
-  const callLaunch = new Uint8Array(count);
-  const perCall: PerCall = { kernels: callKernels, memcpys: callMemcpys, memsets: callMemsets, launch: callLaunch };
-  const infos = apiNames.byId;
+  if (keepRows) launchRows(m, launched, apiCalls, perCall, apiNames, includeMemory, rowHost, rowGpu);
+  // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
+  const { list } = apiCalls;
   const syncHost: number[] = [];
   const syncApi: string[] = [];
   const syncKind: SyncKind[] = [];
-  for (let c = 0; c < count; c++) {
+  for (const c of scan.maySync) {
     const i = list[c]!;
-    const id = hostName[i]!;
-    const info = infos[id] ?? apiNames.of(id);
-    const from = offsets[i]!;
-    const to = offsets[i + 1]!;
-    let kernels = 0;
-    let memcpys = 0;
-    let memsets = 0;
-    for (let q = from; q < to; q++) {
-      const gk = gpuKind[items[q]!];
-      if (gk === GpuKind.Kernel) kernels++;
-      else if (gk === GpuKind.Memcpy) memcpys++;
-      else memsets++;
-    }
-    let role = info.role;
-    // A call CUPTI linked to a kernel is a launch whatever its name.
-    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
-    callKernels[c] = kernels;
-    callMemcpys[c] = memcpys;
-    callMemsets[c] = memsets;
-    let s = slot[id]!;
-    if (s < 0) {
-      slot[id] = s = accs.length;
-      accs.push({ role, calls: 0, cpuNs: 0, cpu: [], kernels: 0, memcpys: 0, memsets: 0, without: 0, latency: [], s2s: [] });
-      accNames.push(info.name);
-    }
-    const acc = accs[s]!;
-    const start = hostStart[i]!;
-    const dur = hostDur[i]!;
-    acc.calls++;
-    acc.cpuNs += dur;
-    if (allTimes) acc.cpu.push(dur);
-    if (to > from) {
-      acc.kernels += kernels;
-      acc.memcpys += memcpys;
-      acc.memsets += memsets;
-      const first = gpuStart[items[from]!]!;
-      acc.latency.push(first - (start + dur));
-      if (allTimes) acc.s2s.push(first - start);
-    } else acc.without++;
-    if (role === 'kernel-launch' || role === 'graph-launch') {
-      callLaunch[c] = 1;
-      launches++;
-      launchCpuNs += dur;
-      if (role === 'graph-launch') {
-        graphLaunches++;
-        kernelsViaGraphs += kernels;
-      }
-      if (kernels === 0) launchesWithoutKernel++;
-    }
-    // HTA's launch stats rows.
-    if (keepRows && (role === 'kernel-launch' || role === 'graph-launch' || (includeMemory && (role === 'memcpy' || role === 'memset')))) {
-      for (let q = from; q < to; q++) {
-        rowHost.push(i);
-        rowGpu.push(items[q]!);
-      }
-    }
-    // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
-    const sk = info.sync || info.memcpy ? syncKindOfCall(m, info, launchedBy(launched, i)) : undefined;
+    const info = apiNames.of(m.host.name[i]!);
+    const sk = syncKindOfCall(m, info, launchedBy(launched, i));
     if (sk) {
       syncHost.push(i);
       syncApi.push(info.name);
@@ -880,12 +815,216 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
     }
   }
   // What the GPU did during each synchronization (most traces have few or none).
+  const syncs: HostSync[] = [];
   const busyNs = syncHost.length ? gpuBusyDuring(m, syncHost) : undefined;
   for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
-  for (let k = 0; k < accs.length; k++) apis.set(accNames[k]!, accs[k]!);
+  for (let s = 0; s < sums.order.length; s++) {
+    const id = sums.order[s]!;
+    apis.set(apiNames.of(id).name, {
+      role: sums.role[s]!,
+      calls: sums.calls[id]!,
+      cpuNs: sums.cpuNs[id]!,
+      cpu: sums.cpu[s] ?? [],
+      kernels: sums.kernels[id]!,
+      memcpys: sums.memcpys[id]!,
+      memsets: sums.memsets[id]!,
+      without: sums.without[id]!,
+      latency: sums.latency[s]!,
+      s2s: sums.s2s[s] ?? [],
+    });
+  }
+  const { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel } = scan;
   return { apis, perCall, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
+}
+
+/** Bits of `ApiSums.bits`, decided at a name's first call. */
+const CALL_LAUNCH = 1;
+const CALL_GRAPH = 2;
+/** A synchronization by name, or a copy (which blocks when it copies into pageable memory). */
+const CALL_MAY_SYNC = 4;
+const CALL_UNMET = 255;
+
+/**
+ * The sums per API, by call name id; the names in order of first call, and by that order (a
+ * dense list: name ids run to the string table's size) the lists per API.
+ */
+class ApiSums {
+  readonly bits: Uint8Array;
+  /** Per name id, its place in `order`. */
+  readonly slot: Int32Array;
+  readonly calls: Int32Array;
+  readonly cpuNs: Float64Array;
+  readonly kernels: Int32Array;
+  readonly memcpys: Int32Array;
+  readonly memsets: Int32Array;
+  readonly without: Int32Array;
+  readonly order: number[] = [];
+  /** The API's role: its name's, or a kernel launch when its first call launched a kernel. */
+  readonly role: ApiRole[] = [];
+  readonly latency: number[][] = [];
+  /** Only with `allTimes`. */
+  readonly cpu: number[][] = [];
+  readonly s2s: number[][] = [];
+
+  constructor(
+    size: number,
+    private readonly apiNames: ApiNames,
+  ) {
+    this.bits = new Uint8Array(size).fill(CALL_UNMET);
+    this.slot = new Int32Array(size);
+    this.calls = new Int32Array(size);
+    this.cpuNs = new Float64Array(size);
+    this.kernels = new Int32Array(size);
+    this.memcpys = new Int32Array(size);
+    this.memsets = new Int32Array(size);
+    this.without = new Int32Array(size);
+  }
+
+  /** The first call of name `id`, which launched `kernels` kernels: the name's bits. */
+  meet(id: number, kernels: number): number {
+    const info = this.apiNames.of(id);
+    let role = info.role;
+    // A call CUPTI linked to a kernel is a launch whatever its name.
+    if (role !== 'kernel-launch' && role !== 'graph-launch' && isLaunchCall(false, kernels > 0)) role = 'kernel-launch';
+    this.slot[id] = this.order.length;
+    this.order.push(id);
+    this.role.push(role);
+    this.latency.push([]);
+    return (this.bits[id] = (info.launch ? CALL_LAUNCH : 0) | (info.graph ? CALL_GRAPH : 0) | (info.sync || info.memcpy ? CALL_MAY_SYNC : 0));
+  }
+}
+
+/** The kernels, copies and memsets each call launched, and each call's signature. */
+function countCallWork(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList): PerCall {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const gpuKind = m.gpu.kind;
+  const hostName = m.host.name;
+  const kernels = new Int32Array(count);
+  const memcpys = new Int32Array(count);
+  const memsets = new Int32Array(count);
+  const sig = new Float64Array(count);
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const to = offsets[i + 1]!;
+    let k = 0;
+    let mc = 0;
+    let ms = 0;
+    for (let q = offsets[i]!; q < to; q++) {
+      const gk = gpuKind[items[q]!];
+      if (gk === GpuKind.Kernel) k++;
+      else if (gk === GpuKind.Memcpy) mc++;
+      else ms++;
+    }
+    kernels[c] = k;
+    memcpys[c] = mc;
+    memsets[c] = ms;
+    // The signature (see SIG_NAMES).
+    const api = hostName[i]!;
+    sig[c] = api < SIG_NAMES && k < SIG_KERNELS && mc < SIG_COPIES && ms < SIG_COPIES ? ((api * SIG_KERNELS + k) * SIG_COPIES + mc) * SIG_COPIES + ms : -1 - c;
+  }
+  return { kernels, memcpys, memsets, launch: new Uint8Array(count), sig };
+}
+
+// A call's signature packs its name id and counts exactly (below 2^53); a call whose numbers do
+// not fit gets one of its own, -1 - its place, equal to no other call's.
+const SIG_NAMES = 2 ** 26;
+const SIG_KERNELS = 2 ** 15;
+const SIG_COPIES = 2 ** 6;
+
+interface PerApiScan {
+  readonly launches: number;
+  readonly graphLaunches: number;
+  readonly kernelsViaGraphs: number;
+  readonly launchCpuNs: number;
+  readonly launchesWithoutKernel: number;
+  /** Places of the calls that may synchronize, in call order. */
+  readonly maySync: number[];
+}
+
+/** Per API its calls, CPU, launched work and latencies; the launches (marked in perCall.launch). */
+function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, sums: ApiSums): PerApiScan {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const hostName = m.host.name;
+  const hostStart = m.host.startNs;
+  const hostDur = m.host.durNs;
+  const gpuStart = m.gpu.startNs;
+  const { kernels, memcpys, memsets, launch } = perCall;
+  const { bits, slot, calls, cpuNs, latency, without } = sums;
+  const apiKernels = sums.kernels;
+  const apiMemcpys = sums.memcpys;
+  const apiMemsets = sums.memsets;
+  let launches = 0;
+  let graphLaunches = 0;
+  let kernelsViaGraphs = 0;
+  let launchCpuNs = 0;
+  let launchesWithoutKernel = 0;
+  const maySync: number[] = [];
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const id = hostName[i]!;
+    const k = kernels[c]!;
+    let b = bits[id]!;
+    if (b === CALL_UNMET) b = sums.meet(id, k);
+    const dur = hostDur[i]!;
+    calls[id]++;
+    cpuNs[id] += dur;
+    const from = offsets[i]!;
+    if (offsets[i + 1]! > from) {
+      apiKernels[id] += k;
+      apiMemcpys[id] += memcpys[c]!;
+      apiMemsets[id] += memsets[c]!;
+      latency[slot[id]!]!.push(gpuStart[items[from]!]! - (hostStart[i]! + dur));
+    } else without[id]++;
+    // isLaunchCall, written into the loop: a launch API by name, or a call that launched a kernel.
+    if (b & CALL_LAUNCH || k > 0) {
+      launch[c] = 1;
+      launches++;
+      launchCpuNs += dur;
+      if (b & CALL_GRAPH) {
+        graphLaunches++;
+        kernelsViaGraphs += k;
+      }
+      if (k === 0) launchesWithoutKernel++;
+    }
+    if (b & CALL_MAY_SYNC) maySync.push(c);
+  }
+  return { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, maySync };
+}
+
+/** Per API, every call's duration and its start-to-start time: what `computeLaunches` alone reads. */
+function addAllTimes(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, sums: ApiSums): void {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const { name, startNs, durNs } = m.host;
+  const gpuStart = m.gpu.startNs;
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    const s = sums.slot[name[i]!]!;
+    (sums.cpu[s] ??= []).push(durNs[i]!);
+    const s2s = (sums.s2s[s] ??= []);
+    if (offsets[i + 1]! > offsets[i]!) s2s.push(gpuStart[items[offsets[i]!]!]! - startNs[i]!);
+  }
+}
+
+/** HTA's launch stats rows: each (call, activity) pair of the launches, and of the copies and memsets with `includeMemory`. */
+function launchRows(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, apiNames: ApiNames, includeMemory: boolean, rowHost: number[], rowGpu: number[]): void {
+  const { offsets, items } = launched;
+  const { list, count } = apiCalls;
+  const { name } = m.host;
+  for (let c = 0; c < count; c++) {
+    const i = list[c]!;
+    // A call that is no launch has its name's role.
+    const role = apiNames.of(name[i]!).role;
+    if (!(perCall.launch[c] || (includeMemory && (role === 'memcpy' || role === 'memset')))) continue;
+    for (let q = offsets[i]!; q < offsets[i + 1]!; q++) {
+      rowHost.push(i);
+      rowGpu.push(items[q]!);
+    }
+  }
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
@@ -971,18 +1110,22 @@ interface LaunchedWorkScan {
 
 /**
  * One pass over the GPU table: each launched activity with its launching call, by activity name;
- * with `allTimes` false, of the times only the activities' durations (not their calls' durations
- * and latencies). Accumulated per name id (a slot per name, the launch APIs as name ids with
- * their counts), the names read only for the result.
+ * with `allTimes`, a second pass for the times only `computeLaunches` reads (the activities'
+ * durations, their calls' durations and latencies). Summed per GPU name id in typed arrays, with
+ * its first launch API written beside it (most names have one): a second API, and the names,
+ * are met rarely and handled out of the loop.
  */
 function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean): LaunchedWorkScan {
   const { host, gpu } = m;
   const { kind, launcher, durNs, length: nGpu } = gpu;
   const gpuName = gpu.name;
   const hostName = host.name;
-  // Per GPU name id, its place in accs (-1: not met yet); accs in order of first launched activity.
-  const slot = new Int32Array(m.strings.size).fill(-1);
-  const accs: LaunchedAcc[] = [];
+  const size = m.strings.size;
+  const count = new Int32Array(size);
+  const gpuNs = new Float64Array(size);
+  const firstApi = new Int32Array(size).fill(-1);
+  const firstApiCount = new Int32Array(size);
+  const more = new MoreApis();
   let kernelsWithoutLaunch = 0;
   let kernels = 0;
   let memsets = 0;
@@ -998,57 +1141,75 @@ function scanLaunchedWork(m: TraceModel, apiNames: ApiNames, allTimes: boolean):
       continue;
     }
     const id = gpuName[g]!;
-    let s = slot[id]!;
-    if (s < 0) {
-      slot[id] = s = accs.length;
-      accs.push({ id, kind: k as GpuKind, apiIds: [], apiCounts: [], count: 0, gpuNs: 0, gpu: [], cpu: [], latency: [], s2s: [] });
-    }
-    const acc = accs[s]!;
-    tallyApi(acc, hostName[h]!);
-    acc.count++;
-    acc.gpuNs += durNs[g]!;
-    if (allTimes) addTimes(m, acc, g, h);
+    if (count[id]++ === 0) more.meet(id, k);
+    gpuNs[id] += durNs[g]!;
+    const api = hostName[h]!;
+    if (firstApi[id] === api) firstApiCount[id]++;
+    else if (firstApi[id]! < 0) {
+      firstApi[id] = api;
+      firstApiCount[id] = 1;
+    } else more.tally(id, api);
   }
+  const times = allTimes ? launchedTimes(m, more.order) : undefined;
   const byName = new Map<number, KernelAcc>();
-  for (const a of accs) {
+  for (let j = 0; j < more.order.length; j++) {
+    const id = more.order[j]!;
     // Launch APIs in order of first launch; whether each is a graph launch, decided once per name.
     const apis: Record<string, number> = {};
     let viaGraph = 0;
-    for (let j = 0; j < a.apiIds.length; j++) {
-      const info = apiNames.of(a.apiIds[j]!);
-      apis[info.name] = a.apiCounts[j]!;
-      if (info.graph) viaGraph += a.apiCounts[j]!;
-    }
-    byName.set(a.id, { kind: a.kind, apis, viaGraph, count: a.count, gpuNs: a.gpuNs, gpu: a.gpu, cpu: a.cpu, latency: a.latency, s2s: a.s2s });
+    const add = (api: number, n: number) => {
+      const info = apiNames.of(api);
+      apis[info.name] = n;
+      if (info.graph) viaGraph += n;
+    };
+    add(firstApi[id]!, firstApiCount[id]!);
+    const others = more.apis[id];
+    if (others) for (let q = 0; q < others.ids.length; q++) add(others.ids[q]!, others.counts[q]!);
+    const tm = times?.[j];
+    byName.set(id, { kind: more.kinds[j]!, apis, viaGraph, count: count[id]!, gpuNs: gpuNs[id]!, gpu: tm?.gpu ?? [], cpu: tm?.cpu ?? [], latency: tm?.latency ?? [], s2s: tm?.s2s ?? [] });
   }
   return { byName, kernelsWithoutLaunch, kernels, memsets, memcpys };
 }
 
-/** One more activity launched by the call name id `api`, among the name's launch APIs (one or two, mostly). */
-function tallyApi(acc: LaunchedAcc, api: number): void {
-  const { apiIds } = acc;
-  let j = 0;
-  while (j < apiIds.length && apiIds[j] !== api) j++;
-  if (j === apiIds.length) {
-    apiIds.push(api);
-    acc.apiCounts.push(1);
-  } else acc.apiCounts[j]++;
+/** The launched activities' names in order of first launch, and their launch APIs after the first (by GPU name id). */
+class MoreApis {
+  readonly order: number[] = [];
+  readonly kinds: GpuKind[] = [];
+  readonly apis: Array<{ ids: number[]; counts: number[] } | undefined> = [];
+
+  meet(id: number, kind: GpuKind): void {
+    this.order.push(id);
+    this.kinds.push(kind);
+  }
+
+  /** One more activity of name `id` launched by the call name id `api`, not its first API. */
+  tally(id: number, api: number): void {
+    const a = (this.apis[id] ??= { ids: [], counts: [] });
+    let j = 0;
+    while (j < a.ids.length && a.ids[j] !== api) j++;
+    if (j === a.ids.length) {
+      a.ids.push(api);
+      a.counts.push(1);
+    } else a.counts[j]++;
+  }
 }
 
-/** GPU activity g's duration, its call h's, and the latencies, into the lists `computeLaunches` reads. */
-function addTimes(m: TraceModel, acc: LaunchedAcc, g: number, h: number): void {
+/** Per launched activity name (in `order`), the activities' durations, their calls' durations and the latencies, in GPU order: what `computeLaunches` reads. */
+function launchedTimes(m: TraceModel, order: readonly number[]): Array<{ gpu: number[]; cpu: number[]; latency: number[]; s2s: number[] }> {
   const { host, gpu } = m;
-  acc.gpu.push(gpu.durNs[g]!);
-  acc.cpu.push(host.durNs[h]!);
-  acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
-  acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
-}
-
-/** A `KernelAcc` while scanning: its launch APIs by name id. */
-interface LaunchedAcc extends Omit<KernelAcc, 'apis' | 'viaGraph'> {
-  readonly id: number;
-  readonly apiIds: number[];
-  readonly apiCounts: number[];
+  const slot = new Int32Array(m.strings.size);
+  for (let j = 0; j < order.length; j++) slot[order[j]!] = j;
+  const out = order.map(() => ({ gpu: [] as number[], cpu: [] as number[], latency: [] as number[], s2s: [] as number[] }));
+  for (let g = 0; g < gpu.length; g++) {
+    const h = gpu.launcher[g]!;
+    if (h < 0) continue;
+    const acc = out[slot[gpu.name[g]!]!]!;
+    acc.gpu.push(gpu.durNs[g]!);
+    acc.cpu.push(host.durNs[h]!);
+    acc.latency.push(gpu.startNs[g]! - (host.startNs[h]! + host.durNs[h]!));
+    acc.s2s.push(gpu.startNs[g]! - host.startNs[h]!);
+  }
+  return out;
 }
 
 const KIND = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
@@ -1075,139 +1236,172 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
 
 // --- per op: the runtime/driver calls it makes
 
-/** The runtime/driver calls grouped by their innermost op (a counting sort), and those outside every op. */
-interface CallsByOp {
-  /** The ops that made calls (host indices), in order of their first call: ops[0 .. nOps). */
-  readonly ops: Int32Array;
-  readonly nOps: number;
-  /** Calls of ops[k] (places in the call list), in host order: items[offsets[k] .. offsets[k + 1]). */
-  readonly offsets: Int32Array;
-  readonly items: Int32Array;
-  readonly outside: Int32Array;
+// The calls are listed in host order, where an op's calls mostly come one after another (a nested
+// op's calls between two of them are rare: 42 of 22k ops on a GPT-2 trace). So each run of one
+// op's calls that holds all of them is that op's instance, added where it is met, and only the
+// other ops' calls are gathered by op afterwards: two loops over the calls, no sort, nothing
+// host-table sized but the per-op call counts. The sums are of integer ns (the same in any
+// order), and the patterns are listed by their first instance in the order ops by first call,
+// then the calls outside every op (`PatternTable.firstRank`), whatever order they are met in.
+
+function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
+  const opOf = new Int32Array(apiCalls.count);
+  const callsOfOp = new Int32Array(m.host.length);
+  innermostOps(m, apiCalls, opOf, callsOfOp);
+  const table = new PatternTable(m, apiCalls, perCall);
+  const split = addRuns(m, table, opOf, callsOfOp, perCall);
+  if (split.length) addSplitOps(m, table, opOf, split);
+  const patterns = table.results();
+  // A total order (one pattern per op name and call pattern) while every duration is readable.
+  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
 }
 
-// Each step of the grouping is its own function with one loop (V8 optimises each once, with that
-// loop's type feedback); they read the calls apiCallList found, not the host table, and number
-// the ops that made calls densely, so no loop runs over every host event. The calls outside
-// every op are an Int32Array like the others, so the pattern table reads one kind of array.
-
-function groupCallsByOp(m: TraceModel, apiCalls: ApiCallList): CallsByOp {
-  const { list, count } = apiCalls;
-  const slotOfCall = new Int32Array(count);
-  const found = numberOps(m, list, count, slotOfCall);
-  const { ops, nOps } = found;
-  const offsets = found.counts.slice(0, nOps + 1);
-  const inOps = prefixSums(offsets);
-  const items = new Int32Array(inOps);
-  const outside = new Int32Array(count - inOps);
-  placeCalls(slotOfCall, count, offsets, items, outside);
-  return { ops, nOps, offsets, items, outside };
-}
-
-/**
- * Each call's innermost enclosing op, numbered in order of first call (slotOfCall[c], -1 when
- * none): the ops, and counts[k + 1] the calls of op k.
- */
-function numberOps(m: TraceModel, list: Int32Array, count: number, slotOfCall: Int32Array): { ops: Int32Array; nOps: number; counts: Int32Array } {
+/** Each call's innermost enclosing op (-1 when none), and per op (by host index) its number of calls. */
+function innermostOps(m: TraceModel, apiCalls: ApiCallList, opOf: Int32Array, callsOfOp: Int32Array): void {
   const { kind, parent } = m.host;
-  // Per host event, its op's number + 1 (0: not numbered yet).
-  const slotOfOp = new Int32Array(m.host.length);
-  // At most one op per call: no growth step in the loop.
-  const ops = new Int32Array(count);
-  const counts = new Int32Array(count + 1);
-  let nOps = 0;
+  const { list, count } = apiCalls;
   for (let c = 0; c < count; c++) {
     // innermostOp, written into the loop.
     let op = parent[list[c]!]!;
     while (op >= 0 && kind[op] !== HostKind.Op) op = parent[op]!;
-    if (op < 0) {
-      slotOfCall[c] = -1;
-      continue;
-    }
-    let k = slotOfOp[op]! - 1;
-    if (k < 0) {
-      k = nOps++;
-      slotOfOp[op] = nOps;
-      ops[k] = op;
-    }
-    slotOfCall[c] = k;
-    counts[k + 1]++;
-  }
-  return { ops, nOps, counts };
-}
-
-/** Counts made running totals in place; returns the total. */
-function prefixSums(offsets: Int32Array): number {
-  for (let h = 1; h < offsets.length; h++) offsets[h] += offsets[h - 1]!;
-  return offsets[offsets.length - 1]!;
-}
-
-/** Each call into its op's place (calls of one op in host order), or into `outside`. */
-function placeCalls(slotOfCall: Int32Array, count: number, offsets: Int32Array, items: Int32Array, outside: Int32Array): void {
-  const fill = offsets.slice(0, offsets.length - 1);
-  let o = 0;
-  for (let c = 0; c < count; c++) {
-    const k = slotOfCall[c]!;
-    if (k >= 0) items[fill[k]!++] = c;
-    else outside[o++] = c;
+    opOf[c] = op;
+    if (op >= 0) callsOfOp[op]++;
   }
 }
 
-interface PatternAcc {
-  /** Op name id; -1 for calls outside every op. */
-  opNameId: number;
-  calls: OpCallPattern['calls'];
-  instances: number;
-  opNs: number;
-  apiNs: number;
-  launchNs: number;
-  key: number[];
-}
-
-function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
-  const byOp = groupCallsByOp(m, apiCalls);
-  const table = new PatternTable(m, apiCalls, perCall);
+/**
+ * Each op whose calls are one run of the list added as an instance, and each call outside every
+ * op as one of its own; returns the places of the other ops' calls, in list order. An instance
+ * whose calls have, one by one, the signatures of the last instance of its op name has that
+ * instance's pattern: found by comparing the two runs in place, with no scratch, hash or lookup
+ * (most instances repeat the one before; the others go through `PatternTable.patternOf`).
+ */
+function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array, perCall: PerCall): number[] {
   const { name, durNs } = m.host;
-  const { ops, nOps, offsets, items, outside } = byOp;
-  for (let k = 0; k < nOps; k++) table.add(name[ops[k]!]!, durNs[ops[k]!]!, items, offsets[k]!, offsets[k + 1]!);
-  for (let k = 0; k < outside.length; k++) table.add(-1, NaN, outside, k, k + 1);
-  const patterns: OpCallPattern[] = table.patterns.map((p) => ({
-    op: p.opNameId < 0 ? '(outside any cpu_op)' : m.strings.get(p.opNameId),
-    pattern: p.calls.map(describeCall).join(', '),
-    calls: p.calls,
-    instances: p.instances,
-    meanOpUs: p.opNs / p.instances / 1000,
-    meanApiUs: p.apiNs / p.instances / 1000,
-    meanLaunchUs: p.launchNs / p.instances / 1000,
-  }));
-  // A total order (one pattern per op name and call pattern), so the order the ops were added in
-  // does not show; the sums are of integer ns, the same in any order.
-  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
+  const { list } = table;
+  const { sig, launch } = perCall;
+  const count = opOf.length;
+  // Two entries per op name, at 2 × (name id + 1) (0: outside every op): where one of its last
+  // instances' calls start, how many, its pattern.
+  const size = 2 * (m.strings.size + 1);
+  const lastStart = new Int32Array(size).fill(-1);
+  const lastLength = new Int32Array(size);
+  const lastPattern = new Int32Array(size);
+  const split: number[] = [];
+  let c = 0;
+  while (c < count) {
+    const op = opOf[c]!;
+    let e = c + 1;
+    if (op >= 0) {
+      while (e < count && opOf[e] === op) e++;
+      if (e - c !== callsOfOp[op]) {
+        for (let k = c; k < e; k++) split.push(k);
+        c = e;
+        continue;
+      }
+    }
+    // Two entries per op name, the last instance's first (an op name often alternates between
+    // two patterns: with and without a memset, say).
+    const key = op < 0 ? 0 : 2 * (name[op]! + 1);
+    const n = e - c;
+    let at = key;
+    let same = false;
+    for (; !same && at < key + 2; at++) {
+      const prev = lastStart[at]!;
+      same = prev >= 0 && lastLength[at] === n;
+      for (let q = 0; same && q < n; q++) same = sig[prev + q] === sig[c + q];
+    }
+    const p = same ? lastPattern[at - 1]! : table.patternOf(op < 0 ? -1 : name[op]!, c, e);
+    if (at - 1 !== key || !same) {
+      // The other entry becomes the older one.
+      lastStart[key + 1] = lastStart[key]!;
+      lastLength[key + 1] = lastLength[key]!;
+      lastPattern[key + 1] = lastPattern[key]!;
+    }
+    lastStart[key] = c;
+    lastLength[key] = n;
+    lastPattern[key] = p;
+    let apiNs = 0;
+    let launchNs = 0;
+    for (let q = c; q < e; q++) {
+      const d = durNs[list[q]!]!;
+      apiNs += d;
+      if (launch[q]) launchNs += d;
+    }
+    table.instances[p]++;
+    // The instance's rank (`firstRank`): ops by first call, then the calls outside every op.
+    const rank = op < 0 ? count + c : c;
+    if (rank < table.firstRank[p]!) table.firstRank[p] = rank;
+    table.opNs[p] += op < 0 ? NaN : durNs[op]!;
+    table.apiNs[p] += apiNs;
+    table.launchNs[p] += launchNs;
+    c = e;
+  }
+  return split;
+}
+
+/** The ops whose calls are split by a nested op's: each op's calls (in list order), one instance per op. */
+function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split: number[]): void {
+  const byOp = new Map<number, number[]>();
+  for (const c of split) {
+    const op = opOf[c]!;
+    let calls = byOp.get(op);
+    if (!calls) byOp.set(op, (calls = []));
+    calls.push(c);
+  }
+  const { durNs } = m.host;
+  for (const [op, calls] of byOp) {
+    table.begin();
+    for (const c of calls) table.tally(c);
+    const p = findPattern(table, m.host.name[op]!, table.nIds);
+    let apiNs = 0;
+    let launchNs = 0;
+    for (const c of calls) {
+      const d = durNs[table.list[c]!]!;
+      apiNs += d;
+      if (table.launch[c]) launchNs += d;
+    }
+    table.instances[p]++;
+    if (calls[0]! < table.firstRank[p]!) table.firstRank[p] = calls[0]!;
+    table.opNs[p] += durNs[op]!;
+    table.apiNs[p] += apiNs;
+    table.launchNs[p] += launchNs;
+  }
 }
 
 /**
  * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
  * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
- * built per op instance, and names read only when a pattern is new. The loop over the ops calls
- * `add` per op: a small function, which V8 optimises after a few hundred ops, where one loop with
- * all of it inside ran unoptimised to the end while its larger compile was under way.
+ * built per op instance, and names read only when a pattern is new. Each pattern's sums are in
+ * typed arrays by pattern number, not fields of an object per pattern (updated per instance).
  */
 class PatternTable {
-  readonly patterns: PatternAcc[] = [];
-  readonly byHash = new Map<number, PatternAcc[]>();
+  /** Per pattern: op name id (-1 for calls outside every op), then five numbers per call name id. */
+  readonly keys: number[][] = [];
+  readonly calls: Array<OpCallPattern['calls']> = [];
+  instances = new Int32Array(16);
+  /**
+   * Per pattern, the rank of its first instance in the order ops by first call, then the calls
+   * outside every op: the patterns are listed in that order, so the final sort sees them as it
+   * always did (its comparator is no total order where a duration is unreadable: NaN).
+   */
+  firstRank = new Float64Array(16).fill(Infinity);
+  opNs = new Float64Array(16);
+  apiNs = new Float64Array(16);
+  launchNs = new Float64Array(16);
+  readonly byHash = new Map<number, number[]>();
   // Scratch for one instance: distinct API name ids in first-call order and their counts, four
   // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
   ids = new Int32Array(16);
   counts = new Int32Array(64);
-  /** Per op name id + 1: the pattern of its last one-call instance. */
-  private readonly lastSingle: (PatternAcc | undefined)[] = [];
+  /** The scratch's distinct ids. */
+  nIds = 0;
+  readonly list: Int32Array;
+  readonly launch: Uint8Array;
   private readonly callName: Int32Array;
-  private readonly callDurNs: Float64Array;
-  private readonly list: Int32Array;
   private readonly kernels: Int32Array;
   private readonly memcpys: Int32Array;
   private readonly memsets: Int32Array;
-  private readonly launch: Uint8Array;
 
   constructor(
     readonly m: TraceModel,
@@ -1215,92 +1409,92 @@ class PatternTable {
     perCall: PerCall,
   ) {
     this.callName = m.host.name;
-    this.callDurNs = m.host.durNs;
     this.list = apiCalls.list;
     ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
   }
 
-  /** One instance: op name id (-1 outside every op), its duration, its calls calls[from..to) (places in the call list). */
-  add(opNameId: number, opNs: number, calls: Int32Array, from: number, to: number): void {
-    let acc: PatternAcc;
-    let apiNs = 0;
-    let launchNs = 0;
-    if (to - from === 1) {
-      // One call (most ops): the pattern this op name's last one-call instance had, when it is
-      // the same — no scratch, hash or lookup.
-      const c = calls[from]!;
-      const h = this.list[c]!;
-      const api = this.callName[h]!;
-      const last = this.lastSingle[opNameId + 1];
-      const key = last?.key;
-      if (key && key[1] === api && key[3] === this.kernels[c] && key[4] === this.memcpys[c] && key[5] === this.memsets[c]) acc = last!;
-      else acc = this.lastSingle[opNameId + 1] = this.single(opNameId, api, c);
-      apiNs = this.callDurNs[h]!;
-      if (this.launch[c]) launchNs = apiNs;
-    } else {
-      const n = this.gather(calls, from, to);
-      apiNs = n.apiNs;
-      launchNs = n.launchNs;
-      acc = findPattern(this, opNameId, n.nIds);
-    }
-    acc.instances++;
-    acc.opNs += opNs;
-    acc.apiNs += apiNs;
-    acc.launchNs += launchNs;
+  /** The pattern of an instance (op name id, -1 outside every op) whose calls are the places from..to of the list, found or added. */
+  patternOf(opNameId: number, from: number, to: number): number {
+    this.begin();
+    for (let c = from; c < to; c++) this.tally(c);
+    return findPattern(this, opNameId, this.nIds);
   }
 
-  /** The pattern of one call (place c in the call list, name id `api`), found or added. */
-  private single(opNameId: number, api: number, c: number): PatternAcc {
-    const { ids, counts } = this;
-    ids[0] = api;
-    counts[0] = 1;
-    counts[1] = this.kernels[c]!;
-    counts[2] = this.memcpys[c]!;
-    counts[3] = this.memsets[c]!;
-    return findPattern(this, opNameId, 1);
+  /** An instance's calls into the scratch: `begin`, then `tally` each call in list order. */
+  begin(): void {
+    this.nIds = 0;
   }
 
-  /** Calls calls[from..to) into the scratch, by name id in first-call order; their Σ durations, of the launches among them too. */
-  private gather(calls: Int32Array, from: number, to: number): { nIds: number; apiNs: number; launchNs: number } {
-    let nIds = 0;
-    let apiNs = 0;
-    let launchNs = 0;
-    for (let q = from; q < to; q++) {
-      const c = calls[q]!;
-      const h = this.list[c]!;
-      const id = this.callName[h]!;
-      // The scratch slot of the call's name id, added (counts zeroed) when new.
-      let j = 0;
-      while (j < nIds && this.ids[j] !== id) j++;
-      if (j === nIds) {
-        if (j === this.ids.length) {
-          this.ids = doubled(this.ids);
-          this.counts = doubled(this.counts);
-        }
-        this.ids[j] = id;
-        this.counts.fill(0, 4 * j, 4 * j + 4);
-        nIds++;
+  /** One more call (place c in the call list) into the scratch, by name id in first-call order. */
+  tally(c: number): void {
+    const id = this.callName[this.list[c]!]!;
+    // The scratch slot of the call's name id, added (counts zeroed) when new.
+    const nIds = this.nIds;
+    let j = 0;
+    while (j < nIds && this.ids[j] !== id) j++;
+    if (j === nIds) {
+      if (j === this.ids.length) {
+        this.ids = doubled(this.ids);
+        this.counts = doubled(this.counts);
       }
-      const e = 4 * j;
-      const { counts } = this;
-      counts[e]++;
-      counts[e + 1] += this.kernels[c]!;
-      counts[e + 2] += this.memcpys[c]!;
-      counts[e + 3] += this.memsets[c]!;
-      const d = this.callDurNs[h]!;
-      apiNs += d;
-      if (this.launch[c]) launchNs += d;
+      this.ids[j] = id;
+      this.counts.fill(0, 4 * j, 4 * j + 4);
+      this.nIds++;
     }
-    return { nIds, apiNs, launchNs };
+    const e = 4 * j;
+    const { counts } = this;
+    counts[e]++;
+    counts[e + 1] += this.kernels[c]!;
+    counts[e + 2] += this.memcpys[c]!;
+    counts[e + 3] += this.memsets[c]!;
   }
+
+  /** Room for pattern p's sums. */
+  grow(p: number): void {
+    if (p < this.instances.length) return;
+    this.instances = doubled(this.instances);
+    this.firstRank = doubled(this.firstRank).fill(Infinity, this.firstRank.length);
+    this.opNs = doubled(this.opNs);
+    this.apiNs = doubled(this.apiNs);
+    this.launchNs = doubled(this.launchNs);
+  }
+
+  /** The patterns, in order of first instance (`firstRank`). */
+  results(): OpCallPattern[] {
+    const { m } = this;
+    const byRank = this.keys.map((_, p) => p).sort((p, q) => this.firstRank[p]! - this.firstRank[q]!);
+    return byRank.map((p) => {
+      const key = this.keys[p]!;
+      const instances = this.instances[p]!;
+      return {
+        op: key[0]! < 0 ? '(outside any cpu_op)' : m.strings.get(key[0]!),
+        pattern: this.calls[p]!.map(describeCall).join(', '),
+        calls: this.calls[p]!,
+        instances,
+        meanOpUs: this.opNs[p]! / instances / 1000,
+        meanApiUs: this.apiNs[p]! / instances / 1000,
+        meanLaunchUs: this.launchNs[p]! / instances / 1000,
+      };
+    });
+  }
+}
+
+/** Whether a pattern's key holds these numbers: op name id, then per id its four counts. */
+function sameKey(key: readonly number[], opNameId: number, ids: Int32Array, counts: Int32Array, nIds: number): boolean {
+  if (key.length !== 1 + 5 * nIds || key[0] !== opNameId) return false;
+  for (let j = 0; j < nIds; j++) {
+    const at = 1 + 5 * j;
+    if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
+  }
+  return true;
 }
 
 /**
  * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
  * number with the others of that hash; added when new.
  */
-function findPattern(table: PatternTable, opNameId: number, nIds: number): PatternAcc {
-  const { ids, counts, m } = table;
+function findPattern(table: PatternTable, opNameId: number, nIds: number): number {
+  const { ids, counts, m, keys } = table;
   let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
   for (let j = 0; j < nIds; j++) {
     hash = Math.imul(hash ^ ids[j]!, 0x01000193);
@@ -1308,25 +1502,19 @@ function findPattern(table: PatternTable, opNameId: number, nIds: number): Patte
   }
   let bucket = table.byHash.get(hash);
   if (!bucket) table.byHash.set(hash, (bucket = []));
-  for (let b = 0; b < bucket.length; b++) {
-    const key = bucket[b]!.key;
-    let same = key.length === 1 + 5 * nIds && key[0] === opNameId;
-    for (let j = 0; same && j < nIds; j++) {
-      const at = 1 + 5 * j;
-      same = key[at] === ids[j] && key[at + 1] === counts[4 * j] && key[at + 2] === counts[4 * j + 1] && key[at + 3] === counts[4 * j + 2] && key[at + 4] === counts[4 * j + 3];
-    }
-    if (same) return bucket[b]!;
-  }
+  for (let b = 0; b < bucket.length; b++) if (sameKey(keys[bucket[b]!]!, opNameId, ids, counts, nIds)) return bucket[b]!;
   const key = [opNameId];
   const list: Array<OpCallPattern['calls'][number]> = [];
   for (let j = 0; j < nIds; j++) {
     key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
     list.push({ api: m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
   }
-  const acc: PatternAcc = { opNameId, calls: list, instances: 0, opNs: 0, apiNs: 0, launchNs: 0, key };
-  bucket.push(acc);
-  table.patterns.push(acc);
-  return acc;
+  const p = keys.length;
+  keys.push(key);
+  table.calls.push(list);
+  table.grow(p);
+  bucket.push(p);
+  return p;
 }
 
 // --- syncs by cause

@@ -20,6 +20,7 @@ import { HostKind, hostName, type TraceModel } from '../../model/trace-model.js'
 import { computeEpilogues, type EpilogueRow } from '../gemm/epilogues.js';
 import { findGemmCalls } from '../gemm/gemm.js';
 import { isViewOpName, launchedGpuWorkOf } from './views.js';
+import { perModel } from '../helpers/per-model.js';
 import { compareText } from '../../core/compare-text.js';
 
 export interface NoGpuWorkRow {
@@ -49,7 +50,7 @@ export interface OpsReport {
 
 
 export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noGpuWork: NoGpuWorkRow[] } {
-  const sums = sumNoGpuWorkByName(m, launchedGpuWorkOf(m));
+  const sums = noGpuWorkSumsOf(m);
   const views: NoGpuWorkRow[] = [];
   const noGpuWork: NoGpuWorkRow[] = [];
   const { order, calls, ofCalls, totalNs, selfNs } = sums;
@@ -66,6 +67,15 @@ export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noG
   return { views, noGpuWork };
 }
 
+/**
+ * Every `cpu_op` instance whose name is a view op's (`isViewOpName`), launched GPU work or not,
+ * in table order: what `explain` counts per scope instance reads these, not the whole table.
+ * Shared, so read-only.
+ */
+export function viewOpInstancesOf(m: TraceModel): Int32Array {
+  return noGpuWorkSumsOf(m).viewOps;
+}
+
 /** Per op name id: its shown instances, those that launched nothing, and their total and self CPU ns; the ids in order of first appearance. */
 interface NoGpuWorkSums {
   readonly names: number;
@@ -74,28 +84,38 @@ interface NoGpuWorkSums {
   readonly ofCalls: Int32Array;
   readonly totalNs: Float64Array;
   readonly selfNs: Float64Array;
+  /** The view ops' instances. */
+  readonly viewOps: Int32Array;
 }
+
+/** The sums, once per model (per-model.ts): `explain` reads them for its views and their count per scope instance. */
+const noGpuWorkSumsOf = perModel((m: TraceModel) => sumNoGpuWorkByName(m, launchedGpuWorkOf(m)));
 
 // Per name id in typed arrays (one id per name: the string table interns them), not a Map of
 // objects: one loop over the host table, in a function of its own so V8 optimises it once, with
-// the name checks and the direct children's sum written into it (no call per op).
+// the name checks and the direct children's sum written into it (no call per op). It lists the
+// view ops' instances on the way (`viewOpInstancesOf`).
 function sumNoGpuWorkByName(m: TraceModel, launched: Uint8Array): NoGpuWorkSums {
   const { kind, name, durNs, firstChild, nextSibling, length: n } = m.host;
   const size = m.strings.size;
-  // Whether torch hides a name, decided once per name id (HIDDEN, SHOWN, 0 not yet).
-  const hidden = new Uint8Array(size);
+  // Whether torch hides a name, and whether it is a view op's, decided once per name id (0 not yet).
+  const shown = new Uint8Array(size);
   const order = new Int32Array(size);
   const calls = new Int32Array(size);
   const ofCalls = new Int32Array(size);
   const totalNs = new Float64Array(size);
   const selfNs = new Float64Array(size);
+  // Room for every event: no growth step in the loop.
+  const viewOps = new Int32Array(n);
+  let nViewOps = 0;
   let names = 0;
   for (let i = 0; i < n; i++) {
     if (kind[i] !== HostKind.Op) continue;
     const id = name[i]!;
-    let h = hidden[id]!;
-    if (h === 0) h = hidden[id] = hiddenOf(m, id);
-    if (h === HIDDEN) continue;
+    let s = shown[id]!;
+    if (s === 0) s = shown[id] = shownOf(m, id);
+    if (s === HIDDEN) continue;
+    if (s === VIEW) viewOps[nViewOps++] = i;
     if (ofCalls[id]++ === 0) order[names++] = id;
     if (launched[i]) continue;
     calls[id]++;
@@ -105,33 +125,37 @@ function sumNoGpuWorkByName(m: TraceModel, launched: Uint8Array): NoGpuWorkSums 
     let inside = 0;
     for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) {
       const cid = name[c]!;
-      let ch = hidden[cid]!;
-      if (ch === 0) ch = hidden[cid] = hiddenOf(m, cid);
-      inside += ch === HIDDEN ? childNs(m, hidden, c) : durNs[c]!;
+      let ch = shown[cid]!;
+      if (ch === 0) ch = shown[cid] = shownOf(m, cid);
+      inside += ch === HIDDEN ? childNs(m, shown, c) : durNs[c]!;
     }
     selfNs[id] += d - inside;
   }
-  return { names, order, calls, ofCalls, totalNs, selfNs };
+  // Kept per model: only the instances, not the room for every event.
+  return { names, order, calls, ofCalls, totalNs, selfNs, viewOps: viewOps.slice(0, nViewOps) };
 }
 
 const HIDDEN = 1;
 const SHOWN = 2;
+/** Shown, and a view op's name. */
+const VIEW = 3;
 
-function hiddenOf(m: TraceModel, id: number): number {
-  return isTorchFilteredName(m.strings.get(id)) ? HIDDEN : SHOWN;
+function shownOf(m: TraceModel, id: number): number {
+  const name = m.strings.get(id);
+  return isTorchFilteredName(name) ? HIDDEN : isViewOpName(name) ? VIEW : SHOWN;
 }
 
-function isHiddenName(m: TraceModel, hidden: Uint8Array, id: number): boolean {
-  if (!hidden[id]) hidden[id] = hiddenOf(m, id);
-  return hidden[id] === HIDDEN;
+function isHiddenName(m: TraceModel, shown: Uint8Array, id: number): boolean {
+  if (!shown[id]) shown[id] = shownOf(m, id);
+  return shown[id] === HIDDEN;
 }
 
 /** Σ durations of the events directly inside host event i, torch's hidden ones looked through. */
-function childNs(m: TraceModel, hidden: Uint8Array, i: number): number {
+function childNs(m: TraceModel, shown: Uint8Array, i: number): number {
   const { host } = m;
   let s = 0;
   for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) {
-    s += isHiddenName(m, hidden, host.name[c]!) ? childNs(m, hidden, c) : host.durNs[c]!;
+    s += isHiddenName(m, shown, host.name[c]!) ? childNs(m, shown, c) : host.durNs[c]!;
   }
   return s;
 }

@@ -35,7 +35,9 @@ function findInflatingOptionsOnce(m: TraceModel): InflatingOptionFound[] {
   if (m.flags.profileMemory) out.push({ option: 'profile_memory', evidence: 'the trace header' });
   else if (m.memory.length > 0) out.push({ option: 'profile_memory', evidence: `${m.memory.length.toLocaleString('en-US')} [memory] records` });
   let flops = 0;
-  for (let i = 0; i < m.host.length; i++) if (m.host.kind[i] === HostKind.Op && m.host.args[i]?.['flops'] !== undefined) flops++;
+  // The columns read once, not through the model per event.
+  const { kind, args, length: n } = m.host;
+  for (let i = 0; i < n; i++) if (kind[i] === HostKind.Op && args[i]?.['flops'] !== undefined) flops++;
   if (flops > 0) out.push({ option: 'with_flops', evidence: `a flops argument on ${flops.toLocaleString('en-US')} ops` });
   else if (m.flags.withFlops) out.push({ option: 'with_flops', evidence: 'the trace header' });
   return out;
