@@ -553,59 +553,56 @@ function sweepSm(m: TraceModel, classes: KernelClasses, kernels: readonly number
 // Many windows at once
 
 /**
- * `computeWindowGpuMetrics(m, classes, gpuInWindow(m, ix, lo, hi), lo, hi)` for every window
- * — windows in time order that do not overlap, activities with readable starts — in one pass
- * over the activities in start order. Each kernel is added to the windows it overlaps, in the
- * order gpuInWindow lists them, so every sum is taken in the same order and every figure is
- * the same; an activity is visited once per window it overlaps, however long it runs (a
- * window query looks back over everything that started within the longest duration).
- * The same pass gives windowsGpuActivity's figures, for a caller that needs both.
+ * The activities of windows in time order that do not overlap, starts readable
+ * (`ix.startsReadable`), one window after the other: the one walk both passes below share, so
+ * which activities a window holds and its GPU busy are defined once. A window's activities are
+ * those carried from the window before (they run past its end), then those starting before its
+ * end that no earlier window took: all in start order, as gpuInWindow lists them, each clipped
+ * to the window. An activity is visited once per window it overlaps, however long it runs.
  */
-export function computeWindowsGpuMetrics(
-  m: TraceModel,
-  classes: KernelClasses,
-  ix: GpuTimeIndex,
-  windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
-): { readonly metrics: WindowGpuMetrics[]; readonly activity: WindowsGpuActivity } {
-  const { kind, device, startNs, durNs } = m.gpu;
-  const { tensorCores, occupancyPct, blocksPerSm } = classes;
-  const { order } = ix;
-  const n = order.length;
-  const nW = windows.length;
-  const metrics: WindowGpuMetrics[] = [];
-  const busyNs = new Float64Array(nW);
-  const kernelDurNs: NsValues[] = [];
-  const kernelNsOf = new Float64Array(nW);
-  // Window by window, each window's sums in locals. A window's activities are those carried from
-  // the window before (they run past its end), then those starting before its end that no
-  // earlier window took: all in start order, as gpuInWindow lists them.
-  let carry = new Int32Array(16);
-  let nCarry = 0;
-  let next = new Int32Array(16);
-  let k = 0;
-  for (let w = 0; w < nW; w++) {
-    const { lo, hi } = windows[w]!;
-    const devices: DeviceInWindow[] = [];
-    let at: DeviceInWindow | undefined;
-    const durs = new NsValues();
-    let kernelNs = 0;
-    let tensorCoreNs = 0;
-    let occupancyWeighted = 0;
-    let occupancyNs = 0;
-    // The union of all activity (windowsGpuActivity's sweep).
+class WindowWalk {
+  /** The window's activities, [0, count), with their starts and ends clipped to it. */
+  gpu = new Int32Array(64);
+  clippedStart = new Float64Array(64);
+  clippedEnd = new Float64Array(64);
+  count = 0;
+  /** The length of the union of the window's clipped activities: its GPU busy time. */
+  busyNs = 0;
+  private carry = new Int32Array(16);
+  private nCarry = 0;
+  private next = new Int32Array(16);
+  /** The next activity of the start order not yet taken by a window. */
+  private k = 0;
+
+  constructor(
+    private readonly m: TraceModel,
+    private readonly ix: GpuTimeIndex,
+  ) {}
+
+  /** Moves to the window [lo, hi), which starts at or after the previous one's end. */
+  take(lo: number, hi: number): void {
+    const { startNs, durNs } = this.m.gpu;
+    const { order } = this.ix;
+    const n = order.length;
+    const carry = this.carry;
+    const nCarry = this.nCarry;
+    let next = this.next;
+    let nNext = 0;
+    let count = 0;
     let busy = 0;
+    // The union's last segment (clipped starts are at least lo: none yet). The activities come in
+    // order of clipped start (those carried are clipped to lo), so the union is one sweep.
     let us = lo;
     let ue = lo;
-    let nNext = 0;
     for (let j = -nCarry; ; j++) {
       let g: number;
       if (j < 0) g = carry[j + nCarry]!;
       else {
-        if (k === n) break;
-        g = order[k]!;
+        if (this.k === n) break;
+        g = order[this.k]!;
         // Activities starting at or after the window's end are the next windows'.
         if (!(startNs[g]! < hi)) break;
-        k++;
+        this.k++;
       }
       const s = startNs[g]!;
       const e = s + durNs[g]!;
@@ -616,7 +613,8 @@ export function computeWindowsGpuMetrics(
         if (nNext === next.length) next = doubled(next);
         next[nNext++] = g;
       }
-      // The activity clipped to the window (clipNs: its end is readable here).
+      // Clipped (clipNs: its end is readable here); an unreadable end overlaps nothing, as the
+      // union of readable intervals leaves it out.
       const cs = s > lo ? s : lo;
       const ce = e < hi ? e : hi;
       if (ce > cs) {
@@ -626,44 +624,89 @@ export function computeWindowsGpuMetrics(
           ue = ce;
         } else if (ce > ue) ue = ce;
       }
-      if (kind[g] !== GpuKind.Kernel) continue;
-      const d = ce > cs ? ce - cs : 0;
-      durs.push(durNs[g]!);
-      // KernelSums.add, written out: this runs per kernel.
-      kernelNs += d;
-      if (tensorCores[g]) tensorCoreNs += d;
-      const occ = occupancyPct[g]!;
-      if (occ >= 0 && d > 0) {
-        occupancyWeighted += occ * d;
-        occupancyNs += d;
-      }
-      const dev = device[g]!;
-      if (at === undefined || at.device !== dev) at = deviceIn(devices, dev);
-      // The device's union and SM sweep, as its kernels come (in start order).
-      if (ce > cs) {
-        if (cs > at.ce) {
-          if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
-          at.cs = cs;
-          at.ce = ce;
-        } else if (ce > at.ce) at.ce = ce;
-      }
-      const bps = blocksPerSm[g]!;
-      if (bps > 0 && e > s) at.sm.add(cs, ce, bps, at.smPoints++);
+      if (count === this.gpu.length) this.grow();
+      this.gpu[count] = g;
+      this.clippedStart[count] = cs;
+      this.clippedEnd[count] = ce;
+      count++;
     }
-    metrics.push(finishWindow(lo, hi, devices, kernelNs, tensorCoreNs, occupancyWeighted, occupancyNs));
-    busyNs[w] = busy + (ue - us);
-    kernelDurNs.push(durs);
-    kernelNsOf[w] = kernelNs;
-    const t = carry;
-    carry = next;
-    next = t;
-    nCarry = nNext;
+    this.count = count;
+    this.busyNs = busy + (ue - us);
+    this.carry = next;
+    this.next = carry;
+    this.nCarry = nNext;
   }
-  return { metrics, activity: { busyNs, kernelDurNs, kernelNs: kernelNsOf } };
+
+  private grow(): void {
+    this.gpu = doubled(this.gpu);
+    this.clippedStart = doubled(this.clippedStart);
+    this.clippedEnd = doubled(this.clippedEnd);
+  }
 }
 
-/** A window's metrics once its kernels are in (a function of its own: the loop above is optimised while it runs, before this has run). */
-function finishWindow(lo: number, hi: number, devices: DeviceInWindow[], kernelNs: number, tensorCoreNs: number, occupancyWeighted: number, occupancyNs: number): WindowGpuMetrics {
+/**
+ * `computeWindowGpuMetrics(m, classes, gpuInWindow(m, ix, lo, hi), lo, hi)` for every window
+ * — windows in time order that do not overlap, activities with readable starts — in one walk
+ * (WindowWalk). Each kernel is added to the windows it overlaps, in the order gpuInWindow lists
+ * them, so every sum is taken in the same order and every figure is the same. The same walk
+ * gives windowsGpuActivity's figures, for a caller that needs both.
+ */
+export function computeWindowsGpuMetrics(
+  m: TraceModel,
+  classes: KernelClasses,
+  ix: GpuTimeIndex,
+  windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>,
+): { readonly metrics: WindowGpuMetrics[]; readonly activity: WindowsGpuActivity } {
+  const metrics: WindowGpuMetrics[] = [];
+  const activity = emptyActivity(windows.length);
+  const walk = new WindowWalk(m, ix);
+  for (let w = 0; w < windows.length; w++) {
+    const { lo, hi } = windows[w]!;
+    walk.take(lo, hi);
+    tallyActivity(m, walk, activity, w);
+    metrics.push(windowMetricsOf(m, classes, walk, lo, hi));
+  }
+  return { metrics, activity };
+}
+
+/** The metrics of the window `walk` is at: computeWindowGpuMetrics' sums, its kernels as the walk lists them. */
+function windowMetricsOf(m: TraceModel, classes: KernelClasses, walk: WindowWalk, lo: number, hi: number): WindowGpuMetrics {
+  const { kind, device, startNs, durNs } = m.gpu;
+  const { tensorCores, occupancyPct, blocksPerSm } = classes;
+  const { gpu, clippedStart, clippedEnd, count } = walk;
+  const devices: DeviceInWindow[] = [];
+  let at: DeviceInWindow | undefined;
+  let kernelNs = 0;
+  let tensorCoreNs = 0;
+  let occupancyWeighted = 0;
+  let occupancyNs = 0;
+  for (let j = 0; j < count; j++) {
+    const g = gpu[j]!;
+    if (kind[g] !== GpuKind.Kernel) continue;
+    const cs = clippedStart[j]!;
+    const ce = clippedEnd[j]!;
+    const d = ce > cs ? ce - cs : 0;
+    // KernelSums.add, written out: this runs per kernel.
+    kernelNs += d;
+    if (tensorCores[g]) tensorCoreNs += d;
+    const occ = occupancyPct[g]!;
+    if (occ >= 0 && d > 0) {
+      occupancyWeighted += occ * d;
+      occupancyNs += d;
+    }
+    const dev = device[g]!;
+    if (at === undefined || at.device !== dev) at = deviceIn(devices, dev);
+    // The device's union and SM sweep, as its kernels come (in start order).
+    if (ce > cs) {
+      if (cs > at.ce) {
+        if (at.ce > at.cs) at.unionNs += at.ce - at.cs;
+        at.cs = cs;
+        at.ce = ce;
+      } else if (ce > at.ce) at.ce = ce;
+    }
+    const bps = blocksPerSm[g]!;
+    if (bps > 0 && startNs[g]! + durNs[g]! > startNs[g]!) at.sm.add(cs, ce, bps, at.smPoints++);
+  }
   for (const d of devices) if (d.ce > d.cs) d.unionNs += d.ce - d.cs;
   const sums = new KernelSums();
   sums.kernelNs = kernelNs;
@@ -685,70 +728,37 @@ export interface WindowsGpuActivity {
 
 /**
  * Each window's GPU busy, kernel durations and kernel time — windows in time order that do not
- * overlap, starts readable (`ix.startsReadable`): one pass over the activities in start order, as
- * computeWindowsGpuMetrics takes them, each sum in the same order. The activities overlapping a
- * window, clipped to it, come in order of clipped start (those carried from the window before
- * are clipped to its start), so their union is one sweep; an unreadable end overlaps nothing,
- * as the union of readable intervals leaves it out.
+ * overlap, starts readable (`ix.startsReadable`) — in the walk computeWindowsGpuMetrics makes,
+ * each sum in the same order.
  */
 export function windowsGpuActivity(m: TraceModel, ix: GpuTimeIndex, windows: ReadonlyArray<{ readonly lo: number; readonly hi: number }>): WindowsGpuActivity {
-  const { kind, startNs, durNs } = m.gpu;
-  const { order } = ix;
-  const n = order.length;
-  const nW = windows.length;
-  const busyNs = new Float64Array(nW);
-  const kernelDurNs: NsValues[] = [];
-  const kernelNsOf = new Float64Array(nW);
-  // Activities running past a window's end are carried to the next one (see computeWindowsGpuMetrics).
-  let carry = new Int32Array(16);
-  let nCarry = 0;
-  let next = new Int32Array(16);
-  let k = 0;
-  for (let w = 0; w < nW; w++) {
-    const { lo, hi } = windows[w]!;
-    const durs = new NsValues();
-    let kernelNs = 0;
-    let busy = 0;
-    // The union's last segment (clipped starts are at least lo: none yet).
-    let us = lo;
-    let ue = lo;
-    let nNext = 0;
-    for (let j = -nCarry; ; j++) {
-      let g: number;
-      if (j < 0) g = carry[j + nCarry]!;
-      else {
-        if (k === n) break;
-        g = order[k]!;
-        if (!(startNs[g]! < hi)) break;
-        k++;
-      }
-      const s = startNs[g]!;
-      const e = s + durNs[g]!;
-      if (!(e > lo || (e === s && s >= lo))) continue;
-      if (e > hi) {
-        if (nNext === next.length) next = doubled(next);
-        next[nNext++] = g;
-      }
-      const cs = s > lo ? s : lo;
-      const ce = e < hi ? e : hi;
-      if (ce > cs) {
-        if (cs > ue) {
-          busy += ue - us;
-          us = cs;
-          ue = ce;
-        } else if (ce > ue) ue = ce;
-      }
-      if (kind[g] !== GpuKind.Kernel) continue;
-      kernelNs += ce > cs ? ce - cs : 0;
-      durs.push(durNs[g]!);
-    }
-    busyNs[w] = busy + (ue - us);
-    kernelDurNs.push(durs);
-    kernelNsOf[w] = kernelNs;
-    const t = carry;
-    carry = next;
-    next = t;
-    nCarry = nNext;
+  const activity = emptyActivity(windows.length);
+  const walk = new WindowWalk(m, ix);
+  for (let w = 0; w < windows.length; w++) {
+    walk.take(windows[w]!.lo, windows[w]!.hi);
+    tallyActivity(m, walk, activity, w);
   }
-  return { busyNs, kernelDurNs, kernelNs: kernelNsOf };
+  return activity;
+}
+
+function emptyActivity(nW: number): WindowsGpuActivity {
+  return { busyNs: new Float64Array(nW), kernelDurNs: [], kernelNs: new Float64Array(nW) };
+}
+
+/** Window `w`'s figures from the window `walk` is at. */
+function tallyActivity(m: TraceModel, walk: WindowWalk, out: WindowsGpuActivity, w: number): void {
+  const { kind, durNs } = m.gpu;
+  const { gpu, clippedStart, clippedEnd, count } = walk;
+  const durs = new NsValues();
+  let kernelNs = 0;
+  for (let j = 0; j < count; j++) {
+    const g = gpu[j]!;
+    if (kind[g] !== GpuKind.Kernel) continue;
+    const d = clippedEnd[j]! - clippedStart[j]!;
+    kernelNs += d > 0 ? d : 0;
+    durs.push(durNs[g]!);
+  }
+  out.busyNs[w] = walk.busyNs;
+  out.kernelDurNs.push(durs);
+  out.kernelNs[w] = kernelNs;
 }
