@@ -11,6 +11,7 @@ import { reportRanks } from './report-ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { formatInt } from '../../report/format.js';
 
 const DEFINITIONS = `
 The page (one file: styles, script and data inline; nothing is fetched, it opens from file://):
@@ -105,7 +106,7 @@ export function reportCommand(): Command {
         });
       } else {
         const slices = tl
-          ? `; timeline: ${tl.embed.kept.toLocaleString('en-US')} slices${tl.timeline.reduced ? ` of ${tl.timeline.events.toLocaleString('en-US')} (longest per ${(tl.timeline.bucketNs / 1000).toLocaleString('en-US')} µs window)` : ''} on ${tl.timeline.tracks.length} track${tl.timeline.tracks.length === 1 ? '' : 's'}`
+          ? `; timeline: ${formatInt(tl.embed.kept)} slices${tl.timeline.reduced ? ` of ${formatInt(tl.timeline.events)} (longest per ${(tl.timeline.bucketNs / 1000).toLocaleString('en-US')} µs window)` : ''} on ${tl.timeline.tracks.length} track${tl.timeline.tracks.length === 1 ? '' : 's'}`
           : '';
         printText(`wrote ${output} (${(bytes / 1e6).toFixed(2)} MB${slices})`);
         for (const k of failed) {

@@ -6,6 +6,7 @@
  */
 import { modulesInTreeOrder, modulesStatusLine, type ModuleTree } from '../../analyses/host/modules.js';
 import { escapeHtml, formatUsFixed, sortValue } from './html-text.js';
+import { formatInt } from '../format.js';
 import type { Part } from './report-data.js';
 
 const ICICLE_W = 1200;
@@ -24,7 +25,7 @@ export function renderModulesSection(p: Part<ModuleTree> | undefined): string {
     .map((k) => {
       const n = t.nodes[k]!;
       const toggle = n.children.length > 0 ? `<button type="button" class="mod-toggle" aria-expanded="true" title="fold">▾</button>` : '<span class="mod-leaf"></span>';
-      return `<tr data-node="${k}" data-parent="${n.parent}" data-depth="${n.depth}"><td data-v="${escapeHtml(n.path)}" style="padding-left:${n.depth * 14 + 4}px">${toggle} ${escapeHtml(n.name)}</td><td class="num" data-v="${n.calls}">${n.calls}</td>${num(n.hostSelfNs)}${num(n.hostTotalNs)}${num(n.deviceSelfNs)}${num(n.deviceTotalNs)}${num(n.backward.deviceTotalNs)}<td class="num" data-v="${n.allocatedDeviceTotalBytes}">${n.allocatedDeviceTotalBytes.toLocaleString('en-US')}</td><td>${escapeHtml(n.topKernels[0]?.name.slice(0, 80) ?? '')}</td></tr>`;
+      return `<tr data-node="${k}" data-parent="${n.parent}" data-depth="${n.depth}"><td data-v="${escapeHtml(n.path)}" style="padding-left:${n.depth * 14 + 4}px">${toggle} ${escapeHtml(n.name)}</td><td class="num" data-v="${n.calls}">${n.calls}</td>${num(n.hostSelfNs)}${num(n.hostTotalNs)}${num(n.deviceSelfNs)}${num(n.deviceTotalNs)}${num(n.backward.deviceTotalNs)}<td class="num" data-v="${n.allocatedDeviceTotalBytes}">${formatInt(n.allocatedDeviceTotalBytes)}</td><td>${escapeHtml(n.topKernels[0]?.name.slice(0, 80) ?? '')}</td></tr>`;
     })
     .join('\n');
   const th = (label: string, type = 'num') => `<th data-type="${type}">${label}</th>`;

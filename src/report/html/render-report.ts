@@ -5,6 +5,7 @@
  */
 import { TIMELINE_CATEGORIES } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed, jsonObjectForScript } from './html-text.js';
+import { formatInt } from '../format.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import type { ReportData } from './report-data.js';
@@ -32,10 +33,10 @@ function renderTimeline(data: ReportData): string {
   if (!embed.kept) return `<section>${head}<p class="note">No host events and no GPU activity: nothing to draw.</p></section>`;
   const threads = t.tracks.filter((k) => k.kind === 'thread').length;
   const streams = t.tracks.length - threads;
-  const summary = `${threads} host thread${threads === 1 ? '' : 's'} and ${streams} GPU stream${streams === 1 ? '' : 's'}, ${embed.kept.toLocaleString('en-US')} slices over ${formatUsFixed((t.endNs - t.startNs) / 1000)} µs. Host rows nest as torch nests ops (a row per depth); on a GPU stream, work that overlaps the previous activity goes one row down.`;
-  const undrawable = t.undrawable ? `<p class="note">${t.undrawable.toLocaleString('en-US')} event${t.undrawable === 1 ? '' : 's'} with an unreadable time (diagnostic BAD_TIMESTAMP) ${t.undrawable === 1 ? 'is' : 'are'} not drawn.</p>` : '';
+  const summary = `${threads} host thread${threads === 1 ? '' : 's'} and ${streams} GPU stream${streams === 1 ? '' : 's'}, ${formatInt(embed.kept)} slices over ${formatUsFixed((t.endNs - t.startNs) / 1000)} µs. Host rows nest as torch nests ops (a row per depth); on a GPU stream, work that overlaps the previous activity goes one row down.`;
+  const undrawable = t.undrawable ? `<p class="note">${formatInt(t.undrawable)} event${t.undrawable === 1 ? '' : 's'} with an unreadable time (diagnostic BAD_TIMESTAMP) ${t.undrawable === 1 ? 'is' : 'are'} not drawn.</p>` : '';
   const reduced = t.reduced
-    ? `<p class="note reduced" id="tl-reduced"><b>Reduced:</b> the trace has ${t.events.toLocaleString('en-US')} slices, more than the ${t.maxSlices.toLocaleString('en-US')} this page embeds; it keeps the longest slice of each ${formatUsFixed(t.bucketNs / 1000)} µs window per track and row (Perfetto's level of detail), so ${(t.events - embed.kept).toLocaleString('en-US')} short slices beside longer ones are left out. Every slice is in the trace: <code>kinetoscope perfetto</code> opens it whole.</p>`
+    ? `<p class="note reduced" id="tl-reduced"><b>Reduced:</b> the trace has ${formatInt(t.events)} slices, more than the ${formatInt(t.maxSlices)} this page embeds; it keeps the longest slice of each ${formatUsFixed(t.bucketNs / 1000)} µs window per track and row (Perfetto's level of detail), so ${formatInt(t.events - embed.kept)} short slices beside longer ones are left out. Every slice is in the trace: <code>kinetoscope perfetto</code> opens it whole.</p>`
     : '';
   const legend = TIMELINE_CATEGORIES.map((c) => `<span class="key"><span class="swatch c-${c}"></span>${CATEGORY_LABELS[c]}</span>`).join('');
   return `<section>${head}

@@ -15,6 +15,7 @@ import { computeModuleTree, type ModuleTree } from '../../analyses/host/modules.
 import { embedTimeline, type TimelineEmbed } from './timeline-embed.js';
 import { analyzeInstance, selectInstances } from '../../analyses/critical-path/critical-path.js';
 import { criticalPathPoints, type ReportCriticalPath } from './critical-path-section.js';
+import { formatInt } from '../format.js';
 
 /** A section's content, or why it could not be computed. */
 export type Part<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
@@ -121,7 +122,7 @@ function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
   const facts: Fact[] = [];
   const h = m.header;
   const size = opts.fileBytes !== undefined ? `${formatSize(opts.fileBytes)} on disk, ` : '';
-  facts.push({ label: 'Trace', value: `${size}${formatSize(m.source.bytesRead)} of JSON, ${m.counts.events.toLocaleString('en-US')} events${m.source.truncated ? ' (truncated: the end of the file is missing)' : ''}` });
+  facts.push({ label: 'Trace', value: `${size}${formatSize(m.source.bytesRead)} of JSON, ${formatInt(m.counts.events)} events${m.source.truncated ? ' (truncated: the end of the file is missing)' : ''}` });
   const span = m.traceEndNs / 1000;
   facts.push({ label: 'Captured', value: `${formatUsText(span)} from the profiler's start to the last event` });
   // Identical devices (8 × the same GPU) on one line.
@@ -160,7 +161,7 @@ function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
   facts.push({ label: 'Profiler flags', value: flags.length ? flags.join(', ') : 'none' });
   facts.push({
     label: 'Events',
-    value: `${m.host.length.toLocaleString('en-US')} host (ops, annotations, runtime and driver calls), ${m.gpu.length.toLocaleString('en-US')} GPU (kernels, copies, memsets), ${m.steps.length} profiler step${m.steps.length === 1 ? '' : 's'}`,
+    value: `${formatInt(m.host.length)} host (ops, annotations, runtime and driver calls), ${formatInt(m.gpu.length)} GPU (kernels, copies, memsets), ${m.steps.length} profiler step${m.steps.length === 1 ? '' : 's'}`,
   });
   return facts;
 }

@@ -13,6 +13,7 @@ import { describeDecoded } from '../kernels-view.js';
 import { sortProfilerRows } from '../summary-view.js';
 import { BREAKDOWN_HEADERS, overallText } from '../steps-view.js';
 import { escapeHtml, formatUsFixed, sortValue } from './html-text.js';
+import { formatInt } from '../format.js';
 import type { Fact, Part } from './report-data.js';
 
 /** Rows shown per table; the rest are counted under it (the CLI commands list them all). */
@@ -36,7 +37,7 @@ interface Column<R> {
 }
 
 const us = (x: number | undefined): Cell => (x === undefined || !Number.isFinite(x) ? { text: '—', v: '' } : { text: formatUsFixed(x), v: x });
-const int = (x: number): Cell => ({ text: x.toLocaleString('en-US'), v: x });
+const int = (x: number): Cell => ({ text: formatInt(x), v: x });
 const pct = (fraction: number, digits = 1): Cell =>
   Number.isFinite(fraction) ? { text: `${(fraction * 100).toFixed(digits)}%`, v: fraction * 100 } : { text: '—', v: '' };
 const text = (t: string, title?: string): Cell => ({ text: t, title });
@@ -58,7 +59,7 @@ function renderTable<R>(id: string, columns: readonly Column<R>[], rows: readonl
       return `<tr>${tds.join('')}</tr>`;
     })
     .join('\n');
-  const more = rows.length > shown.length ? `<p class="note">${(rows.length - shown.length).toLocaleString('en-US')} more rows not shown (the command line lists them all).</p>` : '';
+  const more = rows.length > shown.length ? `<p class="note">${formatInt(rows.length - shown.length)} more rows not shown (the command line lists them all).</p>` : '';
   const cap = caption ? `<caption>${escapeHtml(caption)}</caption>` : '';
   return `<div class="table-wrap"><table id="${id}" class="data sortable">${cap}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>${more}`;
 }
@@ -78,7 +79,7 @@ export function renderHeader(title: string, tracePath: string, facts: readonly F
     ? `<details class="diagnostics"${diagnostics.some((d) => d.severity !== 'info') ? ' open' : ''}><summary>Diagnostics: ${diagnostics.length} (${countBy(diagnostics)})</summary><ul>${diagnostics
         .map(
           (d) =>
-            `<li><span class="sev sev-${d.severity}">${d.severity}</span> <code>${escapeHtml(d.code)}</code>${d.count && d.count > 1 ? ` ×${d.count.toLocaleString('en-US')}` : ''}: ${escapeHtml(d.message)}</li>`,
+            `<li><span class="sev sev-${d.severity}">${d.severity}</span> <code>${escapeHtml(d.code)}</code>${d.count && d.count > 1 ? ` ×${formatInt(d.count)}` : ''}: ${escapeHtml(d.message)}</li>`,
         )
         .join('')}</ul></details>`
     : '<p class="note">Diagnostics: none — the reader repaired nothing and found nothing odd.</p>';
@@ -233,7 +234,7 @@ export function renderKernels(p: Part<KernelCatalog>): string {
     { header: 'Name says', cell: (e) => ({ text: describeDecoded(e.decoded), cls: 'decoded' }) },
   ], c.entries);
   return `<section>${head}
-<p class="note">Every kernel, memcpy and memset name: ${c.entries.length.toLocaleString('en-US')} names, ${c.activities.toLocaleString('en-US')} activities, ${formatUsFixed(c.totalUs)} µs of GPU time. Hover a short name for the full one.</p>
+<p class="note">Every kernel, memcpy and memset name: ${formatInt(c.entries.length)} names, ${formatInt(c.activities)} activities, ${formatUsFixed(c.totalUs)} µs of GPU time. Hover a short name for the full one.</p>
 ${table}
 </section>`;
 }
@@ -270,6 +271,6 @@ export function renderGemms(p: Part<GemmReport>): string {
   return `<section>${head}
 <p class="note">${escapeHtml(devLine)}. One row per op and shape, from <code>Input Dims</code>: FLOPs = 2·M·N·K, achieved TFLOP/s over the kernels' time, and the share of the device's dense peak for the dtype.</p>
 ${table}
-<p class="note">${t.calls.toLocaleString('en-US')} GEMM calls, ${(t.flops / 1e9).toFixed(3)} GFLOP, ${formatUsFixed(t.kernelUs)} µs of GEMM kernel time.${r.notes.map((n) => ` ${escapeHtml(n)}`).join('')}</p>
+<p class="note">${formatInt(t.calls)} GEMM calls, ${(t.flops / 1e9).toFixed(3)} GFLOP, ${formatUsFixed(t.kernelUs)} µs of GEMM kernel time.${r.notes.map((n) => ` ${escapeHtml(n)}`).join('')}</p>
 </section>`;
 }
