@@ -641,50 +641,12 @@ class CumulativeUnion {
  * the sums left unfinished, at an unreadable start: then there is no time order.
  */
 function sumHostInOrder(m: TraceModel, windows: readonly Window[], sums: HostSums): boolean {
-  // The ops before the first call in a loop of their own: a table can open with thousands of
-  // them, and a loop optimised before it met a call would be deoptimised at the first one.
-  const first = sumOpsBeforeFirstCall(m, windows, sums.dispatchNs);
-  return first >= 0 && sumHostFrom(m, windows, sums, first);
-}
-
-/** sumHostInOrder's ops up to the first runtime/driver call; returns that call's index (the table's length when none), or -1 at an unreadable start. */
-function sumOpsBeforeFirstCall(m: TraceModel, windows: readonly Window[], dispatchNs: Float64Array): number {
-  const { kind, startNs, durNs, firstChild, nextSibling, length: n } = m.host;
-  let w = -1;
-  let lo = NaN;
-  let hi = NaN;
-  let i = 0;
-  for (; i < n; i++) {
-    const s = startNs[i]!;
-    if (s !== s) return -1;
-    const k = kind[i];
-    if (k === HostKind.Runtime || k === HostKind.Driver) break;
-    if (k !== HostKind.Op) continue;
-    if (!(s >= lo && s < hi)) {
-      w = windowAt(windows, s);
-      if (w < 0) {
-        lo = hi = NaN;
-        continue;
-      }
-      lo = windows[w]!.lo;
-      hi = windows[w]!.hi;
-    }
-    // opSelfNs, written out: this runs once per op.
-    let self = durNs[i]!;
-    for (let c = firstChild[i]!; c >= 0; c = nextSibling[c]!) self -= durNs[c]!;
-    dispatchNs[w] += self;
-  }
-  return i;
-}
-
-/** sumHostInOrder's calls and ops from host event `from` on. */
-function sumHostFrom(m: TraceModel, windows: readonly Window[], sums: HostSums, from: number): boolean {
   const { kind, startNs, durNs, firstChild, nextSibling, length: n } = m.host;
   const { dispatchNs } = sums;
   let w = -1;
   let lo = NaN;
   let hi = NaN;
-  for (let i = from; i < n; i++) {
+  for (let i = 0; i < n; i++) {
     const s = startNs[i]!;
     if (s !== s) return false;
     const k = kind[i];
