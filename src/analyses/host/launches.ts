@@ -1272,9 +1272,9 @@ function innermostOps(m: TraceModel, apiCalls: ApiCallList, opOf: Int32Array, ca
 /**
  * Each op whose calls are one run of the list added as an instance, and each call outside every
  * op as one of its own; returns the places of the other ops' calls, in list order. An instance
- * whose calls have, one by one, the signatures of the last instance of its op name has that
- * instance's pattern: found by comparing the two runs in place, with no scratch, hash or lookup
- * (most instances repeat the one before; the others go through `PatternTable.patternOf`).
+ * whose calls have, one by one, the signatures of one of the last two instances of its op name
+ * has that instance's pattern: found by comparing the runs in place, with no scratch, hash or
+ * lookup (most instances repeat a recent one; the others go through `PatternTable.patternOf`).
  */
 function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array, perCall: PerCall): number[] {
   const { name, durNs } = m.host;
