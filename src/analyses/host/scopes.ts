@@ -341,7 +341,7 @@ function windowOwnersUnsorted(startNs: Float64Array, thread: Int32Array, w: Wind
 
 /**
  * Each instance's events in (start, index) order: listed per instance in table order, then each
- * list put in time order on its own (byStart). An instance's events are a few runs of the table
+ * list put in time order on its own (orderByStart). An instance's events are a few runs of the table
  * (a thread's each), where the whole table, its threads interleaved, is many: merging each
  * list's few runs costs less than sorting the whole table by start.
  */
@@ -353,60 +353,8 @@ function hostEventsByInstance(m: TraceModel, roots: readonly number[], owner: In
   const members = new Int32Array(at[rootOf.length]!);
   placeMembers(owner, rootOf, at.slice(0, rootOf.length), members);
   const lists: number[][] = [];
-  for (let k = 0; k < rootOf.length; k++) lists.push(byStart(members.subarray(at[k]!, at[k + 1]!), m.host.startNs));
+  for (let k = 0; k < rootOf.length; k++) lists.push(Array.from(orderByStart(members.subarray(at[k]!, at[k + 1]!), m.host.startNs)));
   return lists;
-}
-
-/** The most runs byStart merges itself. */
-const MERGED_RUNS = 8;
-
-/**
- * `list` (ascending indices) in (start, index) order. Up to MERGED_RUNS runs of non-decreasing
- * starts are merged straight into the list, the earliest head first (at equal starts the earlier
- * run, whose indices are the lower). More runs, or an unreadable start (NaN): orderByStart.
- */
-function byStart(list: Int32Array, startNs: Float64Array): number[] {
-  const heads: number[] = [];
-  for (let k = 0; k < list.length; k++) {
-    const s = startNs[list[k]!]!;
-    if (s !== s) return Array.from(orderByStart(list, startNs));
-    if (k === 0 || s < startNs[list[k - 1]!]!) {
-      if (heads.length === MERGED_RUNS) return Array.from(orderByStart(list, startNs));
-      heads.push(k);
-    }
-  }
-  return mergeRuns(list, startNs, heads);
-}
-
-/**
- * byStart's merge: each run's next position and its start (NaN once the run is used up: no
- * start is NaN here), the least start taken each time (the earlier run at a tie).
- */
-function mergeRuns(list: Int32Array, startNs: Float64Array, heads: readonly number[]): number[] {
-  const runs = heads.length;
-  const at = Int32Array.from(heads);
-  const end = new Int32Array(runs);
-  const next = new Float64Array(runs);
-  for (let r = 0; r < runs; r++) {
-    end[r] = r + 1 < runs ? heads[r + 1]! : list.length;
-    next[r] = startNs[list[at[r]!]!]!;
-  }
-  const out: number[] = [];
-  for (let n = 0; n < list.length; n++) {
-    let best = 0;
-    let least = NaN;
-    for (let r = 0; r < runs; r++) {
-      const x = next[r]!;
-      if (x < least || (least !== least && x === x)) {
-        best = r;
-        least = x;
-      }
-    }
-    const k = at[best]!++;
-    out.push(list[k]!);
-    next[best] = k + 1 < end[best]! ? startNs[list[k + 1]!]! : NaN;
-  }
-  return out;
 }
 
 /** How many events each instance has (its root left out), into at[k + 1]. */
