@@ -144,22 +144,25 @@ function hookSignals(): void {
 
 /**
  * Writes `target` through a temporary file: `write` is given the temporary path and writes the
- * whole output there; then it is flushed, checked against `target` again and renamed over it.
+ * whole output there, opening the file without creating it (flags 'r+': it exists, empty); then
+ * it is flushed, checked against `target` again and renamed over it.
+ *
+ * The temporary file is created synchronously, and nothing opens its path with O_CREAT after: a
+ * signal's handler runs between two tasks of this thread, so it cannot land inside the creation,
+ * and an open still under way on another thread when the handler removes the file fails instead
+ * of making it again.
  */
 export async function writeSafely<T>(target: string, opts: SafeWriteOptions, write: (tmpPath: string) => Promise<T>): Promise<T> {
   checkTarget(target, opts);
   hookSignals();
   const t = resolve(target);
   const tmp = join(dirname(t), `.${basename(t)}.kinetoscope-${randomBytes(6).toString('hex')}.tmp`);
-  // Listed before it exists: a signal that lands while the file is being created (the open is
-  // awaited) still finds it to remove; removing one not yet there is harmless.
-  live.add(tmp);
   try {
-    await (await open(tmp, 'wx', 0o666)).close();
+    closeSync(openSync(tmp, 'wx', 0o666));
   } catch (e) {
-    live.delete(tmp);
     throw fsError(e, `cannot write ${WHAT[opts.kind]} to ${target}`);
   }
+  live.add(tmp);
   try {
     let result: T;
     try {
@@ -190,7 +193,7 @@ export async function writeSafely<T>(target: string, opts: SafeWriteOptions, wri
 /** Writes `text` to `target` safely (a report page, an expectations file), redacted under --redact. */
 export function writeTextSafely(target: string, text: string, opts: SafeWriteOptions): Promise<void> {
   return writeSafely(target, opts, async (tmp) => {
-    const fh = await open(tmp, 'w');
+    const fh = await open(tmp, 'r+');
     try {
       await fh.writeFile(redactText(text));
     } finally {

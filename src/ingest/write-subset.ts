@@ -127,6 +127,11 @@ export interface SubsetOptions {
    * events are chosen from it and the input is read once more only to copy.
    */
   recorded?: SubsetRecording;
+  /**
+   * `output` was created by the caller (cli/safe-write.ts): it is opened without O_CREAT, so
+   * that an open still under way when the caller removes the file cannot make it again.
+   */
+  outputExists?: boolean;
 }
 
 /**
@@ -214,7 +219,7 @@ export async function writeTraceSubset(input: string, output: string, select: Su
   const ranges = chooser.keptRanges();
 
   // Pass 2: copy. Any error of the output (a full disk) ends the copy and is thrown from here.
-  const out = createWriteStream(output);
+  const out = createWriteStream(output, { flags: opts.outputExists ? 'r+' : 'w' });
   const gz = (opts.gzip ?? output.endsWith('.gz')) ? createGzip() : undefined;
   const dest: Writable = gz ?? out;
   const done = gz ? pipeline(gz, gzipHeaderComment(GZIP_COMMENT), out) : finished(out);

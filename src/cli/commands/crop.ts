@@ -52,7 +52,7 @@ export function cropCommand(): Command {
       const recorded = new SubsetRecording();
       const model = await openTrace(path, { recordSubset: recorded });
       const plan = planCrop(model, range);
-      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { gzip: opts.output!.endsWith('.gz'), recorded, transform: redaction() ? (t) => redaction()!.redact(t) : undefined }));
+      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { outputExists: true, gzip: opts.output!.endsWith('.gz'), recorded, transform: redaction() ? (t) => redaction()!.redact(t) : undefined }));
       const startUs = plan.startNs / 1000;
       const endUs = plan.endNs / 1000;
       if (opts.json) {
