@@ -219,6 +219,38 @@ describe('bad expectations files: exit 2 with the line at fault', () => {
   });
 });
 
+/**
+ * A capture without its workload's annotation (mlp_train_cuda_only: the profiler's CUDA activity
+ * alone, so no user_annotation at all and no ProfilerStep#N): the file written per the annotation
+ * says only that there is none (`instances: 0`, with a note), and the trace passes it. Written as
+ * the CLI writes it by default (no --per), the scope is the whole trace (choosePrimaryScope: no
+ * annotation, no step), with counts equal to the raw events'.
+ */
+function expectNoInstances(m: TraceModel, name: string, annotation: string, derived: ReturnType<typeof deriveExpectations>): void {
+  const events = rawTrace(name).events;
+  expect(events.filter((e) => e.cat === 'user_annotation' || e.cat === 'cpu_op')).toEqual([]);
+  expect(derived.expectations).toEqual({ per: annotation, instances: 0 });
+  expect(derived.notes).toEqual([`the trace has no instance of ${annotation}`]);
+  const parsed = parseExpectationsYaml(stringifyExpectations(derived, `${name}.pt.trace.json.gz`), `${name}.yaml`);
+  expect(parsed).toEqual(derived.expectations);
+  const res = checkExpectations(m, parsed);
+  expect(res.ok).toBe(true);
+  expect(res.results.map((r) => [r.key, r.seen, r.ok])).toEqual([['instances', 0, true]]);
+  // Per step: no ProfilerStep#N either.
+  expect(deriveExpectations(m, 'step').expectations).toEqual({ per: 'step', instances: 0 });
+  // The CLI's default: the whole trace, one instance; its kernels and launches are the raw events'.
+  expect(scopeLabel(choosePrimaryScope(m))).toBe('trace');
+  const w = cli(['check', h200Trace(name), '--write-expect', '-']);
+  expect(w.status).toBe(0);
+  const whole = parseExpectationsYaml(w.stdout, 'stdout');
+  const kernels = events.filter((e) => e.cat === 'kernel');
+  const launchedKernel = new Set(kernels.map((k) => k.args?.['correlation']));
+  const launches = events.filter((e) => (e.cat === 'cuda_runtime' || e.cat === 'cuda_driver') && launchedKernel.has(e.args?.['correlation']));
+  expect(kernels.length).toBeGreaterThan(0);
+  expect([whole.per, whole.instances, whole.kernels, whole.launches, whole.ops]).toEqual(['trace', 1, kernels.length, launches.length, undefined]);
+  expect(checkExpectations(m, whole).results.filter((r) => !r.ok)).toEqual([]);
+}
+
 describe('--write-expect', () => {
   for (const name of H200_NAMES) {
     it(`${name}: the written counts are the raw events', and the trace passes its own file`, async () => {
@@ -227,6 +259,10 @@ describe('--write-expect', () => {
       const derived = deriveExpectations(m, annotation);
       const e = derived.expectations;
       const raw = rawTrace(name).instances(annotation);
+      if (raw.length === 0) {
+        expectNoInstances(m, name, annotation, derived);
+        return;
+      }
       expect(e.instances).toBe(raw.length);
       expect(e.kernels).toBe(raw[0]!.kernels.length);
       expect(e.launches).toBe(raw[0]!.launches);

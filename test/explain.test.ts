@@ -263,6 +263,34 @@ describe('explain: numbers against the raw events and the oracle', () => {
 });
 
 describe('explain: a sentence only where its condition holds', () => {
+  it('S4/S7: a GEMM op under which no kernel ran (linear_cpu: a CPU-only trace) has no epilogue and no row in the GEMM table, only a count', async () => {
+    const cpu = await explain('linear_cpu');
+    const raw = loadRawJson(h200Trace('linear_cpu')).traceEvents;
+    expect(raw.some((x) => x['cat'] === 'kernel')).toBe(false);
+    const addmm = raw.filter((x) => x['cat'] === 'cpu_op' && x['name'] === 'aten::addmm').length;
+    const nk = one(cpu, 'gemms.no-kernel');
+    expect(nk.numbers).toMatchObject({ calls: addmm, ops: 'aten::addmm' });
+    expect(sentences(cpu, 'bias.epilogue')).toEqual([]);
+    expect(sentences(cpu, 'gemms.row')).toEqual([]);
+    expect(cpu.sections.find((x) => x.id === 'gemms')!.tables).toEqual([]);
+    // where the GEMM ran on the GPU: its row, and no such count
+    const gpu = await explain('linear');
+    expect(sentences(gpu, 'gemms.no-kernel')).toEqual([]);
+    one(gpu, 'gemms.row');
+  });
+
+  it('S1: a trace of the CUDA activity alone says why it has no steps, without claiming step() was not called', async () => {
+    const cuda = await explain('mlp_train_cuda_only');
+    const raw = loadRawJson(h200Trace('mlp_train_cuda_only')).traceEvents;
+    expect(raw.some((x) => x['cat'] === 'cpu_op' || x['cat'] === 'user_annotation')).toBe(false);
+    one(cuda, 'steps.no-cpu-activity');
+    expect(sentences(cuda, 'steps.none')).toEqual([]);
+    // a trace with CPU activity and steps says neither
+    const linear = await explain('linear');
+    expect(sentences(linear, 'steps.no-cpu-activity')).toEqual([]);
+    expect(sentences(linear, 'steps.none')).toEqual([]);
+  });
+
   it('S4: bias in the epilogue for nn.Linear, a separate add for matmul+add, no bias at all for the GeGLU block', async () => {
     const linear = await explain('linear');
     const ep = one(linear, 'bias.epilogue');
@@ -587,5 +615,35 @@ describe('explain --vs: the same work past eight kernels in one sentence (compar
     expect(8 + (more[0]!.numbers['more'] as number)).toBeGreaterThanOrEqual(shared); // per shape: at least one row per shared name
     const linear = await explain('linear', ['linear_compile']);
     expect(sentences(linear, 'comparison.same-kernels-more')).toEqual([]);
+  });
+});
+
+describe('explain: what to try when the GPU waits for data', () => {
+  it('dataloader_train: the step that waited for its batch gets the input-pipeline advice, the others the launch advice', async () => {
+    const e = await explain('dataloader_train');
+    const raw = loadRawJson(h200Trace('dataloader_train')).traceEvents;
+    // The step with the longest DataLoader wait, from the raw annotations (the loader's __next__ inside each step).
+    const steps = raw.filter((x) => String(x['name']).startsWith('ProfilerStep#'));
+    const loads = raw.filter((x) => String(x['name']).startsWith('enumerate(DataLoader)#'));
+    const waitOf = (s: Record<string, unknown>) =>
+      loads.filter((l) => (l['ts'] as number) >= (s['ts'] as number) && (l['ts'] as number) < (s['ts'] as number) + (s['dur'] as number)).reduce((t, l) => t + (l['dur'] as number), 0);
+    const longest = [...steps].sort((a, b) => waitOf(b) - waitOf(a))[0]!;
+    const d = one(e, 'next.dataloader');
+    expect(d.numbers['step']).toBe(longest['name']);
+    expect(d.numbers['steps']).toBe(1);
+    // the wait counted is at most the raw annotation's, and more than half the step's GPU idle time
+    expect(num(d, 'dataLoaderUs')).toBeLessThanOrEqual(waitOf(longest));
+    expect(num(d, 'dataLoaderUs')).toBeGreaterThan(num(d, 'gpuIdleUs') / 2);
+    // the CUDA-graph advice speaks of the other overhead-bound step only
+    const r = one(e, 'next.reduce-overhead');
+    expect(num(r, 'steps')).toBe(num(d, 'overheadSteps') - 1);
+    expect(renderSentence(r)).toMatch(/^The other 1 overhead-bound step/);
+  });
+
+  it('a trace with no DataLoader gets no input-pipeline advice (tiny_ops: overhead-bound on launches)', async () => {
+    const e = await explain('tiny_ops');
+    expect(loadRawJson(h200Trace('tiny_ops')).traceEvents.some((x) => String(x['name']).startsWith('enumerate(DataLoader)'))).toBe(false);
+    expect(sentences(e, 'next.dataloader')).toEqual([]);
+    expect(renderSentence(one(e, 'next.reduce-overhead'))).toMatch(/^\d+ of \d+ steps are overhead-bound/);
   });
 });

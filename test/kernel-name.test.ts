@@ -135,7 +135,7 @@ const FIXTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   }],
   ['void (anonymous namespace)::elementwise_kernel_with_index<int, at::native::arange_cuda_out(', aten('elementwise_kernel_with_index', 'elementwise', { op: 'arange_cuda_out' })],
   ['void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>', aten('CatArrayBatchedCopy', 'copy')],
-  ['void at::native::(anonymous namespace)::CatArrayBatchedCopy_vectorized<', aten('CatArrayBatchedCopy_vectorized', 'copy')],
+  ['void at::native::(anonymous namespace)::CatArrayBatchedCopy_vectorized<at::native::(anonymous namespace)::OpaqueType<2u>', aten('CatArrayBatchedCopy_vectorized', 'copy')],
   ['void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernelTemplate<float,', aten('GammaBetaBackwardCUDAKernelTemplate', 'normalization', { dtype: 'f32' })],
   ['void at::native::(anonymous namespace)::compute_grad_weight<', aten('compute_grad_weight', 'other')],
   ['void at::native::(anonymous namespace)::compute_num_of_partial_segments<', aten('compute_num_of_partial_segments', 'other')],
@@ -171,7 +171,7 @@ const FIXTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   ['void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<float>', aten('elementwise_kernel', 'elementwise', { op: 'CUDAFunctor_add', dtype: 'f32' })],
   ['void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#4}', aten('elementwise_kernel', 'copy', { op: 'direct_copy_kernel_cuda', dtype: 'int64' })],
   ['void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::BFloat16>', aten('elementwise_kernel', 'elementwise', { op: 'CUDAFunctor_add', dtype: 'bf16' })],
-  ['void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda', aten('elementwise_kernel', 'copy', { op: 'direct_copy_kernel_cuda', dtype: 'bf16' })],
+  ['void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::{lambda(c10::BFloat16)#1}', aten('elementwise_kernel', 'copy', { op: 'direct_copy_kernel_cuda', dtype: 'bf16' })],
   ['void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16', aten('reduce_kernel', 'reduction', { op: 'sum_functor', dtype: 'bf16' })],
   ['void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float', aten('reduce_kernel', 'reduction', { op: 'sum_functor', dtype: 'f32' })],
   ['void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor', aten('reduce_kernel', 'reduction', { op: 'sum_functor', dtype: 'f32' })],
@@ -206,7 +206,7 @@ const FIXTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   ['void at_cuda_detail::cub::detail::radix_sort::DeviceRadixSortOnesweepKernel<', cub('DeviceRadixSortOnesweepKernel')],
   ['void at_cuda_detail::cub::detail::scan::DeviceCompactInitKernel<', cub('DeviceCompactInitKernel')],
   ['void at_cuda_detail::cub::detail::scan::DeviceScanInitKernel<', cub('DeviceScanInitKernel')],
-  ['void at_cuda_detail::cub::detail::scan::DeviceScanKernel<', cub('DeviceScanKernel')],
+  ['void at_cuda_detail::cub::detail::scan::DeviceScanKernel<at_cuda_detail::cub::detail::scan::policy_hub<long, long, long, unsigned int, at::cuda::cub::(anonymous namespace)::SumOp', cub('DeviceScanKernel')],
   ['void at_cuda_detail::cub::detail::unique_by_key::DeviceUniqueByKeySweepKernel<', cub('DeviceUniqueByKeySweepKernel')],
   ['void cudnn::fusion::compute_dot_do_o_specialized<', { kind: 'attention', library: 'cuDNN', direction: 'bwd' }],
   ['void cudnn::fusion::convert_dq_to_16bits<', { kind: 'attention', library: 'cuDNN', direction: 'bwd' }],
@@ -356,6 +356,12 @@ const CAPTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   ['void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8', {
     kind: 'attention', library: 'FlashAttention (PyTorch)', generator: 'flash-attention 2', direction: 'bwd', headDim: 64, tile: '128x128', warps: '8', dtype: 'bf16', tensorCores: true,
   }],
+  // lstm_train's cuDNN RNN cell kernels (the third set, README.md): cuDNN's by their cudnnRNN*
+  // template arguments / parameter types; `_bp1` / `_bp2` = backward, elemWiseRNNcell the
+  // forward's (it ran under aten::_cudnn_rnn only); first template argument __half = f16.
+  ['void elemWiseRNNcell<__half, __half, float, (cudnnRNNMode_t)2', { kind: 'elementwise', library: 'cuDNN', direction: 'fwd', dtype: 'f16' }],
+  ['void LSTM_elementWise_bp1<__half, __half, float>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16' }],
+  ['void GENERIC_elementWise_bp2<__half, __half, float, 4, (cudnnRNNBiasMode_t)2>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16' }],
 ];
 
 describe('decodeKernelName on the names of our H200 fixtures', () => {
@@ -552,6 +558,10 @@ describe('decodeKernelName on names from the sources and the seed', () => {
       kind: 'gemm', library: 'cuBLAS',
     }],
     ['cuDNN batch norm', 'void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)', { kind: 'normalization', library: 'cuDNN', direction: 'fwd' }],
+    // apache/systemds#856's nvprof (an older cuDNN): no cuDNN type in the signature, so nothing says who ships it.
+    ['an RNN cell kernel without cuDNN\'s types', 'void LSTM_elementWise_bp1<double, double, double>(int, int, double*, double*, double*, double*, double*, double*, double*, double*, double*, int, int)', {
+      kind: 'unknown', unparsed: ['LSTM_elementWise_bp1'],
+    }],
     ['cuDNN precompiled convolution', 'cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1', {
       kind: 'conv', library: 'cuDNN', arch: 'volta', generator: 'winograd', tile: '128x128', layout: 'nt', unparsed: ['ldg1', 'ldg4', 'relu', 'tile148t', 'v1'],
     }],

@@ -53,6 +53,32 @@ function unionClipped(intervals: [number, number][], lo: number, hi: number): nu
 
 const steps = (raw: Raw[]) => raw.filter((e) => e.cat === 'user_annotation' && e.name.startsWith('ProfilerStep#')).sort((a, b) => a.ts - b.ts);
 
+interface RawWindow {
+  name: string;
+  /** Integer ns. */
+  lo: number;
+  hi: number;
+  /** µs, as the raw event says (the whole trace: hi − lo). */
+  durUs: number;
+}
+
+/**
+ * The windows `steps` reads (findStepWindows), from the raw events: the ProfilerStep#N spans;
+ * in a trace with none and no user annotation at all (mlp_train_cuda_only: the profiler's CUDA
+ * activity alone), the whole trace as one step — first start to last end of its events, the
+ * profiler's own `Trace` span aside. (No H200 capture has annotations without steps: the HTA
+ * traces below cover that case.)
+ */
+function stepWindows(raw: Raw[]): { source: 'profiler-steps' | 'trace'; windows: RawWindow[] } {
+  const want = steps(raw);
+  if (want.length > 0) return { source: 'profiler-steps', windows: want.map((e) => ({ name: e.name, lo: ns(e)[0], hi: ns(e)[1], durUs: e.dur })) };
+  expect(raw.filter((e) => e.cat === 'user_annotation')).toEqual([]);
+  const events = raw.filter((e) => e.cat !== 'Trace');
+  const lo = Math.min(...events.map((e) => ns(e)[0]));
+  const hi = Math.max(...events.map((e) => ns(e)[1]));
+  return { source: 'trace', windows: [{ name: '(whole trace)', lo, hi, durUs: (hi - lo) / 1000 }] };
+}
+
 const analyses = new Map<string, StepAnalysis>();
 beforeAll(async () => {
   for (const name of H200_NAMES) analyses.set(name, computeStepBreakdown(await loadModel(h200Trace(name))));
@@ -63,15 +89,18 @@ describe('steps: wall time, partition, GPU busy, launches (all H200 captures)', 
     it(name, () => {
       const raw = rawEvents(name);
       const a = analyses.get(name)!;
-      const want = steps(raw);
-      expect(a.source).toBe('profiler-steps');
+      const { source, windows: want } = stepWindows(raw);
+      expect(a.source).toBe(source);
+      // Without ProfilerStep#N nor annotation, the whole trace is one step, said with a warning.
+      expect(a.diagnostics.filter((d) => d.code === 'NO_STEPS').map((d) => d.severity)).toEqual(source === 'trace' ? ['warning'] : []);
       expect(a.steps.map((s) => s.name)).toEqual(want.map((e) => e.name));
+      expect(a.steps.map((s) => s.host >= 0)).toEqual(want.map(() => source !== 'trace'));
       const kernels = raw.filter((e) => e.cat === 'kernel').map(ns);
       const gpuWork = raw.filter((e) => GPU_CATS.has(e.cat ?? '')).map(ns);
       a.steps.forEach((s, k) => {
-        const [lo, hi] = ns(want[k]!);
+        const { lo, hi } = want[k]!;
         expect(Math.round(s.durUs * 1000)).toBe(hi - lo);
-        expect(Math.round((s.startUs - a.steps[0]!.startUs) * 1000)).toBe(lo - ns(want[0]!)[0]);
+        expect(Math.round((s.startUs - a.steps[0]!.startUs) * 1000)).toBe(lo - want[0]!.lo);
         // The parts sum exactly to the step.
         const parts = Object.values(s.breakdown) as number[];
         expect(Math.round(parts.reduce((x, y) => x + y, 0) * 1000)).toBe(hi - lo);
@@ -344,20 +373,38 @@ describe('steps: verdicts', () => {
     }
   });
 
-  it('the verdict follows the GPU busy share on every step of every capture', () => {
+  it('the verdict follows the GPU busy share on every step of every capture; a step without GPU activity (raw events) has none', () => {
+    let withoutGpu = 0;
     for (const name of H200_NAMES) {
-      for (const s of analyses.get(name)!.steps) {
+      const raw = rawEvents(name);
+      const gpuWork = raw.filter((e) => GPU_CATS.has(e.cat ?? '')).map(ns);
+      const { windows } = stepWindows(raw);
+      const a = analyses.get(name)!;
+      expect(a.steps.map((s) => s.name)).toEqual(windows.map((w) => w.name));
+      const noGpuWork = windows.map(({ lo, hi }) => !gpuWork.some(([gs, ge]) => gs < hi && ge > lo));
+      expect(a.stats.verdicts['no-gpu-work'], name).toBe(noGpuWork.filter(Boolean).length);
+      a.steps.forEach((s, k) => {
+        // No kernel, copy or memset overlaps the step (linear_cpu: no GPU at all): no-gpu-work, never borderline.
+        if (noGpuWork[k]) {
+          withoutGpu++;
+          expect([s.verdict, s.borderline, s.gpuBusyUs, s.kernels], `${name} ${s.name}`).toEqual(['no-gpu-work', false, 0, 0]);
+          expect(s.reason).toMatch(/^no GPU activity in the step; /);
+          return;
+        }
         expect(s.verdict, `${name} ${s.name}`).toBe(s.gpuBusyShare >= 0.5 ? 'gpu-bound' : 'overhead-bound');
         expect(s.borderline).toBe(Math.abs(s.gpuBusyShare - 0.5) < 0.1);
-      }
+      });
     }
+    // linear_cpu's three steps
+    expect(withoutGpu).toBe(3);
   });
 });
 
 describe('steps: spread and slow steps', () => {
   for (const name of H200_NAMES) {
     it(name, () => {
-      const durs = steps(rawEvents(name)).map((e) => e.dur);
+      const { windows } = stepWindows(rawEvents(name));
+      const durs = windows.map((w) => w.durUs);
       const a = analyses.get(name)!;
       const mean = durs.reduce((x, y) => x + y, 0) / durs.length;
       const sorted = [...durs].sort((x, y) => x - y);
@@ -368,7 +415,7 @@ describe('steps: spread and slow steps', () => {
       expect(a.stats.durUs.min).toBeCloseTo(sorted[0]!, 2);
       expect(a.stats.durUs.max).toBeCloseTo(sorted[sorted.length - 1]!, 2);
       expect(a.stats.durUs.stdev).toBeCloseTo(stdev, 2);
-      const slow = steps(rawEvents(name)).filter((e) => e.dur >= 1.3 * median).map((e) => e.name);
+      const slow = windows.filter((w) => w.durUs >= 1.3 * median).map((w) => w.name);
       expect(a.outliers.map((o) => o.name)).toEqual(slow);
     });
   }

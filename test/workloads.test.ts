@@ -36,7 +36,7 @@ function runScript(script: string, args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const COMMON_FLAGS = ['--compile', '--compile-mode', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active', '--profile-memory', '--with-stack', '--with-flops'];
+const COMMON_FLAGS = ['--compile', '--compile-mode', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active', '--profile-memory', '--with-stack', '--activities', '--with-flops'];
 const SCRIPTS: Record<string, string[]> = {
   'matmul_add.py': ['--batch', '--in_dim', '--out_dim'],
   'linear.py': ['--batch', '--in_dim', '--out_dim'],
@@ -47,6 +47,9 @@ const SCRIPTS: Record<string, string[]> = {
   'scaled_mm.py': ['--m', '--k', '--n'],
   'mlp_train.py': ['--batch', '--seq', '--dim', '--hidden'],
   'gpt2_train.py': ['--layers', '--batch', '--seq'],
+  'llm_decode.py': ['--layers', '--dim', '--heads', '--kv-heads', '--batch', '--prompt-tokens', '--new-tokens'],
+  'lstm_train.py': ['--batch', '--seq', '--dim', '--hidden'],
+  'dataloader_train.py': ['--batch', '--size', '--workers'],
 };
 /** The multi-process scripts: their own flags (no --dtype/--compile of the single-process ones). */
 const RANK_SCRIPTS: Record<string, string[]> = {
@@ -54,10 +57,86 @@ const RANK_SCRIPTS: Record<string, string[]> = {
   'distributed.py': ['--strategy', '--layers', '--batch', '--seq', '--warmup', '--active', '--out', '--name'],
 };
 
+/**
+ * The capture scripts (workloads/capture_*.sh): each runs workload scripts with flags, the named
+ * ones as `"NAME|SCRIPT FLAGS"` entries whose success is `OUT/NAME.pt.trace.json.gz` existing —
+ * so each must write the stem NAME. (cnn_train.py's default dtype is fp16, so without `--name` its
+ * stem is cnn_train_fp16: capture_beyond.sh reported those two captures FAILED, and the fixtures'
+ * README says they were renamed by hand.)
+ */
+const CAPTURE_SCRIPTS = ['capture_all.sh', 'capture_beyond.sh', 'capture_more.sh'];
+
+/** The commands of a capture script: `run SCRIPT FLAGS` lines (capture_all.sh) or `"NAME|SCRIPT FLAGS"` entries. */
+function captureEntries(file: string): { name?: string; argv: string[] }[] {
+  const text = readFileSync(join(WORKLOADS, file), 'utf8');
+  const out: { name?: string; argv: string[] }[] = [];
+  for (const m of text.matchAll(/^run (\S+\.py(?: .*)?)$/gm)) out.push({ argv: m[1]!.trim().split(/\s+/) });
+  for (const m of text.matchAll(/^\s+"([\w.-]+)\|([^"]+)"$/gm)) out.push({ name: m[1]!, argv: m[2]!.trim().split(/\s+/) });
+  return out;
+}
+
+/**
+ * For each command: the stem the script would write its outputs under (default_stem, from the
+ * parsed flags), or the argparse error; torch stays unimportable (capture is replaced by a
+ * function that prints the stem), so a flag the script does not take fails here as on the GPU host.
+ */
+function stemsOf(commands: string[][]): { stem?: string; status: number; stderr: string }[] {
+  const code = [
+    'import contextlib, io, json, runpy, sys',
+    "sys.modules['torch'] = None; sys.modules['triton'] = None; sys.modules['transformers'] = None",
+    `sys.path.insert(0, ${JSON.stringify(WORKLOADS)})`,
+    'import _profiling',
+    'class Stem(Exception): pass',
+    'def capture(args, *, base, **kw): raise Stem(_profiling.default_stem(base, args))',
+    '_profiling.capture = capture',
+    'out = []',
+    `for argv in json.loads(${JSON.stringify(JSON.stringify(commands))}):`,
+    '    sys.argv = argv',
+    '    err = io.StringIO()',
+    '    try:',
+    '        with contextlib.redirect_stderr(err):',
+    `            runpy.run_path(${JSON.stringify(WORKLOADS)} + '/' + argv[0], run_name='__main__')`,
+    "        out.append(dict(status=0, stderr=err.getvalue()))",
+    '    except Stem as s:',
+    "        out.append(dict(stem=s.args[0], status=0, stderr=err.getvalue()))",
+    '    except SystemExit as e:',
+    "        out.append(dict(status=e.code if isinstance(e.code, int) else 1, stderr=err.getvalue()))",
+    'print(json.dumps(out))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', code], { encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
 describe.skipIf(!HAS_PYTHON)('workload scripts parse and explain their flags without torch', () => {
   it('every script in workloads/ is covered here', () => {
     const scripts = readdirSync(WORKLOADS).filter((f) => f.endsWith('.py') && !f.startsWith('_'));
     expect(scripts.sort()).toEqual([...Object.keys(SCRIPTS), ...Object.keys(RANK_SCRIPTS)].sort());
+    const shell = readdirSync(WORKLOADS).filter((f) => f.endsWith('.sh') && !f.startsWith('_'));
+    expect(shell.sort()).toEqual([...CAPTURE_SCRIPTS].sort());
+  });
+
+  for (const file of CAPTURE_SCRIPTS) {
+    it(`${file}: every command runs a covered script with flags it takes, and writes the stem it checks for`, () => {
+      const entries = captureEntries(file);
+      expect(entries.length).toBeGreaterThan(0);
+      for (const e of entries) expect(Object.keys(SCRIPTS)).toContain(e.argv[0]);
+      const got = stemsOf(entries.map((e) => e.argv));
+      entries.forEach((e, k) => {
+        expect(got[k], e.argv.join(' ')).toMatchObject({ status: 0, stderr: '' });
+        expect(got[k]!.stem, e.argv.join(' ')).toBeDefined();
+        if (e.name !== undefined) expect(got[k]!.stem, e.argv.join(' ')).toBe(e.name);
+      });
+      // no two commands write the same files
+      expect(new Set(got.map((g) => g.stem)).size).toBe(got.length);
+    });
+  }
+
+  it('capture_more.sh: its entries are the third set of the H200 captures', () => {
+    const names = captureEntries('capture_more.sh').map((e) => e.name);
+    expect(names.sort()).toEqual(['dataloader_train', 'linear_cpu', 'llm_decode', 'llm_decode_compile', 'lstm_train', 'mlp_train_cuda_only', 'relu_mlp_fp32']);
+    for (const n of names) expect(existsSync(join(ROOT, 'test/fixtures/traces/h200-torch2.11', `${n}.pt.trace.json.gz`))).toBe(true);
   });
 
   for (const [script, flags] of Object.entries(RANK_SCRIPTS)) {
@@ -81,10 +160,13 @@ describe.skipIf(!HAS_PYTHON)('workload scripts parse and explain their flags wit
       expect(r.stdout).toContain('NAME.oracle.json.gz');
     });
 
-    it(`${script} rejects a bad --dtype before importing torch`, () => {
+    it(`${script} rejects a bad --dtype or --activities before importing torch`, () => {
       const r = runScript(script, ['--dtype', 'fp8']);
       expect(r.status).toBe(2); // argparse's usage error, not an ImportError
       expect(r.stderr).toContain("argument --dtype: invalid choice: 'fp8'");
+      const a = runScript(script, ['--activities', 'gpu']);
+      expect(a.status).toBe(2);
+      expect(a.stderr).toContain("argument --activities: invalid choice: 'gpu'");
     });
   }
 

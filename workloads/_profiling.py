@@ -80,6 +80,9 @@ def make_parser(prog: str, description: str, examples: str) -> argparse.Argument
                       help="profile_memory=True: [memory] events, and torch's memory columns in the oracle")
     prof.add_argument("--with-stack", action="store_true",
                       help="with_stack=True: python frames (and nn.Module frames) in the trace")
+    prof.add_argument("--activities", choices=("cpu,cuda", "cuda", "cpu"), default="cpu,cuda", metavar="LIST",
+                      help="the profiler's activities: cpu,cuda (default); cuda alone (kernels, copies and the "
+                      "runtime/driver calls that launched them, no cpu_op and no annotation); or cpu alone")
     prof.add_argument("--with-flops", action="store_true", help="with_flops=True: torch's FLOP estimates in args")
     return parser
 
@@ -92,6 +95,24 @@ def default_stem(base: str, args: argparse.Namespace) -> str:
     stem += "_nograd" if args.no_grad else ""
     stem += "" if args.dtype == "bf16" else "_" + args.dtype
     return stem
+
+
+def mse_train_step(torch: Any, forward: Callable[..., Any], opt: Any, dtype: Any, *, cuda_graphs: bool = False) -> Callable[..., Any]:
+    """One training step on the output's mean square: the forward under autocast in `dtype` (off
+    for fp32), backward, the optimizer's step, gradients dropped. `cuda_graphs`: mark the step's
+    start first, as `torch.compile(mode="reduce-overhead")` asks of a training loop."""
+
+    def step(x: Any) -> Any:
+        if cuda_graphs:
+            torch.compiler.cudagraph_mark_step_begin()
+        with torch.autocast("cuda", dtype=dtype, enabled=dtype != torch.float32):
+            loss = forward(x).float().pow(2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return loss.detach()
+
+    return step
 
 
 def torch_dtype(torch: Any, name: str) -> Any:
@@ -203,7 +224,8 @@ def capture(
     print(f"{stem}: {versions(torch)}; dtype {args.dtype}" + (f", compiled ({args.compile_mode})" if args.compile else "")
           + (", no_grad" if args.no_grad else ", grad enabled"), flush=True)
     torch.manual_seed(args.seed)
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_cuda else [])
+    wanted = args.activities.split(",")
+    activities = ([ProfilerActivity.CPU] if "cpu" in wanted else []) + ([ProfilerActivity.CUDA] if on_cuda and "cuda" in wanted else [])
     def compile_fn(fn: Callable[..., Any]) -> Callable[..., Any]:
         return torch.compile(fn, mode=args.compile_mode) if args.compile else fn
 

@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _profiling import capture, make_parser  # noqa: E402  (no torch imported yet)
+from _profiling import capture, make_parser, mse_train_step  # noqa: E402  (no torch imported yet)
 from simple_mlp import add_shape_args, relu_mlp  # noqa: E402
 
 EXAMPLES = """\
@@ -31,18 +31,7 @@ def main() -> None:
         forward = compile_fn(model)
         x = torch.randn(args.batch, args.seq, args.dim, device=device)
         ro = args.compile and args.compile_mode == "reduce-overhead"
-
-        def step(x):
-            if ro:
-                torch.compiler.cudagraph_mark_step_begin()
-            with torch.autocast("cuda", dtype=dtype, enabled=dtype != torch.float32):
-                loss = forward(x).float().pow(2).mean()
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            return loss.detach()
-
-        return step, (x,)
+        return mse_train_step(torch, forward, opt, dtype, cuda_graphs=ro), (x,)
 
     capture(args, base="mlp_train", annotation="train_step", build=build, compiles_inside=True)
 

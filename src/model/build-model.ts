@@ -291,6 +291,10 @@ class Builder implements ModelBuilder {
           hostEvents.add(c, i, cls, src.stringId(name[i]!), this.threadOf(src, c, i));
           break;
         }
+        case EventClass.Overhead:
+          // A host event, but not one that sets time zero: CUPTI's work, on a thread of its own.
+          hostEvents.add(c, i, cls, src.stringId(name[i]!), this.threadOf(src, c, i));
+          break;
         case EventClass.PythonFunction:
           // Left out, the frame's thread is still listed: `threads` is the same either way.
           if (keepPython) python.add(c, i, src.stringId(name[i]!), this.threadOf(src, c, i));

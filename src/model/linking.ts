@@ -112,6 +112,8 @@ export function linkGpuActivities(input: LinkingInput, diagnostics: DiagnosticSi
   // Era detection: in torch ≈ 1.12–2.2 every kernel's External id equals its correlation.
   let ownerRule: OwnerRule;
   if (gpu.length === 0) ownerRule = 'none';
+  // (no op to own anything: a trace of the CUDA activity alone, which says nothing of torch's era)
+  else if (host.kind.indexOf(HostKind.Op) < 0) ownerRule = 'no-ops';
   else if (withExt === 0 || extEqualsCorr >= 0.9 * withExt) ownerRule = 'innermost-op';
   else ownerRule = 'external-id';
 

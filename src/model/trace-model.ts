@@ -21,9 +21,15 @@ export const enum HostKind {
   Runtime = 2,
   /** `cuda_driver`: `cuLaunchKernel`, `cuLaunchKernelEx`, … */
   Driver = 3,
+  /**
+   * `overhead`: CUPTI's own work (`Activity Buffer Request`, `Buffer Flush`), which Kineto writes
+   * on a thread of its own (pid -1). torch's table counts these as CPU events of the thread
+   * that collects the trace (torch-table/torch-placement.ts).
+   */
+  Overhead = 4,
 }
 
-export const HOST_KIND_NAMES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver'] as const;
+export const HOST_KIND_NAMES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'overhead'] as const;
 
 export interface HostEventTable {
   readonly length: number;
@@ -163,7 +169,9 @@ export type OwnerRule =
   /** torch ≈ 1.11–2.2: `External id` repeats the correlation; the owner is the innermost cpu_op around the launch. */
   | 'innermost-op'
   /** No GPU activity in the trace. */
-  | 'none';
+  | 'none'
+  /** GPU activity but no cpu_op: the profiler recorded the CUDA activity alone; GPU work is tied to its launch calls only. */
+  | 'no-ops';
 
 export interface ProfilerFlags {
   readonly recordShapes: boolean;

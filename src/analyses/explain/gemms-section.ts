@@ -18,13 +18,26 @@ export function gemmSection(c: TraceContext, other?: TraceContext): ExplainSecti
   const r = c.lazy.gemm();
   if (!r.rows.length) return undefined;
   const sentences: ExplainSentence[] = [];
+  // The section reads the GPU's GEMMs: a GEMM op under which no kernel ran (on CPU tensors, or
+  // with its kernels outside the capture) has no time, rate or bound to state, only a count.
+  const gemms = r.rows.filter((x) => x.meanUs !== undefined);
+  const noKernel = r.rows.filter((x) => x.meanUs === undefined);
+  if (noKernel.length) {
+    sentences.push(
+      say('gemms.no-kernel', '{calls|GEMM op call} ({ops}) launched no kernel (on CPU tensors, or with the kernel outside the trace): not in the table, which reads the GPU\'s GEMMs.', {
+        calls: noKernel.reduce((n, x) => n + x.calls, 0),
+        ops: [...new Set(noKernel.map((x) => x.op))].join(', '),
+      }),
+    );
+  }
+  if (!gemms.length) return { id: 'gemms', title: 'The GEMMs', readings: ['S7'], sentences, tables: [], more: 'kinetoscope gemm TRACE' };
   const dev = r.device;
   if (dev?.peaks) {
     sentences.push(
       say('gemms.device', 'Peaks for {device}: {peakName}, from its datasheet unless `--peaks` says otherwise.', { device: dev.name ?? `device ${dev.id}`, peakName: dev.peaks.name }),
     );
   }
-  const rows = r.rows.slice(0, GEMM_TABLE_MAX).map((x) => ({
+  const rows = gemms.slice(0, GEMM_TABLE_MAX).map((x) => ({
     op: x.op,
     shape: x.shape ? formatGemmShape(x.shape, false) : x.inputDims,
     mnk: x.shape ? `${x.shape.m}×${x.shape.n}×${x.shape.k}` : '',
@@ -40,12 +53,12 @@ export function gemmSection(c: TraceContext, other?: TraceContext): ExplainSecti
     tile: x.kernel?.decoded.tile ?? '',
     kernel: x.kernel ? kernelLabel(x.kernel.name) : '',
   }));
-  if (r.rows.length > GEMM_TABLE_MAX) {
-    sentences.push(say('gemms.table-more', 'The table shows the {shown} GEMM shapes with the most kernel time of {shapes}.', { shown: GEMM_TABLE_MAX, shapes: r.rows.length }));
+  if (gemms.length > GEMM_TABLE_MAX) {
+    sentences.push(say('gemms.table-more', 'The table shows the {shown} GEMM shapes with the most kernel time of {shapes}.', { shown: GEMM_TABLE_MAX, shapes: gemms.length }));
   }
-  for (const [i, x] of r.rows.entries()) {
+  for (const [i, x] of gemms.entries()) {
     if (i >= LIST_MAX) {
-      sentences.push(say('gemms.more', 'And {more|more GEMM shape}.', { more: r.rows.length - LIST_MAX }));
+      sentences.push(say('gemms.more', 'And {more|more GEMM shape}.', { more: gemms.length - LIST_MAX }));
       break;
     }
     if (!x.shape || x.meanUs === undefined) continue;
@@ -73,7 +86,7 @@ export function gemmSection(c: TraceContext, other?: TraceContext): ExplainSecti
   }
   // The tile picked per shape (the article's "why does down_proj pick another tile?").
   const byOp = new Map<string, typeof r.rows>();
-  for (const x of r.rows) if (x.shape && x.kernel?.decoded.tile) byOp.set(x.op, [...(byOp.get(x.op) ?? []), x]);
+  for (const x of gemms) if (x.shape && x.kernel?.decoded.tile) byOp.set(x.op, [...(byOp.get(x.op) ?? []), x]);
   for (const [op, xs] of byOp) {
     const tiles = new Set(xs.map((x) => x.kernel!.decoded.tile));
     if (tiles.size < 2) continue;

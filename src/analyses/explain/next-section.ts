@@ -1,5 +1,6 @@
 /** `explain`, next: what to try, each rule with the evidence that fired it. */
 import { computeLaunchDigest } from '../host/launches.js';
+import type { StepVerdictRow } from '../steps/step-breakdown.js';
 import type { TraceContext } from './context.js';
 import { ALIGNMENT_MIN_SHARE } from './gemms-section.js';
 import { say, mean } from './sentence.js';
@@ -31,9 +32,31 @@ export function nextSection(c: TraceContext): ExplainSection | undefined {
   const s = c.lazy.steps();
   // The advice follows the one verdict across the steps (step-breakdown.ts `overallVerdict`).
   const overall = s.stats.overall;
-  const overhead = s.steps.filter((r) => r.verdict === 'overhead-bound');
+  const overheadBound = s.steps.filter((r) => r.verdict === 'overhead-bound');
+  // A step whose GPU waited mostly for its batch is the input pipeline's: no launch trick shortens it.
+  const waiting = overall?.verdict === 'overhead-bound' ? overheadBound.filter(waitsForData) : [];
+  if (waiting.length) {
+    const slowest = [...waiting].sort((a, b) => b.breakdown.dataLoaderUs - a.breakdown.dataLoaderUs)[0]!;
+    sentences.push(
+      say(
+        'next.dataloader',
+        '{steps} of the {overheadSteps|overhead-bound step} spent most of the GPU\'s idle time waiting for data: the DataLoader took {dataLoaderUs} of `{step}` ({dataLoaderShare} of the step, more than half of the GPU\'s idle {gpuIdleUs}). While the loader is slower than the step, have the batch ready sooner — more `num_workers`, a larger `prefetch_factor`, lighter work per sample; a CUDA graph would not shorten this wait.',
+        {
+          steps: waiting.length,
+          overheadSteps: overheadBound.length,
+          step: slowest.name,
+          dataLoaderUs: slowest.breakdown.dataLoaderUs,
+          dataLoaderShare: slowest.breakdown.dataLoaderUs / slowest.durUs,
+          gpuIdleUs: slowest.gpuIdleUs,
+        },
+      ),
+    );
+  }
+  const overhead = overheadBound.filter((r) => !waiting.includes(r));
   if (overall?.verdict === 'overhead-bound' && overhead.length) {
     const graphs = s.steps.reduce((n, r) => n + r.graphLaunches, 0);
+    // (after the DataLoader's sentence, the steps it did not explain)
+    const lead = waiting.length ? 'The other {steps|overhead-bound step} (GPU idle {gpuIdleShare} on average)' : '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average)';
     const numbers = {
       steps: overhead.length,
       of: s.steps.length,
@@ -49,12 +72,12 @@ export function nextSection(c: TraceContext): ExplainSection | undefined {
       say(
         'next.reduce-overhead',
         graphs
-          ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average) although they already replay CUDA graphs ({graphLaunches} `cudaGraphLaunch`): the host work around the replays is what the GPU waits for — {cpuDispatchUs} of CPU dispatch per step.'
+          ? `${lead} although they already replay CUDA graphs ({graphLaunches} \`cudaGraphLaunch\`): the host work around the replays is what the GPU waits for — {cpuDispatchUs} of CPU dispatch per step.`
           : launchBound && numbers.launches < 3
-            ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): a launch costs more than the kernel it launches ({meanLaunchUs} per launch against a median kernel of {medianKernelUs}), and a step makes only {launches|launch|launches}, so a CUDA graph has little to merge. Give each kernel more work (a larger batch), or profile this work inside the larger step it belongs to.'
+            ? `${lead}: a launch costs more than the kernel it launches ({meanLaunchUs} per launch against a median kernel of {medianKernelUs}), and a step makes only {launches|launch|launches}, so a CUDA graph has little to merge. Give each kernel more work (a larger batch), or profile this work inside the larger step it belongs to.`
             : launchBound
-            ? '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): a launch costs more than the kernel it launches ({meanLaunchUs} per launch against a median kernel of {medianKernelUs}, {launches|launch|launches} per step). Capture the step in a CUDA graph — `torch.compile(mode="reduce-overhead")` does it — so one launch replays all the kernels, or give each kernel more work (a larger batch).'
-            : '{steps} of {of} steps are overhead-bound (GPU idle {gpuIdleShare} on average): the kernels outlast their launches (median kernel {medianKernelUs}, {meanLaunchUs} per launch), but the host\'s work between them — {cpuDispatchUs} of CPU dispatch per step — keeps the GPU waiting. A CUDA graph (`torch.compile(mode="reduce-overhead")`) replays the kernels without that work.',
+            ? `${lead}: a launch costs more than the kernel it launches ({meanLaunchUs} per launch against a median kernel of {medianKernelUs}, {launches|launch|launches} per step). Capture the step in a CUDA graph — \`torch.compile(mode="reduce-overhead")\` does it — so one launch replays all the kernels, or give each kernel more work (a larger batch).`
+            : `${lead}: the kernels outlast their launches (median kernel {medianKernelUs}, {meanLaunchUs} per launch), but the host's work between them — {cpuDispatchUs} of CPU dispatch per step — keeps the GPU waiting. A CUDA graph (\`torch.compile(mode="reduce-overhead")\`) replays the kernels without that work.`,
         numbers,
       ),
     );
@@ -154,4 +177,9 @@ export function nextSection(c: TraceContext): ExplainSection | undefined {
   }
   if (!sentences.length) return undefined;
   return { id: 'next', title: 'What to try next', readings: ['S9', 'S12'], sentences, tables: [], more: 'kinetoscope doctor TRACE' };
+}
+
+/** Whether the DataLoader took more than half of the time the GPU sat idle in the step. */
+function waitsForData(r: StepVerdictRow): boolean {
+  return r.breakdown.dataLoaderUs > 0 && r.breakdown.dataLoaderUs > 0.5 * r.gpuIdleUs;
 }

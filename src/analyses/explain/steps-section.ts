@@ -1,10 +1,10 @@
 /** `explain`, steps (S1): the profiler steps and top-level annotations, their CPU and GPU extents, GPU time, kernels and launches per instance. */
-import type { TraceModel } from '../../model/trace-model.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { scopeStats } from '../compare/diff.js';
 import { computeScopeInstances, listAnnotations, type ScopeInstance } from '../host/scopes.js';
-import { findInflatingOptions, describeInflatingOptions } from '../host/profiler-options.js';
+import { findCuptiOverhead, findInflatingOptions, describeInflatingOptions } from '../host/profiler-options.js';
 import type { TraceContext } from './context.js';
-import { mean, say } from './sentence.js';
+import { LIST_MAX, mean, say } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
 
 // S1: steps and annotations
@@ -71,6 +71,9 @@ export function stepsSection(c: TraceContext): ExplainSection {
         ? say('steps.count', 'The trace holds 1 profiler step, `{firstStep}`, {cpuMeanUs} long on the host.', numbers)
         : say('steps.count', 'The trace holds {steps} profiler steps, `{firstStep}` to `{lastStep}`: {cpuMeanUs} each on the host on average ({cpuMinUs} to {cpuMaxUs}).', numbers),
     );
+  } else if (m.host.kind.indexOf(HostKind.Op) < 0 && m.host.kind.indexOf(HostKind.Annotation) < 0) {
+    // No CPU activity at all: `step()` may well have run, its annotation was not recorded.
+    sentences.push(say('steps.no-cpu-activity', 'The trace holds no `cpu_op` and no annotation (the profiler recorded the CUDA activity alone), so no `ProfilerStep#N` either: it is read as a whole.'));
   } else {
     sentences.push(say('steps.none', 'The trace has no `ProfilerStep#N` annotation (the profiler\'s `step()` was not called while it recorded): it is read per annotation, or as a whole.'));
   }
@@ -114,6 +117,22 @@ export function stepsSection(c: TraceContext): ExplainSection {
   const inflating = findInflatingOptions(m);
   const caveat = describeInflatingOptions(inflating);
   if (caveat) sentences.push(say('steps.profiler-options', '{caveat}', { caveat, options: inflating.map((o) => o.option), evidence: inflating.map((o) => o.evidence) }));
+  const cupti = findCuptiOverhead(m);
+  if (cupti.byName.length) {
+    const inside = cupti.inside.slice(0, LIST_MAX).map((x) => ({ name: x.name, durUs: x.durNs / 1000, op: x.op }));
+    sentences.push(
+      say(
+        'steps.cupti-overhead',
+        `CUPTI's own work — ${cupti.byName.map((_, i) => `\`{overhead.${i}.name}\` ×{overhead.${i}.count}`).join(', ')} — took {overheadUs} of host time while the profiler recorded (Kineto's \`overhead\` events, the profiler filling and flushing its activity buffers): the profiler's cost, not the program's${inside.length ? `. torch's table counts it as CPU time of the op or annotation it ran during: ${inside.map((_, i) => `{inside.${i}.durUs} of \`{inside.${i}.name}\` inside \`{inside.${i}.op}\``).join(', ')}${cupti.inside.length > inside.length ? ' and {moreInside} more' : ''}` : ''}.`,
+        {
+          overhead: cupti.byName.map((x) => ({ name: x.name, count: x.count, totalUs: x.totalNs / 1000 })),
+          overheadUs: cupti.totalNs / 1000,
+          inside,
+          moreInside: cupti.inside.length - inside.length,
+        },
+      ),
+    );
+  }
   if (c.scope.per === 'annotation') {
     const own = annotations.find((a) => a.name === c.scopeName);
     const ref = steps.length ? steps : computeScopeInstances(m, { per: 'trace' });

@@ -134,9 +134,10 @@ function addToRow(
   const otherKernels = c.kernels.length === 1 && gemmKernel === c.kernels[0] ? [] : c.kernels.filter((g) => g !== gemmKernel).map((g) => gpuName(m, g));
 
   // The op's bias/activation rode in the epilogue when the kernel name says so, or when the
-  // name is silent and nothing else ran under the op.
+  // name is silent and nothing else ran under the op; never when no GEMM kernel ran under it
+  // (an op on CPU tensors, or its kernel outside the trace): there is no epilogue to ride in.
   const kernelSilent = kernelEpilogue.length === 0;
-  const opConfirmed = opCarries.filter((x) => kernelEpilogue.includes(x) || (kernelSilent && otherKernels.length === 0 && !addInside));
+  const opConfirmed = gemmKernel === undefined ? [] : opCarries.filter((x) => kernelEpilogue.includes(x) || (kernelSilent && otherKernels.length === 0 && !addInside));
   const carried = [...new Set([...opConfirmed, ...kernelEpilogue])];
   const evidence: EpilogueEvidence | undefined = !carried.length
     ? undefined

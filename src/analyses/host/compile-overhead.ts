@@ -33,6 +33,7 @@ import { perModel } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
+import { wholeTraceWindow } from './scopes.js';
 import { formatDims, shortDtype, tensorArgs } from '../gemm/tensor-bytes.js';
 
 export type PreOpRole = 'region' | 'cache-lookup' | 'guards' | 'pregraph' | 'aot-wrapper' | 'compiled-function' | 'compiled-graph';
@@ -302,7 +303,7 @@ export function computeCompileOverhead(m: TraceModel): CompileOverhead {
             events: between(byStart, lowerBound(byStart, host.startNs, s.startNs), lowerBound(byStart, host.startNs, s.endNs), s.host),
           }),
         )
-      : [describe({ name: 'trace', kind: 'trace', cpuNs: m.traceEndNs, events: between(byStart, 0, n, -1) })];
+      : [describe({ name: 'trace', kind: 'trace', cpuNs: traceCpuNs(m), events: between(byStart, 0, n, -1) })];
 
   // Annotation instances that hold a region: the innermost user annotation around it.
   const annotationRoots = new Set<number>();
@@ -543,4 +544,10 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
     });
   }
   return findings;
+}
+
+/** The whole trace's extent (scopes.ts wholeTraceWindow); from time zero to its end when a time is unreadable. */
+function traceCpuNs(m: TraceModel): number {
+  const w = wholeTraceWindow(m);
+  return Number.isFinite(w.startNs) && Number.isFinite(w.endNs) ? w.endNs - w.startNs : m.traceEndNs;
 }

@@ -14,6 +14,7 @@
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { perModel } from '../helpers/per-model.js';
+import { torchHostTree } from '../torch-table/torch-placement.js';
 
 export type InflatingOption = 'with_stack' | 'profile_memory' | 'with_flops';
 
@@ -53,4 +54,39 @@ export function describeInflatingOptions(found: readonly InflatingOptionFound[])
     'so host times (op and launch-call durations, the compiled wrapper, compile overhead) read longer than in a run without ' +
     `${found.length === 1 ? 'it' : 'them'}; GPU activity durations are not affected.`
   );
+}
+
+/** CUPTI's own work in the trace (Kineto's `overhead` events), per name, and where torch's table counts each. */
+export interface CuptiOverhead {
+  /** Per name, in order of first appearance: events and Σ durations. */
+  readonly byName: readonly { readonly name: string; readonly count: number; readonly totalNs: number }[];
+  readonly totalNs: number;
+  /** Each event torch nests inside an op or annotation (torch-placement.ts): the event, its duration and that op. */
+  readonly inside: readonly { readonly name: string; readonly durNs: number; readonly op: string }[];
+}
+
+/**
+ * Kineto writes CUPTI's own host work — requesting and flushing its activity buffers — as
+ * `overhead` events on pid -1. They are the profiler's cost, not the program's, yet torch's table
+ * counts each as CPU time of the op or annotation it ran during (torch-placement.ts).
+ */
+export function findCuptiOverhead(m: TraceModel): CuptiOverhead {
+  const { kind, name, durNs } = m.host;
+  const byId = new Map<number, { name: string; count: number; totalNs: number }>();
+  const events: number[] = [];
+  let totalNs = 0;
+  for (let i = kind.indexOf(HostKind.Overhead); i >= 0; i = kind.indexOf(HostKind.Overhead, i + 1)) {
+    events.push(i);
+    let e = byId.get(name[i]!);
+    if (!e) byId.set(name[i]!, (e = { name: m.strings.get(name[i]!), count: 0, totalNs: 0 }));
+    e.count++;
+    e.totalNs += durNs[i]!;
+    totalNs += durNs[i]!;
+  }
+  if (!events.length) return { byName: [], totalNs: 0, inside: [] };
+  const { parent } = torchHostTree(m);
+  const inside = events
+    .filter((i) => parent[i]! >= 0 && kind[parent[i]!] !== HostKind.Overhead)
+    .map((i) => ({ name: m.strings.get(name[i]!), durNs: durNs[i]!, op: m.strings.get(name[parent[i]!]!) }));
+  return { byName: [...byId.values()], totalNs, inside };
 }

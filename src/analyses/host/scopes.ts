@@ -7,7 +7,9 @@
  * - on the instance's own thread, the events nested inside it (torch's nesting);
  * - on other threads, the events that start inside its window: autograd runs the backward
  *   pass on its own thread (`pt_autograd_0`), and that work belongs to the step or
- *   annotation whose `loss.backward()` started it.
+ *   annotation whose `loss.backward()` started it;
+ * - CUPTI's overhead events (Kineto's `overhead`, on a thread of their own) belong to none: the
+ *   profiler's work, not the program's.
  * An instance nested inside another instance of the same name is part of the outer one
  * (recursive annotations are read at their outermost level).
  *
@@ -256,10 +258,15 @@ function instanceOwners(m: TraceModel, roots: readonly number[]): Int32Array {
     if (!(starts[k]! >= (k > 0 ? starts[k - 1]! : -Infinity))) sorted = false;
   }
   const w: Windows = { starts, ends, threads };
-  if (sorted) return ownersInOnePass(m, roots, w);
-  const owner = new Int32Array(host.length).fill(-1);
-  for (let k = 0; k < roots.length; k++) markSubtree(m, roots[k]!, k, owner);
-  windowOwnersUnsorted(host.startNs, host.thread, w, owner);
+  let owner: Int32Array;
+  if (sorted) owner = ownersInOnePass(m, roots, w);
+  else {
+    owner = new Int32Array(host.length).fill(-1);
+    for (let k = 0; k < roots.length; k++) markSubtree(m, roots[k]!, k, owner);
+    windowOwnersUnsorted(host.startNs, host.thread, w, owner);
+  }
+  // CUPTI's overhead is the profiler's work, not the instance's (a few events, found by the native indexOf).
+  for (let i = host.kind.indexOf(HostKind.Overhead); i >= 0; i = host.kind.indexOf(HostKind.Overhead, i + 1)) owner[i] = -1;
   return owner;
 }
 
@@ -455,6 +462,29 @@ function sortByLaunch(startNs: Float64Array, at: Float64Array, list: number[]): 
   }
 }
 
+/**
+ * The whole trace as one window: from its first host event or GPU activity to the latest end.
+ * Not from time zero: the profiler's span starts before its first event (by ~0.4 ms in a trace
+ * of the CUDA activity alone), and a reading of that gap would put work where nothing ran. The
+ * one definition of the window, for the `trace` scope and the step breakdown of a trace with
+ * neither steps nor annotations. NaN bounds when some time is unreadable, ±Infinity when the
+ * trace has no event.
+ */
+export function wholeTraceWindow(m: TraceModel): { readonly startNs: number; readonly endNs: number } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const { host, gpu } = m;
+  for (let i = 0; i < host.length; i++) {
+    lo = Math.min(lo, host.startNs[i]!);
+    hi = Math.max(hi, host.startNs[i]! + host.durNs[i]!);
+  }
+  for (let g = 0; g < gpu.length; g++) {
+    lo = Math.min(lo, gpu.startNs[g]!);
+    hi = Math.max(hi, gpu.startNs[g]! + gpu.durNs[g]!);
+  }
+  return { startNs: lo, endNs: hi };
+}
+
 function wholeTrace(m: TraceModel): ScopeInstance {
   let hostEvents: number[];
   if (hostHasNaNStart(m)) {
@@ -471,7 +501,10 @@ function wholeTrace(m: TraceModel): ScopeInstance {
     for (let g = 0; g < m.gpu.length; g++) gpu.push(g);
     sortByLaunch(m.gpu.startNs, launchTimesOf(m).at, gpu);
   }
-  return { index: 0, name: 'trace', root: -1, startNs: 0, endNs: m.traceEndNs, hostEvents, gpu };
+  const w = wholeTraceWindow(m);
+  // (a trace with no event, or an unreadable time: the profiler's own extent, from time zero)
+  const window = Number.isFinite(w.startNs) && Number.isFinite(w.endNs) ? w : { startNs: 0, endNs: m.traceEndNs };
+  return { index: 0, name: 'trace', root: -1, startNs: window.startNs, endNs: window.endNs, hostEvents, gpu };
 }
 
 /** `root` and every event below it owned by `k`: walked along the child and sibling links and back up by `parent`, no stack. */

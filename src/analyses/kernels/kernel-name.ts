@@ -6,7 +6,7 @@
  * Handles: Kineto's memcpy/memset names; cuBLAS (`nvjet_*`, `sm80/sm90_xmma_*`, the legacy
  * `ampere_*`/`volta_*` GEMMs, the CUTLASS kernels it ships, gemv/split-K/epilogue helpers); CUTLASS
  * 2.x and 3.x library names; cuDNN (runtime-fusion SDPA, xmma/CUTLASS convolutions, scudnn, winograd,
- * batch-norm, layout transforms); FlashAttention 2/3 and PyTorch's vendored copy, PyTorch's
+ * batch-norm, layout transforms, RNN cells); FlashAttention 2/3 and PyTorch's vendored copy, PyTorch's
  * memory-efficient attention (`fmha_cutlassF/B`); NCCL (≤2.18 `ncclKernel_*`, ≥2.19 `ncclDevKernel_*`)
  * and RCCL; Triton kernels from Inductor (`triton_{poi,red,per,tem,for,spl}_fused_…_N`) and Triton's
  * old argument-specialisation suffix; ATen's CUDA kernels (TensorIterator elementwise/reduce, foreach

@@ -59,6 +59,7 @@ import {
 } from './gpu-metrics.js';
 import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
+import { wholeTraceWindow } from '../host/scopes.js';
 import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
 import { medianOf } from '../helpers/median.js';
 import { NsValues } from './ns-values.js';
@@ -824,16 +825,7 @@ export function findStepWindows(m: TraceModel): { windows: Window[]; source: Ste
     windows.push({ name: strings.get(host.name[i]!), host: i, lo: host.startNs[i]!, hi: host.startNs[i]! + host.durNs[i]! });
   }
   if (windows.length) return { source: 'annotations', windows: windows.sort((a, b) => a.lo - b.lo || a.host - b.host) };
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < host.length; i++) {
-    lo = Math.min(lo, host.startNs[i]!);
-    hi = Math.max(hi, host.startNs[i]! + host.durNs[i]!);
-  }
-  for (let g = 0; g < m.gpu.length; g++) {
-    lo = Math.min(lo, m.gpu.startNs[g]!);
-    hi = Math.max(hi, m.gpu.startNs[g]! + m.gpu.durNs[g]!);
-  }
+  const { startNs: lo, endNs: hi } = wholeTraceWindow(m);
   if (!Number.isFinite(lo)) return { source: 'trace', windows: [] };
   return { source: 'trace', windows: [{ name: '(whole trace)', host: -1, lo, hi }] };
 }

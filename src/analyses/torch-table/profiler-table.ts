@@ -11,7 +11,9 @@
  *   of the ops inside it); GPU rows: self = total = Σ their own durations;
  * - a parent whose single child has the same name absorbs it (the child's kernels move up);
  * - names torch filters out (`aten::is_leaf`, `profiler::_record_function_*`, …) are skipped
- *   and are transparent to nesting.
+ *   and are transparent to nesting;
+ * - CUPTI's overhead events, and runtime calls with no `External id` made on another thread,
+ *   nest on the thread that collected the trace, as torch places them (torch-placement.ts).
  * One torch bug is deliberately not copied: it credits kernels to a runtime call whose
  * correlation id equals the kernels' op's External id (see `TorchIdCollision`); here GPU
  * work is credited only to the op that owns it.
@@ -26,6 +28,7 @@ import { mergeUnion } from '../helpers/intervals.js';
 import { doubled } from '../helpers/doubled.js';
 import { perModelWith } from '../helpers/per-model.js';
 import { computeHostMemoryUsage, hasMemoryRecords, type HostMemoryUsage } from '../memory/memory-usage.js';
+import { torchHostTree, type HostTree } from './torch-placement.js';
 
 export type ProfilerTableDevice = 'cpu' | 'gpu';
 
@@ -103,14 +106,17 @@ function computeProfilerTableOnce(m: TraceModel, opts: ProfilerTableOptions): Pr
   // 1. Per distinct name, not per event: whether torch keeps it and its row name. Events named
   // as their parent are the candidates of step 3, found in the same pass (assuming, until a
   // filtered name shows up, that the parent torch sees is the trace's).
+  // The host tree torch nests in: the model's, with the events torch places on the collecting
+  // thread moved there (torch-placement.ts).
+  const base = torchHostTree(m);
   const names = new RowNames(m);
-  const scan = scanNames(m, names);
+  const scan = scanNames(m, names, base.parent);
 
   // 2. torch's view of the host tree, as linked lists: filtered events removed and transparent.
   // Step 3 moves whole child lists between events, so the heads are copies.
   const tree: TorchTree = scan.filtered
-    ? keptTree(m, names)
-    : { parent: host.parent.slice(), firstChild: host.firstChild.slice(), nextSibling: host.nextSibling, dups: scan.dups };
+    ? keptTree(m, names, base)
+    : { parent: base.parent.slice(), firstChild: base.firstChild.slice(), nextSibling: base.nextSibling, dups: scan.dups };
   // The GPU work each op owns, as linked lists in GPU order: the model's, with the heads copied
   // when step 3 may move them (an analysis never writes into the model other analyses read).
   const owned: OwnedWork = { head: tree.dups.length > 0 ? host.firstOwned.slice() : host.firstOwned, next: gpu.nextOwned };
@@ -199,8 +205,8 @@ class RowNames {
 }
 
 /** Decides every host event's name; returns the events named as their parent, and whether some name is filtered. */
-function scanNames(m: TraceModel, names: RowNames): { dups: number[]; filtered: boolean } {
-  const { name, parent, length: n } = m.host;
+function scanNames(m: TraceModel, names: RowNames, parent: Int32Array): { dups: number[]; filtered: boolean } {
+  const { name, length: n } = m.host;
   const { kept, row } = names;
   let filtered = false;
   const dups: number[] = [];
@@ -227,14 +233,14 @@ interface TorchTree {
 }
 
 /** The tree without the events torch filters out (transparent to nesting). */
-function keptTree(m: TraceModel, names: RowNames): TorchTree {
+function keptTree(m: TraceModel, names: RowNames, base: HostTree): TorchTree {
   const { host } = m;
   const n = host.length;
   const kept = (i: number) => names.kept[host.name[i]!] === 1;
   const parent = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    let p = host.parent[i]!;
-    while (p >= 0 && !kept(p)) p = host.parent[p]!;
+    let p = base.parent[i]!;
+    while (p >= 0 && !kept(p)) p = base.parent[p]!;
     parent[i] = p;
   }
   const firstChild = new Int32Array(n).fill(-1);

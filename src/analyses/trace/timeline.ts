@@ -18,7 +18,7 @@
  * `gpu_user_annotation` spans, instants, counters, memory records, flows (the launch link is
  * carried by `source`: the model's GPU table knows each activity's launcher and owner).
  */
-import type { TraceModel } from '../../model/trace-model.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { identity, orderByGroupStart, sortByGroupStart } from '../helpers/enclosing.js';
 
 /** Slice categories: Kineto's own words; the index is what `TimelineSlices.category` holds. */
@@ -205,8 +205,8 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
 /** Which threads hold host events. */
 function threadsUsed(m: TraceModel): Uint8Array {
   const used = new Uint8Array(m.threads.length);
-  const { thread } = m.host;
-  for (let i = 0; i < thread.length; i++) used[thread[i]!] = 1;
+  const { thread, kind } = m.host;
+  for (let i = 0; i < thread.length; i++) if (kind[i] !== HostKind.Overhead) used[thread[i]!] = 1;
   return used;
 }
 
@@ -215,8 +215,9 @@ function hostSlices(m: TraceModel, trackOfThread: Int32Array, track: Int32Array,
   const { host } = m;
   for (let i = 0; i < host.length; i++) {
     track[i] = trackOfThread[host.thread[i]!]!;
-    // Math.max(0, d) written out (a negative duration drawn as an instant, NaN kept)
-    const d = host.durNs[i]!;
+    // Math.max(0, d) written out (a negative duration drawn as an instant, NaN kept); CUPTI's
+    // overhead is not drawn (NaN): the profiler's work, on no thread of the program.
+    const d = host.kind[i] === HostKind.Overhead ? NaN : host.durNs[i]!;
     durNs[i] = d <= 0 ? 0 : d;
     source[i] = i;
   }

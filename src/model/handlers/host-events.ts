@@ -1,5 +1,5 @@
 /**
- * Host events: cpu_op, user_annotation, cuda_runtime and cuda_driver, into one table with the
+ * Host events: cpu_op, user_annotation, cuda_runtime, cuda_driver and CUPTI's overhead, into one table with the
  * thread runs nesting needs, the runtime calls by correlation linking needs, and the
  * `ProfilerStep#N` annotations.
  */
@@ -18,6 +18,7 @@ HOST_KIND_OF[EventClass.CpuOp] = HostKind.Op;
 HOST_KIND_OF[EventClass.UserAnnotation] = HostKind.Annotation;
 HOST_KIND_OF[EventClass.Runtime] = HostKind.Runtime;
 HOST_KIND_OF[EventClass.Driver] = HostKind.Driver;
+HOST_KIND_OF[EventClass.Overhead] = HostKind.Overhead;
 
 const HOST_COLUMNS = {
   kind: Uint8Array,
@@ -50,7 +51,7 @@ export class HostEventsHandler {
 
   constructor(private readonly ctx: HandlerContext) {}
 
-  /** Row i of a cpu_op, user_annotation, runtime or driver class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
+  /** Row i of a cpu_op, user_annotation, runtime, driver or overhead class; `nameId`: a StringTable id; `thread`: a ThreadRegistry index. */
   add(b: Batch, i: number, cls: EventClass, nameId: number, thread: number): void {
     if (!Number.isFinite(b.tsNs[i]!)) {
       this.noTs++;

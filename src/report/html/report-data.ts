@@ -110,6 +110,7 @@ const OWNER_RULES: Record<TraceModel['ownerRule'], string> = {
   'external-id': "by External id: a kernel's External id is its cpu_op's (torch ≥ 2.3, and ≤ 1.10)",
   'innermost-op': "by launch: the innermost cpu_op around the launch call (torch ≈ 1.11–2.2, whose kernel External id repeats the correlation)",
   none: 'no GPU activity in the trace',
+  'no-ops': 'no cpu_op in the trace (the profiler recorded the CUDA activity alone): GPU work is tied to its launch calls only',
 };
 
 /** CUDA's integer versions (13000) as people write them (13.0). */

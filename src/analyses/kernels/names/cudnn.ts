@@ -1,10 +1,14 @@
-/** cuDNN's kernels: runtime-fusion SDPA, scudnn, winograd, batch-norm, layout transforms. */
+/** cuDNN's kernels: runtime-fusion SDPA, scudnn, winograd, batch-norm, layout transforms, RNN cells. */
 
 import { cxxType } from './element-types.js';
 import { type Signature, GENERIC_BASES, identName } from './signature.js';
 import type { DecodedKernelName } from './types.js';
 
 // ---- cuDNN -------------------------------------------------------------------------------------
+// cuDNN's RNN cell kernels (decodeCudnn's RNN branch): only the spellings seen in a trace, since
+// the GRU / plain-RNN siblings' names are not known.
+const RNN_CELL = /^(elemWiseRNNcell|LSTM_elementWise_(fp|bp1)|GENERIC_elementWise_bp2)$/;
+
 // `cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0`:
 // cuDNN's runtime-generated SDPA. Decoded: sdpa/flash (attention), smNN, fprop/bprop (direction),
 // wgmma (Hopper warpgroup MMA: tensor cores), cga{AxBxC} (cooperative grid array = thread-block
@@ -61,11 +65,14 @@ export function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | un
   }
   // (Any namespace starting cudnn, cask_cudnn, cask_plugin__5x_cudnn or xmma__5x_cudnn contains `cudnn`.)
   const isCudnn = ns.includes('cudnn');
-  if (!isCudnn && !/^(fft2d_|wgrad_alg\d|dgrad_engine|implicit_convolve_|nhwcAddPadding|nchwAddPadding|nhwcToNchw|nchwToNhwc)/.test(b)) return undefined;
+  if (!isCudnn && !/^(fft2d_|wgrad_alg\d|dgrad_engine|implicit_convolve_|nhwcAddPadding|nchwAddPadding|nhwcToNchw|nchwToNhwc)/.test(b) && !RNN_CELL.test(b)) return undefined;
   // Outside a cuDNN namespace, only with cuDNN's own parameter types in the signature:
   // `kernel_grad_params`, and `kernel_conv_params` (implicit_convolve_sgemm<__nv_bfloat16, …>(…,
   // kernel_conv_params, …): vit_train's patch convolution, launched by aten::cudnn_convolution,
-  // torch 2.11 / CUDA 13.0 / cuDNN 9.19).
+  // torch 2.11 / CUDA 13.0 / cuDNN 9.19); the RNN cell kernels' cudnnRNNMode_t / cudnnRNNBiasMode_t
+  // template arguments, cudnnRNNClipMode_t or cudnn::reduced_divisor parameters. An older
+  // `LSTM_elementWise_bp1<double, …>(int, int, double*, …)` (apache/systemds#856, nvprof) carries
+  // none of them, and is left unknown: its bare name alone does not say who ships it.
   if (!isCudnn && !/cudnn|kernel_grad_params|kernel_conv_params/.test(raw)) return undefined;
   const d: DecodedKernelName = { kind: 'other', library: 'cuDNN' };
   const wrapped = GENERIC_BASES.has(b) && sig.templateArgs?.[0] ? identName(sig.templateArgs[0]) : b;
@@ -73,6 +80,21 @@ export function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | un
   if (/dot_do_o|convert_dq/.test(b)) {
     d.kind = 'attention';
     d.direction = 'bwd';
+  } else if (RNN_CELL.test(b)) {
+    // The elementwise half of each step of cuDNN's RNN (in lstm_train its GEMMs ran as nvjet). The
+    // pass is cuDNN's own suffix, `_fp` / `_bp1` / `_bp2`: LSTM_elementWise_fp and _bp1 are an LSTM's
+    // forward and backward kernels in apache/systemds#856's nvprof, _bp1 and GENERIC_elementWise_bp2
+    // under aten::_cudnn_rnn_backward in lstm_train (torch 2.11 / cuDNN 9.19). elemWiseRNNcell has
+    // no pass word: fwd, because lstm_train launched it only under aten::_cudnn_rnn (768 = 3 steps
+    // × 2 layers × 128 time steps), never in the backward. dtype is the first template argument:
+    // every pointer parameter has that type, and lstm_train's aten::_cudnn_rnn had c10::Half inputs
+    // for `<__half, …>` (the workload asked autocast for bf16; PyTorch handed cuDNN's RNN fp16).
+    // Not decoded: the second and third types (no source says which is which) and cudnnRNNMode_t
+    // (2 = CUDNN_LSTM in cudnn_adv.h), the bias mode and bp2's `4`, which no field holds.
+    d.kind = 'elementwise';
+    d.direction = /_fp$|cell$/.test(b) ? 'fwd' : 'bwd';
+    const el = sig.templateArgs?.[0] !== undefined ? cxxType(sig.templateArgs[0]) : undefined;
+    if (el) d.dtype = el;
   } else if (/^(bn_(fw|bw)|batchnorm_(fw|bw))/.test(b)) {
     // cudnn::bn_fw_tr_1C11_* (forward, training), bn_fw_inf_* (inference), bn_bw_1C11_* (backward),
     // and the channels-last batchnorm_fwtr_nhwc_* / batchnorm_bwtr_nhwc_*: cuDNN's batch norm,

@@ -71,7 +71,7 @@ export interface DecodedKernelName {
   tensorCores?: boolean;
   /** Convolution pass: 'fprop' | 'dgrad' | 'wgrad'. */
   convPass?: string;
-  /** Direction of a pass-split operation: attention, batch norm (forward / backward kernels). */
+  /** Direction of a pass-split operation: attention, batch norm, cuDNN's RNN cells (forward / backward kernels). */
   direction?: 'fwd' | 'bwd';
   headDim?: number;
   /** Inductor Triton kernels: `triton_{poi,red,per,tem,for,spl}_fused_<ops>_<n>`. */
