@@ -163,7 +163,8 @@ describe('kinetoscope breakdown on the H200 captures equals figures from the raw
       const byStream = new Map<string, RawAct[]>();
       for (const a of acts) {
         const k = `${a.device}/${a.stream}`;
-        byStream.set(k, [...(byStream.get(k) ?? []), a]);
+        if (!byStream.has(k)) byStream.set(k, []);
+        byStream.get(k)!.push(a);
       }
       expect(r.idle.length).toBe(byStream.size);
       for (const s of r.idle) {

@@ -148,7 +148,8 @@ function rawFigures(raw: Raw) {
   const streams = new Map<string, Raw[]>();
   for (const g of gpu) {
     const k = `${g.pid}/${g.args?.stream ?? g.tid}`;
-    streams.set(k, [...(streams.get(k) ?? []), g]);
+    if (!streams.has(k)) streams.set(k, []);
+    streams.get(k)!.push(g);
   }
   // PDL: on a device of compute capability ≥ 9, a kernel overlapping the kernel right before it
   // (no earlier, longer one) and ending at or after its end; every other overlap is not.

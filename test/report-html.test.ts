@@ -48,7 +48,10 @@ function rawHostDepths(events: Raw[]): Map<string, number> {
     if (!HOST.has(e['cat'] as string)) continue;
     const k = key(e['pid'], e['tid']);
     const s = ns(e['ts']);
-    byThread.set(k, [...(byThread.get(k) ?? []), { s, e: s + Math.max(0, ns(e['dur'])) }]);
+    // (pushed, not copied into a new list per event: llm_decode has 50k events on one thread)
+    let list = byThread.get(k);
+    if (!list) byThread.set(k, (list = []));
+    list.push({ s, e: s + Math.max(0, ns(e['dur'])) });
   }
   const out = new Map<string, number>();
   for (const [k, evs] of byThread) {
