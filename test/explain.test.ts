@@ -647,3 +647,20 @@ describe('explain: what to try when the GPU waits for data', () => {
     expect(renderSentence(one(e, 'next.reduce-overhead'))).toMatch(/^\d+ of \d+ steps are overhead-bound/);
   });
 });
+
+describe('explain: a stream waiting on an event is not a host synchronization', () => {
+  it('lstm_train: its cudaStreamWaitEvent calls are said to wait on the GPU, not to block the host', async () => {
+    const e = await explain('lstm_train');
+    const raw = loadRawJson(h200Trace('lstm_train')).traceEvents.filter((x) => x['cat'] === 'cuda_runtime' && x['name'] === 'cudaStreamWaitEvent');
+    expect(raw.length).toBeGreaterThan(0);
+    const waits = sentences(e, 'launches.stream-wait');
+    expect(waits.reduce((n, x) => n + num(x, 'count'), 0)).toBe(raw.length);
+    expect(waits.every((x) => x.numbers['api'] === 'cudaStreamWaitEvent')).toBe(true);
+    // the call time, summed from the raw events (µs, within a ns per call)
+    expect(waits.reduce((t, x) => t + num(x, 'callUs'), 0)).toBeCloseTo(raw.reduce((t, x) => t + (x['dur'] as number), 0), 2);
+    expect(sentences(e, 'launches.sync').filter((x) => x.numbers['api'] === 'cudaStreamWaitEvent')).toEqual([]);
+    expect(renderExplainMarkdown(e)).not.toMatch(/cudaStreamWaitEvent[^\n]*blocked the host/);
+    // a true host synchronization keeps its sentence
+    expect(sentences(e, 'launches.sync').map((x) => x.numbers['api'])).toContain('cudaDeviceSynchronize');
+  });
+});

@@ -63,6 +63,18 @@ export function launchesSection(c: TraceContext): ExplainSection | undefined {
     );
   }
   for (const s of l.syncsByCause) {
+    if (s.kind === 'stream-wait') {
+      // (cudaStreamWaitEvent makes a stream wait on the device; the call returns at once)
+      sentences.push(
+        say('launches.stream-wait', '{count|call} of `{api}` — {cause} — made a stream wait for an event recorded on another stream: the wait is on the GPU, the host does not block ({callUs} of call time in all).', {
+          count: s.count,
+          api: s.api,
+          cause: s.cause,
+          callUs: s.blockedUs,
+        }),
+      );
+      continue;
+    }
     sentences.push(
       say('launches.sync', `{count|host synchronization} — \`{api}\`, {cause} — blocked the host for {blockedUs} in all, ${s.gpuBusyDuringUs > 0 ? 'while the GPU was busy for {gpuBusyDuringUs} of it' : 'with the GPU already idle'}.`, {
         count: s.count,
