@@ -664,3 +664,30 @@ describe('explain: a stream waiting on an event is not a host synchronization', 
     expect(sentences(e, 'launches.sync').map((x) => x.numbers['api'])).toContain('cudaDeviceSynchronize');
   });
 });
+
+describe("explain: CUPTI's own work", () => {
+  it("llm_decode: the overhead events' names, counts and time from the raw JSON, and the op torch's table counts one in", async () => {
+    const e = await explain('llm_decode');
+    const raw = loadRawJson(h200Trace('llm_decode')).traceEvents;
+    const over = raw.filter((x) => x['cat'] === 'overhead');
+    expect(over.length).toBe(3);
+    const s = one(e, 'steps.cupti-overhead');
+    const byName = new Map<string, number>();
+    for (const x of over) byName.set(String(x['name']), (byName.get(String(x['name'])) ?? 0) + 1);
+    expect((s.numbers['overhead'] as { name: string; count: number }[]).map((x) => [x.name, x.count])).toEqual([...byName]);
+    expect(num(s, 'overheadUs')).toBeCloseTo(over.reduce((t, x) => t + (x['dur'] as number), 0), 2);
+    // torch's oracle: the buffer request inside aten::_cudnn_attention_forward (its parent there) — 3,584.978 µs
+    const inside = s.numbers['inside'] as { name: string; durUs: number; op: string }[];
+    const inOp = inside.find((x) => x.op === 'aten::_cudnn_attention_forward')!;
+    const rawIn = over.find((x) => Math.abs((x['dur'] as number) - inOp.durUs) < 0.001)!;
+    expect(rawIn['name']).toBe('Activity Buffer Request');
+    const opAround = raw.filter((x) => x['cat'] === 'cpu_op' && x['name'] === 'aten::_cudnn_attention_forward' && (x['ts'] as number) <= (rawIn['ts'] as number) && (x['ts'] as number) + (x['dur'] as number) >= (rawIn['ts'] as number) + (rawIn['dur'] as number));
+    expect(opAround).toHaveLength(1);
+  });
+
+  it('a trace without overhead events has no such sentence (gpt2_train)', async () => {
+    const e = await explain('gpt2_train');
+    expect(loadRawJson(h200Trace('gpt2_train')).traceEvents.some((x) => x['cat'] === 'overhead')).toBe(false);
+    expect(sentences(e, 'steps.cupti-overhead')).toEqual([]);
+  });
+});

@@ -123,7 +123,7 @@ export function stepsSection(c: TraceContext): ExplainSection {
     sentences.push(
       say(
         'steps.cupti-overhead',
-        `CUPTI's own work — ${cupti.byName.map((_, i) => `\`{overhead.${i}.name}\` ×{overhead.${i}.count}`).join(', ')} — took {overheadUs} of host time while the profiler recorded (Kineto's \`overhead\` events, the profiler filling and flushing its activity buffers): the profiler's cost, not the program's${inside.length ? `. torch's table counts it as CPU time of the op or annotation it ran during: ${inside.map((_, i) => `{inside.${i}.durUs} of \`{inside.${i}.name}\` inside \`{inside.${i}.op}\``).join(', ')}${cupti.inside.length > inside.length ? ' and {moreInside} more' : ''}` : ''}.`,
+        `CUPTI's own work — ${cupti.byName.map((_, i) => `\`{overhead.${i}.name}\` ×{overhead.${i}.count}`).join(', ')} — took {overheadUs} of host time while the profiler recorded (Kineto's \`overhead\` events: CUPTI requesting and flushing its activity buffers): the profiler's cost, not the program's${inside.length ? `. torch's table counts it as CPU time of the op or annotation it ran during: ${inside.map((_, i) => `{inside.${i}.durUs} of \`{inside.${i}.name}\` inside \`{inside.${i}.op}\``).join(', ')}${cupti.inside.length > inside.length ? ' and {moreInside} more' : ''}` : ''}.`,
         {
           overhead: cupti.byName.map((x) => ({ name: x.name, count: x.count, totalUs: x.totalNs / 1000 })),
           overheadUs: cupti.totalNs / 1000,

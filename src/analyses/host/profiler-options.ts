@@ -1,5 +1,6 @@
 /**
- * Profiler options that inflate host times: `with_stack` (a Python frame recorded at every
+ * What the profiler adds to host times: CUPTI's own work (`findCuptiOverhead`), and the options
+ * that inflate them: `with_stack` (a Python frame recorded at every
  * `python_function` call and return), `profile_memory` (a `[memory]` record at every allocation
  * and free) and `with_flops` (a FLOP formula evaluated per op). Their work runs on the host
  * inside the events being timed, so CPU durations — ops, launch calls, the compiled wrapper —

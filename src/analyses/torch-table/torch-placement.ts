@@ -19,6 +19,7 @@
  * events. With neither, nothing is moved.
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { perModel } from '../helpers/per-model.js';
 
 /** The host tree as parent and child lists (the model's `parent`, `firstChild`, `nextSibling`). */
 export interface HostTree {
@@ -27,8 +28,13 @@ export interface HostTree {
   readonly nextSibling: Int32Array;
 }
 
-/** torch's host tree: the model's, or a copy with the events torch places on the collecting thread moved there. */
-export function torchHostTree(m: TraceModel): HostTree {
+/**
+ * torch's host tree: the model's, or a copy with the events torch places on the collecting thread
+ * moved there. Once per model (the table and explain's CUPTI sentence read it); shared, so read-only.
+ */
+export const torchHostTree: (m: TraceModel) => HostTree = perModel(torchHostTreeOnce);
+
+function torchHostTreeOnce(m: TraceModel): HostTree {
   const { host } = m;
   const own: HostTree = { parent: host.parent, firstChild: host.firstChild, nextSibling: host.nextSibling };
   const home = collectingThread(m);
