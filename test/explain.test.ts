@@ -663,6 +663,11 @@ describe('explain: a stream waiting on an event is not a host synchronization', 
     // a true host synchronization keeps its sentence
     expect(sentences(e, 'launches.sync').map((x) => x.numbers['api'])).toContain('cudaDeviceSynchronize');
   });
+
+  it('a trace with no cudaStreamWaitEvent has no such sentence (linear)', async () => {
+    expect(loadRawJson(h200Trace('linear')).traceEvents.some((x) => x['name'] === 'cudaStreamWaitEvent')).toBe(false);
+    expect(sentences(await explain('linear'), 'launches.stream-wait')).toEqual([]);
+  });
 });
 
 describe("explain: CUPTI's own work", () => {

@@ -377,12 +377,14 @@ function describeAdd(m: TraceModel, owned: OwnedIndex, h: number): FoundAdd {
 /** The article's sentence for one row: what rode in the epilogue and what did not. */
 export function describeEpilogue(r: EpilogueRow, kernelLabel: (name: string) => string = (x) => x): string {
   const what = r.shape ? `${r.op} ${formatGemmShape(r.shape)}` : `${r.op} ${r.inputDims}`;
-  const k = r.kernel ? kernelLabel(r.kernel) : 'its kernel';
+  const k = r.kernel ? kernelLabel(r.kernel) : '';
   const parts: string[] = [];
   if (r.carried.length) {
     const items = r.carried.map((x) => (x === 'bias' ? 'the bias is added' : `the ${x === 'relu' ? 'ReLU' : x === 'gelu' ? 'GELU' : x} is applied`));
     const how = r.evidence === 'op' ? ' (the kernel name does not state its epilogue; no other kernel ran under the op)' : '';
     parts.push(`${what}: ${joinAnd(items)} in the GEMM's epilogue (${k})${how}`);
+  } else if (!r.kernel) {
+    parts.push(`${what}: no GEMM kernel ran under the op (on CPU tensors, or its kernel outside the trace), so there is no epilogue to read`);
   } else {
     parts.push(`${what}: no bias in the GEMM's epilogue (${k})`);
   }

@@ -81,14 +81,17 @@ export function placeOnRoofline(
   const peakTflops = peakDtype ? peaks?.denseTflops[peakDtype] : undefined;
   const bwGBs = peaks?.memoryBandwidthGBs;
   const ridgePoint = peakTflops && bwGBs ? (peakTflops * 1e12) / (bwGBs * 1e9) : undefined;
-  const attainableTflops = peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
+  // The bound and the attainable rate place work that ran on the GPU: with no kernel time (an op
+  // on CPU tensors, or its kernels outside the trace) the work is on no GPU roofline.
+  const onGpu = meanUs !== undefined;
+  const attainableTflops = onGpu && peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
   return rooflineFields({
     arithmeticIntensity: intensity,
     tflops,
     peakTflops,
     percentOfPeak: tflops !== undefined && peakTflops ? (100 * tflops) / peakTflops : undefined,
     ridgePoint,
-    bound: ridgePoint !== undefined && intensity !== undefined ? (intensity < ridgePoint ? 'memory' : 'compute') : undefined,
+    bound: onGpu && ridgePoint !== undefined && intensity !== undefined ? (intensity < ridgePoint ? 'memory' : 'compute') : undefined,
     attainableTflops,
     percentOfRoofline: attainableTflops && tflops !== undefined ? (100 * tflops) / attainableTflops : undefined,
   });
