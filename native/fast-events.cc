@@ -125,6 +125,8 @@ struct Prescan {
   int ring = -1;
 };
 constexpr int PRESCAN_SLOTS = 6;
+// The memory a reader must give back at idle() before it asks glibc to return it to the system.
+constexpr size_t TRIM_AFTER_BYTES = size_t{16} << 20;
 
 // The `{` of the next event at or after p: one that follows a `,` or the `[` of the events
 // array. A guess (it may sit inside a string); records are trusted only at a position where
@@ -250,13 +252,17 @@ class EventReader {
     bool busy = false;
     for (Prescan& pre : prescans) busy = busy || pre.state.load() != Prescan::FREE;
     if (!busy) stopThread();
+    size_t freed = 0;
     for (Prescan& pre : prescans) {
       if (pre.state.load() != Prescan::FREE) continue;
+      freed += pre.records.capacity() * sizeof(EventRecord) + pre.kept.capacity() * sizeof(uint32_t);
       std::vector<EventRecord>().swap(pre.records);
       std::vector<uint32_t>().swap(pre.kept);
     }
 #if defined(__GLIBC__)
-    malloc_trim(0);
+    // Only after a read that held much: malloc_trim walks the whole heap, milliseconds in a
+    // process that holds other models (the MCP server, the test suite) for every small trace.
+    if (freed >= TRIM_AFTER_BYTES) malloc_trim(0);
 #endif
   }
 

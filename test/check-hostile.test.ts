@@ -55,7 +55,7 @@ describe('hostile expectations files', () => {
   });
 
   it('--write-expect on a kernel named with 5,000 characters writes a file check reads back (found by the fuzzer: exit 70)', () => {
-    const doc = loadRawJson(h200Trace('linear'));
+    const doc = structuredClone(loadRawJson(h200Trace('linear')));
     const long = `k${'s'.repeat(5000)}`;
     for (const e of doc.traceEvents) if (e['cat'] === 'kernel') e['name'] = long;
     const trace = file('long-kernel.json', JSON.stringify(doc));

@@ -117,7 +117,7 @@ step-time-max: {us: 300, tolerance: 10%}
 
   it('per instance when the instances differ', async () => {
     // The eager GeGLU capture with the second forward's mul kernel taken out.
-    const raw = loadRawJson(h200Trace('geglu_mlp'));
+    const raw = structuredClone(loadRawJson(h200Trace('geglu_mlp')));
     const second = rawTrace('geglu_mlp').instances('mlp_fwd')[1]!;
     const mul = second.kernels.find((k) => rawTrace('geglu_mlp').ownerOf(k)?.name === 'aten::mul')!;
     raw.traceEvents = raw.traceEvents.filter((e) => !(e['cat'] === 'kernel' && e['ts'] === mul.ts && e['name'] === mul.name));

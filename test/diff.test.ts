@@ -222,7 +222,7 @@ describe('diff: more of the seed\'s pairs', () => {
 describe('diff across GPUs: different kernel names for the same op and shape', () => {
   it('each GEMM is matched to the other trace\'s GEMM by owning op and Input Dims', async () => {
     // A stand-in for another GPU: the eager GeGLU trace with its GEMM kernels renamed.
-    const raw = loadRawJson(h200Trace('geglu_mlp'));
+    const raw = structuredClone(loadRawJson(h200Trace('geglu_mlp')));
     for (const e of raw.traceEvents) {
       if (e['cat'] === 'kernel' && String(e['name']).startsWith('nvjet_sm90_')) e['name'] = String(e['name']).replace('nvjet_sm90_tst_', 'sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize');
     }

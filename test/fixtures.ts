@@ -81,14 +81,48 @@ export interface Oracle {
   events: OracleEvent[];
 }
 
-/** torch's own view of the run beside each H200 capture (tools/capture.py in ../shared). */
+/** torch's own view of the run beside each H200 capture (tools/capture.py in ../shared). Frozen: see parsedJson. */
 export function loadOracle(name: string): Oracle {
-  return JSON.parse(gunzipSync(readFileSync(join(H200_DIR, `${name}.oracle.json.gz`))).toString('utf8')) as Oracle;
+  return parsedJson(join(H200_DIR, `${name}.oracle.json.gz`)) as Oracle;
 }
 
-/** The capture's events parsed with JSON.parse: an independent view for tests. */
+/** The capture's events parsed with JSON.parse: an independent view for tests. Frozen: see parsedJson. */
 export function loadRawJson(path: string): { traceEvents: Record<string, unknown>[]; [k: string]: unknown } {
+  return parsedJson(path) as { traceEvents: Record<string, unknown>[] };
+}
+
+/**
+ * A JSON file (gzipped or not) as JSON.parse reads it, parsed once per test worker while it is
+ * among the most recently read (up to PARSED_CACHE_BYTES of text): dozens of test files read the
+ * same captures and oracles. Deeply frozen, so that no test can change what the next one reads
+ * (a test that edits events edits a structuredClone).
+ */
+function parsedJson(path: string): unknown {
+  const hit = parsed.get(path);
+  if (hit !== undefined) {
+    parsed.delete(path); // most recent last
+    parsed.set(path, hit);
+    return hit.value;
+  }
   const raw = readFileSync(path);
-  const buf: Buffer = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
-  return JSON.parse(buf.toString('utf8'));
+  const text = (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8');
+  const value = deepFreeze(JSON.parse(text));
+  parsed.set(path, { value, bytes: text.length });
+  parsedBytes += text.length;
+  for (const [k, v] of parsed) {
+    if (parsedBytes <= PARSED_CACHE_BYTES || k === path) break;
+    parsed.delete(k);
+    parsedBytes -= v.bytes;
+  }
+  return value;
+}
+const PARSED_CACHE_BYTES = 64 << 20;
+const parsed = new Map<string, { value: unknown; bytes: number }>();
+let parsedBytes = 0;
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+  return v;
 }

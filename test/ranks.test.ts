@@ -57,14 +57,15 @@ const X = (e: Ev) => e.ph === 'X';
 
 /**
  * The trace's events with ts and dur in whole ns after `originUs` (epoch µs × 1000 is past 2^53:
- * the origin, a whole µs, is taken off first; ranks compared together share it).
+ * the origin, a whole µs, is taken off first; ranks compared together share it). Copies: the
+ * parsed document is shared between tests, and frozen.
  */
-function eventsNs(doc: { traceEvents: Ev[] }, originUs = 0): Ev[] {
-  for (const e of doc.traceEvents) {
-    if (typeof e.ts === 'number') e.ts = ns(e.ts - originUs);
-    if (typeof e.dur === 'number') e.dur = ns(e.dur);
-  }
-  return doc.traceEvents;
+function eventsNs(doc: { traceEvents: readonly Ev[] }, originUs = 0): Ev[] {
+  return doc.traceEvents.map((e) => ({
+    ...e,
+    ...(typeof e.ts === 'number' && { ts: ns(e.ts - originUs) }),
+    ...(typeof e.dur === 'number' && { dur: ns(e.dur) }),
+  }));
 }
 
 /** All ranks of these captures share baseTimeNanoseconds: µs as written are one clock. */

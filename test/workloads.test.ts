@@ -21,7 +21,16 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKLOADS = join(ROOT, 'workloads');
 const CAPTURES = join(ROOT, 'test/fixtures/traces/h200-workloads');
 
-const HAS_PYTHON = spawnSync('python3', ['--version']).status === 0;
+/**
+ * The interpreter `python3` runs, asked once: a version manager's shim (pyenv's is a shell
+ * script that starts python3 after resolving the version) costs about a second of CPU per
+ * start, and these tests start Python some fifty times.
+ */
+const PYTHON = (() => {
+  const r = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() || 'python3' : undefined;
+})();
+const HAS_PYTHON = PYTHON !== undefined;
 if (!HAS_PYTHON) console.warn('python3 not found: the workload scripts’ --help tests are skipped.');
 
 /** Run a workload script with torch and triton unimportable (as on CI), return status and output. */
@@ -32,7 +41,7 @@ function runScript(script: string, args: string[]) {
     `sys.argv = [${JSON.stringify(script)}] + ${JSON.stringify(args)}`,
     `runpy.run_path(${JSON.stringify(join(WORKLOADS, script))}, run_name='__main__')`,
   ].join('\n');
-  const r = spawnSync('python3', ['-c', code], { encoding: 'utf8', env: { ...process.env, COLUMNS: '100' } });
+  const r = spawnSync(PYTHON!, ['-c', code], { encoding: 'utf8', env: { ...process.env, COLUMNS: '100' } });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -103,7 +112,7 @@ function stemsOf(commands: string[][]): { stem?: string; status: number; stderr:
     "        out.append(dict(status=e.code if isinstance(e.code, int) else 1, stderr=err.getvalue()))",
     'print(json.dumps(out))',
   ].join('\n');
-  const r = spawnSync('python3', ['-c', code], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON!, ['-c', code], { encoding: 'utf8' });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout);

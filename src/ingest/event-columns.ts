@@ -155,9 +155,16 @@ export type EventColumns = Readonly<Pick<ColumnArrays, RequiredColumnName>> & {
 const batchBufferPool: ArrayBuffer[] = [];
 const BATCH_POOL_MAX = 64;
 
+/**
+ * The buffer sizes of full batches (a ColumnBatchWriter's capacity, with or without offsets):
+ * the only sizes the pool keeps. A compacted batch (ColumnBatchWriter.handOn) has a buffer of its
+ * own size, which no writer could take again; pooled, such buffers would fill the pool.
+ */
+const batchBufferSizes = new Set<number>();
+
 /** Returns a consumed batch's buffer (`batch.ph.buffer`) to this thread's pool. */
 export function recycleBatchBuffer(buffer: ArrayBuffer): void {
-  if (buffer.byteLength > 0 && batchBufferPool.length < BATCH_POOL_MAX) batchBufferPool.push(buffer);
+  if (batchBufferSizes.has(buffer.byteLength) && batchBufferPool.length < BATCH_POOL_MAX) batchBufferPool.push(buffer);
 }
 
 function takeBatchBuffer(bytes: number): ArrayBuffer | undefined {
@@ -178,8 +185,7 @@ function takeBatchBuffer(bytes: number): ArrayBuffer | undefined {
  * every view is aligned. Not filled: the writer writes every slot of a row it hands on.
  */
 function allocColumns(specs: readonly Spec[], n: number, take: (bytes: number) => ArrayBuffer | undefined): Partial<ColumnArrays> {
-  let bytes = 0;
-  for (const c of specs) bytes += n * c.width * c.type.BYTES_PER_ELEMENT;
+  const bytes = columnBytes(specs, n);
   const buf = take(bytes) ?? new ArrayBuffer(bytes);
   const out: Record<string, Int32Array | Float64Array> = {};
   let o = 0;
@@ -191,6 +197,13 @@ function allocColumns(specs: readonly Spec[], n: number, take: (bytes: number) =
     }
   }
   return out as Partial<ColumnArrays>;
+}
+
+/** The size of one buffer holding the columns of `specs` for n events. */
+function columnBytes(specs: readonly Spec[], n: number): number {
+  let bytes = 0;
+  for (const c of specs) bytes += n * c.width * c.type.BYTES_PER_ELEMENT;
+  return bytes;
 }
 
 /** Fresh columns for n events, each filled with its `absent` value (builders of batches from objects). */
@@ -232,6 +245,7 @@ export class ColumnBatchWriter implements Omit<ColumnArrays, 'offsets'> {
     readonly withOffsets = false,
   ) {
     this.specs = withOffsets ? EVENT_COLUMNS : REQUIRED_COLUMNS;
+    batchBufferSizes.add(columnBytes(this.specs, capacity));
     this.alloc();
   }
 
@@ -239,6 +253,33 @@ export class ColumnBatchWriter implements Omit<ColumnArrays, 'offsets'> {
   alloc(): void {
     Object.assign(this, allocColumns(this.specs, this.capacity, takeBatchBuffer));
     this.length = 0;
+  }
+
+  /**
+   * The batch so far, handed on: the current arrays (fresh ones take their place), or — for a
+   * batch at most a quarter full — a copy in a buffer of its own size, the arrays kept. A reader
+   * hands a batch on at the end of every chunk it is given, so a stream of small chunks (a pipe's
+   * 64 KiB, a test's few bytes) would otherwise allocate and zero a whole batch per chunk.
+   */
+  handOn(newLabels: string[], newArgs: JsonObject[], originUs: string | undefined): EventColumns {
+    const n = this.length;
+    if (n * 4 > this.capacity) {
+      const batch = this.view(newLabels, newArgs, originUs);
+      this.alloc();
+      return batch;
+    }
+    const copy = allocColumns(this.specs, n, () => undefined);
+    const v: Record<string, unknown> = { length: n }; // the keys in view()'s order: one shape of batch
+    for (const c of this.specs) {
+      const a = copy[c.name]!;
+      a.set(this[c.name]!.subarray(0, n * c.width));
+      v[c.name] = a;
+    }
+    v.newLabels = newLabels;
+    v.newArgs = newArgs;
+    v.originUs = originUs;
+    this.length = 0;
+    return v as EventColumns;
   }
 
   /** The batch so far, as EventColumns over the current arrays (trimmed views). */

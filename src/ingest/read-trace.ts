@@ -54,6 +54,7 @@ export interface ReadOptions {
 export type TraceInput = string | NodeJS.ReadableStream | Uint8Array;
 
 const DEFAULT_CHUNK = 1 << 20;
+const SMALL_CHUNK = 1 << 16;
 /** Chunks of a file read ahead of the one being tokenized (fileChunks). */
 const READ_AHEAD = 3;
 
@@ -113,7 +114,11 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
     const opened = await openTraceFile(input);
     fh = opened.fh;
     reuseChunks.regular = opened.regular;
-    if (ahead !== undefined && opened.regular && !(await startsGzipped(fh)) && ahead.readFile(fh.fd, chunkSize)) {
+    // A file smaller than a chunk is read into buffers of its size (at least SMALL_CHUNK, should
+    // it grow while read): the read-ahead ring is four chunks, 4 MiB of zeroed memory a small
+    // trace would otherwise pay for on every read.
+    const fileChunk = opened.regular ? Math.min(chunkSize, Math.max(opened.size, SMALL_CHUNK)) : chunkSize;
+    if (ahead !== undefined && opened.regular && !(await startsGzipped(fh)) && ahead.readFile(fh.fd, fileChunk)) {
       try {
         return readByNativeReader(ahead, tok, sink, opts);
       } finally {
@@ -121,7 +126,7 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
         await fh.close().catch(() => undefined);
       }
     }
-    source = fileChunks(fh, chunkSize, reuseChunks);
+    source = fileChunks(fh, fileChunk, reuseChunks);
   } else if (typeof input === 'string' || isReadable(input)) {
     const stream = typeof input === 'string' ? process.stdin : input;
     source = streamChunks(stream, chunkSize, typeof input === 'string' ? stdinIdle() : 0);
@@ -259,7 +264,7 @@ function isReadable(x: unknown): x is NodeJS.ReadableStream {
 }
 
 /** The file opened, and whether it is a regular file (else a pipe or a device: read in order only). */
-async function openTraceFile(path: string): Promise<{ fh: FileHandle; regular: boolean }> {
+async function openTraceFile(path: string): Promise<{ fh: FileHandle; regular: boolean; size: number }> {
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
@@ -269,7 +274,7 @@ async function openTraceFile(path: string): Promise<{ fh: FileHandle; regular: b
   try {
     const st = await fh.stat();
     if (st.isDirectory()) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: it is a directory`);
-    return { fh, regular: st.isFile() };
+    return { fh, regular: st.isFile(), size: st.size };
   } catch (e) {
     await fh.close().catch(() => undefined);
     throw e instanceof KinetoscopeError ? e : fileError(path, e);

@@ -1479,10 +1479,11 @@ class Tokenizer {
     ctx.labelsSent = labels.length;
     const newArgs = ctx.pendingArgs;
     ctx.pendingArgs = argsList();
-    const batch = this.cw.view(newLabels, newArgs, this.originText());
-    if (this.reuse) this.cw.length = 0;
-    else this.cw.alloc();
-    this.onColumns(batch);
+    if (this.reuse) {
+      const batch = this.cw.view(newLabels, newArgs, this.originText());
+      this.cw.length = 0;
+      this.onColumns(batch);
+    } else this.onColumns(this.cw.handOn(newLabels, newArgs, this.originText()));
   }
 
   /**
