@@ -14,6 +14,7 @@ import { createModelBuilder, GPU_ARGS_DROPPED, HOST_ARGS_DROPPED } from '../src/
 import { HostKind, type TraceModel } from '../src/model/trace-model.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
+import { expectEqual } from './helpers/expect-equal.js';
 import { captureCompare, peerTraceCompare, tinyChunkRead } from './helpers/sweep-size.js';
 
 
@@ -42,22 +43,22 @@ function walk(dir: string): string[] {
 }
 
 describe('columnar path = object path', () => {
-  // (every capture but the largest in `npm test`: captureCompare)
+  // (every capture but the four largest in `npm test`: captureCompare)
   for (const name of H200_NAMES.filter((n) => captureCompare(h200Trace(n)))) {
     // 7 bytes at a time: every capture under `npm run test:full`, the small ones in `npm test`
     it(`${name}: same model, whole and 7 bytes at a time`, async () => {
       const path = h200Trace(name);
       const objects = modelFingerprint(await viaObjects(path));
-      expect(modelFingerprint(await loadTrace(path))).toEqual(objects);
-      if (tinyChunkRead(path)) expect(modelFingerprint(await loadTrace(path, { chunkSize: 7 }))).toEqual(objects);
+      expectEqual(modelFingerprint(await loadTrace(path)), objects);
+      if (tinyChunkRead(path)) expectEqual(modelFingerprint(await loadTrace(path, { chunkSize: 7 })), objects);
     });
   }
 
   for (const path of walk(MICRO_DIR)) {
     it(`micro ${path.slice(MICRO_DIR.length + 1)}: same model or same error, whole and 1 byte at a time`, async () => {
       const objects = await outcome(() => viaObjects(path));
-      expect(await outcome(() => loadTrace(path))).toEqual(objects);
-      expect(await outcome(() => loadTrace(path, { chunkSize: 1 }))).toEqual(await outcome(() => viaObjects(path, 1)));
+      expectEqual(await outcome(() => loadTrace(path)), objects);
+      expectEqual(await outcome(() => loadTrace(path, { chunkSize: 1 })), await outcome(() => viaObjects(path, 1)));
     });
   }
 
@@ -66,7 +67,7 @@ describe('columnar path = object path', () => {
     const files = walk(HTA_DIR).filter((f) => !/execution_trace|\.et\./.test(f));
     expect(files.length).toBeGreaterThan(10);
     for (const path of files.filter(peerTraceCompare)) {
-      expect(await outcome(() => loadTrace(path)), path).toEqual(await outcome(() => viaObjects(path)));
+      expectEqual(await outcome(() => loadTrace(path)), await outcome(() => viaObjects(path)), path);
     }
   });
 });
@@ -99,8 +100,8 @@ describe('args skipped unread: same notes and errors as parsing them', () => {
       const path = join(dir, `v${k}.json`);
       writeFileSync(path, text);
       const objects = await outcome(() => viaObjects(path));
-      expect(await outcome(() => loadTrace(path))).toEqual(objects);
-      expect(await outcome(() => loadTrace(path, { chunkSize: 1 }))).toEqual(await outcome(() => viaObjects(path, 1)));
+      expectEqual(await outcome(() => loadTrace(path)), objects);
+      expectEqual(await outcome(() => loadTrace(path, { chunkSize: 1 })), await outcome(() => viaObjects(path, 1)));
     });
   });
 });

@@ -5,10 +5,9 @@
  * binding one, a node without a binding edge.
  */
 import { describe, expect, it } from 'vitest';
-import { loadTrace } from '../src/load-trace.js';
 import { bindingPath, longestPath, selectInstances, type LongestPath } from '../src/analyses/critical-path/critical-path.js';
 import { buildCriticalPathGraph, type CriticalPathGraph } from '../src/analyses/critical-path/critical-path-graph.js';
-import { H200_NAMES, h200Trace } from './fixtures.js';
+import { H200_NAMES, h200Trace, loadModel } from './fixtures.js';
 
 /** A hand-made graph: node times, and edges as [src, dst, weight, binding]. */
 function graphOf(ts: number[], edges: [number, number, number, 0 | 1][]): CriticalPathGraph {
@@ -59,7 +58,7 @@ describe('the path read off the binding edges', () => {
 
   for (const name of H200_NAMES) {
     it(`${name}: is longestPath on every step`, async () => {
-      const m = await loadTrace(h200Trace(name));
+      const m = await loadModel(h200Trace(name));
       for (const inst of selectInstances(m, {})) {
         const g = buildCriticalPathGraph(m, inst);
         const p = bindingPath(g);

@@ -8,19 +8,20 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTrace } from '../src/load-trace.js';
 import { checkModelIntegrity } from '../src/model/integrity.js';
-import { HostKind, OPTIONAL_TABLES } from '../src/model/trace-model.js';
+import { HostKind } from '../src/model/trace-model.js';
 import { computeKernelCatalog } from '../src/analyses/kernels/kernel-catalog.js';
 import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table.js';
 import { computeStepBreakdown } from '../src/analyses/steps/step-breakdown.js';
-import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson } from './fixtures.js';
+import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadModel, loadOracle, loadRawJson, openModel } from './fixtures.js';
 import { modelFingerprint } from './model-fingerprint.js';
+import { expectEqual } from './helpers/expect-equal.js';
 import { FULL_SWEEPS, TINY_READ_LARGE } from './helpers/sweep-size.js';
 
 
 describe('model of each H200 capture', () => {
   for (const name of H200_NAMES) {
     it(`${name}: integrity, counts from the raw JSON, ownership equal to torch's`, async () => {
-      const m = await loadTrace(h200Trace(name));
+      const m = await loadModel(h200Trace(name));
       expect(checkModelIntegrity(m)).toEqual([]);
 
       // Counts per category, from JSON.parse of the same file.
@@ -65,23 +66,24 @@ describe('model of each H200 capture', () => {
   it.skipIf(!FULL_SWEEPS)('is the same when the reader is fed 7 bytes at a time', async () => {
     // every capture but TINY_READ_LARGE (the next test)
     for (const name of H200_NAMES.filter((n) => n !== TINY_READ_LARGE)) {
-      const whole = await loadTrace(h200Trace(name));
+      const whole = await loadModel(h200Trace(name));
       const tiny = await loadTrace(h200Trace(name), { chunkSize: 7 });
-      expect(modelFingerprint(tiny), name).toEqual(modelFingerprint(whole));
+      expectEqual(modelFingerprint(tiny), modelFingerprint(whole), name);
     }
   });
 
   // a large capture in `npm test` (gpt2_train_compile), the largest under `npm run test:full`
   it(`${TINY_READ_LARGE} is the same when fed 7 bytes at a time`, async () => {
-    const whole = await loadTrace(h200Trace(TINY_READ_LARGE));
+    const whole = await loadModel(h200Trace(TINY_READ_LARGE));
     const tiny = await loadTrace(h200Trace(TINY_READ_LARGE), { chunkSize: 7 });
-    expect(modelFingerprint(tiny)).toEqual(modelFingerprint(whole));
+    expectEqual(modelFingerprint(tiny), modelFingerprint(whole));
   });
 
   it('optional tables left out: python frames and memory records empty but counted, every other part and every analysis the same', async () => {
     for (const name of H200_NAMES) {
-      const full = await loadTrace(h200Trace(name));
-      const lean = await loadTrace(h200Trace(name), { omit: OPTIONAL_TABLES });
+      // the worker's shared models: loadTrace's default, and every optional table left out (openModel keeping none)
+      const full = await loadModel(h200Trace(name));
+      const lean = await openModel(h200Trace(name), []);
       const raw = loadRawJson(h200Trace(name)).traceEvents;
       const memoryRecords = raw.filter((e) => e['ph'] === 'i' && (e['name'] === '[memory]' || e['name'] === '[OutOfMemory]')).length;
       expect(full.omitted).toEqual([]);
@@ -91,23 +93,23 @@ describe('model of each H200 capture', () => {
       expect(checkModelIntegrity(lean)).toEqual([]);
       const { python: _p, memory: _m, ...rest } = modelFingerprint(lean);
       const { python: _fp, memory: _fm, ...fullRest } = modelFingerprint(full);
-      expect(rest, name).toEqual(fullRest); // counts and threads included
+      expectEqual(rest, fullRest, name); // counts and threads included
       // The memory columns are the one thing the memory records add to the table.
       const { hasMemory: _h, rows: fullRows, ...fullTable } = computeProfilerTable(full);
       const { hasMemory: leanHas, rows: leanRows, ...leanTable } = computeProfilerTable(lean);
       expect(leanHas).toBe(false);
-      expect({ ...leanTable, rows: leanRows }, name).toEqual({ ...fullTable, rows: fullRows.map(({ memory: _mem, ...r }) => r) });
-      expect(computeStepBreakdown(lean), name).toEqual(computeStepBreakdown(full));
-      expect(computeKernelCatalog(lean), name).toEqual(computeKernelCatalog(full));
+      expectEqual({ ...leanTable, rows: leanRows }, { ...fullTable, rows: fullRows.map(({ memory: _mem, ...r }) => r) }, name);
+      expectEqual(computeStepBreakdown(lean), computeStepBreakdown(full), name);
+      expectEqual(computeKernelCatalog(lean), computeKernelCatalog(full), name);
     }
     // The training trace has both tables, so the case is not vacuous.
-    const gpt2 = await loadTrace(h200Trace('gpt2_train'));
+    const gpt2 = await loadModel(h200Trace('gpt2_train'));
     expect(gpt2.python.length).toBeGreaterThan(1000);
     expect(gpt2.memory.length).toBeGreaterThan(1000);
   });
 
   it('time zero is the profiler span, as in torch (oracle start_us)', async () => {
-    const m = await loadTrace(h200Trace('linear'));
+    const m = await loadModel(h200Trace('linear'));
     const step2 = m.steps[0]!;
     const oracleStep = loadOracle('linear').events.find((e) => e.name === 'ProfilerStep*')!;
     expect(step2.startNs).toBe(Math.round(oracleStep.start_us * 1000));
@@ -115,7 +117,7 @@ describe('model of each H200 capture', () => {
 
   it("GPU annotations lose Kineto's deliberate 1 ns widening: their spans equal torch's", async () => {
     for (const name of ['linear', 'geglu_mlp', 'gpt2_train']) {
-      const m = await loadTrace(h200Trace(name));
+      const m = await loadModel(h200Trace(name));
       const annotationNames = new Set(m.gpuAnnotations.map((a) => a.name));
       const torch = loadOracle(name)
         .events.filter((e) => e.device_type !== 'DeviceType.CPU' && annotationNames.has(e.name))
@@ -126,7 +128,7 @@ describe('model of each H200 capture', () => {
   });
 
   it('a Triton kernel launched from Python belongs to no op (geglu_mlp_hand)', async () => {
-    const m = await loadTrace(h200Trace('geglu_mlp_hand'));
+    const m = await loadModel(h200Trace('geglu_mlp_hand'));
     const triton = [...Array(m.gpu.length).keys()].filter((g) => m.strings.get(m.gpu.name[g]!) === 'geglu_fwd');
     expect(triton.length).toBe(3);
     for (const g of triton) {

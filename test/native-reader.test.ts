@@ -175,7 +175,7 @@ describe.skipIf(NATIVE === undefined)('the native fast path reads as the JavaScr
   // Every chunking of every capture under `npm run test:full`; in `npm test` the small ones
   // (tinyChunkRead) whole and in 4099-byte chunks, the large ones whole (the plain-file test
   // below reads gpt2_train and the micro fixtures in 64 KiB chunks).
-  // (every capture but the largest in `npm test`: captureCompare)
+  // (every capture but the four largest in `npm test`: captureCompare)
   it.each(h200.filter(captureCompare).map((p) => [p.slice(H200_DIR.length + 1), p]))('%s: whole, in 64 KiB and in 4099-byte chunks, both policies, with offsets', (_, path) => {
     const text = readText(path);
     for (const [, policy] of POLICIES) {

@@ -20,6 +20,7 @@ import { TimeRuns } from '../src/model/time-order.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace } from './fixtures.js';
 import { captureCompare, peerTraceCompare } from './helpers/sweep-size.js';
 import { modelFingerprint } from './model-fingerprint.js';
+import { expectEqual } from './helpers/expect-equal.js';
 import { lcg } from './random.js';
 
 const NATIVE = nativeTableKernels();
@@ -127,11 +128,11 @@ async function modelWith(path: string, kernels: TableKernels | undefined) {
 }
 
 describe.skipIf(!NATIVE)('models built with the native table kernels', () => {
-  // (every capture but the largest in `npm test`: captureCompare)
+  // (every capture but the four largest in `npm test`: captureCompare)
   it.each(H200_NAMES.filter((n) => captureCompare(h200Trace(n))))('%s: the same model as with the JavaScript loops', async (name) => {
     const js = await modelWith(h200Trace(name), undefined);
     const native = await modelWith(h200Trace(name), NATIVE);
-    expect(modelFingerprint(native)).toEqual(modelFingerprint(js));
+    expectEqual(modelFingerprint(native), modelFingerprint(js));
   });
 
   const hta: string[] = [];
@@ -148,6 +149,6 @@ describe.skipIf(!NATIVE)('models built with the native table kernels', () => {
   it.skipIf(!HAS_HTA).each(hta.map((f) => [f.slice(HTA_DIR.length + 1), f]))("HTA's %s: the same model as with the JavaScript loops", async (_short, file) => {
     const js = await modelWith(file, undefined);
     const native = await modelWith(file, NATIVE);
-    expect(modelFingerprint(native)).toEqual(modelFingerprint(js));
+    expectEqual(modelFingerprint(native), modelFingerprint(js));
   });
 });

@@ -14,14 +14,15 @@ export function sweepSize(ci: number, full: number): number {
 
 /**
  * Whether a file is re-read in tiny chunks (1 to a few hundred bytes, or tiny parallel ranges):
- * every file under `npm run test:full`; in `npm test` those under 100 kB as stored (gzipped or
- * not). The chunk boundaries a tiny read exercises are the same in a large trace, only more of
- * them; one large capture (TINY_READ_LARGE) keeps a 7-byte read in `npm test`
+ * every file under `npm run test:full`; in `npm test` those under 40 kB as stored (gzipped or
+ * not: the micro fixtures, and 23 of the 33 H200 captures, up to mlp_train and the attention
+ * captures). The chunk boundaries a tiny read exercises are the same in a large trace, only more
+ * of them; one large capture (TINY_READ_LARGE) keeps a 7-byte read in `npm test`
  * (test/model.test.ts), and the largest (gpt2_train, 10 MB of JSON) its read in random chunks
  * of 1 to 5,000 bytes (src/ingest/oracle.test.ts).
  */
 export function tinyChunkRead(path: string): boolean {
-  return FULL_SWEEPS || statSync(path).size < 100_000;
+  return FULL_SWEEPS || statSync(path).size < 40_000;
 }
 
 /**
@@ -62,12 +63,14 @@ export function peerTraceCompare(path: string): boolean {
 
 /**
  * Whether a comparison of two paths over the same H200 capture (the native reader and the
- * JavaScript one, columns and objects, the native table kernels and the JavaScript loops) reads
- * this one in `npm test`: those under 1.5 MB as stored — every capture but llm_decode (1.9 MB
- * gzipped, 30 MB of JSON, two and a half times the next largest, kept for its CUPTI overhead
- * events); every one under `npm run test:full`. llm_decode is still read in `npm test` by the
- * parity, model and analysis tests.
+ * JavaScript one, columns and objects, the native table kernels and the JavaScript loops, a
+ * parallel read and a serial one) reads this one in `npm test`: those under 500 kB as stored —
+ * all but the four largest (gpt2_train, gpt2_train_mem, llm_decode_compile and llm_decode: 0.66
+ * to 1.9 MB gzipped, 10 to 30 MB of JSON; lstm_train, 0.4 MB and 4 MB of JSON, is the largest
+ * compared); every one under `npm run test:full`. The four are still read in `npm test` by the
+ * parity, model and analysis tests, against JSON.parse (src/ingest/oracle.test.ts), and
+ * gpt2_train by a parallel read on a worker (test/parallel-read.test.ts).
  */
 export function captureCompare(path: string): boolean {
-  return FULL_SWEEPS || statSync(path).size < 1_500_000;
+  return FULL_SWEEPS || statSync(path).size < 500_000;
 }
