@@ -10,12 +10,13 @@ export default defineConfig({
     testTimeout: 0,
     hookTimeout: 0,
     pool: 'forks',
-    // One more test file at a time than there are cores (vitest's default is one fewer): much of
-    // a file's time is its CLI children and the reader's worker threads, whose waits another
-    // file fills; and a machine shared with other work gives each running process its share —
-    // with two other CPU-bound processes on two cores, three workers get 3/5 of the machine
-    // where two got half (docs/performance.md, "The test suite on a loaded two-core machine").
-    maxWorkers: Math.max(3, availableParallelism() + 1),
+    // Two more test files at a time than there are cores (vitest's default is one fewer): much
+    // of a file's time is spent blocked on its CLI children (some 250 of them) and on the
+    // reader's worker threads, and those waits another file fills. On the 2-core machine, idle:
+    // 269 s with three workers, 239 s with four (docs/performance.md, "The test suite on a loaded
+    // two-core machine"); a machine shared with other CPU-bound work also gives each running
+    // process its share.
+    maxWorkers: Math.max(4, availableParallelism() + 2),
     // One module graph per worker, not per file: the TypeScript sources are evaluated once per
     // worker, and the models test/fixtures.ts loadModel() caches are shared by the files that
     // read them (no test mocks modules or changes process-wide state that outlives it).

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
-import { EVENT_COLUMNS, eventsFromColumns, KEEP_ALL_ARGS, type EventColumns } from '../src/ingest/event-columns.js';
+import { ColumnBatchWriter, EVENT_COLUMNS, eventsFromColumns, KEEP_ALL_ARGS, REQUIRED_COLUMNS, type EventColumns } from '../src/ingest/event-columns.js';
 import type { RawEvent } from '../src/ingest/raw-event.js';
 import { RawEventColumns } from '../src/ingest/raw-event-columns.js';
 import { nativeAddon, nativeEventReader } from '../src/ingest/native-loader.js';
@@ -73,5 +73,49 @@ describe('EVENT_COLUMNS', () => {
     // The numbers read from the args as the tokenizer reads them: `stream` "0x7" → 7, `Bytes` "512" → 512.
     expect(c.argNumbers[2]).toBe(7);
     expect(c.argNumbers[2 * 9 + 4]).toBe(512);
+  });
+});
+
+describe('ColumnBatchWriter.handOn', () => {
+  /** Writes rows k (ph = k, tsNs = 10·k, every other column its absent value) after those already there. */
+  const fill = (w: ColumnBatchWriter, rows: number) => {
+    for (let r = 0; r < rows; r++) {
+      const k = w.length;
+      for (const c of REQUIRED_COLUMNS) w[c.name].fill(c.absent, k * c.width, (k + 1) * c.width);
+      w.ph[k] = k;
+      w.tsNs[k] = 10 * k;
+      w.length++;
+    }
+  };
+
+  it('a batch at most a quarter full goes on as a copy of its rows, and the writer keeps its arrays', () => {
+    const w = new ColumnBatchWriter(16);
+    const arrays = w.ph;
+    fill(w, 4);
+    const b = w.handOn(['x'], [], '5');
+    expect([b.length, Array.from(b.ph), Array.from(b.tsNs)]).toEqual([4, [0, 1, 2, 3], [0, 10, 20, 30]]);
+    // every column in one buffer of the four rows' size (a copy), none over the writer's arrays
+    const rowBytes = REQUIRED_COLUMNS.reduce((s, c) => s + c.width * c.type.BYTES_PER_ELEMENT, 0);
+    expect(b.ph.buffer.byteLength).toBe(4 * rowBytes);
+    for (const c of REQUIRED_COLUMNS) expect(b[c.name].buffer).toBe(b.ph.buffer);
+    expect(b.ph.buffer).not.toBe(arrays.buffer);
+    expect([b.newLabels, b.originUs]).toEqual([['x'], '5']);
+    expect(w.length).toBe(0);
+    expect(w.ph).toBe(arrays);
+    // the next rows overwrite the writer's arrays, not the batch handed on
+    fill(w, 1);
+    w.ph[0] = 99;
+    expect(b.ph[0]).toBe(0);
+  });
+
+  it('a fuller batch goes on as the arrays themselves, and the writer takes fresh ones', () => {
+    const w = new ColumnBatchWriter(16);
+    const arrays = w.ph;
+    fill(w, 5);
+    const b = w.handOn([], [], undefined);
+    expect([b.length, Array.from(b.tsNs)]).toEqual([5, [0, 10, 20, 30, 40]]);
+    expect(b.ph.buffer).toBe(arrays.buffer);
+    expect(w.ph).not.toBe(arrays);
+    expect(w.length).toBe(0);
   });
 });
