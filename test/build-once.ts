@@ -1,32 +1,18 @@
 /**
- * Builds dist/ before a test spawns the CLI, once: skipped when dist/cli/main.js is newer
- * than every source file, and serialised through a lock directory so that test files
- * running in parallel (vitest forks) never run two `tsc` at once over the same outputs.
+ * Builds dist/ before a test spawns the CLI, once: skipped when dist/cli/main.js is newer than
+ * every source file (scripts/build-if-stale.mjs, the question `npm test` asks too), and
+ * serialised through a lock directory so that test files running in parallel (vitest forks)
+ * never run two `tsc` at once over the same outputs.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+// @ts-expect-error a plain .mjs module shared with `npm test` (package.json)
+import { isBuildFresh } from '../scripts/build-if-stale.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const LOCK = join(ROOT, 'node_modules/.kinetoscope-build-lock');
-
-function newestSourceMs(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestSourceMs(p));
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-function fresh(): boolean {
-  try {
-    return statSync(join(ROOT, 'dist/cli/main.js')).mtimeMs >= newestSourceMs(join(ROOT, 'src'));
-  } catch {
-    return false;
-  }
-}
+const fresh = (): boolean => isBuildFresh(ROOT) as boolean;
 
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
