@@ -16,7 +16,8 @@ import { writeTraceSubset } from '../src/ingest/write-subset.js';
 import { loadTrace } from '../src/load-trace.js';
 import { ensureBuilt } from './build-once.js';
 import { FULL_SWEEPS } from './helpers/sweep-size.js';
-import { MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
+import { MICRO_DIR, h200Trace, loadModel, loadRawJson } from './fixtures.js';
+import { expectEqual } from './helpers/expect-equal.js';
 
 type Raw = { ph?: string; cat?: string; name?: string; ts?: number; dur?: number; id?: number; s?: string; args?: Record<string, unknown> };
 const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-crop-'));
@@ -68,7 +69,7 @@ describe('crop gpt2_train to one step', () => {
   const expected = expectedEvents(events, lo, hi);
 
   it('writes a trace JSON.parse reads, with the header and exactly the events of that step', async () => {
-    const model = await loadTrace(src);
+    const model = await loadModel(src);
     const out = join(tmp, 'step3.json.gz');
     const r = await writeTraceSubset(src, out, cropSelector(planCrop(model, { steps: [3, 3] })));
     const doc = parseOut(out);
@@ -76,7 +77,7 @@ describe('crop gpt2_train to one step', () => {
     const { traceEvents: _all, ...rawHeader } = raw;
     expect(Object.keys(doc)).toEqual(Object.keys(raw));
     expect(header).toEqual(rawHeader);
-    expect(traceEvents).toEqual(expected);
+    expectEqual(traceEvents, expected);
     expect(r.eventsOut).toBe(expected.length);
     expect(r.eventsIn).toBe(events.length);
     // it is a real cut: fewer events, kernels launched in the step all there
@@ -89,7 +90,7 @@ describe('crop gpt2_train to one step', () => {
     const plain = join(tmp, 'gpt2_train.json');
     writeFileSync(plain, gunzipSync(readFileSync(src)));
     const select = () => cropSelector(planCrop(model, { steps: [3, 3] }));
-    const model = await loadTrace(src);
+    const model = await loadModel(src);
     const serialOut = join(tmp, 'serial.json');
     const serial = await dist.writeTraceSubset(plain, serialOut, select(), { workers: 1 });
     // ranges of 4 kB and 1 kB (10,000 cuts) under `npm run test:full`; of 64 kB and 10 kB in `npm test`
@@ -99,7 +100,7 @@ describe('crop gpt2_train to one step', () => {
       const r = await dist.writeTraceSubset(plain, out, select(), { workers, parallel: { minBytes: 0, rangeBytes } });
       expect(r.eventsIn).toBe(events.length);
       expect(r.eventsOut).toBe(serial.eventsOut);
-      expect(parseOut(out).traceEvents).toEqual(expected);
+      expectEqual(parseOut(out).traceEvents, expected);
       expect(readFileSync(out).equals(readFileSync(serialOut)), `${workers} threads, ranges of ${rangeBytes} bytes`).toBe(true);
     }
   });
@@ -133,7 +134,7 @@ describe('crop gpt2_train to one step', () => {
 
   it("its summary is the original's restricted to that step", async () => {
     const out = join(tmp, 'step3.json');
-    await writeTraceSubset(src, out, cropSelector(planCrop(await loadTrace(src), { steps: [3, 3] })));
+    await writeTraceSubset(src, out, cropSelector(planCrop(await loadModel(src), { steps: [3, 3] })));
     const mine = computeProfilerTable(await loadTrace(out));
     const rawPath = join(tmp, 'step3-from-raw.json');
     writeFileSync(rawPath, JSON.stringify({ ...raw, traceEvents: expected }));
@@ -160,7 +161,7 @@ describe('crop gpt2_train to one step', () => {
   });
 
   it('--window START:END over the same span writes the same file as --steps 3', async () => {
-    const model = await loadTrace(src);
+    const model = await loadModel(src);
     const s3 = model.steps.find((s) => s.number === 3)!;
     const a = join(tmp, 'a.json');
     const b = join(tmp, 'b.json');
@@ -170,13 +171,13 @@ describe('crop gpt2_train to one step', () => {
   });
 
   it('steps 2-4 keep every step, and the cropped trace crops again to the same step 3', async () => {
-    const model = await loadTrace(src);
+    const model = await loadModel(src);
     const all = join(tmp, 'all.json');
     await writeTraceSubset(src, all, cropSelector(planCrop(model, { steps: [2, 4] })));
     expect((await loadTrace(all)).steps.map((s) => s.name)).toEqual(['ProfilerStep#2', 'ProfilerStep#3', 'ProfilerStep#4']);
     const again = join(tmp, 'again.json');
     await writeTraceSubset(all, again, cropSelector(planCrop(await loadTrace(all), { steps: [3, 3] })));
-    expect(parseOut(again).traceEvents).toEqual(expected);
+    expectEqual(parseOut(again).traceEvents, expected);
   });
 });
 
