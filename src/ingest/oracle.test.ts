@@ -14,6 +14,7 @@ import type { JsonValue, RawEvent } from './raw-event.js';
 import { readTraceEvents, type ReadResult } from './read-trace.js';
 import { createTraceTokenizer } from './tokenizer.js';
 import { LARGE_PEER_TRACE, peerTraceSweep, tinyChunkRead } from '../../test/helpers/sweep-size.js';
+import { expectEqual } from '../../test/helpers/expect-equal.js';
 
 const H200 = join(import.meta.dirname, '../../test/fixtures/traces/h200-torch2.11');
 const HTA = join(import.meta.dirname, '../../../shared/peer-traces/hta');
@@ -168,7 +169,7 @@ describe('real H200 captures (torch 2.11) against JSON.parse', () => {
       if (!tinyChunkRead(path)) return;
       const r7 = await readTraceEvents(path, { chunkSize: 7 });
       expect(r7.result).toEqual(result);
-      expect(r7.events).toEqual(events);
+      expectEqual(r7.events, events);
     });
   }
 
@@ -193,7 +194,7 @@ describe('real H200 captures (torch 2.11) against JSON.parse', () => {
       i += n;
     }
     tok.end();
-    expect(events).toEqual(whole.events);
+    expectEqual(events, whole.events);
   });
 });
 

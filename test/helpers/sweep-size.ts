@@ -14,15 +14,15 @@ export function sweepSize(ci: number, full: number): number {
 
 /**
  * Whether a file is re-read in tiny chunks (1 to a few hundred bytes, or tiny parallel ranges):
- * every file under `npm run test:full`; in `npm test` those under 40 kB as stored (gzipped or
- * not: the micro fixtures, and 23 of the 33 H200 captures, up to mlp_train and the attention
- * captures). The chunk boundaries a tiny read exercises are the same in a large trace, only more
- * of them; one large capture (TINY_READ_LARGE) keeps a 7-byte read in `npm test`
- * (test/model.test.ts), and the largest (gpt2_train, 10 MB of JSON) its read in random chunks
- * of 1 to 5,000 bytes (src/ingest/oracle.test.ts).
+ * every file under `npm run test:full`; in `npm test` those under 20 kB as stored (gzipped or
+ * not): the micro fixtures, and 19 of the 33 H200 captures, from linear_cpu's 2 kB to
+ * mlp_train_compile_ro's 19 kB. The chunk boundaries a tiny read exercises are the same in a
+ * large trace, only more of them; one large capture (TINY_READ_LARGE) keeps a 7-byte read in
+ * `npm test` (test/model.test.ts), and the largest (gpt2_train, 10 MB of JSON) its read in
+ * random chunks of 1 to 5,000 bytes (src/ingest/oracle.test.ts).
  */
 export function tinyChunkRead(path: string): boolean {
-  return FULL_SWEEPS || statSync(path).size < 40_000;
+  return FULL_SWEEPS || statSync(path).size < 20_000;
 }
 
 /**
