@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/longest-first.js';
 
 export default defineConfig({
   test: {
@@ -21,6 +22,8 @@ export default defineConfig({
     // worker, and the models test/fixtures.ts loadModel() caches are shared by the files that
     // read them (no test mocks modules or changes process-wide state that outlives it).
     isolate: false,
+    // the longest files first when vitest has no durations from an earlier run (a fresh clone)
+    sequence: { sequencer: LongestFirst },
     // says once, not once per test file, what is skipped when ../shared is absent
     globalSetup: ['test/global-setup.ts'],
   },

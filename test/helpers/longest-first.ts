@@ -1,0 +1,42 @@
+/**
+ * The order test files start in: the longest first, so that the files still running at the end
+ * are short ones and every worker stays busy to the end. vitest orders files by the durations
+ * of its previous run when it has them (its cache under node_modules/.vite); a fresh clone has
+ * none, and vitest then starts them in glob order — alphabetical, which put safe-write,
+ * walkthrough and workloads (40–50 s each on a loaded two-core machine) last. SLOWEST names the
+ * files that took 30 s or more in `npm test` on the two-core machine with both cores busy
+ * (docs/performance.md), longest first; with a cache, vitest's own order stands.
+ */
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+const SLOWEST = [
+  'test/check.test.ts',
+  'test/limits.test.ts',
+  'test/safe-write.test.ts',
+  'test/native-reader.test.ts',
+  'test/report-html.test.ts',
+  'test/model.test.ts',
+  'test/workloads.test.ts',
+  'test/walkthrough.test.ts',
+  'src/ingest/oracle.test.ts',
+  'test/redact.test.ts',
+  'test/doctor.test.ts',
+  'test/crop.test.ts',
+  'test/launches.test.ts',
+  'test/mcp.test.ts',
+  'test/ranks.test.ts',
+];
+
+export default class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const cached = sorted.some((f) => this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`) !== undefined);
+    if (cached) return sorted;
+    const rank = (f: TestSpecification) => {
+      const k = SLOWEST.indexOf(relative(this.ctx.config.root, f.moduleId));
+      return k < 0 ? SLOWEST.length : k;
+    };
+    return [...sorted].sort((a, b) => rank(a) - rank(b));
+  }
+}
