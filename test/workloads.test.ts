@@ -33,16 +33,51 @@ const PYTHON = (() => {
 const HAS_PYTHON = PYTHON !== undefined;
 if (!HAS_PYTHON) console.warn('python3 not found: the workload scripts’ --help tests are skipped.');
 
-/** Run a workload script with torch and triton unimportable (as on CI), return status and output. */
-function runScript(script: string, args: string[]) {
+type ScriptRun = { status: number | null; stdout: string; stderr: string };
+
+/**
+ * Run a workload script with torch and triton unimportable (as on CI), return status and output.
+ * The runs this file makes are made together, in one Python process (runScripts), the first time
+ * one is asked for: fifty interpreter starts were most of this file's time.
+ */
+function runScript(script: string, args: string[]): ScriptRun {
+  const key = JSON.stringify([script, args]);
+  if (batch === undefined) batch = runScripts(PLANNED_RUNS());
+  return batch.get(key) ?? runScripts([[script, args]]).get(key)!;
+}
+let batch: Map<string, ScriptRun> | undefined;
+
+/**
+ * Each script run as `python3 SCRIPT ARGS` runs it (runpy as __main__, COLUMNS=100 for argparse's
+ * help), one after the other in one interpreter: its exit status (SystemExit's code, 0 when it
+ * returns, 1 and the traceback on any other exception), and what it printed on each stream.
+ */
+function runScripts(runs: [string, string[]][]): Map<string, ScriptRun> {
   const code = [
-    'import runpy, sys',
+    'import contextlib, io, json, os, runpy, sys, traceback',
     "sys.modules['torch'] = None; sys.modules['triton'] = None",
-    `sys.argv = [${JSON.stringify(script)}] + ${JSON.stringify(args)}`,
-    `runpy.run_path(${JSON.stringify(join(WORKLOADS, script))}, run_name='__main__')`,
+    "os.environ['COLUMNS'] = '100'",
+    'results = []',
+    `for script, args in json.loads(${JSON.stringify(JSON.stringify(runs))}):`,
+    '    out, err = io.StringIO(), io.StringIO()',
+    '    status = 0',
+    '    sys.argv = [script] + args',
+    '    try:',
+    '        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):',
+    `            runpy.run_path(os.path.join(${JSON.stringify(WORKLOADS)}, script), run_name='__main__')`,
+    '    except SystemExit as e:',
+    '        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)',
+    '    except BaseException:',
+    '        status = 1',
+    '        err.write(traceback.format_exc())',
+    '    results.append(dict(status=status, stdout=out.getvalue(), stderr=err.getvalue()))',
+    'print(json.dumps(results))',
   ].join('\n');
-  const r = spawnSync(PYTHON!, ['-c', code], { encoding: 'utf8', env: { ...process.env, COLUMNS: '100' } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  const r = spawnSync(PYTHON!, ['-c', code], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const results = JSON.parse(r.stdout) as ScriptRun[];
+  return new Map(runs.map((run, k) => [JSON.stringify(run), results[k]!]));
 }
 
 const COMMON_FLAGS = ['--compile', '--compile-mode', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active', '--profile-memory', '--with-stack', '--activities', '--with-flops'];
@@ -65,6 +100,17 @@ const RANK_SCRIPTS: Record<string, string[]> = {
   'ranks.py': ['--world-size', '--skew-ms', '--mode', '--bucket-mb', '--dtype', '--layers', '--dim', '--batch', '--warmup', '--active', '--out', '--name'],
   'distributed.py': ['--strategy', '--layers', '--batch', '--seq', '--warmup', '--active', '--out', '--name'],
 };
+
+/** The runs the tests below make, for runScript's one Python process. */
+const PLANNED_RUNS = (): [string, string[]][] => [
+  ...Object.keys(RANK_SCRIPTS).map((s): [string, string[]] => [s, ['--help']]),
+  ...Object.keys(SCRIPTS).flatMap((s): [string, string[]][] => [
+    [s, ['--help']],
+    [s, ['--dtype', 'fp8']],
+    [s, ['--activities', 'gpu']],
+  ]),
+  ['simple_mlp.py', ['--mlp', 'swiglu']],
+];
 
 /**
  * The capture scripts (workloads/capture_*.sh): each runs workload scripts with flags, the named
