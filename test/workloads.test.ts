@@ -23,8 +23,8 @@ const CAPTURES = join(ROOT, 'test/fixtures/traces/h200-workloads');
 
 /**
  * The interpreter `python3` runs, asked once: a version manager's shim (pyenv's is a shell
- * script that starts python3 after resolving the version) costs about a second of CPU per
- * start, and these tests start Python some fifty times.
+ * script that starts python3 after resolving the version) costs over half a second of CPU per
+ * start.
  */
 const PYTHON = (() => {
   const r = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
@@ -33,7 +33,7 @@ const PYTHON = (() => {
 const HAS_PYTHON = PYTHON !== undefined;
 if (!HAS_PYTHON) console.warn('python3 not found: the workload scripts’ --help tests are skipped.');
 
-type ScriptRun = { status: number | null; stdout: string; stderr: string };
+type ScriptRun = { status: number; stdout: string; stderr: string };
 
 /**
  * Run a workload script with torch and triton unimportable (as on CI), return status and output.

@@ -269,27 +269,21 @@ export class ColumnBatchWriter implements Omit<ColumnArrays, 'offsets'> {
       return batch;
     }
     const copy = allocColumns(this.specs, n, () => undefined);
-    const v: Record<string, unknown> = { length: n }; // the keys in view()'s order: one shape of batch
-    for (const c of this.specs) {
-      const a = copy[c.name]!;
-      a.set(this[c.name]!.subarray(0, n * c.width));
-      v[c.name] = a;
-    }
-    v.newLabels = newLabels;
-    v.newArgs = newArgs;
-    v.originUs = originUs;
+    for (const c of this.specs) copy[c.name]!.set(this[c.name]!.subarray(0, n * c.width));
     this.length = 0;
-    return v as EventColumns;
+    return this.batchOf(n, (c) => copy[c.name]!, newLabels, newArgs, originUs);
   }
 
   /** The batch so far, as EventColumns over the current arrays (trimmed views). */
   view(newLabels: string[], newArgs: JsonObject[], originUs: string | undefined): EventColumns {
     const n = this.length;
+    return this.batchOf(n, (c) => (n === this.capacity ? this[c.name]! : this[c.name]!.subarray(0, n * c.width)), newLabels, newArgs, originUs);
+  }
+
+  /** A batch of n rows over the columns `column` gives, its keys always in this order (one shape of batch for its readers). */
+  private batchOf(n: number, column: (c: Spec) => Int32Array | Float64Array, newLabels: string[], newArgs: JsonObject[], originUs: string | undefined): EventColumns {
     const v: Record<string, unknown> = { length: n };
-    for (const c of this.specs) {
-      const a = this[c.name]!;
-      v[c.name] = n === this.capacity ? a : a.subarray(0, n * c.width);
-    }
+    for (const c of this.specs) v[c.name] = column(c);
     v.newLabels = newLabels;
     v.newArgs = newArgs;
     v.originUs = originUs;
