@@ -7,7 +7,7 @@
  * Without a build to start workers from (running from TypeScript sources), or with one job,
  * the traces are read one after the other on this thread, with the same result.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -16,6 +16,7 @@ import { summariseRank, type RankSummary } from './analyses/ranks/ranks.js';
 import { loadTrace } from './load-trace.js';
 import { OPTIONAL_TABLES } from './model/trace-model.js';
 import { defaultWorkers } from './ingest/parallel-plan.js';
+import { nativeEventReader } from './ingest/native-loader.js';
 
 const WORKER_URL = new URL('./rank-worker.js', import.meta.url);
 
@@ -30,7 +31,7 @@ export type FromRankWorker =
   | { readonly type: 'failed'; readonly index: number; readonly code?: ErrorCode; readonly message: string };
 
 export interface PoolOptions {
-  /** Threads reading traces at once (default: the machine's cores; KINETOSCOPE_THREADS overrides). */
+  /** Threads reading traces at once (default: defaultJobs, fewer for small traces: poolJobs). */
   readonly jobs?: number;
   /** Called as each trace is done (in completion order). */
   readonly onDone?: (done: number, total: number, file: string) => void;
@@ -42,9 +43,39 @@ export async function summariseFile(file: string, workers = 1): Promise<RankSumm
   return summariseRank(model);
 }
 
+/**
+ * Traces read at once when --jobs is not given: a read per core, or per two cores where the
+ * native reader is built (its prescan thread keeps a second core busy for each read: on two
+ * cores, two reads at once took 1.65 s for two 160 MB traces against 1.40–1.60 s one after the
+ * other). KINETOSCOPE_THREADS=N overrides.
+ */
 export function defaultJobs(): number {
   const forced = Number(process.env['KINETOSCOPE_THREADS']);
-  return Number.isInteger(forced) && forced > 0 ? forced : availableParallelism();
+  if (Number.isInteger(forced) && forced > 0) return forced;
+  const cores = availableParallelism();
+  return nativeEventReader() === undefined ? cores : Math.max(1, Math.floor(cores / 2));
+}
+
+/**
+ * A worker thread's start (its own module loading and compilation) costs ~0.27 s of CPU: two
+ * workers took eight 44 kB traces from 0.55 s (read one after the other here) to 0.76 s, and
+ * 0.65 s of CPU to 1.2 s. This thread reads ~100 MB of JSON in that time. So, unless --jobs says
+ * otherwise, a worker per 64 MB of input at most, and none below 128 MB.
+ */
+const BYTES_PER_WORKER = 64 << 20;
+
+/** The jobs a read of these files gets: `asked` (--jobs), or defaultJobs bounded by the input's size. */
+export function poolJobs(files: readonly string[], asked: number | undefined): number {
+  if (asked !== undefined) return Math.max(1, Math.min(files.length, asked));
+  let bytes = 0;
+  for (const f of files) {
+    try {
+      bytes += statSync(f).size;
+    } catch {
+      // the read reports what is wrong with it
+    }
+  }
+  return Math.max(1, Math.min(files.length, defaultJobs(), Math.floor(bytes / BYTES_PER_WORKER)));
 }
 
 function canStartWorkers(): boolean {
@@ -53,7 +84,7 @@ function canStartWorkers(): boolean {
 
 /** Every file's summary, in the order of `files`; the first unreadable file fails the whole read. */
 export async function summariseFiles(files: readonly string[], opts: PoolOptions = {}): Promise<RankJobResult[]> {
-  const jobs = Math.max(1, Math.min(files.length, opts.jobs ?? defaultJobs()));
+  const jobs = poolJobs(files, opts.jobs);
   const out: RankSummary[] = new Array(files.length);
   let done = 0;
   if (jobs === 1 || !canStartWorkers()) {

@@ -4,11 +4,10 @@
  * figures read from the raw events; bad files are exit 2 with the line at fault;
  * `--write-expect` writes counts equal to the raw events' and round-trips on every capture.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeTraceDiff } from '../src/analyses/compare/diff.js';
 import { checkExpectations, deriveExpectations, type Expectations } from '../src/analyses/compare/expectations.js';
 import { choosePrimaryScope, scopeLabel } from '../src/analyses/host/scopes.js';
@@ -16,23 +15,17 @@ import { isKinetoscopeError } from '../src/core/errors.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { parseExpectationsYaml, stringifyExpectations } from '../src/report/expectations-file.js';
-import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
+import { CLI, runCli } from './helpers/cli.js';
 import { peerTraceSweep } from './helpers/sweep-size.js';
 import { rawTrace } from './raw-scopes.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 const EXAMPLES = join(ROOT, 'examples/expect');
 const EXAMPLE_FILES = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).sort();
 const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-check-'));
 
 const load = (name: string) => loadModel(h200Trace(name));
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 function yamlFile(name: string, text: string): string {
   const p = join(tmp, name);
@@ -40,7 +33,6 @@ function yamlFile(name: string, text: string): string {
   return p;
 }
 
-beforeAll(ensureBuilt);
 
 describe('examples/expect: the article\'s guesses hold on the H200 captures', () => {
   it('there is a file for each of the seed\'s workloads', () => {
@@ -55,7 +47,7 @@ describe('examples/expect: the article\'s guesses hold on the H200 captures', ()
       const result = checkExpectations(await load(name), parseExpectationsYaml(text, file));
       expect(result.results.filter((r) => !r.ok)).toEqual([]);
       expect(result.results.length).toBeGreaterThanOrEqual(5);
-      const r = cli(['check', h200Trace(name), '--expect', join(EXAMPLES, file)]);
+      const r = await runCli(['check', h200Trace(name), '--expect', join(EXAMPLES, file)]);
       expect(r.status).toBe(0);
       expect(r.stdout).toMatch(/all \d+ expectations hold/);
     });
@@ -102,7 +94,7 @@ step-time-max: {us: 300, tolerance: 10%}
     expect(byKey('step-time-max').message).toContain(`mlp_fwd #${raw.indexOf(slowest) + 1} took ${slowest.root.dur.toFixed(3)} µs`);
     expect(byKey('step-time-max').message).toContain('at most 300.000 µs + 10% = 330.000 µs');
 
-    const r = cli(['check', h200Trace('geglu_mlp'), '--expect', yamlFile('wrong.yaml', wrong)]);
+    const r = await runCli(['check', h200Trace('geglu_mlp'), '--expect', yamlFile('wrong.yaml', wrong)]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`✗ kernels: expected 4 kernels per mlp_fwd, saw ${raw[0]!.kernels.length}`);
     expect(r.stdout).toMatch(/5 of 8 expectations failed/);
@@ -201,8 +193,8 @@ describe('bad expectations files: exit 2 with the line at fault', () => {
     });
   }
 
-  it('the CLI: exit 2, one line with the code and the line', () => {
-    const r = cli(['check', h200Trace('geglu_mlp'), '--expect', yamlFile('unknown-key.yaml', cases[0]![1])]);
+  it('the CLI: exit 2, one line with the code and the line', async () => {
+    const r = await runCli(['check', h200Trace('geglu_mlp'), '--expect', yamlFile('unknown-key.yaml', cases[0]![1])]);
     expect(r.status).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -210,10 +202,10 @@ describe('bad expectations files: exit 2 with the line at fault', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('a bad trace is exit 2 too; a missing expectations file also', () => {
+  it('a bad trace is exit 2 too; a missing expectations file also', async () => {
     const ok = yamlFile('ok.yaml', 'per: mlp_fwd\nkernels: 5\n');
-    expect(cli(['check', join(ROOT, 'test/fixtures/micro/not-json.txt'), '--expect', ok]).status).toBe(2);
-    const r = cli(['check', h200Trace('geglu_mlp'), '--expect', join(tmp, 'no-such.yaml')]);
+    expect((await runCli(['check', join(ROOT, 'test/fixtures/micro/not-json.txt'), '--expect', ok])).status).toBe(2);
+    const r = await runCli(['check', h200Trace('geglu_mlp'), '--expect', join(tmp, 'no-such.yaml')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^kinetoscope: FILE_NOT_FOUND: /);
   });
@@ -226,7 +218,7 @@ describe('bad expectations files: exit 2 with the line at fault', () => {
  * the CLI writes it by default (no --per), the scope is the whole trace (choosePrimaryScope: no
  * annotation, no step), with counts equal to the raw events'.
  */
-function expectNoInstances(m: TraceModel, name: string, annotation: string, derived: ReturnType<typeof deriveExpectations>): void {
+async function expectNoInstances(m: TraceModel, name: string, annotation: string, derived: ReturnType<typeof deriveExpectations>): Promise<void> {
   const events = rawTrace(name).events;
   expect(events.filter((e) => e.cat === 'user_annotation' || e.cat === 'cpu_op')).toEqual([]);
   expect(derived.expectations).toEqual({ per: annotation, instances: 0 });
@@ -240,7 +232,7 @@ function expectNoInstances(m: TraceModel, name: string, annotation: string, deri
   expect(deriveExpectations(m, 'step').expectations).toEqual({ per: 'step', instances: 0 });
   // The CLI's default: the whole trace, one instance; its kernels and launches are the raw events'.
   expect(scopeLabel(choosePrimaryScope(m))).toBe('trace');
-  const w = cli(['check', h200Trace(name), '--write-expect', '-']);
+  const w = await runCli(['check', h200Trace(name), '--write-expect', '-']);
   expect(w.status).toBe(0);
   const whole = parseExpectationsYaml(w.stdout, 'stdout');
   const kernels = events.filter((e) => e.cat === 'kernel');
@@ -260,7 +252,7 @@ describe('--write-expect', () => {
       const e = derived.expectations;
       const raw = rawTrace(name).instances(annotation);
       if (raw.length === 0) {
-        expectNoInstances(m, name, annotation, derived);
+        await expectNoInstances(m, name, annotation, derived);
         return;
       }
       expect(e.instances).toBe(raw.length);
@@ -280,14 +272,14 @@ describe('--write-expect', () => {
     });
   }
 
-  it('the CLI writes a file that `check` passes (exit 0), and a changed trace fails it (exit 1)', () => {
+  it('the CLI writes a file that `check` passes (exit 0), and a changed trace fails it (exit 1)', async () => {
     const file = join(tmp, 'geglu_mlp.expect.yaml');
-    const w = cli(['check', h200Trace('geglu_mlp'), '--write-expect', file]);
+    const w = await runCli(['check', h200Trace('geglu_mlp'), '--write-expect', file]);
     expect(w.status).toBe(0);
     expect(readFileSync(file, 'utf8')).toMatch(/^per: mlp_fwd$/m);
-    expect(cli(['check', h200Trace('geglu_mlp'), '--expect', file]).status).toBe(0);
+    expect((await runCli(['check', h200Trace('geglu_mlp'), '--expect', file])).status).toBe(0);
     // Gate the compiled change on the eager file: it lost kernels and changed them.
-    const r = cli(['check', h200Trace('geglu_mlp_compile'), '--expect', file, '--json']);
+    const r = await runCli(['check', h200Trace('geglu_mlp_compile'), '--expect', file, '--json']);
     expect(r.status).toBe(1);
     const doc = JSON.parse(r.stdout);
     expect(Object.keys(doc)).toEqual(expect.arrayContaining(['ok', 'scope', 'instances', 'results']));
@@ -297,8 +289,8 @@ describe('--write-expect', () => {
     expect(kernels).toMatchObject({ expected: 5, seen: 4, ok: false, message: 'expected 5 kernels per mlp_fwd, saw 4' });
   });
 
-  it('--per step, and to standard output with -', () => {
-    const r = cli(['check', h200Trace('linear'), '--write-expect', '-', '--per', 'step']);
+  it('--per step, and to standard output with -', async () => {
+    const r = await runCli(['check', h200Trace('linear'), '--write-expect', '-', '--per', 'step']);
     expect(r.status).toBe(0);
     const e: Expectations = parseExpectationsYaml(r.stdout, 'stdout');
     expect(e.per).toBe('step');
@@ -306,8 +298,8 @@ describe('--write-expect', () => {
     expect(e.kernels).toBe(1);
   });
 
-  it('needs exactly one of --expect and --write-expect', () => {
-    const r = cli(['check', h200Trace('linear')]);
+  it('needs exactly one of --expect and --write-expect', async () => {
+    const r = await runCli(['check', h200Trace('linear')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: /);
   });

@@ -31,12 +31,8 @@ export function loadModel(path: string): Promise<TraceModel> {
   return p;
 }
 
-/**
- * A trace's model with only the optional tables a command keeps, as the CLI loads it for that
- * command: runCommand's `open` (src/cli/run-command.ts), a fresh model per call, as each CLI
- * process reads its own.
- */
-export function loadForCommand(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
+/** A trace's model with only the optional tables a command keeps, as the CLI loads it for that command. */
+function loadForCommand(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
   const omit = OPTIONAL_TABLES.filter((t) => !keep.includes(t));
   return import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path, { omit }));
 }

@@ -3,7 +3,6 @@
  * commands, each answers with the CLI's `--json` document (paged only when asked), the SDK
  * validates every answer against the tool's output schema, and a trace outside --root is refused.
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,30 +10,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_COMMANDS } from '../src/cli/commands/index.js';
 import { runCommand } from '../src/cli/run-command.js';
 import { ensureBuilt } from './build-once.js';
-import { H200_DIR, MICRO_DIR, h200Trace, loadForCommand } from './fixtures.js';
+import { H200_DIR, MICRO_DIR, h200Trace } from './fixtures.js';
+import { CLI, openForTest, spawnCli } from './helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 const EXPECT = join(ROOT, 'examples/expect');
 const RANKS = join(ROOT, 'test/fixtures/traces/h200-gloo-ranks');
 const SQL = 'SELECT name, count(*) AS calls FROM kernels GROUP BY name ORDER BY calls DESC, name';
 
 function cliJson(args: string[]): unknown {
-  const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnCli([...args, '--json']);
   expect([0, 1], r.stderr).toContain(r.status);
   return JSON.parse(r.stdout);
 }
 
 /**
  * The same document, the command run in this process as the command line runs it (run-command.ts:
- * the same commander definition, the document as printed, a model read for the call), without a
- * child's start-up per command. The commands no other test runs as a process (SPAWNED) go through the built CLI here.
+ * the same program, the document as printed, the fixtures' models shared: test/helpers/cli.ts),
+ * without a child's start-up per command. The commands no other test runs as a process (SPAWNED) go through the built CLI here.
  */
 const SPAWNED = new Set(['launches', 'compile']);
 async function commandJson([command, ...args]: string[]): Promise<unknown> {
   if (SPAWNED.has(command!)) return cliJson([command!, ...args]);
-  const run = await runCommand(command!, [...args, '--json'], loadForCommand);
-  expect([0, 1], run.errors.join('\n')).toContain(run.status);
+  const run = await runCommand(command!, [...args, '--json'], openForTest);
+  expect([0, 1], run.stderr).toContain(run.status);
   return run.document;
 }
 

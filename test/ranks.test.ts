@@ -2,32 +2,25 @@
  * `kinetoscope ranks` against figures computed here from the raw events (JSON.parse of each
  * rank's trace): the gloo captures of workloads/ranks.py (2, 4 and 8 ranks sharing one H200, with
  * real, known skew), HTA's two-rank NCCL excerpt (trace_filter/sampled_rank-{0,1}) and its NCCL
- * fixture with collective args (nccl_parser_config). Runs the built CLI, so the worker pool runs.
+ * fixture with collective args (nccl_parser_config). Run in this process (test/helpers/cli.ts),
+ * and once by the built CLI on two worker threads.
  *
  * HTA publishes comm/comp overlap only for its vision_transformer traces, which are not in
  * ../shared (blobs ≥ 4 MiB were not stored): the overlap here is HTA's definition computed from
  * the raw kernels, not HTA's printed number.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from './build-once.js';
+import { describe, expect, it } from 'vitest';
 import { HAS_HTA, HTA_DIR, loadRawJson } from './fixtures.js';
+import { runCli, spawnCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
 const GLOO_DIR = join(import.meta.dirname, 'fixtures/traces/h200-gloo-ranks');
 
-beforeAll(() => ensureBuilt());
-
-function run(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function ranksJson(args: string[]) {
-  const r = run(['ranks', ...args, '--json']);
+/** The CLI's ranks document; `spawn`: read by the built CLI, whose worker pool can start (--jobs 2). */
+async function ranksJson(args: string[], how: { spawn?: boolean } = {}) {
+  const r = how.spawn ? spawnCli(['ranks', ...args, '--json']) : await runCli(['ranks', ...args, '--json']);
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout);
@@ -193,12 +186,12 @@ function expected(ranks: RawRank[]) {
 
 describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
   const dirs = readdirSync(GLOO_DIR).filter((d) => d.startsWith('ranks_')).sort();
-  it.each(dirs)('%s: steps, collectives, skew, waits, stragglers and overlap equal the raw events', (dir) => {
+  it.each(dirs)('%s: steps, collectives, skew, waits, stragglers and overlap equal the raw events', async (dir) => {
     const folder = join(GLOO_DIR, dir);
     const files = readdirSync(folder).filter((f) => f.endsWith('.pt.trace.json.gz')).sort();
     const raw = files.map((f) => glooRank(join(folder, f))).sort((a, b) => a.rank - b.rank);
     shared(raw.map((r) => r.base));
-    const doc = ranksJson([folder]);
+    const doc = await ranksJson([folder]);
     const exp = expected(raw);
 
     expect(doc.worldSize).toBe(raw.length);
@@ -245,49 +238,49 @@ describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
     });
   });
 
-  it('the injected skew shows: with --skew-ms S the last rank (N-1) is each step\'s straggler and the all-reduce skew reaches (N-1)·S', () => {
+  it('the injected skew shows: with --skew-ms S the last rank (N-1) is each step\'s straggler and the all-reduce skew reaches (N-1)·S', async () => {
     // A property of the run, not of kinetoscope's arithmetic: rank r slept r·S ms before its backward.
     for (const [dir, n, skewMs] of [['ranks_w4_skew5', 4, 5], ['ranks_w8_skew2', 8, 2]] as const) {
-      const doc = ranksJson([join(GLOO_DIR, dir)]);
+      const doc = await ranksJson([join(GLOO_DIR, dir)]);
       expect(doc.stragglers.map((s: any) => s.rank)).toEqual([n - 1, n - 1, n - 1]);
       const ar = doc.collectives.find((c: any) => c.name === 'allreduce');
       expect(ar.maxSkewUs).toBeGreaterThan((n - 1) * skewMs * 1000); // µs
     }
   });
 
-  it('the same figures with one worker thread (--jobs 1) and with the files named one by one', () => {
+  it('the same figures on two worker threads (--jobs 2, the built CLI) and on this thread (--jobs 1), the files named one by one', async () => {
     const folder = join(GLOO_DIR, 'ranks_w4_skew5');
-    const a = ranksJson([folder]);
-    const b = ranksJson([...[3, 1, 0, 2].map((r) => join(folder, `rank-${r}.pt.trace.json.gz`)), '--jobs', '1']);
+    const a = await ranksJson([folder, '--jobs', '2'], { spawn: true });
+    const b = await ranksJson([...[3, 1, 0, 2].map((r) => join(folder, `rank-${r}.pt.trace.json.gz`)), '--jobs', '1']);
     expect({ ...b, ranks: b.ranks.map((r: any) => ({ ...r, file: '' })) }).toEqual({ ...a, ranks: a.ranks.map((r: any) => ({ ...r, file: '' })) });
   });
 
-  it('a missing rank is named; a rank given twice is an error (exit 2, DUPLICATE_RANK)', () => {
+  it('a missing rank is named; a rank given twice is an error (exit 2, DUPLICATE_RANK)', async () => {
     const folder = join(GLOO_DIR, 'ranks_w4_skew5');
-    const r = run(['ranks', join(folder, 'rank-0.pt.trace.json.gz'), join(folder, 'rank-2.pt.trace.json.gz'), '--json']);
+    const r = await runCli(['ranks', join(folder, 'rank-0.pt.trace.json.gz'), join(folder, 'rank-2.pt.trace.json.gz'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.missingRanks).toEqual([1, 3]);
     expect(doc.diagnostics.map((d: any) => d.code)).toContain('MISSING_RANKS');
-    const dup = run(['ranks', join(folder, 'rank-0.pt.trace.json.gz'), join(GLOO_DIR, 'ranks_w2', 'rank-0.pt.trace.json.gz')]);
+    const dup = await runCli(['ranks', join(folder, 'rank-0.pt.trace.json.gz'), join(GLOO_DIR, 'ranks_w2', 'rank-0.pt.trace.json.gz')]);
     expect(dup.status).toBe(2);
     expect(dup.stderr).toMatch(/^kinetoscope: DUPLICATE_RANK: rank 0 claimed by 2 traces/);
     expect(dup.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('--rank-regex wins over distributedInfo (here: both files claim rank 0, the names tell them apart)', () => {
+  it('--rank-regex wins over distributedInfo (here: both files claim rank 0, the names tell them apart)', async () => {
     const a = join(GLOO_DIR, 'ranks_w2', 'rank-0.pt.trace.json.gz');
     const b = join(GLOO_DIR, 'ranks_w4_skew5', 'rank-0.pt.trace.json.gz');
-    const doc = ranksJson([a, b, '--rank-regex', 'ranks_w(\\d+)']);
+    const doc = await ranksJson([a, b, '--rank-regex', 'ranks_w(\\d+)']);
     expect(doc.ranks.map((r: any) => [r.rank, r.file])).toEqual([[2, a], [4, b]]);
   });
 });
 
 describe('report DIR: the ranks on one timeline', () => {
-  it('one lane per rank, every matched collective linked, each lane moved by the offset ranks estimates', () => {
+  it('one lane per rank, every matched collective linked, each lane moved by the offset ranks estimates', async () => {
     const folder = join(GLOO_DIR, 'ranks_w4_skew5');
     const out = join(mkdtempSync(join(tmpdir(), 'ks-ranks-')), 'job.html');
-    const r = run(['report', folder, '-o', out, '--json']);
+    const r = await runCli(['report', folder, '-o', out, '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect([doc.ranks, doc.aligned, doc.linkedCollectives]).toEqual([4, 4, doc.job.matchedInstances]);
@@ -307,7 +300,7 @@ describe('report DIR: the ranks on one timeline', () => {
 });
 
 describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
-  it('trace_filter/sampled_rank-{0,1}: NCCL kernels without args, named by their c10d op, matched by step and order', () => {
+  it('trace_filter/sampled_rank-{0,1}: NCCL kernels without args, named by their c10d op, matched by step and order', async () => {
     const folder = join(HTA_DIR, 'trace_filter');
     const raw: RawRank[] = [0, 1].map((rank) => {
       const doc = loadRawJson(join(folder, `sampled_rank-${rank}.json.gz`));
@@ -328,7 +321,7 @@ describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
       });
       return { rank, calls, steps, comm: calls.map((c) => [c.start, c.start + c.dur] as [number, number]), compute: computeKernels(ev) };
     });
-    const doc = ranksJson([folder]);
+    const doc = await ranksJson([folder]);
     const exp = expected(raw);
     expect(doc.worldSize).toBe(128);
     expect(doc.missingRanks).toHaveLength(126);
@@ -354,11 +347,11 @@ describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
     expect(doc.stragglers.map((s: any) => [s.step, s.rank, s.lastCount])).toEqual(exp.stragglers.map((s) => [s.step, s.rank, s.lastCount]));
   });
 
-  it('nccl_parser_config: message bytes, algorithm and bus bandwidth from the kernels\' collective args (one rank: rank 0, world 2)', () => {
+  it('nccl_parser_config: message bytes, algorithm and bus bandwidth from the kernels\' collective args (one rank: rank 0, world 2)', async () => {
     const path = join(HTA_DIR, 'nccl_parser_config/nccl_data.json.gz');
     const ev = eventsNs(loadRawJson(path));
     const kernels = ev.filter((e) => X(e) && e.cat === 'kernel' && COMM.test(e.name));
-    const doc = ranksJson([path]);
+    const doc = await ranksJson([path]);
     expect(doc.ranks.map((r: any) => r.rank)).toEqual([0]);
     expect(doc.missingRanks).toEqual([1]);
     const size: Record<string, number> = { Float: 4, Long: 8 };
@@ -385,18 +378,18 @@ describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
     expect(doc.ranks[0].exposedCommUs).toBeCloseTo(toUs(len(union(comm)) - intersection(comm, compute)), 2);
   });
 
-  it('a trace without distributedInfo.rank alone is rank 0; with another it is an error (UNKNOWN_RANK)', () => {
+  it('a trace without distributedInfo.rank alone is rank 0; with another it is an error (UNKNOWN_RANK)', async () => {
     const lone = join(HTA_DIR, 'distributed_info_unavailable/distributed_info_not_found.json.gz');
-    const doc = ranksJson([lone]);
+    const doc = await ranksJson([lone]);
     expect(doc.ranks.map((r: any) => r.rank)).toEqual([0]);
     expect(doc.collectives).toEqual([]);
-    const two = run(['ranks', lone, join(HTA_DIR, 'rank_non_gpu/rank_non_gpu.json.gz')]);
+    const two = await runCli(['ranks', lone, join(HTA_DIR, 'rank_non_gpu/rank_non_gpu.json.gz')]);
     expect(two.status).toBe(2);
     expect(two.stderr).toMatch(/^kinetoscope: UNKNOWN_RANK: /);
   });
 
-  it('the JSON has the stable keys', () => {
-    const doc = ranksJson([join(HTA_DIR, 'trace_filter')]);
+  it('the JSON has the stable keys', async () => {
+    const doc = await ranksJson([join(HTA_DIR, 'trace_filter')]);
     expect(Object.keys(doc)).toEqual(['schemaVersion', 'clock', 'referenceRank', 'worldSize', 'missingRanks', 'instances', 'matchedInstances', 'ranks', 'steps', 'collectives', 'stragglers', 'diagnostics']);
     expect(Object.keys(doc.ranks[0])).toEqual(expect.arrayContaining(['rank', 'file', 'steps']));
     expect(Object.keys(doc.ranks[0].steps[0])).toEqual(['name', 'number', 'durUs']);

@@ -12,7 +12,7 @@ import { JSON_COMMANDS } from '../src/cli/commands/index.js';
 import { JSON_SCHEMA_VERSION } from '../src/cli/common.js';
 import { runCommand } from '../src/cli/run-command.js';
 import { ensureBuilt } from './build-once.js';
-import { openModel } from './fixtures.js';
+import { openForTest } from './helpers/cli.js';
 // @ts-expect-error: a plain script of the repo's, without types
 import { RUNS } from '../scripts/schema-draft.mjs';
 
@@ -51,8 +51,8 @@ describe('JSON schemas', () => {
       const list = runs[command]!;
       expect(list.length).toBeGreaterThan(0);
       for (const argv of list) {
-        const run = await runCommand(command, [...argv, '--json'], openModel);
-        expect(run.errors, argv.join(' ')).toEqual([]);
+        const run = await runCommand(command, [...argv, '--json'], openForTest);
+        expect(run.stderr, argv.join(' ')).toBe('');
         expect(run.document?.['schemaVersion']).toBe(JSON_SCHEMA_VERSION);
         const ok = validate(run.document);
         expect(ok ? [] : ajv.errorsText(validate.errors, { separator: '\n' }).split('\n').slice(0, 5), `${command} ${argv.map((a) => a.split('/').pop()).join(' ')}`).toEqual([]);

@@ -93,9 +93,16 @@ export function applyLimitOptions(opts: Record<string, unknown>): void {
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
-export function colorsFor(opts: CommonOptions, stream: NodeJS.WriteStream = process.stdout): Colors {
-  const on = opts.color !== false && !opts.json && !('NO_COLOR' in process.env) && stream.isTTY === true;
+/** Standard output colours: on only for a terminal, without --json, --no-color or NO_COLOR. */
+export function colorsFor(opts: CommonOptions): Colors {
+  const on = opts.color !== false && !opts.json && !('NO_COLOR' in process.env) && terminal('stdout') !== undefined;
   return pc.createColors(on);
+}
+
+/** The terminal a command prints to, if it is one: output handed to a session (below) is not. */
+export function terminal(stream: 'stdout' | 'stderr'): NodeJS.WriteStream | undefined {
+  if (session[stream]) return undefined;
+  return process[stream].isTTY === true ? process[stream] : undefined;
 }
 
 /**
@@ -104,8 +111,8 @@ export function colorsFor(opts: CommonOptions, stream: NodeJS.WriteStream = proc
  * The optional tables (python frames, memory records) are left out but for those in `keep`:
  * only `memory`, `modules` and `summary`'s memory and module views read them.
  */
-export async function openTrace(path: string, opts: { keep?: readonly OptionalTable[]; recordSubset?: SubsetRecording } = {}): Promise<TraceModel> {
-  if (session.open) return session.open(path, opts.keep ?? []);
+export async function openTrace(path: string, opts: OpenOptions = {}): Promise<TraceModel> {
+  if (session.open) return session.open(path, opts);
   const omit = OPTIONAL_TABLES.filter((t) => !opts.keep?.includes(t));
   const progress = createProgress({
     label: path === '-' ? 'standard input' : basename(path),
@@ -129,27 +136,43 @@ function fileSize(path: string): number {
 }
 
 export function printJson(doc: Record<string, unknown>): void {
-  const versioned = { schemaVersion: JSON_SCHEMA_VERSION, ...doc };
-  if (session.json) session.json(versioned);
-  else process.stdout.write(`${JSON.stringify(versioned, null, 2)}\n`);
+  writeOut(`${JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...doc }, null, 2)}\n`);
 }
 
 export function printText(text: string): void {
-  (session.text ?? ((t: string) => process.stdout.write(t)))(text.endsWith('\n') ? text : `${text}\n`);
+  writeOut(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Standard output, or the session's: every byte a command prints goes through here. */
+export function writeOut(text: string): void {
+  if (session.stdout) session.stdout(text);
+  else process.stdout.write(text);
+}
+
+/** Standard error, or the session's: error lines, diagnostics, notes of what was written. */
+export function writeErr(text: string): void {
+  if (session.stderr) session.stderr(text);
+  else process.stderr.write(text);
+}
+
+/** How a command opens a trace: the optional tables it reads, and for crop the subset to record. */
+export interface OpenOptions {
+  readonly keep?: readonly OptionalTable[];
+  readonly recordSubset?: SubsetRecording;
 }
 
 /**
- * Where a command's output goes when it runs inside a longer-lived process (the MCP server)
- * rather than as a process of its own: its JSON document and text are handed to the caller,
- * its exit status and error line returned, and its traces opened through the caller's cache.
- * Unset (the CLI), output goes to stdout and stderr and the status to process.exitCode.
+ * Where a command's output goes when it runs inside a longer-lived process (the MCP server,
+ * the tests) rather than as a process of its own: what it would print on standard output and
+ * error handed to the caller, its exit status returned, and its traces opened through the
+ * caller's `open` (a cache). Unset (the CLI), output goes to stdout and stderr and the status to
+ * process.exitCode.
  */
 export interface CommandSession {
   /** `keep`: the optional tables the command reads (a cached model without them gives their views' "not loaded" line). */
-  open?: (path: string, keep: readonly OptionalTable[]) => Promise<TraceModel>;
-  json?: (doc: Record<string, unknown>) => void;
-  text?: (text: string) => void;
-  error?: (line: string) => void;
+  open?: (path: string, opts: OpenOptions) => Promise<TraceModel>;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
   status?: (code: number) => void;
 }
 let session: CommandSession = {};
@@ -169,7 +192,7 @@ export async function withSession<T>(s: CommandSession, fn: () => Promise<T>): P
 export function reportDiagnostics(model: TraceModel, opts: CommonOptions): void {
   if (opts.json) return;
   const text = renderDiagnostics(model.diagnostics, { verbose: opts.verbose });
-  if (text) process.stderr.write(`${text}\n`);
+  if (text) writeErr(`${text}\n`);
 }
 
 export function diagnosticsForJson(model: TraceModel) {
@@ -200,14 +223,13 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
 }
 
 export function failureStatus(e: unknown): number {
-  const say = session.error ?? ((line: string) => process.stderr.write(line));
   if (isKinetoscopeError(e)) {
     const where = e.byteOffset !== undefined && !e.message.includes('byte') ? ` (at byte ${e.byteOffset})` : '';
-    say(`kinetoscope: ${e.code}: ${e.message}${where}\n`);
+    writeErr(`kinetoscope: ${e.code}: ${e.message}${where}\n`);
     return EXIT_BAD_INPUT;
   }
   const err = e as Error;
   if (process.env['KINETOSCOPE_DEBUG']) process.stderr.write(`${err?.stack ?? String(e)}\n`);
-  say(`kinetoscope: INTERNAL: ${err?.message ?? String(e)} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
+  writeErr(`kinetoscope: INTERNAL: ${err?.message ?? String(e)} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
   return 70;
 }

@@ -173,10 +173,10 @@ export async function createMcpServer(opts: McpServerOptions): Promise<Server> {
     } catch (e) {
       return failure(e instanceof KinetoscopeError ? `${e.code}: ${e.message}` : String(e));
     }
-    const run = await runCommand(name, argv, (p, keep) => cache.get(p, keep));
+    const run = await runCommand(name, argv, (p, { keep }) => cache.get(p, keep ?? []));
     const doc = run.document;
     if (doc === undefined || (run.status !== 0 && run.status !== EXIT_CHECK_FAILED)) {
-      return failure(run.errors.join(' ') || `${name} gave no document (exit status ${run.status})`);
+      return failure(run.stderr.trim().split('\n').join(' ') || `${name} gave no document (exit status ${run.status})`);
     }
     const paged = pageDocument(doc, {
       limit: input['limit'] as number | undefined,

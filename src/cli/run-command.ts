@@ -1,43 +1,40 @@
 /**
- * Runs one command inside this process, as the MCP server and the tests do: its commander
- * definition parses the arguments exactly as on the command line, its traces come from the
- * caller's `open` (a cache), and its JSON document, error line and exit status are handed back
- * instead of printed (common.ts's session). One at a time: the session is the process's.
+ * Runs one command inside this process, as the MCP server and the tests do: the command line's
+ * own program (program.ts) parses the arguments, the command's traces come from the caller's
+ * `open` (a cache), and what it would print on standard output and error, and its exit status,
+ * are handed back (common.ts's session). One at a time: the session is the process's.
  */
-import { CommanderError } from 'commander';
-import type { OptionalTable, TraceModel } from '../model/trace-model.js';
+import type { TraceModel } from '../model/trace-model.js';
 import { COMMANDS } from './commands/index.js';
-import { EXIT_BAD_INPUT, withSession } from './common.js';
+import { EXIT_BAD_INPUT, EXIT_OK, withSession, type OpenOptions } from './common.js';
+import { buildProgram, runProgram } from './program.js';
 
 export interface CommandRun {
-  /** The --json document, when the command printed one. */
-  readonly document?: Record<string, unknown>;
   readonly status: number;
-  /** What the command would have written on stderr (its error line). */
-  readonly errors: string[];
+  /** What the command would have printed on standard output. */
+  readonly stdout: string;
+  /** What it would have printed on standard error (its error line, its notes). */
+  readonly stderr: string;
+  /** Standard output read as JSON, when the command ran with --json and printed its document. */
+  readonly document?: Record<string, unknown>;
 }
 
 export async function runCommand(
   name: string,
   argv: readonly string[],
-  open: (path: string, keep: readonly OptionalTable[]) => Promise<TraceModel>,
+  open: (path: string, opts: OpenOptions) => Promise<TraceModel>,
 ): Promise<CommandRun> {
-  const load = COMMANDS[name];
-  if (!load) return { status: EXIT_BAD_INPUT, errors: [`no command named ${name}`] };
-  const cmd = (await load())();
-  let document: Record<string, unknown> | undefined;
-  let status = 0;
-  const errors: string[] = [];
-  cmd.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: (s) => errors.push(s.trim()) });
-  try {
-    await withSession(
-      { open, // as printed: a NaN or undefined is what JSON makes of it (null, or no key)
-        json: (d) => (document = JSON.parse(JSON.stringify(d)) as Record<string, unknown>), text: () => undefined, error: (l) => errors.push(l.trim()), status: (s) => (status = s) },
-      () => cmd.parseAsync([...argv], { from: 'user' }),
-    );
-  } catch (e) {
-    if (!(e instanceof CommanderError)) throw e;
-    status = e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
-  }
-  return document === undefined ? { status, errors } : { document, status, errors };
+  if (!Object.hasOwn(COMMANDS, name)) return { status: EXIT_BAD_INPUT, stdout: '', stderr: `kinetoscope: no command named ${name}\n` };
+  let stdout = '';
+  let stderr = '';
+  let status: number = EXIT_OK;
+  const program = await buildProgram([name], { writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
+  await withSession(
+    { open, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), status: (s) => (status = s) },
+    async () => {
+      status = (await runProgram(program, [name, ...argv], 'user')) ?? status;
+    },
+  );
+  const document = argv.includes('--json') && stdout.startsWith('{') ? (JSON.parse(stdout) as Record<string, unknown>) : undefined;
+  return document === undefined ? { status, stdout, stderr } : { status, stdout, stderr, document };
 }

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { computeBreakdown } from '../../analyses/breakdown/temporal-breakdown.js';
 import { breakdownDefinitions, breakdownJson, renderBreakdown } from '../../report/breakdown-view.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
-import { action, colorsFor, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 
 function helpText(): string {
   const d = breakdownDefinitions('kinetoscope', 30);
@@ -71,7 +71,7 @@ export function breakdownCommand(): Command {
       const delayUs = Number(opts.consecutiveKernelDelay);
       const top = opts.kernels === undefined || opts.kernels === true ? 10 : Number(opts.kernels);
       if (!Number.isFinite(delayUs) || delayUs < 0 || !Number.isInteger(top) || top < 1) {
-        process.stderr.write('kinetoscope: --consecutive-kernel-delay takes µs ≥ 0 and --kernels a whole number ≥ 1\n');
+        writeErr('kinetoscope: --consecutive-kernel-delay takes µs ≥ 0 and --kernels a whole number ≥ 1\n');
         return EXIT_BAD_INPUT;
       }
       const model = await openTrace(path);
@@ -83,7 +83,7 @@ export function breakdownCommand(): Command {
         const c = colorsFor(opts);
         printText(renderBreakdown(result, { wide: opts.wide, headerStyle: c.bold, dim: c.dim, kernels: opts.kernels !== undefined }));
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-        if (text) process.stderr.write(`${text}\n`);
+        if (text) writeErr(`${text}\n`);
       }
       return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
     }),

@@ -8,7 +8,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { checkJson, renderCheck } from '../../report/check-view.js';
 import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
-import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr, writeOut } from '../common.js';
 
 const width = Math.max(...Object.keys(EXPECTATION_KEY_HELP).map((k) => k.length));
 const KEYS_HELP = `
@@ -82,11 +82,11 @@ export function checkCommand(): Command {
       const per = opts.per ?? scopeLabel(choosePrimaryScope(model));
       const derived = deriveExpectations(model, per);
       const yamlText = stringifyExpectations(derived, path === '-' ? 'standard input' : basename(path));
-      if (opts.writeExpect === '-') process.stdout.write(yamlText);
+      if (opts.writeExpect === '-') writeOut(yamlText);
       else {
         await writeTextSafely(opts.writeExpect!, yamlText, safe);
         if (opts.json) printJson({ written: opts.writeExpect, per, expectations: derived.expectations, notes: derived.notes });
-        else process.stderr.write(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${derived.notes.join('; ')}` : ''}\n`);
+        else writeErr(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${derived.notes.join('; ')}` : ''}\n`);
       }
       return EXIT_OK;
     }),

@@ -5,7 +5,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { criticalPathJson, renderCriticalPath } from '../../report/critical-path-view.js';
-import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -99,7 +99,7 @@ export function criticalPathCommand(): Command {
         const c = colorsFor(opts);
         printText(renderCriticalPath(results, { wide: opts.wide, headerStyle: c.bold }));
         const text = renderDiagnostics(cpDiagnostics, { verbose: opts.verbose });
-        if (text) process.stderr.write(`${text}\n`);
+        if (text) writeErr(`${text}\n`);
         reportDiagnostics(model, opts);
       }
       // --strict: the graph's warnings count as the trace's do

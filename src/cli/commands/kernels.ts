@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
 import { kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, terminal } from '../common.js';
 
 interface KernelsOptions extends CommonOptions {
   limit?: string;
@@ -46,7 +46,7 @@ the segments no source explains) and the full name wrapped to the terminal's wid
       if (opts.json) {
         printJson({ kernels: kernelCatalogJson(entries), totalUs: catalog.totalUs, activities: catalog.activities, diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: process.stdout.columns }));
+        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: terminal('stdout')?.columns }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

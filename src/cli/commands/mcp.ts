@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { KinetoscopeError } from '../../core/errors.js';
 import { action } from '../common.js';
+import { VERSION } from '../program.js';
 import { serveMcp } from '../mcp-server.js';
 import { JSON_COMMANDS } from './index.js';
 
@@ -29,7 +30,7 @@ Register it with an agent (docs/agents.md):
         for (const r of roots) {
           if (!existsSync(r) || !statSync(r).isDirectory()) throw new KinetoscopeError('BAD_ARGUMENT', `--root ${r} is not a folder`);
         }
-        await serveMcp({ roots, version: '0.1.0' });
+        await serveMcp({ roots, version: VERSION });
       }),
     );
 }

@@ -12,7 +12,7 @@ import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { Command } from 'commander';
 import { KinetoscopeError } from '../../core/errors.js';
-import { action, printText } from '../common.js';
+import { action, printText, writeErr } from '../common.js';
 
 export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
 /** The port Perfetto's open_trace_in_ui uses. */
@@ -156,7 +156,7 @@ export function perfettoCommand(): Command {
           const body = gunzip ? file.pipe(createGunzip()) : file;
           body.on('error', (e: Error) => res.destroy(e));
           body.pipe(res);
-          res.on('finish', () => process.stderr.write(`served ${name} to ${req.headers.origin ?? 'a client without Origin'}\n`));
+          res.on('finish', () => writeErr(`served ${name} to ${req.headers.origin ?? 'a client without Origin'}\n`));
         });
         await new Promise<void>((resolve, reject) => {
           server.once('error', (e: NodeJS.ErrnoException) =>

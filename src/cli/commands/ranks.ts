@@ -9,7 +9,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { summariseFiles } from '../../rank-pool.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions, writeErr, terminal } from '../common.js';
 
 const DEFINITIONS = `
 Input: folders (their trace files: *.pt.trace.json[.gz], else *.json[.gz]; torch's
@@ -20,9 +20,10 @@ trace's distributedInfo.rank; else rank-N / rank_N / rankN in the file name; a l
 is rank 0. Two traces of one rank are an error (DUPLICATE_RANK, exit 2); ranks below
 distributedInfo.world_size without a trace are listed as missing.
 
-Reading: each trace is read on a worker thread (--jobs, default: the cores) and reduced
-to its steps, collective calls and overlap totals before the next is read: at most
---jobs traces are in memory at once.
+Reading: each trace is read on a worker thread (--jobs; default: one per two cores, or per
+core without the native reader, and one per 64 MB of input at most: under 128 MB the
+traces are read one after the other) and reduced to its steps, collective calls and
+overlap totals before the next is read: at most --jobs traces are in memory at once.
 
 Collective calls: NCCL/RCCL/HCCL kernels (ncclKernel_*, ncclDevKernel_*, or kernels with
 NCCL's collective args), and gloo's gloo:* annotations (gloo's worker-thread span; gloo runs
@@ -95,7 +96,7 @@ export interface JobOptions {
 /** A job's traces read (worker pool), their ranks told, and analysed together; with the job's diagnostics. */
 export async function readJob(inputs: readonly string[], opts: JobOptions): Promise<{ analysis: RanksAnalysis; ranks: RankInput[]; diagnostics: Diagnostic[] }> {
   const files = listRankFiles(inputs);
-  const progress = !opts.quiet && process.stderr.isTTY === true && files.length > 1;
+  const progress = !opts.quiet && terminal('stderr') !== undefined && files.length > 1;
   const results = await summariseFiles(files, {
     jobs: opts.jobs,
     onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
@@ -139,7 +140,7 @@ export function ranksCommand(): Command {
     .argument('<inputs...>', 'a folder of rank traces, or the trace files')
     .option('--rank-regex <regex>', "the rank in a file's path: the regex's first capture group (wins over distributedInfo)")
     .addOption(new Option('--clock <mode>', 'trace: clocks as written; collectives: aligned by collective ends').choices(['trace', 'collectives']).default('trace'))
-    .option('--jobs <n>', 'traces read at once, one per worker thread (default: the cores)')
+    .option('--jobs <n>', 'traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most)')
     .option('--top <n>', 'rows per table in the terminal view', '32')
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
@@ -164,7 +165,7 @@ export function ranksCommand(): Command {
         const c = colorsFor(opts);
         printText(renderRanks(analysis, { wide: opts.wide, headerStyle: c.bold, top }));
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-        if (text) process.stderr.write(`${text}\n`);
+        if (text) writeErr(`${text}\n`);
       }
       return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
     }),

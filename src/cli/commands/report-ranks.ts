@@ -5,7 +5,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { renderRanksHtml } from '../../report/html/ranks-page.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, type CommonOptions } from '../common.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, type CommonOptions, writeErr } from '../common.js';
 import { readJob } from './ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 
@@ -22,7 +22,7 @@ export async function reportRanks(dir: string, opts: CommonOptions & { output?: 
   else {
     printText(`wrote ${output} (${(bytes / 1e6).toFixed(2)} MB; ${timeline.ranks.length} ranks, ${timeline.linked.toLocaleString('en-US')} linked collectives)`);
     const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-    if (text) process.stderr.write(`${text}\n`);
+    if (text) writeErr(`${text}\n`);
   }
   return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
 }

@@ -10,7 +10,7 @@ import { renderReportHtml } from '../../report/html/render-report.js';
 import { reportRanks } from './report-ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
-import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 import { formatInt } from '../../report/format.js';
 
 const DEFINITIONS = `
@@ -111,7 +111,7 @@ export function reportCommand(): Command {
         printText(`wrote ${output} (${(bytes / 1e6).toFixed(2)} MB${slices})`);
         for (const k of failed) {
           const p = data[k];
-          if (!p.ok) process.stderr.write(`kinetoscope: the ${k} section could not be computed: ${p.error}\n`);
+          if (!p.ok) writeErr(`kinetoscope: the ${k} section could not be computed: ${p.error}\n`);
         }
         reportDiagnostics(model, opts);
       }

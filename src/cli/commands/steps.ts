@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { renderSteps, stepsJson } from '../../report/steps-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 
 const DEFINITIONS = `
 Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
@@ -78,7 +78,7 @@ export function stepsCommand(): Command {
           }),
         );
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-        if (text) process.stderr.write(`${text}\n`);
+        if (text) writeErr(`${text}\n`);
       }
       // --strict also fails on the analysis's own warnings (no steps found).
       return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;

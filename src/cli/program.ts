@@ -1,0 +1,52 @@
+/**
+ * The `kinetoscope` program: its commander definition with the wanted subcommands added. The
+ * command line (main.ts) and a command run inside another process (run-command.ts: the MCP
+ * server, the tests) parse with this one definition, so both read arguments alike.
+ */
+import { Command, CommanderError, type OutputConfiguration } from 'commander';
+import { isKinetoscopeError } from '../core/errors.js';
+import { COMMANDS } from './commands/index.js';
+import { EXIT_BAD_INPUT, failureStatus } from './common.js';
+
+export const VERSION = '0.1.0';
+
+/**
+ * `names`: the subcommands to load (a known command loads only its own module; `--help`, `help`
+ * and unknown commands load them all, for the listing and suggestions: see wantedCommands).
+ * `output`: where commander writes help and usage errors, when not the process's streams.
+ */
+export async function buildProgram(names: readonly string[], output?: OutputConfiguration): Promise<Command> {
+  const program = new Command('kinetoscope')
+    .description('Reads PyTorch profiler (Kineto) traces the way an expert does.')
+    .version(VERSION)
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
+  if (output) program.configureOutput(output);
+  for (const make of await Promise.all(names.map((name) => COMMANDS[name]!()))) {
+    const cmd = make().exitOverride();
+    if (output) cmd.configureOutput(output);
+    program.addCommand(cmd);
+  }
+  return program;
+}
+
+/** The subcommands a command line needs: the one it names, or all of them. */
+export function wantedCommands(invoked: string | undefined): string[] {
+  return invoked !== undefined && Object.hasOwn(COMMANDS, invoked) ? [invoked] : Object.keys(COMMANDS);
+}
+
+/**
+ * Parses `argv` and runs the command it names. Returns the status when the run ended before
+ * the action (whose wrapper, common.ts's action(), sets its own): help and version exit 0, a
+ * usage error or a bad option value found before the action (applyLimitOptions) is bad input.
+ */
+export async function runProgram(program: Command, argv: readonly string[], from: 'node' | 'user'): Promise<number | undefined> {
+  try {
+    await program.parseAsync([...argv], { from });
+    return undefined;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
+    if (isKinetoscopeError(e)) return failureStatus(e);
+    throw e;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The `kinetoscope` command line in tests, two ways:
+ *
+ * - `spawnCli`: the built CLI (dist/) as a process of its own, exactly as a user runs it. For
+ *   what only a process shows: exit codes set by Node, standard input, environment variables,
+ *   signals and write failures, `--redact` (it patches the process's streams), the page a
+ *   browser opens, and at least one run of every command (test/every-command.test.ts).
+ * - `runCli`: the same command line run inside this test worker (src/cli/run-command.ts: the
+ *   CLI's own program parses it, and the bytes the command would print on standard output and
+ *   error come back, with its exit status), without a child's start-up (~0.3 s of CPU each,
+ *   some 200 runs in the suite). The models of the repository's own fixtures and of ../shared,
+ *   which no test writes, are read once per worker and shared; any other file is read afresh.
+ */
+import { spawnSync } from 'node:child_process';
+import { join, resolve, sep } from 'node:path';
+import type { OpenOptions } from '../../src/cli/common.js';
+import { runCommand } from '../../src/cli/run-command.js';
+import { OPTIONAL_TABLES, type TraceModel } from '../../src/model/trace-model.js';
+import { ensureBuilt } from '../build-once.js';
+import { openModel } from '../fixtures.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+export const CLI = join(ROOT, 'dist/cli/main.js');
+
+export interface CliRun {
+  /** The exit status; null when the process was ended by a signal (spawnCli only). */
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface SpawnOptions {
+  readonly cwd?: string;
+  /** Added to this process's environment; a key set to undefined is removed. */
+  readonly env?: Record<string, string | undefined>;
+  readonly input?: string | Buffer;
+}
+
+/** The built CLI as a process of its own (built first when a source is newer: build-once.ts). */
+export function spawnCli(args: readonly string[], opts: SpawnOptions = {}): CliRun {
+  ensureBuilt();
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    input: opts.input,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The command line run inside this worker (a relative path is read from the worker's directory: a test that needs another spawns). */
+export async function runCli(args: readonly string[]): Promise<CliRun> {
+  const [name, ...rest] = args;
+  if (name === undefined) throw new Error('runCli: no command');
+  if (rest.includes('--redact')) throw new Error('runCli: --redact patches the process\'s streams: spawnCli');
+  const { status, stdout, stderr } = await runCommand(name, rest, openForTest);
+  return { status, stdout, stderr };
+}
+
+const SHARED = [join(ROOT, 'test/fixtures'), join(ROOT, 'examples'), resolve(ROOT, '../shared')].map((d) => d + sep);
+
+/** How runCli's commands open a trace: a shared model for a read-only fixture, else as the CLI reads it. */
+export async function openForTest(path: string, opts: OpenOptions): Promise<TraceModel> {
+  if (path === '-') throw new Error('runCli: standard input needs a process of its own: spawnCli');
+  const keep = opts.keep ?? [];
+  const abs = resolve(path);
+  if (opts.recordSubset === undefined && SHARED.some((d) => abs.startsWith(d))) return openModel(abs, keep);
+  const { loadTrace } = await import('../../src/load-trace.js');
+  return loadTrace(abs, { omit: OPTIONAL_TABLES.filter((t) => !keep.includes(t)), recordSubset: opts.recordSubset });
+}
