@@ -5,26 +5,22 @@
  * written) and a number out of range (`1e400` was reported as "got null"). Counts expected are
  * computed here from the raw events.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { regexHazard } from '../src/core/safe-regex.js';
 import { parseExpectationsYaml } from '../src/report/expectations-file.js';
-import { ensureBuilt } from './build-once.js';
 import { h200Trace, loadRawJson } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-check-'));
 const file = (name: string, text: string) => {
   const p = join(dir, name);
   writeFileSync(p, text);
   return p;
 };
-const check = (yaml: string) => spawnSync(process.execPath, [CLI, 'check', h200Trace('geglu_mlp'), '--expect', yaml], { encoding: 'utf8' });
-
-beforeAll(() => ensureBuilt());
+const check = (yaml: string) => runCli(['check', h200Trace('geglu_mlp'), '--expect', yaml]);
 
 describe('hostile expectations files', () => {
   it('50,000 ops keys are read, each one kept; a key written twice is named with both lines', () => {
@@ -37,37 +33,37 @@ describe('hostile expectations files', () => {
     expect(() => parseExpectationsYaml('kernels: 1\nkernels: 2\n', 'd.yaml')).toThrow('d.yaml:2: key "kernels" written twice (first on line 1)');
   });
 
-  it('__proto__ and constructor are op names like any other: three written, three checked', () => {
+  it('__proto__ and constructor are op names like any other: three written, three checked', async () => {
     const raw = loadRawJson(h200Trace('geglu_mlp')).traceEvents;
     const linear = raw.filter((e) => e['ph'] === 'X' && e['name'] === 'aten::linear').length;
-    const r = check(file('proto.yaml', `per: trace\nops:\n  __proto__: 1\n  aten::linear: ${linear}\n  constructor: 0\n`));
+    const r = await check(file('proto.yaml', `per: trace\nops:\n  __proto__: 1\n  aten::linear: ${linear}\n  constructor: 0\n`));
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('expected __proto__ called 1× per trace, saw 0');
     expect(r.stdout).toContain(`aten::linear called ${linear}× per trace, as expected`);
     expect(r.stdout).toContain('1 of 3 expectations failed');
   });
 
-  it('a number out of range is reported as written, not as null', () => {
-    const r = check(file('inf.yaml', 'per: trace\nkernels: 1e400\n'));
+  it('a number out of range is reported as written, not as null', async () => {
+    const r = await check(file('inf.yaml', 'per: trace\nkernels: 1e400\n'));
     expect([r.status, r.stderr]).toEqual([2, `kinetoscope: BAD_EXPECTATIONS: ${join(dir, 'inf.yaml')}:2: kernels: expected a whole number ≥ 0, got 1e400 (out of range)\n`]);
-    const big = check(file('big.yaml', 'per: trace\nkernels: 100000000000000000000\n'));
+    const big = await check(file('big.yaml', 'per: trace\nkernels: 100000000000000000000\n'));
     expect(big.stderr).toContain('got 100000000000000000000 (out of range)');
   });
 
-  it('--write-expect on a kernel named with 5,000 characters writes a file check reads back (found by the fuzzer: exit 70)', () => {
+  it('--write-expect on a kernel named with 5,000 characters writes a file check reads back (found by the fuzzer: exit 70)', async () => {
     const doc = structuredClone(loadRawJson(h200Trace('linear')));
     const long = `k${'s'.repeat(5000)}`;
     for (const e of doc.traceEvents) if (e['cat'] === 'kernel') e['name'] = long;
     const trace = file('long-kernel.json', JSON.stringify(doc));
     const yaml = join(dir, 'long-kernel.yaml');
-    const w = spawnSync(process.execPath, [CLI, 'check', trace, '--write-expect', yaml, '--per', 'trace'], { encoding: 'utf8' });
+    const w = await runCli(['check', trace, '--write-expect', yaml, '--per', 'trace']);
     expect([w.status, w.stderr]).toEqual([0, `wrote ${yaml} (per trace); not written: kernel-matching for 1 kernel name whose pattern check would refuse (1000 characters at most)\n`]);
-    const c = spawnSync(process.execPath, [CLI, 'check', trace, '--expect', yaml], { encoding: 'utf8' });
+    const c = await runCli(['check', trace, '--expect', yaml]);
     expect(c.status).toBe(0);
   });
 
-  it('a catastrophic pattern is refused before it runs; ordinary ones pass', () => {
-    const r = check(file('re.yaml', 'per: trace\nkernel-matching:\n  "^(a+)+$": 0\n'));
+  it('a catastrophic pattern is refused before it runs; ordinary ones pass', async () => {
+    const r = await check(file('re.yaml', 'per: trace\nkernel-matching:\n  "^(a+)+$": 0\n'));
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^kinetoscope: BAD_EXPECTATIONS: .*re\.yaml:3: kernel-matching: "\^\(a\+\)\+\$" is refused: a quantifier on a group that holds a quantifier/);
     for (const bad of ['(a|aa)*$', '(?:x*y){2,}', '(a)\\1', '((a+))*', '(?<n>a)\\k<n>', '.*a.*b.*c.*d.*e']) expect(regexHazard(bad), bad).toBeDefined();

@@ -16,7 +16,7 @@ import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { parseExpectationsYaml, stringifyExpectations } from '../src/report/expectations-file.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
-import { CLI, runCli } from './helpers/cli.js';
+import { runCli } from './helpers/cli.js';
 import { peerTraceSweep } from './helpers/sweep-size.js';
 import { rawTrace } from './raw-scopes.js';
 

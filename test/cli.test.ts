@@ -3,18 +3,14 @@
  * code and no stack trace, JSON with stable keys, no colour when piped, stdin.
  * Runs the built CLI (`npm test` builds first).
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MICRO_DIR, h200Trace, loadOracle } from './fixtures.js';
+import { spawnCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-
-function run(args: string[], input?: Buffer) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', env: { ...process.env, NO_COLOR: undefined } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+/** The built CLI as a user runs it, NO_COLOR unset: colours are off because the output is piped. */
+const run = (args: string[], input?: Buffer) => spawnCli(args, { input, env: { NO_COLOR: undefined } });
 
 describe('kinetoscope CLI', () => {
   it('summary --json equals torch for aten::addmm on linear', () => {

@@ -1,19 +1,16 @@
 /** `kinetoscope critical-path` as a command: --json keys, the what-if, and bad input (exit 2, one line). */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from './build-once.js';
+import { describe, expect, it } from 'vitest';
 import { h200Trace, loadRawJson } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'critical-path', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const run = (...args: string[]) => runCli(['critical-path', ...args]);
 
 describe('kinetoscope critical-path', () => {
-  beforeAll(() => ensureBuilt());
 
-  it('--json: one instance per step, its span from the raw events, bounds that sum to the length, the what-if', () => {
+  it('--json: one instance per step, its span from the raw events, bounds that sum to the length, the what-if', async () => {
     const file = h200Trace('linear');
-    const r = run(file, '--json', '--what-if', 'launch=0');
+    const r = await run(file, '--json', '--what-if', 'launch=0');
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout) as { instances: { instance: string; spanUs: number; lengthUs: number; bounds: Record<string, number>; edgeKindsUs: Record<string, number>; segments: unknown[]; whatIf: { lengthUs: number; deltaUs: number; rules: { target: string }[] } }[] };
     const raw = loadRawJson(file).traceEvents as { cat?: string; name?: string }[];
@@ -30,17 +27,17 @@ describe('kinetoscope critical-path', () => {
     }
   });
 
-  it('--step N reads one step; text names the bounds and the segments', () => {
-    const r = run(h200Trace('linear'), '--step', '3');
+  it('--step N reads one step; text names the bounds and the segments', async () => {
+    const r = await run(h200Trace('linear'), '--step', '3');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^ProfilerStep#3: span /);
     expect(r.stdout).toContain('Bound by:');
     expect(r.stdout).toContain('segment');
   });
 
-  it('bad input is one line and exit 2', () => {
+  it('bad input is one line and exit 2', async () => {
     for (const args of [['--step', '99'], ['--what-if', 'gemm'], ['--what-if', '(=1'], ['--instance', '1'], ['--annotation', 'nope']]) {
-      const r = run(h200Trace('linear'), ...args);
+      const r = await run(h200Trace('linear'), ...args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toContain('BAD_ARGUMENT');

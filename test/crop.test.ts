@@ -4,7 +4,6 @@
  * summary of those raw events; the GPU rows are checked against raw kernel sums as well.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { computeProfilerTable } from '../src/analyses/torch-table/profiler-table
 import { writeTraceSubset } from '../src/ingest/write-subset.js';
 import { loadTrace } from '../src/load-trace.js';
 import { ensureBuilt } from './build-once.js';
+import { runCli } from './helpers/cli.js';
 import { FULL_SWEEPS } from './helpers/sweep-size.js';
 import { MICRO_DIR, h200Trace, loadModel, loadRawJson } from './fixtures.js';
 import { expectEqual } from './helpers/expect-equal.js';
@@ -201,16 +201,11 @@ describe('crop of odd inputs', () => {
 });
 
 describe('kinetoscope crop (CLI)', () => {
-  const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-  const run = (args: string[]) => {
-    ensureBuilt();
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
+  const run = runCli;
 
-  it('--json says what it wrote; the file is gzip when named .gz', () => {
+  it('--json says what it wrote; the file is gzip when named .gz', async () => {
     const out = join(tmp, 'cli.json.gz');
-    const r = run(['crop', h200Trace('gpt2_train'), '--steps', '3-4', '-o', out, '--json']);
+    const r = await run(['crop', h200Trace('gpt2_train'), '--steps', '3-4', '-o', out, '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(Object.keys(doc)).toEqual(['schemaVersion', 'output', 'steps', 'window', 'eventsIn', 'eventsOut', 'bytesOut']);
@@ -219,13 +214,13 @@ describe('kinetoscope crop (CLI)', () => {
     expect(parseOut(out).traceEvents.length).toBe(doc.eventsOut);
   });
 
-  it('exit 2 with one line for a missing step, no output, or both --steps and --window', () => {
-    const miss = run(['crop', h200Trace('gpt2_train'), '--steps', '9', '-o', join(tmp, 'x.json')]);
+  it('exit 2 with one line for a missing step, no output, or both --steps and --window', async () => {
+    const miss = await run(['crop', h200Trace('gpt2_train'), '--steps', '9', '-o', join(tmp, 'x.json')]);
     expect(miss.status).toBe(2);
     expect(miss.stderr).toMatch(/BAD_ARGUMENT: no step 9 in the trace; it has steps 2-4/);
-    expect(run(['crop', h200Trace('gpt2_train'), '--steps', '3']).status).toBe(2);
-    expect(run(['crop', h200Trace('gpt2_train'), '--steps', '3', '--window', '0:1', '-o', join(tmp, 'y.json')]).status).toBe(2);
-    const unwritable = run(['crop', h200Trace('gpt2_train'), '--steps', '3', '-o', join(tmp, 'no/such/dir/z.json')]);
+    expect((await run(['crop', h200Trace('gpt2_train'), '--steps', '3'])).status).toBe(2);
+    expect((await run(['crop', h200Trace('gpt2_train'), '--steps', '3', '--window', '0:1', '-o', join(tmp, 'y.json')])).status).toBe(2);
+    const unwritable = await run(['crop', h200Trace('gpt2_train'), '--steps', '3', '-o', join(tmp, 'no/such/dir/z.json')]);
     expect(unwritable.status).toBe(2);
     expect(unwritable.stderr).toMatch(/FILE_UNWRITABLE: cannot write the cropped trace to .*z\.json \(ENOENT\)/);
   });

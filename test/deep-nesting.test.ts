@@ -4,15 +4,13 @@
  * stack and shows MAX_TREE_DEPTH levels, saying where it cut; the names expected are computed
  * here from the events written.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_TREE_DEPTH } from '../src/analyses/host/dispatch-tree.js';
-import { ensureBuilt } from './build-once.js';
+import { runCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
 const DEPTH = 3000;
 
 /** A step holding DEPTH ops, each inside the one before: op k is at depth k + 1 below the step. */
@@ -24,12 +22,10 @@ function deepTrace(): string {
   return p;
 }
 
-beforeAll(() => ensureBuilt());
-
 describe('tree over deep nesting', () => {
   const path = deepTrace();
-  it('shows the first MAX_TREE_DEPTH levels and says it cut, in text and JSON', () => {
-    const r = spawnSync(process.execPath, [CLI, 'tree', path], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  it('shows the first MAX_TREE_DEPTH levels and says it cut, in text and JSON', async () => {
+    const r = await runCli(['tree', path]);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
     const names = r.stdout.split('\n').map((l) => /aten::op\d+/.exec(l)?.[0]).filter(Boolean);
@@ -37,7 +33,7 @@ describe('tree over deep nesting', () => {
     expect(names).toEqual(Array.from({ length: MAX_TREE_DEPTH }, (_, k) => `aten::op${k}`));
     expect(r.stdout).toContain(`nest deeper than ${MAX_TREE_DEPTH} levels`);
 
-    const j = spawnSync(process.execPath, [CLI, 'tree', path, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const j = await runCli(['tree', path, '--json']);
     expect(j.status).toBe(0);
     const doc = JSON.parse(j.stdout);
     expect(doc.cutAtDepth).toBe(MAX_TREE_DEPTH);

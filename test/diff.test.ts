@@ -5,16 +5,15 @@
  * fused kernel), eager vs hand-written GeGLU (S11), and a stand-in for two GPUs (the GEMM
  * kernels renamed in the raw trace).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeTraceDiff, longestCommonSubsequence } from '../src/analyses/compare/diff.js';
 import { loadTrace } from '../src/load-trace.js';
 import { diffJson } from '../src/report/diff-view.js';
-import { ensureBuilt } from './build-once.js';
 import { h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 import { mean, rawTrace, type RawInstance } from './raw-scopes.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -262,10 +261,9 @@ describe('longestCommonSubsequence', () => {
 });
 
 describe('kinetoscope diff (CLI)', () => {
-  beforeAll(ensureBuilt);
 
-  it('--json has the documented keys; exit 0', () => {
-    const r = spawnSync(process.execPath, [CLI, 'diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_compile'), '--json'], { encoding: 'utf8' });
+  it('--json has the documented keys; exit 0', async () => {
+    const r = await runCli(['diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_compile'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(Object.keys(doc.kernels)).toEqual(['same', 'onlyA', 'onlyB', 'replaced']);
@@ -277,7 +275,7 @@ describe('kinetoscope diff (CLI)', () => {
   });
 
   it('terminal view names the replacement and both times', async () => {
-    const r = spawnSync(process.execPath, [CLI, 'diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_hand')], { encoding: 'utf8' });
+    const r = await runCli(['diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_hand')]);
     expect(r.status).toBe(0);
     const d = computeTraceDiff(await load('geglu_mlp'), await load('geglu_mlp_hand'));
     const json = diffJson(d);
@@ -286,8 +284,8 @@ describe('kinetoscope diff (CLI)', () => {
     expect(r.stdout).toContain(`${json.kernels.replaced[0]!.aUs.toFixed(3)} µs`);
   });
 
-  it('--per with an annotation one trace lacks: exit 2, one line', () => {
-    const r = spawnSync(process.execPath, [CLI, 'diff', h200Trace('linear'), h200Trace('geglu_mlp'), '--per', 'linear_fwd'], { encoding: 'utf8' });
+  it('--per with an annotation one trace lacks: exit 2, one line', async () => {
+    const r = await runCli(['diff', h200Trace('linear'), h200Trace('geglu_mlp'), '--per', 'linear_fwd']);
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: trace B has no instance of "linear_fwd"/);

@@ -4,13 +4,12 @@
  * from the raw JSON (JSON.parse): launches matched to GPU work by correlation, overlaps on a
  * stream, torch's id collision (linear_compile), graph-replayed kernels (tiny_ops_compile_ro).
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeDoctor, type DoctorReport, type Finding } from '../src/analyses/trace/doctor.js';
 import { loadTrace } from '../src/load-trace.js';
-import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, MICRO_DIR, h200Trace, loadRawJson } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 import { peerTraceSweep } from './helpers/sweep-size.js';
 
 type Raw = Record<string, any>;
@@ -240,12 +239,10 @@ describe.skipIf(!HAS_HTA)("doctor on HTA's fixtures agrees with the raw JSON", (
 // ------------------------------------------------------------------------------------------------
 
 describe('kinetoscope doctor (CLI)', () => {
-  beforeAll(ensureBuilt);
   const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-  const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
 
-  it('--json: findings with code, severity, count, gpuTimeShare, message, meaning', () => {
-    const r = run(['doctor', join(MICRO_DIR, 'doctor-graph-launch.json'), '--json']);
+  it('--json: findings with code, severity, count, gpuTimeShare, message, meaning', async () => {
+    const r = await runCli(['doctor', join(MICRO_DIR, 'doctor-graph-launch.json'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(Object.keys(doc)).toEqual(['schemaVersion', 'findings', 'checked', 'gpuTimeUs']);
@@ -255,43 +252,43 @@ describe('kinetoscope doctor (CLI)', () => {
     expect(doc.gpuTimeUs).toBe(100);
   });
 
-  it('--strict: exit 1 when a warning is found, 0 when only informational findings are', () => {
-    expect(run(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json'), '--strict']).status).toBe(1);
-    expect(run(['doctor', join(MICRO_DIR, 'doctor-id-collision.json'), '--strict']).status).toBe(0);
-    expect(run(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json')]).status).toBe(0);
+  it('--strict: exit 1 when a warning is found, 0 when only informational findings are', async () => {
+    expect((await runCli(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json'), '--strict'])).status).toBe(1);
+    expect((await runCli(['doctor', join(MICRO_DIR, 'doctor-id-collision.json'), '--strict'])).status).toBe(0);
+    expect((await runCli(['doctor', join(MICRO_DIR, 'doctor-overlapping-kernels.json')])).status).toBe(0);
   });
 
-  it('cnn_train and cnn_train_compile (H200): their same-stream overlaps are all PDL pairs (raw rule above); --strict exits 0', () => {
+  it('cnn_train and cnn_train_compile (H200): their same-stream overlaps are all PDL pairs (raw rule above); --strict exits 0', async () => {
     for (const name of ['cnn_train', 'cnn_train_compile']) {
       const raw = rawFigures(loadRawJson(h200Trace(name)));
       expect([raw.pdl > 0, raw.overlaps]).toEqual([true, 0]);
-      expect(run(['summary', h200Trace(name), '--strict']).status).toBe(0);
+      expect((await runCli(['summary', h200Trace(name), '--strict'])).status).toBe(0);
     }
   });
 
-  it('--strict: a PDL overlap on an H200 is information, not a failure, in doctor and in the other commands', () => {
-    for (const cmd of ['doctor', 'summary', 'steps', 'kernels']) expect(run([cmd, join(MICRO_DIR, 'pdl-only-h200.json'), '--strict']).status).toBe(0);
-    expect(run(['summary', join(MICRO_DIR, 'doctor-pdl-overlap-h200.json'), '--strict']).status).toBe(1);
+  it('--strict: a PDL overlap on an H200 is information, not a failure, in doctor and in the other commands', async () => {
+    for (const cmd of ['doctor', 'summary', 'steps', 'kernels']) expect((await runCli([cmd, join(MICRO_DIR, 'pdl-only-h200.json'), '--strict'])).status).toBe(0);
+    expect((await runCli(['summary', join(MICRO_DIR, 'doctor-pdl-overlap-h200.json'), '--strict'])).status).toBe(1);
   });
 
-  it('--help defines every finding', () => {
-    const r = run(['doctor', '--help']);
+  it('--help defines every finding', async () => {
+    const r = await runCli(['doctor', '--help']);
     expect(r.status).toBe(0);
     for (const code of ['OVERLAPPING_KERNELS', 'PDL_OVERLAP', 'LAUNCH_WITHOUT_KERNEL', 'GRAPH_HIDDEN_KERNELS', 'KERNEL_BEFORE_LAUNCH', 'PARTIAL_LAST_STEP', 'TORCH_ID_COLLISION'])
       expect(r.stdout).toContain(code);
   });
 
-  it('breakdown --json keys, and --help defines the numbers', () => {
-    const r = run(['breakdown', h200Trace('gpt2_train'), '--json']);
+  it('breakdown --json keys, and --help defines the numbers', async () => {
+    const r = await runCli(['breakdown', h200Trace('gpt2_train'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(Object.keys(doc)).toEqual(['schemaVersion', 'mode', 'temporal', 'kernelTypes', 'kernelTypeTotals', 'idle', 'consecutiveKernelDelayUs', 'definitions', 'diagnostics']);
     expect(Object.keys(doc.temporal)).toEqual(expect.arrayContaining(['idleUs', 'computeUs', 'nonComputeUs']));
     expect(Object.keys(doc.kernelTypes[0])).toEqual(expect.arrayContaining(['type', 'sumUs']));
     expect(Object.keys(doc.idle[0])).toEqual(expect.arrayContaining(['stream', 'hostWaitUs', 'kernelWaitUs', 'otherUs']));
-    const hta = run(['breakdown', h200Trace('gpt2_train'), '--hta-compat', '--strict']);
+    const hta = await runCli(['breakdown', h200Trace('gpt2_train'), '--hta-compat', '--strict']);
     expect(hta.status).toBe(1); // HTA_TEMPORAL_ASSERTION is a warning
-    const help = run(['breakdown', '--help']).stdout;
+    const help = (await runCli(['breakdown', '--help'])).stdout;
     for (const w of ['Idle', 'Non-compute', 'Host wait', 'Kernel wait', 'consecutive_kernel_delay', '--hta-compat']) expect(help).toContain(w);
   });
 });

@@ -11,7 +11,6 @@
  * limits of the rules: a GEMM that reads the gelu output stops the move, and a fused kernel whose
  * op list lacks gelu does not take it by position.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,8 +19,8 @@ import { computeTraceDiff } from '../src/analyses/compare/diff.js';
 import { computeFusion } from '../src/analyses/compare/fusion.js';
 import { computeFusionMatch } from '../src/analyses/compare/fusion-match.js';
 import { loadTrace } from '../src/load-trace.js';
-import { ensureBuilt } from './build-once.js';
 import { loadRawJson, loadModel } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -278,10 +277,9 @@ describe('the limits of seeing through a GEMM (traces altered here)', () => {
 });
 
 describe('kinetoscope diff on the workloads (CLI)', () => {
-  beforeAll(ensureBuilt);
 
-  it('kinetoscope diff --json: nothing left "only in A"', () => {
-    const r = spawnSync(process.execPath, [CLI, 'diff', trace('geglu_mlp'), trace('geglu_mlp_compile'), '--json'], { encoding: 'utf8' });
+  it('kinetoscope diff --json: nothing left "only in A"', async () => {
+    const r = await runCli(['diff', trace('geglu_mlp'), trace('geglu_mlp_compile'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.kernels.onlyA).toEqual([]);

@@ -3,19 +3,17 @@
  * computed here from the raw events (JSON.parse, test/raw-scopes.ts) or torch's oracle, and
  * each rule's sentence is checked to appear exactly when its condition holds on the trace.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSentence, type ExplainValue, type Explanation } from '../src/analyses/explain/explain.js';
 import { explainJson, renderExplainMarkdown, renderSentence } from '../src/report/explain-markdown.js';
-import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 import { mean, rawTrace, type RawEvent } from './raw-scopes.js';
 import { traceBuilder } from './helpers/trace-builder.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 const WORKLOADS_DIR = join(ROOT, 'test/fixtures/traces/h200-workloads');
 const workloadTrace = (name: string) => join(WORKLOADS_DIR, `${name}.pt.trace.json.gz`);
 
@@ -540,30 +538,29 @@ describe('explain: rendering', () => {
 });
 
 describe('explain: the command', () => {
-  beforeAll(() => ensureBuilt());
-  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'explain', ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const run = (...args: string[]) => runCli(['explain', ...args]);
 
-  it('prints Markdown with a section per reading, --only keeps the named ones, --json one document', () => {
-    const md = run(h200Trace('geglu_mlp'));
+  it('prints Markdown with a section per reading, --only keeps the named ones, --json one document', async () => {
+    const md = await run(h200Trace('geglu_mlp'));
     expect(md.status).toBe(0);
     expect(md.stdout).toMatch(/^# What geglu_mlp shows/);
     for (const h of ['## Steps and annotations (S1)', '## The dispatch chain (S2)', '## The GEMMs (S7)', '## Overhead-bound or GPU-bound (S12)']) expect(md.stdout).toContain(h);
-    const only = run(h200Trace('geglu_mlp'), '--only', 'gemms');
+    const only = await run(h200Trace('geglu_mlp'), '--only', 'gemms');
     expect(only.stdout.match(/^## /gm)).toEqual(['## ']);
-    const j = run(h200Trace('linear_compile'), '--vs', h200Trace('linear'), '--json');
+    const j = await run(h200Trace('linear_compile'), '--vs', h200Trace('linear'), '--json');
     expect(j.status).toBe(0);
     const doc = JSON.parse(j.stdout);
     expect(Object.keys(doc)).toEqual(['schemaVersion', 'trace', 'vs', 'sections', 'diagnostics', 'vsDiagnostics']);
     expect(doc.vs[0].label).toBe('linear');
   });
 
-  it('bad --only, bad --limit and a missing file exit 2 with one line', () => {
+  it('bad --only, bad --limit and a missing file exit 2 with one line', async () => {
     for (const args of [[h200Trace('linear'), '--only', 'nope'], [h200Trace('linear'), '--limit', '-1'], [join(ROOT, 'no-such.json')]]) {
-      const r = run(...args);
+      const r = await run(...args);
       expect(r.status).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
-    expect(run('--help').status).toBe(0);
+    expect((await run('--help')).status).toBe(0);
   });
 });
 

@@ -12,19 +12,18 @@
  * - on the max-autotune capture the template GEMM is compared with the cuBLAS GEMM of its own
  *   shape, and each fused ReLU kernel with one eager ReLU.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { computeTraceDiff } from '../src/analyses/compare/diff.js';
 import { computeExplanation } from '../src/analyses/explain/explain.js';
 import { computeFusionMatch } from '../src/analyses/compare/fusion-match.js';
 import { loadTrace } from '../src/load-trace.js';
 import type { TraceModel } from '../src/model/trace-model.js';
-import { ensureBuilt } from './build-once.js';
 import { h200Trace, loadRawJson } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** A capture by name: the fixtures, then the shared traces, then the coordinator's new captures. */
@@ -215,19 +214,17 @@ describe('the false claims of issue 16, on the captures that showed them', () =>
 });
 
 describe('the three commands, as a user runs them', () => {
-  beforeAll(ensureBuilt, 200_000);
-  it('kinetoscope diff A B, fusion B --vs A and explain A --vs B --json: the same replacements and times, A → B', () => {
-    const CLI = join(here, '../dist/cli/main.js');
-    const run = (...args: string[]) => {
-      const r = spawnSync(process.execPath, [CLI, ...args, '--json'], { encoding: 'utf8' });
+  it('kinetoscope diff A B, fusion B --vs A and explain A --vs B --json: the same replacements and times, A → B', async () => {
+    const run = async (...args: string[]) => {
+      const r = await runCli([...args, '--json']);
       expect(r.status, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
     };
     const a = h200Trace('geglu_mlp');
     const b = h200Trace('geglu_mlp_compile');
-    const d = run('diff', a, b);
-    const f = run('fusion', b, '--vs', a);
-    const e = run('explain', a, '--vs', b, '--only', 'comparison');
+    const d = await run('diff', a, b);
+    const f = await run('fusion', b, '--vs', a);
+    const e = await run('explain', a, '--vs', b, '--only', 'comparison');
     expect(d.kernels.replaced.length).toBeGreaterThan(0);
     expect(f.replacements.map((x: any) => [x.fused.name, x.replaced.map((k: any) => k.name), x.count, x.eagerUs, x.fusedUs])).toEqual(
       d.kernels.replaced.map((r: any) => [r.b.name, r.a.map((k: any) => k.name), r.count, r.aUs, r.bUs]),

@@ -3,26 +3,17 @@
  * on gpt2_train_mem (profile_memory, with_stack) and on a trace with neither, JSON with the keys
  * the issue names, equal to torch's oracle (memory columns) and to the raw events (peak).
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
-import { ensureBuilt } from './build-once.js';
-
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-
-function run(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { runCli } from './helpers/cli.js';
 
 describe('memory / modules / summary --memory on the command line', () => {
-  beforeAll(() => ensureBuilt());
 
-  it('memory --json: the keys the issue lists, the peak equal to the maximum Total Allocated', () => {
-    const r = run(['memory', h200Trace('gpt2_train_mem'), '--json']);
+  it('memory --json: the keys the issue lists, the peak equal to the maximum Total Allocated', async () => {
+    const r = await runCli(['memory', h200Trace('gpt2_train_mem'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     const cuda = doc.devices.find((d: { device: string }) => d.device === 'cuda:0');
@@ -33,8 +24,8 @@ describe('memory / modules / summary --memory on the command line', () => {
     expect(cuda.peakReservedBytes).toBe(Math.max(...recs.map((e) => (e['args'] as Record<string, number>)['Total Reserved']!)));
   });
 
-  it("summary --json carries torch's four memory columns, equal to the oracle", () => {
-    const r = run(['summary', h200Trace('gpt2_train_mem'), '--json']);
+  it("summary --json carries torch's four memory columns, equal to the oracle", async () => {
+    const r = await runCli(['summary', h200Trace('gpt2_train_mem'), '--json']);
     expect(r.status).toBe(0);
     const mm = JSON.parse(r.stdout).ops.find((o: { name: string; device: string }) => o.name === 'aten::mm' && o.device === 'cpu');
     const torch = loadOracle('gpt2_train_mem').key_averages.find((k) => k.key === 'aten::mm')! as unknown as Record<string, number>;
@@ -52,31 +43,31 @@ describe('memory / modules / summary --memory on the command line', () => {
     expect(validate(JSON.parse(r.stdout)), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
   });
 
-  it('summary --memory shows the columns; without it they are not read', () => {
-    expect(run(['summary', h200Trace('gpt2_train_mem'), '--memory', '--limit', '3']).stdout).toContain('Self dev mem');
-    expect(run(['summary', h200Trace('gpt2_train_mem'), '--limit', '3']).stdout).not.toContain('Self dev mem');
+  it('summary --memory shows the columns; without it they are not read', async () => {
+    expect((await runCli(['summary', h200Trace('gpt2_train_mem'), '--memory', '--limit', '3'])).stdout).toContain('Self dev mem');
+    expect((await runCli(['summary', h200Trace('gpt2_train_mem'), '--limit', '3'])).stdout).not.toContain('Self dev mem');
   });
 
-  it('modules and summary --group-by module print the tree; --json has its paths', () => {
-    const r = run(['modules', h200Trace('gpt2_train_mem'), '--depth', '1']);
+  it('modules and summary --group-by module print the tree; --json has its paths', async () => {
+    const r = await runCli(['modules', h200Trace('gpt2_train_mem'), '--depth', '1']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Module\s+Calls/);
     expect(r.stdout).toContain('  GPT2Model_0');
-    const flat = run(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module']);
+    const flat = await runCli(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module']);
     expect(flat.stdout).toContain('GPT2LMHeadModel_0/GPT2Model_0/GPT2Block_0/GPT2Attention_0');
-    const asJson = run(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module', '--json']);
+    const asJson = await runCli(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module', '--json']);
     expect([asJson.status, asJson.stderr.split(':')[1]?.trim()]).toEqual([2, 'BAD_ARGUMENT']);
-    const doc = JSON.parse(run(['modules', h200Trace('gpt2_train_mem'), '--json']).stdout);
+    const doc = JSON.parse((await runCli(['modules', h200Trace('gpt2_train_mem'), '--json'])).stdout);
     expect(doc.status).toBe('ok');
     expect(doc.modules[0]).toMatchObject({ path: 'GPT2LMHeadModel_0', parent: null, calls: 3 });
   });
 
-  it('a trace without python frames or memory records: one line each, exit 0', () => {
-    const m = run(['modules', h200Trace('linear')]);
+  it('a trace without python frames or memory records: one line each, exit 0', async () => {
+    const m = await runCli(['modules', h200Trace('linear')]);
     expect(m.status).toBe(0);
     expect(m.stdout.trim().split('\n')).toHaveLength(1);
     expect(m.stdout).toContain('with_stack=True');
-    const mem = run(['memory', h200Trace('linear')]);
+    const mem = await runCli(['memory', h200Trace('linear')]);
     expect(mem.status).toBe(0);
     expect(mem.stdout.trim().split('\n')).toHaveLength(1);
     expect(mem.stdout).toContain('profile_memory=True');

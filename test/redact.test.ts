@@ -6,17 +6,15 @@
  * say how many were redacted. Without --redact the same outputs do show them (so the test sees
  * the places it plants in).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Redactor } from '../src/core/redact.js';
-import { ensureBuilt } from './build-once.js';
 import { h200Trace } from './fixtures.js';
+import { spawnCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-redact-'));
 
 const SECRETS = {
@@ -52,14 +50,12 @@ function plantedTrace(): string {
   return p;
 }
 
-const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, maxBuffer: 1 << 27 });
+const run = (args: string[]) => spawnCli(args, { cwd: dir });
 const fileText = (p: string) => {
   if (!existsSync(p)) return '';
   const b = readFileSync(p);
   return (b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b) : b).toString('utf8');
 };
-
-beforeAll(() => ensureBuilt());
 
 describe('--redact', () => {
   const trace = plantedTrace();

@@ -11,7 +11,7 @@
  *   Input Dims; the embedded timeline decodes back to the view model; the gpt2_train page's size;
  * - `kinetoscope report` and `kinetoscope perfetto` run as commands (perfetto on 127.0.0.1 only).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, MICRO_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
+import { CLI, runCli } from './helpers/cli.js';
 
 type Raw = Record<string, unknown>;
 const DRAWN = new Set<string>(TIMELINE_CATEGORIES);
@@ -383,9 +384,7 @@ describe('report page', () => {
 
 // ------------------------------------------------------------------------------------------------
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-
-describe('kinetoscope report and perfetto (the built CLI)', () => {
+describe('kinetoscope report and perfetto (the command line; perfetto\'s server the built CLI)', () => {
   let dir = '';
   beforeAll(() => {
     ensureBuilt();
@@ -393,9 +392,9 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('report -o writes the page; --json says where and how much', () => {
+  it('report -o writes the page; --json says where and how much', async () => {
     const out = join(dir, 'r.html');
-    const r = spawnSync(process.execPath, [CLI, 'report', h200Trace('linear'), '-o', out, '--json'], { encoding: 'utf8' });
+    const r = await runCli(['report', h200Trace('linear'), '-o', out, '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(Object.keys(doc)).toEqual(['schemaVersion', 'output', 'bytes', 'timeline', 'failedSections', 'diagnostics']);
@@ -405,14 +404,14 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
     expect(readFileSync(out, 'utf8')).toContain('<table id="steps-table"');
   });
 
-  it('report: a bad --max-slices is bad input (exit 2)', () => {
-    const r = spawnSync(process.execPath, [CLI, 'report', h200Trace('linear'), '-o', join(dir, 'x.html'), '--max-slices', 'many'], { encoding: 'utf8' });
+  it('report: a bad --max-slices is bad input (exit 2)', async () => {
+    const r = await runCli(['report', h200Trace('linear'), '-o', join(dir, 'x.html'), '--max-slices', 'many']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: --max-slices/);
   });
 
-  it('perfetto --print-only prints the Perfetto URL for port 9001 and serves nothing', () => {
-    const r = spawnSync(process.execPath, [CLI, 'perfetto', h200Trace('linear'), '--print-only'], { encoding: 'utf8' });
+  it('perfetto --print-only prints the Perfetto URL for port 9001 and serves nothing', async () => {
+    const r = await runCli(['perfetto', h200Trace('linear'), '--print-only']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('https://ui.perfetto.dev/#!/?url=http://127.0.0.1:9001/linear.pt.trace.json.gz');
   });
@@ -471,7 +470,7 @@ describe('kinetoscope report and perfetto (the built CLI)', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     for (const bad of ['0', '-1', 'x', 'Infinity']) {
-      const r = spawnSync(process.execPath, [CLI, 'perfetto', h200Trace('linear'), '--timeout', bad], { encoding: 'utf8' });
+      const r = await runCli(['perfetto', h200Trace('linear'), '--timeout', bad]);
       expect([r.status, r.stderr]).toEqual([2, `kinetoscope: BAD_ARGUMENT: --timeout expects a positive number of seconds, got "${bad}"\n`]);
     }
   });

@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { computeRoofline, type RooflineRow } from '../src/analyses/gemm/roofline.js';
 import { loadTrace } from '../src/load-trace.js';
 import { H200_DIR, MICRO_DIR, h200Trace, loadRawJson, loadModel } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 
 interface RawEvent {
   ph?: string;
@@ -367,15 +367,13 @@ describe('roofline: a backward whose kernel names do not say the pass; fp32 with
 });
 
 describe('roofline: the CLI', () => {
-  const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-  const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  it('--json: one row per kind and shape with stable keys; --kind filters; a bad --kind is exit 2 with one line', () => {
-    const r = run(['roofline', join(MICRO_DIR, 'roofline-conv-attention.json'), '--json', '--kind', 'conv']);
+  it('--json: one row per kind and shape with stable keys; --kind filters; a bad --kind is exit 2 with one line', async () => {
+    const r = await runCli(['roofline', join(MICRO_DIR, 'roofline-conv-attention.json'), '--json', '--kind', 'conv']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout) as { rows: Record<string, unknown>[]; alignment: unknown[] };
     expect(doc.rows.map((x) => x.kind).sort()).toEqual(['conv-dgrad', 'conv-fprop', 'conv-wgrad']);
     for (const row of doc.rows) for (const k of ['kind', 'op', 'flops', 'bytes', 'arithmeticIntensity', 'meanUs', 'tflops', 'percentOfPeak', 'bound', 'kernel', 'declined']) expect(row).toHaveProperty(k);
-    const bad = run(['roofline', join(MICRO_DIR, 'roofline-conv-attention.json'), '--kind', 'nope']);
+    const bad = await runCli(['roofline', join(MICRO_DIR, 'roofline-conv-attention.json'), '--kind', 'nope']);
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: --kind nope/);

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { ensureBuilt } from './build-once.js';
 import { h200Trace } from './fixtures.js';
+import { CLI, spawnCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
-const run = (args: string[], cwd: string) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+const run = (args: string[], cwd: string) => spawnCli(args, { cwd });
 /**
  * One fresh directory with a capture copied in as v.json.gz: gpt2_train (10 MB of JSON) where a
  * write must be large or slow enough to be cut or interrupted, a smaller one where any will do.

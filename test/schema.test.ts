@@ -3,18 +3,16 @@
  * the other tests use), validates against its schema in schema/ with a maintained validator
  * (Ajv, draft 2020-12), and every field of every schema is described.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JSON_COMMANDS } from '../src/cli/commands/index.js';
 import { JSON_SCHEMA_VERSION } from '../src/cli/common.js';
 import { runCommand } from '../src/cli/run-command.js';
-import { ensureBuilt } from './build-once.js';
-import { openForTest } from './helpers/cli.js';
 // @ts-expect-error: a plain script of the repo's, without types
 import { RUNS } from '../scripts/schema-draft.mjs';
+import { openForTest, runCli } from './helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const runs = RUNS as Record<string, string[][]>;
@@ -61,13 +59,11 @@ describe('JSON schemas', () => {
   }
 
   describe('kinetoscope schema COMMAND', () => {
-    beforeAll(ensureBuilt);
-    it('prints the schema file; an unknown command is bad input', () => {
-      const cli = join(ROOT, 'dist/cli/main.js');
-      const ok = spawnSync(process.execPath, [cli, 'schema', 'steps'], { encoding: 'utf8' });
+    it('prints the schema file; an unknown command is bad input', async () => {
+      const ok = await runCli(['schema', 'steps']);
       expect(ok.status).toBe(0);
       expect(JSON.parse(ok.stdout)).toEqual(schemaOf('steps'));
-      const bad = spawnSync(process.execPath, [cli, 'schema', 'crop'], { encoding: 'utf8' });
+      const bad = await runCli(['schema', 'crop']);
       expect(bad.status).toBe(2);
       expect(bad.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: no JSON document for "crop"/);
     });

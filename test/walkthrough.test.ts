@@ -8,14 +8,12 @@
  * then read the diff of docs/walkthrough.md: the prose around the blocks quotes some of those
  * numbers and may need the same edit.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from './build-once.js';
+import { describe, expect, it } from 'vitest';
+import { spawnCli } from './helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 const DOC = join(ROOT, 'docs/walkthrough.md');
 const UPDATE = process.env['UPDATE_WALKTHROUGH'] === '1';
 
@@ -82,13 +80,7 @@ const normalise = (s: string) =>
     .join('\n')
     .replace(/\n+$/, '');
 
-function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, maxBuffer: 64 << 20 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
 describe('docs/walkthrough.md', () => {
-  beforeAll(() => ensureBuilt());
   const text = readFileSync(DOC, 'utf8');
   const blocks = findBlocks(text);
 
@@ -102,7 +94,7 @@ describe('docs/walkthrough.md', () => {
       const lines = text.split('\n');
       // From the last block up, so earlier line numbers stay valid.
       for (const b of [...blocks].reverse()) {
-        const r = runCli(b.args);
+        const r = spawnCli(b.args, { cwd: ROOT, env: { NO_COLOR: '1', FORCE_COLOR: '0' } });
         expect(r.status, `${b.command}\n${r.stderr}`).toBe(0);
         lines.splice(b.commandLine + 1, b.closeLine - b.commandLine - 1, ...normalise(r.stdout).split('\n'));
       }
@@ -112,7 +104,7 @@ describe('docs/walkthrough.md', () => {
   }
 
   it.each(blocks.map((b) => [b.command, b] as const))('%s', (_, b) => {
-    const r = runCli(b.args);
+    const r = spawnCli(b.args, { cwd: ROOT, env: { NO_COLOR: '1', FORCE_COLOR: '0' } });
     expect(r.status, `exit status of: ${b.command}\n${r.stderr}`).toBe(0);
     expect(
       normalise(r.stdout),

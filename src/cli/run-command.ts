@@ -4,6 +4,7 @@
  * `open` (a cache), and what it would print on standard output and error, and its exit status,
  * are handed back (common.ts's session). One at a time: the session is the process's.
  */
+import { readLimits, setReadLimits, setStdinIdleMs, stdinIdle } from '../ingest/limits.js';
 import type { TraceModel } from '../model/trace-model.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT_BAD_INPUT, EXIT_OK, withSession, type OpenOptions } from './common.js';
@@ -29,12 +30,20 @@ export async function runCommand(
   let stderr = '';
   let status: number = EXIT_OK;
   const program = await buildProgram([name], { writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
-  await withSession(
-    { open, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), status: (s) => (status = s) },
-    async () => {
-      status = (await runProgram(program, [name, ...argv], 'user')) ?? status;
-    },
-  );
+  // The read limits a command's flags set are the process's (ingest/limits.ts): kept to this run.
+  const limits = readLimits();
+  const idleMs = stdinIdle();
+  try {
+    await withSession(
+      { open, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), status: (s) => (status = s) },
+      async () => {
+        status = (await runProgram(program, [name, ...argv], 'user')) ?? status;
+      },
+    );
+  } finally {
+    setReadLimits(limits);
+    setStdinIdleMs(idleMs);
+  }
   const document = argv.includes('--json') && stdout.startsWith('{') ? (JSON.parse(stdout) as Record<string, unknown>) : undefined;
   return document === undefined ? { status, stdout, stderr } : { status, stdout, stderr, document };
 }

@@ -13,8 +13,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve, sep } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { OpenOptions } from '../../src/cli/common.js';
 import { runCommand } from '../../src/cli/run-command.js';
+import { DEFAULT_LIMITS, readLimits } from '../../src/ingest/limits.js';
 import { OPTIONAL_TABLES, type TraceModel } from '../../src/model/trace-model.js';
 import { ensureBuilt } from '../build-once.js';
 import { openModel } from '../fixtures.js';
@@ -39,9 +41,11 @@ export interface SpawnOptions {
 /** The built CLI as a process of its own (built first when a source is newer: build-once.ts). */
 export function spawnCli(args: readonly string[], opts: SpawnOptions = {}): CliRun {
   ensureBuilt();
+  const env = { ...process.env, ...opts.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
-    env: { ...process.env, ...opts.env },
+    env,
     input: opts.input,
     encoding: 'utf8',
     maxBuffer: 1 << 28,
@@ -66,7 +70,8 @@ export async function openForTest(path: string, opts: OpenOptions): Promise<Trac
   if (path === '-') throw new Error('runCli: standard input needs a process of its own: spawnCli');
   const keep = opts.keep ?? [];
   const abs = resolve(path);
-  if (opts.recordSubset === undefined && SHARED.some((d) => abs.startsWith(d))) return openModel(abs, keep);
+  const shareable = opts.recordSubset === undefined && isDeepStrictEqual(readLimits(), DEFAULT_LIMITS); // a limit flag reads afresh
+  if (shareable && SHARED.some((d) => abs.startsWith(d))) return openModel(abs, keep);
   const { loadTrace } = await import('../../src/load-trace.js');
   return loadTrace(abs, { omit: OPTIONAL_TABLES.filter((t) => !keep.includes(t)), recordSubset: opts.recordSubset });
 }
