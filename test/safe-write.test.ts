@@ -13,9 +13,12 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { ensureBuilt } from './build-once.js';
 import { h200Trace } from './fixtures.js';
-import { CLI, spawnCli } from './helpers/cli.js';
+import { CLI, runCli } from './helpers/cli.js';
 
-const run = (args: string[], cwd: string) => spawnCli(args, { cwd });
+const run = (args: string[], cwd: string) => runCli(args, { cwd });
+
+beforeAll(() => ensureBuilt()); // the signal and write-failure cases run the built CLI
+
 /**
  * One fresh directory with a capture copied in as v.json.gz: gpt2_train (10 MB of JSON) where a
  * write must be large or slow enough to be cut or interrupted, a smaller one where any will do.
@@ -28,16 +31,14 @@ function dir(name = 'gpt2_train'): string {
 const original = () => readFileSync(h200Trace('gpt2_train'));
 const leftovers = (d: string) => readdirSync(d).filter((f) => f.includes('.kinetoscope-'));
 
-beforeAll(() => ensureBuilt());
-
 describe('outputs that are the input', () => {
-  it('refuses a crop to a symbolic link, a hard link or the path of its input, and leaves it whole', () => {
+  it('refuses a crop to a symbolic link, a hard link or the path of its input, and leaves it whole', async () => {
     const d = dir();
     symlinkSync('v.json.gz', join(d, 'link.json.gz'));
     linkSync(join(d, 'v.json.gz'), join(d, 'hard.json.gz'));
     for (const out of ['link.json.gz', 'hard.json.gz', 'v.json.gz', './v.json.gz']) {
       for (const extra of [[], ['--force']]) {
-        const r = run(['crop', 'v.json.gz', '--steps', '2-3', '-o', out, ...extra], d);
+        const r = await run(['crop', 'v.json.gz', '--steps', '2-3', '-o', out, ...extra], d);
         expect(r.status).toBe(2);
         expect(r.stderr).toMatch(/^kinetoscope: OUTPUT_IS_INPUT: .*\n$/);
       }
@@ -46,9 +47,9 @@ describe('outputs that are the input', () => {
     expect(leftovers(d)).toEqual([]);
   });
 
-  it('refuses a report written over its trace', () => {
+  it('refuses a report written over its trace', async () => {
     const d = dir();
-    const r = run(['report', 'v.json.gz', '-o', 'v.json.gz', '--force'], d);
+    const r = await run(['report', 'v.json.gz', '-o', 'v.json.gz', '--force'], d);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('OUTPUT_IS_INPUT');
     expect(readFileSync(join(d, 'v.json.gz')).equals(original())).toBe(true);
@@ -56,41 +57,41 @@ describe('outputs that are the input', () => {
 });
 
 describe('existing outputs', () => {
-  it('keeps a file kinetoscope did not write, a dangling link and a device unless --force', () => {
+  it('keeps a file kinetoscope did not write, a dangling link and a device unless --force', async () => {
     const d = dir('cnn_train');
     writeFileSync(join(d, 'notes.html'), 'my notes');
     symlinkSync('nowhere.html', join(d, 'dangling.html'));
-    expect(run(['report', 'v.json.gz', '-o', 'notes.html'], d).stderr).toContain('OUTPUT_EXISTS');
+    expect((await run(['report', 'v.json.gz', '-o', 'notes.html'], d)).stderr).toContain('OUTPUT_EXISTS');
     expect(readFileSync(join(d, 'notes.html'), 'utf8')).toBe('my notes');
-    const dl = run(['report', 'v.json.gz', '-o', 'dangling.html'], d);
+    const dl = await run(['report', 'v.json.gz', '-o', 'dangling.html'], d);
     expect([dl.status, dl.stderr.includes('symbolic link')]).toEqual([2, true]);
     expect(readdirSync(d)).not.toContain('nowhere.html');
     // A device is never replaced, even with --force (was: exit 70 on /dev/full).
     for (const extra of [[], ['--force']]) {
-      const dev = run(['crop', 'v.json.gz', '--steps', '2-3', '-o', '/dev/full', ...extra], d);
+      const dev = await run(['crop', 'v.json.gz', '--steps', '2-3', '-o', '/dev/full', ...extra], d);
       expect([dev.status, dev.stderr]).toEqual([2, 'kinetoscope: OUTPUT_EXISTS: the output /dev/full exists and is not a regular file: give a file path\n']);
     }
-    const forced = run(['report', 'v.json.gz', '-o', 'notes.html', '--force'], d);
+    const forced = await run(['report', 'v.json.gz', '-o', 'notes.html', '--force'], d);
     expect(forced.status).toBe(0);
     expect(readFileSync(join(d, 'notes.html'), 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*<\/html>\n?$/);
   });
 
-  it('replaces its own earlier outputs without --force: a report, an expectations file, a gzipped crop', () => {
+  it('replaces its own earlier outputs without --force: a report, an expectations file, a gzipped crop', async () => {
     const d = dir('cnn_train');
     for (const args of [
       ['report', 'v.json.gz', '-o', 'r.html'],
       ['check', 'v.json.gz', '--write-expect', 'e.yaml'],
       ['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json.gz'],
     ]) {
-      expect(run(args, d).status).toBe(0);
-      expect(run(args, d).status).toBe(0);
+      expect((await run(args, d)).status).toBe(0);
+      expect((await run(args, d)).status).toBe(0);
     }
     // The gzip header's comment (FLG.FCOMMENT) does not change what gunzip reads.
     const doc = JSON.parse(gunzipSync(readFileSync(join(d, 'c.json.gz'))).toString('utf8'));
     expect(doc.traceEvents.length).toBeGreaterThan(0);
     // A plain .json crop cannot be told from a trace: a second one needs --force.
-    expect(run(['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json'], d).status).toBe(0);
-    expect(run(['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json'], d).stderr).toContain('OUTPUT_EXISTS');
+    expect((await run(['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json'], d)).status).toBe(0);
+    expect((await run(['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json'], d)).stderr).toContain('OUTPUT_EXISTS');
     expect(leftovers(d)).toEqual([]);
   });
 });

@@ -1,17 +1,18 @@
 /**
  * docs/walkthrough.md stays true: every fenced block that starts with `$ kinetoscope …` is run
- * with the built CLI (node dist/cli/main.js, colours off) from the repository root, and what it
- * prints must be what the block shows below the command (trailing whitespace aside).
+ * as the command line runs it (test/helpers/cli.ts; its output not a terminal, so no colours)
+ * from the repository root, and what it prints must be what the block shows below the command
+ * (trailing whitespace aside).
  *
  * When a change to kinetoscope changes an output on purpose, regenerate the pasted outputs:
- *   npm run build && UPDATE_WALKTHROUGH=1 npx vitest run test/walkthrough.test.ts
+ *   UPDATE_WALKTHROUGH=1 npx vitest run test/walkthrough.test.ts
  * then read the diff of docs/walkthrough.md: the prose around the blocks quotes some of those
  * numbers and may need the same edit.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnCli } from './helpers/cli.js';
+import { runCli } from './helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const DOC = join(ROOT, 'docs/walkthrough.md');
@@ -90,11 +91,11 @@ describe('docs/walkthrough.md', () => {
   });
 
   if (UPDATE) {
-    it('regenerates every pasted output (UPDATE_WALKTHROUGH=1)', () => {
+    it('regenerates every pasted output (UPDATE_WALKTHROUGH=1)', async () => {
       const lines = text.split('\n');
       // From the last block up, so earlier line numbers stay valid.
       for (const b of [...blocks].reverse()) {
-        const r = spawnCli(b.args, { cwd: ROOT, env: { NO_COLOR: '1', FORCE_COLOR: '0' } });
+        const r = await runCli(b.args, { cwd: ROOT });
         expect(r.status, `${b.command}\n${r.stderr}`).toBe(0);
         lines.splice(b.commandLine + 1, b.closeLine - b.commandLine - 1, ...normalise(r.stdout).split('\n'));
       }
@@ -103,14 +104,14 @@ describe('docs/walkthrough.md', () => {
     return;
   }
 
-  it.each(blocks.map((b) => [b.command, b] as const))('%s', (_, b) => {
-    const r = spawnCli(b.args, { cwd: ROOT, env: { NO_COLOR: '1', FORCE_COLOR: '0' } });
+  it.each(blocks.map((b) => [b.command, b] as const))('%s', async (_, b) => {
+    const r = await runCli(b.args, { cwd: ROOT });
     expect(r.status, `exit status of: ${b.command}\n${r.stderr}`).toBe(0);
     expect(
       normalise(r.stdout),
       `docs/walkthrough.md (line ${b.commandLine + 1}) shows another output for: ${b.command}\n` +
         'If kinetoscope changed on purpose, regenerate the pasted outputs with\n' +
-        '  npm run build && UPDATE_WALKTHROUGH=1 npx vitest run test/walkthrough.test.ts\n' +
+        '  UPDATE_WALKTHROUGH=1 npx vitest run test/walkthrough.test.ts\n' +
         'and check the prose around the block, which may quote the numbers that changed.',
     ).toBe(normalise(b.expected));
   });

@@ -33,51 +33,62 @@ const PYTHON = (() => {
 const HAS_PYTHON = PYTHON !== undefined;
 if (!HAS_PYTHON) console.warn('python3 not found: the workload scripts’ --help tests are skipped.');
 
-type ScriptRun = { status: number; stdout: string; stderr: string };
+/** A script's run: its exit status, what it printed, and the stem it would write (stemsOf's runs). */
+type ScriptRun = { status: number; stdout: string; stderr: string; stem?: string };
 
 /**
  * Run a workload script with torch and triton unimportable (as on CI), return status and output.
- * The runs this file makes are made together, in one Python process (runScripts), the first time
+ * The runs this file makes are made together, in one Python process (runPython), the first time
  * one is asked for: fifty interpreter starts were most of this file's time.
  */
 function runScript(script: string, args: string[]): ScriptRun {
-  const key = JSON.stringify([script, args]);
-  if (batch === undefined) batch = runScripts(PLANNED_RUNS());
-  return batch.get(key) ?? runScripts([[script, args]]).get(key)!;
+  const argv = [script, ...args];
+  if (batch === undefined) {
+    const runs = PLANNED_RUNS();
+    const results = runPython(runs);
+    batch = new Map(runs.map((run, k) => [JSON.stringify(run), results[k]!]));
+  }
+  return batch.get(JSON.stringify(argv)) ?? runPython([argv])[0]!;
 }
 let batch: Map<string, ScriptRun> | undefined;
 
 /**
- * Each script run as `python3 SCRIPT ARGS` runs it (runpy as __main__, COLUMNS=100 for argparse's
- * help), one after the other in one interpreter: its exit status (SystemExit's code, 0 when it
- * returns, 1 and the traceback on any other exception), and what it printed on each stream.
+ * Each `[SCRIPT, ...ARGS]` run as `python3 SCRIPT ARGS` runs it (runpy as __main__, COLUMNS=100
+ * for argparse's help), one after the other in one interpreter, with torch, triton and
+ * transformers unimportable: its exit status (SystemExit's code, 0 when it returns, 1 and the
+ * traceback on any other exception) and what it printed on each stream. `prelude`: Python run
+ * first; a run that raises its `Stem(stem)` ends with status 0 and that stem.
  */
-function runScripts(runs: [string, string[]][]): Map<string, ScriptRun> {
+function runPython(runs: string[][], prelude: string[] = []): ScriptRun[] {
   const code = [
     'import contextlib, io, json, os, runpy, sys, traceback',
-    "sys.modules['torch'] = None; sys.modules['triton'] = None",
+    "sys.modules['torch'] = None; sys.modules['triton'] = None; sys.modules['transformers'] = None",
     "os.environ['COLUMNS'] = '100'",
+    `sys.path.insert(0, ${JSON.stringify(WORKLOADS)})`,
+    'class Stem(Exception): pass',
+    ...prelude,
     'results = []',
-    `for script, args in json.loads(${JSON.stringify(JSON.stringify(runs))}):`,
+    `for argv in json.loads(${JSON.stringify(JSON.stringify(runs))}):`,
     '    out, err = io.StringIO(), io.StringIO()',
-    '    status = 0',
-    '    sys.argv = [script] + args',
+    '    result = dict(status=0)',
+    '    sys.argv = argv',
     '    try:',
     '        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):',
-    `            runpy.run_path(os.path.join(${JSON.stringify(WORKLOADS)}, script), run_name='__main__')`,
+    `            runpy.run_path(os.path.join(${JSON.stringify(WORKLOADS)}, argv[0]), run_name='__main__')`,
+    '    except Stem as s:',
+    '        result["stem"] = s.args[0]',
     '    except SystemExit as e:',
-    '        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)',
+    '        result["status"] = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)',
     '    except BaseException:',
-    '        status = 1',
+    '        result["status"] = 1',
     '        err.write(traceback.format_exc())',
-    '    results.append(dict(status=status, stdout=out.getvalue(), stderr=err.getvalue()))',
+    '    results.append(dict(result, stdout=out.getvalue(), stderr=err.getvalue()))',
     'print(json.dumps(results))',
   ].join('\n');
   const r = spawnSync(PYTHON!, ['-c', code], { encoding: 'utf8', maxBuffer: 1 << 26 });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
-  const results = JSON.parse(r.stdout) as ScriptRun[];
-  return new Map(runs.map((run, k) => [JSON.stringify(run), results[k]!]));
+  return JSON.parse(r.stdout) as ScriptRun[];
 }
 
 const COMMON_FLAGS = ['--compile', '--compile-mode', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active', '--profile-memory', '--with-stack', '--activities', '--with-flops'];
@@ -102,14 +113,14 @@ const RANK_SCRIPTS: Record<string, string[]> = {
 };
 
 /** The runs the tests below make, for runScript's one Python process. */
-const PLANNED_RUNS = (): [string, string[]][] => [
-  ...Object.keys(RANK_SCRIPTS).map((s): [string, string[]] => [s, ['--help']]),
-  ...Object.keys(SCRIPTS).flatMap((s): [string, string[]][] => [
-    [s, ['--help']],
-    [s, ['--dtype', 'fp8']],
-    [s, ['--activities', 'gpu']],
+const PLANNED_RUNS = (): string[][] => [
+  ...Object.keys(RANK_SCRIPTS).map((s) => [s, '--help']),
+  ...Object.keys(SCRIPTS).flatMap((s) => [
+    [s, '--help'],
+    [s, '--dtype', 'fp8'],
+    [s, '--activities', 'gpu'],
   ]),
-  ['simple_mlp.py', ['--mlp', 'swiglu']],
+  ['simple_mlp.py', '--mlp', 'swiglu'],
 ];
 
 /**
@@ -133,35 +144,15 @@ function captureEntries(file: string): { name?: string; argv: string[] }[] {
 /**
  * For each command: the stem the script would write its outputs under (default_stem, from the
  * parsed flags), or the argparse error; torch stays unimportable (capture is replaced by a
- * function that prints the stem), so a flag the script does not take fails here as on the GPU host.
+ * function that stops the run with the stem), so a flag the script does not take fails here as
+ * on the GPU host.
  */
-function stemsOf(commands: string[][]): { stem?: string; status: number; stderr: string }[] {
-  const code = [
-    'import contextlib, io, json, runpy, sys',
-    "sys.modules['torch'] = None; sys.modules['triton'] = None; sys.modules['transformers'] = None",
-    `sys.path.insert(0, ${JSON.stringify(WORKLOADS)})`,
+function stemsOf(commands: string[][]): ScriptRun[] {
+  return runPython(commands, [
     'import _profiling',
-    'class Stem(Exception): pass',
     'def capture(args, *, base, **kw): raise Stem(_profiling.default_stem(base, args))',
     '_profiling.capture = capture',
-    'out = []',
-    `for argv in json.loads(${JSON.stringify(JSON.stringify(commands))}):`,
-    '    sys.argv = argv',
-    '    err = io.StringIO()',
-    '    try:',
-    '        with contextlib.redirect_stderr(err):',
-    `            runpy.run_path(${JSON.stringify(WORKLOADS)} + '/' + argv[0], run_name='__main__')`,
-    "        out.append(dict(status=0, stderr=err.getvalue()))",
-    '    except Stem as s:',
-    "        out.append(dict(stem=s.args[0], status=0, stderr=err.getvalue()))",
-    '    except SystemExit as e:',
-    "        out.append(dict(status=e.code if isinstance(e.code, int) else 1, stderr=err.getvalue()))",
-    'print(json.dumps(out))',
-  ].join('\n');
-  const r = spawnSync(PYTHON!, ['-c', code], { encoding: 'utf8' });
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return JSON.parse(r.stdout);
+  ]);
 }
 
 describe.skipIf(!HAS_PYTHON)('workload scripts parse and explain their flags without torch', () => {

@@ -54,13 +54,22 @@ export function spawnCli(args: readonly string[], opts: SpawnOptions = {}): CliR
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The command line run inside this worker (a relative path is read from the worker's directory: a test that needs another spawns). */
-export async function runCli(args: readonly string[]): Promise<CliRun> {
+/**
+ * The command line run inside this worker, in `opts.cwd` when given (the worker's directory is
+ * changed for the run: vitest's forks run one test at a time per process).
+ */
+export async function runCli(args: readonly string[], opts: { readonly cwd?: string } = {}): Promise<CliRun> {
   const [name, ...rest] = args;
   if (name === undefined) throw new Error('runCli: no command');
   if (rest.includes('--redact')) throw new Error('runCli: --redact patches the process\'s streams: spawnCli');
-  const { status, stdout, stderr } = await runCommand(name, rest, openForTest);
-  return { status, stdout, stderr };
+  const home = process.cwd();
+  if (opts.cwd !== undefined) process.chdir(opts.cwd);
+  try {
+    const { status, stdout, stderr } = await runCommand(name, rest, openForTest);
+    return { status, stdout, stderr };
+  } finally {
+    process.chdir(home);
+  }
 }
 
 const SHARED = [join(ROOT, 'test/fixtures'), join(ROOT, 'examples'), resolve(ROOT, '../shared')].map((d) => d + sep);
