@@ -6,7 +6,8 @@
 //   node scripts/outputs-digest.mjs OUT_DIR2         # after
 //   diff -r OUT_DIR OUT_DIR2                         # nothing printed: nothing changed
 //
-// Runs the built CLI (dist/) in-process, one trace model per file and table set kept in a cache.
+// Runs the built CLI (dist/) in-process (run-command.ts), one trace model per file and table set
+// kept in a cache; each file holds the run's exit status, standard output and standard error.
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,31 +24,18 @@ const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 const { runCommand } = await import(dist('cli/run-command.js'));
 const { loadTrace } = await import(dist('load-trace.js'));
 const { OPTIONAL_TABLES } = await import(dist('model/trace-model.js'));
-const { withSession } = await import(dist('cli/common.js'));
-const { COMMANDS } = await import(dist('cli/commands/index.js'));
 
 const models = new Map();
-const open = (p, keep) => {
+const open = (p, { keep = [] }) => {
   const key = `${p}\0${keep.join(',')}`;
   if (!models.has(key)) models.set(key, loadTrace(p, { omit: OPTIONAL_TABLES.filter((t) => !keep.includes(t)) }));
   return models.get(key);
 };
 
-/** The text a command prints for argv, captured from the session instead of stdout. */
-async function runText(name, argv) {
-  const cmd = (await COMMANDS[name]())();
-  let text = '';
-  let status = 0;
-  cmd.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
-  try {
-    await withSession(
-      { open, json: (d) => (text += JSON.stringify(d)), text: (s) => (text += s), error: (l) => (text += `ERR ${l}\n`), status: (s) => (status = s) },
-      () => cmd.parseAsync([...argv], { from: 'user' }),
-    );
-  } catch (e) {
-    text += `THROWN ${e?.message ?? e}\n`;
-  }
-  return `${text}\nstatus ${status}\n`;
+/** What a run printed, as one text: its status, then standard output and standard error. */
+async function printed(name, argv) {
+  const run = await runCommand(name, argv, open);
+  return `status ${run.status}\n--- stdout\n${run.stdout}--- stderr\n${run.stderr}`;
 }
 
 // Paths given relative to the checkout (and any left written as <root>), so two worktrees' outputs
@@ -61,9 +49,8 @@ for (const [command, list] of Object.entries(RUNS)) {
     const argv = shown(given);
     const label = `${command} ${argv.join(' ')}`;
     const file = `${command}-${createHash('sha256').update(label).digest('hex').slice(0, 12)}`;
-    const run = await runCommand(command, [...argv, '--json'], open);
-    writeFileSync(join(out, `${file}.json`), portable(`${label}\nstatus ${run.status} ${JSON.stringify(run.errors)}\n${JSON.stringify(run.document, null, 1)}\n`));
-    if (command !== 'sql') writeFileSync(join(out, `${file}.txt`), portable(`${label}\n${await runText(command, argv)}`));
+    writeFileSync(join(out, `${file}.json`), portable(`${label}\n${await printed(command, [...argv, '--json'])}`));
+    if (command !== 'sql') writeFileSync(join(out, `${file}.txt`), portable(`${label}\n${await printed(command, argv)}`));
     n += 1;
   }
 }
