@@ -169,7 +169,7 @@ export interface OpenOptions {
  * process.exitCode.
  */
 export interface CommandSession {
-  /** `keep`: the optional tables the command reads (a cached model without them gives their views' "not loaded" line). */
+  /** `opts.keep`: the optional tables the command reads (a cached model without them gives their views' "not loaded" line). */
   open?: (path: string, opts: OpenOptions) => Promise<TraceModel>;
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
