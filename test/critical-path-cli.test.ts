@@ -1,5 +1,4 @@
 /** `kinetoscope critical-path` as a command: --json keys, the what-if, and bad input (exit 2, one line). */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { h200Trace, loadRawJson } from './fixtures.js';
 import { runCli } from './helpers/cli.js';
@@ -7,7 +6,6 @@ import { runCli } from './helpers/cli.js';
 const run = (...args: string[]) => runCli(['critical-path', ...args]);
 
 describe('kinetoscope critical-path', () => {
-
   it('--json: one instance per step, its span from the raw events, bounds that sum to the length, the what-if', async () => {
     const file = h200Trace('linear');
     const r = await run(file, '--json', '--what-if', 'launch=0');

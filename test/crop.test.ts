@@ -201,11 +201,9 @@ describe('crop of odd inputs', () => {
 });
 
 describe('kinetoscope crop (CLI)', () => {
-  const run = runCli;
-
   it('--json says what it wrote; the file is gzip when named .gz', async () => {
     const out = join(tmp, 'cli.json.gz');
-    const r = await run(['crop', h200Trace('gpt2_train'), '--steps', '3-4', '-o', out, '--json']);
+    const r = await runCli(['crop', h200Trace('gpt2_train'), '--steps', '3-4', '-o', out, '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(Object.keys(doc)).toEqual(['schemaVersion', 'output', 'steps', 'window', 'eventsIn', 'eventsOut', 'bytesOut']);
@@ -215,12 +213,12 @@ describe('kinetoscope crop (CLI)', () => {
   });
 
   it('exit 2 with one line for a missing step, no output, or both --steps and --window', async () => {
-    const miss = await run(['crop', h200Trace('gpt2_train'), '--steps', '9', '-o', join(tmp, 'x.json')]);
+    const miss = await runCli(['crop', h200Trace('gpt2_train'), '--steps', '9', '-o', join(tmp, 'x.json')]);
     expect(miss.status).toBe(2);
     expect(miss.stderr).toMatch(/BAD_ARGUMENT: no step 9 in the trace; it has steps 2-4/);
-    expect((await run(['crop', h200Trace('gpt2_train'), '--steps', '3'])).status).toBe(2);
-    expect((await run(['crop', h200Trace('gpt2_train'), '--steps', '3', '--window', '0:1', '-o', join(tmp, 'y.json')])).status).toBe(2);
-    const unwritable = await run(['crop', h200Trace('gpt2_train'), '--steps', '3', '-o', join(tmp, 'no/such/dir/z.json')]);
+    expect((await runCli(['crop', h200Trace('gpt2_train'), '--steps', '3'])).status).toBe(2);
+    expect((await runCli(['crop', h200Trace('gpt2_train'), '--steps', '3', '--window', '0:1', '-o', join(tmp, 'y.json')])).status).toBe(2);
+    const unwritable = await runCli(['crop', h200Trace('gpt2_train'), '--steps', '3', '-o', join(tmp, 'no/such/dir/z.json')]);
     expect(unwritable.status).toBe(2);
     expect(unwritable.stderr).toMatch(/FILE_UNWRITABLE: cannot write the cropped trace to .*z\.json \(ENOENT\)/);
   });

@@ -16,9 +16,6 @@ import { h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 import { runCli } from './helpers/cli.js';
 import { mean, rawTrace, type RawInstance } from './raw-scopes.js';
 
-const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli/main.js');
-
 const load = (name: string) => loadModel(h200Trace(name));
 
 /** Per-instance counts of (category, name) of the cpu_op / user_annotation events inside the instances. */
@@ -261,7 +258,6 @@ describe('longestCommonSubsequence', () => {
 });
 
 describe('kinetoscope diff (CLI)', () => {
-
   it('--json has the documented keys; exit 0', async () => {
     const r = await runCli(['diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_compile'), '--json']);
     expect(r.status).toBe(0);

@@ -239,7 +239,6 @@ describe.skipIf(!HAS_HTA)("doctor on HTA's fixtures agrees with the raw JSON", (
 // ------------------------------------------------------------------------------------------------
 
 describe('kinetoscope doctor (CLI)', () => {
-  const CLI = join(import.meta.dirname, '../dist/cli/main.js');
 
   it('--json: findings with code, severity, count, gpuTimeShare, message, meaning', async () => {
     const r = await runCli(['doctor', join(MICRO_DIR, 'doctor-graph-launch.json'), '--json']);

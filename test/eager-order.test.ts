@@ -23,7 +23,6 @@ import { loadRawJson, loadModel } from './fixtures.js';
 import { runCli } from './helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli/main.js');
 const WORKLOADS = join(ROOT, 'test/fixtures/traces/h200-workloads');
 const trace = (name: string) => join(WORKLOADS, `${name}.pt.trace.json.gz`);
 
@@ -277,7 +276,6 @@ describe('the limits of seeing through a GEMM (traces altered here)', () => {
 });
 
 describe('kinetoscope diff on the workloads (CLI)', () => {
-
   it('kinetoscope diff --json: nothing left "only in A"', async () => {
     const r = await runCli(['diff', trace('geglu_mlp'), trace('geglu_mlp_compile'), '--json']);
     expect(r.status).toBe(0);

@@ -1,6 +1,7 @@
 /**
  * `kinetoscope gemm` and `kinetoscope ops` as a user meets them: the JSON documents' keys, the
- * --peaks file (and its errors, exit 2), --list-peaks. Runs the built CLI (`npm run build` first).
+ * --peaks file (and its errors, exit 2), --list-peaks, as the command line prints them
+ * (test/helpers/cli.ts).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

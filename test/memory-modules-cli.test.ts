@@ -1,6 +1,6 @@
 /**
- * `memory`, `modules` and the memory columns of `summary` as a user meets them: the built CLI
- * on gpt2_train_mem (profile_memory, with_stack) and on a trace with neither, JSON with the keys
+ * `memory`, `modules` and the memory columns of `summary` as a user meets them: the command line
+ * (test/helpers/cli.ts) on gpt2_train_mem (profile_memory, with_stack) and on a trace with neither, JSON with the keys
  * the issue names, equal to torch's oracle (memory columns) and to the raw events (peak).
  */
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,6 @@ import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { runCli } from './helpers/cli.js';
 
 describe('memory / modules / summary --memory on the command line', () => {
-
   it('memory --json: the keys the issue lists, the peak equal to the maximum Total Allocated', async () => {
     const r = await runCli(['memory', h200Trace('gpt2_train_mem'), '--json']);
     expect(r.status).toBe(0);
