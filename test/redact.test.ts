@@ -50,8 +50,7 @@ function plantedTrace(): string {
   return p;
 }
 
-/** --redact patches the process's streams: a process of its own; the plain runs in this one. */
-const run = (args: string[]) => (args.includes('--redact') ? spawnCli(args, { cwd: dir }) : runCli(args, { cwd: dir }));
+const run = (args: string[]) => runCli(args, { cwd: dir });
 const fileText = (p: string) => {
   if (!existsSync(p)) return '';
   const b = readFileSync(p);
@@ -100,6 +99,17 @@ describe('--redact', () => {
     // The report names its input by base name only.
     const html = fileText(join(dir, 'r.html'));
     expect(html).not.toContain(dir);
+  });
+
+  it('the built CLI as a process: a bad input\'s error line and the tree redacted, the count last on stderr', () => {
+    const r = spawnCli(['tree', trace, '--wide', '--redact'], { cwd: dir });
+    expect(r.status).toBe(0);
+    for (const [k, s] of Object.entries(SECRETS)) expect(r.stdout + r.stderr, k).not.toContain(s);
+    expect(r.stderr).toMatch(/kinetoscope: redacted \d+ strings? \([^)]*\)\n$/);
+    const bad = spawnCli(['summary', join(dir, `no-such-${SECRETS.hf}.json`), '--redact'], { cwd: dir });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^kinetoscope: FILE_NOT_FOUND: .*\[redacted-token\].*\nkinetoscope: redacted 1 string \(1 tokens?\)\n$/);
+    expect(bad.stderr).not.toContain(SECRETS.hf);
   });
 
   it('the rules, one by one, with counts', () => {

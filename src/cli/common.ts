@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS, HARD_LIMITS, LIMIT_FLAGS, setReadLimits, setStdinIdleMs
 import { loadTrace } from '../load-trace.js';
 import type { SubsetRecording } from '../ingest/write-subset.js';
 import { createProgress } from './progress.js';
-import { enableRedaction } from './redaction.js';
+import { redactText, startRedaction } from './redaction.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
 import { diagnosticsJson, renderDiagnostics } from '../report/diagnostics-view.js';
 
@@ -43,7 +43,7 @@ export function withCommonOptions(cmd: Command): Command {
     .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)')
     .option('--redact', 'replace what looks like a secret in every output: tokens (hf_, ghp_, sk-, AKIA…), long high-entropy strings, user@host, home directories (→ ~); a count on stderr');
   cmd.hook('preAction', (_cmd, actionCmd) => {
-    if (actionCmd.opts()['redact']) enableRedaction();
+    if (actionCmd.opts()['redact']) startRedaction();
   });
   return withLimitOptions(cmd);
 }
@@ -143,16 +143,18 @@ export function printText(text: string): void {
   writeOut(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-/** Standard output, or the session's: every byte a command prints goes through here. */
+/** Standard output, or the session's: every byte a command prints goes through here (redacted under --redact). */
 export function writeOut(text: string): void {
-  if (session.stdout) session.stdout(text);
-  else process.stdout.write(text);
+  const t = redactText(text);
+  if (session.stdout) session.stdout(t);
+  else process.stdout.write(t);
 }
 
 /** Standard error, or the session's: error lines, diagnostics, notes of what was written. */
 export function writeErr(text: string): void {
-  if (session.stderr) session.stderr(text);
-  else process.stderr.write(text);
+  const t = redactText(text);
+  if (session.stderr) session.stderr(t);
+  else process.stderr.write(t);
 }
 
 /** How a command opens a trace: the optional tables it reads, and for crop the subset to record. */
@@ -229,7 +231,7 @@ export function failureStatus(e: unknown): number {
     return EXIT_BAD_INPUT;
   }
   const err = e as Error;
-  if (process.env['KINETOSCOPE_DEBUG']) process.stderr.write(`${err?.stack ?? String(e)}\n`);
+  if (process.env['KINETOSCOPE_DEBUG']) writeErr(`${err?.stack ?? String(e)}\n`);
   writeErr(`kinetoscope: INTERNAL: ${err?.message ?? String(e)} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
   return 70;
 }

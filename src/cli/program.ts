@@ -6,27 +6,26 @@
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import { isKinetoscopeError } from '../core/errors.js';
 import { COMMANDS } from './commands/index.js';
-import { EXIT_BAD_INPUT, failureStatus } from './common.js';
+import { EXIT_BAD_INPUT, failureStatus, writeErr, writeOut } from './common.js';
+import { endRedaction } from './redaction.js';
 
 export const VERSION = '0.1.0';
+
+/** Commander's help and usage errors, printed as the commands print (common.ts). */
+const OUTPUT: OutputConfiguration = { writeOut, writeErr };
 
 /**
  * `names`: the subcommands to load (a known command loads only its own module; `--help`, `help`
  * and unknown commands load them all, for the listing and suggestions: see wantedCommands).
- * `output`: where commander writes help and usage errors, when not the process's streams.
  */
-export async function buildProgram(names: readonly string[], output?: OutputConfiguration): Promise<Command> {
+export async function buildProgram(names: readonly string[]): Promise<Command> {
   const program = new Command('kinetoscope')
     .description('Reads PyTorch profiler (Kineto) traces the way an expert does.')
     .version(VERSION)
     .showHelpAfterError('(add --help for usage)')
-    .exitOverride();
-  if (output) program.configureOutput(output);
-  for (const make of await Promise.all(names.map((name) => COMMANDS[name]!()))) {
-    const cmd = make().exitOverride();
-    if (output) cmd.configureOutput(output);
-    program.addCommand(cmd);
-  }
+    .exitOverride()
+    .configureOutput(OUTPUT);
+  for (const make of await Promise.all(names.map((name) => COMMANDS[name]!()))) program.addCommand(make().exitOverride().configureOutput(OUTPUT));
   return program;
 }
 
@@ -39,6 +38,7 @@ export function wantedCommands(invoked: string | undefined): string[] {
  * Parses `argv` and runs the command it names. Returns the status when the run ended before
  * the action (whose wrapper, common.ts's action(), sets its own): help and version exit 0, a
  * usage error or a bad option value found before the action (applyLimitOptions) is bad input.
+ * Under --redact, the run ends with its summary line on stderr.
  */
 export async function runProgram(program: Command, argv: readonly string[], from: 'node' | 'user'): Promise<number | undefined> {
   try {
@@ -48,5 +48,8 @@ export async function runProgram(program: Command, argv: readonly string[], from
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
     if (isKinetoscopeError(e)) return failureStatus(e);
     throw e;
+  } finally {
+    const summary = endRedaction();
+    if (summary) writeErr(summary);
   }
 }

@@ -29,7 +29,7 @@ export async function runCommand(
   let stdout = '';
   let stderr = '';
   let status: number = EXIT_OK;
-  const program = await buildProgram([name], { writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
+  const program = await buildProgram([name]);
   // The read limits a command's flags set are the process's (ingest/limits.ts): kept to this run.
   const limits = readLimits();
   const idleMs = stdinIdle();

@@ -2,7 +2,7 @@
 import type { RooflineReport, RooflineRow } from '../analyses/gemm/roofline.js';
 import { describePeaks, measuredJson } from './gemm-view.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
-import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs } from './format.js';
+import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
 

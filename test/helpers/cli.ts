@@ -3,8 +3,8 @@
  *
  * - `spawnCli`: the built CLI (dist/) as a process of its own, exactly as a user runs it. For
  *   what only a process shows: exit codes set by Node, standard input, environment variables,
- *   signals and write failures, `--redact` (it patches the process's streams), the page a
- *   browser opens, and at least one run of every command (test/every-command.test.ts).
+ *   signals and write failures, servers, and at least one run of every command
+ *   (test/every-command.test.ts).
  * - `runCli`: the same command line run inside this test worker (src/cli/run-command.ts: the
  *   CLI's own program parses it, and the bytes the command would print on standard output and
  *   error come back, with its exit status), without a child's start-up (~0.3 s of CPU each,
@@ -61,7 +61,6 @@ export function spawnCli(args: readonly string[], opts: SpawnOptions = {}): CliR
 export async function runCli(args: readonly string[], opts: { readonly cwd?: string } = {}): Promise<CliRun> {
   const [name, ...rest] = args;
   if (name === undefined) throw new Error('runCli: no command');
-  if (rest.includes('--redact')) throw new Error('runCli: --redact patches the process\'s streams: spawnCli');
   const home = process.cwd();
   if (opts.cwd !== undefined) process.chdir(opts.cwd);
   try {

@@ -1,7 +1,7 @@
 /** `explain`, verdict (S12): overhead-bound or GPU-bound, across the steps and per step where they differ. */
 import type { StepVerdictRow } from '../steps/step-breakdown.js';
 import type { TraceContext } from './context.js';
-import { say, LIST_MAX, mean } from './sentence.js';
+import { say, LIST_MAX } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
 
 // S12: overhead-bound or GPU-bound

@@ -16,7 +16,7 @@
  * single same-named child (which would change a count only for nested same-named view ops).
  */
 import { isTorchFilteredName } from '../torch-table/profiler-table.js';
-import { HostKind, hostName, type TraceModel } from '../../model/trace-model.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { computeEpilogues, type EpilogueRow } from '../gemm/epilogues.js';
 import { findGemmCalls } from '../gemm/gemm.js';
 import { isViewOpName, launchedGpuWorkOf } from './views.js';

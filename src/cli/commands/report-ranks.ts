@@ -1,7 +1,6 @@
 /** `report DIR`: the job's ranks on one timeline (report/html/ranks-page.ts), written as one HTML file. */
 import { basename, resolve } from 'node:path';
 import { buildRanksTimeline } from '../../analyses/ranks/ranks-timeline.js';
-import { KinetoscopeError } from '../../core/errors.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { renderRanksHtml } from '../../report/html/ranks-page.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';

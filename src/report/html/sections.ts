@@ -8,7 +8,7 @@ import { formatGemmShape, type GemmReport, type GemmRow } from '../../analyses/g
 import type { KernelCatalog, KernelCatalogEntry } from '../../analyses/kernels/kernel-catalog.js';
 import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
 import type { ProfilerTable, ProfilerTableRow } from '../../analyses/torch-table/profiler-table.js';
-import { BREAKDOWN_KEYS, type StepAnalysis, type StepRow, type StepTimeBreakdown } from '../../analyses/steps/step-breakdown.js';
+import { BREAKDOWN_KEYS, type StepAnalysis, type StepRow } from '../../analyses/steps/step-breakdown.js';
 import { describeDecoded } from '../kernels-view.js';
 import { sortProfilerRows } from '../summary-view.js';
 import { BREAKDOWN_HEADERS, overallText } from '../steps-view.js';
