@@ -108,7 +108,7 @@ describe('--redact', () => {
     expect(r.stderr).toMatch(/kinetoscope: redacted \d+ strings? \([^)]*\)\n$/);
     const bad = spawnCli(['summary', join(dir, `no-such-${SECRETS.hf}.json`), '--redact'], { cwd: dir });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/^kinetoscope: FILE_NOT_FOUND: .*\[redacted-token\].*\nkinetoscope: redacted 1 string \(1 tokens?\)\n$/);
+    expect(bad.stderr).toMatch(/^kinetoscope: FILE_NOT_FOUND: .*\[redacted-token\].*\nkinetoscope: redacted 1 string \(1 token\)\n$/);
     expect(bad.stderr).not.toContain(SECRETS.hf);
   });
 
@@ -122,6 +122,6 @@ describe('--redact', () => {
     const kernels = ['_ZN7cutlass6KernelINS_4gemm6kernel13GemmUniversalIN3cute5tupleIJiiiiEEE', 'triton_poi_fused_add_mul_0123456789abcdef0123', 'nvjet_sm90_tst_64x8_64x16_1x2_h_bz_bias_TNT'];
     for (const k of kernels) expect(r.redact(k)).toBe(k);
     expect(r.counts).toEqual({ token: 2, entropy: 1, email: 1, home: 3 });
-    expect(r.summary()).toBe('redacted 7 strings (2 tokens, 1 high-entropy strings, 1 user@host, 3 home directories)');
+    expect(r.summary()).toBe('redacted 7 strings (2 tokens, 1 high-entropy string, 1 user@host, 3 home directories)');
   });
 });

@@ -46,12 +46,18 @@ export class Redactor {
 
   /** One line for stderr: how much was redacted, by kind. */
   summary(): string {
-    const parts = (Object.keys(this.counts) as RedactionKind[]).filter((k) => this.counts[k] > 0).map((k) => `${this.counts[k]} ${LABEL[k]}`);
+    const parts = (Object.keys(this.counts) as RedactionKind[]).filter((k) => this.counts[k] > 0).map((k) => `${this.counts[k]} ${LABEL[k][this.counts[k] === 1 ? 0 : 1]}`);
     return `redacted ${this.total} string${this.total === 1 ? '' : 's'}${parts.length ? ` (${parts.join(', ')})` : ''}`;
   }
 }
 
-const LABEL: Record<RedactionKind, string> = { token: 'tokens', entropy: 'high-entropy strings', email: 'user@host', home: 'home directories' };
+/** Each kind's name, [one, several]. */
+const LABEL: Record<RedactionKind, readonly [string, string]> = {
+  token: ['token', 'tokens'],
+  entropy: ['high-entropy string', 'high-entropy strings'],
+  email: ['user@host', 'user@host'],
+  home: ['home directory', 'home directories'],
+};
 
 const TOKEN = /(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,})/g;
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*/g;
