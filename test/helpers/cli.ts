@@ -8,7 +8,7 @@
  * - `runCli`: the same command line run inside this test worker (src/cli/run-command.ts: the
  *   CLI's own program parses it, and the bytes the command would print on standard output and
  *   error come back, with its exit status), without a child's start-up (~0.3 s of CPU each,
- *   some 200 runs in the suite). The models of the repository's own fixtures and of ../shared,
+ *   some 180 runs in the suite). The models of the repository's own fixtures and of ../shared,
  *   which no test writes, are read once per worker and shared; any other file is read afresh.
  */
 import { spawnSync } from 'node:child_process';
@@ -81,5 +81,6 @@ export async function openForTest(path: string, opts: OpenOptions): Promise<Trac
   const shareable = opts.recordSubset === undefined && isDeepStrictEqual(readLimits(), DEFAULT_LIMITS); // a limit flag reads afresh
   if (shareable && SHARED.some((d) => abs.startsWith(d))) return openModel(abs, keep);
   const { loadTrace } = await import('../../src/load-trace.js');
-  return loadTrace(abs, { omit: OPTIONAL_TABLES.filter((t) => !keep.includes(t)), recordSubset: opts.recordSubset });
+  // (the path as given: the messages that name it read as the command line's)
+  return loadTrace(path, { omit: OPTIONAL_TABLES.filter((t) => !keep.includes(t)), recordSubset: opts.recordSubset });
 }
