@@ -11,12 +11,12 @@ export default defineConfig({
     testTimeout: 0,
     hookTimeout: 0,
     pool: 'forks',
-    // Two more test files at a time than there are cores (vitest's default is one fewer): much
-    // of a file's time is spent blocked on its CLI children (some 250 of them) and on the
-    // reader's worker threads, and those waits another file fills. On the 2-core machine, idle:
-    // 269 s with three workers, 239 s with four (docs/performance.md, "The test suite on a loaded
-    // two-core machine"); a machine shared with other CPU-bound work also gives each running
-    // process its share.
+    // Two more test files at a time than there are cores (vitest's default is one fewer): part
+    // of a file's time is spent blocked on its CLI children and on the reader's worker threads,
+    // and those waits another file fills. On the 2-core machine, idle: 269 s with three workers,
+    // 239 s with four (when some 250 CLI runs were processes); loaded from a fresh clone, 236 s
+    // with four against 241 s with six (docs/performance.md, "The test suite on a loaded two-core
+    // machine").
     maxWorkers: Math.max(4, availableParallelism() + 2),
     // One module graph per worker, not per file: the TypeScript sources are evaluated once per
     // worker, and the models test/fixtures.ts loadModel() caches are shared by the files that

@@ -6,9 +6,8 @@
  */
 import { readLimits, setReadLimits, setStdinIdleMs, stdinIdle } from '../ingest/limits.js';
 import type { TraceModel } from '../model/trace-model.js';
-import { COMMANDS } from './commands/index.js';
-import { EXIT_BAD_INPUT, EXIT_OK, withSession, type OpenOptions } from './common.js';
-import { buildProgram, runProgram } from './program.js';
+import { EXIT_OK, withSession, type OpenOptions } from './common.js';
+import { buildProgram, runProgram, wantedCommands } from './program.js';
 
 export interface CommandRun {
   readonly status: number;
@@ -25,11 +24,11 @@ export async function runCommand(
   argv: readonly string[],
   open: (path: string, opts: OpenOptions) => Promise<TraceModel>,
 ): Promise<CommandRun> {
-  if (!Object.hasOwn(COMMANDS, name)) return { status: EXIT_BAD_INPUT, stdout: '', stderr: `kinetoscope: no command named ${name}\n` };
   let stdout = '';
   let stderr = '';
   let status: number = EXIT_OK;
-  const program = await buildProgram([name]);
+  // (an unknown name loads every command, and commander answers it as on the command line)
+  const program = await buildProgram(wantedCommands(name));
   // The read limits a command's flags set are the process's (ingest/limits.ts): kept to this run.
   const limits = readLimits();
   const idleMs = stdinIdle();

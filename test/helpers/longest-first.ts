@@ -2,30 +2,30 @@
  * The order test files start in: the longest first, so that the files still running at the end
  * are short ones and every worker stays busy to the end. vitest orders files by the durations
  * of its previous run when it has them (its cache under node_modules/.vite); a fresh clone has
- * none, and vitest then starts them in glob order — alphabetical, which put safe-write,
- * walkthrough and workloads (40–50 s each on a loaded two-core machine) last. SLOWEST names the
- * files that took 30 s or more in `npm test` on the two-core machine with both cores busy
+ * none, and vitest then starts them in glob order — alphabetical, which put the 40–50 s files
+ * of a loaded two-core machine last. SLOWEST names the files that took 25 s or more in either of
+ * the last two fresh-clone runs of `npm test` on the two-core machine with both cores busy
  * (docs/performance.md), longest first; with a cache, vitest's own order stands.
  */
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const SLOWEST = [
-  'test/check.test.ts',
-  'test/limits.test.ts',
-  'test/safe-write.test.ts',
   'test/native-reader.test.ts',
+  'test/columnar.test.ts',
+  'test/parallel-read.test.ts',
   'test/report-html.test.ts',
+  'test/cli.test.ts',
   'test/model.test.ts',
-  'test/workloads.test.ts',
-  'test/walkthrough.test.ts',
+  'test/limits.test.ts',
+  'test/fuzz.test.ts',
+  'test/schema.test.ts',
   'src/ingest/oracle.test.ts',
-  'test/redact.test.ts',
-  'test/doctor.test.ts',
-  'test/crop.test.ts',
-  'test/launches.test.ts',
+  'test/every-command.test.ts',
   'test/mcp.test.ts',
-  'test/ranks.test.ts',
+  'test/check.test.ts',
+  'test/step-breakdown.test.ts',
+  'test/scopes.test.ts',
 ];
 
 export default class LongestFirst extends BaseSequencer {
