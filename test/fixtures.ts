@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import type { OpenOptions } from '../src/cli/common.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../src/model/trace-model.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,10 +32,11 @@ export function loadModel(path: string): Promise<TraceModel> {
   return p;
 }
 
-/** A trace's model with only the optional tables a command keeps, as the CLI loads it for that command. */
-function loadForCommand(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
+/** A trace's model as the CLI loads it for a command: only the optional tables it keeps, crop's recording when asked. */
+export function loadForCommand(path: string, opts: OpenOptions = {}): Promise<TraceModel> {
+  const keep = opts.keep ?? [];
   const omit = OPTIONAL_TABLES.filter((t) => !keep.includes(t));
-  return import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path, { omit }));
+  return import('../src/load-trace.js').then(({ loadTrace }) => loadTrace(path, { omit, recordSubset: opts.recordSubset }));
 }
 
 const lean = new Map<string, Promise<TraceModel>>();
@@ -42,7 +44,7 @@ const lean = new Map<string, Promise<TraceModel>>();
 export function openModel(path: string, keep: readonly OptionalTable[]): Promise<TraceModel> {
   const key = `${path}\0${keep.join(',')}`;
   let p = lean.get(key);
-  if (!p) lean.set(key, (p = loadForCommand(path, keep)));
+  if (!p) lean.set(key, (p = loadForCommand(path, { keep })));
   return p;
 }
 

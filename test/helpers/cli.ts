@@ -17,9 +17,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { OpenOptions } from '../../src/cli/common.js';
 import { runCommand } from '../../src/cli/run-command.js';
 import { DEFAULT_LIMITS, readLimits } from '../../src/ingest/limits.js';
-import { OPTIONAL_TABLES, type TraceModel } from '../../src/model/trace-model.js';
+import type { TraceModel } from '../../src/model/trace-model.js';
 import { ensureBuilt } from '../build-once.js';
-import { openModel } from '../fixtures.js';
+import { loadForCommand, openModel } from '../fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'dist/cli/main.js');
@@ -76,11 +76,8 @@ const SHARED = [join(ROOT, 'test/fixtures'), join(ROOT, 'examples'), resolve(ROO
 /** How runCli's commands open a trace: a shared model for a read-only fixture, else as the CLI reads it. */
 export async function openForTest(path: string, opts: OpenOptions): Promise<TraceModel> {
   if (path === '-') throw new Error('runCli: standard input needs a process of its own: spawnCli');
-  const keep = opts.keep ?? [];
   const abs = resolve(path);
   const shareable = opts.recordSubset === undefined && isDeepStrictEqual(readLimits(), DEFAULT_LIMITS); // a limit flag reads afresh
-  if (shareable && SHARED.some((d) => abs.startsWith(d))) return openModel(abs, keep);
-  const { loadTrace } = await import('../../src/load-trace.js');
-  // (the path as given: the messages that name it read as the command line's)
-  return loadTrace(path, { omit: OPTIONAL_TABLES.filter((t) => !keep.includes(t)), recordSubset: opts.recordSubset });
+  if (shareable && SHARED.some((d) => abs.startsWith(d))) return openModel(abs, opts.keep ?? []);
+  return loadForCommand(path, opts); // (the path as given: the messages that name it read as the command line's)
 }
