@@ -9,7 +9,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { aliveByOpAt, computeMemoryTimeline, type MemoryDeviceTimeline } from '../src/analyses/memory/memory-timeline.js';
-import { computeModuleTree } from '../src/analyses/host/modules.js';
 import { memoryJson, nearCapacity, renderMemory } from '../src/report/memory-view.js';
 import { h200Trace, loadRawJson, loadModel } from './fixtures.js';
 import { traceBuilder } from './helpers/trace-builder.js';
@@ -28,7 +27,7 @@ describe('memory timeline from the raw [memory] records (gpt2_train_mem)', async
     .sort((x, y) => x.t - y.t || x.i - y.i);
   const cuda = records.filter((r) => r.a['Device Type'] === 1);
   const model = await loadModel(h200Trace('gpt2_train_mem'));
-  const timeline = computeMemoryTimeline(model, { modules: computeModuleTree(model) });
+  const timeline = computeMemoryTimeline(model);
   const dev = timeline.devices.find((d) => d.device === 'cuda:0') as MemoryDeviceTimeline;
 
   it('devices: cpu and cuda:0, every record counted', () => {

@@ -38,6 +38,7 @@ import { formatDims, numelOf, shortDtype, tensorArgs, type TensorArg } from '../
 import { compareText } from '../../core/compare-text.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
+import { perModel } from '../helpers/per-model.js';
 
 // ------------------------------------------------------------------------------------------------
 // Per-kernel context shared by fusion and fusion-match
@@ -565,7 +566,10 @@ export interface FusionResult {
   readonly opportunities: FusionOpportunity[];
 }
 
-export function computeFusion(m: TraceModel): FusionResult {
+/** Once per model: `fusion`, `explain` and the MCP tools read the same result. Shared, so read-only. */
+export const computeFusion = perModel(computeFusionOnce);
+
+function computeFusionOnce(m: TraceModel): FusionResult {
   const c = computeSiteColumns(m);
   const rows = new ScopeRows(m);
   return { fusedKernels: collectFusedKernels(m, c, rows), opportunities: findOpportunities(m, c, rows) };

@@ -9,7 +9,7 @@ import { choosePrimaryScope, computeScopeInstances, scopeLabel, type ScopeSpec, 
 import { computeStepVerdicts, type StepVerdicts } from '../steps/step-breakdown.js';
 import type { ExplainInput, ExplainTraceInfo } from './types.js';
 
-/** Everything computed once per trace and shared by the sections. */
+/** What the sections share about one trace; the analyses are the per-model ones (helpers/per-model.ts), so a section, another command or an MCP tool asking again gets the same result. */
 export interface TraceContext {
   readonly label: string;
   readonly m: TraceModel;
@@ -46,12 +46,13 @@ export function context(input: ExplainInput): TraceContext {
       return v as T;
     };
   };
+  // Only what is explain's own is memoised here; the rest is memoised per model where it is defined.
   const lazy: Lazy = {
-    steps: memo(() => computeStepVerdicts(m)),
-    ops: memo(() => computeOps(m)),
-    gemm: memo(() => computeGemmTable(m)),
-    fusion: memo(() => computeFusion(m)),
-    compile: memo(() => computeCompileOverhead(m)),
+    steps: () => computeStepVerdicts(m),
+    ops: () => computeOps(m),
+    gemm: () => computeGemmTable(m),
+    fusion: () => computeFusion(m),
+    compile: () => computeCompileOverhead(m),
     compiled: () => hasCompiledRegions(m),
     gemmKernels: memo(() => {
       const set = new Set<number>();

@@ -35,6 +35,7 @@ import { decodeKernelName } from '../kernels/kernel-name.js';
 import { findGemmCalls, formatGemmShape, type GemmCall, type GemmShape } from './gemm.js';
 import { isViewOpName } from '../host/views.js';
 import { RowKeys } from './row-key.js';
+import { perModel } from '../helpers/per-model.js';
 
 export type EpilogueEvidence = 'op and kernel name' | 'op' | 'kernel name';
 
@@ -86,7 +87,11 @@ interface EpilogueAcc {
   hosts: number[];
 }
 
-export function computeEpilogues(m: TraceModel, calls: readonly GemmCall[] = findGemmCalls(m)): EpilogueRow[] {
+/** Once per model, over the model's GEMM calls (findGemmCalls). Shared, so read-only. */
+export const computeEpilogues = perModel(computeEpiloguesOnce);
+
+function computeEpiloguesOnce(m: TraceModel): EpilogueRow[] {
+  const calls = findGemmCalls(m);
   const owned = indexOwnedGpu(m);
   const rows = new Map<string, EpilogueAcc>();
   const names = new EpilogueNames(m);

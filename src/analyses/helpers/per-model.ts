@@ -18,11 +18,18 @@ export function perModel<R>(compute: (m: TraceModel) => R): (m: TraceModel) => R
   };
 }
 
-/** `compute(m, opts)` once per model and options (options compared as JSON: plain data only). */
-export function perModelWith<O, R>(compute: (m: TraceModel, opts: O) => R): (m: TraceModel, opts?: O) => R {
+/**
+ * `compute(m, opts)` once per model and options. Options are compared by `keyOf`, which must
+ * give equal keys to options that ask for the same result (defaults spelled out or left out
+ * alike); by default their JSON, so plain data only.
+ */
+export function perModelWith<O, R>(
+  compute: (m: TraceModel, opts: O) => R,
+  keyOf: (opts: O) => string = (opts) => JSON.stringify(opts),
+): (m: TraceModel, opts?: O) => R {
   const cache = new WeakMap<TraceModel, Map<string, R>>();
   return (m, opts) => {
-    const key = JSON.stringify(opts ?? {});
+    const key = keyOf((opts ?? {}) as O);
     let byOpts = cache.get(m);
     if (!byOpts) cache.set(m, (byOpts = new Map()));
     if (byOpts.has(key)) return byOpts.get(key) as R;

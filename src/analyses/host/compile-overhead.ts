@@ -166,7 +166,10 @@ function nameFlagsOf(name: string): number {
   return f;
 }
 
-export function computeCompileOverhead(m: TraceModel): CompileOverhead {
+/** Once per model: `compile`, `explain` and the MCP tools read the same result. Shared, so read-only. */
+export const computeCompileOverhead = perModel(computeCompileOverheadOnce);
+
+function computeCompileOverheadOnce(m: TraceModel): CompileOverhead {
   const { host, gpu, strings } = m;
   const n = host.length;
   const names: string[] = new Array(n);

@@ -24,7 +24,7 @@ import { HostKind, type FwdBwdLink, type TraceModel } from '../../model/trace-mo
 import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
 import { owningOp } from './scopes.js';
 import { innermostEnclosingAt, innermostEnclosingOrdered, nestedOrder, orderByGroupStart } from '../helpers/enclosing.js';
-import { perModel } from '../helpers/per-model.js';
+import { perModel, perModelWith } from '../helpers/per-model.js';
 
 const MODULE_PREFIX = 'nn.Module: ';
 
@@ -96,7 +96,10 @@ export interface ModuleTreeOptions {
   readonly topKernels?: number;
 }
 
-export function computeModuleTree(m: TraceModel, opts: ModuleTreeOptions = {}): ModuleTree {
+/** Once per model and `topKernels`: `modules`, `memory` and the report read the same tree. Shared, so read-only. */
+export const computeModuleTree = perModelWith(computeModuleTreeOnce, (opts: ModuleTreeOptions) => String(opts.topKernels ?? 5));
+
+function computeModuleTreeOnce(m: TraceModel, opts: ModuleTreeOptions): ModuleTree {
   const topN = opts.topKernels ?? 5;
   const { python, host, strings } = m;
   const emptyOps = () => new Int32Array(host.length).fill(-1);

@@ -18,7 +18,6 @@
 import { isTorchFilteredName } from '../torch-table/profiler-table.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { computeEpilogues, type EpilogueRow } from '../gemm/epilogues.js';
-import { findGemmCalls } from '../gemm/gemm.js';
 import { isViewOpName, launchedGpuWorkOf } from './views.js';
 import { perModel } from '../helpers/per-model.js';
 import { compareText } from '../../core/compare-text.js';
@@ -49,7 +48,10 @@ export interface OpsReport {
 }
 
 
-export function computeNoGpuWorkOps(m: TraceModel): { views: NoGpuWorkRow[]; noGpuWork: NoGpuWorkRow[] } {
+/** Once per model (`ops` and `explain` read it through computeOps). Shared, so read-only. */
+export const computeNoGpuWorkOps = perModel(computeNoGpuWorkOpsOnce);
+
+function computeNoGpuWorkOpsOnce(m: TraceModel): { views: NoGpuWorkRow[]; noGpuWork: NoGpuWorkRow[] } {
   const sums = noGpuWorkSumsOf(m);
   const views: NoGpuWorkRow[] = [];
   const noGpuWork: NoGpuWorkRow[] = [];
@@ -160,9 +162,12 @@ function childNs(m: TraceModel, shown: Uint8Array, i: number): number {
   return s;
 }
 
-export function computeOps(m: TraceModel): OpsReport {
+/** Once per model: `ops`, `explain` and the MCP tools read the same report. Shared, so read-only. */
+export const computeOps = perModel(computeOpsOnce);
+
+function computeOpsOnce(m: TraceModel): OpsReport {
   const { views, noGpuWork } = computeNoGpuWorkOps(m);
-  const epilogues = computeEpilogues(m, findGemmCalls(m));
+  const epilogues = computeEpilogues(m);
   const sum = (rows: NoGpuWorkRow[], f: (r: NoGpuWorkRow) => number) => rows.reduce((s, r) => s + f(r), 0);
   const notes: string[] = [];
   if (m.gpu.length === 0) notes.push('the trace has no GPU activity: every op launched nothing, so "no GPU work" says nothing about views');

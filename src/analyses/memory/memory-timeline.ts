@@ -20,7 +20,8 @@
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { innermostEnclosingAt } from '../helpers/enclosing.js';
 import { isCpuMemoryType, memoryTimeOrder, recordBound } from './memory-usage.js';
-import { opsInNestedOrder, type ModuleTree } from '../host/modules.js';
+import { computeModuleTree, opsInNestedOrder, type ModuleTree } from '../host/modules.js';
+import { perModelWith } from '../helpers/per-model.js';
 import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';
 
 export const NO_OP = '(no op)';
@@ -121,13 +122,14 @@ export function deviceLabel(deviceType: number, deviceId: number): string {
 }
 
 export interface MemoryTimelineOptions {
-  /** The module tree (modules.ts), for alive-at-peak by module. */
-  readonly modules?: ModuleTree;
   /** Groups listed per table (default 10). */
   readonly top?: number;
 }
 
-export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions = {}): MemoryTimeline {
+/** Once per model and `top`: `memory` and the report read the same timeline. Shared, so read-only. */
+export const computeMemoryTimeline = perModelWith(computeMemoryTimelineOnce, (opts: MemoryTimelineOptions) => String(opts.top ?? 10));
+
+function computeMemoryTimelineOnce(m: TraceModel, opts: MemoryTimelineOptions): MemoryTimeline {
   if (m.omitted.includes('memory')) return { status: 'not-loaded', devices: [], outOfMemory: 0 };
   const mem = m.memory;
   const outOfMemory = countSet(mem.outOfMemory);
@@ -137,7 +139,8 @@ export function computeMemoryTimeline(m: TraceModel, opts: MemoryTimelineOptions
 
   // Each record's op (outermost cpu_op on its thread around it) and module.
   const opOf = recordOps(m, order);
-  const moduleOf = recordModules(m, order, opOf.innermost, opts.modules);
+  // Alive-at-peak by module, where the python frames were read (the same tree `modules` prints).
+  const moduleOf = recordModules(m, order, opOf.innermost, m.omitted.includes('python') ? undefined : computeModuleTree(m));
 
   const byDevice = recordsByDevice(m, order);
   // torch's table: calls and the self / total memory columns of each op.

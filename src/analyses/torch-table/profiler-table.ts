@@ -92,10 +92,10 @@ export function torchRowName(name: string): string {
 }
 
 /**
- * Once per model and options: the report's table and its memory section's per-op columns read
+ * Once per model and grouping: the report's table and its memory section's per-op columns read
  * the same table. Shared, so read-only.
  */
-export const computeProfilerTable = perModelWith(computeProfilerTableOnce);
+export const computeProfilerTable = perModelWith(computeProfilerTableOnce, (opts: ProfilerTableOptions) => opts.groupBy ?? 'name');
 
 function computeProfilerTableOnce(m: TraceModel, opts: ProfilerTableOptions): ProfilerTable {
   const { host, gpu } = m;

@@ -23,6 +23,7 @@ import type { Severity } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { compareText } from '../../core/compare-text.js';
 import { PDL_MIN_COMPUTE_MAJOR, describePdlPairs, findStreamOverlaps, pdlCapableDevices, streamOrderOf } from '../../model/stream-overlaps.js';
+import { perModel } from '../helpers/per-model.js';
 
 export interface Finding {
   readonly code: string;
@@ -483,7 +484,10 @@ function passThroughMeaning(code: string): string {
   return MEANINGS[code] ?? 'Reported while reading the file: the events it names were repaired or skipped as the message says; totals exclude whatever was skipped.';
 }
 
-export function computeDoctor(m: TraceModel): DoctorReport {
+/** Once per model. Shared, so read-only. */
+export const computeDoctor = perModel(computeDoctorOnce);
+
+function computeDoctorOnce(m: TraceModel): DoctorReport {
   const { gpu } = m;
   let gpuTimeNs = 0;
   for (let g = 0; g < gpu.length; g++) gpuTimeNs += gpu.durNs[g]!;

@@ -1,7 +1,6 @@
 /** `kinetoscope memory TRACE`: where the memory went, from the trace's `[memory]` records (profile_memory). */
 import { Command } from 'commander';
 import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory/memory-timeline.js';
-import { computeModuleTree } from '../../analyses/host/modules.js';
 import { memoryJson, renderMemory } from '../../report/memory-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
@@ -34,8 +33,7 @@ export function memoryCommand(): Command {
   return cmd.action(
     action(async (path: string, opts: MemoryOptions) => {
       const model = await openTrace(path, { keep: ['memory', 'python'] });
-      const modules = computeModuleTree(model);
-      const timeline = computeMemoryTimeline(model, { modules, top: Math.max(1, Number(opts.top) || 10) });
+      const timeline = computeMemoryTimeline(model, { top: Math.max(1, Number(opts.top) || 10) });
       if (opts.json) printJson({ ...memoryJson(timeline), diagnostics: diagnosticsForJson(model) });
       else {
         printText(renderMemory(timeline, { wide: opts.wide, headerStyle: colorsFor(opts).bold, traceEndNs: model.traceEndNs }));

@@ -70,7 +70,7 @@ export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportD
   const steps = part(() => computeStepBreakdown(m));
   const criticalPath = part(() => selectInstances(m, {}).map((i) => analyzeInstance(m, i, [])));
   const modules = m.omitted.includes('python') ? undefined : part(() => computeModuleTree(m));
-  const memory = m.omitted.includes('memory') ? undefined : part(() => computeMemoryTimeline(m, { modules: modules?.ok ? modules.value : undefined }));
+  const memory = m.omitted.includes('memory') ? undefined : part(() => computeMemoryTimeline(m));
   return {
     ...(memory ? { memory } : {}),
     ...(modules ? { modules } : {}),
