@@ -4,7 +4,8 @@
  * HTA's published launch statistics (research/hta.md §3.3 A6).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeLaunches, gpuBusyDuring, gpuBusyUnion, type LaunchAnatomy } from '../src/analyses/host/launches.js';
+import { computeLaunches, type LaunchAnatomy } from '../src/analyses/host/launches.js';
+import { gpuBusyDuring, gpuBusyUnion } from '../src/analyses/facts/gpu-time-index.js';
 import { unionLengthInNs } from '../src/analyses/helpers/intervals.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { loadTrace } from '../src/load-trace.js';

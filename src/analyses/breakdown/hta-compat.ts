@@ -30,9 +30,10 @@
  * has none); a negative `dur` in the file (the model reads it as 0); more than 3 decimals in `ts`.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { KernelTypeId, type BreakdownActivities } from './kernel-type-breakdown.js';
+import type { BreakdownActivities } from './kernel-type-breakdown.js';
+import { KernelTypeId } from '../facts/gpu-work-type.js';
 
 // HTA's patterns (hta/common/types.py, HEAD f4d0062, 2026-05), applied with re.match (anchored at the start).
 const HTA_COMM = /^(?:nccl|hip|hccl|.*ncclKernel)/;

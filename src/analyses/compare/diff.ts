@@ -27,7 +27,7 @@ import {
   type UnmatchedCall,
   type Replacement,
 } from './kernel-match.js';
-import { countLaunches } from '../host/launches.js';
+import { countLaunches } from '../facts/runtime-calls.js';
 import {
   computeScopeInstances,
   gpuNsPerInstance,

@@ -30,14 +30,14 @@
  *
  * Ignores: kernels on different streams; GEMMs' epilogues (the `gemm` analysis's).
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName, type KernelKind } from '../kernels/kernel-name.js';
 import { torchRowName } from '../torch-table/profiler-table.js';
 import { formatDims, numelOf, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
 import { compareText } from '../../core/compare-text.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
-import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
+import { gpuTimeIndexOf } from '../facts/gpu-time-index.js';
 import { perModel } from '../helpers/per-model.js';
 
 // ------------------------------------------------------------------------------------------------

@@ -41,7 +41,8 @@
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED, launchedBy, launchIndexOf, type LaunchIndex } from '../host/launches.js';
+import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED } from '../facts/runtime-calls.js';
+import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
 import type { ScopeInstance } from '../host/scopes.js';
 
 export const EDGE_KINDS = ['cpu', 'host-gap', 'spawn', 'join', 'gpu', 'launch', 'kernel-gap', 'sync', 'unexplained'] as const;

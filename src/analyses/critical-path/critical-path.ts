@@ -18,7 +18,7 @@ import { compareText } from '../../core/compare-text.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { buildCriticalPathGraph, EK, EDGE_KINDS, type CriticalPathGraph, type EdgeKind } from './critical-path-graph.js';
-import { isGraphLaunchApi, isKernelLaunchApi } from '../host/launches.js';
+import { isGraphLaunchApi, isKernelLaunchApi } from '../facts/runtime-calls.js';
 import { computeScopeInstances, type ScopeInstance } from '../host/scopes.js';
 
 export const BOUND_KEYS = ['cpuUs', 'kernelUs', 'launchUs', 'kernelGapUs', 'syncUs', 'unexplainedUs'] as const;

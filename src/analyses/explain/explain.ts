@@ -11,7 +11,7 @@
  * - steps (S1): the profiler steps and each top-level annotation with its CPU extent (the
  *   instance's span on the host) and GPU extent (first start to last end of the GPU work it
  *   launched), GPU time, kernels and launches per instance — a launch is a call that launched
- *   kernels, memsets and copies are named beside (`launches.ts` isLaunchCall; `scopes.ts`,
+ *   kernels, memsets and copies are named beside (`facts/runtime-calls.ts` isLaunchCall; `scopes.ts`,
  *   `diff.ts` scopeStats) — and a caveat when with_stack / profile_memory / with_flops were on
  *   (`profiler-options.ts`);
  * - dispatch (S2): the first instance of the scope the trace is read in (`choosePrimaryScope`),

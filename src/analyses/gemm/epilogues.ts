@@ -33,7 +33,7 @@
 import { GpuKind, HostKind, gpuName, hostName, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { findGemmCalls, formatGemmShape, type GemmCall, type GemmShape } from './gemm.js';
-import { isViewOpName } from '../host/views.js';
+import { isViewOpName } from '../facts/view-ops.js';
 import { RowKeys } from './row-key.js';
 import { perModel } from '../helpers/per-model.js';
 

@@ -40,7 +40,7 @@
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, gpuName, type DeviceProperties, type ProfilerStep, type TraceModel } from '../../model/trace-model.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import {
   findDevicePeakEntry,

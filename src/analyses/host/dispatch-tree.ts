@@ -9,8 +9,8 @@
  * not shown here (see `kernels` and `doctor`).
  */
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { launchedBy, launchIndexOf, type LaunchIndex } from './launches.js';
-import { isViewOpName, launchedGpuWorkOf } from './views.js';
+import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { isViewOpName, launchedGpuWorkOf } from '../facts/view-ops.js';
 import { namedEvents } from './scopes.js';
 
 export interface DispatchNode {

@@ -4,245 +4,36 @@
  * the host stopped to wait for the GPU.
  *
  * Handles:
- * - kernel launch calls: CUDA runtime (`cudaLaunchKernel`, `cudaLaunchKernelExC`,
- *   `cudaLaunchCooperativeKernel`, `_ptsz` variants), driver (`cuLaunchKernel`, `cuLaunchKernelEx`),
- *   HIP (`hipLaunchKernel`, `hipModuleLaunchKernel`, `hipExtModuleLaunchKernel`, …), MTIA
- *   `runFunction`; graph launches (`cudaGraphLaunch`, `cuGraphLaunch`, `hipGraphLaunch`) are one
- *   launch with N kernels. Any other runtime/driver call that CUPTI linked to a kernel counts too.
+ * - every runtime/driver call, as facts/runtime-calls.ts defines them: kernel and graph launches
+ *   (a graph launch is one launch with N kernels; any call CUPTI linked to a kernel is a launch
+ *   too), copies, memsets, synchronizations.
  * - launch latency, two ways (research/hta.md §1.17): kernel start − end of the launch call
  *   (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel start − start of the
  *   call (HTA's critical-path / `runtime_delay`). For a graph, of its first GPU activity.
  * - per op: the runtime/driver calls whose innermost enclosing `cpu_op` is that op (torch gives
  *   them the op's External id), grouped into patterns: "aten::addmm = 1× cudaMemsetAsync
  *   (+1 memset), 1× cuLaunchKernelEx (+1 kernel)".
- * - host synchronizations: device/stream/event synchronize (blocking the host for the call's
- *   duration), `cudaStreamWaitEvent` (a device-side wait; reported, does not block the host),
- *   synchronous copies (`cudaMemcpy`, and `cudaMemcpyAsync` into pageable memory, which CUDA
- *   performs synchronously); `.item()` recognised through `aten::item` / `_local_scalar_dense`.
+ * - host synchronizations (facts/runtime-calls.ts `syncKindOf`), each with where it was called
+ *   from and what the GPU did meanwhile; `.item()` recognised through `aten::item` /
+ *   `_local_scalar_dense`.
  * - HTA's `get_cuda_kernel_launch_stats` (research/hta.md §1.6): per (launch call, GPU activity):
  *   short kernels (call ≤ runtime cutoff and kernel shorter than the call), runtime outliers (call
  *   > runtime cutoff), launch-delay outliers (delay > launch-delay cutoff). Unlike HTA, driver
  *   (`cuLaunchKernel*`), HIP and graph launches are included: HTA's name list misses them.
  *
- * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those), host calls
- * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
+ * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those).
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { lowerBound, mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
 import { doubled } from '../helpers/doubled.js';
-import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
-
-export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
-export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
-
-const KERNEL_LAUNCH = /^(?:cuda|cu|hip|hipExt)\w*Launch\w*Kernel\w*$|^runFunction/;
-const GRAPH_LAUNCH = /^(?:cuda|cu|hip)GraphLaunch\w*$/;
-const MEMCPY_API = /^(?:cuda|cu|hip)\w*Memcpy\w*$/;
-const MEMSET_API = /^(?:cuda|cu|hip)\w*Memset\w*$/;
-/** Synchronous copy entry points (no `Async` suffix): the host returns when the copy is done. */
-const SYNC_MEMCPY_API = /^(?:cudaMemcpy(?:2D|3D)?|cuMemcpy(?:DtoH|HtoD|DtoD|2D|3D)?(?:_v2)?|hipMemcpy(?:2D|3D|DtoH|HtoD|DtoD)?)$/;
-const SYNC_API: ReadonlyArray<readonly [RegExp, SyncKind]> = [
-  [/^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/, 'device'],
-  [/^(?:cuda|hip|cu)StreamSynchronize\w*$/, 'stream'],
-  [/^(?:cuda|hip|cu)EventSynchronize\w*$/, 'event'],
-  [/^(?:cuda|hip|cu)StreamWaitEvent\w*$/, 'stream-wait'],
-];
-
-export function isGraphLaunchApi(name: string): boolean {
-  return GRAPH_LAUNCH.test(name);
-}
-
-/** A call that launches kernels: a kernel launch API or a graph launch. */
-export function isKernelLaunchApi(name: string): boolean {
-  return KERNEL_LAUNCH.test(name) || GRAPH_LAUNCH.test(name);
-}
-
-/**
- * What a "launch" is, everywhere in kinetoscope (`steps`, `explain`, `check`, `diff`,
- * `launches`): a runtime or driver call that launched kernels — a kernel or graph launch API
- * by name (`isKernelLaunchApi`: the host paid for a launch even where its kernel is missing from
- * the trace), or any call CUPTI linked to a kernel. Memsets and copies are not launches: every
- * command counts them beside, named (`memsets`, `memcpys`).
- */
-export function isLaunchCall(launchApiByName: boolean, launchedAKernel: boolean): boolean {
-  return launchApiByName || launchedAKernel;
-}
-
-export interface LaunchCounts {
-  /** Distinct launch calls (`isLaunchCall`) of the kernels. */
-  readonly launches: number;
-  readonly kernels: number;
-  /** GPU memsets and copies, counted beside the launches. */
-  readonly memsets: number;
-  readonly memcpys: number;
-}
-
-/** The launches behind a set of GPU activities (an annotation's, a step's), and its kernels, memsets and copies. */
-export function countLaunches(m: TraceModel, gpuWork: Iterable<number>): LaunchCounts {
-  const { gpu } = m;
-  const calls = new Set<number>();
-  let kernels = 0;
-  let memsets = 0;
-  let memcpys = 0;
-  for (const g of gpuWork) {
-    const k = gpu.kind[g];
-    if (k === GpuKind.Kernel) {
-      kernels++;
-      const l = gpu.launcher[g]!;
-      // A call linked to a kernel is a launch whatever its name.
-      if (l >= 0 && isLaunchCall(false, true)) calls.add(l);
-    } else if (k === GpuKind.Memcpy) memcpys++;
-    else memsets++;
-  }
-  return { launches: calls.size, kernels, memsets, memcpys };
-}
-
-/** The synchronization a call performs by its name alone (blocking copies need the copy: see `syncKindOf`). */
-export function syncKindByName(name: string): SyncKind | undefined {
-  for (const [re, kind] of SYNC_API) if (re.test(name)) return kind;
-  if (SYNC_MEMCPY_API.test(name)) return 'blocking-copy';
-  return undefined;
-}
-
-export function apiRole(name: string): ApiRole {
-  if (GRAPH_LAUNCH.test(name)) return 'graph-launch';
-  if (KERNEL_LAUNCH.test(name)) return 'kernel-launch';
-  if (syncKindByName(name)) return 'sync';
-  if (MEMCPY_API.test(name)) return 'memcpy';
-  if (MEMSET_API.test(name)) return 'memset';
-  return 'other';
-}
-
-/**
- * Whether a runtime/driver call makes the host wait, and how; undefined when it does not.
- * cudaMemcpyAsync into pageable host memory is staged and synchronous for the host (CUDA
- * runtime API docs, "API synchronization behavior"); Kineto names that copy `… -> Pageable)`.
- */
-export function syncKindOf(m: TraceModel, name: string, launched: ArrayLike<number> | undefined): SyncKind | undefined {
-  const info: ApiNameInfo = { name, role: apiRole(name), launch: false, graph: false, sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-  return syncKindOfCall(m, info, launched ?? []);
-}
-
-/** Whether a sync kind stops the host thread (a stream wait only orders GPU work). */
-export function syncBlocksHost(kind: SyncKind): boolean {
-  return kind !== 'stream-wait';
-}
-
-/** What a runtime/driver call's name says, decided once per distinct name. */
-export interface ApiNameInfo {
-  readonly name: string;
-  readonly role: ApiRole;
-  /** A kernel or graph launch API. */
-  readonly launch: boolean;
-  readonly graph: boolean;
-  readonly sync: SyncKind | undefined;
-  readonly memcpy: boolean;
-}
-
-/** `ApiNameInfo` by name id, decided the first time a name is asked for. */
-class ApiNames {
-  /** The names decided so far (a loop reads this first, and calls `of` only for a new name). */
-  readonly byId: (ApiNameInfo | undefined)[] = [];
-
-  constructor(private readonly m: TraceModel) {}
-
-  of(id: number): ApiNameInfo {
-    let info = this.byId[id];
-    if (!info) {
-      const name = this.m.strings.get(id);
-      info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-      this.byId[id] = info;
-    }
-    return info;
-  }
-}
-
-/** Bits of `ApiFlags.of`. */
-export const API_LAUNCH = 1;
-export const API_GRAPH = 2;
-/** A synchronisation by name that stops the host thread (not a stream wait). */
-export const API_BLOCKS_HOST = 4;
-/** A copy API that is no synchronisation by name: it blocks the host when it copies into pageable memory. */
-export const API_COPY = 8;
-/** `ApiFlags.byName` of a name not decided yet. */
-export const API_UNDECIDED = 255;
-const UNDECIDED = 255;
-
-/**
- * What `ApiNames` says about runtime/driver calls, as bits in a typed array per name id: a
- * loop over every call reads one byte per call (no object per name), deciding a name the first
- * time it meets it. With `launched`, `blocksHost` is `syncBlocksHost(syncKindOfCall(…))`.
- */
-export class ApiFlags {
-  /** Per name id: the API_* bits, or API_UNDECIDED until `decide(id)`. */
-  readonly byName: Uint8Array;
-  /** Per GPU name id: 1 when a device-to-pageable copy, 0 when not, UNDECIDED. */
-  private readonly pageableDtoH: Uint8Array;
-
-  constructor(private readonly m: TraceModel) {
-    this.byName = new Uint8Array(m.strings.size).fill(API_UNDECIDED);
-    this.pageableDtoH = new Uint8Array(m.strings.size).fill(UNDECIDED);
-  }
-
-  /** The bits of the call name `id`, decided now. */
-  decide(id: number): number {
-    return (this.byName[id] = apiFlagsOf(this.m.strings.get(id)));
-  }
-
-  /** Whether a call with these bits, having launched items[from..to), makes the host wait. */
-  blocksHost(bits: number, items: Int32Array, from: number, to: number): boolean {
-    if (bits & API_BLOCKS_HOST) return true;
-    if (!(bits & API_COPY)) return false;
-    const { gpu } = this.m;
-    for (let k = from; k < to; k++) {
-      const g = items[k]!;
-      if (gpu.kind[g] === GpuKind.Memcpy && this.isPageableDtoH(gpu.name[g]!)) return true;
-    }
-    return false;
-  }
-
-  private isPageableDtoH(id: number): boolean {
-    let v = this.pageableDtoH[id]!;
-    if (v === UNDECIDED) this.pageableDtoH[id] = v = /DtoH.*Pageable/.test(this.m.strings.get(id)) ? 1 : 0;
-    return v === 1;
-  }
-}
-
-function apiFlagsOf(name: string): number {
-  const sync = syncKindByName(name);
-  return (
-    (isKernelLaunchApi(name) ? API_LAUNCH : 0) |
-    (isGraphLaunchApi(name) ? API_GRAPH : 0) |
-    (sync !== undefined && syncBlocksHost(sync) ? API_BLOCKS_HOST : 0) |
-    (sync === undefined && MEMCPY_API.test(name) ? API_COPY : 0)
-  );
-}
-
-/** `syncKindOf` with the name already looked up. */
-export function syncKindOfCall(m: TraceModel, info: ApiNameInfo, launched: ArrayLike<number>): SyncKind | undefined {
-  if (info.sync) return info.sync;
-  if (!info.memcpy) return undefined;
-  for (let k = 0; k < launched.length; k++) {
-    const g = launched[k]!;
-    if (m.gpu.kind[g] === GpuKind.Memcpy && /DtoH.*Pageable/.test(m.strings.get(m.gpu.name[g]!))) return 'blocking-copy';
-  }
-  return undefined;
-}
+import { quantileSorted, timeStats, type TimeStats } from '../helpers/quantiles.js';
+import { gpuBusyDuring } from '../facts/gpu-time-index.js';
+import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { ApiNames, isLaunchCall, syncBlocksHost, syncKindOfCall, type ApiRole, type SyncKind } from '../facts/runtime-calls.js';
 
 // ------------------------------------------------------------------------------------------------
 // Results
-
-export interface TimeStats {
-  readonly count: number;
-  readonly totalUs: number;
-  readonly meanUs: number;
-  readonly medianUs: number;
-  readonly p90Us: number;
-  readonly minUs: number;
-  readonly maxUs: number;
-}
 
 export interface ApiRow {
   readonly api: string;
@@ -393,213 +184,10 @@ export interface LaunchOptions {
 
 // ------------------------------------------------------------------------------------------------
 
-export function timeStats(valuesNs: number[]): TimeStats {
-  const n = valuesNs.length;
-  if (n === 0) return { count: 0, totalUs: 0, meanUs: NaN, medianUs: NaN, p90Us: NaN, minUs: NaN, maxUs: NaN };
-  const v = new Float64Array(valuesNs).sort();
-  let total = 0;
-  for (let k = 0; k < n; k++) total += v[k]!;
-  return {
-    count: n,
-    totalUs: total / 1000,
-    meanUs: total / n / 1000,
-    medianUs: quantileSorted(v, 0.5) / 1000,
-    p90Us: quantileSorted(v, 0.9) / 1000,
-    minUs: v[0]! / 1000,
-    maxUs: v[n - 1]! / 1000,
-  };
-}
-
-/** Linear interpolation between closest ranks (numpy's default). */
-export function quantileSorted(v: ArrayLike<number>, q: number): number {
-  const n = v.length;
-  if (n === 0) return NaN;
-  const pos = (n - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return v[lo]! + (v[hi]! - v[lo]!) * (pos - lo);
-}
-
-/**
- * The GPU activities each host call launched, in start order: a compressed index (one offset
- * per host event) rather than a Map of small arrays — launches run to millions.
- */
-export interface LaunchIndex {
-  /** Activities of host event h: items[offsets[h] .. offsets[h + 1]). */
-  readonly offsets: Int32Array;
-  readonly items: Int32Array;
-}
-
-export function createLaunchIndex(m: TraceModel): LaunchIndex {
-  const { gpu } = m;
-  const n = m.host.length;
-  // Counts, then running totals (the end of each call's list), then each activity placed just
-  // before its call's end, last first: the ends become starts, lists in GPU order.
-  // One loop per function: V8 optimises each once, with complete type feedback; the lists are
-  // checked for start order as they are filled, so the pass over every call that sorts them
-  // runs only when one needs it.
-  const offsets = new Int32Array(n + 1);
-  countByLauncher(gpu.launcher, gpu.length, offsets);
-  runningTotals(offsets, n);
-  const items = new Int32Array(offsets[n]!);
-  if (placeByLauncher(gpu.launcher, gpu.startNs, gpu.length, offsets, items)) sortLaunchLists(gpu.startNs, offsets, items, n);
-  return { offsets, items };
-}
-
-/** createLaunchIndex, made once per model (per-model.ts): the launches and the step breakdown both read it. Shared, so read-only. */
-export const launchIndexOf = perModel(createLaunchIndex);
-
-function countByLauncher(launcher: Int32Array, nGpu: number, counts: Int32Array): void {
-  for (let g = 0; g < nGpu; g++) {
-    const h = launcher[g]!;
-    if (h >= 0) counts[h]++;
-  }
-}
-
-/** counts[0..n) replaced by their running totals; counts[n] = the total. */
-function runningTotals(counts: Int32Array, n: number): void {
-  let total = 0;
-  for (let h = 0; h < n; h++) counts[h] = total += counts[h]!;
-  counts[n] = total;
-}
-
-/**
- * Each activity placed just before its call's end, last first; returns whether some call's list
- * may be out of start order (then `sortLaunchLists` looks at every list): each activity is
- * compared with the one placed after it, when that is its call's too.
- */
-function placeByLauncher(launcher: Int32Array, startNs: Float64Array, nGpu: number, ends: Int32Array, items: Int32Array): boolean {
-  let unordered = false;
-  for (let g = nGpu - 1; g >= 0; g--) {
-    const h = launcher[g]!;
-    if (h < 0) continue;
-    const k = --ends[h]!;
-    items[k] = g;
-    // A place not yet written holds 0: comparing with activity 0 can only raise a false alarm.
-    if (k + 1 < items.length && launcher[items[k + 1]!] === h && !(startNs[items[k + 1]!]! >= startNs[g]!)) unordered = true;
-  }
-  return unordered;
-}
-
-/**
- * Each call's activities in start order (a graph launch's run to hundreds): sorted only where
- * they are not already (activities are listed in index order).
- */
-function sortLaunchLists(startNs: Float64Array, offsets: Int32Array, items: Int32Array, n: number): void {
-  for (let h = 0; h < n; h++) {
-    const a = offsets[h]!;
-    const b = offsets[h + 1]!;
-    if (b - a > 1 && !inStartOrder(startNs, items, a, b)) sortByStart(startNs, items, a, b);
-  }
-}
-
-function sortByStart(startNs: Float64Array, items: Int32Array, a: number, b: number): void {
-  const seg = Array.from(items.subarray(a, b)).sort((x, y) => startNs[x]! - startNs[y]! || x - y);
-  items.set(seg, a);
-}
-
-/** Whether items[a..b) (ascending indices) are already in (start, index) order: no NaN start, none earlier than the one before. */
-function inStartOrder(startNs: Float64Array, items: Int32Array, a: number, b: number): boolean {
-  let prev = startNs[items[a]!]!;
-  if (prev !== prev) return false;
-  for (let k = a + 1; k < b; k++) {
-    const s = startNs[items[k]!]!;
-    if (!(s >= prev)) return false;
-    prev = s;
-  }
-  return true;
-}
-
-/** The activities host event h launched (empty when none). */
-export function launchedBy(ix: LaunchIndex, h: number): Int32Array {
-  return ix.items.subarray(ix.offsets[h]!, ix.offsets[h + 1]!);
-}
-
 /** Innermost enclosing `cpu_op` of host event `i` (annotations skipped), or -1. */
 export function innermostOp(m: TraceModel, i: number): number {
   for (let p = m.host.parent[i]!; p >= 0; p = m.host.parent[p]!) if (m.host.kind[p] === HostKind.Op) return p;
   return -1;
-}
-
-/**
- * The union of every GPU activity, for "was the GPU busy then" queries. Listed in start order
- * (the per-model time index the step breakdown reads too): the union is then one sweep, with no
- * sort of its own.
- */
-export function gpuBusyUnion(m: TraceModel): MergedIntervals {
-  const { order, sortedStartNs } = gpuTimeIndexOf(m);
-  const { startNs, durNs } = m.gpu;
-  // mergeUnion overwrites its arrays: the shared index's starts are copied.
-  const starts = sortedStartNs.slice();
-  const ends = new Float64Array(order.length);
-  for (let k = 0; k < order.length; k++) {
-    const g = order[k]!;
-    ends[k] = startNs[g]! + durNs[g]!;
-  }
-  return mergeUnion(starts, ends);
-}
-/**
- * Per host call, the part of it during which some GPU activity ran: `unionLengthInNs(
- * gpuBusyUnion(m), start, end)`, without the union. The activities that can overlap a call start
- * at most the longest activity before it (the time index's bound): each call merges those, clipped
- * to itself, in start order. The same length (model times are integer ns: every sum is exact).
- * The union is built instead when the calls' windows would read more activities than the trace
- * has (very long activities, many calls) or when some start is unreadable.
- */
-export function gpuBusyDuring(m: TraceModel, calls: readonly number[]): Float64Array {
-  const ix = gpuTimeIndexOf(m);
-  const { startNs, durNs } = m.host;
-  const out = new Float64Array(calls.length);
-  const from = new Int32Array(calls.length);
-  const to = new Int32Array(calls.length);
-  let reads = 0;
-  let readable = true;
-  for (let k = 0; k < calls.length; k++) {
-    const lo = startNs[calls[k]!]!;
-    const hi = lo + durNs[calls[k]!]!;
-    if (!(hi > lo)) continue; // empty or unreadable: overlaps nothing
-    from[k] = lowerBound(ix.sortedStartNs, lo - ix.maxDurNs);
-    to[k] = lowerBound(ix.sortedStartNs, hi);
-    reads += to[k]! - from[k]!;
-  }
-  for (let k = 1; k < ix.sortedStartNs.length && readable; k++) readable = ix.sortedStartNs[k]! >= ix.sortedStartNs[k - 1]!;
-  if (!readable || ix.maxDurNs !== ix.maxDurNs || reads > m.gpu.length) {
-    const busy = gpuBusyUnion(m);
-    for (let k = 0; k < calls.length; k++) out[k] = unionLengthInNs(busy, startNs[calls[k]!]!, startNs[calls[k]!]! + durNs[calls[k]!]!);
-    return out;
-  }
-  for (let k = 0; k < calls.length; k++) {
-    const lo = startNs[calls[k]!]!;
-    if (to[k]! > from[k]!) out[k] = busyWithin(m, ix.order, from[k]!, to[k]!, lo, lo + durNs[calls[k]!]!);
-  }
-  return out;
-}
-
-/** The length of the union of activities order[from..to) (in start order) clipped to [lo, hi): an end before its start taken as the start, unreadable ones left out. */
-function busyWithin(m: TraceModel, order: Int32Array, from: number, to: number, lo: number, hi: number): number {
-  const { startNs, durNs } = m.gpu;
-  let total = 0;
-  let cs = NaN;
-  let ce = NaN;
-  for (let k = from; k < to; k++) {
-    const g = order[k]!;
-    const s = startNs[g]!;
-    let e = s + durNs[g]!;
-    if (e !== e) continue;
-    if (e < s) e = s;
-    const a = s > lo ? s : lo;
-    const b = e < hi ? e : hi;
-    if (!(b > a)) continue;
-    if (a <= ce) {
-      if (b > ce) ce = b;
-    } else {
-      if (ce === ce) total += ce - cs;
-      cs = a;
-      ce = b;
-    }
-  }
-  if (ce === ce) total += ce - cs;
-  return total;
 }
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);

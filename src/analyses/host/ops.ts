@@ -18,7 +18,7 @@
 import { isTorchFilteredName } from '../torch-table/profiler-table.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { computeEpilogues, type EpilogueRow } from '../gemm/epilogues.js';
-import { isViewOpName, launchedGpuWorkOf } from './views.js';
+import { isViewOpName, launchedGpuWorkOf } from '../facts/view-ops.js';
 import { perModel } from '../helpers/per-model.js';
 import { compareText } from '../../core/compare-text.js';
 

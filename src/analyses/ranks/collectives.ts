@@ -3,7 +3,7 @@
  * model is gone (the per-rank half of a many-rank analysis, its "map").
  *
  * A call is found
- * - on the GPU: a communication kernel (communication.ts: `nccl`/`rccl`/`hccl`/`msccl` in the name,
+ * - on the GPU: a communication kernel (facts/gpu-work-type.ts: `nccl`/`rccl`/`hccl`/`msccl` in the name,
  *   `ncclKernel_*`, `ncclDevKernel_*`, or NCCL's collective args on the kernel); its span is the
  *   kernel's;
  * - on the host, for gloo (which runs no kernel): each `gloo:*` annotation, the span of the work on
@@ -19,10 +19,9 @@
  * A gloo annotation gets the args of the `record_param_comms` op of the same collective, the k-th
  * annotation of a name the k-th op of that name, only when both counts agree (else unknown).
  */
-import { hasCollectiveArgs, isCommunicationKernelName } from './communication.js';
-import { kernelTypeOf, KernelTypeId } from '../breakdown/kernel-type-breakdown.js';
+import { hasCollectiveArgs, isCommunicationKernelName, kernelTypeOf, KernelTypeId } from '../facts/gpu-work-type.js';
 import { IntervalList, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { GpuKind, type TraceModel } from '../../model/trace-model.js';
 
 export type CommSource = 'gpu-kernels' | 'host-gloo' | 'gpu-kernels+host-gloo' | 'none';
@@ -165,7 +164,7 @@ export interface RankComm {
   readonly source: CommSource;
   /** Union of communication time (the calls' spans), ns. */
   readonly commNs: number;
-  /** Union of computation kernels' time (kernel-type-breakdown.ts), ns. */
+  /** Union of computation kernels' time (facts/gpu-work-type.ts), ns. */
   readonly computeNs: number;
   /** Time both ran at once, ns (HTA's comm/comp overlap numerator). */
   readonly overlapNs: number;

@@ -20,91 +20,20 @@
  *
  * Ignores: memcpy/memset (not kernels, as in the plugin); GPU annotations.
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { GpuKind, type TraceModel } from '../../model/trace-model.js';
-import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from '../ranks/communication.js';
-import { clipNs, lowerBound } from '../helpers/intervals.js';
+import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from '../facts/gpu-work-type.js';
+import { clipNs } from '../helpers/intervals.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { NsValues } from './ns-values.js';
-import { orderByStart, sortByKeyRuns } from '../helpers/natural-merge-sort.js';
 import { doubled } from '../helpers/doubled.js';
-import { perModel } from '../helpers/per-model.js';
-
-/** GPU activities sorted by start, for window queries without scanning the whole table. */
-export interface GpuTimeIndex {
-  /** GPU table indices sorted by start time. */
-  readonly order: Int32Array;
-  readonly sortedStartNs: Float64Array;
-  /** The longest duration, so a window query knows how far back to look. */
-  readonly maxDurNs: number;
-  /** Every start readable (not NaN): then `sortedStartNs` is in order. */
-  readonly startsReadable: boolean;
-}
-
-export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
-  const { startNs, durNs, length: n } = m.gpu;
-  // One loop for the starts, their runs and the longest duration, then the runs merged
-  // (the table is written a run per stream): the order `orderByStart` gives.
-  // (Indices as doubles while sorting: sortByKeyRuns sees one kind of array.)
-  const order = new Float64Array(n);
-  const sortedStartNs = new Float64Array(n);
-  let runs = 1;
-  let maxDurNs = 0;
-  for (let g = 0; g < n; g++) {
-    const s = startNs[g]!;
-    if (s !== s) return gpuTimeIndexWithUnreadable(m);
-    order[g] = g;
-    sortedStartNs[g] = s;
-    if (g > 0 && s < sortedStartNs[g - 1]!) runs++;
-    if (durNs[g]! > maxDurNs) maxDurNs = durNs[g]!;
-  }
-  if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
-  return { order: new Int32Array(order), sortedStartNs, maxDurNs, startsReadable: true };
-}
-
-/** createGpuTimeIndex, made once per model (per-model.ts): the step breakdown and the launches' GPU busy union both read it. Shared, so read-only. */
-export const gpuTimeIndexOf = perModel(createGpuTimeIndex);
-
-/** createGpuTimeIndex when some start is unreadable (NaN): orderByStart's comparator order. */
-function gpuTimeIndexWithUnreadable(m: TraceModel): GpuTimeIndex {
-  const { gpu } = m;
-  const all = new Int32Array(gpu.length);
-  for (let g = 0; g < gpu.length; g++) all[g] = g;
-  const order = orderByStart(all, gpu.startNs);
-  const sortedStartNs = new Float64Array(order.length);
-  let maxDurNs = 0;
-  for (let k = 0; k < order.length; k++) {
-    const g = order[k]!;
-    sortedStartNs[k] = gpu.startNs[g]!;
-    if (gpu.durNs[g]! > maxDurNs) maxDurNs = gpu.durNs[g]!;
-  }
-  return { order, sortedStartNs, maxDurNs, startsReadable: false };
-}
-
-/** GPU activities (any kind) whose interval overlaps [lo, hi), in start order. */
-export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: number): number[] {
-  const out: number[] = [];
-  const from = lowerBound(ix.sortedStartNs, lo - ix.maxDurNs);
-  const to = lowerBound(ix.sortedStartNs, hi);
-  for (let k = from; k < to; k++) {
-    const g = ix.order[k]!;
-    const s = m.gpu.startNs[g]!;
-    const e = s + m.gpu.durNs[g]!;
-    // A zero-length activity at the window's start still belongs to it.
-    if (e > lo || (e === s && s >= lo)) out.push(g);
-  }
-  return out;
-}
-
-
+import type { GpuTimeIndex } from '../facts/gpu-time-index.js';
 
 // ------------------------------------------------------------------------------------------------
 // Kernel classes
 
-export { isCommunicationKernelName, isCommunicationOpName };
-
 /**
- * Whether GPU kernel `g` is communication: by name or collective args (communication.ts), or by
+ * Whether GPU kernel `g` is communication: by name or collective args (facts/gpu-work-type.ts), or by
  * its owner being an `nccl:*` / `gloo:*` op (the plugin's rule: the kernel's External id is a
  * communication op's).
  */

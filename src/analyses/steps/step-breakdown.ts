@@ -48,10 +48,6 @@ import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import {
   computeWindowGpuMetrics,
   computeWindowsGpuMetrics,
-  gpuTimeIndexOf,
-  gpuInWindow,
-  isCommunicationOpName,
-  type GpuTimeIndex,
   KernelClassifier,
   type KernelClasses,
   windowsGpuActivity,
@@ -60,7 +56,11 @@ import {
 import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
 import { wholeTraceWindow } from '../host/scopes.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
+import { isCommunicationOpName } from '../facts/gpu-work-type.js';
+import { gpuInWindow, gpuTimeIndexOf, type GpuTimeIndex } from '../facts/gpu-time-index.js';
+import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall } from '../facts/runtime-calls.js';
+import { launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { quantileSorted } from '../helpers/quantiles.js';
 import { medianOf } from '../helpers/median.js';
 import { NsValues } from './ns-values.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
