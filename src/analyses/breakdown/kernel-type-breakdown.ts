@@ -14,8 +14,8 @@
  * Also home of `BreakdownActivities`, the GPU-time rows the three breakdowns share, and of
  * `collectActivities`, which builds them from the model with exact nanoseconds.
  */
-import { hasCollectiveArgs, KERNEL_TYPES, kernelTypeOf, KernelTypeId, type KernelType } from '../facts/gpu-work-type.js';
-import { GpuKind, type TraceModel } from '../../model/trace-model.js';
+import { gpuWorkTypes, KERNEL_TYPES, KernelTypeId, type KernelType } from '../facts/gpu-work-type.js';
+import type { TraceModel } from '../../model/trace-model.js';
 import { compareText } from '../../core/compare-text.js';
 
 /**
@@ -41,26 +41,15 @@ export interface BreakdownActivities {
   readonly gpu: Int32Array;
 }
 
-/** The model's kernels, copies and memsets, exact ns, typed by kinetoscope's rules. */
+/** The model's kernels, copies and memsets, exact ns, typed by kinetoscope's rule (facts/gpu-work-type.ts). */
 export function collectActivities(m: TraceModel): BreakdownActivities {
   const { gpu, host } = m;
   const n = gpu.length;
-  const type = new Uint8Array(n);
   const launchStartNs = new Float64Array(n);
   const endNs = new Float64Array(n);
-  const byName = new Map<string, number>();
   const names: string[] = new Array(n);
   for (let g = 0; g < n; g++) {
-    const name = m.strings.get(gpu.name[g]!);
-    names[g] = name;
-    const key = `${gpu.kind[g]}\u0000${name}`;
-    const args = gpu.args[g];
-    let t: number | undefined = hasCollectiveArgs(args) ? KernelTypeId.Communication : byName.get(key);
-    if (t === undefined) {
-      t = kernelTypeOf(gpu.kind[g] as GpuKind, name, undefined);
-      byName.set(key, t);
-    }
-    type[g] = t;
+    names[g] = m.strings.get(gpu.name[g]!);
     endNs[g] = gpu.startNs[g]! + gpu.durNs[g]!;
     const l = gpu.launcher[g]!;
     launchStartNs[g] = l >= 0 ? host.startNs[l]! : NaN;
@@ -71,7 +60,7 @@ export function collectActivities(m: TraceModel): BreakdownActivities {
     endNs,
     device: gpu.device,
     stream: Float64Array.from(gpu.stream),
-    type,
+    type: gpuWorkTypes(m),
     name: names,
     launchStartNs,
     inIdle: new Uint8Array(n).fill(1),

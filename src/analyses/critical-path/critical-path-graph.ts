@@ -41,7 +41,7 @@
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED } from '../facts/runtime-calls.js';
+import { CallFlag, runtimeCallFlags } from '../facts/runtime-calls.js';
 import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
 import type { ScopeInstance } from '../host/scopes.js';
 
@@ -166,23 +166,22 @@ const enum CallName {
   DeviceSync = 8,
   StreamWait = 16,
   EventWait = 32,
-  /** A call that may block the host (API_BLOCKS_HOST) or copy (API_COPY): resolveSyncs reads it. */
-  MayBlock = 64,
 }
 
 /**
  * What every instance's graph needs of the whole trace, built once per model: the launch index,
- * API flags, runtime calls by correlation, `cuda_sync` records by call, and every launched
+ * runtime-call flags, runtime calls by correlation, `cuda_sync` records by call, and every launched
  * activity per stream in launch order (an event may be recorded before the instance starts).
  */
 interface TraceIndex {
   /**
    * The model's shared launch index (launchIndexOf: `report` builds it once for every analysis),
-   * made at the first read: only a copy call's launches are read (is it a blocking copy), and a
-   * trace without copies never needs it.
+   * made at the first read: only a blocking copy's launches are read (the streams it waited
+   * on), and a trace without one never needs it.
    */
   readonly launches: LaunchIndex;
-  readonly flags: ApiFlags;
+  /** runtimeCallFlags: what each host event is as a runtime/driver call. */
+  readonly flags: Uint8Array;
   readonly callByCorr: ReadonlyMap<number, number>;
   readonly syncByCall: ReadonlyMap<number, TraceModel['syncs'][number]>;
   readonly launchedOn: ReadonlyMap<number, readonly number[]>;
@@ -200,7 +199,7 @@ function traceIndex(m: TraceModel): TraceIndex {
     get launches(): LaunchIndex {
       return launchIndexOf(m);
     },
-    flags: new ApiFlags(m),
+    flags: runtimeCallFlags(m),
     ...syncIndex(m),
     callNames: new Uint8Array(m.strings.size),
   };
@@ -252,9 +251,6 @@ function callName(m: TraceModel, ix: TraceIndex, h: number): number {
       (DEVICE_SYNC.test(name) ? CallName.DeviceSync : 0) |
       (STREAM_WAIT.test(name) ? CallName.StreamWait : 0) |
       (EVENT_WAIT.test(name) ? CallName.EventWait : 0);
-    let api = ix.flags.byName[id]!;
-    if (api === API_UNDECIDED) api = ix.flags.decide(id);
-    if (api & (API_BLOCKS_HOST | API_COPY)) bits |= CallName.MayBlock;
     ix.callNames[id] = bits;
   }
   return bits;
@@ -456,16 +452,7 @@ function isBlocking(b: GraphBuild, h: number): boolean {
   const { host, m } = b;
   if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) return false;
   if (b.hta) return (callName(m, b.ix, h) & CallName.HtaBlocking) !== 0;
-  const { flags } = b.ix;
-  const id = host.name[h]!;
-  let bits = flags.byName[id]!;
-  if (bits === API_UNDECIDED) bits = flags.decide(id);
-  if (bits & API_BLOCKS_HOST) return true;
-  if (!(bits & API_COPY)) return false;
-  const launches = b.ix.launches;
-  const a = launches.offsets[h]!;
-  const e = launches.offsets[h + 1]!;
-  return flags.blocksHost(bits, launches.items, a, e);
+  return (b.ix.flags[h]! & CallFlag.BlocksHost) !== 0;
 }
 
 /** Per thread: the top-level starts and ends; for the instance's own thread, its nodes in walk order (for spawn/join lookups). */
@@ -1149,7 +1136,8 @@ function resolveSyncs(
     if (!(hk === HostKind.Runtime || hk === HostKind.Driver)) continue;
     let nameBits = ix.callNames[host.name[h]!]!;
     if (nameBits === 0) nameBits = callName(m, ix, h);
-    if (noRecords && !(nameBits & (CallName.StreamWait | CallName.MayBlock))) continue;
+    const f = flags[h]!;
+    if (noRecords && !(nameBits & CallName.StreamWait) && !(f & (CallFlag.BlocksHost | CallFlag.Copy))) continue;
     const rec = syncByCall.get(h);
     const end = host.startNs[h]! + host.durNs[h]!;
     if (nameBits & CallName.StreamWait) {
@@ -1165,16 +1153,14 @@ function resolveSyncs(
       push(streamWaitSrc, dest, src);
       continue;
     }
-    let bits = flags.byName[host.name[h]!]!;
-    if (bits === API_UNDECIDED) bits = flags.decide(host.name[h]!);
     const isEventWait = rec && (rec.name === 'Event Sync' || (nameBits & CallName.EventWait) !== 0);
     if (isEventWait && rec) {
       const src = recordedActivity(rec);
       if (src >= 0 && inGpu(src) && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
       continue;
     }
-    const blockingCopy = !(bits & API_BLOCKS_HOST) && bits & API_COPY && flags.blocksHost(bits, ix.launches.items, ix.launches.offsets[h]!, ix.launches.offsets[h + 1]!);
-    if (!(bits & API_BLOCKS_HOST) && !blockingCopy) continue;
+    if (!(f & CallFlag.BlocksHost)) continue;
+    const blockingCopy = (f & CallFlag.BlockingCopy) !== 0;
     let keys: readonly number[];
     if (blockingCopy) keys = [...new Set(Array.from(launchedBy(ix.launches, h), streamKey))];
     else if (nameBits & CallName.DeviceSync || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;

@@ -18,7 +18,8 @@
  * `nccl:*` or `gloo:*` host op (`isCommunicationOpName`); `steps` follows it there.
  */
 import type { JsonObject } from '../../core/json.js';
-import { GpuKind } from '../../model/trace-model.js';
+import { GpuKind, type TraceModel } from '../../model/trace-model.js';
+import { perModel } from '../helpers/per-model.js';
 
 const COMM_NAME = /nccl|rccl|hccl|msccl/i;
 const COLLECTIVE_ARGS = ['Collective name', 'collective_name', 'In msg nelems', 'Group size'];
@@ -57,3 +58,29 @@ export function kernelTypeOf(kind: GpuKind, name: string, args: JsonObject | und
   if (MEMORY_NAME.test(name)) return KernelTypeId.Memory;
   return KernelTypeId.Computation;
 }
+
+const UNDECIDED = 255;
+
+/**
+ * Per GPU activity, its work type (KernelTypeId): copies and memsets memory, a kernel with
+ * collective args communication, any other kernel by its name, decided once per name.
+ */
+function computeGpuWorkTypesOnce(m: TraceModel): Uint8Array {
+  const { kind, name, args, length: n } = m.gpu;
+  const types = new Uint8Array(n);
+  const byName = new Uint8Array(m.strings.size).fill(UNDECIDED);
+  for (let g = 0; g < n; g++) {
+    if (kind[g] !== GpuKind.Kernel) types[g] = KernelTypeId.Memory;
+    else if (hasCollectiveArgs(args[g])) types[g] = KernelTypeId.Communication;
+    else {
+      const id = name[g]!;
+      let t = byName[id]!;
+      if (t === UNDECIDED) t = byName[id] = kernelTypeOf(GpuKind.Kernel, m.strings.get(id), undefined);
+      types[g] = t;
+    }
+  }
+  return types;
+}
+
+/** Per GPU activity, its work type (KernelTypeId), once per model (per-model.ts). Shared, so read-only. */
+export const gpuWorkTypes = perModel(computeGpuWorkTypesOnce);

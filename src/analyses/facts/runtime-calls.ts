@@ -15,7 +15,8 @@
  *
  * Ignores: calls that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
  */
-import { GpuKind, type TraceModel } from '../../model/trace-model.js';
+import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
+import { perModel } from '../helpers/per-model.js';
 
 export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
 export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
@@ -98,16 +99,6 @@ export function apiRole(name: string): ApiRole {
   return 'other';
 }
 
-/**
- * Whether a runtime/driver call makes the host wait, and how; undefined when it does not.
- * cudaMemcpyAsync into pageable host memory is staged and synchronous for the host (CUDA
- * runtime API docs, "API synchronization behavior"); Kineto names that copy `… -> Pageable)`.
- */
-export function syncKindOf(m: TraceModel, name: string, launched: ArrayLike<number> | undefined): SyncKind | undefined {
-  const info: ApiNameInfo = { name, role: apiRole(name), launch: false, graph: false, sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-  return syncKindOfCall(m, info, launched ?? []);
-}
-
 /** Whether a sync kind stops the host thread (a stream wait only orders GPU work). */
 export function syncBlocksHost(kind: SyncKind): boolean {
   return kind !== 'stream-wait';
@@ -117,17 +108,14 @@ export function syncBlocksHost(kind: SyncKind): boolean {
 export interface ApiNameInfo {
   readonly name: string;
   readonly role: ApiRole;
-  /** A kernel or graph launch API. */
-  readonly launch: boolean;
   readonly graph: boolean;
+  /** The synchronization the name performs (syncKindByName). */
   readonly sync: SyncKind | undefined;
-  readonly memcpy: boolean;
 }
 
 /** `ApiNameInfo` by name id, decided the first time a name is asked for. */
 export class ApiNames {
-  /** The names decided so far (a loop reads this first, and calls `of` only for a new name). */
-  readonly byId: (ApiNameInfo | undefined)[] = [];
+  private readonly byId: (ApiNameInfo | undefined)[] = [];
 
   constructor(private readonly m: TraceModel) {}
 
@@ -135,81 +123,104 @@ export class ApiNames {
     let info = this.byId[id];
     if (!info) {
       const name = this.m.strings.get(id);
-      info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
+      info = { name, role: apiRole(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name) };
       this.byId[id] = info;
     }
     return info;
   }
 }
 
-/** Bits of `ApiFlags.of`. */
-export const API_LAUNCH = 1;
-export const API_GRAPH = 2;
-/** A synchronisation by name that stops the host thread (not a stream wait). */
-export const API_BLOCKS_HOST = 4;
-/** A copy API that is no synchronisation by name: it blocks the host when it copies into pageable memory. */
-export const API_COPY = 8;
-/** `ApiFlags.byName` of a name not decided yet. */
-export const API_UNDECIDED = 255;
-const UNDECIDED = 255;
+// ------------------------------------------------------------------------------------------------
+// The column: one byte per host event
 
-/**
- * What `ApiNames` says about runtime/driver calls, as bits in a typed array per name id: a
- * loop over every call reads one byte per call (no object per name), deciding a name the first
- * time it meets it. With `launched`, `blocksHost` is `syncBlocksHost(syncKindOfCall(…))`.
- */
-export class ApiFlags {
-  /** Per name id: the API_* bits, or API_UNDECIDED until `decide(id)`. */
-  readonly byName: Uint8Array;
-  /** Per GPU name id: 1 when a device-to-pageable copy, 0 when not, UNDECIDED. */
-  private readonly pageableDtoH: Uint8Array;
-
-  constructor(private readonly m: TraceModel) {
-    this.byName = new Uint8Array(m.strings.size).fill(API_UNDECIDED);
-    this.pageableDtoH = new Uint8Array(m.strings.size).fill(UNDECIDED);
-  }
-
-  /** The bits of the call name `id`, decided now. */
-  decide(id: number): number {
-    return (this.byName[id] = apiFlagsOf(this.m.strings.get(id)));
-  }
-
-  /** Whether a call with these bits, having launched items[from..to), makes the host wait. */
-  blocksHost(bits: number, items: Int32Array, from: number, to: number): boolean {
-    if (bits & API_BLOCKS_HOST) return true;
-    if (!(bits & API_COPY)) return false;
-    const { gpu } = this.m;
-    for (let k = from; k < to; k++) {
-      const g = items[k]!;
-      if (gpu.kind[g] === GpuKind.Memcpy && this.isPageableDtoH(gpu.name[g]!)) return true;
-    }
-    return false;
-  }
-
-  private isPageableDtoH(id: number): boolean {
-    let v = this.pageableDtoH[id]!;
-    if (v === UNDECIDED) this.pageableDtoH[id] = v = /DtoH.*Pageable/.test(this.m.strings.get(id)) ? 1 : 0;
-    return v === 1;
-  }
+/** Bits of `runtimeCallFlags(m)[h]`; a host event that is no runtime or driver call has none. */
+export const enum CallFlag {
+  /** A runtime or driver call (`cuda_runtime`, `cuda_driver`). */
+  Api = 1,
+  /** A kernel or graph launch API by name (`isKernelLaunchApi`). */
+  LaunchApi = 2,
+  /** A graph launch API by name (`isGraphLaunchApi`). */
+  GraphLaunch = 4,
+  /** A launch (`isLaunchCall`): a launch API by name, or a call CUPTI linked to a kernel. */
+  Launch = 8,
+  /** A synchronization by its name (`syncKindByName`), a stream wait included. */
+  SyncByName = 16,
+  /** A copy API that is no synchronization by name: it blocks the host when it copies into pageable memory. */
+  Copy = 32,
+  /** Makes the host wait: a synchronization by name other than a stream wait, or a blocking copy. */
+  BlocksHost = 64,
+  /**
+   * A copy call that launched a device-to-pageable copy: cudaMemcpyAsync into pageable host memory
+   * is staged and synchronous for the host (CUDA runtime API docs, "API synchronization behavior");
+   * Kineto names that copy `… -> Pageable)`.
+   */
+  BlockingCopy = 128,
 }
 
-function apiFlagsOf(name: string): number {
+/** The bits a call's name alone decides. */
+function nameFlagsOf(name: string): number {
   const sync = syncKindByName(name);
+  const launchApi = isKernelLaunchApi(name);
   return (
-    (isKernelLaunchApi(name) ? API_LAUNCH : 0) |
-    (isGraphLaunchApi(name) ? API_GRAPH : 0) |
-    (sync !== undefined && syncBlocksHost(sync) ? API_BLOCKS_HOST : 0) |
-    (sync === undefined && MEMCPY_API.test(name) ? API_COPY : 0)
+    CallFlag.Api |
+    (launchApi ? CallFlag.LaunchApi | CallFlag.Launch : 0) |
+    (isGraphLaunchApi(name) ? CallFlag.GraphLaunch : 0) |
+    (sync !== undefined ? CallFlag.SyncByName : 0) |
+    (sync !== undefined && syncBlocksHost(sync) ? CallFlag.BlocksHost : 0) |
+    (sync === undefined && MEMCPY_API.test(name) ? CallFlag.Copy : 0)
   );
 }
 
-/** `syncKindOf` with the name already looked up. */
-export function syncKindOfCall(m: TraceModel, info: ApiNameInfo, launched: ArrayLike<number>): SyncKind | undefined {
-  if (info.sync) return info.sync;
-  if (!info.memcpy) return undefined;
-  for (let k = 0; k < launched.length; k++) {
-    const g = launched[k]!;
-    if (m.gpu.kind[g] === GpuKind.Memcpy && /DtoH.*Pageable/.test(m.strings.get(m.gpu.name[g]!))) return 'blocking-copy';
+const UNDECIDED = 255;
+
+/**
+ * Per host event, its CallFlag bits: one pass over the host table, each name decided once, then
+ * one over the GPU table, where a kernel makes its call a launch and a device-to-pageable copy
+ * makes its copy call block the host. Every loop over the calls (`launches`, the step breakdown,
+ * the critical path) reads one byte per call instead of deciding again.
+ */
+function computeRuntimeCallsOnce(m: TraceModel): Uint8Array {
+  const { kind, name, length: n } = m.host;
+  const flags = new Uint8Array(n);
+  const byName = new Uint8Array(m.strings.size).fill(UNDECIDED);
+  for (let h = 0; h < n; h++) {
+    const k = kind[h];
+    if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
+    const id = name[h]!;
+    let bits = byName[id]!;
+    if (bits === UNDECIDED) bits = byName[id] = nameFlagsOf(m.strings.get(id));
+    flags[h] = bits;
   }
-  return undefined;
+  markLaunched(m, flags);
+  return flags;
+}
+
+/** What each call launched, into its bits: Launch for a kernel, BlocksHost | BlockingCopy for a copy call's copy into pageable memory. */
+function markLaunched(m: TraceModel, flags: Uint8Array): void {
+  const { kind, launcher, name, length: n } = m.gpu;
+  let pageable: Uint8Array | undefined;
+  for (let g = 0; g < n; g++) {
+    const h = launcher[g]!;
+    if (h < 0) continue;
+    const f = flags[h]!;
+    if (!(f & CallFlag.Api)) continue;
+    const k = kind[g];
+    if (k === GpuKind.Kernel) flags[h] = f | CallFlag.Launch;
+    else if (k === GpuKind.Memcpy && f & CallFlag.Copy && !(f & CallFlag.BlockingCopy)) {
+      pageable ??= new Uint8Array(m.strings.size).fill(UNDECIDED);
+      const id = name[g]!;
+      if (pageable[id] === UNDECIDED) pageable[id] = /DtoH.*Pageable/.test(m.strings.get(id)) ? 1 : 0;
+      if (pageable[id] === 1) flags[h] = f | CallFlag.BlocksHost | CallFlag.BlockingCopy;
+    }
+  }
+}
+
+/** Per host event, its CallFlag bits, once per model (per-model.ts). Shared, so read-only. */
+export const runtimeCallFlags = perModel(computeRuntimeCallsOnce);
+
+/** The synchronization host event h performs (its name's, or a blocking copy), undefined when none. */
+export function syncKindAt(m: TraceModel, h: number): SyncKind | undefined {
+  const f = runtimeCallFlags(m)[h]!;
+  if (f & CallFlag.SyncByName) return syncKindByName(m.strings.get(m.host.name[h]!));
+  return f & CallFlag.BlockingCopy ? 'blocking-copy' : undefined;
 }

@@ -30,7 +30,7 @@ import { doubled } from '../helpers/doubled.js';
 import { quantileSorted, timeStats, type TimeStats } from '../helpers/quantiles.js';
 import { gpuBusyDuring } from '../facts/gpu-time-index.js';
 import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
-import { ApiNames, isLaunchCall, syncBlocksHost, syncKindOfCall, type ApiRole, type SyncKind } from '../facts/runtime-calls.js';
+import { ApiNames, CallFlag, isLaunchCall, runtimeCallFlags, syncBlocksHost, type ApiRole, type SyncKind } from '../facts/runtime-calls.js';
 
 // ------------------------------------------------------------------------------------------------
 // Results
@@ -338,12 +338,11 @@ interface ApiCallScan {
   readonly rowGpu: number[];
 }
 
-/** What each call in the call list launched, and whether it is a launch (`isLaunchCall`), by its place in the list. */
+/** What each call in the call list launched, by its place in the list. */
 interface PerCall {
   readonly kernels: Int32Array;
   readonly memcpys: Int32Array;
   readonly memsets: Int32Array;
-  readonly launch: Uint8Array;
   /**
    * The call's name id and its three counts as one number: two calls with the same signature
    * have the same name and counts.
@@ -359,15 +358,13 @@ interface ApiCallList {
 
 /** The one pass over the host table: the launch scans and the op grouping read the calls it lists. */
 function apiCallList(m: TraceModel): ApiCallList {
-  const { kind, length: n } = m.host;
+  const flags = runtimeCallFlags(m);
+  const n = m.host.length;
   // Room for every event: no growth step in the loop (a branch first taken in V8's optimised
   // code, which then throws the code away).
   const list = new Int32Array(n);
   let count = 0;
-  for (let i = 0; i < n; i++) {
-    const k = kind[i];
-    if (k === HostKind.Runtime || k === HostKind.Driver) list[count++] = i;
-  }
+  for (let i = 0; i < n; i++) if (flags[i]! & CallFlag.Api) list[count++] = i;
   return { list, count };
 }
 
@@ -386,21 +383,18 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   if (allTimes) addAllTimes(m, launched, apiCalls, sums);
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
-  if (keepRows) launchRows(m, launched, apiCalls, perCall, apiNames, includeMemory, rowHost, rowGpu);
-  // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
+  if (keepRows) launchRows(m, launched, apiCalls, apiNames, includeMemory, rowHost, rowGpu);
+  // Host synchronizations: by name, else a blocking copy (facts/runtime-calls.ts).
   const { list } = apiCalls;
   const syncHost: number[] = [];
   const syncApi: string[] = [];
   const syncKind: SyncKind[] = [];
-  for (const c of scan.maySync) {
+  for (const c of scan.syncs) {
     const i = list[c]!;
     const info = apiNames.of(m.host.name[i]!);
-    const sk = syncKindOfCall(m, info, launchedBy(launched, i));
-    if (sk) {
-      syncHost.push(i);
-      syncApi.push(info.name);
-      syncKind.push(sk);
-    }
+    syncHost.push(i);
+    syncApi.push(info.name);
+    syncKind.push(info.sync ?? 'blocking-copy');
   }
   // What the GPU did during each synchronization (most traces have few or none).
   const syncs: HostSync[] = [];
@@ -427,20 +421,12 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   return { apis, perCall, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
 }
 
-/** Bits of `ApiSums.bits`, decided at a name's first call. */
-const CALL_LAUNCH = 1;
-const CALL_GRAPH = 2;
-/** A synchronization by name, or a copy (which blocks when it copies into pageable memory). */
-const CALL_MAY_SYNC = 4;
-const CALL_UNMET = 255;
-
 /**
  * The sums per API, by call name id; the names in order of first call, and by that order (a
  * dense list: name ids run to the string table's size) the lists per API.
  */
 class ApiSums {
-  readonly bits: Uint8Array;
-  /** Per name id, its place in `order`. */
+  /** Per name id, its place in `order`; -1 until its first call. */
   readonly slot: Int32Array;
   readonly calls: Int32Array;
   readonly cpuNs: Float64Array;
@@ -460,8 +446,7 @@ class ApiSums {
     size: number,
     private readonly apiNames: ApiNames,
   ) {
-    this.bits = new Uint8Array(size).fill(CALL_UNMET);
-    this.slot = new Int32Array(size);
+    this.slot = new Int32Array(size).fill(-1);
     this.calls = new Int32Array(size);
     this.cpuNs = new Float64Array(size);
     this.kernels = new Int32Array(size);
@@ -470,8 +455,8 @@ class ApiSums {
     this.without = new Int32Array(size);
   }
 
-  /** The first call of name `id`, which launched `kernels` kernels: the name's bits. */
-  meet(id: number, kernels: number): number {
+  /** The first call of name `id`, which launched `kernels` kernels. */
+  meet(id: number, kernels: number): void {
     const info = this.apiNames.of(id);
     let role = info.role;
     // A call CUPTI linked to a kernel is a launch whatever its name.
@@ -480,7 +465,6 @@ class ApiSums {
     this.order.push(id);
     this.role.push(role);
     this.latency.push([]);
-    return (this.bits[id] = (info.launch ? CALL_LAUNCH : 0) | (info.graph ? CALL_GRAPH : 0) | (info.sync || info.memcpy ? CALL_MAY_SYNC : 0));
   }
 }
 
@@ -513,7 +497,7 @@ function countCallWork(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLi
     const api = hostName[i]!;
     sig[c] = api < SIG_NAMES && k < SIG_KERNELS && mc < SIG_COPIES && ms < SIG_COPIES ? ((api * SIG_KERNELS + k) * SIG_COPIES + mc) * SIG_COPIES + ms : -1 - c;
   }
-  return { kernels, memcpys, memsets, launch: new Uint8Array(count), sig };
+  return { kernels, memcpys, memsets, sig };
 }
 
 // A call's signature packs its name id and counts exactly (below 2^53); a call whose numbers do
@@ -528,11 +512,11 @@ interface PerApiScan {
   readonly kernelsViaGraphs: number;
   readonly launchCpuNs: number;
   readonly launchesWithoutKernel: number;
-  /** Places of the calls that may synchronize, in call order. */
-  readonly maySync: number[];
+  /** Places of the calls that synchronize (by name, or a blocking copy), in call order. */
+  readonly syncs: number[];
 }
 
-/** Per API its calls, CPU, launched work and latencies; the launches (marked in perCall.launch). */
+/** Per API its calls, CPU, launched work and latencies; the launches and the synchronizations. */
 function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, sums: ApiSums): PerApiScan {
   const { offsets, items } = launched;
   const { list, count } = apiCalls;
@@ -540,8 +524,9 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
   const hostStart = m.host.startNs;
   const hostDur = m.host.durNs;
   const gpuStart = m.gpu.startNs;
-  const { kernels, memcpys, memsets, launch } = perCall;
-  const { bits, slot, calls, cpuNs, latency, without } = sums;
+  const flags = runtimeCallFlags(m);
+  const { kernels, memcpys, memsets } = perCall;
+  const { slot, calls, cpuNs, latency, without } = sums;
   const apiKernels = sums.kernels;
   const apiMemcpys = sums.memcpys;
   const apiMemsets = sums.memsets;
@@ -550,13 +535,13 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
   let kernelsViaGraphs = 0;
   let launchCpuNs = 0;
   let launchesWithoutKernel = 0;
-  const maySync: number[] = [];
+  const syncs: number[] = [];
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
     const id = hostName[i]!;
     const k = kernels[c]!;
-    let b = bits[id]!;
-    if (b === CALL_UNMET) b = sums.meet(id, k);
+    const f = flags[i]!;
+    if (slot[id]! < 0) sums.meet(id, k);
     const dur = hostDur[i]!;
     calls[id]++;
     cpuNs[id] += dur;
@@ -567,20 +552,18 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
       apiMemsets[id] += memsets[c]!;
       latency[slot[id]!]!.push(gpuStart[items[from]!]! - (hostStart[i]! + dur));
     } else without[id]++;
-    // isLaunchCall, written into the loop: a launch API by name, or a call that launched a kernel.
-    if (b & CALL_LAUNCH || k > 0) {
-      launch[c] = 1;
+    if (f & CallFlag.Launch) {
       launches++;
       launchCpuNs += dur;
-      if (b & CALL_GRAPH) {
+      if (f & CallFlag.GraphLaunch) {
         graphLaunches++;
         kernelsViaGraphs += k;
       }
       if (k === 0) launchesWithoutKernel++;
     }
-    if (b & CALL_MAY_SYNC) maySync.push(c);
+    if (f & (CallFlag.SyncByName | CallFlag.BlockingCopy)) syncs.push(c);
   }
-  return { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, maySync };
+  return { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs };
 }
 
 /** Per API, every call's duration and its start-to-start time: what `computeLaunches` alone reads. */
@@ -599,15 +582,16 @@ function addAllTimes(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList
 }
 
 /** HTA's launch stats rows: each (call, activity) pair of the launches, and of the copies and memsets with `includeMemory`. */
-function launchRows(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, apiNames: ApiNames, includeMemory: boolean, rowHost: number[], rowGpu: number[]): void {
+function launchRows(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, apiNames: ApiNames, includeMemory: boolean, rowHost: number[], rowGpu: number[]): void {
   const { offsets, items } = launched;
   const { list, count } = apiCalls;
   const { name } = m.host;
+  const flags = runtimeCallFlags(m);
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
     // A call that is no launch has its name's role.
     const role = apiNames.of(name[i]!).role;
-    if (!(perCall.launch[c] || (includeMemory && (role === 'memcpy' || role === 'memset')))) continue;
+    if (!(flags[i]! & CallFlag.Launch || (includeMemory && (role === 'memcpy' || role === 'memset')))) continue;
     for (let q = offsets[i]!; q < offsets[i + 1]!; q++) {
       rowHost.push(i);
       rowGpu.push(items[q]!);
@@ -867,7 +851,8 @@ function innermostOps(m: TraceModel, apiCalls: ApiCallList, opOf: Int32Array, ca
 function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array, perCall: PerCall): number[] {
   const { name, durNs } = m.host;
   const { list } = table;
-  const { sig, launch } = perCall;
+  const { sig } = perCall;
+  const flags = runtimeCallFlags(m);
   const count = opOf.length;
   // Two entries per op name, at 2 × (name id + 1) (0: outside every op): where one of its last
   // instances' calls start, how many, its pattern.
@@ -914,7 +899,7 @@ function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp
     for (let q = c; q < e; q++) {
       const d = durNs[list[q]!]!;
       apiNs += d;
-      if (launch[q]) launchNs += d;
+      if (flags[list[q]!]! & CallFlag.Launch) launchNs += d;
     }
     table.instances[p]++;
     // The instance's rank (`firstRank`): ops by first call, then the calls outside every op.
@@ -938,6 +923,7 @@ function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split
     calls.push(c);
   }
   const { durNs } = m.host;
+  const flags = runtimeCallFlags(m);
   for (const [op, calls] of byOp) {
     table.begin();
     for (const c of calls) table.tally(c);
@@ -947,7 +933,7 @@ function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split
     for (const c of calls) {
       const d = durNs[table.list[c]!]!;
       apiNs += d;
-      if (table.launch[c]) launchNs += d;
+      if (flags[table.list[c]!]! & CallFlag.Launch) launchNs += d;
     }
     table.instances[p]++;
     if (calls[0]! < table.firstRank[p]!) table.firstRank[p] = calls[0]!;
@@ -985,7 +971,6 @@ class PatternTable {
   /** The scratch's distinct ids. */
   nIds = 0;
   readonly list: Int32Array;
-  readonly launch: Uint8Array;
   private readonly callName: Int32Array;
   private readonly kernels: Int32Array;
   private readonly memcpys: Int32Array;
@@ -998,7 +983,7 @@ class PatternTable {
   ) {
     this.callName = m.host.name;
     this.list = apiCalls.list;
-    ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
+    ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets } = perCall);
   }
 
   /** The pattern of an instance (op name id, -1 outside every op) whose calls are the places from..to of the list, found or added. */

@@ -19,10 +19,10 @@
  * A gloo annotation gets the args of the `record_param_comms` op of the same collective, the k-th
  * annotation of a name the k-th op of that name, only when both counts agree (else unknown).
  */
-import { hasCollectiveArgs, isCommunicationKernelName, kernelTypeOf, KernelTypeId } from '../facts/gpu-work-type.js';
+import { gpuWorkTypes, hasCollectiveArgs, KernelTypeId } from '../facts/gpu-work-type.js';
 import { IntervalList, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import type { JsonObject } from '../../core/json.js';
-import { GpuKind, type TraceModel } from '../../model/trace-model.js';
+import type { TraceModel } from '../../model/trace-model.js';
 
 export type CommSource = 'gpu-kernels' | 'host-gloo' | 'gpu-kernels+host-gloo' | 'none';
 
@@ -179,16 +179,17 @@ export function collectRankComm(m: TraceModel): RankComm {
   const calls: CollectiveCall[] = [];
   const compute = new IntervalList();
   const comm = new IntervalList();
+  const types = gpuWorkTypes(m);
   for (let g = 0; g < gpu.length; g++) {
-    const name = strings.get(gpu.name[g]!);
-    const kind = gpu.kind[g] as GpuKind;
-    const args = gpu.args[g];
     const start = gpu.startNs[g]!;
     const end = start + gpu.durNs[g]!;
-    const type = kernelTypeOf(kind, name, args);
+    const type = types[g]!;
     if (type === KernelTypeId.Computation) compute.push(start, end);
-    if (kind !== GpuKind.Kernel || !(isCommunicationKernelName(name) || hasCollectiveArgs(args))) continue;
+    // Copies and memsets are memory work, so a communication activity is a kernel.
+    if (type !== KernelTypeId.Communication) continue;
     comm.push(start, end);
+    const name = strings.get(gpu.name[g]!);
+    const args = gpu.args[g];
     const owner = gpu.owner[g]!;
     const a = hasCollectiveArgs(args) ? readArgs(args) : owner >= 0 && hasCollectiveArgs(host.args[owner]) ? readArgs(host.args[owner]) : readArgs(undefined);
     const launcher = gpu.launcher[g]!;

@@ -22,7 +22,7 @@
  */
 import type { JsonObject } from '../../core/json.js';
 import { GpuKind, type TraceModel } from '../../model/trace-model.js';
-import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from '../facts/gpu-work-type.js';
+import { gpuWorkTypes, isCommunicationOpName, KernelTypeId } from '../facts/gpu-work-type.js';
 import { clipNs } from '../helpers/intervals.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { NsValues } from './ns-values.js';
@@ -32,22 +32,15 @@ import type { GpuTimeIndex } from '../facts/gpu-time-index.js';
 // ------------------------------------------------------------------------------------------------
 // Kernel classes
 
-/**
- * Whether GPU kernel `g` is communication: by name or collective args (facts/gpu-work-type.ts), or by
- * its owner being an `nccl:*` / `gloo:*` op (the plugin's rule: the kernel's External id is a
- * communication op's).
- */
-export function isCommunicationKernel(m: TraceModel, g: number, name = m.strings.get(m.gpu.name[g]!)): boolean {
-  if (isCommunicationKernelName(name) || hasCollectiveArgs(m.gpu.args[g])) return true;
-  const o = m.gpu.owner[g]!;
-  return o >= 0 && isCommunicationOpName(m.strings.get(m.host.name[o]!));
-}
-
 /** Per-trace caches of name-derived kernel facts (decoding is done once per distinct name). */
 export interface KernelClasses {
   /** Indexed by GPU table index: 1 when the kernel uses Tensor Cores. */
   readonly tensorCores: Uint8Array;
-  /** Indexed by GPU table index: 1 when the kernel is communication. */
+  /**
+   * Indexed by GPU table index: 1 when the kernel is communication — its work type
+   * (facts/gpu-work-type.ts), or, the plugin's rule, its owner is an `nccl:*` / `gloo:*` op (the
+   * kernel's External id is a communication op's).
+   */
   readonly communication: Uint8Array;
   /** Blocks per SM per GPU index (NaN when unknown). */
   readonly blocksPerSm: Float64Array;
@@ -88,7 +81,8 @@ export class KernelClassifier {
   // What a name says is decided once per name (decoding is costly), what an args object says
   // once per object (args are shared between kernels launched alike), whether an owner is an
   // nccl:/gloo: op once per op name: the first time each is met.
-  private readonly nameFacts: Uint8Array;
+  private readonly tensorCoresByName: Uint8Array;
+  private readonly workTypes: Uint8Array;
   private readonly commOp: Uint8Array;
   private readonly args = new KernelArgsTable();
   private readonly smsByDevice = new Map<number, number>();
@@ -102,7 +96,8 @@ export class KernelClassifier {
       blocksPerSm: new Float64Array(n).fill(NaN),
       occupancyPct: new Float64Array(n).fill(NaN),
     };
-    this.nameFacts = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    this.tensorCoresByName = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    this.workTypes = gpuWorkTypes(m);
     this.commOp = new Uint8Array(m.strings.size).fill(UNDECIDED);
     for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) this.smsByDevice.set(d.id, d.numSms);
     for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') this.maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
@@ -111,16 +106,15 @@ export class KernelClassifier {
   /** Kernel g's classes, written into `classes`; returns whether it is communication. */
   classify(g: number): boolean {
     const { gpu, host, strings } = this.m;
-    const { nameFacts, commOp, args } = this;
+    const { tensorCoresByName, commOp, args } = this;
     const { tensorCores, communication, blocksPerSm, occupancyPct } = this.classes;
     const id = gpu.name[g]!;
-    let facts = nameFacts[id]!;
-    if (facts === UNDECIDED) nameFacts[id] = facts = kernelNameFacts(strings.get(id));
-    tensorCores[g] = facts & NAME_TENSOR_CORES;
+    let tc = tensorCoresByName[id]!;
+    if (tc === UNDECIDED) tensorCoresByName[id] = tc = decodeKernelName(strings.get(id)).tensorCores === true ? 1 : 0;
+    tensorCores[g] = tc;
     const kernelArgs = gpu.args[g];
     const a = kernelArgs ? args.slotOf(kernelArgs) : -1;
-    // isCommunicationKernel.
-    let comm = (facts & NAME_COMMUNICATION) !== 0 || (a >= 0 && args.collective[a] === 1);
+    let comm = this.workTypes[g] === KernelTypeId.Communication;
     const o = gpu.owner[g]!;
     if (!comm && o >= 0) {
       const on = host.name[o]!;
@@ -140,20 +134,11 @@ export class KernelClassifier {
 }
 
 const UNDECIDED = 255;
-/** Name facts: bit 0 Tensor Cores, bit 1 communication by name. */
-const NAME_TENSOR_CORES = 1;
-const NAME_COMMUNICATION = 2;
-
-function kernelNameFacts(name: string): number {
-  return (decodeKernelName(name).tensorCores === true ? NAME_TENSOR_CORES : 0) | (isCommunicationKernelName(name) ? NAME_COMMUNICATION : 0);
-}
 
 /**
- * What each distinct args object of the kernels says, in typed arrays by slot: collective args,
- * `blocks per SM`, the grid's size, occupancy (NaN when absent).
+ * What each distinct args object of the kernels says, in typed arrays by slot: `blocks per SM`, the grid's size, occupancy (NaN when absent).
  */
 class KernelArgsTable {
-  collective = new Uint8Array(64);
   hasBlocksPerSm = new Uint8Array(64);
   blocksPerSm = new Float64Array(64);
   hasGrid = new Uint8Array(64);
@@ -188,9 +173,8 @@ class KernelArgsTable {
 
   private read(args: JsonObject): number {
     const k = this.count++;
-    if (k === this.collective.length) this.grow();
+    if (k === this.hasBlocksPerSm.length) this.grow();
     this.slots.set(args, k);
-    this.collective[k] = hasCollectiveArgs(args) ? 1 : 0;
     const bps = args['blocks per SM'];
     if (typeof bps === 'number') {
       this.hasBlocksPerSm[k] = 1;
@@ -209,7 +193,6 @@ class KernelArgsTable {
   }
 
   private grow(): void {
-    this.collective = doubled(this.collective);
     this.hasBlocksPerSm = doubled(this.hasBlocksPerSm);
     this.blocksPerSm = doubled(this.blocksPerSm);
     this.hasGrid = doubled(this.hasGrid);

@@ -58,7 +58,7 @@ import { findInflatingOptions, type InflatingOptionFound } from '../host/profile
 import { wholeTraceWindow } from '../host/scopes.js';
 import { isCommunicationOpName } from '../facts/gpu-work-type.js';
 import { gpuInWindow, gpuTimeIndexOf, type GpuTimeIndex } from '../facts/gpu-time-index.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall } from '../facts/runtime-calls.js';
+import { CallFlag, runtimeCallFlags } from '../facts/runtime-calls.js';
 import { launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
 import { quantileSorted } from '../helpers/quantiles.js';
 import { medianOf } from '../helpers/median.js';
@@ -729,7 +729,8 @@ class HostSums {
   readonly tailEnd: Float64Array;
   readonly queue: NsValues[];
   readonly launchDurs: NsValues[];
-  private readonly api: ApiFlags;
+  /** runtimeCallFlags: what each call is. */
+  private readonly flags: Uint8Array;
 
   constructor(
     private readonly m: TraceModel,
@@ -749,7 +750,7 @@ class HostSums {
     this.tailEnd = Float64Array.from(windows, (w) => w.hi);
     this.queue = Array.from({ length: nW }, () => new NsValues());
     this.launchDurs = Array.from({ length: nW }, () => new NsValues());
-    this.api = new ApiFlags(m);
+    this.flags = runtimeCallFlags(m);
   }
 
   /** Runtime/driver call i, started in step w. */
@@ -757,23 +758,19 @@ class HostSums {
     const { host, gpu } = this.m;
     const { offsets, items } = this.launched;
     this.calls[w]++;
-    const id = host.name[i]!;
-    let bits = this.api.byName[id]!;
-    if (bits === API_UNDECIDED) bits = this.api.decide(id);
+    const f = this.flags[i]!;
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
-    let linkedKernel = false;
     for (let q = from; q < to; q++) {
       const k = gpu.kind[items[q]!];
-      if (k === GpuKind.Kernel) linkedKernel = true;
-      else if (k === GpuKind.Memcpy) this.memcpys[w]++;
-      else this.memsets[w]++;
+      if (k === GpuKind.Memcpy) this.memcpys[w]++;
+      else if (k === GpuKind.Memset) this.memsets[w]++;
     }
-    if (isLaunchCall((bits & API_LAUNCH) !== 0, linkedKernel)) {
+    if (f & CallFlag.Launch) {
       this.launches[w]++;
-      if (bits & API_GRAPH) this.graphLaunches[w]++;
+      if (f & CallFlag.GraphLaunch) this.graphLaunches[w]++;
       this.launchNs[w] += e - s;
       this.launchDurs[w]!.push(e - s);
     }
@@ -784,7 +781,7 @@ class HostSums {
       for (let q = from; q < to; q++) tail = Math.max(tail, gpu.startNs[items[q]!]! + gpu.durNs[items[q]!]!);
       this.tailEnd[w] = tail;
     }
-    if (this.api.blocksHost(bits, items, from, to)) {
+    if (f & CallFlag.BlocksHost) {
       this.syncs[w]++;
       this.blockedNs[w] += Math.max(0, Math.min(e, this.windows[w]!.hi) - s);
     } else this.dispatchNs[w] += e - s;
