@@ -27,8 +27,8 @@ describe('gpuWorkTypes on a hand-made trace', () => {
     const m = await t.load();
     const types = gpuWorkTypes(m);
     const byStart = Array.from({ length: m.gpu.length }, (_, g) => g).sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
-    const { Computation, Communication, Memory } = KernelTypeId;
-    expect(byStart.map((g) => types[g])).toEqual([Communication, Communication, Communication, Computation, Memory, Memory, Memory]);
+    const [comm, comp, mem] = [KernelTypeId.Communication, KernelTypeId.Computation, KernelTypeId.Memory];
+    expect(byStart.map((g) => types[g])).toEqual([comm, comm, comm, comp, mem, mem, mem]);
   });
 });
 

@@ -16,16 +16,9 @@
 import type { TraceModel } from '../../model/trace-model.js';
 import { GpuKind } from '../../model/trace-model.js';
 import { computeTraceDiffWithMatch, type DiffOptions } from './diff.js';
-import {
-  computeKernelSites,
-  findIntermediate,
-  isCompiledGraphFrame,
-  isMemoryBound,
-  kernelTrafficBytes,
-  type FusedGenerator,
-  type FusionIntermediate,
-  type FusionKernelRef,
-} from './fusion.js';
+import type { FusionIntermediate, FusionKernelRef } from './fusion.js';
+import { computeKernelSites, isCompiledGraphFrame, isMemoryBound, type FusedGenerator } from './kernel-sites.js';
+import { findIntermediate, kernelTrafficBytes } from './intermediates.js';
 import { describeShapes, groupUnmatched, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
 import { listAnnotations } from '../host/scopes.js';

@@ -41,7 +41,8 @@
  * Ignores: the order of calls inside a replaced group; GPU work launched outside every instance.
  */
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { isMemoryBound, opBaseName, readsOutputOf } from './fusion.js';
+import { isMemoryBound, opBaseName } from './kernel-sites.js';
+import { readsOutputOf } from './intermediates.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import { owningOp, type ScopeInstance } from '../host/scopes.js';
 import { formatDims, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';

@@ -10,30 +10,29 @@
  * - launch latency, two ways (research/hta.md §1.17): kernel start − end of the launch call
  *   (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel start − start of the
  *   call (HTA's critical-path / `runtime_delay`). For a graph, of its first GPU activity.
- * - per op: the runtime/driver calls whose innermost enclosing `cpu_op` is that op (torch gives
- *   them the op's External id), grouped into patterns: "aten::addmm = 1× cudaMemsetAsync
- *   (+1 memset), 1× cuLaunchKernelEx (+1 kernel)".
- * - host synchronizations (facts/runtime-calls.ts `syncKindOf`), each with where it was called
+ * - per op: the runtime/driver calls it makes, grouped into patterns (op-call-patterns.ts).
+ * - host synchronizations (facts/runtime-calls.ts `syncKindAt`), each with where it was called
  *   from and what the GPU did meanwhile; `.item()` recognised through `aten::item` /
  *   `_local_scalar_dense`.
- * - HTA's `get_cuda_kernel_launch_stats` (research/hta.md §1.6): per (launch call, GPU activity):
- *   short kernels (call ≤ runtime cutoff and kernel shorter than the call), runtime outliers (call
- *   > runtime cutoff), launch-delay outliers (delay > launch-delay cutoff). Unlike HTA, driver
- *   (`cuLaunchKernel*`), HIP and graph launches are included: HTA's name list misses them.
+ * - HTA's launch statistics and their outliers (launch-outliers.ts).
  *
  * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those).
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { compareText } from '../../core/compare-text.js';
-import { doubled } from '../helpers/doubled.js';
 import { quantileSorted, timeStats, type TimeStats } from '../helpers/quantiles.js';
 import { gpuBusyDuring } from '../facts/gpu-time-index.js';
 import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { apiCallList, countCallWork, type ApiCallList, type PerCall } from './call-list.js';
+import { launchOutliers, LaunchRows, launchRows, type LaunchOutliers, type LaunchStatsRow } from './launch-outliers.js';
+import { opCallPatterns, type OpCallPattern } from './op-call-patterns.js';
 import { ApiNames, CallFlag, isLaunchCall, runtimeCallFlags, syncBlocksHost, type ApiRole, type SyncKind } from '../facts/runtime-calls.js';
 
 // ------------------------------------------------------------------------------------------------
 // Results
+
+export type { LaunchOutliers, LaunchStatsRow, OpCallPattern };
 
 export interface ApiRow {
   readonly api: string;
@@ -70,20 +69,6 @@ export interface KernelLaunchRow {
   readonly startToStart: TimeStats;
 }
 
-export interface OpCallPattern {
-  readonly op: string;
-  /** Runtime/driver calls per instance, in first-call order: "1× cudaMemsetAsync (+1 memset), 1× cuLaunchKernelEx (+1 kernel)". */
-  readonly pattern: string;
-  readonly calls: ReadonlyArray<{ readonly api: string; readonly count: number; readonly kernels: number; readonly memcpys: number; readonly memsets: number }>;
-  readonly instances: number;
-  /** Mean CPU total of the op instance. */
-  readonly meanOpUs: number;
-  /** Mean CPU time inside its runtime/driver calls. */
-  readonly meanApiUs: number;
-  /** Mean CPU time inside its kernel/graph launch calls. */
-  readonly meanLaunchUs: number;
-}
-
 export interface HostSync {
   /** Host table index of the call. */
   readonly host: number;
@@ -111,33 +96,6 @@ export interface SyncRow {
   readonly blockedUs: number;
   readonly gpuBusyDuringUs: number;
   readonly maxUs: number;
-}
-
-export interface LaunchStatsRow {
-  /** Host index of the call and GPU index of the activity. */
-  readonly host: number;
-  readonly gpu: number;
-  readonly api: string;
-  readonly name: string;
-  readonly correlation: number;
-  readonly cpuDurationUs: number;
-  readonly gpuDurationUs: number;
-  /** max(0, GPU start − call end), as HTA. */
-  readonly launchDelayUs: number;
-}
-
-export interface LaunchOutliers {
-  readonly runtimeCutoffUs: number;
-  readonly launchDelayCutoffUs: number;
-  /** (call, activity) pairs examined. */
-  readonly rows: number;
-  readonly shortKernels: number;
-  readonly runtimeOutliers: number;
-  readonly launchDelayOutliers: number;
-  /** The worst few of each class (longest call, largest delay, shortest kernel). */
-  readonly topShortKernels: LaunchStatsRow[];
-  readonly topRuntimeOutliers: LaunchStatsRow[];
-  readonly topLaunchDelayOutliers: LaunchStatsRow[];
 }
 
 export interface LaunchTotals {
@@ -338,36 +296,6 @@ interface ApiCallScan {
   readonly rowGpu: number[];
 }
 
-/** What each call in the call list launched, by its place in the list. */
-interface PerCall {
-  readonly kernels: Int32Array;
-  readonly memcpys: Int32Array;
-  readonly memsets: Int32Array;
-  /**
-   * The call's name id and its three counts as one number: two calls with the same signature
-   * have the same name and counts.
-   */
-  readonly sig: Float64Array;
-}
-
-/** The runtime/driver calls, host indices in host order: list[0 .. count). */
-interface ApiCallList {
-  readonly list: Int32Array;
-  readonly count: number;
-}
-
-/** The one pass over the host table: the launch scans and the op grouping read the calls it lists. */
-function apiCallList(m: TraceModel): ApiCallList {
-  const flags = runtimeCallFlags(m);
-  const n = m.host.length;
-  // Room for every event: no growth step in the loop (a branch first taken in V8's optimised
-  // code, which then throws the code away).
-  const list = new Int32Array(n);
-  let count = 0;
-  for (let i = 0; i < n; i++) if (flags[i]! & CallFlag.Api) list[count++] = i;
-  return { list, count };
-}
-
 /**
  * The runtime/driver calls, per API: the launches, HTA's rows (with `keepRows`) and the host
  * synchronizations; with `allTimes` false, of the times per API only the total CPU and the
@@ -468,44 +396,6 @@ class ApiSums {
   }
 }
 
-/** The kernels, copies and memsets each call launched, and each call's signature. */
-function countCallWork(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList): PerCall {
-  const { offsets, items } = launched;
-  const { list, count } = apiCalls;
-  const gpuKind = m.gpu.kind;
-  const hostName = m.host.name;
-  const kernels = new Int32Array(count);
-  const memcpys = new Int32Array(count);
-  const memsets = new Int32Array(count);
-  const sig = new Float64Array(count);
-  for (let c = 0; c < count; c++) {
-    const i = list[c]!;
-    const to = offsets[i + 1]!;
-    let k = 0;
-    let mc = 0;
-    let ms = 0;
-    for (let q = offsets[i]!; q < to; q++) {
-      const gk = gpuKind[items[q]!];
-      if (gk === GpuKind.Kernel) k++;
-      else if (gk === GpuKind.Memcpy) mc++;
-      else ms++;
-    }
-    kernels[c] = k;
-    memcpys[c] = mc;
-    memsets[c] = ms;
-    // The signature (see SIG_NAMES).
-    const api = hostName[i]!;
-    sig[c] = api < SIG_NAMES && k < SIG_KERNELS && mc < SIG_COPIES && ms < SIG_COPIES ? ((api * SIG_KERNELS + k) * SIG_COPIES + mc) * SIG_COPIES + ms : -1 - c;
-  }
-  return { kernels, memcpys, memsets, sig };
-}
-
-// A call's signature packs its name id and counts exactly (below 2^53); a call whose numbers do
-// not fit gets one of its own, -1 - its place, equal to no other call's.
-const SIG_NAMES = 2 ** 26;
-const SIG_KERNELS = 2 ** 15;
-const SIG_COPIES = 2 ** 6;
-
 interface PerApiScan {
   readonly launches: number;
   readonly graphLaunches: number;
@@ -578,24 +468,6 @@ function addAllTimes(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList
     (sums.cpu[s] ??= []).push(durNs[i]!);
     const s2s = (sums.s2s[s] ??= []);
     if (offsets[i + 1]! > offsets[i]!) s2s.push(gpuStart[items[offsets[i]!]!]! - startNs[i]!);
-  }
-}
-
-/** HTA's launch stats rows: each (call, activity) pair of the launches, and of the copies and memsets with `includeMemory`. */
-function launchRows(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, apiNames: ApiNames, includeMemory: boolean, rowHost: number[], rowGpu: number[]): void {
-  const { offsets, items } = launched;
-  const { list, count } = apiCalls;
-  const { name } = m.host;
-  const flags = runtimeCallFlags(m);
-  for (let c = 0; c < count; c++) {
-    const i = list[c]!;
-    // A call that is no launch has its name's role.
-    const role = apiNames.of(name[i]!).role;
-    if (!(flags[i]! & CallFlag.Launch || (includeMemory && (role === 'memcpy' || role === 'memset')))) continue;
-    for (let q = offsets[i]!; q < offsets[i + 1]!; q++) {
-      rowHost.push(i);
-      rowGpu.push(items[q]!);
-    }
   }
 }
 
@@ -806,290 +678,6 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
   return bCount - aCount || bGpuUs - aGpuUs || compareText(aName, bName);
 }
 
-// --- per op: the runtime/driver calls it makes
-
-// The calls are listed in host order, where an op's calls mostly come one after another (a nested
-// op's calls between two of them are rare: 42 of 22k ops on a GPT-2 trace). So each run of one
-// op's calls that holds all of them is that op's instance, added where it is met, and only the
-// other ops' calls are gathered by op afterwards: two loops over the calls, no sort, nothing
-// host-table sized but the per-op call counts. The sums are of integer ns (the same in any
-// order), and the patterns are listed by their first instance in the order ops by first call,
-// then the calls outside every op (`PatternTable.firstRank`), whatever order they are met in.
-
-function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
-  const opOf = new Int32Array(apiCalls.count);
-  const callsOfOp = new Int32Array(m.host.length);
-  innermostOps(m, apiCalls, opOf, callsOfOp);
-  const table = new PatternTable(m, apiCalls, perCall);
-  const split = addRuns(m, table, opOf, callsOfOp, perCall);
-  if (split.length) addSplitOps(m, table, opOf, split);
-  const patterns = table.results();
-  // A total order (one pattern per op name and call pattern) while every duration is readable.
-  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
-}
-
-/** Each call's innermost enclosing op (-1 when none), and per op (by host index) its number of calls. */
-function innermostOps(m: TraceModel, apiCalls: ApiCallList, opOf: Int32Array, callsOfOp: Int32Array): void {
-  const { kind, parent } = m.host;
-  const { list, count } = apiCalls;
-  for (let c = 0; c < count; c++) {
-    // innermostOp, written into the loop.
-    let op = parent[list[c]!]!;
-    while (op >= 0 && kind[op] !== HostKind.Op) op = parent[op]!;
-    opOf[c] = op;
-    if (op >= 0) callsOfOp[op]++;
-  }
-}
-
-/**
- * Each op whose calls are one run of the list added as an instance, and each call outside every
- * op as one of its own; returns the places of the other ops' calls, in list order. An instance
- * whose calls have, one by one, the signatures of one of the last two instances of its op name
- * has that instance's pattern: found by comparing the runs in place, with no scratch, hash or
- * lookup (most instances repeat a recent one; the others go through `PatternTable.patternOf`).
- */
-function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array, perCall: PerCall): number[] {
-  const { name, durNs } = m.host;
-  const { list } = table;
-  const { sig } = perCall;
-  const flags = runtimeCallFlags(m);
-  const count = opOf.length;
-  // Two entries per op name, at 2 × (name id + 1) (0: outside every op): where one of its last
-  // instances' calls start, how many, its pattern.
-  const size = 2 * (m.strings.size + 1);
-  const lastStart = new Int32Array(size).fill(-1);
-  const lastLength = new Int32Array(size);
-  const lastPattern = new Int32Array(size);
-  const split: number[] = [];
-  let c = 0;
-  while (c < count) {
-    const op = opOf[c]!;
-    let e = c + 1;
-    if (op >= 0) {
-      while (e < count && opOf[e] === op) e++;
-      if (e - c !== callsOfOp[op]) {
-        for (let k = c; k < e; k++) split.push(k);
-        c = e;
-        continue;
-      }
-    }
-    // Two entries per op name, the last instance's first (an op name often alternates between
-    // two patterns: with and without a memset, say).
-    const key = op < 0 ? 0 : 2 * (name[op]! + 1);
-    const n = e - c;
-    let at = key;
-    let same = false;
-    for (; !same && at < key + 2; at++) {
-      const prev = lastStart[at]!;
-      same = prev >= 0 && lastLength[at] === n;
-      for (let q = 0; same && q < n; q++) same = sig[prev + q] === sig[c + q];
-    }
-    const p = same ? lastPattern[at - 1]! : table.patternOf(op < 0 ? -1 : name[op]!, c, e);
-    if (at - 1 !== key || !same) {
-      // The other entry becomes the older one.
-      lastStart[key + 1] = lastStart[key]!;
-      lastLength[key + 1] = lastLength[key]!;
-      lastPattern[key + 1] = lastPattern[key]!;
-    }
-    lastStart[key] = c;
-    lastLength[key] = n;
-    lastPattern[key] = p;
-    let apiNs = 0;
-    let launchNs = 0;
-    for (let q = c; q < e; q++) {
-      const d = durNs[list[q]!]!;
-      apiNs += d;
-      if (flags[list[q]!]! & CallFlag.Launch) launchNs += d;
-    }
-    table.instances[p]++;
-    // The instance's rank (`firstRank`): ops by first call, then the calls outside every op.
-    const rank = op < 0 ? count + c : c;
-    if (rank < table.firstRank[p]!) table.firstRank[p] = rank;
-    table.opNs[p] += op < 0 ? NaN : durNs[op]!;
-    table.apiNs[p] += apiNs;
-    table.launchNs[p] += launchNs;
-    c = e;
-  }
-  return split;
-}
-
-/** The ops whose calls are split by a nested op's: each op's calls (in list order), one instance per op. */
-function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split: number[]): void {
-  const byOp = new Map<number, number[]>();
-  for (const c of split) {
-    const op = opOf[c]!;
-    let calls = byOp.get(op);
-    if (!calls) byOp.set(op, (calls = []));
-    calls.push(c);
-  }
-  const { durNs } = m.host;
-  const flags = runtimeCallFlags(m);
-  for (const [op, calls] of byOp) {
-    table.begin();
-    for (const c of calls) table.tally(c);
-    const p = findPattern(table, m.host.name[op]!, table.nIds);
-    let apiNs = 0;
-    let launchNs = 0;
-    for (const c of calls) {
-      const d = durNs[table.list[c]!]!;
-      apiNs += d;
-      if (flags[table.list[c]!]! & CallFlag.Launch) launchNs += d;
-    }
-    table.instances[p]++;
-    if (calls[0]! < table.firstRank[p]!) table.firstRank[p] = calls[0]!;
-    table.opNs[p] += durNs[op]!;
-    table.apiNs[p] += apiNs;
-    table.launchNs[p] += launchNs;
-  }
-}
-
-/**
- * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
- * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
- * built per op instance, and names read only when a pattern is new. Each pattern's sums are in
- * typed arrays by pattern number, not fields of an object per pattern (updated per instance).
- */
-class PatternTable {
-  /** Per pattern: op name id (-1 for calls outside every op), then five numbers per call name id. */
-  readonly keys: number[][] = [];
-  readonly calls: Array<OpCallPattern['calls']> = [];
-  instances = new Int32Array(16);
-  /**
-   * Per pattern, the rank of its first instance in the order ops by first call, then the calls
-   * outside every op: the patterns are listed in that order, so the final sort sees them as it
-   * always did (its comparator is no total order where a duration is unreadable: NaN).
-   */
-  firstRank = new Float64Array(16).fill(Infinity);
-  opNs = new Float64Array(16);
-  apiNs = new Float64Array(16);
-  launchNs = new Float64Array(16);
-  readonly byHash = new Map<number, number[]>();
-  // Scratch for one instance: distinct API name ids in first-call order and their counts, four
-  // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
-  ids = new Int32Array(16);
-  counts = new Int32Array(64);
-  /** The scratch's distinct ids. */
-  nIds = 0;
-  readonly list: Int32Array;
-  private readonly callName: Int32Array;
-  private readonly kernels: Int32Array;
-  private readonly memcpys: Int32Array;
-  private readonly memsets: Int32Array;
-
-  constructor(
-    readonly m: TraceModel,
-    apiCalls: ApiCallList,
-    perCall: PerCall,
-  ) {
-    this.callName = m.host.name;
-    this.list = apiCalls.list;
-    ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets } = perCall);
-  }
-
-  /** The pattern of an instance (op name id, -1 outside every op) whose calls are the places from..to of the list, found or added. */
-  patternOf(opNameId: number, from: number, to: number): number {
-    this.begin();
-    for (let c = from; c < to; c++) this.tally(c);
-    return findPattern(this, opNameId, this.nIds);
-  }
-
-  /** An instance's calls into the scratch: `begin`, then `tally` each call in list order. */
-  begin(): void {
-    this.nIds = 0;
-  }
-
-  /** One more call (place c in the call list) into the scratch, by name id in first-call order. */
-  tally(c: number): void {
-    const id = this.callName[this.list[c]!]!;
-    // The scratch slot of the call's name id, added (counts zeroed) when new.
-    const nIds = this.nIds;
-    let j = 0;
-    while (j < nIds && this.ids[j] !== id) j++;
-    if (j === nIds) {
-      if (j === this.ids.length) {
-        this.ids = doubled(this.ids);
-        this.counts = doubled(this.counts);
-      }
-      this.ids[j] = id;
-      this.counts.fill(0, 4 * j, 4 * j + 4);
-      this.nIds++;
-    }
-    const e = 4 * j;
-    const { counts } = this;
-    counts[e]++;
-    counts[e + 1] += this.kernels[c]!;
-    counts[e + 2] += this.memcpys[c]!;
-    counts[e + 3] += this.memsets[c]!;
-  }
-
-  /** Room for pattern p's sums. */
-  grow(p: number): void {
-    if (p < this.instances.length) return;
-    this.instances = doubled(this.instances);
-    this.firstRank = doubled(this.firstRank).fill(Infinity, this.firstRank.length);
-    this.opNs = doubled(this.opNs);
-    this.apiNs = doubled(this.apiNs);
-    this.launchNs = doubled(this.launchNs);
-  }
-
-  /** The patterns, in order of first instance (`firstRank`). */
-  results(): OpCallPattern[] {
-    const { m } = this;
-    const byRank = this.keys.map((_, p) => p).sort((p, q) => this.firstRank[p]! - this.firstRank[q]!);
-    return byRank.map((p) => {
-      const key = this.keys[p]!;
-      const instances = this.instances[p]!;
-      return {
-        op: key[0]! < 0 ? '(outside any cpu_op)' : m.strings.get(key[0]!),
-        pattern: this.calls[p]!.map(describeCall).join(', '),
-        calls: this.calls[p]!,
-        instances,
-        meanOpUs: this.opNs[p]! / instances / 1000,
-        meanApiUs: this.apiNs[p]! / instances / 1000,
-        meanLaunchUs: this.launchNs[p]! / instances / 1000,
-      };
-    });
-  }
-}
-
-/** Whether a pattern's key holds these numbers: op name id, then per id its four counts. */
-function sameKey(key: readonly number[], opNameId: number, ids: Int32Array, counts: Int32Array, nIds: number): boolean {
-  if (key.length !== 1 + 5 * nIds || key[0] !== opNameId) return false;
-  for (let j = 0; j < nIds; j++) {
-    const at = 1 + 5 * j;
-    if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
-  }
-  return true;
-}
-
-/**
- * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
- * number with the others of that hash; added when new.
- */
-function findPattern(table: PatternTable, opNameId: number, nIds: number): number {
-  const { ids, counts, m, keys } = table;
-  let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
-  for (let j = 0; j < nIds; j++) {
-    hash = Math.imul(hash ^ ids[j]!, 0x01000193);
-    for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
-  }
-  let bucket = table.byHash.get(hash);
-  if (!bucket) table.byHash.set(hash, (bucket = []));
-  for (let b = 0; b < bucket.length; b++) if (sameKey(keys[bucket[b]!]!, opNameId, ids, counts, nIds)) return bucket[b]!;
-  const key = [opNameId];
-  const list: Array<OpCallPattern['calls'][number]> = [];
-  for (let j = 0; j < nIds; j++) {
-    key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
-    list.push({ api: m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
-  }
-  const p = keys.length;
-  keys.push(key);
-  table.calls.push(list);
-  table.grow(p);
-  bucket.push(p);
-  return p;
-}
-
 // --- syncs by cause
 
 function syncRows(syncs: readonly HostSync[]): { rows: SyncRow[]; hostSyncs: number; hostBlockedUs: number } {
@@ -1114,123 +702,6 @@ function syncRows(syncs: readonly HostSync[]): { rows: SyncRow[]; hostSyncs: num
     .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, maxUs: a.max }))
     .sort((a, b) => b.blockedUs - a.blockedUs || compareText(a.api, b.api));
   return { rows, hostSyncs, hostBlockedUs };
-}
-
-// --- HTA's outliers
-
-/** HTA's (call, activity) rows, read by row number. */
-class LaunchRows {
-  constructor(
-    private readonly m: TraceModel,
-    readonly rowHost: readonly number[],
-    private readonly rowGpu: readonly number[],
-  ) {}
-
-  get length(): number {
-    return this.rowHost.length;
-  }
-
-  cpuUs(k: number): number {
-    return this.m.host.durNs[this.rowHost[k]!]! / 1000;
-  }
-
-  gpuUs(k: number): number {
-    return this.m.gpu.durNs[this.rowGpu[k]!]! / 1000;
-  }
-
-  delayUs(k: number): number {
-    const { host, gpu } = this.m;
-    const h = this.rowHost[k]!;
-    return Math.max(0, gpu.startNs[this.rowGpu[k]!]! - (host.startNs[h]! + host.durNs[h]!)) / 1000;
-  }
-
-  row(k: number): LaunchStatsRow {
-    const { host, gpu, strings } = this.m;
-    const h = this.rowHost[k]!;
-    const g = this.rowGpu[k]!;
-    const end = host.startNs[h]! + host.durNs[h]!;
-    return {
-      host: h,
-      gpu: g,
-      api: strings.get(host.name[h]!),
-      name: strings.get(gpu.name[g]!),
-      correlation: host.correlation[h]!,
-      cpuDurationUs: host.durNs[h]! / 1000,
-      gpuDurationUs: gpu.durNs[g]! / 1000,
-      launchDelayUs: Math.max(0, gpu.startNs[g]! - end) / 1000,
-    };
-  }
-
-  all(): LaunchStatsRow[] {
-    return this.rowHost.map((_, k) => this.row(k));
-  }
-}
-
-function launchOutliers(rows: LaunchRows, runtimeCutoffUs: number, launchDelayCutoffUs: number, top: number): LaunchOutliers {
-  const short: number[] = [];
-  const runtime: number[] = [];
-  const delay: number[] = [];
-  for (let k = 0; k < rows.length; k++) {
-    const c = rows.cpuUs(k);
-    if (c <= runtimeCutoffUs && rows.gpuUs(k) < c) short.push(k);
-    if (c > runtimeCutoffUs) runtime.push(k);
-    if (rows.delayUs(k) > launchDelayCutoffUs) delay.push(k);
-  }
-  const topBy = (list: number[], score: (k: number) => number) => firstInOrder(list, score, rows.rowHost, top).map((k) => rows.row(k));
-  return {
-    runtimeCutoffUs,
-    launchDelayCutoffUs,
-    rows: rows.length,
-    shortKernels: short.length,
-    runtimeOutliers: runtime.length,
-    launchDelayOutliers: delay.length,
-    topShortKernels: topBy(short, (k) => rows.cpuUs(k) - rows.gpuUs(k)),
-    topRuntimeOutliers: topBy(runtime, (k) => rows.cpuUs(k)),
-    topLaunchDelayOutliers: topBy(delay, (k) => rows.delayUs(k)),
-  };
-}
-
-/**
- * The first `top` of `list` (ascending row numbers) in the order of the stable sort by score,
- * highest first, then by call index: what `list.sort(…).slice(0, top)` gives, without sorting
- * every row to keep ten (a trace has a row per launch). Each row is placed into a short sorted
- * list; a NaN score has no place in that order, and then the sort itself decides, as before.
- */
-function firstInOrder(list: number[], score: (k: number) => number, rowHost: readonly number[], top: number): number[] {
-  const byOrder = (a: number, b: number) => score(b) - score(a) || rowHost[a]! - rowHost[b]!;
-  if (top === 0) return []; // none asked for
-  if (!(Number.isInteger(top) && top > 0)) return list.sort(byOrder).slice(0, top);
-  const scores = new Float64Array(list.length);
-  for (let k = 0; k < list.length; k++) {
-    scores[k] = score(list[k]!);
-    if (scores[k] !== scores[k]) return list.sort(byOrder).slice(0, top);
-  }
-  // Kept positions into list, best first; ties broken by the earlier position (the stable sort's).
-  const kept: number[] = [];
-  const before = (p: number, q: number) => {
-    const d = scores[q]! - scores[p]!; // NaN (two equal infinities) is a tie, as in the sort's comparator
-    if (d !== 0 && d === d) return d < 0;
-    const h = rowHost[list[p]!]! - rowHost[list[q]!]!;
-    return h !== 0 ? h < 0 : p < q;
-  };
-  for (let p = 0; p < list.length; p++) {
-    if (kept.length === top && !before(p, kept[top - 1]!)) continue;
-    let at = kept.length === top ? top - 1 : kept.length;
-    while (at > 0 && before(p, kept[at - 1]!)) {
-      kept[at] = kept[at - 1]!;
-      at--;
-    }
-    kept[at] = p;
-  }
-  return kept.map((p) => list[p]!);
-}
-
-function describeCall(c: { api: string; count: number; kernels: number; memcpys: number; memsets: number }): string {
-  const work: string[] = [];
-  if (c.kernels) work.push(`${c.kernels} kernel${c.kernels === 1 ? '' : 's'}`);
-  if (c.memcpys) work.push(`${c.memcpys} memcpy`);
-  if (c.memsets) work.push(`${c.memsets} memset`);
-  return `${c.count}× ${c.api}${work.length ? ` (+${work.join(', +')})` : ''}`;
 }
 
 function syncCause(s: HostSync): string {
