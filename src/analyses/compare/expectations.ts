@@ -1,8 +1,8 @@
 /**
- * "Guess first, then look" (S13): expectations written before opening a trace, checked
- * against it, every count meant per instance of the scope (each step, or each instance of
- * an annotation). A mismatch is reported as expected vs seen, per instance when the
- * instances disagree.
+ * "Guess first, then look" (docs/readings.md S13): expectations written before opening a trace,
+ * checked against it, every count meant per instance of the scope (each step, or each instance of
+ * an annotation). A mismatch is reported as expected vs seen, per instance when the instances
+ * disagree.
  *
  * The keys (as written in an expectations file; `Expectations` holds them typed):
  *   per                   annotation name, `step` or `trace` (default `step`)

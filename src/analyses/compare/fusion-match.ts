@@ -1,8 +1,9 @@
 /**
- * Fused kernels matched to the eager kernels they replaced (S9, S11), as the one matcher
- * (`kernel-match.ts`, behind `diff` and `explain --vs` too) reads them: the eager trace is A, the
- * compiled (or hand-fused) one B, compared over the scope `diff A B` would use. Each replacement
- * here is one of `diff`'s, with the same calls and times; unmatched calls carry the matcher's reason.
+ * Fused kernels matched to the eager kernels they replaced (docs/readings.md S9, S11), as the one
+ * matcher (`kernel-match.ts`, behind `diff` and `explain --vs` too) reads them: the eager trace is
+ * A, the compiled (or hand-fused) one B, compared over the scope `diff A B` would use. Each
+ * replacement here is one of `diff`'s, with the same calls and times; unmatched calls carry the
+ * matcher's reason.
  *
  * Savings, per occurrence: time = Σ eager calls' mean time − the replacing kernel's (both stages
  * of a split reduction); HBM bytes = the intermediates the replacing kernel keeps on chip, claimed

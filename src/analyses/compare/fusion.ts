@@ -1,5 +1,5 @@
 /**
- * Fusion (S9): what fused, and what could.
+ * Fusion (docs/readings.md S9): what fused, and what could.
  *
  * Fused kernels: every Inductor Triton kernel decoded from its name (`triton_poi_fused_…_N` →
  * pointwise, the fused op list, the index), and every hand-written kernel — a kernel whose name

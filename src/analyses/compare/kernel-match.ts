@@ -1,6 +1,6 @@
 /**
- * The one kernel matcher behind `diff`, `fusion --vs` and `explain --vs` (S8–S11): trace A's GPU
- * work against trace B's, per instance of one scope, always read A → B.
+ * The one kernel matcher behind `diff`, `fusion --vs` and `explain --vs` (docs/readings.md S8–S11):
+ * trace A's GPU work against trace B's, per instance of one scope, always read A → B.
  *
  * Each side is the GPU activity sequence (kernels, memsets, copies) of its most common instance,
  * with per-call durations averaged over the instances that share it. Two calls are the same work

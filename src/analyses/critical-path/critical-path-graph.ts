@@ -29,9 +29,9 @@
  * (never more than the trace shows) — the what-if uses these when it shortens the chain that
  * bound.
  *
- * With `hta: true` the weights are HTA's instead (research/hta.md §1.11): destination −
- * source time, but 0 for host gaps, sync edges, a blocking call's wait and a launch edge that
- * did not bind; annotations and zero-length events have no nodes; a kernel-kernel gap of
+ * With `hta: true` the weights are HTA's instead (docs/readings.md, "HTA's critical path"):
+ * destination − source time, but 0 for host gaps, sync edges, a blocking call's wait and a launch
+ * edge that did not bind; annotations and zero-length events have no nodes; a kernel-kernel gap of
  * 1.5 ms or more gets no edge. Kinetoscope keeps host gaps and wake-up latencies so that the
  * path is the step's span (HTA's is shorter by every gap it zeroes).
  *

@@ -1,6 +1,6 @@
 /**
- * `explain`: the trace read the way the seed article reads it (S1–S12), as data — a list of
- * sections, each a list of sentences whose numbers come from the other analyses.
+ * `explain`: the trace read the way the seed article reads it (docs/readings.md S1–S12), as data —
+ * a list of sections, each a list of sentences whose numbers come from the other analyses.
  *
  * A sentence is a template and the numbers that fill it: `{gpuBusyUs}` in the template is
  * `numbers.gpuBusyUs`; a path (`{views.0.name}`) reaches into lists. The unit is in the key's

@@ -1,4 +1,4 @@
-/** `explain`, fusion (S9): fused kernels decoded and chains that could fuse. */
+/** `explain`, fusion (docs/readings.md S9): fused kernels decoded and chains that could fuse. */
 import type { FusionResult } from '../compare/fusion.js';
 import { shortDtype } from '../gemm/tensor-bytes.js';
 import { isViewOpName } from '../facts/view-ops.js';

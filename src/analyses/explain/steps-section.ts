@@ -1,4 +1,4 @@
-/** `explain`, steps (S1): the profiler steps and top-level annotations, their CPU and GPU extents, GPU time, kernels and launches per instance. */
+/** `explain`, steps (docs/readings.md S1): the profiler steps and top-level annotations, their CPU and GPU extents, GPU time, kernels and launches per instance. */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { scopeStats } from '../compare/diff.js';
 import { computeScopeInstances, listAnnotations, type ScopeInstance } from '../host/scopes.js';

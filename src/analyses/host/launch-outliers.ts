@@ -1,8 +1,9 @@
 /**
- * HTA's `get_cuda_kernel_launch_stats` (research/hta.md §1.6): per (launch call, GPU activity):
- * short kernels (call ≤ runtime cutoff and kernel shorter than the call), runtime outliers (call
- * > runtime cutoff), launch-delay outliers (delay > launch-delay cutoff). Unlike HTA, driver
- * (`cuLaunchKernel*`), HIP and graph launches are included: HTA's name list misses them.
+ * HTA's `get_cuda_kernel_launch_stats` (docs/readings.md, "HTA's kernel launch statistics"): per
+ * (launch call, GPU activity): short kernels (call ≤ runtime cutoff and kernel shorter than the
+ * call), runtime outliers (call > runtime cutoff), launch-delay outliers (delay > launch-delay
+ * cutoff). Unlike HTA, driver (`cuLaunchKernel*`), HIP and graph launches are included: HTA's name
+ * list misses them.
  */
 import type { TraceModel } from '../../model/trace-model.js';
 import type { LaunchIndex } from '../facts/launch-index.js';

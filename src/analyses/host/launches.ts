@@ -1,5 +1,5 @@
 /**
- * Launch anatomy (BRIEF reading S5): what every kernel launch cost the host and how long the
+ * Launch anatomy (docs/readings.md S5): what every kernel launch cost the host and how long the
  * kernel then waited, which runtime/driver calls each op makes around its launches, and where
  * the host stopped to wait for the GPU.
  *
@@ -7,9 +7,10 @@
  * - every runtime/driver call, as facts/runtime-calls.ts defines them: kernel and graph launches
  *   (a graph launch is one launch with N kernels; any call CUPTI linked to a kernel is a launch
  *   too), copies, memsets, synchronizations.
- * - launch latency, two ways (research/hta.md §1.17): kernel start − end of the launch call
- *   (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel start − start of the
- *   call (HTA's critical-path / `runtime_delay`). For a graph, of its first GPU activity.
+ * - launch latency, two ways (docs/readings.md, "HTA's kernel launch statistics"): kernel start −
+ *   end of the launch call (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel
+ *   start − start of the call (HTA's critical-path / `runtime_delay`). For a graph, of its first
+ *   GPU activity.
  * - per op: the runtime/driver calls it makes, grouped into patterns (op-call-patterns.ts).
  * - host synchronizations (facts/runtime-calls.ts `syncKindAt`), each with where it was called
  *   from and what the GPU did meanwhile; `.item()` recognised through `aten::item` /

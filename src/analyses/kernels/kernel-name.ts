@@ -1,7 +1,7 @@
 /**
- * Kernel-name decoding (BRIEF reading S6): what a GPU kernel / memcpy / memset name says about the
- * work — library, generator, architecture, data types, instruction, tile, stages, cluster, layout,
- * epilogue, Inductor's fused-op list, ATen's functor, NCCL's collective — and nothing more.
+ * Kernel-name decoding (docs/readings.md S6): what a GPU kernel / memcpy / memset name says about
+ * the work — library, generator, architecture, data types, instruction, tile, stages, cluster,
+ * layout, epilogue, Inductor's fused-op list, ATen's functor, NCCL's collective — and nothing more.
  *
  * Handles: Kineto's memcpy/memset names; cuBLAS (`nvjet_*`, `sm80/sm90_xmma_*`, the legacy
  * `ampere_*`/`volta_*` GEMMs, the CUTLASS kernels it ships, gemv/split-K/epilogue helpers); CUTLASS

@@ -1,7 +1,8 @@
 /**
  * GPU metrics of a time window, as the TensorBoard profiler plugin's Overview defined them
  * (kineto tb_plugin `gpu_metrics_parser.py`, `tensor_cores_parser.py`, `range_utils.py`;
- * research/peers.md §B.2), plus which kernels are communication and which use Tensor Cores.
+ * docs/readings.md, "The TensorBoard plugin's Overview"), plus which kernels are communication
+ * and which use Tensor Cores.
  *
  * - GPU utilization: the union of kernel intervals inside the window ÷ the window.
  * - Est. SM efficiency: ∫ min(Σ blocks-per-SM of the kernels running at t, 1) dt over the window

@@ -1,6 +1,6 @@
 /**
  * Where each step's time went, and whether the step is overhead-bound or GPU-bound
- * (BRIEF readings S1, S5, S12; research/peers.md §B.2).
+ * (docs/readings.md S1, S5, S12, and "The TensorBoard plugin's Overview" there).
  *
  * Steps: the profiler steps (`ProfilerStep#N`, their annotation's span on the host); with none,
  * each top-level `user_annotation` instance; with none of those either, the whole trace.

@@ -1,5 +1,6 @@
 /**
- * torch's profiler table (`prof.key_averages()`), rebuilt from the trace alone (S14).
+ * torch's profiler table (`prof.key_averages()`), rebuilt from the trace alone
+ * (docs/readings.md S14).
  *
  * Definitions, as torch computes them (torch/autograd/profiler_util.py):
  * - rows are keyed by name (`ProfilerStep#N` → `ProfilerStep*`) and device (cpu / gpu);
