@@ -43,6 +43,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { CallFlag } from '../facts/runtime-calls.js';
 import type { ScopeInstance } from '../host/scopes.js';
+import { doubled } from '../helpers/doubled.js';
 import { callName, CallName, resolveSyncs, STREAM_KEY, traceIndex, type Note, type TraceIndex } from './sync-waits.js';
 
 export const EDGE_KINDS = ['cpu', 'host-gap', 'spawn', 'join', 'gpu', 'launch', 'kernel-gap', 'sync', 'unexplained'] as const;
@@ -66,7 +67,6 @@ export interface GraphOptions {
   /** HTA's weights and node set (see the module comment). */
   readonly hta?: boolean;
 }
-
 
 /**
  * Growable edge list (typed arrays doubling), sized at the start for the usual graph (a little
@@ -97,22 +97,11 @@ class Edges {
     return i;
   }
   private grow(): void {
-    const c = this.src.length * 2;
-    const src = new Int32Array(c);
-    const dst = new Int32Array(c);
-    const kind = new Uint8Array(c);
-    const attr = new Int32Array(c);
-    const attrGpu = new Uint8Array(c);
-    src.set(this.src);
-    dst.set(this.dst);
-    kind.set(this.kind);
-    attr.set(this.attr);
-    attrGpu.set(this.attrGpu);
-    this.src = src;
-    this.dst = dst;
-    this.kind = kind;
-    this.attr = attr;
-    this.attrGpu = attrGpu;
+    this.src = doubled(this.src);
+    this.dst = doubled(this.dst);
+    this.kind = doubled(this.kind);
+    this.attr = doubled(this.attr);
+    this.attrGpu = doubled(this.attrGpu);
   }
 }
 
@@ -623,7 +612,7 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
   else ownWeights(b, nE, dst, kind, binding, isWait, tsDiff, typicalLaunchNs, typicalGapNs, weight);
   // (nothing to compact when no edge was dropped)
   const w = b.dropped > 0 ? compact(nE, src, dst, kind, attr, attrGpu, tsDiff, weight, binding) : nE;
-  return new CriticalPathGraph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
+  return new CriticalPathGraph(b, w, { tsDiff, weight, binding }, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
 }
 
 /** Kinetoscope's weights (the module comment says which). */
@@ -732,21 +721,16 @@ export class CriticalPathGraph {
   private readonly gpuStartNode: Int32Array;
   /** The last node's time (the first node's is nodeTsNs[0]). */
   private readonly end = new Float64Array(1);
+  /** The build's nodes and its first w edges (compacted), with their times, weights and binding. */
   constructor(
     b: GraphBuild,
     w: number,
-    src: Int32Array,
-    dst: Int32Array,
-    kind: Uint8Array,
-    tsDiff: Float64Array,
-    weight: Float64Array,
-    binding: Uint8Array,
-    attr: Int32Array,
-    attrGpu: Uint8Array,
+    { tsDiff, weight, binding }: { readonly tsDiff: Float64Array; readonly weight: Float64Array; readonly binding: Uint8Array },
     endNs: number,
     typicalLaunchNs: ReadonlyMap<number, number>,
     typicalGapNs: ReadonlyMap<number, number>,
   ) {
+    const { src, dst, kind, attr, attrGpu } = b.E;
     this.nodeCount = b.nNodes;
     this.hostEventCount = b.nHost;
     this.nodeEvent = b.nodeEvent;

@@ -136,25 +136,25 @@ export class ApiNames {
 /** Bits of `runtimeCallFlags(m)[h]`; a host event that is no runtime or driver call has none. */
 export const enum CallFlag {
   /** A runtime or driver call (`cuda_runtime`, `cuda_driver`). */
-  Api = 1,
+  Api = 1 << 0,
   /** A kernel or graph launch API by name (`isKernelLaunchApi`). */
-  LaunchApi = 2,
+  LaunchApi = 1 << 1,
   /** A graph launch API by name (`isGraphLaunchApi`). */
-  GraphLaunch = 4,
+  GraphLaunch = 1 << 2,
   /** A launch (`isLaunchCall`): a launch API by name, or a call CUPTI linked to a kernel. */
-  Launch = 8,
+  Launch = 1 << 3,
   /** A synchronization by its name (`syncKindByName`), a stream wait included. */
-  SyncByName = 16,
+  SyncByName = 1 << 4,
   /** A copy API that is no synchronization by name: it blocks the host when it copies into pageable memory. */
-  Copy = 32,
+  Copy = 1 << 5,
   /** Makes the host wait: a synchronization by name other than a stream wait, or a blocking copy. */
-  BlocksHost = 64,
+  BlocksHost = 1 << 6,
   /**
    * A copy call that launched a device-to-pageable copy: cudaMemcpyAsync into pageable host memory
    * is staged and synchronous for the host (CUDA runtime API docs, "API synchronization behavior");
    * Kineto names that copy `… -> Pageable)`.
    */
-  BlockingCopy = 128,
+  BlockingCopy = 1 << 7,
 }
 
 /** The bits a call's name alone decides. */
