@@ -83,7 +83,7 @@ export function countLaunches(m: TraceModel, gpuWork: Iterable<number>): LaunchC
   return { launches: calls.size, kernels, memsets, memcpys };
 }
 
-/** The synchronization a call performs by its name alone (blocking copies need the copy: see `syncKindOf`). */
+/** The synchronization a call performs by its name alone (a blocking copy needs what it copied: `syncKindAt`). */
 export function syncKindByName(name: string): SyncKind | undefined {
   for (const [re, kind] of SYNC_API) if (re.test(name)) return kind;
   if (SYNC_MEMCPY_API.test(name)) return 'blocking-copy';
@@ -163,7 +163,8 @@ function nameFlagsOf(name: string): number {
   const launchApi = isKernelLaunchApi(name);
   return (
     CallFlag.Api |
-    (launchApi ? CallFlag.LaunchApi | CallFlag.Launch : 0) |
+    (launchApi ? CallFlag.LaunchApi : 0) |
+    (isLaunchCall(launchApi, false) ? CallFlag.Launch : 0) |
     (isGraphLaunchApi(name) ? CallFlag.GraphLaunch : 0) |
     (sync !== undefined ? CallFlag.SyncByName : 0) |
     (sync !== undefined && syncBlocksHost(sync) ? CallFlag.BlocksHost : 0) |
@@ -205,7 +206,8 @@ function markLaunched(m: TraceModel, flags: Uint8Array): void {
     const f = flags[h]!;
     if (!(f & CallFlag.Api)) continue;
     const k = kind[g];
-    if (k === GpuKind.Kernel) flags[h] = f | CallFlag.Launch;
+    // A call linked to a kernel is a launch whatever its name.
+    if (k === GpuKind.Kernel) flags[h] = isLaunchCall(false, true) ? f | CallFlag.Launch : f;
     else if (k === GpuKind.Memcpy && f & CallFlag.Copy && !(f & CallFlag.BlockingCopy)) {
       pageable ??= new Uint8Array(m.strings.size).fill(UNDECIDED);
       const id = name[g]!;
