@@ -3,9 +3,9 @@
  * model is gone (the per-rank half of a many-rank analysis, its "map").
  *
  * A call is found
- * - on the GPU: a communication kernel (facts/gpu-work-type.ts: `nccl`/`rccl`/`hccl`/`msccl` in the name,
- *   `ncclKernel_*`, `ncclDevKernel_*`, or NCCL's collective args on the kernel); its span is the
- *   kernel's;
+ * - on the GPU: a communication kernel (facts/gpu-work-type.ts: `nccl`/`rccl`/`hccl`/`msccl` in
+ *   the name, `ncclKernel_*`, `ncclDevKernel_*`, or NCCL's collective args on the kernel); its
+ *   span is the kernel's;
  * - on the host, for gloo (which runs no kernel): each `gloo:*` annotation, the span of the work on
  *   gloo's worker thread (it waits there for the peers, as an NCCL kernel does on the GPU).
  *
