@@ -31,7 +31,7 @@ export { computeKernelCatalog } from './analyses/kernels/kernel-catalog.js';
 export type { KernelCatalog, KernelCatalogEntry } from './analyses/kernels/kernel-catalog.js';
 export { decodeKernelName, shortKernelName } from './analyses/kernels/kernel-name.js';
 export type { DecodedKernelName } from './analyses/kernels/kernel-name.js';
-export { isViewOpName, computeLaunchedGpuWork } from './analyses/host/views.js';
+export { isViewOpName, computeLaunchedGpuWork } from './analyses/facts/view-ops.js';
 export { computeStepBreakdown } from './analyses/steps/step-breakdown.js';
 export { computeLaunches } from './analyses/host/launches.js';
 export { computeBreakdown, computeTemporalBreakdown } from './analyses/breakdown/temporal-breakdown.js';

@@ -1,6 +1,6 @@
 /**
  * `breakdown`: HTA's temporal, kernel-type and idle-time breakdowns.
- * Oracles: HTA's published test values on HTA's own fixture (research/hta.md §3.3: A1, A2, A5);
+ * Oracles: HTA's published test values on HTA's own fixture (docs/readings.md, "HTA's published test values");
  * figures computed here from the raw JSON of every H200 capture, both by kinetoscope's rules
  * (exact ns) and by a replay of HTA's preprocessing written from HTA's documented rules; and
  * hand-computed values on micro traces (test/fixtures/micro/README.md).
@@ -17,7 +17,7 @@ const us = (ns: number) => ns / 1000;
 // ------------------------------------------------------------------------------------------------
 // HTA's published values
 
-describe.skipIf(!HAS_HTA)("HTA's published values on mtia_trace_single_rank (hta.md §3.3)", () => {
+describe.skipIf(!HAS_HTA)("HTA's published values on mtia_trace_single_rank (docs/readings.md)", () => {
   const file = join(HTA_DIR, 'mtia_trace_single_rank/mtia_rank_0.json.gz');
   let hta: BreakdownResult;
   const load = async () => (hta ??= computeBreakdown(await loadTrace(file), { htaCompat: true }));
@@ -189,7 +189,7 @@ describe('kinetoscope breakdown on the H200 captures equals figures from the raw
 });
 
 // ------------------------------------------------------------------------------------------------
-// HTA's preprocessing replayed from the raw JSON (its rules as hta.md §1.0-1.2 and §2.3-2.6 state them)
+// HTA's preprocessing replayed from the raw JSON (its rules as docs/readings.md, "HTA's preprocessing" and "HTA's breakdowns", state them)
 
 const HTA_COMM = /^(?:nccl|hip|hccl|.*ncclKernel)/;
 const HTA_MEMORY = /^(?:(?:hip)?Memcpy|(?:hip)?Memset|dma)/;

@@ -2,6 +2,7 @@
  * Compile overhead (S10) on the H200 captures. Expected figures come from the raw events
  * (JSON.parse of the fixture: durations summed per step window, kernels matched to their launch
  * by correlation) and from torch's own key_averages in the oracle files (pre-op self/total CPU).
+ * Reading S10: docs/readings.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
 /**
- * HTA parity for the critical path (research/hta.md §1.11, A14–A17): HTA's own fixtures,
- * read from ../shared (never copied), and the figures HTA's tests assert. HTA names events by
- * their position in `traceEvents`; the test maps each to the model's event through the raw JSON.
+ * HTA parity for the critical path (docs/readings.md, "HTA's critical path" and "HTA's published
+ * test values"): HTA's own fixtures, read from ../shared (never copied), and the figures HTA's
+ * tests assert. HTA names events by their position in `traceEvents`; the test maps each to the
+ * model's event through the raw JSON.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';

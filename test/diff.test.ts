@@ -4,6 +4,7 @@
  * gone, compile pre-ops added), eager vs compiled GeGLU (S9: gelu and mul replaced by one
  * fused kernel), eager vs hand-written GeGLU (S11), and a stand-in for two GPUs (the GEMM
  * kernels renamed in the raw trace).
+ * Readings S8, S9, S11: docs/readings.md.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -229,7 +229,7 @@ describe.skipIf(!HAS_HTA)("doctor on HTA's fixtures agrees with the raw JSON", (
     if (raw.withoutLaunch.length) expect(find(r, 'KERNEL_WITHOUT_LAUNCH')!.gpuTimeShare).toBeCloseTo(raw.share(raw.withoutLaunch), 9);
   });
 
-  it('cupti_profiler: all 77 cudaLaunchKernel calls lack a kernel (its kernels are cuda_profiler_range counters; hta.md A20)', async () => {
+  it('cupti_profiler: all 77 cudaLaunchKernel calls lack a kernel (its kernels are cuda_profiler_range counters; docs/readings.md, HTA published test values)', async () => {
     const f = find(await doctor(join(HTA_DIR, 'cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz')), 'LAUNCH_WITHOUT_KERNEL')!;
     expect(f.count).toBe(77);
     expect(f.message).toContain('no launch call has one');

@@ -2,6 +2,7 @@
  * `explain` on the H200 captures: each number a sentence states is checked against a figure
  * computed here from the raw events (JSON.parse, test/raw-scopes.ts) or torch's oracle, and
  * each rule's sentence is checked to appear exactly when its condition holds on the trace.
+ * Tests are named by the reading they check (S1…S12: docs/readings.md).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
  * Fusion (S9, S11) on the H200 captures. Every expected figure is computed here from the raw
  * events (JSON.parse of the fixture): kernels found by name, their ops by `External id`, bytes
  * from the ops' raw `Input Dims` × the element size of their raw `Input type`.
+ * Readings S9, S11: docs/readings.md.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeFusion, type FusionResult } from '../src/analyses/compare/fusion.js';

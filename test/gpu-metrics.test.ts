@@ -4,7 +4,8 @@
  * ../shared, skipped when absent). Expected figures come from the raw events.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyKernels, isCommunicationKernelName } from '../src/analyses/steps/gpu-metrics.js';
+import { classifyKernels } from '../src/analyses/steps/gpu-metrics.js';
+import { isCommunicationKernelName } from '../src/analyses/facts/gpu-work-type.js';
 import { mergeUnion, unionLengthInNs, unionOfMerged } from '../src/analyses/helpers/intervals.js';
 import { computeStepBreakdown } from '../src/analyses/steps/step-breakdown.js';
 import { loadTrace } from '../src/load-trace.js';

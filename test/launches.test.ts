@@ -1,10 +1,11 @@
 /**
  * `launches` against figures computed here from the raw events (JSON.parse of each capture,
  * launch call ↔ GPU activity joined by `correlation`, op ↔ call by `External id`) and against
- * HTA's published launch statistics (research/hta.md §3.3 A6).
+ * HTA's published launch statistics (docs/readings.md, "HTA's published test values").
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeLaunches, gpuBusyDuring, gpuBusyUnion, type LaunchAnatomy } from '../src/analyses/host/launches.js';
+import { computeLaunches, type LaunchAnatomy } from '../src/analyses/host/launches.js';
+import { gpuBusyDuring, gpuBusyUnion } from '../src/analyses/facts/gpu-time-index.js';
 import { unionLengthInNs } from '../src/analyses/helpers/intervals.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { loadTrace } from '../src/load-trace.js';

@@ -1,9 +1,9 @@
 /**
  * medianOf, and ValueList's median taken in place, equal the median of a sorted copy
- * (launches.ts quantileSorted) on lists with ties, runs, NaN and −0, and grown lists.
+ * (helpers/quantiles.ts quantileSorted) on lists with ties, runs, NaN and −0, and grown lists.
  */
 import { describe, expect, it } from 'vitest';
-import { quantileSorted } from '../src/analyses/host/launches.js';
+import { quantileSorted } from '../src/analyses/helpers/quantiles.js';
 import { medianOf, ValueList } from '../src/analyses/helpers/median.js';
 import { lcg } from './random.js';
 

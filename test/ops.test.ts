@@ -2,6 +2,7 @@
  * `ops`: views and ops that launched no GPU work (S3) against torch's own rows and the raw
  * durations; GEMM epilogues (S4) against the raw events (kernels by External id, the ops under
  * `aten::linear`, the `aten::add` after the matmul).
+ * Readings S3, S4: docs/readings.md.
  */
 import { describe, expect, it } from 'vitest';
 import { describeEpilogue } from '../src/analyses/gemm/epilogues.js';

@@ -1,5 +1,5 @@
 /**
- * The HTML report and its timeline view model (BRIEF S15), against the raw events parsed with
+ * The HTML report and its timeline view model (docs/readings.md S15), against the raw events parsed with
  * JSON.parse and torch's own table:
  * - timeline: slices per track = raw events per (pid, tid) of the drawn categories; host rows per
  *   depth = depths computed here with torch's nesting rule; GPU rows never overlap and a GPU

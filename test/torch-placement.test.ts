@@ -1,5 +1,5 @@
 /**
- * Where torch's table puts host events it cannot tie to an op (torch-table/torch-placement.ts):
+ * Where torch's table puts host events it cannot tie to an op (analyses/facts/torch-placement.ts):
  * CUPTI's overhead events, and runtime calls with no External id made on another thread, nest on
  * the collecting thread by time. Hand-made events with the figures worked out by hand; the real
  * cases are the parity test's llm_decode (overhead) and dataloader_train (a pin-memory thread's

@@ -2,6 +2,7 @@
  * S2, S3 and S6 on the fixtures: the dispatch chain of nn.Linear, views that launch
  * nothing, and the kernel catalog — checked against the raw events (JSON.parse) and
  * torch's oracle.
+ * Readings S2, S3, S6: docs/readings.md.
  */
 import { describe, expect, it } from 'vitest';
 import { computeDispatchTree, type DispatchNode } from '../src/analyses/host/dispatch-tree.js';

@@ -7,7 +7,8 @@
  * the TensorBoard plugin's sweep (written here with a comparator sort of every endpoint).
  */
 import { describe, expect, it } from 'vitest';
-import { computeWindowGpuMetrics, computeWindowsGpuMetrics, createGpuTimeIndex, gpuInWindow, windowsGpuActivity, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
+import { computeWindowGpuMetrics, computeWindowsGpuMetrics, windowsGpuActivity, type KernelClasses } from '../src/analyses/steps/gpu-metrics.js';
+import { createGpuTimeIndex, gpuInWindow } from '../src/analyses/facts/gpu-time-index.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { lcg } from './random.js';
 

@@ -11,8 +11,8 @@
  *   the bare tokens some versions wrote (`inf`, `nan`, `N/A`) become numbers or strings.
  */
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import type { JsonObject } from '../core/json.js';
+export type { JsonObject, JsonValue } from '../core/json.js';
 
 export interface RawEvent {
   /** Phase: `X`, `i`, `I`, `M`, `s`, `f`, `t`, `C`, `B`, `E`, … (`""` when absent). */

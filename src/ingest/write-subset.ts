@@ -21,40 +21,14 @@ import { finished, pipeline } from 'node:stream/promises';
 import { Transform, type Writable } from 'node:stream';
 import { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
+import { DROP, FLOW_INSIDE, KEEP, type SubsetEvents, type SubsetSelector } from '../core/subset-selector.js';
 import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS, flowIdOf, type ArgsPolicy, type EventColumns } from './event-columns.js';
 import { readTraceColumns, type ReadResult } from './read-trace.js';
 import { lightConsumerWorkers, planParallelRead } from './parallel-plan.js';
 import { readFileParallel } from './read-parallel.js';
 
-/**
- * What a selector decides about each event (SubsetSelector.choose): keep it, drop it, or keep it
- * only if every event of its flow (same `cat` and `id`, the ids compared as text) is kept —
- * FLOW_INSIDE for this one, FLOW_OUTSIDE to drop the whole flow.
- */
-export const DROP = 0;
-export const KEEP = 1;
-export const FLOW_INSIDE = 2;
-export const FLOW_OUTSIDE = 3;
-
-/**
- * Which events a subset keeps. Each event has the selector's kind, asked by ph, cat and name
- * once per (ph, cat) of each producer of events — and once per name too where `byName` says the
- * kind depends on it — and kept by label ids, so no string is looked up per event; `choose`
- * then decides a batch of events at a time, reading their kinds and columns.
- */
-export interface SubsetSelector {
-  /** An integer from 0 of the selector's own. */
-  kindOf(ph: string, cat: string, name: string): number;
-  byName(ph: string, cat: string): boolean;
-  /** Sets out[i], for every event i of the batch, to DROP, KEEP, FLOW_INSIDE or FLOW_OUTSIDE. */
-  choose(batch: SubsetBatch, out: Uint8Array): void;
-}
-
-/**
- * A batch of events as a selector reads them (one object, reused from batch to batch): columns
- * by event index, read directly (the selector's loop then calls nothing per event).
- */
-export class SubsetBatch {
+/** A batch of events as a selector reads them (core/subset-selector.ts), one object reused from batch to batch. */
+export class SubsetBatch implements SubsetEvents {
   length = 0;
   /** Each event's kind (SubsetSelector.kindOf). */
   kind: Int32Array = new Int32Array(0);

@@ -24,7 +24,7 @@ export const enum HostKind {
   /**
    * `overhead`: CUPTI's own work (`Activity Buffer Request`, `Buffer Flush`), which Kineto writes
    * on a thread of its own (pid -1). torch's table counts these as CPU events of the thread
-   * that collects the trace (torch-table/torch-placement.ts).
+   * that collects the trace (analyses/facts/torch-placement.ts).
    */
   Overhead = 4,
 }

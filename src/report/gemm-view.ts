@@ -1,4 +1,4 @@
-/** The GEMM table (S7) for the terminal and as JSON with stable keys; the device-peaks table. */
+/** The GEMM table (docs/readings.md S7) for the terminal and as JSON with stable keys; the device-peaks table. */
 import { DEVICE_PEAKS, PEAK_DTYPES, type ResolvedPeaks } from '../analyses/gemm/device-peaks.js';
 import type { MeasuredCalls, RooflinePoint } from '../analyses/gemm/roofline-point.js';
 import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from '../analyses/gemm/gemm.js';

@@ -1,6 +1,7 @@
 /** Launch anatomy as terminal tables (per API, per kernel, per op, host syncs, HTA's outliers) and as JSON. */
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
-import type { LaunchAnatomy, LaunchStatsRow, TimeStats } from '../analyses/host/launches.js';
+import type { LaunchAnatomy, LaunchStatsRow } from '../analyses/host/launches.js';
+import type { TimeStats } from '../analyses/helpers/quantiles.js';
 import { formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 

@@ -1,4 +1,4 @@
-/** Views, ops that launched nothing, and GEMM epilogues (S3, S4): terminal and JSON. */
+/** Views, ops that launched nothing, and GEMM epilogues (docs/readings.md S3, S4): terminal and JSON. */
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { describeEpilogue, type EpilogueRow } from '../analyses/gemm/epilogues.js';
 import { formatGemmShape } from '../analyses/gemm/gemm.js';

@@ -2,7 +2,7 @@
  * HTA's preprocessing (Holistic Trace Analysis, facebookresearch/HolisticTraceAnalysis ≈ 0.6),
  * replayed on the model so that `breakdown --hta-compat` reproduces HTA's published figures.
  * Every step below is something HTA does before any of its analyses runs, and each one is a
- * way its numbers differ from kinetoscope's own (research/hta.md §1.0, §2.3–2.6):
+ * way its numbers differ from kinetoscope's own (docs/readings.md, "HTA's preprocessing"):
  *
  * 1. Rounding (`round_down_time_stamps`): when the file's timestamps have sub-µs digits, every
  *    event's start is rounded up and its end down to a whole µs, in float64 arithmetic on the µs
@@ -30,9 +30,10 @@
  * has none); a negative `dur` in the file (the model reads it as 0); more than 3 decimals in `ts`.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { KernelTypeId, type BreakdownActivities } from './kernel-type-breakdown.js';
+import type { BreakdownActivities } from './kernel-type-breakdown.js';
+import { KernelTypeId } from '../facts/gpu-work-type.js';
 
 // HTA's patterns (hta/common/types.py, HEAD f4d0062, 2026-05), applied with re.match (anchored at the start).
 const HTA_COMM = /^(?:nccl|hip|hccl|.*ncclKernel)/;

@@ -8,33 +8,15 @@
  * GPU's busy time, never more (HTA's definition). Per type the summed kernel durations and the
  * kernels that take the most time are listed as well.
  *
- * Types (kinetoscope's own rules; `--hta-compat` uses HTA's regexes, hta-compat.ts):
- * - communication: a kernel whose name contains `nccl`, `rccl`, `hccl` or `msccl`, in any case
- *   (`ncclKernel_*` ≤ NCCL 2.18, `ncclDevKernel_*` ≥ 2.19, RCCL's `ncclDevKernel_Generic_4`), or
- *   that carries NCCL's collective args (`Collective name`, `In msg nelems`, `Group size`);
- *   HTA matched one old prefix for years and called modern NCCL kernels computation;
- * - memory: memcpy and memset activities (by category), and kernels named like them
- *   (`Memcpy …`, `Memset …`, MTIA's `dma_request`);
- * - computation: every other kernel.
- * HTA's fourth type, `other` (sync events, launch-API names), never occurs outside HTA mode:
- * kinetoscope's GPU table holds only kernels, copies and memsets.
+ * Types: kinetoscope's one rule for GPU work (facts/gpu-work-type.ts: communication by name or
+ * collective args, memory, computation); `--hta-compat` uses HTA's regexes (hta-compat.ts).
  *
  * Also home of `BreakdownActivities`, the GPU-time rows the three breakdowns share, and of
  * `collectActivities`, which builds them from the model with exact nanoseconds.
  */
-import { hasCollectiveArgs, isCommunicationKernelName } from '../ranks/communication.js';
-import { GpuKind, type TraceModel } from '../../model/trace-model.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import { gpuWorkTypes, KERNEL_TYPES, KernelTypeId, type KernelType } from '../facts/gpu-work-type.js';
+import type { TraceModel } from '../../model/trace-model.js';
 import { compareText } from '../../core/compare-text.js';
-
-export const KERNEL_TYPES = ['computation', 'communication', 'memory', 'other'] as const;
-export type KernelType = (typeof KERNEL_TYPES)[number];
-export const enum KernelTypeId {
-  Computation = 0,
-  Communication = 1,
-  Memory = 2,
-  Other = 3,
-}
 
 /**
  * GPU time as the breakdowns see it: one row per activity, times in ns relative to the
@@ -59,36 +41,15 @@ export interface BreakdownActivities {
   readonly gpu: Int32Array;
 }
 
-const MEMORY_NAME = /^(?:hip)?mem(?:cpy|set)|^dma/i;
-
-/** kinetoscope's kernel type of one GPU activity. */
-export function kernelTypeOf(kind: GpuKind, name: string, args: JsonObject | undefined): KernelTypeId {
-  if (kind === GpuKind.Memcpy || kind === GpuKind.Memset) return KernelTypeId.Memory;
-  if (isCommunicationKernelName(name) || hasCollectiveArgs(args)) return KernelTypeId.Communication;
-  if (MEMORY_NAME.test(name)) return KernelTypeId.Memory;
-  return KernelTypeId.Computation;
-}
-
-/** The model's kernels, copies and memsets, exact ns, typed by kinetoscope's rules. */
+/** The model's kernels, copies and memsets, exact ns, typed by kinetoscope's rule (facts/gpu-work-type.ts). */
 export function collectActivities(m: TraceModel): BreakdownActivities {
   const { gpu, host } = m;
   const n = gpu.length;
-  const type = new Uint8Array(n);
   const launchStartNs = new Float64Array(n);
   const endNs = new Float64Array(n);
-  const byName = new Map<string, number>();
   const names: string[] = new Array(n);
   for (let g = 0; g < n; g++) {
-    const name = m.strings.get(gpu.name[g]!);
-    names[g] = name;
-    const key = `${gpu.kind[g]}\u0000${name}`;
-    const args = gpu.args[g];
-    let t: number | undefined = hasCollectiveArgs(args) ? KernelTypeId.Communication : byName.get(key);
-    if (t === undefined) {
-      t = kernelTypeOf(gpu.kind[g] as GpuKind, name, undefined);
-      byName.set(key, t);
-    }
-    type[g] = t;
+    names[g] = m.strings.get(gpu.name[g]!);
     endNs[g] = gpu.startNs[g]! + gpu.durNs[g]!;
     const l = gpu.launcher[g]!;
     launchStartNs[g] = l >= 0 ? host.startNs[l]! : NaN;
@@ -99,7 +60,7 @@ export function collectActivities(m: TraceModel): BreakdownActivities {
     endNs,
     device: gpu.device,
     stream: Float64Array.from(gpu.stream),
-    type,
+    type: gpuWorkTypes(m),
     name: names,
     launchStartNs,
     inIdle: new Uint8Array(n).fill(1),

@@ -5,7 +5,7 @@
  *
  * - span = last end − first start of the GPU activities (all streams together);
  * - busy = wall-clock union of all GPU activities; idle = span − busy;
- * - compute = union of the computation kernels (kernel-type-breakdown.ts);
+ * - compute = union of the computation kernels (facts/gpu-work-type.ts);
  * - non-compute = busy − compute: communication and memory time *not* hidden under
  *   computation (overlapped communication counts as compute, as in HTA).
  *
@@ -21,12 +21,12 @@ import { computeIdleTime, DEFAULT_CONSECUTIVE_KERNEL_DELAY_NS, type StreamIdle }
 import {
   collectActivities,
   computeKernelTypeBreakdown,
-  KernelTypeId,
   mergeRows,
   mergedLengthNs,
   type BreakdownActivities,
   type KernelTypeBreakdown,
 } from './kernel-type-breakdown.js';
+import { KernelTypeId } from '../facts/gpu-work-type.js';
 
 export interface TemporalDevice {
   /** Device id; in HTA mode the whole rank is one row, device 0. */

@@ -1,6 +1,6 @@
 /**
- * Two traces side by side (S8, S11): eager vs compiled, before vs after a change, one GPU vs
- * another — aligned per annotation name (or per step), every count meant per instance.
+ * Two traces side by side (docs/readings.md S8, S11): eager vs compiled, before vs after a change,
+ * one GPU vs another — aligned per annotation name (or per step), every count meant per instance.
  *
  * - Kernels (and memsets, copies): the one matcher's reading (`kernel-match.ts`, shared with
  *   `fusion --vs` and `explain --vs`): the same work (the same name and shapes, per shape), work
@@ -27,7 +27,7 @@ import {
   type UnmatchedCall,
   type Replacement,
 } from './kernel-match.js';
-import { countLaunches } from '../host/launches.js';
+import { countLaunches } from '../facts/runtime-calls.js';
 import {
   computeScopeInstances,
   gpuNsPerInstance,

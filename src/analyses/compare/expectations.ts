@@ -1,8 +1,8 @@
 /**
- * "Guess first, then look" (S13): expectations written before opening a trace, checked
- * against it, every count meant per instance of the scope (each step, or each instance of
- * an annotation). A mismatch is reported as expected vs seen, per instance when the
- * instances disagree.
+ * "Guess first, then look" (docs/readings.md S13): expectations written before opening a trace,
+ * checked against it, every count meant per instance of the scope (each step, or each instance of
+ * an annotation). A mismatch is reported as expected vs seen, per instance when the instances
+ * disagree.
  *
  * The keys (as written in an expectations file; `Expectations` holds them typed):
  *   per                   annotation name, `step` or `trace` (default `step`)
@@ -10,7 +10,7 @@
  *   kernels               device kernels per instance (memsets and copies not counted)
  *   gemms                 GEMM kernels: owned by a GEMM op (gemm.ts) or named as one (nvjet, cuBLAS, CUTLASS,
  *                         Triton templates `triton_tem_fused_*mm*`, …)
- *   launches              runtime/driver calls that launched kernels (launches.ts `isLaunchCall`; memsets and copies are not launches)
+ *   launches              runtime/driver calls that launched kernels (facts/runtime-calls.ts `isLaunchCall`; memsets and copies are not launches)
  *   absent-ops            host event names that must not occur in any instance
  *   ops                   {name: calls per instance} for host events (ops, annotations, API calls)
  *   kernel-matching       {regular expression: kernels per instance whose name (or short name) it finds}
@@ -41,7 +41,7 @@ import {
   type ScopeSpec,
 } from '../host/scopes.js';
 import { computeStepBreakdown, GPU_BOUND_BUSY_SHARE, type StepRow, type StepVerdict } from '../steps/step-breakdown.js';
-import { computeLaunchedGpuWork, isViewOpName } from '../host/views.js';
+import { computeLaunchedGpuWork, isViewOpName } from '../facts/view-ops.js';
 
 export type Verdict = StepVerdict;
 export const VERDICTS: readonly Verdict[] = ['overhead-bound', 'gpu-bound', 'no-gpu-work'];

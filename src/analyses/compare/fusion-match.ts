@@ -1,8 +1,9 @@
 /**
- * Fused kernels matched to the eager kernels they replaced (S9, S11), as the one matcher
- * (`kernel-match.ts`, behind `diff` and `explain --vs` too) reads them: the eager trace is A, the
- * compiled (or hand-fused) one B, compared over the scope `diff A B` would use. Each replacement
- * here is one of `diff`'s, with the same calls and times; unmatched calls carry the matcher's reason.
+ * Fused kernels matched to the eager kernels they replaced (docs/readings.md S9, S11), as the one
+ * matcher (`kernel-match.ts`, behind `diff` and `explain --vs` too) reads them: the eager trace is
+ * A, the compiled (or hand-fused) one B, compared over the scope `diff A B` would use. Each
+ * replacement here is one of `diff`'s, with the same calls and times; unmatched calls carry the
+ * matcher's reason.
  *
  * Savings, per occurrence: time = Σ eager calls' mean time − the replacing kernel's (both stages
  * of a split reduction); HBM bytes = the intermediates the replacing kernel keeps on chip, claimed
@@ -16,16 +17,9 @@
 import type { TraceModel } from '../../model/trace-model.js';
 import { GpuKind } from '../../model/trace-model.js';
 import { computeTraceDiffWithMatch, type DiffOptions } from './diff.js';
-import {
-  computeKernelSites,
-  findIntermediate,
-  isCompiledGraphFrame,
-  isMemoryBound,
-  kernelTrafficBytes,
-  type FusedGenerator,
-  type FusionIntermediate,
-  type FusionKernelRef,
-} from './fusion.js';
+import type { FusionIntermediate, FusionKernelRef } from './fusion.js';
+import { computeKernelSites, isCompiledGraphFrame, isMemoryBound, type FusedGenerator } from './kernel-sites.js';
+import { findIntermediate, kernelTrafficBytes } from './intermediates.js';
 import { describeShapes, groupUnmatched, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
 import { listAnnotations } from '../host/scopes.js';

@@ -1,6 +1,6 @@
 /**
- * The one kernel matcher behind `diff`, `fusion --vs` and `explain --vs` (S8–S11): trace A's GPU
- * work against trace B's, per instance of one scope, always read A → B.
+ * The one kernel matcher behind `diff`, `fusion --vs` and `explain --vs` (docs/readings.md S8–S11):
+ * trace A's GPU work against trace B's, per instance of one scope, always read A → B.
  *
  * Each side is the GPU activity sequence (kernels, memsets, copies) of its most common instance,
  * with per-call durations averaged over the instances that share it. Two calls are the same work
@@ -41,7 +41,8 @@
  * Ignores: the order of calls inside a replaced group; GPU work launched outside every instance.
  */
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { isMemoryBound, opBaseName, readsOutputOf } from './fusion.js';
+import { isMemoryBound, opBaseName } from './kernel-sites.js';
+import { readsOutputOf } from './intermediates.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import { owningOp, type ScopeInstance } from '../host/scopes.js';
 import { formatDims, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';

@@ -29,9 +29,9 @@
  * (never more than the trace shows) — the what-if uses these when it shortens the chain that
  * bound.
  *
- * With `hta: true` the weights are HTA's instead (research/hta.md §1.11): destination −
- * source time, but 0 for host gaps, sync edges, a blocking call's wait and a launch edge that
- * did not bind; annotations and zero-length events have no nodes; a kernel-kernel gap of
+ * With `hta: true` the weights are HTA's instead (docs/readings.md, "HTA's critical path"):
+ * destination − source time, but 0 for host gaps, sync edges, a blocking call's wait and a launch
+ * edge that did not bind; annotations and zero-length events have no nodes; a kernel-kernel gap of
  * 1.5 ms or more gets no edge. Kinetoscope keeps host gaps and wake-up latencies so that the
  * path is the step's span (HTA's is shorter by every gap it zeroes).
  *
@@ -41,8 +41,10 @@
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { ApiFlags, API_BLOCKS_HOST, API_COPY, API_UNDECIDED, launchedBy, launchIndexOf, type LaunchIndex } from '../host/launches.js';
+import { CallFlag } from '../facts/runtime-calls.js';
 import type { ScopeInstance } from '../host/scopes.js';
+import { doubled } from '../helpers/doubled.js';
+import { callName, CallName, resolveSyncs, STREAM_KEY, traceIndex, type Note, type TraceIndex } from './sync-waits.js';
 
 export const EDGE_KINDS = ['cpu', 'host-gap', 'spawn', 'join', 'gpu', 'launch', 'kernel-gap', 'sync', 'unexplained'] as const;
 export type EdgeKind = (typeof EDGE_KINDS)[number];
@@ -64,42 +66,6 @@ export const HTA_KERNEL_KERNEL_THRESHOLD_NS = 1_500_000;
 export interface GraphOptions {
   /** HTA's weights and node set (see the module comment). */
   readonly hta?: boolean;
-}
-
-export interface CriticalPathGraph {
-  readonly nodeCount: number;
-  /** Host events in the graph: nodes 1 to 2·hostEventCount, the GPU activities' after them. */
-  readonly hostEventCount: number;
-  /** Node → event: host index, or GPU index when `nodeGpu`; -1 for the source node (node 0). */
-  readonly nodeEvent: Int32Array;
-  readonly nodeGpu: Uint8Array;
-  readonly nodeStart: Uint8Array;
-  readonly nodeTsNs: Float64Array;
-  readonly edgeCount: number;
-  readonly edgeSrc: Int32Array;
-  readonly edgeDst: Int32Array;
-  readonly edgeKind: Uint8Array;
-  /** destination time − source time. */
-  readonly edgeTsDiffNs: Float64Array;
-  readonly edgeWeightNs: Float64Array;
-  readonly edgeBinding: Uint8Array;
-  /** The event an edge's time belongs to (HTA's attribution): host index, GPU index when `edgeAttrGpu`, -1 none. */
-  readonly edgeAttr: Int32Array;
-  readonly edgeAttrGpu: Uint8Array;
-  /** Start and end node of host event h / GPU activity g, -1 when not in the graph. */
-  hostNodes(h: number): readonly [number, number];
-  gpuNodes(g: number): readonly [number, number];
-  /** Start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph. */
-  hostStart(h: number): number;
-  gpuStart(g: number): number;
-  /** Where the graph was built from. */
-  readonly startNs: number;
-  /** The last node's time: the instance's span ends here. */
-  readonly endNs: number;
-  /** Per device: the median binding launch delay and kernel-to-kernel gap used for edges that did not bind. */
-  readonly typicalLaunchNs: ReadonlyMap<number, number>;
-  readonly typicalGapNs: ReadonlyMap<number, number>;
-  readonly diagnostics: readonly Diagnostic[];
 }
 
 /**
@@ -131,135 +97,14 @@ class Edges {
     return i;
   }
   private grow(): void {
-    const c = this.src.length * 2;
-    const src = new Int32Array(c);
-    const dst = new Int32Array(c);
-    const kind = new Uint8Array(c);
-    const attr = new Int32Array(c);
-    const attrGpu = new Uint8Array(c);
-    src.set(this.src);
-    dst.set(this.dst);
-    kind.set(this.kind);
-    attr.set(this.attr);
-    attrGpu.set(this.attrGpu);
-    this.src = src;
-    this.dst = dst;
-    this.kind = kind;
-    this.attr = attr;
-    this.attrGpu = attrGpu;
+    this.src = doubled(this.src);
+    this.dst = doubled(this.dst);
+    this.kind = doubled(this.kind);
+    this.attr = doubled(this.attr);
+    this.attrGpu = doubled(this.attrGpu);
   }
 }
 
-/** HTA's BLOCKING_SYNC_CALLS (their self-time is zeroed in its graph). */
-const HTA_BLOCKING = new Set(['cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventQuery', 'cudaEventSynchronize', 'cudaMemcpy', 'cudaMemcpyAsync']);
-const EVENT_RECORD = /^(?:cuda|hip|cu)EventRecord\w*$/;
-const DEVICE_SYNC = /^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/;
-const STREAM_WAIT = /^(?:cuda|hip|cu)StreamWaitEvent\w*$/;
-const EVENT_WAIT = /EventSynchronize|EventQuery/;
-
-/** What a call's name is, as bits per name id (decided once per name, not per call). */
-const enum CallName {
-  Decided = 1,
-  HtaBlocking = 2,
-  EventRecord = 4,
-  DeviceSync = 8,
-  StreamWait = 16,
-  EventWait = 32,
-  /** A call that may block the host (API_BLOCKS_HOST) or copy (API_COPY): resolveSyncs reads it. */
-  MayBlock = 64,
-}
-
-/**
- * What every instance's graph needs of the whole trace, built once per model: the launch index,
- * API flags, runtime calls by correlation, `cuda_sync` records by call, and every launched
- * activity per stream in launch order (an event may be recorded before the instance starts).
- */
-interface TraceIndex {
-  /**
-   * The model's shared launch index (launchIndexOf: `report` builds it once for every analysis),
-   * made at the first read: only a copy call's launches are read (is it a blocking copy), and a
-   * trace without copies never needs it.
-   */
-  readonly launches: LaunchIndex;
-  readonly flags: ApiFlags;
-  readonly callByCorr: ReadonlyMap<number, number>;
-  readonly syncByCall: ReadonlyMap<number, TraceModel['syncs'][number]>;
-  readonly launchedOn: ReadonlyMap<number, readonly number[]>;
-  /** Per name id: CallName bits, 0 until decided. */
-  readonly callNames: Uint8Array;
-}
-
-const STREAM_KEY = 4294967296;
-const traceIndexes = new WeakMap<TraceModel, TraceIndex>();
-
-function traceIndex(m: TraceModel): TraceIndex {
-  let ix = traceIndexes.get(m);
-  if (ix) return ix;
-  ix = {
-    get launches(): LaunchIndex {
-      return launchIndexOf(m);
-    },
-    flags: new ApiFlags(m),
-    ...syncIndex(m),
-    callNames: new Uint8Array(m.strings.size),
-  };
-  traceIndexes.set(m, ix);
-  return ix;
-}
-
-/**
- * Runtime calls by correlation, `cuda_sync` records by call, and launched activities per stream
- * in launch order. Every use of them starts from a `cuda_sync` record (resolveSyncs), so a trace
- * without records gets them empty instead of a pass over every host event and GPU activity.
- */
-function syncIndex(m: TraceModel): Pick<TraceIndex, 'callByCorr' | 'syncByCall' | 'launchedOn'> {
-  const callByCorr = new Map<number, number>();
-  const syncByCall = new Map<number, TraceModel['syncs'][number]>();
-  const launchedOn = new Map<number, number[]>();
-  if (m.syncs.length === 0) return { callByCorr, syncByCall, launchedOn };
-  const { host, gpu } = m;
-  for (let h = 0; h < host.length; h++) {
-    const k = host.kind[h];
-    if ((k === HostKind.Runtime || k === HostKind.Driver) && host.correlation[h] === host.correlation[h]) callByCorr.set(host.correlation[h]!, h);
-  }
-  for (const s of m.syncs) {
-    const h = callByCorr.get(s.correlation);
-    if (h !== undefined) syncByCall.set(h, s);
-  }
-  for (let g = 0; g < gpu.length; g++) {
-    if (gpu.launcher[g]! < 0) continue;
-    const key = gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
-    let l = launchedOn.get(key);
-    if (!l) launchedOn.set(key, (l = []));
-    l.push(g);
-  }
-  const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
-  for (const l of launchedOn.values()) l.sort((a, b) => launchTs(a) - launchTs(b) || a - b);
-  return { callByCorr, syncByCall, launchedOn };
-}
-
-/** The CallName bits of host event h's name. */
-function callName(m: TraceModel, ix: TraceIndex, h: number): number {
-  const id = m.host.name[h]!;
-  let bits = ix.callNames[id]!;
-  if (bits === 0) {
-    const name = m.strings.get(id);
-    bits =
-      CallName.Decided |
-      (HTA_BLOCKING.has(name) ? CallName.HtaBlocking : 0) |
-      (EVENT_RECORD.test(name) ? CallName.EventRecord : 0) |
-      (DEVICE_SYNC.test(name) ? CallName.DeviceSync : 0) |
-      (STREAM_WAIT.test(name) ? CallName.StreamWait : 0) |
-      (EVENT_WAIT.test(name) ? CallName.EventWait : 0);
-    let api = ix.flags.byName[id]!;
-    if (api === API_UNDECIDED) api = ix.flags.decide(id);
-    if (api & (API_BLOCKS_HOST | API_COPY)) bits |= CallName.MayBlock;
-    ix.callNames[id] = bits;
-  }
-  return bits;
-}
-
-type Note = (code: string, severity: Diagnostic['severity'], message: string) => void;
 
 /**
  * One graph under construction. The build runs as one small function per phase (below) rather
@@ -455,16 +300,7 @@ function isBlocking(b: GraphBuild, h: number): boolean {
   const { host, m } = b;
   if (!(host.kind[h] === HostKind.Runtime || host.kind[h] === HostKind.Driver)) return false;
   if (b.hta) return (callName(m, b.ix, h) & CallName.HtaBlocking) !== 0;
-  const { flags } = b.ix;
-  const id = host.name[h]!;
-  let bits = flags.byName[id]!;
-  if (bits === API_UNDECIDED) bits = flags.decide(id);
-  if (bits & API_BLOCKS_HOST) return true;
-  if (!(bits & API_COPY)) return false;
-  const launches = b.ix.launches;
-  const a = launches.offsets[h]!;
-  const e = launches.offsets[h + 1]!;
-  return flags.blocksHost(bits, launches.items, a, e);
+  return (b.ix.flags[h]! & CallFlag.BlocksHost) !== 0;
 }
 
 /** Per thread: the top-level starts and ends; for the instance's own thread, its nodes in walk order (for spawn/join lookups). */
@@ -776,7 +612,7 @@ function weighEdges(b: GraphBuild): CriticalPathGraph {
   else ownWeights(b, nE, dst, kind, binding, isWait, tsDiff, typicalLaunchNs, typicalGapNs, weight);
   // (nothing to compact when no edge was dropped)
   const w = b.dropped > 0 ? compact(nE, src, dst, kind, attr, attrGpu, tsDiff, weight, binding) : nE;
-  return new Graph(b, w, src, dst, kind, tsDiff, weight, binding, attr, attrGpu, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
+  return new CriticalPathGraph(b, w, { tsDiff, weight, binding }, lastTime(nodeTs, b.nNodes), typicalLaunchNs, typicalGapNs);
 }
 
 /** Kinetoscope's weights (the module comment says which). */
@@ -850,14 +686,16 @@ function lastTime(nodeTs: Float64Array, nNodes: number): number {
 }
 
 /**
- * A built graph. A class, not an object literal with closures: every graph has one shape, its
- * times sit in typed arrays (a time that fits a small integer in one graph and not in the next
- * would change the shape and throw away the optimised code that reads graphs), and the lookups
- * are methods on the prototype.
+ * A built graph: its nodes and edges as typed columns. A class, not an object literal with
+ * closures: every graph has one shape, its times sit in typed arrays (a time that fits a small
+ * integer in one graph and not in the next would change the shape and throw away the optimised
+ * code that reads graphs), and the lookups are methods on the prototype.
  */
-class Graph implements CriticalPathGraph {
+export class CriticalPathGraph {
   readonly nodeCount: number;
+  /** Host events in the graph: nodes 1 to 2·hostEventCount, the GPU activities' after them. */
   readonly hostEventCount: number;
+  /** Node → event: host index, or GPU index when `nodeGpu`; -1 for the source node (node 0). */
   readonly nodeEvent: Int32Array;
   readonly nodeGpu: Uint8Array;
   readonly nodeStart: Uint8Array;
@@ -866,11 +704,14 @@ class Graph implements CriticalPathGraph {
   readonly edgeSrc: Int32Array;
   readonly edgeDst: Int32Array;
   readonly edgeKind: Uint8Array;
+  /** destination time − source time. */
   readonly edgeTsDiffNs: Float64Array;
   readonly edgeWeightNs: Float64Array;
   readonly edgeBinding: Uint8Array;
+  /** The event an edge's time belongs to (HTA's attribution): host index, GPU index when `edgeAttrGpu`, -1 none. */
   readonly edgeAttr: Int32Array;
   readonly edgeAttrGpu: Uint8Array;
+  /** Per device: the median binding launch delay and kernel-to-kernel gap used for edges that did not bind. */
   readonly typicalLaunchNs: ReadonlyMap<number, number>;
   readonly typicalGapNs: ReadonlyMap<number, number>;
   readonly diagnostics: readonly Diagnostic[];
@@ -880,21 +721,16 @@ class Graph implements CriticalPathGraph {
   private readonly gpuStartNode: Int32Array;
   /** The last node's time (the first node's is nodeTsNs[0]). */
   private readonly end = new Float64Array(1);
+  /** The build's nodes and its first w edges (compacted), with their times, weights and binding. */
   constructor(
     b: GraphBuild,
     w: number,
-    src: Int32Array,
-    dst: Int32Array,
-    kind: Uint8Array,
-    tsDiff: Float64Array,
-    weight: Float64Array,
-    binding: Uint8Array,
-    attr: Int32Array,
-    attrGpu: Uint8Array,
+    { tsDiff, weight, binding }: { readonly tsDiff: Float64Array; readonly weight: Float64Array; readonly binding: Uint8Array },
     endNs: number,
     typicalLaunchNs: ReadonlyMap<number, number>,
     typicalGapNs: ReadonlyMap<number, number>,
   ) {
+    const { src, dst, kind, attr, attrGpu } = b.E;
     this.nodeCount = b.nNodes;
     this.hostEventCount = b.nHost;
     this.nodeEvent = b.nodeEvent;
@@ -919,12 +755,15 @@ class Graph implements CriticalPathGraph {
     this.gpuStartNode = b.gpuStartNode;
     this.end[0] = endNs;
   }
+  /** Where the graph was built from. */
   get startNs(): number {
     return this.nodeTsNs[0]!;
   }
+  /** The last node's time: the instance's span ends here. */
   get endNs(): number {
     return this.end[0]!;
   }
+  /** Start node of host event h / GPU activity g (its end node is the next), -1 when not in the graph. */
   hostStart(h: number): number {
     const i = h - this.hLo;
     return i >= 0 && i < this.hostStartNode.length ? this.hostStartNode[i]! : -1;
@@ -933,6 +772,7 @@ class Graph implements CriticalPathGraph {
     const i = g - this.gLo;
     return i >= 0 && i < this.gpuStartNode.length ? this.gpuStartNode[i]! : -1;
   }
+  /** Start and end node of host event h / GPU activity g, -1 when not in the graph. */
   hostNodes(h: number): readonly [number, number] {
     const s = this.hostStart(h);
     return [s, s < 0 ? -1 : s + 1];
@@ -1054,156 +894,4 @@ function hasNaNOrMinusZero(l: readonly number[]): boolean {
   return false;
 }
 
-/**
- * What each blocking host call waited for, and what each stream wait made a stream wait for.
- * Kineto's `cuda_sync` records (torch ≥ 2.1, kineto #808) name the stream of a stream sync and,
- * for event syncs and stream waits, the stream and the correlation of the `cudaEventRecord`;
- * the recorded event stands for the last activity launched on that stream before the record
- * call (HTA's rule). Without a record: a device sync waits on every stream, a stream or event
- * sync on every stream too (the stream is unknown: a diagnostic says so), a blocking copy on
- * the streams of what it copied.
- */
-function resolveSyncs(
-  m: TraceModel,
-  ix: TraceIndex,
-  hostList: Int32Array,
-  inGpu: (g: number) => boolean,
-  byStream: Map<number, number[]>,
-  hostSyncSrc: Map<number, number[]>,
-  streamWaitSrc: Map<number, number[]>,
-  note: Note,
-): void {
-  const { host, gpu } = m;
-  const { callByCorr, syncByCall, launchedOn, flags } = ix;
-  const launchTs = (g: number) => host.startNs[gpu.launcher[g]!]!;
-  const lastLaunchedBefore = (device: number, stream: number, t: number): number => {
-    const l = launchedOn.get(device * STREAM_KEY + stream);
-    if (!l) return -1;
-    let lo = 0;
-    let hi = l.length - 1;
-    let ans = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (launchTs(l[mid]!) < t) {
-        ans = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return ans >= 0 ? l[ans]! : -1;
-  };
-  const argNum = (s: (typeof m.syncs)[number], key: string): number => {
-    const v = s.args?.[key];
-    return typeof v === 'number' ? v : -1;
-  };
-  /** The activity a `cudaEventRecord` (by correlation) stands for, -1 when unknown. */
-  const recordedActivity = (s: (typeof m.syncs)[number]): number => {
-    const corr = argNum(s, 'wait_on_cuda_event_record_corr_id');
-    const stream = argNum(s, 'wait_on_stream');
-    if (corr < 0 || stream < 0) return -1;
-    const rec = callByCorr.get(corr);
-    if (rec === undefined || !(callName(m, ix, rec) & CallName.EventRecord)) return -1;
-    return lastLaunchedBefore(s.device >= 0 ? s.device : 0, stream, host.startNs[rec]!);
-  };
-  const devicesOf = new Map<number, number[]>(); // device → stream keys in the graph
-  for (const key of byStream.keys()) {
-    const dev = Math.floor(key / STREAM_KEY);
-    let l = devicesOf.get(dev);
-    if (!l) devicesOf.set(dev, (l = []));
-    l.push(key);
-  }
-  const lastEndedBy = (keys: readonly number[], t: number): number[] => {
-    const out: number[] = [];
-    for (const key of keys) {
-      const l = byStream.get(key);
-      if (!l) continue;
-      // the last activity to start by t, then back to the first that also ended by t
-      let lo = 0;
-      let hi = l.length - 1;
-      let i = -1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (gpu.startNs[l[mid]!]! <= t) {
-          i = mid;
-          lo = mid + 1;
-        } else hi = mid - 1;
-      }
-      for (; i >= 0; i--) {
-        const g = l[i]!;
-        if (gpu.startNs[g]! + gpu.durNs[g]! <= t) {
-          out.push(g);
-          break;
-        }
-      }
-    }
-    return out;
-  };
-  const allKeys = [...byStream.keys()];
-  const streamKey = (g: number) => gpu.device[g]! * STREAM_KEY + gpu.stream[g]!;
-  // (a call with no cuda_sync record that neither waits on a stream nor may block is passed over
-  // on its name's bits alone: most calls are launches)
-  const noRecords = syncByCall.size === 0;
-  for (let i = 0; i < hostList.length; i++) {
-    const h = hostList[i]!;
-    const hk = host.kind[h]!;
-    if (!(hk === HostKind.Runtime || hk === HostKind.Driver)) continue;
-    let nameBits = ix.callNames[host.name[h]!]!;
-    if (nameBits === 0) nameBits = callName(m, ix, h);
-    if (noRecords && !(nameBits & (CallName.StreamWait | CallName.MayBlock))) continue;
-    const rec = syncByCall.get(h);
-    const end = host.startNs[h]! + host.durNs[h]!;
-    if (nameBits & CallName.StreamWait) {
-      // the next activity launched on the waiting stream, from this thread, after the call
-      if (!rec) {
-        note('CP_STREAM_WAIT_UNRESOLVED', 'info', 'a cudaStreamWaitEvent has no cuda_sync record (torch < 2.1 or sync events off): its cross-stream edge is unknown');
-        continue;
-      }
-      const src = recordedActivity(rec);
-      if (src < 0 || !inGpu(src)) continue;
-      const dest = nextLaunchedAfter(m, launchedOn, rec.device >= 0 ? rec.device : gpu.device[src]!, rec.stream, host.startNs[h]!, host.thread[h]!);
-      if (dest < 0 || !inGpu(dest)) continue;
-      push(streamWaitSrc, dest, src);
-      continue;
-    }
-    let bits = flags.byName[host.name[h]!]!;
-    if (bits === API_UNDECIDED) bits = flags.decide(host.name[h]!);
-    const isEventWait = rec && (rec.name === 'Event Sync' || (nameBits & CallName.EventWait) !== 0);
-    if (isEventWait && rec) {
-      const src = recordedActivity(rec);
-      if (src >= 0 && inGpu(src) && gpu.startNs[src]! + gpu.durNs[src]! <= end) push(hostSyncSrc, h, src);
-      continue;
-    }
-    const blockingCopy = !(bits & API_BLOCKS_HOST) && bits & API_COPY && flags.blocksHost(bits, ix.launches.items, ix.launches.offsets[h]!, ix.launches.offsets[h + 1]!);
-    if (!(bits & API_BLOCKS_HOST) && !blockingCopy) continue;
-    let keys: readonly number[];
-    if (blockingCopy) keys = [...new Set(Array.from(launchedBy(ix.launches, h), streamKey))];
-    else if (nameBits & CallName.DeviceSync || rec?.name === 'Context Sync') keys = rec && rec.device >= 0 ? devicesOf.get(rec.device) ?? allKeys : allKeys;
-    else if (rec && rec.stream >= 0) keys = [(rec.device >= 0 ? rec.device : 0) * STREAM_KEY + rec.stream].filter((k) => byStream.has(k));
-    else {
-      note('CP_SYNC_STREAM_UNKNOWN', 'info', 'a stream or event synchronize has no cuda_sync record naming its stream: it is taken to wait on every stream');
-      keys = allKeys;
-    }
-    for (const g of lastEndedBy(keys, end)) push(hostSyncSrc, h, g);
-  }
-}
-
-function nextLaunchedAfter(m: TraceModel, launchedOn: ReadonlyMap<number, readonly number[]>, device: number, stream: number, t: number, thread: number): number {
-  const l = launchedOn.get(device * STREAM_KEY + stream);
-  if (!l) return -1;
-  const ts = (g: number) => m.host.startNs[m.gpu.launcher[g]!]!;
-  let lo = 0;
-  let hi = l.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ts(l[mid]!) < t) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo; i < l.length; i++) if (m.host.thread[m.gpu.launcher[l[i]!]!] === thread) return l[i]!;
-  return -1;
-}
-
-function push(map: Map<number, number[]>, k: number, v: number): void {
-  const l = map.get(k);
-  if (l) l.push(v);
-  else map.set(k, [v]);
-}
 

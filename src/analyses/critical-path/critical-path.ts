@@ -18,7 +18,7 @@ import { compareText } from '../../core/compare-text.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { buildCriticalPathGraph, EK, EDGE_KINDS, type CriticalPathGraph, type EdgeKind } from './critical-path-graph.js';
-import { isGraphLaunchApi, isKernelLaunchApi } from '../host/launches.js';
+import { CallFlag, runtimeCallFlags } from '../facts/runtime-calls.js';
 import { computeScopeInstances, type ScopeInstance } from '../host/scopes.js';
 
 export const BOUND_KEYS = ['cpuUs', 'kernelUs', 'launchUs', 'kernelGapUs', 'syncUs', 'unexplainedUs'] as const;
@@ -422,7 +422,7 @@ function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weigh
   const { edgeKind, edgeSrc, edgeDst, nodeEvent, nodeGpu } = g;
   const { device, stream } = m.gpu;
   const thread = m.host.thread;
-  const graphLaunch = new Map<number, boolean>();
+  const calls = runtimeCallFlags(m);
   let curBound = -1;
   let curPlace = 0;
   for (let i = 0; i < edges.length; i++) {
@@ -436,12 +436,7 @@ function splitPath(m: TraceModel, g: CriticalPathGraph, edges: Int32Array, weigh
     if (k === EK.Gpu && edgeDst[e] === edgeSrc[e]! + 1) {
       acts[0]++;
       const l = m.gpu.launcher[nodeEvent[edgeSrc[e]!]!]!;
-      if (l >= 0) {
-        const nm = m.host.name[l]!;
-        let isGraph = graphLaunch.get(nm);
-        if (isGraph === undefined) graphLaunch.set(nm, (isGraph = isGraphLaunchApi(m.strings.get(nm))));
-        if (isGraph) acts[1]++;
-      }
+      if (l >= 0 && calls[l]! & CallFlag.GraphLaunch) acts[1]++;
     }
     // where the edge ran, as a number: its destination's thread (host index ≥ 0) or stream (−1 −
     // device·2³² − stream), the start's MAX_SAFE_INTEGER; the text is made once per segment
@@ -671,7 +666,7 @@ export function whatIfWeights(m: TraceModel, g: CriticalPathGraph, rules: readon
       for (let n = 1; n < g.nodeCount; n += 2) if (g.nodeGpu[n]) gpuEvents++;
       count -= gpuEvents;
     } else {
-      const launchCall = new Map<number, boolean>();
+      const calls = runtimeCallFlags(m);
       for (let e = 0; e < g.edgeCount; e++) {
         const k = g.edgeKind[e]!;
         if (k === EK.Launch) {
@@ -680,11 +675,8 @@ export function whatIfWeights(m: TraceModel, g: CriticalPathGraph, rules: readon
         }
         if (k !== EK.Cpu || g.edgeAttrGpu[e]) continue;
         const h = g.edgeAttr[e]!;
-        if (h < 0 || !(m.host.kind[h] === HostKind.Runtime || m.host.kind[h] === HostKind.Driver)) continue;
-        const nm = m.host.name[h]!;
-        let ok = launchCall.get(nm);
-        if (ok === undefined) launchCall.set(nm, (ok = isKernelLaunchApi(m.strings.get(nm))));
-        if (!ok) continue;
+        // a launch API's call (its flags are none unless it is a runtime or driver call)
+        if (h < 0 || !(calls[h]! & CallFlag.LaunchApi)) continue;
         if (!seen.has(h)) {
           seen.add(h);
           count++;

@@ -1,4 +1,4 @@
-/** `explain`, bias (S4): where each GEMM's bias went — the epilogue, a separate add, or none. */
+/** `explain`, bias (docs/readings.md S4): where each GEMM's bias went — the epilogue, a separate add, or none. */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { findGemmCalls, formatGemmShape } from '../gemm/gemm.js';
 import type { TraceContext } from './context.js';

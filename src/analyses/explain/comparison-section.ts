@@ -1,4 +1,4 @@
-/** `explain --vs`, comparison (S8, S10, S11): this trace (A) against another (B), every number read A → B. */
+/** `explain --vs`, comparison (docs/readings.md S8, S10, S11): this trace (A) against another (B), every number read A → B. */
 import { hostName } from '../../model/trace-model.js';
 import { compilePreOpRole } from '../host/compile-overhead.js';
 import type { TraceDiff } from '../compare/diff.js';

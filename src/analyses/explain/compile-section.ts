@@ -1,4 +1,4 @@
-/** `explain`, compile (S10): compile pre-ops, the compiled graph's own host code, the compile analysis's findings. */
+/** `explain`, compile (docs/readings.md S10): compile pre-ops, the compiled graph's own host code, the compile analysis's findings. */
 import type { TraceContext } from './context.js';
 import { mean, say } from './sentence.js';
 import type { ExplainSection, ExplainSentence, ExplainValue } from './types.js';

@@ -1,4 +1,4 @@
-/** `explain --vs`, conclusions (S8–S11): one row per trace — kernels, GEMM and other kernels, GPU and CPU time per instance. */
+/** `explain --vs`, conclusions (docs/readings.md S8–S11): one row per trace — kernels, GEMM and other kernels, GPU and CPU time per instance. */
 import type { TraceModel } from '../../model/trace-model.js';
 import { scopeStats, type ScopeStats } from '../compare/diff.js';
 import { isTemplateGemmName } from '../gemm/gemm.js';

@@ -1,8 +1,8 @@
-/** `explain`, dispatch (S2): the dispatch chain of the first instance, each top-level op down to its launches, in short form. */
+/** `explain`, dispatch (docs/readings.md S2): the dispatch chain of the first instance, each top-level op down to its launches, in short form. */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { isViewNode, launchedInTreeOrder, MAX_TREE_DEPTH, selectDispatchRoots, subtreeGpuNs } from '../host/dispatch-tree.js';
-import { launchIndexOf, type LaunchIndex } from '../host/launches.js';
-import { launchedGpuWorkOf } from '../host/views.js';
+import { launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { launchedGpuWorkOf } from '../facts/view-ops.js';
 import type { TraceContext } from './context.js';
 import { kernelLabel, say, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';

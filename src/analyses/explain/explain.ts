@@ -1,6 +1,6 @@
 /**
- * `explain`: the trace read the way the seed article reads it (S1–S12), as data — a list of
- * sections, each a list of sentences whose numbers come from the other analyses.
+ * `explain`: the trace read the way the seed article reads it (docs/readings.md S1–S12), as data —
+ * a list of sections, each a list of sentences whose numbers come from the other analyses.
  *
  * A sentence is a template and the numbers that fill it: `{gpuBusyUs}` in the template is
  * `numbers.gpuBusyUs`; a path (`{views.0.name}`) reaches into lists. The unit is in the key's
@@ -11,7 +11,7 @@
  * - steps (S1): the profiler steps and each top-level annotation with its CPU extent (the
  *   instance's span on the host) and GPU extent (first start to last end of the GPU work it
  *   launched), GPU time, kernels and launches per instance — a launch is a call that launched
- *   kernels, memsets and copies are named beside (`launches.ts` isLaunchCall; `scopes.ts`,
+ *   kernels, memsets and copies are named beside (`facts/runtime-calls.ts` isLaunchCall; `scopes.ts`,
  *   `diff.ts` scopeStats) — and a caveat when with_stack / profile_memory / with_flops were on
  *   (`profiler-options.ts`);
  * - dispatch (S2): the first instance of the scope the trace is read in (`choosePrimaryScope`),

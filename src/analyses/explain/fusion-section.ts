@@ -1,7 +1,7 @@
-/** `explain`, fusion (S9): fused kernels decoded and chains that could fuse. */
+/** `explain`, fusion (docs/readings.md S9): fused kernels decoded and chains that could fuse. */
 import type { FusionResult } from '../compare/fusion.js';
 import { shortDtype } from '../gemm/tensor-bytes.js';
-import { isViewOpName } from '../host/views.js';
+import { isViewOpName } from '../facts/view-ops.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, kernelLabel, say } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
@@ -76,7 +76,7 @@ const INDUCTOR_PRIM = /^(?:inductor_|prepare_softmax_online$|_low_memory_max_poo
 
 /**
  * What an Inductor kernel's name says it fused, claiming only what holds: the ops that launch a
- * kernel in eager mode (views launch none, views.ts), a fusion only where two or more of them
+ * kernel in eager mode (views launch none, facts/view-ops.ts), a fusion only where two or more of them
  * share the kernel, and a template kernel read as the matrix product it computes with the rest
  * in its epilogue.
  */

@@ -1,4 +1,4 @@
-/** `explain`, gemms (S7): the GEMM table with FLOPs, % of peak and the tile, the alignment rule's findings. */
+/** `explain`, gemms (docs/readings.md S7): the GEMM table with FLOPs, % of peak and the tile, the alignment rule's findings. */
 import { formatGemmShape } from '../gemm/gemm.js';
 import { findAlignmentIssues } from '../gemm/gemm-alignment.js';
 import type { TraceContext } from './context.js';

@@ -1,4 +1,4 @@
-/** `explain`, kernels (S6): each kernel by time with what its name says. */
+/** `explain`, kernels (docs/readings.md S6): each kernel by time with what its name says. */
 import { computeKernelCatalog } from '../kernels/kernel-catalog.js';
 import type { DecodedKernelName } from '../kernels/kernel-name.js';
 import type { TraceContext } from './context.js';

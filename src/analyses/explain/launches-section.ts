@@ -1,4 +1,4 @@
-/** `explain`, launches (S5): launch APIs, each op's runtime/driver calls, memsets, occupancy queries and host synchronisations. */
+/** `explain`, launches (docs/readings.md S5): launch APIs, each op's runtime/driver calls, memsets, occupancy queries and host synchronisations. */
 import { GpuKind } from '../../model/trace-model.js';
 import { findGemmCalls } from '../gemm/gemm.js';
 import { computeLaunchDigest } from '../host/launches.js';

@@ -1,4 +1,4 @@
-/** `explain`, next: what to try, each rule with the evidence that fired it. */
+/** `explain`, next (docs/readings.md S9, S12): what to try, each rule with the evidence that fired it. */
 import { computeLaunchDigest } from '../host/launches.js';
 import type { StepVerdictRow } from '../steps/step-breakdown.js';
 import type { TraceContext } from './context.js';

@@ -1,4 +1,4 @@
-/** `explain`, steps (S1): the profiler steps and top-level annotations, their CPU and GPU extents, GPU time, kernels and launches per instance. */
+/** `explain`, steps (docs/readings.md S1): the profiler steps and top-level annotations, their CPU and GPU extents, GPU time, kernels and launches per instance. */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { scopeStats } from '../compare/diff.js';
 import { computeScopeInstances, listAnnotations, type ScopeInstance } from '../host/scopes.js';
@@ -98,7 +98,7 @@ export function stepsSection(c: TraceContext): ExplainSection {
       memsets: st.memsets,
       memcpys: st.memcpys,
     };
-    // Launches are calls that launched kernels (launches.ts `isLaunchCall`); memsets and copies are named beside.
+    // Launches are calls that launched kernels (facts/runtime-calls.ts `isLaunchCall`); memsets and copies are named beside.
     const beside = [st.memsets > 0 ? '{memsets|memset}' : '', st.memcpys > 0 ? '{memcpys|copy|copies}' : ''].filter(Boolean);
     const besideText = beside.length ? `, plus ${beside.join(' and ')}` : '';
     const times = perStep !== undefined ? (perStep === 1 ? ' (once per step)' : ' ({perStep} per step)') : '';

@@ -33,7 +33,7 @@ export type ExplainSectionId = (typeof EXPLAIN_SECTIONS)[number];
 export interface ExplainSection {
   readonly id: ExplainSectionId;
   readonly title: string;
-  /** The seed's readings it answers (`S1`…). */
+  /** The readings it answers (`S1`…: docs/readings.md). */
   readonly readings: readonly string[];
   readonly sentences: readonly ExplainSentence[];
   readonly tables: readonly ExplainTable[];

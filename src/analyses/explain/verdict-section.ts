@@ -1,4 +1,4 @@
-/** `explain`, verdict (S12): overhead-bound or GPU-bound, across the steps and per step where they differ. */
+/** `explain`, verdict (docs/readings.md S12): overhead-bound or GPU-bound, across the steps and per step where they differ. */
 import type { StepVerdictRow } from '../steps/step-breakdown.js';
 import type { TraceContext } from './context.js';
 import { say, LIST_MAX } from './sentence.js';

@@ -1,4 +1,4 @@
-/** `explain`, views (S3): view ops that launched nothing and their self CPU time. */
+/** `explain`, views (docs/readings.md S3): view ops that launched nothing and their self CPU time. */
 import type { TraceModel } from '../../model/trace-model.js';
 import { viewOpInstancesOf } from '../host/ops.js';
 import { scopeMembership, type ScopeSpec } from '../host/scopes.js';

@@ -27,7 +27,7 @@
  * arguments); dO, Q, K, V, O, logsumexp read and dQ, dK, dV written in the backward — the least
  * traffic of a fused kernel.
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { elementBytes, isDims, isTensorType, normalizeDtype } from './gemm.js';
 
 interface AttentionLayout {

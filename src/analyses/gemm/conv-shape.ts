@@ -22,7 +22,7 @@
  * Ignores: conv ops with other argument orders (mkldnn, miopen, slow_conv*: no shape), Triton
  * convolution templates.
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { elementBytes, isDims, isTensorType, normalizeDtype } from './gemm.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 

@@ -1,6 +1,6 @@
 /**
- * Device peaks for the GEMM roofline (S7): the dense FLOP/s a GPU's datasheet states per data
- * type, and its memory bandwidth — as data, each number with where it comes from.
+ * Device peaks for the GEMM roofline (docs/readings.md S7): the dense FLOP/s a GPU's datasheet
+ * states per data type, and its memory bandwidth — as data, each number with where it comes from.
  *
  * Every figure is DENSE: NVIDIA prints Tensor Core figures "with sparsity" (2:4 structured
  * sparsity doubles them); those are halved here, and the note says so. AMD's tables give dense

@@ -1,8 +1,8 @@
 /**
- * Epilogues (S4): GEMMs that carry their bias or activation in the epilogue — the work a GEMM
- * kernel does on each output tile before writing it — so no separate kernel reads the product
- * back from memory to add the bias. The seed's `nn.Linear` shows it: `aten::linear` → `aten::addmm`
- * → one `nvjet_…_bias_TNT` kernel, and no `aten::add`.
+ * Epilogues (docs/readings.md S4): GEMMs that carry their bias or activation in the epilogue — the
+ * work a GEMM kernel does on each output tile before writing it — so no separate kernel reads the
+ * product back from memory to add the bias. The seed's `nn.Linear` shows it: `aten::linear` →
+ * `aten::addmm` → one `nvjet_…_bias_TNT` kernel, and no `aten::add`.
  *
  * Evidence, each stated in the result:
  * - the op: `addmm`/`baddbmm`/`linear`/`_scaled_mm` given a bias operand (beta ≠ 0), or
@@ -33,7 +33,7 @@
 import { GpuKind, HostKind, gpuName, hostName, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { findGemmCalls, formatGemmShape, type GemmCall, type GemmShape } from './gemm.js';
-import { isViewOpName } from '../host/views.js';
+import { isViewOpName } from '../facts/view-ops.js';
 import { RowKeys } from './row-key.js';
 import { perModel } from '../helpers/per-model.js';
 

@@ -1,7 +1,7 @@
 /**
- * The GEMM table (S7): every matrix product the trace ran, with its shape, work, time and place
- * on the roofline — the article's `[8192,768] × [768,3072]`, `2·M·N·K ≈ 38.7 GFLOP`, average CUDA
- * time, and why `down_proj` picks another tile.
+ * The GEMM table (docs/readings.md S7): every matrix product the trace ran, with its shape, work,
+ * time and place on the roofline — the article's `[8192,768] × [768,3072]`, `2·M·N·K ≈ 38.7 GFLOP`,
+ * average CUDA time, and why `down_proj` picks another tile.
  *
  * One row per (op, Input Dims, Input types, kernels): a "call" is one launch of a GEMM, described
  * by the innermost GEMM op around it — `aten::linear` → `aten::matmul` → `aten::mm` counts once,
@@ -40,7 +40,7 @@
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, gpuName, type DeviceProperties, type ProfilerStep, type TraceModel } from '../../model/trace-model.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import {
   findDevicePeakEntry,

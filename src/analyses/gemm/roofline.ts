@@ -31,7 +31,7 @@ import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, 
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
 import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
-import { subtreeGpuWithOwner } from '../host/owned-gpu.js';
+import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';

@@ -11,7 +11,7 @@
  * sparse/quantized layouts beyond their element size, and strides (a strided view's bytes are
  * counted as its numel × element size, the bytes a kernel touches when it reads it once).
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 
 /** Element size in bytes per `Input type` name. */
 const ELEMENT_BYTES: Readonly<Record<string, number>> = {

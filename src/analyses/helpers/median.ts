@@ -1,11 +1,11 @@
 /**
  * Medians of per-step values — launches, kernels, queue times — exactly what
- * `quantileSorted(Float64Array.from(values).sort(), 0.5)` gives (launches.ts). The values are
+ * `quantileSorted(Float64Array.from(values).sort(), 0.5)` gives (quantiles.ts). The values are
  * collected in typed lists and sorted there, in place, by the engine's native sort: an analysis
  * runs once per process, and a native sort needs no warming up, where a selection loop written in
  * JavaScript runs unoptimised for most of its first few hundred medians.
  */
-import { quantileSorted } from '../host/launches.js';
+import { quantileSorted } from './quantiles.js';
 import { doubled } from './doubled.js';
 
 /** Values collected one at a time for a median, in a typed array grown by doubling. */

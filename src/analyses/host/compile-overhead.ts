@@ -1,7 +1,7 @@
 /**
- * Compile overhead (S10): what a `torch.compile`d region costs on the CPU before and around its
- * kernels, per step and per annotation instance, and what the compiled graph says about how it
- * was called.
+ * Compile overhead (docs/readings.md S10): what a `torch.compile`d region costs on the CPU before
+ * and around its kernels, per step and per annotation instance, and what the compiled graph says
+ * about how it was called.
  *
  * Pre-ops are the host events torch's compile stack records around a compiled graph (torch 2.x,
  * names as written by torch/_dynamo, torch/_functorch/_aot_autograd and torch/_inductor):

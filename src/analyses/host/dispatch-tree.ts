@@ -1,16 +1,16 @@
 /**
- * The dispatch chain (S2): nested host events of one step or annotation instance, down to
- * the runtime/driver calls and the GPU work each call launched — `aten::linear` →
- * `aten::t` → `aten::transpose` → `aten::as_strided` (views, nothing launched) and
- * `aten::addmm` → `cuLaunchKernelEx` → `nvjet_…_bias_TNT`.
+ * The dispatch chain (docs/readings.md S2): nested host events of one step or annotation instance,
+ * down to the runtime/driver calls and the GPU work each call launched — `aten::linear` → `aten::t`
+ * → `aten::transpose` → `aten::as_strided` (views, nothing launched) and `aten::addmm` →
+ * `cuLaunchKernelEx` → `nvjet_…_bias_TNT`.
  *
  * GPU activities hang under the call that launched them (`launcher`); one CUDA-graph
  * launch carries every kernel it replayed. GPU work without a launch call in the scope is
  * not shown here (see `kernels` and `doctor`).
  */
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { launchedBy, launchIndexOf, type LaunchIndex } from './launches.js';
-import { isViewOpName, launchedGpuWorkOf } from './views.js';
+import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { isViewOpName, launchedGpuWorkOf } from '../facts/view-ops.js';
 import { namedEvents } from './scopes.js';
 
 export interface DispatchNode {

@@ -1,248 +1,39 @@
 /**
- * Launch anatomy (BRIEF reading S5): what every kernel launch cost the host and how long the
+ * Launch anatomy (docs/readings.md S5): what every kernel launch cost the host and how long the
  * kernel then waited, which runtime/driver calls each op makes around its launches, and where
  * the host stopped to wait for the GPU.
  *
  * Handles:
- * - kernel launch calls: CUDA runtime (`cudaLaunchKernel`, `cudaLaunchKernelExC`,
- *   `cudaLaunchCooperativeKernel`, `_ptsz` variants), driver (`cuLaunchKernel`, `cuLaunchKernelEx`),
- *   HIP (`hipLaunchKernel`, `hipModuleLaunchKernel`, `hipExtModuleLaunchKernel`, …), MTIA
- *   `runFunction`; graph launches (`cudaGraphLaunch`, `cuGraphLaunch`, `hipGraphLaunch`) are one
- *   launch with N kernels. Any other runtime/driver call that CUPTI linked to a kernel counts too.
- * - launch latency, two ways (research/hta.md §1.17): kernel start − end of the launch call
- *   (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel start − start of the
- *   call (HTA's critical-path / `runtime_delay`). For a graph, of its first GPU activity.
- * - per op: the runtime/driver calls whose innermost enclosing `cpu_op` is that op (torch gives
- *   them the op's External id), grouped into patterns: "aten::addmm = 1× cudaMemsetAsync
- *   (+1 memset), 1× cuLaunchKernelEx (+1 kernel)".
- * - host synchronizations: device/stream/event synchronize (blocking the host for the call's
- *   duration), `cudaStreamWaitEvent` (a device-side wait; reported, does not block the host),
- *   synchronous copies (`cudaMemcpy`, and `cudaMemcpyAsync` into pageable memory, which CUDA
- *   performs synchronously); `.item()` recognised through `aten::item` / `_local_scalar_dense`.
- * - HTA's `get_cuda_kernel_launch_stats` (research/hta.md §1.6): per (launch call, GPU activity):
- *   short kernels (call ≤ runtime cutoff and kernel shorter than the call), runtime outliers (call
- *   > runtime cutoff), launch-delay outliers (delay > launch-delay cutoff). Unlike HTA, driver
- *   (`cuLaunchKernel*`), HIP and graph launches are included: HTA's name list misses them.
+ * - every runtime/driver call, as facts/runtime-calls.ts defines them: kernel and graph launches
+ *   (a graph launch is one launch with N kernels; any call CUPTI linked to a kernel is a launch
+ *   too), copies, memsets, synchronizations.
+ * - launch latency, two ways (docs/readings.md, "HTA's kernel launch statistics"): kernel start −
+ *   end of the launch call (HTA's `launch_delay`, clipped at 0 there; kept signed here) and kernel
+ *   start − start of the call (HTA's critical-path / `runtime_delay`). For a graph, of its first
+ *   GPU activity.
+ * - per op: the runtime/driver calls it makes, grouped into patterns (op-call-patterns.ts).
+ * - host synchronizations (facts/runtime-calls.ts `syncKindAt`), each with where it was called
+ *   from and what the GPU did meanwhile; `.item()` recognised through `aten::item` /
+ *   `_local_scalar_dense`.
+ * - HTA's launch statistics and their outliers (launch-outliers.ts).
  *
- * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those), host calls
- * that poll rather than wait (`cudaStreamQuery`, `cudaEventQuery`).
+ * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those).
  */
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { lowerBound, mergeUnion, unionLengthInNs, type MergedIntervals } from '../helpers/intervals.js';
 import { compareText } from '../../core/compare-text.js';
-import { doubled } from '../helpers/doubled.js';
-import { gpuTimeIndexOf } from '../steps/gpu-metrics.js';
-
-export type ApiRole = 'kernel-launch' | 'graph-launch' | 'memcpy' | 'memset' | 'sync' | 'other';
-export type SyncKind = 'device' | 'stream' | 'event' | 'stream-wait' | 'blocking-copy';
-
-const KERNEL_LAUNCH = /^(?:cuda|cu|hip|hipExt)\w*Launch\w*Kernel\w*$|^runFunction/;
-const GRAPH_LAUNCH = /^(?:cuda|cu|hip)GraphLaunch\w*$/;
-const MEMCPY_API = /^(?:cuda|cu|hip)\w*Memcpy\w*$/;
-const MEMSET_API = /^(?:cuda|cu|hip)\w*Memset\w*$/;
-/** Synchronous copy entry points (no `Async` suffix): the host returns when the copy is done. */
-const SYNC_MEMCPY_API = /^(?:cudaMemcpy(?:2D|3D)?|cuMemcpy(?:DtoH|HtoD|DtoD|2D|3D)?(?:_v2)?|hipMemcpy(?:2D|3D|DtoH|HtoD|DtoD)?)$/;
-const SYNC_API: ReadonlyArray<readonly [RegExp, SyncKind]> = [
-  [/^(?:cudaDeviceSynchronize|hipDeviceSynchronize|cuCtxSynchronize)$/, 'device'],
-  [/^(?:cuda|hip|cu)StreamSynchronize\w*$/, 'stream'],
-  [/^(?:cuda|hip|cu)EventSynchronize\w*$/, 'event'],
-  [/^(?:cuda|hip|cu)StreamWaitEvent\w*$/, 'stream-wait'],
-];
-
-export function isGraphLaunchApi(name: string): boolean {
-  return GRAPH_LAUNCH.test(name);
-}
-
-/** A call that launches kernels: a kernel launch API or a graph launch. */
-export function isKernelLaunchApi(name: string): boolean {
-  return KERNEL_LAUNCH.test(name) || GRAPH_LAUNCH.test(name);
-}
-
-/**
- * What a "launch" is, everywhere in kinetoscope (`steps`, `explain`, `check`, `diff`,
- * `launches`): a runtime or driver call that launched kernels — a kernel or graph launch API
- * by name (`isKernelLaunchApi`: the host paid for a launch even where its kernel is missing from
- * the trace), or any call CUPTI linked to a kernel. Memsets and copies are not launches: every
- * command counts them beside, named (`memsets`, `memcpys`).
- */
-export function isLaunchCall(launchApiByName: boolean, launchedAKernel: boolean): boolean {
-  return launchApiByName || launchedAKernel;
-}
-
-export interface LaunchCounts {
-  /** Distinct launch calls (`isLaunchCall`) of the kernels. */
-  readonly launches: number;
-  readonly kernels: number;
-  /** GPU memsets and copies, counted beside the launches. */
-  readonly memsets: number;
-  readonly memcpys: number;
-}
-
-/** The launches behind a set of GPU activities (an annotation's, a step's), and its kernels, memsets and copies. */
-export function countLaunches(m: TraceModel, gpuWork: Iterable<number>): LaunchCounts {
-  const { gpu } = m;
-  const calls = new Set<number>();
-  let kernels = 0;
-  let memsets = 0;
-  let memcpys = 0;
-  for (const g of gpuWork) {
-    const k = gpu.kind[g];
-    if (k === GpuKind.Kernel) {
-      kernels++;
-      const l = gpu.launcher[g]!;
-      // A call linked to a kernel is a launch whatever its name.
-      if (l >= 0 && isLaunchCall(false, true)) calls.add(l);
-    } else if (k === GpuKind.Memcpy) memcpys++;
-    else memsets++;
-  }
-  return { launches: calls.size, kernels, memsets, memcpys };
-}
-
-/** The synchronization a call performs by its name alone (blocking copies need the copy: see `syncKindOf`). */
-export function syncKindByName(name: string): SyncKind | undefined {
-  for (const [re, kind] of SYNC_API) if (re.test(name)) return kind;
-  if (SYNC_MEMCPY_API.test(name)) return 'blocking-copy';
-  return undefined;
-}
-
-export function apiRole(name: string): ApiRole {
-  if (GRAPH_LAUNCH.test(name)) return 'graph-launch';
-  if (KERNEL_LAUNCH.test(name)) return 'kernel-launch';
-  if (syncKindByName(name)) return 'sync';
-  if (MEMCPY_API.test(name)) return 'memcpy';
-  if (MEMSET_API.test(name)) return 'memset';
-  return 'other';
-}
-
-/**
- * Whether a runtime/driver call makes the host wait, and how; undefined when it does not.
- * cudaMemcpyAsync into pageable host memory is staged and synchronous for the host (CUDA
- * runtime API docs, "API synchronization behavior"); Kineto names that copy `… -> Pageable)`.
- */
-export function syncKindOf(m: TraceModel, name: string, launched: ArrayLike<number> | undefined): SyncKind | undefined {
-  const info: ApiNameInfo = { name, role: apiRole(name), launch: false, graph: false, sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-  return syncKindOfCall(m, info, launched ?? []);
-}
-
-/** Whether a sync kind stops the host thread (a stream wait only orders GPU work). */
-export function syncBlocksHost(kind: SyncKind): boolean {
-  return kind !== 'stream-wait';
-}
-
-/** What a runtime/driver call's name says, decided once per distinct name. */
-export interface ApiNameInfo {
-  readonly name: string;
-  readonly role: ApiRole;
-  /** A kernel or graph launch API. */
-  readonly launch: boolean;
-  readonly graph: boolean;
-  readonly sync: SyncKind | undefined;
-  readonly memcpy: boolean;
-}
-
-/** `ApiNameInfo` by name id, decided the first time a name is asked for. */
-class ApiNames {
-  /** The names decided so far (a loop reads this first, and calls `of` only for a new name). */
-  readonly byId: (ApiNameInfo | undefined)[] = [];
-
-  constructor(private readonly m: TraceModel) {}
-
-  of(id: number): ApiNameInfo {
-    let info = this.byId[id];
-    if (!info) {
-      const name = this.m.strings.get(id);
-      info = { name, role: apiRole(name), launch: isKernelLaunchApi(name), graph: isGraphLaunchApi(name), sync: syncKindByName(name), memcpy: MEMCPY_API.test(name) };
-      this.byId[id] = info;
-    }
-    return info;
-  }
-}
-
-/** Bits of `ApiFlags.of`. */
-export const API_LAUNCH = 1;
-export const API_GRAPH = 2;
-/** A synchronisation by name that stops the host thread (not a stream wait). */
-export const API_BLOCKS_HOST = 4;
-/** A copy API that is no synchronisation by name: it blocks the host when it copies into pageable memory. */
-export const API_COPY = 8;
-/** `ApiFlags.byName` of a name not decided yet. */
-export const API_UNDECIDED = 255;
-const UNDECIDED = 255;
-
-/**
- * What `ApiNames` says about runtime/driver calls, as bits in a typed array per name id: a
- * loop over every call reads one byte per call (no object per name), deciding a name the first
- * time it meets it. With `launched`, `blocksHost` is `syncBlocksHost(syncKindOfCall(…))`.
- */
-export class ApiFlags {
-  /** Per name id: the API_* bits, or API_UNDECIDED until `decide(id)`. */
-  readonly byName: Uint8Array;
-  /** Per GPU name id: 1 when a device-to-pageable copy, 0 when not, UNDECIDED. */
-  private readonly pageableDtoH: Uint8Array;
-
-  constructor(private readonly m: TraceModel) {
-    this.byName = new Uint8Array(m.strings.size).fill(API_UNDECIDED);
-    this.pageableDtoH = new Uint8Array(m.strings.size).fill(UNDECIDED);
-  }
-
-  /** The bits of the call name `id`, decided now. */
-  decide(id: number): number {
-    return (this.byName[id] = apiFlagsOf(this.m.strings.get(id)));
-  }
-
-  /** Whether a call with these bits, having launched items[from..to), makes the host wait. */
-  blocksHost(bits: number, items: Int32Array, from: number, to: number): boolean {
-    if (bits & API_BLOCKS_HOST) return true;
-    if (!(bits & API_COPY)) return false;
-    const { gpu } = this.m;
-    for (let k = from; k < to; k++) {
-      const g = items[k]!;
-      if (gpu.kind[g] === GpuKind.Memcpy && this.isPageableDtoH(gpu.name[g]!)) return true;
-    }
-    return false;
-  }
-
-  private isPageableDtoH(id: number): boolean {
-    let v = this.pageableDtoH[id]!;
-    if (v === UNDECIDED) this.pageableDtoH[id] = v = /DtoH.*Pageable/.test(this.m.strings.get(id)) ? 1 : 0;
-    return v === 1;
-  }
-}
-
-function apiFlagsOf(name: string): number {
-  const sync = syncKindByName(name);
-  return (
-    (isKernelLaunchApi(name) ? API_LAUNCH : 0) |
-    (isGraphLaunchApi(name) ? API_GRAPH : 0) |
-    (sync !== undefined && syncBlocksHost(sync) ? API_BLOCKS_HOST : 0) |
-    (sync === undefined && MEMCPY_API.test(name) ? API_COPY : 0)
-  );
-}
-
-/** `syncKindOf` with the name already looked up. */
-export function syncKindOfCall(m: TraceModel, info: ApiNameInfo, launched: ArrayLike<number>): SyncKind | undefined {
-  if (info.sync) return info.sync;
-  if (!info.memcpy) return undefined;
-  for (let k = 0; k < launched.length; k++) {
-    const g = launched[k]!;
-    if (m.gpu.kind[g] === GpuKind.Memcpy && /DtoH.*Pageable/.test(m.strings.get(m.gpu.name[g]!))) return 'blocking-copy';
-  }
-  return undefined;
-}
+import { quantileSorted, timeStats, type TimeStats } from '../helpers/quantiles.js';
+import { gpuBusyDuring } from '../facts/gpu-time-index.js';
+import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { apiCallList, countCallWork, type ApiCallList, type PerCall } from './call-list.js';
+import { launchOutliers, LaunchRows, launchRows, type LaunchOutliers, type LaunchStatsRow } from './launch-outliers.js';
+import { opCallPatterns, type OpCallPattern } from './op-call-patterns.js';
+import { ApiNames, CallFlag, isLaunchCall, runtimeCallFlags, syncBlocksHost, type ApiRole, type SyncKind } from '../facts/runtime-calls.js';
 
 // ------------------------------------------------------------------------------------------------
 // Results
 
-export interface TimeStats {
-  readonly count: number;
-  readonly totalUs: number;
-  readonly meanUs: number;
-  readonly medianUs: number;
-  readonly p90Us: number;
-  readonly minUs: number;
-  readonly maxUs: number;
-}
+export type { LaunchOutliers, LaunchStatsRow, OpCallPattern };
 
 export interface ApiRow {
   readonly api: string;
@@ -279,20 +70,6 @@ export interface KernelLaunchRow {
   readonly startToStart: TimeStats;
 }
 
-export interface OpCallPattern {
-  readonly op: string;
-  /** Runtime/driver calls per instance, in first-call order: "1× cudaMemsetAsync (+1 memset), 1× cuLaunchKernelEx (+1 kernel)". */
-  readonly pattern: string;
-  readonly calls: ReadonlyArray<{ readonly api: string; readonly count: number; readonly kernels: number; readonly memcpys: number; readonly memsets: number }>;
-  readonly instances: number;
-  /** Mean CPU total of the op instance. */
-  readonly meanOpUs: number;
-  /** Mean CPU time inside its runtime/driver calls. */
-  readonly meanApiUs: number;
-  /** Mean CPU time inside its kernel/graph launch calls. */
-  readonly meanLaunchUs: number;
-}
-
 export interface HostSync {
   /** Host table index of the call. */
   readonly host: number;
@@ -320,33 +97,6 @@ export interface SyncRow {
   readonly blockedUs: number;
   readonly gpuBusyDuringUs: number;
   readonly maxUs: number;
-}
-
-export interface LaunchStatsRow {
-  /** Host index of the call and GPU index of the activity. */
-  readonly host: number;
-  readonly gpu: number;
-  readonly api: string;
-  readonly name: string;
-  readonly correlation: number;
-  readonly cpuDurationUs: number;
-  readonly gpuDurationUs: number;
-  /** max(0, GPU start − call end), as HTA. */
-  readonly launchDelayUs: number;
-}
-
-export interface LaunchOutliers {
-  readonly runtimeCutoffUs: number;
-  readonly launchDelayCutoffUs: number;
-  /** (call, activity) pairs examined. */
-  readonly rows: number;
-  readonly shortKernels: number;
-  readonly runtimeOutliers: number;
-  readonly launchDelayOutliers: number;
-  /** The worst few of each class (longest call, largest delay, shortest kernel). */
-  readonly topShortKernels: LaunchStatsRow[];
-  readonly topRuntimeOutliers: LaunchStatsRow[];
-  readonly topLaunchDelayOutliers: LaunchStatsRow[];
 }
 
 export interface LaunchTotals {
@@ -393,213 +143,10 @@ export interface LaunchOptions {
 
 // ------------------------------------------------------------------------------------------------
 
-export function timeStats(valuesNs: number[]): TimeStats {
-  const n = valuesNs.length;
-  if (n === 0) return { count: 0, totalUs: 0, meanUs: NaN, medianUs: NaN, p90Us: NaN, minUs: NaN, maxUs: NaN };
-  const v = new Float64Array(valuesNs).sort();
-  let total = 0;
-  for (let k = 0; k < n; k++) total += v[k]!;
-  return {
-    count: n,
-    totalUs: total / 1000,
-    meanUs: total / n / 1000,
-    medianUs: quantileSorted(v, 0.5) / 1000,
-    p90Us: quantileSorted(v, 0.9) / 1000,
-    minUs: v[0]! / 1000,
-    maxUs: v[n - 1]! / 1000,
-  };
-}
-
-/** Linear interpolation between closest ranks (numpy's default). */
-export function quantileSorted(v: ArrayLike<number>, q: number): number {
-  const n = v.length;
-  if (n === 0) return NaN;
-  const pos = (n - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return v[lo]! + (v[hi]! - v[lo]!) * (pos - lo);
-}
-
-/**
- * The GPU activities each host call launched, in start order: a compressed index (one offset
- * per host event) rather than a Map of small arrays — launches run to millions.
- */
-export interface LaunchIndex {
-  /** Activities of host event h: items[offsets[h] .. offsets[h + 1]). */
-  readonly offsets: Int32Array;
-  readonly items: Int32Array;
-}
-
-export function createLaunchIndex(m: TraceModel): LaunchIndex {
-  const { gpu } = m;
-  const n = m.host.length;
-  // Counts, then running totals (the end of each call's list), then each activity placed just
-  // before its call's end, last first: the ends become starts, lists in GPU order.
-  // One loop per function: V8 optimises each once, with complete type feedback; the lists are
-  // checked for start order as they are filled, so the pass over every call that sorts them
-  // runs only when one needs it.
-  const offsets = new Int32Array(n + 1);
-  countByLauncher(gpu.launcher, gpu.length, offsets);
-  runningTotals(offsets, n);
-  const items = new Int32Array(offsets[n]!);
-  if (placeByLauncher(gpu.launcher, gpu.startNs, gpu.length, offsets, items)) sortLaunchLists(gpu.startNs, offsets, items, n);
-  return { offsets, items };
-}
-
-/** createLaunchIndex, made once per model (per-model.ts): the launches and the step breakdown both read it. Shared, so read-only. */
-export const launchIndexOf = perModel(createLaunchIndex);
-
-function countByLauncher(launcher: Int32Array, nGpu: number, counts: Int32Array): void {
-  for (let g = 0; g < nGpu; g++) {
-    const h = launcher[g]!;
-    if (h >= 0) counts[h]++;
-  }
-}
-
-/** counts[0..n) replaced by their running totals; counts[n] = the total. */
-function runningTotals(counts: Int32Array, n: number): void {
-  let total = 0;
-  for (let h = 0; h < n; h++) counts[h] = total += counts[h]!;
-  counts[n] = total;
-}
-
-/**
- * Each activity placed just before its call's end, last first; returns whether some call's list
- * may be out of start order (then `sortLaunchLists` looks at every list): each activity is
- * compared with the one placed after it, when that is its call's too.
- */
-function placeByLauncher(launcher: Int32Array, startNs: Float64Array, nGpu: number, ends: Int32Array, items: Int32Array): boolean {
-  let unordered = false;
-  for (let g = nGpu - 1; g >= 0; g--) {
-    const h = launcher[g]!;
-    if (h < 0) continue;
-    const k = --ends[h]!;
-    items[k] = g;
-    // A place not yet written holds 0: comparing with activity 0 can only raise a false alarm.
-    if (k + 1 < items.length && launcher[items[k + 1]!] === h && !(startNs[items[k + 1]!]! >= startNs[g]!)) unordered = true;
-  }
-  return unordered;
-}
-
-/**
- * Each call's activities in start order (a graph launch's run to hundreds): sorted only where
- * they are not already (activities are listed in index order).
- */
-function sortLaunchLists(startNs: Float64Array, offsets: Int32Array, items: Int32Array, n: number): void {
-  for (let h = 0; h < n; h++) {
-    const a = offsets[h]!;
-    const b = offsets[h + 1]!;
-    if (b - a > 1 && !inStartOrder(startNs, items, a, b)) sortByStart(startNs, items, a, b);
-  }
-}
-
-function sortByStart(startNs: Float64Array, items: Int32Array, a: number, b: number): void {
-  const seg = Array.from(items.subarray(a, b)).sort((x, y) => startNs[x]! - startNs[y]! || x - y);
-  items.set(seg, a);
-}
-
-/** Whether items[a..b) (ascending indices) are already in (start, index) order: no NaN start, none earlier than the one before. */
-function inStartOrder(startNs: Float64Array, items: Int32Array, a: number, b: number): boolean {
-  let prev = startNs[items[a]!]!;
-  if (prev !== prev) return false;
-  for (let k = a + 1; k < b; k++) {
-    const s = startNs[items[k]!]!;
-    if (!(s >= prev)) return false;
-    prev = s;
-  }
-  return true;
-}
-
-/** The activities host event h launched (empty when none). */
-export function launchedBy(ix: LaunchIndex, h: number): Int32Array {
-  return ix.items.subarray(ix.offsets[h]!, ix.offsets[h + 1]!);
-}
-
 /** Innermost enclosing `cpu_op` of host event `i` (annotations skipped), or -1. */
 export function innermostOp(m: TraceModel, i: number): number {
   for (let p = m.host.parent[i]!; p >= 0; p = m.host.parent[p]!) if (m.host.kind[p] === HostKind.Op) return p;
   return -1;
-}
-
-/**
- * The union of every GPU activity, for "was the GPU busy then" queries. Listed in start order
- * (the per-model time index the step breakdown reads too): the union is then one sweep, with no
- * sort of its own.
- */
-export function gpuBusyUnion(m: TraceModel): MergedIntervals {
-  const { order, sortedStartNs } = gpuTimeIndexOf(m);
-  const { startNs, durNs } = m.gpu;
-  // mergeUnion overwrites its arrays: the shared index's starts are copied.
-  const starts = sortedStartNs.slice();
-  const ends = new Float64Array(order.length);
-  for (let k = 0; k < order.length; k++) {
-    const g = order[k]!;
-    ends[k] = startNs[g]! + durNs[g]!;
-  }
-  return mergeUnion(starts, ends);
-}
-/**
- * Per host call, the part of it during which some GPU activity ran: `unionLengthInNs(
- * gpuBusyUnion(m), start, end)`, without the union. The activities that can overlap a call start
- * at most the longest activity before it (the time index's bound): each call merges those, clipped
- * to itself, in start order. The same length (model times are integer ns: every sum is exact).
- * The union is built instead when the calls' windows would read more activities than the trace
- * has (very long activities, many calls) or when some start is unreadable.
- */
-export function gpuBusyDuring(m: TraceModel, calls: readonly number[]): Float64Array {
-  const ix = gpuTimeIndexOf(m);
-  const { startNs, durNs } = m.host;
-  const out = new Float64Array(calls.length);
-  const from = new Int32Array(calls.length);
-  const to = new Int32Array(calls.length);
-  let reads = 0;
-  let readable = true;
-  for (let k = 0; k < calls.length; k++) {
-    const lo = startNs[calls[k]!]!;
-    const hi = lo + durNs[calls[k]!]!;
-    if (!(hi > lo)) continue; // empty or unreadable: overlaps nothing
-    from[k] = lowerBound(ix.sortedStartNs, lo - ix.maxDurNs);
-    to[k] = lowerBound(ix.sortedStartNs, hi);
-    reads += to[k]! - from[k]!;
-  }
-  for (let k = 1; k < ix.sortedStartNs.length && readable; k++) readable = ix.sortedStartNs[k]! >= ix.sortedStartNs[k - 1]!;
-  if (!readable || ix.maxDurNs !== ix.maxDurNs || reads > m.gpu.length) {
-    const busy = gpuBusyUnion(m);
-    for (let k = 0; k < calls.length; k++) out[k] = unionLengthInNs(busy, startNs[calls[k]!]!, startNs[calls[k]!]! + durNs[calls[k]!]!);
-    return out;
-  }
-  for (let k = 0; k < calls.length; k++) {
-    const lo = startNs[calls[k]!]!;
-    if (to[k]! > from[k]!) out[k] = busyWithin(m, ix.order, from[k]!, to[k]!, lo, lo + durNs[calls[k]!]!);
-  }
-  return out;
-}
-
-/** The length of the union of activities order[from..to) (in start order) clipped to [lo, hi): an end before its start taken as the start, unreadable ones left out. */
-function busyWithin(m: TraceModel, order: Int32Array, from: number, to: number, lo: number, hi: number): number {
-  const { startNs, durNs } = m.gpu;
-  let total = 0;
-  let cs = NaN;
-  let ce = NaN;
-  for (let k = from; k < to; k++) {
-    const g = order[k]!;
-    const s = startNs[g]!;
-    let e = s + durNs[g]!;
-    if (e !== e) continue;
-    if (e < s) e = s;
-    const a = s > lo ? s : lo;
-    const b = e < hi ? e : hi;
-    if (!(b > a)) continue;
-    if (a <= ce) {
-      if (b > ce) ce = b;
-    } else {
-      if (ce === ce) total += ce - cs;
-      cs = a;
-      ce = b;
-    }
-  }
-  if (ce === ce) total += ce - cs;
-  return total;
 }
 
 const ITEM_OPS = new Set(['aten::item', 'aten::_local_scalar_dense']);
@@ -750,39 +297,6 @@ interface ApiCallScan {
   readonly rowGpu: number[];
 }
 
-/** What each call in the call list launched, and whether it is a launch (`isLaunchCall`), by its place in the list. */
-interface PerCall {
-  readonly kernels: Int32Array;
-  readonly memcpys: Int32Array;
-  readonly memsets: Int32Array;
-  readonly launch: Uint8Array;
-  /**
-   * The call's name id and its three counts as one number: two calls with the same signature
-   * have the same name and counts.
-   */
-  readonly sig: Float64Array;
-}
-
-/** The runtime/driver calls, host indices in host order: list[0 .. count). */
-interface ApiCallList {
-  readonly list: Int32Array;
-  readonly count: number;
-}
-
-/** The one pass over the host table: the launch scans and the op grouping read the calls it lists. */
-function apiCallList(m: TraceModel): ApiCallList {
-  const { kind, length: n } = m.host;
-  // Room for every event: no growth step in the loop (a branch first taken in V8's optimised
-  // code, which then throws the code away).
-  const list = new Int32Array(n);
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    const k = kind[i];
-    if (k === HostKind.Runtime || k === HostKind.Driver) list[count++] = i;
-  }
-  return { list, count };
-}
-
 /**
  * The runtime/driver calls, per API: the launches, HTA's rows (with `keepRows`) and the host
  * synchronizations; with `allTimes` false, of the times per API only the total CPU and the
@@ -798,21 +312,18 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   if (allTimes) addAllTimes(m, launched, apiCalls, sums);
   const rowHost: number[] = [];
   const rowGpu: number[] = [];
-  if (keepRows) launchRows(m, launched, apiCalls, perCall, apiNames, includeMemory, rowHost, rowGpu);
-  // Host synchronizations (syncKindOfCall finds none in a call that neither syncs by name nor copies).
+  if (keepRows) launchRows(m, launched, apiCalls, apiNames, includeMemory, rowHost, rowGpu);
+  // Host synchronizations: by name, else a blocking copy (facts/runtime-calls.ts).
   const { list } = apiCalls;
   const syncHost: number[] = [];
   const syncApi: string[] = [];
   const syncKind: SyncKind[] = [];
-  for (const c of scan.maySync) {
+  for (const c of scan.syncs) {
     const i = list[c]!;
     const info = apiNames.of(m.host.name[i]!);
-    const sk = syncKindOfCall(m, info, launchedBy(launched, i));
-    if (sk) {
-      syncHost.push(i);
-      syncApi.push(info.name);
-      syncKind.push(sk);
-    }
+    syncHost.push(i);
+    syncApi.push(info.name);
+    syncKind.push(info.sync ?? 'blocking-copy');
   }
   // What the GPU did during each synchronization (most traces have few or none).
   const syncs: HostSync[] = [];
@@ -839,20 +350,12 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
   return { apis, perCall, launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs, rowHost, rowGpu };
 }
 
-/** Bits of `ApiSums.bits`, decided at a name's first call. */
-const CALL_LAUNCH = 1;
-const CALL_GRAPH = 2;
-/** A synchronization by name, or a copy (which blocks when it copies into pageable memory). */
-const CALL_MAY_SYNC = 4;
-const CALL_UNMET = 255;
-
 /**
  * The sums per API, by call name id; the names in order of first call, and by that order (a
  * dense list: name ids run to the string table's size) the lists per API.
  */
 class ApiSums {
-  readonly bits: Uint8Array;
-  /** Per name id, its place in `order`. */
+  /** Per name id, its place in `order`; -1 until its first call. */
   readonly slot: Int32Array;
   readonly calls: Int32Array;
   readonly cpuNs: Float64Array;
@@ -872,8 +375,7 @@ class ApiSums {
     size: number,
     private readonly apiNames: ApiNames,
   ) {
-    this.bits = new Uint8Array(size).fill(CALL_UNMET);
-    this.slot = new Int32Array(size);
+    this.slot = new Int32Array(size).fill(-1);
     this.calls = new Int32Array(size);
     this.cpuNs = new Float64Array(size);
     this.kernels = new Int32Array(size);
@@ -882,8 +384,8 @@ class ApiSums {
     this.without = new Int32Array(size);
   }
 
-  /** The first call of name `id`, which launched `kernels` kernels: the name's bits. */
-  meet(id: number, kernels: number): number {
+  /** The first call of name `id`, which launched `kernels` kernels. */
+  meet(id: number, kernels: number): void {
     const info = this.apiNames.of(id);
     let role = info.role;
     // A call CUPTI linked to a kernel is a launch whatever its name.
@@ -892,47 +394,8 @@ class ApiSums {
     this.order.push(id);
     this.role.push(role);
     this.latency.push([]);
-    return (this.bits[id] = (info.launch ? CALL_LAUNCH : 0) | (info.graph ? CALL_GRAPH : 0) | (info.sync || info.memcpy ? CALL_MAY_SYNC : 0));
   }
 }
-
-/** The kernels, copies and memsets each call launched, and each call's signature. */
-function countCallWork(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList): PerCall {
-  const { offsets, items } = launched;
-  const { list, count } = apiCalls;
-  const gpuKind = m.gpu.kind;
-  const hostName = m.host.name;
-  const kernels = new Int32Array(count);
-  const memcpys = new Int32Array(count);
-  const memsets = new Int32Array(count);
-  const sig = new Float64Array(count);
-  for (let c = 0; c < count; c++) {
-    const i = list[c]!;
-    const to = offsets[i + 1]!;
-    let k = 0;
-    let mc = 0;
-    let ms = 0;
-    for (let q = offsets[i]!; q < to; q++) {
-      const gk = gpuKind[items[q]!];
-      if (gk === GpuKind.Kernel) k++;
-      else if (gk === GpuKind.Memcpy) mc++;
-      else ms++;
-    }
-    kernels[c] = k;
-    memcpys[c] = mc;
-    memsets[c] = ms;
-    // The signature (see SIG_NAMES).
-    const api = hostName[i]!;
-    sig[c] = api < SIG_NAMES && k < SIG_KERNELS && mc < SIG_COPIES && ms < SIG_COPIES ? ((api * SIG_KERNELS + k) * SIG_COPIES + mc) * SIG_COPIES + ms : -1 - c;
-  }
-  return { kernels, memcpys, memsets, launch: new Uint8Array(count), sig };
-}
-
-// A call's signature packs its name id and counts exactly (below 2^53); a call whose numbers do
-// not fit gets one of its own, -1 - its place, equal to no other call's.
-const SIG_NAMES = 2 ** 26;
-const SIG_KERNELS = 2 ** 15;
-const SIG_COPIES = 2 ** 6;
 
 interface PerApiScan {
   readonly launches: number;
@@ -940,11 +403,11 @@ interface PerApiScan {
   readonly kernelsViaGraphs: number;
   readonly launchCpuNs: number;
   readonly launchesWithoutKernel: number;
-  /** Places of the calls that may synchronize, in call order. */
-  readonly maySync: number[];
+  /** Places of the calls that synchronize (by name, or a blocking copy), in call order. */
+  readonly syncs: number[];
 }
 
-/** Per API its calls, CPU, launched work and latencies; the launches (marked in perCall.launch). */
+/** Per API its calls, CPU, launched work and latencies; the launches and the synchronizations. */
 function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, sums: ApiSums): PerApiScan {
   const { offsets, items } = launched;
   const { list, count } = apiCalls;
@@ -952,8 +415,9 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
   const hostStart = m.host.startNs;
   const hostDur = m.host.durNs;
   const gpuStart = m.gpu.startNs;
-  const { kernels, memcpys, memsets, launch } = perCall;
-  const { bits, slot, calls, cpuNs, latency, without } = sums;
+  const flags = runtimeCallFlags(m);
+  const { kernels, memcpys, memsets } = perCall;
+  const { slot, calls, cpuNs, latency, without } = sums;
   const apiKernels = sums.kernels;
   const apiMemcpys = sums.memcpys;
   const apiMemsets = sums.memsets;
@@ -962,13 +426,13 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
   let kernelsViaGraphs = 0;
   let launchCpuNs = 0;
   let launchesWithoutKernel = 0;
-  const maySync: number[] = [];
+  const syncs: number[] = [];
   for (let c = 0; c < count; c++) {
     const i = list[c]!;
     const id = hostName[i]!;
     const k = kernels[c]!;
-    let b = bits[id]!;
-    if (b === CALL_UNMET) b = sums.meet(id, k);
+    const f = flags[i]!;
+    if (slot[id]! < 0) sums.meet(id, k);
     const dur = hostDur[i]!;
     calls[id]++;
     cpuNs[id] += dur;
@@ -979,20 +443,18 @@ function sumPerApi(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, 
       apiMemsets[id] += memsets[c]!;
       latency[slot[id]!]!.push(gpuStart[items[from]!]! - (hostStart[i]! + dur));
     } else without[id]++;
-    // isLaunchCall, written into the loop: a launch API by name, or a call that launched a kernel.
-    if (b & CALL_LAUNCH || k > 0) {
-      launch[c] = 1;
+    if (f & CallFlag.Launch) {
       launches++;
       launchCpuNs += dur;
-      if (b & CALL_GRAPH) {
+      if (f & CallFlag.GraphLaunch) {
         graphLaunches++;
         kernelsViaGraphs += k;
       }
       if (k === 0) launchesWithoutKernel++;
     }
-    if (b & CALL_MAY_SYNC) maySync.push(c);
+    if (f & (CallFlag.SyncByName | CallFlag.BlockingCopy)) syncs.push(c);
   }
-  return { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, maySync };
+  return { launches, graphLaunches, kernelsViaGraphs, launchCpuNs, launchesWithoutKernel, syncs };
 }
 
 /** Per API, every call's duration and its start-to-start time: what `computeLaunches` alone reads. */
@@ -1007,23 +469,6 @@ function addAllTimes(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList
     (sums.cpu[s] ??= []).push(durNs[i]!);
     const s2s = (sums.s2s[s] ??= []);
     if (offsets[i + 1]! > offsets[i]!) s2s.push(gpuStart[items[offsets[i]!]!]! - startNs[i]!);
-  }
-}
-
-/** HTA's launch stats rows: each (call, activity) pair of the launches, and of the copies and memsets with `includeMemory`. */
-function launchRows(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList, perCall: PerCall, apiNames: ApiNames, includeMemory: boolean, rowHost: number[], rowGpu: number[]): void {
-  const { offsets, items } = launched;
-  const { list, count } = apiCalls;
-  const { name } = m.host;
-  for (let c = 0; c < count; c++) {
-    const i = list[c]!;
-    // A call that is no launch has its name's role.
-    const role = apiNames.of(name[i]!).role;
-    if (!(perCall.launch[c] || (includeMemory && (role === 'memcpy' || role === 'memset')))) continue;
-    for (let q = offsets[i]!; q < offsets[i + 1]!; q++) {
-      rowHost.push(i);
-      rowGpu.push(items[q]!);
-    }
   }
 }
 
@@ -1234,289 +679,6 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
   return bCount - aCount || bGpuUs - aGpuUs || compareText(aName, bName);
 }
 
-// --- per op: the runtime/driver calls it makes
-
-// The calls are listed in host order, where an op's calls mostly come one after another (a nested
-// op's calls between two of them are rare: 42 of 22k ops on a GPT-2 trace). So each run of one
-// op's calls that holds all of them is that op's instance, added where it is met, and only the
-// other ops' calls are gathered by op afterwards: two loops over the calls, no sort, nothing
-// host-table sized but the per-op call counts. The sums are of integer ns (the same in any
-// order), and the patterns are listed by their first instance in the order ops by first call,
-// then the calls outside every op (`PatternTable.firstRank`), whatever order they are met in.
-
-function opCallPatterns(m: TraceModel, apiCalls: ApiCallList, perCall: PerCall): OpCallPattern[] {
-  const opOf = new Int32Array(apiCalls.count);
-  const callsOfOp = new Int32Array(m.host.length);
-  innermostOps(m, apiCalls, opOf, callsOfOp);
-  const table = new PatternTable(m, apiCalls, perCall);
-  const split = addRuns(m, table, opOf, callsOfOp, perCall);
-  if (split.length) addSplitOps(m, table, opOf, split);
-  const patterns = table.results();
-  // A total order (one pattern per op name and call pattern) while every duration is readable.
-  return patterns.sort((a, b) => b.instances * b.meanApiUs - a.instances * a.meanApiUs || compareText(a.op, b.op) || compareText(a.pattern, b.pattern));
-}
-
-/** Each call's innermost enclosing op (-1 when none), and per op (by host index) its number of calls. */
-function innermostOps(m: TraceModel, apiCalls: ApiCallList, opOf: Int32Array, callsOfOp: Int32Array): void {
-  const { kind, parent } = m.host;
-  const { list, count } = apiCalls;
-  for (let c = 0; c < count; c++) {
-    // innermostOp, written into the loop.
-    let op = parent[list[c]!]!;
-    while (op >= 0 && kind[op] !== HostKind.Op) op = parent[op]!;
-    opOf[c] = op;
-    if (op >= 0) callsOfOp[op]++;
-  }
-}
-
-/**
- * Each op whose calls are one run of the list added as an instance, and each call outside every
- * op as one of its own; returns the places of the other ops' calls, in list order. An instance
- * whose calls have, one by one, the signatures of one of the last two instances of its op name
- * has that instance's pattern: found by comparing the runs in place, with no scratch, hash or
- * lookup (most instances repeat a recent one; the others go through `PatternTable.patternOf`).
- */
-function addRuns(m: TraceModel, table: PatternTable, opOf: Int32Array, callsOfOp: Int32Array, perCall: PerCall): number[] {
-  const { name, durNs } = m.host;
-  const { list } = table;
-  const { sig, launch } = perCall;
-  const count = opOf.length;
-  // Two entries per op name, at 2 × (name id + 1) (0: outside every op): where one of its last
-  // instances' calls start, how many, its pattern.
-  const size = 2 * (m.strings.size + 1);
-  const lastStart = new Int32Array(size).fill(-1);
-  const lastLength = new Int32Array(size);
-  const lastPattern = new Int32Array(size);
-  const split: number[] = [];
-  let c = 0;
-  while (c < count) {
-    const op = opOf[c]!;
-    let e = c + 1;
-    if (op >= 0) {
-      while (e < count && opOf[e] === op) e++;
-      if (e - c !== callsOfOp[op]) {
-        for (let k = c; k < e; k++) split.push(k);
-        c = e;
-        continue;
-      }
-    }
-    // Two entries per op name, the last instance's first (an op name often alternates between
-    // two patterns: with and without a memset, say).
-    const key = op < 0 ? 0 : 2 * (name[op]! + 1);
-    const n = e - c;
-    let at = key;
-    let same = false;
-    for (; !same && at < key + 2; at++) {
-      const prev = lastStart[at]!;
-      same = prev >= 0 && lastLength[at] === n;
-      for (let q = 0; same && q < n; q++) same = sig[prev + q] === sig[c + q];
-    }
-    const p = same ? lastPattern[at - 1]! : table.patternOf(op < 0 ? -1 : name[op]!, c, e);
-    if (at - 1 !== key || !same) {
-      // The other entry becomes the older one.
-      lastStart[key + 1] = lastStart[key]!;
-      lastLength[key + 1] = lastLength[key]!;
-      lastPattern[key + 1] = lastPattern[key]!;
-    }
-    lastStart[key] = c;
-    lastLength[key] = n;
-    lastPattern[key] = p;
-    let apiNs = 0;
-    let launchNs = 0;
-    for (let q = c; q < e; q++) {
-      const d = durNs[list[q]!]!;
-      apiNs += d;
-      if (launch[q]) launchNs += d;
-    }
-    table.instances[p]++;
-    // The instance's rank (`firstRank`): ops by first call, then the calls outside every op.
-    const rank = op < 0 ? count + c : c;
-    if (rank < table.firstRank[p]!) table.firstRank[p] = rank;
-    table.opNs[p] += op < 0 ? NaN : durNs[op]!;
-    table.apiNs[p] += apiNs;
-    table.launchNs[p] += launchNs;
-    c = e;
-  }
-  return split;
-}
-
-/** The ops whose calls are split by a nested op's: each op's calls (in list order), one instance per op. */
-function addSplitOps(m: TraceModel, table: PatternTable, opOf: Int32Array, split: number[]): void {
-  const byOp = new Map<number, number[]>();
-  for (const c of split) {
-    const op = opOf[c]!;
-    let calls = byOp.get(op);
-    if (!calls) byOp.set(op, (calls = []));
-    calls.push(c);
-  }
-  const { durNs } = m.host;
-  for (const [op, calls] of byOp) {
-    table.begin();
-    for (const c of calls) table.tally(c);
-    const p = findPattern(table, m.host.name[op]!, table.nIds);
-    let apiNs = 0;
-    let launchNs = 0;
-    for (const c of calls) {
-      const d = durNs[table.list[c]!]!;
-      apiNs += d;
-      if (table.launch[c]) launchNs += d;
-    }
-    table.instances[p]++;
-    if (calls[0]! < table.firstRank[p]!) table.firstRank[p] = calls[0]!;
-    table.opNs[p] += durNs[op]!;
-    table.apiNs[p] += apiNs;
-    table.launchNs[p] += launchNs;
-  }
-}
-
-/**
- * Patterns in order of first instance, found by a hash of their numbers (op name id, then per
- * call name id its calls, kernels, memcpys, memsets) and compared number by number: no text key
- * built per op instance, and names read only when a pattern is new. Each pattern's sums are in
- * typed arrays by pattern number, not fields of an object per pattern (updated per instance).
- */
-class PatternTable {
-  /** Per pattern: op name id (-1 for calls outside every op), then five numbers per call name id. */
-  readonly keys: number[][] = [];
-  readonly calls: Array<OpCallPattern['calls']> = [];
-  instances = new Int32Array(16);
-  /**
-   * Per pattern, the rank of its first instance in the order ops by first call, then the calls
-   * outside every op: the patterns are listed in that order, so the final sort sees them as it
-   * always did (its comparator is no total order where a duration is unreadable: NaN).
-   */
-  firstRank = new Float64Array(16).fill(Infinity);
-  opNs = new Float64Array(16);
-  apiNs = new Float64Array(16);
-  launchNs = new Float64Array(16);
-  readonly byHash = new Map<number, number[]>();
-  // Scratch for one instance: distinct API name ids in first-call order and their counts, four
-  // per id (calls, kernels, memcpys, memsets), reused from instance to instance.
-  ids = new Int32Array(16);
-  counts = new Int32Array(64);
-  /** The scratch's distinct ids. */
-  nIds = 0;
-  readonly list: Int32Array;
-  readonly launch: Uint8Array;
-  private readonly callName: Int32Array;
-  private readonly kernels: Int32Array;
-  private readonly memcpys: Int32Array;
-  private readonly memsets: Int32Array;
-
-  constructor(
-    readonly m: TraceModel,
-    apiCalls: ApiCallList,
-    perCall: PerCall,
-  ) {
-    this.callName = m.host.name;
-    this.list = apiCalls.list;
-    ({ kernels: this.kernels, memcpys: this.memcpys, memsets: this.memsets, launch: this.launch } = perCall);
-  }
-
-  /** The pattern of an instance (op name id, -1 outside every op) whose calls are the places from..to of the list, found or added. */
-  patternOf(opNameId: number, from: number, to: number): number {
-    this.begin();
-    for (let c = from; c < to; c++) this.tally(c);
-    return findPattern(this, opNameId, this.nIds);
-  }
-
-  /** An instance's calls into the scratch: `begin`, then `tally` each call in list order. */
-  begin(): void {
-    this.nIds = 0;
-  }
-
-  /** One more call (place c in the call list) into the scratch, by name id in first-call order. */
-  tally(c: number): void {
-    const id = this.callName[this.list[c]!]!;
-    // The scratch slot of the call's name id, added (counts zeroed) when new.
-    const nIds = this.nIds;
-    let j = 0;
-    while (j < nIds && this.ids[j] !== id) j++;
-    if (j === nIds) {
-      if (j === this.ids.length) {
-        this.ids = doubled(this.ids);
-        this.counts = doubled(this.counts);
-      }
-      this.ids[j] = id;
-      this.counts.fill(0, 4 * j, 4 * j + 4);
-      this.nIds++;
-    }
-    const e = 4 * j;
-    const { counts } = this;
-    counts[e]++;
-    counts[e + 1] += this.kernels[c]!;
-    counts[e + 2] += this.memcpys[c]!;
-    counts[e + 3] += this.memsets[c]!;
-  }
-
-  /** Room for pattern p's sums. */
-  grow(p: number): void {
-    if (p < this.instances.length) return;
-    this.instances = doubled(this.instances);
-    this.firstRank = doubled(this.firstRank).fill(Infinity, this.firstRank.length);
-    this.opNs = doubled(this.opNs);
-    this.apiNs = doubled(this.apiNs);
-    this.launchNs = doubled(this.launchNs);
-  }
-
-  /** The patterns, in order of first instance (`firstRank`). */
-  results(): OpCallPattern[] {
-    const { m } = this;
-    const byRank = this.keys.map((_, p) => p).sort((p, q) => this.firstRank[p]! - this.firstRank[q]!);
-    return byRank.map((p) => {
-      const key = this.keys[p]!;
-      const instances = this.instances[p]!;
-      return {
-        op: key[0]! < 0 ? '(outside any cpu_op)' : m.strings.get(key[0]!),
-        pattern: this.calls[p]!.map(describeCall).join(', '),
-        calls: this.calls[p]!,
-        instances,
-        meanOpUs: this.opNs[p]! / instances / 1000,
-        meanApiUs: this.apiNs[p]! / instances / 1000,
-        meanLaunchUs: this.launchNs[p]! / instances / 1000,
-      };
-    });
-  }
-}
-
-/** Whether a pattern's key holds these numbers: op name id, then per id its four counts. */
-function sameKey(key: readonly number[], opNameId: number, ids: Int32Array, counts: Int32Array, nIds: number): boolean {
-  if (key.length !== 1 + 5 * nIds || key[0] !== opNameId) return false;
-  for (let j = 0; j < nIds; j++) {
-    const at = 1 + 5 * j;
-    if (key[at] !== ids[j] || key[at + 1] !== counts[4 * j] || key[at + 2] !== counts[4 * j + 1] || key[at + 3] !== counts[4 * j + 2] || key[at + 4] !== counts[4 * j + 3]) return false;
-  }
-  return true;
-}
-
-/**
- * The pattern of the scratch's numbers (nIds ids), found by their hash and compared number by
- * number with the others of that hash; added when new.
- */
-function findPattern(table: PatternTable, opNameId: number, nIds: number): number {
-  const { ids, counts, m, keys } = table;
-  let hash = Math.imul(opNameId ^ 0x811c9dc5, 0x01000193);
-  for (let j = 0; j < nIds; j++) {
-    hash = Math.imul(hash ^ ids[j]!, 0x01000193);
-    for (let q = 4 * j; q < 4 * j + 4; q++) hash = Math.imul(hash ^ counts[q]!, 0x01000193);
-  }
-  let bucket = table.byHash.get(hash);
-  if (!bucket) table.byHash.set(hash, (bucket = []));
-  for (let b = 0; b < bucket.length; b++) if (sameKey(keys[bucket[b]!]!, opNameId, ids, counts, nIds)) return bucket[b]!;
-  const key = [opNameId];
-  const list: Array<OpCallPattern['calls'][number]> = [];
-  for (let j = 0; j < nIds; j++) {
-    key.push(ids[j]!, counts[4 * j]!, counts[4 * j + 1]!, counts[4 * j + 2]!, counts[4 * j + 3]!);
-    list.push({ api: m.strings.get(ids[j]!), count: counts[4 * j]!, kernels: counts[4 * j + 1]!, memcpys: counts[4 * j + 2]!, memsets: counts[4 * j + 3]! });
-  }
-  const p = keys.length;
-  keys.push(key);
-  table.calls.push(list);
-  table.grow(p);
-  bucket.push(p);
-  return p;
-}
-
 // --- syncs by cause
 
 function syncRows(syncs: readonly HostSync[]): { rows: SyncRow[]; hostSyncs: number; hostBlockedUs: number } {
@@ -1541,123 +703,6 @@ function syncRows(syncs: readonly HostSync[]): { rows: SyncRow[]; hostSyncs: num
     .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, maxUs: a.max }))
     .sort((a, b) => b.blockedUs - a.blockedUs || compareText(a.api, b.api));
   return { rows, hostSyncs, hostBlockedUs };
-}
-
-// --- HTA's outliers
-
-/** HTA's (call, activity) rows, read by row number. */
-class LaunchRows {
-  constructor(
-    private readonly m: TraceModel,
-    readonly rowHost: readonly number[],
-    private readonly rowGpu: readonly number[],
-  ) {}
-
-  get length(): number {
-    return this.rowHost.length;
-  }
-
-  cpuUs(k: number): number {
-    return this.m.host.durNs[this.rowHost[k]!]! / 1000;
-  }
-
-  gpuUs(k: number): number {
-    return this.m.gpu.durNs[this.rowGpu[k]!]! / 1000;
-  }
-
-  delayUs(k: number): number {
-    const { host, gpu } = this.m;
-    const h = this.rowHost[k]!;
-    return Math.max(0, gpu.startNs[this.rowGpu[k]!]! - (host.startNs[h]! + host.durNs[h]!)) / 1000;
-  }
-
-  row(k: number): LaunchStatsRow {
-    const { host, gpu, strings } = this.m;
-    const h = this.rowHost[k]!;
-    const g = this.rowGpu[k]!;
-    const end = host.startNs[h]! + host.durNs[h]!;
-    return {
-      host: h,
-      gpu: g,
-      api: strings.get(host.name[h]!),
-      name: strings.get(gpu.name[g]!),
-      correlation: host.correlation[h]!,
-      cpuDurationUs: host.durNs[h]! / 1000,
-      gpuDurationUs: gpu.durNs[g]! / 1000,
-      launchDelayUs: Math.max(0, gpu.startNs[g]! - end) / 1000,
-    };
-  }
-
-  all(): LaunchStatsRow[] {
-    return this.rowHost.map((_, k) => this.row(k));
-  }
-}
-
-function launchOutliers(rows: LaunchRows, runtimeCutoffUs: number, launchDelayCutoffUs: number, top: number): LaunchOutliers {
-  const short: number[] = [];
-  const runtime: number[] = [];
-  const delay: number[] = [];
-  for (let k = 0; k < rows.length; k++) {
-    const c = rows.cpuUs(k);
-    if (c <= runtimeCutoffUs && rows.gpuUs(k) < c) short.push(k);
-    if (c > runtimeCutoffUs) runtime.push(k);
-    if (rows.delayUs(k) > launchDelayCutoffUs) delay.push(k);
-  }
-  const topBy = (list: number[], score: (k: number) => number) => firstInOrder(list, score, rows.rowHost, top).map((k) => rows.row(k));
-  return {
-    runtimeCutoffUs,
-    launchDelayCutoffUs,
-    rows: rows.length,
-    shortKernels: short.length,
-    runtimeOutliers: runtime.length,
-    launchDelayOutliers: delay.length,
-    topShortKernels: topBy(short, (k) => rows.cpuUs(k) - rows.gpuUs(k)),
-    topRuntimeOutliers: topBy(runtime, (k) => rows.cpuUs(k)),
-    topLaunchDelayOutliers: topBy(delay, (k) => rows.delayUs(k)),
-  };
-}
-
-/**
- * The first `top` of `list` (ascending row numbers) in the order of the stable sort by score,
- * highest first, then by call index: what `list.sort(…).slice(0, top)` gives, without sorting
- * every row to keep ten (a trace has a row per launch). Each row is placed into a short sorted
- * list; a NaN score has no place in that order, and then the sort itself decides, as before.
- */
-function firstInOrder(list: number[], score: (k: number) => number, rowHost: readonly number[], top: number): number[] {
-  const byOrder = (a: number, b: number) => score(b) - score(a) || rowHost[a]! - rowHost[b]!;
-  if (top === 0) return []; // none asked for
-  if (!(Number.isInteger(top) && top > 0)) return list.sort(byOrder).slice(0, top);
-  const scores = new Float64Array(list.length);
-  for (let k = 0; k < list.length; k++) {
-    scores[k] = score(list[k]!);
-    if (scores[k] !== scores[k]) return list.sort(byOrder).slice(0, top);
-  }
-  // Kept positions into list, best first; ties broken by the earlier position (the stable sort's).
-  const kept: number[] = [];
-  const before = (p: number, q: number) => {
-    const d = scores[q]! - scores[p]!; // NaN (two equal infinities) is a tie, as in the sort's comparator
-    if (d !== 0 && d === d) return d < 0;
-    const h = rowHost[list[p]!]! - rowHost[list[q]!]!;
-    return h !== 0 ? h < 0 : p < q;
-  };
-  for (let p = 0; p < list.length; p++) {
-    if (kept.length === top && !before(p, kept[top - 1]!)) continue;
-    let at = kept.length === top ? top - 1 : kept.length;
-    while (at > 0 && before(p, kept[at - 1]!)) {
-      kept[at] = kept[at - 1]!;
-      at--;
-    }
-    kept[at] = p;
-  }
-  return kept.map((p) => list[p]!);
-}
-
-function describeCall(c: { api: string; count: number; kernels: number; memcpys: number; memsets: number }): string {
-  const work: string[] = [];
-  if (c.kernels) work.push(`${c.kernels} kernel${c.kernels === 1 ? '' : 's'}`);
-  if (c.memcpys) work.push(`${c.memcpys} memcpy`);
-  if (c.memsets) work.push(`${c.memsets} memset`);
-  return `${c.count}× ${c.api}${work.length ? ` (+${work.join(', +')})` : ''}`;
 }
 
 function syncCause(s: HostSync): string {

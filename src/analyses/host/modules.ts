@@ -21,7 +21,7 @@
  * movement, unlinked backward): it is reported, never spread over modules.
  */
 import { HostKind, type FwdBwdLink, type TraceModel } from '../../model/trace-model.js';
-import { isCpuMemoryType, isDeviceMemoryType } from '../memory/memory-usage.js';
+import { isCpuMemoryType, isDeviceMemoryType } from '../facts/memory-usage.js';
 import { owningOp } from './scopes.js';
 import { innermostEnclosingAt, innermostEnclosingOrdered, nestedOrder, orderByGroupStart } from '../helpers/enclosing.js';
 import { perModel, perModelWith } from '../helpers/per-model.js';

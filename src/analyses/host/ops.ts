@@ -1,8 +1,8 @@
 /**
- * Ops that launched no GPU work (S3) and GEMM epilogues (S4): the two readings the article makes
- * of `nn.Linear`'s dispatch chain — `aten::t` → `aten::transpose` → `aten::as_strided` only build
- * new tensor metadata (views, zero kernels, a few µs of CPU each), and `aten::addmm` adds the bias
- * inside the GEMM.
+ * Ops that launched no GPU work (docs/readings.md S3) and GEMM epilogues (S4): the two readings the
+ * article makes of `nn.Linear`'s dispatch chain — `aten::t` → `aten::transpose` →
+ * `aten::as_strided` only build new tensor metadata (views, zero kernels, a few µs of CPU each),
+ * and `aten::addmm` adds the bias inside the GEMM.
  *
  * Views (metadata only) are the `cpu_op`s whose name is one of torch's view ops (`isViewOpName`)
  * and whose instances launched nothing (`computeLaunchedGpuWork`); "other ops that launched
@@ -18,7 +18,7 @@
 import { isTorchFilteredName } from '../torch-table/profiler-table.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { computeEpilogues, type EpilogueRow } from '../gemm/epilogues.js';
-import { isViewOpName, launchedGpuWorkOf } from './views.js';
+import { isViewOpName, launchedGpuWorkOf } from '../facts/view-ops.js';
 import { perModel } from '../helpers/per-model.js';
 import { compareText } from '../../core/compare-text.js';
 

@@ -15,7 +15,7 @@
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { perModel } from '../helpers/per-model.js';
-import { torchHostTree } from '../torch-table/torch-placement.js';
+import { torchHostTree } from '../facts/torch-placement.js';
 
 export type InflatingOption = 'with_stack' | 'profile_memory' | 'with_flops';
 
@@ -62,14 +62,14 @@ export interface CuptiOverhead {
   /** Per name, in order of first appearance: events and Σ durations. */
   readonly byName: readonly { readonly name: string; readonly count: number; readonly totalNs: number }[];
   readonly totalNs: number;
-  /** Each event torch nests inside an op or annotation (torch-placement.ts): the event, its duration and that op. */
+  /** Each event torch nests inside an op or annotation (facts/torch-placement.ts): the event, its duration and that op. */
   readonly inside: readonly { readonly name: string; readonly durNs: number; readonly op: string }[];
 }
 
 /**
  * Kineto writes CUPTI's own host work — requesting and flushing its activity buffers — as
  * `overhead` events on pid -1. They are the profiler's cost, not the program's, yet torch's table
- * counts each as CPU time of the op or annotation it ran during (torch-placement.ts).
+ * counts each as CPU time of the op or annotation it ran during (facts/torch-placement.ts).
  */
 export function findCuptiOverhead(m: TraceModel): CuptiOverhead {
   const { kind, name, durNs } = m.host;

@@ -24,7 +24,7 @@
  * `gpu_user_annotation` spans (Kineto's own GPU-side summary of the same work).
  */
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
-import { countLaunches } from './launches.js';
+import { countLaunches } from '../facts/runtime-calls.js';
 import { perModel, perModelWith } from '../helpers/per-model.js';
 import { hostHasNaNStart, hostOrderByStart } from '../helpers/host-start-order.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';

@@ -1,6 +1,6 @@
 /**
- * The kernel catalog (S6): every kernel, memcpy and memset name with its calls, time
- * statistics, streams, the ops that launched it and what its name says (decoded by
+ * The kernel catalog (docs/readings.md S6): every kernel, memcpy and memset name with its calls,
+ * time statistics, streams, the ops that launched it and what its name says (decoded by
  * kernel-name.ts; what cannot be decoded stays undecoded).
  */
 import { perModel } from '../helpers/per-model.js';

@@ -1,7 +1,7 @@
 /**
- * Kernel-name decoding (BRIEF reading S6): what a GPU kernel / memcpy / memset name says about the
- * work — library, generator, architecture, data types, instruction, tile, stages, cluster, layout,
- * epilogue, Inductor's fused-op list, ATen's functor, NCCL's collective — and nothing more.
+ * Kernel-name decoding (docs/readings.md S6): what a GPU kernel / memcpy / memset name says about
+ * the work — library, generator, architecture, data types, instruction, tile, stages, cluster,
+ * layout, epilogue, Inductor's fused-op list, ATen's functor, NCCL's collective — and nothing more.
  *
  * Handles: Kineto's memcpy/memset names; cuBLAS (`nvjet_*`, `sm80/sm90_xmma_*`, the legacy
  * `ampere_*`/`volta_*` GEMMs, the CUTLASS kernels it ships, gemv/split-K/epilogue helpers); CUTLASS
@@ -33,6 +33,7 @@
  * name: decode each distinct name once, not each event.
  */
 
+import { isCommunicationKernelName } from '../facts/gpu-work-type.js';
 import { demangleItanium } from './itanium-demangle.js';
 import { GENERIC_ATEN_TEMPLATES, decodeAten } from './names/aten.js';
 import { decodeCub } from './names/cub.js';
@@ -113,7 +114,18 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+/**
+ * What the name says, its kind `communication` exactly where the one rule of GPU work types says
+ * so (facts/gpu-work-type.ts), whichever decoder read it: NCCL's and RCCL's names, and HCCL's,
+ * MSCCL's or RCCL's kernels that no decoder knows.
+ */
 function describeUncached(name: string): DescribedKernelName {
+  const d = describeByFamily(name);
+  if (d.decoded.kind === 'communication' || !isCommunicationKernelName(name)) return d;
+  return { ...d, decoded: { ...d.decoded, kind: 'communication' } };
+}
+
+function describeByFamily(name: string): DescribedKernelName {
   const raw = name.trim();
   if (raw.startsWith('_Z')) {
     // Mangled (some cuDNN kernels reach the trace so): decoded through the demangled signature.

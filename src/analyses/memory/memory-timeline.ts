@@ -14,12 +14,12 @@
  * by the module whose backward its op belongs to (fwdbwd links, modules.ts).
  * Alive at the peak: allocations made in the trace, not freed by the peak's record; what the
  * totals hold beyond them was allocated before the trace (`beforeTraceBytes`).
- * Per-op statistics follow torch's interval rule (memory-usage.ts): an op counts every record
+ * Per-op statistics follow torch's interval rule (facts/memory-usage.ts): an op counts every record
  * in its span on any thread, its callees' included.
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { innermostEnclosingAt } from '../helpers/enclosing.js';
-import { isCpuMemoryType, memoryTimeOrder, recordBound } from './memory-usage.js';
+import { isCpuMemoryType, memoryTimeOrder, recordBound } from '../facts/memory-usage.js';
 import { computeModuleTree, opsInNestedOrder, type ModuleTree } from '../host/modules.js';
 import { perModelWith } from '../helpers/per-model.js';
 import { computeProfilerTable, torchRowName, type ProfilerTable } from '../torch-table/profiler-table.js';

@@ -3,9 +3,9 @@
  * model is gone (the per-rank half of a many-rank analysis, its "map").
  *
  * A call is found
- * - on the GPU: a communication kernel (communication.ts: `nccl`/`rccl`/`hccl`/`msccl` in the name,
- *   `ncclKernel_*`, `ncclDevKernel_*`, or NCCL's collective args on the kernel); its span is the
- *   kernel's;
+ * - on the GPU: a communication kernel (facts/gpu-work-type.ts: `nccl`/`rccl`/`hccl`/`msccl` in
+ *   the name, `ncclKernel_*`, `ncclDevKernel_*`, or NCCL's collective args on the kernel); its
+ *   span is the kernel's;
  * - on the host, for gloo (which runs no kernel): each `gloo:*` annotation, the span of the work on
  *   gloo's worker thread (it waits there for the peers, as an NCCL kernel does on the GPU).
  *
@@ -19,11 +19,10 @@
  * A gloo annotation gets the args of the `record_param_comms` op of the same collective, the k-th
  * annotation of a name the k-th op of that name, only when both counts agree (else unknown).
  */
-import { hasCollectiveArgs, isCommunicationKernelName } from './communication.js';
-import { kernelTypeOf, KernelTypeId } from '../breakdown/kernel-type-breakdown.js';
+import { gpuWorkTypes, hasCollectiveArgs, KernelTypeId } from '../facts/gpu-work-type.js';
 import { IntervalList, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
-import { GpuKind, type TraceModel } from '../../model/trace-model.js';
+import type { JsonObject } from '../../core/json.js';
+import type { TraceModel } from '../../model/trace-model.js';
 
 export type CommSource = 'gpu-kernels' | 'host-gloo' | 'gpu-kernels+host-gloo' | 'none';
 
@@ -165,7 +164,7 @@ export interface RankComm {
   readonly source: CommSource;
   /** Union of communication time (the calls' spans), ns. */
   readonly commNs: number;
-  /** Union of computation kernels' time (kernel-type-breakdown.ts), ns. */
+  /** Union of computation kernels' time (facts/gpu-work-type.ts), ns. */
   readonly computeNs: number;
   /** Time both ran at once, ns (HTA's comm/comp overlap numerator). */
   readonly overlapNs: number;
@@ -180,16 +179,17 @@ export function collectRankComm(m: TraceModel): RankComm {
   const calls: CollectiveCall[] = [];
   const compute = new IntervalList();
   const comm = new IntervalList();
+  const types = gpuWorkTypes(m);
   for (let g = 0; g < gpu.length; g++) {
-    const name = strings.get(gpu.name[g]!);
-    const kind = gpu.kind[g] as GpuKind;
-    const args = gpu.args[g];
     const start = gpu.startNs[g]!;
     const end = start + gpu.durNs[g]!;
-    const type = kernelTypeOf(kind, name, args);
+    const type = types[g]!;
     if (type === KernelTypeId.Computation) compute.push(start, end);
-    if (kind !== GpuKind.Kernel || !(isCommunicationKernelName(name) || hasCollectiveArgs(args))) continue;
+    // Copies and memsets are memory work, so a communication activity is a kernel.
+    if (type !== KernelTypeId.Communication) continue;
     comm.push(start, end);
+    const name = strings.get(gpu.name[g]!);
+    const args = gpu.args[g];
     const owner = gpu.owner[g]!;
     const a = hasCollectiveArgs(args) ? readArgs(args) : owner >= 0 && hasCollectiveArgs(host.args[owner]) ? readArgs(host.args[owner]) : readArgs(undefined);
     const launcher = gpu.launcher[g]!;

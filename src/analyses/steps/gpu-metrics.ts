@@ -1,7 +1,8 @@
 /**
  * GPU metrics of a time window, as the TensorBoard profiler plugin's Overview defined them
  * (kineto tb_plugin `gpu_metrics_parser.py`, `tensor_cores_parser.py`, `range_utils.py`;
- * research/peers.md §B.2), plus which kernels are communication and which use Tensor Cores.
+ * docs/readings.md, "The TensorBoard plugin's Overview"), plus which kernels are communication
+ * and which use Tensor Cores.
  *
  * - GPU utilization: the union of kernel intervals inside the window ÷ the window.
  * - Est. SM efficiency: ∫ min(Σ blocks-per-SM of the kernels running at t, 1) dt over the window
@@ -20,105 +21,27 @@
  *
  * Ignores: memcpy/memset (not kernels, as in the plugin); GPU annotations.
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { GpuKind, type TraceModel } from '../../model/trace-model.js';
-import { hasCollectiveArgs, isCommunicationKernelName, isCommunicationOpName } from '../ranks/communication.js';
-import { clipNs, lowerBound } from '../helpers/intervals.js';
+import { gpuWorkTypes, isCommunicationOpName, KernelTypeId } from '../facts/gpu-work-type.js';
+import { clipNs } from '../helpers/intervals.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { NsValues } from './ns-values.js';
-import { orderByStart, sortByKeyRuns } from '../helpers/natural-merge-sort.js';
 import { doubled } from '../helpers/doubled.js';
-import { perModel } from '../helpers/per-model.js';
-
-/** GPU activities sorted by start, for window queries without scanning the whole table. */
-export interface GpuTimeIndex {
-  /** GPU table indices sorted by start time. */
-  readonly order: Int32Array;
-  readonly sortedStartNs: Float64Array;
-  /** The longest duration, so a window query knows how far back to look. */
-  readonly maxDurNs: number;
-  /** Every start readable (not NaN): then `sortedStartNs` is in order. */
-  readonly startsReadable: boolean;
-}
-
-export function createGpuTimeIndex(m: TraceModel): GpuTimeIndex {
-  const { startNs, durNs, length: n } = m.gpu;
-  // One loop for the starts, their runs and the longest duration, then the runs merged
-  // (the table is written a run per stream): the order `orderByStart` gives.
-  // (Indices as doubles while sorting: sortByKeyRuns sees one kind of array.)
-  const order = new Float64Array(n);
-  const sortedStartNs = new Float64Array(n);
-  let runs = 1;
-  let maxDurNs = 0;
-  for (let g = 0; g < n; g++) {
-    const s = startNs[g]!;
-    if (s !== s) return gpuTimeIndexWithUnreadable(m);
-    order[g] = g;
-    sortedStartNs[g] = s;
-    if (g > 0 && s < sortedStartNs[g - 1]!) runs++;
-    if (durNs[g]! > maxDurNs) maxDurNs = durNs[g]!;
-  }
-  if (runs > 1) sortByKeyRuns(sortedStartNs, order, runs);
-  return { order: new Int32Array(order), sortedStartNs, maxDurNs, startsReadable: true };
-}
-
-/** createGpuTimeIndex, made once per model (per-model.ts): the step breakdown and the launches' GPU busy union both read it. Shared, so read-only. */
-export const gpuTimeIndexOf = perModel(createGpuTimeIndex);
-
-/** createGpuTimeIndex when some start is unreadable (NaN): orderByStart's comparator order. */
-function gpuTimeIndexWithUnreadable(m: TraceModel): GpuTimeIndex {
-  const { gpu } = m;
-  const all = new Int32Array(gpu.length);
-  for (let g = 0; g < gpu.length; g++) all[g] = g;
-  const order = orderByStart(all, gpu.startNs);
-  const sortedStartNs = new Float64Array(order.length);
-  let maxDurNs = 0;
-  for (let k = 0; k < order.length; k++) {
-    const g = order[k]!;
-    sortedStartNs[k] = gpu.startNs[g]!;
-    if (gpu.durNs[g]! > maxDurNs) maxDurNs = gpu.durNs[g]!;
-  }
-  return { order, sortedStartNs, maxDurNs, startsReadable: false };
-}
-
-/** GPU activities (any kind) whose interval overlaps [lo, hi), in start order. */
-export function gpuInWindow(m: TraceModel, ix: GpuTimeIndex, lo: number, hi: number): number[] {
-  const out: number[] = [];
-  const from = lowerBound(ix.sortedStartNs, lo - ix.maxDurNs);
-  const to = lowerBound(ix.sortedStartNs, hi);
-  for (let k = from; k < to; k++) {
-    const g = ix.order[k]!;
-    const s = m.gpu.startNs[g]!;
-    const e = s + m.gpu.durNs[g]!;
-    // A zero-length activity at the window's start still belongs to it.
-    if (e > lo || (e === s && s >= lo)) out.push(g);
-  }
-  return out;
-}
-
-
+import type { GpuTimeIndex } from '../facts/gpu-time-index.js';
 
 // ------------------------------------------------------------------------------------------------
 // Kernel classes
-
-export { isCommunicationKernelName, isCommunicationOpName };
-
-/**
- * Whether GPU kernel `g` is communication: by name or collective args (communication.ts), or by
- * its owner being an `nccl:*` / `gloo:*` op (the plugin's rule: the kernel's External id is a
- * communication op's).
- */
-export function isCommunicationKernel(m: TraceModel, g: number, name = m.strings.get(m.gpu.name[g]!)): boolean {
-  if (isCommunicationKernelName(name) || hasCollectiveArgs(m.gpu.args[g])) return true;
-  const o = m.gpu.owner[g]!;
-  return o >= 0 && isCommunicationOpName(m.strings.get(m.host.name[o]!));
-}
 
 /** Per-trace caches of name-derived kernel facts (decoding is done once per distinct name). */
 export interface KernelClasses {
   /** Indexed by GPU table index: 1 when the kernel uses Tensor Cores. */
   readonly tensorCores: Uint8Array;
-  /** Indexed by GPU table index: 1 when the kernel is communication. */
+  /**
+   * Indexed by GPU table index: 1 when the kernel is communication — its work type
+   * (facts/gpu-work-type.ts), or, the plugin's rule, its owner is an `nccl:*` / `gloo:*` op (the
+   * kernel's External id is a communication op's).
+   */
   readonly communication: Uint8Array;
   /** Blocks per SM per GPU index (NaN when unknown). */
   readonly blocksPerSm: Float64Array;
@@ -159,7 +82,8 @@ export class KernelClassifier {
   // What a name says is decided once per name (decoding is costly), what an args object says
   // once per object (args are shared between kernels launched alike), whether an owner is an
   // nccl:/gloo: op once per op name: the first time each is met.
-  private readonly nameFacts: Uint8Array;
+  private readonly tensorCoresByName: Uint8Array;
+  private readonly workTypes: Uint8Array;
   private readonly commOp: Uint8Array;
   private readonly args = new KernelArgsTable();
   private readonly smsByDevice = new Map<number, number>();
@@ -173,7 +97,8 @@ export class KernelClassifier {
       blocksPerSm: new Float64Array(n).fill(NaN),
       occupancyPct: new Float64Array(n).fill(NaN),
     };
-    this.nameFacts = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    this.tensorCoresByName = new Uint8Array(m.strings.size).fill(UNDECIDED);
+    this.workTypes = gpuWorkTypes(m);
     this.commOp = new Uint8Array(m.strings.size).fill(UNDECIDED);
     for (const d of m.devices) if (typeof d.numSms === 'number' && d.numSms > 0) this.smsByDevice.set(d.id, d.numSms);
     for (const d of m.devices) if (typeof d['maxThreadsPerMultiprocessor'] === 'number') this.maxThreadsByDevice.set(d.id, d['maxThreadsPerMultiprocessor']);
@@ -182,16 +107,15 @@ export class KernelClassifier {
   /** Kernel g's classes, written into `classes`; returns whether it is communication. */
   classify(g: number): boolean {
     const { gpu, host, strings } = this.m;
-    const { nameFacts, commOp, args } = this;
+    const { tensorCoresByName, commOp, args } = this;
     const { tensorCores, communication, blocksPerSm, occupancyPct } = this.classes;
     const id = gpu.name[g]!;
-    let facts = nameFacts[id]!;
-    if (facts === UNDECIDED) nameFacts[id] = facts = kernelNameFacts(strings.get(id));
-    tensorCores[g] = facts & NAME_TENSOR_CORES;
+    let tc = tensorCoresByName[id]!;
+    if (tc === UNDECIDED) tensorCoresByName[id] = tc = decodeKernelName(strings.get(id)).tensorCores === true ? 1 : 0;
+    tensorCores[g] = tc;
     const kernelArgs = gpu.args[g];
     const a = kernelArgs ? args.slotOf(kernelArgs) : -1;
-    // isCommunicationKernel.
-    let comm = (facts & NAME_COMMUNICATION) !== 0 || (a >= 0 && args.collective[a] === 1);
+    let comm = this.workTypes[g] === KernelTypeId.Communication;
     const o = gpu.owner[g]!;
     if (!comm && o >= 0) {
       const on = host.name[o]!;
@@ -211,20 +135,11 @@ export class KernelClassifier {
 }
 
 const UNDECIDED = 255;
-/** Name facts: bit 0 Tensor Cores, bit 1 communication by name. */
-const NAME_TENSOR_CORES = 1;
-const NAME_COMMUNICATION = 2;
-
-function kernelNameFacts(name: string): number {
-  return (decodeKernelName(name).tensorCores === true ? NAME_TENSOR_CORES : 0) | (isCommunicationKernelName(name) ? NAME_COMMUNICATION : 0);
-}
 
 /**
- * What each distinct args object of the kernels says, in typed arrays by slot: collective args,
- * `blocks per SM`, the grid's size, occupancy (NaN when absent).
+ * What each distinct args object of the kernels says, in typed arrays by slot: `blocks per SM`, the grid's size, occupancy (NaN when absent).
  */
 class KernelArgsTable {
-  collective = new Uint8Array(64);
   hasBlocksPerSm = new Uint8Array(64);
   blocksPerSm = new Float64Array(64);
   hasGrid = new Uint8Array(64);
@@ -259,9 +174,8 @@ class KernelArgsTable {
 
   private read(args: JsonObject): number {
     const k = this.count++;
-    if (k === this.collective.length) this.grow();
+    if (k === this.hasBlocksPerSm.length) this.grow();
     this.slots.set(args, k);
-    this.collective[k] = hasCollectiveArgs(args) ? 1 : 0;
     const bps = args['blocks per SM'];
     if (typeof bps === 'number') {
       this.hasBlocksPerSm[k] = 1;
@@ -280,7 +194,6 @@ class KernelArgsTable {
   }
 
   private grow(): void {
-    this.collective = doubled(this.collective);
     this.hasBlocksPerSm = doubled(this.hasBlocksPerSm);
     this.blocksPerSm = doubled(this.blocksPerSm);
     this.hasGrid = doubled(this.hasGrid);

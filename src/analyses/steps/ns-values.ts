@@ -5,7 +5,7 @@
  * The engine's native sort orders 32-bit integers about twice as fast as doubles, and integers
  * sort the same either way, so the sorted values and the median are the same.
  */
-import { quantileSorted } from '../host/launches.js';
+import { quantileSorted } from '../helpers/quantiles.js';
 import { doubled } from '../helpers/doubled.js';
 
 export class NsValues {

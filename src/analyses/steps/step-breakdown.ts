@@ -1,6 +1,6 @@
 /**
  * Where each step's time went, and whether the step is overhead-bound or GPU-bound
- * (BRIEF readings S1, S5, S12; research/peers.md §B.2).
+ * (docs/readings.md S1, S5, S12, and "The TensorBoard plugin's Overview" there).
  *
  * Steps: the profiler steps (`ProfilerStep#N`, their annotation's span on the host); with none,
  * each top-level `user_annotation` instance; with none of those either, the whole trace.
@@ -48,10 +48,6 @@ import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import {
   computeWindowGpuMetrics,
   computeWindowsGpuMetrics,
-  gpuTimeIndexOf,
-  gpuInWindow,
-  isCommunicationOpName,
-  type GpuTimeIndex,
   KernelClassifier,
   type KernelClasses,
   windowsGpuActivity,
@@ -60,7 +56,11 @@ import {
 import { clipNs, IntervalList, lowerBound, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import { findInflatingOptions, type InflatingOptionFound } from '../host/profiler-options.js';
 import { wholeTraceWindow } from '../host/scopes.js';
-import { API_GRAPH, API_LAUNCH, API_UNDECIDED, ApiFlags, isLaunchCall, launchIndexOf, quantileSorted, type LaunchIndex } from '../host/launches.js';
+import { isCommunicationOpName } from '../facts/gpu-work-type.js';
+import { gpuInWindow, gpuTimeIndexOf, type GpuTimeIndex } from '../facts/gpu-time-index.js';
+import { CallFlag, runtimeCallFlags } from '../facts/runtime-calls.js';
+import { launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
+import { quantileSorted } from '../helpers/quantiles.js';
 import { medianOf } from '../helpers/median.js';
 import { NsValues } from './ns-values.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
@@ -729,7 +729,8 @@ class HostSums {
   readonly tailEnd: Float64Array;
   readonly queue: NsValues[];
   readonly launchDurs: NsValues[];
-  private readonly api: ApiFlags;
+  /** runtimeCallFlags: what each call is. */
+  private readonly flags: Uint8Array;
 
   constructor(
     private readonly m: TraceModel,
@@ -749,7 +750,7 @@ class HostSums {
     this.tailEnd = Float64Array.from(windows, (w) => w.hi);
     this.queue = Array.from({ length: nW }, () => new NsValues());
     this.launchDurs = Array.from({ length: nW }, () => new NsValues());
-    this.api = new ApiFlags(m);
+    this.flags = runtimeCallFlags(m);
   }
 
   /** Runtime/driver call i, started in step w. */
@@ -757,23 +758,19 @@ class HostSums {
     const { host, gpu } = this.m;
     const { offsets, items } = this.launched;
     this.calls[w]++;
-    const id = host.name[i]!;
-    let bits = this.api.byName[id]!;
-    if (bits === API_UNDECIDED) bits = this.api.decide(id);
+    const f = this.flags[i]!;
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
     const s = host.startNs[i]!;
     const e = s + host.durNs[i]!;
-    let linkedKernel = false;
     for (let q = from; q < to; q++) {
       const k = gpu.kind[items[q]!];
-      if (k === GpuKind.Kernel) linkedKernel = true;
-      else if (k === GpuKind.Memcpy) this.memcpys[w]++;
-      else this.memsets[w]++;
+      if (k === GpuKind.Memcpy) this.memcpys[w]++;
+      else if (k === GpuKind.Memset) this.memsets[w]++;
     }
-    if (isLaunchCall((bits & API_LAUNCH) !== 0, linkedKernel)) {
+    if (f & CallFlag.Launch) {
       this.launches[w]++;
-      if (bits & API_GRAPH) this.graphLaunches[w]++;
+      if (f & CallFlag.GraphLaunch) this.graphLaunches[w]++;
       this.launchNs[w] += e - s;
       this.launchDurs[w]!.push(e - s);
     }
@@ -784,7 +781,7 @@ class HostSums {
       for (let q = from; q < to; q++) tail = Math.max(tail, gpu.startNs[items[q]!]! + gpu.durNs[items[q]!]!);
       this.tailEnd[w] = tail;
     }
-    if (this.api.blocksHost(bits, items, from, to)) {
+    if (f & CallFlag.BlocksHost) {
       this.syncs[w]++;
       this.blockedNs[w] += Math.max(0, Math.min(e, this.windows[w]!.hi) - s);
     } else this.dispatchNs[w] += e - s;

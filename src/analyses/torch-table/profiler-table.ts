@@ -1,5 +1,6 @@
 /**
- * torch's profiler table (`prof.key_averages()`), rebuilt from the trace alone (S14).
+ * torch's profiler table (`prof.key_averages()`), rebuilt from the trace alone
+ * (docs/readings.md S14).
  *
  * Definitions, as torch computes them (torch/autograd/profiler_util.py):
  * - rows are keyed by name (`ProfilerStep#N` → `ProfilerStep*`) and device (cpu / gpu);
@@ -13,7 +14,7 @@
  * - names torch filters out (`aten::is_leaf`, `profiler::_record_function_*`, …) are skipped
  *   and are transparent to nesting;
  * - CUPTI's overhead events, and runtime calls with no `External id` made on another thread,
- *   nest on the thread that collected the trace, as torch places them (torch-placement.ts).
+ *   nest on the thread that collected the trace, as torch places them (facts/torch-placement.ts).
  * One torch bug is deliberately not copied: it credits kernels to a runtime call whose
  * correlation id equals the kernels' op's External id (see `TorchIdCollision`); here GPU
  * work is credited only to the op that owns it.
@@ -22,13 +23,13 @@
  * and its descendants'), so work running concurrently on several streams is not counted
  * twice; summed over instances.
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { mergeUnion } from '../helpers/intervals.js';
 import { doubled } from '../helpers/doubled.js';
 import { perModelWith } from '../helpers/per-model.js';
-import { computeHostMemoryUsage, hasMemoryRecords, type HostMemoryUsage } from '../memory/memory-usage.js';
-import { torchHostTree, type HostTree } from './torch-placement.js';
+import { computeHostMemoryUsage, hasMemoryRecords, type HostMemoryUsage } from '../facts/memory-usage.js';
+import { torchHostTree, type HostTree } from '../facts/torch-placement.js';
 
 export type ProfilerTableDevice = 'cpu' | 'gpu';
 
@@ -45,7 +46,7 @@ export interface ProfilerTableRow {
   readonly selfDeviceUs: number;
   readonly deviceTotalUs: number;
   readonly deviceWallUs: number;
-  /** torch's memory columns (memory-usage.ts), bytes; present when the model holds memory records. */
+  /** torch's memory columns (facts/memory-usage.ts), bytes; present when the model holds memory records. */
   readonly memory?: ProfilerRowMemory;
 }
 
@@ -107,7 +108,7 @@ function computeProfilerTableOnce(m: TraceModel, opts: ProfilerTableOptions): Pr
   // as their parent are the candidates of step 3, found in the same pass (assuming, until a
   // filtered name shows up, that the parent torch sees is the trace's).
   // The host tree torch nests in: the model's, with the events torch places on the collecting
-  // thread moved there (torch-placement.ts).
+  // thread moved there (facts/torch-placement.ts).
   const base = torchHostTree(m);
   const names = new RowNames(m);
   const scan = scanNames(m, names, base.parent);

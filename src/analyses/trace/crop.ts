@@ -14,7 +14,7 @@
  * Pure: decides per event, by a rule per kind of event; the file is read and written by ingest
  * (write-subset.ts).
  */
-import { DROP, FLOW_INSIDE, FLOW_OUTSIDE, KEEP, type SubsetSelector } from '../../ingest/write-subset.js';
+import { DROP, FLOW_INSIDE, FLOW_OUTSIDE, KEEP, type SubsetSelector } from '../../core/subset-selector.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { EventClass, classifyLabels } from '../../model/classify.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';

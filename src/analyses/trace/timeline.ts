@@ -1,8 +1,8 @@
 /**
- * The timeline view model (S15): what a trace viewer draws, as columnar slices ready to embed in
- * a page. One track per host thread — `cpu_op`, `user_annotation`, `cuda_runtime` and
- * `cuda_driver` events on rows by the model's nesting depth (torch's rule, nesting.ts) — and one
- * per GPU stream — kernels, memcpy and memset; work that starts before the previous activity on
+ * The timeline view model (docs/readings.md S15): what a trace viewer draws, as columnar slices
+ * ready to embed in a page. One track per host thread — `cpu_op`, `user_annotation`, `cuda_runtime`
+ * and `cuda_driver` events on rows by the model's nesting depth (torch's rule, nesting.ts) — and
+ * one per GPU stream — kernels, memcpy and memset; work that starts before the previous activity on
  * its stream has ended (programmatic dependent launch, a profiler artefact) goes to a second row,
  * as Perfetto's overflow track, instead of being hidden under it.
  *

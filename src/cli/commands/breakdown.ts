@@ -11,7 +11,7 @@ function helpText(): string {
   const block = (entries: [string, string][]) =>
     entries.map(([k, v]) => `  ${k.padEnd(14)}${wrap(v, 66).join(`\n${' '.repeat(16)}`)}`).join('\n');
   return `
-Definitions (HTA's, research/hta.md §1.1-1.3; kinetoscope's exact-ns rules unless --hta-compat):
+Definitions (HTA's: docs/readings.md, "HTA's breakdowns"; kinetoscope's exact-ns rules unless --hta-compat):
 ${block([
   ['Span', d['span']!],
   ['Idle', d['idle']!],

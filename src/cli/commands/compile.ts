@@ -1,4 +1,4 @@
-/** `kinetoscope compile TRACE`: what torch.compile costs on the CPU per step, and what its graph says (S10). */
+/** `kinetoscope compile TRACE`: what torch.compile costs on the CPU per step, and what its graph says (docs/readings.md S10). */
 import { Command } from 'commander';
 import { computeCompileOverhead } from '../../analyses/host/compile-overhead.js';
 import { compileJson, renderCompile } from '../../report/compile-view.js';

@@ -7,7 +7,8 @@ import { explainJson, renderExplainMarkdown } from '../../report/explain-markdow
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 
 const DEFINITIONS = `
-Sections (each appears only when the trace gives it something true to say):
+Sections (each appears only when the trace gives it something true to say), with the readings
+S1–S16 of docs/readings.md each one makes:
   steps        S1   profiler steps; each top-level annotation with its CPU extent (its span on the
                     host), GPU extent (first start to last end of the GPU work it launched), GPU
                     time, kernels and launches per instance (a launch is a runtime/driver call

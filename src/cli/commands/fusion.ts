@@ -1,4 +1,4 @@
-/** `kinetoscope fusion TRACE [--vs EAGER_TRACE]`: what fused, what could, and what it saved (S9, S11). */
+/** `kinetoscope fusion TRACE [--vs EAGER_TRACE]`: what fused, what could, and what it saved (docs/readings.md S9, S11). */
 import { Command } from 'commander';
 import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';

@@ -1,4 +1,4 @@
-/** `kinetoscope gemm TRACE`: every matrix product, its shape, work, time and place on the roofline (S7). */
+/** `kinetoscope gemm TRACE`: every matrix product, its shape, work, time and place on the roofline (docs/readings.md S7). */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parsePeaksJson, type UserPeaks } from '../../analyses/gemm/device-peaks.js';

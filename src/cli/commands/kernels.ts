@@ -1,4 +1,4 @@
-/** `kinetoscope kernels TRACE`: every GPU kernel, copy and memset, with its name decoded (S6). */
+/** `kinetoscope kernels TRACE`: every GPU kernel, copy and memset, with its name decoded (docs/readings.md S6). */
 import { Command, Option } from 'commander';
 import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
 import { kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';

@@ -1,4 +1,4 @@
-/** `kinetoscope ops TRACE`: views and other ops that launched no GPU work (S3), GEMM epilogues (S4). */
+/** `kinetoscope ops TRACE`: views and other ops that launched no GPU work (docs/readings.md S3), GEMM epilogues (S4). */
 import { Command } from 'commander';
 import { computeOps } from '../../analyses/host/ops.js';
 import { opsJson, renderOps } from '../../report/ops-view.js';

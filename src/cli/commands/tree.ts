@@ -1,4 +1,4 @@
-/** `kinetoscope tree TRACE`: the dispatch chain of a step or an annotation (S2, S3). */
+/** `kinetoscope tree TRACE`: the dispatch chain of a step or an annotation (docs/readings.md S2, S3). */
 import { Command } from 'commander';
 import { computeDispatchTree } from '../../analyses/host/dispatch-tree.js';
 import { KinetoscopeError } from '../../core/errors.js';

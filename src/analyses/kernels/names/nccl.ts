@@ -1,5 +1,6 @@
 /** NCCL and RCCL kernels: the collective, reduction, element type, algorithm and protocol compiled in. */
 
+import { isCommunicationKernelName } from '../../facts/gpu-work-type.js';
 import type { Signature } from './signature.js';
 import type { DecodedKernelName } from './types.js';
 
@@ -25,7 +26,9 @@ const NCCL_TYPES: Record<string, string> = {
 
 export function decodeNccl(sig: Signature): DecodedKernelName | undefined {
   const b = sig.base;
-  if (!b.startsWith('nccl')) return undefined;
+  // Communication is one rule (facts/gpu-work-type.ts); this decoder reads what NCCL's and RCCL's
+  // names say beyond it, so it only sees names that rule calls communication.
+  if (!isCommunicationKernelName(b)) return undefined;
   const dev = /^ncclDevKernel_(.+)$/.exec(b);
   const old = /^ncclKernel_(.+)$/.exec(b);
   if (!dev && !old && !/^nccl[A-Z]/.test(b)) return undefined;

@@ -1,6 +1,6 @@
 /**
- * View ops (S3): ATen ops that only build new tensor metadata (sizes, strides, offset)
- * over the same storage and so launch no GPU work — `aten::t` → `transpose` → `as_strided`
+ * View ops (docs/readings.md S3): ATen ops that only build new tensor metadata (sizes, strides,
+ * offset) over the same storage and so launch no GPU work — `aten::t` → `transpose` → `as_strided`
  * in the seed's dispatch chain of `nn.Linear`.
  *
  * The list follows torch's view ops ("Tensor Views" in the PyTorch docs and
