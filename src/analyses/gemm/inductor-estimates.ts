@@ -37,12 +37,19 @@ const num = (a: JsonObject | undefined, k: string): number | undefined => {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 };
 
+/** `kernel_flop` and `kernel_num_gb`: 0 is how Inductor writes "not estimated" (its own analysis skips it). */
+const work = (a: JsonObject | undefined, k: string): number | undefined => {
+  const v = num(a, k);
+  return v ? v : undefined;
+};
+
 function readEstimate(a: JsonObject | undefined): InductorEstimate | undefined {
   if (!a) return undefined;
-  const gb = num(a, 'kernel_num_gb');
+  const gb = work(a, 'kernel_num_gb');
+  const flop = work(a, 'kernel_flop');
   const bound = a['roofline_bound'];
   const e: InductorEstimate = {
-    ...(num(a, 'kernel_flop') !== undefined ? { flops: num(a, 'kernel_flop') } : {}),
+    ...(flop !== undefined ? { flops: flop } : {}),
     ...(gb !== undefined ? { bytes: gb * 1e9 } : {}),
     ...(num(a, 'achieved_flops_percent') !== undefined ? { achievedFlopsPercent: num(a, 'achieved_flops_percent') } : {}),
     ...(num(a, 'achieved_bandwidth_percent') !== undefined ? { achievedBandwidthPercent: num(a, 'achieved_bandwidth_percent') } : {}),
@@ -125,10 +132,11 @@ export function checkAgainstInductor(m: TraceModel, row: RowFigures, calls: read
   if (bound && row.bound && bound !== row.bound) {
     const theirs = mean('arithmeticIntensity');
     const ours = row.arithmeticIntensity;
+    const ridge = row.ridgePoint !== undefined ? ` against a ridge of ${row.ridgePoint.toPrecision(4)} FLOP/B` : '';
     disagreements.push(
-      `${row.label}: Inductor's roofline_bound says ${bound}-bound${theirs !== undefined ? ` (intensity ${theirs.toPrecision(4)} FLOP/B)` : ''}, kinetoscope ${row.bound}-bound` +
-        `${ours !== undefined ? ` (intensity ${ours.toPrecision(4)} FLOP/B` : ''}${ours !== undefined && row.ridgePoint !== undefined ? `, ridge ${row.ridgePoint.toPrecision(4)} FLOP/B)` : ours !== undefined ? ')' : ''}` +
-        `${theirs !== undefined && ours ? ` (Inductor ÷ kinetoscope intensity = ${ratio(theirs / ours)})` : ''}`,
+      `${row.label}: Inductor's roofline_bound says ${bound}-bound${theirs !== undefined ? ` (intensity ${theirs.toPrecision(4)} FLOP/B)` : ''}, ` +
+        `kinetoscope ${row.bound}-bound${ours !== undefined ? ` (intensity ${ours.toPrecision(4)} FLOP/B${ridge})` : ''}` +
+        `${theirs !== undefined && ours ? `; Inductor ÷ kinetoscope intensity = ${ratio(theirs / ours)}` : ''}`,
     );
   }
   const flopsPct = mean('achievedFlopsPercent');
@@ -158,4 +166,4 @@ function si(x: number, unit: string): string {
   return `${v.toPrecision(4)} ${prefixes[k]}${unit}`;
 }
 
-const ratio = (x: number) => x.toFixed(2);
+const ratio = (x: number) => x.toPrecision(3);

@@ -581,7 +581,7 @@ const streamSyncOverlap: Check = {
         gpuTimeShare: null,
         message:
           `${syncsHit} of ${syncs.length} Stream Sync record(s) start while a kernel of their stream is still running (${pairs} kernel(s), up to ${fmtUs(maxNs)} before it ends)` +
-          (early ? `; ${early} of them end before that kernel does.` : '; every one ends after the kernels it overlaps.') +
+          (early ? `; ${early} of them end${early === 1 ? 's' : ''} before that kernel does.` : '; every one ends after the kernels it overlaps.') +
           ruleSuffix(3),
         meaning:
           "A Stream Sync record carries the host call's times (cudaStreamSynchronize), so one that starts while the stream's kernel runs is the host waiting for it — torch's validator fails such a trace, but that part changes no figure. " +
