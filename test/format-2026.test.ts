@@ -175,10 +175,31 @@ describe('§9.1 CUDA-graph annotations baked in by export_chrome_trace(cuda_grap
     }
   });
 
+  it(`${IN_PLACE}: compile names the regions each replay of the compiled region ran`, async () => {
+    const evs = raw(micro(IN_PLACE));
+    const byLaunch = new Map<number, Map<string, number>>();
+    for (const k of kernelsOf(evs)) {
+      const a = k['args'];
+      if (!a['graph node id'] || typeof a['name'] !== 'string') continue;
+      const m = byLaunch.get(a['correlation']) ?? new Map<string, number>();
+      byLaunch.set(a['correlation'], m.set(a['name'], (m.get(a['name']) ?? 0) + 1));
+    }
+    const launches = evs.filter((e) => e['name'] === 'cudaGraphLaunch').sort((a, b) => a['ts'] - b['ts']);
+    const want = launches.map((l) => [...byLaunch.get(l['args']['correlation'])!].map(([name, kernels]) => ({ name, kernels })).sort((a, b) => b.kernels - a.kernels || (a.name < b.name ? -1 : 1)));
+    const doc = await json('compile', micro(IN_PLACE));
+    expect(validates('compile', doc)).toEqual([]);
+    expect((doc['steps'][0]['graphReplays'] as Ev[]).map((g) => g['regions'])).toEqual(want);
+    expect((await runCli(['compile', micro(IN_PLACE)])).stdout).toContain('attention×1, mlp×1, tp_allreduce×1');
+  });
+
   it('without annotations (torch 2.11) nothing names a region', async () => {
     const doc = await json('kernels', h200Trace('mlp_train_compile_ro'));
     expect(doc['graphRegions']).toBeUndefined();
     expect((doc['kernels'] as Ev[]).some((k) => k['graphRegions'] !== undefined)).toBe(false);
+    const compile = await json('compile', h200Trace('mlp_train_compile_ro'));
+    const replays = (compile['steps'] as Ev[]).flatMap((s) => s['graphReplays'] as Ev[]);
+    expect(replays.length).toBeGreaterThan(0);
+    expect(replays.some((g) => 'regions' in g)).toBe(false);
   });
 });
 

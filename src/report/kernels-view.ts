@@ -99,7 +99,8 @@ export function renderKernelCatalog(c: KernelCatalog, entries: readonly KernelCa
     formatUs(e.minUs),
     formatUs(e.maxUs),
     streamsText(e, ','),
-    [e.ops.map((o) => (e.ops.length > 1 ? `${o.name}×${o.calls}` : o.name)).join(', '), regionsText(e)].filter(Boolean).join(' · '),
+    // The region first: for replayed work it is the attribution the op column lacks (and a long op name would cut it).
+    [regionsText(e), e.ops.map((o) => (e.ops.length > 1 ? `${o.name}×${o.calls}` : o.name)).join(', ')].filter(Boolean).join(' · '),
     describeDecoded(e.decoded),
   ]);
   return `${renderTable(columns, rows, opts)}\n${footer}`;
