@@ -2,9 +2,9 @@
  * Inductor's own estimates of a kernel's work, where the trace carries them, held against the
  * roofline's (docs/kineto-format.md §9.2). Inductor writes into kernel args:
  * - `kernel_flop` (FLOPs of one launch) and `kernel_num_gb` (bytes moved, in units of 1e9 bytes):
- *   on the `cpu_op` named after each Triton kernel it launches, and on every kernel by
- *   `torch._inductor.analysis.profile_analysis` (`--augment_trace`, pytorch/pytorch#149697), which
- *   gives each kernel of an op that op's figures;
+ *   Inductor's estimates of a Triton kernel (pytorch/pytorch#149697), read on the kernel or on the
+ *   `cpu_op` named after it; and on every kernel by `torch._inductor.analysis.profile_analysis`
+ *   (`--augment_trace`), which gives each kernel of an op that op's figures;
  * - `achieved_flops_percent`, `achieved_bandwidth_percent`, `arithmetic_intensity` (FLOP/byte),
  *   `roofline_bound` (`memory` / `compute`), `roofline_ceiling_tflops`,
  *   `roofline_efficiency_percent`: `add_utilization_annotations()`, run at export through
