@@ -522,6 +522,13 @@ describe("§9.8 doctor covers each rule of torch's trace validator, and names it
     });
   }
 
+  it('doctor --help defines every code it checks, the new ones and COUNTER_TRACKS included, and marks the validator’s rules', async () => {
+    const help = (await runCli(['doctor', '--help'])).stdout;
+    const r = computeDoctor(await loadTrace(micro('kineto-no-log-arrays.json')));
+    for (const code of [...r.checked, 'COUNTER_TRACKS']) expect(help, code).toContain(code);
+    for (const n of [1, 2, 3, 4, 5, 6]) expect(help).toContain(`rule ${n}]`);
+  });
+
   it('rule 3: of the Stream Syncs that start while their kernel runs, one ends before it — a warning — and one after', async () => {
     const want = validatorCounts(raw(micro('validator-stream-sync-overlaps-kernel.json')));
     expect([want.streamSyncs, want.rule3, want.rule3Late]).toEqual([3, 2, 1]);
