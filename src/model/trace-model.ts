@@ -145,7 +145,7 @@ export interface SyncEvent {
 export interface CounterSeries {
   /** The track's pid as written: `"GPU 0 Counters"`, or a number (MTIA, XPU). */
   readonly process: number | string;
-  /** The device the track names (`GPU <n> Counters` → n), the numeric pid, or −1. */
+  /** The device the track names (`GPU <n> Counters` → n), else −1 (a numeric pid is not read as a device). */
   readonly device: number;
   /** `hardware_counters`, `mtia_counters`, `xpu_scope_profiler`, … */
   readonly category: string;

@@ -1,10 +1,11 @@
 /**
  * CUDA-graph regions: the GPU work a CUDA-graph replay ran, grouped by the annotation torch
- * wrote on it. A replay records no op and no shapes (its ops ran at capture time); torch ≥ 2.13's
- * Python exporter, given `export_chrome_trace(path, cuda_graph_annotations=…)`, copies the
- * annotation `torch.cuda.graph_annotations.mark_kernels(...)` recorded for each graph node into
- * the args of the kernels, copies and memsets replayed from that node (matched by `graph node id`),
- * and marks the file with the top-level `"cudaGraphInlineAnnotated": true`
+ * wrote on it. A replay records no op and no shapes (its ops ran at capture time); torch's Python
+ * exporter (pytorch/pytorch#194854, 2026-08), given `export_chrome_trace(path,
+ * cuda_graph_annotations=…)`, copies the annotation `torch.cuda.graph_annotations.mark_kernels(...)`
+ * recorded for each graph node into the args of the kernels, copies and memsets replayed from that
+ * node (matched by `graph node id`), and marks the file with the top-level
+ * `"cudaGraphInlineAnnotated": true`
  * (docs/kineto-format.md §9.1). The annotation's `name` is the region; it is the only attribution
  * the trace gives that work.
  *

@@ -22,7 +22,7 @@ Findings (code: what is counted):
   GRAPH_HIDDEN_KERNELS           kernels replayed by cudaGraphLaunch: their recording ops are not in
                                  the trace; the share of GPU time credited to no op is given
   KERNEL_BEFORE_LAUNCH           GPU activities starting before their launch call started (clock skew)
-                                 [torch trace validator rule 1]
+                                 [rule 1]
   NO_PROFILER_STEPS / STEP_NUMBERS_MISSING / PARTIAL_LAST_STEP
                                  the step structure: none, gaps in the numbering, a last step with
                                  launches whose kernels are missing, or a truncated file

@@ -48,7 +48,7 @@ export class CountersHandler {
       let s = this.series.get(k);
       if (!s) {
         const m = typeof process === 'string' ? COUNTER_TRACK.exec(process) : null;
-        const device = m ? Number(m[1]) : typeof process === 'number' ? process : -1;
+        const device = m ? Number(m[1]) : -1;
         this.series.set(k, (s = { process, device, category, name, key, samples: 0, firstNs: ts, lastNs: ts, min: v, max: v, sum: 0 }));
       }
       s.samples++;
