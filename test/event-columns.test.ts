@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
-import { ColumnBatchWriter, EVENT_COLUMNS, eventsFromColumns, KEEP_ALL_ARGS, REQUIRED_COLUMNS, type EventColumns } from '../src/ingest/event-columns.js';
+import { ARG_NUMBERS, ColumnBatchWriter, EVENT_COLUMNS, eventsFromColumns, KEEP_ALL_ARGS, REQUIRED_COLUMNS, type EventColumns } from '../src/ingest/event-columns.js';
 import type { RawEvent } from '../src/ingest/raw-event.js';
 import { RawEventColumns } from '../src/ingest/raw-event-columns.js';
 import { nativeAddon, nativeEventReader } from '../src/ingest/native-loader.js';
@@ -72,7 +72,7 @@ describe('EVENT_COLUMNS', () => {
     expect(eventsFromColumns(withOffsets, c.newLabels, (a) => c.newArgs[a])).toEqual(events);
     // The numbers read from the args as the tokenizer reads them: `stream` "0x7" → 7, `Bytes` "512" → 512.
     expect(c.argNumbers[2]).toBe(7);
-    expect(c.argNumbers[2 * 9 + 4]).toBe(512);
+    expect(c.argNumbers[2 * ARG_NUMBERS + 4]).toBe(512);
   });
 });
 

@@ -17,6 +17,8 @@ export function modelFingerprint(m: TraceModel) {
     processes: m.processes,
     gpuAnnotations: m.gpuAnnotations,
     syncs: m.syncs.map((s) => ({ ...s, args: JSON.stringify(s.args) })),
+    counters: m.counters,
+    backwardSequences: m.backwardSequences,
     diagnostics: m.diagnostics,
     traceStartNs: m.traceStartNs,
     traceEndNs: m.traceEndNs,

@@ -46,6 +46,9 @@ export const ARG_NUMBER_KEYS = [
   'Total Reserved',
   'Device Type',
   'Device Id',
+  // torch's autograd sequence number: kept as a number, not as an arg, so that ops still share
+  // their args objects; doctor reads it on backward nodes (torch trace validator rule 6).
+  'Sequence number',
 ] as const;
 export const ARG_NUMBERS = ARG_NUMBER_KEYS.length;
 export const AN_EXTERNAL_ID = 0;
@@ -57,6 +60,7 @@ export const AN_TOTAL_ALLOCATED = 5;
 export const AN_TOTAL_RESERVED = 6;
 export const AN_DEVICE_TYPE = 7;
 export const AN_DEVICE_ID = 8;
+export const AN_SEQUENCE_NUMBER = 9;
 
 /** An args value as a number, the reading of ARG_NUMBER_KEYS (and of the model's other numeric args): numbers as written, numeric strings through Number(), else NaN. */
 export function argNumber(v: JsonValue | undefined): number {

@@ -22,6 +22,7 @@ import {
   createFlowsHandler,
   createGpuActivitiesHandler,
   createHostEventsHandler,
+  createCountersHandler,
   createInstantsHandler,
   createMetadataHandler,
   createPythonFunctionsHandler,
@@ -76,7 +77,8 @@ export const MODEL_ARGS_POLICY: ArgsPolicy = {
     cuda_sync: [],
     xpu_sync: [],
   },
-  phases: { M: [] },
+  // Counters (`C`) keep their args: the values (handlers/counters.ts).
+  phases: { M: [], C: [] },
 };
 
 /**
@@ -212,6 +214,7 @@ class Builder implements ModelBuilder {
   private readonly gpu: GpuActivitiesHandler;
   private readonly flows = createFlowsHandler();
   private readonly instants = createInstantsHandler();
+  private readonly counters = createCountersHandler();
   private readonly batch = new Batch();
   private spanStartNs = Infinity;
   private minHostNs = Infinity;
@@ -336,6 +339,10 @@ class Builder implements ModelBuilder {
           break;
         case EventClass.Metadata:
           this.metadata.add(c, i);
+          break;
+        case EventClass.Counter:
+          // Not a thread, and its time sets neither time zero nor the end (counters.ts).
+          this.counters.add(c, i);
           break;
         case EventClass.TraceSpan: {
           const ts = tsNs[i]! + shiftNs;
@@ -471,6 +478,8 @@ class Builder implements ModelBuilder {
       omitted: this.omitted,
       gpuAnnotations,
       syncs,
+      counters: this.counters.finalize(origin),
+      backwardSequences: host.backwardSequences,
       threads: threads.threads,
       processes: metaData.processes,
       devices,

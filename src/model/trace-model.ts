@@ -137,6 +137,37 @@ export interface SyncEvent {
   readonly args: JsonObject | undefined;
 }
 
+/**
+ * One counter series (a `C` event's name and args key, on one track), summarised
+ * (handlers/counters.ts). Hardware counters of CUPTI PM sampling sit on the string pid
+ * `"GPU <n> Counters"` (docs/kineto-format.md §9.5).
+ */
+export interface CounterSeries {
+  /** The track's pid as written: `"GPU 0 Counters"`, or a number (MTIA, XPU). */
+  readonly process: number | string;
+  /** The device the track names (`GPU <n> Counters` → n), else −1 (a numeric pid is not read as a device). */
+  readonly device: number;
+  /** `hardware_counters`, `mtia_counters`, `xpu_scope_profiler`, … */
+  readonly category: string;
+  /** The event's name: the metric (`sm__cycles_active.avg`). */
+  readonly name: string;
+  /** The args key holding the value: `""` for hardware counters. */
+  readonly key: string;
+  readonly samples: number;
+  /** First and last sample, relative to time zero. */
+  readonly firstNs: number;
+  readonly lastNs: number;
+  readonly min: number;
+  readonly max: number;
+  readonly mean: number;
+}
+
+/** An `autograd::engine::evaluate_function: X` op and its `Sequence number` (torch trace validator rule 6, doctor). */
+export interface BackwardSequence {
+  readonly host: number;
+  readonly sequenceNr: number;
+}
+
 export interface ThreadInfo {
   readonly pid: number | string;
   readonly tid: number | string;
@@ -217,6 +248,10 @@ export interface TraceModel {
   readonly omitted: readonly OptionalTable[];
   readonly gpuAnnotations: readonly GpuAnnotation[];
   readonly syncs: readonly SyncEvent[];
+  /** Counter series (`C` events), summarised; none change a figure (handlers/counters.ts). */
+  readonly counters: readonly CounterSeries[];
+  /** Backward nodes with a Sequence number, in host-table order. */
+  readonly backwardSequences: readonly BackwardSequence[];
   readonly threads: readonly ThreadInfo[];
   readonly processes: readonly ProcessInfo[];
   readonly devices: readonly DeviceProperties[];

@@ -33,6 +33,8 @@ export function renderCompile(r: CompileOverhead, opts: CompileRenderOptions = {
   const replays = r.steps.flatMap((s) => s.graphReplays.map((g) => ({ step: s.name, ...g })));
   if (replays.length) {
     out.push('', title('CUDA-graph replays'));
+    // The regions column only where torch's exporter wrote CUDA-graph annotations (docs/kineto-format.md §9.1).
+    const annotated = replays.some((g) => g.regions);
     out.push(
       renderTable(
         [
@@ -41,9 +43,18 @@ export function renderCompile(r: CompileOverhead, opts: CompileRenderOptions = {
           { header: 'Launch CPU', align: 'right' },
           { header: 'Kernels', align: 'right' },
           { header: 'Kernel time', align: 'right' },
+          ...(annotated ? [{ header: 'Regions', maxWidth: 40 }] : []),
           { header: 'Kernel names', maxWidth: 60 },
         ],
-        replays.map((g) => [g.step, g.launch, formatUs(g.launchCpuUs), String(g.kernels), formatUs(g.kernelsUs), g.kernelNames.join(', ')]),
+        replays.map((g) => [
+          g.step,
+          g.launch,
+          formatUs(g.launchCpuUs),
+          String(g.kernels),
+          formatUs(g.kernelsUs),
+          ...(annotated ? [g.regions ? g.regions.map((x) => `${x.name}×${x.kernels}`).join(', ') : ''] : []),
+          g.kernelNames.join(', '),
+        ]),
         opts,
       ),
     );

@@ -39,6 +39,7 @@ export function doctorJson(r: DoctorReport) {
       gpuTimeShare: f.gpuTimeShare === null ? null : Math.round(f.gpuTimeShare * 1e6) / 1e6,
       message: f.message,
       meaning: f.meaning,
+      ...(f.validatorRule !== undefined ? { validatorRule: f.validatorRule } : {}),
     })),
     checked: r.checked,
     gpuTimeUs: Math.round(r.gpuTimeNs) / 1000,

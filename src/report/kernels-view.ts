@@ -1,5 +1,6 @@
 /** The kernel catalog as a table, with each name's decoding in words. */
 import type { KernelCatalog, KernelCatalogEntry } from '../analyses/kernels/kernel-catalog.js';
+import type { GraphRegions } from '../analyses/kernels/graph-regions.js';
 import type { DecodedKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
@@ -38,6 +39,34 @@ export function describeDecoded(d: DecodedKernelName): string {
 export interface KernelCatalogRenderOptions extends RenderOptions {
   /** Terminal width for `wide` records (the full name and long fields wrap to it); 100 when unknown. */
   readonly width?: number;
+  /** The trace's CUDA-graph regions: listed after the table when the trace annotates any. */
+  readonly graphRegions?: GraphRegions;
+}
+
+/** A name's streams, with the priorities its kernels carry when the trace states them (`7 (priority -1)`). */
+function streamsText(e: KernelCatalogEntry, sep: string): string {
+  const streams = e.streams.join(sep);
+  return e.priorities ? `${streams} (priority ${e.priorities.join(sep)})` : streams;
+}
+
+/** The CUDA-graph regions whose replays ran a name (`graph: attention×4, mlp×2`), or ''. */
+function regionsText(e: KernelCatalogEntry): string {
+  return e.graphRegions ? `graph: ${e.graphRegions.map((r) => `${r.name}×${r.calls}`).join(', ')}` : '';
+}
+
+/** The regions, one line each, after the table: what the annotations attribute. */
+export function graphRegionLines(g: GraphRegions): string[] {
+  if (!g.annotated) return [];
+  const out = [
+    `CUDA-graph regions (${g.annotated} of ${g.graphed} replayed GPU activities carry an annotation naming their region${g.inlineAnnotated ? '; cudaGraphInlineAnnotated' : ''}):`,
+  ];
+  for (const r of g.regions) {
+    const lanes = r.lanes.length ? `; lane ${r.lanes.map((l) => (l.name !== undefined ? `${l.lane} "${l.name}"` : String(l.lane))).join(', ')}` : '';
+    out.push(
+      `  ${r.name}: ${r.activities} activit(ies) of ${r.kernels} name(s), ${formatUs(r.totalUs)} (${formatPercent(r.share)}), ${r.replays} replay(s), stream ${r.streams.join(',')}${lanes}`,
+    );
+  }
+  return out;
 }
 
 /**
@@ -46,7 +75,8 @@ export interface KernelCatalogRenderOptions extends RenderOptions {
  * signatures cannot be read in a terminal.
  */
 export function renderKernelCatalog(c: KernelCatalog, entries: readonly KernelCatalogEntry[], opts: KernelCatalogRenderOptions): string {
-  const footer = `${c.activities} GPU activities, ${entries.length} of ${c.entries.length} names shown, ${formatUs(c.totalUs)} in all.`;
+  const regions = opts.graphRegions ? graphRegionLines(opts.graphRegions) : [];
+  const footer = `${c.activities} GPU activities, ${entries.length} of ${c.entries.length} names shown, ${formatUs(c.totalUs)} in all.${regions.length ? `\n${regions.join('\n')}` : ''}`;
   if (opts.wide) return `${entries.map((e, i) => renderKernelRecord(e, i + 1, opts)).join('\n\n')}\n\n${footer}`;
   const columns = [
     { header: 'Kernel', maxWidth: 60 },
@@ -68,8 +98,9 @@ export function renderKernelCatalog(c: KernelCatalog, entries: readonly KernelCa
     formatUs(e.meanUs),
     formatUs(e.minUs),
     formatUs(e.maxUs),
-    e.streams.join(','),
-    e.ops.map((o) => (e.ops.length > 1 ? `${o.name}×${o.calls}` : o.name)).join(', '),
+    streamsText(e, ','),
+    // The region first: for replayed work it is the attribution the op column lacks (and a long op name would cut it).
+    [regionsText(e), e.ops.map((o) => (e.ops.length > 1 ? `${o.name}×${o.calls}` : o.name)).join(', ')].filter(Boolean).join(' · '),
     describeDecoded(e.decoded),
   ]);
   return `${renderTable(columns, rows, opts)}\n${footer}`;
@@ -87,8 +118,9 @@ export function renderKernelRecord(e: KernelCatalogEntry, rank: number, opts: Ke
     ['calls', String(e.calls)],
     ['total', `${formatUs(e.totalUs)} (${formatPercent(e.share)} of GPU activity time)`],
     ['mean', `${formatUs(e.meanUs)}  min ${formatUs(e.minUs)}  max ${formatUs(e.maxUs)}`],
-    ['streams', e.streams.join(', ')],
+    ['streams', streamsText(e, ', ')],
     ['op', ops],
+    ['graph region', regionsText(e).replace(/^graph: /, '')],
     ['launched by', launch],
     ...decodedFields(e.decoded),
     ['name', e.name],
@@ -187,5 +219,17 @@ export function kernelCatalogJson(entries: readonly KernelCatalogEntry[]) {
     ops: e.ops,
     launchedBy: e.launchedBy,
     decoded: e.decoded,
+    ...(e.priorities ? { priorities: e.priorities } : {}),
+    ...(e.graphRegions ? { graphRegions: e.graphRegions } : {}),
   }));
+}
+
+/** The regions as JSON (`kernels --json`'s `graphRegions`, present when the trace annotates any). */
+export function graphRegionsJson(g: GraphRegions) {
+  return {
+    inlineAnnotated: g.inlineAnnotated,
+    graphed: g.graphed,
+    annotated: g.annotated,
+    regions: g.regions.map((r) => ({ ...r, totalUs: roundUs(r.totalUs), lanes: r.lanes.map((l) => ({ lane: l.lane, name: l.name ?? null })) })),
+  };
 }

@@ -114,6 +114,21 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
           }
         : null,
       device: x.device ?? null,
+      ...(x.inductor
+        ? {
+            inductor: {
+              calls: x.inductor.calls,
+              flops: x.inductor.flops ?? null,
+              bytes: x.inductor.bytes ?? null,
+              bound: x.inductor.bound ?? null,
+              achievedFlopsPercent: x.inductor.achievedFlopsPercent ?? null,
+              achievedBandwidthPercent: x.inductor.achievedBandwidthPercent ?? null,
+              flopsRatio: x.inductor.flopsRatio ?? null,
+              bytesRatio: x.inductor.bytesRatio ?? null,
+              disagreements: x.inductor.disagreements,
+            },
+          }
+        : {}),
     })),
     byKind: r.byKind.map((k) => ({ kind: k.kind, calls: k.calls, flops: k.flops, kernelUs: roundUs(k.kernelUs) })),
     totals: { calls: r.totals.calls, flops: r.totals.flops, kernelUs: roundUs(r.totals.kernelUs), traceKernelUs: roundUs(r.totals.traceKernelUs), declinedCalls: r.totals.declinedCalls },

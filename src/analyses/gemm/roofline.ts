@@ -18,6 +18,11 @@
  * - Attention: the outermost op of attention-shape.ts's set (`_scaled_dot_product_*_attention`
  *   and their backward), with every kernel under it.
  *
+ * Inductor's own estimates (`kernel_flop`, `kernel_num_gb`, `roofline_bound`), where the trace
+ * carries them on a row's kernels, are read beside each row (`inductor`) and every disagreement
+ * with the row's FLOPs, bytes or bound is a note naming both numbers and their ratio
+ * (inductor-estimates.ts).
+ *
  * Peaks: the device's dense peak for the input dtype; fp32 convolutions that cuDNN was allowed
  * to run in TF32 (`cudnn_convolution`'s `allow_tf32` True, torch's default for cuDNN) are held
  * against the TF32 peak. `convolution_backward` does not state the flag: its fp32 passes are held
@@ -35,6 +40,7 @@ import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
+import { checkAgainstInductor, inductorEstimateOf, type InductorCheck } from './inductor-estimates.js';
 
 export type ComputeKind = 'gemm' | 'conv-fprop' | 'conv-dgrad' | 'conv-wgrad' | 'conv-bwd' | 'attention-fwd' | 'attention-bwd';
 
@@ -66,6 +72,8 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly conv?: ConvShape;
   readonly attention?: AttentionShape;
   readonly hosts: readonly number[];
+  /** Inductor's estimates on the row's kernels, when any carries them, and where they disagree. */
+  readonly inductor?: InductorCheck;
 }
 
 export interface RooflineReport {
@@ -290,6 +298,8 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
   const kernelSet = new Set<number>();
   const convAttentionKernels = new Set<number>();
   const rows: RooflineRow[] = [];
+  /** Each row's calls, as the kernels of each (for Inductor's estimates), by row. */
+  const callKernels = new Map<RooflineRow, number[][]>();
 
   for (const r of gemm.rows) {
     const s = r.shape;
@@ -319,7 +329,15 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     });
   }
   // GEMM kernels, for the set the table accounts for.
-  for (const r of gemm.rows) for (const h of r.hosts) for (const g of subtreeGpuWithOwner(m, h)) if (m.gpu.kind[g.g] === GpuKind.Kernel) kernelSet.add(g.g);
+  gemm.rows.forEach((r, k) => {
+    const calls: number[][] = [];
+    for (const h of r.hosts) {
+      const ks = subtreeGpuWithOwner(m, h).filter((g) => m.gpu.kind[g.g] === GpuKind.Kernel).map((g) => g.g);
+      for (const g of ks) kernelSet.add(g);
+      calls.push(ks);
+    }
+    callKernels.set(rows[k]!, calls);
+  });
 
   // Conv and attention: group calls.
   interface Acc {
@@ -331,6 +349,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     minNs: number;
     maxNs: number;
     otherNs: number;
+    calls: number[][];
   }
   const groups = new Map<string, Acc>();
   const work = [...convCalls(m), ...attentionCalls(m)];
@@ -338,8 +357,9 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     const names = w.kernels.map((g) => gpuName(m, g));
     const key = [w.kind, w.op, JSON.stringify(m.host.args[w.host]?.['Input Dims'] ?? null), JSON.stringify(m.host.args[w.host]?.['Input type'] ?? null), JSON.stringify(m.host.args[w.host]?.['Concrete Inputs'] ?? null), w.keyExtra, names.join('\u0001')].join('\u0000');
     let a = groups.get(key);
-    if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0 }));
+    if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0, calls: [] }));
     a.hosts.push(w.host);
+    a.calls.push([...w.kernels]);
     if (steps.length && inStep(w.host)) a.inSteps++;
     for (const g of w.kernels) {
       kernelSet.add(g);
@@ -362,7 +382,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     const device = deviceId !== undefined ? deviceById.get(deviceId) : undefined;
     const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
     const point = placeOnRoofline(w.flops, w.bytes, meanUs, w.peakDtype, device?.peaks);
-    rows.push({
+    const at = rows.push({
       kind: w.kind,
       op: w.op,
       shape: w.shape,
@@ -388,6 +408,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(w.attention ? { attention: w.attention } : {}),
       hosts: a.hosts,
     });
+    callKernels.set(rows[at - 1]!, a.calls);
   }
   // Compute kernels no op of the table owns — replayed from a CUDA graph (max-autotune and
   // reduce-overhead record them so), or under an op whose arguments are not read here: a row
@@ -425,7 +446,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
         : launched
           ? 'launched outside any op'
           : 'its launch is not in the trace (before the capture window?)';
-    rows.push({
+    const at = rows.push({
       kind,
       op: name,
       shape: '—',
@@ -445,6 +466,17 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       template: isTemplateGemmName(name),
       hosts: [],
     });
+    callKernels.set(rows[at - 1]!, gs.map((g) => [g]));
+  }
+  // Inductor's estimates, where the row's kernels carry them.
+  let estimated = false;
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k]!;
+    const check = checkAgainstInductor(m, { label: `\`${r.op}\`${r.shape !== '—' ? ` ${r.shape}` : ''}`, ...r }, callKernels.get(r) ?? []);
+    if (!check) continue;
+    estimated = true;
+    rows[k] = { ...r, inductor: check };
+    notes.push(...check.disagreements);
   }
   rows.sort((x, y) => y.totalUs - x.totalUs || compareText(x.kind, y.kind) || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
 
@@ -471,6 +503,10 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     const name = gpuName(m, g);
     if (name.startsWith('triton_tem_') && decodeKernelName(name).inductor?.ops?.includes('convolution')) convTemplates.add(name);
   }
+  // Inductor's estimates on kernels no row holds (pointwise and reduction kernels): read, with nothing to hold them against.
+  let outside = 0;
+  for (let g = 0; g < m.gpu.length; g++) if (m.gpu.kind[g] === GpuKind.Kernel && !kernelSet.has(g) && inductorEstimateOf(m, g)) outside++;
+  if (outside) notes.push(`${outside} kernel(s) outside the table carry Inductor's estimates (kernel_flop, kernel_num_gb): not cross-checked${estimated ? '' : '; no row of the table carries them'}`);
   if (convTemplates.size) notes.push(`${convTemplates.size} Triton convolution template kernel(s) not in the table (their shapes are not derived): ${[...convTemplates].slice(0, 3).join(', ')}`);
   if (declinedCalls) notes.push(`${declinedCalls} call(s) without FLOPs: the trace does not state their work (reason per row)`);
   if (!rows.length) notes.push('no compute ops (GEMMs, convolutions, fused attention) in this trace');

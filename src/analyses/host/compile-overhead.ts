@@ -32,6 +32,8 @@ import { hostHasNaNStart, hostOrderByStart } from '../helpers/host-start-order.j
 import { perModel } from '../helpers/per-model.js';
 import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
+import { computeGraphRegions } from '../kernels/graph-regions.js';
+import { compareText } from '../../core/compare-text.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
 import { wholeTraceWindow } from './scopes.js';
 import { formatDims, shortDtype, tensorArgs } from '../gemm/tensor-bytes.js';
@@ -66,6 +68,20 @@ export interface GraphReplay {
   readonly kernels: number;
   readonly kernelsUs: number;
   readonly kernelNames: readonly string[];
+  /** The CUDA-graph regions (annotation names, kernels/graph-regions.ts) its kernels carry, most kernels first; absent when none does. */
+  readonly regions?: readonly { readonly name: string; readonly kernels: number }[];
+}
+
+/** The regions a replay's kernels carry (the annotation torch's exporter wrote on them), most kernels first. */
+function replayRegions(m: TraceModel, acts: readonly number[]): { name: string; kernels: number }[] {
+  const graph = computeGraphRegions(m);
+  if (!graph.annotated) return [];
+  const count = new Map<string, number>();
+  for (const g of acts) {
+    const r = graph.regionOf[g]!;
+    if (r >= 0) count.set(graph.regions[r]!.name, (count.get(graph.regions[r]!.name) ?? 0) + 1);
+  }
+  return [...count].map(([name, kernels]) => ({ name, kernels })).sort((a, b) => b.kernels - a.kernels || compareText(a.name, b.name));
 }
 
 export interface CompileScope {
@@ -258,12 +274,14 @@ function computeCompileOverheadOnce(m: TraceModel): CompileOverhead {
       if (host.kind[i] === HostKind.Runtime && (nameFlags[host.name[i]!]! & NAME_GRAPH_LAUNCH) !== 0) {
         const acts = (launched.get(i) ?? []).filter((g) => gpu.kind[g] === GpuKind.Kernel);
         const kernelNames = [...new Set(acts.map((g) => strings.get(gpu.name[g]!)))];
+        const regions = replayRegions(m, acts);
         replays.push({
           launch: names[i]!,
           launchCpuUs: host.durNs[i]! / 1000,
           kernels: acts.length,
           kernelsUs: acts.reduce((s, g) => s + gpu.durNs[g]!, 0) / 1000,
           kernelNames,
+          ...(regions.length ? { regions } : {}),
         });
       }
     }

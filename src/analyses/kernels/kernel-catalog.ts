@@ -1,12 +1,15 @@
 /**
  * The kernel catalog (docs/readings.md S6): every kernel, memcpy and memset name with its calls,
  * time statistics, streams, the ops that launched it and what its name says (decoded by
- * kernel-name.ts; what cannot be decoded stays undecoded).
+ * kernel-name.ts; what cannot be decoded stays undecoded). Where the trace has them, also the
+ * streams' priorities Kineto wrote on kernels (`priority`, CUDA ≥ 13.1, docs/kineto-format.md
+ * §9.4) and the CUDA-graph regions whose replays ran the name (graph-regions.ts).
  */
 import { perModel } from '../helpers/per-model.js';
 import { GPU_KIND_NAMES, type TraceModel } from '../../model/trace-model.js';
 import { describeKernelName, type DecodedKernelName } from './kernel-name.js';
 import { compareText } from '../../core/compare-text.js';
+import { computeGraphRegions } from './graph-regions.js';
 
 export interface KernelCatalogEntry {
   readonly name: string;
@@ -27,6 +30,10 @@ export interface KernelCatalogEntry {
   /** The runtime/driver calls that launched it (`cuLaunchKernelEx`, `cudaGraphLaunch`, …). */
   readonly launchedBy: { name: string; calls: number }[];
   readonly decoded: DecodedKernelName;
+  /** The `priority` values its kernels carry (the stream's priority: lower runs first), ascending; absent when none does. */
+  readonly priorities?: number[];
+  /** The CUDA-graph regions (annotation names) whose replays ran it, most calls first; absent when none. */
+  readonly graphRegions?: { name: string; calls: number }[];
 }
 
 export interface KernelCatalog {
@@ -197,8 +204,50 @@ function computeKernelCatalogOnce(m: TraceModel): KernelCatalog {
       decoded,
     });
   }
+  addPrioritiesAndRegions(m, entries, sums.ids);
   entries.sort((x, y) => y.totalUs - x.totalUs || compareText(x.name, y.name));
   return { entries, totalUs: totalNs / 1000, activities: gpu.length };
+}
+
+/**
+ * Each entry's priorities and graph regions, from a pass over the activities' args: only traces
+ * that carry either pay for more than that pass (entries in the order of `ids`, one per name id).
+ */
+function addPrioritiesAndRegions(m: TraceModel, entries: KernelCatalogEntry[], ids: readonly number[]): void {
+  const { gpu } = m;
+  const priorities = new Map<number, Set<number>>();
+  for (let g = 0; g < gpu.length; g++) {
+    const p = gpu.args[g]?.['priority'];
+    if (typeof p !== 'number') continue;
+    const id = gpu.name[g]!;
+    let set = priorities.get(id);
+    if (!set) priorities.set(id, (set = new Set()));
+    set.add(p);
+  }
+  const graph = computeGraphRegions(m);
+  const regions = new Map<number, Map<string, number>>();
+  if (graph.annotated > 0) {
+    for (let g = 0; g < gpu.length; g++) {
+      const r = graph.regionOf[g]!;
+      if (r < 0) continue;
+      const id = gpu.name[g]!;
+      let byRegion = regions.get(id);
+      if (!byRegion) regions.set(id, (byRegion = new Map()));
+      const name = graph.regions[r]!.name;
+      byRegion.set(name, (byRegion.get(name) ?? 0) + 1);
+    }
+  }
+  if (!priorities.size && !regions.size) return;
+  for (let k = 0; k < ids.length; k++) {
+    const p = priorities.get(ids[k]!);
+    const r = regions.get(ids[k]!);
+    if (!p && !r) continue;
+    entries[k] = {
+      ...entries[k]!,
+      ...(p ? { priorities: [...p].sort((x, y) => x - y) } : {}),
+      ...(r ? { graphRegions: [...r].map(([name, calls]) => ({ name, calls })).sort((x, y) => y.calls - x.calls || compareText(x.name, y.name)) } : {}),
+    };
+  }
 }
 
 /** computeKernelCatalog, computed once per model (per-model.ts): the result is shared, read-only. */

@@ -16,14 +16,25 @@
  * - KERNEL_BEFORE_LAUNCH: a GPU activity starting before the call that launched it (clock skew);
  * - NO_PROFILER_STEPS, STEP_NUMBERS_MISSING, PARTIAL_LAST_STEP: the step structure;
  * - TORCH_ID_COLLISION: torch's key_averages crediting GPU work twice (linking.ts);
+ * - the rules of torch's own trace validator (`torch.profiler._trace_validator.validate_trace()`,
+ *   pytorch/pytorch#177947), each named in its finding (`validatorRule`): 1 is
+ *   KERNEL_BEFORE_LAUNCH; 2 EVENT_WAIT_WITHOUT_RECORD_ID; 3 STREAM_SYNC_OVERLAPS_KERNEL; 4
+ *   STREAM_WAIT_ON_FUTURE_RECORD and STREAM_WAIT_RECORD_NOT_IN_TRACE; 5
+ *   COLLECTIVE_METADATA_MISSING; 6 SEQUENCE_NUMBER_SHARED (docs/kineto-format.md §9.8 says where
+ *   kinetoscope reads a rule differently);
+ * - COUNTER_TRACKS (info): the counter series the trace sampled (hardware counters), which no
+ *   figure reads;
  * - every other diagnostic of the reader and the model (TRUNCATED, DUPLICATE_CORRELATION, …),
  *   passed through with what it means.
  */
 import type { Severity } from '../../core/diagnostics.js';
-import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { compareText } from '../../core/compare-text.js';
 import { PDL_MIN_COMPUTE_MAJOR, describePdlPairs, findStreamOverlaps, pdlCapableDevices, streamOrderOf } from '../../model/stream-overlaps.js';
 import { perModel } from '../helpers/per-model.js';
+import { computeGraphRegions } from '../kernels/graph-regions.js';
+import { argNumber } from '../../ingest/event-columns.js';
+import type { JsonObject } from '../../ingest/raw-event.js';
 
 export interface Finding {
   readonly code: string;
@@ -34,6 +45,8 @@ export interface Finding {
   readonly message: string;
   /** What it means for the numbers. */
   readonly meaning: string;
+  /** The rule of torch's trace validator (torch.profiler._trace_validator, 1–6) the finding is, when it is one. */
+  readonly validatorRule?: number;
 }
 
 export interface DoctorReport {
@@ -48,6 +61,19 @@ const LAUNCH_API =
 const GRAPH_LAUNCH = /GraphLaunch/;
 
 const fmtUs = (ns: number) => `${(ns / 1000).toFixed(3)} µs`;
+
+/** torch's trace validator's rules (torch.profiler._trace_validator, pytorch/pytorch#177947), in its order. */
+const VALIDATOR_RULES: Readonly<Record<number, string>> = {
+  1: 'a GPU kernel starts after its launch',
+  2: 'an event wait names the cudaEventRecord it waits on',
+  3: 'a Stream Sync does not start while a kernel runs on its stream',
+  4: 'the cudaEventRecord a stream wait names came before it',
+  5: 'record_param_comms carries the collective name, dtype, in/out element counts and group size',
+  6: 'each backward Sequence number belongs to one backward op',
+};
+
+/** ` (torch trace validator rule N: …)`, the sentence's end that names the rule. */
+const ruleSuffix = (n: number) => ` (torch trace validator rule ${n}: ${VALIDATOR_RULES[n]}.)`;
 const fmtPct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 interface Ctx {
@@ -315,6 +341,12 @@ const graphHidden: Check = {
     }
     if (!hit.length) return [];
     const ownerText = owners.size ? `; the rest are credited whole to ${[...owners.keys()].slice(0, 3).map((n) => `\`${n}\``).join(', ')}` : '';
+    // The annotations torch's exporter wrote on replayed work name its region (graph-regions.ts).
+    const graph = computeGraphRegions(m);
+    const annotated = graph.annotated ? hit.filter((g) => graph.regionOf[g]! >= 0) : [];
+    const regionText = annotated.length
+      ? ` ${annotated.length} of them (${fmtPct(share(annotated))} of GPU time) carry a CUDA-graph annotation naming their region (${graph.regions.slice(0, 3).map((r) => `\`${r.name}\` ×${r.activities}`).join(', ')}${graph.regions.length > 3 ? ', …' : ''}): \`kernels\` groups them by it.`
+      : '';
     return [
       {
         code: 'GRAPH_HIDDEN_KERNELS',
@@ -323,7 +355,7 @@ const graphHidden: Check = {
         gpuTimeShare: share(hit),
         message:
           `${hit.length} GPU activit(ies) (${fmtPct(share(hit))} of GPU time) ran inside CUDA graph replays (cudaGraphLaunch); ` +
-          `${noOwner.length} of them (${fmtPct(share(noOwner))} of GPU time) belong to no op${ownerText}.`,
+          `${noOwner.length} of them (${fmtPct(share(noOwner))} of GPU time) belong to no op${ownerText}.${regionText}`,
         meaning:
           'The ops that recorded the graph ran at capture time, outside the trace, so this GPU time cannot be attributed to the ops (or the model code) that issued it; per-op device times miss it, and launch-overhead figures see one launch for many kernels.',
       },
@@ -353,9 +385,10 @@ const kernelBeforeLaunch: Check = {
         severity: 'warning',
         count: hit.length,
         gpuTimeShare: share(hit),
-        message: `${hit.length} GPU activit(ies) start before the call that launched them started (by up to ${fmtUs(maxNs)}).`,
+        message: `${hit.length} GPU activit(ies) start before the call that launched them started (by up to ${fmtUs(maxNs)}).${ruleSuffix(1)}`,
         meaning:
           "Impossible in real time: the GPU's and the host's clocks disagree (CUPTI's GPU timestamps are converted to host time). Launch latencies come out negative, host-wait idle time is misattributed, and every GPU time is shifted against CPU time by about that much.",
+        validatorRule: 1,
       },
     ];
   },
@@ -448,6 +481,274 @@ const idCollision: Check = {
   },
 };
 
+/** An args value as a number (numbers as written, numeric strings read), NaN when absent. */
+const argNum = (args: JsonObject | undefined, key: string): number => argNumber(args?.[key]);
+
+/** A cuda_sync record's kind: `args.cuda_sync_kind`, else its name (the two agree in Kineto's output). */
+const syncKind = (s: TraceModel['syncs'][number]): string => (typeof s.args?.['cuda_sync_kind'] === 'string' ? (s.args['cuda_sync_kind'] as string) : s.name);
+
+const EVENT_WAITS = new Set(['Stream Wait Event', 'Event Sync']);
+
+const eventWaitWithoutRecord: Check = {
+  code: 'EVENT_WAIT_WITHOUT_RECORD_ID',
+  run({ m }) {
+    const waits = m.syncs.filter((s) => EVENT_WAITS.has(syncKind(s)));
+    const hit = waits.filter((s) => !(argNum(s.args, 'wait_on_cuda_event_record_corr_id') >= 0));
+    if (!hit.length) return [];
+    const kinds = new Map<string, number>();
+    for (const s of hit) kinds.set(syncKind(s), (kinds.get(syncKind(s)) ?? 0) + 1);
+    return [
+      {
+        code: 'EVENT_WAIT_WITHOUT_RECORD_ID',
+        severity: 'warning',
+        count: hit.length,
+        gpuTimeShare: null,
+        message:
+          `${hit.length} of ${waits.length} event wait(s) (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}) name no cudaEventRecord: their wait_on_cuda_event_record_corr_id is missing or negative.` +
+          ruleSuffix(2),
+        meaning:
+          'The work such a wait waited for cannot be told: critical-path leaves out the cross-stream (Stream Wait Event) or GPU-to-host (Event Sync) dependency, so a path through it is cut there. Kineto writes −1 when it has not seen the event recorded, most likely because the record came before the profiler started.',
+        validatorRule: 2,
+      },
+    ];
+  },
+};
+
+const streamSyncOverlap: Check = {
+  code: 'STREAM_SYNC_OVERLAPS_KERNEL',
+  run({ m }) {
+    const syncs = m.syncs.filter((s) => syncKind(s) === 'Stream Sync');
+    if (!syncs.length) return [];
+    const { gpu } = m;
+    // Kernels of the synchronized streams, by start, with the latest end so far (a kernel may outlast the next).
+    const key = (device: number, stream: number) => `${device}/${stream}`;
+    const wanted = new Set(syncs.map((s) => key(s.device, s.stream)));
+    const byStream = new Map<string, number[]>();
+    for (let g = 0; g < gpu.length; g++) {
+      if (gpu.kind[g] !== GpuKind.Kernel) continue;
+      const k = key(gpu.device[g]!, gpu.stream[g]!);
+      if (!wanted.has(k)) continue;
+      let l = byStream.get(k);
+      if (!l) byStream.set(k, (l = []));
+      l.push(g);
+    }
+    // Per stream: its kernels by start, and the latest end among the first j+1 (a kernel may outlast the next).
+    const maxEnd = new Map<string, Float64Array>();
+    for (const [k, l] of byStream) {
+      l.sort((a, b) => gpu.startNs[a]! - gpu.startNs[b]! || a - b);
+      const e = new Float64Array(l.length);
+      for (let j = 0; j < l.length; j++) e[j] = Math.max(j ? e[j - 1]! : -Infinity, gpu.startNs[l[j]!]! + gpu.durNs[l[j]!]!);
+      maxEnd.set(k, e);
+    }
+    let pairs = 0;
+    let syncsHit = 0;
+    let early = 0;
+    let maxNs = 0;
+    for (const s of syncs) {
+      const k = key(s.device, s.stream);
+      const l = byStream.get(k);
+      if (!l) continue;
+      const e = maxEnd.get(k)!;
+      const t = s.startNs;
+      // The last kernel to start before the sync; those running at t are at or before it.
+      let lo = 0;
+      let hi = l.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (gpu.startNs[l[mid]!]! < t) lo = mid + 1;
+        else hi = mid;
+      }
+      let running = 0;
+      let endsLater = false;
+      for (let j = lo - 1; j >= 0 && e[j]! > t; j--) {
+        const end = gpu.startNs[l[j]!]! + gpu.durNs[l[j]!]!;
+        if (end <= t) continue;
+        running++;
+        maxNs = Math.max(maxNs, end - t);
+        if (end > t + s.durNs) endsLater = true;
+      }
+      if (!running) continue;
+      pairs += running;
+      syncsHit++;
+      if (endsLater) early++;
+    }
+    if (!syncsHit) return [];
+    return [
+      {
+        code: 'STREAM_SYNC_OVERLAPS_KERNEL',
+        severity: early ? 'warning' : 'info',
+        count: syncsHit,
+        gpuTimeShare: null,
+        message:
+          `${syncsHit} of ${syncs.length} Stream Sync record(s) start while a kernel of their stream is still running (${pairs} kernel(s), up to ${fmtUs(maxNs)} before it ends)` +
+          (early ? `; ${early} of them end${early === 1 ? 's' : ''} before that kernel does.` : '; every one ends after the kernels it overlaps.') +
+          ruleSuffix(3),
+        meaning:
+          "A Stream Sync record carries the host call's times (cudaStreamSynchronize), so one that starts while the stream's kernel runs is the host waiting for it — torch's validator fails such a trace, but that part changes no figure. " +
+          (early
+            ? 'One that ends before the kernel it waited for is impossible: the GPU and host clocks disagree there, as with KERNEL_BEFORE_LAUNCH, and host-wait times and the critical path through that sync are off by about that much.'
+            : 'None ends before the kernel it waited for, so the order of host and GPU time is consistent.'),
+        validatorRule: 3,
+      },
+    ];
+  },
+};
+
+/** cudaEventRecord and its variants, the names torch's validator looks for. */
+const EVENT_RECORD_CALL = /^cudaEventRecord(?:WithFlags)?(?:_ptsz)?$/;
+
+const streamWaitRecord: Check = {
+  code: 'STREAM_WAIT_RECORD',
+  run({ m }) {
+    const waits = m.syncs.filter((s) => syncKind(s) === 'Stream Wait Event' && argNum(s.args, 'wait_on_cuda_event_record_corr_id') >= 0);
+    if (!waits.length) return [];
+    const { host, strings } = m;
+    // The earliest cudaEventRecord call of each correlation id (the id a wait names is CUPTI's correlation).
+    const recordAt = new Map<number, number>();
+    const isRecord = new Map<number, boolean>();
+    for (let i = 0; i < host.length; i++) {
+      const k = host.kind[i];
+      if (k !== HostKind.Runtime && k !== HostKind.Driver) continue;
+      const id = host.name[i]!;
+      let yes = isRecord.get(id);
+      if (yes === undefined) isRecord.set(id, (yes = EVENT_RECORD_CALL.test(strings.get(id))));
+      const corr = host.correlation[i]!;
+      if (!yes || corr !== corr) continue;
+      const t = recordAt.get(corr);
+      if (t === undefined || host.startNs[i]! < t) recordAt.set(corr, host.startNs[i]!);
+    }
+    let missing = 0;
+    let future = 0;
+    let maxNs = 0;
+    for (const s of waits) {
+      const t = recordAt.get(argNum(s.args, 'wait_on_cuda_event_record_corr_id'));
+      if (t === undefined) missing++;
+      else if (t > s.startNs) {
+        future++;
+        maxNs = Math.max(maxNs, t - s.startNs);
+      }
+    }
+    const out: Finding[] = [];
+    if (future) {
+      out.push({
+        code: 'STREAM_WAIT_ON_FUTURE_RECORD',
+        severity: 'warning',
+        count: future,
+        gpuTimeShare: null,
+        message: `${future} of ${waits.length} Stream Wait Event record(s) name a cudaEventRecord that comes after them (by up to ${fmtUs(maxNs)}).${ruleSuffix(4)}`,
+        meaning:
+          "A stream cannot wait for an event recorded later: Kineto paired the wait with a record of a later session or iteration (kineto before pytorch/kineto#1339, April 2026, kept the map of events across sessions). critical-path's cross-stream edge from that wait points forward in time and is wrong; the wait's real source is not in the trace.",
+        validatorRule: 4,
+      });
+    }
+    if (missing) {
+      out.push({
+        code: 'STREAM_WAIT_RECORD_NOT_IN_TRACE',
+        severity: 'info',
+        count: missing,
+        gpuTimeShare: null,
+        message: `${missing} of ${waits.length} Stream Wait Event record(s) name a cudaEventRecord (by correlation id) that is not in the trace.${ruleSuffix(4)}`,
+        meaning:
+          'The event was recorded before the profiler started (or by a call the profiler did not record); critical-path leaves out the cross-stream dependency of those waits. torch’s validator also accepts a record whose External id matches; kinetoscope matches the correlation id alone, which is what the wait names.',
+        validatorRule: 4,
+      });
+    }
+    return out;
+  },
+};
+
+/** The fields torch's validator requires on `record_param_comms`. */
+const COLLECTIVE_FIELDS = ['Collective name', 'dtype', 'In msg nelems', 'Out msg nelems', 'Group size'] as const;
+
+const collectiveMetadata: Check = {
+  code: 'COLLECTIVE_METADATA_MISSING',
+  run({ m }) {
+    const { host, strings } = m;
+    let calls = 0;
+    let hit = 0;
+    const missing = new Map<string, number>();
+    for (let i = 0; i < host.length; i++) {
+      if (host.kind[i] !== HostKind.Op || strings.get(host.name[i]!) !== 'record_param_comms') continue;
+      calls++;
+      const a = host.args[i];
+      const absent = COLLECTIVE_FIELDS.filter((k) => a?.[k] === undefined);
+      if (!absent.length) continue;
+      hit++;
+      for (const k of absent) missing.set(k, (missing.get(k) ?? 0) + 1);
+    }
+    if (!hit) return [];
+    return [
+      {
+        code: 'COLLECTIVE_METADATA_MISSING',
+        severity: 'info',
+        count: hit,
+        gpuTimeShare: null,
+        message: `${hit} of ${calls} record_param_comms op(s) lack collective fields (${[...missing].map(([k, n]) => `${k} ×${n}`).join(', ')}).${ruleSuffix(5)}`,
+        meaning:
+          "The trace does not state those collectives' sizes or group: `ranks` and `export`'s collectives table leave their bytes, element counts or group size empty, and bus bandwidth is not computed for them. Older torch wrote fewer of these fields; nothing printed is wrong because of it.",
+        validatorRule: 5,
+      },
+    ];
+  },
+};
+
+const sequenceShared: Check = {
+  code: 'SEQUENCE_NUMBER_SHARED',
+  run({ m }) {
+    const ops = new Map<number, Set<string>>();
+    for (const b of m.backwardSequences) {
+      const name = m.strings.get(m.host.name[b.host]!);
+      const node = name.slice(name.indexOf(':', name.indexOf('evaluate_function')) + 1).trim();
+      let set = ops.get(b.sequenceNr);
+      if (!set) ops.set(b.sequenceNr, (set = new Set()));
+      set.add(node);
+    }
+    const shared = [...ops].filter(([, set]) => set.size > 1);
+    if (!shared.length) return [];
+    const [seq, first] = shared[0]!;
+    return [
+      {
+        code: 'SEQUENCE_NUMBER_SHARED',
+        severity: 'warning',
+        count: shared.length,
+        gpuTimeShare: null,
+        message: `${shared.length} of ${ops.size} backward Sequence number(s) belong to backward ops of more than one name (e.g. ${seq}: ${[...first].slice(0, 3).map((n) => `\`${n}\``).join(', ')}).${ruleSuffix(6)}`,
+        meaning:
+          "torch pairs a backward op with the forward op that made it by Sequence number (the fwdbwd flows), and links one backward op per number: of the ops sharing one, the others are linked to no forward op, so the module tree's backward attribution (modules, the report) misses them or credits the wrong module.",
+        validatorRule: 6,
+      },
+    ];
+  },
+};
+
+const counterTracks: Check = {
+  code: 'COUNTER_TRACKS',
+  run({ m }) {
+    const c = m.counters;
+    if (!c.length) return [];
+    const tracks = new Map<string, typeof c>();
+    for (const s of c) {
+      const k = `${typeof s.process === 'string' ? `"${s.process}"` : `pid ${s.process}`} (${s.category || 'no category'})`;
+      tracks.set(k, [...(tracks.get(k) ?? []), s]);
+    }
+    const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toPrecision(4));
+    const text = [...tracks]
+      .map(([k, list]) => `${k}: ${list.map((s) => `${s.key ? `${s.name}.${s.key}` : s.name} ×${s.samples} (min ${fmt(s.min)}, mean ${fmt(s.mean)}, max ${fmt(s.max)})`).join(', ')}`)
+      .join('; ');
+    return [
+      {
+        code: 'COUNTER_TRACKS',
+        severity: 'info',
+        count: c.length,
+        gpuTimeShare: null,
+        message: `The trace samples ${c.length} counter series on ${tracks.size} track(s): ${text}.`,
+        meaning:
+          'No effect on the numbers: a counter track (hardware counters sampled by CUPTI PM sampling sit on the pid "GPU n Counters") is neither a process nor a GPU, and no figure kinetoscope prints reads its values.',
+      },
+    ];
+  },
+};
+
 const CHECKS: readonly Check[] = [
   overlappingKernels,
   kernelWithoutLaunch,
@@ -458,6 +759,12 @@ const CHECKS: readonly Check[] = [
   kernelBeforeLaunch,
   stepChecks,
   idCollision,
+  eventWaitWithoutRecord,
+  streamSyncOverlap,
+  streamWaitRecord,
+  collectiveMetadata,
+  sequenceShared,
+  counterTracks,
 ];
 
 /** Model/reader diagnostics a check above restates with its share and meaning. */
@@ -527,6 +834,12 @@ function computeDoctorOnce(m: TraceModel): DoctorReport {
     'STEP_NUMBERS_MISSING',
     'PARTIAL_LAST_STEP',
     'TORCH_ID_COLLISION',
+    'EVENT_WAIT_WITHOUT_RECORD_ID',
+    'STREAM_SYNC_OVERLAPS_KERNEL',
+    'STREAM_WAIT_ON_FUTURE_RECORD',
+    'STREAM_WAIT_RECORD_NOT_IN_TRACE',
+    'COLLECTIVE_METADATA_MISSING',
+    'SEQUENCE_NUMBER_SHARED',
     'TRUNCATED',
   ];
   return { findings, checked, gpuTimeNs };

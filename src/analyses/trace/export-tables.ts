@@ -8,6 +8,7 @@
  */
 import { collectRankComm } from '../ranks/collectives.js';
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
+import type { JsonObject } from '../../ingest/raw-event.js';
 
 export type ColumnType = 'INTEGER' | 'DOUBLE' | 'VARCHAR';
 
@@ -34,6 +35,12 @@ function col(name: string, type: ColumnType, values: ArrayLike<number | string |
 
 function rankCol(rank: number, n: number): ExportColumn {
   return col('rank', 'INTEGER', new Int32Array(n).fill(rank));
+}
+
+/** A kernel's `priority` arg, or null. */
+function priorityOf(args: JsonObject | undefined): number | null {
+  const p = args?.['priority'];
+  return typeof p === 'number' ? p : null;
 }
 
 /** The six tables of one rank's model. */
@@ -81,6 +88,8 @@ export function exportTables(m: TraceModel, rank: number): ExportTable[] {
       col('correlation', 'DOUBLE', gpu.correlation),
       col('launcher', 'INTEGER', gpu.launcher),
       col('owner', 'INTEGER', gpu.owner),
+      // The stream priority Kineto writes on kernels under CUDA ≥ 13.1 (docs/kineto-format.md §9.4).
+      col('priority', 'INTEGER', g.map((k) => priorityOf(gpu.args[k]))),
     ],
   };
   const steps: ExportTable = {

@@ -26,7 +26,9 @@ Definitions:
   Regions            Torch-Compiled Region events: one per call of a compiled frame; graph breaks
                      split a function into more regions; a compile id above 0 (0/1) is a recompile
   Graph replays      cudaGraphLaunch calls (mode="reduce-overhead"); Kernels in graphs: the kernels
-                     each one replayed (launched by that call), with their GPU time
+                     each one replayed (launched by that call), with their GPU time; Regions (where
+                     torch's exporter wrote CUDA-graph annotations): the annotation names the
+                     replayed kernels carry, with how many kernels each
 Step membership: host events that start inside the ProfilerStep window, on any thread.
 Findings carry their evidence as numbers (--json: findings[].evidence).`;
 

@@ -22,12 +22,29 @@ Findings (code: what is counted):
   GRAPH_HIDDEN_KERNELS           kernels replayed by cudaGraphLaunch: their recording ops are not in
                                  the trace; the share of GPU time credited to no op is given
   KERNEL_BEFORE_LAUNCH           GPU activities starting before their launch call started (clock skew)
+                                 [rule 1]
   NO_PROFILER_STEPS / STEP_NUMBERS_MISSING / PARTIAL_LAST_STEP
                                  the step structure: none, gaps in the numbering, a last step with
                                  launches whose kernels are missing, or a truncated file
   TORCH_ID_COLLISION             GPU work torch's key_averages credits twice (to an op and to a runtime
                                  call whose correlation id equals the op's External id)
+  EVENT_WAIT_WITHOUT_RECORD_ID   Stream Wait Event / Event Sync records (cuda_sync) naming no
+                                 cudaEventRecord (wait_on_cuda_event_record_corr_id missing or -1)
+                                 [rule 2]
+  STREAM_SYNC_OVERLAPS_KERNEL    Stream Sync records starting while a kernel of their stream runs;
+                                 info, a warning when one ends before that kernel does [rule 3]
+  STREAM_WAIT_ON_FUTURE_RECORD   Stream Wait Events naming a cudaEventRecord that comes after them
+  STREAM_WAIT_RECORD_NOT_IN_TRACE  ... or one that is not in the trace (info) [rule 4]
+  COLLECTIVE_METADATA_MISSING (info)  record_param_comms ops without Collective name, dtype,
+                                 In/Out msg nelems or Group size [rule 5]
+  SEQUENCE_NUMBER_SHARED         backward Sequence numbers shared by backward ops of several names
+                                 [rule 6]
+  COUNTER_TRACKS (info)          the counter series sampled (hardware counters on "GPU n Counters"):
+                                 listed; no figure reads them
   TRUNCATED and every other reader/model diagnostic, with what it means.
+
+[rule N] marks the six rules of torch's own trace validator
+(torch.profiler._trace_validator.validate_trace()); each such finding names its rule.
 
 Each finding has a count, the share of GPU time it touches (sum of the durations of the GPU
 activities involved over the sum of all kernel, memcpy and memset durations; none where the

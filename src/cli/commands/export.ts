@@ -17,7 +17,8 @@ Writes OUT/rank-R/TABLE.parquet for each rank R (the rank as \`ranks\` tells it)
   runtime      cuda_runtime / cuda_driver calls: rank, id, name, kind, thread, start_us, dur_us,
                correlation, parent (ops.id or -1)
   kernels      kernels, memcpys, memsets: rank, id, name, kind, device, stream, start_us, dur_us,
-               correlation, launcher (runtime.id), owner (ops.id; -1 for none)
+               correlation, launcher (runtime.id), owner (ops.id; -1 for none),
+               priority (the stream priority on kernels, CUDA >= 13.1; NULL when absent)
   steps        ProfilerStep#N: rank, name, number, start_us, dur_us
   collectives  the ranks command's collective calls: rank, name, pg, seq, step, elements, bytes,
                dtype, group_size, start_us, dur_us, source (gpu / host)

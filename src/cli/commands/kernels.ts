@@ -1,7 +1,8 @@
 /** `kinetoscope kernels TRACE`: every GPU kernel, copy and memset, with its name decoded (docs/readings.md S6). */
 import { Command, Option } from 'commander';
 import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
-import { kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
+import { computeGraphRegions } from '../../analyses/kernels/graph-regions.js';
+import { graphRegionsJson, kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, terminal } from '../common.js';
 
 interface KernelsOptions extends CommonOptions {
@@ -23,7 +24,12 @@ export function kernelsCommand(): Command {
 Total, mean, min and max are the activities' durations on the GPU; Share is the name's
 part of all GPU activity time (Σ durations, streams not merged). "Launched by" is the
 cpu_op that owns the work (torch's attribution by External id; "(none)" for work launched
-outside any op, e.g. a Triton kernel called from Python). "Name says" decodes the name:
+outside any op, e.g. a Triton kernel called from Python); work a CUDA-graph replay ran has
+no op, and where torch's exporter wrote the graph's annotations into the trace
+(export_chrome_trace(..., cuda_graph_annotations=...)) "graph: NAME×n" names the region,
+and the regions are listed after the table. Streams are the streams the work ran on (a
+kernel the exporter drew on a display lane is read on its args.original_stream), with the
+stream priority Kineto records on kernels under CUDA >= 13.1 ("priority"). "Name says" decodes the name:
 library and generator (cuBLAS nvjet/xmma, CUTLASS, Inductor, ATen, NCCL, cuDNN, …), arch,
 dtype, instruction, tile, stages, cluster, layout, epilogue; nothing is guessed.
 --wide prints one record per name instead of the table: every field on its own line
@@ -43,10 +49,17 @@ the segments no source explains) and the full name wrapped to the terminal's wid
         entries = entries.filter((e) => re.test(e.name));
       }
       if (opts.limit !== undefined) entries = entries.slice(0, Math.max(0, Number(opts.limit) || 0));
+      const graph = computeGraphRegions(model);
       if (opts.json) {
-        printJson({ kernels: kernelCatalogJson(entries), totalUs: catalog.totalUs, activities: catalog.activities, diagnostics: diagnosticsForJson(model) });
+        printJson({
+          kernels: kernelCatalogJson(entries),
+          totalUs: catalog.totalUs,
+          activities: catalog.activities,
+          ...(graph.annotated ? { graphRegions: graphRegionsJson(graph) } : {}),
+          diagnostics: diagnosticsForJson(model),
+        });
       } else {
-        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: terminal('stdout')?.columns }));
+        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: terminal('stdout')?.columns, graphRegions: graph }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -1,6 +1,10 @@
 /**
  * GPU activities: kernels, memcpys and memsets into one table with each stream's runs in time
  * order (overlaps, annotations); GPU user annotations and cuda_sync events beside it.
+ *
+ * A stream is the one the work ran on: torch's Python exporter can draw CUDA-graph work on a
+ * display lane and keep the real stream as `args.original_stream` (docs/kineto-format.md §9.1),
+ * and Kineto draws Stream Sync records on a row of their own, stream + 1,000,000 (§9.3).
  */
 import { AN_CORRELATION, AN_DEVICE, AN_EXTERNAL_ID, AN_STREAM, ARG_NUMBERS } from '../../ingest/event-columns.js';
 import type { JsonObject } from '../../ingest/raw-event.js';
@@ -29,6 +33,9 @@ const GPU_COLUMNS = {
   args: valuesColumn<JsonObject | undefined>(),
 } as const;
 
+/** Kineto's sync rows: a Stream Sync of stream N is drawn on tid N + this (`kSyncStreamTidOffset`). */
+export const SYNC_ROW_OFFSET = 1_000_000;
+
 /** Besides the table, it keeps each stream's rows and their runs in time order (overlaps, annotations). */
 export class GpuActivitiesHandler {
   private readonly t = new ChunkedTable(GPU_COLUMNS);
@@ -44,7 +51,8 @@ export class GpuActivitiesHandler {
   /**
    * Row i of a kernel, memcpy or memset class. Device: the track's pid when it is a number,
    * else `args.device` (the same on CUDA; ROCm may differ, docs/kineto-format.md §4); stream:
-   * `args.stream`, else the tid when it is a number, else −1.
+   * `args.original_stream` (work moved to a display lane, §9.1), else `args.stream`, else the tid
+   * when it is a number, else −1.
    */
   add(b: Batch, i: number, cls: EventClass, nameId: number): void {
     if (!Number.isFinite(b.tsNs[i]!)) {
@@ -66,13 +74,15 @@ export class GpuActivitiesHandler {
     const x = t.cur;
     x.kind[r] = GPU_KIND_OF[cls]!;
     x.name[r] = nameId;
+    const args = argsOf(b, i);
+    const moved = args?.['original_stream'];
     x.device[r] = b.pidLabel[i]! < 0 ? b.pid[i]! : an[o + AN_DEVICE]!;
-    x.stream[r] = Number.isFinite(s) ? s : b.tidLabel[i]! < 0 ? b.tid[i]! : -1;
+    x.stream[r] = typeof moved === 'number' ? moved : Number.isFinite(s) ? s : b.tidLabel[i]! < 0 ? b.tid[i]! : -1;
     x.startNs[r] = start;
     x.durNs[r] = dur;
     x.correlation[r] = an[o + AN_CORRELATION]!;
     x.externalId[r] = an[o + AN_EXTERNAL_ID]!;
-    x.args[r] = argsOf(b, i);
+    x.args[r] = args;
     this.runs.add(this.streams.idOf(x.device[r]!, x.stream[r]!), row, start, dur);
   }
 
@@ -81,9 +91,17 @@ export class GpuActivitiesHandler {
     this.annotations.push({ ...trackSpan(b, i), externalId: b.argNumbers[i * ARG_NUMBERS + AN_EXTERNAL_ID]! });
   }
 
-  /** Row i of a cuda_sync. */
+  /**
+   * Row i of a cuda_sync. Its stream is the track's, except on Kineto's sync rows
+   * (kineto@`041e7ce9`, 2026-04-16: a Stream Sync is drawn on tid stream + 1,000,000, its
+   * `args.stream` the stream it synchronized, §9.3): there, the stream it belongs to.
+   */
   sync(b: Batch, i: number): void {
-    this.syncs.push({ ...trackSpan(b, i), correlation: b.argNumbers[i * ARG_NUMBERS + AN_CORRELATION]!, args: argsOf(b, i) });
+    const span = trackSpan(b, i);
+    const o = i * ARG_NUMBERS;
+    const argStream = b.argNumbers[o + AN_STREAM]!;
+    if (span.stream >= SYNC_ROW_OFFSET && (argStream === span.stream - SYNC_ROW_OFFSET || (argStream !== argStream && span.name === 'Stream Sync'))) span.stream -= SYNC_ROW_OFFSET;
+    this.syncs.push({ ...span, correlation: b.argNumbers[o + AN_CORRELATION]!, args: argsOf(b, i) });
   }
 
   /** The tables, their times less `originNs`. */

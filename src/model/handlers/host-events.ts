@@ -3,13 +3,13 @@
  * thread runs nesting needs, the runtime calls by correlation linking needs, and the
  * `ProfilerStep#N` annotations.
  */
-import { AN_CORRELATION, AN_EXTERNAL_ID, ARG_NUMBERS } from '../../ingest/event-columns.js';
+import { AN_CORRELATION, AN_EXTERNAL_ID, AN_SEQUENCE_NUMBER, ARG_NUMBERS } from '../../ingest/event-columns.js';
 import type { JsonObject } from '../../ingest/raw-event.js';
 import { EventClass } from '../classify.js';
 import { ChunkedTable, valuesColumn } from '../columns.js';
 import { IdTable } from '../id-table.js';
 import { TimeRuns } from '../time-order.js';
-import { HostKind } from '../trace-model.js';
+import { HostKind, type BackwardSequence } from '../trace-model.js';
 import { argsOf, reportMissingStarts, reportNegativeDurations, type Batch, type HandlerContext } from './batch.js';
 
 /** EventClass → HostKind (−1: not a host event). */
@@ -33,6 +33,8 @@ const HOST_COLUMNS = {
 } as const;
 
 const STEP_RE = /^ProfilerStep#(\d+)$/;
+/** The op autograd's engine runs a backward node as (torch's trace validator keys its rule 6 on this text). */
+const BACKWARD_NODE_PREFIX = 'autograd::engine::evaluate_function:';
 
 /**
  * Besides the table, it keeps what `finish` would otherwise find by visiting every host event
@@ -46,6 +48,9 @@ export class HostEventsHandler {
   private readonly stepRows: number[] = [];
   /** Per string id: 1 a ProfilerStep#N name, 2 not, 0 not seen yet. Starts empty: see primer.ts on growing arrays. */
   private isStep = new Uint8Array(0);
+  /** Per string id: 1 a backward node's name, 2 not, 0 not seen yet. */
+  private isBackwardNode = new Uint8Array(0);
+  private readonly backwardSequences: BackwardSequence[] = [];
   private negative = 0;
   private noTs = 0;
 
@@ -82,7 +87,10 @@ export class HostEventsHandler {
     this.runs.add(thread, row, start, dur);
     if (k === HostKind.Annotation) {
       if (this.stepName(nameId)) this.stepRows.push(row);
-    } else if (k !== HostKind.Op && Number.isFinite(corr)) this.byCorrelation.add(corr, row);
+    } else if (k === HostKind.Op) {
+      const seq = b.argNumbers[o + AN_SEQUENCE_NUMBER]!;
+      if (seq === seq && this.backwardNodeName(nameId)) this.backwardSequences.push({ host: row, sequenceNr: seq });
+    } else if (Number.isFinite(corr)) this.byCorrelation.add(corr, row);
   }
 
   private stepName(nameId: number): boolean {
@@ -93,6 +101,16 @@ export class HostEventsHandler {
     }
     if (this.isStep[nameId] === 0) this.isStep[nameId] = STEP_RE.test(this.ctx.strings.get(nameId)) ? 1 : 2;
     return this.isStep[nameId] === 1;
+  }
+
+  private backwardNodeName(nameId: number): boolean {
+    if (nameId >= this.isBackwardNode.length) {
+      const a = new Uint8Array(Math.max(nameId + 1, this.isBackwardNode.length * 2, 256));
+      a.set(this.isBackwardNode);
+      this.isBackwardNode = a;
+    }
+    if (this.isBackwardNode[nameId] === 0) this.isBackwardNode[nameId] = this.ctx.strings.get(nameId).startsWith(BACKWARD_NODE_PREFIX) ? 1 : 2;
+    return this.isBackwardNode[nameId] === 1;
   }
 
   /** The table, its times less `originNs`. */
@@ -109,6 +127,8 @@ export class HostEventsHandler {
       /** ProfilerStep#N annotations, in row order, and the pattern their names matched. */
       stepRows: this.stepRows,
       stepPattern: STEP_RE,
+      /** Backward nodes with a Sequence number, in row order. */
+      backwardSequences: this.backwardSequences,
     };
   }
 }

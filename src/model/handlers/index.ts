@@ -7,8 +7,8 @@
  * python frames, GPU activities (kernel, memcpy, memset), GPU annotations, cuda_sync,
  * flows (`ac2g` — kept only as a fallback for activities without `correlation`),
  * instant events (`[memory]`, `[OutOfMemory]`), the profiler span (`Trace`, read by the
- * builder, build-model.ts). Ignored: counters (`C`), overhead spans, `Iteration Start` / `Record Window End`
- * markers (counted, not stored).
+ * builder, build-model.ts), counters (`C`: summarised per series, counters.ts). Ignored:
+ * overhead spans, `Iteration Start` / `Record Window End` markers (counted, not stored).
  */
 export { Batch, idOf, type HandlerContext } from './batch.js';
 export { createThreadRegistry, ThreadRegistry } from './thread-registry.js';
@@ -18,3 +18,4 @@ export { createPythonFunctionsHandler, PythonFunctionsHandler } from './python-f
 export { createGpuActivitiesHandler, GpuActivitiesHandler } from './gpu-activities.js';
 export { createFlowsHandler, FlowsHandler } from './flows.js';
 export { createInstantsHandler, InstantsHandler } from './instants.js';
+export { createCountersHandler, CountersHandler } from './counters.js';
