@@ -10,7 +10,11 @@
  * The same normalisations as RawEvent (raw-event.ts): exact integer-ns `tsNs`/`durNs` relative
  * to `originUs`, numeric-string and hex pids/tids as numbers.
  */
-import type { JsonObject, JsonValue, RawEvent } from './raw-event.js';
+import type { JsonObject, RawEvent } from './raw-event.js';
+import { argNumber } from '../core/json.js';
+
+/** (defined in core/json.ts, where the analyses read it too) */
+export { argNumber };
 
 /**
  * What to keep of each event's `args`. Kept args are interned by their bytes, minus the keys
@@ -61,16 +65,6 @@ export const AN_TOTAL_RESERVED = 6;
 export const AN_DEVICE_TYPE = 7;
 export const AN_DEVICE_ID = 8;
 export const AN_SEQUENCE_NUMBER = 9;
-
-/** An args value as a number, the reading of ARG_NUMBER_KEYS (and of the model's other numeric args): numbers as written, numeric strings through Number(), else NaN. */
-export function argNumber(v: JsonValue | undefined): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : NaN;
-  }
-  return NaN;
-}
 
 /** flowIdLabel of an id that is the number NaN (a bare `nan`): RawEvents tell it from no id (`rawArgs` readers only). */
 export const NAN_FLOW_ID = -2;

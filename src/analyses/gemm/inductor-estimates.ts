@@ -15,7 +15,7 @@
  * the calls. Only FLOPs, bytes and the bound are compared: the achieved percentages rest on
  * Inductor's peak table, which the row states beside kinetoscope's.
  */
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 import { hostName, gpuName, type TraceModel } from '../../model/trace-model.js';
 import type { RooflineBound } from './roofline-point.js';
 

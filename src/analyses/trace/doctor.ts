@@ -33,8 +33,8 @@ import { compareText } from '../../core/compare-text.js';
 import { PDL_MIN_COMPUTE_MAJOR, describePdlPairs, findStreamOverlaps, pdlCapableDevices, streamOrderOf } from '../../model/stream-overlaps.js';
 import { perModel } from '../helpers/per-model.js';
 import { computeGraphRegions } from '../kernels/graph-regions.js';
-import { argNumber } from '../../ingest/event-columns.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import { argNumber } from '../../core/json.js';
+import type { JsonObject } from '../../core/json.js';
 
 export interface Finding {
   readonly code: string;

@@ -8,7 +8,7 @@
  */
 import { collectRankComm } from '../ranks/collectives.js';
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
-import type { JsonObject } from '../../ingest/raw-event.js';
+import type { JsonObject } from '../../core/json.js';
 
 export type ColumnType = 'INTEGER' | 'DOUBLE' | 'VARCHAR';
 
