@@ -33,21 +33,30 @@ export type RankAssignment =
   | { readonly ok: true; readonly ranks: { file: string; rank: number; origin: RankOrigin }[] }
   | { readonly ok: false; readonly code: 'DUPLICATE_RANK' | 'UNKNOWN_RANK'; readonly message: string };
 
+/**
+ * The rank one trace claims, and by which rule (module comment); undefined when it claims none.
+ * `single`: the trace is its job's only one.
+ */
+export function claimedRank(c: RankClaim, regex: RegExp | undefined, single: boolean): { rank: number; origin: RankOrigin } | undefined {
+  const byRegex = regex ? rankFromName(c.file, regex) : undefined;
+  if (byRegex !== undefined) return { rank: byRegex, origin: 'rank-regex' };
+  if (c.infoRank !== undefined) return { rank: c.infoRank, origin: 'distributedInfo' };
+  const byName = rankFromName(c.name);
+  if (byName !== undefined) return { rank: byName, origin: 'file-name' };
+  return single ? { rank: 0, origin: 'single-trace' } : undefined;
+}
+
+/** The message of UNKNOWN_RANK for `file`. */
+export function noRankMessage(file: string): string {
+  return `${file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)`;
+}
+
 export function assignRanks(claims: readonly RankClaim[], regex?: RegExp): RankAssignment {
   const ranks: { file: string; rank: number; origin: RankOrigin }[] = [];
   for (const c of claims) {
-    const byRegex = regex ? rankFromName(c.file, regex) : undefined;
-    const byName = rankFromName(c.name);
-    const [rank, origin]: [number | undefined, RankOrigin] =
-      byRegex !== undefined ? [byRegex, 'rank-regex']
-      : c.infoRank !== undefined ? [c.infoRank, 'distributedInfo']
-      : byName !== undefined ? [byName, 'file-name']
-      : claims.length === 1 ? [0, 'single-trace']
-      : [undefined, 'file-name'];
-    if (rank === undefined) {
-      return { ok: false, code: 'UNKNOWN_RANK', message: `${c.file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)` };
-    }
-    ranks.push({ file: c.file, rank, origin });
+    const claimed = claimedRank(c, regex, claims.length === 1);
+    if (claimed === undefined) return { ok: false, code: 'UNKNOWN_RANK', message: noRankMessage(c.file) };
+    ranks.push({ file: c.file, ...claimed });
   }
   const seen = new Map<number, string[]>();
   for (const r of ranks) {

@@ -1,13 +1,16 @@
 /** `kinetoscope export TRACE|DIR --parquet OUT`: the model's tables as Parquet, one file set per rank. */
 import { Command } from 'commander';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { EXPORT_TABLES, exportTables } from '../../analyses/trace/export-tables.js';
-import { rankFromName } from '../../analyses/ranks/rank-assignment.js';
+import { claimedRank, noRankMessage } from '../../analyses/ranks/rank-assignment.js';
+import { distributedRank } from '../../analyses/ranks/ranks.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';
 import { action, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { isPartialFile } from '../rank-partial.js';
 import { listRankFiles } from './ranks.js';
 
 const DEFINITIONS = `
@@ -47,18 +50,28 @@ export async function exportParquet(inputs: readonly string[], out: string, rege
   const seen = new Map<number, string>();
   try {
     for (const file of files) {
+      if (isPartialFile(file)) throw new KinetoscopeError('BAD_ARGUMENT', `${file} is a rank's partial (ranks --partial), not a trace: export reads the trace`);
       const model = await loadTrace(file, { omit: ['python'] });
-      const info = model.distributedInfo?.['rank'];
-      const byRegex = regex ? rankFromName(file, regex) : undefined;
-      const rank = byRegex ?? (typeof info === 'number' && Number.isInteger(info) ? info : undefined) ?? rankFromName(basename(file)) ?? (files.length === 1 ? 0 : undefined);
-      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', `${file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)`);
+      // the rank `ranks` tells (rank-assignment.ts), so that a trace exported alone (one task of
+      // a cluster's map: scale/dask_ranks.py) gets the folder its job's reading names it by
+      const rank = claimedRank({ file, name: basename(file), infoRank: distributedRank(model) }, regex, files.length === 1)?.rank;
+      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', noRankMessage(file));
       if (seen.has(rank)) throw new KinetoscopeError('DUPLICATE_RANK', `rank ${rank} claimed by ${seen.get(rank)} and ${file}`);
       seen.set(rank, file);
       const dir = join(out, `rank-${rank}`);
       mkdirSync(dir, { recursive: true });
       const tables: Record<string, number> = {};
       for (const t of exportTables(model, rank)) {
-        await writeParquet(duck, t, join(dir, `${t.name}.parquet`));
+        // written beside, then renamed: a reader (or a retried task of a killed worker) never
+        // sees half a file
+        const path = join(dir, `${t.name}.parquet`);
+        const tmp = join(dir, `.${t.name}.parquet.kinetoscope-${randomBytes(6).toString('hex')}.tmp`);
+        try {
+          await writeParquet(duck, t, tmp);
+          renameSync(tmp, path);
+        } finally {
+          rmSync(tmp, { force: true });
+        }
         tables[t.name] = t.rows;
       }
       done.push({ rank, file, tables });
