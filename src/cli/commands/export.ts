@@ -17,8 +17,8 @@ const DEFINITIONS = `
 Writes OUT/rank-R/TABLE.parquet for each rank R (the rank as \`ranks\` tells it) and each table:
   ops          cpu_op and user_annotation events: rank, id, name, kind, thread, start_us,
                dur_us, parent (ops.id or -1), depth, external_id
-  runtime      cuda_runtime / cuda_driver calls: rank, id, name, kind, thread, start_us, dur_us,
-               correlation, parent (ops.id or -1)
+  runtime      cuda_runtime / cuda_driver calls, CUPTI overhead events: rank, id, name, kind,
+               thread, start_us, dur_us, correlation, parent (ops.id or -1)
   kernels      kernels, memcpys, memsets: rank, id, name, kind, device, stream, start_us, dur_us,
                correlation, launcher (runtime.id), owner (ops.id; -1 for none)
   steps        ProfilerStep#N: rank, name, number, start_us, dur_us
@@ -26,10 +26,13 @@ Writes OUT/rank-R/TABLE.parquet for each rank R (the rank as \`ranks\` tells it)
                dtype, group_size, start_us, dur_us, source (gpu / host)
   memory       profile_memory records: rank, ts_us, bytes, total_allocated, total_reserved,
                device_type, device_id
-Times are µs from the rank's trace start (ns precision). Each rank is converted on its own (map):
-run it where the trace was written, and query the job's Parquet together (reduce) with
-\`kinetoscope sql\`, DuckDB, Spark or any Parquet reader. Written by DuckDB's COPY … (FORMAT
-parquet) through @duckdb/node-api (a dependency of kinetoscope).`;
+Times are µs from the rank's trace start (ns precision). Types (INT32, DOUBLE, UTF8 strings),
+units, keys and NULLs of every column: docs/ranks.md, "The exported tables". Each rank is
+converted on its own (map): a trace exported alone gets the rank \`ranks\` gives it, so run it
+where each trace was written (or one task per rank: scale/dask_ranks.py --export), into one OUT,
+and query the job's Parquet together (reduce) with \`kinetoscope sql\`, DuckDB, Spark or any
+Parquet reader. Written by DuckDB's COPY … (FORMAT parquet) through @duckdb/node-api (a
+dependency of kinetoscope), each file renamed into place once whole.`;
 
 interface ExportOptions extends CommonOptions {
   parquet?: string;
