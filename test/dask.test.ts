@@ -1,8 +1,8 @@
 /**
  * scale/dask_ranks.py on a real Dask cluster: a scheduler and two workers started here on
- * 127.0.0.1 (Debian's python3-distributed; each in a process group of its own, with a bounded
- * lifetime — the workers' --lifetime, the scheduler's --idle-timeout — and killed with their groups
- * after the tests). The driver's document over the gloo captures and over a generated 64-rank job
+ * 127.0.0.1 (Debian's python3-distributed; bench/dask-cluster.mjs: each in a process group of its
+ * own, with a bounded lifetime — the workers' --lifetime, the scheduler's --idle-timeout — and
+ * killed with their groups after the tests). The driver's document over the gloo captures and over a generated 64-rank job
  * is, byte for byte, single-machine `kinetoscope ranks` (the built CLI) on the same folder; its
  * Parquet folders are `kinetoscope export`'s; a rank that fails is retried once and named when it
  * fails twice; a worker killed in the middle of a task does not change the answer.
@@ -11,10 +11,12 @@
  * (`python3` on PATH may be a pyenv build without it); without one the tests are skipped, said once.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain script of the repo's, without types
+import { daskPython, startCluster } from '../bench/dask-cluster.mjs';
 // @ts-expect-error: a plain script of the repo's, without types
 import { generateRanks } from '../bench/generate-ranks.mjs';
 import { ensureBuilt } from './build-once.js';
@@ -25,64 +27,18 @@ const DRIVER = join(ROOT, 'scale/dask_ranks.py');
 const GLOO = join(ROOT, 'test/fixtures/traces/h200-gloo-ranks');
 const GLOO_JOBS = readdirSync(GLOO).filter((d) => statSync(join(GLOO, d)).isDirectory()).map((d) => join(GLOO, d));
 
-/** The first Python that imports distributed, or undefined (said once). */
-function daskPython(): string | undefined {
-  for (const py of ['/usr/bin/python3', 'python3']) {
-    const r = spawnSync(py, ['-c', 'import distributed'], { stdio: 'ignore' });
-    if (r.status === 0) return py;
-  }
-  console.warn("no Python that can import Dask's distributed (tried /usr/bin/python3, python3): the Dask cluster tests are skipped (apt-get install python3-distributed runs them; .ci/run does).");
-  return undefined;
-}
-const PY = daskPython();
+const PY: string | undefined = daskPython();
+if (!PY) console.warn("no Python that can import Dask's distributed (tried /usr/bin/python3, python3): the Dask cluster tests are skipped (apt-get install python3-distributed runs them; .ci/run does).");
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const KINETOSCOPE = `${quote(process.execPath)} ${quote(CLI)}`;
 
+/** bench/dask-cluster.mjs's cluster. */
 interface Cluster {
   readonly schedulerFile: string;
   readonly workers: ChildProcess[];
   readonly dir: string;
   stop(): void;
-}
-
-/** A scheduler and `n` workers (one thread each, no nanny: the worker is its group's leader). */
-async function startCluster(py: string, n: number): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'ks-dask-'));
-  const schedulerFile = join(dir, 'scheduler.json');
-  const log = (name: string) => openSync(join(dir, `${name}.log`), 'w');
-  const procs: ChildProcess[] = [];
-  const start = (name: string, args: string[]) => {
-    const p = spawn(py, ['-m', 'dask', ...args], { cwd: dir, detached: true, stdio: ['ignore', log(name), log(name)] });
-    procs.push(p);
-    return p;
-  };
-  const stop = () => {
-    for (const p of procs) {
-      try {
-        process.kill(-p.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    const scheduler = start('scheduler', ['scheduler', '--host', '127.0.0.1', '--port', '0', '--no-dashboard', '--scheduler-file', schedulerFile, '--idle-timeout', '30 minutes']);
-    // the scheduler file appears once it listens (no time limit: a scheduler that stops says so)
-    while (!existsSync(schedulerFile)) {
-      if (scheduler.exitCode !== null) throw new Error(`dask scheduler exited: ${readFileSync(join(dir, 'scheduler.log'), 'utf8')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const workers = Array.from({ length: n }, (_, i) => {
-      mkdirSync(join(dir, `w${i}`));
-      return start(`worker-${i}`, ['worker', '--scheduler-file', schedulerFile, '--host', '127.0.0.1', '--nthreads', '1', '--no-nanny', '--no-dashboard', '--lifetime', '30 minutes', '--local-directory', join(dir, `w${i}`), '--name', `w${i}`]);
-    });
-    return { schedulerFile, workers, dir, stop };
-  } catch (e) {
-    stop();
-    throw e;
-  }
 }
 
 /** The driver's arguments on `cluster` (it waits for the two workers). */
@@ -114,7 +70,7 @@ describe.skipIf(!PY)('scale/dask_ranks.py on a local Dask cluster (a scheduler, 
     job64 = join(work, 'job64');
     // 64 ranks from the 8 gloo traces of ranks_w8_skew2 (rank r = source r mod 8, its clock and skew jittered)
     generateRanks(join(GLOO, 'ranks_w8_skew2'), job64, 64, 1);
-    cluster = await startCluster(PY!, 2);
+    cluster = (await startCluster(PY!, 2)) as Cluster;
   });
   afterAll(() => {
     cluster?.stop();
