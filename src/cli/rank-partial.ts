@@ -13,7 +13,7 @@
  *
  * Numbers the summary holds as NaN (a call's unknown `Seq`, size, group size) are written as null.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { CollectiveCall } from '../analyses/ranks/collectives.js';
 import type { RankSummary } from '../analyses/ranks/ranks.js';
@@ -81,10 +81,14 @@ export function isPartialHead(head: string): boolean {
   return HEAD.test(head);
 }
 
-/** Whether `path` is a partial, by its first bytes (false for what cannot be read: its reader says why). */
+/**
+ * Whether `path` is a partial, by its first bytes; false for what is not a regular file or cannot
+ * be read (its reader says why; a FIFO is not opened here, where opening it would wait for a writer).
+ */
 export function isPartialFile(path: string): boolean {
   let fd: number;
   try {
+    if (!statSync(path).isFile()) return false;
     fd = openSync(path, 'r');
   } catch {
     return false;

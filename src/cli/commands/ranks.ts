@@ -22,13 +22,14 @@ Input: folders (their trace files: *.pt.trace.json[.gz], else *.json[.gz]; torch
 *.oracle.json.gz are skipped) and files, one trace per rank; partials in their place.
 
 Partials (map and reduce on different machines): ranks --partial OUT TRACE writes one
-trace's summary (steps, collective calls, overlap totals; schema/ranks-partial.schema.json),
-a few kB to a few hundred kB, and prints nothing. ranks PARTIALS...|DIR reads them (told
-from traces by their first key, "kinetoscopePartial", whatever their name; a folder's
-partials are read beside its *.pt.trace.json[.gz]) and prints, byte for byte, what ranks
-prints on the traces themselves; a rank's file is the trace's path as --partial was given
-it. A partial of another kinetoscope version, or not of that schema, is refused
-(BAD_PARTIAL, exit 2). --rank-regex, --clock and --top apply where the partials are read.
+trace's summary (steps, collective calls, overlap totals; schema/ranks-partial.schema.json;
+about 180 bytes a collective call: 84 kB for 465 calls and 93 steps) and prints nothing.
+ranks PARTIALS...|DIR reads them (told from traces by their first key, "kinetoscopePartial",
+whatever their name; a folder's partials are read beside its *.pt.trace.json[.gz]) and
+prints, byte for byte, what ranks prints on the traces themselves; a rank's file is the
+trace's path as --partial was given it. A partial of another kinetoscope version, or not of
+that schema, is refused (BAD_PARTIAL, exit 2). --rank-regex, --clock and --top apply where
+the partials are read.
 
 Rank of a trace: --rank-regex's first group in the file's path when it matches; else the
 trace's distributedInfo.rank; else rank-N / rank_N / rankN in the file name; a lone trace
@@ -121,6 +122,13 @@ export interface JobOptions {
 export async function readJob(inputs: readonly string[], opts: JobOptions): Promise<{ analysis: RanksAnalysis; ranks: RankInput[]; diagnostics: Diagnostic[] }> {
   const files = listRankFiles(inputs, isPartialFile);
   const isPartial = files.map(isPartialFile);
+  // the partials first: one that is refused stops the job before the traces are read
+  const partials = new Map<number, RankJobResult>();
+  for (let i = 0; i < files.length; i++) {
+    if (!isPartial[i]) continue;
+    const p = await readPartial(files[i]!);
+    partials.set(i, { file: p.trace, summary: p.summary });
+  }
   const traces = files.filter((_, i) => !isPartial[i]);
   const progress = !opts.quiet && terminal('stderr') !== undefined && traces.length > 1;
   const summarised = await summariseFiles(traces, {
@@ -128,14 +136,8 @@ export async function readJob(inputs: readonly string[], opts: JobOptions): Prom
     onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
   });
   if (progress) process.stderr.write('\r\x1b[K');
-  const results: RankJobResult[] = [];
-  for (let i = 0, t = 0; i < files.length; i++) {
-    if (!isPartial[i]) results.push(summarised[t++]!);
-    else {
-      const p = await readPartial(files[i]!);
-      results.push({ file: p.trace, summary: p.summary });
-    }
-  }
+  let t = 0;
+  const results = files.map((_, i) => partials.get(i) ?? summarised[t++]!);
   const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank })), opts.regex);
   if (!assigned.ok) throw new KinetoscopeError(assigned.code, assigned.message);
   const rankInputs: RankInput[] = assigned.ranks.map((a, i) => ({ rank: a.rank, file: a.file, summary: results[i]!.summary })).sort((a, b) => a.rank - b.rank);
