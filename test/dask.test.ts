@@ -130,22 +130,22 @@ describe.skipIf(!PY)('scale/dask_ranks.py on a local Dask cluster (a scheduler, 
   });
 
   it('a rank that fails once is reported with its trace and retried: the right document', () => {
-    const job = join(GLOO, 'ranks_w8_skew2');
-    const flaky = wrapper(work, 'fail-once.sh', `case "\${@: -1}" in */rank-3.pt.trace.json.gz) if mkdir ${quote(join(work, 'failed-once.lock'))} 2>/dev/null; then echo "kinetoscope: NOT_A_TRACE: simulated failure" >&2; exit 2; fi;; esac`);
+    const job = join(GLOO, 'ranks_w2');
+    const flaky = wrapper(work, 'fail-once.sh', `case "\${@: -1}" in */rank-1.pt.trace.json.gz) if mkdir ${quote(join(work, 'failed-once.lock'))} 2>/dev/null; then echo "kinetoscope: NOT_A_TRACE: simulated failure" >&2; exit 2; fi;; esac`);
     const d = runDriver(cluster, job, ['--json'], flaky);
     expect(d.status, d.stderr).toBe(0);
-    expect(d.stderr).toContain(`partial of rank trace ${join(job, 'rank-3.pt.trace.json.gz')} failed (exit status 2 on tcp://127.0.0.1:`);
+    expect(d.stderr).toContain(`partial of rank trace ${join(job, 'rank-1.pt.trace.json.gz')} failed (exit status 2 on tcp://127.0.0.1:`);
     expect(d.stderr).toContain('kinetoscope: NOT_A_TRACE: simulated failure); trying it once more');
     expect(d.stdout).toBe(spawnCli(['ranks', job, '--json']).stdout);
   });
 
   it('a rank that fails twice is named, no document, exit 2', () => {
-    const job = join(GLOO, 'ranks_w8_skew2');
-    const broken = wrapper(work, 'fail-always.sh', `case "\${@: -1}" in */rank-5.pt.trace.json.gz) echo "kinetoscope: NOT_A_TRACE: simulated failure" >&2; exit 2;; esac`);
+    const job = join(GLOO, 'ranks_w2');
+    const broken = wrapper(work, 'fail-always.sh', `case "\${@: -1}" in */rank-0.pt.trace.json.gz) echo "kinetoscope: NOT_A_TRACE: simulated failure" >&2; exit 2;; esac`);
     const d = runDriver(cluster, job, ['--json'], broken);
     expect(d.status).toBe(2);
     expect(d.stdout).toBe('');
-    const trace = join(job, 'rank-5.pt.trace.json.gz');
+    const trace = join(job, 'rank-0.pt.trace.json.gz');
     expect(d.stderr).toContain(`partial of rank trace ${trace} failed (exit status 2`);
     expect(d.stderr).toContain(`partial of rank trace ${trace} failed twice (exit status 2`);
     expect(d.stderr.trim().split('\n').at(-1)).toBe(`dask_ranks: 1 rank trace(s) failed twice, no document: ${trace}`);
@@ -162,7 +162,7 @@ describe.skipIf(!PY)('scale/dask_ranks.py on a local Dask cluster (a scheduler, 
     const held = join(work, 'held');
     // the first task any worker starts waits; the test kills that worker (its whole process group)
     const hold = wrapper(work, 'hold-first.sh', `if mkdir ${quote(join(work, 'held.lock'))} 2>/dev/null; then echo "$PPID \${@: -1}" > ${quote(`${held}.tmp`)}; mv ${quote(`${held}.tmp`)} ${quote(held)}; exec sleep 3600; fi`);
-    const job = join(GLOO, 'ranks_w8_skew2');
+    const job = join(GLOO, 'ranks_w4_skew5');
     const driver = spawn(PY!, driverArgs(cluster, job, ['--json'], hold), { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
