@@ -199,6 +199,9 @@ def main(argv=None):
         fail("--kinetoscope is empty")
     job_dir = os.path.abspath(a.job_dir)
     parquet_dir = os.path.abspath(a.export) if a.export else None
+    # (checked before the map: the reduce reads every partial in the folder, so it holds this job's only)
+    if a.partials is not None and os.path.isdir(a.partials) and os.listdir(a.partials):
+        fail(f"--partials {a.partials}: not empty; give a new or empty folder (the reduce reads every partial in it)")
     progress = Progress(a.quiet)
     reduce_args = []
     if a.json:
@@ -225,6 +228,8 @@ def main(argv=None):
             fail(f"{job_dir}: no such folder on the workers")
         except NotADirectoryError:
             fail(f"{job_dir}: not a folder")
+        except OSError as e:
+            fail(f"{job_dir}: cannot list it on the workers ({e.strerror or type(e).__name__})")
         if not listed:
             fail(f"{job_dir}: no trace files (*.json, *.json.gz) in this folder")
         traces = [t for t, _ in listed]
@@ -244,8 +249,11 @@ def main(argv=None):
         try:
             os.makedirs(pdir, exist_ok=True)
             for t in traces:
-                with open(os.path.join(pdir, os.path.basename(t) + ".partial.json"), "wb") as f:
+                # each written beside and renamed: a partial is whole or absent
+                path = os.path.join(pdir, os.path.basename(t) + ".partial.json")
+                with open(path + ".tmp", "wb") as f:
                     f.write(done[t]["partial"])
+                os.replace(path + ".tmp", path)
             red = subprocess.run(cmd + ["ranks", pdir] + reduce_args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         finally:
             if not keep:
