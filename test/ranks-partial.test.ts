@@ -204,6 +204,15 @@ describe('ranks --partial: what it writes and what it refuses', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('export refuses a partial (it needs the trace), before it writes anything', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'p.json');
+    expect((await runCli(['ranks', '--partial', out, trace])).status).toBe(0);
+    const r = await runCli(['export', out, '--parquet', join(dir, 'pq')]);
+    expect([r.status, r.stderr]).toEqual([2, `kinetoscope: BAD_ARGUMENT: ${out} is a rank's partial (ranks --partial), not a trace: export reads the trace\n`]);
+    expect(readdirSync(dir)).toEqual(['p.json']);
+  });
+
   it('kinetoscope schema ranks-partial prints the schema the reader checks; every field of it is described', async () => {
     const r = await runCli(['schema', 'ranks-partial']);
     expect(r.status).toBe(0);

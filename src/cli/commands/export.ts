@@ -48,12 +48,13 @@ export interface ExportedRank {
 /** Every trace of `inputs` to OUT/rank-R/*.parquet; the ranks and their row counts. */
 export async function exportParquet(inputs: readonly string[], out: string, regex?: RegExp): Promise<ExportedRank[]> {
   const files = listRankFiles(inputs);
+  const partial = files.find(isPartialFile);
+  if (partial !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', `${partial} is a rank's partial (ranks --partial), not a trace: export reads the trace`);
   const duck = await openDuck();
   const done: ExportedRank[] = [];
   const seen = new Map<number, string>();
   try {
     for (const file of files) {
-      if (isPartialFile(file)) throw new KinetoscopeError('BAD_ARGUMENT', `${file} is a rank's partial (ranks --partial), not a trace: export reads the trace`);
       const model = await loadTrace(file, { omit: ['python'] });
       // the rank `ranks` tells (rank-assignment.ts), so that a trace exported alone (one task of
       // a cluster's map: scale/dask_ranks.py) gets the folder its job's reading names it by
