@@ -29,6 +29,7 @@ Depends only on ``distributed`` (Debian: python3-distributed); the workers need 
 read access to JOB_DIR. docs/ranks.md ("On a cluster") says how to start them, under Slurm too.
 """
 import argparse
+import logging
 import os
 import re
 import shlex
@@ -193,6 +194,10 @@ def main(argv=None):
         from distributed import Client
     except ImportError:
         fail("needs Dask's distributed package (Debian: apt-get install python3-distributed; pip: distributed)")
+    # Dask 2022.12's client can leave a timed-out future behind when it closes on a busy machine, and
+    # asyncio then prints "Future exception was never retrieved" at exit: noise after the work is
+    # done, not a failure of it (this driver's own lines say what failed)
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 
     cmd = shlex.split(a.kinetoscope)
     if not cmd:
