@@ -124,12 +124,18 @@ describe('ranks over partials: the document ranks prints over the traces, byte f
     expect(b.stdout).toBe(a.stdout);
   });
 
-  it('a trace given both ways is one rank twice (DUPLICATE_RANK)', async () => {
+  it('a trace given both ways is one rank twice (DUPLICATE_RANK), said the same in any order', async () => {
     const job = join(GLOO, 'ranks_w2');
     const dir = await partialsOf(tracesOf(job).slice(0, 1));
     const r = await runCli(['ranks', job, dir]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^kinetoscope: DUPLICATE_RANK: rank 0 claimed by 2 traces/);
+    // the error, too, whatever the order of the inputs: two traces made one rank by --rank-regex
+    const [t0, t1] = tracesOf(job);
+    const a = await runCli(['ranks', t0!, t1!, '--rank-regex', 'ranks_w(2)']);
+    const b = await runCli(['ranks', t1!, t0!, '--rank-regex', 'ranks_w(2)']);
+    expect(a.stderr).toBe(`kinetoscope: DUPLICATE_RANK: rank 2 claimed by 2 traces: ${t0}, ${t1}; keep one trace per rank, or tell them apart with --rank-regex\n`);
+    expect(b.stderr).toBe(a.stderr);
   });
 });
 
