@@ -30,7 +30,7 @@ export const RUNS = {
   doctor: traces.map((f) => [f]),
   gemm: traces.map((f) => [f]),
   roofline: traces.map((f) => [f]),
-  'critical-path': traces.map((f) => [f]),
+  'critical-path': [...traces.map((f) => [f]), ...['linear', 'cnn_train', 'mlp_train_compile_ro'].map((n) => [t(n), '--hta-compat'])],
   memory: ['gpt2_train', 'gpt2_train_mem'].map((n) => [t(n)]),
   modules: ['gpt2_train', 'gpt2_train_mem'].map((n) => [t(n)]),
   ranks: rankDirs.map((d) => [d]),

@@ -1,16 +1,17 @@
 /**
  * HTA parity for the critical path (docs/readings.md, "HTA's critical path" and "HTA's published
  * test values"): HTA's own fixtures, read from ../shared (never copied), and the figures HTA's
- * tests assert. HTA names events by their position in `traceEvents`; the test maps each to the
- * model's event through the raw JSON.
+ * tests assert, through the library and through `critical-path --hta-compat`. HTA names events by
+ * their position in `traceEvents`; the test maps each to the model's event through the raw JSON.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadTrace } from '../src/load-trace.js';
-import { buildCriticalPathGraph, EK, type CriticalPathGraph } from '../src/analyses/critical-path/critical-path-graph.js';
+import { buildCriticalPathGraph, EDGE_KINDS, EK, type CriticalPathGraph } from '../src/analyses/critical-path/critical-path-graph.js';
 import { htaLongestPath, longestPath, selectInstances, topologicalOrder } from '../src/analyses/critical-path/critical-path.js';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { HAS_HTA, HTA_DIR, loadRawJson } from './fixtures.js';
+import { runCli } from './helpers/cli.js';
 
 const CP = join(HTA_DIR, 'critical_path');
 const SIMPLE_ADD = join(CP, 'simple_add/benchmark_result_493459_1694039959_trace.json.gz');
@@ -260,5 +261,63 @@ describe.skipIf(!HAS_HTA)('critical path: HTA end to end on simple_add (A18)', (
     const hta = out.filter((e) => e.ph === 'X' && e.args?.critical === 1).length;
     expect(hta).toBe(624);
     expect(Math.abs(events.size - hta)).toBeLessThanOrEqual(0.01 * hta);
+  });
+});
+
+describe.skipIf(!HAS_HTA)('critical-path --hta-compat on the command line (A14)', () => {
+  it("prints HTA's path on simple_add: 315 nodes, HTA's weights edge by edge", async () => {
+    const r = await runCli(['critical-path', SIMPLE_ADD, '--annotation', ANNOTATION, '--instance', '2', '--hta-compat', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.mode).toBe('hta-compat');
+    expect(doc.instances).toHaveLength(1);
+    const inst = doc.instances[0];
+    // HTA's published figure: len(critical_path_nodes) == 315 (test_critical_path_analysis.py)
+    expect(inst.pathNodes).toBe(315);
+    const edges = inst.pathEdges as { kind: string; weightUs: number; fromUs: number; toUs: number; event: string | null; gpu: boolean }[];
+    expect(edges).toHaveLength(314);
+    // HTA's weights: host gaps, syncs and a blocking call's wait (here cudaDeviceSynchronize's
+    // own time) weigh 0, every other edge its time difference; the length is their sum
+    const zero = (e: (typeof edges)[number]) => e.kind === 'host-gap' || e.kind === 'sync' || (e.kind === 'cpu' && e.event === 'cudaDeviceSynchronize');
+    for (const e of edges) expect(e.weightUs).toBe(zero(e) ? 0 : Math.round((e.toUs - e.fromUs) * 1000) / 1000);
+    expect(edges.filter((e) => e.kind === 'cpu' && e.event === 'cudaDeviceSynchronize' && e.toUs > e.fromUs)).toHaveLength(1);
+    expect(edges.reduce((t, e) => t + e.weightUs, 0)).toBeCloseTo(inst.lengthUs, 6);
+    expect(inst.lengthUs).toBeLessThan(inst.spanUs); // gaps zeroed: shorter than the span, by design
+    // the one launch edge on the path: kernel start − its cudaLaunchKernel start, from the raw events
+    const launch = edges.filter((e) => e.kind === 'launch');
+    expect(launch).toHaveLength(1);
+    const kernelAt = raw.filter((e) => e.cat === 'kernel' && e.name === launch[0]!.event);
+    const delays = kernelAt.map((k) => k.ts - raw.find((x) => x.cat === 'cuda_runtime' && x.args?.correlation === k.args!.correlation)!.ts);
+    expect(delays).toContain(launch[0]!.weightUs);
+    // the same path as the library's (HTA's graph and networkx's longest path), edge by edge
+    const p = htaLongestPath(g, topologicalOrder(g));
+    expect(edges.map((e) => e.kind)).toEqual(Array.from(p.edges, (e) => EDGE_KINDS[g.edgeKind[e]!]));
+    expect(edges.map((e) => e.weightUs)).toEqual(Array.from(p.edges, (e) => g.edgeWeightNs[e]! / 1000));
+    // no warning that the path is not the span: HTA's path is not meant to be
+    expect(doc.criticalPathDiagnostics.map((d: { code: string }) => d.code)).not.toContain('CP_LENGTH_NOT_SPAN');
+  });
+
+  it("says so in the text; kinetoscope's own weights (no flag) give a path as long as the span; no --what-if with it", async () => {
+    const text = await runCli(['critical-path', SIMPLE_ADD, '--annotation', ANNOTATION, '--instance', '2', '--hta-compat']);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/^HTA-compatible critical path \(--hta-compat\)/);
+    expect(text.stdout).toMatch(/critical path 241\.724 ms through 315 of /);
+    const own = JSON.parse((await runCli(['critical-path', SIMPLE_ADD, '--annotation', ANNOTATION, '--instance', '2', '--json'])).stdout);
+    expect(own.mode).toBe('kinetoscope');
+    expect(own.instances[0].lengthUs).toBe(own.instances[0].spanUs);
+    expect(own.instances[0]).not.toHaveProperty('pathEdges');
+    const bad = await runCli(['critical-path', SIMPLE_ADD, '--hta-compat', '--what-if', 'launch=0']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^kinetoscope: BAD_ARGUMENT: --what-if needs kinetoscope's weights/);
+  });
+
+  let g: CriticalPathGraph;
+  let raw: Raw[];
+  beforeAll(async () => {
+    const m = await loadTrace(SIMPLE_ADD);
+    raw = loadRawJson(SIMPLE_ADD).traceEvents as Raw[];
+    const [inst] = selectInstances(m, { annotation: ANNOTATION, instance: 1 });
+    g = buildCriticalPathGraph(m, inst!, { hta: true });
   });
 });

@@ -3,6 +3,7 @@
  * commands, each answers with the CLI's `--json` document (paged only when asked), the SDK
  * validates every answer against the tool's output schema, and a trace outside --root is refused.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -119,6 +120,18 @@ describe('kinetoscope mcp', () => {
     const stdin = await client.callTool({ name: 'steps', arguments: { trace: '-' } });
     expect(stdin.isError).toBe(true);
     expect(JSON.stringify(stdin.content)).toMatch(/standard input/);
+  });
+
+  it('offers no option that writes a file (tools are read-only): ranks has no --partial, and is refused one', async () => {
+    const { tools } = await client.listTools();
+    for (const t of tools) for (const key of ['partial', 'force', 'writeExpect', 'output']) expect(t.inputSchema.properties ?? {}, `${t.name}.${key}`).not.toHaveProperty(key);
+    const ranks = tools.find((t) => t.name === 'ranks')!;
+    expect(ranks.inputSchema.properties).toHaveProperty('rankRegex');
+    const out = join(RANKS, 'never-written.json');
+    const r = await client.callTool({ name: 'ranks', arguments: { inputs: [join(RANKS, 'ranks_w2', 'rank-0.pt.trace.json.gz')], partial: out } });
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r.content)).toMatch(/unknown input partial/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('says what is wrong with bad input, as the CLI does', async () => {

@@ -24,8 +24,11 @@ import { readSchema } from './schemas.js';
 
 /** Models kept open at once: a few traces an agent compares, not a job's thousand ranks. */
 const MAX_OPEN_TRACES = 4;
-/** The CLI's own options that mean nothing to a tool (output form) or that write files. */
-const NOT_TOOL_OPTIONS = new Set(['json', 'color', 'help', 'writeExpect', 'output', 'limit']);
+/**
+ * The CLI's own options that mean nothing to a tool (output form) or that write files (tools are
+ * read-only): check's --write-expect, -o, ranks' --partial (a rank's summary to a file), --force.
+ */
+const NOT_TOOL_OPTIONS = new Set(['json', 'color', 'help', 'writeExpect', 'output', 'partial', 'force', 'limit']);
 /** Placeholders (`--vs <other>`) and argument names that name a file the server must check. */
 const PATH_PLACEHOLDER = /<(file|trace|other|eager-trace|dir|path)[^>]*>/;
 const PATH_ARGUMENT = /^(trace|traces|a|b|dir|file|files|inputs)$/;

@@ -22,12 +22,13 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { KinetoscopeError } from '../core/errors.js';
 import { GZIP_COMMENT } from '../ingest/write-subset.js';
+import { isPartialHead } from './rank-partial.js';
 import { redactText } from './redaction.js';
 
 /** What is written: decides how an earlier output of kinetoscope is recognised. */
-export type OutputKind = 'report' | 'expectations' | 'crop';
+export type OutputKind = 'report' | 'expectations' | 'crop' | 'partial';
 
-const WHAT: Record<OutputKind, string> = { report: 'the report', expectations: 'the expectations', crop: 'the cropped trace' };
+const WHAT: Record<OutputKind, string> = { report: 'the report', expectations: 'the expectations', crop: 'the cropped trace', partial: "the rank's partial" };
 
 export interface SafeWriteOptions {
   readonly kind: OutputKind;
@@ -43,13 +44,15 @@ const YAML_MARK = '# Expectations written by kinetoscope';
 
 /**
  * Whether a file's first bytes say kinetoscope wrote it: a report page's generator tag, an
- * expectations file's first comment line, a gzipped crop's gzip header comment (FCOMMENT; a plain
- * .json crop holds the trace's bytes only and cannot be told from any other trace: it needs --force).
+ * expectations file's first comment line, a rank partial's first key (rank-partial.ts), a gzipped
+ * crop's gzip header comment (FCOMMENT; a plain .json crop holds the trace's bytes only and cannot be
+ * told from any other trace: it needs --force).
  */
 export function writtenByKinetoscope(head: Uint8Array, kind: OutputKind): boolean {
   const text = Buffer.from(head).toString('latin1');
   if (kind === 'report') return text.slice(0, 1024).includes(HTML_MARK);
   if (kind === 'expectations') return text.startsWith(YAML_MARK);
+  if (kind === 'partial') return isPartialHead(text.slice(0, 256));
   // gzip: ID1 ID2 CM FLG MTIME(4) XFL OS, then (FLG 0x10) a zero-terminated comment.
   if (head.length < 10 || head[0] !== 0x1f || head[1] !== 0x8b || head[2] !== 8 || head[3] !== 0x10) return false;
   return text.slice(10, 10 + GZIP_COMMENT.length) === GZIP_COMMENT;

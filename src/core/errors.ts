@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'BAD_ARGUMENT'
   | 'BAD_EXPECTATIONS'
   | 'DUPLICATE_RANK'
-  | 'UNKNOWN_RANK';
+  | 'UNKNOWN_RANK'
+  | 'BAD_PARTIAL';
 
 export class KinetoscopeError extends Error {
   constructor(

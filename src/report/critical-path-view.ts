@@ -7,6 +7,8 @@ import { renderTable, type RenderOptions } from './table.js';
 export interface CriticalPathRenderOptions extends RenderOptions {
   /** Instances shown in full (the others are a row of the summary table). */
   readonly detail?: number;
+  /** The results are HTA's (--hta-compat): said first. */
+  readonly hta?: boolean;
 }
 
 function boundsText(b: Bounds, total: number): string {
@@ -38,6 +40,7 @@ const SEGMENT_COLUMNS = [
 
 export function renderCriticalPath(results: readonly CriticalPathResult[], opts: CriticalPathRenderOptions = {}): string {
   const out: string[] = [];
+  if (opts.hta) out.push("HTA-compatible critical path (--hta-compat): HTA's graph and weights (gaps, syncs and waits weigh 0, so the path is shorter than the span) and networkx's longest path.", '');
   if (results.length > 1) {
     out.push('Critical path per instance (length = the longest chain of dependent work; it equals the span when every node is explained):');
     out.push(
@@ -105,8 +108,9 @@ function boundsJson(b: Bounds) {
   return Object.fromEntries(BOUND_KEYS.map((k) => [k, roundUs(b[k])]));
 }
 
-export function criticalPathJson(results: readonly CriticalPathResult[]) {
+export function criticalPathJson(results: readonly CriticalPathResult[], hta = false) {
   return {
+    mode: hta ? 'hta-compat' : 'kinetoscope',
     instances: results.map((r) => ({
       instance: r.instance,
       instanceIndex: r.instanceIndex,
@@ -123,6 +127,7 @@ export function criticalPathJson(results: readonly CriticalPathResult[]) {
       typicalLaunchUs: r.typicalLaunchUs,
       typicalGapUs: r.typicalGapUs,
       segments: r.reading.segments.map(segmentJson),
+      ...(r.pathEdges ? { pathEdges: r.pathEdges.map((e) => ({ ...e, weightUs: roundUs(e.weightUs), fromUs: roundUs(e.fromUs), toUs: roundUs(e.toUs) })) } : {}),
       whatIf: r.whatIf && {
         rules: r.whatIf.rules.map((x) => ({ ...x, scaledUs: roundUs(x.scaledUs) })),
         lengthUs: roundUs(r.whatIf.lengthUs),

@@ -11,6 +11,8 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const SLOWEST = [
+  // (a Dask cluster of two workers and some 150 kinetoscope processes: ~125 s alone, loaded)
+  'test/dask.test.ts',
   'test/native-reader.test.ts',
   'test/columnar.test.ts',
   'test/parallel-read.test.ts',

@@ -737,6 +737,37 @@ export interface CriticalPathResult {
   readonly typicalLaunchUs: Record<string, number>;
   readonly typicalGapUs: Record<string, number>;
   readonly whatIf: WhatIfResult | undefined;
+  /** With HTA's weights only: the path edge by edge (HTA's critical path edges, their weights). */
+  readonly pathEdges?: readonly PathEdge[];
+}
+
+/** One edge of a path: its kind, weight, the times of its ends, and the event its time belongs to. */
+export interface PathEdge {
+  readonly kind: EdgeKind;
+  readonly weightUs: number;
+  /** Its source and destination nodes' times, µs from the instance's start. */
+  readonly fromUs: number;
+  readonly toUs: number;
+  /** The event the edge's time is attributed to (eventOf); null for an edge between events (a gap, a join). */
+  readonly event: string | null;
+  readonly gpu: boolean;
+}
+
+/** The path's edges in order (for --hta-compat: HTA lists them, and its weights are the point). */
+export function pathEdges(m: TraceModel, g: CriticalPathGraph, p: LongestPath): PathEdge[] {
+  const out: PathEdge[] = [];
+  for (const e of p.edges) {
+    const ev = eventOf(g, e);
+    out.push({
+      kind: EDGE_KINDS[g.edgeKind[e]!]!,
+      weightUs: us(g.edgeWeightNs[e]!),
+      fromUs: us(g.nodeTsNs[g.edgeSrc[e]!]! - g.startNs),
+      toUs: us(g.nodeTsNs[g.edgeDst[e]!]! - g.startNs),
+      event: ev === undefined ? null : ev >= 0 ? m.strings.get(m.host.name[ev]!) : m.strings.get(m.gpu.name[-1 - ev]!),
+      gpu: ev !== undefined && ev < 0,
+    });
+  }
+  return out;
 }
 
 function isOpOrAnnotation(kind: number): boolean {
@@ -855,12 +886,25 @@ function instanceOf(m: TraceModel, root: number, index: number): ScopeInstance {
   return { index, name: m.strings.get(host.name[root]!), root, startNs: s, endNs: e, hostEvents, gpu: g };
 }
 
-export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: readonly WhatIfRule[], segments = 10): CriticalPathResult & { readonly diagnostics: readonly Diagnostic[]; readonly graphData: CriticalPathGraph; readonly path: LongestPath } {
-  const g = buildCriticalPathGraph(m, inst);
-  // (the topological order only where the binding edges do not give the path, or for a what-if)
-  const fast = bindingPath(g);
-  const topo = fast && rules.length === 0 ? undefined : topologicalOrder(g);
-  const p = fast ?? longestPath(g, g.edgeWeightNs, {}, topo);
+/**
+ * One instance read end to end. `hta`: HTA's graph and weights (critical-path-graph.ts) and its
+ * longest path (htaLongestPath), to reproduce HTA's figures; no what-if then (it needs the
+ * weights that sum to the span).
+ */
+export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: readonly WhatIfRule[], segments = 10, opts: { readonly hta?: boolean } = {}): CriticalPathResult & { readonly diagnostics: readonly Diagnostic[]; readonly graphData: CriticalPathGraph; readonly path: LongestPath } {
+  if (opts.hta && rules.length > 0) throw new Error('analyzeInstance: no what-if under HTA weights');
+  const g = buildCriticalPathGraph(m, inst, { hta: opts.hta });
+  let topo: ReturnType<typeof topologicalOrder> | undefined;
+  let p: LongestPath;
+  if (opts.hta) {
+    topo = topologicalOrder(g);
+    p = htaLongestPath(g, topo);
+  } else {
+    // (the topological order only where the binding edges do not give the path, or for a what-if)
+    const fast = bindingPath(g);
+    topo = fast && rules.length === 0 ? undefined : topologicalOrder(g);
+    p = fast ?? longestPath(g, g.edgeWeightNs, {}, topo);
+  }
   const reading = readPath(m, g, p, g.edgeWeightNs, segments);
   const byDev = (x: ReadonlyMap<number, number>) => Object.fromEntries([...x].map(([d, v]) => [String(d), v / 1000]));
   const hostEvents = g.hostEventCount;
@@ -868,7 +912,8 @@ export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: reado
   if (p.unreachableNodes > 0) diagnostics.push({ code: 'CP_UNREACHABLE', severity: 'info', message: `${p.unreachableNodes} nodes cannot be reached from the instance's start (no edge ties them to it): they are not on any path`, count: p.unreachableNodes });
   if (p.cycleNodes > 0) diagnostics.push({ code: 'CP_CYCLE', severity: 'warning', message: `${p.cycleNodes} nodes sit on a cycle of zero-length edges and were left out of the path`, count: p.cycleNodes });
   const spanNs = g.endNs - g.startNs;
-  if (Math.abs(p.lengthNs - spanNs) > 0.5) diagnostics.push({ code: 'CP_LENGTH_NOT_SPAN', severity: 'warning', message: `the path's length (${(p.lengthNs / 1000).toFixed(3)} µs) is not the instance's span (${(spanNs / 1000).toFixed(3)} µs): some node's time is not explained by its edges` });
+  // (HTA's weights leave gaps and waits out: its path is shorter than the span by design)
+  if (!opts.hta && Math.abs(p.lengthNs - spanNs) > 0.5) diagnostics.push({ code: 'CP_LENGTH_NOT_SPAN', severity: 'warning', message: `the path's length (${(p.lengthNs / 1000).toFixed(3)} µs) is not the instance's span (${(spanNs / 1000).toFixed(3)} µs): some node's time is not explained by its edges` });
   return {
     instance: inst.name,
     instanceIndex: inst.index,
@@ -880,6 +925,7 @@ export function analyzeInstance(m: TraceModel, inst: ScopeInstance, rules: reado
     typicalLaunchUs: byDev(g.typicalLaunchNs),
     typicalGapUs: byDev(g.typicalGapNs),
     whatIf: rules.length > 0 ? computeWhatIf(m, g, p, rules, topo) : undefined,
+    ...(opts.hta ? { pathEdges: pathEdges(m, g, p) } : {}),
     diagnostics,
     graphData: g,
     path: p,

@@ -10,6 +10,8 @@
  * Two traces of one rank are an error (which one is the rank is not ours to guess); so is a trace
  * of a many-trace job with no rank at all.
  */
+import { compareText } from '../../core/compare-text.js';
+
 export type RankOrigin = 'rank-regex' | 'distributedInfo' | 'file-name' | 'single-trace';
 
 const NAME_RANK = /(?:^|[^a-z0-9])rank[-_[]?(\d+)(?![0-9])/i;
@@ -33,22 +35,37 @@ export type RankAssignment =
   | { readonly ok: true; readonly ranks: { file: string; rank: number; origin: RankOrigin }[] }
   | { readonly ok: false; readonly code: 'DUPLICATE_RANK' | 'UNKNOWN_RANK'; readonly message: string };
 
+/**
+ * The rank one trace claims, and by which rule (module comment); undefined when it claims none.
+ * `single`: the trace is its job's only one.
+ */
+export function claimedRank(c: RankClaim, regex: RegExp | undefined, single: boolean): { rank: number; origin: RankOrigin } | undefined {
+  const byRegex = regex ? rankFromName(c.file, regex) : undefined;
+  if (byRegex !== undefined) return { rank: byRegex, origin: 'rank-regex' };
+  if (c.infoRank !== undefined) return { rank: c.infoRank, origin: 'distributedInfo' };
+  const byName = rankFromName(c.name);
+  if (byName !== undefined) return { rank: byName, origin: 'file-name' };
+  return single ? { rank: 0, origin: 'single-trace' } : undefined;
+}
+
+/** The message of UNKNOWN_RANK for `file`. */
+export function noRankMessage(file: string): string {
+  return `${file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)`;
+}
+
+/**
+ * Every claim's rank, in the claims' order; or the error. The error names files in code-unit
+ * order, so it is the same whatever order the files came in (a job's traces, or their partials).
+ */
 export function assignRanks(claims: readonly RankClaim[], regex?: RegExp): RankAssignment {
   const ranks: { file: string; rank: number; origin: RankOrigin }[] = [];
+  const unranked: string[] = [];
   for (const c of claims) {
-    const byRegex = regex ? rankFromName(c.file, regex) : undefined;
-    const byName = rankFromName(c.name);
-    const [rank, origin]: [number | undefined, RankOrigin] =
-      byRegex !== undefined ? [byRegex, 'rank-regex']
-      : c.infoRank !== undefined ? [c.infoRank, 'distributedInfo']
-      : byName !== undefined ? [byName, 'file-name']
-      : claims.length === 1 ? [0, 'single-trace']
-      : [undefined, 'file-name'];
-    if (rank === undefined) {
-      return { ok: false, code: 'UNKNOWN_RANK', message: `${c.file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)` };
-    }
-    ranks.push({ file: c.file, rank, origin });
+    const claimed = claimedRank(c, regex, claims.length === 1);
+    if (claimed === undefined) unranked.push(c.file);
+    else ranks.push({ file: c.file, ...claimed });
   }
+  if (unranked.length) return { ok: false, code: 'UNKNOWN_RANK', message: noRankMessage(unranked.sort(compareText)[0]!) };
   const seen = new Map<number, string[]>();
   for (const r of ranks) {
     const list = seen.get(r.rank) ?? [];
@@ -58,6 +75,7 @@ export function assignRanks(claims: readonly RankClaim[], regex?: RegExp): RankA
   const dups = [...seen.entries()].filter(([, files]) => files.length > 1).sort((a, b) => a[0] - b[0]);
   if (dups.length) {
     const [rank, files] = dups[0]!;
+    files.sort(compareText);
     const more = dups.length > 1 ? ` (and ${dups.length - 1} more rank${dups.length > 2 ? 's' : ''} claimed twice)` : '';
     return { ok: false, code: 'DUPLICATE_RANK', message: `rank ${rank} claimed by ${files.length} traces: ${files.join(', ')}${more}; keep one trace per rank, or tell them apart with --rank-regex` };
   }

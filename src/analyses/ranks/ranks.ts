@@ -72,13 +72,18 @@ export function traceOriginNs(m: TraceModel): bigint {
   return base + BigInt(Math.round(m.timeOriginUs)) * 1000n + BigInt(Math.round(m.traceStartNs));
 }
 
+/** The rank the trace states (`distributedInfo.rank`, a number or a decimal string); undefined when it states none. */
+export function distributedRank(m: TraceModel): number | undefined {
+  return intOf(m.distributedInfo?.['rank']);
+}
+
 /** The map half: one rank's model reduced to its summary. */
 export function summariseRank(m: TraceModel): RankSummary {
   const info = m.distributedInfo;
   const comm = collectRankComm(m);
   const backend = info?.['backend'];
   return {
-    infoRank: intOf(info?.['rank']),
+    infoRank: distributedRank(m),
     worldSize: intOf(info?.['world_size']),
     backend: typeof backend === 'string' ? backend : undefined,
     originNs: traceOriginNs(m).toString(),

@@ -44,7 +44,18 @@ Definitions:
                 launch or a kernel-to-kernel gap the device's median binding one
   Instance      --step N (ProfilerStep#N), or --annotation NAME (every outermost instance, or
                 with --instance K the K-th occurrence, 1-based, nested ones counted: HTA's
-                instance_id + 1); default every step, else the whole trace`;
+                instance_id + 1); default every step, else the whole trace
+
+--hta-compat reproduces HTA's critical_path_analysis (docs/critical-path.md, HTA parity):
+  Graph         no node for annotations or zero-length events; no kernel-kernel edge
+                that does not bind or spans 1.5 ms or more
+  Weights       an edge weighs its time difference, except host gaps, sync edges, a
+                blocking call's wait and a launch edge that did not bind: 0. The path is
+                then shorter than the span by every gap and wait it zeroes (no warning)
+  Path          networkx's dag_longest_path: in topological order, each node takes its
+                first heaviest in-edge; the path ends at the first node of the largest
+                distance. Path nodes: the nodes on it (HTA's len(critical_path_nodes))
+  --what-if is not available with it (HTA's weights do not sum to the span)`;
 
 interface CriticalPathCliOptions extends CommonOptions {
   step?: string;
@@ -52,6 +63,7 @@ interface CriticalPathCliOptions extends CommonOptions {
   instance?: string;
   whatIf?: string[];
   segments: string;
+  htaCompat?: boolean;
 }
 
 function intOption(v: string | undefined, flag: string, min: number): number | undefined {
@@ -70,6 +82,7 @@ export function criticalPathCommand(): Command {
     .option('--instance <k>', 'with --annotation: the k-th occurrence (1-based, nested ones counted)')
     .option('--what-if <rule>', "TARGET=F: 'REGEX=0.5' (GPU activities), 'OPNAME=0.5' (an op's host time), 'launch=0', 'host=0.5'; repeatable", (v: string, prev: string[] = []) => [...prev, v])
     .option('--segments <n>', 'heaviest segments to list', '10')
+    .option('--hta-compat', "HTA's graph, weights and longest path (critical_path_analysis), to reproduce its figures")
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
@@ -79,6 +92,7 @@ export function criticalPathCommand(): Command {
       const segments = intOption(opts.segments, '--segments', 1) ?? 10;
       if (instance !== undefined && opts.annotation === undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--instance needs --annotation');
       if (step !== undefined && opts.annotation !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--step and --annotation cannot be used together');
+      if (opts.htaCompat && (opts.whatIf ?? []).length > 0) throw new KinetoscopeError('BAD_ARGUMENT', "--what-if needs kinetoscope's weights (they sum to the span): leave out --hta-compat");
       const model = await openTrace(path);
       let rules: WhatIfRule[];
       try {
@@ -91,13 +105,14 @@ export function criticalPathCommand(): Command {
         const what = opts.annotation !== undefined ? `annotation "${opts.annotation}"${instance !== undefined ? ` occurrence ${instance}` : ''}` : `ProfilerStep#${step}`;
         throw new KinetoscopeError('BAD_ARGUMENT', `no ${what} in the trace`);
       }
-      const results = insts.map((i) => analyzeInstance(model, i, rules, segments));
+      const hta = opts.htaCompat === true;
+      const results = insts.map((i) => analyzeInstance(model, i, rules, segments, { hta }));
       const cpDiagnostics = mergeDiagnostics(results.flatMap((r) => r.diagnostics));
       if (opts.json) {
-        printJson({ ...criticalPathJson(results), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) });
+        printJson({ ...criticalPathJson(results, hta), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) });
       } else {
         const c = colorsFor(opts);
-        printText(renderCriticalPath(results, { wide: opts.wide, headerStyle: c.bold }));
+        printText(renderCriticalPath(results, { wide: opts.wide, headerStyle: c.bold, hta }));
         const text = renderDiagnostics(cpDiagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);
         reportDiagnostics(model, opts);

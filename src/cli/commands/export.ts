@@ -1,21 +1,24 @@
 /** `kinetoscope export TRACE|DIR --parquet OUT`: the model's tables as Parquet, one file set per rank. */
 import { Command } from 'commander';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { EXPORT_TABLES, exportTables } from '../../analyses/trace/export-tables.js';
-import { rankFromName } from '../../analyses/ranks/rank-assignment.js';
+import { claimedRank, noRankMessage } from '../../analyses/ranks/rank-assignment.js';
+import { distributedRank } from '../../analyses/ranks/ranks.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';
 import { action, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { isPartialFile } from '../rank-partial.js';
 import { listRankFiles } from './ranks.js';
 
 const DEFINITIONS = `
 Writes OUT/rank-R/TABLE.parquet for each rank R (the rank as \`ranks\` tells it) and each table:
   ops          cpu_op and user_annotation events: rank, id, name, kind, thread, start_us,
                dur_us, parent (ops.id or -1), depth, external_id
-  runtime      cuda_runtime / cuda_driver calls: rank, id, name, kind, thread, start_us, dur_us,
-               correlation, parent (ops.id or -1)
+  runtime      cuda_runtime / cuda_driver calls, CUPTI overhead events: rank, id, name, kind,
+               thread, start_us, dur_us, correlation, parent (ops.id or -1)
   kernels      kernels, memcpys, memsets: rank, id, name, kind, device, stream, start_us, dur_us,
                correlation, launcher (runtime.id), owner (ops.id; -1 for none),
                priority (the stream priority on kernels, CUDA >= 13.1; NULL when absent)
@@ -24,10 +27,13 @@ Writes OUT/rank-R/TABLE.parquet for each rank R (the rank as \`ranks\` tells it)
                dtype, group_size, start_us, dur_us, source (gpu / host)
   memory       profile_memory records: rank, ts_us, bytes, total_allocated, total_reserved,
                device_type, device_id
-Times are µs from the rank's trace start (ns precision). Each rank is converted on its own (map):
-run it where the trace was written, and query the job's Parquet together (reduce) with
-\`kinetoscope sql\`, DuckDB, Spark or any Parquet reader. Written by DuckDB's COPY … (FORMAT
-parquet) through @duckdb/node-api (a dependency of kinetoscope).`;
+Times are µs from the rank's trace start (ns precision). Types (INT32, DOUBLE, UTF8 strings),
+units, keys and NULLs of every column: docs/ranks.md, "The exported tables". Each rank is
+converted on its own (map): a trace exported alone gets the rank \`ranks\` gives it, so run it
+where each trace was written (or one task per rank: scale/dask_ranks.py --export), into one OUT,
+and query the job's Parquet together (reduce) with \`kinetoscope sql\`, DuckDB, Spark or any
+Parquet reader. Written by DuckDB's COPY … (FORMAT parquet) through @duckdb/node-api (a
+dependency of kinetoscope), each file renamed into place once whole.`;
 
 interface ExportOptions extends CommonOptions {
   parquet?: string;
@@ -43,23 +49,34 @@ export interface ExportedRank {
 /** Every trace of `inputs` to OUT/rank-R/*.parquet; the ranks and their row counts. */
 export async function exportParquet(inputs: readonly string[], out: string, regex?: RegExp): Promise<ExportedRank[]> {
   const files = listRankFiles(inputs);
+  const partial = files.find(isPartialFile);
+  if (partial !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', `${partial} is a rank's partial (ranks --partial), not a trace: export reads the trace`);
   const duck = await openDuck();
   const done: ExportedRank[] = [];
   const seen = new Map<number, string>();
   try {
     for (const file of files) {
       const model = await loadTrace(file, { omit: ['python'] });
-      const info = model.distributedInfo?.['rank'];
-      const byRegex = regex ? rankFromName(file, regex) : undefined;
-      const rank = byRegex ?? (typeof info === 'number' && Number.isInteger(info) ? info : undefined) ?? rankFromName(basename(file)) ?? (files.length === 1 ? 0 : undefined);
-      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', `${file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)`);
+      // the rank `ranks` tells (rank-assignment.ts), so that a trace exported alone (one task of
+      // a cluster's map: scale/dask_ranks.py) gets the folder its job's reading names it by
+      const rank = claimedRank({ file, name: basename(file), infoRank: distributedRank(model) }, regex, files.length === 1)?.rank;
+      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', noRankMessage(file));
       if (seen.has(rank)) throw new KinetoscopeError('DUPLICATE_RANK', `rank ${rank} claimed by ${seen.get(rank)} and ${file}`);
       seen.set(rank, file);
       const dir = join(out, `rank-${rank}`);
       mkdirSync(dir, { recursive: true });
       const tables: Record<string, number> = {};
       for (const t of exportTables(model, rank)) {
-        await writeParquet(duck, t, join(dir, `${t.name}.parquet`));
+        // written beside, then renamed: a reader (or a retried task of a killed worker) never
+        // sees half a file
+        const path = join(dir, `${t.name}.parquet`);
+        const tmp = join(dir, `.${t.name}.parquet.kinetoscope-${randomBytes(6).toString('hex')}.tmp`);
+        try {
+          await writeParquet(duck, t, tmp);
+          renameSync(tmp, path);
+        } finally {
+          rmSync(tmp, { force: true });
+        }
         tables[t.name] = t.rows;
       }
       done.push({ rank, file, tables });

@@ -1,4 +1,8 @@
-/** `kinetoscope ranks DIR|FILES…`: a distributed job's traces together: steps, collectives, stragglers, overlap. */
+/**
+ * `kinetoscope ranks DIR|FILES…`: a distributed job's traces together: steps, collectives,
+ * stragglers, overlap. `--partial OUT TRACE` is its map half alone (one trace's summary to a
+ * file), and partials given back as inputs are its reduce half.
+ */
 import { Command, Option } from 'commander';
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -6,14 +10,26 @@ import { assignRanks } from '../../analyses/ranks/rank-assignment.js';
 import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
-import { summariseFiles } from '../../rank-pool.js';
+import { summariseFiles, type RankJobResult } from '../../rank-pool.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
+import { isPartialFile, partialText, readPartial } from '../rank-partial.js';
+import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions, writeErr, terminal } from '../common.js';
 
 const DEFINITIONS = `
 Input: folders (their trace files: *.pt.trace.json[.gz], else *.json[.gz]; torch's
-*.oracle.json.gz are skipped) and files, one trace per rank.
+*.oracle.json.gz are skipped) and files, one trace per rank; partials in their place.
+
+Partials (map and reduce on different machines): ranks --partial OUT TRACE writes one
+trace's summary (steps, collective calls, overlap totals; schema/ranks-partial.schema.json;
+about 180 bytes a collective call: 84 kB for 465 calls and 93 steps) and prints nothing.
+ranks PARTIALS...|DIR reads them (told from traces by their first key, "kinetoscopePartial",
+whatever their name; a folder's partials are read beside its *.pt.trace.json[.gz]) and
+prints, byte for byte, what ranks prints on the traces themselves; a rank's file is the
+trace's path as --partial was given it. A partial of another kinetoscope version, or not of
+that schema, is refused (BAD_PARTIAL, exit 2). --rank-regex, --clock and --top apply where
+the partials are read.
 
 Rank of a trace: --rank-regex's first group in the file's path when it matches; else the
 trace's distributedInfo.rank; else rank-N / rank_N / rankN in the file name; a lone trace
@@ -58,8 +74,12 @@ const TRACE_FILE = /\.pt\.trace\.json(?:\.gz)?$/;
 const JSON_FILE = /\.json(?:\.gz)?$/;
 const ORACLE_FILE = /\.oracle\.json(?:\.gz)?$/;
 
-/** The trace files named by the arguments (folders listed, not recursed), sorted within each folder. */
-export function listRankFiles(inputs: readonly string[]): string[] {
+/**
+ * The trace files named by the arguments (folders listed, not recursed), sorted within each folder.
+ * `accept`: files a folder holds that are read whatever their name (ranks: partials, recognised
+ * by their first bytes), kept beside the *.pt.trace.json[.gz] files when the folder has those.
+ */
+export function listRankFiles(inputs: readonly string[], accept?: (path: string) => boolean): string[] {
   const files: string[] = [];
   for (const input of inputs) {
     let st;
@@ -73,7 +93,7 @@ export function listRankFiles(inputs: readonly string[]): string[] {
       continue;
     }
     const names = readdirSync(input).filter((f) => JSON_FILE.test(f) && !ORACLE_FILE.test(f) && statSync(join(input, f)).isFile());
-    const traces = names.some((f) => TRACE_FILE.test(f)) ? names.filter((f) => TRACE_FILE.test(f)) : names;
+    const traces = names.some((f) => TRACE_FILE.test(f)) ? names.filter((f) => TRACE_FILE.test(f) || accept?.(join(input, f))) : names;
     if (!traces.length) throw new KinetoscopeError('FILE_NOT_FOUND', `${input}: no trace files (*.json, *.json.gz) in this folder`);
     files.push(...traces.sort(byNumberInName).map((f) => join(input, f)));
   }
@@ -93,41 +113,72 @@ export interface JobOptions {
   readonly quiet?: boolean;
 }
 
-/** A job's traces read (worker pool), their ranks told, and analysed together; with the job's diagnostics. */
+/**
+ * A job's traces and partials read (the traces on the worker pool, the partials here: they are
+ * small), their ranks told, and analysed together; with the job's diagnostics. What it returns
+ * is in rank order whatever the order of the files, so a job's traces and their partials give
+ * one document.
+ */
 export async function readJob(inputs: readonly string[], opts: JobOptions): Promise<{ analysis: RanksAnalysis; ranks: RankInput[]; diagnostics: Diagnostic[] }> {
-  const files = listRankFiles(inputs);
-  const progress = !opts.quiet && terminal('stderr') !== undefined && files.length > 1;
-  const results = await summariseFiles(files, {
+  const files = listRankFiles(inputs, isPartialFile);
+  const isPartial = files.map(isPartialFile);
+  // the partials first: one that is refused stops the job before the traces are read
+  const partials = new Map<number, RankJobResult>();
+  for (let i = 0; i < files.length; i++) {
+    if (!isPartial[i]) continue;
+    const p = await readPartial(files[i]!);
+    partials.set(i, { file: p.trace, summary: p.summary });
+  }
+  const traces = files.filter((_, i) => !isPartial[i]);
+  const progress = !opts.quiet && terminal('stderr') !== undefined && traces.length > 1;
+  const summarised = await summariseFiles(traces, {
     jobs: opts.jobs,
     onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
   });
   if (progress) process.stderr.write('\r\x1b[K');
+  let t = 0;
+  const results = files.map((_, i) => partials.get(i) ?? summarised[t++]!);
   const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank })), opts.regex);
   if (!assigned.ok) throw new KinetoscopeError(assigned.code, assigned.message);
-  const rankInputs: RankInput[] = assigned.ranks.map((a, i) => ({ rank: a.rank, file: a.file, summary: results[i]!.summary }));
+  const rankInputs: RankInput[] = assigned.ranks.map((a, i) => ({ rank: a.rank, file: a.file, summary: results[i]!.summary })).sort((a, b) => a.rank - b.rank);
   const analysis = analyseRanks(rankInputs, { clock: opts.clock });
 
   const diagnostics: Diagnostic[] = [];
   if (analysis.missingRanks.length) {
     diagnostics.push({ code: 'MISSING_RANKS', severity: 'warning', message: `world size ${analysis.worldSize} but ${analysis.missingRanks.length} rank(s) have no trace: collectives are matched among the ranks present` });
   }
-  const worlds = new Set(results.map((r) => r.summary.worldSize).filter((w) => w !== undefined));
+  const worlds = new Set(rankInputs.map((r) => r.summary.worldSize).filter((w) => w !== undefined));
   if (worlds.size > 1) diagnostics.push({ code: 'MIXED_WORLD_SIZES', severity: 'warning', message: `the traces disagree on world_size (${[...worlds].join(', ')}): they may come from different jobs` });
   const unmatched = analysis.instances - analysis.matchedInstances;
   if (analysis.ranks.length > 1 && unmatched > 0) {
     diagnostics.push({ code: 'UNMATCHED_COLLECTIVES', severity: 'info', message: `${unmatched} of ${analysis.instances} collective calls were seen on one rank only (its peers' traces do not cover them, or their steps differ): no skew or wait for them` });
   }
-  const idle = results.filter((r) => r.summary.calls.length === 0 && r.summary.issuedCollectives > 0);
+  const idle = rankInputs.filter((r) => r.summary.calls.length === 0 && r.summary.issuedCollectives > 0);
   if (idle.length) {
     diagnostics.push({ code: 'COLLECTIVES_WITHOUT_WORK', severity: 'info', message: `${idle.length} trace(s) issued c10d collectives (${idle[0]!.summary.issuedCollectives} in ${basename(idle[0]!.file)}) but ran no communication kernel and no gloo work for them (in a world of 1, NCCL runs nothing): no collective to measure` });
   }
-  const warned = results.filter((r) => r.summary.warnings > 0).length;
+  const warned = rankInputs.filter((r) => r.summary.warnings > 0).length;
   if (warned) diagnostics.push({ code: 'RANK_TRACE_WARNINGS', severity: 'info', message: `${warned} trace(s) have warnings of their own: read one with \`kinetoscope summary FILE --verbose\`` });
 
   return { analysis, ranks: rankInputs, diagnostics };
 }
 
+/** `ranks --partial OUT TRACE`: the map half, one trace's summary written as a partial (rank-partial.ts). */
+async function writePartial(inputs: readonly string[], out: string, force: boolean | undefined): Promise<void> {
+  if (inputs.length !== 1) throw new KinetoscopeError('BAD_ARGUMENT', `--partial summarises one trace: give one trace file, not ${inputs.length} inputs`);
+  const trace = inputs[0]!;
+  const [file] = listRankFiles([trace]);
+  if (file !== trace) throw new KinetoscopeError('BAD_ARGUMENT', `${trace} is a folder: --partial summarises one trace file (one partial per rank)`);
+  if (isPartialFile(trace)) throw new KinetoscopeError('BAD_ARGUMENT', `${trace} is a partial already: --partial reads a trace`);
+  const safe = { kind: 'partial' as const, inputs: [trace], force };
+  checkTarget(out, safe);
+  const [read] = await summariseFiles([trace]);
+  await writeTextSafely(out, partialText(trace, read!.summary), safe);
+}
+
 interface RanksOptions extends CommonOptions {
+  partial?: string;
+  force?: boolean;
   rankRegex?: string;
   clock: ClockMode;
   jobs?: string;
@@ -137,7 +188,9 @@ interface RanksOptions extends CommonOptions {
 export function ranksCommand(): Command {
   const cmd = new Command('ranks')
     .description("a distributed job's traces together: per-rank steps, collectives (bytes, skew, bus bandwidth), stragglers, communication/computation overlap")
-    .argument('<inputs...>', 'a folder of rank traces, or the trace files')
+    .argument('<inputs...>', 'a folder of rank traces or partials, or the files (traces and partials may be mixed)')
+    .option('--partial <out>', "write the one trace's summary to OUT (a partial: the map half of a job's reading, run where the trace is) and print nothing; read partials back with ranks PARTIALS…|DIR")
+    .option('--force', 'with --partial: replace an existing OUT that kinetoscope did not write, or a symbolic link (never the trace itself)')
     .option('--rank-regex <regex>', "the rank in a file's path: the regex's first capture group (wins over distributedInfo)")
     .addOption(new Option('--clock <mode>', 'trace: clocks as written; collectives: aligned by collective ends').choices(['trace', 'collectives']).default('trace'))
     .option('--jobs <n>', 'traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most)')
@@ -158,6 +211,10 @@ export function ranksCommand(): Command {
       if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--jobs must be a whole number ≥ 1, not ${opts.jobs}`);
       const top = Number(opts.top);
       if (!(Number.isInteger(top) && top >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--top must be a whole number ≥ 1, not ${opts.top}`);
+      if (opts.partial !== undefined) {
+        await writePartial(inputs, opts.partial, opts.force);
+        return EXIT_OK;
+      }
 
       const { analysis, diagnostics } = await readJob(inputs, { regex, jobs, clock: opts.clock, quiet: opts.json === true });
       if (opts.json) printJson(ranksJson(analysis, diagnostics));

@@ -5,10 +5,14 @@ import { JSON_COMMANDS } from './index.js';
 import { action, printText } from '../common.js';
 import { readSchemaText } from '../schemas.js';
 
+/** Files kinetoscope writes for itself to read back, with a schema of their own: ranks --partial's. */
+const FILE_SCHEMAS = ['ranks-partial'] as const;
+
 export function schemaCommand(): Command {
+  const names: readonly string[] = [...JSON_COMMANDS, ...FILE_SCHEMAS];
   return new Command('schema')
     .description("the JSON Schema (draft 2020-12) of a command's --json document: every field, its type and unit")
-    .argument('<command>', `one of: ${JSON_COMMANDS.join(', ')}`)
+    .argument('<command>', `one of: ${JSON_COMMANDS.join(', ')}; or ranks-partial (the file ranks --partial writes)`)
     .addHelpText(
       'after',
       `
@@ -18,8 +22,8 @@ The schemas are also files: schema/COMMAND.schema.json in the package.`,
     )
     .action(
       action(async (name: string) => {
-        if (!(JSON_COMMANDS as readonly string[]).includes(name)) {
-          throw new KinetoscopeError('BAD_ARGUMENT', `no JSON document for "${name}": schemas exist for ${JSON_COMMANDS.join(', ')}`);
+        if (!names.includes(name)) {
+          throw new KinetoscopeError('BAD_ARGUMENT', `no JSON document for "${name}": schemas exist for ${names.join(', ')}`);
         }
         printText(readSchemaText(name));
       }),
