@@ -2,6 +2,7 @@
 import { modulesInTreeOrder, modulesStatusLine, type ModuleNode, type ModuleTree } from '../analyses/host/modules.js';
 import { formatBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 const us = (ns: number) => ns / 1000;
 
@@ -48,7 +49,7 @@ export function renderModules(t: ModuleTree, opts: ModulesRenderOptions = {}): s
   return [
     renderTable(columns, rows, opts),
     `GPU work in modules: ${formatUs(us(moduleNs))} (${share(moduleNs)} of ${formatUs(us(t.deviceNs))}); outside every module: ${formatUs(us(t.outside.deviceNs))}` +
-      (t.outside.kernels[0] ? ` (largest: ${truncate(t.outside.kernels[0].name)})` : ''),
+      (t.outside.kernels[0] ? ` (largest: ${truncate(inertText(t.outside.kernels[0].name))})` : ''),
     backward
       ? `Backward: ${t.backwardLinks} autograd nodes linked to their forward op (fwdbwd flows); their GPU work is in "Bwd device total".`
       : 'Backward: the trace links no backward op to its forward op (no fwdbwd flows), so backward work is counted outside every module.',

@@ -24,6 +24,7 @@ import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { compareText } from '../../core/compare-text.js';
 import { PDL_MIN_COMPUTE_MAJOR, describePdlPairs, findStreamOverlaps, pdlCapableDevices, streamOrderOf } from '../../model/stream-overlaps.js';
 import { perModel } from '../helpers/per-model.js';
+import { markdownCode } from '../../core/inert-text.js';
 
 export interface Finding {
   readonly code: string;
@@ -314,7 +315,7 @@ const graphHidden: Check = {
       else owners.set(strings.get(host.name[o]!), (owners.get(strings.get(host.name[o]!)) ?? 0) + 1);
     }
     if (!hit.length) return [];
-    const ownerText = owners.size ? `; the rest are credited whole to ${[...owners.keys()].slice(0, 3).map((n) => `\`${n}\``).join(', ')}` : '';
+    const ownerText = owners.size ? `; the rest are credited whole to ${[...owners.keys()].slice(0, 3).map(markdownCode).join(', ')}` : '';
     return [
       {
         code: 'GRAPH_HIDDEN_KERNELS',
@@ -440,7 +441,7 @@ const idCollision: Check = {
         gpuTimeShare: share(acts),
         message:
           `${c.length} runtime call(s) have a CUPTI correlation id equal to the External id of an op that owns GPU work ` +
-          `(e.g. \`${m.strings.get(m.host.name[first.call]!)}\` and \`${m.strings.get(m.host.name[first.op]!)}\`); torch's key_averages credits that work to both.`,
+          `(e.g. ${markdownCode(m.strings.get(m.host.name[first.call]!))} and ${markdownCode(m.strings.get(m.host.name[first.op]!))}); torch's key_averages credits that work to both.`,
         meaning:
           "torch's own table (prof.key_averages()) counts this GPU time twice — under the op and under the runtime call and its ancestors — so its device totals disagree with kinetoscope's, which credit it once, to the op.",
       },

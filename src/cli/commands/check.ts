@@ -9,6 +9,7 @@ import { checkJson, renderCheck } from '../../report/check-view.js';
 import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr, writeOut } from '../common.js';
+import { inertText } from '../../core/inert-text.js';
 
 const width = Math.max(...Object.keys(EXPECTATION_KEY_HELP).map((k) => k.length));
 const KEYS_HELP = `
@@ -86,7 +87,7 @@ export function checkCommand(): Command {
       else {
         await writeTextSafely(opts.writeExpect!, yamlText, safe);
         if (opts.json) printJson({ written: opts.writeExpect, per, expectations: derived.expectations, notes: derived.notes });
-        else writeErr(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${derived.notes.join('; ')}` : ''}\n`);
+        else writeErr(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${inertText(derived.notes.join('; '))}` : ''}\n`);
       }
       return EXIT_OK;
     }),
