@@ -3,7 +3,6 @@
  * one line and exit status 2, colours that respect NO_COLOR and pipes, and printing.
  */
 import type { Command } from 'commander';
-import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import pc from 'picocolors';
 import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
@@ -11,6 +10,7 @@ import { inertOutput, inertText } from '../core/inert-text.js';
 import { DEFAULT_LIMITS, HARD_LIMITS, LIMIT_FLAGS, setReadLimits, setStdinIdleMs, type ReadLimits } from '../ingest/limits.js';
 import { loadTrace } from '../load-trace.js';
 import type { SubsetRecording } from '../ingest/write-subset.js';
+import { withInput } from './input-files.js';
 import { createProgress } from './progress.js';
 import { redactText, startRedaction } from './redaction.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
@@ -114,25 +114,19 @@ export function terminal(stream: 'stdout' | 'stderr'): NodeJS.WriteStream | unde
  */
 export async function openTrace(path: string, opts: OpenOptions = {}): Promise<TraceModel> {
   if (session.open) return session.open(path, opts);
-  const omit = OPTIONAL_TABLES.filter((t) => !opts.keep?.includes(t));
-  const progress = createProgress({
-    label: path === '-' ? 'standard input' : basename(path),
-    totalBytes: path === '-' ? 0 : fileSize(path),
-    quiet: process.argv.includes('--json'),
-  });
-  if (!progress) return loadTrace(path, { omit, recordSubset: opts.recordSubset });
-  try {
-    return await loadTrace(path, { omit, recordSubset: opts.recordSubset, onProgress: (bytes, events) => progress.update(bytes, events) });
-  } finally {
-    progress.done();
-  }
+  if (path === '-') return loadWithProgress('-', 'standard input', 0, opts);
+  // A file is opened and checked first (input-files.ts), then read from what was opened.
+  return withInput(path, (file) => loadWithProgress(file.readPath, basename(path), file.size, opts));
 }
 
-function fileSize(path: string): number {
+async function loadWithProgress(input: string, label: string, totalBytes: number, opts: OpenOptions): Promise<TraceModel> {
+  const omit = OPTIONAL_TABLES.filter((t) => !opts.keep?.includes(t));
+  const progress = createProgress({ label, totalBytes, quiet: process.argv.includes('--json') });
+  if (!progress) return loadTrace(input, { omit, recordSubset: opts.recordSubset });
   try {
-    return statSync(path).size;
-  } catch {
-    return 0; // the loader reports what is wrong with it
+    return await loadTrace(input, { omit, recordSubset: opts.recordSubset, onProgress: (bytes, events) => progress.update(bytes, events) });
+  } finally {
+    progress.done();
   }
 }
 

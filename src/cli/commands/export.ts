@@ -1,6 +1,6 @@
 /** `kinetoscope export TRACE|DIR --parquet OUT`: the model's tables as Parquet, one file set per rank. */
 import { Command } from 'commander';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { EXPORT_TABLES, exportTables } from '../../analyses/trace/export-tables.js';
 import { rankFromName } from '../../analyses/ranks/rank-assignment.js';
@@ -8,6 +8,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';
 import { action, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { withInput } from '../input-files.js';
 import { listRankFiles } from './ranks.js';
 
 const DEFINITIONS = `
@@ -42,12 +43,15 @@ export interface ExportedRank {
 /** Every trace of `inputs` to OUT/rank-R/*.parquet; the ranks and their row counts. */
 export async function exportParquet(inputs: readonly string[], out: string, regex?: RegExp): Promise<ExportedRank[]> {
   const files = listRankFiles(inputs);
+  mkdirSync(out, { recursive: true });
   const duck = await openDuck();
   const done: ExportedRank[] = [];
   const seen = new Map<number, string>();
   try {
+    // DuckDB writes into OUT and nowhere else (duckdb.ts: the sandbox).
+    await duck.lock([realpathSync(out)]);
     for (const file of files) {
-      const model = await loadTrace(file, { omit: ['python'] });
+      const model = await withInput(file, (input) => loadTrace(input.readPath, { omit: ['python'] }));
       const info = model.distributedInfo?.['rank'];
       const byRegex = regex ? rankFromName(file, regex) : undefined;
       const rank = byRegex ?? (typeof info === 'number' && Number.isInteger(info) ? info : undefined) ?? rankFromName(basename(file)) ?? (files.length === 1 ? 0 : undefined);

@@ -1,6 +1,5 @@
 /** `kinetoscope ranks DIR|FILES…`: a distributed job's traces together: steps, collectives, stragglers, overlap. */
 import { Command, Option } from 'commander';
-import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { assignRanks } from '../../analyses/ranks/rank-assignment.js';
 import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks/ranks.js';
@@ -9,6 +8,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { summariseFiles } from '../../rank-pool.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
+import { inspectInput, listInputFolder, openInput } from '../input-files.js';
 import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions, writeErr, terminal } from '../common.js';
 
 const DEFINITIONS = `
@@ -58,24 +58,24 @@ const TRACE_FILE = /\.pt\.trace\.json(?:\.gz)?$/;
 const JSON_FILE = /\.json(?:\.gz)?$/;
 const ORACLE_FILE = /\.oracle\.json(?:\.gz)?$/;
 
-/** The trace files named by the arguments (folders listed, not recursed), sorted within each folder. */
+/**
+ * The trace files named by the arguments (folders listed, not recursed), sorted within each
+ * folder; every name checked by the input gate (input-files.ts: no FIFO, device, link to
+ * nothing or loop; inside the roots under `mcp`). Each file is opened through the gate again
+ * when it is read.
+ */
 export function listRankFiles(inputs: readonly string[]): string[] {
   const files: string[] = [];
   for (const input of inputs) {
-    let st;
-    try {
-      st = statSync(input);
-    } catch {
-      throw new KinetoscopeError('FILE_NOT_FOUND', `${input}: no such file or folder`);
-    }
-    if (!st.isDirectory()) {
-      files.push(input);
+    const { kind, path } = inspectInput(input);
+    if (kind === 'file') {
+      files.push(path);
       continue;
     }
-    const names = readdirSync(input).filter((f) => JSON_FILE.test(f) && !ORACLE_FILE.test(f) && statSync(join(input, f)).isFile());
+    const names = listInputFolder(path, { accept: (f, k) => k === 'file' && JSON_FILE.test(f) && !ORACLE_FILE.test(f) }).map((e) => e.name);
     const traces = names.some((f) => TRACE_FILE.test(f)) ? names.filter((f) => TRACE_FILE.test(f)) : names;
     if (!traces.length) throw new KinetoscopeError('FILE_NOT_FOUND', `${input}: no trace files (*.json, *.json.gz) in this folder`);
-    files.push(...traces.sort(byNumberInName).map((f) => join(input, f)));
+    files.push(...traces.sort(byNumberInName).map((f) => join(path, f)));
   }
   return files;
 }
@@ -99,6 +99,7 @@ export async function readJob(inputs: readonly string[], opts: JobOptions): Prom
   const progress = !opts.quiet && terminal('stderr') !== undefined && files.length > 1;
   const results = await summariseFiles(files, {
     jobs: opts.jobs,
+    open: (file) => openInput(file),
     onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
   });
   if (progress) process.stderr.write('\r\x1b[K');
