@@ -53,6 +53,7 @@ export function renderModules(t: ModuleTree, opts: ModulesRenderOptions = {}): s
     backward
       ? `Backward: ${t.backwardLinks} autograd nodes linked to their forward op (fwdbwd flows); their GPU work is in "Bwd device total".`
       : 'Backward: the trace links no backward op to its forward op (no fwdbwd flows), so backward work is counted outside every module.',
+    ...(t.cutAtDepth !== undefined ? [`(modules nest deeper than ${t.cutAtDepth} levels: a deeper module is counted in its ancestor at level ${t.cutAtDepth})`] : []),
   ].join('\n');
 }
 
@@ -93,5 +94,6 @@ export function modulesJson(t: ModuleTree) {
     deviceUs: roundUs(us(t.deviceNs)),
     outside: { deviceUs: roundUs(us(t.outside.deviceNs)), topKernels: t.outside.kernels.map((k) => ({ name: k.name, durUs: roundUs(us(k.durNs)), count: k.count })) },
     modules: modulesInTreeOrder(t).map((k) => ({ ...moduleJson(t.nodes[k]!), parent: t.nodes[k]!.parent >= 0 ? t.nodes[t.nodes[k]!.parent]!.path : null })),
+    ...(t.cutAtDepth !== undefined ? { cutAtDepth: t.cutAtDepth } : {}),
   };
 }

@@ -14,12 +14,29 @@ export type RankOrigin = 'rank-regex' | 'distributedInfo' | 'file-name' | 'singl
 
 const NAME_RANK = /(?:^|[^a-z0-9])rank[-_[]?(\d+)(?![0-9])/i;
 
-/** The rank a file's name gives, by `regex`'s first group or the built-in pattern; undefined when none. */
+/**
+ * The largest world size read as a world size (2^20 ranks: today's largest jobs run some 10^5
+ * GPUs). A trace's `distributedInfo` is text anyone can write: `world_size: 1e15` would have
+ * `ranks` list 10^15 missing ranks.
+ */
+export const MAX_WORLD_SIZE = 2 ** 20;
+
+/** Whether `w` reads as a world size: an integer from 1 to MAX_WORLD_SIZE. */
+export function plausibleWorldSize(w: number | undefined): w is number {
+  return w !== undefined && Number.isInteger(w) && w >= 1 && w <= MAX_WORLD_SIZE;
+}
+
+/** Whether `r` reads as a rank: an integer from 0, below `worldSize` when it is known, else below MAX_WORLD_SIZE. */
+export function plausibleRank(r: number | undefined, worldSize?: number): r is number {
+  return r !== undefined && Number.isInteger(r) && r >= 0 && r < (plausibleWorldSize(worldSize) ? worldSize : MAX_WORLD_SIZE);
+}
+
+/** The rank a file's name gives, by `regex`'s first group or the built-in pattern; undefined when none (or not plausibleRank). */
 export function rankFromName(name: string, regex?: RegExp): number | undefined {
   const m = (regex ?? NAME_RANK).exec(name);
   if (!m) return undefined;
   const n = Number(m[1] ?? m[0]);
-  return Number.isInteger(n) && n >= 0 ? n : undefined;
+  return plausibleRank(n) ? n : undefined;
 }
 
 export interface RankClaim {

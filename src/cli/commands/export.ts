@@ -4,7 +4,9 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { EXPORT_TABLES, exportTables } from '../../analyses/trace/export-tables.js';
 import { rankFromName } from '../../analyses/ranks/rank-assignment.js';
+import { readDistributedInfo } from '../../analyses/ranks/ranks.js';
 import { KinetoscopeError } from '../../core/errors.js';
+import { compileUserRegex } from '../../core/safe-regex.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';
 import { action, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
@@ -52,9 +54,9 @@ export async function exportParquet(inputs: readonly string[], out: string, rege
     await duck.lock([realpathSync(out)]);
     for (const file of files) {
       const model = await withInput(file, (input) => loadTrace(input.readPath, { omit: ['python'] }));
-      const info = model.distributedInfo?.['rank'];
+      const info = readDistributedInfo(model.distributedInfo).infoRank;
       const byRegex = regex ? rankFromName(file, regex) : undefined;
-      const rank = byRegex ?? (typeof info === 'number' && Number.isInteger(info) ? info : undefined) ?? rankFromName(basename(file)) ?? (files.length === 1 ? 0 : undefined);
+      const rank = byRegex ?? info ?? rankFromName(basename(file)) ?? (files.length === 1 ? 0 : undefined);
       if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', `${file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)`);
       if (seen.has(rank)) throw new KinetoscopeError('DUPLICATE_RANK', `rank ${rank} claimed by ${seen.get(rank)} and ${file}`);
       seen.set(rank, file);
@@ -83,12 +85,7 @@ export function exportCommand(): Command {
   withCommonOptions(cmd);
   return cmd.action(
     action(async (inputs: string[], opts: ExportOptions) => {
-      let regex: RegExp | undefined;
-      try {
-        regex = opts.rankRegex === undefined ? undefined : new RegExp(opts.rankRegex);
-      } catch (e) {
-        throw new KinetoscopeError('BAD_ARGUMENT', `--rank-regex: ${(e as Error).message}`);
-      }
+      const regex = opts.rankRegex === undefined ? undefined : compileUserRegex(opts.rankRegex, '--rank-regex');
       const ranks = await exportParquet(inputs, opts.parquet!, regex);
       if (opts.json) printJson({ output: opts.parquet, tables: EXPORT_TABLES, ranks });
       else printText(`wrote ${ranks.length} rank${ranks.length === 1 ? '' : 's'} x ${EXPORT_TABLES.length} tables to ${opts.parquet}/rank-R/{${EXPORT_TABLES.join(',')}}.parquet (${ranks.map((r) => `rank ${r.rank}: ${r.tables['kernels']} kernels, ${r.tables['ops']} ops`).slice(0, 4).join('; ')}${ranks.length > 4 ? '; …' : ''})`);

@@ -1,10 +1,12 @@
 /** `kinetoscope ranks DIR|FILES…`: a distributed job's traces together: steps, collectives, stragglers, overlap. */
+import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
 import { basename, join } from 'node:path';
 import { assignRanks } from '../../analyses/ranks/rank-assignment.js';
 import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
+import { compileUserRegex } from '../../core/safe-regex.js';
 import { summariseFiles } from '../../rank-pool.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
@@ -112,6 +114,10 @@ export async function readJob(inputs: readonly string[], opts: JobOptions): Prom
   if (analysis.missingRanks.length) {
     diagnostics.push({ code: 'MISSING_RANKS', severity: 'warning', message: `world size ${analysis.worldSize} but ${analysis.missingRanks.length} rank(s) have no trace: collectives are matched among the ranks present` });
   }
+  const ignored = results.filter((r) => r.summary.ignoredInfo !== undefined);
+  if (ignored.length) {
+    diagnostics.push({ code: 'IMPLAUSIBLE_DISTRIBUTED_INFO', severity: 'warning', message: `${ignored.length} trace(s) give a distributedInfo no job has, ignored: ${basename(ignored[0]!.file)}: ${ignored[0]!.summary.ignoredInfo}` });
+  }
   const worlds = new Set(results.map((r) => r.summary.worldSize).filter((w) => w !== undefined));
   if (worlds.size > 1) diagnostics.push({ code: 'MIXED_WORLD_SIZES', severity: 'warning', message: `the traces disagree on world_size (${[...worlds].join(', ')}): they may come from different jobs` });
   const unmatched = analysis.instances - analysis.matchedInstances;
@@ -141,22 +147,21 @@ export function ranksCommand(): Command {
     .argument('<inputs...>', 'a folder of rank traces, or the trace files')
     .option('--rank-regex <regex>', "the rank in a file's path: the regex's first capture group (wins over distributedInfo)")
     .addOption(new Option('--clock <mode>', 'trace: clocks as written; collectives: aligned by collective ends').choices(['trace', 'collectives']).default('trace'))
-    .option('--jobs <n>', 'traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most)')
+    .option('--jobs <n>', `traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most; at most one per core: ${availableParallelism()} here)`)
     .option('--top <n>', 'rows per table in the terminal view', '32')
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
     action(async (inputs: string[], opts: RanksOptions) => {
-      let regex: RegExp | undefined;
-      if (opts.rankRegex !== undefined) {
-        try {
-          regex = new RegExp(opts.rankRegex);
-        } catch (e) {
-          throw new KinetoscopeError('BAD_ARGUMENT', `--rank-regex: ${(e as Error).message}`);
-        }
-      }
-      const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
+      const regex = opts.rankRegex !== undefined ? compileUserRegex(opts.rankRegex, '--rank-regex') : undefined;
+      let jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
       if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--jobs must be a whole number ≥ 1, not ${opts.jobs}`);
+      // A worker per core at most: more only add workers' start-up and memory (200 took 1.5 GB).
+      const cores = availableParallelism();
+      if (jobs !== undefined && jobs > cores) {
+        writeErr(`kinetoscope: note: --jobs ${jobs} capped at ${cores}, the cores of this machine\n`);
+        jobs = cores;
+      }
       const top = Number(opts.top);
       if (!(Number.isInteger(top) && top >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--top must be a whole number ≥ 1, not ${opts.top}`);
 
