@@ -12,6 +12,9 @@
  * hang or take down the server.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -98,8 +101,12 @@ class CallRunner {
   }
 
   private start(): ChildProcess {
+    // Its temporary files (a sql call's DuckDB folder, an export) go to a folder of its own,
+    // removed when it ends, killed or not.
+    const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-mcp-'));
     // stdout ignored: the protocol owns this process's stdout; stderr shows a crash's own message.
-    const child = fork(fileURLToPath(CALLS_URL), ['--roots', ...this.roots], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(CALLS_URL), ['--roots', ...this.roots], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp } });
+    child.once('exit', () => rmSync(tmp, { recursive: true, force: true }));
     this.child = child;
     child.on('message', (m: { id?: number; result?: CallToolResult }) => {
       const call = this.running;
@@ -151,10 +158,15 @@ export async function createMcpServer(opts: McpServerOptions): Promise<{ server:
   return { server, close: () => runner.close() };
 }
 
-/** Serves until standard input closes. */
+/** Serves until standard input closes (the client is gone: the runner is stopped with it). */
 export async function serveMcp(opts: McpServerOptions): Promise<void> {
   const { server, close } = await createMcpServer(opts);
   await server.connect(new StdioServerTransport());
-  await new Promise<void>((done) => (server.onclose = done));
+  await new Promise<void>((done) => {
+    server.onclose = done;
+    process.stdin.once('end', done);
+    process.stdin.once('close', done);
+  });
   close();
+  await server.close().catch(() => undefined);
 }
