@@ -45,7 +45,7 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
       { header: 'Median kernel', align: 'right' },
       { header: 'CPU dispatch', align: 'right' },
       { header: 'Host blocked', align: 'right' },
-      { header: 'Verdict' },
+      { header: 'Verdict', ownText: true },
     ],
     a.steps.map((s) => [
       s.name,

@@ -13,6 +13,11 @@ export interface ColumnSpec {
   readonly align?: 'left' | 'right';
   /** Cut cells to this many characters unless the table is wide. */
   readonly maxWidth?: number;
+  /**
+   * The column's cells are kinetoscope's own words, coloured by the view (a verdict): drawn as
+   * given. Every other cell may hold trace text and is made inert first.
+   */
+  readonly ownText?: boolean;
 }
 
 export interface RenderOptions {
@@ -44,7 +49,7 @@ export function renderTable(columns: readonly ColumnSpec[], rows: readonly (read
   const style = opts.headerStyle ?? ((s: string) => s);
   const head = columns.map((c) => style(c.header));
   const cells = rows.map((r) => r.map((raw, k) => {
-    const cell = inertText(raw);
+    const cell = columns[k]?.ownText ? raw : inertText(raw);
     return opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!);
   }));
   const aligns = columns.map((c) => c.align ?? 'left');
