@@ -58,6 +58,18 @@ describe('distributedInfo held to what a job can be', () => {
     expect(doc.diagnostics.find((d: { code: string }) => d.code === 'IMPLAUSIBLE_DISTRIBUTED_INFO').message).toMatch(/^3 trace\(s\) give a distributedInfo no job has, ignored: rank-0\.json: rank -3 \(not an integer from 0 to world_size − 1 = 3\)$/);
   });
 
+  it('a trace whose only rank is one no job has, among others, is UNKNOWN_RANK saying why (was taken as rank −3)', async () => {
+    const anon = join(dir, 'anon');
+    mkdirSync(anon);
+    for (const [name, rank] of [['a.json', -3], ['b.json', 1]] as const) {
+      const t = linear();
+      t.distributedInfo = { rank, world_size: 4 };
+      write(join(anon, name), t);
+    }
+    const r = await runCli(['ranks', anon]);
+    expect([r.status, r.stderr]).toEqual([2, `kinetoscope: UNKNOWN_RANK: ${join(anon, 'a.json')}: no rank: its distributedInfo gives no rank (rank -3 (not an integer from 0 to world_size − 1 = 3)) and none in the file name (give --rank-regex)\n`]);
+  });
+
   it('--jobs above the cores is capped there, with a note; the result is the same', async () => {
     const job = join(import.meta.dirname, 'fixtures/traces/h200-gloo-ranks/ranks_w4_skew5');
     const capped = await runCli(['ranks', job, '--jobs', '200', '--json']);

@@ -44,6 +44,8 @@ export interface RankClaim {
   /** The file's base name. */
   readonly name: string;
   readonly infoRank: number | undefined;
+  /** What of the trace's distributedInfo was ignored as no rank (ranks.ts readDistributedInfo), for the message. */
+  readonly ignoredInfo?: string;
 }
 
 export type RankAssignment =
@@ -62,7 +64,7 @@ export function assignRanks(claims: readonly RankClaim[], regex?: RegExp): RankA
       : claims.length === 1 ? [0, 'single-trace']
       : [undefined, 'file-name'];
     if (rank === undefined) {
-      return { ok: false, code: 'UNKNOWN_RANK', message: `${c.file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)` };
+      return { ok: false, code: 'UNKNOWN_RANK', message: `${c.file}: no rank: ${c.ignoredInfo ? `its distributedInfo gives no rank (${c.ignoredInfo})` : 'no distributedInfo.rank in the trace'} and none in the file name (give --rank-regex)` };
     }
     ranks.push({ file: c.file, rank, origin });
   }

@@ -54,10 +54,10 @@ export async function exportParquet(inputs: readonly string[], out: string, rege
     await duck.lock([realpathSync(out)]);
     for (const file of files) {
       const model = await withInput(file, (input) => loadTrace(input.readPath, { omit: ['python'] }));
-      const info = readDistributedInfo(model.distributedInfo).infoRank;
+      const { infoRank: info, ignoredInfo } = readDistributedInfo(model.distributedInfo);
       const byRegex = regex ? rankFromName(file, regex) : undefined;
       const rank = byRegex ?? info ?? rankFromName(basename(file)) ?? (files.length === 1 ? 0 : undefined);
-      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', `${file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)`);
+      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', `${file}: no rank: ${ignoredInfo ? `its distributedInfo gives no rank (${ignoredInfo})` : 'no distributedInfo.rank in the trace'} and none in the file name (give --rank-regex)`);
       if (seen.has(rank)) throw new KinetoscopeError('DUPLICATE_RANK', `rank ${rank} claimed by ${seen.get(rank)} and ${file}`);
       seen.set(rank, file);
       const dir = join(out, `rank-${rank}`);

@@ -105,7 +105,7 @@ export async function readJob(inputs: readonly string[], opts: JobOptions): Prom
     onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
   });
   if (progress) process.stderr.write('\r\x1b[K');
-  const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank })), opts.regex);
+  const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank, ignoredInfo: r.summary.ignoredInfo })), opts.regex);
   if (!assigned.ok) throw new KinetoscopeError(assigned.code, assigned.message);
   const rankInputs: RankInput[] = assigned.ranks.map((a, i) => ({ rank: a.rank, file: a.file, summary: results[i]!.summary }));
   const analysis = analyseRanks(rankInputs, { clock: opts.clock });
