@@ -78,6 +78,8 @@ const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NO
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** Links followed while a path is resolved inside the roots (Linux's own limit is 40). */
 const MAX_LINKS = 40;
+/** Times a component that changed under the resolution is looked at again. */
+const MAX_CHANGES = 8;
 
 const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') ? '/proc/self/fd' : existsSync('/dev/fd') ? '/dev/fd' : undefined;
 
@@ -264,6 +266,7 @@ function resolveInRoots(path: string, roots: readonly Root[]): string {
   let current = start.root.real;
   const rest = start.below;
   let links = 0;
+  let changes = 0;
   let viaLink = false;
   while (rest.length > 0) {
     // (no `..` here: resolve() made the path and each link's target absolute and normal)
@@ -281,7 +284,17 @@ function resolveInRoots(path: string, roots: readonly Root[]): string {
     }
     if (st.isSymbolicLink()) {
       if (++links > MAX_LINKS) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: a loop of symbolic links`);
-      const target = resolve(current, readlinkSync(next));
+      let link: string;
+      try {
+        link = readlinkSync(next);
+      } catch {
+        // Swapped between lstat and readlink: look at this component again (a few times at most).
+        if (++changes > MAX_CHANGES) throw new KinetoscopeError('FILE_UNREADABLE', `cannot read ${path}: it kept changing while it was opened`);
+        links--;
+        rest.unshift(name);
+        continue;
+      }
+      const target = resolve(current, link);
       const placed = placeInRoots(target, roots);
       if (!placed) throw outside(path, roots, ' (through a symbolic link)');
       current = placed.root.real;
