@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -125,9 +125,15 @@ describe.skipIf(!posix || process.platform !== 'linux')('kinetoscope mcp against
     await client?.close();
   });
 
-  it('every tool says that the strings in its answers are untrusted data', async () => {
+  it('every tool says that the strings in its answers are untrusted data, and states the read limits it runs under (from the machine\'s memory, finding 8)', async () => {
     const { tools } = await client.listTools();
     for (const t of tools) expect(t.description).toContain(UNTRUSTED_NOTE);
+    // Half the memory at 160 B an event; the JSON text at twice the memory (docs/agents.md).
+    const events = Math.floor(totalmem() / 2 / 160);
+    const summary = tools.find((t) => t.name === 'summary')!;
+    const props = summary.inputSchema.properties as Record<string, { description: string }>;
+    expect(props['maxEvents']!.description).toContain(`(default ${Math.min(events, 1_000_000_000)} in this server, from the machine's memory,`);
+    expect(props['maxInputBytes']!.description).toContain(`(default ${2 * totalmem()} in this server, from the machine's memory,`);
   });
 
   it('a rank folder whose link points out of the root is refused by ranks and sql, never read (finding 2)', async () => {
