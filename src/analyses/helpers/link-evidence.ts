@@ -1,0 +1,37 @@
+/**
+ * What proves a link between two pieces of GPU work: a producer → consumer chain (fusion), a
+ * replacement (A's calls done by B's kernel) or a same-work pairing (diff). Kineto records the
+ * input shapes of ops, not their outputs, and no tensor identity; a CUDA-graph replay records no
+ * shapes at all. So a link is a fact only when the evidence proves it, and is printed as "likely"
+ * otherwise; a link the evidence contradicts is not printed at all.
+ *
+ * Types only: every analysis that makes links says which of these it has, and the views word the
+ * link by its strength.
+ */
+
+/**
+ * - `tensor-identity`: torch's execution trace (`--et`) shows the consumer reads the tensor the
+ *   producer wrote (for an in-place accumulation, the same tensor);
+ * - `shape-and-order`: the producer's output shape and dtype, derived by rule (`facts/op-shapes.ts`),
+ *   equal one of the consumer's inputs, or both sides recorded equal input shapes, and nothing
+ *   between them in stream order writes that tensor;
+ * - `launch-geometry`: the same grid, block, dynamic shared memory and registers per thread (all a
+ *   CUDA-graph replay records of a kernel);
+ * - `physics-checked`: the kernel's duration times the device's HBM bandwidth covers the work's
+ *   minimum bytes, and its duration times the dtype's compute peak covers the work's FLOPs.
+ */
+export type LinkEvidence = 'tensor-identity' | 'shape-and-order' | 'launch-geometry' | 'physics-checked';
+
+/** `fact`: proven (tensor identity, or the same op and kernel on equal recorded shapes); `likely`: circumstantial. */
+export type LinkStrength = 'fact' | 'likely';
+
+export interface LinkProof {
+  /** What supports the link, in the order above; never empty. */
+  readonly evidence: readonly LinkEvidence[];
+  readonly strength: LinkStrength;
+}
+
+/** Why a candidate link was refused: the evidence contradicts it (kept in JSON, never printed as a link). */
+export interface RefusedLink {
+  readonly reason: string;
+}
