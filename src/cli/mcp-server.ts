@@ -92,8 +92,15 @@ class CallRunner {
   private next(): void {
     if (this.running || this.queue.length === 0) return;
     const call = this.queue.shift()!;
+    let child: ChildProcess;
+    try {
+      child = this.child ?? this.start();
+    } catch (e) {
+      this.settle(call, failure(`${call.name} could not start the process that runs calls (${(e as Error).message})`));
+      this.next();
+      return;
+    }
     this.running = call;
-    const child = this.child ?? this.start();
     call.child = child;
     child.send({ id: call.id, name: call.name, input: call.input }, (e) => {
       if (e && this.running === call) this.crashed(call, `could not be handed to the runner (${e.message})`);

@@ -135,9 +135,11 @@ async function serve(path: string, input: InputFile, port: number, timeoutS: num
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const pathname = (req.url ?? '/').split('?')[0];
     // Only this server's own name (no DNS rebinding) and only Perfetto UI's page.
-    const allowed = allowedRequest(req.headers, bound);
+    // Two Host headers (no browser sends them) are not a Host: Node would read the first only.
+    const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
+    const allowed = hosts > 1 ? ({ ok: false, why: `${hosts} Host headers` } as const) : allowedRequest(req.headers, bound);
     if (!allowed.ok) {
-      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
       res.end(`forbidden (${allowed.why}): this trace is served to ${PERFETTO_ORIGIN} on 127.0.0.1 only\n`);
       return;
     }
@@ -147,7 +149,7 @@ async function serve(path: string, input: InputFile, port: number, timeoutS: num
       return;
     }
     if ((req.method !== 'GET' && req.method !== 'HEAD') || pathname !== wanted) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...corsHeaders() });
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...corsHeaders() });
       res.end('not found: this server serves one trace only\n');
       return;
     }
