@@ -1,5 +1,7 @@
 /** The compile-overhead analysis as terminal tables and as JSON with stable keys. */
 import type { CompileFinding, CompileOverhead, CompileScope, PreOpRow } from '../analyses/host/compile-overhead.js';
+import type { CompileDocument } from './documents/compile.js';
+import type { DocumentBody } from './documents/kit.js';
 import { formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -145,7 +147,7 @@ function scopeJson(s: CompileScope) {
   };
 }
 
-export function compileJson(r: CompileOverhead) {
+export function compileJson(r: CompileOverhead): DocumentBody<CompileDocument, 'diagnostics'> {
   return {
     compiled: r.compiled,
     hasBackward: r.hasBackward,

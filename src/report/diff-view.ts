@@ -1,5 +1,8 @@
 /** Two traces side by side: kernels same / replaced / only on one side, CPU ops removed and added, per-annotation numbers with their spread; and as JSON. */
 import type { AnnotationDiff, KernelCall, OpChange, OpsDiff, ScopeStats, Spread, TraceDiff } from '../analyses/compare/diff.js';
+import type { DiffDocument } from './documents/diff.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { RecordedInputDims } from './documents/shared.js';
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
@@ -176,13 +179,13 @@ function spreadJson(s: Spread, r: (x: number) => number) {
 const callJson = (c: KernelCall) => ({
   name: c.name,
   ...(c.op !== undefined ? { op: c.op } : {}),
-  ...(c.inputDims !== undefined ? { inputDims: c.inputDims } : {}),
+  ...(c.inputDims !== undefined ? { inputDims: c.inputDims as RecordedInputDims } : {}),
   durUs: roundUs(c.durUs),
 });
 
 const opJson = (c: OpChange) => ({ name: c.name, category: c.category, a: c.a, b: c.b, aCpuUs: roundUs(c.aCpuUs), bCpuUs: roundUs(c.bCpuUs) });
 
-export function diffJson(d: TraceDiff) {
+export function diffJson(d: TraceDiff): DocumentBody<DiffDocument, 'a' | 'b' | 'diagnostics'> {
   return {
     scope: d.scope,
     kernels: {

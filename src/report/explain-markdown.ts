@@ -9,6 +9,8 @@
  * separators, other fractions two decimals; a `…DeltaUs` carries its sign.
  */
 import type { Explanation, ExplainSentence, ExplainTable, ExplainTraceInfo, ExplainValue } from '../analyses/explain/explain.js';
+import type { ExplainDocument } from './documents/explain.js';
+import type { DocumentBody } from './documents/kit.js';
 import { markdownCode, markdownText } from '../core/inert-text.js';
 import { formatBytes, formatInt, formatPercent, formatUs, roundUs } from './format.js';
 
@@ -137,7 +139,10 @@ function jsonValue(key: string, v: ExplainValue): unknown {
   return v;
 }
 
-export function explainJson(e: Explanation) {
+/** A table row as the document declares it: a value per column key (jsonValue keeps each cell's kind). */
+type TableRowJson = ExplainDocument['sections'][number]['tables'][number]['rows'][number];
+
+export function explainJson(e: Explanation): DocumentBody<ExplainDocument, 'diagnostics' | 'vsDiagnostics'> {
   return {
     trace: e.trace,
     vs: e.vs,
@@ -146,7 +151,7 @@ export function explainJson(e: Explanation) {
       title: s.title,
       readings: s.readings,
       sentences: s.sentences.map((x) => ({ id: x.id, text: renderSentence(x), template: x.template, numbers: jsonValue('', x.numbers as ExplainValue) })),
-      tables: s.tables.map((t) => ({ id: t.id, columns: t.columns, rows: t.rows.map((r) => jsonValue('', r as ExplainValue)) })),
+      tables: s.tables.map((t) => ({ id: t.id, columns: t.columns, rows: t.rows.map((r) => jsonValue('', r as ExplainValue) as TableRowJson) })),
       more: s.more,
     })),
   };

@@ -1,5 +1,7 @@
 /** `modules`: the nn.Module tree as an indented terminal table, and as JSON with stable keys. */
 import { modulesInTreeOrder, modulesStatusLine, type ModuleNode, type ModuleTree } from '../analyses/host/modules.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { ModulesDocument } from './documents/modules.js';
 import { formatBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -86,7 +88,7 @@ export function moduleJson(n: ModuleNode) {
   };
 }
 
-export function modulesJson(t: ModuleTree) {
+export function modulesJson(t: ModuleTree): DocumentBody<ModulesDocument, 'diagnostics'> {
   return {
     status: t.status,
     message: modulesStatusLine(t.status) ?? null,

@@ -1,5 +1,7 @@
 /** The `ranks` view: ranks, steps across ranks, collectives, stragglers; and the same as JSON. */
 import type { RanksAnalysis } from '../analyses/ranks/ranks.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { RanksDocument } from './documents/ranks.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnosticsJson } from './diagnostics-view.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
@@ -112,7 +114,7 @@ function listRanks(rs: number[]): string {
 }
 
 /** Stable JSON (camelCase, units in the names). */
-export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]) {
+export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]): DocumentBody<RanksDocument> {
   return {
     clock: a.clock,
     referenceRank: a.referenceRank,

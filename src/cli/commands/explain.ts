@@ -1,10 +1,10 @@
 /** `kinetoscope explain TRACE [--vs OTHER]…`: the trace read in plain words, as Markdown, every sentence with its numbers. */
 import { basename } from 'node:path';
-import { Command, Option } from 'commander';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain/explain.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
-import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace } from '../common.js';
 
 const DEFINITIONS = `
 Sections (each appears only when the trace gives it something true to say), with the readings
@@ -34,58 +34,52 @@ work (linear_fwd, mlp_fwd), else per step. Numbers are those of the commands nam
 With several --vs, the first is the one compared with TRACE, read TRACE (A) -> OTHER (B) as
 kinetoscope diff TRACE OTHER does; each adds a conclusions row.`;
 
-interface ExplainCliOptions extends CommonOptions {
-  vs: string[];
-  only?: string;
-  limit?: string;
-}
-
 /** `geglu_mlp.pt.trace.json.gz` → `geglu_mlp`. */
 export function traceLabel(path: string): string {
   if (path === '-') return 'stdin';
   return basename(path).replace(/\.gz$/, '').replace(/\.json$/, '').replace(/\.pt\.trace$/, '');
 }
 
-export function explainCommand(): Command {
-  const cmd = new Command('explain')
-    .description('the trace read in plain words (Markdown): steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile, verdict, what to try next; with --vs, the comparison and a conclusions table')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .addOption(
-      new Option('--vs <other>', 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows')
-        .argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v])
-        .default([], 'none'),
-    )
-    .option('--only <sections>', `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}`)
-    .option('--limit <n>', 'name at most n kernels in the kernels section (default 8)')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: ExplainCliOptions) => {
-      let only: Set<ExplainSectionId> | undefined;
-      if (opts.only !== undefined) {
-        const names = opts.only.split(',').map((x) => x.trim()).filter(Boolean);
-        const bad = names.filter((x) => !(EXPLAIN_SECTIONS as readonly string[]).includes(x));
-        if (bad.length || !names.length) throw new KinetoscopeError('BAD_ARGUMENT', `--only expects sections among ${EXPLAIN_SECTIONS.join(', ')}; got "${opts.only}"`);
-        only = new Set(names as ExplainSectionId[]);
-      }
-      let kernelLimit: number | undefined;
-      if (opts.limit !== undefined) {
-        kernelLimit = Number(opts.limit);
-        if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
-      }
-      const [model, ...others] = await Promise.all([openTrace(path), ...opts.vs.map((p) => openTrace(p))]);
-      const e = computeExplanation(
-        { label: traceLabel(path), model: model! },
-        { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
-      );
-      if (opts.json) {
-        printJson({ ...explainJson(e), diagnostics: diagnosticsForJson(model!), ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}) });
-      } else {
-        printText(renderExplainMarkdown(e, { tracePath: path, vsPaths: opts.vs }));
-        reportDiagnostics(model!, opts);
-        for (const m of others) reportDiagnostics(m, opts);
-      }
-      return Math.max(strictStatus(model!, opts), ...others.map((m) => strictStatus(m, opts)));
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'explain',
+  summary: 'the whole reading in plain words (Markdown): start here',
+  description:
+    'the trace read in plain words (Markdown): steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile, verdict, what to try next; with --vs, the comparison and a conclusions table',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    vs: { flags: '--vs <other>', description: 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows', repeat: true, path: true },
+    only: { flags: '--only <sections>', description: `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}` },
+    limit: { flags: '--limit <n>', description: 'name at most n kernels in the kernels section (default 8)', tool: false },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/explain.js')).explainDocument,
+  tool: { rows: [], answer: 'markdown' },
+  library: [
+    { from: 'analyses/explain/explain', names: ['computeExplanation'] },
+    { from: 'analyses/explain/types', names: ['EXPLAIN_SECTIONS'], types: ['Explanation'] },
+  ],
+  async run({ trace }, opts) {
+    let only: Set<ExplainSectionId> | undefined;
+    if (opts.only !== undefined) {
+      const names = opts.only.split(',').map((x) => x.trim()).filter(Boolean);
+      const bad = names.filter((x) => !(EXPLAIN_SECTIONS as readonly string[]).includes(x));
+      if (bad.length || !names.length) throw new KinetoscopeError('BAD_ARGUMENT', `--only expects sections among ${EXPLAIN_SECTIONS.join(', ')}; got "${opts.only}"`);
+      only = new Set(names as ExplainSectionId[]);
+    }
+    let kernelLimit: number | undefined;
+    if (opts.limit !== undefined) {
+      kernelLimit = Number(opts.limit);
+      if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
+    }
+    const [model, ...others] = await Promise.all([openTrace(trace), ...opts.vs.map((p) => openTrace(p))]);
+    const e = computeExplanation(
+      { label: traceLabel(trace), model: model! },
+      { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
+    );
+    return {
+      json: () => ({ ...explainJson(e), diagnostics: diagnosticsForJson(model!), ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}) }),
+      text: () => renderExplainMarkdown(e, { tracePath: trace, vsPaths: opts.vs }),
+      diagnostics: [model!, ...others],
+    };
+  },
+});

@@ -1,10 +1,10 @@
 /** `kinetoscope fusion TRACE [--vs EAGER_TRACE]`: what fused, what could, and what it saved (docs/readings.md S9, S11). */
-import { Command } from 'commander';
 import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { fusionJson, renderFusion } from '../../report/fusion-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -38,43 +38,54 @@ With --vs EAGER_TRACE (the same workload, not compiled): the matcher of diff EAG
                    calls with no other call between them that may read the intermediate
   Unmatched        calls with no counterpart, each with why the evidence did not decide`;
 
-interface FusionOptions extends CommonOptions {
-  vs?: string;
-  limit?: string;
-}
-
-export function fusionCommand(): Command {
-  const cmd = new Command('fusion')
-    .description('fused kernels (Inductor, hand-written) decoded, chains of memory-bound kernels that could fuse, and with --vs what a fusion replaced and saved')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--vs <eager-trace>', 'an eager trace of the same workload: match each fused kernel to the eager kernels it replaced')
-    .option('--limit <n>', 'show at most n opportunities in the table')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: FusionOptions) => {
-      let limit: number | undefined;
-      if (opts.limit !== undefined) {
-        limit = Number(opts.limit);
-        if (!Number.isInteger(limit) || limit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
-      }
-      const model = await openTrace(path);
-      const eager = opts.vs !== undefined ? await openTrace(opts.vs) : undefined;
-      const result = computeFusion(model);
-      const match = eager ? computeFusionMatch(model, eager) : undefined;
-      if (opts.json) {
-        printJson({
-          ...fusionJson(result, match),
-          diagnostics: diagnosticsForJson(model),
-          ...(eager ? { vsDiagnostics: diagnosticsForJson(eager) } : {}),
-        });
-      } else {
-        const c = colorsFor(opts);
-        printText(renderFusion(result, match, { wide: opts.wide, limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)) }));
-        reportDiagnostics(model, opts);
-        if (eager) reportDiagnostics(eager, opts);
-      }
-      return Math.max(strictStatus(model, opts), eager ? strictStatus(eager, opts) : 0);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'fusion',
+  summary: 'what fused, what could, and with --vs what a fusion saved',
+  description: 'fused kernels (Inductor, hand-written) decoded, chains of memory-bound kernels that could fuse, and with --vs what a fusion replaced and saved',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    vs: { flags: '--vs <eager-trace>', description: 'an eager trace of the same workload: match each fused kernel to the eager kernels it replaced', path: true },
+    limit: { flags: '--limit <n>', description: 'show at most n opportunities in the table', tool: false },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/fusion.js')).fusionDocument,
+  tool: {
+    rows: [
+      '/fusedKernels',
+      '/opportunities',
+      '/opportunities/*/kernels',
+      '/opportunities/*/intermediates',
+      '/opportunities/*/between',
+      '/replacements',
+      '/replacements/*/replaced',
+      '/replacements/*/intermediates',
+      '/replacements/*/fused/laterStages',
+      '/unmatchedEager',
+      '/unmatchedFused',
+    ],
+  },
+  library: [
+    { from: 'analyses/compare/fusion', names: ['computeFusion'] },
+    { from: 'analyses/compare/fusion-match', names: ['computeFusionMatch'] },
+  ],
+  async run({ trace }, opts) {
+    let limit: number | undefined;
+    if (opts.limit !== undefined) {
+      limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
+    }
+    const model = await openTrace(trace);
+    const eager = opts.vs !== undefined ? await openTrace(opts.vs) : undefined;
+    const result = computeFusion(model);
+    const match = eager ? computeFusionMatch(model, eager) : undefined;
+    return {
+      json: () => ({
+        ...fusionJson(result, match),
+        diagnostics: diagnosticsForJson(model),
+        ...(eager ? { vsDiagnostics: diagnosticsForJson(eager) } : {}),
+      }),
+      text: (c) => renderFusion(result, match, { wide: opts.wide, limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)) }),
+      diagnostics: eager ? [model, eager] : [model],
+    };
+  },
+});

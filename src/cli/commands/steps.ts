@@ -1,9 +1,9 @@
 /** `kinetoscope steps TRACE`: where each step's time went, and whether it is overhead-bound or GPU-bound. */
-import { Command } from 'commander';
 import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
-import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
+import { diagnosticsJson } from '../../report/diagnostics-view.js';
 import { renderSteps, stepsJson } from '../../report/steps-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { openTrace } from '../common.js';
 
 const DEFINITIONS = `
 Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
@@ -55,33 +55,30 @@ save at most the idle time, a faster GPU at most the busy time. So:
 A '?' after the verdict (borderline) means GPU busy was within 40-60% of the step.
 Spread is over steps (stdev divides by n). A step 30% or more above the median is named.`;
 
-export function stepsCommand(): Command {
-  const cmd = new Command('steps')
-    .description('per step: the Overview time breakdown, GPU busy/idle, utilization, launches, and an overhead-bound / gpu-bound verdict with its reason')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: CommonOptions) => {
-      const model = await openTrace(path);
-      const analysis = computeStepBreakdown(model);
-      const diagnostics = [...model.diagnostics, ...analysis.diagnostics];
-      if (opts.json) {
-        printJson({ ...stepsJson(analysis), diagnostics: diagnosticsJson(diagnostics) });
-      } else {
-        const c = colorsFor(opts);
-        printText(
-          renderSteps(analysis, {
-            wide: opts.wide,
-            headerStyle: c.bold,
-            verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
-          }),
-        );
-        const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-        if (text) writeErr(`${text}\n`);
-      }
-      // --strict also fails on the analysis's own warnings (no steps found).
-      return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'steps',
+  summary: 'per step: where the time went, and overhead- or GPU-bound',
+  description: 'per step: the Overview time breakdown, GPU busy/idle, utilization, launches, and an overhead-bound / gpu-bound verdict with its reason',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {},
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/steps.js')).stepsDocument,
+  tool: { rows: ['/steps', '/outliers'] },
+  library: [{ from: 'analyses/steps/step-breakdown', names: ['computeStepBreakdown'] }],
+  async run({ trace }, opts) {
+    const model = await openTrace(trace);
+    const analysis = computeStepBreakdown(model);
+    // (--strict also fails on the analysis's own warnings: no steps found)
+    const diagnostics = [...model.diagnostics, ...analysis.diagnostics];
+    return {
+      json: () => ({ ...stepsJson(analysis), diagnostics: diagnosticsJson(diagnostics) }),
+      text: (c) =>
+        renderSteps(analysis, {
+          wide: opts.wide,
+          headerStyle: c.bold,
+          verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
+        }),
+      diagnostics: [diagnostics],
+    };
+  },
+});

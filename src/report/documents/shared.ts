@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { obj } from './kit.js';
+
+export const dim = obj({
+  dim: z.string().describe("which dim: 'M', 'N' or 'K'"),
+  size: z.number().describe('its size, elements'),
+  padded: z.number().describe('its size rounded up to the next multiple of `multiple`, elements'),
+});
+
+export const diagnostic3 = obj({
+  code: z.string(),
+  severity: z.string(),
+  message: z.string(),
+  count: z.number().describe('how many times the reader found it (events or records), count'),
+  byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
+});
+
+export const diagnostic2 = obj({
+  code: z.string().describe('stable identifier of the diagnostic (upper snake case), for scripts to match on'),
+  severity: z.string(),
+  message: z.string(),
+  count: z.number().describe('how many events (or records) the diagnostic concerns, count'),
+  byteOffset: z.number().optional().describe("where the first occurrence is, byte offset into the trace's (decompressed) JSON text; absent when the reader does not know"),
+});
+
+export const diagnostic = obj({
+  code: z.string(),
+  severity: z.string(),
+  message: z.string(),
+  count: z.number(),
+  byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
+});
+
+export const compareItem = obj({
+  where: z.string().describe("'same trace' or 'other trace' (the --vs trace)"),
+  op: z.string().describe('the GEMM op of the compared row'),
+  m: z.number().describe('its M, elements'),
+  n: z.number().describe('its N, elements'),
+  k: z.number().describe('its K, elements'),
+  kernel: z.string().nullable().describe('its GEMM kernel name; null when it ran none'),
+  meanUs: z.number().nullable().describe('its kernel time per call, µs; null when unknown'),
+  percentOfPeak: z.number().nullable().describe('its achieved TFLOP/s as a percentage (0–100) of the dense peak; null when unknown'),
+});
+
+export const alignmentItem = obj({
+  op: z.string().describe('the innermost GEMM op of the finding (aten::mm, aten::addmm, …)'),
+  m: z.number().describe('GEMM M (rows of the output), elements'),
+  n: z.number().describe('GEMM N (columns of the output), elements'),
+  k: z.number().describe('GEMM K (reduction dimension), elements'),
+  dtype: z.string().describe("the GEMM's input dtype, normalised (bf16, fp16, fp8 e4m3, …)"),
+  multiple: z.number().describe('elements per 16-byte access for the dtype (8 for bf16/fp16, 16 for fp8): every dim should be a multiple of it'),
+  dims: z.array(dim).describe('the dims (M, N, K) that are not a multiple of `multiple`'),
+  kernel: z.string().describe("the GEMM kernel's full name"),
+  kernelAlignment: z.number().describe('the alignment the kernel name states (the smallest alignN), elements'),
+  calls: z.number().describe('calls of the GEMM row (op, shape, kernels), count'),
+  totalUs: z.number().describe("the row's kernel time summed over calls, µs"),
+  meanUs: z.number().nullable().describe('kernel time per call (over the calls that launched a kernel), µs; null when none did'),
+  percentOfPeak: z.number().nullable().describe("achieved TFLOP/s as a percentage (0–100) of the device's dense peak for the math done; null when unknown"),
+  shareOfKernelTime: z.number().nullable().describe('totalUs as a share (0–1) of all kernel time in the trace; null when the trace has no kernel time'),
+  compare: z.array(compareItem).describe("what the trace(s) show against it: the largest aligned GEMM of the same dtype in this trace ('same trace') and, with --vs, the rows of the other trace of the same or the padded shape ('other trace')"),
+});
+
+/**
+ * An op's Input Dims as the trace records them (record_shapes): a list per input — its dims, []
+ * for a non-tensor, a list of lists for a TensorList.
+ */
+export const recordedInputDims = z.array(z.array(z.union([z.array(z.number()), z.number()])));
+export type RecordedInputDims = z.infer<typeof recordedInputDims>;
