@@ -63,7 +63,7 @@ const textResult = (text: string): CallToolResult => ({ content: [{ type: 'text'
  * command, its answer paged to the call's byte budget: the document's row lists (the spec's), or
  * explain's Markdown by section. The document is sent once, as the text of the answer.
  */
-export async function callTool(tools: ReadonlyMap<string, DescribedTool>, cache: TraceCache, name: string, input: Record<string, unknown>): Promise<CallToolResult> {
+export async function callTool(tools: ReadonlyMap<string, DescribedTool>, cache: Pick<TraceCache, 'get'>, name: string, input: Record<string, unknown>): Promise<CallToolResult> {
   if (name === 'schema') return schemaAnswer([...tools.keys()], input);
   const tool = tools.get(name);
   if (!tool) return failure('UNKNOWN_TOOL', `no tool named ${name}`);
