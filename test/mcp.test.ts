@@ -81,6 +81,7 @@ describe('kinetoscope mcp', () => {
   it('lists one tool per JSON command and the schema tool, without output schemas; the schemas are resources', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...jsonCommandNames, 'schema'].sort());
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThanOrEqual(32 * 1024);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema).toBeUndefined();
