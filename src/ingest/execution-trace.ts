@@ -45,6 +45,8 @@ export interface EtNode {
   readonly outputs: readonly EtValue[];
   /** Positions of the inputs the op's schema marks as written in place. */
   readonly mutatedInputs: readonly number[];
+  /** Of those, the `out=` buffers (arguments named `out`, `out0` …): written, not read. */
+  readonly outInputs: readonly number[];
 }
 
 export interface ExecutionTrace {
@@ -292,7 +294,8 @@ function nodeOf(v: unknown): EtNode | undefined {
       else if (a['name'] === 'op_schema' && typeof a['value'] === 'string') schema = a['value'];
     }
   }
-  return { id: o['id'], name: o['name'], rfId, inputs: valuesOf(o['inputs']), outputs: valuesOf(o['outputs']), mutatedInputs: mutatedArgs(schema) };
+  const written = writtenArgs(schema);
+  return { id: o['id'], name: o['name'], rfId, inputs: valuesOf(o['inputs']), outputs: valuesOf(o['outputs']), mutatedInputs: written.mutated, outInputs: written.out };
 }
 
 /** `{values, shapes, types}` → one EtValue per position. */
@@ -344,12 +347,13 @@ function splitTop(s: string): string[] {
 
 /**
  * The argument positions an op schema marks as written (`aten::add_.Tensor(Tensor(a!) self,
- * Tensor other, *, Scalar alpha=1) -> Tensor(a!)`: position 0). The `*` that starts keyword-only
- * arguments is not one.
+ * Tensor other, *, Scalar alpha=1) -> Tensor(a!)`: position 0), and of those the `out=` buffers
+ * (named `out`, `out0`, …). The `*` that starts keyword-only arguments is not an argument.
  */
-export function mutatedArgs(schema: string): number[] {
+export function writtenArgs(schema: string): { mutated: number[]; out: number[] } {
+  const none = { mutated: [], out: [] };
   const open = schema.indexOf('(');
-  if (open < 0) return [];
+  if (open < 0) return none;
   let depth = 0;
   let close = -1;
   for (let i = open; i < schema.length; i++) {
@@ -359,11 +363,14 @@ export function mutatedArgs(schema: string): number[] {
       break;
     }
   }
-  if (close < 0) return [];
+  if (close < 0) return none;
   const args = splitTop(schema.slice(open + 1, close)).filter((a) => a !== '*');
+  const mutated: number[] = [];
   const out: number[] = [];
   args.forEach((a, i) => {
-    if (/\(\w+!\)/.test(a)) out.push(i);
+    if (!/\(\w+!\)/.test(a)) return;
+    mutated.push(i);
+    if (/\sout\d*(=|$)/.test(a)) out.push(i);
   });
-  return out;
+  return { mutated, out };
 }

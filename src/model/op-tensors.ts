@@ -38,6 +38,8 @@ export interface OpTensorUse {
   readonly outputs: readonly TensorRef[];
   /** Inputs the op's schema marks as written in place (`Tensor(a!)`): an in-place op's self, an `out=` buffer, running statistics. */
   readonly mutated: readonly TensorRef[];
+  /** Of those, the `out=` buffers: written, not read. */
+  readonly outBuffers: readonly TensorRef[];
 }
 
 export interface OpTensorTable {
@@ -79,7 +81,7 @@ export function joinExecutionTrace(m: TraceModel, et: ExecutionTrace, etName = '
     const host = rows[k]!;
     if (node.name !== m.strings.get(m.host.name[host]!)) continue;
     matched++;
-    byHost.set(host, useOf(node.inputs, node.outputs, node.mutatedInputs));
+    byHost.set(host, useOf(node.inputs, node.outputs, node.mutatedInputs, node.outInputs));
   }
   if (matched < MIN_MATCHED_SHARE * rows.length) {
     throw new KinetoscopeError(
@@ -95,14 +97,16 @@ export function withOpTensors(m: TraceModel, table: OpTensorTable): TraceModel {
   return { ...m, opTensors: table };
 }
 
-function useOf(inputs: readonly EtValue[], outputs: readonly EtValue[], mutated: readonly number[]): OpTensorUse {
+function useOf(inputs: readonly EtValue[], outputs: readonly EtValue[], mutated: readonly number[], outArgs: readonly number[]): OpTensorUse {
   const ins: TensorRef[] = [];
   const outs: TensorRef[] = [];
   const muts: TensorRef[] = [];
+  const bufs: TensorRef[] = [];
   inputs.forEach((v, i) => collect(v, i, ins));
   outputs.forEach((v, i) => collect(v, i, outs));
   for (const i of mutated) if (i < inputs.length) collect(inputs[i]!, i, muts);
-  return { inputs: ins, outputs: outs, mutated: muts };
+  for (const i of outArgs) if (i < inputs.length) collect(inputs[i]!, i, bufs);
+  return { inputs: ins, outputs: outs, mutated: muts, outBuffers: bufs };
 }
 
 /** The tensors of one ET value (a tensor, or a list or tuple holding tensors), appended to `out`. */
