@@ -7,7 +7,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
-import { mutatedArgs, readExecutionTrace } from '../src/ingest/execution-trace.js';
+import { readExecutionTrace, writtenArgs } from '../src/ingest/execution-trace.js';
 import { loadTrace } from '../src/load-trace.js';
 import { joinExecutionTrace, withOpTensors } from '../src/model/op-tensors.js';
 
@@ -103,10 +103,10 @@ describe('the execution trace reader', () => {
   });
 
   it('reads the written arguments off a schema', () => {
-    expect(mutatedArgs('aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)')).toEqual([0]);
-    expect(mutatedArgs('aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')).toEqual([4]);
-    expect(mutatedArgs('aten::relu(Tensor self) -> Tensor')).toEqual([]);
-    expect(mutatedArgs('')).toEqual([]);
+    expect(writtenArgs('aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)')).toEqual({ mutated: [0], out: [] });
+    expect(writtenArgs('aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)')).toEqual({ mutated: [4], out: [4] });
+    expect(writtenArgs('aten::relu(Tensor self) -> Tensor')).toEqual({ mutated: [], out: [] });
+    expect(writtenArgs('')).toEqual({ mutated: [], out: [] });
   });
 });
 
