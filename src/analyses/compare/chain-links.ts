@@ -134,9 +134,10 @@ class Walk {
     const { m, c } = this;
     const { owner, kind } = m.gpu;
     const scope = c.scope[g]!;
-    const open = written.map(() => true);
-    let left = written.length;
-    const between: number[] = [];
+    // The outputs not yet settled (read, or possibly touched): a bit each (an op returns a handful).
+    const count = Math.min(written.length, 30);
+    let open = (1 << count) - 1;
+    let left = count;
     const end = Math.min(list.length, from + LOOKAHEAD);
     for (let j = from; j < end && left > 0; j++) {
       const a = list[j]!;
@@ -147,18 +148,19 @@ class Walk {
         const xio = this.io.of(x);
         if (!xio.args) return;
         let xKernel = -2;
-        for (let w = 0; w < written.length; w++) {
-          if (!open[w]) continue;
+        for (let w = 0; w < count; w++) {
+          if (!(open & (1 << w))) continue;
           const t = touch(written[w]!, xio, this.byIdentity);
-          if (t.touch === Touch.None) continue;
+          if (t === Touch.None) continue;
           // Each AccumulateGrad node writes its own parameter's gradient: another's does not read it.
           if (!this.byIdentity && this.accumulate.differ(p, x)) {
-            if (t.touch === Touch.Reads) this.refused.push({ producerKernel: g, consumerKernel: a, producer: p, consumer: x, tensor: t.read!, reason: 'in-place accumulations under two different AccumulateGrad nodes: each writes its own parameter’s gradient' });
+            if (t === Touch.Reads) this.refused.push({ producerKernel: g, consumerKernel: a, producer: p, consumer: x, tensor: touchedAs!, reason: 'in-place accumulations under two different AccumulateGrad nodes: each writes its own parameter’s gradient' });
             continue;
           }
-          open[w] = false;
+          open &= ~(1 << w);
           left--;
-          if (t.touch !== Touch.Reads) continue;
+          if (t !== Touch.Reads) continue;
+          const read = touchedAs!;
           if (xKernel === -2) xKernel = firstKernelOf(m, list, j, x);
           if (xKernel < 0 || c.role[xKernel] !== Role.MemoryBound || c.scope[xKernel] !== scope) continue;
           this.links.push({
@@ -166,35 +168,47 @@ class Walk {
             consumerKernel: xKernel,
             producer: p,
             consumer: x,
-            tensor: t.read!,
+            tensor: read,
             proof: { evidence: [this.byIdentity ? 'tensor-identity' : 'shape-and-order'], strength: this.byIdentity ? 'fact' : 'likely' },
-            between: [...between],
+            // every activity scanned so far: none touched the tensor
+            between: Array.from(list.subarray(from, j)),
           });
         }
       }
-      between.push(a);
     }
   }
 }
 
-/** How op `x` (its io) touches tensor `w`: reads it (with the argument it reads it as), may touch it, or not at all. */
-function touch(w: IoTensor, x: OpIo, byIdentity: boolean): { touch: Touch; read?: IoTensor } {
-  if (!x.reads || !x.args) return { touch: Touch.Unknown };
+/** The argument the last `touch` that answered Reads found the tensor as (one per call: no object per call). */
+let touchedAs: IoTensor | undefined;
+
+/** How op `x` (its io) touches tensor `w`: reads it (the argument in `touchedAs`), may touch it, or not at all. */
+function touch(w: IoTensor, x: OpIo, byIdentity: boolean): Touch {
+  const { reads, args } = x;
+  if (!reads || !args) return Touch.Unknown;
   if (byIdentity) {
-    const r = x.reads.find((t) => sameStorage(w, t));
-    if (r) return { touch: Touch.Reads, read: r };
-    return x.args.some((t) => sameStorage(w, t)) ? { touch: Touch.Unknown } : { touch: Touch.None };
+    for (let i = 0; i < reads.length; i++) {
+      if (sameStorage(w, reads[i]!)) {
+        touchedAs = reads[i];
+        return Touch.Reads;
+      }
+    }
+    for (let i = 0; i < args.length; i++) if (sameStorage(w, args[i]!)) return Touch.Unknown;
+    return Touch.None;
   }
   // 0-dim tensors and single elements are scalars: any op may hold one like it.
-  if (w.numel <= 1) return { touch: Touch.Unknown };
-  const r = x.reads.find((t) => sameByShape(w, t));
-  if (r) {
+  if (w.numel <= 1) return Touch.Unknown;
+  for (let i = 0; i < reads.length; i++) {
+    const r = reads[i]!;
+    if (!sameByShape(w, r)) continue;
     // A TensorList member's dtype is not recorded: the producer's, when its rule knows it.
-    if (r.dtype !== undefined) return { touch: Touch.Reads, read: r };
-    if (w.dtype === undefined) return { touch: Touch.Unknown };
-    return { touch: Touch.Reads, read: { ...r, dtype: w.dtype, ...(w.bytes !== undefined ? { bytes: w.bytes } : {}) } };
+    if (r.dtype !== undefined) touchedAs = r;
+    else if (w.dtype === undefined) return Touch.Unknown;
+    else touchedAs = { ...r, dtype: w.dtype, ...(w.bytes !== undefined ? { bytes: w.bytes } : {}) };
+    return Touch.Reads;
   }
-  return x.args.some((t) => mayAliasByShape(w, t)) ? { touch: Touch.Unknown } : { touch: Touch.None };
+  for (let i = 0; i < args.length; i++) if (mayAliasByShape(w, args[i]!)) return Touch.Unknown;
+  return Touch.None;
 }
 
 /** The first kernel of op `x` among the stream's activities from index j on (its run), or -1. */
@@ -207,30 +221,41 @@ function firstKernelOf(m: TraceModel, list: Int32Array, j: number, x: number): n
 /**
  * The `AccumulateGrad` node (host index) an op runs under, or -1: autograd's engine runs it as
  * `autograd::engine::evaluate_function: torch::autograd::AccumulateGrad`, the node itself as
- * `torch::autograd::AccumulateGrad`. Worked out per op as asked.
+ * `torch::autograd::AccumulateGrad`. Worked out per op as asked, each name decided once.
  */
 class AccumulateGradNodes {
-  private readonly memo = new Map<number, number>();
-  constructor(private readonly m: TraceModel) {}
+  /** Per host index: the node + 2, 1 for none, 0 not asked yet. */
+  private readonly memo: Int32Array;
+  /** Per string id: 1 an AccumulateGrad name, 2 not, 0 not decided yet. */
+  private readonly isNode: Uint8Array;
+  constructor(private readonly m: TraceModel) {
+    this.memo = new Int32Array(m.host.length);
+    this.isNode = new Uint8Array(m.strings.size);
+  }
 
   nodeOf(op: number): number {
-    let r = this.memo.get(op);
-    if (r !== undefined) return r;
-    r = -1;
-    for (let h = op; h >= 0; h = this.m.host.parent[h]!) {
-      if (this.m.strings.get(this.m.host.name[h]!).endsWith('torch::autograd::AccumulateGrad')) {
+    const known = this.memo[op]!;
+    if (known > 0) return known - 2;
+    const { name, parent } = this.m.host;
+    let r = -1;
+    for (let h = op; h >= 0; h = parent[h]!) {
+      const id = name[h]!;
+      let f = this.isNode[id]!;
+      if (f === 0) this.isNode[id] = f = this.m.strings.get(id).endsWith('torch::autograd::AccumulateGrad') ? 1 : 2;
+      if (f === 1) {
         r = h;
         break;
       }
     }
-    this.memo.set(op, r);
+    this.memo[op] = r + 2;
     return r;
   }
 
   /** Both ops run under AccumulateGrad nodes, and not the same one. */
   differ(a: number, b: number): boolean {
     const x = this.nodeOf(a);
+    if (x < 0) return false;
     const y = this.nodeOf(b);
-    return x >= 0 && y >= 0 && x !== y;
+    return y >= 0 && x !== y;
   }
 }

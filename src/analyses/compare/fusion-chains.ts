@@ -10,7 +10,6 @@
  * the other is a chain of its own, so every link is in exactly one chain.
  */
 import { GpuKind, type TraceModel } from '../../model/trace-model.js';
-import type { LinkStrength } from '../helpers/link-evidence.js';
 import type { ChainLink } from './chain-links.js';
 import { externLibraryOf } from './fusion-toolchain.js';
 import type { ScopeRows, SiteColumns } from './kernel-sites.js';
@@ -21,23 +20,33 @@ export interface ChainInstance {
   readonly links: ChainLink[];
 }
 
-/** The chains of the links (each list of links in any order), in order of their first producer kernel. */
+/** The chains of the links (each stream's links in stream order), in order of their first producer kernel. */
 export function assembleChains(m: TraceModel, links: readonly ChainLink[]): ChainInstance[] {
   const { startNs } = m.gpu;
-  const order = [...links].sort((a, b) => startNs[a.producerKernel]! - startNs[b.producerKernel]! || a.producerKernel - b.producerKernel || startNs[a.consumerKernel]! - startNs[b.consumerKernel]!);
-  const name = (op: number) => m.strings.get(m.host.name[op]!);
-  const extern = (l: ChainLink) => externLibraryOf(name(l.producer)) !== undefined || externLibraryOf(name(l.consumer)) !== undefined;
+  const byStart = (a: ChainLink, b: ChainLink) => startNs[a.producerKernel]! - startNs[b.producerKernel]! || a.producerKernel - b.producerKernel || startNs[a.consumerKernel]! - startNs[b.consumerKernel]!;
+  // The walk gives each stream's links in producer order; several streams need one merge by time.
+  let ordered = true;
+  for (let i = 1; i < links.length && ordered; i++) if (byStart(links[i - 1]!, links[i]!) > 0) ordered = false;
+  const order = ordered ? links : [...links].sort(byStart);
+  // Whether an op's name is a vendor library's (fusion-toolchain.ts), once per name id.
+  const externByName = new Map<number, boolean>();
+  const externOp = (op: number) => {
+    const id = m.host.name[op]!;
+    let e = externByName.get(id);
+    if (e === undefined) externByName.set(id, (e = externLibraryOf(m.strings.get(id)) !== undefined));
+    return e;
+  };
   // Per op (host index): the link continuing from it, the link into it.
   const next = new Map<number, ChainLink>();
   const prev = new Map<number, ChainLink>();
   const alone: ChainLink[] = [];
   for (const l of order) {
-    if (!extern(l) && !next.has(l.producer) && !prev.has(l.consumer) && l.producer !== l.consumer) {
+    if (!externOp(l.producer) && !externOp(l.consumer) && !next.has(l.producer) && !prev.has(l.consumer) && l.producer !== l.consumer) {
       next.set(l.producer, l);
       prev.set(l.consumer, l);
     } else alone.push(l);
   }
-  const chains: { first: number; chain: ChainInstance }[] = [];
+  const chains: { first: ChainLink; chain: ChainInstance }[] = [];
   for (const l of order) {
     if (prev.has(l.producer) || next.get(l.producer) !== l) continue;
     const ops = [l.producer];
@@ -47,10 +56,10 @@ export function assembleChains(m: TraceModel, links: readonly ChainLink[]): Chai
       chainLinks.push(cur);
       ops.push(cur.consumer);
     }
-    chains.push({ first: l.producerKernel, chain: { ops, links: chainLinks } });
+    chains.push({ first: l, chain: { ops, links: chainLinks } });
   }
-  for (const l of alone) chains.push({ first: l.producerKernel, chain: { ops: [l.producer, l.consumer], links: [l] } });
-  chains.sort((a, b) => startNs[a.first]! - startNs[b.first]! || a.first - b.first);
+  for (const l of alone) chains.push({ first: l, chain: { ops: [l.producer, l.consumer], links: [l] } });
+  chains.sort((a, b) => byStart(a.first, b.first));
   return chains.map((x) => x.chain);
 }
 
@@ -89,15 +98,21 @@ function kernelNsOf(m: TraceModel, op: number): number {
  */
 export function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, chains: readonly ChainInstance[]): ChainGroup[] {
   const groups: ChainGroup[] = [];
-  const byKey = new Map<string, ChainGroup>();
+  const keys = new ChainKeys(m);
+  // By hash; a bucket holds the groups whose hashes are equal (their keys are compared).
+  const byHash = new Map<number, { key: number[]; group: ChainGroup }[]>();
   for (const ch of chains) {
     const g0 = ch.links[0]!.producerKernel;
     const row = rows.idOf(c.scope[g0]!);
-    const key = chainKey(m, ch, row);
-    let group = byKey.get(key);
+    const key = keys.of(ch, row);
+    let h = 0x811c9dc5;
+    for (let k = 0; k < key.length; k++) h = Math.imul(h ^ key[k]!, 0x01000193);
+    h &= 0x3fffffff;
+    const bucket = byHash.get(h) ?? byHash.set(h, []).get(h)!;
+    let group = bucket.find((b) => sameKey(b.key, key))?.group;
     if (!group) {
       group = { first: ch, row, count: 0, opNs: new Array<number>(ch.ops.length).fill(0), betweenNs: ch.links.map((l) => new Array<number>(l.between.length).fill(0)), totalNs: 0, scopes: new Set() };
-      byKey.set(key, group);
+      bucket.push({ key, group });
       groups.push(group);
     }
     group.count++;
@@ -106,28 +121,57 @@ export function groupChains(m: TraceModel, c: SiteColumns, rows: ScopeRows, chai
       group.opNs[k] += t;
       group.totalNs += t;
     }
-    ch.links.forEach((l, i) => l.between.forEach((a, j) => (group.betweenNs[i]![j] += m.gpu.durNs[a]!)));
+    for (let i = 0; i < ch.links.length; i++) {
+      const between = ch.links[i]!.between;
+      const sums = group.betweenNs[i]!;
+      for (let j = 0; j < between.length; j++) sums[j] += m.gpu.durNs[between[j]!]!;
+    }
     group.scopes.add(c.scope[g0]!);
   }
   return groups;
 }
 
-/** What makes two instances the same chain (see groupChains), as text. */
-function chainKey(m: TraceModel, ch: ChainInstance, row: number): string {
-  const { gpu, host } = m;
-  const g0 = ch.links[0]!.producerKernel;
-  const parts: (string | number)[] = [row, gpu.device[g0]!, gpu.stream[g0]!];
-  for (const op of ch.ops) {
-    parts.push(host.name[op]!);
-    for (const g of kernelsOf(m, op)) parts.push(gpu.name[g]!);
-    parts.push('|');
-  }
-  for (const l of ch.links) {
-    parts.push(`[${l.tensor.dims.join(',')}]${l.tensor.dtype ?? '?'}${strengthMark(l.proof.strength)}`);
-    for (const a of l.between) parts.push(gpu.name[a]!);
-    parts.push('|');
-  }
-  return parts.join('\u0000');
+function sameKey(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
-const strengthMark = (s: LinkStrength) => (s === 'fact' ? '!' : '?');
+/**
+ * What makes two instances the same chain (see groupChains), as numbers: the row, device, stream;
+ * per op its name id and its kernels' name ids; per link its tensor's shape and dtype (a number
+ * per distinct text), its strength, and the names of the activities it ran across. -1 separates.
+ */
+class ChainKeys {
+  private readonly tensorIds = new Map<string, number>();
+  private readonly byTensor = new WeakMap<object, number>();
+  constructor(private readonly m: TraceModel) {}
+
+  of(ch: ChainInstance, row: number): number[] {
+    const { gpu, host } = this.m;
+    const g0 = ch.links[0]!.producerKernel;
+    const key: number[] = [row, gpu.device[g0]!, gpu.stream[g0]!];
+    for (const op of ch.ops) {
+      key.push(host.name[op]!);
+      for (let g = host.firstOwned[op]!; g >= 0; g = gpu.nextOwned[g]!) if (gpu.kind[g] === GpuKind.Kernel) key.push(gpu.name[g]!);
+      key.push(-1);
+    }
+    for (const l of ch.links) {
+      key.push(this.tensorId(l.tensor), l.proof.strength === 'fact' ? 1 : 0);
+      for (const a of l.between) key.push(gpu.name[a]!);
+      key.push(-1);
+    }
+    return key;
+  }
+
+  /** One number per distinct shape and dtype (tensor objects are shared per op signature: looked up by identity first). */
+  private tensorId(t: ChainLink['tensor']): number {
+    let id = this.byTensor.get(t);
+    if (id !== undefined) return id;
+    const text = `${t.dims.join(',')}:${t.dtype ?? ''}`;
+    id = this.tensorIds.get(text);
+    if (id === undefined) this.tensorIds.set(text, (id = this.tensorIds.size));
+    this.byTensor.set(t, id);
+    return id;
+  }
+}

@@ -77,12 +77,20 @@ const PARAMETER_SLOTS: ReadonlyMap<string, readonly number[]> = new Map([
 /** By shape: an op's reads and writes from its recorded arguments and the output rules. Once per (name, args object). */
 export class ShapeIo {
   private readonly byArgs = new WeakMap<object, Map<number, OpIo>>();
-  constructor(private readonly m: TraceModel) {}
+  /** Per host index, once asked. */
+  private readonly byOp: (OpIo | undefined)[];
+  constructor(private readonly m: TraceModel) {
+    this.byOp = new Array<OpIo | undefined>(m.host.length);
+  }
 
   of(op: number): OpIo {
+    return (this.byOp[op] ??= this.ofArgs(op));
+  }
+
+  private ofArgs(op: number): OpIo {
     const args = this.m.host.args[op];
     const nameId = this.m.host.name[op]!;
-    if (!args) return { args: undefined, reads: undefined, writes: undefined };
+    if (!args) return UNKNOWN;
     let byName = this.byArgs.get(args);
     if (!byName) this.byArgs.set(args, (byName = new Map()));
     let io = byName.get(nameId);
@@ -92,7 +100,7 @@ export class ShapeIo {
 
   private compute(name: string, args: NonNullable<TraceModel['host']['args'][number]>): OpIo {
     const call = RecordedCall.of(args);
-    if (!call) return { args: undefined, reads: undefined, writes: undefined };
+    if (!call) return UNKNOWN;
     const all: IoTensor[] = [];
     for (let i = 0; i < call.n; i++) {
       const t = call.tensor(i);
@@ -108,14 +116,22 @@ export class ShapeIo {
 
 /** By identity: an op's tensors in the execution trace; an op the ET does not hold is unknown. */
 export class IdentityIo {
-  constructor(private readonly m: TraceModel) {}
+  private readonly byOp: (OpIo | undefined)[];
+  constructor(private readonly m: TraceModel) {
+    this.byOp = new Array<OpIo | undefined>(m.host.length);
+  }
 
   of(op: number): OpIo {
+    let io = this.byOp[op];
+    if (io) return io;
     const use = this.m.opTensors?.byHost.get(op);
-    if (!use) return { args: undefined, reads: undefined, writes: undefined };
-    return ioOfUse(use, this.m.strings.get(this.m.host.name[op]!));
+    io = use ? ioOfUse(use, this.m.strings.get(this.m.host.name[op]!)) : UNKNOWN;
+    this.byOp[op] = io;
+    return io;
   }
 }
+
+const UNKNOWN: OpIo = { args: undefined, reads: undefined, writes: undefined };
 
 const ioByUse = new WeakMap<OpTensorUse, OpIo>();
 
