@@ -104,6 +104,9 @@ def parse_args() -> argparse.Namespace:
                    "under the folder it was found in (default: test/fixtures/traces)")
     p.add_argument("--out", default=os.path.join(ROOT, "test/fixtures/shapes/op-output-shapes.json.gz"),
                    metavar="PATH", help="the gzipped JSON written (default: test/fixtures/shapes/op-output-shapes.json.gz)")
+    p.add_argument("--reuse", metavar="PATH",
+                   help="an earlier output of this script (same torch): its results are taken for the signatures "
+                   "it holds, and only new signatures are run")
     p.add_argument("--verbose", action="store_true", help="print each unresolved signature")
     return p.parse_args()
 
@@ -507,7 +510,7 @@ def et_value(typ: str, shape: Any) -> Any:
     return {"scalar": typ}
 
 
-def same_output(meta: Any, et: Any, check: dict) -> bool:
+def same_output(meta: Any, et: Any) -> bool:
     if "shape" in meta:
         if "none" in et:
             return False
@@ -518,7 +521,7 @@ def same_output(meta: Any, et: Any, check: dict) -> bool:
         return ok
     if "list" in meta:
         return "list" in et and len(et["list"]) == len(meta["list"]) and all(
-            same_output(a, b, check) for a, b in zip(meta["list"], et["list"]))
+            same_output(a, b) for a, b in zip(meta["list"], et["list"]))
     if "none" in meta:
         return "none" in et or ("shape" in et and et["shape"] == [])
     if "scalar" in meta:
@@ -526,7 +529,7 @@ def same_output(meta: Any, et: Any, check: dict) -> bool:
     return True
 
 
-def crosscheck(torch: Any, trace_events_: list[dict], et_doc: dict, results: dict[str, dict]) -> dict:
+def crosscheck(trace_events_: list[dict], et_doc: dict, results: dict[str, dict]) -> dict:
     nodes = et_doc.get("nodes") or []
     by_rf: dict[int, dict] = {}
     dup = 0
@@ -567,7 +570,7 @@ def crosscheck(torch: Any, trace_events_: list[dict], et_doc: dict, results: dic
         types, shapes = o.get("types") or [], o.get("shapes") or []
         et_outs = [et_value(t, shapes[i] if i < len(shapes) else None) for i, t in enumerate(types)]
         meta_outs = res["outputs"]
-        ok = len(et_outs) == len(meta_outs) and all(same_output(m, x, {}) for m, x in zip(meta_outs, et_outs))
+        ok = len(et_outs) == len(meta_outs) and all(same_output(m, x) for m, x in zip(meta_outs, et_outs))
         if ok:
             out["outputs_agree"] += 1
         else:
@@ -648,9 +651,25 @@ def main() -> None:
 
     oracle = Oracle(torch)
     results: dict[str, dict] = {}
+    reused = 0
+    if args.reuse:
+        prev = read_json_gz(args.reuse)
+        if prev.get("torch") != torch.__version__:
+            sys.exit(f"shape_oracle.py: --reuse {args.reuse} was made with torch {prev.get('torch')}, this is {torch.__version__}")
+        result_keys = ("status", "overload", "via", "outputs", "candidates", "assumed", "reason", "detail")
+        for r in prev["signatures"]:
+            k = sig_key((r["name"], r["input_dims"], r["input_type"], r["concrete_inputs"], r.get("input_strides")))
+            if k in sigs:
+                results[k] = {f: r[f] for f in result_keys if f in r}
+                reused += 1
     for k in sorted(sigs):
-        results[k] = oracle.resolve(sigs[k]["sig"])
-    print(f"resolved in {time.perf_counter() - t0:.1f} s", flush=True)
+        if k in results:
+            continue
+        try:
+            results[k] = oracle.resolve(sigs[k]["sig"])
+        except Exception as e:  # noqa: BLE001 (one odd signature must not cost the rest)
+            results[k] = {"status": "unresolved", "reason": "meta-error", "detail": "oracle: " + first_line(e)}
+    print(f"resolved in {time.perf_counter() - t0:.1f} s ({reused} reused from --reuse)", flush=True)
 
     records = []
     for k in sorted(sigs):
@@ -685,7 +704,12 @@ def main() -> None:
             et_check[name] = {"error": f"the ET is not JSON: {first_line(e)}"}
             print(f"ET {name}: not JSON ({first_line(e)})", flush=True)
             continue
-        et_check[name] = crosscheck(torch, events_by_trace[name], et_doc, results)
+        try:
+            et_check[name] = crosscheck(events_by_trace[name], et_doc, results)
+        except Exception as e:  # noqa: BLE001
+            et_check[name] = {"error": "oracle: " + first_line(e)}
+            print(f"ET {name}: cross-check failed ({first_line(e)})", flush=True)
+            continue
         c = et_check[name]
         print(f"ET {name}: rf_id {c['matched']}/{c['kineto_with_rf_id']} Kineto events matched "
               f"({c['et_nodes_with_rf_id']} ET nodes with rf_id, {c['name_mismatches']} name mismatches); "
