@@ -7,14 +7,15 @@
  * Given once per trace: with two traces (diff, --vs), each ET is joined to the trace whose ops it
  * matches; an ET that matches none is ET_MISMATCH, two for one trace BAD_ARGUMENT.
  */
-import { statSync } from 'node:fs';
 import { Option } from 'commander';
 import { basename } from 'node:path';
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
+import { inertText } from '../core/inert-text.js';
 import { readExecutionTrace } from '../ingest/execution-trace.js';
 import { joinExecutionTrace, withOpTensors } from '../model/op-tensors.js';
 import type { TraceModel } from '../model/trace-model.js';
+import { withInput } from './input-files.js';
 
 export const ET_OPTION_HELP =
   "torch's execution trace of the same run (torch.profiler.ExecutionTraceObserver; .json or .json.gz): each op's tensors by id, " +
@@ -38,7 +39,7 @@ export interface EtAttachment {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Joined models kept per model and ET file (size, time), for the MCP server's repeated calls. */
+/** Joined models kept per model and ET file (device, inode, size, time), for the MCP server's repeated calls. */
 const joined = new WeakMap<TraceModel, Map<string, { model: TraceModel; attachment: Omit<EtAttachment, 'trace'> }>>();
 
 /**
@@ -53,59 +54,45 @@ export async function attachExecutionTraces(
   const attached: EtAttachment[] = [];
   const taken = new Set<number>();
   for (const path of paths) {
-    const key = etKey(path);
-    let done = false;
-    let firstMismatch: KinetoscopeError | undefined;
-    let et: Awaited<ReturnType<typeof readExecutionTrace>> | undefined;
-    let sink: DiagnosticSink | undefined;
-    for (let i = 0; i < traces.length && !done; i++) {
-      const base = traces[i]!.model;
-      const cached = joined.get(base)?.get(key);
-      if (cached) {
+    // Through the input gate (input-files.ts): opened and checked, then read from what was opened.
+    await withInput(path, async (file) => {
+      const key = `${file.dev}:${file.ino}:${file.size}:${file.mtimeMs}`;
+      let firstMismatch: KinetoscopeError | undefined;
+      let et: Awaited<ReturnType<typeof readExecutionTrace>> | undefined;
+      let sink: DiagnosticSink | undefined;
+      for (let i = 0; i < traces.length; i++) {
+        const base = traces[i]!.model;
+        let found = joined.get(base)?.get(key);
+        if (!found) {
+          if (!et) {
+            sink = new DiagnosticSink();
+            et = await readExecutionTrace(file.readPath, { diagnostics: sink });
+          }
+          try {
+            const table = joinExecutionTrace(base, et, `the execution trace ${basename(path)}`);
+            found = { model: withOpTensors(base, table), attachment: { file: path, nodes: et.nodes.length, recordedOps: table.withId, matchedOps: table.matched, truncated: et.truncated, diagnostics: sink!.list() } };
+            let byKey = joined.get(base);
+            if (!byKey) joined.set(base, (byKey = new Map()));
+            byKey.set(key, found);
+          } catch (e) {
+            if (!isKinetoscopeError(e) || e.code !== 'ET_MISMATCH') throw e;
+            firstMismatch ??= new KinetoscopeError('ET_MISMATCH', traces.length > 1 ? `${e.message} (tried against ${traces.map((t) => t.label).join(' and ')})` : e.message);
+            continue;
+          }
+        }
         if (taken.has(i)) throw new KinetoscopeError('BAD_ARGUMENT', `two execution traces given for ${traces[i]!.label}: --et once per trace`);
-        models[i] = cached.model;
-        attached.push({ ...cached.attachment, trace: traces[i]!.label });
+        models[i] = found.model;
+        attached.push({ ...found.attachment, file: path, trace: traces[i]!.label });
         taken.add(i);
-        done = true;
-        break;
+        return;
       }
-      if (!et) {
-        sink = new DiagnosticSink();
-        et = await readExecutionTrace(path, { diagnostics: sink });
-      }
-      try {
-        const table = joinExecutionTrace(base, et, `the execution trace ${basename(path)}`);
-        if (taken.has(i)) throw new KinetoscopeError('BAD_ARGUMENT', `two execution traces given for ${traces[i]!.label}: --et once per trace`);
-        const model = withOpTensors(base, table);
-        const attachment = { file: path, nodes: et.nodes.length, recordedOps: table.withId, matchedOps: table.matched, truncated: et.truncated, diagnostics: sink!.list() };
-        let byKey = joined.get(base);
-        if (!byKey) joined.set(base, (byKey = new Map()));
-        byKey.set(key, { model, attachment });
-        models[i] = model;
-        attached.push({ ...attachment, trace: traces[i]!.label });
-        taken.add(i);
-        done = true;
-      } catch (e) {
-        if (!isKinetoscopeError(e) || e.code !== 'ET_MISMATCH') throw e;
-        firstMismatch ??= new KinetoscopeError('ET_MISMATCH', traces.length > 1 ? `${e.message} (tried against ${traces.map((t) => t.label).join(' and ')})` : e.message);
-      }
-    }
-    if (!done) throw firstMismatch!;
+      throw firstMismatch!;
+    });
   }
   return { models, attached };
 }
 
-/** The ET file's identity for the join cache: its path, size and modification time. */
-function etKey(path: string): string {
-  try {
-    const st = statSync(path);
-    return `${path}\u0000${st.size}\u0000${st.mtimeMs}`;
-  } catch {
-    return `${path}\u0000?`; // the reader reports what is wrong with it
-  }
-}
-
 /** One stderr line per ET diagnostic (text mode): the ET is not the trace, so its repairs are said apart. */
 export function etDiagnosticLines(attached: readonly EtAttachment[]): string[] {
-  return attached.flatMap((a) => a.diagnostics.map((d) => `${basename(a.file)}: ${d.severity}: ${d.code}: ${d.message}`));
+  return attached.flatMap((a) => a.diagnostics.map((d) => inertText(`${basename(a.file)}: ${d.severity}: ${d.code}: ${d.message}`)));
 }
