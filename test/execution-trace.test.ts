@@ -4,12 +4,14 @@
  * schema line, one node per op with its inputs/outputs and attrs, the root node last), and the
  * rf_id join (model/op-tensors.ts) on a trace whose ops carry the same Record function ids.
  */
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticSink } from '../src/core/diagnostics.js';
 import { readExecutionTrace, writtenArgs } from '../src/ingest/execution-trace.js';
 import { loadTrace } from '../src/load-trace.js';
 import { joinExecutionTrace, withOpTensors } from '../src/model/op-tensors.js';
+import { HAS_HTA, HTA_DIR, loadRawJson } from './fixtures.js';
 
 /** One node as the observer writes it (values: [tensor id, storage id, offset, numel, itemsize, device]). */
 function node(id: number, name: string, rf: number, inputs: unknown, outputs: unknown, schema = '') {
@@ -133,7 +135,33 @@ describe('the rf_id join', () => {
     const et = await readExecutionTrace(bytes(ET_TEXT));
     const other = await loadTrace(trace([91, 92, 93]));
     expect(() => joinExecutionTrace(other, et)).toThrow(/0 of the trace's 3 recorded ops/);
+    // no Record function id: the External ids are tried (torch ≤ 2.1's join), and do not match either
     const none = await loadTrace(trace([0, 0, 0]));
-    expect(() => joinExecutionTrace(none, et)).toThrow(/carry no Record function id/);
+    expect(() => joinExecutionTrace(none, et)).toThrow(/0 of the trace's 3 recorded ops .* by External id/);
+  });
+});
+
+describe.skipIf(!HAS_HTA)("HTA's execution trace and its Kineto trace (a real pair: PARAM's simple add on an A100, torch 2.0 era)", () => {
+  const dir = join(HTA_DIR, 'execution_trace');
+  it('reads the older layout (rf_id and op_schema on the node) and joins by External id, every op matched', async () => {
+    const rawEt = loadRawJson(join(dir, 'benchmark_simple_add_et.json.gz')) as unknown as { schema: string; nodes: Record<string, any>[] };
+    const et = await readExecutionTrace(join(dir, 'benchmark_simple_add_et.json.gz'));
+    expect(rawEt.schema).toBe('1.0.1');
+    expect(et.nodes.map((n) => [n.id, n.name, n.rfId])).toEqual(rawEt.nodes.map((n) => [n.id, n.name, n.rf_id]));
+    // the raw trace's cpu_ops and annotations, by External id; the ET's nodes by rf_id; the same name
+    const events = loadRawJson(join(dir, 'benchmark_simple_add_trace.json.gz')).traceEvents as Record<string, any>[];
+    const ops = events.filter((e) => e.ph === 'X' && (e.cat === 'cpu_op' || e.cat === 'user_annotation') && e.args?.['External id'] > 0);
+    const byRf = new Map(rawEt.nodes.map((n) => [n.rf_id, n]));
+    const matched = ops.filter((o) => byRf.get(o.args['External id'])?.name === o.name);
+    const m = await loadTrace(join(dir, 'benchmark_simple_add_trace.json.gz'));
+    const t = joinExecutionTrace(m, et);
+    expect([t.withId, t.matched]).toEqual([ops.length, matched.length]);
+    expect(t.matched).toBe(ops.length);
+    // aten::mul: the raw node's tensors, by storage id (the value's second number)
+    const mulNode = rawEt.nodes.find((n) => n.name === 'aten::mul')!;
+    const mulHost = [...t.byHost.keys()].find((h) => m.strings.get(m.host.name[h]!) === 'aten::mul')!;
+    const use = t.byHost.get(mulHost)!;
+    expect(use.inputs.map((x) => x.storage)).toEqual(mulNode.inputs.filter((v: unknown) => Array.isArray(v)).map((v: number[]) => v[1]));
+    expect(use.outputs.map((x) => [x.storage, x.dims])).toEqual([[mulNode.outputs[0][1], mulNode.output_shapes[0]]]);
   });
 });

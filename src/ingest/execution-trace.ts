@@ -12,7 +12,9 @@
  * the cut (`truncated`, a diagnostic); a node that is not valid JSON is skipped and counted.
  *
  * Format: torch/csrc/profiler/standalone/execution_trace_observer.cpp (writeJsonNode,
- * convertIValue); torch ≥ 2.1 writes every attribute above.
+ * convertIValue): schema 1.1.x (torch ≥ 2.2) puts rf_id and op_schema in `attrs` and each side as
+ * `{values, shapes, types, strides}`; schema 1.0.x (HTA's sample, torch 2.0 era) puts them on the
+ * node, the sides as `inputs`, `input_shapes`, `input_types` (and the same for outputs).
  */
 import type { DiagnosticSink } from '../core/diagnostics.js';
 import { KinetoscopeError } from '../core/errors.js';
@@ -285,8 +287,10 @@ function nodeOf(v: unknown): EtNode | undefined {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
   const o = v as Json;
   if (typeof o['id'] !== 'number' || typeof o['name'] !== 'string') return undefined;
-  let rfId = 0;
-  let schema = '';
+  // schema 1.0.x (torch ≈ 2.0–2.1) keeps rf_id and op_schema on the node itself, and its
+  // inputs and outputs as three parallel lists (values, input_shapes, input_types)
+  let rfId = typeof o['rf_id'] === 'number' ? o['rf_id'] : 0;
+  let schema = typeof o['op_schema'] === 'string' ? o['op_schema'] : '';
   if (Array.isArray(o['attrs'])) {
     for (const a of o['attrs'] as Json[]) {
       if (!a || typeof a !== 'object') continue;
@@ -295,7 +299,9 @@ function nodeOf(v: unknown): EtNode | undefined {
     }
   }
   const written = writtenArgs(schema);
-  return { id: o['id'], name: o['name'], rfId, inputs: valuesOf(o['inputs']), outputs: valuesOf(o['outputs']), mutatedInputs: written.mutated, outInputs: written.out };
+  const inputs = Array.isArray(o['inputs']) ? valuesOf({ values: o['inputs'], shapes: o['input_shapes'], types: o['input_types'] }) : valuesOf(o['inputs']);
+  const outputs = Array.isArray(o['outputs']) ? valuesOf({ values: o['outputs'], shapes: o['output_shapes'], types: o['output_types'] }) : valuesOf(o['outputs']);
+  return { id: o['id'], name: o['name'], rfId, inputs, outputs, mutatedInputs: written.mutated, outInputs: written.out };
 }
 
 /** `{values, shapes, types}` → one EtValue per position. */

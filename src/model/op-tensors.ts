@@ -13,7 +13,7 @@
  */
 import { KinetoscopeError } from '../core/errors.js';
 import type { ExecutionTrace, EtValue } from '../ingest/execution-trace.js';
-import type { TraceModel } from './trace-model.js';
+import { HostKind, type RecordFunctionIds, type TraceModel } from './trace-model.js';
 
 /** One tensor argument or return of an op, as the ET records it. */
 export interface TensorRef {
@@ -60,22 +60,28 @@ const MIN_MATCHED_SHARE = 0.9;
  * trace recorded no Record function ids, or fewer than 90% of them match a node of the same name).
  */
 export function joinExecutionTrace(m: TraceModel, et: ExecutionTrace, etName = 'the execution trace'): OpTensorTable {
-  const { rows, ids } = m.recordFunctionIds;
-  if (rows.length === 0) {
-    throw new KinetoscopeError(
-      'ET_MISMATCH',
-      `${etName} cannot be joined to this trace: its ops carry no Record function id (the trace was not recorded with the execution trace observer attached)`,
-    );
-  }
   const byRf = new Map<number, number>();
   for (let n = 0; n < et.nodes.length; n++) {
     const rf = et.nodes[n]!.rfId;
     if (rf > 0) byRf.set(rf, n);
   }
+  // torch ≥ 2.2 writes the handle as `Record function id`; before, a cpu_op's `External id` was it
+  // (HTA joins on it): the ops carrying no Record function id are joined by External id.
+  const byRecordId = m.recordFunctionIds.rows.length > 0;
+  const ids = byRecordId ? m.recordFunctionIds : externalIdsOf(m);
+  const { rows } = ids;
+  if (rows.length === 0 || byRf.size === 0) {
+    throw new KinetoscopeError(
+      'ET_MISMATCH',
+      rows.length === 0
+        ? `${etName} cannot be joined to this trace: its ops carry no Record function id (the trace was not recorded with the execution trace observer attached)`
+        : `${etName} cannot be joined to this trace: its nodes carry no rf_id`,
+    );
+  }
   const byHost = new Map<number, OpTensorUse>();
   let matched = 0;
   for (let k = 0; k < rows.length; k++) {
-    const n = byRf.get(ids[k]!);
+    const n = byRf.get(ids.ids[k]!);
     if (n === undefined) continue;
     const node = et.nodes[n]!;
     const host = rows[k]!;
@@ -86,10 +92,26 @@ export function joinExecutionTrace(m: TraceModel, et: ExecutionTrace, etName = '
   if (matched < MIN_MATCHED_SHARE * rows.length) {
     throw new KinetoscopeError(
       'ET_MISMATCH',
-      `${etName} is not this trace's: ${matched} of the trace's ${rows.length} recorded ops (${((100 * matched) / rows.length).toFixed(1)}%) match an ET node by Record function id and name; ${(100 * MIN_MATCHED_SHARE).toFixed(0)}% are needed`,
+      `${etName} is not this trace's: ${matched} of the trace's ${rows.length} recorded ops (${((100 * matched) / rows.length).toFixed(1)}%) match an ET node by ${byRecordId ? 'Record function id' : 'External id (the trace has no Record function id)'} and name; ${(100 * MIN_MATCHED_SHARE).toFixed(0)}% are needed`,
     );
   }
   return { byHost, withId: rows.length, matched, etNodes: et.nodes.length };
+}
+
+/** The ops' and annotations' External ids, in the form of RecordFunctionIds (the join of older traces). */
+function externalIdsOf(m: TraceModel): RecordFunctionIds {
+  const rows: number[] = [];
+  const ids: number[] = [];
+  const { kind, externalId, length } = m.host;
+  for (let h = 0; h < length; h++) {
+    if (kind[h] !== HostKind.Op && kind[h] !== HostKind.Annotation) continue;
+    const x = externalId[h]!;
+    if (x > 0) {
+      rows.push(h);
+      ids.push(x);
+    }
+  }
+  return { rows: Int32Array.from(rows), ids: Float64Array.from(ids) };
 }
 
 /** The model with the op tensor table attached: a new model object, so analyses computed once per model see it. */
