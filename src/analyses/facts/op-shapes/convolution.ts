@@ -61,7 +61,8 @@ function conv(l: ConvLayout): OpRule {
     const weight = c.tensor(1);
     if (!input || !weight) return undefined;
     const dims = convDims(c, input.dims, weight.dims, l);
-    return dims ? [tensorOf(dims, input.dtype)] : undefined;
+    // Two dtypes: an autocast call, whose cast the trace does not record here (matmul.ts).
+    return dims ? [tensorOf(dims, input.dtype === weight.dtype ? input.dtype : undefined)] : undefined;
   };
 }
 

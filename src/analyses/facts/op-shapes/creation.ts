@@ -154,7 +154,26 @@ const lossBackward: OpRule = (c) => {
   return self ? [self] : undefined;
 };
 
+/** randint(high, size, …) and randint(low, high, size, …): int64 unless told. */
+const randint: OpRule = (c) => {
+  const at = c.n === 6 ? 1 : c.n === 7 ? 2 : -1;
+  if (at < 0) return undefined;
+  const size = c.ints(at);
+  const d = c.dtypeArg(at + 1);
+  return size && d !== undefined && size.every((x) => x >= 0) ? [tensorOf(size, d ?? DEFAULT_INT)] : undefined;
+};
+
+/** rand/randn(size, dtype, …), or (size, generator, dtype, …): float unless told. */
+const random: OpRule = (c) => {
+  const size = c.ints(0);
+  const d = c.dtypeArg(c.n === 6 ? 2 : 1);
+  return size && d !== undefined && size.every((x) => x >= 0) ? [tensorOf(size, d ?? DEFAULT_FLOAT)] : undefined;
+};
+
 export const CREATION_RULES: Readonly<Record<string, OpRule>> = {
+  randint,
+  rand: random,
+  randn: random,
   empty: sized(1),
   zeros: sized(1),
   ones: sized(1),

@@ -1,9 +1,15 @@
 /**
  * Matrix products: mm, addmm, bmm, baddbmm, matmul (with its vector and batch-broadcast cases),
- * linear, mv/addmv, dot, outer, _scaled_mm. The output takes the first matrix operand's dtype
- * (torch requires the operands to agree; `_scaled_mm` writes the `out_dtype` it is given).
+ * linear, mv/addmv, dot, outer, _scaled_mm. The output takes the operands' dtype (torch requires
+ * them to agree; `_scaled_mm` writes the `out_dtype` it is given). Operands of two dtypes are
+ * recorded only where autocast called the op, and autocast casts them to a dtype the trace does
+ * not record there: the output's dtype is then unknown.
  */
+import type { DerivedTensor } from './recorded-call.js';
 import { broadcast, tensorOf, type OpRule } from './shape-math.js';
+
+/** The operands' common dtype, or undefined when they differ (an autocast call: see above). */
+const common = (...ts: DerivedTensor[]): string | undefined => (ts.every((t) => t.dtype === ts[0]!.dtype) ? ts[0]!.dtype : undefined);
 
 /** [n,k] × [k,m] → [n,m]; undefined unless both are matrices that agree on k. */
 function mmDims(a: readonly number[], b: readonly number[]): number[] | undefined {
@@ -18,7 +24,7 @@ const mm: OpRule = (c) => {
   const dims = a && b ? mmDims(a.dims, b.dims) : undefined;
   if (!a || !dims) return undefined;
   const d = c.n >= 3 && c.type(2) === 'Scalar' ? c.dtypeArg(2) : null;
-  return d === undefined ? undefined : [tensorOf(dims, d ?? a.dtype)];
+  return d === undefined ? undefined : [tensorOf(dims, d ?? common(a, b!))];
 };
 
 /** addmm(self, mat1, mat2, beta, alpha): the product's shape (self broadcasts to it). */
@@ -28,7 +34,7 @@ const addmm: OpRule = (c) => {
   const b = c.tensor(2);
   const dims = a && b ? mmDims(a.dims, b.dims) : undefined;
   if (!bias || !a || !dims || !broadcastsTo(bias.dims, dims)) return undefined;
-  return [tensorOf(dims, a.dtype)];
+  return [tensorOf(dims, common(bias, a, b!))];
 };
 
 /** bmm(self, mat2): [b,n,k] × [b,k,m] → [b,n,m]. */
@@ -36,7 +42,7 @@ const bmm: OpRule = (c) => {
   const a = c.tensor(0);
   const b = c.tensor(1);
   const dims = a && b ? bmmDims(a.dims, b.dims) : undefined;
-  return a && dims ? [tensorOf(dims, a.dtype)] : undefined;
+  return a && dims ? [tensorOf(dims, common(a, b!))] : undefined;
 };
 
 /** baddbmm(self, batch1, batch2, beta, alpha). */
@@ -46,7 +52,7 @@ const baddbmm: OpRule = (c) => {
   const b = c.tensor(2);
   const dims = a && b ? bmmDims(a.dims, b.dims) : undefined;
   if (!bias || !a || !dims || !broadcastsTo(bias.dims, dims)) return undefined;
-  return [tensorOf(dims, a.dtype)];
+  return [tensorOf(dims, common(bias, a, b!))];
 };
 
 function bmmDims(a: readonly number[], b: readonly number[]): number[] | undefined {
@@ -87,7 +93,7 @@ const matmul: OpRule = (c) => {
   const a = c.tensor(0);
   const b = c.tensor(1);
   const dims = a && b ? matmulDims(a.dims, b.dims) : undefined;
-  return a && dims ? [tensorOf(dims, a.dtype)] : undefined;
+  return a && dims ? [tensorOf(dims, common(a, b!))] : undefined;
 };
 
 /** linear(input, weight, bias?): input[..., in] × weight[out, in]ᵀ → [..., out] (a 1-D weight drops the dimension). */
@@ -100,7 +106,8 @@ const linear: OpRule = (c) => {
   if (w.dims.length === 2 && w.dims[1] === inner) dims = [...x.dims.slice(0, -1), w.dims[0]!];
   else if (w.dims.length === 1 && w.dims[0] === inner) dims = x.dims.slice(0, -1);
   else return undefined;
-  return [tensorOf(dims, x.dtype)];
+  const bias = c.tensor(2);
+  return [tensorOf(dims, bias ? common(x, w, bias) : common(x, w))];
 };
 
 /** mv(self, vec) and addmv(self, mat, vec): [n,k] × [k] → [n]. */
@@ -109,7 +116,7 @@ function mvRule(mat: number, vec: number): OpRule {
     const a = c.tensor(mat);
     const v = c.tensor(vec);
     if (!a || !v || a.dims.length !== 2 || v.dims.length !== 1 || a.dims[1] !== v.dims[0]) return undefined;
-    return [tensorOf([a.dims[0]!], a.dtype)];
+    return [tensorOf([a.dims[0]!], common(a, v))];
   };
 }
 
