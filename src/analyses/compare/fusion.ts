@@ -31,8 +31,8 @@ import type { LinkEvidence, LinkStrength } from '../helpers/link-evidence.js';
 import { findChainLinks, type RefusedChainLink } from './chain-links.js';
 import { assembleChains, groupChains, kernelsOf, type ChainGroup } from './fusion-chains.js';
 import { externLibraryOf, fuserOfAll, type Fuser } from './fusion-toolchain.js';
-import { computeSiteColumns, generatorOf, roleName, ScopeRows, type FusedGenerator, type SiteColumns } from './kernel-sites.js';
-import { kernelTrafficBytes } from './intermediates.js';
+import { computeSiteColumns, generatorOf, Role, ScopeRows, type FusedGenerator, type SiteColumns } from './kernel-sites.js';
+import { opTrafficBytes, ShapeIo } from './op-io.js';
 import { activitiesByStream } from './stream-activities.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -252,7 +252,8 @@ function findOpportunities(m: TraceModel, c: SiteColumns, rows: ScopeRows): Pick
   const found = findChainLinks(m, c, activitiesByStream(m));
   const groups = groupChains(m, c, rows, assembleChains(m, found.links));
   const stepCount = m.steps.length;
-  const opportunities = groups.map((g) => opportunityOf(m, c, rows, g, stepCount));
+  const shapes = new ShapeIo(m);
+  const opportunities = groups.map((g) => opportunityOf(m, c, rows, g, stepCount, shapes));
   opportunities.sort(
     (x, y) =>
       (y.estimatedSavingUsPerStep ?? y.estimatedSavingUs ?? -1) - (x.estimatedSavingUsPerStep ?? x.estimatedSavingUs ?? -1) ||
@@ -262,7 +263,7 @@ function findOpportunities(m: TraceModel, c: SiteColumns, rows: ScopeRows): Pick
   return { opportunities, refused: refusedLinks(m, found.refused), evidence: found.evidence };
 }
 
-function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, group: ChainGroup, stepCount: number): FusionOpportunity {
+function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, group: ChainGroup, stepCount: number, shapes: ShapeIo): FusionOpportunity {
   const { gpu, host, strings } = m;
   const { first, count: n } = group;
   const opName = (op: number) => strings.get(host.name[op]!);
@@ -272,7 +273,7 @@ function opportunityOf(m: TraceModel, c: SiteColumns, rows: ScopeRows, group: Ch
     let main = ks[0]!;
     for (const g of ks) if (gpu.durNs[g]! > gpu.durNs[main]!) main = g;
     const name = strings.get(gpu.name[main]!);
-    const traffic = kernelTrafficBytes(m, { owner: op, decoded: c.decoded[gpu.name[main]!]!, role: roleName(c.role[main]!) });
+    const traffic = c.role[main] === Role.MemoryBound ? opTrafficBytes(shapes.of(op)) : undefined;
     return {
       name,
       shortName: shortKernelName(name),

@@ -170,3 +170,23 @@ export function mayAliasByShape(w: IoTensor, r: IoTensor): boolean {
 export function sameStorage(w: IoTensor, r: IoTensor): boolean {
   return w.storage !== undefined && w.storage === r.storage;
 }
+
+/**
+ * HBM bytes op `op` moves when it reads each tensor argument once (0-dim ones are scalars passed
+ * to the kernel, not read from HBM) and writes each output once; undefined when an output, or its
+ * dtype, is not derived. By shape: the recorded arguments and the output rules.
+ */
+export function opTrafficBytes(io: OpIo): number | undefined {
+  if (!io.reads || !io.writes || io.writes.length === 0) return undefined;
+  let bytes = 0;
+  for (const t of io.reads) {
+    if (t.dims.length === 0) continue;
+    if (t.bytes === undefined) return undefined;
+    bytes += t.bytes;
+  }
+  for (const t of io.writes) {
+    if (t.bytes === undefined) return undefined;
+    bytes += t.bytes;
+  }
+  return bytes;
+}
