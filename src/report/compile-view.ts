@@ -1,5 +1,6 @@
 /** The compile-overhead analysis as terminal tables and as JSON with stable keys. */
 import type { CompileFinding, CompileOverhead, CompileScope, PreOpRow } from '../analyses/host/compile-overhead.js';
+import { syncLabel, type GraphBreaks } from '../analyses/host/graph-breaks.js';
 import { formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 
@@ -8,12 +9,79 @@ export interface CompileRenderOptions extends RenderOptions {
   readonly severityStyle?: (severity: CompileFinding['severity'], s: string) => string;
 }
 
-export function renderCompile(r: CompileOverhead, opts: CompileRenderOptions = {}): string {
+export function renderCompile(r: CompileOverhead, opts: CompileRenderOptions = {}, breaks?: GraphBreaks): string {
   const title = opts.section ?? ((s: string) => s);
   if (!r.compiled) return 'No compiled regions in this trace (no `Torch-Compiled Region` events): nothing was run through torch.compile.';
   const out: string[] = [title('Per step')];
   out.push(renderScopes(r.steps, opts));
   if (r.annotations.length) out.push('', title('Per annotation instance'), renderScopes(r.annotations, opts));
+
+  // Each region's own wait, where a step runs more than one (graph breaks, nested frames).
+  const calls = r.steps.filter((st) => st.regionCalls.length > 1).flatMap((st) => st.regionCalls.map((c) => ({ step: st.name, ...c })));
+  if (calls.length) {
+    out.push('', title('Compiled regions per step (from each cache lookup to the region\'s first kernel launch)'));
+    out.push(
+      renderTable(
+        [
+          { header: 'Step' },
+          { header: 'Region' },
+          { header: 'Inside', align: 'right' },
+          { header: 'CPU', align: 'right' },
+          { header: 'To 1st kernel launch', align: 'right' },
+          { header: 'Launching calls', align: 'right' },
+        ],
+        calls.map((c) => [
+          c.step,
+          c.name,
+          c.inside ?? '—',
+          formatUs(c.cpuUs),
+          c.toFirstLaunchUs === undefined ? 'no launch' : c.firstLaunchIn ? `${formatUs(c.toFirstLaunchUs)} (in ${c.firstLaunchIn})` : formatUs(c.toFirstLaunchUs),
+          String(c.launchingCalls),
+        ]),
+        opts,
+      ),
+    );
+  }
+
+  const gaps = breaks?.steps.flatMap((st) => st.gaps.map((g) => ({ step: st.step, stepUs: st.stepUs, ...g }))) ?? [];
+  if (gaps.length) {
+    out.push('', title('GPU idle between compiled regions (what the host did meanwhile)'));
+    out.push(
+      renderTable(
+        [
+          { header: 'Step' },
+          { header: 'Regions' },
+          { header: 'Kind' },
+          { header: 'GPU idle', align: 'right' },
+          { header: 'of step', align: 'right' },
+          { header: 'sync', align: 'right' },
+          { header: 'Python', align: 'right' },
+          { header: 'guards', align: 'right' },
+          { header: 'call layers', align: 'right' },
+          { header: 'wrapper', align: 'right' },
+          { header: 'eager ops', align: 'right' },
+          { header: 'launch', align: 'right' },
+          { header: 'Syncs between', maxWidth: 40 },
+        ],
+        gaps.map((g) => [
+          g.step,
+          `${g.from} → ${g.to}`,
+          g.kind,
+          formatUs(g.gpuIdleUs),
+          formatPercent(g.stepUs > 0 ? g.gpuIdleUs / g.stepUs : 0),
+          formatUs(g.idleBy.sync),
+          formatUs(g.idleBy.python),
+          formatUs(g.idleBy.guards),
+          formatUs(g.idleBy.callLayers),
+          formatUs(g.idleBy.wrapper),
+          formatUs(g.idleBy.ops),
+          formatUs(g.idleBy.launch),
+          g.syncs.length ? g.syncs.map((x) => `${syncLabel(x)} (${x.api})`).join(', ') : 'none',
+        ]),
+        opts,
+      ),
+    );
+  }
 
   out.push('', title('Compile pre-ops, all steps'));
   out.push(
@@ -136,7 +204,14 @@ function scopeJson(s: CompileScope) {
     preOpsShare: round4(s.preOpsShare),
     beforeFirstLaunchUs: roundUs(s.beforeFirstLaunchUs),
     beforeFirstLaunchShare: round4(s.beforeFirstLaunchShare),
+    regionsBeforeFirstLaunchUs: roundUs(s.regionsBeforeFirstLaunchUs),
     regionsWithoutLaunch: s.regionsWithoutLaunch,
+    regionCalls: s.regionCalls.map((c) => ({
+      ...c,
+      startUs: roundUs(c.startUs),
+      cpuUs: roundUs(c.cpuUs),
+      ...(c.toFirstLaunchUs !== undefined ? { toFirstLaunchUs: roundUs(c.toFirstLaunchUs) } : {}),
+    })),
     graphLaunches: s.graphLaunches,
     kernelsInGraphs: s.kernelsInGraphs,
     graphKernelsUs: roundUs(s.graphKernelsUs),
@@ -144,10 +219,11 @@ function scopeJson(s: CompileScope) {
   };
 }
 
-export function compileJson(r: CompileOverhead) {
+export function compileJson(r: CompileOverhead, breaks?: GraphBreaks) {
   return {
     compiled: r.compiled,
     hasBackward: r.hasBackward,
+    ...(breaks && r.compiled ? { graphBreaks: graphBreaksJson(breaks) } : {}),
     steps: r.steps.map(scopeJson),
     annotations: r.annotations.map(scopeJson),
     findings: r.findings.map((f) => ({
@@ -155,6 +231,31 @@ export function compileJson(r: CompileOverhead) {
       severity: f.severity,
       message: f.message,
       evidence: Object.fromEntries(Object.entries(f.evidence).map(([k, v]) => [k, typeof v === 'number' && /Us$/.test(k) ? roundUs(v) : typeof v === 'number' && /Share$/.test(k) ? round4(v) : v])),
+    })),
+  };
+}
+
+function graphBreaksJson(b: GraphBreaks) {
+  const byUs = (o: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, roundUs(v)]));
+  return {
+    meanIdleUs: roundUs(b.meanIdleUs),
+    meanIdleBy: byUs(b.meanIdleBy),
+    meanIdleAfterSyncUs: roundUs(b.meanIdleAfterSyncUs),
+    meanStepUs: roundUs(b.meanStepUs),
+    steps: b.steps.map((s) => ({
+      step: s.step,
+      stepUs: roundUs(s.stepUs),
+      regionsWithWork: s.regionsWithWork,
+      gpuIdleUs: roundUs(s.gpuIdleUs),
+      gaps: s.gaps.map((g) => ({
+        from: g.from,
+        to: g.to,
+        kind: g.kind,
+        windowUs: roundUs(g.windowUs),
+        gpuIdleUs: roundUs(g.gpuIdleUs),
+        idleBy: byUs(g.idleBy),
+        syncs: g.syncs.map((x) => ({ ...x, blockedUs: roundUs(x.blockedUs) })),
+      })),
     })),
   };
 }
