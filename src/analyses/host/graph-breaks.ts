@@ -33,7 +33,7 @@
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { CallFlag, runtimeCallFlags } from '../facts/runtime-calls.js';
 import { launchedBy, launchIndexOf } from '../facts/launch-index.js';
-import { gpuBusyUnion } from '../facts/gpu-time-index.js';
+import { gpuBusyUnionOf } from '../facts/gpu-time-index.js';
 import { lowerBound, type MergedIntervals } from '../helpers/intervals.js';
 import { perModel } from '../helpers/per-model.js';
 import { compiledRegionCalls, compilePreOpRole, type CompiledRegionCall } from './compiled-regions.js';
@@ -105,7 +105,7 @@ function computeGraphBreaksOnce(m: TraceModel): GraphBreaks {
   const { host } = m;
   const scopes = computeScopeInstances(m, m.steps.length ? { per: 'step' } : { per: 'trace' });
   const ix = launchIndexOf(m);
-  const busy = gpuBusyUnion(m);
+  const busy = gpuBusyUnionOf(m);
   const reader = new HostReader(m);
   const steps: StepGaps[] = [];
   for (const s of scopes) {

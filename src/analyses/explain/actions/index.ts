@@ -6,12 +6,14 @@
 import type { TraceContext } from '../context.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
 import { graphBreakActions } from './graph-break.js';
+import { hostSyncActions } from './host-sync.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
 /** Every rule, in no particular order (the ranking orders their actions). */
 export const ACTION_RULES: readonly ActionRule[] = [
   graphBreakActions,
+  hostSyncActions,
 ];
 
 export interface RankedActions {
