@@ -3,6 +3,7 @@ import type { CompileFinding, CompileOverhead, CompileScope, PreOpRow } from '..
 import { syncLabel, type GraphBreaks } from '../analyses/host/graph-breaks.js';
 import { formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 export interface CompileRenderOptions extends RenderOptions {
   readonly section?: (title: string) => string;
@@ -131,7 +132,7 @@ export function renderCompile(r: CompileOverhead, opts: CompileRenderOptions = {
   out.push('', title('Findings'));
   if (r.findings.length === 0) out.push('  none.');
   const sev = opts.severityStyle ?? ((_: string, s: string) => s);
-  for (const f of r.findings) out.push(`${sev(f.severity, `${f.severity}: [${f.code}]`)} ${f.message}`);
+  for (const f of r.findings) out.push(`${sev(f.severity, `${f.severity}: [${f.code}]`)} ${inertText(f.message)}`);
   return out.join('\n');
 }
 
