@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeRecompute } from '../src/analyses/host/recompute.js';
+import { analyzeInstance } from '../src/analyses/critical-path/critical-path.js';
+import { computeScopeInstances } from '../src/analyses/host/scopes.js';
 import { h200Trace, loadModel } from './fixtures.js';
 import { traceBuilder } from './helpers/trace-builder.js';
 
@@ -33,6 +35,9 @@ function checkpointed(opts: { frames?: boolean; holder?: string } = {}) {
   t.op('AddmmBackward0', 621, 78, { tid: BW, args: { 'Sequence number': 9 } });
   const bmm = t.op('aten::mm', 630, 40, { tid: BW });
   t.launch(bmm, 'cudaLaunchKernel', 635, 5, BW).kernel('gemm_bwd', 640, 50);
+  // the optimizer, after backward: the main thread waits for the autograd thread (a join)
+  const opt = t.op('aten::_foreach_add_', 705, 285);
+  t.launch(opt, 'cudaLaunchKernel', 710, 5).kernel('adam', 720, 20);
   if (opts.frames) t.raw({ ph: 'X', cat: 'python_function', name: 'torch/utils/checkpoint.py(1127): unpack_hook', pid: 4242, tid: BW, ts: 205, dur: 150 });
   return t;
 }
@@ -49,9 +54,9 @@ describe('recomputed forward', () => {
     expect(x!.endNs - x!.startNs).toBe((350 - 210) * 1000);
     expect([r.evidence, r.strength]).toEqual(['sequence-numbers', 'likely']);
     expect(r.steps.length).toBe(1);
-    // the step's kernels: 60 + 20 + 70 + 10 + 50 µs
-    expect(r.steps[0]!.stepKernelUs).toBeCloseTo(210, 9);
-    expect(r.steps[0]!.share).toBeCloseTo(90 / 210, 9);
+    // the step's kernels: 60 + 20 + 70 + 10 + 50 + 20 µs
+    expect(r.steps[0]!.stepKernelUs).toBeCloseTo(230, 9);
+    expect(r.steps[0]!.share).toBeCloseTo(90 / 230, 9);
     expect(r.perStep.regions).toBe(1);
   });
 
@@ -82,5 +87,20 @@ describe('recomputed forward', () => {
       const r = computeRecompute(await loadModel(h200Trace(name)));
       expect(r.regions, name).toEqual([]);
     }
+  });
+});
+
+describe('critical-path: the recomputed forward named apart from the backward node that holds it', () => {
+  it('NativeDropoutBackward0\'s own time and the recomputed forward\'s, separately', async () => {
+    const m = await checkpointed().load();
+    const [inst] = computeScopeInstances(m, { per: 'step' });
+    const r = analyzeInstance(m, inst!, []);
+    const bw = r.reading.segments.find((s) => s.where === `thread ${BW}`)!;
+    // by hand: the holder's own time on the path is 201→210, 350→500 and 550→599 (its gaps outside
+    // the recompute's window); the recomputed forward is 210→350 (layer_norm, the gap, linear and all in them)
+    expect(bw.events.find((e) => e.name === 'NativeDropoutBackward0')!.durUs).toBeCloseTo(9 + 150 + 49, 9);
+    expect(bw.events.find((e) => e.name === 'recomputed forward (in NativeDropoutBackward0)')).toEqual({ name: 'recomputed forward (in NativeDropoutBackward0)', gpu: false, durUs: 140, count: 1, recomputed: true });
+    // no event of the recomputed ops is listed under its own name
+    expect(r.reading.segments.flatMap((s) => s.events).some((e) => e.name === 'aten::layer_norm')).toBe(false);
   });
 });
