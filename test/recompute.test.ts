@@ -3,7 +3,15 @@
  * answer is worked out in the test — forward ops that carry a Sequence number inside a backward
  * node, the node's own backward formula without one — and silence where nothing is recomputed.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { context } from '../src/analyses/explain/context.js';
+import { computeExplanation } from '../src/analyses/explain/explain.js';
+import { recomputeActions } from '../src/analyses/explain/actions/recompute.js';
 import { computeRecompute } from '../src/analyses/host/recompute.js';
 import { analyzeInstance } from '../src/analyses/critical-path/critical-path.js';
 import { computeScopeInstances } from '../src/analyses/host/scopes.js';
@@ -102,5 +110,61 @@ describe('critical-path: the recomputed forward named apart from the backward no
     expect(bw.events.find((e) => e.name === 'recomputed forward (in NativeDropoutBackward0)')).toEqual({ name: 'recomputed forward (in NativeDropoutBackward0)', gpu: false, durUs: 140, count: 1, recomputed: true });
     // no event of the recomputed ops is listed under its own name
     expect(r.reading.segments.flatMap((s) => s.events).some((e) => e.name === 'aten::layer_norm')).toBe(false);
+  });
+});
+
+describe('the recompute in the documents: steps and critical-path --json validate against their schemas', () => {
+  it('a hand-made checkpointed trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kinetoscope-recompute-'));
+    try {
+      const file = join(dir, 'ckpt.json');
+      writeFileSync(file, JSON.stringify(checkpointed({ frames: true }).json()));
+      const ajv = new Ajv2020({ allErrors: true });
+      ajv.addKeyword('x-maps');
+      ajv.addKeyword('x-opaque');
+      for (const command of ['steps', 'critical-path']) {
+        const run = await runCli([command, file, '--json']);
+        expect(run.stderr, command).toBe('');
+        const doc = JSON.parse(run.stdout);
+        const validate = ajv.compile(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'schema', `${command}.schema.json`), 'utf8')));
+        expect(validate(doc) ? [] : validate.errors, command).toEqual([]);
+        if (command === 'steps') {
+          expect(doc.recompute.evidence).toBe('checkpoint-frames');
+          expect(doc.recompute.steps[0].kernelUs).toBe(90);
+        } else {
+          const names = doc.instances[0].segments.flatMap((s: { events: { name: string }[] }) => s.events.map((e) => e.name));
+          expect(names).toContain('recomputed forward (in NativeDropoutBackward0)');
+        }
+      }
+      const text = await runCli(['steps', file]);
+      expect(text.stdout).toMatch(/Recomputed forward \(activation checkpointing: torch\/utils\/checkpoint\.py frames around it\), per step/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the recompute as advice and in explain', () => {
+  it('action recompute: the recomputed kernel time per step at stake, an estimate, a memory/time trade', async () => {
+    const m = await checkpointed().load();
+    const [a] = recomputeActions(context({ label: 'ckpt', model: m }));
+    expect(a!.id).toBe('recompute');
+    expect(a!.atStakeUs).toBe(90);
+    expect(a!.stepShare).toBeCloseTo(90 / 1000, 9);
+    expect(a!.bound).toBe('estimate');
+    expect(a!.sentence.template).toMatch(/^Checkpoint fewer blocks where memory allows: likely activation checkpointing/);
+    expect(a!.sentence.template).toMatch(/trades that time for the activations' memory/);
+    const steps = computeExplanation({ label: 'ckpt', model: m }, { only: new Set(['steps']) }).sections[0]!;
+    const s = steps.sentences.find((x) => x.id === 'steps.recompute')!;
+    expect(s.numbers).toMatchObject({ regions: 1, kernels: 2, kernelUs: 90, regionKernels: 2, regionKernelUs: 90, holders: ['NativeDropoutBackward0'], strength: 'likely' });
+  });
+
+  it('no recompute action or sentence where nothing is recomputed', async () => {
+    for (const name of ['gpt2_train', 'cnn_train']) {
+      const m = await loadModel(h200Trace(name));
+      expect(recomputeActions(context({ label: name, model: m }))).toEqual([]);
+      const steps = computeExplanation({ label: name, model: m }, { only: new Set(['steps']) }).sections[0]!;
+      expect(steps.sentences.some((x) => x.id === 'steps.recompute')).toBe(false);
+    }
   });
 });

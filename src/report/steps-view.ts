@@ -3,6 +3,7 @@ import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analys
 import { BREAKDOWN_KEYS } from '../analyses/steps/step-breakdown.js';
 import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
 import type { StepSyncs } from '../analyses/host/step-syncs.js';
+import type { Recompute } from '../analyses/host/recompute.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -275,5 +276,42 @@ export function stepSyncsJson(ss: StepSyncs) {
       ...g,
       perStep: { calls: g.perStep.calls, blockedUs: roundUs(g.perStep.blockedUs), gpuBusyDuringUs: roundUs(g.perStep.gpuBusyDuringUs), gpuIdleUs: roundUs(g.perStep.gpuIdleUs) },
     })),
+  };
+}
+
+/** The forward each step recomputes inside backward (host/recompute.ts); empty when none is. */
+export function renderRecompute(r: Recompute, opts: RenderOptions = {}): string {
+  if (!r.regions.length) return '';
+  const why =
+    r.evidence === 'checkpoint-frames'
+      ? 'activation checkpointing: torch/utils/checkpoint.py frames around it'
+      : r.evidence === 'checkpoint-node'
+        ? "activation checkpointing: the reentrant checkpoint's CheckpointFunctionBackward node"
+        : 'likely activation checkpointing: forward ops that record autograd sequence numbers, inside backward nodes';
+  const holders = [...new Set(r.regions.map((x) => x.holderName))];
+  const table = renderTable(
+    [
+      { header: 'Step', maxWidth: 40 },
+      { header: 'Regions', align: 'right' },
+      { header: 'Kernels', align: 'right' },
+      { header: 'Kernel time', align: 'right' },
+      { header: "of step's kernel time", align: 'right' },
+      { header: 'Host time', align: 'right' },
+    ],
+    r.steps.map((x) => [x.step, formatInt(x.regions), formatInt(x.kernels), formatUs(x.kernelUs), pct(x.share), formatUs(x.hostUs)]),
+    opts,
+  );
+  return [
+    `Recomputed forward (${why}), per step; each region is one checkpointed block's forward run again inside a backward node (${holders.map((h) => inertText(h)).join(', ')}):`,
+    table,
+  ].join('\n');
+}
+
+export function recomputeJson(r: Recompute) {
+  return {
+    ...(r.evidence ? { evidence: r.evidence, strength: r.strength } : {}),
+    perStep: { regions: r.perStep.regions, kernels: r.perStep.kernels, kernelUs: roundUs(r.perStep.kernelUs), hostUs: roundUs(r.perStep.hostUs), share: r.perStep.share },
+    steps: r.steps.map((x) => ({ ...x, stepUs: roundUs(x.stepUs), kernelUs: roundUs(x.kernelUs), hostUs: roundUs(x.hostUs), stepKernelUs: roundUs(x.stepKernelUs) })),
+    regions: r.regions.map((x) => ({ holder: x.holderName, ops: x.ops.length, startUs: roundUs(x.startNs / 1000), hostUs: roundUs((x.endNs - x.startNs) / 1000), kernels: x.kernels, kernelUs: roundUs(x.kernelNs / 1000), step: x.step })),
   };
 }

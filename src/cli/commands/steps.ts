@@ -2,8 +2,9 @@
 import { Command } from 'commander';
 import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
 import { computeStepSyncs } from '../../analyses/host/step-syncs.js';
+import { computeRecompute } from '../../analyses/host/recompute.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
-import { renderStepSyncs, renderSteps, stepSyncsJson, stepsJson } from '../../report/steps-view.js';
+import { recomputeJson, renderRecompute, renderStepSyncs, renderSteps, stepSyncsJson, stepsJson } from '../../report/steps-view.js';
 import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 
 const DEFINITIONS = `
@@ -51,6 +52,14 @@ Definitions:
                         was made; Whose = the caller the python frames name (with_stack),
                         else GradScaler's inf check told by its ops (likely: an .item() after
                         aten::_amp_foreach_non_finite_check_and_unscale_ in the step)
+  Recomputed forward (after the tables, when a step recomputes one): forward ops run again
+                inside a backward node — activation checkpointing: the ops that record an
+                autograd Sequence number (grad mode on) inside a node whose own backward ops
+                record none; a fact with torch/utils/checkpoint.py frames or the reentrant
+                CheckpointFunctionBackward node, else likely. Regions: one per node that holds
+                them (one checkpointed block's forward); Kernels, Kernel time: what they
+                launched; of step's kernel time: Kernel time / the step's Σ kernel durations;
+                Host time: from the first recomputed op's start to the last one's end
 
 Verdict: a step's wall time is GPU busy + GPU idle. Idle GPU time is the GPU waiting for
 the host (launches, Python, data, coming back from a sync); removing all host overhead can
@@ -77,9 +86,10 @@ export function stepsCommand(): Command {
       const model = await openTrace(path, { keep: ['python'] });
       const analysis = computeStepBreakdown(model);
       const syncs = computeStepSyncs(model);
+      const recompute = computeRecompute(model);
       const diagnostics = [...model.diagnostics, ...analysis.diagnostics];
       if (opts.json) {
-        printJson({ ...stepsJson(analysis), hostSyncs: stepSyncsJson(syncs), diagnostics: diagnosticsJson(diagnostics) });
+        printJson({ ...stepsJson(analysis), hostSyncs: stepSyncsJson(syncs), recompute: recomputeJson(recompute), diagnostics: diagnosticsJson(diagnostics) });
       } else {
         const c = colorsFor(opts);
         printText(
@@ -91,6 +101,8 @@ export function stepsCommand(): Command {
         );
         const syncText = renderStepSyncs(syncs, { wide: opts.wide, headerStyle: c.bold });
         if (syncText) printText(`\n${syncText}`);
+        const recomputeText = renderRecompute(recompute, { wide: opts.wide, headerStyle: c.bold });
+        if (recomputeText) printText(`\n${recomputeText}`);
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);
       }

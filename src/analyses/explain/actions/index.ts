@@ -7,6 +7,7 @@ import type { TraceContext } from '../context.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
 import { graphBreakActions } from './graph-break.js';
 import { hostSyncActions } from './host-sync.js';
+import { recomputeActions } from './recompute.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
@@ -14,6 +15,7 @@ export type ActionRule = (c: TraceContext) => readonly Action[];
 export const ACTION_RULES: readonly ActionRule[] = [
   graphBreakActions,
   hostSyncActions,
+  recomputeActions,
 ];
 
 export interface RankedActions {
