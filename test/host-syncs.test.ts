@@ -14,6 +14,8 @@ import { computeStepSyncs } from '../src/analyses/host/step-syncs.js';
 import { callerOfFrame } from '../src/analyses/host/sync-costs.js';
 import { h200Trace, loadForCommand, loadModel, loadRawJson } from './fixtures.js';
 import { traceBuilder } from './helpers/trace-builder.js';
+import { runCli } from './helpers/cli.js';
+import { computeExplanation } from '../src/analyses/explain/explain.js';
 
 type Ev = { name: string; ph?: string; cat?: string; ts: number; dur: number; tid: number; args?: Record<string, unknown> };
 const ns = (us: number) => Math.round(us * 1000);
@@ -81,6 +83,14 @@ describe('host syncs: the GPU idle they cause, whose they are', () => {
     expect(actions[0]!.sentence.numbers['optimizer']).toBe('SGD');
     expect(actions[0]!.bound).toBe('upper-bound');
     expect(actions[0]!.stepShare).toBeGreaterThan(0.01);
+
+    // explain's sentence and steps' table say the same: the scaler's (likely), the idle next to the blocked time
+    const launches = computeExplanation({ label: 'cnn_train', model: m }, { only: new Set(['launches']) }).sections[0]!;
+    const sentence = launches.sentences.find((x) => x.id === 'launches.sync' && x.numbers['caller'] === 'torch.amp.GradScaler')!;
+    expect(ns(sentence.numbers['gpuIdleAfterUs'] as number)).toBe(totalIdle);
+    expect(sentence.numbers['callerStrength']).toBe('likely');
+    const steps = await runCli(['steps', h200Trace('cnn_train')]);
+    expect(steps.stdout).toMatch(/\.item\(\) \(cudaStreamSynchronize\)\s+torch\.amp\.GradScaler \(likely\)\s+1\s/);
   });
 
   it('sync_loop: the program\'s own .item() — no caller named without frames, the advice to keep the value on the GPU', async () => {
