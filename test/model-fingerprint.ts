@@ -20,6 +20,7 @@ export function modelFingerprint(m: TraceModel) {
     counters: m.counters,
     backwardSequences: m.backwardSequences,
     recordFunctionIds: { rows: Array.from(m.recordFunctionIds.rows), ids: Array.from(m.recordFunctionIds.ids) },
+    sequencedOps: Array.from(m.sequencedOps),
     diagnostics: m.diagnostics,
     traceStartNs: m.traceStartNs,
     traceEndNs: m.traceEndNs,

@@ -481,6 +481,7 @@ class Builder implements ModelBuilder {
       counters: this.counters.finalize(origin),
       backwardSequences: host.backwardSequences,
       recordFunctionIds: host.recordFunctionIds,
+      sequencedOps: host.sequencedOps,
       threads: threads.threads,
       processes: metaData.processes,
       devices,

@@ -76,7 +76,8 @@ export function explainCommand(): Command {
         kernelLimit = Number(opts.limit);
         if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
       }
-      const opened = await Promise.all([openTrace(path), ...opts.vs.map((p) => openTrace(p))]);
+      // the python frames name each host sync's caller (host/sync-costs.ts)
+      const opened = await Promise.all([openTrace(path, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
       const { models, attached } = await attachExecutionTraces(
         opened.map((m, i) => ({ label: i === 0 ? traceLabel(path) : traceLabel(opts.vs[i - 1]!), model: m })),
         opts.et ?? [],

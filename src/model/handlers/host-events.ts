@@ -54,6 +54,8 @@ export class HostEventsHandler {
   /** Ops and annotations with a nonzero Record function id: their rows and ids (growing arrays). */
   private rfRows: number[] = [];
   private rfIds: number[] = [];
+  /** cpu_ops other than `autograd::engine::evaluate_function: …` that carry a Sequence number, in row order. */
+  private readonly sequencedOps: number[] = [];
   private negative = 0;
   private noTs = 0;
 
@@ -99,7 +101,10 @@ export class HostEventsHandler {
       if (this.stepName(nameId)) this.stepRows.push(row);
     } else if (k === HostKind.Op) {
       const seq = b.argNumbers[o + AN_SEQUENCE_NUMBER]!;
-      if (seq === seq && this.backwardNodeName(nameId)) this.backwardSequences.push({ host: row, sequenceNr: seq });
+      if (seq === seq) {
+        if (this.backwardNodeName(nameId)) this.backwardSequences.push({ host: row, sequenceNr: seq });
+        else this.sequencedOps.push(row);
+      }
     } else if (Number.isFinite(corr)) this.byCorrelation.add(corr, row);
   }
 
@@ -140,6 +145,7 @@ export class HostEventsHandler {
       /** Backward nodes with a Sequence number, in row order. */
       backwardSequences: this.backwardSequences,
       recordFunctionIds: { rows: Int32Array.from(this.rfRows), ids: Float64Array.from(this.rfIds) },
+      sequencedOps: Int32Array.from(this.sequencedOps),
     };
   }
 }
