@@ -31,6 +31,8 @@ export type { Explanation } from './analyses/explain/types.js';
 export type { ExplainDocument } from './report/documents/explain.js';
 // steps
 export { computeStepBreakdown } from './analyses/steps/step-breakdown.js';
+export { computeStepSyncs } from './analyses/host/step-syncs.js';
+export { computeRecompute } from './analyses/host/recompute.js';
 export type { StepsDocument } from './report/documents/steps.js';
 // summary
 export { computeProfilerTable } from './analyses/torch-table/profiler-table.js';
@@ -63,6 +65,7 @@ export type { FusionDocument } from './report/documents/fusion.js';
 // compile
 export { computeCompileOverhead } from './analyses/host/compile-overhead.js';
 export type { CompileOverhead } from './analyses/host/compile-overhead.js';
+export { computeGraphBreaks } from './analyses/host/graph-breaks.js';
 export type { CompileDocument } from './report/documents/compile.js';
 // ops
 export { computeOps } from './analyses/host/ops.js';

@@ -81,6 +81,8 @@ export interface Reading<J> {
   readonly diagnostics?: readonly (TraceModel | readonly Diagnostic[])[];
   /** Lines for stderr after the terminal view, before the diagnostics (report: a section it could not compute). */
   readonly notes?: readonly string[];
+  /** Lines for stderr after the diagnostics (what an execution trace given with --et repaired: it is not the trace). */
+  readonly afterDiagnostics?: readonly string[];
   /** A check failed: exit status 1 whatever --strict says. */
   readonly failed?: boolean;
   /** What --strict fails on, where it is not a warning among the diagnostics (doctor: its findings). */
@@ -184,6 +186,7 @@ function report(r: Reading<Record<string, unknown>>, opts: CommonOptions): numbe
       const text = renderDiagnostics(list, { verbose: opts.verbose });
       if (text) writeErr(`${text}\n`);
     }
+    for (const line of r.afterDiagnostics ?? []) writeErr(`${line}\n`);
   }
   if (r.failed) return EXIT_CHECK_FAILED;
   const strictFails = r.strictFails ?? lists.some((l) => l.some((d) => d.severity !== 'info'));
@@ -216,3 +219,12 @@ function layOutHelp(cmd: Command, definitions: CommandSpec['definitions']): void
 
 /** The argument most commands take. */
 export const TRACE_ARGUMENT = { description: 'trace file (.json or .json.gz), or - for standard input', path: true } as const satisfies ArgumentSpec;
+
+/**
+ * A terminal view made of several parts, as one text: each part ends its line, and each later
+ * part that has something to say comes after a blank line.
+ */
+export function stackedText(first: string, ...later: readonly (string | undefined)[]): string {
+  const line = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
+  return [line(first), ...later.filter((s): s is string => !!s).map((s) => line(`\n${s}`))].join('');
+}

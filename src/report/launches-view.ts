@@ -121,7 +121,7 @@ export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {
   if (a.syncsByCause.length) {
     out.push(
       `Host synchronizations: ${formatInt(t.hostSyncs)} blocking the host for ${formatUs(t.hostBlockedUs)}` +
-        ' (GPU busy = part of the wait during which the GPU was running something):',
+        ' (GPU busy = part of the wait during which the GPU was running something; GPU idle after = from each sync to the first GPU work after it, less GPU work between: the idle it caused):',
     );
     out.push(
       renderTable(
@@ -132,7 +132,9 @@ export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {
           { header: 'Count', align: 'right' },
           { header: 'Host blocked', align: 'right' },
           { header: 'GPU busy', align: 'right' },
+          { header: 'GPU idle after', align: 'right' },
           { header: 'Longest', align: 'right' },
+          { header: 'Whose', maxWidth: 40 },
         ],
         a.syncsByCause.slice(0, limit).map((s) => [
           s.api,
@@ -141,7 +143,9 @@ export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {
           formatInt(s.count),
           formatUs(s.blockedUs),
           formatUs(s.gpuBusyDuringUs),
+          s.kind === 'stream-wait' ? '—' : formatUs(s.gpuIdleAfterUs),
           formatUs(s.maxUs),
+          s.caller ? `${s.caller.name}${s.caller.strength === 'likely' ? ' (likely)' : ''}` : '—',
         ]),
         opts,
       ) + more(a.syncsByCause.length),
@@ -261,7 +265,7 @@ export function launchesJson(a: LaunchAnatomy): DocumentBody<LaunchesDocument, '
       meanLaunchUs: roundUs(p.meanLaunchUs),
     })),
     syncs: {
-      byCause: a.syncsByCause.map((s) => ({ ...s, blockedUs: roundUs(s.blockedUs), gpuBusyDuringUs: roundUs(s.gpuBusyDuringUs), maxUs: roundUs(s.maxUs) })),
+      byCause: a.syncsByCause.map((s) => ({ ...s, blockedUs: roundUs(s.blockedUs), gpuBusyDuringUs: roundUs(s.gpuBusyDuringUs), gpuIdleAfterUs: roundUs(s.gpuIdleAfterUs), maxUs: roundUs(s.maxUs) })),
       events: a.syncs.map((s) => ({
         api: s.api,
         kind: s.kind,
@@ -272,6 +276,8 @@ export function launchesJson(a: LaunchAnatomy): DocumentBody<LaunchesDocument, '
         topOp: s.topOp ?? null,
         item: s.item,
         afterDtoH: s.afterDtoH,
+        gpuIdleAfterUs: roundUs(s.gpuIdleAfterUs),
+        ...(s.caller ? { caller: s.caller } : {}),
       })),
     },
     outliers: {

@@ -3,7 +3,9 @@ import { basename } from 'node:path';
 import { computeTraceDiff } from '../../analyses/compare/diff.js';
 import { diffJson, renderDiff } from '../../report/diff-view.js';
 import { defineCommand } from '../command-spec.js';
+import type { TraceModel } from '../../model/trace-model.js';
 import { diagnosticsForJson, openTrace } from '../common.js';
+import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
 How the traces are aligned:
@@ -48,6 +50,7 @@ export const spec = defineCommand({
   },
   options: {
     per: { flags: '--per <scope>', description: 'align per this annotation name, "step" or "trace"' },
+    et: ET_OPTION,
   },
   definitions: DEFINITIONS,
   document: async () => (await import('../../report/documents/diff.js')).diffDocument,
@@ -70,12 +73,22 @@ export const spec = defineCommand({
   },
   library: [{ from: 'analyses/compare/diff', names: ['computeTraceDiff'] }],
   async run({ a: pathA, b: pathB }, opts) {
-    const [a, b] = await Promise.all([openTrace(pathA), openTrace(pathB)]);
+    const opened = await Promise.all([openTrace(pathA), openTrace(pathB)]);
+    // (tried against B first: an ET is usually of the change)
+    const { models, attached } = await attachExecutionTraces(
+      [
+        { label: basename(pathB), model: opened[1]! },
+        { label: basename(pathA), model: opened[0]! },
+      ],
+      opts.et,
+    );
+    const [b, a] = models as [TraceModel, TraceModel];
     const diff = computeTraceDiff(a, b, { per: opts.per });
     return {
-      json: () => ({ a: pathA, b: pathB, ...diffJson(diff), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } }),
+      json: () => ({ a: pathA, b: pathB, ...diffJson(diff), ...(attached.length ? { executionTraces: attached } : {}), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } }),
       text: (c) => renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }),
       diagnostics: [a, b],
+      afterDiagnostics: etDiagnosticLines(attached),
     };
   },
 });

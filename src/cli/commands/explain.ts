@@ -5,6 +5,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
 import { diagnosticsForJson, openTrace } from '../common.js';
+import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
 Sections (each appears only when the trace gives it something true to say), with the readings
@@ -50,6 +51,7 @@ export const spec = defineCommand({
     vs: { flags: '--vs <other>', description: 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows', repeat: true, path: true },
     only: { flags: '--only <sections>', description: `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}` },
     limit: { flags: '--limit <n>', description: 'name at most n kernels in the kernels section (default 8)', tool: false },
+    et: ET_OPTION,
   },
   definitions: DEFINITIONS,
   document: async () => (await import('../../report/documents/explain.js')).explainDocument,
@@ -71,15 +73,27 @@ export const spec = defineCommand({
       kernelLimit = Number(opts.limit);
       if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
     }
-    const [model, ...others] = await Promise.all([openTrace(trace), ...opts.vs.map((p) => openTrace(p))]);
+    // the python frames name each host sync's caller (host/sync-costs.ts)
+    const opened = await Promise.all([openTrace(trace, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
+    const { models, attached } = await attachExecutionTraces(
+      opened.map((m, i) => ({ label: i === 0 ? traceLabel(trace) : traceLabel(opts.vs[i - 1]!), model: m })),
+      opts.et,
+    );
+    const [model, ...others] = models;
     const e = computeExplanation(
       { label: traceLabel(trace), model: model! },
       { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
     );
     return {
-      json: () => ({ ...explainJson(e), diagnostics: diagnosticsForJson(model!), ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}) }),
+      json: () => ({
+        ...explainJson(e),
+        ...(attached.length ? { executionTraces: attached } : {}),
+        diagnostics: diagnosticsForJson(model!),
+        ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}),
+      }),
       text: () => renderExplainMarkdown(e, { tracePath: trace, vsPaths: opts.vs }),
       diagnostics: [model!, ...others],
+      afterDiagnostics: etDiagnosticLines(attached),
     };
   },
 });

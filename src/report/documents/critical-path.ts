@@ -8,6 +8,7 @@ const event = obj({
   gpu: z.boolean().describe('true for a GPU activity, false for a host event'),
   durUs: z.number().describe("the time of this name's events on the stretch of the path, µs"),
   count: z.number().describe('events of this name the stretch passes through, count'),
+  recomputed: z.literal(true).optional().describe("present (true) on the recomputed forward's entry, 'recomputed forward (in NODE)', and on kernels the recomputed ops launched (activation checkpointing; host/recompute.ts)"),
 });
 
 const bounds = obj({

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope diff --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic3, recordedInputDims } from './shared.js';
+import { diagnostic3, executionTraces, recordedInputDims } from './shared.js';
 
 const gpuUs = obj({
   min: z.number().describe('smallest GPU time per instance over the instances, µs'),
@@ -168,6 +168,7 @@ export const diffDocument = jsonDocument(
       a: z.array(diagnostic3).describe("trace A's diagnostics, one entry per kind"),
       b: z.array(diagnostic3).describe("trace B's diagnostics, one entry per kind"),
     }).describe("each trace's reader diagnostics (what the reader repaired or found odd): a for trace A, b for trace B"),
+    executionTraces: executionTraces.optional(),
   }),
 );
 

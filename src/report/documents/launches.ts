@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope launches --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic } from './shared.js';
+import { diagnostic, syncCaller } from './shared.js';
 
 /** Durations of a set of calls or activities (never empty). */
 const stats = obj({
@@ -99,7 +99,9 @@ export const launchesDocument = jsonDocument(
         count: z.number(),
         blockedUs: z.number(),
         gpuBusyDuringUs: z.number(),
+        gpuIdleAfterUs: z.number().optional().describe("Σ over the row's syncs of the GPU idle each caused: from its start to the first GPU activity starting after it returned (its step's end at the latest), less the GPU work in between, µs"),
         maxUs: z.number(),
+        caller: syncCaller.optional(),
       })),
       events: z.array(obj({
         api: z.string(),
@@ -111,6 +113,8 @@ export const launchesDocument = jsonDocument(
         topOp: z.string().nullable(),
         item: z.boolean(),
         afterDtoH: z.boolean(),
+        gpuIdleAfterUs: z.number().optional().describe("the GPU idle the sync caused: from its start to the first GPU activity starting after it returned (its step's end at the latest), less the GPU work in between, µs (0 for a stream wait)"),
+        caller: syncCaller.optional(),
       })),
     }),
     outliers: obj({
@@ -124,7 +128,7 @@ export const launchesDocument = jsonDocument(
       topRuntimeOutliers: z.array(launchRow),
       topLaunchDelayOutliers: z.array(launchRow),
     }),
-    launchRows: z.array(launchRow).optional().describe('with --all-launches: every (launch call, GPU activity) pair HTA\'s statistics count'),
+    launchRows: z.array(launchRow).optional().describe('with --all-launches: every (launch call, GPU activity) pair, in launch order'),
     diagnostics: z.array(diagnostic),
   }),
 );

@@ -66,3 +66,28 @@ export const alignmentItem = obj({
  */
 export const recordedInputDims = z.array(z.array(z.union([z.array(z.number()), z.number()])));
 export type RecordedInputDims = z.infer<typeof recordedInputDims>;
+
+/** Whose call a host synchronization was (launches' syncs, steps' hostSyncs: host/sync-costs.ts). */
+export const syncCaller = obj({
+  name: z.string().describe('the caller: a part of torch that makes syncs of its own (torch.amp.GradScaler, torch.optim), a package (transformers), or a module file of the program (train.py)'),
+  evidence: z.string().describe("python-frames: the frame is recorded; op-sequence: told by the ops around the sync (GradScaler's .item() after aten::_amp_foreach_non_finite_check_and_unscale_)"),
+  strength: z.string().describe('fact (a recorded frame) or likely (told by the ops)'),
+  frame: z.string().optional().describe('the python frame that names the caller (torch/amp/grad_scaler.py(455): _maybe_opt_step); absent when the ops told it'),
+}).describe('whose call it was, when the python frames or the ops around it say (host/sync-costs.ts)');
+
+/** Each execution trace given with --et (fusion, explain, diff: cli/execution-trace.ts), and how it was joined. */
+export const executionTraces = z.array(obj({
+  file: z.string().describe('the execution trace file as given'),
+  trace: z.string().describe('the trace it was joined to (by Record function id)'),
+  nodes: z.number().describe('ET nodes read, count'),
+  recordedOps: z.number().describe("the trace's ops and annotations with a nonzero Record function id, count"),
+  matchedOps: z.number().describe('of those, the ones an ET node of the same rf_id and name matched, count (at least 90% or the ET is refused)'),
+  truncated: z.boolean().describe('the ET file ends before its JSON closes (the nodes before the cut are read)'),
+  diagnostics: z.array(obj({
+    code: z.string().describe('stable identifier (ET_TRUNCATED, ET_BAD_NODE)'),
+    severity: z.string().describe('info, warning or error'),
+    message: z.string().describe('one sentence saying what was found'),
+    count: z.number().optional().describe('how many times it occurs'),
+    byteOffset: z.number().optional().describe('byte offset in the ET text, where one applies'),
+  })).describe('what the ET reader repaired or found odd: code, severity, message'),
+})).describe('each execution trace given with --et: the file, the trace it was joined to and how well; absent without --et');

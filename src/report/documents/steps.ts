@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope steps --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic } from './shared.js';
+import { diagnostic, syncCaller } from './shared.js';
 
 /** A figure over the steps; null where no step has it (a step of 0 ns has no share). */
 const spread = obj({
@@ -96,6 +96,59 @@ export const stepsDocument = jsonDocument(
       medianUs: z.number().describe('the median step duration, µs'),
       ratio: z.number().nullable().describe("the step's duration over the median step's; null when the median step lasts 0 ns"),
     })).describe('steps at least 30% slower than the median step'),
+    hostSyncs: obj({
+      steps: z.array(obj({
+        step: z.string().describe('the profiler step (ProfilerStep#N), or trace'),
+        stepUs: z.number().describe("the step's duration, µs"),
+        syncs: z.number().describe('host synchronizations that block the host, started in the step'),
+        blockedUs: z.number().describe("Σ of their durations: the host's blocked time, µs"),
+        gpuBusyDuringUs: z.number().describe('of blockedUs, the part during which some GPU activity ran, µs'),
+        gpuIdleUs: z.number().describe("Σ of the GPU idle each caused (from its start to the first GPU activity after it returned, the step's end at the latest, less the GPU work between), µs"),
+      })).describe('one row per profiler step (one trace row without steps)'),
+      groups: z.array(obj({
+        cause: z.string().describe('what waited: .item(), the op path (aten::index > aten::nonzero), or where the call was made'),
+        api: z.string().describe('the blocking runtime call (cudaStreamSynchronize, …)'),
+        kind: z.string().describe('the synchronization: device, stream, event or blocking-copy'),
+        perStep: obj({
+          calls: z.number().describe('calls per step'),
+          blockedUs: z.number().describe("the host's blocked time per step, µs"),
+          gpuBusyDuringUs: z.number().describe('of blockedUs, the part during which some GPU activity ran, µs per step'),
+          gpuIdleUs: z.number().describe('the GPU idle these syncs caused, µs per step'),
+        }).describe('per step, averaged over every step of the trace'),
+        caller: syncCaller.optional(),
+        op: z.string().optional().describe('the innermost cpu_op around the call; absent outside every op'),
+      })).describe('the syncs grouped by what waited, the call and whose call it was, most GPU idle per step first'),
+    }).optional().describe('the host synchronizations of each step and the GPU idle they cause (host/step-syncs.ts); steps is empty when no sync blocks the host'),
+    recompute: obj({
+      evidence: z.enum(['checkpoint-node', 'checkpoint-frames', 'sequence-numbers']).optional().describe('what says it is activation checkpointing: checkpoint-node (the reentrant CheckpointFunctionBackward), checkpoint-frames (torch/utils/checkpoint.py python frames), sequence-numbers (forward ops that record autograd sequence numbers inside backward nodes, alone); absent when nothing is recomputed'),
+      strength: z.enum(['fact', 'likely']).optional().describe('fact with checkpoint frames or nodes, else likely; absent when nothing is recomputed'),
+      perStep: obj({
+        regions: z.number().describe('recomputations per step: checkpointed regions run again, one per backward node that holds them'),
+        kernels: z.number().describe('kernels the recomputed ops launched, per step'),
+        kernelUs: z.number().describe('Σ of their durations, µs per step'),
+        hostUs: z.number().describe('host time of the recomputations (first recomputed op start to last end, summed over regions), µs per step'),
+        share: z.number().describe("kernelUs over the step's Σ kernel durations (0–1), mean over the steps"),
+      }).describe('means over the steps: what one step recomputes'),
+      steps: z.array(obj({
+        step: z.string().describe('the profiler step (ProfilerStep#N), or trace'),
+        stepUs: z.number().describe("the step's duration, µs"),
+        regions: z.number().describe('recomputations in the step'),
+        kernels: z.number().describe('kernels the recomputed ops launched in the step'),
+        kernelUs: z.number().describe('Σ of their durations, µs'),
+        hostUs: z.number().describe("host time of the step's recomputations, µs"),
+        stepKernelUs: z.number().describe('Σ kernel durations of the GPU work launched in the step, µs'),
+        share: z.number().describe('kernelUs / stepKernelUs (0–1)'),
+      })).describe('one row per profiler step (one trace row without steps); empty when nothing is recomputed'),
+      regions: z.array(obj({
+        holder: z.string().describe("the backward node's op that holds the recompute (NativeDropoutBackward0)"),
+        ops: z.number().describe('outermost recomputed ops'),
+        startUs: z.number().describe("the first recomputed op's start, µs from the trace's time zero"),
+        hostUs: z.number().describe("from the first recomputed op's start to the last one's end, µs"),
+        kernels: z.number().describe('kernels the recomputed ops launched'),
+        kernelUs: z.number().describe('Σ of their durations, µs'),
+        step: z.number().describe('index in steps of the step it ran in, -1 when none'),
+      })).describe("each recomputation: one checkpointed region's forward run again inside a backward node, in start order"),
+    }).optional().describe('the forward each step runs again inside backward (activation checkpointing; host/recompute.ts); steps and regions are empty when nothing is recomputed'),
     diagnostics: z.array(diagnostic),
   }),
 );
