@@ -384,9 +384,12 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   const pairedA = new Set(pairs.map(([i]) => i));
   const pairedB = new Set(pairs.map(([, j]) => j));
   // A call made more often in A than in B is not new: its surplus shows in the same-work row's
-  // counts, never as work some other kernel of B replaced.
-  const newInA = new Uint8Array(A.length).map((_, i) => (pairedA.has(i) || B.some((y) => sameWork(A[i]!, y)) ? 0 : 1));
-  const newInB = new Uint8Array(B.length).map((_, j) => (pairedB.has(j) || A.some((x) => sameWork(x, B[j]!)) ? 0 : 1));
+  // counts, never as work some other kernel of B replaced — where both sides recorded its shapes.
+  // A launch signature alone does not say so outside the alignment: a GEMM's grid follows M and
+  // N, not K, so two GEMMs of one kernel on other shapes can launch alike.
+  const surplus = (x: MatchCall, y: MatchCall) => x.shapesRecorded && y.shapesRecorded && sameWork(x, y);
+  const newInA = new Uint8Array(A.length).map((_, i) => (pairedA.has(i) || B.some((y) => surplus(A[i]!, y)) ? 0 : 1));
+  const newInB = new Uint8Array(B.length).map((_, j) => (pairedB.has(j) || A.some((x) => surplus(x, B[j]!)) ? 0 : 1));
   // B's split reductions: j → the stage before it, the nearest Inductor kernel launched before it
   // (a GEMM may run between); stages chain (a 1024-wide partial reduced to 8, then to 1).
   const firstStageOf = new Map<number, number>();
@@ -571,8 +574,9 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   //    then a pointwise kernel): an unclaimed new kernel of B whose op list names an op of a
   //    group's calls and takes a tensor of its size, in the same stretch, joins that group; and two
   //    groups of one stretch, one's call fitting the other's kernel, are one replacement.
+  // (pointwise and reduction kernels only: a template is one op's GEMM, not part of another's work)
   for (const j of range(0, B.length)) {
-    if (!candB(j) || claimedB[j] || !B[j]!.fusedOps) continue;
+    if (!candB(j) || claimedB[j] || !B[j]!.fusedOps || isTemplate(B[j]!)) continue;
     // (another launch of a kernel the group has is the next call's work, not more of this one)
     const near = groups
       .filter((g) => g.by === 'fused-ops' && gapOfB[g.b[0]!] === gapOfB[j] && g.a.some((i) => fits(i, j)) && !g.b.some((x) => B[x]!.name === B[j]!.name))
@@ -589,6 +593,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
       const gx = groups[x]!;
       const gy = groups[y]!;
       if (gx.by !== 'fused-ops' || gy.by !== 'fused-ops' || gapOfB[gx.b[0]!] !== gapOfB[gy.b[0]!]) continue;
+      if ([...gx.b, ...gy.b].some((j) => isTemplate(B[j]!))) continue;
       if (!gx.a.some((i) => gy.b.some((j) => fits(i, j))) && !gy.a.some((i) => gx.b.some((j) => fits(i, j)))) continue;
       // two launches doing two alike calls are two replacements, not one
       if (gx.a.some((i) => gy.a.some((x) => twins(x, i))) || gx.b.some((j) => gy.b.some((k) => B[k]!.name === B[j]!.name))) continue;
