@@ -114,21 +114,37 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
 
 const KIND_TITLES: Readonly<Record<ImplementationChange['kind'], string>> = {
   'attention-backend': 'Attention backend',
-  'math-units': 'Math units of GEMM/conv/attention kernels',
-  precision: 'Precision of GEMM/conv/attention kernels',
+  'math-units': 'Math units (GEMM, conv, attention)',
+  precision: 'Precision (GEMM, conv, attention)',
   'gemm-implementation': 'GEMM implementation',
 };
 
+/** A kernel name cut in the middle to `max` characters, so both ends show (`sm80_xmma_gemm_f32…_5x_cublas`). */
+function middleCut(name: string, max = 48): string {
+  if (name.length <= max) return name;
+  const head = Math.ceil((max - 1) / 2);
+  return `${name.slice(0, head)}…${name.slice(name.length - (max - 1 - head))}`;
+}
+
+/** `name` and how many more. */
+function kernelsText(kernels: readonly string[]): string {
+  return kernels.length === 0 ? '' : `${middleCut(kernels[0]!)}${kernels.length > 1 ? ` +${kernels.length - 1} more` : ''}`;
+}
+
 /** One change of implementation class in words: what A ran that B does not, and the reverse, with their time per instance. */
-export function describeChange(c: ImplementationChange): string {
-  const side = (xs: ImplementationChange['gone'], us: (x: (typeof xs)[number]) => number, kernels: (x: (typeof xs)[number]) => readonly string[]) =>
-    xs.map((x) => `${x.value} ${formatUs(us(x))} (${kernels(x).slice(0, 2).join(', ')}${kernels(x).length > 2 ? ', …' : ''})`).join('; ');
-  const gone = c.gone.length ? `${side(c.gone, (x) => x.aUs, (x) => x.kernelsA)} in A, none in B` : '';
-  const added = c.added.length ? `${side(c.added, (x) => x.bUs, (x) => x.kernelsB)} in B, none in A` : '';
-  const done = c.doneBy
-    ? `; A's calls of it ${c.doneBy.proof.strength === 'fact' ? 'are' : 'are likely'} done in B by ${c.doneBy.kernels.slice(0, 3).join(', ')}${c.doneBy.kernels.length > 3 ? ', …' : ''}: ${formatUs(c.doneBy.aUs)} → ${formatUs(c.doneBy.bUs)}${c.doneBy.aUs > 0 ? ` (${ratio(c.doneBy.bUs / c.doneBy.aUs)}×)` : ''}`
-    : '';
-  return `${KIND_TITLES[c.kind]}: ${[gone, added].filter(Boolean).join('; ')}${done}.`;
+export function describeChange(c: ImplementationChange, saidDoneBy: Set<string> = new Set()): string {
+  const gone = c.gone.length ? c.gone.map((x) => `${x.value} (${formatUs(x.aUs)} in A: ${kernelsText(x.kernelsA)})`).join(', ') : 'none in A';
+  const added = c.added.length ? c.added.map((x) => `${x.value} (${formatUs(x.bUs)} in B: ${kernelsText(x.kernelsB)})`).join(', ') : 'none in B';
+  let done = '';
+  if (c.doneBy) {
+    const key = c.doneBy.kernels.join('\u0000');
+    const ratioText = c.doneBy.aUs > 0 ? ` (${ratio(c.doneBy.bUs / c.doneBy.aUs)}×)` : '';
+    done = saidDoneBy.has(key)
+      ? `; the same replacements: ${formatUs(c.doneBy.aUs)} → ${formatUs(c.doneBy.bUs)}${ratioText}`
+      : `; A's calls of it ${c.doneBy.proof.strength === 'fact' ? 'are' : 'are likely'} done in B by ${kernelsText(c.doneBy.kernels)}: ${formatUs(c.doneBy.aUs)} → ${formatUs(c.doneBy.bUs)}${ratioText}`;
+    saidDoneBy.add(key);
+  }
+  return `${KIND_TITLES[c.kind]}: ${gone} → ${added}${done}.`;
 }
 
 /** The comparison's verdict: the time per instance before → after, then the changes of implementation class, the largest first. */
@@ -141,7 +157,8 @@ export function bottomLine(d: TraceDiff): string[] {
     out.push(`Per ${row.name === 'ProfilerStep*' ? 'step' : row.name}: ${g}; ${h}; launches ${count(row.a.launches)} → ${count(row.b.launches)}.`);
   }
   if (d.changes.length === 0) out.push('No change of implementation class: the same attention backends, math units, precisions and GEMM implementations.');
-  d.changes.slice(0, 3).forEach((c, i) => out.push(`${i + 1}. ${describeChange(c)}`));
+  const said = new Set<string>();
+  d.changes.slice(0, 3).forEach((c, i) => out.push(`${i + 1}. ${describeChange(c, said)}`));
   if (d.changes.length > 3) out.push(`(${d.changes.length - 3} more change${d.changes.length > 4 ? 's' : ''} of implementation class in --json)`);
   const k = d.kernels;
   const facts = k.replaced.filter((r) => r.proof.strength === 'fact').length;
@@ -242,7 +259,7 @@ const callJson = (c: KernelCall) => ({
 const opJson = (c: OpChange) => ({ name: c.name, category: c.category, a: c.a, b: c.b, aCpuUs: roundUs(c.aCpuUs), bCpuUs: roundUs(c.bCpuUs) });
 
 function physicsJson(r: Replacement) {
-  return r.physics.verdict === 'passed' ? { verdict: 'passed', minUs: roundUs(r.physics.minUs!) } : { verdict: 'unchecked', reason: r.physics.reason ?? '' };
+  return r.physics.verdict === 'passed' ? { outcome: 'passed', workNeedsUs: roundUs(r.physics.minUs!) } : { outcome: 'unchecked', reason: r.physics.reason ?? '' };
 }
 
 const classJson = (x: ImplementationChange['gone'][number]) => ({ value: x.value, aUs: roundUs(x.aUs), bUs: roundUs(x.bUs), kernelsA: x.kernelsA, kernelsB: x.kernelsB });

@@ -4,17 +4,25 @@
  *
  * Each side is the GPU activity sequence (kernels, memsets, copies) of its most common instance,
  * with per-call durations averaged over the instances that share it. Two calls are the same work
- * only when the evidence agrees:
- * - **same**: the same kernel name and, where both owning ops record shapes, the same op family
- *   and the same tensors (`Input Dims` and `Input type`: equal dims under the same op, else equal
- *   element counts, since a view changes dims and not data; one op's list may hold an extra out=
- *   operand). Pairs come from the
- *   longest common subsequence under that equality, so a kernel called for two shapes in A and one
- *   in B is compared per shape; the other shape's call is left to the rules below.
+ * only when the evidence agrees, and every link carries that evidence (helpers/link-evidence.ts):
+ * - **same**: the same kernel name and, where both owning ops record shapes, the same tensors
+ *   (`Input Dims` and `Input type`: equal dims under the same op, else equal element counts, since
+ *   a view changes dims and not data; one op's list may hold an extra out= operand; a memset or
+ *   copy only under the same op family) — a fact when op and dims are equal, else likely. Where a
+ *   side recorded no shapes (a CUDA-graph replay records no op), the same launch signature
+ *   (grid, block, shared memory, registers per thread; a memset's or copy's bytes) — likely, and
+ *   never across two signatures. Pairs come from the longest common subsequence under that
+ *   equality, so a kernel called for two shapes in A and one in B is compared per shape, and the
+ *   replayed calls of one signature are split by their order in the instance (a GEMM's grid
+ *   follows M and N, not K: two shapes can launch alike, and their order tells them apart).
+ *   Outside the alignment a call still runs in the other trace (its surplus shows as a count,
+ *   never as replaced work) only where both sides recorded agreeing shapes.
  * - **replaced**: A's calls that B no longer makes (no same-named call of agreeing shape in B: a
- *   kernel still running in B is never "replaced") done by one new call of B, in this order:
- *   1. `op-and-shape`: the same owning op (op families: `cudnn_batch_norm` is `batch_norm`, see
- *      `opFamily`) and agreeing tensors — another library's kernel for the same op and shape;
+ *   kernel still running in B is never "replaced") done by new calls of B, in this order:
+ *   1. `op-and-shape`: the same owning op (op families: `cudnn_batch_norm` is `batch_norm`, every
+ *      SDPA backend one attention, see `opFamily`) and agreeing tensors — another library's kernel
+ *      for the same op and shape; else the same dims padded to a multiple of 8 (Inductor's
+ *      `pad_mm`), else the same dims in another element type (a model run in fp32);
  *   2. `fused-ops`: an Inductor kernel whose op list names an op on A's call's op path
  *      (`aten::relu` → `aten::clamp_min` owns ReLU's kernel) and whose launch op takes at least one
  *      tensor of A's op's element count (the same layer, not one of another width; the dtype
@@ -36,6 +44,18 @@
  *   partial buffer of the reduction launched just before it and that buffer with its last dim
  *   reduced (torch/_inductor/ir.py `Reduction.create_multilayer`: the first kernel writes
  *   `[…, splits]`, the second reduces it) is the second stage of that kernel.
+ *   4. An op Inductor split over several kernels is one replacement: an unclaimed new pointwise or
+ *      reduction kernel of B whose op list names an op of a group's calls and takes a tensor of its
+ *      size, between the same pairs, joins that group (a batch norm's backward is a reduction and
+ *      a pointwise kernel); two such groups of one stretch, one's call fitting the other's kernel,
+ *      are one (never two launches doing two alike calls).
+ *   5. What is left of a stretch: A's new kernels left between two pairs are done by B's new
+ *      kernels left there, all together, where B's recorded no shapes (a replay: its place is
+ *      all it shows) or each of them takes a tensor of one of A's.
+ *   Physics checks every claim (work-bounds.ts): kernels that run for less than the replaced
+ *   work needs on B's device are refused, and the call is left for the next candidate. A group
+ *   whose only tie is its place (no shapes, no physics) is no replacement. A replacement is a
+ *   fact only under rule 1 on equal dims of the same op; likely otherwise.
  * - **unmatched**, with the reason the evidence did not decide.
  *
  * Ignores: the order of calls inside a replaced group; GPU work launched outside every instance.
@@ -231,6 +251,23 @@ const FAMILIES: Record<string, string> = {
   cudnn_convolution_backward_input: 'convolution_backward',
   cudnn_convolution_backward_weight: 'convolution_backward',
   convolution_backward_overrideable: 'convolution_backward',
+  // one attention, whichever backend SDPA picked (or Inductor's math decomposition)
+  scaled_dot_product_attention: 'scaled_dot_product_attention',
+  _scaled_dot_product_cudnn_attention: 'scaled_dot_product_attention',
+  _scaled_dot_product_flash_attention: 'scaled_dot_product_attention',
+  _scaled_dot_product_efficient_attention: 'scaled_dot_product_attention',
+  _scaled_dot_product_attention_math: 'scaled_dot_product_attention',
+  _scaled_dot_product_fused_attention_overrideable: 'scaled_dot_product_attention',
+  _flash_attention_forward: 'scaled_dot_product_attention',
+  _efficient_attention_forward: 'scaled_dot_product_attention',
+  _cudnn_attention_forward: 'scaled_dot_product_attention',
+  _scaled_dot_product_cudnn_attention_backward: 'scaled_dot_product_attention_backward',
+  _scaled_dot_product_flash_attention_backward: 'scaled_dot_product_attention_backward',
+  _scaled_dot_product_efficient_attention_backward: 'scaled_dot_product_attention_backward',
+  _scaled_dot_product_fused_attention_overrideable_backward: 'scaled_dot_product_attention_backward',
+  _flash_attention_backward: 'scaled_dot_product_attention_backward',
+  _efficient_attention_backward: 'scaled_dot_product_attention_backward',
+  _cudnn_attention_backward: 'scaled_dot_product_attention_backward',
 };
 
 /** An op's name as one family: `aten::cudnn_batch_norm` and Inductor's `_native_batch_norm_legit_functional` are both `batch_norm`. */
@@ -286,9 +323,10 @@ export function tensorsAgree(x: MatchCall, y: MatchCall): boolean {
   if (!x.shapesRecorded || !y.shapesRecorded) return true;
   if (x.listKey !== y.listKey) return false;
   if (x.tensors.length === 0 || y.tensors.length === 0) return x.tensors.length === y.tensors.length;
-  // both shapes are an op's own: the same kernel name under another op is other work (a memset
-  // under `aten::sum` is not the one under `aten::mm`)
-  if (x.op !== undefined && y.op !== undefined && opFamily(x.op) !== opFamily(y.op)) return false;
+  // both shapes are an op's own: a memset or copy under another op is other work (the memset
+  // under `aten::sum` is not the one under `aten::mm`); one kernel under two ops on tensors of
+  // the same sizes is likely the same work (Inductor calls `mm` where eager called `bmm` on a batch of 1)
+  if (x.op !== undefined && y.op !== undefined && opFamily(x.op) !== opFamily(y.op) && (x.gpuKind !== GpuKind.Kernel || y.gpuKind !== GpuKind.Kernel)) return false;
   const exact = x.op !== undefined && x.op === y.op;
   const kx = keysOf(x, exact);
   const ky = keysOf(y, exact);
@@ -525,7 +563,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
       const cj = B[j]!;
       if (cj.op === undefined) continue;
       const sameOp = newAIn(a0, a1).filter((x) => isKernel(A[x]!) && A[x]!.op !== undefined && opFamily(A[x]!.op!) === opFamily(cj.op!));
-      const i = sameOp.find((x) => tensorsAgree(A[x]!, cj)) ?? sameOp.find((x) => paddedAgree(A[x]!, cj));
+      const i = sameOp.find((x) => tensorsAgree(A[x]!, cj)) ?? sameOp.find((x) => paddedAgree(A[x]!, cj)) ?? sameOp.find((x) => sameDimsOtherDtype(A[x]!, cj));
       if (i !== undefined) claim([i], j, 'op-and-shape');
     }
   }
@@ -710,6 +748,12 @@ function groupProof(A: readonly MatchCall[], B: readonly MatchCall[], g: MatchGr
   const kernelsA = g.a.filter((i) => isKernel(A[i]!));
   const fact = g.by === 'op-and-shape' && g.b.length === 1 && kernelsA.length > 0 && kernelsA.every((i) => sameRecordedShapes(A[i]!, B[g.b[0]!]!));
   return { evidence, strength: fact ? 'fact' : 'likely' };
+}
+
+/** The same op on tensors of the same dims in another element type (a model run in fp32 instead of bf16). */
+function sameDimsOtherDtype(x: MatchCall, y: MatchCall): boolean {
+  if (!x.shapesRecorded || !y.shapesRecorded || x.tensors.length === 0 || y.tensors.length < x.tensors.length || y.tensors.length > x.tensors.length + 1) return false;
+  return x.tensors.every((t, k) => formatDims(t.dims) === formatDims(y.tensors[k]!.dims));
 }
 
 /**
