@@ -4,6 +4,7 @@ import type { GraphRegions } from '../analyses/kernels/graph-regions.js';
 import type { DecodedKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 /** What a decoded name says, in one line: `cuBLAS nvjet · sm90 · bf16 · tile 64x8 · cluster 1x2 · TNT · epilogue bias`, `cuDNN xmma · conv wgrad · sm90 · f16 · …`. */
 export function describeDecoded(d: DecodedKernelName): string {
@@ -126,10 +127,10 @@ export function renderKernelRecord(e: KernelCatalogEntry, rank: number, opts: Ke
     ['name', e.name],
   ];
   const head = `#${rank}  `;
-  const lines = [style(`${head}${truncateName(e.shortName, width - head.length)}`)];
+  const lines = [style(`${head}${truncateName(inertText(e.shortName), width - head.length)}`)];
   for (const [label, value] of fields) {
     if (value === '') continue;
-    const wrapped = wrapText(value, width - LABEL_WIDTH - 2);
+    const wrapped = wrapText(inertText(value), width - LABEL_WIDTH - 2);
     lines.push(`  ${label.padEnd(LABEL_WIDTH)}${wrapped[0] ?? ''}`);
     for (const more of wrapped.slice(1)) lines.push(`  ${' '.repeat(LABEL_WIDTH)}${more}`);
   }

@@ -67,6 +67,7 @@ import { readsOutputOf } from './intermediates.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import { owningOp, type ScopeInstance } from '../host/scopes.js';
 import { formatDims, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
+import { markdownCode, markdownText } from '../../core/inert-text.js';
 import { describeSignature, launchSignatureOf, type LaunchSignature } from './launch-signature.js';
 import { checkPhysics, devicePeaksOf, workBound, type PhysicsVerdict } from './work-bounds.js';
 import type { LinkEvidence, LinkProof } from '../helpers/link-evidence.js';
@@ -674,7 +675,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     if (g.proof.evidence.length > 0) continue;
     for (const i of g.a) {
       claimedA[i] = 0;
-      refusedOf.set(i, { a: g.a, b: g.b, reason: `only its place in the sequence ties it to ${g.b.map((j) => `\`${shortKernelName(B[j]!.name)}\``).join(', ')}: no shapes to compare and no physics to check` });
+      refusedOf.set(i, { a: g.a, b: g.b, reason: `only its place in the sequence ties it to ${g.b.map((j) => markdownCode(shortKernelName(B[j]!.name))).join(', ')}: no shapes to compare and no physics to check` });
     }
     for (const j of g.b) {
       claimedB[j] = 0;
@@ -703,13 +704,13 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     if (refused) reasonA.set(i, `refused: ${refused.reason}`);
     else if (signatures.length > 0 && (!ci.shapesRecorded || B.some((y) => y.name === ci.name && !y.shapesRecorded)))
       reasonA.set(i, `B runs this kernel only with another launch signature (${signatures.join('; ')}), not this one (${ci.signatureKey ?? 'no launch record'}), and its shapes are not recorded on both sides`);
-    else if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
+    else if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under ${markdownCode(op)}${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
-      reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${listed(listing[0]!)}\` but takes no tensor of its sizes`);
-    else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${listed(listing[0]!)}\` would run across work that reads its output, or take work that does`);
-    else if (sameShapes) reasonA.set(i, `B runs \`${op}\` on these shapes without this kernel`);
-    else if (sameOp !== undefined) reasonA.set(i, `B runs \`${op}\` with other shapes (${describeShapes(B[sameOp]!) || 'none recorded'})`);
-    else reasonA.set(i, `no kernel of B runs \`${op}\` or lists it among its fused ops`);
+      reasonA.set(i, `B's ${markdownCode(shortKernelName(B[listing[0]!]!.name))} lists ${markdownCode(listed(listing[0]!))} but takes no tensor of its sizes`);
+    else if (listing.length > 0) reasonA.set(i, `the kernels of B that list ${markdownCode(listed(listing[0]!))} would run across work that reads its output, or take work that does`);
+    else if (sameShapes) reasonA.set(i, `B runs ${markdownCode(op)} on these shapes without this kernel`);
+    else if (sameOp !== undefined) reasonA.set(i, `B runs ${markdownCode(op)} with other shapes (${markdownText(describeShapes(B[sameOp]!)) || 'none recorded'})`);
+    else reasonA.set(i, `no kernel of B runs ${markdownCode(op)} or lists it among its fused ops`);
   }
   const reasonB = new Map<number, string>();
   for (let j = 0; j < B.length; j++) {
@@ -718,15 +719,15 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     const signatures = otherSignatures(cj, A);
     if (signatures.length > 0 && (!cj.shapesRecorded || A.some((x) => x.name === cj.name && !x.shapesRecorded)))
       reasonB.set(j, `A runs this kernel only with another launch signature (${signatures.join('; ')}), not this one (${cj.signatureKey ?? 'no launch record'}), and its shapes are not recorded on both sides`);
-    else if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
-    else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of \`${shortKernelName(B[firstStageOf.get(j)!]!.name)}\`, itself unmatched`);
+    else if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under ${markdownCode(cj.op ?? '(no op)')}${cj.tensors.length ? ' of these shapes' : ''}`);
+    else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of ${markdownCode(shortKernelName(B[firstStageOf.get(j)!]!.name))}, itself unmatched`);
     else if (cj.fusedOps) reasonB.set(j, cj.shapesRecorded ? `no call of A left under the ops it lists with a tensor of its sizes` : `no call of A left under the ops it lists that physics allows it (its shapes are not recorded: a later stage of a split reduction cannot be told)`);
     else if (cj.op !== undefined && A.some((x, i) => newInA[i] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!))) {
       const i = A.findIndex((x, k) => newInA[k] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!));
-      reasonB.set(j, `A runs \`${cj.op}\` with other shapes (${describeShapes(A[i]!) || 'none recorded'})`);
+      reasonB.set(j, `A runs ${markdownCode(cj.op)} with other shapes (${markdownText(describeShapes(A[i]!)) || 'none recorded'})`);
     }
     else if (cj.op !== undefined)
-      reasonB.set(j, `A runs no \`${cj.op}\`${cj.tensors.length ? ' of these shapes' : ''} that B no longer does, and it is not the only new kernel between the same aligned calls`);
+      reasonB.set(j, `A runs no ${markdownCode(cj.op)}${cj.tensors.length ? ' of these shapes' : ''} that B no longer does, and it is not the only new kernel between the same aligned calls`);
     else reasonB.set(j, `no op and no fused op list, and not the only new kernel between the same aligned calls`);
   }
   const refused = [...new Set([...refusedOf.entries()].filter(([i]) => !claimedA[i]).map(([, r]) => r))];

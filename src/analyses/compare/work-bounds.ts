@@ -24,6 +24,7 @@
  * kernel that rebuilds a broadcast mask from its lengths reads less than the eager op did: the
  * check then refuses a true replacement, never admits a false one).
  */
+import { markdownCode } from '../../core/inert-text.js';
 import type { JsonObject } from '../../core/json.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { attentionShapeOf } from '../gemm/attention-shape.js';
@@ -163,7 +164,7 @@ export function checkPhysics(bound: WorkBound, durNs: number, peaks: ResolvedPea
   if (durNs >= minNs) return { verdict: 'passed', minNs, bound };
   const why =
     (bytesNs ?? 0) >= (flopsNs ?? 0)
-      ? `\`${bound.bytesFrom}\` alone takes ${fmtBytes(bound.minBytes!)}, at least ${fmtNs(bytesNs!)} at ${peaks.name}'s ${bw} GB/s`
+      ? `${markdownCode(bound.bytesFrom!)} alone takes ${fmtBytes(bound.minBytes!)}, at least ${fmtNs(bytesNs!)} at ${peaks.name}'s ${bw} GB/s`
       : `its ${fmtFlops(bound.flops!)} take at least ${fmtNs(flopsNs!)} at ${peaks.name}'s ${peak} TFLOP/s (${bound.peakDtype})`;
   return { verdict: 'refused', minNs, bound, reason: `${fmtNs(durNs)} of kernel time cannot do that work: ${why}` };
 }

@@ -173,18 +173,19 @@ export function comparisonSection(c: TraceContext, baseline: TraceContext, d: Tr
   }
   for (const r of d.kernels.refused) {
     sentences.push(
-      say('comparison.refused', `Refused: \`{kernels}\` for ${r.a.map((_, i) => `\`{calls.${i}.name}\``).join(', ')}: {reason}.`, {
-        kernels: r.b.join('` + `'),
-        calls: r.a.map((x) => ({ name: x.name, op: x.op ?? '' })),
-        reason: r.reason,
-      }),
+      say(
+        'comparison.refused',
+        `Refused: \`{kernel}\`${r.b.length > 1 ? ' and {moreKernels|more kernel}' : ''} for ${r.a.map((_, i) => `\`{calls.${i}.name}\``).join(', ')}: {reason}.`,
+        { kernel: r.b[0] ?? '', kernels: [...r.b], moreKernels: r.b.length - 1, calls: r.a.map((x) => ({ name: x.name, op: x.op ?? '' })), reason: r.reason },
+        ['reason'],
+      ),
     );
   }
   for (const k of d.kernels.onlyA) {
-    sentences.push(say('comparison.only-a', 'Only before: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }));
+    sentences.push(say('comparison.only-a', 'Only before: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }, ['reason']));
   }
   for (const k of d.kernels.onlyB) {
-    sentences.push(say('comparison.only-b', 'Only after: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }));
+    sentences.push(say('comparison.only-b', 'Only after: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }, ['reason']));
   }
   const list = (id: string, lead: string, xs: readonly { name: string; a: number; b: number; aCpuUs: number; bCpuUs: number }[], side: 'a' | 'b') => {
     if (!xs.length) return;
@@ -227,15 +228,13 @@ export function comparisonSection(c: TraceContext, baseline: TraceContext, d: Tr
 
 /** One change of implementation class as a sentence: what ran before and not after, and the reverse, with the kernels that likely took the work. */
 function changeSentence(ch: ImplementationChange): ExplainSentence {
-  const side = (xs: ImplementationChange['gone'], key: 'gone' | 'added') =>
-    xs.map((_, i) => `{${key}.${i}.value} ({${key}.${i}.timeUs}: \`{${key}.${i}.kernels}\`)`).join(', ');
+  const more = (n: number) => (n > 1 ? ` and ${n - 1} more` : '');
+  const side = (xs: ImplementationChange['gone'], key: 'gone' | 'added') => xs.map((_, i) => `{${key}.${i}.value} ({${key}.${i}.timeUs}: \`{${key}.${i}.kernel}\`{${key}.${i}.more})`).join(', ');
   const parts: string[] = [];
   if (ch.gone.length) parts.push(`${side(ch.gone, 'gone')} before, none after`);
   if (ch.added.length) parts.push(`${side(ch.added, 'added')} after, none before`);
-  const done = ch.doneBy
-    ? `; the calls it ran before ${ch.doneBy.proof.strength === 'fact' ? 'are' : 'are likely'} done after by \`{doneBy}\`: {doneAUs} → {doneBUs} ({doneRatio})`
-    : '';
-  const row = (x: ImplementationChange['gone'][number], us: number, kernels: readonly string[]) => ({ value: x.value, timeUs: us, kernels: kernels.slice(0, 3).join('`, `') });
+  const done = ch.doneBy ? `; the calls it ran before ${ch.doneBy.proof.strength === 'fact' ? 'are' : 'are likely'} done after by \`{doneBy}\`{doneMore}: {doneAUs} → {doneBUs} ({doneRatio})` : '';
+  const row = (x: ImplementationChange['gone'][number], us: number, kernels: readonly string[]) => ({ value: x.value, timeUs: us, kernel: kernels[0] ?? '', more: more(kernels.length), kernels: [...kernels] });
   return say(`comparison.change.${ch.kind}`, `{kind}: ${parts.join('; ')}${done}.`, {
     kind: KIND_WORDS[ch.kind],
     gone: ch.gone.map((x) => row(x, x.aUs, x.kernelsA)),
@@ -243,7 +242,7 @@ function changeSentence(ch: ImplementationChange): ExplainSentence {
     goneUs: ch.goneUs,
     addedUs: ch.addedUs,
     ...(ch.doneBy
-      ? { doneBy: ch.doneBy.kernels.slice(0, 3).join('`, `'), doneAUs: ch.doneBy.aUs, doneBUs: ch.doneBy.bUs, doneRatio: ch.doneBy.aUs > 0 ? ch.doneBy.bUs / ch.doneBy.aUs : NaN, link: proofNumbers(ch.doneBy.proof) }
+      ? { doneBy: ch.doneBy.kernels[0] ?? '', doneMore: more(ch.doneBy.kernels.length), doneKernels: [...ch.doneBy.kernels], doneAUs: ch.doneBy.aUs, doneBUs: ch.doneBy.bUs, doneRatio: ch.doneBy.aUs > 0 ? ch.doneBy.bUs / ch.doneBy.aUs : NaN, link: proofNumbers(ch.doneBy.proof) }
       : {}),
   });
 }

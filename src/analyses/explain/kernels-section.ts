@@ -4,6 +4,7 @@ import type { DecodedKernelName } from '../kernels/kernel-name.js';
 import type { TraceContext } from './context.js';
 import { say, kernelLabel } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
+import { markdownCode, markdownText } from '../../core/inert-text.js';
 
 // S6: kernels and what their names say
 
@@ -12,9 +13,9 @@ export function nameSays(d: DecodedKernelName): string {
   const parts: string[] = [];
   if (d.inductor) {
     const ops = d.inductor.ops ?? d.inductor.opCandidates?.[0];
-    parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${ops ? ` fusing ${ops.map((o) => `\`${o}\``).join(', ')}` : ''}`);
+    parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${ops ? ` fusing ${ops.map(markdownCode).join(', ')}` : ''}`);
   } else if (d.aten) {
-    parts.push(`an ATen \`${d.aten.template}\`${d.aten.op ?? d.aten.functor ? ` running ${d.aten.op ?? d.aten.functor}` : ''}`);
+    parts.push(`an ATen ${markdownCode(d.aten.template)}${d.aten.op ?? d.aten.functor ? ` running ${markdownText(d.aten.op ?? d.aten.functor!)}` : ''}`);
   } else if (d.library) {
     const gen = d.generator && !d.library.toLowerCase().includes(d.generator.toLowerCase()) ? ` ${d.generator}` : '';
     parts.push(`${d.library}${gen}${d.kind === 'gemm' ? ' GEMM' : d.kind !== 'unknown' && d.kind !== 'other' ? ` ${d.kind}` : ''}`);
@@ -59,7 +60,7 @@ export function kernelsSection(c: TraceContext, limit: number): ExplainSection |
         op: e.ops[0]?.name ?? '(none)',
         api: e.launchedBy[0]?.name ?? '(none)',
         says: nameSays(e.decoded),
-      }),
+      }, ['says']),
     );
   }
   if (kernels.length > limit) sentences.push(say('kernels.more', 'And {more|more kernel}, {moreUs} in all.', { more: kernels.length - limit, moreUs: kernels.slice(limit).reduce((s, e) => s + e.totalUs, 0) }));
