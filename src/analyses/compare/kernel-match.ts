@@ -6,9 +6,10 @@
  * with per-call durations averaged over the instances that share it. Two calls are the same work
  * only when the evidence agrees, and every link carries that evidence (helpers/link-evidence.ts):
  * - **same**: the same kernel name and, where both owning ops record shapes, the same tensors
- *   (`Input Dims` and `Input type`: equal dims under the same op, else equal element counts, since
- *   a view changes dims and not data; one op's list may hold an extra out= operand; a memset or
- *   copy only under the same op family) — a fact when op and dims are equal, else likely. Where a
+ *   (`Input Dims` and `Input type`: under the same op, the same argument at every position, one
+ *   list allowed an extra out= operand at its end — an attention mask one call passes and the
+ *   other does not is other work; under another op, equal element counts, since a view changes
+ *   dims and not data; a memset or copy only under the same op family) — a fact when op and dims are equal, else likely. Where a
  *   side recorded no shapes (a CUDA-graph replay records no op), the same launch signature
  *   (grid, block, shared memory, registers per thread; a memset's or copy's bytes) — likely, and
  *   never across two signatures. Pairs come from the longest common subsequence under that
@@ -299,8 +300,6 @@ export function describeShapes(c: MatchCall): string {
 // ------------------------------------------------------------------------------------------------
 // Shapes
 
-const tensorKey = (t: TensorArg, exact: boolean) => `${exact ? formatDims(t.dims) : t.numel}:${t.dtype}`;
-
 /** Whether every key of `x` is in `y`, counting repeats. */
 function subMultiset(x: readonly string[], y: readonly string[]): boolean {
   const left = new Map<string, number>();
@@ -328,26 +327,39 @@ export function tensorsAgree(x: MatchCall, y: MatchCall): boolean {
   // under `aten::sum` is not the one under `aten::mm`); one kernel under two ops on tensors of
   // the same sizes is likely the same work (Inductor calls `mm` where eager called `bmm` on a batch of 1)
   if (x.op !== undefined && y.op !== undefined && opFamily(x.op) !== opFamily(y.op) && (x.gpuKind !== GpuKind.Kernel || y.gpuKind !== GpuKind.Kernel)) return false;
-  const exact = x.op !== undefined && x.op === y.op;
-  const kx = keysOf(x, exact);
-  const ky = keysOf(y, exact);
+  if (x.op !== undefined && x.op === y.op) return samePositions(x, y);
+  const kx = keysOf(x);
+  const ky = keysOf(y);
   return subMultiset(kx, ky) || subMultiset(ky, kx);
 }
 
-/** Whether both recorded their shapes under the same op with equal dims (one list may hold an extra out= operand): the same work as a fact. */
+/**
+ * Two calls of one op: the same argument at every position both recorded (dims, and the element
+ * type of each tensor), the longer list's extra arguments at its end (the out= tensor a compiled
+ * graph passes). An optional tensor given on one side and not the other (an attention mask where
+ * the other call had none) is other work.
+ */
+function samePositions(x: MatchCall, y: MatchCall): boolean {
+  const dx = x.inputDims as unknown[];
+  const dy = y.inputDims as unknown[];
+  const n = Math.min(dx.length, dy.length);
+  for (let i = 0; i < n; i++) if (JSON.stringify(dx[i]) !== JSON.stringify(dy[i])) return false;
+  const typeAt = (c: MatchCall, i: number) => c.tensors.find((t) => t.index === i)?.dtype;
+  for (let i = 0; i < n; i++) if (typeAt(x, i) !== typeAt(y, i)) return false;
+  return true;
+}
+
+/** Whether both recorded their shapes under the same op, argument by argument (one list may hold an extra out= operand): the same work as a fact. */
 function sameRecordedShapes(x: MatchCall, y: MatchCall): boolean {
   if (!x.shapesRecorded || !y.shapesRecorded || x.op !== y.op || x.listKey !== y.listKey) return false;
-  const kx = keysOf(x, true);
-  const ky = keysOf(y, true);
-  return subMultiset(kx, ky) || subMultiset(ky, kx);
+  return samePositions(x, y);
 }
 
-const exactKeys = new WeakMap<MatchCall, string[]>();
 const numelKeys = new WeakMap<MatchCall, string[]>();
-function keysOf(c: MatchCall, exact: boolean): string[] {
-  const cache = exact ? exactKeys : numelKeys;
-  let k = cache.get(c);
-  if (!k) cache.set(c, (k = c.tensors.map((t) => tensorKey(t, exact))));
+/** `numel:dtype` of each tensor of more than one element. */
+function keysOf(c: MatchCall): string[] {
+  let k = numelKeys.get(c);
+  if (!k) numelKeys.set(c, (k = c.tensors.map((t) => `${t.numel}:${t.dtype}`)));
   return k;
 }
 
