@@ -50,9 +50,10 @@
  *      size, between the same pairs, joins that group (a batch norm's backward is a reduction and
  *      a pointwise kernel); two such groups of one stretch, one's call fitting the other's kernel,
  *      are one (never two launches doing two alike calls).
- *   5. What is left of a stretch: A's new kernels left between two pairs are done by B's new
- *      kernels left there, all together, where B's recorded no shapes (a replay: its place is
- *      all it shows) or each of them takes a tensor of one of A's.
+ *   5. What is left of a stretch of a CUDA-graph replay: A's new kernels left between two pairs
+ *      are done by B's new kernels left there, all together (a replay records no shapes: its
+ *      place is all it shows). Where B recorded shapes, sizes that merely coincide are no
+ *      evidence, and the rest stays unmatched.
  *   Physics checks every claim (work-bounds.ts): kernels that run for less than the replaced
  *   work needs on B's device are refused, and the call is left for the next candidate. A group
  *   whose only tie is its place (no shapes, no physics) is no replacement. A replacement is a
@@ -577,7 +578,10 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
       if (cj.op === undefined) continue;
       const sameOp = newAIn(a0, a1).filter((x) => isKernel(A[x]!) && A[x]!.op !== undefined && opFamily(A[x]!.op!) === opFamily(cj.op!));
       const i = sameOp.find((x) => tensorsAgree(A[x]!, cj)) ?? sameOp.find((x) => paddedAgree(A[x]!, cj)) ?? sameOp.find((x) => sameDimsOtherDtype(A[x]!, cj));
-      if (i !== undefined) claim([i], j, 'op-and-shape');
+      if (i === undefined) continue;
+      // B's other new calls of that op go with it too (its own op's: not a replay's wrapper)
+      const bs = cj.shapesRecorded ? range(b0, b1).filter((x) => x === j || (newInB[x] === 1 && !claimedB[x] && !firstStageOf.has(x) && B[x]!.owner === cj.owner)) : [j];
+      claimAll([i], bs, 'op-and-shape', true);
     }
   }
   // 2. Inductor's fused op list: within the gap first (each call on its own, so that a call that
@@ -658,15 +662,14 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
       y = x;
     }
   }
-  // 5. What is left of a stretch: A's new kernels left between two pairs done by B's new kernels
-  //    left there, all together — where B's recorded no shapes (a CUDA-graph replay: its place is
-  //    all it shows) or each of them takes a tensor of one of A's; likely, and only where physics allows.
+  // 5. What is left of a stretch of a CUDA-graph replay: A's new kernels left between two pairs
+  //    done by B's new kernels left there, all together — B recorded no shapes, so its place is
+  //    all a replay shows; likely, and only where physics allows. (Where B recorded shapes, tensor
+  //    sizes that merely coincide are no evidence: the rest stays unmatched.)
   for (const [a0, a1, b0, b1] of gaps) {
     const as = newAIn(a0, a1).filter((i) => isKernel(A[i]!));
     const bs = newBIn(b0, b1);
-    if (!as.length || !bs.length) continue;
-    const replayed = bs.every((j) => !B[j]!.shapesRecorded);
-    if (!replayed && !bs.every((j) => as.some((i) => sharesARecordedTensor(A[i]!, B[j]!)))) continue;
+    if (!as.length || !bs.length || !bs.every((j) => !B[j]!.shapesRecorded && B[j]!.owner >= 0)) continue;
     claimAll(as, bs, 'position', false);
   }
   // Later stages join their first stage's group.
@@ -766,7 +769,7 @@ function groupProof(A: readonly MatchCall[], B: readonly MatchCall[], g: MatchGr
 /** The same op on tensors of the same dims in another element type (a model run in fp32 instead of bf16). */
 function sameDimsOtherDtype(x: MatchCall, y: MatchCall): boolean {
   if (!x.shapesRecorded || !y.shapesRecorded || x.tensors.length === 0 || y.tensors.length < x.tensors.length || y.tensors.length > x.tensors.length + 1) return false;
-  return x.tensors.every((t, k) => formatDims(t.dims) === formatDims(y.tensors[k]!.dims));
+  return x.tensors.every((t, k) => t.index === y.tensors[k]!.index && formatDims(t.dims) === formatDims(y.tensors[k]!.dims)) && x.tensors.some((t, k) => t.dtype !== y.tensors[k]!.dtype);
 }
 
 /**
