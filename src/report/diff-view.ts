@@ -115,6 +115,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
 
 const KIND_TITLES: Readonly<Record<ImplementationChange['kind'], string>> = {
   'attention-backend': 'Attention backend',
+  'attention-mask': 'Attention masked by',
   'math-units': 'Math units (GEMM, conv, attention)',
   precision: 'Precision (GEMM, conv, attention)',
   'gemm-implementation': 'GEMM implementation',
@@ -134,8 +135,9 @@ function kernelsText(kernels: readonly string[]): string {
 
 /** One change of implementation class in words: what A ran that B does not, and the reverse, with their time per instance. */
 export function describeChange(c: ImplementationChange, saidDoneBy: Set<string> = new Set()): string {
-  const gone = c.gone.length ? c.gone.map((x) => `${x.value} (${formatUs(x.aUs)} in A: ${kernelsText(x.kernelsA)})`).join(', ') : 'none in A';
-  const added = c.added.length ? c.added.map((x) => `${x.value} (${formatUs(x.bUs)} in B: ${kernelsText(x.kernelsB)})`).join(', ') : 'none in B';
+  const list = <T,>(xs: readonly T[], f: (x: T) => string) => `${xs.slice(0, 3).map(f).join(', ')}${xs.length > 3 ? `, ${xs.length - 3} more` : ''}`;
+  const gone = c.gone.length ? list(c.gone, (x) => `${inertText(x.value)} (${formatUs(x.aUs)} in A: ${kernelsText(x.kernelsA)})`) : 'none in A';
+  const added = c.added.length ? list(c.added, (x) => `${inertText(x.value)} (${formatUs(x.bUs)} in B: ${kernelsText(x.kernelsB)})`) : 'none in B';
   let done = '';
   if (c.doneBy) {
     const key = c.doneBy.kernels.join('\u0000');

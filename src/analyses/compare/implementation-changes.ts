@@ -5,6 +5,9 @@
  * - attention backend: cuDNN, FlashAttention, memory-efficient (CUTLASS fmha), math (aten's
  *   `_scaled_dot_product_attention_math`: GEMMs and a softmax), flex (Inductor's flex template),
  *   Triton (another Inductor attention template);
+ * - attention mask: what the fused attention op over the kernel masks by — a mask tensor
+ *   (`attn_bias`), the causal flag, or neither (a compiled model that builds a mask where the
+ *   eager one passed `is_causal` reads the mask and skips no block);
  * - math units of GEMM, convolution and attention kernels: tensor cores, or CUDA cores (a SIMT or
  *   FFMA kernel, cuBLAS's `sgemm`);
  * - precision of that math: the element type the kernel's name states (TF32 where an fp32
@@ -13,21 +16,23 @@
  *   for an older architecture or unaligned operands (cuBLAS's fallback: `cutlass_75_…_align1` on
  *   an sm90 device), or CUDA cores.
  * A class changes when it holds time on one side and none on the other (at least
- * MIN_CHANGE_SHARE of that side's GPU time per instance, so one stray kernel is not a change). For
+ * MIN_CHANGE_SHARE of that side's GPU time per instance, so one stray kernel is not a change;
+ * the other classes on one side only are then listed with it, whatever their time). For
  * a class gone, the replacements that took its calls (kernel-match.ts) say which
  * kernels of B likely do that work now, and how long they take.
  *
  * Ignores: kernels whose name states none of these (elementwise, reductions, copies), and a class
  * present on both sides with different times (the same-work rows show those).
  */
-import type { TraceModel } from '../../model/trace-model.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import { ATTENTION_OP_NAMES, attentionMaskOf } from '../gemm/attention-shape.js';
 import { isTemplateGemmName } from '../gemm/gemm.js';
 import { normalizeDtype } from '../gemm/gemm.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
 import type { LinkProof } from '../helpers/link-evidence.js';
 import { mergeProofs, type KernelMatch, type MatchCall } from './kernel-match.js';
 
-export type ImplementationKind = 'attention-backend' | 'math-units' | 'precision' | 'gemm-implementation';
+export type ImplementationKind = 'attention-backend' | 'attention-mask' | 'math-units' | 'precision' | 'gemm-implementation';
 
 /** One class value's time per instance on each side, with its kernels (the longest first). */
 export interface ClassTime {
@@ -59,6 +64,8 @@ export const MIN_CHANGE_SHARE = 0.01;
 
 interface Classes {
   attention?: string;
+  /** What the fused attention op masks by: a mask tensor, the causal flag, or neither. */
+  attentionMask?: string;
   mathUnits?: 'tensor cores' | 'CUDA cores';
   precision?: string;
   gemm?: string;
@@ -118,17 +125,32 @@ export function deviceArchOf(m: TraceModel): number | undefined {
 
 const KINDS: readonly [ImplementationKind, keyof Classes][] = [
   ['attention-backend', 'attention'],
+  ['attention-mask', 'attentionMask'],
   ['math-units', 'mathUnits'],
   ['precision', 'precision'],
   ['gemm-implementation', 'gemm'],
 ];
 
+/** An attention kernel's mask class, from the fused attention op over it (`_scaled_dot_product_*_attention`), when the trace records it. */
+function withMask(m: TraceModel, c: MatchCall, cls: Classes): Classes {
+  if (cls.attention === undefined || c.owner < 0) return cls;
+  for (let p = c.owner; p >= 0 && m.host.kind[p] === HostKind.Op; p = m.host.parent[p]!) {
+    const name = m.strings.get(m.host.name[p]!);
+    if (!ATTENTION_OP_NAMES.has(name)) continue;
+    const mask = attentionMaskOf(name, m.host.args[p]);
+    if (!mask) return cls;
+    const value = mask.maskDims ? 'a mask tensor (attn_mask)' : mask.causal === true ? 'is_causal, no mask tensor' : mask.causal === false ? 'no mask' : undefined;
+    return value ? { ...cls, attentionMask: value } : cls;
+  }
+  return cls;
+}
+
 /** The changes of implementation class from A to B, the largest first (by the time they hold). */
 export function computeImplementationChanges(a: TraceModel, b: TraceModel, k: KernelMatch): ImplementationChange[] {
   const archA = deviceArchOf(a);
   const archB = deviceArchOf(b);
-  const classA = k.a.calls.map((c) => classesOf(c, archA));
-  const classB = k.b.calls.map((c) => classesOf(c, archB));
+  const classA = k.a.calls.map((c) => withMask(a, c, classesOf(c, archA)));
+  const classB = k.b.calls.map((c) => withMask(b, c, classesOf(c, archB)));
   const totalA = k.a.calls.reduce((s, c) => s + c.durNs, 0) / 1000;
   const totalB = k.b.calls.reduce((s, c) => s + c.durNs, 0) / 1000;
   const changes: ImplementationChange[] = [];
@@ -152,9 +174,15 @@ export function computeImplementationChanges(a: TraceModel, b: TraceModel, k: Ke
       kernelsA: byTime(t.a),
       kernelsB: byTime(t.b),
     }));
-    const gone = rows.filter((r) => r.bUs === 0 && r.aUs >= MIN_CHANGE_SHARE * totalA).sort((x, y) => y.aUs - x.aUs);
-    const added = rows.filter((r) => r.aUs === 0 && r.bUs >= MIN_CHANGE_SHARE * totalB).sort((x, y) => y.bUs - x.bUs);
-    if (!gone.length && !added.length) continue;
+    // What attention masks by is known only where the op over the kernel recorded it: a side
+    // with none known (a replay records no op) says nothing, not "no mask".
+    if (kind === 'attention-mask' && (!rows.some((r) => r.aUs > 0) || !rows.some((r) => r.bUs > 0))) continue;
+    // A change needs one class past MIN_CHANGE_SHARE; then every class on one side only is shown
+    // with it, so that what took the place of the gone one is there even when it is small.
+    const significant = rows.some((r) => (r.bUs === 0 && r.aUs >= MIN_CHANGE_SHARE * totalA) || (r.aUs === 0 && r.bUs >= MIN_CHANGE_SHARE * totalB));
+    if (!significant) continue;
+    const gone = rows.filter((r) => r.bUs === 0 && r.aUs > 0).sort((x, y) => y.aUs - x.aUs);
+    const added = rows.filter((r) => r.aUs === 0 && r.bUs > 0).sort((x, y) => y.bUs - x.bUs);
     const doneBy = gone.length ? replacedBy(k, classA, (c) => gone.some((g) => g.value === c[key])) : undefined;
     changes.push({
       kind,

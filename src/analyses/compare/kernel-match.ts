@@ -323,7 +323,7 @@ function subMultiset(x: readonly string[], y: readonly string[]): boolean {
 export function tensorsAgree(x: MatchCall, y: MatchCall): boolean {
   if (!x.shapesRecorded || !y.shapesRecorded) return true;
   if (x.listKey !== y.listKey) return false;
-  if (x.tensors.length === 0 || y.tensors.length === 0) return x.tensors.length === y.tensors.length;
+  if (numelsOf(x).length === 0 || numelsOf(y).length === 0) return numelsOf(x).length === numelsOf(y).length;
   // both shapes are an op's own: a memset or copy under another op is other work (the memset
   // under `aten::sum` is not the one under `aten::mm`); one kernel under two ops on tensors of
   // the same sizes is likely the same work (Inductor calls `mm` where eager called `bmm` on a batch of 1)
@@ -395,8 +395,26 @@ export function pairProof(x: MatchCall, y: MatchCall): LinkProof {
  */
 function sharesATensor(a: MatchCall, b: MatchCall): boolean {
   if (!a.shapesRecorded || !b.shapesRecorded) return true;
-  if (a.tensors.length === 0 || b.tensors.length === 0) return a.tensors.length === b.tensors.length;
-  return a.tensors.some((t) => b.tensors.some((u) => u.numel === t.numel));
+  const na = numelsOf(a);
+  const nb = numelsOf(b);
+  if (na.length === 0 || nb.length === 0) return na.length === nb.length;
+  return na.some((n) => nb.includes(n));
+}
+
+const numelCache = new WeakMap<MatchCall, number[]>();
+/** The element counts of a call's tensors of more than one element, a TensorList's members included. */
+function numelsOf(c: MatchCall): number[] {
+  let out = numelCache.get(c);
+  if (out) return out;
+  out = c.tensors.map((t) => t.numel);
+  for (const l of c.listKey?.split(';') ?? []) {
+    const members = JSON.parse(l) as unknown;
+    if (!Array.isArray(members)) continue;
+    for (const d of members) if (Array.isArray(d) && d.every((x) => typeof x === 'number')) out.push((d as number[]).reduce((p, x) => p * x, 1));
+  }
+  out = out.filter((n) => n > 1);
+  numelCache.set(c, out);
+  return out;
 }
 
 /** sharesATensor on shapes both sides recorded: positive evidence, not the absence of a contradiction. */
@@ -566,8 +584,12 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     if (![...ci.families].some((f) => cj.fusedOps!.has(f))) return false;
     return sharesATensor(ci, cj);
   };
-  /** Two calls of A alike: the same kernel under the same op on the same shapes. */
-  const twins = (x: number, i: number) => x !== i && A[x]!.op === A[i]!.op && A[x]!.name === A[i]!.name && describeShapes(A[x]!) === describeShapes(A[i]!);
+  /**
+   * Two calls of A alike from two stretches (between different pairs): the same kernel under the
+   * same op on the same shapes, in two repetitions of the work (two layers' `num_batches_tracked
+   * += 1`). Alike calls of one stretch (a GELU's three multiplies) may share one fused kernel.
+   */
+  const twins = (x: number, i: number) => x !== i && gapOfA[x] !== gapOfA[i] && A[x]!.op === A[i]!.op && A[x]!.name === A[i]!.name && describeShapes(A[x]!) === describeShapes(A[i]!);
   /** Whether j's group already holds a call of A like i: a launch does one call's work when B launches the kernel again for the next. */
   const holdsTwin = (i: number, j: number) => groupOfB.get(j)?.a.some((x) => twins(x, i)) ?? false;
 
@@ -599,7 +621,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     const dist = (j: number) => (j < b0 ? b0 - j : j >= b1 ? j - b1 + 1 : 0);
     const order = fusedB.filter((j) => fits(i, j)).sort((x, y) => dist(x) - dist(y) || y - x);
     const free = order.filter((j) => !holdsTwin(i, j));
-    for (const j of free.length ? free : order) if (canMove(i, j) && claim([i], j, 'fused-ops')) break;
+    for (const j of [...free, ...order.filter((x) => !free.includes(x))]) if (canMove(i, j) && claim([i], j, 'fused-ops')) break;
   }
   // 3. The only new kernel of B between two pairs.
   const positionTakes = (i: number, j: number) => isKernel(A[i]!) && (B[j]!.fusedOps === undefined || B[j]!.decoded.inductor?.ops?.length === 0) && (B[j]!.owner < 0 || sharesATensor(A[i]!, B[j]!));

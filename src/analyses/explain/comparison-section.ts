@@ -23,6 +23,7 @@ import type { ExplainSection, ExplainSentence, ExplainValue } from './types.js';
 
 const KIND_WORDS: Readonly<Record<ImplementationChange['kind'], string>> = {
   'attention-backend': 'Attention backend',
+  'attention-mask': 'What attention masks by',
   'math-units': 'Math units of GEMM, convolution and attention kernels',
   precision: 'Precision of GEMM, convolution and attention kernels',
   'gemm-implementation': 'GEMM implementation',
