@@ -20,6 +20,8 @@ Bottom line (first): GPU and host time per instance A -> B, then the changes of 
 class, the largest first, each with its time per instance on each side:
   attention backend   cuDNN, FlashAttention, memory-efficient (fmha), math (aten's
                       _scaled_dot_product_attention_math), flex or another Triton template
+  attention mask      what the fused attention op masks by: a mask tensor (attn_mask), the
+                      causal flag (is_causal) or neither, where both sides' ops record it
   math units          tensor cores, or CUDA cores (SIMT/FFMA kernels, cuBLAS sgemm) for GEMM,
                       convolution and attention kernels
   precision           the element type those kernels compute in (bf16, fp16, fp32, tf32, fp8)
