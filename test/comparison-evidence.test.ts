@@ -95,6 +95,50 @@ describe('CUDA-graph replays: paired by launch signature, never across (mlp_trai
   });
 });
 
+describe('what shapes cannot decide is said as such', () => {
+  it('mlp_train → mlp_train_compile_ro: a memset B replays with the same signature, fewer times, is not said to launch with another one', async () => {
+    const d = computeTraceDiff(await model('mlp_train'), await model('mlp_train_compile_ro'));
+    const A = rawSide(h200Trace('mlp_train'), 'train_step');
+    const B = rawSide(h200Trace('mlp_train_compile_ro'), 'train_step');
+    // raw: A makes more 4-byte device memsets than B replays (5 against 3)
+    const memsets = (side: typeof A) => side.instances[0]!.calls.filter((c) => c.name === 'Memset (Device)' && c.sig === '4 B');
+    const [na, nb] = [memsets(A).length, memsets(B).length];
+    expect(na).toBeGreaterThan(nb);
+    const rows = d.kernels.onlyA.filter((x) => x.name === 'Memset (Device)');
+    expect(rows.reduce((n, r) => n + r.count, 0)).toBe(na - nb);
+    for (const r of rows) {
+      expect(r.reason).toBe(`B runs this kernel with this launch signature (4 B) ${nb} times per instance, against ${na} here; its shapes are not recorded on both sides, so which call it no longer makes cannot be told`);
+    }
+  });
+
+  it('gpt2_train → gpt2_train_compile: the optimizer\'s _foreach_ lists went unrecorded; their kernels are likely the same work by launch geometry, not a fact, and a launch of another grid is not the same work', async () => {
+    const d = computeTraceDiff(await model('gpt2_train'), await model('gpt2_train_compile'));
+    const A = rawSide(h200Trace('gpt2_train'), 'train_step');
+    const B = rawSide(h200Trace('gpt2_train_compile'), 'train_step');
+    const foreach = (side: typeof A) => side.instances[0]!.calls.filter((c) => c.name.includes('multi_tensor_apply_kernel'));
+    // raw: every TensorList argument of their ops is recorded as [] on both sides
+    for (const c of [...foreach(A), ...foreach(B)]) {
+      const dims = c.op!.args!['Input Dims'] as unknown[];
+      const types = c.op!.args!['Input type'] as string[];
+      expect(types.includes('TensorList')).toBe(true);
+      types.forEach((t, i) => t === 'TensorList' && expect(dims[i]).toEqual([]));
+    }
+    const rows = d.kernels.same.filter((r) => r.name.includes('multi_tensor_apply_kernel'));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(r.proof).toEqual({ evidence: ['launch-geometry'], strength: 'likely' });
+      expect(r.shapes).not.toMatch(/list of 0 tensors/);
+      expect(foreach(A).filter((c) => c.name === r.name).map((c) => c.sig)).toContain(r.signature);
+      expect(foreach(B).filter((c) => c.name === r.name).map((c) => c.sig)).toContain(r.signature);
+    }
+    // a launch whose grid A never used (B chunks its lists otherwise) is in no same-work row
+    const sigsA = new Set(foreach(A).map((c) => `${c.name}|${c.sig}`));
+    const newInB = foreach(B).filter((c) => !sigsA.has(`${c.name}|${c.sig}`));
+    expect(newInB.length).toBeGreaterThan(0);
+    expect(d.kernels.onlyB.filter((r) => r.name.includes('multi_tensor_apply_kernel')).reduce((n, r) => n + r.count, 0)).toBe(newInB.length);
+  });
+});
+
 /** `[8192,768] bf16, [768,3072] bf16`: an op's tensors (more than one element) as the diff writes them. */
 function shapeText(op: Ev | undefined): string {
   const dims = (op?.args?.['Input Dims'] ?? []) as unknown[];

@@ -204,7 +204,9 @@ export function representativeSequence(m: TraceModel, instances: readonly ScopeI
       opPath,
       families: new Set(opPath.map(opFamily)),
       ...(dims !== undefined ? { inputDims: dims } : {}),
-      shapesRecorded: Array.isArray(dims),
+      // a TensorList recorded as `[]` (the profiler leaves long lists out: GPT-2's optimizer
+      // step) says nothing of its tensors — a kernel over an empty list would not launch
+      shapesRecorded: Array.isArray(dims) && !unrecordedList(args),
       tensors: tensorArgs(args).filter((t) => t.numel > 1),
       ...(listKey !== undefined ? { listKey } : {}),
       ...(signature ? { signature, signatureKey: describeSignature(signature) } : {}),
@@ -222,6 +224,14 @@ function tensorListKey(args: JsonObject | undefined): string | undefined {
   if (!Array.isArray(dims) || !Array.isArray(types)) return undefined;
   const lists = types.flatMap((t, i) => (t === 'TensorList' ? [JSON.stringify(dims[i] ?? null)] : []));
   return lists.length ? lists.join(';') : undefined;
+}
+
+/** Whether an op's TensorList argument was recorded without its members (`Input Dims` `[]`). */
+function unrecordedList(args: JsonObject | undefined): boolean {
+  const dims = args?.['Input Dims'] ?? args?.['Input dims'];
+  const types = args?.['Input type'];
+  if (!Array.isArray(dims) || !Array.isArray(types)) return false;
+  return types.some((t, i) => t === 'TensorList' && Array.isArray(dims[i]) && (dims[i] as unknown[]).length === 0);
 }
 
 const FAMILIES: Record<string, string> = {
@@ -294,7 +304,13 @@ const isTemplate = (c: MatchCall) => c.decoded.inductor?.kind === 'template';
 
 /** `[8192,768] bf16, [768,3072] bf16`: the owning op's tensors, for display. */
 export function describeShapes(c: MatchCall): string {
-  const lists = c.listKey !== undefined ? c.listKey.split(';').map((l) => `a list of ${(JSON.parse(l) as unknown[] | null)?.length ?? 0} tensors`) : [];
+  const lists =
+    c.listKey !== undefined
+      ? c.listKey.split(';').map((l) => {
+          const n = (JSON.parse(l) as unknown[] | null)?.length ?? 0;
+          return n > 0 ? `a list of ${n} tensors` : 'a list of tensors (not recorded)';
+        })
+      : [];
   return [...c.tensors.map((t) => `${formatDims(t.dims)} ${shortDtype(t.dtype)}`), ...lists].join(', ');
 }
 
@@ -691,7 +707,8 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
   for (const [a0, a1, b0, b1] of gaps) {
     const as = newAIn(a0, a1).filter((i) => isKernel(A[i]!));
     const bs = newBIn(b0, b1);
-    if (!as.length || !bs.length || !bs.every((j) => !B[j]!.shapesRecorded && B[j]!.owner >= 0)) continue;
+    // (a replay's kernels: under an op that recorded no shapes — not a `_foreach_` op whose long list went unrecorded)
+    if (!as.length || !bs.length || !bs.every((j) => !B[j]!.shapesRecorded && B[j]!.owner >= 0 && B[j]!.listKey === undefined)) continue;
     claimAll(as, bs, 'position', false);
   }
   // Later stages join their first stage's group.
@@ -723,6 +740,17 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
 
   // Why the rest stayed unmatched.
   const otherSignatures = (c: MatchCall, other: readonly MatchCall[]) => [...new Set(other.filter((x) => x.name === c.name).map((x) => x.signatureKey ?? 'no launch record'))];
+  /**
+   * Why a call of a kernel the other side runs too stayed unmatched when shapes cannot decide: the
+   * other side launches it only with other signatures, or with this one fewer times (then which
+   * of this side's calls it no longer makes cannot be told).
+   */
+  const signatureReason = (c: MatchCall, mine: readonly MatchCall[], other: readonly MatchCall[], otherSide: string, signatures: readonly string[]) => {
+    const key = c.signatureKey ?? 'no launch record';
+    if (!signatures.includes(key)) return `${otherSide} runs this kernel only with another launch signature (${signatures.join('; ')}), not this one (${key}), and its shapes are not recorded on both sides`;
+    const count = (l: readonly MatchCall[]) => l.filter((x) => x.name === c.name && (x.signatureKey ?? 'no launch record') === key).length;
+    return `${otherSide} runs this kernel with this launch signature (${key}) ${count(other)} times per instance, against ${count(mine)} here; its shapes are not recorded on both sides, so which call it no longer makes cannot be told`;
+  };
   const reasonA = new Map<number, string>();
   for (let i = 0; i < A.length; i++) {
     if (!newInA[i] || claimedA[i]) continue;
@@ -740,7 +768,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     const refused = refusedOf.get(i);
     if (refused) reasonA.set(i, `refused: ${refused.reason}`);
     else if (signatures.length > 0 && (!ci.shapesRecorded || B.some((y) => y.name === ci.name && !y.shapesRecorded)))
-      reasonA.set(i, `B runs this kernel only with another launch signature (${signatures.join('; ')}), not this one (${ci.signatureKey ?? 'no launch record'}), and its shapes are not recorded on both sides`);
+      reasonA.set(i, signatureReason(ci, A, B, 'B', signatures));
     else if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under ${markdownCode(op)}${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
       reasonA.set(i, `B's ${markdownCode(shortKernelName(B[listing[0]!]!.name))} lists ${markdownCode(listed(listing[0]!))} but takes no tensor of its sizes`);
@@ -755,7 +783,7 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     const cj = B[j]!;
     const signatures = otherSignatures(cj, A);
     if (signatures.length > 0 && (!cj.shapesRecorded || A.some((x) => x.name === cj.name && !x.shapesRecorded)))
-      reasonB.set(j, `A runs this kernel only with another launch signature (${signatures.join('; ')}), not this one (${cj.signatureKey ?? 'no launch record'}), and its shapes are not recorded on both sides`);
+      reasonB.set(j, signatureReason(cj, B, A, 'A', signatures));
     else if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under ${markdownCode(cj.op ?? '(no op)')}${cj.tensors.length ? ' of these shapes' : ''}`);
     else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of ${markdownCode(shortKernelName(B[firstStageOf.get(j)!]!.name))}, itself unmatched`);
     else if (cj.fusedOps) reasonB.set(j, cj.shapesRecorded ? `no call of A left under the ops it lists with a tensor of its sizes` : `no call of A left under the ops it lists that physics allows it (its shapes are not recorded: a later stage of a split reduction cannot be told)`);
