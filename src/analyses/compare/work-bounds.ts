@@ -31,7 +31,7 @@ import { attentionShapeOf } from '../gemm/attention-shape.js';
 import { convShapeOf } from '../gemm/conv-shape.js';
 import { findDevicePeakEntry, resolvePeaks, type PeakDtype, type ResolvedPeaks } from '../gemm/device-peaks.js';
 import { gemmShapeOf, peakDtypeOfType } from '../gemm/gemm.js';
-import { tensorArgs } from '../gemm/tensor-bytes.js';
+import { tensorArgs } from '../facts/tensor-bytes.js';
 import { perModel } from '../helpers/per-model.js';
 
 /** The least a piece of work needs, from its recorded shapes; a field is absent when the shapes do not give it. */

@@ -14,7 +14,7 @@ import { fusionFromMatch } from '../compare/fusion-match.js';
 import type { KernelMatch } from '../compare/kernel-match.js';
 import type { LinkProof } from '../helpers/link-evidence.js';
 import type { ScopeInstance } from '../host/scopes.js';
-import { shortDtype } from '../gemm/tensor-bytes.js';
+import { shortDtype } from '../facts/tensor-bytes.js';
 import type { TraceContext } from './context.js';
 import { say, LIST_MAX, kernelLabel } from './sentence.js';
 import type { ExplainSection, ExplainSentence, ExplainValue } from './types.js';
