@@ -1,6 +1,6 @@
 /**
  * `npm run bench:commands`: every read-only command on the 160 MB trace, end to end as a user
- * runs it (`node dist/cli/main.js COMMAND TRACE`, output to /dev/null), against `summary` in the
+ * runs it (`node dist/bin/kinetoscope.js COMMAND TRACE`, output to /dev/null), against `summary` in the
  * same rounds. Commands are interleaved round by round, so a machine that slows down slows every
  * command alike; the table gives medians and each command's median over `summary`'s, of wall time
  * and of CPU time (user + system, threads included), and peak RSS (GNU time).
@@ -22,7 +22,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, '.bench-out');
 const SOURCE = join(ROOT, 'test/fixtures/traces/h200-torch2.11/gpt2_train.pt.trace.json.gz');
 const TRACE = join(OUT, 'gpt2x-160mb.json');
-const CLI = join(ROOT, 'dist/cli/main.js');
+const CLI = join(ROOT, 'dist/bin/kinetoscope.js');
 const WRITTEN = join(OUT, 'commands-output');
 
 const args = process.argv.slice(2);
@@ -32,7 +32,7 @@ const opt = (name, dflt) => {
 };
 const rounds = Number(opt('rounds', '5'));
 
-/** name → arguments after `node dist/cli/main.js`; `summary` is the yardstick. */
+/** name → arguments after `node dist/bin/kinetoscope.js`; `summary` is the yardstick. */
 const COMMANDS = {
   summary: ['summary', TRACE],
   tree: ['tree', TRACE],

@@ -21,7 +21,7 @@ import { runCli } from './helpers/cli.js';
 const ROOT = join(import.meta.dirname, '..');
 const HAS_DUCKDB = (() => {
   try {
-    createRequire(join(ROOT, 'dist/cli/main.js')).resolve('@duckdb/node-api');
+    createRequire(join(ROOT, 'dist/bin/kinetoscope.js')).resolve('@duckdb/node-api');
     return true;
   } catch {
     return false;
