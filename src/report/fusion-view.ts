@@ -1,7 +1,7 @@
 /** The fusion analysis as terminal tables and as JSON with stable keys. */
 import type { FusedKernel, FusionIntermediate, FusionKernelRef, FusionOpportunity, FusionResult } from '../analyses/compare/fusion.js';
 import type { FusionMatchResult, Replacement, UnmatchedKernel } from '../analyses/compare/fusion-match.js';
-import { formatDims, shortDtype } from '../analyses/gemm/tensor-bytes.js';
+import { formatDims, shortDtype } from '../analyses/facts/tensor-bytes.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';

@@ -23,7 +23,7 @@ import { findIntermediate, kernelTrafficBytes } from './intermediates.js';
 import { describeShapes, groupUnmatched, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
 import { listAnnotations } from '../host/scopes.js';
-import { numelOf, tensorArgs } from '../gemm/tensor-bytes.js';
+import { numelOf, tensorArgs } from '../facts/tensor-bytes.js';
 
 export interface ReplacedBy {
   readonly name: string;

@@ -33,7 +33,7 @@
  */
 import { GpuKind, type TraceModel } from '../../model/trace-model.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
-import { formatDims, numelOf, tensorArgs } from '../gemm/tensor-bytes.js';
+import { formatDims, numelOf, tensorArgs } from '../facts/tensor-bytes.js';
 import { compareText } from '../../core/compare-text.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 import { gpuTimeIndexOf } from '../facts/gpu-time-index.js';

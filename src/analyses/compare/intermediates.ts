@@ -6,7 +6,7 @@
  */
 import type { TraceModel } from '../../model/trace-model.js';
 import type { KernelKind } from '../kernels/kernel-name.js';
-import { numelOf, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
+import { numelOf, tensorArgs, type TensorArg } from '../facts/tensor-bytes.js';
 import type { KernelSite } from './kernel-sites.js';
 
 /** What an op's output is known to be: shape and/or dtype (`Input type` spelling). */

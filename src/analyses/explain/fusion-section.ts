@@ -1,6 +1,6 @@
 /** `explain`, fusion (docs/readings.md S9): fused kernels decoded and chains that could fuse. */
 import type { FusionResult } from '../compare/fusion.js';
-import { shortDtype } from '../gemm/tensor-bytes.js';
+import { shortDtype } from '../facts/tensor-bytes.js';
 import { isViewOpName } from '../facts/view-ops.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, kernelLabel, say } from './sentence.js';

@@ -36,7 +36,7 @@ import { computeGraphRegions } from '../kernels/graph-regions.js';
 import { compareText } from '../../core/compare-text.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
 import { wholeTraceWindow } from './scopes.js';
-import { formatDims, shortDtype, tensorArgs } from '../gemm/tensor-bytes.js';
+import { formatDims, shortDtype, tensorArgs } from '../facts/tensor-bytes.js';
 
 export type PreOpRole = 'region' | 'cache-lookup' | 'guards' | 'pregraph' | 'aot-wrapper' | 'compiled-function' | 'compiled-graph';
 
