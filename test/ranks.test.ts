@@ -380,7 +380,7 @@ describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
         // The innermost c10d op around the launch, on the launching thread.
         const around = c10d.filter((o) => o.tid === launch.tid && o.ts <= launch.ts && launch.ts + launch.dur <= o.ts + o.dur).sort((a, b) => b.ts - a.ts)[0]!;
         expect(names[around.name]).toBeDefined();
-        return { name: names[around.name]!, step: stepAt(steps, launch.ts), start: k.ts as number, dur: k.dur as number };
+        return { name: names[around.name]!, step: stepAt(steps, launch.ts), start: k.ts as number, dur: k.dur as number, bytes: NaN }; // no args: no size
       });
       return { rank, calls, steps, comm: calls.map((c) => [c.start, c.start + c.dur] as [number, number]), compute: computeKernels(ev) };
     });
