@@ -430,18 +430,18 @@ describe('steps: spread and slow steps', () => {
       const a = analyses.get(name)!;
       const mean = durs.reduce((x, y) => x + y, 0) / durs.length;
       const sorted = [...durs].sort((x, y) => x - y);
-      const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
       const stdev = Math.sqrt(durs.reduce((t, d) => t + (d - mean) ** 2, 0) / durs.length);
+      const medianOf = (xs: number[]) => {
+        const t = [...xs].sort((x, y) => x - y);
+        return t.length % 2 ? t[(t.length - 1) / 2]! : (t[t.length / 2 - 1]! + t[t.length / 2]!) / 2;
+      };
+      expect(a.stats.durUs.median).toBeCloseTo(medianOf(durs), 2);
       expect(a.stats.count).toBe(durs.length);
       expect(a.stats.durUs.mean).toBeCloseTo(mean, 2);
       expect(a.stats.durUs.min).toBeCloseTo(sorted[0]!, 2);
       expect(a.stats.durUs.max).toBeCloseTo(sorted[sorted.length - 1]!, 2);
       expect(a.stats.durUs.stdev).toBeCloseTo(stdev, 2);
       // A stub: the first or last step under 10% of the median of the others (of two, of the other).
-      const medianOf = (xs: number[]) => {
-        const t = [...xs].sort((x, y) => x - y);
-        return t.length % 2 ? t[(t.length - 1) / 2]! : (t[t.length / 2 - 1]! + t[t.length / 2]!) / 2;
-      };
       const stubs = durs.length < 2 ? [] : [...new Set([0, durs.length - 1])].filter((k) => durs[k]! < 0.1 * medianOf(durs.filter((_, j) => j !== k)));
       expect(a.stubs.map((t) => t.name)).toEqual(stubs.map((k) => windows[k]!.name));
       const full = windows.filter((_, k) => !stubs.includes(k));

@@ -486,6 +486,8 @@ class Builder implements ModelBuilder {
       syncs,
       counters: this.counters.finalize(origin),
       backwardSequences: host.backwardSequences,
+      recordFunctionIds: host.recordFunctionIds,
+      sequencedOps: host.sequencedOps,
       threads: threads.threads,
       processes: metaData.processes,
       devices,

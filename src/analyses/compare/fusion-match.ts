@@ -216,7 +216,7 @@ function keptOnChip(eager: TraceModel, match: KernelMatch, g: MatchGroup): Fusio
       const args = c.owner >= 0 ? tensorArgs(eager.host.args[c.owner]) : [];
       readBetween = args.length === 0 || args.some((t) => t.numel === numel && t.dtype === l.dtype);
     }
-    if (!readBetween) out.push({ producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, inferredFrom: l.inferredFrom });
+    if (!readBetween) out.push({ producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, evidence: l.evidence, strength: l.strength });
   }
   return out;
 }
