@@ -16,7 +16,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './build-once.js';
 import { h200Trace, loadOracle } from './fixtures.js';
-import { VERSION } from '../src/cli/program.js';
+import { VERSION, wantedCommands } from '../src/cli/program.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const TMP = mkdtempSync(join(tmpdir(), 'ks-install-'));
@@ -46,6 +46,16 @@ describe('install from a clone (README Quick start)', () => {
     expect(blocks[0]).toMatch(/^kinetoscope summary test\/fixtures\/traces\/\S+\.pt\.trace\.json\.gz$/m);
     expect(blocks[1]).toBe('npm ci && npm test\n');
     expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toMatch(/^npm ci --no-audit --no-fund$[\s\S]*^npm test$/m);
+  });
+
+  it('`kinetoscope --version` prints the package version and builds no subcommand (it loads none of their code)', () => {
+    ensureBuilt();
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(wantedCommands('--version')).toEqual([]);
+    expect(wantedCommands('-V')).toEqual([]);
+    expect(wantedCommands('summary')).toEqual(['summary']);
+    const r = spawnSync(process.execPath, [join(ROOT, 'dist/bin/kinetoscope.js'), '--version'], { encoding: 'utf8' });
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, `${version}\n`, '']);
   });
 
   it('installs into a prefix without a warning, and `kinetoscope summary` runs by name from another folder', (ctx) => {
