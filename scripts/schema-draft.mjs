@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist/cli/main.js');
+const CLI = join(ROOT, 'dist/bin/kinetoscope.js');
 const H200 = join(ROOT, 'test/fixtures/traces/h200-torch2.11');
 const traces = readdirSync(H200).filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => join(H200, f));
 const t = (n) => join(H200, `${n}.pt.trace.json.gz`);
