@@ -5,12 +5,27 @@
  *
  * - achieved TFLOP/s = FLOPs / mean kernel time;
  * - ridge point = peak FLOP/s / memory bandwidth (FLOP per byte where the roofline bends);
- * - bound: memory when the arithmetic intensity (FLOPs / bytes) is below the ridge point, else compute;
- * - attainable = min(peak, intensity × bandwidth); % of roofline = achieved / attainable.
+ * - roof: memory when the arithmetic intensity (FLOPs / bytes) is below the ridge point, else compute;
+ * - attainable = min(peak, intensity × bandwidth); % of roofline = achieved / attainable;
+ * - bound: the roof, unless the work reached less than LATENCY_BOUND_SHARE of its attainable rate:
+ *   then neither roof bounds it — it is far below both (the attainable rate is the lower of the
+ *   two at its intensity) — and its bound is `latency` (latency/occupancy: too few warps in flight,
+ *   too little parallel work per launch, a serial reduction, waits on its own dependencies).
+ *   Seen: the weight-grad of a 3-input-channel convolution at 0.3% of the fp16 peak and 2.5% of
+ *   its roofline (cnn_train; issue 37), which a "memory" label sent looking for bytes to save.
  */
 import type { PeakDtype, ResolvedPeaks } from './device-peaks.js';
 
-export type RooflineBound = 'memory' | 'compute';
+/** Which roof the intensity puts the work under: left of the ridge point, memory; right, compute. */
+export type RoofSide = 'memory' | 'compute';
+export type RooflineBound = RoofSide | 'latency';
+
+/**
+ * Work below this share of its attainable rate is latency/occupancy-bound (10%: an order of
+ * magnitude under the roof it sits under, so neither more bandwidth nor more FLOP/s would be what
+ * it waits for; the well-fed GEMMs and convolutions of our captures reach 20–80%).
+ */
+export const LATENCY_BOUND_SHARE = 0.1;
 
 export interface RooflinePoint {
   readonly arithmeticIntensity?: number;
@@ -19,6 +34,9 @@ export interface RooflinePoint {
   /** 0–100. */
   readonly percentOfPeak?: number;
   readonly ridgePoint?: number;
+  /** The roof the intensity puts it under. */
+  readonly roof?: RoofSide;
+  /** The roof, or `latency` when far below both (LATENCY_BOUND_SHARE). */
   readonly bound?: RooflineBound;
   readonly attainableTflops?: number;
   /** 0–100. */
@@ -35,6 +53,7 @@ const FIELD_ORDER: { readonly [K in keyof RooflinePoint]-?: true } = {
   peakTflops: true,
   percentOfPeak: true,
   ridgePoint: true,
+  roof: true,
   bound: true,
   attainableTflops: true,
   percentOfRoofline: true,
@@ -85,14 +104,31 @@ export function placeOnRoofline(
   // on CPU tensors, or its kernels outside the trace) the work is on no GPU roofline.
   const onGpu = meanUs !== undefined;
   const attainableTflops = onGpu && peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
+  const roof: RoofSide | undefined = onGpu && ridgePoint !== undefined && intensity !== undefined ? (intensity < ridgePoint ? 'memory' : 'compute') : undefined;
+  const percentOfRoofline = attainableTflops && tflops !== undefined ? (100 * tflops) / attainableTflops : undefined;
   return rooflineFields({
     arithmeticIntensity: intensity,
     tflops,
     peakTflops,
     percentOfPeak: tflops !== undefined && peakTflops ? (100 * tflops) / peakTflops : undefined,
     ridgePoint,
-    bound: onGpu && ridgePoint !== undefined && intensity !== undefined ? (intensity < ridgePoint ? 'memory' : 'compute') : undefined,
+    roof,
+    bound: roof && percentOfRoofline !== undefined ? boundOf(roof, percentOfRoofline) : roof,
     attainableTflops,
-    percentOfRoofline: attainableTflops && tflops !== undefined ? (100 * tflops) / attainableTflops : undefined,
+    percentOfRoofline,
   });
+}
+
+/** The bound of work under `roof` that reached `percentOfRoofline` (0–100) of its attainable rate. */
+export function boundOf(roof: RoofSide, percentOfRoofline: number): RooflineBound {
+  return percentOfRoofline < 100 * LATENCY_BOUND_SHARE ? 'latency' : roof;
+}
+
+/**
+ * The least time work of these FLOPs and bytes can take on the device: on its roofline, the
+ * larger of FLOPs at the peak and bytes at the bandwidth (µs); undefined without both.
+ */
+export function rooflineFloorUs(flops: number | undefined, bytes: number | undefined, peakTflops: number | undefined, bandwidthGBs: number | undefined): number | undefined {
+  if (flops === undefined || bytes === undefined || !peakTflops || !bandwidthGBs) return undefined;
+  return Math.max(flops / (peakTflops * 1e6), bytes / (bandwidthGBs * 1e3));
 }

@@ -12,11 +12,23 @@
  *   add, the bias gradient's `aten::sum`, a contiguity `aten::copy_`) are not the convolution's
  *   and are reported apart as `otherKernelUs`. A backward that computes one of the input/weight
  *   grads gives all its kernels to that pass; one that computes both splits them by the pass
- *   each kernel's name states (helpers — layout changes, split-K reductions — go with the next
- *   named kernel, a split-K reduction with the previous); when a name states no pass the two are
- *   one `conv-bwd` row with both passes' FLOPs.
+ *   each kernel's name states (a helper goes with the pass it serves: an NCHW→NHWC transpose or
+ *   a workspace set-up with the next named kernel, a split-K reduction or an NHWC→NCHW transpose
+ *   of a result with the previous); when a name states no pass the two are one `conv-bwd` row
+ *   with both passes' FLOPs.
  * - Attention: the outermost op of attention-shape.ts's set (`_scaled_dot_product_*_attention`
  *   and their backward), with every kernel under it.
+ *
+ * Layout kernels: cuDNN's NCHW↔NHWC transposes among a row's kernels (kernels/layout-kernels.ts)
+ * are the row's time but not its math: the row states them apart (`layoutKernelUs`) with the
+ * compute kernels' own rate (`computeOnly`), and its bound is the compute kernels' (a conv whose
+ * row runs at 17% of peak because most of its time is transposes is not latency-bound when its
+ * convolution kernel runs at 41%).
+ *
+ * Time at stake (`atStakeUs`): per step (over the trace when it has no profiler steps), the time
+ * the row's calls spend above their roofline's floor — the larger of FLOPs at the dtype's peak and
+ * bytes at the memory bandwidth: an upper bound on what any faster kernel for this work could
+ * save. The rows are ordered by it (then by time); a row without FLOPs or bytes has none.
  *
  * Inductor's own estimates (`kernel_flop`, `kernel_num_gb`, `roofline_bound`), where the trace
  * carries them on a row's kernels, are read beside each row (`inductor`) and every disagreement
@@ -35,7 +47,8 @@ import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType,
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
-import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
+import { placeOnRoofline, rooflineFields, rooflineFloorUs, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
+import { layoutConversionOfKernel } from '../kernels/layout-kernels.js';
 import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
@@ -63,6 +76,14 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly kernelNames: readonly string[];
   /** Kernels under the op that are not the row's work (bias add, bias grad, copies), total. */
   readonly otherKernelUs: number;
+  /** Per call: the layout-conversion kernels among the row's kernels (cuDNN's NCHW↔NHWC transposes); 0 when none. */
+  readonly layoutKernelUs: number;
+  /** Their names, each once, in launch order. */
+  readonly layoutKernels: readonly string[];
+  /** Where layout kernels are among the row's: the row's work on the other kernels alone (per call). */
+  readonly computeOnly?: ComputeOnly;
+  /** µs per step (over the trace without profiler steps) above the roofline's floor: at most what a faster kernel could save. */
+  readonly atStakeUs?: number;
   /** Why the row has no FLOPs. */
   readonly declined?: string;
   readonly device?: number;
@@ -74,6 +95,16 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly hosts: readonly number[];
   /** Inductor's estimates on the row's kernels, when any carries them, and where they disagree. */
   readonly inductor?: InductorCheck;
+}
+
+/** A row's work on its compute kernels alone, without the layout conversions around them. */
+export interface ComputeOnly {
+  readonly meanUs: number;
+  readonly tflops?: number;
+  /** 0–100. */
+  readonly percentOfPeak?: number;
+  /** 0–100. */
+  readonly percentOfRoofline?: number;
 }
 
 export interface RooflineReport {
@@ -90,6 +121,8 @@ export interface RooflineReport {
   };
   readonly byKind: readonly { readonly kind: ComputeKind; readonly calls: number; readonly flops: number; readonly kernelUs: number }[];
   readonly stepCount: number;
+  /** What `atStakeUs` is per: `step` (profiler steps) or `trace`. */
+  readonly atStakePer: 'step' | 'trace';
   readonly notes: string[];
   readonly gemm: GemmReport;
   /** GEMMs on a kernel of too small an alignment for their dims, compared with `vs` when given. */
@@ -207,7 +240,9 @@ function convCalls(m: TraceModel): CallWork[] {
       if (assigned[k]) continue;
       const prev = assigned.slice(0, k).reverse().find((p) => p);
       const next = passOf.slice(k + 1).find((p) => p === 'dgrad' || p === 'wgrad');
-      assigned[k] = helper[k] === 'split-k reduce' ? (prev ?? next) : (next ?? prev);
+      // What comes out of a pass (its split-K reduction, its NHWC result turned back into NCHW)
+      // follows it; what goes in (NCHW turned into NHWC, workspace set-up) precedes it.
+      assigned[k] = helper[k] === 'split-k reduce' || layoutConversionOfKernel(names[k]!) === 'nhwc→nchw' ? (prev ?? next) : (next ?? prev);
     }
     for (const pass of ['dgrad', 'wgrad'] as const) {
       out.push({ ...base, kind: `conv-${pass}`, kernels: kernels.filter((_, k) => assigned[k] === pass), flops: s.flopsPerPass, ...(s.bytes ? { bytes: s.bytes[pass] } : {}), keyExtra: pass, otherKernels: pass === 'dgrad' ? otherKernels : [] });
@@ -300,6 +335,9 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
   const rows: RooflineRow[] = [];
   /** Each row's calls, as the kernels of each (for Inductor's estimates), by row. */
   const callKernels = new Map<RooflineRow, number[][]>();
+  const deviceOf = (id: number | undefined) => (id !== undefined ? deviceById.get(id) : undefined);
+  /** The calls a row's time at stake counts: per step where there are steps, else every call that ran kernels. */
+  const perStep = (callsPerStep: number | undefined, kernelCalls: number) => (steps.length ? (callsPerStep ?? 0) : kernelCalls);
 
   for (const r of gemm.rows) {
     const s = r.shape;
@@ -320,6 +358,9 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(r.kernel ? { kernel: r.kernel } : {}),
       kernelNames: r.kernelNames,
       otherKernelUs: 0,
+      layoutKernelUs: 0,
+      layoutKernels: [],
+      ...stakeOf(s?.flops, s?.bytes, r.meanUs, r.peakTflops, deviceOf(r.device), perStep(r.callsPerStep, r.kernelCalls)),
       ...(!s ? { declined: r.inputDims === 'null' ? 'no Input Dims (recorded without record_shapes=True)' : 'Input Dims do not give a matrix product' } : {}),
       ...(r.device !== undefined ? { device: r.device } : {}),
       compiled: r.compiled,
@@ -349,6 +390,8 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     minNs: number;
     maxNs: number;
     otherNs: number;
+    layoutNs: number;
+    layoutNames: Set<string>;
     calls: number[][];
   }
   const groups = new Map<string, Acc>();
@@ -357,7 +400,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     const names = w.kernels.map((g) => gpuName(m, g));
     const key = [w.kind, w.op, JSON.stringify(m.host.args[w.host]?.['Input Dims'] ?? null), JSON.stringify(m.host.args[w.host]?.['Input type'] ?? null), JSON.stringify(m.host.args[w.host]?.['Concrete Inputs'] ?? null), w.keyExtra, names.join('\u0001')].join('\u0000');
     let a = groups.get(key);
-    if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0, calls: [] }));
+    if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0, layoutNs: 0, layoutNames: new Set(), calls: [] }));
     a.hosts.push(w.host);
     a.calls.push([...w.kernels]);
     if (steps.length && inStep(w.host)) a.inSteps++;
@@ -368,7 +411,14 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     for (const g of w.otherKernels) a.otherNs += m.gpu.durNs[g]!;
     if (w.kernels.length) {
       let ns = 0;
-      for (const g of w.kernels) ns += m.gpu.durNs[g]!;
+      for (let k = 0; k < w.kernels.length; k++) {
+        const g = w.kernels[k]!;
+        ns += m.gpu.durNs[g]!;
+        if (layoutConversionOfKernel(names[k]!)) {
+          a.layoutNs += m.gpu.durNs[g]!;
+          a.layoutNames.add(names[k]!);
+        }
+      }
       a.kernelCalls++;
       a.totalNs += ns;
       a.minNs = Math.min(a.minNs, ns);
@@ -382,6 +432,10 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     const device = deviceId !== undefined ? deviceById.get(deviceId) : undefined;
     const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
     const point = placeOnRoofline(w.flops, w.bytes, meanUs, w.peakDtype, device?.peaks);
+    // The compute kernels alone, where layout conversions are among the row's kernels: their rate, and the bound.
+    const computeMeanUs = a.layoutNs > 0 && a.kernelCalls ? (a.totalNs - a.layoutNs) / a.kernelCalls / 1000 : undefined;
+    const computePoint = computeMeanUs !== undefined ? placeOnRoofline(w.flops, w.bytes, computeMeanUs, w.peakDtype, device?.peaks) : undefined;
+    const callsPerStep = steps.length ? a.inSteps / steps.length : undefined;
     const at = rows.push({
       kind: w.kind,
       op: w.op,
@@ -392,14 +446,28 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(w.flops !== undefined ? { flops: w.flops } : {}),
       ...(w.bytes !== undefined ? { bytes: w.bytes } : {}),
       ...point,
+      ...(computePoint?.bound ? { bound: computePoint.bound } : {}),
       calls: a.hosts.length,
-      ...(steps.length ? { callsPerStep: a.inSteps / steps.length } : {}),
+      ...(callsPerStep !== undefined ? { callsPerStep } : {}),
       kernelCalls: a.kernelCalls,
       totalUs: a.totalNs / 1000,
       ...(meanUs !== undefined ? { meanUs, minUs: a.minNs / 1000, maxUs: a.maxNs / 1000 } : {}),
       ...(kernel ? { kernel } : {}),
       kernelNames: w.kernels.map((g) => gpuName(m, g)),
       otherKernelUs: a.otherNs / 1000,
+      layoutKernelUs: a.kernelCalls ? a.layoutNs / a.kernelCalls / 1000 : 0,
+      layoutKernels: [...a.layoutNames],
+      ...(computeMeanUs !== undefined && computePoint
+        ? {
+            computeOnly: {
+              meanUs: computeMeanUs,
+              ...(computePoint.tflops !== undefined ? { tflops: computePoint.tflops } : {}),
+              ...(computePoint.percentOfPeak !== undefined ? { percentOfPeak: computePoint.percentOfPeak } : {}),
+              ...(computePoint.percentOfRoofline !== undefined ? { percentOfRoofline: computePoint.percentOfRoofline } : {}),
+            },
+          }
+        : {}),
+      ...stakeOf(w.flops, w.bytes, meanUs, point.peakTflops, device, perStep(callsPerStep, a.kernelCalls)),
       ...(w.declined ? { declined: w.declined } : {}),
       ...(deviceId !== undefined ? { device: deviceId } : {}),
       compiled: w.compiled,
@@ -460,6 +528,8 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       kernel: { name, short: shortKernelName(name), decoded: decodeKernelName(name) },
       kernelNames: [name],
       otherKernelUs: 0,
+      layoutKernelUs: 0,
+      layoutKernels: [],
       declined: `${where}: no shape`,
       device: m.gpu.device[gs[0]!]!,
       compiled: isTemplateGemmName(name) || (owner >= 0 && isCompiled(m, owner)),
@@ -478,7 +548,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     rows[k] = { ...r, inductor: check };
     notes.push(...check.disagreements);
   }
-  rows.sort((x, y) => y.totalUs - x.totalUs || compareText(x.kind, y.kind) || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
+  rows.sort((x, y) => (y.atStakeUs ?? -1) - (x.atStakeUs ?? -1) || y.totalUs - x.totalUs || compareText(x.kind, y.kind) || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
 
   let flops = 0;
   let kernelUs = 0;
@@ -517,10 +587,18 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     totals: { calls, flops, kernelUs, traceKernelUs: gemm.traceKernelUs, declinedCalls },
     byKind: COMPUTE_KINDS.filter((k) => byKind.has(k)).map((k) => ({ kind: k, ...byKind.get(k)! })),
     stepCount: steps.length,
+    atStakePer: steps.length ? 'step' : 'trace',
     notes,
     gemm,
     alignment: opts.vs ? findAlignmentIssues(gemm, gemm.traceKernelUs, opts.vs) : gemm.alignment,
     kernelSet,
     convAttentionKernels,
   };
+}
+
+/** `atStakeUs` of a row: its calls' time above the roofline's floor (FLOPs at the peak, bytes at the bandwidth), never negative. */
+function stakeOf(flops: number | undefined, bytes: number | undefined, meanUs: number | undefined, peakTflops: number | undefined, device: GemmDevice | undefined, calls: number): { atStakeUs?: number } {
+  const floorUs = rooflineFloorUs(flops, bytes, peakTflops, device?.peaks?.memoryBandwidthGBs);
+  if (floorUs === undefined || meanUs === undefined) return {};
+  return { atStakeUs: Math.max(0, meanUs - floorUs) * calls };
 }

@@ -28,7 +28,19 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               a bias add or bias-gradient sum is not); for attention, every kernel under the op
   TFLOP/s     FLOPs / Mean; % peak: of the device's dense peak for the input dtype (fp32 convs
               with cuDNN's allow_tf32 on: the TF32 peak)
-  Bound       memory when FLOP/B is below the ridge point (peak / bandwidth), else compute
+  Bound       memory when FLOP/B is below the ridge point (peak / bandwidth), else compute;
+              latency when TFLOP/s is under 10% of what that roof allows at this FLOP/B
+              (min(peak, FLOP/B x bandwidth)): far below both roofs, latency/occupancy-bound.
+              A row with layout kernels is judged on its compute kernels alone
+  Stake/step  per profiler step (Stake: over the trace, when it has no steps): the time the
+              row's calls spend above their roofline floor, max(FLOPs / peak, Bytes /
+              bandwidth) per call: at most what a faster kernel for this work could save.
+              Rows are ranked by it (--sort stake, the default)
+Layout: a conv row whose kernels include cuDNN's NCHW<->NHWC transposes (nchwToNhwcKernel,
+nhwcToNchwKernel: cuDNN's NHWC-only kernels given NCHW tensors) gets a line with the transposes'
+time per call and the compute kernels' own time, TFLOP/s and % of peak (--json:
+layoutKernelUs, computeOnly). A backward that computes both grads gives an NCHW->NHWC transpose
+to the pass after it and an NHWC->NCHW transpose of a result to the pass before it.
 Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) on an align1/align2 kernel is
 named with the padded size and the largest aligned GEMM of the trace (--vs OTHER: the rows there
 of the same or the padded shape, e.g. Inductor's padded vocabulary GEMM). Peaks as in \`kinetoscope gemm --help\` (--peaks FILE, --device NAME).
@@ -43,11 +55,12 @@ interface RooflineOptions extends CommonOptions {
   device?: string;
   kind?: string;
   vs?: string;
-  sort: 'time' | 'flops' | 'percent';
+  sort: 'stake' | 'time' | 'flops' | 'percent';
   limit?: string;
 }
 
 const SORTERS: Record<RooflineOptions['sort'], (a: RooflineRow, b: RooflineRow) => number> = {
+  stake: (a, b) => (b.atStakeUs ?? -1) - (a.atStakeUs ?? -1) || b.totalUs - a.totalUs,
   time: (a, b) => b.totalUs - a.totalUs,
   flops: (a, b) => (b.flops ?? 0) * b.calls - (a.flops ?? 0) * a.calls,
   percent: (a, b) => (a.percentOfPeak ?? Infinity) - (b.percentOfPeak ?? Infinity),
@@ -61,7 +74,7 @@ export function rooflineCommand(): Command {
     .option('--device <name>', 'use this entry of the peaks table instead of matching deviceProperties')
     .option('--vs <other>', 'another trace of the workload (the compiled run): the alignment findings say what it achieved on the same or the padded shape')
     .option('--kind <kinds>', `only these kinds, comma-separated (${COMPUTE_KINDS.join(', ')}; conv and attention select their passes)`)
-    .addOption(new Option('--sort <key>', 'sort rows by total kernel time, total FLOPs, or % of peak (lowest first)').choices(['time', 'flops', 'percent']).default('time'))
+    .addOption(new Option('--sort <key>', 'sort rows by time at stake per step, total kernel time, total FLOPs, or % of peak (lowest first)').choices(['stake', 'time', 'flops', 'percent']).default('stake'))
     .option('--limit <n>', 'show the first n rows')
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
