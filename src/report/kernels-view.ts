@@ -4,6 +4,8 @@ import type { GraphRegions } from '../analyses/kernels/graph-regions.js';
 import type { DecodedKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import type { LayoutReading } from '../analyses/layouts/memory-format.js';
+import { layoutLines } from './layouts-view.js';
 
 /** What a decoded name says, in one line: `cuBLAS nvjet · sm90 · bf16 · tile 64x8 · cluster 1x2 · TNT · epilogue bias`, `cuDNN xmma · conv wgrad · sm90 · f16 · …`. */
 export function describeDecoded(d: DecodedKernelName): string {
@@ -41,6 +43,8 @@ export interface KernelCatalogRenderOptions extends RenderOptions {
   readonly width?: number;
   /** The trace's CUDA-graph regions: listed after the table when the trace annotates any. */
   readonly graphRegions?: GraphRegions;
+  /** The memory-format reading: its lines after the table, when it found conversions or NCHW batch norms. */
+  readonly layouts?: LayoutReading;
 }
 
 /** A name's streams, with the priorities its kernels carry when the trace states them (`7 (priority -1)`). */
@@ -76,7 +80,8 @@ export function graphRegionLines(g: GraphRegions): string[] {
  */
 export function renderKernelCatalog(c: KernelCatalog, entries: readonly KernelCatalogEntry[], opts: KernelCatalogRenderOptions): string {
   const regions = opts.graphRegions ? graphRegionLines(opts.graphRegions) : [];
-  const footer = `${c.activities} GPU activities, ${entries.length} of ${c.entries.length} names shown, ${formatUs(c.totalUs)} in all.${regions.length ? `\n${regions.join('\n')}` : ''}`;
+  const layouts = opts.layouts ? layoutLines(opts.layouts) : [];
+  const footer = `${c.activities} GPU activities, ${entries.length} of ${c.entries.length} names shown, ${formatUs(c.totalUs)} in all.${[...regions, ...layouts].map((x) => `\n${x}`).join('')}`;
   if (opts.wide) return `${entries.map((e, i) => renderKernelRecord(e, i + 1, opts)).join('\n\n')}\n\n${footer}`;
   const columns = [
     { header: 'Kernel', maxWidth: 60 },

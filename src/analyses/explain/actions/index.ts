@@ -5,11 +5,14 @@
  */
 import type { TraceContext } from '../context.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
+import { channelsLastActions } from './channels-last.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
 /** Every rule, in no particular order (the ranking orders their actions). */
-export const ACTION_RULES: readonly ActionRule[] = [];
+export const ACTION_RULES: readonly ActionRule[] = [
+  channelsLastActions,
+];
 
 export interface RankedActions {
   /** At or above ADVICE_MIN_STEP_SHARE of the step, most time at stake first. */
