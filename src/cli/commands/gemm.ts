@@ -7,6 +7,9 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
+import { computeRoofline } from '../../analyses/gemm/roofline.js';
+import { computePrecisionReading } from '../../analyses/gemm/precision.js';
+import { precisionJson, precisionLine } from '../../report/precision-view.js';
 
 const DEFINITIONS = `
 One row per GEMM op, Input Dims, Input types and kernel. A call is one launch of a matrix
@@ -101,13 +104,16 @@ export function gemmCommand(): Command {
       if (!path) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
       const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
       const model = await openTrace(path);
-      const report = computeGemmTable(model, { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) });
+      const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
+      const report = computeGemmTable(model, gemmOpts);
       let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+      const precision = computePrecisionReading(computeRoofline(model, gemmOpts, report), ['gemm']);
       if (opts.json) {
-        printJson({ ...gemmJson(report, rows), diagnostics: diagnosticsForJson(model) });
+        printJson({ ...gemmJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold }));
+        const line = precisionLine(precision, report.device?.peaks?.name);
+        printText(`${renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

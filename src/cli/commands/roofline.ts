@@ -7,6 +7,8 @@ import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { readPeaks } from './gemm.js';
+import { computePrecisionReading } from '../../analyses/gemm/precision.js';
+import { precisionJson, precisionLine } from '../../report/precision-view.js';
 
 const DEFINITIONS = `
 One table for every compute op, one row per (kind, op, Input Dims, types, arguments, kernels).
@@ -94,10 +96,12 @@ export function rooflineCommand(): Command {
       let rows = report.rows.filter((r) => !kinds || kinds.some((k) => r.kind === k || r.kind.startsWith(`${k}-`)));
       rows = rows.sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+      const precision = computePrecisionReading(report);
       if (opts.json) {
-        printJson({ ...rooflineJson(report, rows), diagnostics: diagnosticsForJson(model) });
+        printJson({ ...rooflineJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderRoofline(report, rows, { wide: opts.wide, headerStyle: c.bold }));
+        const line = precisionLine(precision, report.device?.peaks?.name);
+        printText(`${renderRoofline(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -6,12 +6,16 @@
 import type { TraceContext } from '../context.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
 import { channelsLastActions } from './channels-last.js';
+import { lowerPrecisionActions } from './lower-precision.js';
+import { latencyBoundActions } from './latency-bound.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
 /** Every rule, in no particular order (the ranking orders their actions). */
 export const ACTION_RULES: readonly ActionRule[] = [
   channelsLastActions,
+  lowerPrecisionActions,
+  latencyBoundActions,
 ];
 
 export interface RankedActions {
