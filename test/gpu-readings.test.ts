@@ -160,3 +160,42 @@ describe('silent on bf16 matrix math (mlp_train: bf16 autocast)', () => {
     expect((await runCli(['gemm', h200Trace('mlp_train')])).stdout).not.toMatch(/precision:/);
   });
 });
+
+describe('Inductor kernels named after a matrix product or attention are described as what they are', () => {
+  it('gpt2_train_compile: the pad-and-transpose copy for the vocabulary mm is not "computing `mm`"; its buffers from its launch op', async () => {
+    const { events, kernels } = raw('gpt2_train_compile');
+    const name = 'triton_poi_fused_mm_t_view_1';
+    const launch = events.find((e) => e.cat === 'cpu_op' && e.name === name)!;
+    // The evidence in the raw events: 50257 beside 50264 (the pad), a transposed stride (the copy's layout).
+    expect(dims(launch)).toEqual([[8, 512, 50257], [50264, 4096], [4096, 50264], []]);
+    expect((launch.args!['Input Strides'] as number[][])[1]).toEqual([1, 50304]);
+    const share = kernels.filter((k) => k.name === name).reduce((s, k) => s + k.dur, 0) / events.filter((e) => e.cat === 'kernel' || e.cat === 'gpu_memcpy' || e.cat === 'gpu_memset').reduce((s, k) => s + k.dur, 0);
+    expect(share).toBeGreaterThan(0.03);
+    const md = (await runCli(['explain', h200Trace('gpt2_train_compile')])).stdout;
+    const line = md.split('\n').find((l) => l.startsWith(`- \`${name}\` is an Inductor`))!;
+    expect(line).toContain('whose name holds `mm`, but not its product');
+    expect(line).toContain('[8,512,50257], [50264,4096] (strides [1,50304]), [4096,50264] (strides [50304,1])');
+    expect(md).not.toMatch(/computing `mm`/);
+    const kt = (await runCli(['kernels', h200Trace('gpt2_train_compile'), '--json'])).stdout;
+    const entry = (JSON.parse(kt) as { kernels: { name: string; decoded: { inductor?: { matrixOps?: string[] } } }[] }).kernels.find((k) => k.name === name)!;
+    expect(entry.decoded.inductor?.matrixOps).toEqual(['mm']);
+  });
+
+  it('llm_decode_compile: the mask builder is not "fusing `_scaled_dot_product_cudnn_attention`": it builds with arange/le/where, the attention ran in cuDNN', async () => {
+    const { kernels } = raw('llm_decode_compile');
+    const builders = [...new Set(kernels.map((k) => k.name).filter((n) => /^triton_poi_fused__scaled_dot_product_cudnn_attention_/.test(n)))];
+    expect(builders.length).toBeGreaterThan(0);
+    for (const n of builders) expect(n).toMatch(/_arange_.*_le_.*_where_\d+$/);
+    // The attention itself: cuDNN's SDPA kernels, in the same trace.
+    expect(kernels.some((k) => /cudnn_generated_fort_native_sdpa/.test(k.name))).toBe(true);
+    const md = (await runCli(['explain', h200Trace('llm_decode_compile')])).stdout;
+    expect(md).not.toMatch(/fusing `_scaled_dot_product_cudnn_attention`/);
+    expect(md).toMatch(/whose name holds `_scaled_dot_product_cudnn_attention`, `bmm`, but not their product/);
+  });
+
+  it('a template keeps "computing": relu_mlp_compile_ma_nograd\'s Triton template GEMMs', async () => {
+    const md = (await runCli(['explain', h200Trace('relu_mlp_compile_ma_nograd')])).stdout;
+    expect(md).toMatch(/`triton_tem_fused_addmm_t_view_0` is an Inductor Triton template computing `addmm`/);
+    expect(md).not.toMatch(/whose name holds/);
+  });
+});

@@ -18,8 +18,12 @@ export function describeDecoded(d: DecodedKernelName): string {
   if (d.convPass || d.direction) parts.push([d.kind === 'other' || d.kind === 'triton' ? undefined : d.kind, d.convPass, d.direction].filter(Boolean).join(' '));
   if (d.inductor) {
     parts.push(`${d.inductor.kind} #${d.inductor.index}`);
-    if (d.inductor.ops) parts.push(`fuses ${d.inductor.ops.join(' + ')}`);
-    else if (d.inductor.opCandidates) parts.push(`fuses ${d.inductor.opCandidates[0]!.join(' + ')} (or other splits)`);
+    const matrix = d.inductor.matrixOps ?? [];
+    const rest = d.inductor.ops?.filter((o) => !matrix.includes(o));
+    if (rest?.length) parts.push(`fuses ${rest.join(' + ')}`);
+    else if (!d.inductor.ops && d.inductor.opCandidates) parts.push(`fuses ${d.inductor.opCandidates[0]!.join(' + ')} (or other splits)`);
+    // Named after a matrix product or attention it does not compute (names/inductor.ts).
+    if (matrix.length) parts.push(`${d.inductor.kind === 'pointwise' || d.inductor.kind === 'foreach' ? 'elementwise work for' : 'code from'} ${matrix.join(' + ')}, not its product`);
   }
   if (d.aten?.op || d.aten?.functor) parts.push(d.aten.op ?? d.aten.functor!);
   if (d.nccl?.collective) parts.push(d.nccl.collective);

@@ -12,7 +12,17 @@ export function nameSays(d: DecodedKernelName): string {
   const parts: string[] = [];
   if (d.inductor) {
     const ops = d.inductor.ops ?? d.inductor.opCandidates?.[0];
-    parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${ops ? ` fusing ${ops.map((o) => `\`${o}\``).join(', ')}` : ''}`);
+    const matrix = d.inductor.matrixOps ?? [];
+    const rest = ops?.filter((o) => !matrix.includes(o));
+    const q = (xs: readonly string[]) => xs.map((o) => `\`${o}\``).join(', ');
+    const fusing = rest?.length ? ` ${rest.length > 1 ? 'fusing' : 'computing'} ${q(rest)}` : '';
+    // A kernel named after a matrix product or attention that it does not compute (names/inductor.ts).
+    const around = !matrix.length
+      ? ''
+      : d.inductor.kind === 'pointwise' || d.inductor.kind === 'foreach'
+        ? `${fusing ? ',' : ''} named also after ${q(matrix)} but not computing their product (a pointwise kernel sums nothing: elementwise work on their operands or results)`
+        : `${fusing ? ',' : ''} named also after ${q(matrix)} (part of them decomposed into a multiply and a sum, or work on their operands or results)`;
+    parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${fusing}${around}`);
   } else if (d.aten) {
     parts.push(`an ATen \`${d.aten.template}\`${d.aten.op ?? d.aten.functor ? ` running ${d.aten.op ?? d.aten.functor}` : ''}`);
   } else if (d.library) {

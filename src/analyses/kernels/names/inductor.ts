@@ -16,6 +16,9 @@ import type { InductorKernelKind, DecodedKernelName } from './types.js';
 // exactly one exists. next_kernel_suffix() is a per-graph counter.
 const TEMPLATE_GEMM_OPS = /^(mm|addmm|bmm|baddbmm|_scaled_mm|_int_mm|_addmm_activation|_scaled_grouped_mm|_grouped_mm)$/;
 
+/** Matrix-product and attention ops: their math runs in extern or template kernels, never in a pointwise one. */
+const MATRIX_OPS = /^(mm|addmm|bmm|baddbmm|_scaled_mm|_int_mm|_grouped_mm|_scaled_grouped_mm|_addmm_activation|convolution|_convolution|convolution_backward|convolution_transpose\w*|_scaled_dot_product_\w+|_flash_attention_\w+|_efficient_attention_\w+|_cudnn_attention_\w+)$/;
+
 const INDUCTOR_CATEGORIES: Record<string, InductorKernelKind> = {
   poi: 'pointwise', red: 'reduction', per: 'persistent_reduction', tem: 'template', for: 'foreach',
   spl: 'split_scan', unk: 'unknown',
@@ -42,6 +45,22 @@ export function decodeInductor(sig: Signature): DecodedKernelName | undefined {
       if (splits.length > 1) inductor.opCandidates = splits;
       d.unparsed = [opPart];
     }
+  }
+  // A kernel that is not a template but is named after a matrix product or attention does not
+  // compute that op: Inductor runs those as extern kernels (cuBLAS, cuDNN, FlashAttention) or as
+  // templates, and names every kernel after the `original_aten` of the nodes its code came from
+  // (utils.get_fused_kernel_name). A pointwise kernel, which sums nothing, holds elementwise work
+  // derived from them: gpt2_train_compile's `triton_poi_fused_mm_t_view_1` pads the vocabulary
+  // 50257 → 50264 and transposes the logits' gradient for the extern mm (its launch op records
+  // buffers [8,512,50257] and [50264,4096] with strides [1,50304]; 3.6% of the GPU time), and
+  // llm_decode_compile's `triton_poi_fused__scaled_dot_product_cudnn_attention_…_where_5` builds
+  // the causal mask (arange, le, where, bitwise_and) and the rotary embedding for cuDNN's attention
+  // (torch 2.11). A reduction kernel may also compute a small product that Inductor decomposed into
+  // a multiply and a sum (fx_passes/decompose_mem_bound_mm.py), so its description says either.
+  const splitOps = inductor.ops ?? (inductor.opCandidates?.length === 1 ? inductor.opCandidates[0] : undefined);
+  if (inductor.kind !== 'template' && splitOps) {
+    const matrix = splitOps.filter((o) => MATRIX_OPS.test(o));
+    if (matrix.length) inductor.matrixOps = matrix;
   }
   // A template kernel is the template's computation with the fused ops as its prologue/epilogue:
   // Inductor's templates are the matrix products (kernel/mm.py, bmm.py, mm_scaled*: tuned_mm,
