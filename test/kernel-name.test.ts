@@ -359,9 +359,10 @@ const CAPTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   // lstm_train's cuDNN RNN cell kernels (the third set, README.md): cuDNN's by their cudnnRNN*
   // template arguments / parameter types; `_bp1` / `_bp2` = backward, elemWiseRNNcell the
   // forward's (it ran under aten::_cudnn_rnn only); first template argument __half = f16.
-  ['void elemWiseRNNcell<__half, __half, float, (cudnnRNNMode_t)2', { kind: 'elementwise', library: 'cuDNN', direction: 'fwd', dtype: 'f16' }],
-  ['void LSTM_elementWise_bp1<__half, __half, float>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16' }],
-  ['void GENERIC_elementWise_bp2<__half, __half, float, 4, (cudnnRNNBiasMode_t)2>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16' }],
+  // The cell: cudnnRNNMode_t 2 is CUDNN_LSTM (cudnn_adv.h), LSTM_ says so itself; bp2 states none.
+  ['void elemWiseRNNcell<__half, __half, float, (cudnnRNNMode_t)2', { kind: 'elementwise', library: 'cuDNN', direction: 'fwd', dtype: 'f16', rnn: { cell: 'LSTM' } }],
+  ['void LSTM_elementWise_bp1<__half, __half, float>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16', rnn: { cell: 'LSTM' } }],
+  ['void GENERIC_elementWise_bp2<__half, __half, float, 4, (cudnnRNNBiasMode_t)2>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16', rnn: {} }],
 ];
 
 describe('decodeKernelName on the names of our H200 fixtures', () => {

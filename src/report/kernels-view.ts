@@ -14,6 +14,8 @@ export function describeDecoded(d: DecodedKernelName): string {
   const gen = d.generator && !d.library?.toLowerCase().includes(d.generator.toLowerCase()) ? d.generator : undefined;
   const lib = [d.library, gen].filter(Boolean).join(' ');
   if (lib) parts.push(lib);
+  // cuDNN's RNN cells: what they are before how (`RNN LSTM cell · elementwise fwd`).
+  if (d.rnn) parts.push(`RNN ${d.rnn.cell ? `${d.rnn.cell} ` : ''}cell`);
   // The role where the name states a pass or a direction: `conv wgrad`, `attention bwd`, `normalization fwd`.
   if (d.convPass || d.direction) parts.push([d.kind === 'other' || d.kind === 'triton' ? undefined : d.kind, d.convPass, d.direction].filter(Boolean).join(' '));
   if (d.inductor) {
@@ -152,6 +154,8 @@ export function decodedFields(d: DecodedKernelName): Array<[string, string]> {
   out.push(['library', [d.library ?? 'not stated', gen].filter(Boolean).join(' · ')]);
   const role = [d.kind === 'unknown' ? 'not decoded' : d.kind, d.convPass, d.direction, d.inductor?.kind].filter(Boolean).join(' · ');
   out.push(['role', role]);
+  if (d.rnn) out.push(['rnn', `${d.rnn.cell ? `${d.rnn.cell} ` : ''}cell (cuDNN's RNN: its elementwise half of a time step${d.direction ? `, ${d.direction === 'fwd' ? 'forward' : 'backward'}` : ''})`]);
+  if (d.inductor?.matrixOps) out.push(['named after', `${d.inductor.matrixOps.join(' + ')}: not its product (${d.inductor.kind === 'pointwise' || d.inductor.kind === 'foreach' ? 'a pointwise kernel sums nothing' : 'at most a small product decomposed into a multiply and a sum'})`]);
   if (d.inductor?.ops) out.push(['fuses', d.inductor.ops.length ? d.inductor.ops.join(' + ') : '(no ops in the name)']);
   else if (d.inductor?.opCandidates) out.push(['fuses', d.inductor.opCandidates.map((c) => c.join(' + ')).join('  or  ')]);
   if (d.aten) out.push(['aten', [d.aten.template, d.aten.functor, d.aten.op].filter(Boolean).join(' · ')]);

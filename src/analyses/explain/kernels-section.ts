@@ -25,6 +25,8 @@ export function nameSays(d: DecodedKernelName): string {
     parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${fusing}${around}`);
   } else if (d.aten) {
     parts.push(`an ATen \`${d.aten.template}\`${d.aten.op ?? d.aten.functor ? ` running ${d.aten.op ?? d.aten.functor}` : ''}`);
+  } else if (d.rnn) {
+    parts.push(`cuDNN's RNN ${d.rnn.cell ? `${d.rnn.cell} ` : ''}cell kernel (the elementwise half of a time step${d.direction ? `, ${d.direction === 'fwd' ? 'forward' : 'backward'}` : ''})`);
   } else if (d.library) {
     const gen = d.generator && !d.library.toLowerCase().includes(d.generator.toLowerCase()) ? ` ${d.generator}` : '';
     parts.push(`${d.library}${gen}${d.kind === 'gemm' ? ' GEMM' : d.kind !== 'unknown' && d.kind !== 'other' ? ` ${d.kind}` : ''}`);

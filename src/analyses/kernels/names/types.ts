@@ -71,6 +71,12 @@ export interface DecodedKernelName {
   tensorCores?: boolean;
   /** Convolution pass: 'fprop' | 'dgrad' | 'wgrad'. */
   convPass?: string;
+  /**
+   * cuDNN's RNN cell kernels: the cell the name states — `LSTM` from an `LSTM_` prefix, else the
+   * `cudnnRNNMode_t` template argument (0 RNN_RELU, 1 RNN_TANH, 2 LSTM, 3 GRU, cudnn_adv.h);
+   * `cell` absent where neither says (GENERIC_elementWise_bp2).
+   */
+  rnn?: { cell?: 'RNN_RELU' | 'RNN_TANH' | 'LSTM' | 'GRU' };
   /** Direction of a pass-split operation: attention, batch norm, cuDNN's RNN cells (forward / backward kernels). */
   direction?: 'fwd' | 'bwd';
   headDim?: number;
