@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run fuzz -- --cases N [--seed S] [--from K]`: a large fuzz sweep (test/fuzz/sweep.mjs) over
+// `npm run fuzz -- --cases N [--seed S] [--from K] [--mcp-calls M]`: a large fuzz sweep (test/fuzz/sweep.mjs) over
 // the built CLI (run `npm run build` first). Exits 1 when any case breaks an invariant.
 import { runSweep } from '../test/fuzz/sweep.mjs';
+import { runMcpSweep } from '../test/fuzz/mcp-sweep.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -13,4 +14,13 @@ const from = arg('from', 0);
 const r = runSweep({ seed, cases, from, log: (s) => process.stderr.write(`${s}\n`) });
 for (const f of r.failures) process.stdout.write(`${f}\n`);
 process.stdout.write(`${r.cases} cases (seed ${seed}, from ${from}): ${r.failures.length} failures; command exits: ${JSON.stringify(r.statuses)}; cases in ${r.dir}\n`);
-process.exitCode = r.failures.length ? 1 : 0;
+let failed = r.failures.length > 0;
+// `--mcp-calls N`: also N seeded calls to the MCP server against a hostile root (test/fuzz/mcp-sweep.mjs).
+const mcpCalls = arg('mcp-calls', 0);
+if (mcpCalls > 0) {
+  const m = await runMcpSweep({ seed, calls: mcpCalls, log: (s) => process.stderr.write(`${s}\n`) });
+  for (const f of m.failures) process.stdout.write(`${f}\n`);
+  process.stdout.write(`${m.calls} MCP calls (seed ${seed}): ${m.failures.length} failures; ${m.results} documents, ${m.errors} refusals\n`);
+  failed ||= m.failures.length > 0;
+}
+process.exitCode = failed ? 1 : 0;

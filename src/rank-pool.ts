@@ -11,7 +11,7 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { KinetoscopeError, type ErrorCode } from './core/errors.js';
+import { isKinetoscopeError, KinetoscopeError, type ErrorCode } from './core/errors.js';
 import { summariseRank, type RankSummary } from './analyses/ranks/ranks.js';
 import { loadTrace } from './load-trace.js';
 import { OPTIONAL_TABLES } from './model/trace-model.js';
@@ -35,7 +35,21 @@ export interface PoolOptions {
   readonly jobs?: number;
   /** Called as each trace is done (in completion order). */
   readonly onDone?: (done: number, total: number, file: string) => void;
+  /**
+   * Opens a file for its read (the command line's input gate, cli/input-files.ts): a path that
+   * reads exactly what was opened and checked, closed once the trace is read. Without it, the
+   * file's own path.
+   */
+  readonly open?: (file: string) => OpenedRankFile;
 }
+
+/** A rank file opened for its read: `readPath` reads it (on this thread or a worker) until closed. */
+export interface OpenedRankFile {
+  readonly readPath: string;
+  close(): void;
+}
+
+const openByPath = (file: string): OpenedRankFile => ({ readPath: file, close: () => undefined });
 
 /** One trace read and reduced on this thread (tokenized on `workers` threads: 1 inside the pool). */
 export async function summariseFile(file: string, workers = 1): Promise<RankSummary> {
@@ -85,12 +99,20 @@ function canStartWorkers(): boolean {
 /** Every file's summary, in the order of `files`; the first unreadable file fails the whole read. */
 export async function summariseFiles(files: readonly string[], opts: PoolOptions = {}): Promise<RankJobResult[]> {
   const jobs = poolJobs(files, opts.jobs);
+  const open = opts.open ?? openByPath;
   const out: RankSummary[] = new Array(files.length);
   let done = 0;
   if (jobs === 1 || !canStartWorkers()) {
     for (let i = 0; i < files.length; i++) {
-      // A lone trace gets the reader's own parallel read (a large file on several threads).
-      out[i] = await summariseFile(files[i]!, files.length === 1 ? defaultWorkers() : 1);
+      const file = open(files[i]!);
+      try {
+        // A lone trace gets the reader's own parallel read (a large file on several threads).
+        out[i] = await summariseFile(file.readPath, files.length === 1 ? defaultWorkers() : 1);
+      } catch (e) {
+        throw isKinetoscopeError(e) && file.readPath !== files[i] ? new KinetoscopeError(e.code, e.message.split(file.readPath).join(files[i]!), e.byteOffset) : e;
+      } finally {
+        file.close();
+      }
       done++;
       opts.onDone?.(done, files.length, files[i]!);
     }
@@ -100,19 +122,35 @@ export async function summariseFiles(files: readonly string[], opts: PoolOptions
   await new Promise<void>((resolve, reject) => {
     let settled = false;
     const workers: Worker[] = [];
-    /** The file each worker is reading. */
+    /** The file each worker is reading, and its opened file (closed when the worker is done with it). */
     const pending = new Map<Worker, number>();
+    const opened = new Map<Worker, OpenedRankFile>();
+    const release = (w: Worker) => {
+      opened.get(w)?.close();
+      opened.delete(w);
+    };
     const finish = (e?: Error) => {
       if (settled) return;
       settled = true;
-      for (const w of workers) void w.terminate();
+      // (terminated before their files are closed: no read of a closed descriptor's number)
+      void Promise.all(workers.map((w) => w.terminate())).finally(() => {
+        for (const w of workers) release(w);
+      });
       if (e) reject(e);
       else resolve();
     };
     const feed = (w: Worker) => {
       if (next < files.length) {
+        let file: OpenedRankFile;
+        try {
+          file = open(files[next]!);
+        } catch (e) {
+          finish(e as Error);
+          return;
+        }
         pending.set(w, next);
-        w.postMessage({ index: next, file: files[next++]! });
+        opened.set(w, file);
+        w.postMessage({ index: next++, file: file.readPath });
       } else void w.terminate();
     };
     for (let k = 0; k < jobs; k++) {
@@ -121,8 +159,11 @@ export async function summariseFiles(files: readonly string[], opts: PoolOptions
       w.on('message', (m: FromRankWorker) => {
         if (settled) return;
         pending.delete(w);
+        const readPath = opened.get(w)?.readPath;
+        release(w);
         if (m.type === 'failed') {
-          finish(m.code ? new KinetoscopeError(m.code, `${files[m.index]}: ${m.message}`) : new Error(`${files[m.index]}: ${m.message}`));
+          const message = readPath !== undefined ? m.message.split(readPath).join(files[m.index]!) : m.message;
+          finish(m.code ? new KinetoscopeError(m.code, `${files[m.index]}: ${message}`) : new Error(`${files[m.index]}: ${message}`));
           return;
         }
         out[m.index] = m.summary;

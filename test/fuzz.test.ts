@@ -12,6 +12,8 @@ import { ensureBuilt } from './build-once.js';
 import { sweepSize } from './helpers/sweep-size.js';
 // @ts-expect-error a plain .mjs module shared with scripts/fuzz.mjs
 import { runSweep } from './fuzz/sweep.mjs';
+// @ts-expect-error a plain .mjs module shared with scripts/fuzz.mjs
+import { runMcpSweep } from './fuzz/mcp-sweep.mjs';
 
 beforeAll(() => ensureBuilt());
 
@@ -32,5 +34,21 @@ describe('fuzz sweep (CI size)', () => {
   it.each([120, 287])('case %i of seed 18, found by a larger sweep, holds the invariants', (k) => {
     const r = runSweep({ seed: 18, cases: 1, from: k }) as { failures: string[]; cases: number };
     expect(r.failures).toEqual([]);
+  });
+});
+
+/** Seeded MCP calls: 40 in `npm test`, 160 under `npm run test:full`. */
+const MCP_CALLS = sweepSize(40, 160);
+
+// Issue 35: the MCP server against a hostile root (test/fuzz/mcp-sweep.mjs): every call answers,
+// the server stays up, nothing outside the root is read (its marker never answers) or written.
+describe.skipIf(process.platform === 'win32')('fuzz sweep of the MCP server (CI size)', () => {
+  it(`${MCP_CALLS} seeded calls, random tools and arguments, against links out, FIFOs, loops and odd names: no invariant broken`, async () => {
+    const r = (await runMcpSweep({ seed: 35, calls: MCP_CALLS })) as { failures: string[]; calls: number; errors: number; results: number };
+    expect(r.failures).toEqual([]);
+    expect(r.errors + r.results).toBe(MCP_CALLS);
+    // The sweep reaches both answers: documents and refusals.
+    expect(r.results).toBeGreaterThan(0);
+    expect(r.errors).toBeGreaterThan(0);
   });
 });

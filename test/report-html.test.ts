@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -450,6 +451,8 @@ describe('kinetoscope report and perfetto (the command line; perfetto\'s server 
       const rebound = await requestWithHost(url, `evil.example:${new URL(url).port}`);
       expect(rebound).toBe(403);
       expect(await requestWithHost(url, `localhost:${new URL(url).port}`)).toBe(200);
+      // Two Host headers (no browser sends them; Node reads the first): refused (issue 35, finding 12).
+      expect(await rawStatus(url, [`Host: 127.0.0.1:${new URL(url).port}`, 'Host: evil.example', 'Origin: https://ui.perfetto.dev'])).toBe(403);
 
       const foreign = await fetch(url, { headers: { Origin: 'https://example.com' } });
       expect(foreign.status).toBe(403);
@@ -460,7 +463,7 @@ describe('kinetoscope report and perfetto (the command line; perfetto\'s server 
     });
   }
 
-  it('perfetto --timeout past Node\'s longest timer is clamped: the server still answers, and stops on SIGINT', async () => {
+  it('perfetto --timeout past Node\'s longest timer is clamped: the server still answers, and stops on SIGINT with 130 (README: 128 + the signal)', async () => {
     const { child, exited, url, out } = await startPerfetto([CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '1e9']);
     expect(out).toContain('stops after 2147483 s');
     // Before the clamp, Node fired the overflowing timer after 1 ms and the server was gone.
@@ -468,7 +471,7 @@ describe('kinetoscope report and perfetto (the command line; perfetto\'s server 
     expect(res.status).toBe(200);
     await res.arrayBuffer();
     child.kill('SIGINT');
-    expect(await exited).toBe(0);
+    expect(await exited).toBe(130);
     for (const bad of ['0', '-1', 'x', 'Infinity']) {
       const r = await runCli(['perfetto', h200Trace('linear'), '--timeout', bad]);
       expect([r.status, r.stderr]).toEqual([2, `kinetoscope: BAD_ARGUMENT: --timeout expects a positive number of seconds, got "${bad}"\n`]);
@@ -477,6 +480,24 @@ describe('kinetoscope report and perfetto (the command line; perfetto\'s server 
 });
 
 /** GET `url` with this Host header (fetch will not send a foreign one); resolves to the status. */
+/** A GET of `url` written by hand (any header lines, duplicates included); resolves to the status. */
+function rawStatus(url: string, headerLines: readonly string[]): Promise<number> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(u.port), '127.0.0.1', () => s.write(`GET ${u.pathname} HTTP/1.1\r\n${headerLines.map((l) => `${l}\r\n`).join('')}Connection: close\r\n\r\n`));
+    let head = '';
+    s.on('data', (b: Buffer) => {
+      head += b.toString('latin1');
+      const m = /^HTTP\/1\.1 (\d+)/.exec(head);
+      if (m) {
+        resolve(Number(m[1]));
+        s.destroy();
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
 function requestWithHost(url: string, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, linkSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, statSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -93,6 +93,22 @@ describe('existing outputs', () => {
     expect((await run(['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json'], d)).status).toBe(0);
     expect((await run(['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json'], d)).stderr).toContain('OUTPUT_EXISTS');
     expect(leftovers(d)).toEqual([]);
+  });
+
+  it.skipIf(process.platform === 'win32')('a replaced output keeps its permissions: a report, an expectations file and a crop made private stay private (issue 35, finding 11)', async () => {
+    const d = dir('linear');
+    for (const [args, out] of [
+      [['report', 'v.json.gz', '-o', 'r.html'], 'r.html'],
+      [['check', 'v.json.gz', '--write-expect', 'e.yaml'], 'e.yaml'],
+      [['crop', 'v.json.gz', '--steps', '2-3', '-o', 'c.json.gz'], 'c.json.gz'],
+    ] as const) {
+      expect((await run([...args], d)).status).toBe(0);
+      for (const mode of [0o600, 0o640]) {
+        chmodSync(join(d, out), mode);
+        expect((await run([...args], d)).status).toBe(0);
+        expect(statSync(join(d, out)).mode & 0o777, `${out} ${mode.toString(8)}`).toBe(mode);
+      }
+    }
   });
 });
 

@@ -5,8 +5,11 @@ import Table from 'cli-table3';
 import { describe, expect, it } from 'vitest';
 import { renderTable, type ColumnSpec } from '../src/report/table.js';
 import { truncateName } from '../src/report/format.js';
+import { inertText } from '../src/core/inert-text.js';
 
-const COLUMNS: ColumnSpec[] = [{ header: 'Name', maxWidth: 40 }, { header: 'Calls', align: 'right' }, { header: 'Self CPU', align: 'right' }, { header: 'Note' }];
+// (columns of kinetoscope's own text: cells drawn as given, colours and line breaks included; a
+// cell of any other column is made inert first, the last test)
+const COLUMNS: ColumnSpec[] = [{ header: 'Name', maxWidth: 40, ownText: true }, { header: 'Calls', align: 'right', ownText: true }, { header: 'Self CPU', align: 'right', ownText: true }, { header: 'Note', ownText: true }];
 
 /** What renderTable drew before it drew tables itself: cli-table3 on the whole table. */
 function oracle(columns: readonly ColumnSpec[], rows: readonly (readonly string[])[], wide: boolean, headerStyle: (s: string) => string): string {
@@ -51,5 +54,12 @@ describe('renderTable draws what cli-table3 draws', () => {
     const body = rows(450, PLAIN, 3);
     body[17] = body[17]!.slice(0, 2);
     expect(renderTable(COLUMNS, body)).toBe(oracle(COLUMNS, body, false, plain));
+  });
+  it('a cell that may hold trace text is made inert, then laid out: escapes and line breaks shown, not acted on', () => {
+    const columns: ColumnSpec[] = COLUMNS.map((c) => ({ ...c, ownText: false }));
+    const body = rows(450, [...PLAIN, ...OTHER], 5);
+    expect(renderTable(columns, body)).toBe(oracle(columns, body.map((r) => r.map(inertText)), false, plain));
+    // eslint-disable-next-line no-control-regex
+    expect(renderTable(columns, body)).not.toMatch(/\u001b/);
   });
 });

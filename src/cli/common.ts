@@ -3,13 +3,14 @@
  * one line and exit status 2, colours that respect NO_COLOR and pipes, and printing.
  */
 import type { Command } from 'commander';
-import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import pc from 'picocolors';
 import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
+import { inertOutput, inertText } from '../core/inert-text.js';
 import { DEFAULT_LIMITS, HARD_LIMITS, LIMIT_FLAGS, setReadLimits, setStdinIdleMs, type ReadLimits } from '../ingest/limits.js';
 import { loadTrace } from '../load-trace.js';
 import type { SubsetRecording } from '../ingest/write-subset.js';
+import { withInput } from './input-files.js';
 import { createProgress } from './progress.js';
 import { redactText, startRedaction } from './redaction.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
@@ -113,48 +114,52 @@ export function terminal(stream: 'stdout' | 'stderr'): NodeJS.WriteStream | unde
  */
 export async function openTrace(path: string, opts: OpenOptions = {}): Promise<TraceModel> {
   if (session.open) return session.open(path, opts);
+  if (path === '-') return loadWithProgress('-', 'standard input', 0, opts);
+  // A file is opened and checked first (input-files.ts), then read from what was opened.
+  return withInput(path, (file) => loadWithProgress(file.readPath, basename(path), file.size, opts));
+}
+
+async function loadWithProgress(input: string, label: string, totalBytes: number, opts: OpenOptions): Promise<TraceModel> {
   const omit = OPTIONAL_TABLES.filter((t) => !opts.keep?.includes(t));
-  const progress = createProgress({
-    label: path === '-' ? 'standard input' : basename(path),
-    totalBytes: path === '-' ? 0 : fileSize(path),
-    quiet: process.argv.includes('--json'),
-  });
-  if (!progress) return loadTrace(path, { omit, recordSubset: opts.recordSubset });
+  const progress = createProgress({ label, totalBytes, quiet: process.argv.includes('--json') });
+  if (!progress) return loadTrace(input, { omit, recordSubset: opts.recordSubset });
   try {
-    return await loadTrace(path, { omit, recordSubset: opts.recordSubset, onProgress: (bytes, events) => progress.update(bytes, events) });
+    return await loadTrace(input, { omit, recordSubset: opts.recordSubset, onProgress: (bytes, events) => progress.update(bytes, events) });
   } finally {
     progress.done();
   }
 }
 
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0; // the loader reports what is wrong with it
-  }
-}
-
+/**
+ * A `--json` document: data, written as JSON.stringify writes it (C0 controls escaped by JSON
+ * itself; other characters of trace strings kept exactly, docs/agents.md).
+ */
 export function printJson(doc: Record<string, unknown>): void {
-  writeOut(`${JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...doc }, null, 2)}\n`);
+  write('stdout', redactText(`${JSON.stringify({ schemaVersion: JSON_SCHEMA_VERSION, ...doc }, null, 2)}\n`));
 }
 
 export function printText(text: string): void {
   writeOut(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-/** Standard output, or the session's: every byte a command prints goes through here (redacted under --redact). */
+/**
+ * Standard output, or the session's: every byte a command prints goes through here (redacted
+ * under --redact), made inert (core/inert-text.ts: a control character or bidi override that a
+ * view let through from a trace is shown escaped; the output's own line feeds and colours kept).
+ */
 export function writeOut(text: string): void {
-  const t = redactText(text);
-  if (session.stdout) session.stdout(t);
-  else process.stdout.write(t);
+  write('stdout', inertOutput(redactText(text), terminal('stdout') !== undefined));
 }
 
-/** Standard error, or the session's: error lines, diagnostics, notes of what was written. */
+/** Standard error, or the session's: error lines, diagnostics, notes of what was written (made inert as writeOut's). */
 export function writeErr(text: string): void {
-  const t = redactText(text);
-  if (session.stderr) session.stderr(t);
-  else process.stderr.write(t);
+  write('stderr', inertOutput(redactText(text), terminal('stderr') !== undefined));
+}
+
+function write(stream: 'stdout' | 'stderr', text: string): void {
+  const s = session[stream];
+  if (s) s(text);
+  else process[stream].write(text);
 }
 
 /** How a command opens a trace: the optional tables it reads, and for crop the subset to record. */
@@ -227,11 +232,11 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
 export function failureStatus(e: unknown): number {
   if (isKinetoscopeError(e)) {
     const where = e.byteOffset !== undefined && !e.message.includes('byte') ? ` (at byte ${e.byteOffset})` : '';
-    writeErr(`kinetoscope: ${e.code}: ${e.message}${where}\n`);
+    writeErr(`kinetoscope: ${e.code}: ${inertText(e.message)}${where}\n`);
     return EXIT_BAD_INPUT;
   }
   const err = e as Error;
   if (process.env['KINETOSCOPE_DEBUG']) writeErr(`${err?.stack ?? String(e)}\n`);
-  writeErr(`kinetoscope: INTERNAL: ${err?.message ?? String(e)} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
+  writeErr(`kinetoscope: INTERNAL: ${inertText(err?.message ?? String(e))} (a bug in kinetoscope; KINETOSCOPE_DEBUG=1 shows where)\n`);
   return 70;
 }

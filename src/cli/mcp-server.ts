@@ -1,228 +1,179 @@
 /**
  * `kinetoscope mcp`: the analyses served to coding agents over the Model Context Protocol
  * (stdio, the official SDK). Each read-only command with a `--json` document is a tool of the
- * same name whose input is that command's arguments and options (read off its commander
- * definition, so the CLI and the tools can never differ) and whose output is the same document,
- * paged to fit a model's context (report/paging.ts) and described by schema/COMMAND.schema.json.
- * A trace is read once and kept (a few at a time, least recently used first out) for the calls
- * that follow; a trace outside the allowed roots is refused before it is opened.
+ * same name (mcp-tools.ts).
+ *
+ * This process only speaks the protocol. The calls run in a child process (mcp-calls.ts), one
+ * at a time, which keeps the traces it read (a few at a time) for the calls that follow. Every
+ * call answers within its time limit (--call-timeout, counted from its arrival): one that runs
+ * past it, or that the client cancels (notifications/cancelled), gets an error answer and its
+ * child is killed; one that crashes its child (out of memory, a native fault) gets an error
+ * answer too. The next call starts a fresh child (the traces are read again). So no call can
+ * hang or take down the server.
  */
-import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, resolve, sep } from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Command } from 'commander';
-import { KinetoscopeError } from '../core/errors.js';
-import { loadTrace } from '../load-trace.js';
-import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
-import { PAGE_DEFAULTS, PAGE_SCHEMA, pageDocument } from '../report/paging.js';
-import { COMMANDS, JSON_COMMANDS } from './commands/index.js';
-import { EXIT_CHECK_FAILED } from './common.js';
-import { runCommand } from './run-command.js';
-import { readSchema } from './schemas.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { setDefaultReadLimits } from '../ingest/limits.js';
+import { describeTools, failure, mcpReadLimits, toolList } from './mcp-tools.js';
 
-/** Models kept open at once: a few traces an agent compares, not a job's thousand ranks. */
-const MAX_OPEN_TRACES = 4;
-/**
- * The CLI's own options that mean nothing to a tool (output form) or that write files (tools are
- * read-only): check's --write-expect, -o, ranks' --partial (a rank's summary to a file), --force.
- */
-const NOT_TOOL_OPTIONS = new Set(['json', 'color', 'help', 'writeExpect', 'output', 'partial', 'force', 'limit']);
-/** Placeholders (`--vs <other>`) and argument names that name a file the server must check. */
-const PATH_PLACEHOLDER = /<(file|trace|other|eager-trace|dir|path)[^>]*>/;
-const PATH_ARGUMENT = /^(trace|traces|a|b|dir|file|files|inputs)$/;
+/** The default of --call-timeout, in seconds. */
+export const CALL_TIMEOUT_S = 120;
+
+const CALLS_URL = new URL('./mcp-calls.js', import.meta.url);
 
 export interface McpServerOptions {
-  /** Folders whose traces may be read (default: the working directory). */
+  /** Folders whose traces may be read (real paths). */
   readonly roots: readonly string[];
   readonly version: string;
+  /** A call's time limit, from its arrival (ms). */
+  readonly callTimeoutMs?: number;
 }
 
-/** Traces read once and kept, keyed by real path and checked against the file's size and time. */
-export class TraceCache {
-  private readonly open = new Map<string, { model: TraceModel; size: number; mtimeMs: number; kept: readonly OptionalTable[] }>();
-  private readonly roots: string[];
+interface Call {
+  readonly id: number;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+  readonly answer: (r: CallToolResult) => void;
+  timer?: NodeJS.Timeout;
+  done: boolean;
+  /** The child it was sent to, once it runs. */
+  child?: ChildProcess;
+}
 
-  constructor(roots: readonly string[]) {
-    this.roots = roots.map((r) => realpathSync(resolve(r)));
+/** Runs calls in a child process, one at a time, each within its time limit (module comment). */
+class CallRunner {
+  private readonly queue: Call[] = [];
+  private running: Call | undefined;
+  private child: ChildProcess | undefined;
+  private nextId = 1;
+
+  constructor(
+    private readonly roots: readonly string[],
+    private readonly timeoutMs: number,
+  ) {}
+
+  call(name: string, input: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    return new Promise((answer) => {
+      const call: Call = { id: this.nextId++, name, input, answer, done: false };
+      call.timer = setTimeout(() => this.stop(call, `ran past its time limit (${this.timeoutMs / 1000} s, kinetoscope mcp --call-timeout)`), this.timeoutMs);
+      signal?.addEventListener('abort', () => this.stop(call, 'was cancelled'), { once: true });
+      this.queue.push(call);
+      this.next();
+    });
   }
 
-  /** The real path of `path` if it lies inside a root; else a BAD_ARGUMENT error. */
-  allowed(path: string): string {
-    if (path === '-') throw new KinetoscopeError('BAD_ARGUMENT', 'standard input is not a trace the server can read: name a file');
-    let real: string;
+  /** Ends a call with an error answer: dropped from the queue, or its child killed. */
+  private stop(call: Call, why: string): void {
+    if (call.done) return;
+    if (this.running === call) {
+      this.kill();
+      this.running = undefined;
+    } else {
+      const at = this.queue.indexOf(call);
+      if (at >= 0) this.queue.splice(at, 1);
+    }
+    this.settle(call, failure(`${call.name} ${why}: stopped, no answer (the server goes on; traces it kept are read again)`));
+    this.next();
+  }
+
+  private settle(call: Call, result: CallToolResult): void {
+    if (call.done) return;
+    call.done = true;
+    clearTimeout(call.timer);
+    call.answer(result);
+  }
+
+  private next(): void {
+    if (this.running || this.queue.length === 0) return;
+    const call = this.queue.shift()!;
+    let child: ChildProcess;
     try {
-      real = realpathSync(isAbsolute(path) ? path : resolve(this.roots[0]!, path));
-    } catch {
-      throw new KinetoscopeError('FILE_NOT_FOUND', `${path}: no such file`);
+      child = this.child ?? this.start();
+    } catch (e) {
+      this.settle(call, failure(`${call.name} could not start the process that runs calls (${(e as Error).message})`));
+      this.next();
+      return;
     }
-    if (!this.roots.some((r) => real === r || real.startsWith(r.endsWith(sep) ? r : r + sep))) {
-      throw new KinetoscopeError('BAD_ARGUMENT', `${path} is outside the folders this server may read (${this.roots.join(', ')}; kinetoscope mcp --root DIR adds one)`);
-    }
-    return real;
+    this.running = call;
+    call.child = child;
+    child.send({ id: call.id, name: call.name, input: call.input }, (e) => {
+      if (e && this.running === call) this.crashed(call, `could not be handed to the runner (${e.message})`);
+    });
   }
 
-  /** The model of `path`, with at least the optional tables in `keep` (memory, modules read them). */
-  async get(path: string, keep: readonly OptionalTable[] = []): Promise<TraceModel> {
-    const real = this.allowed(path);
-    const { size, mtimeMs } = statSync(real);
-    const open = this.open.get(real);
-    if (open && open.size === size && open.mtimeMs === mtimeMs && keep.every((t) => open.kept.includes(t))) {
-      this.open.delete(real); // most recently used last
-      this.open.set(real, open);
-      return open.model;
-    }
-    const kept = [...new Set([...keep, ...(open?.kept ?? [])])];
-    const model = await loadTrace(real, { omit: OPTIONAL_TABLES.filter((t) => !kept.includes(t)) });
-    this.open.delete(real);
-    this.open.set(real, { model, size, mtimeMs, kept });
-    while (this.open.size > MAX_OPEN_TRACES) this.open.delete(this.open.keys().next().value!);
-    return model;
+  private start(): ChildProcess {
+    // Its temporary files (a sql call's DuckDB folder, an export) go to a folder of its own,
+    // removed when it ends, killed or not.
+    const tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-mcp-'));
+    // stdout ignored: the protocol owns this process's stdout; stderr shows a crash's own message.
+    const child = fork(fileURLToPath(CALLS_URL), ['--roots', ...this.roots], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp } });
+    child.once('exit', () => rmSync(tmp, { recursive: true, force: true }));
+    this.child = child;
+    child.on('message', (m: { id?: number; result?: CallToolResult }) => {
+      const call = this.running;
+      if (!call || call.child !== child || m.id !== call.id || !m.result) return;
+      this.running = undefined;
+      this.settle(call, m.result);
+      this.next();
+    });
+    child.on('exit', (code, signal) => {
+      if (this.child === child) this.child = undefined;
+      const call = this.running;
+      if (call && call.child === child) this.crashed(call, `stopped the process that runs calls (${signal ?? `exit code ${code}`})`);
+    });
+    child.on('error', () => {
+      // (an 'exit' follows, or the next send fails: both answered there)
+    });
+    return child;
   }
 
-  get paths(): string[] {
-    return [...this.open.keys()];
+  private crashed(call: Call, why: string): void {
+    this.running = undefined;
+    if (this.child === call.child) this.kill();
+    this.settle(call, failure(`${call.name} ${why}: no answer; the next call starts a fresh one`));
+    this.next();
+  }
+
+  private kill(): void {
+    const child = this.child;
+    this.child = undefined;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+
+  close(): void {
+    for (const call of this.queue.splice(0)) this.settle(call, failure('the server is closing'));
+    if (this.running) this.settle(this.running, failure('the server is closing'));
+    this.running = undefined;
+    this.kill();
   }
 }
 
-interface ToolOption {
-  readonly key: string;
-  readonly flag: string;
-  readonly takesValue: boolean;
-  readonly isPath: boolean;
-}
-
-/** A command's arguments and options as a tool's input schema, and how to turn input back into argv. */
-function describeCommand(cmd: Command): { schema: Record<string, unknown>; args: { name: string; isPath: boolean; variadic: boolean }[]; options: ToolOption[] } {
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  const args = cmd.registeredArguments.map((a) => ({ name: a.name(), isPath: PATH_ARGUMENT.test(a.name()), variadic: a.variadic }));
-  for (const a of cmd.registeredArguments) {
-    properties[a.name()] = a.variadic
-      ? { type: 'array', items: { type: 'string' }, description: a.description }
-      : { type: 'string', description: a.description };
-    if (a.required) required.push(a.name());
-  }
-  const options: ToolOption[] = [];
-  for (const o of cmd.options) {
-    const key = o.attributeName();
-    if (NOT_TOOL_OPTIONS.has(key) || o.negate || !o.long) continue;
-    const takesValue = o.required || o.optional;
-    const prop: Record<string, unknown> = { description: o.description };
-    if (!takesValue) prop['type'] = 'boolean';
-    else if (o.variadic) prop['type'] = 'array';
-    else prop['type'] = 'string';
-    if (o.argChoices) prop['enum'] = o.argChoices;
-    if (o.defaultValue !== undefined && typeof o.defaultValue !== 'object') prop['default'] = o.defaultValue;
-    properties[key] = prop;
-    options.push({ key, flag: o.long, takesValue, isPath: PATH_PLACEHOLDER.test(o.flags) });
-  }
-  properties['limit'] = { type: 'integer', minimum: 0, default: PAGE_DEFAULTS.limit, description: 'rows kept of each list in the answer' };
-  properties['offset'] = { type: 'integer', minimum: 0, default: PAGE_DEFAULTS.offset, description: 'rows skipped first in each list' };
-  properties['fullNames'] = { type: 'boolean', default: false, description: `keep strings longer than ${PAGE_DEFAULTS.maxStringChars} characters (kernel names) whole` };
-  return { schema: { type: 'object', properties, required, additionalProperties: false }, args, options };
-}
-
-/**
- * A tool's output schema: `{document, page}` with the command's schema as `document` (without
- * $schema/$id, a subschema there); its $defs (a tree's node) move to the root, where its
- * `#/$defs/…` references point.
- */
-function outputSchema(name: string): Record<string, unknown> {
-  // x-maps / x-opaque tell scripts/schema-draft.mjs how to draft: no validator keyword
-  const { $schema: _s, $id: _i, $defs, 'x-maps': _m, 'x-opaque': _o, ...document } = readSchema(name);
-  return {
-    type: 'object',
-    properties: { document, page: PAGE_SCHEMA },
-    required: ['document', 'page'],
-    ...($defs ? { $defs } : {}),
-  };
-}
-
-export async function createMcpServer(opts: McpServerOptions): Promise<Server> {
-  const cache = new TraceCache(opts.roots);
-  const described = new Map<string, ReturnType<typeof describeCommand> & { description: string }>();
-  for (const name of JSON_COMMANDS) {
-    const cmd = (await COMMANDS[name]!())();
-    described.set(name, { ...describeCommand(cmd), description: cmd.description() });
-  }
-  const tools: Tool[] = [...described].map(([name, d]) => {
-    return {
-      name,
-      description: `${d.description} — the same document as \`kinetoscope ${name} --json\`, paged (limit, offset, fullNames).`,
-      inputSchema: d.schema as Tool['inputSchema'],
-      outputSchema: outputSchema(name) as Tool['outputSchema'],
-    };
-  });
-
+export async function createMcpServer(opts: McpServerOptions): Promise<{ server: Server; close(): void }> {
+  // (the runner's defaults, so that the tools' descriptions state them)
+  setDefaultReadLimits(mcpReadLimits());
+  const tools = toolList(await describeTools());
+  const runner = new CallRunner(opts.roots, opts.callTimeoutMs ?? CALL_TIMEOUT_S * 1000);
   const server = new Server({ name: 'kinetoscope', version: opts.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  // Commands share the CLI's output session (common.ts): one call runs at a time.
-  let queue: Promise<unknown> = Promise.resolve();
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const run = queue.then(() => callTool(request.params.name, request.params.arguments ?? {}));
-    queue = run.catch(() => undefined);
-    return run;
-  });
-
-  async function callTool(name: string, input: Record<string, unknown>): Promise<CallToolResult> {
-    const d = described.get(name);
-    if (!d) return failure(`no tool named ${name}`);
-    const { args, options } = d;
-    let argv: string[];
-    try {
-      argv = toArgv(input, args, options);
-    } catch (e) {
-      return failure(e instanceof KinetoscopeError ? `${e.code}: ${e.message}` : String(e));
-    }
-    const run = await runCommand(name, argv, (p, { keep }) => cache.get(p, keep ?? []));
-    const doc = run.document;
-    if (doc === undefined || (run.status !== 0 && run.status !== EXIT_CHECK_FAILED)) {
-      return failure(run.stderr.trim().split('\n').join(' ') || `${name} gave no document (exit status ${run.status})`);
-    }
-    const paged = pageDocument(doc, {
-      limit: input['limit'] as number | undefined,
-      offset: input['offset'] as number | undefined,
-      fullNames: input['fullNames'] === true,
-    });
-    return { content: [{ type: 'text', text: JSON.stringify(paged) }], structuredContent: paged };
-  }
-
-  function toArgv(input: Record<string, unknown>, args: { name: string; isPath: boolean; variadic: boolean }[], options: ToolOption[]): string[] {
-    const known = new Set(['limit', 'offset', 'fullNames', ...args.map((a) => a.name), ...options.map((o) => o.key)]);
-    const unknown = Object.keys(input).filter((k) => !known.has(k));
-    if (unknown.length > 0) throw new KinetoscopeError('BAD_ARGUMENT', `unknown input ${unknown.join(', ')}`);
-    const argv: string[] = [];
-    const path = (v: unknown) => cache.allowed(String(v));
-    for (const a of args) {
-      const v = input[a.name];
-      if (v === undefined) continue;
-      const values = Array.isArray(v) ? v : [v];
-      for (const x of values) argv.push(a.isPath ? path(x) : String(x));
-    }
-    for (const o of options) {
-      const v = input[o.key];
-      if (v === undefined || v === false) continue;
-      if (!o.takesValue) argv.push(o.flag);
-      else for (const x of Array.isArray(v) ? v : [v]) argv.push(o.flag, o.isPath ? path(x) : String(x));
-    }
-    argv.push('--json');
-    return argv;
-  }
-
-  return server;
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => runner.call(request.params.name, request.params.arguments ?? {}, extra.signal));
+  return { server, close: () => runner.close() };
 }
 
-function failure(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
-}
-
-/** Serves until standard input closes. */
+/** Serves until standard input closes (the client is gone: the runner is stopped with it). */
 export async function serveMcp(opts: McpServerOptions): Promise<void> {
-  const server = await createMcpServer(opts);
+  const { server, close } = await createMcpServer(opts);
   await server.connect(new StdioServerTransport());
-  await new Promise<void>((done) => server.onclose = done);
+  await new Promise<void>((done) => {
+    server.onclose = done;
+    process.stdin.once('end', done);
+    process.stdin.once('close', done);
+  });
+  close();
+  await server.close().catch(() => undefined);
 }
-
-

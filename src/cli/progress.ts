@@ -4,6 +4,7 @@
  * PROGRESS_MIN_BYTES; redrawn at most ten times a second and erased when reading ends.
  */
 import { formatBytes } from '../report/format.js';
+import { inertText } from '../core/inert-text.js';
 
 /** Inputs smaller than this read in about a second: no progress line. */
 export const PROGRESS_MIN_BYTES = 50 * 1000 * 1000;
@@ -52,5 +53,5 @@ export function progressText(label: string, inputBytes: number, totalBytes: numb
   const pct = totalBytes > 0 ? Math.min(100, Math.floor((100 * inputBytes) / totalBytes)) : 0;
   const rate = seconds > 0 ? `${formatBytes(inputBytes / seconds)}/s` : '';
   const ev = events >= 1e6 ? `${(events / 1e6).toFixed(1)} M` : events >= 1e3 ? `${(events / 1e3).toFixed(0)} k` : String(events);
-  return `reading ${label}  ${formatBytes(inputBytes)} / ${formatBytes(totalBytes)} (${pct}%)  ${ev} events  ${rate}`;
+  return `reading ${inertText(label)}  ${formatBytes(inputBytes)} / ${formatBytes(totalBytes)} (${pct}%)  ${ev} events  ${rate}`;
 }

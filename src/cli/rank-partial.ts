@@ -13,7 +13,8 @@
  *
  * Numbers the summary holds as NaN (a call's unknown `Seq`, size, group size) are written as null.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
+import { openInput, readInputText, type InputFile } from './input-files.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { CollectiveCall } from '../analyses/ranks/collectives.js';
 import type { RankSummary } from '../analyses/ranks/ranks.js';
@@ -45,6 +46,7 @@ export function partialText(trace: string, s: RankSummary): string {
     summary: {
       infoRank: s.infoRank ?? null,
       worldSize: s.worldSize ?? null,
+      ...(s.ignoredInfo !== undefined ? { ignoredInfo: s.ignoredInfo } : {}),
       backend: s.backend ?? null,
       originNs: s.originNs,
       steps: s.steps.map((x) => ({ name: x.name, number: x.number, startNs: x.startNs, durNs: x.durNs })),
@@ -86,20 +88,20 @@ export function isPartialHead(head: string): boolean {
  * be read (its reader says why; a FIFO is not opened here, where opening it would wait for a writer).
  */
 export function isPartialFile(path: string): boolean {
-  let fd: number;
+  let file: InputFile;
   try {
-    if (!statSync(path).isFile()) return false;
-    fd = openSync(path, 'r');
+    // through the input gate (input-files.ts): never a FIFO, a device, a link out of the roots
+    file = openInput(path);
   } catch {
     return false;
   }
   try {
     const b = Buffer.alloc(256);
-    return isPartialHead(b.toString('utf8', 0, readSync(fd, b, 0, b.length, 0)));
+    return isPartialHead(b.toString('utf8', 0, readSync(file.fd, b, 0, b.length, 0)));
   } catch {
     return false;
   } finally {
-    closeSync(fd);
+    file.close();
   }
 }
 
@@ -130,12 +132,8 @@ interface PartialDoc {
 
 /** Reads and checks a partial; BAD_PARTIAL (one line) when it is not one this kinetoscope wrote. */
 export async function readPartial(path: string): Promise<RankPartial> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new KinetoscopeError('FILE_UNREADABLE', `${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  // through the input gate (input-files.ts), which says in one line why a file cannot be read
+  const text = readInputText(path);
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -158,6 +156,7 @@ export async function readPartial(path: string): Promise<RankPartial> {
     summary: {
       infoRank: s.infoRank ?? undefined,
       worldSize: s.worldSize ?? undefined,
+      ...(s.ignoredInfo !== undefined ? { ignoredInfo: s.ignoredInfo } : {}),
       backend: s.backend ?? undefined,
       originNs: s.originNs,
       steps: s.steps,

@@ -174,8 +174,18 @@ export async function writeSafely<T>(target: string, opts: SafeWriteOptions, wri
       throw isFsError(e) ? fsError(e, `cannot write ${WHAT[opts.kind]} to ${target}`) : e;
     }
     try {
+      // A target that exists keeps its permissions (a report made private stays private): the
+      // temporary file takes its mode (without set-id bits) before it replaces it.
+      let mode: number | undefined;
+      try {
+        const st = statSync(t);
+        if (st.isFile()) mode = st.mode & 0o777;
+      } catch {
+        mode = undefined; // absent: the mode the umask gives
+      }
       const fh = await open(tmp, 'r+');
       try {
+        if (mode !== undefined) await fh.chmod(mode);
         await fh.sync();
       } finally {
         await fh.close();

@@ -13,6 +13,7 @@
  *
  * Pure: no `node:` imports.
  */
+import { KinetoscopeError } from './errors.js';
 
 export const MAX_PATTERN_CHARS = 1000;
 export const MAX_UNBOUNDED = 4;
@@ -94,4 +95,21 @@ export function regexHazard(p: string): string | undefined {
     last = undefined;
   }
   return undefined;
+}
+
+/**
+ * A pattern from a command-line or tool argument (`kernels --match`, `--rank-regex`), compiled:
+ * one sentence (BAD_ARGUMENT, exit 2) when it is not a regular expression or lies outside the
+ * subset above.
+ */
+export function compileUserRegex(pattern: string, what: string): RegExp {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern);
+  } catch (e) {
+    throw new KinetoscopeError('BAD_ARGUMENT', `${what}: ${JSON.stringify(pattern)} is not a regular expression (${(e as Error).message})`);
+  }
+  const hazard = regexHazard(pattern);
+  if (hazard) throw new KinetoscopeError('BAD_ARGUMENT', `${what}: ${JSON.stringify(pattern)} is refused: ${hazard}; kinetoscope runs patterns in a safe subset (no quantified group holding a quantifier or an alternation, no backreference, at most ${MAX_UNBOUNDED} unbounded quantifiers and ${MAX_PATTERN_CHARS} characters)`);
+  return re;
 }

@@ -55,6 +55,8 @@ export const LIMIT_FLAGS: Record<keyof ReadLimits, string> = {
   maxInputBytes: '--max-input-bytes',
 };
 
+/** This process's defaults: DEFAULT_LIMITS, or lower ones a server set (setDefaultReadLimits). */
+let defaults: ReadLimits = DEFAULT_LIMITS;
 let current: ReadLimits = DEFAULT_LIMITS;
 /** Standard input: fail when no byte came for this long (ms; 0: wait for ever, the default for pipes that stream slowly). */
 let stdinIdleMs = 0;
@@ -67,9 +69,23 @@ export function stdinIdle(): number {
   return stdinIdleMs;
 }
 
-/** Sets the limits of this process's reads (unset keys keep their defaults). */
+/** Sets the limits of this process's reads (unset keys keep this process's defaults). */
 export function setReadLimits(l: Partial<ReadLimits>): void {
-  current = { ...DEFAULT_LIMITS, ...l };
+  current = { ...defaults, ...l };
+}
+
+/**
+ * Lowers this process's defaults (the MCP server's call runner derives them from the machine's
+ * memory: an agent cannot judge a file before it is read); the flags still raise them, up to
+ * HARD_LIMITS.
+ */
+export function setDefaultReadLimits(l: Partial<ReadLimits>): void {
+  defaults = { ...DEFAULT_LIMITS, ...l };
+  current = defaults;
+}
+
+export function defaultReadLimits(): ReadLimits {
+  return defaults;
 }
 
 export function readLimits(): ReadLimits {

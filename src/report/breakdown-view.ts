@@ -6,6 +6,7 @@ import type { KernelStats } from '../analyses/breakdown/kernel-type-breakdown.js
 import type { BreakdownResult } from '../analyses/breakdown/temporal-breakdown.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 export type { BreakdownResult };
 
@@ -162,7 +163,7 @@ export function renderBreakdown(r: BreakdownResult, opts: BreakdownRenderOptions
     const h = r.hta;
     const step =
       h.stepFilter === 'dropped-last-step'
-        ? `the last step (${h.droppedStep?.name}) dropped`
+        ? `the last step (${inertText(h.droppedStep?.name ?? 'undefined')}) dropped`
         : h.stepFilter === 'one-step'
           ? 'one step: nothing dropped'
           : h.stepFilter === 'no-steps'

@@ -1,6 +1,7 @@
 /** A checked expectations file: one line per expectation, ✓ or ✗ with expected vs seen in words; and as JSON. */
 import type { CheckResult } from '../analyses/compare/expectations.js';
 import { formatUs, roundUs } from './format.js';
+import { inertText } from '../core/inert-text.js';
 
 export interface CheckRenderOptions {
   readonly pass?: (s: string) => string;
@@ -14,15 +15,16 @@ export function renderCheck(r: CheckResult, opts: CheckRenderOptions = {}): stri
   const pass = opts.pass ?? ((s: string) => s);
   const fail = opts.fail ?? ((s: string) => s);
   const dim = opts.dim ?? ((s: string) => s);
-  const scope = r.scope.per === 'annotation' ? r.scope.name! : r.scope.per;
+  const scope = inertText(r.scope.per === 'annotation' ? r.scope.name! : r.scope.per);
   const lines: string[] = [];
   const durations = r.instances.map((i) => formatUs(i.durUs)).join(', ');
   lines.push(
-    `${opts.file ? `${opts.file}: ` : ''}per ${scope}, ${r.instances.length} instance${r.instances.length === 1 ? '' : 's'}${r.instances.length > 0 ? dim(` (${durations})`) : ''}`,
+    `${opts.file ? `${inertText(opts.file)}: ` : ''}per ${scope}, ${r.instances.length} instance${r.instances.length === 1 ? '' : 's'}${r.instances.length > 0 ? dim(` (${durations})`) : ''}`,
   );
   for (const x of r.results) {
-    const head = x.key;
-    lines.push(x.ok ? `  ${pass('✓')} ${dim(`${head}:`)} ${x.message}` : `  ${fail('✗')} ${head}: ${x.message}`);
+    const head = inertText(x.key);
+    const message = inertText(x.message);
+    lines.push(x.ok ? `  ${pass('✓')} ${dim(`${head}:`)} ${message}` : `  ${fail('✗')} ${head}: ${message}`);
   }
   const failed = r.results.filter((x) => !x.ok).length;
   lines.push(

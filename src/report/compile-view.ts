@@ -2,6 +2,7 @@
 import type { CompileFinding, CompileOverhead, CompileScope, PreOpRow } from '../analyses/host/compile-overhead.js';
 import { formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 export interface CompileRenderOptions extends RenderOptions {
   readonly section?: (title: string) => string;
@@ -63,7 +64,7 @@ export function renderCompile(r: CompileOverhead, opts: CompileRenderOptions = {
   out.push('', title('Findings'));
   if (r.findings.length === 0) out.push('  none.');
   const sev = opts.severityStyle ?? ((_: string, s: string) => s);
-  for (const f of r.findings) out.push(`${sev(f.severity, `${f.severity}: [${f.code}]`)} ${f.message}`);
+  for (const f of r.findings) out.push(`${sev(f.severity, `${f.severity}: [${f.code}]`)} ${inertText(f.message)}`);
   return out.join('\n');
 }
 

@@ -3,6 +3,7 @@ import { BOUND_KEYS, BOUND_LABELS, type Bounds, type CriticalPathResult, type Pa
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 export interface CriticalPathRenderOptions extends RenderOptions {
   /** Instances shown in full (the others are a row of the summary table). */
@@ -66,7 +67,7 @@ export function renderCriticalPath(results: readonly CriticalPathResult[], opts:
   const detail = [...results].sort((a, b) => b.spanUs - a.spanUs).slice(0, opts.detail ?? 1);
   for (const r of detail) {
     const rd = r.reading;
-    out.push(`${r.instance}${results.length > 1 ? ` [${r.instanceIndex}] (the longest)` : ''}: span ${formatUs(r.spanUs)}, critical path ${formatUs(r.lengthUs)} through ${formatInt(rd.nodeCount)} of ${formatInt(r.graph.nodes)} nodes (${formatInt(r.graph.hostEvents)} host events, ${formatInt(r.graph.gpuActivities)} GPU activities, ${formatInt(r.graph.edges)} edges).`);
+    out.push(`${inertText(r.instance)}${results.length > 1 ? ` [${r.instanceIndex}] (the longest)` : ''}: span ${formatUs(r.spanUs)}, critical path ${formatUs(r.lengthUs)} through ${formatInt(rd.nodeCount)} of ${formatInt(r.graph.nodes)} nodes (${formatInt(r.graph.hostEvents)} host events, ${formatInt(r.graph.gpuActivities)} GPU activities, ${formatInt(r.graph.edges)} edges).`);
     out.push(`Bound by: ${boundsText(rd.bounds, r.lengthUs) || 'nothing'}.`);
     if (rd.gpuActivities > 0) out.push(`GPU activities on the path: ${formatInt(rd.gpuActivities)}${rd.graphLaunchedActivities ? `, ${formatInt(rd.graphLaunchedActivities)} of them run by CUDA-graph launches` : ''}.`);
     else if (r.graph.gpuActivities === 0) out.push('The instance launched no GPU work: the host is the path.');
@@ -88,7 +89,7 @@ export function renderCriticalPath(results: readonly CriticalPathResult[], opts:
 
 function renderWhatIf(r: CriticalPathResult, w: WhatIfResult, opts: RenderOptions): string {
   const out: string[] = [];
-  for (const rule of w.rules) out.push(`What if ${rule.target} took ${rule.factor}× their time: ${formatInt(rule.matchedEvents)} matched in the instance, ${formatUs(rule.scaledUs)} taken off their edges.`);
+  for (const rule of w.rules) out.push(`What if ${inertText(rule.target)} took ${rule.factor}× their time: ${formatInt(rule.matchedEvents)} matched in the instance, ${formatUs(rule.scaledUs)} taken off their edges.`);
   const pct = r.lengthUs > 0 ? -w.deltaUs / r.lengthUs : 0;
   out.push(`Critical path ${formatUs(r.lengthUs)} → ${formatUs(w.lengthUs)} (${w.deltaUs <= 0 ? '−' : '+'}${formatUs(Math.abs(w.deltaUs))}, ${formatPercent(Math.abs(pct))} ${w.deltaUs <= 0 ? 'shorter' : 'longer'}).`);
   out.push(`Now bound by: ${boundsText(w.reading.bounds, w.lengthUs) || 'nothing'}.`);

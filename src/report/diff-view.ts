@@ -3,6 +3,7 @@ import type { AnnotationDiff, KernelCall, OpChange, OpsDiff, ScopeStats, Spread,
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 export interface DiffRenderOptions extends RenderOptions {
   readonly nameA?: string;
@@ -16,12 +17,12 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
   const dim = opts.dim ?? ((s: string) => s);
   const plus = opts.added ?? ((s: string) => s);
   const minus = opts.removed ?? ((s: string) => s);
-  const kname = (n: string) => (opts.wide ? n : shortKernelName(n));
-  const scope = d.scope.per === 'annotation' ? d.scope.name! : d.scope.per;
+  const kname = (n: string) => inertText(opts.wide ? n : shortKernelName(n));
+  const scope = inertText(d.scope.per === 'annotation' ? d.scope.name! : d.scope.per);
   const out: string[] = [];
-  if (opts.nameA || opts.nameB) out.push(`A: ${opts.nameA ?? ''}`, `B: ${opts.nameB ?? ''}`);
+  if (opts.nameA || opts.nameB) out.push(`A: ${inertText(opts.nameA ?? '')}`, `B: ${inertText(opts.nameB ?? '')}`);
   out.push(`Compared per ${scope} (${d.scope.instancesA} instance${d.scope.instancesA === 1 ? '' : 's'} in A, ${d.scope.instancesB} in B); counts are per instance.`);
-  for (const n of d.notes) out.push(dim(`note: ${n}`));
+  for (const n of d.notes) out.push(dim(`note: ${inertText(n)}`));
 
   out.push('', 'Kernels');
   const k = d.kernels;
@@ -39,7 +40,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     for (const r of k.replaced) {
       const times = r.count === 1 ? '' : ` ×${count(r.count)}`;
       const stage2 = (r.laterStages ?? []).map((x) => ` + ${plus(kname(x.name))} ${formatUs(x.durUs)}`).join('') + (r.laterStages ? ` (its later stage${r.laterStages.length > 1 ? 's' : ''})` : '');
-      out.push(`    ${plus(kname(r.b.name))}${r.b.op && r.b.op !== r.b.name ? dim(` [${r.b.op}]`) : ''} ${formatUs(r.b.durUs)}${stage2}${times} ${dim(`(${ruleWords(r.by)})`)} replaces`);
+      out.push(`    ${plus(kname(r.b.name))}${r.b.op && r.b.op !== r.b.name ? dim(` [${inertText(r.b.op)}]`) : ''} ${formatUs(r.b.durUs)}${stage2}${times} ${dim(`(${ruleWords(r.by)})`)} replaces`);
       // Group A's kernels by name and op: a fused kernel can replace hundreds of launches.
       const groups = new Map<string, { a: KernelCall; n: number; us: number }>();
       for (const a of r.a) {
@@ -59,7 +60,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
   const only = (label: string, list: TraceDiff['kernels']['onlyA'], paint: (s: string) => string) => {
     if (list.length === 0) return;
     out.push(dim(`  ${label}`));
-    for (const x of list) out.push(`    ${paint(kname(x.name))}${x.op ? dim(` [${x.op}${x.shapes ? ` ${x.shapes}` : ''}]`) : ''} ×${count(x.count)}, ${formatUs(x.meanUs)} each — unmatched: ${x.reason}`);
+    for (const x of list) out.push(`    ${paint(kname(x.name))}${x.op ? dim(` [${inertText(x.op)}${x.shapes ? ` ${inertText(x.shapes)}` : ''}]`) : ''} ×${count(x.count)}, ${formatUs(x.meanUs)} each — unmatched: ${inertText(x.reason)}`);
   };
   only('only in A (work of A no call of B was shown to do)', k.onlyA, minus);
   only('only in B (work of B not shown to do any of A\'s)', k.onlyB, plus);
@@ -72,10 +73,10 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
       return;
     }
     const line = (c: OpChange, sign: string, paint: (s: string) => string) =>
-      `  ${paint(`${sign} ${c.name}`)} ${dim(`(${c.category})`)} ×${count(sign === '+' ? c.b : c.a)}, ${formatUs(sign === '+' ? c.bCpuUs : c.aCpuUs)}`;
+      `  ${paint(`${sign} ${inertText(c.name)}`)} ${dim(`(${c.category})`)} ×${count(sign === '+' ? c.b : c.a)}, ${formatUs(sign === '+' ? c.bCpuUs : c.aCpuUs)}`;
     for (const c of o.removed) out.push(line(c, '−', minus));
     for (const c of o.added) out.push(line(c, '+', plus));
-    for (const c of o.changed) out.push(`  ~ ${c.name} ${dim(`(${c.category})`)} ×${count(c.a)} → ×${count(c.b)}, ${formatUs(c.aCpuUs)} → ${formatUs(c.bCpuUs)}`);
+    for (const c of o.changed) out.push(`  ~ ${inertText(c.name)} ${dim(`(${c.category})`)} ×${count(c.a)} → ×${count(c.b)}, ${formatUs(c.aCpuUs)} → ${formatUs(c.bCpuUs)}`);
   };
   ops('CPU ops (cpu_op, user_annotation): − removed, + added, ~ called a different number of times', d.ops);
   ops('Runtime and driver calls', d.apiCalls);
@@ -125,7 +126,7 @@ function ruleWords(by: string): string {
 }
 
 function opOf(a: KernelCall, dim: (s: string) => string): string {
-  return a.op ? dim(` [${a.op}]`) : '';
+  return a.op ? dim(` [${inertText(a.op)}]`) : '';
 }
 
 function indent(text: string): string {

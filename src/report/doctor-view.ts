@@ -1,6 +1,7 @@
 /** The doctor's findings: one block per finding (what, how much, what it means), and the same as JSON. */
 import type { DoctorReport, Finding } from '../analyses/trace/doctor.js';
 import { formatInt, formatPercent, formatUs } from './format.js';
+import { inertText } from '../core/inert-text.js';
 
 export interface DoctorRenderOptions {
   readonly severityStyle?: (severity: Finding['severity'], text: string) => string;
@@ -22,7 +23,7 @@ export function renderDoctor(r: DoctorReport, opts: DoctorRenderOptions = {}): s
   }
   for (const f of shown) {
     const share = f.gpuTimeShare === null ? '' : ` · ${formatPercent(f.gpuTimeShare, 1)} of GPU time`;
-    out.push('', `${sev(f.severity, f.severity.padEnd(7))} ${f.code}  ×${formatInt(f.count)}${share}`, `  ${f.message}`, dim(`  What it means: ${f.meaning}`));
+    out.push('', `${sev(f.severity, f.severity.padEnd(7))} ${f.code}  ×${formatInt(f.count)}${share}`, `  ${inertText(f.message)}`, dim(`  What it means: ${f.meaning}`));
   }
   if (hidden) out.push('', dim(`${hidden} informational finding(s) not shown (--verbose shows them).`));
   const clean = r.checked.filter((c) => !r.findings.some((f) => f.code === c));

@@ -9,6 +9,7 @@
  * separators, other fractions two decimals; a `…DeltaUs` carries its sign.
  */
 import type { Explanation, ExplainSentence, ExplainTable, ExplainTraceInfo, ExplainValue } from '../analyses/explain/explain.js';
+import { markdownCode, markdownText } from '../core/inert-text.js';
 import { formatBytes, formatInt, formatPercent, formatUs, roundUs } from './format.js';
 
 /** Matrix dimensions read best as written: 8192, not 8,192. */
@@ -57,16 +58,33 @@ function lookup(numbers: ExplainSentence['numbers'], path: string): { value: Exp
  * unless the number is 1 (`{n|launch|launches}` names the plural).
  */
 export function renderSentence(s: ExplainSentence): string {
-  return s.template.replace(/\{([A-Za-z0-9_.]+)(?:\|([^}|]+)(?:\|([^}]+))?)?\}/g, (_, path: string, noun?: string, plural?: string) => {
+  // The template's code spans (`{op}`) are filled and then fenced as a whole (markdownCode: no
+  // name can close its fence); placeholders in prose are filled with their text escaped
+  // (markdownText), but for the keys the sentence says hold Markdown already (names fenced).
+  const markdown = s.markdown ?? [];
+  const prose = (part: string) => fill(s, part, (key, text) => (markdown.includes(key) ? text : markdownText(text)));
+  let out = '';
+  let at = 0;
+  for (const m of s.template.matchAll(/`([^`]*)`/g)) {
+    out += prose(s.template.slice(at, m.index)) + markdownCode(fill(s, m[1]!, (_, text) => text));
+    at = m.index + m[0].length;
+  }
+  return out + prose(s.template.slice(at));
+}
+
+/** `part` of a sentence's template with its placeholders filled; `escape` sees each value's text and key. */
+function fill(s: ExplainSentence, part: string, escape: (key: string, text: string) => string): string {
+  return part.replace(/\{([A-Za-z0-9_.]+)(?:\|([^}|]+)(?:\|([^}]+))?)?\}/g, (_, path: string, noun?: string, plural?: string) => {
     const { value, key } = lookup(s.numbers, path);
-    const text = formatExplainValue(key, value);
+    const text = escape(key, formatExplainValue(key, value));
     if (noun === undefined) return text;
     return `${text} ${value === 1 ? noun : (plural ?? `${noun}s`)}`;
   });
 }
 
+/** A table cell: its text escaped as prose (markdownText), and `|` escaped (GFM tables split on it). */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return markdownText(text).replace(/\|/g, '\\|');
 }
 
 export function renderExplainTable(t: ExplainTable): string {
@@ -83,12 +101,12 @@ export interface ExplainMarkdownOptions {
 }
 
 function describeTrace(t: ExplainTraceInfo): string {
-  const per = t.scope === 'step' ? 'per profiler step' : t.scope === 'trace' ? 'as a whole' : `per \`${t.scope}\``;
-  return `\`${t.label}\`${t.device ? ` on ${t.device}` : ''}, read ${per} (${t.instances} instance${t.instances === 1 ? '' : 's'})`;
+  const per = t.scope === 'step' ? 'per profiler step' : t.scope === 'trace' ? 'as a whole' : `per ${markdownCode(t.scope)}`;
+  return `${markdownCode(t.label)}${t.device ? ` on ${markdownText(t.device)}` : ''}, read ${per} (${t.instances} instance${t.instances === 1 ? '' : 's'})`;
 }
 
 export function renderExplainMarkdown(e: Explanation, opts: ExplainMarkdownOptions = {}): string {
-  const out: string[] = [`# What ${e.trace.label} shows`, ''];
+  const out: string[] = [`# What ${markdownText(e.trace.label)} shows`, ''];
   out.push(`Trace: ${describeTrace(e.trace)}.`);
   if (e.vs.length) out.push(`Against: ${e.vs.map(describeTrace).join('; ')}.`);
   const quote = (p: string) => (/^[\w./+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
@@ -102,7 +120,7 @@ export function renderExplainMarkdown(e: Explanation, opts: ExplainMarkdownOptio
     let more = s.more;
     if (opts.tracePath !== undefined) more = more.replace('TRACE', quote(opts.tracePath));
     if (opts.vsPaths?.[0] !== undefined) more = more.replace('OTHER', quote(opts.vsPaths[0]));
-    out.push('', `More: \`${more}\``);
+    out.push('', `More: ${markdownCode(more)}`);
   }
   if (!e.sections.length) out.push('', 'Nothing to say: the trace has no steps, annotations or GPU work the readings need.');
   return `${out.join('\n')}\n`;

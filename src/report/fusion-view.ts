@@ -4,6 +4,7 @@ import type { FusionMatchResult, Replacement, UnmatchedKernel } from '../analyse
 import { formatDims, shortDtype } from '../analyses/gemm/tensor-bytes.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 const tensor = (i: { dims: readonly number[]; dtype: string }) => `${formatDims(i.dims)} ${shortDtype(i.dtype)}`;
 const bytes = (b: number) => `${formatInt(b)} B (${formatBytes(b)})`;
@@ -86,8 +87,10 @@ export function renderFusion(r: FusionResult, match: FusionMatchResult | undefin
     const top = r.opportunities[0]!;
     out.push(
       '',
-      `Largest: ${opChain(top.kernels)} in ${top.annotation || 'no annotation'}: ${top.intermediates.map(tensor).join(', ')} = ${bytes(top.intermediateBytes)} ` +
-        `written and read back per instance, ${formatUs(top.timeUs)} of kernel time.`,
+      inertText(
+        `Largest: ${opChain(top.kernels)} in ${top.annotation || 'no annotation'}: ${top.intermediates.map(tensor).join(', ')} = ${bytes(top.intermediateBytes)} ` +
+          `written and read back per instance, ${formatUs(top.timeUs)} of kernel time.`,
+      ),
     );
   }
 
@@ -132,19 +135,19 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
         opts,
       ),
     );
-    for (const x of match.replacements) if (x.intermediates.length) out.push(`  ${x.fused.name}: ${describeSaving(x)}`);
+    for (const x of match.replacements) if (x.intermediates.length) out.push(inertText(`  ${x.fused.name}: ${describeSaving(x)}`));
   }
   if (match.unmatchedEager.length) {
     out.push('Eager work no compiled kernel was shown to do (unmatched):');
-    for (const k of match.unmatchedEager) out.push(`  ${describeUnmatched(k)}`);
+    for (const k of match.unmatchedEager) out.push(inertText(`  ${describeUnmatched(k)}`));
   }
   if (match.unmatchedFused.length) {
     out.push('Fused kernels not shown to do any eager work (unmatched):');
-    for (const k of match.unmatchedFused) out.push(`  ${describeUnmatched(k)}`);
+    for (const k of match.unmatchedFused) out.push(inertText(`  ${describeUnmatched(k)}`));
   }
-  for (const n of match.notes) out.push(`note: ${n}`);
+  for (const n of match.notes) out.push(inertText(`note: ${n}`));
   if (match.onlyInCompiled.length || match.onlyInEager.length) {
-    out.push(`Annotations in one trace only: ${[...match.onlyInCompiled.map((n) => `${n} (first)`), ...match.onlyInEager.map((n) => `${n} (--vs)`)].join(', ')}`);
+    out.push(inertText(`Annotations in one trace only: ${[...match.onlyInCompiled.map((n) => `${n} (first)`), ...match.onlyInEager.map((n) => `${n} (--vs)`)].join(', ')}`));
   }
   return out;
 }

@@ -5,6 +5,7 @@ import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from 
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs, truncateName } from './format.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 
 /** A roofline row's measured figures in the --json documents of `gemm` and `roofline`, rounded. */
@@ -47,7 +48,7 @@ function describeDevice(d: GemmDevice): string {
 export function renderGemm(r: GemmReport, rows: readonly GemmRow[], opts: RenderOptions): string {
   const out: string[] = [];
   const used = new Set(rows.map((x) => x.device));
-  for (const d of r.devices) if (used.has(d.id) || d === r.device) out.push(describeDevice(d));
+  for (const d of r.devices) if (used.has(d.id) || d === r.device) out.push(inertText(describeDevice(d)));
   if (!rows.length) {
     out.push('', ...r.notes);
     return out.join('\n');
@@ -99,7 +100,7 @@ export function renderGemm(r: GemmReport, rows: readonly GemmRow[], opts: Render
   const tiles = tileContrast(rows);
   if (tiles) out.push(tiles);
   for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
-  for (const n of r.notes) out.push(`note: ${n}`);
+  for (const n of r.notes) out.push(inertText(`note: ${n}`));
   return out.join('\n');
 }
 
@@ -112,7 +113,7 @@ function tileContrast(rows: readonly GemmRow[]): string | undefined {
     const tiles = new Set(rs.map((r) => r.kernel!.decoded.tile));
     if (tiles.size < 2) continue;
     const parts = rs.slice(0, 6).map((r) => `${formatGemmShape(r.shape!, false)} → ${r.kernel!.decoded.tile}${r.kernel!.grid ? ` (grid ${r.kernel!.grid.join('×')})` : ''}`);
-    lines.push(`${op}: the library picked a tile per shape: ${parts.join('; ')}${rs.length > 6 ? '; …' : ''}`);
+    lines.push(inertText(`${op}: the library picked a tile per shape: ${parts.join('; ')}${rs.length > 6 ? '; …' : ''}`));
   }
   return lines.length ? lines.join('\n') : undefined;
 }

@@ -6,6 +6,7 @@ import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import type { LayoutReading } from '../analyses/layouts/memory-format.js';
 import { layoutLines } from './layouts-view.js';
+import { inertText } from '../core/inert-text.js';
 
 /** What a decoded name says, in one line: `cuBLAS nvjet · sm90 · bf16 · tile 64x8 · cluster 1x2 · TNT · epilogue bias`, `cuDNN xmma · conv wgrad · sm90 · f16 · …`. */
 export function describeDecoded(d: DecodedKernelName): string {
@@ -137,10 +138,10 @@ export function renderKernelRecord(e: KernelCatalogEntry, rank: number, opts: Ke
     ['name', e.name],
   ];
   const head = `#${rank}  `;
-  const lines = [style(`${head}${truncateName(e.shortName, width - head.length)}`)];
+  const lines = [style(`${head}${truncateName(inertText(e.shortName), width - head.length)}`)];
   for (const [label, value] of fields) {
     if (value === '') continue;
-    const wrapped = wrapText(value, width - LABEL_WIDTH - 2);
+    const wrapped = wrapText(inertText(value), width - LABEL_WIDTH - 2);
     lines.push(`  ${label.padEnd(LABEL_WIDTH)}${wrapped[0] ?? ''}`);
     for (const more of wrapped.slice(1)) lines.push(`  ${' '.repeat(LABEL_WIDTH)}${more}`);
   }

@@ -2,6 +2,7 @@
 import type { LayoutReading } from '../analyses/layouts/memory-format.js';
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatPercent, formatUs, roundOrNull, roundUs } from './format.js';
+import { inertText } from '../core/inert-text.js';
 
 /** `nchwToNhwcKernel ×14 198.214 µs, …`: rows summed by short kernel name, most time first. */
 function byKernel(rows: readonly { kernel: string; callsPerStep: number; usPerStep: number }[]): string {
@@ -19,8 +20,12 @@ function byKernel(rows: readonly { kernel: string; callsPerStep: number; usPerSt
     .join(', ');
 }
 
-/** Nothing when no conversion and no NCHW batch norm ran. */
+/** Nothing when no conversion and no NCHW batch norm ran; kernel and op names from the trace made inert. */
 export function layoutLines(l: LayoutReading): string[] {
+  return readingLines(l).map(inertText);
+}
+
+function readingLines(l: LayoutReading): string[] {
   if (!l.conversions.length && !l.nchwNorm.length) return [];
   const per = l.per;
   const share = (us: number) => (l.gpuUsPerStep > 0 ? ` (${formatPercent(us / l.gpuUsPerStep)} of the GPU time)` : '');

@@ -2,6 +2,7 @@
 import { NEAR_CAPACITY, type AliveGroup, type MemoryDeviceTimeline, type MemoryTimeline } from '../analyses/memory/memory-timeline.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
 
@@ -33,7 +34,7 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
     return 'no [memory] records in this trace: capture it with torch.profiler.profile(profile_memory=True) to see where the memory went';
   const out: string[] = [];
   for (const d of t.devices) {
-    out.push(`${d.device}: ${formatInt(d.records)} allocator records`);
+    out.push(`${inertText(d.device)}: ${formatInt(d.records)} allocator records`);
     const ms = (ns: number) => formatUs(ns / 1000);
     const top = Math.max(d.peakAllocatedBytes, d.peakReservedBytes);
     out.push(`  allocated  ${sparkline(d.tsNs, d.allocatedBytes, 0, opts.traceEndNs, 60, top)}  peak ${formatBytes(d.peakAllocatedBytes)} at ${ms(d.peakAtNs)}`);
@@ -90,7 +91,7 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
         const who = leak.neverFreedByOp[0];
         out.push(
           `  LEAK SUSPECT: allocated bytes at the end of each step grew in all ${leak.steps} steps (+${formatBytes(leak.growthBytes)} from the first step's end to the last's)` +
-            (who ? `; the largest allocations made in the steps and never freed come from ${who.key} (${formatBytes(who.bytes)} in ${who.count})` : ''),
+            (who ? `; the largest allocations made in the steps and never freed come from ${inertText(who.key)} (${formatBytes(who.bytes)} in ${who.count})` : ''),
         );
       } else if (d.steps.length >= 2) out.push('  no growth across steps: allocated bytes at the end of a step did not rise in every step');
     }

@@ -2,6 +2,7 @@
 import { modulesInTreeOrder, modulesStatusLine, type ModuleNode, type ModuleTree } from '../analyses/host/modules.js';
 import { formatBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 const us = (ns: number) => ns / 1000;
 
@@ -48,10 +49,11 @@ export function renderModules(t: ModuleTree, opts: ModulesRenderOptions = {}): s
   return [
     renderTable(columns, rows, opts),
     `GPU work in modules: ${formatUs(us(moduleNs))} (${share(moduleNs)} of ${formatUs(us(t.deviceNs))}); outside every module: ${formatUs(us(t.outside.deviceNs))}` +
-      (t.outside.kernels[0] ? ` (largest: ${truncate(t.outside.kernels[0].name)})` : ''),
+      (t.outside.kernels[0] ? ` (largest: ${truncate(inertText(t.outside.kernels[0].name))})` : ''),
     backward
       ? `Backward: ${t.backwardLinks} autograd nodes linked to their forward op (fwdbwd flows); their GPU work is in "Bwd device total".`
       : 'Backward: the trace links no backward op to its forward op (no fwdbwd flows), so backward work is counted outside every module.',
+    ...(t.cutAtDepth !== undefined ? [`(modules nest deeper than ${t.cutAtDepth} levels: a deeper module is counted in its ancestor at level ${t.cutAtDepth})`] : []),
   ].join('\n');
 }
 
@@ -92,5 +94,6 @@ export function modulesJson(t: ModuleTree) {
     deviceUs: roundUs(us(t.deviceNs)),
     outside: { deviceUs: roundUs(us(t.outside.deviceNs)), topKernels: t.outside.kernels.map((k) => ({ name: k.name, durUs: roundUs(us(k.durNs)), count: k.count })) },
     modules: modulesInTreeOrder(t).map((k) => ({ ...moduleJson(t.nodes[k]!), parent: t.nodes[k]!.parent >= 0 ? t.nodes[t.nodes[k]!.parent]!.path : null })),
+    ...(t.cutAtDepth !== undefined ? { cutAtDepth: t.cutAtDepth } : {}),
   };
 }

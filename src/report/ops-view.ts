@@ -5,6 +5,7 @@ import { formatGemmShape } from '../analyses/gemm/gemm.js';
 import type { NoGpuWorkRow, OpsReport } from '../analyses/host/ops.js';
 import { formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 function noGpuTable(rows: readonly NoGpuWorkRow[], opts: RenderOptions): string {
   const columns = [
@@ -49,10 +50,10 @@ export function renderOps(r: OpsReport, views: readonly NoGpuWorkRow[], others: 
     for (const e of r.epilogues) {
       const via = e.via.length ? `, via ${e.via.join(' → ')}` : '';
       const addTime = e.separateAdd?.meanUs !== undefined ? `, add ${formatUs(e.separateAdd.meanUs)}/call` : '';
-      out.push(`• ${epilogueStatement(e, opts.wide)}.  (${e.calls} call${e.calls === 1 ? '' : 's'}${via}${addTime}${e.compiled ? ', compiled graph' : ''})`);
+      out.push(inertText(`• ${epilogueStatement(e, opts.wide)}.  (${e.calls} call${e.calls === 1 ? '' : 's'}${via}${addTime}${e.compiled ? ', compiled graph' : ''})`));
     }
   } else out.push('(no GEMM carried a bias or activation, and none was followed by a bias add)');
-  for (const n of r.notes) out.push(`note: ${n}`);
+  for (const n of r.notes) out.push(inertText(`note: ${n}`));
   return out.join('\n');
 }
 

@@ -4,6 +4,7 @@ import { describePeaks, measuredJson } from './gemm-view.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 
 function pct(x: number | undefined): string {
@@ -12,7 +13,7 @@ function pct(x: number | undefined): string {
 
 export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], opts: RenderOptions): string {
   const out: string[] = [];
-  if (r.device) out.push(`device ${r.device.id}: ${r.device.name ?? '(unnamed)'} — ${describePeaks(r.device.peaks)}`);
+  if (r.device) out.push(inertText(`device ${r.device.id}: ${r.device.name ?? '(unnamed)'} — ${describePeaks(r.device.peaks)}`));
   if (!rows.length) {
     out.push('', ...r.notes);
     return out.join('\n');
@@ -60,10 +61,10 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
   // One line per reason and op, not per row: a trace without record_shapes declines every row alike.
   const declined = new Map<string, number>();
   for (const x of rows) if (x.declined) declined.set(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`, (declined.get(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`) ?? 0) + 1);
-  for (const [line, n] of declined) out.push(`declined: ${line}${n > 1 ? ` (${n} rows)` : ''}`);
-  for (const x of rows) if (x.layoutKernelUs > 0 && x.meanUs !== undefined) out.push(`layout: ${layoutSentence(x)}`);
+  for (const [line, n] of declined) out.push(inertText(`declined: ${line}${n > 1 ? ` (${n} rows)` : ''}`));
+  for (const x of rows) if (x.layoutKernelUs > 0 && x.meanUs !== undefined) out.push(inertText(`layout: ${layoutSentence(x)}`));
   for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
-  for (const n of r.notes) out.push(`note: ${n}`);
+  for (const n of r.notes) out.push(inertText(`note: ${n}`));
   return out.join('\n');
 }
 

@@ -4,6 +4,7 @@ import { BREAKDOWN_KEYS } from '../analyses/steps/step-breakdown.js';
 import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { inertText } from '../core/inert-text.js';
 
 /** The Overview breakdown's column names, as TensorBoard's profiler plugin shows them (terminal and HTML). */
 export const BREAKDOWN_HEADERS: Record<keyof StepTimeBreakdown, string> = {
@@ -44,7 +45,7 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
       { header: 'Median kernel', align: 'right' },
       { header: 'CPU dispatch', align: 'right' },
       { header: 'Host blocked', align: 'right' },
-      { header: 'Verdict' },
+      { header: 'Verdict', ownText: true },
     ],
     a.steps.map((s) => [
       s.name,
@@ -82,14 +83,14 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
     breakdown,
     '',
     ...(differ.length
-      ? [`${o ? 'Steps whose verdict differs from the overall one' : 'Verdicts'}:`, ...differ.map((s) => `  ${s.name}: ${verdict(s.verdict, s.verdict)} (${s.reason})`), '']
+      ? [`${o ? 'Steps whose verdict differs from the overall one' : 'Verdicts'}:`, ...differ.map((s) => `  ${inertText(s.name)}: ${verdict(s.verdict, s.verdict)} (${inertText(s.reason)})`), '']
       : []),
     renderStats(a),
   ];
   if (a.outliers.length) {
     out.push(
       `Slow steps (≥ 30% above the median of ${formatUs(a.outliers[0]!.medianUs)}): ` +
-        a.outliers.map((o) => `${o.name} ${formatUs(o.durUs)} (${o.ratio.toFixed(2)}× the median)`).join(', '),
+        a.outliers.map((o) => `${inertText(o.name)} ${formatUs(o.durUs)} (${o.ratio.toFixed(2)}× the median)`).join(', '),
     );
   } else if (a.steps.length > 1) {
     out.push('No step is 30% or more above the median.');
@@ -104,13 +105,13 @@ export function overallText(a: StepAnalysis, verdict: (v: StepRow['verdict'], t:
   const o = a.stats.overall!;
   const n = a.steps.length;
   const word = verdict(o.verdict, o.verdict) + (o.borderline ? ' (borderline)' : '');
-  if (n === 1) return `Verdict: ${word} — ${o.reason}.`;
+  if (n === 1) return `Verdict: ${word} — ${inertText(o.reason)}.`;
   const sp = o.gpuBusyShare;
   const v = a.stats.verdicts;
   const splitText = o.split ? `; the steps split, ${v['gpu-bound']} gpu-bound and ${v['overhead-bound']} overhead-bound, on either side of 50% busy` : '';
   return (
     `Verdict over ${n} steps: ${word} — GPU busy ${pct(o.medianStepBusyShare)} of the median step (${pct(sp.min)} to ${pct(sp.max)} over the steps)${splitText}. ` +
-    `The median step, ${o.medianStep}: ${o.reason}.`
+    `The median step, ${inertText(o.medianStep)}: ${inertText(o.reason)}.`
   );
 }
 

@@ -1,8 +1,11 @@
 /**
  * Aligned terminal tables: a header row, right-aligned numbers, long names cut to fit
- * unless `wide`. Rendering only — callers decide columns and rows (the view model).
+ * unless `wide`. Rendering only — callers decide columns and rows (the view model). Every cell
+ * is made inert first (core/inert-text.ts: a name's control characters shown escaped, so no
+ * name can act on the terminal or start a line of its own), then cut.
  */
 import Table from 'cli-table3';
+import { inertText } from '../core/inert-text.js';
 import { truncateName } from './format.js';
 
 export interface ColumnSpec {
@@ -10,6 +13,11 @@ export interface ColumnSpec {
   readonly align?: 'left' | 'right';
   /** Cut cells to this many characters unless the table is wide. */
   readonly maxWidth?: number;
+  /**
+   * The column's cells are kinetoscope's own words, coloured by the view (a verdict): drawn as
+   * given. Every other cell may hold trace text and is made inert first.
+   */
+  readonly ownText?: boolean;
 }
 
 export interface RenderOptions {
@@ -40,7 +48,10 @@ const SLICE_ROWS = 200;
 export function renderTable(columns: readonly ColumnSpec[], rows: readonly (readonly string[])[], opts: RenderOptions = {}): string {
   const style = opts.headerStyle ?? ((s: string) => s);
   const head = columns.map((c) => style(c.header));
-  const cells = rows.map((r) => r.map((cell, k) => (opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!))));
+  const cells = rows.map((r) => r.map((raw, k) => {
+    const cell = columns[k]?.ownText ? raw : inertText(raw);
+    return opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!);
+  }));
   const aligns = columns.map((c) => c.align ?? 'left');
   const lines = drawPlain(head, cells, aligns) ?? drawSliced(head, cells, aligns);
   // cli-table3 draws the header rule (the `mid` characters) but sizes it without the column

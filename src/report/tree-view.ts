@@ -1,6 +1,7 @@
 /** The dispatch chain as an indented tree, the way the article walks it. */
 import type { DispatchNode, DispatchTree } from '../analyses/host/dispatch-tree.js';
 import { formatUs, roundUs, truncateName } from './format.js';
+import { inertText } from '../core/inert-text.js';
 
 export interface TreeStyle {
   readonly wide?: boolean;
@@ -13,7 +14,7 @@ const id = (s: string) => s;
 
 function describe(n: DispatchNode, st: TreeStyle): string {
   const dim = st.dim ?? id;
-  const name = st.wide ? n.name : truncateName(n.name, 90);
+  const name = st.wide ? inertText(n.name) : truncateName(inertText(n.name), 90);
   if (n.stream !== undefined) {
     return `${(st.gpu ?? id)(`▶ ${name}`)}  ${dim(`${n.category} · stream ${n.stream} · ${formatUs(n.durUs)}`)}`;
   }
@@ -29,7 +30,7 @@ function describe(n: DispatchNode, st: TreeStyle): string {
 }
 
 export function renderDispatchTree(t: DispatchTree, st: TreeStyle = {}): string {
-  const lines = [`Dispatch chain of ${t.scope}`];
+  const lines = [`Dispatch chain of ${inertText(t.scope)}`];
   // Depth first with an explicit stack (children pushed last to first).
   const stack: { n: DispatchNode; prefix: string; last: boolean; root: boolean }[] = [];
   for (let r = t.roots.length - 1; r >= 0; r--) stack.push({ n: t.roots[r]!, prefix: '', last: true, root: true });

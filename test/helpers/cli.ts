@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenOptions } from '../../src/cli/common.js';
+import { withInput } from '../../src/cli/input-files.js';
 import { runCommand } from '../../src/cli/run-command.js';
 import { DEFAULT_LIMITS, readLimits } from '../../src/ingest/limits.js';
 import type { TraceModel } from '../../src/model/trace-model.js';
@@ -79,5 +80,6 @@ export async function openForTest(path: string, opts: OpenOptions): Promise<Trac
   const abs = resolve(path);
   const shareable = opts.recordSubset === undefined && isDeepStrictEqual(readLimits(), DEFAULT_LIMITS); // a limit flag reads afresh
   if (shareable && SHARED.some((d) => abs.startsWith(d))) return openModel(abs, opts.keep ?? []);
-  return loadForCommand(path, opts); // (the path as given: the messages that name it read as the command line's)
+  // Through the input gate, as the command line opens it (the messages name the path as given).
+  return withInput(path, (file) => loadForCommand(file.readPath, opts));
 }

@@ -46,6 +46,7 @@ import { readsOutputOf } from './intermediates.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import { owningOp, type ScopeInstance } from '../host/scopes.js';
 import { formatDims, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
+import { markdownCode, markdownText } from '../../core/inert-text.js';
 
 export type ReplacementRule = 'op-and-shape' | 'fused-ops' | 'position';
 
@@ -466,27 +467,27 @@ export function matchKernels(a: TraceModel, seqA: MatchSequence, b: TraceModel, 
     // the closest evidence: a call of the op that B makes anew, else any
     const sameOp = sameOpCalls.find((j) => newInB[j]) ?? sameOpCalls[0];
     const sameShapes = sameOpCalls.some((j) => tensorsAgree(ci, B[j]!) && ci.tensors.length > 0 && B[j]!.tensors.length > 0);
-    if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under \`${op}\`${ci.tensors.length ? ' of these shapes' : ''}`);
+    if (!isKernel(ci)) reasonA.set(i, `B makes no ${ci.decoded.kind} under ${markdownCode(op)}${ci.tensors.length ? ' of these shapes' : ''}`);
     else if (listing.length > 0 && listing.every((j) => !fits(i, j)))
-      reasonA.set(i, `B's \`${shortKernelName(B[listing[0]!]!.name)}\` lists \`${listed(listing[0]!)}\` but takes no tensor of its sizes`);
-    else if (listing.length > 0) reasonA.set(i, `the kernels of B that list \`${listed(listing[0]!)}\` would run across work that reads its output, or take work that does`);
-    else if (sameShapes) reasonA.set(i, `B runs \`${op}\` on these shapes without this kernel`);
-    else if (sameOp !== undefined) reasonA.set(i, `B runs \`${op}\` with other shapes (${describeShapes(B[sameOp]!) || 'none recorded'})`);
-    else reasonA.set(i, `no kernel of B runs \`${op}\` or lists it among its fused ops`);
+      reasonA.set(i, `B's ${markdownCode(shortKernelName(B[listing[0]!]!.name))} lists ${markdownCode(listed(listing[0]!))} but takes no tensor of its sizes`);
+    else if (listing.length > 0) reasonA.set(i, `the kernels of B that list ${markdownCode(listed(listing[0]!))} would run across work that reads its output, or take work that does`);
+    else if (sameShapes) reasonA.set(i, `B runs ${markdownCode(op)} on these shapes without this kernel`);
+    else if (sameOp !== undefined) reasonA.set(i, `B runs ${markdownCode(op)} with other shapes (${markdownText(describeShapes(B[sameOp]!)) || 'none recorded'})`);
+    else reasonA.set(i, `no kernel of B runs ${markdownCode(op)} or lists it among its fused ops`);
   }
   const reasonB = new Map<number, string>();
   for (let j = 0; j < B.length; j++) {
     if (!newInB[j] || claimedB[j]) continue;
     const cj = B[j]!;
-    if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under \`${cj.op ?? '(no op)'}\`${cj.tensors.length ? ' of these shapes' : ''}`);
-    else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of \`${shortKernelName(B[firstStageOf.get(j)!]!.name)}\`, itself unmatched`);
+    if (!isKernel(cj)) reasonB.set(j, `A makes no ${cj.decoded.kind} under ${markdownCode(cj.op ?? '(no op)')}${cj.tensors.length ? ' of these shapes' : ''}`);
+    else if (firstStageOf.has(j)) reasonB.set(j, `a later stage of ${markdownCode(shortKernelName(B[firstStageOf.get(j)!]!.name))}, itself unmatched`);
     else if (cj.fusedOps) reasonB.set(j, `no call of A left under the ops it lists with a tensor of its sizes`);
     else if (cj.op !== undefined && A.some((x, i) => newInA[i] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!))) {
       const i = A.findIndex((x, k) => newInA[k] && x.op !== undefined && opFamily(x.op) === opFamily(cj.op!));
-      reasonB.set(j, `A runs \`${cj.op}\` with other shapes (${describeShapes(A[i]!) || 'none recorded'})`);
+      reasonB.set(j, `A runs ${markdownCode(cj.op)} with other shapes (${markdownText(describeShapes(A[i]!)) || 'none recorded'})`);
     }
     else if (cj.op !== undefined)
-      reasonB.set(j, `A runs no \`${cj.op}\`${cj.tensors.length ? ' of these shapes' : ''} that B no longer does, and it is not the only new kernel between the same aligned calls`);
+      reasonB.set(j, `A runs no ${markdownCode(cj.op)}${cj.tensors.length ? ' of these shapes' : ''} that B no longer does, and it is not the only new kernel between the same aligned calls`);
     else reasonB.set(j, `no op and no fused op list, and not the only new kernel between the same aligned calls`);
   }
   return { a: seqA, b: seqB, pairs, groups, newInA, newInB, reasonA, reasonB };

@@ -20,6 +20,7 @@ import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { buildCriticalPathGraph, EK, EDGE_KINDS, type CriticalPathGraph, type EdgeKind } from './critical-path-graph.js';
 import { CallFlag, runtimeCallFlags } from '../facts/runtime-calls.js';
 import { computeScopeInstances, type ScopeInstance } from '../host/scopes.js';
+import { regexHazard } from '../../core/safe-regex.js';
 
 export const BOUND_KEYS = ['cpuUs', 'kernelUs', 'launchUs', 'kernelGapUs', 'syncUs', 'unexplainedUs'] as const;
 export type BoundKey = (typeof BOUND_KEYS)[number];
@@ -572,6 +573,9 @@ export function parseWhatIf(m: TraceModel, text: string): WhatIfRule {
   } catch {
     throw new Error(`--what-if '${text}': '${target}' is neither an op name in the trace nor a valid regular expression`);
   }
+  // The pattern runs over kernel names the trace chose: held to the safe subset (core/safe-regex.ts).
+  const hazard = regexHazard(target);
+  if (hazard) throw new Error(`--what-if '${text}': '${target}' is refused: ${hazard}; kinetoscope runs patterns in a safe subset (see check --help)`);
   return { text, target: { kind: 'kernel', pattern: target }, factor };
 }
 

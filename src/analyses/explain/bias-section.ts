@@ -4,6 +4,7 @@ import { findGemmCalls, formatGemmShape } from '../gemm/gemm.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, kernelLabel, say } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
+import { markdownCode } from '../../core/inert-text.js';
 
 // S4: where the bias went
 
@@ -47,7 +48,7 @@ export function biasSection(c: TraceContext): ExplainSection | undefined {
         addDims: a.inputDims,
         addKernel: a.kernels[0] ? kernelLabel(a.kernels[0]) : 'no kernel',
         ...(a.meanUs !== undefined ? { addMeanUs: a.meanUs } : { addMeanUs: null }),
-        fusedWith: a.fusedWith.map((o) => `\`${o}\``).join(', '),
+        fusedWith: a.fusedWith.map(markdownCode).join(', '),
       };
       sentences.push(
         !r.compiled
@@ -61,6 +62,7 @@ export function biasSection(c: TraceContext): ExplainSection | undefined {
                 'bias.separate-add',
                 `\`{op}\` {shape}${where} runs without its bias; Inductor adds it in \`{addKernel}\` ({addMeanUs} per call) together with {fusedWith}: that kernel reads the product for those ops anyway, so the bias costs no round trip of its own.`,
                 addNumbers,
+                ['fusedWith'],
               )
             : say(
                 'bias.separate-add',

@@ -109,10 +109,10 @@ export function comparisonSection(c: TraceContext, other: TraceContext, d: Trace
     }
   }
   for (const k of d.kernels.onlyA) {
-    sentences.push(say('comparison.only-a', 'Only in A: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }));
+    sentences.push(say('comparison.only-a', 'Only in A: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }, ['reason']));
   }
   for (const k of d.kernels.onlyB) {
-    sentences.push(say('comparison.only-b', 'Only in B: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }));
+    sentences.push(say('comparison.only-b', 'Only in B: `{kernel}` under `{op}`, {count} per instance, {meanUs} each; unmatched: {reason}.', { kernel: kernelLabel(k.name), op: k.op ?? '(no op)', count: k.count, meanUs: k.meanUs, reason: k.reason }, ['reason']));
   }
   const list = (id: string, lead: string, xs: readonly { name: string; a: number; b: number; aCpuUs: number; bCpuUs: number }[], side: 'a' | 'b') => {
     if (!xs.length) return;

@@ -6,6 +6,7 @@ import { launchedGpuWorkOf } from '../facts/view-ops.js';
 import type { TraceContext } from './context.js';
 import { kernelLabel, say, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
+import { markdownCode, shellWord } from '../../core/inert-text.js';
 
 // S2: the dispatch chain, short form
 //
@@ -59,7 +60,7 @@ function opHeight(c: Chains, i: number, d: number): number {
  * so the first one too long ends the walk instead of building the rest. `memo` only with `max` = CHAIN_MAX_CHARS.
  */
 function chainText(c: Chains, i: number, d: number, depth: number, max: number, memo: boolean): string | undefined {
-  if (depth <= 0) return hasChildren(c, i, d) ? `\`${nameOf(c.m, i)}\` → …` : `\`${nameOf(c.m, i)}\``;
+  if (depth <= 0) return hasChildren(c, i, d) ? `${markdownCode(nameOf(c.m, i))} → …` : markdownCode(nameOf(c.m, i));
   if (!memo || depth <= opHeight(c, i, d)) return chainTextAt(c, i, d, depth, max, memo);
   const full = c.full;
   if (full.has(i)) return full.get(i);
@@ -72,7 +73,7 @@ function chainText(c: Chains, i: number, d: number, depth: number, max: number, 
 function chainTextAt(c: Chains, i: number, d: number, depth: number, max: number, memo: boolean): string | undefined {
   const { m } = c;
   const { firstChild, nextSibling } = m.host;
-  const name = `\`${nameOf(m, i)}\``;
+  const name = markdownCode(nameOf(m, i));
   // Below the depth cut the tree shows no children: no ops, no launches.
   const below = d < MAX_TREE_DEPTH ? firstChild[i]! : -1;
   if (isView(c, i)) {
@@ -84,9 +85,9 @@ function chainTextAt(c: Chains, i: number, d: number, depth: number, max: number
       }
     }
     if (first < 0) return name;
-    let inner = `\`${nameOf(m, first)}\``;
+    let inner = markdownCode(nameOf(m, first));
     let dk = d + 1;
-    for (let k = firstCpuOp(m, first, dk); k >= 0; k = firstCpuOp(m, k, ++dk)) inner += ` → \`${nameOf(m, k)}\``;
+    for (let k = firstCpuOp(m, first, dk); k >= 0; k = firstCpuOp(m, k, ++dk)) inner += ` → ${markdownCode(nameOf(m, k))}`;
     return `${name} (→ ${inner})`;
   }
   let ops = 0;
@@ -139,7 +140,7 @@ function launchesText(c: Chains, i: number, d: number): string {
     };
     for (let h = firstChild[k]!; h >= 0; h = nextSibling[h]!) add(labelOf(c, m.host.name[h]!));
     for (const g of launchedInTreeOrder(c.index, k)) add(labelOf(c, m.gpu.name[g]!));
-    const call = `\`${nameOf(m, k)}\` → ${labels}`;
+    const call = `${markdownCode(nameOf(m, k))} → ${labels}`;
     out = out ? `${out}, ${call}` : call;
   }
   return out;
@@ -148,7 +149,7 @@ function launchesText(c: Chains, i: number, d: number): string {
 /** kernelLabel of name id `id`, in backticks: made once per name. */
 function labelOf(c: Chains, id: number): string {
   let t = c.labels[id];
-  if (t === undefined) c.labels[id] = t = `\`${kernelLabel(c.m.strings.get(id))}\``;
+  if (t === undefined) c.labels[id] = t = markdownCode(kernelLabel(c.m.strings.get(id)));
   return t;
 }
 
@@ -186,7 +187,9 @@ export function dispatchSection(c: TraceContext): ExplainSection | undefined {
   const counts = new Map<string, number>();
   for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
   const list = [...counts].map(([name, n]) => ({ name, calls: n }));
-  const where = root >= 0 ? `\`${sel.label.replace(/ \(instance 1 of \d+\)$/, '')}\`${c.instances.length > 1 ? ' (its first instance)' : ''}` : 'The trace';
+  // The root's name is a number of the sentence (a name, never part of its template).
+  const rootName = root >= 0 ? sel.label.replace(/ \(instance 1 of \d+\)$/, '') : undefined;
+  const where = rootName !== undefined ? `\`{root}\`${c.instances.length > 1 ? ' (its first instance)' : ''}` : 'The trace';
   sentences.push(
     say(
       'dispatch.top',
@@ -194,7 +197,7 @@ export function dispatchSection(c: TraceContext): ExplainSection | undefined {
         .slice(0, DISPATCH_MAX_OPS)
         .map((_, i) => `\`{order.${i}}\``)
         .join(', ')}${ops.length > DISPATCH_MAX_OPS ? ', and {moreOps} more' : ''}.`,
-      { opCount: ops.length, order: names.slice(0, DISPATCH_MAX_OPS), moreOps: Math.max(0, ops.length - DISPATCH_MAX_OPS), distinct: list },
+      { ...(rootName !== undefined ? { root: rootName } : {}), opCount: ops.length, order: names.slice(0, DISPATCH_MAX_OPS), moreOps: Math.max(0, ops.length - DISPATCH_MAX_OPS), distinct: list },
     ),
   );
   // One sentence per distinct chain, in first-seen order.
@@ -213,11 +216,11 @@ export function dispatchSection(c: TraceContext): ExplainSection | undefined {
     const numbers = { chain: text, calls: nodes.length, cpuUs: mean(nodes.map((n) => m.host.durNs[n]! / 1000)), gpuUs: mean(gpuUs) };
     const times = nodes.length > 1 ? '{calls}×: ' : '';
     sentences.push(
-      say('dispatch.chain', gpuUs.some((us) => us > 0) ? `${times}{chain} — {cpuUs} on the host, {gpuUs} of GPU work.` : `${times}{chain} — {cpuUs} on the host, no GPU work.`, numbers),
+      say('dispatch.chain', gpuUs.some((us) => us > 0) ? `${times}{chain} — {cpuUs} on the host, {gpuUs} of GPU work.` : `${times}{chain} — {cpuUs} on the host, no GPU work.`, numbers, ['chain']),
     );
   }
   if (chains.size > DISPATCH_MAX_CHAINS) {
     sentences.push(say('dispatch.more', 'And {more|more distinct chain}.', { more: chains.size - DISPATCH_MAX_CHAINS }));
   }
-  return { id: 'dispatch', title: 'The dispatch chain', readings: ['S2'], sentences, tables: [], more: c.scope.per === 'annotation' ? `kinetoscope tree TRACE --annotation ${c.scope.name}` : 'kinetoscope tree TRACE' };
+  return { id: 'dispatch', title: 'The dispatch chain', readings: ['S2'], sentences, tables: [], more: c.scope.per === 'annotation' ? `kinetoscope tree TRACE --annotation ${shellWord(c.scope.name)}` : 'kinetoscope tree TRACE' };
 }

@@ -6,6 +6,7 @@ import { decodeKernelName } from '../kernels/kernel-name.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, kernelLabel, say } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
+import { markdownCode } from '../../core/inert-text.js';
 
 // S9: fusion
 
@@ -54,12 +55,13 @@ export function fusionSection(c: TraceContext): ExplainSection | undefined {
     // A chain may run across GEMMs that do not read the intermediate (fusion.ts): say so.
     const betweenOps = [...new Set(o.between.flat().map((b) => b.op))];
     const across = betweenOps.length > 0;
-    if (across) (numbers as Record<string, unknown>)['betweenOps'] = betweenOps.map((x) => `\`${x}\``).join(', ');
+    if (across) (numbers as Record<string, unknown>)['betweenOps'] = betweenOps.map(markdownCode).join(', ');
     sentences.push(
       say(
         'fusion.opportunity',
         `In \`{annotation}\`, ${ops} ${across ? 'are memory-bound and run one after the other — only {betweenOps} runs between them, without reading the intermediate' : 'run back to back, memory-bound'}: ${outputs}${o.intermediates.length > mids.length ? ' and {moreIntermediates|more intermediate}' : ''} ${verb} written to HBM and read straight back — {intermediateBytes} per instance, {roundTripBytes} of traffic, while the chain takes {timeUs} of kernel time${o.estimatedFusedUs !== undefined ? '; one fused kernel at the same bandwidth would take about {estimatedFusedUs}' : ''}.`,
         numbers,
+        ['betweenOps'],
       ),
     );
   }
@@ -70,6 +72,9 @@ export function fusionSection(c: TraceContext): ExplainSection | undefined {
   if (!sentences.length) return undefined;
   return { id: 'fusion', title: 'What fused, and what could', readings: ['S9'], sentences, tables: [], more: 'kinetoscope fusion TRACE' };
 }
+
+/** The fusion.inductor sentences' lists of op names, Markdown with each name fenced (markdownCode). */
+const MARKDOWN_KEYS = ['opList', 'viewList', 'primList', 'gemmList', 'epilogueList'];
 
 /** Inductor op names of matrix products (a template kernel computes one). */
 const GEMM_OP_NAMES = new Set(['mm', 'addmm', 'bmm', 'baddbmm', '_scaled_mm', '_int_mm', 'convolution']);
@@ -89,19 +94,20 @@ function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: E
   const launching = k.ops.filter((o) => !isViewOpName(`aten::${o}`) && !INDUCTOR_PRIM.test(o));
   const views = k.ops.filter((o) => isViewOpName(`aten::${o}`));
   const prims = k.ops.filter((o) => INDUCTOR_PRIM.test(o));
-  const list = (xs: readonly string[]) => xs.map((o) => `\`${o}\``).join(', ');
+  const list = (xs: readonly string[]) => xs.map(markdownCode).join(', ');
   const numbers = { ...base, launchingOps: [...launching], viewOps: [...views], primOps: [...prims], opList: list(launching), viewList: list(views), primList: list(prims) };
   const tail = '({calls|call}, {meanUs} each)';
   const viewsNote = views.length === 1 ? '; {viewList} is a view, which launches no kernel' : views.length ? '; {viewList} are views, which launch no kernel' : '';
   const primsNote = prims.length ? `; {primList} ${prims.length === 1 ? 'is an Inductor prim' : 'are Inductor prims'}, not an eager op` : '';
-  if (!k.ops.length) return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel ${tail}; its name does not split into ops one way only.`, numbers);
+  if (!k.ops.length) return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel ${tail}; its name does not split into ops one way only.`, numbers, MARKDOWN_KEYS);
   if (k.kind === 'template') {
     const gemm = launching.filter((o) => GEMM_OP_NAMES.has(o));
     const rest = launching.filter((o) => !GEMM_OP_NAMES.has(o));
     return say(
       'fusion.inductor',
-      `\`{kernel}\` is an Inductor Triton template ${gemm.length ? `computing ${list(gemm)}` : 'kernel'}${rest.length ? ` with ${list(rest)} in its epilogue` : ''} ${tail}${viewsNote}${primsNote}.`,
-      { ...numbers, gemmOps: gemm, epilogueOps: rest },
+      `\`{kernel}\` is an Inductor Triton template ${gemm.length ? 'computing {gemmList}' : 'kernel'}${rest.length ? ' with {epilogueList} in its epilogue' : ''} ${tail}${viewsNote}${primsNote}.`,
+      { ...numbers, gemmOps: gemm, epilogueOps: rest, gemmList: list(gemm), epilogueList: list(rest) },
+      MARKDOWN_KEYS,
     );
   }
   if (launching.length >= 2) {
@@ -109,6 +115,7 @@ function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: E
       'fusion.inductor',
       `\`{kernel}\` is an Inductor {kind} kernel fusing {opList}: one kernel for ops that each launch a kernel of their own when run eagerly ${tail}${viewsNote}${primsNote}.`,
       numbers,
+      MARKDOWN_KEYS,
     );
   }
   if (launching.length === 1) {
@@ -116,9 +123,10 @@ function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: E
       'fusion.inductor',
       `\`{kernel}\` is an Inductor {kind} kernel computing {opList} ${tail}: one op's work, no fusion across ops${viewsNote}${primsNote}.`,
       numbers,
+      MARKDOWN_KEYS,
     );
   }
-  return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel whose name lists only views ({viewList}), which launch nothing in eager mode: it copies data into the layout they describe ${tail}.`, numbers);
+  return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel whose name lists only views ({viewList}), which launch nothing in eager mode: it copies data into the layout they describe ${tail}.`, numbers, MARKDOWN_KEYS);
 }
 
 /**
@@ -132,7 +140,7 @@ function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: E
 function matrixNamedSentence(k: FusionResult['fusedKernels'][number], base: ExplainSentence['numbers'], matrix: readonly string[], buffers: string | undefined): ExplainSentence {
   const rest = k.ops.filter((o) => !matrix.includes(o));
   const launching = rest.filter((o) => !isViewOpName(`aten::${o}`) && !INDUCTOR_PRIM.test(o));
-  const list = (xs: readonly string[]) => xs.map((o) => `\`${o}\``).join(', ');
+  const list = (xs: readonly string[]) => xs.map(markdownCode).join(', ');
   const numbers = { ...base, matrixOps: [...matrix], matrixList: list(matrix), launchingOps: [...launching], opList: list(launching), ...(buffers ? { buffers } : {}) };
   const pointwise = k.kind === 'pointwise' || k.kind === 'foreach';
   const its = matrix.length === 1 ? 'its' : 'their';
@@ -144,6 +152,7 @@ function matrixNamedSentence(k: FusionResult['fusedKernels'][number], base: Expl
     'fusion.inductor-matrix-named',
     `\`{kernel}\` is an Inductor {kind} kernel ({calls|call}, {meanUs} each) whose name holds {matrixList}, ${what}${fusing}${buffers ? '; its launch records buffers {buffers}' : ''}.`,
     numbers,
+    ['matrixList', 'opList'],
   );
 }
 

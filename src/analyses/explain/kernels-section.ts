@@ -4,6 +4,7 @@ import type { DecodedKernelName } from '../kernels/kernel-name.js';
 import type { TraceContext } from './context.js';
 import { say, kernelLabel } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';
+import { markdownCode, markdownText } from '../../core/inert-text.js';
 
 // S6: kernels and what their names say
 
@@ -14,7 +15,7 @@ export function nameSays(d: DecodedKernelName): string {
     const ops = d.inductor.ops ?? d.inductor.opCandidates?.[0];
     const matrix = d.inductor.matrixOps ?? [];
     const rest = ops?.filter((o) => !matrix.includes(o));
-    const q = (xs: readonly string[]) => xs.map((o) => `\`${o}\``).join(', ');
+    const q = (xs: readonly string[]) => xs.map(markdownCode).join(', ');
     const fusing = rest?.length ? ` ${rest.length > 1 ? 'fusing' : 'computing'} ${q(rest)}` : '';
     // A kernel named after a matrix product or attention that it does not compute (names/inductor.ts).
     const around = !matrix.length
@@ -24,7 +25,7 @@ export function nameSays(d: DecodedKernelName): string {
         : `${fusing ? ',' : ''} named also after ${q(matrix)} (part of them decomposed into a multiply and a sum, or work on their operands or results)`;
     parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${fusing}${around}`);
   } else if (d.aten) {
-    parts.push(`an ATen \`${d.aten.template}\`${d.aten.op ?? d.aten.functor ? ` running ${d.aten.op ?? d.aten.functor}` : ''}`);
+    parts.push(`an ATen ${markdownCode(d.aten.template)}${d.aten.op ?? d.aten.functor ? ` running ${markdownText(d.aten.op ?? d.aten.functor!)}` : ''}`);
   } else if (d.rnn) {
     parts.push(`cuDNN's RNN ${d.rnn.cell ? `${d.rnn.cell} ` : ''}cell kernel (the elementwise half of a time step${d.direction ? `, ${d.direction === 'fwd' ? 'forward' : 'backward'}` : ''})`);
   } else if (d.library) {
@@ -71,7 +72,7 @@ export function kernelsSection(c: TraceContext, limit: number): ExplainSection |
         op: e.ops[0]?.name ?? '(none)',
         api: e.launchedBy[0]?.name ?? '(none)',
         says: nameSays(e.decoded),
-      }),
+      }, ['says']),
     );
   }
   if (kernels.length > limit) sentences.push(say('kernels.more', 'And {more|more kernel}, {moreUs} in all.', { more: kernels.length - limit, moreUs: kernels.slice(limit).reduce((s, e) => s + e.totalUs, 0) }));

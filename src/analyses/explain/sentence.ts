@@ -5,7 +5,9 @@ import type { ExplainSentence } from './types.js';
 /** Lists in a sentence name at most this many items, then say how many more. */
 export const LIST_MAX = 8;
 
-export const say = (id: string, template: string, numbers: ExplainSentence['numbers'] = {}): ExplainSentence => ({ id, template, numbers });
+/** A sentence; `markdown`: the keys of `numbers` whose values are Markdown built with markdownCode (ExplainSentence). */
+export const say = (id: string, template: string, numbers: ExplainSentence['numbers'] = {}, markdown?: readonly string[]): ExplainSentence =>
+  markdown ? { id, template, numbers, markdown } : { id, template, numbers };
 
 export const mean = (v: readonly number[]) => (v.length ? v.reduce((s, x) => s + x, 0) / v.length : NaN);
 

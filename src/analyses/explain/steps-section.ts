@@ -116,7 +116,7 @@ export function stepsSection(c: TraceContext): ExplainSection {
   // Every host time below is inflated when the profiler recorded stacks, memory or FLOPs.
   const inflating = findInflatingOptions(m);
   const caveat = describeInflatingOptions(inflating);
-  if (caveat) sentences.push(say('steps.profiler-options', '{caveat}', { caveat, options: inflating.map((o) => o.option), evidence: inflating.map((o) => o.evidence) }));
+  if (caveat) sentences.push(say('steps.profiler-options', '{caveat}', { caveat, options: inflating.map((o) => o.option), evidence: inflating.map((o) => o.evidence) }, ['caveat']));
   const cupti = findCuptiOverhead(m);
   if (cupti.byName.length) {
     const inside = cupti.inside.slice(0, LIST_MAX).map((x) => ({ name: x.name, durUs: x.durNs / 1000, op: x.op }));

@@ -12,6 +12,12 @@ export interface ExplainSentence {
   /** Text with `{key}` / `{list.0.key}` placeholders for the numbers. */
   readonly template: string;
   readonly numbers: { readonly [key: string]: ExplainValue };
+  /**
+   * Keys whose string values are Markdown already, their names fenced by markdownCode
+   * (core/inert-text.ts): a dispatch chain, a list of fused ops. Every other string a template
+   * shows in prose is trace text and is escaped where the sentence is rendered.
+   */
+  readonly markdown?: readonly string[];
 }
 
 export interface ExplainTableColumn {

@@ -54,6 +54,7 @@ import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
 import { checkAgainstInductor, inductorEstimateOf, type InductorCheck } from './inductor-estimates.js';
+import { markdownCode } from '../../core/inert-text.js';
 
 export type ComputeKind = 'gemm' | 'conv-fprop' | 'conv-dgrad' | 'conv-wgrad' | 'conv-bwd' | 'attention-fwd' | 'attention-bwd';
 
@@ -510,7 +511,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     const where = inGraph
       ? 'replayed from a CUDA graph, so no op records its arguments'
       : owner >= 0
-        ? `launched under \`${hostName(m, owner)}\`, whose arguments this table does not read`
+        ? `launched under ${markdownCode(hostName(m, owner))}, whose arguments this table does not read`
         : launched
           ? 'launched outside any op'
           : 'its launch is not in the trace (before the capture window?)';

@@ -25,6 +25,7 @@ import { isCpuMemoryType, isDeviceMemoryType } from '../facts/memory-usage.js';
 import { owningOp } from './scopes.js';
 import { innermostEnclosingAt, innermostEnclosingOrdered, nestedOrder, orderByGroupStart } from '../helpers/enclosing.js';
 import { perModel, perModelWith } from '../helpers/per-model.js';
+import { MAX_TREE_DEPTH } from './dispatch-tree.js';
 
 const MODULE_PREFIX = 'nn.Module: ';
 
@@ -89,6 +90,12 @@ export interface ModuleTree {
   readonly moduleOfOp: Int32Array;
   /** Host op → module node whose backward it belongs to (fwdbwd), −1 when none. */
   readonly backwardModuleOfOp: Int32Array;
+  /**
+   * Set when module frames nest deeper than MAX_TREE_DEPTH levels: the tree stops there, and a
+   * deeper frame counts in its ancestor at the last level (its ops, GPU work and allocations;
+   * its host time is inside that ancestor's already).
+   */
+  readonly cutAtDepth?: number;
 }
 
 export interface ModuleTreeOptions {
@@ -133,6 +140,7 @@ function computeModuleTreeOnce(m: TraceModel, opts: ModuleTreeOptions): ModuleTr
   const nodeOfFrame = new Int32Array(python.length).fill(-1);
   const stack: number[] = [];
   let thread = -1;
+  let cut = false;
   for (let j = 0; j < frames.length; j++) {
     const f = frames[j]!;
     const t = python.thread[f]!;
@@ -144,6 +152,14 @@ function computeModuleTreeOnce(m: TraceModel, opts: ModuleTreeOptions): ModuleTr
     while (stack.length > 0 && endOf(m, stack[stack.length - 1]!) <= s) stack.pop();
     const parentFrame = stack.length > 0 ? stack[stack.length - 1]! : -1;
     const parent = parentFrame >= 0 ? nodeOfFrame[parentFrame]! : -1;
+    if (parent >= 0 && nodes[parent]!.depth + 1 >= MAX_TREE_DEPTH) {
+      // Deeper than the tree goes (a path per node is as long as the depth: a trace nesting
+      // 50,000 modules would make strings of 10^10 characters): counted in the ancestor.
+      nodeOfFrame[f] = parent;
+      cut = true;
+      stack.push(f);
+      continue;
+    }
     const id = python.name[f]!;
     const byName = parent >= 0 ? childByName[parent]! : rootByName;
     let node = byName.get(id);
@@ -234,17 +250,21 @@ function computeModuleTreeOnce(m: TraceModel, opts: ModuleTreeOptions): ModuleTr
     deviceNs,
     moduleOfOp,
     backwardModuleOfOp,
+    ...(cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}),
   };
 }
 
-/** The nodes depth-first, children in order of first call. */
+/** The nodes depth-first, children in order of first call (an explicit stack: modules nest as deep as the trace says). */
 export function modulesInTreeOrder(t: ModuleTree): number[] {
   const out: number[] = [];
-  const visit = (k: number) => {
+  const stack: number[] = [];
+  for (let r = t.roots.length - 1; r >= 0; r--) stack.push(t.roots[r]!);
+  while (stack.length > 0) {
+    const k = stack.pop()!;
     out.push(k);
-    for (const c of t.nodes[k]!.children) visit(c);
-  };
-  for (const r of t.roots) visit(r);
+    const children = t.nodes[k]!.children;
+    for (let c = children.length - 1; c >= 0; c--) stack.push(children[c]!);
+  }
   return out;
 }
 

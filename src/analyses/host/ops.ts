@@ -152,12 +152,17 @@ function isHiddenName(m: TraceModel, shown: Uint8Array, id: number): boolean {
   return shown[id] === HIDDEN;
 }
 
-/** Σ durations of the events directly inside host event i, torch's hidden ones looked through. */
+/** Σ durations of the events directly inside host event i, torch's hidden ones looked through (an explicit stack: hidden events nest as deep as the trace says). */
 function childNs(m: TraceModel, shown: Uint8Array, i: number): number {
   const { host } = m;
   let s = 0;
-  for (let c = host.firstChild[i]!; c >= 0; c = host.nextSibling[c]!) {
-    s += isHiddenName(m, shown, host.name[c]!) ? childNs(m, shown, c) : host.durNs[c]!;
+  const todo = [i];
+  while (todo.length > 0) {
+    const p = todo.pop()!;
+    for (let c = host.firstChild[p]!; c >= 0; c = host.nextSibling[c]!) {
+      if (isHiddenName(m, shown, host.name[c]!)) todo.push(c);
+      else s += host.durNs[c]!;
+    }
   }
   return s;
 }

@@ -16,6 +16,7 @@
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { perModel } from '../helpers/per-model.js';
 import { torchHostTree } from '../facts/torch-placement.js';
+import { markdownCode } from '../../core/inert-text.js';
 
 export type InflatingOption = 'with_stack' | 'profile_memory' | 'with_flops';
 
@@ -48,7 +49,7 @@ function findInflatingOptionsOnce(m: TraceModel): InflatingOptionFound[] {
 /** One sentence: which options were on, from what evidence, and what that does to the figures. */
 export function describeInflatingOptions(found: readonly InflatingOptionFound[]): string | undefined {
   if (!found.length) return undefined;
-  const what = found.map((f) => `\`${f.option}\` (${f.evidence})`);
+  const what = found.map((f) => `${markdownCode(f.option)} (${f.evidence})`);
   const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what[what.length - 1]}`;
   return (
     `${list} ${found.length === 1 ? 'was' : 'were'} on while this trace was recorded: the profiler's own work runs on the host inside the events it times, ` +

@@ -16,12 +16,29 @@ export type RankOrigin = 'rank-regex' | 'distributedInfo' | 'file-name' | 'singl
 
 const NAME_RANK = /(?:^|[^a-z0-9])rank[-_[]?(\d+)(?![0-9])/i;
 
-/** The rank a file's name gives, by `regex`'s first group or the built-in pattern; undefined when none. */
+/**
+ * The largest world size read as a world size (2^20 ranks: today's largest jobs run some 10^5
+ * GPUs). A trace's `distributedInfo` is text anyone can write: `world_size: 1e15` would have
+ * `ranks` list 10^15 missing ranks.
+ */
+export const MAX_WORLD_SIZE = 2 ** 20;
+
+/** Whether `w` reads as a world size: an integer from 1 to MAX_WORLD_SIZE. */
+export function plausibleWorldSize(w: number | undefined): w is number {
+  return w !== undefined && Number.isInteger(w) && w >= 1 && w <= MAX_WORLD_SIZE;
+}
+
+/** Whether `r` reads as a rank: an integer from 0, below `worldSize` when it is known, else below MAX_WORLD_SIZE. */
+export function plausibleRank(r: number | undefined, worldSize?: number): r is number {
+  return r !== undefined && Number.isInteger(r) && r >= 0 && r < (plausibleWorldSize(worldSize) ? worldSize : MAX_WORLD_SIZE);
+}
+
+/** The rank a file's name gives, by `regex`'s first group or the built-in pattern; undefined when none (or not plausibleRank). */
 export function rankFromName(name: string, regex?: RegExp): number | undefined {
   const m = (regex ?? NAME_RANK).exec(name);
   if (!m) return undefined;
   const n = Number(m[1] ?? m[0]);
-  return Number.isInteger(n) && n >= 0 ? n : undefined;
+  return plausibleRank(n) ? n : undefined;
 }
 
 export interface RankClaim {
@@ -29,6 +46,8 @@ export interface RankClaim {
   /** The file's base name. */
   readonly name: string;
   readonly infoRank: number | undefined;
+  /** What of the trace's distributedInfo was ignored as no rank (ranks.ts readDistributedInfo), for the message. */
+  readonly ignoredInfo?: string;
 }
 
 export type RankAssignment =
@@ -48,9 +67,9 @@ export function claimedRank(c: RankClaim, regex: RegExp | undefined, single: boo
   return single ? { rank: 0, origin: 'single-trace' } : undefined;
 }
 
-/** The message of UNKNOWN_RANK for `file`. */
-export function noRankMessage(file: string): string {
-  return `${file}: no rank: no distributedInfo.rank in the trace and none in the file name (give --rank-regex)`;
+/** The message of UNKNOWN_RANK for a claim (`ignoredInfo`: what of its distributedInfo was read as no rank). */
+export function noRankMessage(file: string, ignoredInfo?: string): string {
+  return `${file}: no rank: ${ignoredInfo ? `its distributedInfo gives no rank (${ignoredInfo})` : 'no distributedInfo.rank in the trace'} and none in the file name (give --rank-regex)`;
 }
 
 /**
@@ -59,13 +78,16 @@ export function noRankMessage(file: string): string {
  */
 export function assignRanks(claims: readonly RankClaim[], regex?: RegExp): RankAssignment {
   const ranks: { file: string; rank: number; origin: RankOrigin }[] = [];
-  const unranked: string[] = [];
+  const unranked: RankClaim[] = [];
   for (const c of claims) {
     const claimed = claimedRank(c, regex, claims.length === 1);
-    if (claimed === undefined) unranked.push(c.file);
+    if (claimed === undefined) unranked.push(c);
     else ranks.push({ file: c.file, ...claimed });
   }
-  if (unranked.length) return { ok: false, code: 'UNKNOWN_RANK', message: noRankMessage(unranked.sort(compareText)[0]!) };
+  if (unranked.length) {
+    const first = [...unranked].sort((a, b) => compareText(a.file, b.file))[0]!;
+    return { ok: false, code: 'UNKNOWN_RANK', message: noRankMessage(first.file, first.ignoredInfo) };
+  }
   const seen = new Map<number, string[]>();
   for (const r of ranks) {
     const list = seen.get(r.rank) ?? [];

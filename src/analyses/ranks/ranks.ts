@@ -30,6 +30,7 @@
 import type { CollectiveCall, CommSource } from './collectives.js';
 import { busBwFactor, collectRankComm } from './collectives.js';
 import { IntervalList } from '../helpers/intervals.js';
+import { MAX_WORLD_SIZE, plausibleRank, plausibleWorldSize } from './rank-assignment.js';
 import type { TraceModel } from '../../model/trace-model.js';
 
 export interface RankStep {
@@ -41,9 +42,12 @@ export interface RankStep {
 
 /** What `ranks` keeps of one rank's trace (structured-clone safe: workers post it). */
 export interface RankSummary {
-  /** `distributedInfo.rank`, undefined when the trace does not say. */
+  /** `distributedInfo.rank`, undefined when the trace does not say (or says what no rank is: `ignoredInfo`). */
   readonly infoRank: number | undefined;
+  /** `distributedInfo.world_size`, undefined when the trace does not say (or says what no world size is: `ignoredInfo`). */
   readonly worldSize: number | undefined;
+  /** What of `distributedInfo` was ignored as no rank or world size (rank-assignment.ts: plausibleRank, plausibleWorldSize), in words. */
+  readonly ignoredInfo?: string;
   readonly backend: string | undefined;
   /** The trace start on the profiler's clock, ns, as a decimal integer (beyond 2^53). */
   readonly originNs: string;
@@ -65,6 +69,24 @@ function intOf(v: unknown): number | undefined {
   return Number.isInteger(n) ? n : undefined;
 }
 
+/**
+ * `distributedInfo.rank` and `world_size` as a rank and a world size, each only when it reads
+ * as one (an integer; 1 ≤ world_size ≤ MAX_WORLD_SIZE; 0 ≤ rank < world_size); what was ignored
+ * said in words.
+ */
+export function readDistributedInfo(info: Record<string, unknown> | undefined): { infoRank: number | undefined; worldSize: number | undefined; ignoredInfo?: string } {
+  const rawRank = info?.['rank'];
+  const rawWorld = info?.['world_size'];
+  const world = intOf(rawWorld);
+  const worldSize = plausibleWorldSize(world) ? world : undefined;
+  const rank = intOf(rawRank);
+  const infoRank = plausibleRank(rank, worldSize) ? rank : undefined;
+  const ignored: string[] = [];
+  if (rawWorld !== undefined && worldSize === undefined) ignored.push(`world_size ${JSON.stringify(rawWorld)} (not an integer from 1 to ${MAX_WORLD_SIZE})`);
+  if (rawRank !== undefined && infoRank === undefined) ignored.push(`rank ${JSON.stringify(rawRank)} (not an integer from 0 to ${worldSize !== undefined ? `world_size − 1 = ${worldSize - 1}` : MAX_WORLD_SIZE - 1})`);
+  return ignored.length ? { infoRank, worldSize, ignoredInfo: ignored.join(', ') } : { infoRank, worldSize };
+}
+
 /** The trace start on the profiler's clock (ns): baseTimeNanoseconds + origin µs × 1000 + traceStartNs. */
 export function traceOriginNs(m: TraceModel): bigint {
   const b = m.header['baseTimeNanoseconds'];
@@ -72,9 +94,9 @@ export function traceOriginNs(m: TraceModel): bigint {
   return base + BigInt(Math.round(m.timeOriginUs)) * 1000n + BigInt(Math.round(m.traceStartNs));
 }
 
-/** The rank the trace states (`distributedInfo.rank`, a number or a decimal string); undefined when it states none. */
+/** The rank the trace states (`distributedInfo.rank`, a number or a decimal string), when it reads as one (readDistributedInfo); else undefined. */
 export function distributedRank(m: TraceModel): number | undefined {
-  return intOf(m.distributedInfo?.['rank']);
+  return readDistributedInfo(m.distributedInfo).infoRank;
 }
 
 /** The map half: one rank's model reduced to its summary. */
@@ -82,9 +104,11 @@ export function summariseRank(m: TraceModel): RankSummary {
   const info = m.distributedInfo;
   const comm = collectRankComm(m);
   const backend = info?.['backend'];
+  const { infoRank, worldSize, ignoredInfo } = readDistributedInfo(info);
   return {
-    infoRank: distributedRank(m),
-    worldSize: intOf(info?.['world_size']),
+    infoRank,
+    worldSize,
+    ...(ignoredInfo !== undefined ? { ignoredInfo } : {}),
     backend: typeof backend === 'string' ? backend : undefined,
     originNs: traceOriginNs(m).toString(),
     steps: [...m.steps].sort((a, b) => a.startNs - b.startNs).map((s) => ({ name: s.name, number: s.number, startNs: s.startNs, durNs: s.endNs - s.startNs })),

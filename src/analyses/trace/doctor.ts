@@ -35,6 +35,7 @@ import { perModel } from '../helpers/per-model.js';
 import { computeGraphRegions } from '../kernels/graph-regions.js';
 import { argNumber } from '../../core/json.js';
 import type { JsonObject } from '../../core/json.js';
+import { markdownCode } from '../../core/inert-text.js';
 
 export interface Finding {
   readonly code: string;
@@ -340,12 +341,12 @@ const graphHidden: Check = {
       else owners.set(strings.get(host.name[o]!), (owners.get(strings.get(host.name[o]!)) ?? 0) + 1);
     }
     if (!hit.length) return [];
-    const ownerText = owners.size ? `; the rest are credited whole to ${[...owners.keys()].slice(0, 3).map((n) => `\`${n}\``).join(', ')}` : '';
+    const ownerText = owners.size ? `; the rest are credited whole to ${[...owners.keys()].slice(0, 3).map(markdownCode).join(', ')}` : '';
     // The annotations torch's exporter wrote on replayed work name its region (graph-regions.ts).
     const graph = computeGraphRegions(m);
     const annotated = graph.annotated ? hit.filter((g) => graph.regionOf[g]! >= 0) : [];
     const regionText = annotated.length
-      ? ` ${annotated.length} of them (${fmtPct(share(annotated))} of GPU time) carry a CUDA-graph annotation naming their region (${graph.regions.slice(0, 3).map((r) => `\`${r.name}\` ×${r.activities}`).join(', ')}${graph.regions.length > 3 ? ', …' : ''}): \`kernels\` groups them by it.`
+      ? ` ${annotated.length} of them (${fmtPct(share(annotated))} of GPU time) carry a CUDA-graph annotation naming their region (${graph.regions.slice(0, 3).map((r) => `${markdownCode(r.name)} ×${r.activities}`).join(', ')}${graph.regions.length > 3 ? ', …' : ''}): \`kernels\` groups them by it.`
       : '';
     return [
       {
@@ -473,7 +474,7 @@ const idCollision: Check = {
         gpuTimeShare: share(acts),
         message:
           `${c.length} runtime call(s) have a CUPTI correlation id equal to the External id of an op that owns GPU work ` +
-          `(e.g. \`${m.strings.get(m.host.name[first.call]!)}\` and \`${m.strings.get(m.host.name[first.op]!)}\`); torch's key_averages credits that work to both.`,
+          `(e.g. ${markdownCode(m.strings.get(m.host.name[first.call]!))} and ${markdownCode(m.strings.get(m.host.name[first.op]!))}); torch's key_averages credits that work to both.`,
         meaning:
           "torch's own table (prof.key_averages()) counts this GPU time twice — under the op and under the runtime call and its ancestors — so its device totals disagree with kinetoscope's, which credit it once, to the op.",
       },

@@ -1,5 +1,4 @@
 /** `kinetoscope check TRACE --expect FILE`: expectations written before looking, checked against the trace (exit 1 on a mismatch); `--write-expect FILE` writes what the trace shows. */
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { checkExpectations, deriveExpectations } from '../../analyses/compare/expectations.js';
@@ -9,6 +8,8 @@ import { checkJson, renderCheck } from '../../report/check-view.js';
 import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr, writeOut } from '../common.js';
+import { readInputText } from '../input-files.js';
+import { inertText } from '../../core/inert-text.js';
 
 const width = Math.max(...Object.keys(EXPECTATION_KEY_HELP).map((k) => k.length));
 const KEYS_HELP = `
@@ -86,18 +87,19 @@ export function checkCommand(): Command {
       else {
         await writeTextSafely(opts.writeExpect!, yamlText, safe);
         if (opts.json) printJson({ written: opts.writeExpect, per, expectations: derived.expectations, notes: derived.notes });
-        else writeErr(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${derived.notes.join('; ')}` : ''}\n`);
+        else writeErr(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${inertText(derived.notes.join('; '))}` : ''}\n`);
       }
       return EXIT_OK;
     }),
   );
 }
 
+/** The expectations file, through the gate (input-files.ts): a regular file, opened before it is read. */
 async function readText(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return readInputText(file);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new KinetoscopeError(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'FILE_UNREADABLE', `cannot read the expectations file ${file} (${code ?? (e as Error).message})`);
+    if (e instanceof KinetoscopeError) throw new KinetoscopeError(e.code, `the expectations file: ${e.message}`);
+    throw e;
   }
 }

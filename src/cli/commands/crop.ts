@@ -6,6 +6,7 @@ import { SubsetRecording, writeTraceSubset } from '../../ingest/write-subset.js'
 import { formatBytes, formatUs } from '../../report/format.js';
 import { checkTarget, writeSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
+import { withInput } from '../input-files.js';
 import { action, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 
 interface CropOptions extends CommonOptions {
@@ -52,7 +53,10 @@ export function cropCommand(): Command {
       const recorded = new SubsetRecording();
       const model = await openTrace(path, { recordSubset: recorded });
       const plan = planCrop(model, range);
-      const r = await writeSafely(opts.output, safe, (tmp) => writeTraceSubset(path, tmp, cropSelector(plan), { outputExists: true, gzip: opts.output!.endsWith('.gz'), recorded, transform: redaction() ? (t) => redaction()!.redact(t) : undefined }));
+      // (read again through the gate: a regular file, opened before it is read)
+      const r = await writeSafely(opts.output, safe, (tmp) =>
+        withInput(path, (input) => writeTraceSubset(input.readPath, tmp, cropSelector(plan), { outputExists: true, gzip: opts.output!.endsWith('.gz'), recorded, transform: redaction() ? (t) => redaction()!.redact(t) : undefined })),
+      );
       const startUs = plan.startNs / 1000;
       const endUs = plan.endNs / 1000;
       if (opts.json) {

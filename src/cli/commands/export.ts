@@ -1,16 +1,18 @@
 /** `kinetoscope export TRACE|DIR --parquet OUT`: the model's tables as Parquet, one file set per rank. */
 import { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { EXPORT_TABLES, exportTables } from '../../analyses/trace/export-tables.js';
 import { claimedRank, noRankMessage } from '../../analyses/ranks/rank-assignment.js';
-import { distributedRank } from '../../analyses/ranks/ranks.js';
+import { readDistributedInfo } from '../../analyses/ranks/ranks.js';
 import { KinetoscopeError } from '../../core/errors.js';
+import { compileUserRegex } from '../../core/safe-regex.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';
 import { action, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 import { isPartialFile } from '../rank-partial.js';
+import { withInput } from '../input-files.js';
 import { listRankFiles } from './ranks.js';
 
 const DEFINITIONS = `
@@ -51,16 +53,20 @@ export async function exportParquet(inputs: readonly string[], out: string, rege
   const files = listRankFiles(inputs);
   const partial = files.find(isPartialFile);
   if (partial !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', `${partial} is a rank's partial (ranks --partial), not a trace: export reads the trace`);
+  mkdirSync(out, { recursive: true });
   const duck = await openDuck();
   const done: ExportedRank[] = [];
   const seen = new Map<number, string>();
   try {
+    // DuckDB writes into OUT and nowhere else (duckdb.ts: the sandbox).
+    await duck.lock([realpathSync(out)]);
     for (const file of files) {
-      const model = await loadTrace(file, { omit: ['python'] });
+      const model = await withInput(file, (input) => loadTrace(input.readPath, { omit: ['python'] }));
       // the rank `ranks` tells (rank-assignment.ts), so that a trace exported alone (one task of
       // a cluster's map: scale/dask_ranks.py) gets the folder its job's reading names it by
-      const rank = claimedRank({ file, name: basename(file), infoRank: distributedRank(model) }, regex, files.length === 1)?.rank;
-      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', noRankMessage(file));
+      const { infoRank, ignoredInfo } = readDistributedInfo(model.distributedInfo);
+      const rank = claimedRank({ file, name: basename(file), infoRank, ...(ignoredInfo !== undefined ? { ignoredInfo } : {}) }, regex, files.length === 1)?.rank;
+      if (rank === undefined) throw new KinetoscopeError('UNKNOWN_RANK', noRankMessage(file, ignoredInfo));
       if (seen.has(rank)) throw new KinetoscopeError('DUPLICATE_RANK', `rank ${rank} claimed by ${seen.get(rank)} and ${file}`);
       seen.set(rank, file);
       const dir = join(out, `rank-${rank}`);
@@ -97,12 +103,7 @@ export function exportCommand(): Command {
   withCommonOptions(cmd);
   return cmd.action(
     action(async (inputs: string[], opts: ExportOptions) => {
-      let regex: RegExp | undefined;
-      try {
-        regex = opts.rankRegex === undefined ? undefined : new RegExp(opts.rankRegex);
-      } catch (e) {
-        throw new KinetoscopeError('BAD_ARGUMENT', `--rank-regex: ${(e as Error).message}`);
-      }
+      const regex = opts.rankRegex === undefined ? undefined : compileUserRegex(opts.rankRegex, '--rank-regex');
       const ranks = await exportParquet(inputs, opts.parquet!, regex);
       if (opts.json) printJson({ output: opts.parquet, tables: EXPORT_TABLES, ranks });
       else printText(`wrote ${ranks.length} rank${ranks.length === 1 ? '' : 's'} x ${EXPORT_TABLES.length} tables to ${opts.parquet}/rank-R/{${EXPORT_TABLES.join(',')}}.parquet (${ranks.map((r) => `rank ${r.rank}: ${r.tables['kernels']} kernels, ${r.tables['ops']} ops`).slice(0, 4).join('; ')}${ranks.length > 4 ? '; …' : ''})`);

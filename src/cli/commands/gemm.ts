@@ -1,8 +1,8 @@
 /** `kinetoscope gemm TRACE`: every matrix product, its shape, work, time and place on the roofline (docs/readings.md S7). */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parsePeaksJson, type UserPeaks } from '../../analyses/gemm/device-peaks.js';
 import { computeGemmTable, type GemmRow } from '../../analyses/gemm/gemm.js';
+import { readInputText } from '../input-files.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
@@ -67,9 +67,10 @@ const SORTERS: Record<GemmOptions['sort'], (a: GemmRow, b: GemmRow) => number> =
 export function readPeaks(path: string): UserPeaks {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readInputText(path);
   } catch (e) {
-    throw new KinetoscopeError('FILE_NOT_FOUND', `cannot read --peaks file ${path}: ${(e as Error).message}`);
+    if (e instanceof KinetoscopeError) throw new KinetoscopeError(e.code, `--peaks file: ${e.message}`);
+    throw e;
   }
   let value: unknown;
   try {

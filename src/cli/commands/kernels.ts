@@ -1,4 +1,5 @@
 /** `kinetoscope kernels TRACE`: every GPU kernel, copy and memset, with its name decoded (docs/readings.md S6). */
+import { compileUserRegex } from '../../core/safe-regex.js';
 import { Command, Option } from 'commander';
 import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
 import { computeGraphRegions } from '../../analyses/kernels/graph-regions.js';
@@ -51,14 +52,13 @@ the segments no source explains) and the full name wrapped to the terminal's wid
   withCommonOptions(cmd);
   return cmd.action(
     action(async (path: string, opts: KernelsOptions) => {
+      // (checked before the trace is read: a pattern runs over names the trace chose)
+      const re = opts.match !== undefined ? compileUserRegex(opts.match, '--match') : undefined;
       const model = await openTrace(path);
       const catalog = computeKernelCatalog(model);
       let entries = catalog.entries;
       if (opts.category) entries = entries.filter((e) => e.category === opts.category);
-      if (opts.match) {
-        const re = new RegExp(opts.match);
-        entries = entries.filter((e) => re.test(e.name));
-      }
+      if (re) entries = entries.filter((e) => re.test(e.name));
       if (opts.limit !== undefined) entries = entries.slice(0, Math.max(0, Number(opts.limit) || 0));
       const graph = computeGraphRegions(model);
       const layouts = computeLayouts(model);

@@ -5,7 +5,7 @@
  * goes from this machine to the browser on this machine; nothing is uploaded anywhere.
  */
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
@@ -13,6 +13,7 @@ import { createGunzip } from 'node:zlib';
 import { Command } from 'commander';
 import { KinetoscopeError } from '../../core/errors.js';
 import { action, printText, writeErr } from '../common.js';
+import { openInput, type InputFile } from '../input-files.js';
 
 export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
 /** The port Perfetto's open_trace_in_ui uses. */
@@ -96,103 +97,110 @@ export function perfettoCommand(): Command {
         let timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
         if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS !== Infinity)) throw new KinetoscopeError('BAD_ARGUMENT', `--timeout expects a positive number of seconds, got "${opts.timeout}"`);
         if (timeoutS !== undefined && timeoutS > MAX_TIMEOUT_S) timeoutS = MAX_TIMEOUT_S; // beyond it Node's timer fires at once
-        let size: number;
+        // Opened once through the gate (input-files.ts) and served from what was opened: a file
+        // swapped after the start is not served.
+        const input = openInput(path);
         try {
-          const st = await stat(path);
-          if (!st.isFile()) throw new KinetoscopeError('FILE_UNREADABLE', `${path} is not a file`);
-          size = st.size;
-        } catch (e) {
-          if (e instanceof KinetoscopeError) throw e;
-          const code = (e as NodeJS.ErrnoException).code;
-          throw new KinetoscopeError(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'FILE_UNREADABLE', `cannot read ${path} (${code ?? (e as Error).message})`);
+          return await serve(path, input, port, timeoutS, opts);
+        } finally {
+          input.close();
         }
-        const gunzip = opts.gunzip === true && (await isGzip(path));
-        const name = gunzip ? basename(path).replace(/\.gz$/i, '') : basename(path);
-
-        if (opts.printOnly) {
-          printText(
-            [
-              `To open ${path} in Perfetto UI:`,
-              `  - run: kinetoscope perfetto ${path}`,
-              `    it serves the file on 127.0.0.1:${port || PERFETTO_DEFAULT_PORT} to ${PERFETTO_ORIGIN} only, and the UI loads it from`,
-              `    ${perfettoUrl(port || PERFETTO_DEFAULT_PORT, name)}`,
-              `  - or open ${PERFETTO_ORIGIN}, choose "Open trace file" and pick the file (.json.gz is fine).`,
-              'The trace stays on this machine either way: the UI parses it in the browser.',
-            ].join('\n'),
-          );
-          return 0;
-        }
-
-        const token = randomBytes(16).toString('hex');
-        const wanted = `/${token}/${encodeURIComponent(name)}`;
-        let bound = port;
-        const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-          const pathname = (req.url ?? '/').split('?')[0];
-          // Only this server's own name (no DNS rebinding) and only Perfetto UI's page.
-          const allowed = allowedRequest(req.headers, bound);
-          if (!allowed.ok) {
-            res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' });
-            res.end(`forbidden (${allowed.why}): this trace is served to ${PERFETTO_ORIGIN} on 127.0.0.1 only\n`);
-            return;
-          }
-          if (req.method === 'OPTIONS') {
-            res.writeHead(204, corsHeaders());
-            res.end();
-            return;
-          }
-          if ((req.method !== 'GET' && req.method !== 'HEAD') || pathname !== wanted) {
-            res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...corsHeaders() });
-            res.end('not found: this server serves one trace only\n');
-            return;
-          }
-          const headers: Record<string, string> = { ...corsHeaders(), 'Content-Type': gunzip || !name.endsWith('.gz') ? 'application/json' : 'application/gzip' };
-          if (!gunzip) headers['Content-Length'] = String(size);
-          res.writeHead(200, headers);
-          if (req.method === 'HEAD') {
-            res.end();
-            return;
-          }
-          const file = createReadStream(path);
-          const body = gunzip ? file.pipe(createGunzip()) : file;
-          body.on('error', (e: Error) => res.destroy(e));
-          body.pipe(res);
-          res.on('finish', () => writeErr(`served ${name} to ${req.headers.origin ?? 'a client without Origin'}\n`));
-        });
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', (e: NodeJS.ErrnoException) =>
-            reject(
-              e.code === 'EADDRINUSE'
-                ? new KinetoscopeError('BAD_ARGUMENT', `port ${port} on 127.0.0.1 is in use (another kinetoscope perfetto?); give --port 0 for any free port`)
-                : e,
-            ),
-          );
-          server.listen(port, '127.0.0.1', () => resolve());
-        });
-        const address = server.address();
-        bound = typeof address === 'object' && address ? address.port : port;
-        printText(
-          [
-            `Serving ${path} at http://127.0.0.1:${bound}${wanted} (to ${PERFETTO_ORIGIN} only).`,
-            'Open this URL in a browser to load it in Perfetto UI:',
-            '',
-            `  ${perfettoUrl(bound, name, token)}`,
-            '',
-            timeoutS !== undefined ? `The server stops after ${timeoutS} s or on Ctrl-C.` : 'Ctrl-C stops the server.',
-          ].join('\n'),
-        );
-        await new Promise<void>((resolve) => {
-          const stop = () => {
-            clearTimeout(timer);
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            server.close(() => resolve());
-            server.closeAllConnections();
-          };
-          const timer = timeoutS !== undefined ? setTimeout(stop, timeoutS * 1000) : undefined;
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
-        return 0;
       }),
     );
+}
+
+/** Serves `input` (opened) until Ctrl-C, SIGTERM or --timeout; the exit status. */
+async function serve(path: string, input: InputFile, port: number, timeoutS: number | undefined, opts: PerfettoOptions): Promise<number> {
+  const size = input.size;
+  const gunzip = opts.gunzip === true && (await isGzip(input.readPath));
+  const name = gunzip ? basename(path).replace(/\.gz$/i, '') : basename(path);
+
+  if (opts.printOnly) {
+    printText(
+      [
+        `To open ${path} in Perfetto UI:`,
+        `  - run: kinetoscope perfetto ${path}`,
+        `    it serves the file on 127.0.0.1:${port || PERFETTO_DEFAULT_PORT} to ${PERFETTO_ORIGIN} only, and the UI loads it from`,
+        `    ${perfettoUrl(port || PERFETTO_DEFAULT_PORT, name)}`,
+        `  - or open ${PERFETTO_ORIGIN}, choose "Open trace file" and pick the file (.json.gz is fine).`,
+        'The trace stays on this machine either way: the UI parses it in the browser.',
+      ].join('\n'),
+    );
+    return 0;
+  }
+
+  const token = randomBytes(16).toString('hex');
+  const wanted = `/${token}/${encodeURIComponent(name)}`;
+  let bound = port;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const pathname = (req.url ?? '/').split('?')[0];
+    // Only this server's own name (no DNS rebinding) and only Perfetto UI's page.
+    // Two Host headers (no browser sends them) are not a Host: Node would read the first only.
+    const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
+    const allowed = hosts > 1 ? ({ ok: false, why: `${hosts} Host headers` } as const) : allowedRequest(req.headers, bound);
+    if (!allowed.ok) {
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(`forbidden (${allowed.why}): this trace is served to ${PERFETTO_ORIGIN} on 127.0.0.1 only\n`);
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, corsHeaders());
+      res.end();
+      return;
+    }
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || pathname !== wanted) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...corsHeaders() });
+      res.end('not found: this server serves one trace only\n');
+      return;
+    }
+    const headers: Record<string, string> = { ...corsHeaders(), 'Content-Type': gunzip || !name.endsWith('.gz') ? 'application/json' : 'application/gzip' };
+    if (!gunzip) headers['Content-Length'] = String(size);
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const file = createReadStream(input.readPath);
+    const body = gunzip ? file.pipe(createGunzip()) : file;
+    body.on('error', (e: Error) => res.destroy(e));
+    body.pipe(res);
+    res.on('finish', () => writeErr(`served ${name} to ${req.headers.origin ?? 'a client without Origin'}\n`));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new KinetoscopeError('BAD_ARGUMENT', `port ${port} on 127.0.0.1 is in use (another kinetoscope perfetto?); give --port 0 for any free port`)
+          : e,
+      ),
+    );
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  bound = typeof address === 'object' && address ? address.port : port;
+  printText(
+    [
+      `Serving ${path} at http://127.0.0.1:${bound}${wanted} (to ${PERFETTO_ORIGIN} only).`,
+      'Open this URL in a browser to load it in Perfetto UI:',
+      '',
+      `  ${perfettoUrl(bound, name, token)}`,
+      '',
+      timeoutS !== undefined ? `The server stops after ${timeoutS} s or on Ctrl-C.` : 'Ctrl-C stops the server.',
+    ].join('\n'),
+  );
+  // Ctrl-C and SIGTERM stop it as they stop any command (128 + the signal: 130, 143); --timeout is the normal end (0).
+  return await new Promise<number>((resolve) => {
+    const stop = (status: number) => () => {
+      clearTimeout(timer);
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      server.close(() => resolve(status));
+      server.closeAllConnections();
+    };
+    const onInt = stop(130);
+    const onTerm = stop(143);
+    const timer = timeoutS !== undefined ? setTimeout(stop(0), timeoutS * 1000) : undefined;
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+  });
 }

@@ -3,16 +3,18 @@
  * stragglers, overlap. `--partial OUT TRACE` is its map half alone (one trace's summary to a
  * file), and partials given back as inputs are its reduce half.
  */
+import { availableParallelism } from 'node:os';
 import { Command, Option } from 'commander';
-import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { assignRanks } from '../../analyses/ranks/rank-assignment.js';
 import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
+import { compileUserRegex } from '../../core/safe-regex.js';
 import { summariseFiles, type RankJobResult } from '../../rank-pool.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
+import { inspectInput, listInputFolder, openInput } from '../input-files.js';
 import { isPartialFile, partialText, readPartial } from '../rank-partial.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions, writeErr, terminal } from '../common.js';
@@ -75,27 +77,26 @@ const JSON_FILE = /\.json(?:\.gz)?$/;
 const ORACLE_FILE = /\.oracle\.json(?:\.gz)?$/;
 
 /**
- * The trace files named by the arguments (folders listed, not recursed), sorted within each folder.
- * `accept`: files a folder holds that are read whatever their name (ranks: partials, recognised
- * by their first bytes), kept beside the *.pt.trace.json[.gz] files when the folder has those.
+/**
+ * The trace files named by the arguments (folders listed, not recursed), sorted within each
+ * folder; every name checked by the input gate (input-files.ts: no FIFO, device, link to
+ * nothing or loop; inside the roots under `mcp`). Each file is opened through the gate again
+ * when it is read. `accept`: files a folder holds that are read whatever their name (ranks:
+ * partials, recognised by their first bytes), kept beside the *.pt.trace.json[.gz] files when
+ * the folder has those.
  */
 export function listRankFiles(inputs: readonly string[], accept?: (path: string) => boolean): string[] {
   const files: string[] = [];
   for (const input of inputs) {
-    let st;
-    try {
-      st = statSync(input);
-    } catch {
-      throw new KinetoscopeError('FILE_NOT_FOUND', `${input}: no such file or folder`);
-    }
-    if (!st.isDirectory()) {
-      files.push(input);
+    const { kind, path } = inspectInput(input);
+    if (kind === 'file') {
+      files.push(path);
       continue;
     }
-    const names = readdirSync(input).filter((f) => JSON_FILE.test(f) && !ORACLE_FILE.test(f) && statSync(join(input, f)).isFile());
-    const traces = names.some((f) => TRACE_FILE.test(f)) ? names.filter((f) => TRACE_FILE.test(f) || accept?.(join(input, f))) : names;
+    const names = listInputFolder(path, { accept: (f, k) => k === 'file' && JSON_FILE.test(f) && !ORACLE_FILE.test(f) }).map((e) => e.name);
+    const traces = names.some((f) => TRACE_FILE.test(f)) ? names.filter((f) => TRACE_FILE.test(f) || accept?.(join(path, f))) : names;
     if (!traces.length) throw new KinetoscopeError('FILE_NOT_FOUND', `${input}: no trace files (*.json, *.json.gz) in this folder`);
-    files.push(...traces.sort(byNumberInName).map((f) => join(input, f)));
+    files.push(...traces.sort(byNumberInName).map((f) => join(path, f)));
   }
   return files;
 }
@@ -133,12 +134,13 @@ export async function readJob(inputs: readonly string[], opts: JobOptions): Prom
   const progress = !opts.quiet && terminal('stderr') !== undefined && traces.length > 1;
   const summarised = await summariseFiles(traces, {
     jobs: opts.jobs,
+    open: (file) => openInput(file),
     onDone: progress ? (done, total) => process.stderr.write(`\rread ${done}/${total} traces`) : undefined,
   });
   if (progress) process.stderr.write('\r\x1b[K');
   let t = 0;
   const results = files.map((_, i) => partials.get(i) ?? summarised[t++]!);
-  const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank })), opts.regex);
+  const assigned = assignRanks(results.map((r) => ({ file: r.file, name: basename(r.file), infoRank: r.summary.infoRank, ignoredInfo: r.summary.ignoredInfo })), opts.regex);
   if (!assigned.ok) throw new KinetoscopeError(assigned.code, assigned.message);
   const rankInputs: RankInput[] = assigned.ranks.map((a, i) => ({ rank: a.rank, file: a.file, summary: results[i]!.summary })).sort((a, b) => a.rank - b.rank);
   const analysis = analyseRanks(rankInputs, { clock: opts.clock });
@@ -146,6 +148,11 @@ export async function readJob(inputs: readonly string[], opts: JobOptions): Prom
   const diagnostics: Diagnostic[] = [];
   if (analysis.missingRanks.length) {
     diagnostics.push({ code: 'MISSING_RANKS', severity: 'warning', message: `world size ${analysis.worldSize} but ${analysis.missingRanks.length} rank(s) have no trace: collectives are matched among the ranks present` });
+  }
+  // in rank order, so that a job's traces and their partials say the same
+  const ignored = rankInputs.filter((r) => r.summary.ignoredInfo !== undefined);
+  if (ignored.length) {
+    diagnostics.push({ code: 'IMPLAUSIBLE_DISTRIBUTED_INFO', severity: 'warning', message: `${ignored.length} trace(s) give a distributedInfo no job has, ignored: ${basename(ignored[0]!.file)}: ${ignored[0]!.summary.ignoredInfo}` });
   }
   const worlds = new Set(rankInputs.map((r) => r.summary.worldSize).filter((w) => w !== undefined));
   if (worlds.size > 1) diagnostics.push({ code: 'MIXED_WORLD_SIZES', severity: 'warning', message: `the traces disagree on world_size (${[...worlds].join(', ')}): they may come from different jobs` });
@@ -193,22 +200,21 @@ export function ranksCommand(): Command {
     .option('--force', 'with --partial: replace an existing OUT that kinetoscope did not write, or a symbolic link (never the trace itself)')
     .option('--rank-regex <regex>', "the rank in a file's path: the regex's first capture group (wins over distributedInfo)")
     .addOption(new Option('--clock <mode>', 'trace: clocks as written; collectives: aligned by collective ends').choices(['trace', 'collectives']).default('trace'))
-    .option('--jobs <n>', 'traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most)')
+    .option('--jobs <n>', `traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most; at most one per core: ${availableParallelism()} here)`)
     .option('--top <n>', 'rows per table in the terminal view', '32')
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
     action(async (inputs: string[], opts: RanksOptions) => {
-      let regex: RegExp | undefined;
-      if (opts.rankRegex !== undefined) {
-        try {
-          regex = new RegExp(opts.rankRegex);
-        } catch (e) {
-          throw new KinetoscopeError('BAD_ARGUMENT', `--rank-regex: ${(e as Error).message}`);
-        }
-      }
-      const jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
+      const regex = opts.rankRegex !== undefined ? compileUserRegex(opts.rankRegex, '--rank-regex') : undefined;
+      let jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
       if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--jobs must be a whole number ≥ 1, not ${opts.jobs}`);
+      // A worker per core at most: more only add workers' start-up and memory (200 took 1.5 GB).
+      const cores = availableParallelism();
+      if (jobs !== undefined && jobs > cores) {
+        writeErr(`kinetoscope: note: --jobs ${jobs} capped at ${cores}, the cores of this machine\n`);
+        jobs = cores;
+      }
       const top = Number(opts.top);
       if (!(Number.isInteger(top) && top >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--top must be a whole number ≥ 1, not ${opts.top}`);
       if (opts.partial !== undefined) {

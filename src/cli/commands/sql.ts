@@ -1,11 +1,12 @@
 /** `kinetoscope sql "SELECT …" TRACE|DIR|PARQUET_DIR`: SQL over the export tables in embedded DuckDB. */
 import { Command } from 'commander';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { EXPORT_TABLES } from '../../analyses/trace/export-tables.js';
+import { KinetoscopeError } from '../../core/errors.js';
 import { openDuck, query, sqlString } from '../../duckdb.js';
 import { renderTable } from '../../report/table.js';
+import { inspectInput, listInputFolder, openInput } from '../input-files.js';
 import { action, colorsFor, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 import { exportParquet } from './export.js';
 
@@ -17,50 +18,108 @@ Each table is a view over its files of every rank (read_parquet, union_by_name).
 
 Example: the slowest kernel per rank
   kinetoscope sql "SELECT rank, max(dur_us) FROM kernels GROUP BY rank ORDER BY rank" traces/job
---json prints {"columns": [...], "rows": [[...], ...]}.`;
+--json prints {"columns": [...], "rows": [[...], ...]}.
 
-/** Parquet files under `dir` (itself and one level of folders). */
-function parquetFiles(dir: string): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+The query runs in a sandbox: one statement that reads (SELECT, EXPLAIN, CALL), over these
+tables only. DuckDB reads no file but its own copies of the inputs (in a private temporary
+folder, removed after), writes none, loads no extension and changes no setting (no COPY, ATTACH,
+INSTALL, LOAD, SET, RESET; read_text, read_csv, glob and the like see nothing outside); it uses
+at most a quarter of the machine's memory (8 GiB at most), a thread per core (4 at most), and
+is stopped after --sql-timeout seconds.
+Full DuckDB (its every function, extensions, writing files): write the Parquet with
+\`kinetoscope export TRACE --parquet OUT\` and query OUT with DuckDB itself, e.g.
+  duckdb -c "SELECT * FROM read_parquet('OUT/rank-*/kernels.parquet')"`;
+
+/** What a table's files are called in an export's folders (OUT/rank-R/TABLE.parquet). */
+const TABLE_FILES = new Set(EXPORT_TABLES.map((t) => `${t}.parquet`));
+
+/**
+ * The export's Parquet files of the Parquet folders among `inputs` (a folder's own TABLE.parquet
+ * and those of its subfolders), copied into `into` through the input gate (input-files.ts: a
+ * regular file, opened and checked, inside the roots under \`mcp\`): DuckDB then reads only what
+ * was checked, under names with no glob character (\`[\`, \`*\`, \`?\` in a path are patterns to
+ * DuckDB). The copies' paths; none when no input is a Parquet folder.
+ */
+function copyParquetInputs(inputs: readonly string[], into: string): string[] {
   const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isFile() && e.name.endsWith('.parquet')) out.push(join(dir, e.name));
-    else if (e.isDirectory()) for (const f of readdirSync(join(dir, e.name))) if (f.endsWith('.parquet')) out.push(join(dir, e.name, f));
+  let n = 0;
+  const copy = (file: string, name: string) => {
+    const dir = join(into, `input-${n++}`);
+    mkdirSync(dir, { recursive: true });
+    const input = openInput(file);
+    try {
+      copyFileSync(input.readPath, join(dir, name));
+    } finally {
+      input.close();
+    }
+    out.push(join(dir, name));
+  };
+  for (const input of inputs) {
+    const { kind, path } = inspectInput(input);
+    if (kind !== 'folder') continue;
+    const wanted = (name: string, k: 'file' | 'folder') => (k === 'file' ? TABLE_FILES.has(name) : !name.startsWith('.'));
+    for (const e of listInputFolder(path, { accept: wanted })) {
+      if (e.kind === 'file') copy(e.path, e.name);
+      else for (const f of listInputFolder(e.path, { accept: (name, k) => k === 'file' && TABLE_FILES.has(name) })) copy(f.path, f.name);
+    }
   }
   return out.sort();
 }
 
-export async function runSql(sql: string, inputs: readonly string[]): Promise<{ columns: string[]; rows: unknown[][] }> {
-  let files = inputs.flatMap(parquetFiles);
-  let tmp: string | undefined;
-  if (!files.length) {
-    tmp = mkdtempSync(join(tmpdir(), 'kinetoscope-sql-'));
-    await exportParquet(inputs, tmp);
-    files = parquetFiles(tmp);
+/** Parquet files kinetoscope wrote under `dir` (its rank folders). */
+function exportedFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) for (const f of readdirSync(join(dir, e.name))) if (TABLE_FILES.has(f)) out.push(join(dir, e.name, f));
   }
+  return out.sort();
+}
+
+/** The default of --sql-timeout, in seconds. */
+export const SQL_TIMEOUT_S = 30;
+
+/** `sql` on `inputs` (module comment, DEFINITIONS): the query's columns and rows. */
+export async function runSql(sql: string, inputs: readonly string[], timeoutMs = SQL_TIMEOUT_S * 1000): Promise<{ columns: string[]; rows: unknown[][] }> {
   const duck = await openDuck();
   try {
+    if (/[*?[\]{}]/.test(duck.home)) throw new KinetoscopeError('BAD_ARGUMENT', `the temporary folder ${duck.home} has a glob character in its path (DuckDB would read it as a pattern): set TMPDIR to another folder`);
+    const data = join(duck.home, 'data');
+    let files = copyParquetInputs(inputs, data);
+    if (!files.length) {
+      await exportParquet(inputs, data);
+      files = exportedFiles(data);
+    }
     for (const t of EXPORT_TABLES) {
-      const mine = files.filter((f) => f.endsWith(`/${t}.parquet`));
+      const mine = files.filter((f) => f.endsWith(`${sep}${t}.parquet`));
       if (mine.length) await duck.conn.run(`CREATE VIEW ${t} AS SELECT * FROM read_parquet([${mine.map(sqlString).join(', ')}], union_by_name = true)`);
     }
-    return await query(duck, sql);
+    // The views are registered: from here DuckDB reads nothing outside its private folder.
+    await duck.lock();
+    return await query(duck, sql, timeoutMs);
   } finally {
     duck.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** --sql-timeout's seconds, checked. */
+export function sqlTimeoutMs(value: string | undefined): number {
+  if (value === undefined) return SQL_TIMEOUT_S * 1000;
+  const s = Number(value);
+  if (!Number.isFinite(s) || s <= 0 || s > 86_400) throw new KinetoscopeError('BAD_ARGUMENT', `--sql-timeout expects seconds from 0 (exclusive) to 86400, got "${value}"`);
+  return Math.max(1, Math.round(s * 1000));
 }
 
 export function sqlCommand(): Command {
   const cmd = new Command('sql')
-    .description('SQL over the trace tables (ops, runtime, kernels, steps, collectives, memory; every rank) in embedded DuckDB')
-    .argument('<query>', 'one SQL query')
+    .description('SQL over the trace tables (ops, runtime, kernels, steps, collectives, memory; every rank) in embedded DuckDB, in a sandbox')
+    .argument('<query>', 'one SQL query (one statement that reads)')
     .argument('<inputs...>', 'traces, folders of rank traces, or Parquet folders from export --parquet')
+    .option('--sql-timeout <s>', `stop the query after S seconds (default ${SQL_TIMEOUT_S})`)
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
-    action(async (sql: string, inputs: string[], opts: CommonOptions) => {
-      const r = await runSql(sql, inputs);
+    action(async (sql: string, inputs: string[], opts: CommonOptions & { sqlTimeout?: string }) => {
+      const r = await runSql(sql, inputs, sqlTimeoutMs(opts.sqlTimeout));
       if (opts.json) printJson(r);
       else {
         const c = colorsFor(opts);

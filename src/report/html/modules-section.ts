@@ -35,7 +35,7 @@ export function renderModulesSection(p: Part<ModuleTree> | undefined): string {
       ? `${t.backwardLinks} backward ops are linked to their forward op (fwdbwd flows); their GPU work is the Bwd column.`
       : 'The trace links no backward op to its forward op: backward work is outside every module.';
   return `<section>${head}
-<p class="note">From the nn.Module python frames (with_stack). Device time: GPU work counted to the op that launched it, and that op to its innermost module. ${escapeHtml(backward)} Outside every module: ${formatUsFixed(us(t.outside.deviceNs))} µs of ${formatUsFixed(us(t.deviceNs))} µs.</p>
+<p class="note">From the nn.Module python frames (with_stack). Device time: GPU work counted to the op that launched it, and that op to its innermost module. ${escapeHtml(backward)} Outside every module: ${formatUsFixed(us(t.outside.deviceNs))} µs of ${formatUsFixed(us(t.deviceNs))} µs.${t.cutAtDepth !== undefined ? ` Modules nest deeper than ${t.cutAtDepth} levels: a deeper module is counted in its ancestor at level ${t.cutAtDepth}.` : ''}</p>
 ${table}
 <h3>Device time by module (icicle)</h3>
 ${icicle(t)}
@@ -49,6 +49,8 @@ function icicle(t: ModuleTree): string {
   if (!(rootSum > 0)) return '<p class="note">No GPU work inside modules.</p>';
   const boxes: string[] = [];
   let maxDepth = 0;
+  // Each box, then its children's left to right (an explicit stack: modules nest as deep as the trace says).
+  const stack: { k: number; x: number; w: number }[] = [];
   const place = (k: number, x: number, w: number) => {
     const n = t.nodes[k]!;
     maxDepth = Math.max(maxDepth, n.depth);
@@ -62,16 +64,22 @@ function icicle(t: ModuleTree): string {
       `<g class="ic" data-node="${k}"><rect x="${x.toFixed(1)}" y="${y}" width="${Math.max(0.5, w - 1).toFixed(1)}" height="${ICICLE_ROW - 2}" fill="hsl(${(n.depth * 47) % 360},55%,${70 - (n.depth % 3) * 6}%)"><title>${escapeHtml(title)}</title></rect>${label}</g>`,
     );
     let cx = x;
+    const children: { k: number; x: number; w: number }[] = [];
     for (const c of n.children) {
       const cw = total(k) > 0 ? (w * total(c)) / total(k) : 0;
-      if (cw >= 0.5) place(c, cx, cw);
+      if (cw >= 0.5) children.push({ k: c, x: cx, w: cw });
       cx += cw;
     }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   };
   let x = 0;
   for (const r of t.roots) {
     const w = (ICICLE_W * total(r)) / rootSum;
-    place(r, x, w);
+    stack.push({ k: r, x, w });
+    while (stack.length > 0) {
+      const b = stack.pop()!;
+      place(b.k, b.x, b.w);
+    }
     x += w;
   }
   const h = (maxDepth + 1) * ICICLE_ROW;

@@ -8,6 +8,7 @@
  * a new pixel, so a frame costs at most a few thousand rectangles per lane whatever the zoom —
  * 64 ranks (and 1,024) stay fluid.
  */
+import { cspMetaTag } from './csp.js';
 import type { RanksTimeline } from '../../analyses/ranks/ranks-timeline.js';
 import { escapeHtml, jsonForScript } from './html-text.js';
 
@@ -123,7 +124,7 @@ export function renderRanksHtml(p: RanksPageInput): string {
   const spreads = t.ranks.filter((r) => r.aligned && r.spreadUs !== null && r.rank !== t.ranks[0]?.rank).map((r) => r.spreadUs!);
   const spreadNote = spreads.length ? ` The estimates' spread (max − min of end differences) is ${Math.min(...spreads).toFixed(1)}–${Math.max(...spreads).toFixed(1)} µs across ranks: the alignment is no better than that.` : '';
   return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="${escapeHtml(p.generator)}">
+<html lang="en"><head><meta charset="utf-8">${cspMetaTag([SCRIPT])}<meta name="generator" content="${escapeHtml(p.generator)}">
 <title>${escapeHtml(p.title)} — kinetoscope ranks</title><style>${STYLE}</style></head>
 <body>
 <h1>${escapeHtml(p.title)}</h1>

@@ -3,6 +3,7 @@
  * and the timeline's data inlined, nothing fetched (it opens from file:// with no network). A
  * pure function of the view model: no fs, no DOM, no clock (the same trace gives the same bytes).
  */
+import { cspMetaTag } from './csp.js';
 import { TIMELINE_CATEGORIES } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed, jsonObjectForScript } from './html-text.js';
 import { formatInt } from '../format.js';
@@ -50,10 +51,12 @@ ${undrawable}${reduced}
 }
 
 export function renderReportHtml(data: ReportData): string {
+  const script = `${PAGE_SCRIPT}${data.memory ? MEMORY_SCRIPT : ''}${data.modules ? MODULES_SCRIPT : ''}`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+${cspMetaTag([script])}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="${escapeHtml(data.generator)}">
 <title>${escapeHtml(data.title)} — kinetoscope report</title>
@@ -74,7 +77,7 @@ ${renderGemms(data.gemm)}
 ${renderModulesSection(data.modules)}
 </main>
 <footer>Written by ${escapeHtml(data.generator)} from ${escapeHtml(data.title)}. Times are µs from the profiler's start. The whole trace, every slice, opens in Perfetto (ui.perfetto.dev) with <code>kinetoscope perfetto ${escapeHtml(data.tracePath)}</code>.</footer>
-<script>${PAGE_SCRIPT}${data.memory ? MEMORY_SCRIPT : ''}${data.modules ? MODULES_SCRIPT : ''}</script>
+<script>${script}</script>
 </body>
 </html>
 `;
