@@ -236,7 +236,7 @@ describe('roofline: hand-made micro traces', () => {
     close(replay.totalUs, sumDur(xs(events, 'kernel', 'triton_tem_fused_addmm_relu_t_view_2')));
   });
 
-  it('a grouped, dilated conv forward and its backward split by pass; GQA causal flash; a masked attention declined', async () => {
+  it('a grouped, dilated conv forward and its backward split by pass; GQA causal flash; a masked attention counted dense', async () => {
     const path = join(MICRO_DIR, 'roofline-conv-attention.json');
     const events = rawOf(path);
     const model = await loadTrace(path);
@@ -271,9 +271,60 @@ describe('roofline: hand-made micro traces', () => {
     const fwdFlops = (4 * b * h * sq * sk * d) / 2;
     expect(r.rows.find((x) => x.kind === 'attention-fwd' && x.op === fa.name)!.flops).toBe(fwdFlops);
     expect(r.rows.find((x) => x.kind === 'attention-bwd')!.flops).toBe(2.5 * fwdFlops);
+    // A bf16 mask on the fused op, no outer op saying otherwise: additive, so the dense count, exact.
+    const eff = xs(events, 'cpu_op', 'aten::_scaled_dot_product_efficient_attention')[0]!;
+    const [eb, eh, esq, ed] = dims(eff)[0]! as [number, number, number, number];
+    const esk = dims(eff)[1]![2]!;
     const masked = r.rows.find((x) => x.op === 'aten::_scaled_dot_product_efficient_attention')!;
-    expect(masked.flops).toBeUndefined();
-    expect(masked.declined).toMatch(/mask/);
+    expect(masked.flops).toBe(4 * eb * eh * esq * esk * ed);
+    expect(masked.flopsBound).toBeUndefined();
+    expect(masked.declined).toBeUndefined();
+  });
+});
+
+describe('roofline: attention masks (hand-made, attention-masks.json)', () => {
+  it('dense work counted: an additive mask exact; a boolean one (the outer op\'s attn_mask type) and an unknown backward an upper bound', async () => {
+    const path = join(MICRO_DIR, 'attention-masks.json');
+    const events = rawOf(path);
+    const model = await loadTrace(path);
+    const r = computeRoofline(model);
+    /** 4·B·H·Sq·Sk·D from the op's query (at q) and key (at q + 1). */
+    const dense = (e: RawEvent, q: number) => {
+      const [b, h, sq, d] = dims(e)[q]! as [number, number, number, number];
+      return 4 * b * h * sq * dims(e)[q + 1]![2]! * d;
+    };
+    const rowOf = (e: RawEvent) => {
+      const found = rowsFor(r.rows, /backward/.test(e.name) ? 'attention-bwd' : 'attention-fwd', new Set([xid(e)]), model);
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    };
+    const outer = xs(events, 'cpu_op', 'aten::scaled_dot_product_attention');
+    expect((outer[0]!.args!['Input type'] as string[])[3]).toBe('bool');
+    expect((outer[1]!.args!['Input type'] as string[])[3]).toBe('c10::BFloat16');
+    const effFwd = xs(events, 'cpu_op', 'aten::_scaled_dot_product_efficient_attention')[0]!;
+    const [effBwd, orphanBwd] = xs(events, 'cpu_op', 'aten::_scaled_dot_product_efficient_attention_backward');
+    const cudnnFwd = xs(events, 'cpu_op', 'aten::_scaled_dot_product_cudnn_attention')[0]!;
+    const cudnnBwd = xs(events, 'cpu_op', 'aten::_scaled_dot_product_cudnn_attention_backward')[0]!;
+    // The boolean mask: dense FLOPs, an upper bound; its backward (same shapes) too.
+    expect(rowOf(effFwd).flops).toBe(dense(effFwd, 0));
+    expect(rowOf(effFwd).flopsBound).toBe('upper-bound');
+    expect(rowOf(effFwd).attention?.mask?.kind).toBe('boolean');
+    expect(rowOf(effBwd!).flops).toBe(2.5 * dense(effBwd!, 1));
+    expect(rowOf(effBwd!).flopsBound).toBe('upper-bound');
+    // The additive mask: exact, forward and backward; TFLOP/s from the kernel's duration.
+    const cf = rowOf(cudnnFwd);
+    expect(cf.flops).toBe(dense(cudnnFwd, 0));
+    expect(cf.flopsBound).toBeUndefined();
+    expect(cf.attention?.mask?.kind).toBe('additive');
+    close(cf.tflops!, dense(cudnnFwd, 0) / sumDur(kernelsOf(events, [cudnnFwd])) / 1e6);
+    expect(rowOf(cudnnBwd).flops).toBe(2.5 * dense(cudnnBwd, 1));
+    expect(rowOf(cudnnBwd).flopsBound).toBeUndefined();
+    // A masked backward whose forward is not in the trace: unknown, an upper bound.
+    expect(rowOf(orphanBwd!).attention?.mask?.kind).toBe('unknown');
+    expect(rowOf(orphanBwd!).flopsBound).toBe('upper-bound');
+    // The bytes read the mask once: Q, K, V, the [4,1,1024,1024] mask and O, bf16.
+    const n = prod(dims(cudnnFwd)[0]!);
+    expect(cf.bytes).toBe((4 * n + prod(dims(cudnnFwd)[3]!)) * 2);
   });
 });
 

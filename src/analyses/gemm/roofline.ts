@@ -46,7 +46,7 @@ import { GpuKind, HostKind, hostName, gpuName, type TraceModel } from '../../mod
 import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
-import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
+import { ATTENTION_MASK_INDEX, ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, maskKindOfType, type AttentionMaskKind, type AttentionShape } from './attention-shape.js';
 import { placeOnRoofline, rooflineFields, rooflineFloorUs, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
 import { layoutConversionOfKernel } from '../kernels/layout-kernels.js';
 import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
@@ -70,6 +70,12 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly peakDtype?: PeakDtype;
   /** Per call. */
   readonly flops?: number;
+  /**
+   * `upper-bound`: the FLOPs are the dense count the kernels did, but the useful share is not in
+   * the trace (attention with a boolean mask, or a backward whose mask's kind is unknown): TFLOP/s
+   * and % of peak of useful work are at most these. Absent when the count is exact.
+   */
+  readonly flopsBound?: 'upper-bound';
   readonly bytes?: number;
   /** The row's main kernel (the GEMM, the implicit GEMM, the attention kernel: the longest). */
   readonly kernel?: GemmKernelInfo;
@@ -168,7 +174,8 @@ function convShapeText(s: ConvShape): string {
 
 function attentionShapeText(s: AttentionShape): string {
   const gqa = s.kvHeads !== s.heads ? ` kv-heads ${s.kvHeads}` : '';
-  return `B${s.batch} H${s.heads}${gqa} Sq${s.seqQ} Sk${s.seqK} D${s.headDim}${s.headDimV !== s.headDim ? `/${s.headDimV}` : ''}${s.causal ? ' causal' : ''}`;
+  const mask = s.mask ? ` mask [${s.mask.dims.join(',')}] ${s.mask.kind}` : '';
+  return `B${s.batch} H${s.heads}${gqa} Sq${s.seqQ} Sk${s.seqK} D${s.headDim}${s.headDimV !== s.headDim ? `/${s.headDimV}` : ''}${s.causal ? ' causal' : ''}${mask}`;
 }
 
 function convPeakDtype(s: ConvShape, kernelNames: readonly string[]): PeakDtype | undefined {
@@ -252,19 +259,65 @@ function convCalls(m: TraceModel): CallWork[] {
   return out;
 }
 
+/** `aten::scaled_dot_product_attention(query, key, value, attn_mask, …)`: the mask as the user gave it (a boolean one is made additive before the fused op). */
+const SDPA_OP = 'aten::scaled_dot_product_attention';
+const SDPA_MASK = 3;
+
+/** What a fused attention op's mask is, beyond its own arguments: the outer SDPA op's attn_mask type (forwards), the forwards of the same shapes (backwards). */
+function attentionMaskKinds(m: TraceModel, ops: readonly number[]): Map<number, AttentionMaskKind> {
+  const { host } = m;
+  const out = new Map<number, AttentionMaskKind>();
+  const byShape = new Map<string, Set<AttentionMaskKind>>();
+  const shapeKey = (i: number, fwd: boolean) => {
+    const dims = host.args[i]?.['Input Dims'];
+    if (!Array.isArray(dims)) return undefined;
+    // q, k, v and the mask: forward (q, k, v, mask at 3); backward (dO, q, k, v …): the mask's place is the op's own.
+    const op = hostName(m, i);
+    const [q, k, v] = fwd ? [0, 1, 2] : [1, 2, 3];
+    const maskAt = ATTENTION_MASK_INDEX[op];
+    return JSON.stringify([dims[q!], dims[k!], dims[v!], maskAt !== undefined ? dims[maskAt] : null]);
+  };
+  for (const i of ops) {
+    if (attentionDirection(hostName(m, i)) !== 'fwd') continue;
+    let kind: AttentionMaskKind | undefined;
+    for (let p = host.parent[i]!; p >= 0 && kind === undefined; p = host.parent[p]!) {
+      if (hostName(m, p) !== SDPA_OP) continue;
+      const t = host.args[p]?.['Input type'];
+      kind = Array.isArray(t) ? maskKindOfType(t[SDPA_MASK]) : undefined;
+    }
+    if (kind === undefined) kind = maskKindOfType((host.args[i]?.['Input type'] as unknown[] | undefined)?.[ATTENTION_MASK_INDEX[hostName(m, i)] ?? -1]);
+    if (kind === undefined) continue;
+    out.set(i, kind);
+    const key = shapeKey(i, true);
+    if (key) byShape.set(key, (byShape.get(key) ?? new Set()).add(kind));
+  }
+  for (const i of ops) {
+    if (attentionDirection(hostName(m, i)) !== 'bwd') continue;
+    const kinds = byShape.get(shapeKey(i, false) ?? '');
+    if (kinds?.size === 1) out.set(i, [...kinds][0]!);
+  }
+  return out;
+}
+
 function attentionCalls(m: TraceModel): CallWork[] {
   const { host } = m;
   const out: CallWork[] = [];
+  const ops: number[] = [];
   for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
     const op = hostName(m, i);
     if (!ATTENTION_OP_NAMES.has(op)) continue;
     let nested = false;
     for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (ATTENTION_OP_NAMES.has(hostName(m, p))) nested = true;
-    if (nested) continue;
+    if (!nested) ops.push(i);
+  }
+  const maskKinds = attentionMaskKinds(m, ops);
+  for (const i of ops) {
+    const op = hostName(m, i);
     const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
     all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
-    const res = attentionShapeOf(op, host.args[i]);
+    const maskKind = maskKinds.get(i);
+    const res = attentionShapeOf(op, host.args[i], maskKind ? { maskKind } : {});
     const dir = attentionDirection(op) ?? 'fwd';
     const kind: ComputeKind = dir === 'bwd' ? 'attention-bwd' : 'attention-fwd';
     const compiled = isCompiled(m, i);
@@ -445,6 +498,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(w.dtype ? { dtype: w.dtype } : {}),
       ...(w.peakDtype ? { peakDtype: w.peakDtype } : {}),
       ...(w.flops !== undefined ? { flops: w.flops } : {}),
+      ...(w.attention?.flopsBound ? { flopsBound: w.attention.flopsBound } : {}),
       ...(w.bytes !== undefined ? { bytes: w.bytes } : {}),
       ...point,
       ...(computePoint?.bound ? { bound: computePoint.bound } : {}),

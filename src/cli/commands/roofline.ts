@@ -21,8 +21,12 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               aten::convolution / cudnn_convolution / convolution_backward Input Dims and the
               stride, padding, dilation, groups and output_mask in Concrete Inputs. attention
               (FlashAttention's convention): forward 4*B*H*Sq*Sk*D (H = query heads, so GQA
-              counts per query head), halved when causal; backward 2.5x the forward. Masks,
-              variable-length batches and causal with Sq != Sk are declined with the reason
+              counts per query head), halved when causal; backward 2.5x the forward. With a
+              mask tensor the fused kernels compute every score: the dense count — exact for
+              an additive (float) mask; for a boolean one (made additive before the kernel)
+              an upper bound on the useful work, printed with "≤" (flopsBound in --json), as
+              for a masked backward whose forward is not in the trace. Variable-length
+              batches and causal with Sq != Sk are declined with the reason
   Bytes       the least traffic: each operand read once, each result written once
   FLOP/B      FLOPs / Bytes
   Mean        the kernels of the row's work per call: for a conv, the kernels the conv op and
