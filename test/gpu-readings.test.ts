@@ -90,6 +90,10 @@ describe('cnn_train: a conv row split into its layout transposes and its compute
     const computeMean = row.computeOnly!.meanUs;
     expect(flops / computeMean / 1e6 / attainable).toBeLessThan(0.1);
     expect(row.roof).toBe('memory');
+    // …and its kernel does not fill the GPU: fewer thread blocks than the H200's 132 SMs.
+    const main = ks.filter((k) => /ImplicitGemmConvolution/.test(k.name))[0]!;
+    expect((main.args!['grid'] as number[]).reduce((p, x) => p * x, 1)).toBeLessThan(132);
+    expect(main.args!['blocks per SM'] as number).toBeLessThan(1);
     expect(row.bound).toBe('latency');
     close(row.atStakeUs!, (meanUs - floorUs(flops, bytes, PEAK.fp16)) * 1);
     expect(r.rows[0]).toBe(row);
@@ -105,6 +109,24 @@ describe('cnn_train: a conv row split into its layout transposes and its compute
     expect(rankActions(c).advice.map((x) => x.id)).toContain('latency-bound-conv');
     // The tiny GEMMs of the classifier head are latency-bound too, and worth less than 1% of the step: not advice.
     expect(rankActions(c).minor.map((x) => x.id)).toContain('latency-bound-gemm');
+  });
+});
+
+describe('far below both roofs on a full grid keeps its roof (gpt2_train\'s vocabulary GEMM)', () => {
+  it('9.5% of the bf16 peak under the compute roof, 12,800 thread blocks: compute, not latency', async () => {
+    const { events, kernelsOf } = raw('gpt2_train');
+    const ops = events.filter((e) => e.cat === 'cpu_op' && e.name === 'aten::mm' && JSON.stringify(dims(e).slice(0, 2)) === '[[4096,768],[768,50257]]');
+    expect(ops.length).toBe(3);
+    const ks = ops.flatMap(kernelsOf);
+    const flops = 2 * 4096 * 768 * 50257;
+    const tflops = flops / (ks.reduce((s, k) => s + k.dur, 0) / ops.length) / 1e6;
+    expect(tflops / PEAK.bf16).toBeLessThan(0.1);
+    const blocks = (ks[0]!.args!['grid'] as number[]).reduce((p, x) => p * x, 1);
+    expect(blocks).toBeGreaterThan(132);
+    const r = computeRoofline(await loadModel(h200Trace('gpt2_train')));
+    const row = r.rows.find((x) => x.kind === 'gemm' && x.shape.startsWith('[4096,768]×[768,50257]'))!;
+    expect(row.roof).toBe('compute');
+    expect(row.bound).toBe('compute');
   });
 });
 

@@ -51,7 +51,7 @@ import {
   type UserPeaks,
 } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
-import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
+import { blocksPerSmOf, placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { doubled } from '../helpers/doubled.js';
 import { RowKeys } from './row-key.js';
@@ -757,7 +757,7 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
     const peakDtype = shape ? mathDtype(shape, kernel?.decoded) : undefined;
     const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
     const flops = shape?.flops;
-    const point = placeOnRoofline(flops, shape?.bytes, meanUs, peakDtype, device?.peaks);
+    const point = placeOnRoofline(flops, shape?.bytes, meanUs, peakDtype, device?.peaks, gemmKernel !== undefined ? blocksPerSmOf(gpu.args[gemmKernel], device?.numSms) : undefined);
     if (flops !== undefined) totalFlops += flops * a.hosts.length;
     totalNs += a.totalNs;
     rows.push({

@@ -7,12 +7,16 @@
  * - ridge point = peak FLOP/s / memory bandwidth (FLOP per byte where the roofline bends);
  * - roof: memory when the arithmetic intensity (FLOPs / bytes) is below the ridge point, else compute;
  * - attainable = min(peak, intensity × bandwidth); % of roofline = achieved / attainable;
- * - bound: the roof, unless the work reached less than LATENCY_BOUND_SHARE of its attainable rate:
- *   then neither roof bounds it — it is far below both (the attainable rate is the lower of the
- *   two at its intensity) — and its bound is `latency` (latency/occupancy: too few warps in flight,
- *   too little parallel work per launch, a serial reduction, waits on its own dependencies).
- *   Seen: the weight-grad of a 3-input-channel convolution at 0.3% of the fp16 peak and 2.5% of
- *   its roofline (cnn_train; issue 37), which a "memory" label sent looking for bytes to save.
+ * - bound: the roof, unless the work reached less than LATENCY_BOUND_SHARE of its attainable rate
+ *   (far below both roofs: the attainable rate is the lower of the two at its intensity) on a
+ *   kernel that does not fill the GPU — its launch has fewer thread blocks than the device has SMs
+ *   (Kineto's `blocks per SM` below 1) — or whose grid is not recorded: then its bound is
+ *   `latency` (latency/occupancy: too little parallel work per launch, a serial reduction, waits on
+ *   its own dependencies). Seen: the weight-grad of a 3-input-channel convolution, 14 blocks on 132
+ *   SMs, at 0.3% of the fp16 peak and 2.5% of its roofline (cnn_train; issue 37), which a "memory"
+ *   label sent looking for bytes to save. A kernel far below both roofs on a full grid keeps its
+ *   roof: gpt2_train's vocabulary GEMM (12,800 blocks, 9.5% of the bf16 peak on an align1 kernel)
+ *   is slow for its kernel's sake, not for want of parallel work.
  */
 import type { PeakDtype, ResolvedPeaks } from './device-peaks.js';
 
@@ -88,12 +92,17 @@ export interface MeasuredCalls {
   readonly maxUs?: number;
 }
 
+/**
+ * `blocksPerSm`: the work's main kernel's thread blocks per SM (Kineto's `blocks per SM`, or its
+ * grid over the device's SMs), undefined when the trace does not record it.
+ */
 export function placeOnRoofline(
   flops: number | undefined,
   bytes: number | undefined,
   meanUs: number | undefined,
   peakDtype: PeakDtype | undefined,
   peaks: ResolvedPeaks | undefined,
+  blocksPerSm?: number,
 ): RooflinePoint {
   const intensity = flops !== undefined && bytes ? flops / bytes : undefined;
   const tflops = flops !== undefined && meanUs ? flops / meanUs / 1e6 : undefined;
@@ -113,15 +122,24 @@ export function placeOnRoofline(
     percentOfPeak: tflops !== undefined && peakTflops ? (100 * tflops) / peakTflops : undefined,
     ridgePoint,
     roof,
-    bound: roof && percentOfRoofline !== undefined ? boundOf(roof, percentOfRoofline) : roof,
+    bound: roof && percentOfRoofline !== undefined ? boundOf(roof, percentOfRoofline, blocksPerSm) : roof,
     attainableTflops,
     percentOfRoofline,
   });
 }
 
-/** The bound of work under `roof` that reached `percentOfRoofline` (0–100) of its attainable rate. */
-export function boundOf(roof: RoofSide, percentOfRoofline: number): RooflineBound {
-  return percentOfRoofline < 100 * LATENCY_BOUND_SHARE ? 'latency' : roof;
+/** The bound of work under `roof` that reached `percentOfRoofline` (0–100) of its attainable rate, on a kernel of `blocksPerSm`. */
+export function boundOf(roof: RoofSide, percentOfRoofline: number, blocksPerSm?: number): RooflineBound {
+  return percentOfRoofline < 100 * LATENCY_BOUND_SHARE && !(blocksPerSm !== undefined && blocksPerSm >= 1) ? 'latency' : roof;
+}
+
+/** A kernel's thread blocks per SM: Kineto's `blocks per SM`, else its grid over `numSms`; undefined when neither is recorded. */
+export function blocksPerSmOf(args: { readonly [key: string]: unknown } | undefined, numSms: number | undefined): number | undefined {
+  const recorded = args?.['blocks per SM'];
+  if (typeof recorded === 'number' && Number.isFinite(recorded)) return recorded;
+  const grid = args?.['grid'];
+  if (Array.isArray(grid) && grid.length && grid.every((x) => typeof x === 'number') && numSms) return (grid as number[]).reduce((p, x) => p * x, 1) / numSms;
+  return undefined;
 }
 
 /**

@@ -43,11 +43,11 @@
  * without FLOPs, with the reason (`declined`).
  */
 import { GpuKind, HostKind, hostName, gpuName, type TraceModel } from '../../model/trace-model.js';
-import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
+import { computeGemmTable, formatGemmShape, isDims, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { ATTENTION_MASK_INDEX, ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, maskKindOfType, type AttentionMaskKind, type AttentionShape } from './attention-shape.js';
-import { placeOnRoofline, rooflineFields, rooflineFloorUs, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
+import { blocksPerSmOf, placeOnRoofline, rooflineFields, rooflineFloorUs, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
 import { layoutConversionOfKernel } from '../kernels/layout-kernels.js';
 import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
@@ -359,15 +359,17 @@ function orphanKind(name: string): ComputeKind | undefined {
   return undefined;
 }
 
-/** The longest kernel that is not a conv library's helper (layout change, split-K reduction). */
-function mainKernel(m: TraceModel, kernels: readonly number[]): GemmKernelInfo | undefined {
+/** The longest kernel that is not a conv library's helper (layout change, split-K reduction), and its index. */
+function mainKernel(m: TraceModel, kernels: readonly number[]): { info: GemmKernelInfo; g: number } | undefined {
   if (!kernels.length) return undefined;
   const work = kernels.filter((g) => convHelperKind(gpuName(m, g)) === undefined);
   const pool = work.length ? work : kernels;
   let best = pool[0]!;
   for (const g of pool) if (m.gpu.durNs[g]! > m.gpu.durNs[best]!) best = g;
   const name = gpuName(m, best);
-  return { name, short: shortKernelName(name), decoded: decodeKernelName(name) };
+  const grid = m.gpu.args[best]?.['grid'];
+  const block = m.gpu.args[best]?.['block'];
+  return { info: { name, short: shortKernelName(name), decoded: decodeKernelName(name), ...(isDims(grid) ? { grid } : {}), ...(isDims(block) ? { block } : {}) }, g: best };
 }
 
 export interface RooflineOptions extends GemmOptions {
@@ -481,14 +483,16 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
   }
   for (const a of groups.values()) {
     const w = a.first;
-    const kernel = mainKernel(m, w.kernels);
+    const main = mainKernel(m, w.kernels);
+    const kernel = main?.info;
     const deviceId = w.kernels.length ? m.gpu.device[w.kernels[0]!]! : gemm.device?.id;
     const device = deviceId !== undefined ? deviceById.get(deviceId) : undefined;
     const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
-    const point = placeOnRoofline(w.flops, w.bytes, meanUs, w.peakDtype, device?.peaks);
+    const blocksPerSm = main ? blocksPerSmOf(m.gpu.args[main.g], device?.numSms) : undefined;
+    const point = placeOnRoofline(w.flops, w.bytes, meanUs, w.peakDtype, device?.peaks, blocksPerSm);
     // The compute kernels alone, where layout conversions are among the row's kernels: their rate, and the bound.
     const computeMeanUs = a.layoutNs > 0 && a.kernelCalls ? (a.totalNs - a.layoutNs) / a.kernelCalls / 1000 : undefined;
-    const computePoint = computeMeanUs !== undefined ? placeOnRoofline(w.flops, w.bytes, computeMeanUs, w.peakDtype, device?.peaks) : undefined;
+    const computePoint = computeMeanUs !== undefined ? placeOnRoofline(w.flops, w.bytes, computeMeanUs, w.peakDtype, device?.peaks, blocksPerSm) : undefined;
     const callsPerStep = steps.length ? a.inSteps / steps.length : undefined;
     const at = rows.push({
       kind: w.kind,

@@ -35,8 +35,9 @@ Convolutions and attention: kinetoscope roofline.
                   that names TF32 or runs on tensor cores is held against the TF32 peak)
   Bound           memory when FLOP/B is below the ridge point (peak FLOP/s / bandwidth),
                   else compute; latency when TFLOP/s is under 10% of what that roof allows
-                  at this FLOP/B (min(peak, FLOP/B × bandwidth)): far below both roofs,
-                  latency/occupancy-bound (too little parallel work per launch)
+                  at this FLOP/B (min(peak, FLOP/B × bandwidth)) — far below both roofs — on
+                  a kernel with fewer thread blocks than SMs (Kineto's "blocks per SM" < 1,
+                  or no grid recorded): latency/occupancy-bound, too little parallel work
   Tile            the CTA tile the kernel name states (decodeKernelName), e.g. 256x128x64
 Peaks: dense (no 2:4 sparsity) datasheet figures per device, matched from deviceProperties
 (name, memory, SM count; a partition such as an MI250X GCD gets its share). --list-peaks shows

@@ -36,8 +36,10 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               with cuDNN's allow_tf32 on: the TF32 peak)
   Bound       memory when FLOP/B is below the ridge point (peak / bandwidth), else compute;
               latency when TFLOP/s is under 10% of what that roof allows at this FLOP/B
-              (min(peak, FLOP/B x bandwidth)): far below both roofs, latency/occupancy-bound.
-              A row with layout kernels is judged on its compute kernels alone
+              (min(peak, FLOP/B x bandwidth)) — far below both roofs — on a kernel with fewer
+              thread blocks than SMs ("blocks per SM" < 1, or no grid recorded):
+              latency/occupancy-bound. A row with layout kernels is judged on its compute
+              kernels alone
   Stake/step  per profiler step (Stake: over the trace, when it has no steps): the time the
               row's calls spend above their roofline floor, max(FLOPs / peak, Bytes /
               bandwidth) per call: at most what a faster kernel for this work could save.

@@ -1,7 +1,8 @@
 /**
  * `latency-bound-conv` / `latency-bound-gemm`: convolutions and matrix products far below both
- * roofs (roofline-point.ts: under 10% of what the roof over their intensity allows), where neither
- * more bandwidth nor more FLOP/s is what they wait for. Issue 37's case: a 3-input-channel
+ * roofs on kernels that do not fill the GPU (roofline-point.ts: under 10% of what the roof over
+ * their intensity allows, fewer thread blocks than SMs), where neither more bandwidth nor more
+ * FLOP/s is what they wait for. Issue 37's case: a 3-input-channel
  * convolution's weight gradient at 0.3% of the fp16 peak, a sixth of the GPU time, that a "memory"
  * label kept out of the advice.
  *
@@ -30,9 +31,11 @@ export function latencyBoundActions(c: TraceContext): Action[] {
   const describe = (xs: readonly RooflineRow[]) =>
     xs.slice(0, Math.min(NAMED, LIST_MAX)).map((x) => {
       const own = x.computeOnly ?? x;
+      const blocks = x.kernel?.grid?.reduce((p, v) => p * v, 1);
       return {
         kind: x.kind,
         op: x.op,
+        blocks: blocks ?? null,
         shape: x.shape,
         dtype: x.peakDtype ?? x.dtype ?? '',
         meanUs: own.meanUs ?? null,
@@ -42,7 +45,15 @@ export function latencyBoundActions(c: TraceContext): Action[] {
         atStakeUs: (x.atStakeUs ?? 0) / windows,
       };
     });
-  const list = (n: number) => Array.from({ length: n }, (_, i) => `\`{rows.${i}.op}\` ({rows.${i}.kind}, {rows.${i}.shape}, {rows.${i}.dtype}) on \`{rows.${i}.kernel}\`: {rows.${i}.meanUs} per call, {rows.${i}.peakPct} of the peak, {rows.${i}.rooflinePct} of what its roofline allows`).join('; ');
+  const sms = r.device?.numSms;
+  const list = (xs: readonly { blocks: number | null }[]) =>
+    xs
+      .map(
+        (x, i) =>
+          `\`{rows.${i}.op}\` ({rows.${i}.kind}, {rows.${i}.shape}, {rows.${i}.dtype}) on \`{rows.${i}.kernel}\`: {rows.${i}.meanUs} per call, {rows.${i}.peakPct} of the peak, {rows.${i}.rooflinePct} of what its roofline allows` +
+          (x.blocks !== null && sms ? `, a grid of {rows.${i}.blocks|block} for {sms} SMs` : ''),
+      )
+      .join('; ');
   const more = (xs: readonly RooflineRow[]) => (xs.length > NAMED ? ' (and {more|more shape})' : '');
   if (convs.length) {
     const rows = describe(convs);
@@ -54,8 +65,8 @@ export function latencyBoundActions(c: TraceContext): Action[] {
         id: 'latency-bound-conv',
         sentence: say(
           'action.latency-bound-conv',
-          `Get cuDNN another algorithm for ${convs.length === 1 ? 'this convolution' : 'these convolutions'}: ${list(rows.length)}${more(convs)}. Far below both roofs, ${convs.length === 1 ? 'it waits' : 'they wait'} on latency and occupancy — too little parallel work for the kernel chosen — not on bandwidth or FLOP/s. Let cuDNN time its algorithms for the shape (\`torch.backends.cudnn.benchmark = True\`, if it is off)${nchw ? '; with NCHW inputs, channels_last gives it its NHWC kernels to choose from' : ''}. Up to {atStakeUs} per step is at stake: the time above the roofline's floor.`,
-          { rows, more: convs.length - rows.length, atStakeUs },
+          `Get cuDNN another algorithm for ${convs.length === 1 ? 'this convolution' : 'these convolutions'}: ${list(rows)}${more(convs)}. Far below both roofs, ${convs.length === 1 ? 'it waits' : 'they wait'} on latency and occupancy — too little parallel work for the kernel chosen — not on bandwidth or FLOP/s. Let cuDNN time its algorithms for the shape (\`torch.backends.cudnn.benchmark = True\`, if it is off)${nchw ? '; with NCHW inputs, channels_last gives it its NHWC kernels to choose from' : ''}. Up to {atStakeUs} per step is at stake: the time above the roofline's floor.`,
+          { rows, more: convs.length - rows.length, atStakeUs, sms: sms ?? null },
         ),
         atStakeUs,
         bound: 'upper-bound',
@@ -71,8 +82,8 @@ export function latencyBoundActions(c: TraceContext): Action[] {
         id: 'latency-bound-gemm',
         sentence: say(
           'action.latency-bound-gemm',
-          `Give the small matrix products more work per launch: ${list(rows.length)}${more(gemms)}. Far below both roofs, ${gemms.length === 1 ? 'it is' : 'they are'} too small to fill the GPU; batching such products into one (a larger or batched GEMM) is what raises the rate. Up to {atStakeUs} per step is at stake: the time above the roofline's floor.`,
-          { rows, more: gemms.length - rows.length, atStakeUs },
+          `Give the small matrix products more work per launch: ${list(rows)}${more(gemms)}. Far below both roofs, ${gemms.length === 1 ? 'it is' : 'they are'} too small to fill the GPU; batching such products into one (a larger or batched GEMM) is what raises the rate. Up to {atStakeUs} per step is at stake: the time above the roofline's floor.`,
+          { rows, more: gemms.length - rows.length, atStakeUs, sms: sms ?? null },
         ),
         atStakeUs,
         bound: 'upper-bound',
