@@ -221,3 +221,33 @@ describe('Inductor kernels named after a matrix product or attention are describ
     expect(md).not.toMatch(/whose name holds/);
   });
 });
+
+describe('grouped GEMMs (torch._grouped_mm, hand-made grouped-mm.json)', () => {
+  it('2·M·N·K with the split dimension at its total, from Input Dims; an upper bound where offsets split it', async () => {
+    const { join } = await import('node:path');
+    const { MICRO_DIR } = await import('./fixtures.js');
+    const { loadTrace } = await import('../src/load-trace.js');
+    const path = join(MICRO_DIR, 'grouped-mm.json');
+    const events = (loadRawJson(path).traceEvents as unknown as RawEvent[]).filter((e) => e.cat === 'cpu_op');
+    const r = computeRoofline(await loadTrace(path));
+    const rowOf = (e: RawEvent) => r.rows.find((x) => x.inputDims === JSON.stringify(e.args!['Input Dims']))!;
+    const [twoThree, twoTwo, threeThree] = events;
+    // [M_total, K] × [G, K, N]: each token row goes through one expert's [K, N].
+    const [m, k] = dims(twoThree!)[0] as [number, number];
+    const [g, , n] = dims(twoThree!)[1] as [number, number, number];
+    expect(rowOf(twoThree!).flops).toBe(2 * m * k * n);
+    expect(rowOf(twoThree!).gemm?.shape?.grouped).toEqual({ groups: g, mode: '2d×3d', offsets: true });
+    expect(rowOf(twoThree!).flopsBound).toBe('upper-bound');
+    // bf16: A, all G experts' B, and the [M_total, N] output.
+    expect(rowOf(twoThree!).bytes).toBe((m * k + g * k * n + m * n) * 2);
+    // [M, K_total] × [K_total, N] → [G, M, N]: the weight gradient.
+    const [m2, k2] = dims(twoTwo!)[0] as [number, number];
+    const n2 = dims(twoTwo!)[1]![1]!;
+    expect(rowOf(twoTwo!).flops).toBe(2 * m2 * k2 * n2);
+    expect(rowOf(twoTwo!).bytes).toBe((m2 * k2 + k2 * n2 + g * m2 * n2) * 2);
+    // [G, M, K] × [G, K, N]: batched, exact.
+    const [g3, m3, k3] = dims(threeThree!)[0] as [number, number, number];
+    expect(rowOf(threeThree!).flops).toBe(2 * g3 * m3 * k3 * dims(threeThree!)[1]![2]!);
+    expect(rowOf(threeThree!).flopsBound).toBeUndefined();
+  });
+});

@@ -47,13 +47,31 @@ export interface PrecisionReading {
 
 const FP32_MATH: ReadonlySet<PeakDtype | undefined> = new Set(['fp32', 'tf32']);
 
-/** undefined when no fp32/TF32 row (of `kinds`, default all) has FLOPs, bytes and time, or the device has no bf16 peak or bandwidth. */
-export function computePrecisionReading(r: RooflineReport, kinds?: readonly ComputeKind[]): PrecisionReading | undefined {
+/**
+ * The reading over every row, once per roofline report (the roofline is itself once per model);
+ * undefined when no fp32/TF32 row has FLOPs, bytes and time, or the device has no bf16 peak or bandwidth.
+ */
+export const computePrecisionReading: (r: RooflineReport) => PrecisionReading | undefined = (() => {
+  const cache = new WeakMap<RooflineReport, PrecisionReading | undefined>();
+  return (r: RooflineReport) => {
+    if (!cache.has(r)) cache.set(r, precisionReadingOnce(r));
+    return cache.get(r);
+  };
+})();
+
+/** The reading restricted to rows of `kinds` (`gemm` prints the GEMMs' alone), its sums over those rows; undefined when none is left. */
+export function precisionOfKinds(p: PrecisionReading | undefined, kinds: readonly ComputeKind[]): PrecisionReading | undefined {
+  if (!p) return undefined;
+  const rows = p.rows.filter((x) => kinds.includes(x.row.kind));
+  return rows.length ? summed(rows, p.peaks, p.per, p.kernelUsPerStep) : undefined;
+}
+
+function precisionReadingOnce(r: RooflineReport): PrecisionReading | undefined {
   const byId = new Map(r.devices.map((d) => [d.id, d]));
   const rows: PrecisionRow[] = [];
   let peaks: PrecisionReading['peaks'] | undefined;
   for (const row of r.rows) {
-    if ((kinds && !kinds.includes(row.kind)) || !FP32_MATH.has(row.peakDtype) || row.flops === undefined || row.bytes === undefined || row.meanUs === undefined) continue;
+    if (!FP32_MATH.has(row.peakDtype) || row.flops === undefined || row.bytes === undefined || row.meanUs === undefined) continue;
     const p = (row.device !== undefined ? byId.get(row.device) : r.device)?.peaks;
     const bf16 = p?.denseTflops.bf16;
     const bw = p?.memoryBandwidthGBs;
@@ -67,6 +85,10 @@ export function computePrecisionReading(r: RooflineReport, kinds?: readonly Comp
   }
   if (!rows.length || !peaks) return undefined;
   rows.sort((a, b) => b.usPerStep - a.usPerStep);
+  return summed(rows, peaks, r.atStakePer, r.atStakePer === 'step' && r.stepCount ? r.totals.traceKernelUs / r.stepCount : r.totals.traceKernelUs);
+}
+
+function summed(rows: readonly PrecisionRow[], peaks: PrecisionReading['peaks'], per: PrecisionReading['per'], kernelUsPerStep: number): PrecisionReading {
   const sum = (f: (x: PrecisionRow) => number) => rows.reduce((s, x) => s + f(x), 0);
   const fp32 = rows.filter((x) => x.row.peakDtype === 'fp32');
   const tf32Known = fp32.length > 0 && fp32.every((x) => x.tf32FloorUsPerStep !== undefined);
@@ -77,7 +99,7 @@ export function computePrecisionReading(r: RooflineReport, kinds?: readonly Comp
     peaks,
     bf16AtStakeUs: sum((x) => Math.max(0, x.usPerStep - x.bf16FloorUsPerStep)),
     ...(tf32Known ? { tf32AtStakeUs: fp32.reduce((s, x) => s + Math.max(0, x.usPerStep - x.tf32FloorUsPerStep!), 0) } : {}),
-    per: r.atStakePer,
-    kernelUsPerStep: r.atStakePer === 'step' && r.stepCount ? r.totals.traceKernelUs / r.stepCount : r.totals.traceKernelUs,
+    per,
+    kernelUsPerStep,
   };
 }

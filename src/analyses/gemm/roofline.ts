@@ -53,6 +53,7 @@ import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
+import { perModelWith } from '../helpers/per-model.js';
 import { checkAgainstInductor, inductorEstimateOf, type InductorCheck } from './inductor-estimates.js';
 import { markdownCode } from '../../core/inert-text.js';
 
@@ -71,9 +72,10 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   /** Per call. */
   readonly flops?: number;
   /**
-   * `upper-bound`: the FLOPs are the dense count the kernels did, but the useful share is not in
-   * the trace (attention with a boolean mask, or a backward whose mask's kind is unknown): TFLOP/s
-   * and % of peak of useful work are at most these. Absent when the count is exact.
+   * `upper-bound`: the FLOPs count work the trace cannot confirm was all done or useful — attention
+   * with a boolean mask or a masked backward whose mask's kind is unknown (the dense count, the
+   * useful share in the mask's values), a grouped GEMM with offsets (every row counted, the
+   * offsets' values not in the trace): TFLOP/s and % of peak are at most these. Absent when exact.
    */
   readonly flopsBound?: 'upper-bound';
   readonly bytes?: number;
@@ -377,8 +379,19 @@ export interface RooflineOptions extends GemmOptions {
   readonly vs?: GemmReport;
 }
 
-/** `gemm`: the GEMM table when the caller has it already (explain). */
-export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm: GemmReport = computeGemmTable(m, opts)): RooflineReport {
+/**
+ * The roofline, once per model and peaks options (per-model.ts): `roofline`, `gemm`'s precision
+ * sentence and explain's actions read the same result, read-only. With `vs` (another trace's GEMM
+ * table, for the alignment findings) it is computed for the call. `gemm`: the GEMM table for these
+ * options when the caller has it already.
+ */
+export const computeRoofline: (m: TraceModel, opts?: RooflineOptions, gemm?: GemmReport) => RooflineReport = (() => {
+  const once = perModelWith((m: TraceModel, opts: GemmOptions) => computeRooflineOnce(m, opts, computeGemmTable(m, opts)));
+  return (m: TraceModel, opts: RooflineOptions = {}, gemm?: GemmReport) =>
+    opts.vs ? computeRooflineOnce(m, opts, gemm ?? computeGemmTable(m, opts)) : once(m, { ...(opts.peaks ? { peaks: opts.peaks } : {}), ...(opts.deviceName ? { deviceName: opts.deviceName } : {}) });
+})();
+
+function computeRooflineOnce(m: TraceModel, opts: RooflineOptions, gemm: GemmReport): RooflineReport {
   const notes = [...gemm.notes.filter((x) => !x.startsWith('no GEMM ops'))];
   const deviceById = new Map(gemm.devices.map((d) => [d.id, d]));
   const steps = m.steps;
@@ -403,6 +416,8 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       shape: s ? formatGemmShape(s) : r.inputDims === 'null' ? '—' : r.inputDims,
       inputDims: r.inputDims,
       ...(s ? { dtype: s.dtype, flops: s.flops } : {}),
+      // A grouped product's offsets are values the trace does not hold: rows past the last are not computed.
+      ...(s?.grouped?.offsets ? { flopsBound: 'upper-bound' as const } : {}),
       ...(s?.bytes !== undefined ? { bytes: s.bytes } : {}),
       ...(r.peakDtype ? { peakDtype: r.peakDtype } : {}),
       ...rooflineFields(r),

@@ -8,7 +8,7 @@ import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../re
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { computeRoofline } from '../../analyses/gemm/roofline.js';
-import { computePrecisionReading } from '../../analyses/gemm/precision.js';
+import { computePrecisionReading, precisionOfKinds } from '../../analyses/gemm/precision.js';
 import { precisionJson, precisionLine } from '../../report/precision-view.js';
 
 const DEFINITIONS = `
@@ -110,7 +110,7 @@ export function gemmCommand(): Command {
       const report = computeGemmTable(model, gemmOpts);
       let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
-      const precision = computePrecisionReading(computeRoofline(model, gemmOpts, report), ['gemm']);
+      const precision = precisionOfKinds(computePrecisionReading(computeRoofline(model, gemmOpts, report)), ['gemm']);
       if (opts.json) {
         printJson({ ...gemmJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) });
       } else {
