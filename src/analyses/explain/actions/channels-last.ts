@@ -13,7 +13,7 @@
 import { computeLayouts } from '../../layouts/memory-format.js';
 import type { TraceContext } from '../context.js';
 import { say } from '../sentence.js';
-import { actionWithShare } from './step-share.js';
+import { withStepShare } from './step-share.js';
 import type { Action } from './types.js';
 
 export function channelsLastActions(c: TraceContext): Action[] {
@@ -36,7 +36,7 @@ export function channelsLastActions(c: TraceContext): Action[] {
   if (l.formatConversionUsPerStep > 0) parts.push('cuDNN transposes them to NHWC and back around its kernels, {conversionsUs} per {per} ({conversionsShare} of the GPU time)');
   if (l.nchwNormUsPerStep > 0) parts.push(`batch norm runs NCHW kernels, {normUs} per {per} ({normShare})${numbers.normBandwidthShare !== undefined ? ' that move their least bytes at {normBandwidthShare} of the HBM bandwidth' : ''}`);
   return [
-    actionWithShare(c, {
+    withStepShare(c, {
       id: 'channels-last',
       sentence: say(
         'action.channels-last',

@@ -5,6 +5,9 @@
  */
 import type { TraceContext } from '../context.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
+import { graphBreakActions } from './graph-break.js';
+import { hostSyncActions } from './host-sync.js';
+import { recomputeActions } from './recompute.js';
 import { channelsLastActions } from './channels-last.js';
 import { lowerPrecisionActions } from './lower-precision.js';
 import { latencyBoundActions } from './latency-bound.js';
@@ -13,6 +16,9 @@ export type ActionRule = (c: TraceContext) => readonly Action[];
 
 /** Every rule, in no particular order (the ranking orders their actions). */
 export const ACTION_RULES: readonly ActionRule[] = [
+  graphBreakActions,
+  hostSyncActions,
+  recomputeActions,
   channelsLastActions,
   lowerPrecisionActions,
   latencyBoundActions,

@@ -15,7 +15,7 @@ import type { RooflineRow } from '../../gemm/roofline.js';
 import { computeLayouts } from '../../layouts/memory-format.js';
 import type { TraceContext } from '../context.js';
 import { LIST_MAX, say } from '../sentence.js';
-import { actionWithShare } from './step-share.js';
+import { withStepShare } from './step-share.js';
 import type { Action } from './types.js';
 
 /** Rows named in the sentence. */
@@ -61,7 +61,7 @@ export function latencyBoundActions(c: TraceContext): Action[] {
     const nchw = computeLayouts(c.m).nchwConvCallsPerStep > 0;
     const atStakeUs = convs.reduce((s, x) => s + (x.atStakeUs ?? 0), 0) / windows;
     out.push(
-      actionWithShare(c, {
+      withStepShare(c, {
         id: 'latency-bound-conv',
         sentence: say(
           'action.latency-bound-conv',
@@ -78,7 +78,7 @@ export function latencyBoundActions(c: TraceContext): Action[] {
     const rows = describe(gemms);
     const atStakeUs = gemms.reduce((s, x) => s + (x.atStakeUs ?? 0), 0) / windows;
     out.push(
-      actionWithShare(c, {
+      withStepShare(c, {
         id: 'latency-bound-gemm',
         sentence: say(
           'action.latency-bound-gemm',

@@ -11,7 +11,7 @@
 import { computePrecisionReading } from '../../gemm/precision.js';
 import type { TraceContext } from '../context.js';
 import { say } from '../sentence.js';
-import { actionWithShare } from './step-share.js';
+import { withStepShare } from './step-share.js';
 import type { Action } from './types.js';
 
 export function lowerPrecisionActions(c: TraceContext): Action[] {
@@ -43,7 +43,7 @@ export function lowerPrecisionActions(c: TraceContext): Action[] {
       : 'the {device}\'s bf16 peak is {bf16Tflops} TFLOP/s';
   const tf32 = p.tf32AtStakeUs !== undefined ? ' Allowing TF32 (`torch.set_float32_matmul_precision("high")`) keeps fp32 storage and puts up to {tf32AtStakeUs} at stake.' : '';
   return [
-    actionWithShare(c, {
+    withStepShare(c, {
       id: 'lower-precision',
       sentence: say(
         'action.lower-precision',
