@@ -104,13 +104,17 @@ describe('layouts: cnn_train (NCHW convolutions and batch norm, fp16 autocast)',
     expect(l.nhwcConvCallsPerStep).toBe(0);
   });
 
-  it('the channels-last action carries that stake as an upper bound, over the median step', () => {
+  it('the channels-last action: that GPU time as an upper bound, and what it takes off the host-bound steps\' critical paths', () => {
     const c = context({ label: 'cnn_train', model });
     const [a] = channelsLastActions(c);
     expect(a).toBeDefined();
     expect(a!.id).toBe('channels-last');
     expect(a!.bound).toBe('upper-bound');
-    close(a!.atStakeUs, l.channelsLast!.atStakeUs);
+    close(a!.sentence.numbers['gpuUs'] as number, l.channelsLast!.atStakeUs);
+    // The steps are host-bound (GPU busy 1.8 ms of ~4.1 ms): on their critical paths the step
+    // shortens by less than the GPU time saved, and by something.
+    expect(a!.atStakeUs).toBeGreaterThan(0);
+    expect(a!.atStakeUs).toBeLessThan(0.5 * l.channelsLast!.atStakeUs);
     const durs = steps.map((s) => s.dur).sort((x, y) => x - y);
     close(a!.stepShare, a!.atStakeUs / durs[1]!);
     expect(rankActions(c).advice.map((x) => x.id)).toContain('channels-last');

@@ -102,6 +102,8 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly conv?: ConvShape;
   readonly attention?: AttentionShape;
   readonly hosts: readonly number[];
+  /** Every kernel of the row's calls (GPU-table indices), for what-ifs on them. */
+  readonly gpuKernels: readonly number[];
   /** Inductor's estimates on the row's kernels, when any carries them, and where they disagree. */
   readonly inductor?: InductorCheck;
 }
@@ -438,6 +440,7 @@ function computeRooflineOnce(m: TraceModel, opts: RooflineOptions, gemm: GemmRep
       template: r.template,
       gemm: r,
       hosts: r.hosts,
+      gpuKernels: [],
     });
   }
   // GEMM kernels, for the set the table accounts for.
@@ -549,6 +552,7 @@ function computeRooflineOnce(m: TraceModel, opts: RooflineOptions, gemm: GemmRep
       ...(w.conv ? { conv: w.conv } : {}),
       ...(w.attention ? { attention: w.attention } : {}),
       hosts: a.hosts,
+      gpuKernels: [],
     });
     callKernels.set(rows[at - 1]!, a.calls);
   }
@@ -609,9 +613,12 @@ function computeRooflineOnce(m: TraceModel, opts: RooflineOptions, gemm: GemmRep
       compiled: isTemplateGemmName(name) || (owner >= 0 && isCompiled(m, owner)),
       template: isTemplateGemmName(name),
       hosts: [],
+      gpuKernels: [],
     });
     callKernels.set(rows[at - 1]!, gs.map((g) => [g]));
   }
+  // Every row's kernels, from its calls'.
+  for (let k = 0; k < rows.length; k++) rows[k] = { ...rows[k]!, gpuKernels: (callKernels.get(rows[k]!) ?? []).flat() };
   // Inductor's estimates, where the row's kernels carry them.
   let estimated = false;
   for (let k = 0; k < rows.length; k++) {

@@ -128,6 +128,12 @@ export interface LayoutReading {
    * convolution ran (the premise) and something is at stake.
    */
   readonly channelsLast?: { readonly atStakeUs: number; readonly conversionsUs: number; readonly normAboveFloorUs: number };
+  /**
+   * Per GPU activity (GPU-table index), the share of its time channels_last would leave: 0 for an
+   * NCHW↔NHWC conversion, the bandwidth floor over the time for an NCHW batch-norm call's kernel —
+   * for a what-if on the steps' critical paths (critical-path/step-saving.ts). Not in the JSON.
+   */
+  readonly channelsLastFactors: ReadonlyMap<number, number>;
 }
 
 export const computeLayouts = perModel((m: TraceModel): LayoutReading => {
@@ -158,8 +164,10 @@ export const computeLayouts = perModel((m: TraceModel): LayoutReading => {
 
   // The conversions: cuDNN's transposes by name; ATen copies whose strides change.
   const conv = new Map<string, { row: Omit<LayoutConversionRow, 'callsPerStep' | 'usPerStep'>; calls: number; ns: number }>();
+  const factors = new Map<number, number>();
   const addConversion = (g: number, source: LayoutConversionRow['source'], conversion: LayoutConversionRow['conversion'], op: string) => {
     if (!inWindow(g)) return;
+    if (conversion !== 'transpose') factors.set(g, 0);
     const kernel = gpuName(m, g);
     const key = `${source}\u0000${conversion}\u0000${kernel}\u0000${op}`;
     const e = conv.get(key) ?? { row: { source, conversion, kernel, op }, calls: 0, ns: 0 };
@@ -174,6 +182,7 @@ export const computeLayouts = perModel((m: TraceModel): LayoutReading => {
     const owner = m.gpu.owner[g]!;
     addConversion(g, 'cudnn-transpose', c, owner >= 0 ? outerConvOp(m, owner) : '(none)');
   }
+  const bandwidthGBs = computeGemmTable(m).device?.peaks?.memoryBandwidthGBs;
   let nchwConv = 0;
   let nhwcConv = 0;
   const norm = new Map<string, { kernel: string; op: string; direction: 'fwd' | 'bwd'; calls: number; ns: number; bytes: number }>();
@@ -216,12 +225,15 @@ export const computeLayouts = perModel((m: TraceModel): LayoutReading => {
       const e = norm.get(key) ?? { kernel, op: name, direction, calls: 0, ns: 0, bytes: 0 };
       e.calls++;
       e.ns += m.gpu.durNs[g]!;
-      if (g === longest && el !== undefined) e.bytes += (direction === 'fwd' ? 2 : 3) * numel * el;
+      if (g === longest && el !== undefined) {
+        const bytes = (direction === 'fwd' ? 2 : 3) * numel * el;
+        e.bytes += bytes;
+        if (bandwidthGBs) factors.set(g, Math.min(1, bytes / bandwidthGBs / m.gpu.durNs[g]!));
+      }
       norm.set(key, e);
     }
   }
 
-  const bandwidthGBs = computeGemmTable(m).device?.peaks?.memoryBandwidthGBs;
   const div = (x: number) => (n ? x / n : 0);
   const conversions: LayoutConversionRow[] = [...conv.values()]
     .map((e) => ({ ...e.row, callsPerStep: div(e.calls), usPerStep: div(e.ns / 1000) }))
@@ -259,6 +271,7 @@ export const computeLayouts = perModel((m: TraceModel): LayoutReading => {
     nchwNormUsPerStep,
     ...(bandwidthGBs ? { bandwidthGBs } : {}),
     ...(nchwConv > 0 && atStakeUs > 0 ? { channelsLast: { atStakeUs, conversionsUs: formatConversionUsPerStep, normAboveFloorUs } } : {}),
+    channelsLastFactors: factors,
   };
 });
 
