@@ -524,6 +524,13 @@ describe('decodeKernelName on names from the sources and the seed', () => {
     ['Inductor template (max-autotune mm with a fused relu)', 'triton_tem_fused_mm_relu_0', {
       kind: 'gemm', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['mm', 'relu'], index: 0 },
     }],
+    // Flex attention's templates (torch/_inductor/kernel/flex/) named after the higher-order op.
+    ['Inductor flex attention forward template', 'triton_tem_fused_flex_attention_0', {
+      kind: 'attention', direction: 'fwd', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['flex_attention'], index: 0 },
+    }],
+    ['Inductor flex attention backward template', 'triton_tem_fused_flex_attention_backward_1', {
+      kind: 'attention', direction: 'bwd', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['flex_attention_backward'], index: 1 },
+    }],
     ['Inductor foreach (compiled optimizer step): no ops in the name', 'triton_for_fused_1', {
       kind: 'triton', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'foreach', prefix: 'for', ops: [], index: 1 },
     }],

@@ -451,3 +451,48 @@ describe('convShapeOf: a transposed convolution is the input-grad of the convolu
     expect(s.bytes!.fprop).toBe((2 * 16 * 8 * 8 + 16 * 8 * 4 * 4 + 2 * 8 * 16 * 16) * 4);
   });
 });
+
+describe('roofline: flex attention (hand-made flex-attention.json, the buffers of torch 2.11\'s flex templates)', () => {
+  it('a forward and backward template known by their buffers, counted dense over every block as an upper bound; a GEMM template and a pointwise kernel with 4-D inputs are not attention', async () => {
+    const path = join(MICRO_DIR, 'flex-attention.json');
+    const events = rawOf(path);
+    const model = await loadTrace(path);
+    const r = computeRoofline(model);
+    const ops = xs(events, 'cpu_op', /^triton_/);
+    const fwd = ops.find((e) => e.name === 'triton_tem_fused_0')!;
+    const bwd = ops.find((e) => e.name === 'triton_tem_fused_zeros_1')!;
+    // Q [B, H, Sq, D], K [B, Hkv, Sk, D]: 4·B·H·Sq·Sk·D over every block; the backward 2.5×.
+    const [b, h, sq, d] = dims(fwd)[0]! as [number, number, number, number];
+    const sk = dims(fwd)[1]![2]!;
+    const dense = 4 * b * h * sq * sk * d;
+    const f = rowsFor(r.rows, 'attention-fwd', new Set([xid(fwd)]), model);
+    const g = rowsFor(r.rows, 'attention-bwd', new Set([xid(bwd)]), model);
+    expect(f).toHaveLength(1);
+    expect(g).toHaveLength(1);
+    expect(f[0]!.flops).toBe(dense);
+    expect(g[0]!.flops).toBe(2.5 * dense);
+    for (const row of [f[0]!, g[0]!]) {
+      expect(row.flopsBound).toBe('upper-bound');
+      expect(row.attention?.backend).toBe('flex');
+      expect(row.attention?.kvHeads).toBe(dims(fwd)[1]![1]);
+    }
+    // The block grid from KV_IDX's shape [.., .., Sq blocks, Sk blocks].
+    expect(f[0]!.attention?.blockGrid).toEqual(dims(fwd)[5]!.slice(2));
+    expect(g[0]!.attention?.blockGrid).toBeUndefined();
+    close(f[0]!.meanUs!, sumDur(kernelsOf(events, [fwd])));
+    close(g[0]!.meanUs!, sumDur(kernelsOf(events, [bwd])));
+    // The GEMM template stays a GEMM row; the pointwise kernel is no row at all.
+    expect(r.rows.find((x) => x.op === 'triton_tem_fused_mm_2')?.kind).toBe('gemm');
+    expect(r.rows.some((x) => x.op.startsWith('triton_poi_'))).toBe(false);
+    expect(r.rows.filter((x) => x.kind.startsWith('attention'))).toHaveLength(2);
+
+    const cli = await runCli(['roofline', path, '--json']);
+    expect(cli.status).toBe(0);
+    const doc = JSON.parse(cli.stdout) as { rows: { op: string; flopsBound: string; attention: { backend: string; blockGrid: number[] | null } | null }[] };
+    const jf = doc.rows.find((x) => x.op === fwd.name)!;
+    expect(jf.flopsBound).toBe('upper-bound');
+    expect(jf.attention).toMatchObject({ backend: 'flex', blockGrid: dims(fwd)[5]!.slice(2) });
+    const text = await runCli(['roofline', path, '--wide']);
+    expect(text.stdout).toMatch(new RegExp(`triton_tem_fused_0 .*flex blocks ${dims(fwd)[5]![2]}×${dims(fwd)[5]![3]}.*≤`));
+  });
+});

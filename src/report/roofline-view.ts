@@ -138,6 +138,7 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
             headDimV: x.attention.headDimV,
             causal: x.attention.causal,
             mask: x.attention.mask ? { dims: x.attention.mask.dims, kind: x.attention.mask.kind, type: x.attention.mask.type } : null,
+            blockGrid: x.attention.blockGrid ?? null,
             forwardFlops: x.attention.forwardFlops,
           }
         : null,

@@ -79,7 +79,7 @@ export const ATTENTION_MASK_INDEX: Readonly<Record<string, number>> = Object.fro
 export type AttentionMaskKind = 'additive' | 'boolean' | 'unknown';
 
 export interface AttentionShape {
-  readonly backend: AttentionLayout['backend'];
+  readonly backend: AttentionLayout['backend'] | 'flex';
   readonly direction: 'fwd' | 'bwd';
   readonly batch: number;
   /** Query heads. */
@@ -93,8 +93,10 @@ export interface AttentionShape {
   readonly causal: boolean;
   /** A mask tensor: its dims and kind (absent without one). */
   readonly mask?: { readonly dims: readonly number[]; readonly kind: AttentionMaskKind; readonly type: string };
-  /** `upper-bound` where the FLOPs are the dense count but the useful share is in a boolean (or unknown) mask's values; absent when exact. */
+  /** `upper-bound` where the FLOPs are the dense count but the useful share is in a boolean (or unknown) mask's values, or a flex block mask's counts; absent when exact. */
   readonly flopsBound?: 'upper-bound';
+  /** Flex attention's forward: its block mask's grid, query blocks × key blocks (the blocks it keeps are values the trace does not hold). */
+  readonly blockGrid?: readonly [number, number];
   readonly dtype: string;
   readonly inputType: string;
   readonly q: readonly number[];
@@ -220,5 +222,84 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined, ctx: 
       flops,
       ...(bytes !== undefined ? { bytes } : {}),
     },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Flex attention: Inductor's Triton templates
+
+/**
+ * A compiled `flex_attention` runs as Inductor Triton templates (torch/_inductor/kernel/flex/:
+ * the forward `def_kernel("Q", "K", "V", "LSE", "KV_NUM_BLKS", "KV_IDX", "FULL_KV_NUM_BLKS",
+ * "FULL_KV_IDX")`, the backward `("Q", "K", "V", "LSE", "DELTA", "DO", "DQ", "DV", "KV_NUM_BLKS",
+ * "KV_IDX", "Q_NUM_BLKS", "Q_IDX", …)`), launched under an op named after the kernel whose Input
+ * Dims are those buffers in that order. The name need not say flex (`triton_tem_fused_0`, or
+ * `…_flex_attention_…`): the buffers do — Q, K, V as [B, H, S, D] (K and V with the KV heads, and
+ * a batch of 1 where they are broadcast over Q's), then the forward's LSE [B, H, Sq] and block
+ * counts [B or 1, H or 1, Sq blocks] and indices [… , Sq blocks, Sk blocks]; the backward's LSE,
+ * DELTA [B, H, Sq], DO [B, H, Sq, Dv] and DQ [B, H, Sq, D].
+ *
+ * FLOPs: SDPA's convention (4·B·H·Sq·Sk·D forward, 2.5× backward) over every block — an upper
+ * bound: the block mask skips the blocks its counts leave out, and the counts are values the
+ * trace does not hold (their shapes give the block grid alone: `blockGrid`). Bytes, the least
+ * traffic: Q, K, V read and the output written; backward: dO, Q, K, V, LSE, DELTA read, dQ, dK, dV
+ * written.
+ */
+export function flexAttentionShapeOf(args: JsonObject | undefined): AttentionShape | undefined {
+  const dims = args?.['Input Dims'];
+  const types = args?.['Input type'];
+  if (!Array.isArray(dims) || !Array.isArray(types) || dims.length < 6) return undefined;
+  const dn = (i: number, n: number) => (isDims(dims[i]) && (dims[i] as number[]).length === n ? (dims[i] as number[]) : undefined);
+  const q = dn(0, 4);
+  const k = dn(1, 4);
+  const v = dn(2, 4);
+  const qType = types[0];
+  if (!q || !k || !v || !isTensorType(qType) || types[1] !== qType || types[2] !== qType) return undefined;
+  const [b, h, sq, d] = q as [number, number, number, number];
+  const [bk, hk, sk, dk] = k as [number, number, number, number];
+  const [bv, hv, sv, dv] = v as [number, number, number, number];
+  if ((bk !== b && bk !== 1) || bv !== bk || hv !== hk || sv !== sk || dk !== d || hk < 1 || h % hk !== 0) return undefined;
+  const same = (x: number[] | undefined, want: readonly number[]) => x !== undefined && x.join() === want.join();
+  if (!same(dn(3, 3), [b, h, sq])) return undefined; // LSE
+  // Forward: block counts [.., .., Mq], indices [.., .., Mq, Nk]. Backward: DELTA [B, H, Sq], DO, DQ.
+  let direction: 'fwd' | 'bwd';
+  let blockGrid: [number, number] | undefined;
+  const counts = dn(4, 3);
+  const indices = dn(5, 4);
+  if (same(counts, [b, h, sq]) && same(dn(5, 4), [b, h, sq, dv]) && same(dn(6, 4), q)) direction = 'bwd';
+  else if (counts && indices && indices[2] === counts[2] && counts[0]! <= b && counts[1]! <= h && types[4] === 'int' && types[5] === 'int') {
+    direction = 'fwd';
+    blockGrid = [indices[2]!, indices[3]!];
+  } else return undefined;
+  const full = 2 * b * h * sq * sk * (d + dv);
+  const flops = direction === 'bwd' ? 2.5 * full : full;
+  const size = elementBytes(qType);
+  const qn = prod(q);
+  const kn = prod(k);
+  const vn = prod(v);
+  const on = b * h * sq * dv;
+  const rowStats = b * h * sq * 4; // LSE, DELTA: fp32 per query row
+  const bytes = size === undefined ? undefined : direction === 'fwd' ? (qn + kn + vn + on) * size : (on + qn + kn + vn) * size + 2 * rowStats + (qn + kn + vn) * size;
+  return {
+    backend: 'flex',
+    direction,
+    batch: b,
+    heads: h,
+    kvHeads: hk,
+    seqQ: sq,
+    seqK: sk,
+    headDim: d,
+    headDimV: dv,
+    causal: false,
+    flopsBound: 'upper-bound',
+    ...(blockGrid ? { blockGrid } : {}),
+    dtype: normalizeDtype(qType),
+    inputType: qType,
+    q,
+    k,
+    v,
+    forwardFlops: full,
+    flops,
+    ...(bytes !== undefined ? { bytes } : {}),
   };
 }

@@ -46,7 +46,7 @@ import { GpuKind, HostKind, hostName, gpuName, type TraceModel } from '../../mod
 import { computeGemmTable, formatGemmShape, isDims, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
-import { ATTENTION_MASK_INDEX, ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, maskKindOfType, type AttentionMaskKind, type AttentionShape } from './attention-shape.js';
+import { ATTENTION_MASK_INDEX, ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, flexAttentionShapeOf, maskKindOfType, type AttentionMaskKind, type AttentionShape } from './attention-shape.js';
 import { blocksPerSmOf, placeOnRoofline, rooflineFields, rooflineFloorUs, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
 import { layoutConversionOfKernel } from '../kernels/layout-kernels.js';
 import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
@@ -178,7 +178,7 @@ function convShapeText(s: ConvShape): string {
 
 function attentionShapeText(s: AttentionShape): string {
   const gqa = s.kvHeads !== s.heads ? ` kv-heads ${s.kvHeads}` : '';
-  const mask = s.mask ? ` mask [${s.mask.dims.join(',')}] ${s.mask.kind}` : '';
+  const mask = s.mask ? ` mask [${s.mask.dims.join(',')}] ${s.mask.kind}` : s.backend === 'flex' ? ` flex${s.blockGrid ? ` blocks ${s.blockGrid[0]}×${s.blockGrid[1]}` : ''}` : '';
   return `B${s.batch} H${s.heads}${gqa} Sq${s.seqQ} Sk${s.seqK} D${s.headDim}${s.headDimV !== s.headDim ? `/${s.headDimV}` : ''}${s.causal ? ' causal' : ''}${mask}`;
 }
 
@@ -316,6 +316,30 @@ function attentionCalls(m: TraceModel): CallWork[] {
     if (!nested) ops.push(i);
   }
   const maskKinds = attentionMaskKinds(m, ops);
+  // Flex attention's Triton templates, by the buffers their launch op records (attention-shape.ts).
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op || !hostName(m, i).startsWith('triton_tem_')) continue;
+    const s = flexAttentionShapeOf(host.args[i]);
+    if (!s) continue;
+    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
+    all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
+    const peakDtype = peakDtypeOfType(s.inputType);
+    out.push({
+      kind: s.direction === 'bwd' ? 'attention-bwd' : 'attention-fwd',
+      host: i,
+      op: hostName(m, i),
+      kernels: all,
+      otherKernels: [],
+      flops: s.flops,
+      ...(s.bytes !== undefined ? { bytes: s.bytes } : {}),
+      dtype: s.dtype,
+      ...(peakDtype ? { peakDtype } : {}),
+      shape: attentionShapeText(s),
+      attention: s,
+      compiled: true,
+      keyExtra: 'flex',
+    });
+  }
   for (const i of ops) {
     const op = hostName(m, i);
     const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);

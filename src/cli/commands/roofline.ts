@@ -17,6 +17,9 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               Dims); conv-fprop / conv-dgrad / conv-wgrad: a convolution's forward, input-grad,
               weight-grad pass (conv-bwd: both grads when the kernel names do not say which ran
               which); attention-fwd / attention-bwd: a fused SDPA op (flash, efficient, cuDNN)
+              or a compiled flex_attention's Triton template (triton_tem_*, known by the
+              buffers its launch op records: Q, K, V, LSE, then the block mask's counts and
+              indices, or the backward's DELTA, dO, dQ)
   FLOPs       per call. gemm: 2*Batch*M*N*K. conv: 2*N*K*Ho*Wo*(C/groups)*R*S per pass, from
               aten::convolution / cudnn_convolution / convolution_backward Input Dims and the
               stride, padding, dilation, groups and output_mask in Concrete Inputs. attention
@@ -25,7 +28,10 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               mask tensor the fused kernels compute every score: the dense count — exact for
               an additive (float) mask; for a boolean one (made additive before the kernel)
               an upper bound on the useful work, printed with "≤" (flopsBound in --json), as
-              for a masked backward whose forward is not in the trace. Variable-length
+              for a masked backward whose forward is not in the trace. Flex attention: the
+              dense count over every block, an upper bound ("≤"): the blocks its block mask
+              skips are in the mask's values, not in the trace (Shape says the block grid,
+              query blocks x key blocks). Variable-length
               batches and causal with Sq != Sk are declined with the reason
   Bytes       the least traffic: each operand read once, each result written once
   FLOP/B      FLOPs / Bytes

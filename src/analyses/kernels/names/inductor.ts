@@ -65,14 +65,20 @@ export function decodeInductor(sig: Signature): DecodedKernelName | undefined {
   // A template kernel is the template's computation with the fused ops as its prologue/epilogue:
   // Inductor's templates are the matrix products (kernel/mm.py, bmm.py, mm_scaled*: tuned_mm,
   // tuned_addmm, tuned_bmm, tuned_scaled_mm, tuned_int_mm …) and convolution (kernel/conv.py), so
-  // a template whose every op split holds one of those ops is that op's kind. Flex attention's
-  // template names no op (`triton_tem_fused_0`): left as Triton. (triton_tem_fused_addmm_t_view_0:
-  // issue 16's max-autotune MLP, torch 2.11.)
+  // a template whose every op split holds one of those ops is that op's kind; a flex attention
+  // template named after its higher-order op is attention. One that names no op
+  // (`triton_tem_fused_0`) is left as Triton: the roofline finds flex by its launch op's buffers
+  // (gemm/attention-shape.ts). (triton_tem_fused_addmm_t_view_0: issue 16's max-autotune MLP, torch 2.11.)
   if (inductor.kind === 'template') {
     const splits = inductor.ops ? [inductor.ops] : (inductor.opCandidates ?? []);
     const has = (re: RegExp) => splits.length > 0 && splits.every((ops) => ops.some((o) => re.test(o)));
     if (has(TEMPLATE_GEMM_OPS)) d.kind = 'gemm';
     else if (has(/^(convolution|_convolution)$/)) d.kind = 'conv';
+    else if (has(/^flex_attention(_backward)?$/)) {
+      d.kind = 'attention';
+      d.direction = splits.every((ops) => ops.includes('flex_attention_backward')) ? 'bwd' : splits.every((ops) => ops.includes('flex_attention')) ? 'fwd' : undefined;
+      if (d.direction === undefined) delete d.direction;
+    }
   }
   return d;
 }
@@ -90,7 +96,7 @@ function splitInductorOps(s: string, limit = 16): string[][] {
     for (let j = i + 1; j <= s.length; j++) {
       if (j < s.length && s[j] !== '_') continue;
       const op = s.slice(i, j);
-      if (!(INDUCTOR_OP_NAMES.has(op) || INDUCTOR_INPLACE_OP_NAMES.has(op)) || (prev !== undefined && !(op > prev))) continue;
+      if (!(INDUCTOR_OP_NAMES.has(op) || INDUCTOR_INPLACE_OP_NAMES.has(op) || INDUCTOR_HOP_NAMES.has(op)) || (prev !== undefined && !(op > prev))) continue;
       acc.push(op);
       if (j === s.length) walk(j, op);
       else if (j + 1 < s.length) walk(j + 1, op);
@@ -137,3 +143,8 @@ export function decodeTritonSuffix(sig: Signature): DecodedKernelName | undefine
 // fused name, sorted among the others (`triton_poi_fused_add_copy__16`: add, copy_; seen in the
 // compiled CNN training step of issue 16, torch 2.11 / CUDA 13.0).
 const INDUCTOR_INPLACE_OP_NAMES: ReadonlySet<string> = new Set(['copy_', 'set_']);
+
+// Higher-order ops whose lowering is a template: `flex_attention` and its backward
+// (torch.ops.higher_order.flex_attention; torch/_inductor/kernel/flex/), so a flex template's
+// fused name can hold them (`triton_tem_fused_flex_attention_0`, where the origins' op is the HOP).
+const INDUCTOR_HOP_NAMES: ReadonlySet<string> = new Set(['flex_attention', 'flex_attention_backward']);
