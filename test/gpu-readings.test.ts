@@ -258,3 +258,63 @@ describe('grouped GEMMs (torch._grouped_mm, hand-made grouped-mm.json)', () => {
     expect(rowOf(threeThree!).flopsBound).toBeUndefined();
   });
 });
+
+describe('MoE expert loop: tokens per expert from the recorded shapes (hand-made moe-expert-loop.json)', () => {
+  it('per router call, the experts\' down-projection rows after aten::topk, summing to T·k; silent where they do not, and on every capture without MoE', async () => {
+    const { join } = await import('node:path');
+    const { readdirSync } = await import('node:fs');
+    const { MICRO_DIR, H200_DIR } = await import('./fixtures.js');
+    const { loadTrace } = await import('../src/load-trace.js');
+    const { findMoeExpertLoops } = await import('../src/analyses/gemm/moe-experts.js');
+    const path = join(MICRO_DIR, 'moe-expert-loop.json');
+    const events = (loadRawJson(path).traceEvents as unknown as RawEvent[]).filter((e) => e.ph === 'X').sort((a, b) => a.ts - b.ts);
+    const ops = events.filter((e) => e.cat === 'cpu_op');
+    const mms = ops.filter((e) => e.name === 'aten::mm');
+    const kernelUs = (op: RawEvent) => events.filter((e) => e.cat === 'kernel' && e.args?.['External id'] === op.args?.['External id']).reduce((s, e) => s + e.dur, 0);
+    // Recomputed from the raw events: per topk, T and E from its input, k from Concrete Inputs, D
+    // from the mm just before it; then each mm [n, F]×[F, D] (F ≠ D) is one expert's down projection.
+    const expected: { tokens: number[]; us: number[]; t: number; e: number; k: number }[] = [];
+    for (const topk of ops.filter((e) => e.name === 'aten::topk')) {
+      const [t, e] = dims(topk)[0] as [number, number];
+      const k = Number((topk.args!['Concrete Inputs'] as string[])[1]);
+      const d = dims(mms.filter((x) => x.ts < topk.ts).at(-1)!)[0]![1]!;
+      const tokens: number[] = [];
+      const us: number[] = [];
+      let pending = 0;
+      for (const mm of mms.filter((x) => x.ts > topk.ts)) {
+        const [[mRows, kk], [, nn]] = dims(mm) as [[number, number], [number, number]];
+        if (mRows === t) break;
+        pending += kernelUs(mm);
+        if (nn === d && kk !== d) {
+          tokens.push(mRows);
+          us.push(pending);
+          pending = 0;
+        }
+      }
+      expected.push({ tokens, us, t, e, k });
+    }
+    expect(expected).toHaveLength(2);
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    // The first layer's experts account for every routed slot; the second's do not (tokens dropped).
+    expect(sum(expected[0]!.tokens)).toBe(expected[0]!.t * expected[0]!.k);
+    expect(sum(expected[1]!.tokens)).not.toBe(expected[1]!.t * expected[1]!.k);
+    const loops = findMoeExpertLoops(await loadTrace(path));
+    expect(loops).toHaveLength(1);
+    const [l] = loops;
+    const x = expected[0]!;
+    expect(l!.tokensPerExpert).toEqual(x.tokens);
+    expect([l!.tokens, l!.experts, l!.topK]).toEqual([x.t, x.e, x.k]);
+    expect(l!.imbalance).toBe(Math.max(...x.tokens) / ((x.t * x.k) / x.e));
+    l!.gemmNsPerExpert.forEach((ns, i) => close(ns / 1000, x.us[i]!));
+    // The command: one line per router call, and the JSON.
+    const text = (await runCli(['gemm', path])).stdout;
+    expect(text).toMatch(new RegExp(`MoE expert loop .*tokens per expert, in the loop's order: ${x.tokens.join(', ')} — max/mean ${(Math.max(...x.tokens) / ((x.t * x.k) / x.e)).toFixed(2)}`));
+    expect(text.match(/MoE expert loop/g)).toHaveLength(1);
+    const json = JSON.parse((await runCli(['gemm', path, '--json'])).stdout) as { moe: { tokensPerExpert: number[] }[] };
+    expect(json.moe.map((m) => m.tokensPerExpert)).toEqual([x.tokens]);
+    // Silence on the captures (no router, or no loop whose tokens add up).
+    for (const dir of [H200_DIR, join(H200_DIR, '..', 'h200-workloads')]) {
+      for (const f of readdirSync(dir).filter((n) => n.endsWith('.pt.trace.json.gz'))) expect(findMoeExpertLoops(await loadModel(join(dir, f))), f).toEqual([]);
+    }
+  });
+});

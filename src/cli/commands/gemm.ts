@@ -10,6 +10,8 @@ import { compareText } from '../../core/compare-text.js';
 import { computeRoofline } from '../../analyses/gemm/roofline.js';
 import { computePrecisionReading, precisionOfKinds } from '../../analyses/gemm/precision.js';
 import { precisionJson, precisionLine } from '../../report/precision-view.js';
+import { findMoeExpertLoops } from '../../analyses/gemm/moe-experts.js';
+import { moeJson, moeLines } from '../../report/moe-view.js';
 
 const DEFINITIONS = `
 One row per GEMM op, Input Dims, Input types and kernel. A call is one launch of a matrix
@@ -48,7 +50,14 @@ the table with its sources. --peaks FILE takes measured peaks instead, as JSON:
 (any subset; keys not given keep the datasheet's values; "denseTflops": {"bf16": 720} also works).
 Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) that runs on a kernel whose name
 states align1/align2 (too small for 16-byte loads) is named after the table with the padded size,
-its share of the trace's kernel time and the largest aligned GEMM of the same dtype.`;
+its share of the trace's kernel time and the largest aligned GEMM of the same dtype.
+MoE expert loop (a mixture of experts run expert by expert, as Mixtral's reference code does):
+after a router's aten::topk over [T tokens, E experts] (k from Concrete Inputs) and its projection
+(the GEMM just before, M = T, N = E, K = the hidden size D), each expert's down projection
+([n, F]·[F, D]) gives n, its tokens; the line is printed only when they add up to T·k. Tokens are
+listed in the loop's order (which expert is which is not in the trace); max/mean is the largest
+expert's tokens over T·k/E; the experts' GEMMs: their kernel time (gate, up, down). A grouped GEMM
+(_grouped_mm) keeps the group sizes in its offsets tensor's values, which the trace does not hold.`;
 
 interface GemmOptions extends CommonOptions {
   peaks?: string;
@@ -111,11 +120,13 @@ export function gemmCommand(): Command {
       let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
       const precision = precisionOfKinds(computePrecisionReading(computeRoofline(model, gemmOpts, report)), ['gemm']);
+      const moe = findMoeExpertLoops(model);
       if (opts.json) {
-        printJson({ ...gemmJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) });
+        printJson({ ...gemmJson(report, rows), precision: precisionJson(precision), moe: moeJson(moe), diagnostics: diagnosticsForJson(model) });
       } else {
         const line = precisionLine(precision, report.device?.peaks?.name);
-        printText(`${renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}`);
+        const moeText = moeLines(moe);
+        printText(`${renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);
