@@ -642,7 +642,12 @@ function computeRooflineOnce(m: TraceModel, opts: RooflineOptions, gemm: GemmRep
     callKernels.set(rows[at - 1]!, gs.map((g) => [g]));
   }
   // Every row's kernels, from its calls'.
-  for (let k = 0; k < rows.length; k++) rows[k] = { ...rows[k]!, gpuKernels: (callKernels.get(rows[k]!) ?? []).flat() };
+  // (callKernels is keyed by the row object: the new row keeps its calls.)
+  for (let k = 0; k < rows.length; k++) {
+    const calls = callKernels.get(rows[k]!) ?? [];
+    rows[k] = { ...rows[k]!, gpuKernels: calls.flat() };
+    callKernels.set(rows[k]!, calls);
+  }
   // Inductor's estimates, where the row's kernels carry them.
   let estimated = false;
   for (let k = 0; k < rows.length; k++) {
