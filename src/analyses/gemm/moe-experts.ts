@@ -22,7 +22,7 @@
  * Imbalance is max/mean tokens: 1 is even; in a loop each expert's GEMMs run one after another,
  * so it costs little time here, but it is the load an expert-parallel or grouped layout waits on.
  */
-import { HostKind, hostName, type TraceModel } from '../../model/trace-model.js';
+import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { findGemmCalls, type GemmCall } from './gemm.js';
 import { perModel } from '../helpers/per-model.js';
 
@@ -55,9 +55,10 @@ export const findMoeExpertLoops = perModel((m: TraceModel): MoeExpertLoop[] => {
     byThread.set(t, list);
   }
   for (const list of byThread.values()) list.sort((a, b) => m.host.startNs[a.host]! - m.host.startNs[b.host]!);
+  const topk = m.strings.find('aten::topk');
   const routers = new Map<number, number[]>();
-  for (let i = 0; i < m.host.length; i++) {
-    if (m.host.kind[i] !== HostKind.Op || hostName(m, i) !== 'aten::topk') continue;
+  for (let i = 0; topk >= 0 && i < m.host.length; i++) {
+    if (m.host.name[i] !== topk || m.host.kind[i] !== HostKind.Op) continue;
     const list = routers.get(m.host.thread[i]!) ?? [];
     list.push(i);
     routers.set(m.host.thread[i]!, list);
