@@ -31,6 +31,9 @@ export type RooflineBound = RoofSide | 'latency';
  */
 export const LATENCY_BOUND_SHARE = 0.1;
 
+/** The same share under the name `diff`'s branch gave it. */
+export const FAR_BELOW_ROOF_SHARE = LATENCY_BOUND_SHARE;
+
 export interface RooflinePoint {
   readonly arithmeticIntensity?: number;
   readonly tflops?: number;

@@ -61,7 +61,7 @@ of the same or the padded shape, e.g. Inductor's padded vocabulary GEMM). Peaks 
 Inductor's estimates: where a row's kernels (or Inductor's launch op named after a kernel) carry
 Inductor's kernel_flop / kernel_num_gb / roofline_bound, each call's longest such kernel gives
 Inductor's FLOPs and bytes per call (--json: rows[].inductor, with the ratios to FLOPs and
-Bytes); a note names every disagreement — FLOPs or bytes more than 1% apart, or another bound —
+Bytes); a note names every disagreement — FLOPs or bytes more than 1% apart, or another side of the ridge —
 with both numbers and the ratio (Inductor / kinetoscope).`;
 
 interface RooflineOptions extends CommonOptions {
