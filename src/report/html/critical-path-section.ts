@@ -6,7 +6,7 @@
 import { BOUND_KEYS, BOUND_LABELS, type CriticalPathResult, type LongestPath } from '../../analyses/critical-path/critical-path.js';
 import type { CriticalPathGraph } from '../../analyses/critical-path/critical-path-graph.js';
 import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
-import { GPU_CATEGORY_BASE, type Timeline } from '../../analyses/trace/timeline.js';
+import { GPU_CATEGORY_BASE, PYTHON_CATEGORY, type Timeline } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed } from './html-text.js';
 import type { Part } from './report-data.js';
 
@@ -37,9 +37,10 @@ function maxSources(s: Timeline['slices']): { host: number; gpu: number } {
   // (the category test written out, not isGpuCategory: once per slice)
   for (let j = 0; j < s.length; j++) {
     const src = source[j]!;
-    if (category[j]! >= GPU_CATEGORY_BASE) {
+    const c = category[j]!;
+    if (c >= GPU_CATEGORY_BASE) {
       if (src > gpu) gpu = src;
-    } else if (src > host) host = src;
+    } else if (c !== PYTHON_CATEGORY && src > host) host = src;
   }
   return { host, gpu };
 }
@@ -50,8 +51,9 @@ function slotsOfSources(s: Timeline['slices'], max: { host: number; gpu: number 
   const hostSlot = new Int32Array(max.host + 1).fill(-1);
   const gpuSlot = new Int32Array(max.gpu + 1).fill(-1);
   for (let j = 0; j < s.length; j++) {
-    if (category[j]! >= GPU_CATEGORY_BASE) gpuSlot[source[j]!] = j;
-    else hostSlot[source[j]!] = j;
+    const c = category[j]!;
+    if (c >= GPU_CATEGORY_BASE) gpuSlot[source[j]!] = j;
+    else if (c !== PYTHON_CATEGORY) hostSlot[source[j]!] = j;
   }
   return { hostSlot, gpuSlot };
 }

@@ -15,7 +15,11 @@ import { computeModuleTree, type ModuleTree } from '../../analyses/host/modules.
 import { embedTimeline, type TimelineEmbed } from './timeline-embed.js';
 import { analyzeInstance, selectInstances } from '../../analyses/critical-path/critical-path.js';
 import { criticalPathPoints, type ReportCriticalPath } from './critical-path-section.js';
-import { formatInt } from '../format.js';
+import { formatBytes, formatInt } from '../format.js';
+import { context } from '../../analyses/explain/context.js';
+import { verdictSection } from '../../analyses/explain/verdict-section.js';
+import { rankActions } from '../../analyses/explain/actions/index.js';
+import { leadVerdictSentences, type ReportLead } from './lead-section.js';
 
 /** A section's content, or why it could not be computed. */
 export type Part<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
@@ -33,6 +37,10 @@ export interface ReportData {
   /** The path as given on the command line. */
   readonly tracePath: string;
   readonly facts: readonly Fact[];
+  /** The devices, span, steps and profiler flags in one line, under the title. */
+  readonly traceLine: string;
+  /** The first screen: the verdict and the top actions (what `explain` leads with). */
+  readonly lead: Part<ReportLead>;
   readonly diagnostics: readonly Diagnostic[];
   readonly steps: Part<StepAnalysis>;
   readonly profiler: Part<ProfilerTable>;
@@ -77,6 +85,11 @@ export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportD
     title,
     tracePath: opts.tracePath,
     facts: traceFacts(m, opts),
+    traceLine: traceLine(m),
+    lead: part(() => {
+      const c = context({ label: title, model: m });
+      return { verdict: leadVerdictSentences(verdictSection(c)?.sentences ?? []), actions: rankActions(c) };
+    }),
     diagnostics: m.diagnostics,
     steps,
     profiler: part(() => computeProfilerTable(m)),
@@ -119,11 +132,31 @@ function cudaVersion(v: unknown): string | undefined {
   return `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
 }
 
+/**
+ * The facts under the title, in one line: the devices, the capture's span, the steps, the profiler
+ * flags (the rest of the facts are at the page's end). Bytes, here and in every fact, in the
+ * memory views' binary units (format.ts formatBytes): one unit convention on the page.
+ */
+function traceLine(m: TraceModel): string {
+  const byName = new Map<string, number>();
+  for (const d of m.devices) byName.set(d.name ?? '(unnamed GPU)', (byName.get(d.name ?? '(unnamed GPU)') ?? 0) + 1);
+  const devices = byName.size ? [...byName].map(([name, n]) => (n > 1 ? `${n} × ${name}` : name)).join(', ') : 'no device properties';
+  const steps = `${m.steps.length} profiler step${m.steps.length === 1 ? '' : 's'}`;
+  const flags = profilerFlagNames(m);
+  return [devices, `${formatUsText(m.traceEndNs / 1000)} captured`, steps, flags.length ? flags.join(', ') : 'no profiler flags'].join(' · ');
+}
+
+function profilerFlagNames(m: TraceModel): string[] {
+  return Object.entries(m.flags)
+    .filter(([, on]) => on)
+    .map(([k]) => ({ recordShapes: 'record_shapes', profileMemory: 'profile_memory', withStack: 'with_stack', withFlops: 'with_flops', withModules: 'with_modules' })[k] ?? k);
+}
+
 function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
   const facts: Fact[] = [];
   const h = m.header;
-  const size = opts.fileBytes !== undefined ? `${formatSize(opts.fileBytes)} on disk, ` : '';
-  facts.push({ label: 'Trace', value: `${size}${formatSize(m.source.bytesRead)} of JSON, ${formatInt(m.counts.events)} events${m.source.truncated ? ' (truncated: the end of the file is missing)' : ''}` });
+  const size = opts.fileBytes !== undefined ? `${formatBytes(opts.fileBytes)} on disk, ` : '';
+  facts.push({ label: 'Trace', value: `${size}${formatBytes(m.source.bytesRead)} of JSON, ${formatInt(m.counts.events)} events${m.source.truncated ? ' (truncated: the end of the file is missing)' : ''}` });
   const span = m.traceEndNs / 1000;
   facts.push({ label: 'Captured', value: `${formatUsText(span)} from the profiler's start to the last event` });
   // Identical devices (8 × the same GPU) on one line.
@@ -131,7 +164,7 @@ function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
   for (const d of m.devices) {
     const cc = d.computeMajor !== undefined ? `, compute capability ${d.computeMajor}.${d.computeMinor ?? 0}` : '';
     const sms = d.numSms !== undefined ? `, ${d.numSms} SMs` : '';
-    const mem = d.totalGlobalMem !== undefined ? `, ${formatSize(d.totalGlobalMem)}` : '';
+    const mem = d.totalGlobalMem !== undefined ? `, ${formatBytes(d.totalGlobalMem)}` : '';
     const text = `${d.name ?? '(unnamed)'}${sms}${cc}${mem}`;
     byDescription.set(text, [...(byDescription.get(text) ?? []), d.id]);
   }
@@ -156,9 +189,7 @@ function traceFacts(m: TraceModel, opts: ReportDataOptions): Fact[] {
     title: `schemaVersion ${schema ?? '—'}; displayTimeUnit ${String(h['displayTimeUnit'] ?? '—')}`,
   });
   facts.push({ label: 'Kernels tied to ops', value: OWNER_RULES[m.ownerRule] });
-  const flags = Object.entries(m.flags)
-    .filter(([, on]) => on)
-    .map(([k]) => ({ recordShapes: 'record_shapes', profileMemory: 'profile_memory', withStack: 'with_stack', withFlops: 'with_flops', withModules: 'with_modules' })[k] ?? k);
+  const flags = profilerFlagNames(m);
   facts.push({ label: 'Profiler flags', value: flags.length ? flags.join(', ') : 'none' });
   facts.push({
     label: 'Events',
@@ -180,12 +211,6 @@ function idRanges(ids: readonly number[]): string {
   return parts.join(', ');
 }
 
-function formatSize(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} B`;
-}
 
 function formatUsText(us: number): string {
   if (us >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
