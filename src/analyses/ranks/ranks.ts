@@ -11,8 +11,9 @@
  *   `baseTimeNanoseconds` + ts): ranks of one host share it. The offset of each rank's clock from
  *   the lowest rank's is also estimated from matched collectives (NCCL and gloo collectives end
  *   together on every rank, within the last hop of the transfer): the median of end_r − end_ref
- *   over the collectives both ran, with its spread (max − min). `clock: 'collectives'` subtracts
- *   that median before measuring arrivals.
+ *   over the collectives both ran, with its spread (max − min); the rank's clock offset is the
+ *   amount to add to its times, the negative of that median. `clock: 'collectives'` adds it
+ *   before measuring arrivals.
  * - a collective instance: the calls of one collective on the ranks of its process group, matched
  *   by (process group, `Seq`) when the trace has `Seq`, else by (process group, step number,
  *   collective name, k-th call of that name in the step on that rank).
@@ -152,7 +153,11 @@ export interface RankRow {
   readonly lastCount: number;
   /** Its trace's start after the earliest rank's, on the profiler's clock. */
   readonly startShiftUs: number;
-  /** Its clock's offset from the reference rank, estimated from collective ends; null when no collective is shared. */
+  /**
+   * Its clock offset: µs to add to this rank's times to align its clock with the reference
+   * rank's, estimated from collective ends (−(the median of end_r − end_ref)); null when no
+   * collective is shared. The one sign convention of every view (docs/ranks.md).
+   */
   readonly clockOffsetUs: number | null;
   readonly clockSpreadUs: number | null;
   readonly clockSamples: number;
@@ -450,7 +455,8 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
       waitUs: us(unionLength(waits[ri]!)),
       lastCount: lastCount[ri]!,
       startShiftUs: us(shift[ri]!),
-      clockOffsetUs: ri === ref ? 0 : hasOffset ? us(offset[ri]!) : null,
+      // (+ 0: no −0 for a rank whose ends match exactly)
+      clockOffsetUs: ri === ref ? 0 : hasOffset ? -us(offset[ri]!) + 0 : null,
       clockSpreadUs: ri === ref ? 0 : hasOffset ? us(dMax - dMin) : null,
       clockSamples: ri === ref ? 0 : d.length,
     };

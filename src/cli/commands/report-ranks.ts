@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { buildRanksTimeline } from '../../analyses/ranks/ranks-timeline.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { renderRanksHtml } from '../../report/html/ranks-page.js';
-import { ranksJson, renderRanks } from '../../report/ranks-view.js';
+import { ranksBlocks, ranksJson } from '../../report/ranks-view.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, type CommonOptions, writeErr } from '../common.js';
 import { readJob } from './ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
@@ -13,7 +13,7 @@ export async function reportRanks(dir: string, opts: CommonOptions & { output?: 
   checkTarget(output, { kind: 'report', inputs: [], force: opts.force });
   const { analysis, ranks, diagnostics } = await readJob([dir], { clock: 'trace', quiet: opts.json === true });
   const timeline = buildRanksTimeline(ranks, analysis);
-  const html = renderRanksHtml({ title: basename(resolve(dir)), generator, timeline, tablesText: renderRanks(analysis, { wide: true, top: 64 }) });
+  const html = renderRanksHtml({ title: basename(resolve(dir)), generator, timeline, blocks: ranksBlocks(analysis, { top: 1024 }) });
   // safe-write.ts: never a rank trace, never a file kinetoscope did not write (without --force), never half a page
   await writeTextSafely(output, html, { kind: 'report', inputs: ranks.map((r) => r.file), force: opts.force });
   const bytes = Buffer.byteLength(html);

@@ -15,12 +15,15 @@ import { formatInt } from '../../report/format.js';
 
 const DEFINITIONS = `
 The page (one file: styles, script and data inline; nothing is fetched, it opens from file://):
-  header       the trace's size, devices, CUDA versions, time base (Kineto era), how kernels are
-               tied to ops, profiler flags, diagnostics
+  verdict      first: the verdict across the steps and the top three actions with the time
+               each puts at stake per step (what \`kinetoscope explain\` leads with)
   timeline     one track per host thread (cpu_op, user_annotation, cuda_runtime, cuda_driver, a
-               row per nesting depth) and per GPU stream (kernels, memcpy, memset); steps shaded;
-               wheel zooms, drag pans, hover names a slice, click shows its details (a kernel's
-               launching op, launch call, queueing time and what its name says)
+               row per nesting depth), its python frames when with_stack recorded them (a row
+               per depth of the call stack, folded to six rows: click the label), and per GPU
+               stream (kernels, memcpy, memset); steps shaded; wheel zooms, drag pans, hover
+               names a slice, click shows its details (a kernel's launching op, launch call,
+               queueing time and what its name says); the search box (/ focuses it) finds
+               slices by name, any case, and Enter steps through them in time order
   steps        the steps command's table, breakdown and verdicts
   ops          the summary command's table (torch's key_averages), sortable by any column
   kernels      the kernels command's catalog
@@ -29,15 +32,18 @@ The page (one file: styles, script and data inline; nothing is fetched, it opens
                axis; the peak marked, hover near it for what was alive (the memory command)
   modules      (with_stack) the nn.Module tree as a sortable, foldable table and an icicle of
                device time (the modules command)
+  about        the trace's size, devices, CUDA versions, time base (Kineto era), how kernels are
+               tied to ops, profiler flags, diagnostics (a warning is also named under the title)
 Level of detail: a trace with more slices than --max-slices keeps, per track, row and time
 window, only the longest slice (the window is the smallest power of two of ns that fits); the
 page says so and by how much. Times are µs from the profiler's start. The tables are plain HTML
 and read without JavaScript.
 
 A folder of rank traces (as \`kinetoscope ranks\` reads it) gives another page: one lane per rank
-(its steps, its collective calls), clocks aligned by the ends of matched collectives (each lane
-states the offset, the page the spread), a collective linked across ranks on hover, and the
-ranks command's tables; only lanes in view are drawn and sub-pixel calls merged per pixel.
+(its steps, its collective calls) under a time axis, clocks aligned by the ends of matched
+collectives (each lane states its clock offset: the amount added to its times), a collective
+linked across ranks on hover with its size, duration, skew and bandwidth, and the ranks command's
+tables; only lanes in view are drawn and sub-pixel calls merged per pixel.
 
 The page is written to a temporary file beside the output and renamed into place when whole;
 an existing output is replaced only when it is a kinetoscope report (its generator tag), else

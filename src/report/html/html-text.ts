@@ -60,3 +60,19 @@ export function sortValue(v: number | string | undefined): string {
   if (typeof v === 'number') return !Number.isFinite(v) ? '' : Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
   return v;
 }
+
+/** What kinetoscope's own cell texts scale by: µs for times, bytes for sizes (format.ts). */
+const UNIT_SCALE: Record<string, number> = { µs: 1, ms: 1e3, s: 1e6, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
+
+/**
+ * The number a table cell written by a text view shows, as a sort value: the first number in it
+ * (thousands separators read, a sign kept) times its unit (`32.350 ms` → 32350 µs,
+ * `48.0 MiB` → bytes; `0.20%`, `9.87 GB/s`, `12,595,200 el` as written); undefined when the
+ * cell holds no number (`—`).
+ */
+export function quantityOf(text: string): number | undefined {
+  const m = /([-+]?\d[\d,]*(?:\.\d+)?)(?:\s*(µs|ms|s|B|KiB|MiB|GiB|TiB)\b)?/.exec(text);
+  if (!m) return undefined;
+  const x = Number(m[1]!.replace(/,/g, '')) * (m[2] ? UNIT_SCALE[m[2]]! : 1);
+  return Number.isFinite(x) ? x : undefined;
+}

@@ -20,11 +20,8 @@
 export const TIMELINE_LAYOUT = { rowHeight: 18, trackPadding: 4, axisHeight: 30, labelWidth: 210, trackGap: 1, viewMargin: 0.01, collapsedRows: 6 } as const;
 const L = TIMELINE_LAYOUT;
 
-export const PAGE_SCRIPT = String.raw`
-(function () {
-  'use strict';
-
-  // ---------------------------------------------------------------- sortable tables
+/** Sortable tables (every page's): a header's click sorts by its column (`data-v`, else the text; numbers for `data-type="num"`), again the other way. */
+export const SORTABLE_TABLES_JS = String.raw`
   function cellKey(td, type) {
     var v = td.getAttribute('data-v');
     if (v === null) v = td.textContent || '';
@@ -59,7 +56,31 @@ export const PAGE_SCRIPT = String.raw`
     });
   }
   Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);
+`;
 
+/** A time axis in ns (every page's timeline): a 1-2-5 step about every 110 px between t0 and t1 over px pixels, and a tick's label in µs or ms. */
+export const TIME_TICKS_JS = String.raw`
+  function tickList(t0, t1, px) {
+    var raw = (t1 - t0) / Math.max(1, px / 110);
+    var p10 = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = [1, 2, 5, 10].map(function (m) { return m * p10; }).filter(function (s) { return s >= raw; })[0];
+    var list = [];
+    for (var t = Math.ceil(t0 / step) * step; t <= t1; t += step) list.push(t);
+    return { step: step, list: list };
+  }
+  function tickLabel(t, step) {
+    if (step >= 1e5) { var dm = Math.max(0, -Math.floor(Math.log10(step / 1e6) + 1e-9)); return (t / 1e6).toFixed(dm) + ' ms'; }
+    var du = Math.max(0, -Math.floor(Math.log10(step / 1e3) + 1e-9));
+    return (t / 1e3).toLocaleString('en-US', { minimumFractionDigits: du, maximumFractionDigits: du }) + ' \u00b5s';
+  }
+`;
+
+export const PAGE_SCRIPT = String.raw`
+(function () {
+  'use strict';
+
+  // ---------------------------------------------------------------- sortable tables
+${SORTABLE_TABLES_JS}
   // ---------------------------------------------------------------- timeline data
   var dataEl = document.getElementById('timeline-data');
   var root = document.getElementById('tl');
@@ -186,12 +207,7 @@ export const PAGE_SCRIPT = String.raw`
   function fmtUs(ns) {
     return (ns / 1000).toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }) + ' \u00b5s';
   }
-  function tickLabel(t, step) {
-    if (step >= 1e5) { var dm = Math.max(0, -Math.floor(Math.log10(step / 1e6) + 1e-9)); return (t / 1e6).toFixed(dm) + ' ms'; }
-    var du = Math.max(0, -Math.floor(Math.log10(step / 1e3) + 1e-9));
-    return (t / 1e3).toLocaleString('en-US', { minimumFractionDigits: du, maximumFractionDigits: du }) + ' \u00b5s';
-  }
-
+${TIME_TICKS_JS}
   function draw() {
     if (!palette) readColors();
     var P = palette;
@@ -305,15 +321,7 @@ export const PAGE_SCRIPT = String.raw`
     canvas.dispatchEvent(new CustomEvent('tl-view', { detail: canvas.tlView }));
   }
 
-  // Tick times: a 1-2-5 step about every 110 px.
-  function ticks() {
-    var raw = (view.t1 - view.t0) / Math.max(1, plotW() / 110);
-    var p10 = Math.pow(10, Math.floor(Math.log10(raw)));
-    var step = [1, 2, 5, 10].map(function (m) { return m * p10; }).filter(function (s) { return s >= raw; })[0];
-    var list = [];
-    for (var t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) list.push(t);
-    return { step: step, list: list };
-  }
+  function ticks() { return tickList(view.t0, view.t1, plotW()); }
 
   function drawAxis() {
     var P = palette;
