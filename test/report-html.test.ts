@@ -29,6 +29,7 @@ import { renderLead } from '../src/report/html/lead-section.js';
 import { escapeHtml } from '../src/report/html/html-text.js';
 import type { Action } from '../src/analyses/explain/actions/types.js';
 import { markdownCode } from '../src/core/inert-text.js';
+import { formatBytes } from '../src/report/format.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, MICRO_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 import { CLI, runCli } from './helpers/cli.js';
@@ -296,6 +297,16 @@ describe('report page', () => {
     const none = renderLead({ ok: true, value: { verdict: [], actions: { advice: [], minor: actions } } });
     expect(none).not.toContain('<li');
     expect(none).toContain('No action: none of kinetoscope');
+  });
+
+  it('one unit convention for bytes: the device memory in the binary units of the memory views, never decimal GB', async () => {
+    const { m, html } = await page('gpt2_train_mem');
+    const total = m.devices[0]!.totalGlobalMem as number;
+    // H200: 150,110,011,392 bytes = 139.8 GiB (decimal: 150.11 GB)
+    expect(formatBytes(total)).toBe(`${(total / 1024 ** 3).toFixed(1)} GiB`);
+    expect(html).toContain(`, ${formatBytes(total)}</dd>`);
+    expect(html).toContain(`of ${formatBytes(total)}</li>`); // the memory chart's capacity, the same text
+    expect(html).not.toMatch(/\d (?:GB|MB|kB)\b(?!\/s)/);
   });
 
   it('a name holding the line separators U+2028/U+2029 is embedded escaped, and reads back the same', async () => {

@@ -80,6 +80,7 @@ table.data tbody tr:hover { background: var(--panel); }
 table.data .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.data td.name { min-width: 240px; max-width: 560px; overflow-wrap: anywhere; }
 table.data td.decoded { max-width: 420px; color: var(--muted); }
+table.data td.module { white-space: nowrap; }
 .verdict { font-weight: 600; white-space: nowrap; }
 .v-gpu-bound { color: var(--ok); } .v-overhead-bound { color: var(--bad); } .v-no-gpu-work { color: var(--muted); }
 ul.verdicts { margin: 4px 0; padding-left: 20px; }
