@@ -113,7 +113,7 @@ describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium
     await expect.poll(() => tip.innerText()).not.toContain('peak:');
     const away = await tip.innerText();
     expect(away).toMatch(/allocated [\d.]+ (GiB|MiB)/);
-    expect(away).toContain('alive then (allocated in the trace), largest by op:');
+    expect(away).toMatch(/alive at [\d.]+ µs \(allocated in the trace\), largest by op:/);
   });
 
   it('zooming the timeline redraws the chart on the same axis; "Show all" restores it', async () => {

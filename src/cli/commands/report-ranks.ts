@@ -4,6 +4,7 @@ import { buildRanksTimeline } from '../../analyses/ranks/ranks-timeline.js';
 import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { renderRanksHtml } from '../../report/html/ranks-page.js';
 import { ranksBlocks, ranksJson } from '../../report/ranks-view.js';
+import { formatBytes } from '../../report/format.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, type CommonOptions, writeErr } from '../common.js';
 import { readJob } from './ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
@@ -19,7 +20,7 @@ export async function reportRanks(dir: string, opts: CommonOptions & { output?: 
   const bytes = Buffer.byteLength(html);
   if (opts.json) printJson({ output, bytes, ranks: timeline.ranks.length, linkedCollectives: timeline.linked, aligned: timeline.ranks.filter((r) => r.aligned).length, job: ranksJson(analysis, diagnostics) });
   else {
-    printText(`wrote ${output} (${(bytes / 1e6).toFixed(2)} MB; ${timeline.ranks.length} ranks, ${timeline.linked.toLocaleString('en-US')} linked collectives)`);
+    printText(`wrote ${output} (${formatBytes(bytes)}; ${timeline.ranks.length} ranks, ${timeline.linked.toLocaleString('en-US')} linked collectives)`);
     const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
     if (text) writeErr(`${text}\n`);
   }

@@ -7,11 +7,13 @@ import { DEFAULT_MAX_SLICES } from '../../analyses/trace/timeline.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
 import { renderReportHtml } from '../../report/html/render-report.js';
+import { OFFLOAD_MIN_BYTES, startReportOffload } from '../../report-offload.js';
+import { createHash } from 'node:crypto';
 import { reportRanks } from './report-ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
-import { formatInt } from '../../report/format.js';
+import { formatBytes, formatInt } from '../../report/format.js';
 
 const DEFINITIONS = `
 The page (one file: styles, script and data inline; nothing is fetched, it opens from file://):
@@ -91,15 +93,31 @@ export function reportCommand(): Command {
       const output = opts.output ?? defaultReportPath(path);
       const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
       checkTarget(output, safe);
-      // The memory chart and the module views read the optional tables.
-      const model = await openTrace(path, { keep: ['memory', 'python'] });
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
-      const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
-      const html = renderReportHtml(data);
+      // A large trace is reported on two threads (report-offload.ts): the worker starts now, to load its modules while the trace is read.
+      const offload = fileBytes !== undefined && fileBytes >= OFFLOAD_MIN_BYTES ? startReportOffload() : undefined;
+      const { model, data, html, offFailed } = await (async () => {
+        try {
+          // The memory chart and the module views read the optional tables.
+          const model = await openTrace(path, { keep: ['memory', 'python'] });
+          const offloaded = offload?.run(model);
+          const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}`, offloaded: offload ? 'elsewhere' : 'here' });
+          const other = await offloaded;
+          const html = renderReportHtml(data, other, { sha256: (text) => createHash('sha256').update(text, 'utf8').digest('base64') });
+          return { model, data, html, offFailed: other?.failed ?? [] };
+        } finally {
+          await offload?.close();
+        }
+      })();
       await writeTextSafely(output, html, safe);
       const bytes = Buffer.byteLength(html);
       const tl = data.timeline.ok ? data.timeline.value : undefined;
-      const failed = (['steps', 'profiler', 'kernels', 'gemm', 'timeline'] as const).filter((k) => !data[k].ok);
+      const here = (['steps', 'profiler', 'kernels', 'gemm', 'timeline'] as const).flatMap((k) => {
+        const p = data[k];
+        return p && !p.ok ? [{ section: k as string, error: p.error }] : [];
+      });
+      const failedParts = [...here, ...offFailed.filter((f) => f.section === 'profiler')];
+      const failed = failedParts.map((f) => f.section);
       if (opts.json) {
         printJson({
           output,
@@ -114,11 +132,8 @@ export function reportCommand(): Command {
         const slices = tl
           ? `; timeline: ${formatInt(tl.embed.kept)} slices${tl.timeline.reduced ? ` of ${formatInt(tl.timeline.events)} (longest per ${(tl.timeline.bucketNs / 1000).toLocaleString('en-US')} µs window)` : ''} on ${tl.timeline.tracks.length} track${tl.timeline.tracks.length === 1 ? '' : 's'}`
           : '';
-        printText(`wrote ${output} (${(bytes / 1e6).toFixed(2)} MB${slices})`);
-        for (const k of failed) {
-          const p = data[k];
-          if (!p.ok) writeErr(`kinetoscope: the ${k} section could not be computed: ${p.error}\n`);
-        }
+        printText(`wrote ${output} (${formatBytes(bytes)}${slices})`);
+        for (const f of failedParts) writeErr(`kinetoscope: the ${f.section} section could not be computed: ${f.error}\n`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

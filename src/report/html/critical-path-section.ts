@@ -14,15 +14,39 @@ import type { Part } from './report-data.js';
 export type ReportCriticalPath = CriticalPathResult & { readonly graphData: CriticalPathGraph; readonly path: LongestPath };
 
 /**
+ * Per instance, the path's nodes that stand for an event, in path order: the event (host or GPU
+ * table index), whether it is GPU work, and whether the node is the event's start. What the
+ * timeline needs of a path, small enough to pass between threads (cli/commands/report.ts).
+ */
+export type CriticalPathNodes = readonly { readonly event: number[]; readonly gpu: number[]; readonly atStart: number[] }[];
+
+export function criticalPathNodes(results: readonly ReportCriticalPath[]): CriticalPathNodes {
+  return results.map((r) => {
+    const { nodeEvent, nodeGpu, nodeStart } = r.graphData;
+    const event: number[] = [];
+    const gpu: number[] = [];
+    const atStart: number[] = [];
+    for (const n of r.path.nodes) {
+      const ev = nodeEvent[n]!;
+      if (ev < 0) continue;
+      event.push(ev);
+      gpu.push(nodeGpu[n] ? 1 : 0);
+      atStart.push(nodeStart[n] ? 1 : 0);
+    }
+    return { event, gpu, atStart };
+  });
+}
+
+/**
  * The path's nodes as timeline points: [slice, 0 start | 1 end, …], -1 -1 between instances.
  * A node whose event the timeline did not keep (level of detail) is skipped: the line goes
  * straight to the next kept one.
  */
-export function criticalPathPoints(t: Timeline, results: readonly ReportCriticalPath[]): number[] {
+export function criticalPathPoints(t: Timeline, nodes: CriticalPathNodes): number[] {
   // (each pass a function of its own: V8 compiles a function while its first hot loop runs)
   const { hostSlot, gpuSlot } = slotsOfSources(t.slices, maxSources(t.slices));
   const out: number[] = [];
-  for (const r of results) {
+  for (const r of nodes) {
     if (out.length) out.push(-1, -1);
     pathPoints(r, hostSlot, gpuSlot, out);
   }
@@ -59,15 +83,12 @@ function slotsOfSources(s: Timeline['slices'], max: { host: number; gpu: number 
 }
 
 /** One instance's path nodes that the timeline kept, as [slot, 0 start | 1 end] pairs onto `out`. */
-function pathPoints(r: ReportCriticalPath, hostSlot: Int32Array, gpuSlot: Int32Array, out: number[]): void {
-  const { nodeEvent, nodeGpu, nodeStart } = r.graphData;
-  const nodes = r.path.nodes;
-  for (let k = 0; k < nodes.length; k++) {
-    const n = nodes[k]!;
-    const ev = nodeEvent[n]!;
-    if (ev < 0) continue;
-    const slot = nodeGpu[n] ? (ev < gpuSlot.length ? gpuSlot[ev]! : -1) : ev < hostSlot.length ? hostSlot[ev]! : -1;
-    if (slot >= 0) out.push(slot, nodeStart[n] ? 0 : 1);
+function pathPoints(r: CriticalPathNodes[number], hostSlot: Int32Array, gpuSlot: Int32Array, out: number[]): void {
+  const { event, gpu, atStart } = r;
+  for (let k = 0; k < event.length; k++) {
+    const ev = event[k]!;
+    const slot = gpu[k] ? (ev < gpuSlot.length ? gpuSlot[ev]! : -1) : ev < hostSlot.length ? hostSlot[ev]! : -1;
+    if (slot >= 0) out.push(slot, atStart[k] ? 0 : 1);
   }
 }
 

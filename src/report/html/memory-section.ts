@@ -21,13 +21,21 @@ const MAX_POINTS = 4000;
 export const MEMORY_LAYOUT = { bandHeight: 90, shortBandHeight: 44, shortBelow: 0.1 } as const;
 /** Ops listed per point in the hover (what was alive then). */
 const ALIVE_PER_POINT = 3;
+/**
+ * Points that carry what was alive, at most: every `aliveStride`-th point of the line, so a hover
+ * names the blocks alive at the last such point before it (with its time) — a pixel apart or less
+ * on a whole-trace view, and the replay (memory-timeline.ts aliveByOpAt: a look at every op per
+ * point) a tenth of what every point would cost.
+ */
+const MAX_ALIVE_POINTS = 500;
 
 export interface MemoryChartDevice {
   readonly device: string;
   /** [t ns, allocated, reserved] triples, flattened. */
   readonly points: number[];
-  /** Per point: what was alive after it, the largest by op: [op index into `ops`, bytes, blocks] triples, flattened. */
+  /** Per `aliveStride`-th point (0, stride, 2·stride …): what was alive after it, the largest by op: [op index into `ops`, bytes, blocks] triples, flattened. */
   readonly alive: number[][];
+  readonly aliveStride: number;
   readonly ops: string[];
   readonly peak: [number, number];
   readonly peakReserved: number;
@@ -63,7 +71,8 @@ export function memoryChartData(t: MemoryTimeline): MemoryChartDevice[] {
     }
     const ops: string[] = [];
     const opIds = new Map<string, number>();
-    const alive = aliveByOpAt(d, kept, ALIVE_PER_POINT).map((groups) =>
+    const aliveStride = Math.max(1, Math.ceil(kept.length / MAX_ALIVE_POINTS));
+    const alive = aliveByOpAt(d, kept.filter((_, k) => k % aliveStride === 0), ALIVE_PER_POINT).map((groups) =>
       groups.flatMap((g) => {
         let id = opIds.get(g.key);
         if (id === undefined) opIds.set(g.key, (id = ops.push(g.key) - 1));
@@ -74,6 +83,7 @@ export function memoryChartData(t: MemoryTimeline): MemoryChartDevice[] {
       device: d.device,
       points,
       alive,
+      aliveStride,
       ops,
       peak: [d.peakAtNs, d.peakAllocatedBytes],
       peakReserved: d.peakReservedBytes,
@@ -169,9 +179,10 @@ export const MEMORY_SCRIPT = String.raw`
     var t = tOf(x), v = valueAt(d, t);
     var lines = [d.device + ' at ' + (t / 1000).toFixed(3) + ' µs', v ? 'allocated ' + fmtB(v[0]) + ', reserved ' + fmtB(v[1]) : 'before the first record'];
     var near = Math.abs(xOf(d.peak[0]) - x) <= 6;
-    if (v && !near && d.alive[v[2]].length) {
-      lines.push('alive then (allocated in the trace), largest by op:');
-      var a = d.alive[v[2]];
+    var s = v ? Math.floor(v[2] / d.aliveStride) : -1;
+    if (v && !near && d.alive[s].length) {
+      lines.push('alive at ' + (d.points[s * d.aliveStride * 3] / 1000).toFixed(3) + ' µs (allocated in the trace), largest by op:');
+      var a = d.alive[s];
       for (var q = 0; q < a.length; q += 3) lines.push('  ' + d.ops[a[q]] + ': ' + fmtB(a[q + 1]) + ' in ' + a[q + 2]);
     }
     if (near) {

@@ -9,12 +9,13 @@ import { escapeHtml, formatUsFixed, jsonObjectForScript } from './html-text.js';
 import { formatInt } from '../format.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
-import type { ReportData } from './report-data.js';
+import type { OffloadedParts, OffloadedSection, ReportData } from './report-data.js';
 import { MEMORY_SCRIPT, renderMemorySection } from './memory-section.js';
 import { MODULES_SCRIPT, renderModulesSection } from './modules-section.js';
 import { renderAbout, renderGemms, renderKernels, renderProfilerTable, renderSteps, renderTitle } from './sections.js';
 import { renderLead } from './lead-section.js';
-import { renderCriticalPathSection } from './critical-path-section.js';
+import { criticalPathNodes, criticalPathPoints, renderCriticalPathSection, type CriticalPathNodes } from './critical-path-section.js';
+import { sha256Base64 } from './csp.js';
 import { EMBED_NUMBER_COLUMNS } from './timeline-embed.js';
 
 const CATEGORY_LABELS: Record<(typeof TIMELINE_CATEGORIES)[number], string> = {
@@ -28,11 +29,13 @@ const CATEGORY_LABELS: Record<(typeof TIMELINE_CATEGORIES)[number], string> = {
   gpu_memset: 'gpu_memset',
 };
 
-function renderTimeline(data: ReportData): string {
+function renderTimeline(data: ReportData, cpathNodes: CriticalPathNodes | undefined): string {
   const head = '<h2 id="timeline">Timeline</h2>';
   const p = data.timeline;
   if (!p.ok) return `<section>${head}<p class="error">The timeline could not be built: ${escapeHtml(p.error)}</p></section>`;
-  const { timeline: t, embed } = p.value;
+  const { timeline: t } = p.value;
+  // (the critical path computed on another thread joins the embed here)
+  const embed = p.value.embed.cpath || !cpathNodes ? p.value.embed : { ...p.value.embed, cpath: criticalPathPoints(t, cpathNodes) };
   if (!embed.kept) return `<section>${head}<p class="note">No host events and no GPU activity: nothing to draw.</p></section>`;
   const threads = t.tracks.filter((k) => k.kind === 'thread').length;
   const pythons = t.tracks.filter((k) => k.kind === 'python').length;
@@ -60,13 +63,51 @@ ${undrawable}${reduced}
  */
 const SEARCH_BOX = `<div class="search" role="search"><input type="search" id="tl-search" placeholder="Find a kernel or op  ( / )" aria-label="Find a kernel or op on the timeline by name" autocomplete="off" spellcheck="false"><span id="tl-search-count" class="search-count" aria-live="polite"></span><button type="button" id="tl-search-prev" title="previous match (Shift+Enter)" aria-label="previous match">‹</button><button type="button" id="tl-search-next" title="next match (Enter)" aria-label="next match">›</button><div id="tl-search-list" class="search-list" hidden></div></div>`;
 
-export function renderReportHtml(data: ReportData): string {
-  const script = `${PAGE_SCRIPT}${data.memory ? MEMORY_SCRIPT : ''}${data.modules ? MODULES_SCRIPT : ''}`;
+/**
+ * OFFLOADED_SECTIONS rendered where they were computed (another thread: report-data.ts), with
+ * what the page needs of them elsewhere: the critical path's nodes for the timeline, and the
+ * failures for the command's message. Plain strings and numbers: it crosses threads.
+ */
+export interface OffloadedHtml {
+  readonly html: Record<OffloadedSection, string>;
+  readonly criticalPathNodes?: CriticalPathNodes;
+  readonly failed: readonly { readonly section: OffloadedSection; readonly error: string }[];
+}
+
+export function renderOffloaded(p: OffloadedParts): OffloadedHtml {
+  const failed: { section: OffloadedSection; error: string }[] = [];
+  for (const section of ['criticalPath', 'profiler', 'memory', 'modules'] as const) {
+    const x = p[section];
+    if (x && !x.ok) failed.push({ section, error: x.error });
+  }
+  return {
+    html: {
+      criticalPath: renderCriticalPathSection(p.criticalPath),
+      profiler: renderProfilerTable(p.profiler),
+      memory: renderMemorySection(p.memory),
+      modules: renderModulesSection(p.modules),
+    },
+    ...(p.criticalPath.ok ? { criticalPathNodes: criticalPathNodes(p.criticalPath.value) } : {}),
+    failed,
+  };
+}
+
+export interface RenderOptions {
+  /** SHA-256 of a script's UTF-8 bytes, base64 (the CSP hash; default: csp.ts's own, in JavaScript — the CLI passes node:crypto's). */
+  readonly sha256?: (text: string) => string;
+}
+
+/** The page; `offloaded`: OFFLOADED_SECTIONS rendered on another thread (those `data` does not hold). */
+export function renderReportHtml(data: ReportData, offloaded?: OffloadedHtml, opts: RenderOptions = {}): string {
+  const here: Partial<OffloadedParts> = data;
+  const section = (id: OffloadedSection, render: () => string) => (here[id] !== undefined || !offloaded ? render() : offloaded.html[id]);
+  const cpathNodes = offloaded?.criticalPathNodes;
+  const script = `${PAGE_SCRIPT}${data.hasMemory ? MEMORY_SCRIPT : ''}${data.hasModules ? MODULES_SCRIPT : ''}`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-${cspMetaTag([script])}
+${cspMetaTag([script], opts.sha256 ?? sha256Base64)}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="${escapeHtml(data.generator)}">
 <title>${escapeHtml(data.title)} — kinetoscope report</title>
@@ -76,16 +117,16 @@ ${cspMetaTag([script])}
 <body>
 ${renderTitle(data.title, data.tracePath, data.traceLine, data.diagnostics)}
 ${renderLead(data.lead)}
-<nav class="toc"><a href="#verdict">Verdict</a><a href="#timeline">Timeline</a><a href="#steps">Steps</a><a href="#critical-path">Critical path</a><a href="#ops">Profiler table</a><a href="#kernels">Kernels</a><a href="#gemms">GEMMs</a>${data.memory ? '<a href="#memory">Memory</a>' : ''}${data.modules ? '<a href="#modules">Modules</a>' : ''}<a href="#trace">About this trace</a>${data.timeline.ok && data.timeline.value.embed.kept ? SEARCH_BOX : ''}</nav>
+<nav class="toc"><a href="#verdict">Verdict</a><a href="#timeline">Timeline</a><a href="#steps">Steps</a><a href="#critical-path">Critical path</a><a href="#ops">Profiler table</a><a href="#kernels">Kernels</a><a href="#gemms">GEMMs</a>${data.hasMemory ? '<a href="#memory">Memory</a>' : ''}${data.hasModules ? '<a href="#modules">Modules</a>' : ''}<a href="#trace">About this trace</a>${data.timeline.ok && data.timeline.value.embed.kept ? SEARCH_BOX : ''}</nav>
 <main>
-${renderTimeline(data)}
-${renderMemorySection(data.memory)}
+${renderTimeline(data, cpathNodes)}
+${section('memory', () => renderMemorySection(data.memory))}
 ${renderSteps(data.steps)}
-${renderCriticalPathSection(data.criticalPath)}
-${renderProfilerTable(data.profiler)}
+${section('criticalPath', () => renderCriticalPathSection(data.criticalPath!))}
+${section('profiler', () => renderProfilerTable(data.profiler!))}
 ${renderKernels(data.kernels)}
 ${renderGemms(data.gemm)}
-${renderModulesSection(data.modules)}
+${section('modules', () => renderModulesSection(data.modules))}
 ${renderAbout(data.facts, data.diagnostics)}
 </main>
 <footer>Written by ${escapeHtml(data.generator)} from ${escapeHtml(data.title)}. Times are µs from the profiler's start. The whole trace, every slice, opens in Perfetto (ui.perfetto.dev) with <code>kinetoscope perfetto ${escapeHtml(data.tracePath)}</code>.</footer>

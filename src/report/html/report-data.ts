@@ -2,6 +2,12 @@
  * What the HTML report shows, gathered from the model and the analyses: the header's facts,
  * the step, profiler, kernel and GEMM tables and the timeline. Each analysis runs on its own:
  * one that fails becomes a sentence in its section, and the rest of the report still comes out.
+ *
+ * Four sections depend on nothing the others compute (the critical path, torch's table, memory
+ * and modules: OFFLOADED_SECTIONS) and are about half the work on a large trace: the CLI computes
+ * them on a second thread from a copy of the model (`buildOffloadedParts`, rendered there by
+ * render-report.ts renderOffloaded) while this one computes the rest (`buildReportData` with
+ * `offloaded: 'elsewhere'`). In one thread, buildReportData computes them all.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { computeGemmTable, type GemmReport } from '../../analyses/gemm/gemm.js';
@@ -14,7 +20,7 @@ import { computeMemoryTimeline, type MemoryTimeline } from '../../analyses/memor
 import { computeModuleTree, type ModuleTree } from '../../analyses/host/modules.js';
 import { embedTimeline, type TimelineEmbed } from './timeline-embed.js';
 import { analyzeInstance, selectInstances } from '../../analyses/critical-path/critical-path.js';
-import { criticalPathPoints, type ReportCriticalPath } from './critical-path-section.js';
+import { criticalPathNodes, criticalPathPoints, type ReportCriticalPath } from './critical-path-section.js';
 import { formatBytes, formatInt } from '../format.js';
 import { context } from '../../analyses/explain/context.js';
 import { verdictSection } from '../../analyses/explain/verdict-section.js';
@@ -43,17 +49,43 @@ export interface ReportData {
   readonly lead: Part<ReportLead>;
   readonly diagnostics: readonly Diagnostic[];
   readonly steps: Part<StepAnalysis>;
-  readonly profiler: Part<ProfilerTable>;
   readonly kernels: Part<KernelCatalog>;
   readonly gemm: Part<GemmReport>;
-  /** Per step (or the whole trace): the critical path, drawn on the timeline too. */
-  readonly criticalPath: Part<readonly ReportCriticalPath[]>;
-  /** The timeline view model and what the page embeds of it. */
+  /** The timeline view model and what the page embeds of it (the critical path's points too, when computed here). */
   readonly timeline: Part<{ readonly timeline: Timeline; readonly embed: TimelineEmbed }>;
   readonly generator: string;
-  /** Present when the model holds the memory records (profile_memory) / python frames (with_stack). */
+  /** Whether the model holds the memory records (profile_memory) / the python frames (with_stack): the page then has the memory / modules section. */
+  readonly hasMemory: boolean;
+  readonly hasModules: boolean;
+  /** OFFLOADED_SECTIONS, when computed here (absent: computed on another thread, render-report.ts renderOffloaded). */
+  readonly profiler?: Part<ProfilerTable>;
+  /** Per step (or the whole trace): the critical path, drawn on the timeline too. */
+  readonly criticalPath?: Part<readonly ReportCriticalPath[]>;
   readonly memory?: Part<MemoryTimeline>;
   readonly modules?: Part<ModuleTree>;
+}
+
+/** The sections another thread can compute from a copy of the model: they read nothing the others compute. */
+export const OFFLOADED_SECTIONS = ['criticalPath', 'profiler', 'memory', 'modules'] as const;
+export type OffloadedSection = (typeof OFFLOADED_SECTIONS)[number];
+
+/** OFFLOADED_SECTIONS' data (memory and modules absent when the model left out their table). */
+export interface OffloadedParts {
+  readonly profiler: Part<ProfilerTable>;
+  readonly criticalPath: Part<readonly ReportCriticalPath[]>;
+  readonly memory?: Part<MemoryTimeline>;
+  readonly modules?: Part<ModuleTree>;
+}
+
+export function buildOffloadedParts(m: TraceModel): OffloadedParts {
+  const modules = m.omitted.includes('python') ? undefined : part(() => computeModuleTree(m));
+  const memory = m.omitted.includes('memory') ? undefined : part(() => computeMemoryTimeline(m));
+  return {
+    ...(memory ? { memory } : {}),
+    ...(modules ? { modules } : {}),
+    profiler: part(() => computeProfilerTable(m)),
+    criticalPath: part(() => selectInstances(m, {}).map((i) => analyzeInstance(m, i, []))),
+  };
 }
 
 export interface ReportDataOptions {
@@ -63,6 +95,8 @@ export interface ReportDataOptions {
   readonly maxSlices?: number;
   /** `kinetoscope 0.1.0`. */
   readonly generator: string;
+  /** `elsewhere`: OFFLOADED_SECTIONS are computed on another thread and left out here (default: here). */
+  readonly offloaded?: 'here' | 'elsewhere';
 }
 
 function part<T>(fn: () => T): Part<T> {
@@ -76,12 +110,12 @@ function part<T>(fn: () => T): Part<T> {
 export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportData {
   const title = opts.tracePath === '-' ? 'standard input' : opts.tracePath.split(/[\\/]/).pop() || opts.tracePath;
   const steps = part(() => computeStepBreakdown(m));
-  const criticalPath = part(() => selectInstances(m, {}).map((i) => analyzeInstance(m, i, [])));
-  const modules = m.omitted.includes('python') ? undefined : part(() => computeModuleTree(m));
-  const memory = m.omitted.includes('memory') ? undefined : part(() => computeMemoryTimeline(m));
+  const here = opts.offloaded !== 'elsewhere' ? buildOffloadedParts(m) : undefined;
+  const criticalPath = here?.criticalPath;
   return {
-    ...(memory ? { memory } : {}),
-    ...(modules ? { modules } : {}),
+    ...here,
+    hasMemory: !m.omitted.includes('memory'),
+    hasModules: !m.omitted.includes('python'),
     title,
     tracePath: opts.tracePath,
     facts: traceFacts(m, opts),
@@ -92,14 +126,12 @@ export function buildReportData(m: TraceModel, opts: ReportDataOptions): ReportD
     }),
     diagnostics: m.diagnostics,
     steps,
-    profiler: part(() => computeProfilerTable(m)),
     kernels: part(() => computeKernelCatalog(m)),
     gemm: part(() => computeGemmTable(m)),
-    criticalPath,
     timeline: part(() => {
       const timeline = computeTimeline(m, { maxSlices: opts.maxSlices });
       const embed = embedTimeline(timeline, m, shadedSteps(timeline.steps, steps));
-      return { timeline, embed: criticalPath.ok ? { ...embed, cpath: criticalPathPoints(timeline, criticalPath.value) } : embed };
+      return { timeline, embed: criticalPath?.ok ? { ...embed, cpath: criticalPathPoints(timeline, criticalPathNodes(criticalPath.value)) } : embed };
     }),
     generator: opts.generator,
   };
