@@ -4,12 +4,16 @@
  * (report/html/report-data.ts OFFLOADED_SECTIONS) from a copy of the model while the command's
  * thread computes the rest. The page is the same byte for byte as one thread's (tested).
  *
- * Worth it only on a large trace: the copy costs ~50–90 ms here and the worker's start and
- * module loading ~100 ms of CPU, against ~0.5 s of analyses moved off this thread on the 160 MB
- * GPT-2 trace (docs/performance.md). If the worker fails (it cannot start, it dies), the same
- * sections are computed here, after the rest: the page is the same, only later.
+ * Worth it only on a large trace and with cores to spare (offloadWorthIt): the copy costs
+ * ~50–90 ms here and the worker ~250 ms more CPU in all (its start, its modules, the copy's
+ * decoding, its own JIT compilation), against ~0.5 s of analyses moved off this thread on the
+ * 160 MB GPT-2 trace; and V8 already keeps a second core busy compiling this thread's hot
+ * functions (~0.6 s of CPU on that trace), so on two cores the worker only adds work
+ * (docs/performance.md). If the worker fails (it cannot start, it dies), the same sections are
+ * computed here, after the rest: the page is the same, only later.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { serializeModel } from './model-transfer.js';
@@ -17,8 +21,15 @@ import type { TraceModel } from './model/trace-model.js';
 import { buildOffloadedParts } from './report/html/report-data.js';
 import { renderOffloaded, type OffloadedHtml } from './report/html/render-report.js';
 
-/** Traces of at least this many bytes on disk are reported on two threads. */
+/** Traces of at least this many bytes on disk are reported on two threads, where the machine has OFFLOAD_MIN_CORES cores. */
 export const OFFLOAD_MIN_BYTES = 32 << 20;
+/** Two JavaScript threads and V8's background compilation: a core each, and one for the rest. */
+export const OFFLOAD_MIN_CORES = 4;
+
+/** Whether a trace of `fileBytes` on disk is worth a second thread on this machine. */
+export function offloadWorthIt(fileBytes: number | undefined, cores = availableParallelism()): boolean {
+  return fileBytes !== undefined && fileBytes >= OFFLOAD_MIN_BYTES && cores >= OFFLOAD_MIN_CORES;
+}
 
 /** What report-worker.ts posts back. */
 export type FromReportWorker = { readonly ok: true; readonly offloaded: OffloadedHtml } | { readonly ok: false; readonly error: string };

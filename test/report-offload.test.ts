@@ -6,6 +6,8 @@
  * critical paths). The model survives the copy: every analysis of the page reads the same.
  * And when the worker is gone before the work comes, the same sections are computed here.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { TraceModel } from '../src/model/trace-model.js';
 import { buildReportData } from '../src/report/html/report-data.js';
@@ -16,7 +18,7 @@ import { h200Trace, loadModel } from './fixtures.js';
 
 ensureBuilt();
 // The built module: its worker (dist/report-worker.js) is there to start (from src/ it is not).
-const dist = (await import('../dist/report-offload.js')) as typeof import('../src/report-offload.js');
+const dist = (await import(pathToFileURL(join(import.meta.dirname, '../dist/report-offload.js')).href)) as typeof import('../src/report-offload.js');
 
 const opts = (name: string) => ({ tracePath: `${name}.pt.trace.json.gz`, generator: 'kinetoscope test' });
 
@@ -53,6 +55,13 @@ describe('report on two threads', () => {
     expect(copy).not.toBe(m);
     expect(copy.strings.get(0)).toBe(m.strings.get(0));
     expect(renderReportHtml(buildReportData(copy, opts('gpt2_train_mem')))).toBe(renderReportHtml(buildReportData(m, opts('gpt2_train_mem'))));
+  });
+
+  it('two threads only for a large trace on a machine with cores to spare (V8 keeps one busy compiling)', () => {
+    expect(dist.offloadWorthIt(dist.OFFLOAD_MIN_BYTES, dist.OFFLOAD_MIN_CORES)).toBe(true);
+    expect(dist.offloadWorthIt(dist.OFFLOAD_MIN_BYTES - 1, 64)).toBe(false);
+    expect(dist.offloadWorthIt(undefined, 64)).toBe(false); // standard input: its size unknown
+    expect(dist.offloadWorthIt(1 << 30, 2)).toBe(false);
   });
 
   it('a worker gone before the work comes: the sections are computed on this thread, the same page', async () => {

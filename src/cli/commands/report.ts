@@ -7,7 +7,7 @@ import { DEFAULT_MAX_SLICES } from '../../analyses/trace/timeline.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
 import { renderReportHtml } from '../../report/html/render-report.js';
-import { OFFLOAD_MIN_BYTES, startReportOffload } from '../../report-offload.js';
+import { offloadWorthIt, startReportOffload } from '../../report-offload.js';
 import { createHash } from 'node:crypto';
 import { reportRanks } from './report-ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
@@ -94,8 +94,8 @@ export function reportCommand(): Command {
       const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
       checkTarget(output, safe);
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
-      // A large trace is reported on two threads (report-offload.ts): the worker starts now, to load its modules while the trace is read.
-      const offload = fileBytes !== undefined && fileBytes >= OFFLOAD_MIN_BYTES ? startReportOffload() : undefined;
+      // A large trace, on a machine with cores to spare, is reported on two threads (report-offload.ts): the worker starts now, to load its modules while the trace is read.
+      const offload = offloadWorthIt(fileBytes) ? startReportOffload() : undefined;
       const { model, data, html, offFailed } = await (async () => {
         try {
           // The memory chart and the module views read the optional tables.
