@@ -26,7 +26,7 @@ import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
 import { renderLead } from '../src/report/html/lead-section.js';
-import { escapeHtml } from '../src/report/html/html-text.js';
+import { escapeHtml, formatUsFixed } from '../src/report/html/html-text.js';
 import type { Action } from '../src/analyses/explain/actions/types.js';
 import { markdownCode } from '../src/core/inert-text.js';
 import { formatBytes } from '../src/report/format.js';
@@ -307,6 +307,22 @@ describe('report page', () => {
     expect(html).toContain(`, ${formatBytes(total)}</dd>`);
     expect(html).toContain(`of ${formatBytes(total)}</li>`); // the memory chart's capacity, the same text
     expect(html).not.toMatch(/\d (?:GB|MB|kB)\b(?!\/s)/);
+  });
+
+  it("µs cells written by hand as ICU writes them (en-US, 3 decimals): 300 k numbers, ties, carries, −0, exponents", () => {
+    const icu = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+    const xs = [-0, 0, -0.0001, 1.0005, 0.0625, -0.0625, 1234567.8915, 1e-7, -1e-7, 999.9995, 9.9995, 99999.9999, -99999.9995, 0.9995, 1e20, 1e21, 123456789012345.67];
+    let r = 12345;
+    const rnd = () => (r = (r * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 300_000; i++) {
+      let x = (rnd() - 0.3) * 10 ** Math.floor(rnd() * 14 - 5);
+      if (i % 3 === 0) x = Math.round(x * 10000) / 10000; // a 4th decimal: rounding
+      if (i % 5 === 0) x = Math.round(x * 1000) / 1000 + (rnd() < 0.5 ? 0.0005 : -0.0005); // ties
+      xs.push(x);
+    }
+    const differ = xs.filter((x) => formatUsFixed(x) !== icu.format(x));
+    expect(differ).toEqual([]);
+    expect([formatUsFixed(NaN), formatUsFixed(Infinity)]).toEqual(['—', '—']);
   });
 
   it('a name holding the line separators U+2028/U+2029 is embedded escaped, and reads back the same', async () => {

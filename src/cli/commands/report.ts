@@ -14,6 +14,7 @@ import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 import { formatBytes, formatInt } from '../../report/format.js';
+import { formatUsFixed } from '../../report/html/html-text.js';
 
 const DEFINITIONS = `
 The page (one file: styles, script and data inline; nothing is fetched, it opens from file://):
@@ -130,7 +131,7 @@ export function reportCommand(): Command {
         });
       } else {
         const slices = tl
-          ? `; timeline: ${formatInt(tl.embed.kept)} slices${tl.timeline.reduced ? ` of ${formatInt(tl.timeline.events)} (longest per ${(tl.timeline.bucketNs / 1000).toLocaleString('en-US')} µs window)` : ''} on ${tl.timeline.tracks.length} track${tl.timeline.tracks.length === 1 ? '' : 's'}`
+          ? `; timeline: ${formatInt(tl.embed.kept)} slices${tl.timeline.reduced ? ` of ${formatInt(tl.timeline.events)} (longest per ${formatBucketUs(tl.timeline.bucketNs)} µs window)` : ''} on ${tl.timeline.tracks.length} track${tl.timeline.tracks.length === 1 ? '' : 's'}`
           : '';
         printText(`wrote ${output} (${formatBytes(bytes)}${slices})`);
         for (const f of failedParts) writeErr(`kinetoscope: the ${f.section} section could not be computed: ${f.error}\n`);
@@ -140,3 +141,13 @@ export function reportCommand(): Command {
     }),
   );
 }
+
+/**
+ * The level of detail's window in µs as `toLocaleString('en-US')` writes it (a whole number of ns
+ * over 1000 has at most three decimals; trailing zeros dropped), without building ICU's number
+ * formatter for one number (~25 ms: the page's cells no longer need it).
+ */
+function formatBucketUs(ns: number): string {
+  return formatUsFixed(ns / 1000).replace(/\.?0+$/, '');
+}
+

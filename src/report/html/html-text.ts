@@ -39,10 +39,44 @@ function escapeJson(text: string): string {
   return ls.includes('\u2029') ? ls.replace(/\u2029/g, '\\u2029') : ls;
 }
 
-/** µs with ns precision and thousands separators: `45,899.630`. */
+/**
+ * µs with ns precision and thousands separators: `45,899.630` — what
+ * `Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 })` writes
+ * (ICU rounds the number's shortest decimal form half away from zero, `1.0005` → `1.001`, and
+ * keeps a negative sign on a zero), written here from `String(us)`: ICU's first formatter of a
+ * process costs ~25 ms to build, more than every cell of a page. A number JavaScript writes with
+ * an exponent goes to ICU.
+ */
 export function formatUsFixed(us: number): string {
   if (!Number.isFinite(us)) return '—';
-  return usFixed().format(us);
+  const text = String(us);
+  if (text.includes('e')) return usFixed().format(us);
+  const negative = us < 0 || Object.is(us, -0);
+  const body = text[0] === '-' ? text.slice(1) : text; // (String(-0) is '0')
+  const dot = body.indexOf('.');
+  let int = dot < 0 ? body : body.slice(0, dot);
+  let frac = dot < 0 ? '' : body.slice(dot + 1);
+  if (frac.length > 3) {
+    const up = frac.charCodeAt(3) >= 53; // '5'
+    frac = frac.slice(0, 3);
+    if (up) {
+      // +0.001 on the decimal digits, carried leftwards
+      const digits = (int + frac).split('');
+      let k = digits.length - 1;
+      while (k >= 0 && digits[k] === '9') digits[k--] = '0';
+      if (k >= 0) digits[k] = String.fromCharCode(digits[k]!.charCodeAt(0) + 1);
+      else digits.unshift('1');
+      int = digits.slice(0, digits.length - 3).join('');
+      frac = digits.slice(digits.length - 3).join('');
+    }
+  }
+  frac = frac.padEnd(3, '0');
+  let grouped = int;
+  if (int.length > 3) {
+    grouped = int.slice(0, int.length % 3 || 3);
+    for (let k = int.length % 3 || 3; k < int.length; k += 3) grouped += `,${int.slice(k, k + 3)}`;
+  }
+  return `${negative ? '-' : ''}${grouped}.${frac}`;
 }
 
 /**
