@@ -20,7 +20,7 @@ import { parityProblems } from './oracle-parity.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKLOADS = join(ROOT, 'workloads');
 const CAPTURES = join(ROOT, 'test/fixtures/traces/h200-workloads');
-/** The wave-3 captures' folder (capture_wave3.sh; test/wave3-captures.test.ts reads them). */
+/** The wave-3 captures' folder (capture_wave3.sh writes it; not captured yet: workloads/README.md). */
 const WAVE3_FOLDER = 'h100-torch2.11';
 
 /**

@@ -5,11 +5,18 @@
  */
 import type { TraceContext } from '../context.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
+import { graphBreakActions } from './graph-break.js';
+import { hostSyncActions } from './host-sync.js';
+import { recomputeActions } from './recompute.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
 /** Every rule, in no particular order (the ranking orders their actions). */
-export const ACTION_RULES: readonly ActionRule[] = [];
+export const ACTION_RULES: readonly ActionRule[] = [
+  graphBreakActions,
+  hostSyncActions,
+  recomputeActions,
+];
 
 export interface RankedActions {
   /** At or above ADVICE_MIN_STEP_SHARE of the step, most time at stake first. */
