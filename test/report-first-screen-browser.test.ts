@@ -9,6 +9,8 @@
  *   embedded names; Enter selects the first match in time order and brings it into the view,
  *   Enter again the next, Shift+Enter back, Escape clears; a python frame deeper than the folded
  *   rows unfolds its track when found.
+ * And on llm_decode_compile, where action rules fire (graph breaks, host syncs): each of the
+ * ranked actions (at most three) is inside the first screen with its time at stake.
  * Skipped, with a message, where /usr/bin/chromium is absent.
  */
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import { rankActions } from '../src/analyses/explain/actions/index.js';
 import { context } from '../src/analyses/explain/context.js';
 import { verdictSection } from '../src/analyses/explain/verdict-section.js';
 import { renderSentence } from '../src/report/explain-markdown.js';
+import { formatUs } from '../src/report/format.js';
 import { TIMELINE_LAYOUT as L } from '../src/report/html/page-script.js';
 import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
@@ -194,5 +197,38 @@ describe.skipIf(!HAS_CHROMIUM)('report v2 in Chromium (gpt2_train_mem): the firs
   it('no console errors, no request beyond the file', () => {
     expect(opened!.errors).toEqual([]);
     expect(opened!.requests).toEqual([]);
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)('report v2 in Chromium (llm_decode_compile): the ranked actions on the first screen', () => {
+  it('the verdict and every shown action, with its time at stake per step, inside 1600×1000', async () => {
+    const model = await loadModel(h200Trace('llm_decode_compile'));
+    const data = buildReportData(model, { tracePath: 'llm_decode_compile.pt.trace.json.gz', generator: 'kinetoscope test' });
+    const opened = await openReportPage(renderReportHtml(data), 'kinetoscope-first-actions-');
+    try {
+      const { page } = opened;
+      await page.setViewportSize({ width: 1600, height: 1000 });
+      await page.waitForSelector('#tl[data-ready="true"]', { timeout: 10_000 });
+      await page.evaluate('window.scrollTo(0, 0)');
+      const shot = join(tmpdir(), 'kinetoscope-report-first-screen-actions.png');
+      await page.screenshot({ path: shot });
+      console.log(`screenshot: ${shot}`);
+      const inView = (b: Box | null) => b !== null && b.y >= 0 && b.x >= 0 && b.y + b.height <= 1000 && b.x + b.width <= 1600;
+      expect(inView(await page.locator('#lead .verdict-line').boundingBox())).toBe(true);
+      const advice = rankActions(context({ label: 'llm_decode_compile', model })).advice.slice(0, 3);
+      expect(advice.length).toBeGreaterThan(0); // the trace's graph breaks and .item() syncs
+      const items = page.locator('#lead ol.actions > li');
+      expect(await items.count()).toBe(advice.length);
+      for (let i = 0; i < advice.length; i++) {
+        const a = advice[i]!;
+        expect(await items.nth(i).getAttribute('data-action')).toBe(a.id);
+        expect(inView(await items.nth(i).boundingBox())).toBe(true);
+        expect((await items.nth(i).locator('.action-text').innerText()).replace(/\s+/g, ' ').trim()).toBe(plain(renderSentence(a.sentence)));
+        expect(await items.nth(i).locator('.stake').innerText()).toContain(`${a.bound === 'upper-bound' ? 'at most' : 'about'} ${formatUs(a.atStakeUs)} per step`);
+      }
+      expect(opened.errors).toEqual([]);
+    } finally {
+      await opened.close();
+    }
   });
 });
