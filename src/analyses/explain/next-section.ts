@@ -2,6 +2,7 @@
 import { computeLaunchDigest } from '../host/launches.js';
 import type { StepVerdictRow } from '../steps/step-breakdown.js';
 import type { TraceContext } from './context.js';
+import { fuseChainActions } from './actions/fuse-chain.js';
 import { ALIGNMENT_MIN_SHARE } from './gemms-section.js';
 import { say, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence, ExplainValue } from './types.js';
@@ -82,23 +83,9 @@ export function nextSection(c: TraceContext): ExplainSection | undefined {
       ),
     );
   }
-  const f = c.lazy.fusion();
-  const best = [...f.opportunities].sort((a, b) => b.roundTripBytes - a.roundTripBytes)[0];
-  if (best) {
-    const names = best.kernels.map((k) => k.op.replace(/^aten::/, ''));
-    const chain = names.length <= 4 ? names.join('·') : `the ${names.length} kernels of ${[...new Set(names)].join('·')}`;
-    const est = best.estimatedFusedUs !== undefined ? '; about {estimatedFusedUs} fused' : '';
-    sentences.push(
-      say('next.fuse', `Fuse {chain} in \`{annotation}\`: one kernel instead of {kernels} would not write and read back {intermediateBytes} per instance ({timeUs} of kernel time now${est}) — \`torch.compile\` fuses such chains, or a hand-written kernel.`, {
-        chain,
-        annotation: best.annotation || '(no annotation)',
-        kernels: best.kernels.length,
-        intermediateBytes: best.intermediateBytes,
-        timeUs: best.timeUs,
-        ...(best.estimatedFusedUs !== undefined ? { estimatedFusedUs: best.estimatedFusedUs } : {}),
-      }),
-    );
-  }
+  // The fusion action (actions/fuse-chain.ts): the chain the tool's estimate says saves the most per step, and who can fuse it.
+  const fuse = fuseChainActions(c)[0];
+  if (fuse) sentences.push(fuse.sentence);
   // Only where the add is a round trip of its own: a forward GEMM (epilogues.ts), and in a
   // compiled graph an add kernel that fuses nothing else.
   for (const r of c.lazy.ops().epilogues.filter((x) => x.separateAdd && !x.backward && x.separateAdd.kernels.length && !x.separateAdd.fusedWith.length)) {

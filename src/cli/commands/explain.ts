@@ -4,7 +4,8 @@ import { Command, Option } from 'commander';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain/explain.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
-import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
+import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
 
 const DEFINITIONS = `
 Sections (each appears only when the trace gives it something true to say), with the readings
@@ -38,6 +39,7 @@ interface ExplainCliOptions extends CommonOptions {
   vs: string[];
   only?: string;
   limit?: string;
+  et?: string[];
 }
 
 /** `geglu_mlp.pt.trace.json.gz` → `geglu_mlp`. */
@@ -57,6 +59,7 @@ export function explainCommand(): Command {
     )
     .option('--only <sections>', `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}`)
     .option('--limit <n>', 'name at most n kernels in the kernels section (default 8)')
+    .addOption(etOption())
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
@@ -74,17 +77,28 @@ export function explainCommand(): Command {
         if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
       }
       // the python frames name each host sync's caller (host/sync-costs.ts)
-      const [model, ...others] = await Promise.all([openTrace(path, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
+      const opened = await Promise.all([openTrace(path, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
+      const { models, attached } = await attachExecutionTraces(
+        opened.map((m, i) => ({ label: i === 0 ? traceLabel(path) : traceLabel(opts.vs[i - 1]!), model: m })),
+        opts.et ?? [],
+      );
+      const [model, ...others] = models;
       const e = computeExplanation(
         { label: traceLabel(path), model: model! },
         { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
       );
       if (opts.json) {
-        printJson({ ...explainJson(e), diagnostics: diagnosticsForJson(model!), ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}) });
+        printJson({
+          ...explainJson(e),
+          ...(attached.length ? { executionTraces: attached } : {}),
+          diagnostics: diagnosticsForJson(model!),
+          ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}),
+        });
       } else {
         printText(renderExplainMarkdown(e, { tracePath: path, vsPaths: opts.vs }));
         reportDiagnostics(model!, opts);
         for (const m of others) reportDiagnostics(m, opts);
+        for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);
       }
       return Math.max(strictStatus(model!, opts), ...others.map((m) => strictStatus(m, opts)));
     }),

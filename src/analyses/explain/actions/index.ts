@@ -4,6 +4,7 @@
  * absent); `rankActions` orders them by the time at stake per step.
  */
 import type { TraceContext } from '../context.js';
+import { fuseChainActions } from './fuse-chain.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
 import { graphBreakActions } from './graph-break.js';
 import { hostSyncActions } from './host-sync.js';
@@ -16,6 +17,7 @@ export const ACTION_RULES: readonly ActionRule[] = [
   graphBreakActions,
   hostSyncActions,
   recomputeActions,
+  fuseChainActions,
 ];
 
 export interface RankedActions {
