@@ -9,7 +9,8 @@
  * ../shared (blobs ≥ 4 MiB were not stored): the overlap here is HTA's definition computed from
  * the raw kernels, not HTA's printed number.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -340,6 +341,31 @@ describe('report DIR: the ranks on one timeline', () => {
     }
     // the clock offset column: the sign of the JSON (added to the rank's times)
     expect(cells('ranks-table').map((row) => row[9])).toEqual(doc.job.ranks.map((x: any) => `${x.clockOffsetUs > 0 ? '+' : ''}${x.clockOffsetUs.toFixed(3)} µs ±${(x.clockSpreadUs / 2).toFixed(3)} µs`));
+  });
+});
+
+describe('report DIR: trace text stays text on the ranks page', () => {
+  it('a process group named like markup is escaped in the HTML tables and inert in the embedded data', async () => {
+    // (collective names are normalised to a fixed vocabulary; the process group's name is the trace's own text)
+    const evil = '</td></table><img src=x onerror=alert(1)><script>alert(2)</script>';
+    const dir = mkdtempSync(join(tmpdir(), 'ks-ranks-evil-'));
+    const folder = join(GLOO_DIR, 'ranks_w4_skew5');
+    for (const f of readdirSync(folder).filter((f) => f.endsWith('.pt.trace.json.gz'))) {
+      const text = gunzipSync(readFileSync(join(folder, f))).toString('utf8');
+      expect(text).toMatch(/"pg_name": "0"/);
+      writeFileSync(join(dir, f), gzipSync(text.replace(/"pg_name": "0"/g, `"pg_name": ${JSON.stringify(evil)}`)));
+    }
+    const out = join(dir, 'job.html');
+    const r = await runCli(['report', dir, '-o', out]);
+    expect(r.status).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('alert(2)</script>');
+    // the page's own scripts only: the data block and the code
+    expect(html.split('</script>').length - 1).toBe(2);
+    // the name is there, as text, in the collectives table's PG column
+    const table = html.slice(html.indexOf('<table id="collectives-table"'), html.indexOf('</table>', html.indexOf('<table id="collectives-table"')));
+    expect(table).toContain('<td>&lt;/td&gt;&lt;/table&gt;&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(2)&lt;/script&gt;</td>');
   });
 });
 
