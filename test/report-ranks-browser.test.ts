@@ -76,12 +76,12 @@ describe.skipIf(!HAS_CHROMIUM)('the ranks page in Chromium (ranks_w4_skew5)', ()
     expect(text).toContain(`${data.names[c[2]]} on rank ${r.rank}`);
     expect(text).toContain(`this rank: ${fmtUs(c[1])}`);
     expect(text).toContain(`size: ${x.elements!.toLocaleString('en-US')} elements`);
-    // the skew and this rank's wait, on the clocks as written (the analysis' clock): arrival = drawn start − offset
-    const arrivals = data.ranks.flatMap((q) => q.calls.filter((d) => d[3] === c[3]).map((d) => d[0] - q.offsetUs));
+    // the skew and this rank's wait, on the clocks as written (the analysis' clock): arrival = drawn start + offset
+    const arrivals = data.ranks.flatMap((q) => q.calls.filter((d) => d[3] === c[3]).map((d) => d[0] + q.offsetUs));
     const skew = Math.max(...arrivals) - Math.min(...arrivals);
     expect(x.skewUs!).toBeCloseTo(skew, 2);
     expect(text).toContain(`arrival skew ${fmtUs(x.skewUs!)} over ${arrivals.length} ranks (clocks as written)`);
-    const wait = Math.max(...arrivals) - (c[0] - r.offsetUs);
+    const wait = Math.max(...arrivals) - (c[0] + r.offsetUs);
     expect(text).toContain(wait > 0 ? `this rank waited ${fmtUs(wait)} for the last` : 'this rank arrived last');
     const transfer = Math.min(...data.ranks.flatMap((q) => q.calls.filter((d) => d[3] === c[3]).map((d) => d[1])));
     expect(x.transferUs).toBeCloseTo(transfer, 2);

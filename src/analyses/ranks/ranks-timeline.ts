@@ -5,9 +5,8 @@
  * at a time: its size, the transfer time, the arrival skew and the bandwidths.
  *
  * Clocks: each rank's times are placed on the profiler's clock as written, then moved by the
- * rank's clock offset estimated from matched collectives (ranks.ts: the amount added to the
- * rank's times to align its clock with the reference rank's, the negative of the median of
- * end_r − end_ref) when that estimate exists, so matched collectives end together; its spread is
+ * rank's clock offset estimated from matched collectives (ranks.ts: the rank's clock minus the
+ * reference rank's, the median of end_r − end_ref, subtracted from the rank's times) when that estimate exists, so matched collectives end together; its spread is
  * kept with it. Times are µs from the earliest
  * aligned event. The instance figures are measured on the clock the analysis read (its `clock`),
  * as the `ranks` tables are.
@@ -18,7 +17,7 @@ import { collectiveKeys, type RankInput, type RanksAnalysis } from './ranks.js';
 export interface TimelineRank {
   readonly rank: number;
   readonly file: string;
-  /** The clock offset: µs added to this rank's times to align its clock with the reference rank's; 0 for the reference rank and ranks sharing no collective with it. */
+  /** The clock offset: this rank's clock minus the reference rank's, µs (subtracted from its times to align them); 0 for the reference rank and ranks sharing no collective with it. */
   readonly offsetUs: number;
   /** max − min of the end differences the offset is the median of; null when not aligned. */
   readonly spreadUs: number | null;
@@ -86,9 +85,9 @@ export function buildRanksTimeline(inputs: readonly RankInput[], analysis: Ranks
     .map((inp) => {
       const row = rows.get(inp.rank)!;
       const offsetUs = row.clockOffsetUs ?? 0;
-      const base = row.startShiftUs + offsetUs;
+      const base = row.startShiftUs - offsetUs;
       // Arrivals as the analysis measured them: the written clock, moved by the offset under `clock: collectives`.
-      const arrivalBase = row.startShiftUs + (analysis.clock === 'collectives' ? offsetUs : 0);
+      const arrivalBase = row.startShiftUs - (analysis.clock === 'collectives' ? offsetUs : 0);
       const calls = [...inp.summary.calls].sort((a, b) => a.startNs - b.startNs);
       const keys = collectiveKeys(calls);
       return {

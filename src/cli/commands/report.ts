@@ -1,6 +1,5 @@
 /** `kinetoscope report TRACE -o report.html`: one offline HTML page with the timeline and the tables. */
 import { stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { DEFAULT_MAX_SLICES } from '../../analyses/trace/timeline.js';
@@ -15,6 +14,7 @@ import { redaction } from '../redaction.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 import { formatBytes, formatInt } from '../../report/format.js';
 import { formatUsFixed } from '../../report/html/html-text.js';
+import { VERSION } from '../program.js';
 
 const DEFINITIONS = `
 The page (one file: styles, script and data inline; nothing is fetched, it opens from file://):
@@ -44,7 +44,7 @@ and read without JavaScript.
 
 A folder of rank traces (as \`kinetoscope ranks\` reads it) gives another page: one lane per rank
 (its steps, its collective calls) under a time axis, clocks aligned by the ends of matched
-collectives (each lane states its clock offset: the amount added to its times), a collective
+collectives (each lane states its clock offset: its clock minus the reference rank's, subtracted from its times), a collective
 linked across ranks on hover with its size, duration, skew and bandwidth, and the ranks command's
 tables; only lanes in view are drawn and sub-pixel calls merged per pixel.
 
@@ -64,14 +64,6 @@ export function defaultReportPath(trace: string): string {
   return `${basename(trace).replace(/\.gz$/, '').replace(/\.json$/, '').replace(/\.pt\.trace$/, '')}.html`;
 }
 
-function packageVersion(): string {
-  try {
-    // src/cli/commands and dist/cli/commands both sit three levels under the package root.
-    return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 export function reportCommand(): Command {
   const cmd = new Command('report')
@@ -90,7 +82,7 @@ export function reportCommand(): Command {
         if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
       }
       // A folder is a job: its ranks on one timeline (report-ranks.ts).
-      if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${packageVersion()}`);
+      if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${VERSION}`);
       const output = opts.output ?? defaultReportPath(path);
       const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
       checkTarget(output, safe);
@@ -102,7 +94,7 @@ export function reportCommand(): Command {
           // The memory chart and the module views read the optional tables.
           const model = await openTrace(path, { keep: ['memory', 'python'] });
           const offloaded = offload?.run(model);
-          const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}`, offloaded: offload ? 'elsewhere' : 'here' });
+          const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${VERSION}`, offloaded: offload ? 'elsewhere' : 'here' });
           const other = await offloaded;
           const html = renderReportHtml(data, other, { sha256: (text) => createHash('sha256').update(text, 'utf8').digest('base64') });
           return { model, data, html, offFailed: other?.failed ?? [] };

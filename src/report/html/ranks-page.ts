@@ -4,7 +4,7 @@
  * sortable tables, its time axis): one lane per rank — its steps in a band above, its collective
  * calls below, coloured by collective — lanes as tall as the window allows (down to a minimum,
  * then the lanes scroll), clocks aligned by matched collectives (each lane states its clock
- * offset, the amount added to its times, and the spread of the estimate); hovering a call links
+ * offset, its clock minus the reference rank's, and the spread of the estimate); hovering a call links
  * the same collective on every rank (outlined, arrivals joined by a line) and gives its size,
  * this rank's duration and wait, the arrival skew, the transfer time and the bandwidths. Under it,
  * the `ranks` command's tables as HTML tables (ranks-view.ts ranksBlocks: the same rows).
@@ -218,8 +218,8 @@ ${TIME_TICKS_JS}
     return null;
   }
   // A call's arrival on the clock the instance figures were measured on (D.clock): the lanes are
-  // drawn with each offset added; under 'trace' the figures read the clocks as written.
-  function arrival(li, c) { return c[0] - (D.clock === 'trace' ? D.ranks[li].offsetUs : 0); }
+  // drawn with each offset subtracted; under 'trace' the figures read the clocks as written.
+  function arrival(li, c) { return c[0] + (D.clock === 'trace' ? D.ranks[li].offsetUs : 0); }
   function tipText(h) {
     var r = D.ranks[h.li], c = h.c, k = c[3], x = D.instances[k];
     var lines = [D.names[c[2]] + ' on rank ' + r.rank + (x.pg ? ', process group ' + x.pg : '')];
@@ -334,6 +334,7 @@ function renderBlocks(blocks: readonly RanksBlock[]): { intro: string[]; section
       toc.push(`<a href="#${escapeHtml(b.id)}">${escapeHtml(b.text.replace(/ \(.*$/, ''))}</a>`);
       open = true;
     } else if (b.kind === 'line') {
+      if (!b.text) continue; // (the terminal's blank line)
       if (open) parts.push(`<p class="note">${escapeHtml(b.text)}</p>`);
       else intro.push(b.text);
     } else parts.push(renderBlockTable(b));
@@ -356,7 +357,7 @@ export function renderRanksHtml(p: RanksPageInput): string {
   const spreads = others.map((r) => r.spreadUs!);
   const signed = (x: number) => `${x > 0 ? '+' : ''}${formatUs(x)}`;
   const clockNote = others.length
-    ? ` Their clock offsets (added to each rank's times) are ${range(Math.min(...offsets), Math.max(...offsets), signed)}; the spread of each estimate (max − min of its end differences) is ${range(Math.min(...spreads), Math.max(...spreads), formatUs)}: the alignment is no better than that.`
+    ? ` Their clock offsets (each rank's clock minus the reference's, subtracted from its times) are ${range(Math.min(...offsets), Math.max(...offsets), signed)}; the spread of each estimate (max − min of its end differences) is ${range(Math.min(...spreads), Math.max(...spreads), formatUs)}: the alignment is no better than that.`
     : '';
   const { intro, sections, toc } = renderBlocks(p.blocks);
   return `<!DOCTYPE html>
