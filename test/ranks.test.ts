@@ -9,7 +9,8 @@
  * ../shared (blobs ≥ 4 MiB were not stored): the overlap here is HTA's definition computed from
  * the raw kernels, not HTA's printed number.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -212,7 +213,22 @@ function expected(ranks: RawRank[]) {
       const [rank, row] = [...m.entries()].sort((a, b) => b[1].late - a[1].late || b[1].count - a[1].count)[0]!;
       return { step, rank, lastCount: row.count, collectives: perStepCount.get(step)!, lateUs: row.late, othersWaitUs: row.others };
     });
-  return { coll, sizes, waits, last, stragglers, instances: inst.size };
+  // Clock offsets (docs/ranks.md): a rank's clock minus the lowest rank's = the median over
+  // shared instances of its end − the lowest rank's end.
+  const ref = Math.min(...ranks.map((r) => r.rank));
+  const ends = new Map<number, number[]>(ranks.map((r) => [r.rank, []]));
+  for (const list of inst.values()) {
+    const base = list.find((p) => p.rank === ref);
+    if (!base) continue;
+    for (const p of list) if (p.rank !== ref) ends.get(p.rank)!.push(p.c.start + p.c.dur - (base.c.start + base.c.dur));
+  }
+  const median = (xs: number[]) => {
+    const v = [...xs].sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+  };
+  const offsets = new Map([...ends].map(([rank, d]) => [rank, rank === ref ? 0 : d.length ? median(d) : null]));
+  const skews = [...inst.values()].filter((l) => l.length >= 2).map((l) => Math.max(...l.map((p) => p.c.start)) - Math.min(...l.map((p) => p.c.start)));
+  return { coll, sizes, waits, last, stragglers, instances: inst.size, offsets, skews };
 }
 
 describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
@@ -246,6 +262,8 @@ describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
       expect(got.overlapPct).toBeCloseTo((100 * overlap) / comm, 1);
       expect(got.waitUs).toBeCloseTo(toUs(len(union(exp.waits.get(r.rank)!))), 2);
       expect(got.lastCount).toBe(exp.last.get(r.rank));
+      // one sign: the rank's clock minus the reference's (rank 1 of ranks_w4_skew5: −45.078 µs)
+      expect(got.clockOffsetUs).toBeCloseTo(toUs(exp.offsets.get(r.rank)!), 2);
     }
     // NCCL's bus-bandwidth factor for n ranks (nccl-tests' PERFORMANCE.md): allreduce 2(n−1)/n, allgather (n−1)/n.
     const factor = (name: string) => (name === 'allreduce' ? (2 * (raw.length - 1)) / raw.length : (raw.length - 1) / raw.length);
@@ -359,6 +377,58 @@ describe('report DIR: the ranks on one timeline', () => {
       const med = d.length % 2 ? d[(d.length - 1) / 2] : (d[d.length / 2 - 1] + d[d.length / 2]) / 2;
       expect(Math.abs(med)).toBeLessThan(0.01);
     }
+    // each instance's figures against the raw gloo spans: arrival skews, transfers (the shortest call)
+    const raw = readdirSync(folder).filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => glooRank(join(folder, f))).sort((a, b) => a.rank - b.rank);
+    const exp = expected(raw);
+    const got = [...data.instances.map((x: any) => x.skewUs)].sort((a: number, b: number) => a - b);
+    const want = exp.skews.map(toUs).sort((a, b) => a - b);
+    expect(got).toHaveLength(want.length);
+    got.forEach((x: number, k: number) => expect(x).toBeCloseTo(want[k]!, 2));
+    const transfers = [...exp.coll.values()].reduce((t, e) => t + e.transfer, 0);
+    expect(data.instances.reduce((t: number, x: any) => t + x.transferUs, 0)).toBeCloseTo(toUs(transfers), 1);
+    expect(data.instances.every((x: any) => x.bytes === null && x.algBwGBs === null)).toBe(true); // gloo names no dtype here
+    // the ranks command's tables, as HTML tables (no <pre> of the terminal text): the same rows
+    expect(html).not.toContain('<pre');
+    const cells = (id: string) =>
+      [...html.slice(html.indexOf(`<table id="${id}"`), html.indexOf('</table>', html.indexOf(`<table id="${id}"`))).matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) =>
+        [...m[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) => c[1]!.replace(/&#39;/g, "'").replace(/&amp;/g, '&')),
+      ).filter((row) => row.length > 0);
+    const text = await runCli(['ranks', folder, '--wide']);
+    const lines = text.stdout.split('\n');
+    for (const [id, title] of [['ranks-table', 'Ranks'], ['steps-table', 'Steps across ranks'], ['collectives-table', 'Collectives'], ['stragglers-table', 'Stragglers']] as const) {
+      const at = lines.findIndex((l) => l.startsWith(title));
+      const rows = cells(id);
+      expect(rows.length).toBeGreaterThan(0);
+      // each HTML row holds the terminal row's cells, in order
+      rows.forEach((row, k) => expect(lines[at + 3 + k]!.replace(/\s+/g, ' ').trim()).toBe(row.join(' ')));
+    }
+    // the clock offset column: the sign of the JSON (added to the rank's times)
+    expect(cells('ranks-table').map((row) => row[9])).toEqual(doc.job.ranks.map((x: any) => `${x.clockOffsetUs > 0 ? '+' : ''}${x.clockOffsetUs.toFixed(3)} µs ±${(x.clockSpreadUs / 2).toFixed(3)} µs`));
+  });
+});
+
+describe('report DIR: trace text stays text on the ranks page', () => {
+  it('a process group named like markup is escaped in the HTML tables and inert in the embedded data', async () => {
+    // (collective names are normalised to a fixed vocabulary; the process group's name is the trace's own text)
+    const evil = '</td></table><img src=x onerror=alert(1)><script>alert(2)</script>';
+    const dir = mkdtempSync(join(tmpdir(), 'ks-ranks-evil-'));
+    const folder = join(GLOO_DIR, 'ranks_w4_skew5');
+    for (const f of readdirSync(folder).filter((f) => f.endsWith('.pt.trace.json.gz'))) {
+      const text = gunzipSync(readFileSync(join(folder, f))).toString('utf8');
+      expect(text).toMatch(/"pg_name": "0"/);
+      writeFileSync(join(dir, f), gzipSync(text.replace(/"pg_name": "0"/g, `"pg_name": ${JSON.stringify(evil)}`)));
+    }
+    const out = join(dir, 'job.html');
+    const r = await runCli(['report', dir, '-o', out]);
+    expect(r.status).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('alert(2)</script>');
+    // the page's own scripts only: the data block and the code
+    expect(html.split('</script>').length - 1).toBe(2);
+    // the name is there, as text, in the collectives table's PG column
+    const table = html.slice(html.indexOf('<table id="collectives-table"'), html.indexOf('</table>', html.indexOf('<table id="collectives-table"')));
+    expect(table).toContain('<td>&lt;/td&gt;&lt;/table&gt;&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(2)&lt;/script&gt;</td>');
   });
 });
 
