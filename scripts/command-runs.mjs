@@ -10,8 +10,9 @@ const ROOT = join(import.meta.dirname, '..');
 const H200 = join(ROOT, 'test/fixtures/traces/h200-torch2.11');
 const traces = readdirSync(H200).filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => join(H200, f));
 const t = (n) => join(H200, `${n}.pt.trace.json.gz`);
-/** Eager and compiled runs of one workload (and a hand-written one), read baseline → change. */
-const PAIRS = [['relu_mlp', 'relu_mlp_compile'], ['geglu_mlp', 'geglu_mlp_compile'], ['geglu_mlp_compile', 'geglu_mlp_hand'], ['linear', 'linear_compile'], ['cnn_train', 'cnn_train_compile'], ['attention', 'attention_compile'], ['gpt2_train', 'gpt2_train_compile']];
+/** Eager and compiled runs of one workload (and a hand-written one), read baseline → change:
+ * (baseline, after): diff BASELINE AFTER, fusion AFTER --vs BASELINE, explain AFTER --vs BASELINE. */
+const PAIRS = [['relu_mlp', 'relu_mlp_compile'], ['geglu_mlp', 'geglu_mlp_compile'], ['geglu_mlp_compile', 'geglu_mlp_hand'], ['linear', 'linear_compile'], ['cnn_train', 'cnn_train_compile'], ['attention', 'attention_compile'], ['gpt2_train', 'gpt2_train_compile'], ['mlp_train', 'mlp_train_compile_ro'], ['relu_mlp', 'relu_mlp_compile_ma_nograd']];
 const EXPECT = join(ROOT, 'examples/expect');
 const RANKS = join(ROOT, 'test/fixtures/traces/h200-gloo-ranks');
 const rankDirs = existsSync(RANKS) ? readdirSync(RANKS).filter((d) => !d.includes('.')).map((d) => join(RANKS, d)) : [];
@@ -26,7 +27,7 @@ const RUNS = {
   ranks: rankDirs.map((d) => [d]),
   sql: [['SELECT name, count(*) AS calls, sum(dur_us) AS total_us FROM kernels GROUP BY name ORDER BY total_us DESC', t('geglu_mlp')]],
   fusion: [...traces.map((f) => [f]), ...PAIRS.map(([a, b]) => [t(b), '--vs', t(a)])],
-  explain: [...traces.map((f) => [f]), ...PAIRS.map(([a, b]) => [t(a), '--vs', t(b)])],
+  explain: [...traces.map((f) => [f]), ...PAIRS.map(([a, b]) => [t(b), '--vs', t(a)])],
   diff: PAIRS.map(([a, b]) => [t(a), t(b)]),
   check: existsSync(EXPECT)
     ? readdirSync(EXPECT).filter((f) => f.endsWith('.yaml')).flatMap((f) => {

@@ -359,9 +359,10 @@ const CAPTURE_EXPECTATIONS: Array<[string, DecodedKernelName]> = [
   // lstm_train's cuDNN RNN cell kernels (the third set, README.md): cuDNN's by their cudnnRNN*
   // template arguments / parameter types; `_bp1` / `_bp2` = backward, elemWiseRNNcell the
   // forward's (it ran under aten::_cudnn_rnn only); first template argument __half = f16.
-  ['void elemWiseRNNcell<__half, __half, float, (cudnnRNNMode_t)2', { kind: 'elementwise', library: 'cuDNN', direction: 'fwd', dtype: 'f16' }],
-  ['void LSTM_elementWise_bp1<__half, __half, float>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16' }],
-  ['void GENERIC_elementWise_bp2<__half, __half, float, 4, (cudnnRNNBiasMode_t)2>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16' }],
+  // The cell: cudnnRNNMode_t 2 is CUDNN_LSTM (cudnn_adv.h), LSTM_ says so itself; bp2 states none.
+  ['void elemWiseRNNcell<__half, __half, float, (cudnnRNNMode_t)2', { kind: 'elementwise', library: 'cuDNN', direction: 'fwd', dtype: 'f16', rnn: { cell: 'LSTM' } }],
+  ['void LSTM_elementWise_bp1<__half, __half, float>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16', rnn: { cell: 'LSTM' } }],
+  ['void GENERIC_elementWise_bp2<__half, __half, float, 4, (cudnnRNNBiasMode_t)2>', { kind: 'elementwise', library: 'cuDNN', direction: 'bwd', dtype: 'f16', rnn: {} }],
 ];
 
 describe('decodeKernelName on the names of our H200 fixtures', () => {
@@ -522,6 +523,13 @@ describe('decodeKernelName on names from the sources and the seed', () => {
     // A template's kind is its template's computation (Inductor kernel/mm.py: the mm template), relu its epilogue.
     ['Inductor template (max-autotune mm with a fused relu)', 'triton_tem_fused_mm_relu_0', {
       kind: 'gemm', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['mm', 'relu'], index: 0 },
+    }],
+    // Flex attention's templates (torch/_inductor/kernel/flex/) named after the higher-order op.
+    ['Inductor flex attention forward template', 'triton_tem_fused_flex_attention_0', {
+      kind: 'attention', direction: 'fwd', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['flex_attention'], index: 0 },
+    }],
+    ['Inductor flex attention backward template', 'triton_tem_fused_flex_attention_backward_1', {
+      kind: 'attention', direction: 'bwd', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'template', prefix: 'tem', ops: ['flex_attention_backward'], index: 1 },
     }],
     ['Inductor foreach (compiled optimizer step): no ops in the name', 'triton_for_fused_1', {
       kind: 'triton', library: 'Inductor (Triton)', generator: 'inductor', inductor: { kind: 'foreach', prefix: 'for', ops: [], index: 1 },

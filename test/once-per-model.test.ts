@@ -102,6 +102,8 @@ describe.each(['gpt2_train_mem', 'cnn_train_compile'])('one model shared by ever
       'computeStepBreakdownOnce',
       'findGemmCallsOnce',
       'computeGemmTableOnce',
+      'computeRooflineOnce',
+      'precisionReadingOnce',
       'computeLaunchesOnce',
       'computeLaunchDigestOnce',
       'computeModuleTreeOnce',

@@ -35,6 +35,8 @@ describe.skipIf(!HAS_CHROMIUM)('report page in Chromium (gpt2_train)', () => {
     opened = await openReportPage(renderReportHtml(data), 'kinetoscope-browser-');
     page = opened.page;
     await page.waitForSelector('#tl[data-ready="true"]', { timeout: 10_000 });
+    // The verdict comes first: bring the timeline to the top of the window (below the sticky bar).
+    await page.$eval('#tl', (el) => (el as unknown as { scrollIntoView(o: object): void }).scrollIntoView({ block: 'start' }));
   });
 
   afterAll(async () => {
@@ -53,7 +55,9 @@ describe.skipIf(!HAS_CHROMIUM)('report page in Chromium (gpt2_train)', () => {
         if (k === j) [track, depth, startNs] = [embed.runs[r]!, embed.runs[r + 1]!, prev];
       }
     }
-    const trackY = embed.tracks.slice(0, track).reduce((y, t) => y + 2 * L.trackPadding + Math.max(1, t.rows) * L.rowHeight + L.trackGap, 0);
+    // (python tracks deeper than L.collapsedRows start folded to that many rows)
+    const shown = (t: TimelineEmbed['tracks'][number]) => (t.kind === 'python' && t.rows > L.collapsedRows ? L.collapsedRows : Math.max(1, t.rows));
+    const trackY = embed.tracks.slice(0, track).reduce((y, t) => y + 2 * L.trackPadding + shown(t) * L.rowHeight + L.trackGap, 0);
     const box = (await page.locator('#tl-canvas').boundingBox())!;
     const span = embed.endNs - embed.startNs;
     const t0 = embed.startNs - span * L.viewMargin;

@@ -25,6 +25,11 @@ import type { TraceModel } from '../src/model/trace-model.js';
 import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
+import { renderLead } from '../src/report/html/lead-section.js';
+import { escapeHtml, formatUsFixed } from '../src/report/html/html-text.js';
+import type { Action } from '../src/analyses/explain/actions/types.js';
+import { markdownCode } from '../src/core/inert-text.js';
+import { formatBytes } from '../src/report/format.js';
 import { ensureBuilt } from './build-once.js';
 import { H200_NAMES, MICRO_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 import { CLI, runCli } from './helpers/cli.js';
@@ -32,9 +37,13 @@ import { CLI, runCli } from './helpers/cli.js';
 type Raw = Record<string, unknown>;
 const DRAWN = new Set<string>(TIMELINE_CATEGORIES);
 const HOST = new Set(['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver']);
+const PYTHON = new Set(['python_function']);
 
 const rawSlices = (path: string): Raw[] => loadRawJson(path).traceEvents.filter((e) => e['ph'] === 'X' && DRAWN.has(e['cat'] as string));
 const key = (pid: unknown, tid: unknown) => `${pid}/${tid}`;
+/** A raw event's track: its (pid, tid), python frames apart from the thread's host events (a track of their own). */
+const rawTrack = (e: Raw) => `${e['cat'] === 'python_function' ? 'python ' : ''}${key(e['pid'], e['tid'])}`;
+const trackKey = (k: Timeline['tracks'][number]) => `${k.kind === 'python' ? 'python ' : ''}${key(k.pid, k.tid)}`;
 const ns = (us: unknown) => Math.round(Number(us) * 1000);
 
 function countBy<T>(xs: Iterable<T>, f: (x: T) => string): Map<string, number> {
@@ -43,11 +52,11 @@ function countBy<T>(xs: Iterable<T>, f: (x: T) => string): Map<string, number> {
   return m;
 }
 
-/** Per track key, how many host events sit at each depth, by torch's rule: sort by (start, −end), pop while the top ended or the event outlasts it. */
-function rawHostDepths(events: Raw[]): Map<string, number> {
+/** Per track key, how many host events (python frames: `cats`) sit at each depth, by torch's rule: sort by (start, −end), pop while the top ended or the event outlasts it. */
+function rawHostDepths(events: Raw[], cats: ReadonlySet<string> = HOST): Map<string, number> {
   const byThread = new Map<string, { s: number; e: number }[]>();
   for (const e of events) {
-    if (!HOST.has(e['cat'] as string)) continue;
+    if (!cats.has(e['cat'] as string)) continue;
     const k = key(e['pid'], e['tid']);
     const s = ns(e['ts']);
     // (pushed, not copied into a new list per event: llm_decode has 50k events on one thread)
@@ -69,11 +78,11 @@ function rawHostDepths(events: Raw[]): Map<string, number> {
   return out;
 }
 
-function timelineHostDepths(t: Timeline): Map<string, number> {
+function timelineHostDepths(t: Timeline, kind: 'thread' | 'python' = 'thread'): Map<string, number> {
   const out = new Map<string, number>();
   for (let j = 0; j < t.slices.length; j++) {
     const tr = t.tracks[t.slices.track[j]!]!;
-    if (tr.kind !== 'thread') continue;
+    if (tr.kind !== kind) continue;
     const d = `${key(tr.pid, tr.tid)}@${t.slices.depth[j]}`;
     out.set(d, (out.get(d) ?? 0) + 1);
   }
@@ -90,19 +99,27 @@ const model = (name: string) => {
 
 describe('timeline view model', () => {
   for (const name of H200_NAMES) {
-    it(`${name}: one track per thread and stream, slices per track = raw events per (pid, tid), depths as torch nests`, async () => {
+    it(`${name}: one track per thread (and its python frames) and stream, slices per track = raw events per (pid, tid), depths as torch nests`, async () => {
       const raw = rawSlices(h200Trace(name));
       const t = computeTimeline(await model(name));
       expect(t.reduced).toBe(false);
       expect(t.slices.length).toBe(raw.length);
-      const rawPerTrack = countBy(raw, (e) => key(e['pid'], e['tid']));
-      const perTrack = new Map(t.tracks.map((k) => [key(k.pid, k.tid), k.events]));
+      const rawPerTrack = countBy(raw, rawTrack);
+      const perTrack = new Map(t.tracks.map((k) => [trackKey(k), k.events]));
       expect(perTrack).toEqual(rawPerTrack);
-      const keptPerTrack = countBy(t.slices.track, (k) => key(t.tracks[k]!.pid, t.tracks[k]!.tid));
+      const keptPerTrack = countBy(t.slices.track, (k) => trackKey(t.tracks[k]!));
       expect(keptPerTrack).toEqual(rawPerTrack);
       // per category too
       expect(countBy(t.slices.category, (c) => TIMELINE_CATEGORIES[c]!)).toEqual(countBy(raw, (e) => e['cat'] as string));
       expect(timelineHostDepths(t)).toEqual(rawHostDepths(raw));
+      // python frames: a row per depth of the call stack, by the same rule
+      expect(timelineHostDepths(t, 'python')).toEqual(rawHostDepths(raw, PYTHON));
+      // each thread's python track right under its host track
+      t.tracks.forEach((k, i) => {
+        if (k.kind !== 'python') return;
+        const host = t.tracks.findIndex((h) => h.kind === 'thread' && key(h.pid, h.tid) === key(k.pid, k.tid));
+        if (host >= 0) expect(host).toBe(i - 1);
+      });
       // sorted by (track, depth, start): what the page's binary searches rely on
       for (let j = 1; j < t.slices.length; j++) {
         const a = [t.slices.track[j - 1]!, t.slices.depth[j - 1]!, t.slices.startNs[j - 1]!];
@@ -252,6 +269,60 @@ describe('report page', () => {
     expect(html.split('</script>').length - 1).toBe(2);
     expect(embedded(html).names).toContain(evil);
     expect(tableRows(html, 'kernels-table')[0]!.cells[0]!.v).toBe(evil);
+  });
+
+  it('the lead: the verdict and at most three actions, each with its time at stake; trace text in a sentence stays text', () => {
+    const evil = '</script><img src=x onerror=alert(1)>';
+    const action = (id: string, atStakeUs: number, bound: Action['bound'], toolchain?: string): Action => ({
+      id,
+      sentence: { id: `action.${id}`, template: 'Fuse `{op}` into {kernel}: saves {savedUs} per step; chain {chain}.', numbers: { op: evil, kernel: evil, savedUs: atStakeUs, chain: `${markdownCode(evil)} → ${markdownCode('a`b')}` }, markdown: ['chain'] },
+      atStakeUs,
+      bound,
+      stepShare: atStakeUs / 36_000,
+      ...(toolchain ? { toolchain } : {}),
+    });
+    const actions = [action('a', 1234, 'upper-bound', 'torch.compile (Inductor)'), action('b', 800, 'estimate'), action('c', 500, 'estimate'), action('d', 400, 'estimate')];
+    const html = renderLead({ ok: true, value: { verdict: [{ id: 'verdict.summary', template: 'The one step, `{name}`, is {verdict}.', numbers: { name: evil, verdict: 'gpu-bound' } }], actions: { advice: actions, minor: [] } } });
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('</script>');
+    const items = [...html.matchAll(/<li data-action="([^"]+)">([\s\S]*?)<\/li>/g)];
+    expect(items.map((m) => m[1])).toEqual(['a', 'b', 'c']);
+    const text = (h: string) => unescape(h.replace(/<[^>]+>/g, ''));
+    expect(text(items[0]![2]!)).toBe(`Fuse ${evil} into ${evil}: saves 1.234 ms per step; chain ${evil} → a\`b.At stake: at most 1.234 ms per step (3.4% of the median step) · by torch.compile (Inductor)`);
+    expect(items[0]![2]).toContain(`<code>${escapeHtml(evil)}</code>`);
+    expect(text(items[1]![2]!)).toContain('At stake: about 800.000 µs per step (2.2% of the median step)');
+    expect(html).toContain('1 more action:');
+    expect(text(/<p class="verdict-line">([\s\S]*?)<\/p>/.exec(html)![1]!)).toBe(`The one step, ${evil}, is gpu-bound.`);
+    // none fired: the sentence that says so, never an invented action
+    const none = renderLead({ ok: true, value: { verdict: [], actions: { advice: [], minor: actions } } });
+    expect(none).not.toContain('<li');
+    expect(none).toContain('No action: none of kinetoscope');
+  });
+
+  it('one unit convention for bytes: the device memory in the binary units of the memory views, never decimal GB', async () => {
+    const { m, html } = await page('gpt2_train_mem');
+    const total = m.devices[0]!.totalGlobalMem as number;
+    // H200: 150,110,011,392 bytes = 139.8 GiB (decimal: 150.11 GB)
+    expect(formatBytes(total)).toBe(`${(total / 1024 ** 3).toFixed(1)} GiB`);
+    expect(html).toContain(`, ${formatBytes(total)}</dd>`);
+    expect(html).toContain(`of ${formatBytes(total)}</li>`); // the memory chart's capacity, the same text
+    expect(html).not.toMatch(/\d (?:GB|MB|kB)\b(?!\/s)/);
+  });
+
+  it("µs cells written by hand as ICU writes them (en-US, 3 decimals): 300 k numbers, ties, carries, −0, exponents", () => {
+    const icu = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+    const xs = [-0, 0, -0.0001, 1.0005, 0.0625, -0.0625, 1234567.8915, 1e-7, -1e-7, 999.9995, 9.9995, 99999.9999, -99999.9995, 0.9995, 1e20, 1e21, 123456789012345.67];
+    let r = 12345;
+    const rnd = () => (r = (r * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 300_000; i++) {
+      let x = (rnd() - 0.3) * 10 ** Math.floor(rnd() * 14 - 5);
+      if (i % 3 === 0) x = Math.round(x * 10000) / 10000; // a 4th decimal: rounding
+      if (i % 5 === 0) x = Math.round(x * 1000) / 1000 + (rnd() < 0.5 ? 0.0005 : -0.0005); // ties
+      xs.push(x);
+    }
+    const differ = xs.filter((x) => formatUsFixed(x) !== icu.format(x));
+    expect(differ).toEqual([]);
+    expect([formatUsFixed(NaN), formatUsFixed(Infinity)]).toEqual(['—', '—']);
   });
 
   it('a name holding the line separators U+2028/U+2029 is embedded escaped, and reads back the same', async () => {
@@ -418,9 +489,11 @@ describe('kinetoscope report and perfetto (the command line; perfetto\'s server 
   });
 
   for (const gunzip of [false, true]) {
-    it(`perfetto${gunzip ? ' --gunzip' : ''} serves exactly the trace on 127.0.0.1 to ui.perfetto.dev (403 to other sites' pages), then stops at --timeout`, async () => {
-      const args = [CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '2', ...(gunzip ? ['--gunzip'] : [])];
-      const { exited, url } = await startPerfetto(args);
+    it(`perfetto${gunzip ? ' --gunzip' : ''} serves exactly the trace on 127.0.0.1 to ui.perfetto.dev (403 to other sites' pages), until stopped`, async () => {
+      // A long --timeout, stopped by SIGINT when the requests are done: on a busy machine the
+      // requests may take longer than any short timeout (no wall clock decides a result).
+      const args = [CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '3600', ...(gunzip ? ['--gunzip'] : [])];
+      const { child, exited, url } = await startPerfetto(args);
       expect(new URL(url).hostname).toBe('127.0.0.1');
       const file = readFileSync(h200Trace('linear'));
       const want = gunzip ? gunzipSync(file) : file;
@@ -459,9 +532,15 @@ describe('kinetoscope report and perfetto (the command line; perfetto\'s server 
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
       await foreign.arrayBuffer();
 
-      expect(await exited).toBe(0);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
     });
   }
+
+  it('perfetto stops by itself at --timeout with exit 0', async () => {
+    const { exited } = await startPerfetto([CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '1']);
+    expect(await exited).toBe(0);
+  });
 
   it('perfetto --timeout past Node\'s longest timer is clamped: the server still answers, and stops on SIGINT with 130 (README: 128 + the signal)', async () => {
     const { child, exited, url, out } = await startPerfetto([CLI, 'perfetto', h200Trace('linear'), '--port', '0', '--timeout', '1e9']);

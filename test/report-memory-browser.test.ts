@@ -15,6 +15,9 @@ import { TIMELINE_LAYOUT as L } from '../src/report/html/page-script.js';
 import { buildReportData } from '../src/report/html/report-data.js';
 import { renderReportHtml } from '../src/report/html/render-report.js';
 import type { TimelineEmbed } from '../src/report/html/timeline-embed.js';
+import { MEMORY_LAYOUT, memoryChartData } from '../src/report/html/memory-section.js';
+import { formatBytes } from '../src/report/format.js';
+import { shortKernelName } from '../src/analyses/kernels/kernel-name.js';
 import { h200Trace, loadModel } from './fixtures.js';
 import { hasChromium, openReportPage, type ReportPage } from './helpers/chromium.js';
 
@@ -79,12 +82,24 @@ describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium
     expect(await page.locator('#mem-facts li').count()).toBe(memory.devices.length);
   });
 
+  it("the device that holds most leads, on a full band; the CPU allocator's bytes on a short one", () => {
+    const chart = memoryChartData(memory);
+    const peak = (x: MemoryTimeline['devices'][number]) => Math.max(x.peakAllocatedBytes, x.peakReservedBytes);
+    const most = memory.devices.reduce((a, b) => (peak(b) > peak(a) ? b : a));
+    expect(chart[0]!.device).toBe(most.device);
+    expect(chart[0]!.device).toBe('cuda:0');
+    expect(chart.map((c) => c.height)).toEqual(chart.map((c) => (peak(memory.devices.find((x) => x.device === c.device)!) < peak(most) / 10 ? MEMORY_LAYOUT.shortBandHeight : MEMORY_LAYOUT.bandHeight)));
+    expect(chart.find((c) => c.device === 'cpu')?.height).toBe(MEMORY_LAYOUT.shortBandHeight);
+  });
+
   it("hovering at the peak's time (from the timeline's axis) names the peak and what was alive", async () => {
-    const di = memory.devices.findIndex((d) => d.device === 'cuda:0');
-    const d = memory.devices[di]!;
+    const chart = memoryChartData(memory);
+    const ci = chart.findIndex((c) => c.device === 'cuda:0');
+    const bandMid = chart.slice(0, ci).reduce((y, c) => y + c.height, 0) + chart[ci]!.height / 2;
+    const d = memory.devices.find((x) => x.device === 'cuda:0')!;
     await page.locator('#mem').scrollIntoViewIfNeeded();
     const box = (await page.locator('#mem-canvas').boundingBox())!;
-    await page.mouse.move(await xAt(d.peakAtNs), box.y + di * 90 + 45);
+    await page.mouse.move(await xAt(d.peakAtNs), box.y + bandMid);
     const tip = page.locator('#mem-tip');
     await expect.poll(() => tip.isVisible()).toBe(true);
     const text = await tip.innerText();
@@ -94,11 +109,11 @@ describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium
     expect(text).toContain('by module:');
     // away from the peak: the values there and the largest blocks alive then, by op
     const j = d.tsNs.findIndex((t) => t > d.peakAtNs + (embed.endNs - embed.startNs) / 10);
-    await page.mouse.move(await xAt(d.tsNs[j]!) + 1, box.y + di * 90 + 45);
+    await page.mouse.move(await xAt(d.tsNs[j]!) + 1, box.y + bandMid);
     await expect.poll(() => tip.innerText()).not.toContain('peak:');
     const away = await tip.innerText();
     expect(away).toMatch(/allocated [\d.]+ (GiB|MiB)/);
-    expect(away).toContain('alive then (allocated in the trace), largest by op:');
+    expect(away).toMatch(/alive at [\d.]+ µs \(allocated in the trace\), largest by op:/);
   });
 
   it('zooming the timeline redraws the chart on the same axis; "Show all" restores it', async () => {
@@ -128,6 +143,29 @@ describe.skipIf(!HAS_CHROMIUM)('report memory chart and module views in Chromium
     await expect.poll(() => page.locator('#modules-table tbody tr[hidden]').count()).toBe(under);
     await page.locator(`#modules-table tr[data-node="${k}"] .mod-toggle`).click();
     await expect.poll(() => page.locator('#modules-table tbody tr[hidden]').count()).toBe(0);
+  });
+
+  it('the module table: bytes human-readable (binary units, exact on hover and in the sort value), the top kernel by its short name, whole, the table no wider than the page', async () => {
+    await page.locator('#modules').scrollIntoViewIfNeeded();
+    const rows = (await page.$$eval('#modules-table tbody tr', (trs) =>
+      trs.map((tr) => {
+        const cells = (tr as unknown as { cells: { getAttribute(n: string): string | null; textContent: string }[] }).cells;
+        return { node: Number((tr as unknown as { getAttribute(n: string): string }).getAttribute('data-node')), bytesV: cells[7]!.getAttribute('data-v'), bytes: cells[7]!.textContent, kernel: cells[8]!.textContent, kernelTitle: cells[8]!.getAttribute('title') };
+      }),
+    )) as { node: number; bytesV: string; bytes: string; kernel: string; kernelTitle: string | null }[];
+    for (const r of rows) {
+      const n = modules.nodes[r.node]!;
+      expect(Number(r.bytesV)).toBe(n.allocatedDeviceTotalBytes);
+      expect(r.bytes).toBe(formatBytes(n.allocatedDeviceTotalBytes));
+      const top = n.topKernels[0]?.name;
+      expect(r.kernelTitle).toBe(top ?? null);
+      expect(r.kernel).toBe(top === undefined ? '' : shortKernelName(top));
+    }
+    const fits = await page.$eval('#modules-table', (t) => {
+      const wrap = (t as unknown as { parentElement: { clientWidth: number; scrollWidth: number } }).parentElement;
+      return wrap.scrollWidth <= wrap.clientWidth;
+    });
+    expect(fits).toBe(true);
   });
 
   it("the icicle's boxes are as wide as the modules' device time", async () => {

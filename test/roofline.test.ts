@@ -236,7 +236,7 @@ describe('roofline: hand-made micro traces', () => {
     close(replay.totalUs, sumDur(xs(events, 'kernel', 'triton_tem_fused_addmm_relu_t_view_2')));
   });
 
-  it('a grouped, dilated conv forward and its backward split by pass; GQA causal flash; a masked attention declined', async () => {
+  it('a grouped, dilated conv forward and its backward split by pass; GQA causal flash; a masked attention counted dense', async () => {
     const path = join(MICRO_DIR, 'roofline-conv-attention.json');
     const events = rawOf(path);
     const model = await loadTrace(path);
@@ -271,9 +271,60 @@ describe('roofline: hand-made micro traces', () => {
     const fwdFlops = (4 * b * h * sq * sk * d) / 2;
     expect(r.rows.find((x) => x.kind === 'attention-fwd' && x.op === fa.name)!.flops).toBe(fwdFlops);
     expect(r.rows.find((x) => x.kind === 'attention-bwd')!.flops).toBe(2.5 * fwdFlops);
+    // A bf16 mask on the fused op, no outer op saying otherwise: additive, so the dense count, exact.
+    const eff = xs(events, 'cpu_op', 'aten::_scaled_dot_product_efficient_attention')[0]!;
+    const [eb, eh, esq, ed] = dims(eff)[0]! as [number, number, number, number];
+    const esk = dims(eff)[1]![2]!;
     const masked = r.rows.find((x) => x.op === 'aten::_scaled_dot_product_efficient_attention')!;
-    expect(masked.flops).toBeUndefined();
-    expect(masked.declined).toMatch(/mask/);
+    expect(masked.flops).toBe(4 * eb * eh * esq * esk * ed);
+    expect(masked.flopsBound).toBeUndefined();
+    expect(masked.declined).toBeUndefined();
+  });
+});
+
+describe('roofline: attention masks (hand-made, attention-masks.json)', () => {
+  it('dense work counted: an additive mask exact; a boolean one (the outer op\'s attn_mask type) and an unknown backward an upper bound', async () => {
+    const path = join(MICRO_DIR, 'attention-masks.json');
+    const events = rawOf(path);
+    const model = await loadTrace(path);
+    const r = computeRoofline(model);
+    /** 4·B·H·Sq·Sk·D from the op's query (at q) and key (at q + 1). */
+    const dense = (e: RawEvent, q: number) => {
+      const [b, h, sq, d] = dims(e)[q]! as [number, number, number, number];
+      return 4 * b * h * sq * dims(e)[q + 1]![2]! * d;
+    };
+    const rowOf = (e: RawEvent) => {
+      const found = rowsFor(r.rows, /backward/.test(e.name) ? 'attention-bwd' : 'attention-fwd', new Set([xid(e)]), model);
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    };
+    const outer = xs(events, 'cpu_op', 'aten::scaled_dot_product_attention');
+    expect((outer[0]!.args!['Input type'] as string[])[3]).toBe('bool');
+    expect((outer[1]!.args!['Input type'] as string[])[3]).toBe('c10::BFloat16');
+    const effFwd = xs(events, 'cpu_op', 'aten::_scaled_dot_product_efficient_attention')[0]!;
+    const [effBwd, orphanBwd] = xs(events, 'cpu_op', 'aten::_scaled_dot_product_efficient_attention_backward');
+    const cudnnFwd = xs(events, 'cpu_op', 'aten::_scaled_dot_product_cudnn_attention')[0]!;
+    const cudnnBwd = xs(events, 'cpu_op', 'aten::_scaled_dot_product_cudnn_attention_backward')[0]!;
+    // The boolean mask: dense FLOPs, an upper bound; its backward (same shapes) too.
+    expect(rowOf(effFwd).flops).toBe(dense(effFwd, 0));
+    expect(rowOf(effFwd).flopsBound).toBe('upper-bound');
+    expect(rowOf(effFwd).attention?.mask?.kind).toBe('boolean');
+    expect(rowOf(effBwd!).flops).toBe(2.5 * dense(effBwd!, 1));
+    expect(rowOf(effBwd!).flopsBound).toBe('upper-bound');
+    // The additive mask: exact, forward and backward; TFLOP/s from the kernel's duration.
+    const cf = rowOf(cudnnFwd);
+    expect(cf.flops).toBe(dense(cudnnFwd, 0));
+    expect(cf.flopsBound).toBeUndefined();
+    expect(cf.attention?.mask?.kind).toBe('additive');
+    close(cf.tflops!, dense(cudnnFwd, 0) / sumDur(kernelsOf(events, [cudnnFwd])) / 1e6);
+    expect(rowOf(cudnnBwd).flops).toBe(2.5 * dense(cudnnBwd, 1));
+    expect(rowOf(cudnnBwd).flopsBound).toBeUndefined();
+    // A masked backward whose forward is not in the trace: unknown, an upper bound.
+    expect(rowOf(orphanBwd!).attention?.mask?.kind).toBe('unknown');
+    expect(rowOf(orphanBwd!).flopsBound).toBe('upper-bound');
+    // The bytes read the mask once: Q, K, V, the [4,1,1024,1024] mask and O, bf16.
+    const n = prod(dims(cudnnFwd)[0]!);
+    expect(cf.bytes).toBe((4 * n + prod(dims(cudnnFwd)[3]!)) * 2);
   });
 });
 
@@ -398,5 +449,50 @@ describe('convShapeOf: a transposed convolution is the input-grad of the convolu
     expect(s.flopsPerPass).toBe(convFlops([2, 8, 16, 16], [16, 8, 4, 4], [2, 2], [1, 1], [1, 1], 1));
     expect(s.transposed).toBe(true);
     expect(s.bytes!.fprop).toBe((2 * 16 * 8 * 8 + 16 * 8 * 4 * 4 + 2 * 8 * 16 * 16) * 4);
+  });
+});
+
+describe('roofline: flex attention (hand-made flex-attention.json, the buffers of torch 2.11\'s flex templates)', () => {
+  it('a forward and backward template known by their buffers, counted dense over every block as an upper bound; a GEMM template and a pointwise kernel with 4-D inputs are not attention', async () => {
+    const path = join(MICRO_DIR, 'flex-attention.json');
+    const events = rawOf(path);
+    const model = await loadTrace(path);
+    const r = computeRoofline(model);
+    const ops = xs(events, 'cpu_op', /^triton_/);
+    const fwd = ops.find((e) => e.name === 'triton_tem_fused_0')!;
+    const bwd = ops.find((e) => e.name === 'triton_tem_fused_zeros_1')!;
+    // Q [B, H, Sq, D], K [B, Hkv, Sk, D]: 4·B·H·Sq·Sk·D over every block; the backward 2.5×.
+    const [b, h, sq, d] = dims(fwd)[0]! as [number, number, number, number];
+    const sk = dims(fwd)[1]![2]!;
+    const dense = 4 * b * h * sq * sk * d;
+    const f = rowsFor(r.rows, 'attention-fwd', new Set([xid(fwd)]), model);
+    const g = rowsFor(r.rows, 'attention-bwd', new Set([xid(bwd)]), model);
+    expect(f).toHaveLength(1);
+    expect(g).toHaveLength(1);
+    expect(f[0]!.flops).toBe(dense);
+    expect(g[0]!.flops).toBe(2.5 * dense);
+    for (const row of [f[0]!, g[0]!]) {
+      expect(row.flopsBound).toBe('upper-bound');
+      expect(row.attention?.backend).toBe('flex');
+      expect(row.attention?.kvHeads).toBe(dims(fwd)[1]![1]);
+    }
+    // The block grid from KV_IDX's shape [.., .., Sq blocks, Sk blocks].
+    expect(f[0]!.attention?.blockGrid).toEqual(dims(fwd)[5]!.slice(2));
+    expect(g[0]!.attention?.blockGrid).toBeUndefined();
+    close(f[0]!.meanUs!, sumDur(kernelsOf(events, [fwd])));
+    close(g[0]!.meanUs!, sumDur(kernelsOf(events, [bwd])));
+    // The GEMM template stays a GEMM row; the pointwise kernel is no row at all.
+    expect(r.rows.find((x) => x.op === 'triton_tem_fused_mm_2')?.kind).toBe('gemm');
+    expect(r.rows.some((x) => x.op.startsWith('triton_poi_'))).toBe(false);
+    expect(r.rows.filter((x) => x.kind.startsWith('attention'))).toHaveLength(2);
+
+    const cli = await runCli(['roofline', path, '--json']);
+    expect(cli.status).toBe(0);
+    const doc = JSON.parse(cli.stdout) as { rows: { op: string; flopsBound: string; attention: { backend: string; blockGrid: number[] | null } | null }[] };
+    const jf = doc.rows.find((x) => x.op === fwd.name)!;
+    expect(jf.flopsBound).toBe('upper-bound');
+    expect(jf.attention).toMatchObject({ backend: 'flex', blockGrid: dims(fwd)[5]!.slice(2) });
+    const text = await runCli(['roofline', path, '--wide']);
+    expect(text.stdout).toMatch(new RegExp(`triton_tem_fused_0 .*flex blocks ${dims(fwd)[5]![2]}×${dims(fwd)[5]![3]}.*≤`));
   });
 });

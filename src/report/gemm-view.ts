@@ -29,6 +29,7 @@ export function measuredJson(x: MeasuredCalls & RooflinePoint) {
     peakTflops: roundOrNull(x.peakTflops, 3),
     percentOfPeak: roundOrNull(x.percentOfPeak, 2),
     ridgePoint: roundOrNull(x.ridgePoint, 3),
+    roof: x.roof ?? null,
     bound: x.bound ?? null,
     attainableTflops: roundOrNull(x.attainableTflops, 3),
     percentOfRoofline: roundOrNull(x.percentOfRoofline, 2),
@@ -101,7 +102,7 @@ export function renderGemm(r: GemmReport, rows: readonly GemmRow[], opts: Render
   const t = r.totals;
   out.push(`${t.calls} GEMM calls, ${formatInt(t.flops)} FLOP, ${formatUs(t.kernelUs)} of GEMM kernel time`);
   const ridge = rows.find((x) => x.ridgePoint !== undefined);
-  if (ridge) out.push(`Ridge point (${ridge.peakDtype}): ${ridge.ridgePoint!.toFixed(1)} FLOP/B — below it a GEMM is memory-bound, above it compute-bound.`);
+  if (ridge) out.push(`Ridge point (${ridge.peakDtype}): ${ridge.ridgePoint!.toFixed(1)} FLOP/B — below it a GEMM is memory-bound, above it compute-bound; under 10% of the attainable rate at its intensity it is latency-bound (latency or occupancy, far below both roofs).`);
   const tiles = tileContrast(rows);
   if (tiles) out.push(tiles);
   for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
@@ -142,7 +143,7 @@ function deviceJson(d: GemmDevice | undefined) {
   return { id: d.id, name: d.name ?? null, numSms: d.numSms ?? null, totalGlobalMem: d.totalGlobalMem ?? null, peaks: peaksJson(d.peaks) };
 }
 
-export function gemmJson(r: GemmReport, rows: readonly GemmRow[]): DocumentBody<GemmTableDocument, 'diagnostics'> {
+export function gemmJson(r: GemmReport, rows: readonly GemmRow[]): DocumentBody<GemmTableDocument, 'diagnostics' | 'precision' | 'moe'> {
   return {
     device: deviceJson(r.device),
     devices: r.devices.map(deviceJson),

@@ -105,6 +105,7 @@ export interface MemoryDeviceTimeline {
 
 export interface MemoryTimeline {
   readonly status: 'ok' | 'no-records' | 'not-loaded';
+  /** The device that held the most first (its peak, allocated or reserved), then by type and id: byHoldingMost. */
   readonly devices: readonly MemoryDeviceTimeline[];
   /** `[OutOfMemory]` records (allocation failures). */
   readonly outOfMemory: number;
@@ -148,8 +149,18 @@ function computeMemoryTimelineOnce(m: TraceModel, opts: MemoryTimelineOptions): 
   const devices: MemoryDeviceTimeline[] = [];
   const ops = countedOps(m, opOf.ops, opOf.ts);
   for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops));
-  devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
+  devices.sort(byHoldingMost);
   return { status: 'ok', devices, outOfMemory };
+}
+
+/**
+ * The device whose memory peaked highest (allocated or reserved, whichever is larger) first: the
+ * GPU's gigabytes, not the CPU allocator's few bytes (a trace of a GPU model records both, the
+ * CPU's first by device type). Ties by device type, then id.
+ */
+export function byHoldingMost(a: MemoryDeviceTimeline, b: MemoryDeviceTimeline): number {
+  const held = (d: MemoryDeviceTimeline) => Math.max(d.peakAllocatedBytes, d.peakReservedBytes);
+  return held(b) - held(a) || a.deviceType - b.deviceType || a.deviceId - b.deviceId;
 }
 
 function countSet(flags: Uint8Array): number {
@@ -486,8 +497,9 @@ function recordColumns(m: TraceModel, order: Int32Array): { thread: Float64Array
 /** Per record: the name of the outermost cpu_op around its innermost one, or NO_OP. */
 function outermostNames(m: TraceModel, innermost: Int32Array): string[] {
   const { host } = m;
-  // The outermost op's name once per innermost op (many records share one).
-  const nameOf = new Map<number, string>();
+  // The outermost op once per innermost op (many records share one), by host index: a typed
+  // array read per record, not a Map lookup.
+  const topOf = new Int32Array(host.length).fill(-1);
   const outermost = new Array<string>(innermost.length);
   for (let k = 0; k < innermost.length; k++) {
     const i = innermost[k]!;
@@ -495,13 +507,13 @@ function outermostNames(m: TraceModel, innermost: Int32Array): string[] {
       outermost[k] = NO_OP;
       continue;
     }
-    let name = nameOf.get(i);
-    if (name === undefined) {
-      let top = i;
+    let top = topOf[i]!;
+    if (top < 0) {
+      top = i;
       for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (host.kind[p] === HostKind.Op) top = p;
-      nameOf.set(i, (name = m.strings.get(host.name[top]!)));
+      topOf[i] = top;
     }
-    outermost[k] = name;
+    outermost[k] = m.strings.get(host.name[top]!);
   }
   return outermost;
 }

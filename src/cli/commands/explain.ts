@@ -21,8 +21,12 @@ S1–S16 of docs/readings.md each one makes:
   launches     S5   launch APIs (driver/runtime), each op's calls, GEMM memsets, occupancy queries, syncs
   kernels      S6   kernels by time and what their names say
   gemms        S7   the GEMM table: M·N·K from Input Dims, 2·M·N·K FLOPs, TFLOP/s, % of peak, tile
-  comparison   S8, S10, S11 (with --vs) kernels the same (name and shapes), replaced (fused, hand-written)
-                    or on one side only; CPU ops removed/added; compile pre-ops; per instance numbers
+  comparison   S8, S10, S11 (with --vs BASELINE) first the bottom line: time per instance before -> after
+                    and the changes of implementation class (attention backend, tensor or CUDA
+                    cores, precision, GEMM implementation); then kernels the same (name and
+                    shapes, or launch geometry where shapes were not recorded), replaced (fused,
+                    hand-written; "likely" unless proven), refused by physics, or on one side
+                    only; CPU ops removed/added; compile pre-ops over every thread
   fusion       S9   fused kernels decoded; back-to-back memory-bound kernels that could fuse
   compile      S10  compile pre-ops per instance and the compile analysis's findings
   verdict      S12  per step: overhead-bound or GPU-bound, with the reason in numbers
@@ -32,8 +36,9 @@ S1–S16 of docs/readings.md each one makes:
 The reading is per instance of the trace's one top-level annotation holding most of the GPU
 work (linear_fwd, mlp_fwd), else per step. Numbers are those of the commands named under
 "More:"; their definitions are in those commands' --help.
-With several --vs, the first is the one compared with TRACE, read TRACE (A) -> OTHER (B) as
-kinetoscope diff TRACE OTHER does; each adds a conclusions row.`;
+With --vs, the first --vs trace is the baseline, the before (A), and TRACE the after (B), read
+BASELINE -> TRACE as kinetoscope diff BASELINE TRACE does (see its --help); each further --vs
+adds a conclusions row.`;
 
 /** `geglu_mlp.pt.trace.json.gz` → `geglu_mlp`. */
 export function traceLabel(path: string): string {
@@ -48,7 +53,7 @@ export const spec = defineCommand({
     'the trace read in plain words (Markdown): steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile, verdict, what to try next; with --vs, the comparison and a conclusions table',
   arguments: { trace: TRACE_ARGUMENT },
   options: {
-    vs: { flags: '--vs <other>', description: 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows', repeat: true, path: true },
+    vs: { flags: '--vs <baseline>', description: 'the baseline, the before: another trace of the same workload (explain COMPILED --vs EAGER); repeat for more conclusions rows', repeat: true, path: true },
     only: { flags: '--only <sections>', description: `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}` },
     limit: { flags: '--limit <n>', description: 'name at most n kernels in the kernels section (default 8)', tool: false },
     et: ET_OPTION,

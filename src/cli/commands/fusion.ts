@@ -1,4 +1,5 @@
 /** `kinetoscope fusion TRACE [--vs EAGER_TRACE]`: what fused, what could, and what it saved (docs/readings.md S9, S11). */
+import { basename } from 'node:path';
 import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
@@ -41,11 +42,14 @@ Definitions:
                    library's kernel (cuDNN convolution, cuBLAS GEMM, an attention backend) takes
                    part, and no compiler fuses into it: no saving is estimated
   Inst             times the chain ran in the trace
-With --vs EAGER_TRACE (the same workload, not compiled): the matcher of diff EAGER TRACE
-(see kinetoscope diff --help), over the same scope, with the same numbers:
-  Replaced         the eager calls a kernel of TRACE does: by its fused op list and shapes
+With --vs BASELINE (the same workload, eager: the before; TRACE is the after): the matcher
+of diff BASELINE TRACE (see kinetoscope diff --help), over the same scope, with the same numbers:
+  Replaced         the baseline's calls kernels of TRACE do: by its fused op list and shapes
                    (ops), by position (a hand-written kernel has no op list), or by op and
                    shape (a library kernel: a GEMM with the bias in its epilogue)
+  Link             fact (the same op on the same recorded shapes runs the kernel) or likely,
+                   with its evidence: shapes, launch geometry, physics (the kernels' time covers
+                   the work's least bytes at the device's HBM bandwidth and its FLOPs at its peak)
   ×/inst           how many times per instance
   Eager / Fused    mean time per occurrence (every stage of a split reduction); Saved =
                    Eager − Fused (negative: the fused one is slower)
@@ -59,7 +63,7 @@ export const spec = defineCommand({
   description: 'fused kernels (Inductor, hand-written) decoded, chains of memory-bound kernels that could fuse, and with --vs what a fusion replaced and saved',
   arguments: { trace: TRACE_ARGUMENT },
   options: {
-    vs: { flags: '--vs <eager-trace>', description: 'an eager trace of the same workload: match each fused kernel to the eager kernels it replaced', path: true },
+    vs: { flags: '--vs <baseline>', description: 'the baseline (the before): an eager trace of the same workload; each kernel of TRACE is matched to the baseline\'s calls it replaced', path: true },
     limit: { flags: '--limit <n>', description: 'show at most n opportunities in the table', tool: false },
     et: ET_OPTION,
   },
@@ -77,6 +81,7 @@ export const spec = defineCommand({
       '/replacements/*/replaced',
       '/replacements/*/intermediates',
       '/replacements/*/fused/laterStages',
+      '/replacements/*/fused/withKernels',
       '/unmatchedEager',
       '/unmatchedFused',
     ],
@@ -108,7 +113,7 @@ export const spec = defineCommand({
         diagnostics: diagnosticsForJson(model),
         ...(eager ? { vsDiagnostics: diagnosticsForJson(eager) } : {}),
       }),
-      text: (c) => renderFusion(result, match, { wide: opts.wide, limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)) }),
+      text: (c) => renderFusion(result, match, { wide: opts.wide, limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(trace), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }),
       diagnostics: eager ? [model, eager] : [model],
       afterDiagnostics: etDiagnosticLines(attached),
     };

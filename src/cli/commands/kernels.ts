@@ -5,6 +5,8 @@ import { computeGraphRegions } from '../../analyses/kernels/graph-regions.js';
 import { graphRegionsJson, kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
 import { diagnosticsForJson, openTrace, terminal } from '../common.js';
+import { computeLayouts } from '../../analyses/layouts/memory-format.js';
+import { layoutsJson } from '../../report/layouts-view.js';
 
 const HELP = `
 Total, mean, min and max are the activities' durations on the GPU; Share is the name's
@@ -18,6 +20,15 @@ kernel the exporter drew on a display lane is read on its args.original_stream),
 stream priority Kineto records on kernels under CUDA >= 13.1 ("priority"). "Name says" decodes the name:
 library and generator (cuBLAS nvjet/xmma, CUTLASS, Inductor, ATen, NCCL, cuDNN, …), arch,
 dtype, instruction, tile, stages, cluster, layout, epilogue; nothing is guessed.
+Memory formats (after the table, when any ran), per step (a profiler step; else a top-level
+annotation; else the trace), a GPU activity counted in the step where the call that launched it
+started: cuDNN's NCHW<->NHWC transposes (nchwToNhwcKernel, nhwcToNchwKernel), ATen copies whose
+destination and source strides differ (aten::copy_ under contiguous/to/clone), convolution inputs
+NCHW or NHWC by their recorded strides, and batch-norm kernels on NCHW tensors with the share of
+the HBM bandwidth their least bytes (forward: x read, y written; backward: x and dy read, dx
+written) reach. Where an NCHW convolution ran, channels_last's stake per step, an upper bound: the
+conversions' time plus the batch norms' time above those bytes at the HBM bandwidth. Shares are
+of the GPU activity time launched in the steps.
 --wide prints one record per name instead of the table: every field on its own line
 (library, role — gemm/conv pass/attention direction/…, types, tile …, "not decoded" for
 the segments no source explains) and the full name wrapped to the terminal's width.
@@ -35,7 +46,7 @@ export const spec = defineCommand({
   },
   definitions: HELP,
   document: async () => (await import('../../report/documents/kernels.js')).kernelsDocument,
-  tool: { rows: ['/kernels', '/graphRegions/regions'] },
+  tool: { rows: ['/kernels', '/graphRegions/regions', '/layouts/conversions', '/layouts/nchwNorm'] },
   library: [
     { from: 'analyses/kernels/kernel-catalog', names: ['computeKernelCatalog'], types: ['KernelCatalog', 'KernelCatalogEntry'] },
     { from: 'analyses/kernels/kernel-name', names: ['decodeKernelName', 'shortKernelName'], types: ['DecodedKernelName'] },
@@ -50,15 +61,17 @@ export const spec = defineCommand({
     if (re) entries = entries.filter((e) => re.test(e.name));
     if (opts.limit !== undefined) entries = entries.slice(0, Math.max(0, Number(opts.limit) || 0));
     const graph = computeGraphRegions(model);
+    const layouts = computeLayouts(model);
     return {
       json: () => ({
         kernels: kernelCatalogJson(entries),
         totalUs: catalog.totalUs,
         activities: catalog.activities,
         ...(graph.annotated ? { graphRegions: graphRegionsJson(graph) } : {}),
+        layouts: layoutsJson(layouts),
         diagnostics: diagnosticsForJson(model),
       }),
-      text: (c) => renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: c.bold, width: terminal('stdout')?.columns, graphRegions: graph }),
+      text: (c) => renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: c.bold, width: terminal('stdout')?.columns, graphRegions: graph, layouts }),
       diagnostics: [model],
     };
   },

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope diff --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic3, executionTraces, recordedInputDims } from './shared.js';
+import { diagnostic3, executionTraces, linkProof, recordedInputDims } from './shared.js';
 
 const gpuUs = obj({
   min: z.number().describe('smallest GPU time per instance over the instances, µs'),
@@ -82,6 +82,12 @@ export const diffDocument = jsonDocument(
           count: z.number().describe("B's calls of this work in its representative instance (aligned to A's, or of the same name and agreeing known shapes), count; 0 when none"),
           meanUs: z.number().nullable().describe('mean duration per call in B, µs; null when B has no call in the row (count 0)'),
         }).describe("side B's calls aligned to this row"),
+        link: linkProof("'fact' (proven: the same op on equal recorded shapes) or 'likely' (circumstantial; text says likely); a row is a fact only when every pair in it is"),
+        shapesRecorded: obj({
+          a: z.boolean(),
+          b: z.boolean(),
+        }).describe("whether each side's owning op recorded the calls' shapes (a: A's, b: B's); false on a side replayed from a CUDA graph, which records no op"),
+        signature: z.string().optional().describe("A's launch signature (grid, block, shared memory, registers per thread; a memset's or copy's bytes): what pairs calls where a side recorded no shapes; absent when not recorded"),
       })).describe("the same GPU work in A and B (same name and same shapes), one row per (name, owning op, shapes), in A's order"),
       onlyA: z.array(obj({
         name: z.string().describe("the GPU activity's name as the trace writes it (kernel, or Memset/Memcpy)"),
@@ -122,8 +128,53 @@ export const diffDocument = jsonDocument(
           inputDims: recordedInputDims.optional().describe("the owning op's Input Dims as recorded with record_shapes (one list of dimensions per input; [] for a non-tensor); absent when not recorded or the owner is a wrapper"),
           durUs: z.number().describe("this stage's mean duration over the replacement's occurrences, µs"),
         })).optional().describe("the later stages of B's split reduction (kernels that reduce the first stage's fp32 partial buffer), counted in bUs; absent when none"),
+        withKernels: z.array(obj({
+          name: z.string(),
+          op: z.string().optional(),
+          inputDims: recordedInputDims.optional(),
+          durUs: z.number(),
+        })).optional().describe("B's other kernels in the replacement (another kernel Inductor split the op into, and its later stages), counted in bUs; absent when none"),
+        link: linkProof("'fact' only when the same op on the same recorded shapes runs B's kernel in A's place (by 'op-and-shape' on equal dims), else 'likely'"),
+        physics: obj({
+          outcome: z.string().describe("'passed' (the kernels' time covers the work's least bytes at the HBM bandwidth and its FLOPs at the dense peak of B's device) or 'unchecked' (nothing bounds the work, or the device has no known peaks); a pairing that fails is refused, never a replacement"),
+          workNeedsUs: z.number().optional().describe("the least time the replaced work needs on B's device, µs; present exactly when outcome is 'passed'"),
+          reason: z.string().optional().describe("why it was not checked; present exactly when outcome is 'unchecked'"),
+        }).describe("the physics check of the first occurrence (compare/work-bounds.ts): the work's least bytes are the tensor bytes its first op takes (over the elements their strides reach), its FLOPs those of its GEMMs, convolutions and fused attention"),
       })).describe('replacements: one kernel of B (and the later stages of its split reduction) doing the work of one or more calls of A; identical replacements grouped'),
+      refused: z.array(obj({
+        a: z.array(obj({
+          name: z.string().describe("the kernel's short name (its full name cut to what identifies it)"),
+          op: z.string().optional().describe('the cpu_op that owns the call; absent when none does'),
+        })).describe("A's calls the pairing would have given B's kernels"),
+        b: z.array(z.string()).describe("B's kernels of the pairing, short names"),
+        reason: z.string().describe("why the evidence contradicts it, with the numbers (the kernels' time, the work's least bytes or FLOPs, the device's bandwidth or peak)"),
+      })).describe("pairings the evidence contradicts, for calls of A that then stayed unmatched: a: A's calls (short kernel name and op), b: B's kernels (short names), reason: why (physics: the kernels' time against the work's least bytes or FLOPs on B's device)"),
     }).describe("GPU activities (kernels, memsets, copies) of each side's representative instance (the most common GPU work sequence), read A -> B by the kernel matcher"),
+    changes: z.array(obj({
+      kind: z.string().describe("'attention-backend', 'attention-mask' (what the fused attention op masks by: a mask tensor, is_causal, neither), 'math-units' (tensor cores or CUDA cores), 'precision' (of GEMM, convolution and attention kernels) or 'gemm-implementation'"),
+      gone: z.array(obj({
+        value: z.string().describe("the class: 'cuDNN', 'CUDA cores', 'fp32', 'Triton template (Inductor)', 'fallback library GEMM (sm75 kernel on sm90, alignment 1)' …"),
+        aUs: z.number(),
+        bUs: z.number(),
+        kernelsA: z.array(z.string()).describe("A's kernels of the class, short names, the longest in total first"),
+        kernelsB: z.array(z.string()).describe("B's kernels of the class (empty for a class gone)"),
+      })).describe('the classes with time in A and none in B, the longest first'),
+      added: z.array(obj({
+        value: z.string().describe('the class, as in gone'),
+        aUs: z.number(),
+        bUs: z.number(),
+        kernelsA: z.array(z.string()).describe("A's kernels of the class (empty for a class added)"),
+        kernelsB: z.array(z.string()).describe("B's kernels of the class, short names, the longest in total first"),
+      })).describe('the classes with time in B and none in A, the longest first'),
+      goneUs: z.number().describe('Σ time of the gone classes in A, µs per instance'),
+      addedUs: z.number().describe('Σ time of the added classes in B, µs per instance'),
+      doneBy: obj({
+        kernels: z.array(z.string()),
+        aUs: z.number(),
+        bUs: z.number(),
+        link: linkProof("'fact' (proven: the same op on equal recorded shapes) or 'likely' (circumstantial; text says likely)"),
+      }).optional().describe("for a class gone: B's kernels of the replacements that took A's calls of it (kernels: short names, the longest first), A's time of those calls (aUs) and B's (bUs), µs per instance, and the replacements' merged link; absent when no replacement took them"),
+    })).describe("changes of implementation class A → B, the attention backend first when it changed, then by time: a class (an attention backend, what attention masks by, tensor or CUDA cores, a precision, a GEMM implementation) holding at least 1% of one side's GPU time per instance and none on the other; every other class on one side only is listed with it"),
     ops: obj({
       removed: z.array(removedItem).describe("cpu_op and user_annotation names called in A's instances and never in B's"),
       added: z.array(removedItem).describe("cpu_op and user_annotation names called in B's instances and never in A's"),

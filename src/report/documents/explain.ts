@@ -50,7 +50,7 @@ export const explainDocument = jsonDocument(
               meanUs: z.number().optional(),
               tflops: z.number().optional(),
               peakPct: z.number().optional(),
-              bound: z.string().optional(),
+              bound: z.string().optional().describe('memory or compute: which side of the ridge point the op sits on; latency when it reaches less than 10% of what that roof allows (far below both roofs: latency/occupancy-bound)'),
               tile: z.string().optional(),
               kernel: z.string().optional(),
               trace: z.string().optional(),

@@ -257,7 +257,7 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   percentOfRoofline: 'achieved TFLOP/s as a percentage of what the roofline allows at this intensity',
   attainableTflops: 'what the roofline allows at this intensity, TFLOP/s: min(peak, intensity × bandwidth)',
   ridgePoint: 'the intensity (FLOP/byte) where the roofline turns from memory- to compute-bound',
-  bound: 'memory or compute: which side of the ridge point the op sits on',
+  bound: "'memory' or 'compute': the roof (roof) the op sits under; or 'latency' when it reaches less than 10% of what that roof allows at its intensity (percentOfRoofline < 10: far below both roofs) on a kernel that does not fill the GPU — fewer thread blocks than SMs (Kineto's 'blocks per SM' below 1), or no grid recorded — latency/occupancy-bound; a row with layout kernels is judged on its compute kernels alone (computeOnly); null when unknown",
   callsPerStep: 'calls per profiler step',
   stepCount: 'profiler steps in the trace',
   unshapedCalls: 'GEMM calls without Input Dims (record_shapes off): no FLOPs',

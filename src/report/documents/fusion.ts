@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope fusion --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { executionTraces } from './shared.js';
+import { executionTraces, linkProof } from './shared.js';
 
 export const fusionDocument = jsonDocument(
   'kinetoscope fusion --json',
@@ -108,6 +108,10 @@ export const fusionDocument = jsonDocument(
           name: z.string().describe("the stage's kernel name as the trace writes it"),
           meanUs: z.number().describe("the stage's mean duration per occurrence, µs"),
         })).optional().describe("the later stages of a split reduction (reducing the first stage's fp32 partial buffer), whose time is in meanUs; absent when none"),
+        withKernels: z.array(obj({
+          name: z.string(),
+          meanUs: z.number(),
+        })).optional().describe("the trace's other kernels in the replacement (another kernel the op was split into), whose time is in meanUs; absent when none"),
       }).describe('the kernel of TRACE that does the eager work'),
       replaced: z.array(obj({
         name: z.string().describe("the GPU activity's name as the trace writes it"),
@@ -117,6 +121,7 @@ export const fusionDocument = jsonDocument(
         trafficBytes: z.number().optional().describe("HBM bytes this kernel's op moves per call (inputs read once, output written once); absent when not known, or for a memset or copy"),
       })).describe('the eager calls (kernels, memsets, copies) it replaced, in stream order'),
       matchedBy: z.string().describe("the matcher's rule: 'ops' (Inductor's fused op list names the eager op and tensor sizes agree), 'position' (the only new kernel between the same two aligned calls) or 'op-and-shape' (the same owning op and Input Dims)"),
+      link: linkProof("'fact' only when the same op on the same recorded shapes runs the trace's kernel in the baseline's place, else 'likely'", "what links the two sides, as analyses/helpers/link-evidence.ts defines it: its evidence and strength (diff's for the same replacement)"),
       eagerUs: z.number().describe("Σ of the replaced calls' mean durations per occurrence, µs"),
       fusedUs: z.number().describe("the fused kernel's mean duration per occurrence (every stage of a split reduction), µs"),
       timeSavedUs: z.number().describe('eagerUs - fusedUs per occurrence, µs (negative: the fused kernel is slower)'),

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope gemm --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { alignmentItem, diagnostic2, recordedInputDims } from './shared.js';
+import { alignmentItem, diagnostic2, precisionReading, recordedInputDims } from './shared.js';
 
 const source = obj({
   title: z.string().describe("the source's title"),
@@ -61,7 +61,8 @@ const gemmTable = obj({
     peakTflops: z.number().nullable().describe("the device's dense peak for peakDtype, TFLOP/s (int8: TOPS); null when unknown"),
     percentOfPeak: z.number().nullable().describe('tflops as a percentage (0–100, can exceed 100 when the peak used is too low) of peakTflops; null when either is unknown'),
     ridgePoint: z.number().nullable().describe('the intensity where the roofline bends, FLOP per byte: peak FLOP/s ÷ memory bandwidth; null when either is unknown'),
-    bound: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute'; null when either is unknown"),
+    roof: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute': the roof the op sits under; null when either is unknown"),
+    bound: z.string().nullable(),
     attainableTflops: z.number().nullable().describe('what the roofline allows at this intensity, TFLOP/s: min(peak, intensity × bandwidth); null when unknown'),
     percentOfRoofline: z.number().nullable().describe('tflops as a percentage (0–100) of attainableTflops; null when either is unknown'),
     kernel: z.string().nullable().describe('the GEMM kernel of a call, full name (the first kernel whose name decodes as a GEMM, else the first kernel); null when the calls launched none'),
@@ -96,6 +97,17 @@ const gemmTable = obj({
   stepCount: z.number().describe('profiler steps (ProfilerStep#N) in the trace, count (0 when none)'),
   notes: z.array(z.string()).describe('sentences that qualify the table (peaks not found, record_shapes off, rows over 100% of peak, no GEMMs)'),
   alignment: z.array(alignmentItem).describe('GEMMs on a kernel whose name states an alignment (alignN) too small for their dims: a bf16/fp16 dim not a multiple of 8 elements (fp8: 16) on an align1/align2 kernel; empty when none'),
+  precision: precisionReading('GEMMs'),
+  moe: z.array(obj({
+    step: z.string().nullable().describe('the ProfilerStep the router call ran in; null without steps'),
+    tokens: z.int().describe("T: the router's rows, tokens"),
+    experts: z.int().describe("E: the router's columns, experts"),
+    topK: z.int().describe("k: experts per token (topk's k in Concrete Inputs)"),
+    hidden: z.int().describe("D: the hidden size, the router projection's K"),
+    tokensPerExpert: z.array(z.int()).describe("each expert's tokens (its down projection's M) in the order the loop ran; experts the loop skipped (no token) are not listed"),
+    gemmUsPerExpert: z.array(z.number()).describe("each expert's GEMM kernel time (gate, up, down), µs, same order"),
+    imbalance: z.number().describe('max tokens per expert / mean (T·k/E); 1 is even'),
+  })).describe("MoE expert loops read from the recorded shapes (gemm/moe-experts.ts): one per router call (aten::topk over [tokens, experts]) whose experts' down-projection GEMMs account for every routed token (their M add up to tokens·topK); empty when none"),
   diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
 });
 

@@ -65,7 +65,7 @@ export const memoryDocument = jsonDocument(
         steps: z.number().describe('steps read, count'),
         neverFreedByOp: z.array(byOpItem).describe('allocations made inside the steps and never freed in the trace, by outermost op, largest first, at most --top'),
       }).nullable().describe('set when allocated at the end of every step is above the previous step’s end (at least two steps); null otherwise'),
-    })).describe("one entry per memory device with records ('cpu' and each GPU); empty unless status is 'ok'"),
+    })).describe("one entry per memory device with records ('cpu' and each GPU), the device whose memory peaked highest (allocated or reserved, the larger) first, then by device type and id; empty unless status is 'ok'"),
     diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
   }),
 );

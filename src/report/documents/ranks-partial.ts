@@ -40,6 +40,8 @@ export const ranksPartialDocument = jsonDocument(
       commNs: z.number().describe("union of its communication time (the calls' spans), ns"),
       computeNs: z.number().describe("union of its computation kernels' time, ns"),
       overlapNs: z.number().describe('time communication and computation kernels ran together, ns'),
+      stepCommNs: z.number().describe("communication inside the rank's profiler steps (the union of its calls' spans, clipped to the steps), ns"),
+      stepExposedNs: z.number().describe('of stepCommNs, the time no computation kernel ran alongside (exposed communication inside the steps), ns'),
       issuedCollectives: z.int().describe('c10d::* ops issued on the host (whether or not work ran for them), count'),
       events: z.int().describe('trace events read, count'),
       bytesRead: z.int().describe('bytes of trace JSON read (after gunzip)'),

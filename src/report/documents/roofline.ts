@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope roofline --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { alignmentItem, diagnostic2, recordedInputDims } from './shared.js';
+import { alignmentItem, diagnostic2, precisionReading, recordedInputDims } from './shared.js';
 
 
 export const rooflineDocument = jsonDocument(
@@ -33,6 +33,7 @@ export const rooflineDocument = jsonDocument(
       inputDims: recordedInputDims.nullable().describe("the op's Input Dims (record_shapes) as the trace writes them; null when not recorded or for a kernel without op"),
       dtype: z.string().nullable().describe("the input's element type, normalised (bf16, fp16, fp32, …); null when declined"),
       peakDtype: z.string().nullable().describe('the math the peak is taken for: bf16, fp16, tf32 (fp32 with TF32 allowed or named), fp32, fp8, int8, fp64; null when unknown'),
+      flopsBound: z.string().describe("'exact', or 'upper-bound' where flops is the dense count the kernels did but the useful share is not in the trace (attention with a boolean mask, or a masked backward whose forward is not in the trace): tflops and percentOfPeak of useful work are at most the row's"),
       flops: z.number().nullable().describe('floating-point operations of ONE call: GEMM 2·batch·M·N·K; conv 2·N·K·Ho·Wo·(C/groups)·R·S per pass (conv-bwd: both passes); attention 4·B·H·Sq·Sk·D forward, halved when causal, 2.5× for the backward; null when declined'),
       bytes: z.number().nullable().describe('least bytes ONE call moves (each operand read once, each result written once); null when declined or an element size is unknown'),
       arithmeticIntensity: z.number().nullable().describe('flops ÷ bytes, FLOP per byte; null when either is unknown'),
@@ -47,13 +48,23 @@ export const rooflineDocument = jsonDocument(
       peakTflops: z.number().nullable().describe("the device's dense peak for peakDtype, TFLOP/s (int8: TOPS); null when unknown"),
       percentOfPeak: z.number().nullable().describe('tflops as a percentage (0–100, can exceed 100 when the peak used is too low) of peakTflops; null when either is unknown'),
       ridgePoint: z.number().nullable().describe('the intensity where the roofline bends, FLOP per byte: peak FLOP/s ÷ memory bandwidth; null when either is unknown'),
-      bound: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute'; null when either is unknown"),
+      roof: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute': the roof the op sits under; null when either is unknown"),
+      bound: z.string().nullable(),
       attainableTflops: z.number().nullable().describe('what the roofline allows at this intensity, TFLOP/s: min(peak, intensity × bandwidth); null when unknown'),
       percentOfRoofline: z.number().nullable().describe('tflops as a percentage (0–100) of attainableTflops; null when either is unknown'),
       kernel: z.string().nullable().describe("the row's main kernel, full name (GEMM: the first kernel decoding as a GEMM; conv/attention: the longest kernel that is not a layout or split-K helper); null when none ran"),
       kernelShort: z.string().nullable().describe("that kernel's name cut to what tells kernels apart; null when none"),
       kernels: z.array(z.string()).describe("the names of the row's kernels of one call, in launch order"),
       otherKernelUs: z.number().describe("kernel time under the op that is not the row's work (a conv's bias add, bias-gradient sum, contiguity copy), summed over calls, µs; 0 for GEMM rows"),
+      layoutKernelUs: z.number().describe("per call, µs: the layout-conversion kernels among the row's kernels (cuDNN's NCHW↔NHWC transposes, nchwToNhwcKernel / nhwcToNchwKernel), part of meanUs; 0 when none"),
+      layoutKernels: z.array(z.string()).describe('the names of those layout kernels, each once, in launch order'),
+      computeOnly: obj({
+        meanUs: z.number().describe("mean time per call of the compute kernels alone (the row's kernels less its layout kernels), µs"),
+        tflops: z.number().nullable(),
+        percentOfPeak: z.number().nullable(),
+        percentOfRoofline: z.number().nullable(),
+      }).nullable().describe("where layout kernels are among the row's: its work on the other kernels alone, per call (meanUs, tflops, percentOfPeak, percentOfRoofline, as the row's own but without the transposes); null otherwise"),
+      atStakeUs: z.number().nullable().describe("µs per step (per trace when atStakePer is 'trace') that the row's calls spend above their roofline's floor — the larger of FLOPs at the dtype's dense peak and bytes at the memory bandwidth: an upper bound on what a faster kernel for the same work could save; rows are ordered by it; null without FLOPs, bytes or peaks"),
       declined: z.string().nullable().describe('why the row has no FLOPs (no Input Dims, a mask, variable lengths, a kernel replayed from a CUDA graph, …); null when it has them'),
       compiled: z.boolean().describe('true when the op lies inside a compiled graph (## Call CompiledFxGraph, CompiledFunction, Torch-Compiled Region), or is a Triton template kernel'),
       template: z.boolean().describe("true for a Triton template GEMM (max-autotune's triton_tem_fused_*mm*)"),
@@ -70,7 +81,7 @@ export const rooflineDocument = jsonDocument(
         flopsPerPass: z.number().describe('floating-point operations of one pass (fprop, dgrad or wgrad) of one call, FLOP'),
       }).nullable().describe("the convolution's arguments, from the conv op's Input Dims and Concrete Inputs; null for other kinds and declined rows"),
       attention: obj({
-        backend: z.string().describe("the SDPA backend: 'flash', 'efficient', 'cudnn' or 'overrideable'"),
+        backend: z.string().describe("the SDPA backend: 'flash', 'efficient', 'cudnn' or 'overrideable'; 'flex' for a compiled flex_attention's Triton template, found by the buffers its launch op records"),
         direction: z.string().describe("'fwd' or 'bwd'"),
         batch: z.number().describe('batch size B, count'),
         heads: z.number().describe('query heads H, count'),
@@ -80,8 +91,14 @@ export const rooflineDocument = jsonDocument(
         headDim: z.number().describe('head dimension D of Q and K, elements'),
         headDimV: z.number().describe('head dimension of V, elements'),
         causal: z.boolean().describe('true when the attention is causal (FLOPs halved)'),
+        mask: obj({
+          dims: z.array(z.number()).describe("the mask's Input Dims on the fused op"),
+          kind: z.string().describe("'additive' (a float mask: the dense count is the work, exact), 'boolean' (the user's attn_mask was bool: the dense count is an upper bound on the useful work) or 'unknown' (a backward whose forward is not in the trace)"),
+          type: z.string().describe("the mask's Input type on the fused op"),
+        }).nullable().optional().describe("the attention's mask tensor (attn_bias), null without one: the fused kernels compute every score, so flops is the dense count"),
+        blockGrid: z.array(z.int()).length(2).nullable().optional().describe("flex attention's forward: its block mask's grid, query blocks × key blocks, from the block-index buffer's shape; which blocks are kept is in its values, not in the trace (so the FLOPs are an upper bound); null otherwise"),
         forwardFlops: z.number().describe("the forward's FLOPs of one call (4·B·H·Sq·Sk·D, halved when causal), before the backward's 2.5×, FLOP"),
-      }).nullable().describe("the fused attention's shape, from the SDPA op's Input Dims and Concrete Inputs; null for other kinds and declined rows"),
+      }).nullable().describe("the fused attention's shape, from the SDPA op's Input Dims and Concrete Inputs (a flex attention template's from its launch op's buffers); null for other kinds and declined rows"),
       device: z.number().nullable().describe("index of the GPU the row's kernels ran on; null when unknown"),
       inductor: obj({
         calls: z.number().describe("calls of the row whose kernels carry Inductor's estimates, count"),
@@ -110,7 +127,9 @@ export const rooflineDocument = jsonDocument(
     }).describe('sums over every row of the trace (not cut by --kind or --limit)'),
     alignment: z.array(alignmentItem).describe('GEMMs on a kernel whose name states an alignment (alignN) too small for their dims: a bf16/fp16 dim not a multiple of 8 elements (fp8: 16) on an align1/align2 kernel; empty when none'),
     stepCount: z.number().describe('profiler steps (ProfilerStep#N) in the trace, count (0 when none)'),
+    atStakePer: z.string().describe("what atStakeUs is per: 'step' (the trace's profiler steps) or 'trace' (no profiler steps: the whole trace)"),
     notes: z.array(z.string()).describe('sentences that qualify the table (peaks not found, record_shapes off, Triton conv templates left out, declined calls)'),
+    precision: precisionReading('every compute row (GEMMs, convolutions, attention)'),
     diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
   }),
 );

@@ -67,6 +67,18 @@ export const alignmentItem = obj({
 export const recordedInputDims = z.array(z.array(z.union([z.array(z.number()), z.number()])));
 export type RecordedInputDims = z.infer<typeof recordedInputDims>;
 
+/** What links two sides of a comparison (analyses/helpers/link-evidence.ts's LinkProof): its evidence and strength, the strength's meaning said where it is used. */
+export function linkProof(strength: string, description = 'what links the two sides, as analyses/helpers/link-evidence.ts defines it: its evidence and strength') {
+  return obj({
+    evidence: z
+      .array(z.string())
+      .describe(
+        "what supports the link, from 'tensor-identity' (torch's execution trace: the same tensor ids), 'shape-and-order' (shapes recorded on both sides that agree, in an order that allows it), 'launch-geometry' (the same grid, block, shared memory and registers per thread, or a copy's bytes: all a CUDA-graph replay records), 'physics-checked' (the kernels' time covers the work's least bytes at the device's HBM bandwidth and its FLOPs at its dense peak); never empty",
+      ),
+    strength: z.string().describe(strength),
+  }).describe(description);
+}
+
 /** Whose call a host synchronization was (launches' syncs, steps' hostSyncs: host/sync-costs.ts). */
 export const syncCaller = obj({
   name: z.string().describe('the caller: a part of torch that makes syncs of its own (torch.amp.GradScaler, torch.optim), a package (transformers), or a module file of the program (train.py)'),
@@ -91,3 +103,29 @@ export const executionTraces = z.array(obj({
     byteOffset: z.number().optional().describe('byte offset in the ET text, where one applies'),
   })).describe('what the ET reader repaired or found odd: code, severity, message'),
 })).describe('each execution trace given with --et: the file, the trace it was joined to and how well; absent without --et');
+
+/** What fp32 and TF32 matrix math puts at stake against TF32 and bf16 (gemm and roofline's precision; report/precision-view.ts): `what` the rows are. */
+export function precisionReading(what: string) {
+  return obj({
+    per: z.string().describe("what the figures are per: 'step' (profiler steps) or 'trace'"),
+    fp32UsPerStep: z.number().describe("kernel time of the rows held against the fp32 peak (fp32 math on CUDA cores), per step, µs"),
+    tf32UsPerStep: z.number().describe("kernel time of the rows held against the TF32 peak, per step, µs"),
+    peaks: obj({
+      fp32: z.number().nullable().describe("the fp32 dense peak, TFLOP/s; null where the table has none"),
+      tf32: z.number().nullable().describe("the tf32 dense peak, TFLOP/s; null where the table has none"),
+      bf16: z.number().describe("the bf16 dense peak, TFLOP/s"),
+    }).describe("the device's dense peaks the ratios come from, TFLOP/s (fp32 and tf32 null where the table has none)"),
+    tf32AtStakeUs: z.number().nullable().describe("per step, µs: the fp32 rows' time less their FLOPs at the TF32 peak or their bytes at the HBM bandwidth (the longer), an upper bound on what allowing TF32 saves; null without fp32 rows or a TF32 peak"),
+    bf16AtStakeUs: z.number().describe("per step, µs: the rows' time less their FLOPs at the bf16 peak or their bytes halved at the HBM bandwidth (the longer), an upper bound on what bf16 saves"),
+    rows: z.array(obj({
+      kind: z.string().describe("the roofline row's kind"),
+      op: z.string().describe("the op (or kernel, for rows without an op)"),
+      shape: z.string().describe("the shape in words"),
+      peakDtype: z.string().nullable().describe("'fp32' or 'tf32': the peak the roofline holds the row against"),
+      percentOfPeak: z.number().nullable().describe("the row's % of that peak"),
+      usPerStep: z.number().describe("the row's kernel time per step, µs"),
+      tf32FloorUsPerStep: z.number().nullable().describe("the least time of the row's work in TF32 per step, µs; null for TF32 rows or without a TF32 peak"),
+      bf16FloorUsPerStep: z.number().describe("the least time of the row's work in bf16 per step, µs (bytes halved)"),
+    })).describe("the rows, most time first"),
+  }).nullable().describe(`matrix math (${what}) in fp32 on CUDA cores or in TF32, held against the device's own TF32 and bf16 peaks (the peaks table), with what each precision puts at stake; null when none ran, or the device has no bf16 peak or bandwidth`);
+}

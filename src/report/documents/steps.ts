@@ -95,7 +95,12 @@ export const stepsDocument = jsonDocument(
       durUs: z.number(),
       medianUs: z.number().describe('the median step duration, µs'),
       ratio: z.number().nullable().describe("the step's duration over the median step's; null when the median step lasts 0 ns"),
-    })).describe('steps at least 30% slower than the median step'),
+    })).describe('steps at least 30% slower than the median of the steps that are not stubs'),
+    stubs: z.array(obj({
+      name: z.string().describe('the stub step'),
+      durUs: z.number().describe('duration, µs'),
+      othersMedianUs: z.number().describe('the median duration of the other steps, µs'),
+    })).describe('the first or last step when shorter than 10% of the median of the other steps (of two steps, of the other one): the profiler started or stopped inside it; not a step of the workload, left out of the median slow steps are measured against'),
     hostSyncs: obj({
       steps: z.array(obj({
         step: z.string().describe('the profiler step (ProfilerStep#N), or trace'),

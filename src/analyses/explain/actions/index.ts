@@ -9,6 +9,9 @@ import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
 import { graphBreakActions } from './graph-break.js';
 import { hostSyncActions } from './host-sync.js';
 import { recomputeActions } from './recompute.js';
+import { channelsLastActions } from './channels-last.js';
+import { lowerPrecisionActions } from './lower-precision.js';
+import { latencyBoundActions } from './latency-bound.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
@@ -17,6 +20,9 @@ export const ACTION_RULES: readonly ActionRule[] = [
   graphBreakActions,
   hostSyncActions,
   recomputeActions,
+  channelsLastActions,
+  lowerPrecisionActions,
+  latencyBoundActions,
   fuseChainActions,
 ];
 
