@@ -387,7 +387,10 @@ describe('report DIR: the ranks on one timeline', () => {
     got.forEach((x: number, k: number) => expect(x).toBeCloseTo(want[k]!, 2));
     const transfers = [...exp.coll.values()].reduce((t, e) => t + e.transfer, 0);
     expect(data.instances.reduce((t: number, x: any) => t + x.transferUs, 0)).toBeCloseTo(toUs(transfers), 1);
-    expect(data.instances.every((x: any) => x.bytes === null && x.algBwGBs === null)).toBe(true); // gloo names no dtype here
+    // each instance's message size: the raw spans' Input Dims × Input type (the sizes table's rows, one per call)
+    const gotSizes = data.instances.map((x: any) => `${data.names[x.name]}|${x.bytes}`).sort();
+    const wantSizes = [...exp.sizes.values()].flatMap((z) => Array<string>(z.calls).fill(`${z.name}|${z.bytes}`)).sort();
+    expect(gotSizes).toEqual(wantSizes);
     // the ranks command's tables, as HTML tables (no <pre> of the terminal text): the same rows
     expect(html).not.toContain('<pre');
     const cells = (id: string) =>

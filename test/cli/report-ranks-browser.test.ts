@@ -76,7 +76,9 @@ describe.skipIf(!HAS_CHROMIUM)('the ranks page in Chromium (ranks_w4_skew5)', ()
     const text = await tip.innerText();
     expect(text).toContain(`${data.names[c[2]]} on rank ${r.rank}`);
     expect(text).toContain(`this rank: ${fmtUs(c[1])}`);
-    expect(text).toContain(`size: ${x.elements!.toLocaleString('en-US')} elements`);
+    // gloo's bytes from Input Dims × Input type (ranks.ts): 1,049,600 float32 elements = 4.0 MiB
+    expect(x.bytes).toBe(x.elements! * 4);
+    expect(text).toContain(`size: ${(x.bytes! / 2 ** 20).toFixed(1)} MiB (${x.elements!.toLocaleString('en-US')} elements)`);
     // the skew and this rank's wait, on the clocks as written (the analysis' clock): arrival = drawn start + offset
     const arrivals = data.ranks.flatMap((q) => q.calls.filter((d) => d[3] === c[3]).map((d) => d[0] + q.offsetUs));
     const skew = Math.max(...arrivals) - Math.min(...arrivals);
@@ -87,6 +89,10 @@ describe.skipIf(!HAS_CHROMIUM)('the ranks page in Chromium (ranks_w4_skew5)', ()
     const transfer = Math.min(...data.ranks.flatMap((q) => q.calls.filter((d) => d[3] === c[3]).map((d) => d[1])));
     expect(x.transferUs).toBeCloseTo(transfer, 2);
     expect(text).toContain(`transfer (the shortest call): ${fmtUs(x.transferUs)}`);
+    // bandwidths as nccl-tests defines them: algbw = bytes / transfer, busbw = algbw × 2(n−1)/n for an allreduce of n ranks
+    expect(data.names[c[2]]).toBe('allreduce');
+    const algbw = x.bytes! / (x.transferUs * 1e3);
+    expect(text).toContain(`algbw ${algbw.toFixed(2)} GB/s, busbw ${((algbw * 2 * (arrivals.length - 1)) / arrivals.length).toFixed(2)} GB/s`);
   });
 
   it('the tables sort by their numbers (ms against µs), not by their text', async () => {
