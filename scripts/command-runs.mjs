@@ -1,6 +1,6 @@
 // The runs of every command with a --json document on the shared fixtures: each command once on
 // every H200 capture, and where a command takes more than a trace (or has modes worth their own
-// run), the runs below. test/schema.test.ts validates every run's document against its schema;
+// run), the runs below. test/cli/schema.test.ts validates every run's document against its schema;
 // scripts/outputs-digest.mjs writes every run's output to compare a refactor's before and after.
 // A new command that takes one trace is run on every capture without a line here.
 import { existsSync, readdirSync } from 'node:fs';

@@ -5,7 +5,7 @@
 //                               (src/report/documents/), and the files a command writes for itself
 //   src/index.ts                the block of the library's exports of what each command runs
 //   docs/agents.md              the block that lists the MCP server's tools, from its own tool list
-// test/generated.test.ts fails when any of them differs from what the specs give.
+// test/repo/generated.test.ts fails when any of them differs from what the specs give.
 //
 //   npm run generate          (builds first: this reads dist/)
 import { readFileSync, writeFileSync } from 'node:fs';

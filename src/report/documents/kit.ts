@@ -2,7 +2,7 @@
  * How a `--json` document is declared: once, as a zod 4 schema in this folder, from which come
  * its TypeScript type (the `*Json()` mappers of the views return it), its JSON Schema
  * (`schema/COMMAND.schema.json`, written by `npm run generate` and checked by
- * test/generated.test.ts) and the MCP server's schema resource.
+ * test/repo/generated.test.ts) and the MCP server's schema resource.
  *
  * Objects are strict (a field not declared is an error, as `additionalProperties: false`), and
  * every field has a description: its own `.describe()`, or its name's in fields.ts.
