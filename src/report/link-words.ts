@@ -6,6 +6,7 @@ const WORDS: Readonly<Record<LinkEvidence, string>> = {
   'shape-and-order': 'shapes',
   'launch-geometry': 'launch geometry',
   'physics-checked': 'physics',
+  'name-and-order': 'name and order only',
 };
 
 /** `fact (shapes)`, `likely (launch geometry, physics)`. */

@@ -385,12 +385,19 @@ function keysOf(c: MatchCall): string[] {
  * shapes; where either did not (a CUDA-graph replay records none), the same launch signature —
  * grid, block, shared memory and registers (a memset's or copy's bytes). Calls of one kernel
  * with different signatures are never paired: a replayed GEMM on one shape is not the eager
- * GEMM on another.
+ * GEMM on another. Where neither side recorded shapes nor a launch (an older trace, a device
+ * without CUDA launches: nothing tells two calls of the kernel apart), the name in the same
+ * place of the sequence is all there is: likely.
  */
 export function sameWork(x: MatchCall, y: MatchCall): boolean {
   if (x.name !== y.name) return false;
   if (x.shapesRecorded && y.shapesRecorded) return tensorsAgree(x, y);
+  if (nothingToCompare(x, y)) return true;
   return x.signatureKey !== undefined && x.signatureKey === y.signatureKey;
+}
+
+function nothingToCompare(x: MatchCall, y: MatchCall): boolean {
+  return !x.shapesRecorded && !y.shapesRecorded && x.signatureKey === undefined && y.signatureKey === undefined;
 }
 
 /** The evidence of one same-work pair (`sameWork`): recorded shapes make it a fact, a launch signature alone likely. */
@@ -399,6 +406,7 @@ export function pairProof(x: MatchCall, y: MatchCall): LinkProof {
   if (x.shapesRecorded && y.shapesRecorded) {
     return { evidence: geometry ? ['shape-and-order', 'launch-geometry'] : ['shape-and-order'], strength: sameRecordedShapes(x, y) ? 'fact' : 'likely' };
   }
+  if (nothingToCompare(x, y)) return { evidence: ['name-and-order'], strength: 'likely' };
   return { evidence: ['launch-geometry'], strength: 'likely' };
 }
 

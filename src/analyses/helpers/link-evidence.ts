@@ -18,9 +18,12 @@
  * - `launch-geometry`: the same grid, block, dynamic shared memory and registers per thread (all a
  *   CUDA-graph replay records of a kernel);
  * - `physics-checked`: the kernel's duration times the device's HBM bandwidth covers the work's
- *   minimum bytes, and its duration times the dtype's compute peak covers the work's FLOPs.
+ *   minimum bytes, and its duration times the dtype's compute peak covers the work's FLOPs;
+ * - `name-and-order`: the same kernel name at the same place of both sequences, and nothing else
+ *   to compare — neither side recorded shapes or a launch (an older trace, a device without CUDA
+ *   launches): the weakest evidence, always `likely`.
  */
-export type LinkEvidence = 'tensor-identity' | 'shape-and-order' | 'launch-geometry' | 'physics-checked';
+export type LinkEvidence = 'tensor-identity' | 'shape-and-order' | 'launch-geometry' | 'physics-checked' | 'name-and-order';
 
 /** `fact`: proven (tensor identity, or the same op and kernel on equal recorded shapes); `likely`: circumstantial. */
 export type LinkStrength = 'fact' | 'likely';

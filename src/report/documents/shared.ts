@@ -73,7 +73,7 @@ export function linkProof(strength: string, description = 'what links the two si
     evidence: z
       .array(z.string())
       .describe(
-        "what supports the link, from 'tensor-identity' (torch's execution trace: the same tensor ids), 'shape-and-order' (shapes recorded on both sides that agree, in an order that allows it), 'launch-geometry' (the same grid, block, shared memory and registers per thread, or a copy's bytes: all a CUDA-graph replay records), 'physics-checked' (the kernels' time covers the work's least bytes at the device's HBM bandwidth and its FLOPs at its dense peak); never empty",
+        "what supports the link, from 'tensor-identity' (torch's execution trace: the same tensor ids), 'shape-and-order' (shapes recorded on both sides that agree, in an order that allows it), 'launch-geometry' (the same grid, block, shared memory and registers per thread, or a copy's bytes: all a CUDA-graph replay records), 'physics-checked' (the kernels' time covers the work's least bytes at the device's HBM bandwidth and its FLOPs at its dense peak), 'name-and-order' (the same kernel name at the same place of both sequences, where neither side recorded shapes or a launch: always likely); never empty",
       ),
     strength: z.string().describe(strength),
   }).describe(description);
