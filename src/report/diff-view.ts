@@ -2,7 +2,7 @@
 import type { AnnotationDiff, KernelCall, OpChange, OpsDiff, ScopeStats, Spread, TraceDiff } from '../analyses/compare/diff.js';
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatUs, roundUs } from './format.js';
-import { renderTable, type RenderOptions } from './table.js';
+import { indentedBy, renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
 
 export interface DiffRenderOptions extends RenderOptions {
@@ -32,7 +32,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     out.push(indent(renderTable(
       [{ header: 'Kernel', maxWidth: 60 }, { header: 'Shapes (A)', maxWidth: 40 }, { header: 'A calls', align: 'right' }, { header: 'A mean', align: 'right' }, { header: 'B calls', align: 'right' }, { header: 'B mean', align: 'right' }, { header: 'Δ mean', align: 'right' }],
       rows,
-      opts,
+      indentedBy(opts, 4),
     )));
   }
   if (k.replaced.length > 0) {

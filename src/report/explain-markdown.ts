@@ -8,9 +8,12 @@
  * matrix dimensions (`m`, `n`, `k`, `batch`) as written; other integers get thousands
  * separators, other fractions two decimals; a `…DeltaUs` carries its sign.
  */
-import type { Explanation, ExplainSentence, ExplainTable, ExplainTraceInfo, ExplainValue } from '../analyses/explain/explain.js';
-import { markdownCode, markdownText } from '../core/inert-text.js';
+import { actionSentence } from '../analyses/explain/next-section.js';
+import type { Action, Explanation, ExplainSection, ExplainSentence, ExplainTable, ExplainTraceInfo, ExplainValue } from '../analyses/explain/explain.js';
+import { inertText, markdownCode, markdownText } from '../core/inert-text.js';
 import { formatBytes, formatInt, formatPercent, formatUs, roundUs } from './format.js';
+import { fitColumns, NAME_FLOOR } from './table-fit.js';
+import { cutMiddle, DEFAULT_TEXT_WIDTH, textWidth, wrapWords } from './text-width.js';
 
 /** Matrix dimensions read best as written: 8192, not 8,192. */
 const DIMENSION_KEYS = new Set(['m', 'n', 'k', 'batch']);
@@ -87,17 +90,59 @@ function cell(text: string): string {
   return markdownText(text).replace(/\|/g, '\\|');
 }
 
-export function renderExplainTable(t: ExplainTable): string {
-  const head = `| ${t.columns.map((c) => cell(c.header)).join(' | ')} |`;
-  const rule = `|${t.columns.map(() => '---').join('|')}|`;
-  const rows = t.rows.map((r) => `| ${t.columns.map((c) => cell(formatExplainValue(c.key, r[c.key], '; '))).join(' | ')} |`);
-  return [head, rule, ...rows].join('\n');
+/**
+ * A name cell's text (inert) cut in the middle so that, escaped as a cell, it takes at most
+ * `width` columns: cut first, then escaped (an escape is never cut in half), shorter again while
+ * the escapes make it too wide.
+ */
+function cutCell(text: string, width: number): string {
+  let room = width;
+  for (;;) {
+    const out = cell(cutMiddle(text, room));
+    if (textWidth(out) <= width || room <= 5) return out;
+    room -= textWidth(out) - width;
+  }
 }
 
-export interface ExplainMarkdownOptions {
+/** How a table fits: the width to fit, or `wide` (one table, no cut). */
+export interface ExplainLayout {
+  readonly width?: number;
+  readonly wide?: boolean;
+}
+
+/**
+ * A GFM table, its columns padded to one width each (numbers right-aligned, `---:`), fitted to
+ * `layout.width` as the terminal tables are (table-fit.ts): name columns (`cut`) cut in the
+ * middle, and a table still too wide shown as several, each repeating the first column.
+ */
+export function renderExplainTable(t: ExplainTable, layout: ExplainLayout = {}): string {
+  const inert = t.rows.map((r) => t.columns.map((c) => inertText(formatExplainValue(c.key, r[c.key], '; '))));
+  const numeric = t.columns.map((c) => t.rows.length > 0 && t.rows.every((r) => typeof r[c.key] === 'number' || r[c.key] === null || r[c.key] === undefined));
+  const head = t.columns.map((c) => cell(c.header));
+  const full = inert.map((r) => r.map(cell));
+  const widthOf = (k: number) => Math.max(3, textWidth(head[k]!), ...full.map((r) => textWidth(r[k]!)));
+  const cols = t.columns.map((c, k) => ({ width: widthOf(k), cut: !layout.wide && c.cut === true, min: Math.min(widthOf(k), Math.max(textWidth(head[k]!), NAME_FLOOR)) }));
+  const blocks = layout.wide ? [{ columns: cols.map((_, k) => k), widths: cols.map((c) => c.width) }] : fitColumns(cols, { sep: 3, edge: 4 }, layout.width ?? DEFAULT_TEXT_WIDTH);
+  return blocks
+    .map((b) => {
+      const pad = (text: string, j: number) => {
+        const gap = ' '.repeat(Math.max(0, b.widths[j]! - textWidth(text)));
+        return numeric[b.columns[j]!] ? gap + text : text + gap;
+      };
+      const line = (cells: readonly string[]) => `| ${cells.map(pad).join(' | ')} |`;
+      const rule = `|${b.columns.map((k, j) => (numeric[k] ? `${'-'.repeat(b.widths[j]! + 1)}:` : '-'.repeat(b.widths[j]! + 2))).join('|')}|`;
+      const rows = inert.map((r, y) => b.columns.map((k, j) => (cols[k]!.cut && cols[k]!.width > b.widths[j]! ? cutCell(r[k]!, b.widths[j]!) : full[y]![k]!)));
+      return [line(b.columns.map((k) => head[k]!)), rule, ...rows.map(line)].join('\n');
+    })
+    .join('\n\n');
+}
+
+export interface ExplainMarkdownOptions extends ExplainLayout {
   /** The paths as given on the command line, put into each section's "more" command. */
   readonly tracePath?: string;
   readonly vsPaths?: readonly string[];
+  /** Every section (`--full`, or `--only`'s), not the first screen. */
+  readonly full?: boolean;
 }
 
 function describeTrace(t: ExplainTraceInfo): string {
@@ -105,25 +150,112 @@ function describeTrace(t: ExplainTraceInfo): string {
   return `${markdownCode(t.label)}${t.device ? ` on ${markdownText(t.device)}` : ''}, read ${per} (${t.instances} instance${t.instances === 1 ? '' : 's'})`;
 }
 
+/** The text split into words at spaces outside code spans: a code span (a command, a name) is never broken across lines. */
+function markdownWords(text: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  for (let i = 0; i < text.length; ) {
+    const ch = text[i]!;
+    if (ch === '`') {
+      let n = 0;
+      while (text[i + n] === '`') n++;
+      const fence = '`'.repeat(n);
+      // The closing run of exactly n backticks (CommonMark); none: the backticks are text.
+      let close = text.indexOf(fence, i + n);
+      while (close >= 0 && text[close + n] === '`') {
+        let m = close;
+        while (text[m] === '`') m++;
+        close = text.indexOf(fence, m);
+      }
+      const end = close >= 0 ? close + n : i + n;
+      word += text.slice(i, end);
+      i = end;
+      continue;
+    }
+    if (ch === ' ') {
+      words.push(word);
+      word = '';
+    } else word += ch;
+    i++;
+  }
+  words.push(word);
+  return words;
+}
+
+/** One paragraph or list item, wrapped at the layout's width (not under `wide`): `first` starts it, continuation lines are indented to its text. */
+function block(first: string, text: string, layout: ExplainLayout): string[] {
+  const all = first + text;
+  if (layout.wide) return [all];
+  return wrapWords(all, layout.width ?? DEFAULT_TEXT_WIDTH, ' '.repeat(textWidth(first)), markdownWords);
+}
+
 export function renderExplainMarkdown(e: Explanation, opts: ExplainMarkdownOptions = {}): string {
   const out: string[] = [`# What ${markdownText(e.trace.label)} shows`, ''];
-  out.push(`Trace: ${describeTrace(e.trace)}.`);
-  if (e.vs.length) out.push(`Against: ${e.vs.map(describeTrace).join('; ')}.`);
+  out.push(...block('', `Trace: ${describeTrace(e.trace)}.`, opts));
+  if (e.vs.length) out.push(...block('', `Against: ${e.vs.map(describeTrace).join('; ')}.`, opts));
   const quote = (p: string) => (/^[\w./+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
-  for (const s of e.sections) {
-    out.push('', `## ${s.title} (${s.readings.join(', ')})`, '');
-    for (const x of s.sentences) out.push(`- ${renderSentence(x)}`);
-    for (const t of s.tables) {
-      if (s.sentences.length) out.push('');
-      out.push(renderExplainTable(t));
-    }
-    let more = s.more;
-    if (opts.tracePath !== undefined) more = more.replace('TRACE', quote(opts.tracePath));
-    if (opts.vsPaths?.[0] !== undefined) more = more.replace('OTHER', quote(opts.vsPaths[0]));
-    out.push('', `More: ${markdownCode(more)}`);
-  }
-  if (!e.sections.length) out.push('', 'Nothing to say: the trace has no steps, annotations or GPU work the readings need.');
+  const command = (more: string) => {
+    let c = more;
+    if (opts.tracePath !== undefined) c = c.replace('TRACE', quote(opts.tracePath));
+    if (opts.vsPaths?.[0] !== undefined) c = c.replace('OTHER', quote(opts.vsPaths[0]));
+    return markdownCode(c);
+  };
+  if (opts.full) {
+    for (const s of e.sections) out.push(...sectionText(s, command, opts));
+    if (!e.sections.length) out.push('', 'Nothing to say: the trace has no steps, annotations or GPU work the readings need.');
+  } else out.push(...firstScreen(e, command, opts));
   return `${out.join('\n')}\n`;
+}
+
+function sectionText(s: ExplainSection, command: (more: string) => string, layout: ExplainLayout): string[] {
+  const out = ['', `## ${markdownText(s.title)}`, ''];
+  for (const x of s.sentences) out.push(...block('- ', renderSentence(x), layout));
+  for (const t of s.tables) {
+    if (s.sentences.length) out.push('');
+    out.push(renderExplainTable(t, layout));
+  }
+  out.push('', ...block('', `More: ${command(s.more)}`, layout));
+  return out;
+}
+
+/** How many actions the first screen names. */
+const FIRST_SCREEN_ACTIONS = 3;
+
+/**
+ * The first screen: the verdict, at most three actions (advice only, most time at stake first),
+ * the facts behind them, a comparison's bottom line (with `--vs`), and where the rest is.
+ */
+function firstScreen(e: Explanation, command: (more: string) => string, layout: ExplainLayout): string[] {
+  const out: string[] = [];
+  if (e.verdict) {
+    out.push('', `## Verdict: ${markdownText(e.verdict.text)}`, '');
+    for (const x of e.verdict.sentences) out.push(...block('- ', renderSentence(x), layout));
+  } else out.push('', 'No verdict: the trace has no steps, annotations or events to judge.');
+  out.push('', '## What to do, by time at stake per step', '');
+  const advice = e.actions.advice.slice(0, FIRST_SCREEN_ACTIONS);
+  // Two actions may remove the same idle (a sync's and a launch gap's): their times are each one's alone.
+  if (advice.length > 1) out.push('Each time is what that action alone could save: they can overlap, and do not add up.', '');
+  advice.forEach((a: Action, i) => out.push(...block(`${i + 1}. `, renderSentence(actionSentence(a)), layout)));
+  const notShown = e.actions.advice.length - advice.length;
+  const minor = e.actions.minor.length;
+  if (!advice.length) {
+    out.push(...block('', minor ? `No action puts 1% of the step at stake; ${minor} below that: ${command('kinetoscope explain TRACE --full')} lists them.` : 'No rule found an action with time at stake in this trace.', layout));
+  } else if (notShown || minor) {
+    out.push('', ...block('', `And ${[notShown ? `${notShown} more` : '', minor ? `${minor} below 1% of the step` : ''].filter(Boolean).join(', ')}: ${command('kinetoscope explain TRACE --full')}.`, layout));
+  }
+  if (e.facts.length) {
+    out.push('', '## The facts behind them', '');
+    for (const f of e.facts) out.push(...block('- ', `${renderSentence(f.sentence)} More: ${command(f.more)}`, layout));
+  }
+  // A comparison's bottom line (ExplainSection.lead), under its own heading.
+  for (const s of e.sections.filter((x) => (x.lead ?? 0) > 0)) {
+    out.push('', `## ${markdownText(s.title)}`, '');
+    for (const x of s.sentences.slice(0, s.lead)) out.push(...block('- ', renderSentence(x), layout));
+    out.push('', ...block('', `More: ${command(s.more)}`, layout));
+  }
+  const rest = e.sections.filter((s) => s.id !== 'verdict' && s.id !== 'next').map((s) => s.id);
+  out.push('', ...block('', `Every section${rest.length ? ` (${rest.join(', ')}; one alone with \`--only\`)` : ''}: ${command('kinetoscope explain TRACE --full')}.`, layout));
+  return out;
 }
 
 /** Numbers as JSON: µs rounded to the ns, the rest as computed; NaN and ±Infinity as null. */
@@ -137,15 +269,28 @@ function jsonValue(key: string, v: ExplainValue): unknown {
   return v;
 }
 
+/** A sentence as JSON: its id, the text it renders to, its template and its numbers. */
+function sentenceJson(x: ExplainSentence) {
+  return { id: x.id, text: renderSentence(x), template: x.template, numbers: jsonValue('', x.numbers as ExplainValue) };
+}
+
+function actionJson(a: Action) {
+  return { id: a.id, atStakeUs: roundUs(a.atStakeUs), bound: a.bound, stepShare: a.stepShare, ...(a.toolchain !== undefined ? { toolchain: a.toolchain } : {}), sentence: sentenceJson(a.sentence) };
+}
+
+/** The whole reading as data: the verdict, every action (advice and minor), the facts and every section — never cut to a screen (`--full` is for text). */
 export function explainJson(e: Explanation) {
   return {
     trace: e.trace,
     vs: e.vs,
+    verdict: e.verdict ? { verdict: e.verdict.verdict, borderline: e.verdict.borderline, text: e.verdict.text, sentences: e.verdict.sentences.map(sentenceJson) } : null,
+    actions: { advice: e.actions.advice.map(actionJson), minor: e.actions.minor.map(actionJson) },
+    facts: e.facts.map((f) => ({ ...sentenceJson(f.sentence), more: f.more })),
     sections: e.sections.map((s) => ({
       id: s.id,
       title: s.title,
       readings: s.readings,
-      sentences: s.sentences.map((x) => ({ id: x.id, text: renderSentence(x), template: x.template, numbers: jsonValue('', x.numbers as ExplainValue) })),
+      sentences: s.sentences.map(sentenceJson),
       tables: s.tables.map((t) => ({ id: t.id, columns: t.columns, rows: t.rows.map((r) => jsonValue('', r as ExplainValue)) })),
       more: s.more,
     })),

@@ -3,16 +3,24 @@
  * unless `wide`. Rendering only — callers decide columns and rows (the view model). Every cell
  * is made inert first (core/inert-text.ts: a name's control characters shown escaped, so no
  * name can act on the terminal or start a line of its own), then cut.
+ *
+ * The table fits `width` columns (DEFAULT_TEXT_WIDTH unless the caller gives the terminal's):
+ * name columns (`maxWidth` or `cut`) are cut in the middle, both ends kept, the widest first;
+ * numbers are never cut; a table whose numbers alone are wider is shown in blocks of columns,
+ * each repeating the first column (table-fit.ts). `wide` cuts nothing and keeps one block.
  */
 import Table from 'cli-table3';
 import { inertText } from '../core/inert-text.js';
-import { truncateName } from './format.js';
+import { fitColumns, NAME_FLOOR, type FitColumn } from './table-fit.js';
+import { cutMiddle, DEFAULT_TEXT_WIDTH, textWidth } from './text-width.js';
 
 export interface ColumnSpec {
   readonly header: string;
   readonly align?: 'left' | 'right';
-  /** Cut cells to this many characters unless the table is wide. */
+  /** A name column: cut cells to this many characters unless the table is wide (and shorter where the table must fit its width). */
   readonly maxWidth?: number;
+  /** A name column without a cap of its own: cut only where the table must fit its width. */
+  readonly cut?: boolean;
   /**
    * The column's cells are kinetoscope's own words, coloured by the view (a verdict): drawn as
    * given. Every other cell may hold trace text and is made inert first.
@@ -21,7 +29,10 @@ export interface ColumnSpec {
 }
 
 export interface RenderOptions {
+  /** Cut nothing, one block however wide (`--wide`). */
   readonly wide?: boolean;
+  /** The width to fit, in columns (default DEFAULT_TEXT_WIDTH). */
+  readonly width?: number;
   /** Wraps header text (e.g. bold) when colours are on. */
   readonly headerStyle?: (s: string) => string;
 }
@@ -48,11 +59,49 @@ const SLICE_ROWS = 200;
 export function renderTable(columns: readonly ColumnSpec[], rows: readonly (readonly string[])[], opts: RenderOptions = {}): string {
   const style = opts.headerStyle ?? ((s: string) => s);
   const head = columns.map((c) => style(c.header));
+  // Made inert first, then cut (a cut of inert text leaves nothing that can act).
   const cells = rows.map((r) => r.map((raw, k) => {
     const cell = columns[k]?.ownText ? raw : inertText(raw);
-    return opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!);
+    return opts.wide || !columns[k]?.maxWidth ? cell : cutMiddle(cell, columns[k]!.maxWidth!);
   }));
   const aligns = columns.map((c) => c.align ?? 'left');
+  if (opts.wide) return draw(head, cells, aligns);
+  const blocks = fitColumns(fitSpecs(columns, head, cells), { sep: 2, edge: 0 }, opts.width ?? DEFAULT_TEXT_WIDTH);
+  if (blocks.length === 1 && blocks[0]!.widths.every((w, k) => !isCut(columns[k]) || w >= columnWidth(head, cells, k))) return draw(head, cells, aligns);
+  return blocks
+    .map((b) => {
+      const pick = <T>(row: readonly T[]) => b.columns.map((k) => row[k]!);
+      const cut = (row: readonly string[]) => b.columns.map((k, j) => (isCut(columns[k]) && row[k] !== undefined ? cutMiddle(row[k]!, b.widths[j]!) : row[k]!));
+      return draw(pick(head), cells.map((r) => (r.length === columns.length ? cut(r) : r)), pick(aligns));
+    })
+    .join('\n\n');
+}
+
+/** The options of a table drawn `by` columns in from the margin (an indented table): its width less the indent. */
+export function indentedBy(opts: RenderOptions, by: number): RenderOptions {
+  return { ...opts, width: (opts.width ?? DEFAULT_TEXT_WIDTH) - by };
+}
+
+/** A name column, which fitting may cut. */
+const isCut = (c: ColumnSpec | undefined): boolean => c !== undefined && !c.ownText && (c.maxWidth !== undefined || c.cut === true);
+
+/** Column k's widest cell, header included. */
+function columnWidth(head: readonly string[], cells: readonly (readonly string[])[], k: number): number {
+  let w = textWidth(head[k] ?? '');
+  for (const r of cells) if (r[k] !== undefined) w = Math.max(w, textWidth(r[k]!));
+  return w;
+}
+
+/** Each column's width and whether (and how far) fitting may cut it. */
+function fitSpecs(columns: readonly ColumnSpec[], head: readonly string[], cells: readonly (readonly string[])[]): FitColumn[] {
+  return columns.map((c, k) => {
+    const width = columnWidth(head, cells, k);
+    return { width, cut: isCut(c), min: Math.min(width, Math.max(textWidth(head[k]!), NAME_FLOOR)) };
+  });
+}
+
+/** The table's lines, drawn: plain cells here, the others by cli-table3; the header rule as wide as the widest line. */
+function draw(head: readonly string[], cells: readonly (readonly string[])[], aligns: readonly ('left' | 'right')[]): string {
   const lines = drawPlain(head, cells, aligns) ?? drawSliced(head, cells, aligns);
   // cli-table3 draws the header rule (the `mid` characters) but sizes it without the column
   // separators; redraw it as wide as the widest line.

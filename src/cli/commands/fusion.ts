@@ -4,7 +4,7 @@ import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { fusionJson, renderFusion } from '../../report/fusion-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -70,7 +70,7 @@ export function fusionCommand(): Command {
         });
       } else {
         const c = colorsFor(opts);
-        printText(renderFusion(result, match, { wide: opts.wide, limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)) }));
+        printText(renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)) }));
         reportDiagnostics(model, opts);
         if (eager) reportDiagnostics(eager, opts);
       }

@@ -5,7 +5,7 @@ import { computeGemmTable, type GemmRow } from '../../analyses/gemm/gemm.js';
 import { readInputText } from '../input-files.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 
 const DEFINITIONS = `
@@ -94,7 +94,7 @@ export function gemmCommand(): Command {
       const c = colorsFor(opts);
       if (opts.listPeaks) {
         if (opts.json) printJson({ devicePeaks: peaksTableJson() });
-        else printText(renderPeaksTable({ wide: opts.wide, headerStyle: c.bold }));
+        else printText(renderPeaksTable({ wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
         return 0;
       }
       if (!path) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
@@ -106,7 +106,7 @@ export function gemmCommand(): Command {
       if (opts.json) {
         printJson({ ...gemmJson(report, rows), diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold }));
+        printText(renderGemm(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

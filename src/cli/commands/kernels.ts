@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
 import { computeGraphRegions } from '../../analyses/kernels/graph-regions.js';
 import { graphRegionsJson, kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, terminal } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 interface KernelsOptions extends CommonOptions {
   limit?: string;
@@ -59,7 +59,7 @@ the segments no source explains) and the full name wrapped to the terminal's wid
           diagnostics: diagnosticsForJson(model),
         });
       } else {
-        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: terminal('stdout')?.columns, graphRegions: graph }));
+        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, graphRegions: graph }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -4,7 +4,7 @@ import { computeRoofline, COMPUTE_KINDS, type RooflineRow } from '../../analyses
 import { computeGemmTable } from '../../analyses/gemm/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { readPeaks } from './gemm.js';
 
@@ -84,7 +84,7 @@ export function rooflineCommand(): Command {
       if (opts.json) {
         printJson({ ...rooflineJson(report, rows), diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderRoofline(report, rows, { wide: opts.wide, headerStyle: c.bold }));
+        printText(renderRoofline(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { renderSteps, stepsJson } from '../../report/steps-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
@@ -52,6 +52,9 @@ save at most the idle time, a faster GPU at most the busy time. So:
                   against the median kernel (kernels shorter than their launch starve the
                   GPU) and, when kernels outlast their launches, CPU dispatch against GPU busy
   no-gpu-work     no GPU activity in the step
+  unknown         the trace file is truncated (TRUNCATED): Kineto writes the GPU activities
+                  after the host events, so a cut file lost GPU work; shown as
+                  "unknown (truncated)", for every step and overall
 A '?' after the verdict (borderline) means GPU busy was within 40-60% of the step.
 Spread is over steps (stdev divides by n). A step 30% or more above the median is named.`;
 
@@ -72,7 +75,7 @@ export function stepsCommand(): Command {
         const c = colorsFor(opts);
         printText(
           renderSteps(analysis, {
-            wide: opts.wide,
+            wide: opts.wide, width: outputWidth(),
             headerStyle: c.bold,
             verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
           }),

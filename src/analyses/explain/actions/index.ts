@@ -5,11 +5,26 @@
  */
 import type { TraceContext } from '../context.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
+import { biasEpilogueActions } from './bias-epilogue.js';
+import { cudaGraphActions } from './cuda-graph.js';
+import { dataLoaderActions } from './dataloader.js';
+import { fuseChainActions } from './fuse-chain.js';
+import { itemSyncActions } from './item-syncs.js';
+import { noGradActions } from './no-grad.js';
+import { padGemmActions } from './pad-gemm.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
-/** Every rule, in no particular order (the ranking orders their actions). */
-export const ACTION_RULES: readonly ActionRule[] = [];
+/** Every rule, in no particular order (the ranking orders their actions): one line each. */
+export const ACTION_RULES: readonly ActionRule[] = [
+  noGradActions,
+  dataLoaderActions,
+  cudaGraphActions,
+  fuseChainActions,
+  biasEpilogueActions,
+  padGemmActions,
+  itemSyncActions,
+];
 
 export interface RankedActions {
   /** At or above ADVICE_MIN_STEP_SHARE of the step, most time at stake first. */

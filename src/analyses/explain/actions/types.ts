@@ -14,7 +14,7 @@ export interface Action {
   readonly atStakeUs: number;
   /** `estimate`: the rule's estimate of the saving; `upper-bound`: no more than this can be saved. */
   readonly bound: 'estimate' | 'upper-bound';
-  /** `atStakeUs` over the median step's duration. */
+  /** `atStakeUs` over the mean step's duration (step-share.ts says why not the median's). */
   readonly stepShare: number;
   /** Who can carry it out: `torch.compile (Inductor)`, `the model code`, `the DataLoader` … */
   readonly toolchain?: string;
