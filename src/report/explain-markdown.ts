@@ -25,7 +25,8 @@ function formatNumber(key: string, x: number): string {
   if (key.endsWith('Us')) return formatUs(x);
   if (k.endsWith('bytes')) return Math.abs(x) >= 1024 ? `${formatInt(x)} B = ${formatBytes(x)}` : `${formatInt(x)} B`;
   if (k.endsWith('share')) return formatPercent(x);
-  if (k.endsWith('pct')) return `${x.toFixed(1)}%`;
+  // (a share under 0.1% keeps two digits: "0.034%", not "0.0%")
+  if (k.endsWith('pct')) return x !== 0 && Math.abs(x) < 0.1 ? `${Number(x.toPrecision(2))}%` : `${x.toFixed(1)}%`;
   if (k.endsWith('tflops') || k.endsWith('perbyte')) return x.toFixed(1);
   if (k.endsWith('flops')) return formatInt(x);
   if (k.endsWith('ratio')) return `${x.toFixed(2)}×`;
@@ -290,6 +291,7 @@ export function explainJson(e: Explanation) {
       id: s.id,
       title: s.title,
       readings: s.readings,
+      ...(s.lead ? { lead: s.lead } : {}),
       sentences: s.sentences.map(sentenceJson),
       tables: s.tables.map((t) => ({ id: t.id, columns: t.columns, rows: t.rows.map((r) => jsonValue('', r as ExplainValue)) })),
       more: s.more,
