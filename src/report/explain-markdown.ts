@@ -13,7 +13,7 @@ import type { Action, Explanation, ExplainSection, ExplainSentence, ExplainTable
 import { inertText, markdownCode, markdownText } from '../core/inert-text.js';
 import { formatBytes, formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { fitColumns, NAME_FLOOR } from './table-fit.js';
-import { cutMiddle, DEFAULT_TEXT_WIDTH, textWidth, wrapWords } from './text-width.js';
+import { cutApart, cutMiddle, DEFAULT_TEXT_WIDTH, textWidth, wrapWords } from './text-width.js';
 
 /** Matrix dimensions read best as written: 8192, not 8,192. */
 const DIMENSION_KEYS = new Set(['m', 'n', 'k', 'batch']);
@@ -132,7 +132,12 @@ export function renderExplainTable(t: ExplainTable, layout: ExplainLayout = {}):
       };
       const line = (cells: readonly string[]) => `| ${cells.map(pad).join(' | ')} |`;
       const rule = `|${b.columns.map((k, j) => (numeric[k] ? `${'-'.repeat(b.widths[j]! + 1)}:` : '-'.repeat(b.widths[j]! + 2))).join('|')}|`;
-      const rows = inert.map((r, y) => b.columns.map((k, j) => (cols[k]!.cut && cols[k]!.width > b.widths[j]! ? cutCell(r[k]!, b.widths[j]!) : full[y]![k]!)));
+      // A cut column cut as a whole (cutApart: names that differ read apart), then escaped; a cell its escapes widen cut again.
+      const cutCols = b.columns.map((k, j) => {
+        if (!cols[k]!.cut || cols[k]!.width <= b.widths[j]!) return undefined;
+        return cutApart(inert.map((r) => r[k]!), b.widths[j]!).map((x, y) => (textWidth(cell(x)) <= b.widths[j]! ? cell(x) : cutCell(inert[y]![k]!, b.widths[j]!)));
+      });
+      const rows = inert.map((_, y) => b.columns.map((k, j) => cutCols[j]?.[y] ?? full[y]![k]!));
       return [line(b.columns.map((k) => head[k]!)), rule, ...rows.map(line)].join('\n');
     })
     .join('\n\n');
@@ -183,11 +188,34 @@ function markdownWords(text: string): string[] {
   return words;
 }
 
-/** One paragraph or list item, wrapped at the layout's width (not under `wide`): `first` starts it, continuation lines are indented to its text. */
+/**
+ * A word holding a code span (a name) wider than `room` columns, with the span's text cut in the
+ * middle so that the word fits (text-width.ts cutMiddle: the text inside a span is inert already,
+ * and a shorter text holds no longer run of backticks than its fence); other words as they are.
+ */
+function fitWord(word: string, room: number): string {
+  const over = textWidth(word) - room;
+  if (over <= 0) return word;
+  const open = /`+/.exec(word);
+  if (!open) return word;
+  const fence = open[0];
+  const from = open.index + fence.length;
+  const to = word.lastIndexOf(fence);
+  if (to <= from) return word;
+  const inner = word.slice(from, to);
+  return word.slice(0, from) + cutMiddle(inner, textWidth(inner) - over) + word.slice(to);
+}
+
+/**
+ * One paragraph or list item, wrapped at the layout's width (not under `wide`): `first` starts it,
+ * continuation lines are indented to its text; a name too long for a line is cut in the middle.
+ */
 function block(first: string, text: string, layout: ExplainLayout): string[] {
   const all = first + text;
   if (layout.wide) return [all];
-  return wrapWords(all, layout.width ?? DEFAULT_TEXT_WIDTH, ' '.repeat(textWidth(first)), markdownWords);
+  const width = layout.width ?? DEFAULT_TEXT_WIDTH;
+  const indent = ' '.repeat(textWidth(first));
+  return wrapWords(all, width, indent, (t) => markdownWords(t).map((w, i) => fitWord(w, width - (i === 0 ? 0 : indent.length))));
 }
 
 export function renderExplainMarkdown(e: Explanation, opts: ExplainMarkdownOptions = {}): string {
@@ -242,7 +270,7 @@ function firstScreen(e: Explanation, command: (more: string) => string, layout: 
   if (!advice.length) {
     out.push(...block('', minor ? `No action puts 1% of the step at stake; ${minor} below that: ${command('kinetoscope explain TRACE --full')} lists them.` : 'No rule found an action with time at stake in this trace.', layout));
   } else if (notShown || minor) {
-    out.push('', ...block('', `And ${[notShown ? `${notShown} more` : '', minor ? `${minor} below 1% of the step` : ''].filter(Boolean).join(', ')}: ${command('kinetoscope explain TRACE --full')}.`, layout));
+    out.push('', ...block('', `And ${[notShown ? `${notShown} more` : '', minor ? `${minor} below 1% of the step` : ''].filter(Boolean).join(', ')}: \`--full\` lists them.`, layout));
   }
   if (e.facts.length) {
     out.push('', '## The facts behind them', '');

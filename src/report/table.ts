@@ -12,7 +12,7 @@
 import Table from 'cli-table3';
 import { inertText } from '../core/inert-text.js';
 import { fitColumns, NAME_FLOOR, type FitColumn } from './table-fit.js';
-import { cutMiddle, DEFAULT_TEXT_WIDTH, textWidth } from './text-width.js';
+import { cutApart, cutMiddle, DEFAULT_TEXT_WIDTH, textWidth } from './text-width.js';
 
 export interface ColumnSpec {
   readonly header: string;
@@ -59,11 +59,10 @@ const SLICE_ROWS = 200;
 export function renderTable(columns: readonly ColumnSpec[], rows: readonly (readonly string[])[], opts: RenderOptions = {}): string {
   const style = opts.headerStyle ?? ((s: string) => s);
   const head = columns.map((c) => style(c.header));
-  // Made inert first, then cut (a cut of inert text leaves nothing that can act).
-  const cells = rows.map((r) => r.map((raw, k) => {
-    const cell = columns[k]?.ownText ? raw : inertText(raw);
-    return opts.wide || !columns[k]?.maxWidth ? cell : cutMiddle(cell, columns[k]!.maxWidth!);
-  }));
+  // Made inert first, then cut (a cut of inert text leaves nothing that can act), once, to the
+  // column's width in its block (a name column's natural width is at most its maxWidth).
+  // (a column of kinetoscope's own words is cut to its maxWidth alone, not fitted)
+  const cells = rows.map((r) => r.map((raw, k) => (!columns[k]?.ownText ? inertText(raw) : opts.wide || !columns[k]!.maxWidth ? raw : cutMiddle(raw, columns[k]!.maxWidth!))));
   const aligns = columns.map((c) => c.align ?? 'left');
   if (opts.wide) return draw(head, cells, aligns);
   const blocks = fitColumns(fitSpecs(columns, head, cells), { sep: 2, edge: 0 }, opts.width ?? DEFAULT_TEXT_WIDTH);
@@ -71,8 +70,17 @@ export function renderTable(columns: readonly ColumnSpec[], rows: readonly (read
   return blocks
     .map((b) => {
       const pick = <T>(row: readonly T[]) => b.columns.map((k) => row[k]!);
-      const cut = (row: readonly string[]) => b.columns.map((k, j) => (isCut(columns[k]) && row[k] !== undefined ? cutMiddle(row[k]!, b.widths[j]!) : row[k]!));
-      return draw(pick(head), cells.map((r) => (r.length === columns.length ? cut(r) : r)), pick(aligns));
+      // Each name column cut as a whole (cutApart: names that differ read apart), the rows as given.
+      const full = cells.filter((r) => r.length === columns.length);
+      const cutCols = b.columns.map((k, j) => (isCut(columns[k]) ? cutApart(full.map((r) => r[k]!), b.widths[j]!) : undefined));
+      let y = 0;
+      const rows = cells.map((r) => {
+        if (r.length !== columns.length) return r;
+        const row = b.columns.map((k, j) => cutCols[j]?.[y] ?? r[k]!);
+        y++;
+        return row;
+      });
+      return draw(pick(head), rows, pick(aligns));
     })
     .join('\n\n');
 }
@@ -95,7 +103,8 @@ function columnWidth(head: readonly string[], cells: readonly (readonly string[]
 /** Each column's width and whether (and how far) fitting may cut it. */
 function fitSpecs(columns: readonly ColumnSpec[], head: readonly string[], cells: readonly (readonly string[])[]): FitColumn[] {
   return columns.map((c, k) => {
-    const width = columnWidth(head, cells, k);
+    const natural = columnWidth(head, cells, k);
+    const width = isCut(c) && c.maxWidth !== undefined ? Math.min(natural, Math.max(c.maxWidth, textWidth(head[k]!))) : natural;
     return { width, cut: isCut(c), min: Math.min(width, Math.max(textWidth(head[k]!), NAME_FLOOR)) };
   });
 }

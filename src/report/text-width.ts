@@ -81,19 +81,16 @@ function units(s: string): { text: string; width: number }[] {
 
 /**
  * `s` cut in the middle to at most `width` columns, `…` where the cut is: the head and the tail
- * kept (the tail gets the extra column: where kernel names differ, most often). `s` itself when it
- * fits, or when `width` is too small for a cut to leave anything on both sides (below 5).
+ * kept (the tail gets the extra column: where kernel names differ, most often; `headWidth` moves
+ * the cut). `s` itself when it fits, or when `width` is too small for a cut to leave anything on
+ * both sides (below 5).
  */
-export function cutMiddle(s: string, width: number): string {
+export function cutMiddle(s: string, width: number, headWidth = Math.floor((width - 1) / 2)): string {
   if (width < 5 || textWidth(s) <= width) return s;
-  if (SIMPLE.test(s)) {
-    const head = Math.floor((width - 1) / 2);
-    const tail = width - 1 - head;
-    return `${s.slice(0, head)}…${s.slice(s.length - tail)}`;
-  }
+  const headRoom = Math.max(1, Math.min(width - 2, headWidth));
+  if (SIMPLE.test(s)) return `${s.slice(0, headRoom)}…${s.slice(s.length - (width - 1 - headRoom))}`;
   const u = units(s);
   const room = width - 1;
-  const headRoom = Math.floor(room / 2);
   let head = '';
   let used = 0;
   let i = 0;
@@ -108,6 +105,43 @@ export function cutMiddle(s: string, width: number): string {
     tailUsed += u[j]!.width;
   }
   return `${head}…${tail}`;
+}
+
+/**
+ * A column's names cut to `width` columns so that names that differ stay apart where a cut can
+ * keep them apart: each cut in the middle (cutMiddle), and where some then read the same (they
+ * differ in the middle: `…<BinaryFunctor, MulFunctor>` and `…<AUnaryFunctor, MulFunctor>`), those
+ * alone cut at the place nearest the middle that tells the most of them apart.
+ */
+export function cutApart(values: readonly string[], width: number): string[] {
+  const middle = Math.floor((width - 1) / 2);
+  const groups = new Map<string, string[]>();
+  for (const v of new Set(values)) {
+    if (textWidth(v) <= width) continue;
+    const c = cutMiddle(v, width, middle);
+    const g = groups.get(c);
+    if (g) g.push(v);
+    else groups.set(c, [v]);
+  }
+  const moved = new Map<string, string>();
+  for (const names of groups.values()) {
+    if (names.length < 2) continue;
+    const apart = (head: number) => new Set(names.map((v) => cutMiddle(v, width, head))).size;
+    let best = middle;
+    let count = 1;
+    for (let d = 1; count < names.length && d < width; d++) {
+      for (const head of [middle + d, middle - d]) {
+        if (head < 1 || head > width - 2) continue;
+        const n = apart(head);
+        if (n > count) {
+          best = head;
+          count = n;
+        }
+      }
+    }
+    for (const v of names) moved.set(v, cutMiddle(v, width, best));
+  }
+  return values.map((v) => moved.get(v) ?? cutMiddle(v, width, middle));
 }
 
 /**

@@ -87,7 +87,10 @@ export function gpuByThread(m: TraceModel, inst: ScopeInstance): { thread: strin
     const t = m.host.thread[h]!;
     by.set(t, (by.get(t) ?? 0) + m.gpu.durNs[g]!);
   }
-  return [...by].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([t, gpuNs]) => ({ thread: shortThread(threadLabel(m, t)), gpuNs }));
+  const rows = [...by].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([t, gpuNs]) => ({ label: threadLabel(m, t), gpuNs }));
+  // A thread by its name alone (`pt_autograd_0`), but by its whole label where two share a name.
+  const short = rows.map((r) => shortThread(r.label));
+  return rows.map((r, i) => ({ thread: short.indexOf(short[i]!) !== short.lastIndexOf(short[i]!) ? r.label : short[i]!, gpuNs: r.gpuNs }));
 }
 
 /** `thread 1098 (pt_autograd_0)` → `pt_autograd_0`: the name a person knows the thread by. */
