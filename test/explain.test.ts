@@ -354,7 +354,7 @@ describe('explain: a sentence only where its condition holds', () => {
     expect(lnBwd.length).toBeGreaterThan(0);
     const e = await explain('gpt2_train_compile');
     expect(sentences(e, 'bias.separate-add')).toEqual([]);
-    expect(sentences(e, 'next.bias-epilogue')).toEqual([]);
+    expect(sentences(e, 'action.bias-epilogue')).toEqual([]);
     // Its forward Linears are addmm with the bias in the nvjet kernel's epilogue (raw: each addmm's kernel says _bias_).
     const addmm = ops.filter((x) => x.name === 'aten::addmm');
     const kernelsOf = (x: RawEvent) => raw.filter((k) => k.cat === 'kernel' && k.args!['External id'] === x.args!['External id']);

@@ -85,7 +85,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
   const rows: string[][] = [];
   for (const a of d.perAnnotation) rows.push(...annotationRows(a));
   out.push(renderTable(
-    [{ header: 'Scope', maxWidth: 40 }, { header: 'Metric' }, { header: 'A', align: 'right' }, { header: 'A spread', align: 'right' }, { header: 'B', align: 'right' }, { header: 'B spread', align: 'right' }, { header: 'Δ', align: 'right' }, { header: 'Δ %', align: 'right' }],
+    [{ header: 'Scope', maxWidth: 40 }, { header: 'Metric', key: true }, { header: 'A', align: 'right' }, { header: 'A spread', align: 'right' }, { header: 'B', align: 'right' }, { header: 'B spread', align: 'right' }, { header: 'Δ', align: 'right' }, { header: 'Δ %', align: 'right' }],
     rows,
     opts,
   ));

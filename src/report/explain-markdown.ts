@@ -191,13 +191,15 @@ function markdownWords(text: string): string[] {
 /**
  * A word holding a code span (a name) wider than `room` columns, with the span's text cut in the
  * middle so that the word fits (text-width.ts cutMiddle: the text inside a span is inert already,
- * and a shorter text holds no longer run of backticks than its fence); other words as they are.
+ * and a shorter text holds no longer run of backticks than its fence); other words, and a span
+ * holding a `kinetoscope …` command, as they are.
  */
 function fitWord(word: string, room: number): string {
   const over = textWidth(word) - room;
   if (over <= 0) return word;
   const open = /`+/.exec(word);
-  if (!open) return word;
+  // (a command is never cut: it is there to be run)
+  if (!open || word.startsWith('kinetoscope ', open.index + open[0].length)) return word;
   const fence = open[0];
   const from = open.index + fence.length;
   const to = word.lastIndexOf(fence);
@@ -225,6 +227,8 @@ export function renderExplainMarkdown(e: Explanation, opts: ExplainMarkdownOptio
   const quote = (p: string) => (/^[\w./+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
   const command = (more: string) => {
     let c = more;
+    // `explain TRACE`'s own command names the --vs traces too
+    if (c.startsWith('kinetoscope explain TRACE') && opts.vsPaths?.length) c = c.replace('TRACE', `TRACE${opts.vsPaths.map((p) => ` --vs ${quote(p)}`).join('')}`);
     if (opts.tracePath !== undefined) c = c.replace('TRACE', quote(opts.tracePath));
     if (opts.vsPaths?.[0] !== undefined) c = c.replace('OTHER', quote(opts.vsPaths[0]));
     return markdownCode(c);

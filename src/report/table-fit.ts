@@ -58,27 +58,32 @@ function shrink(cols: readonly FitColumn[], ids: readonly number[], f: FitFrame,
   return at(lo);
 }
 
-/** The blocks `cols` are shown in to fit `width` (one block when they fit, cut or not). */
-export function fitColumns(cols: readonly FitColumn[], f: FitFrame, width: number): FitBlock[] {
+/**
+ * The blocks `cols` are shown in to fit `width` (one block when they fit, cut or not); a folded
+ * table repeats its first `keys` columns (the row's name, and a second one that names the row
+ * within it: `diff`'s Metric) in every block.
+ */
+export function fitColumns(cols: readonly FitColumn[], f: FitFrame, width: number, keys = 1): FitBlock[] {
   const all = cols.map((_, k) => k);
   const one = shrink(cols, all, f, width);
-  if (one || cols.length <= 1) return [{ columns: all, widths: one ?? cols.map((c) => (c.cut ? c.min : c.width)) }];
+  const nKeys = Math.max(1, Math.min(keys, cols.length - 1));
+  if (one || cols.length <= nKeys) return [{ columns: all, widths: one ?? cols.map((c) => (c.cut ? c.min : c.width)) }];
   // Folded: the first column in every block at one width, its share of the line when it is a name
-  // (not less: the name is what the blocks are read by).
+  // (not less: the name is what the blocks are read by); the other keys as they are.
   const key = cols[0]!;
   const keyWidth = key.cut ? Math.max(key.min, Math.min(key.width, Math.floor(width * KEY_SHARE))) : key.width;
-  const keyCol: FitColumn = { width: keyWidth, cut: false, min: keyWidth };
-  const withKey = [keyCol, ...cols.slice(1)];
+  const withKey = [{ width: keyWidth, cut: false, min: keyWidth }, ...cols.slice(1)];
+  const keyIds = all.slice(0, nKeys);
   const blocks: number[][] = [];
-  let current: number[] = [0];
-  for (let k = 1; k < cols.length; k++) {
+  let current: number[] = [...keyIds];
+  for (let k = nKeys; k < cols.length; k++) {
     const tryBlock = [...current, k];
-    if (current.length === 1 || shrink(withKey, tryBlock, f, width)) current = tryBlock;
+    // A block of the keys and one column that does not fit stays (it overflows): nothing narrower exists.
+    if (current.length === nKeys || shrink(withKey, tryBlock, f, width)) current = tryBlock;
     else {
       blocks.push(current);
-      current = [0, k];
+      current = [...keyIds, k];
     }
-    // A block of the key and one column that does not fit stays (it overflows): nothing narrower exists.
   }
   blocks.push(current);
   return blocks.map((ids) => ({ columns: ids, widths: shrink(withKey, ids, f, width) ?? ids.map((k) => (withKey[k]!.cut ? withKey[k]!.min : withKey[k]!.width)) }));

@@ -22,6 +22,11 @@ export interface ColumnSpec {
   /** A name column without a cap of its own: cut only where the table must fit its width. */
   readonly cut?: boolean;
   /**
+   * Repeated in every block of a folded table, beside the first column (which always is): a
+   * leading column that names the row with it (`diff`'s Metric beside its Scope).
+   */
+  readonly key?: boolean;
+  /**
    * The column's cells are kinetoscope's own words, coloured by the view (a verdict): drawn as
    * given. Every other cell may hold trace text and is made inert first.
    */
@@ -65,7 +70,9 @@ export function renderTable(columns: readonly ColumnSpec[], rows: readonly (read
   const cells = rows.map((r) => r.map((raw, k) => (!columns[k]?.ownText ? inertText(raw) : opts.wide || !columns[k]!.maxWidth ? raw : cutMiddle(raw, columns[k]!.maxWidth!))));
   const aligns = columns.map((c) => c.align ?? 'left');
   if (opts.wide) return draw(head, cells, aligns);
-  const blocks = fitColumns(fitSpecs(columns, head, cells), { sep: 2, edge: 0 }, opts.width ?? DEFAULT_TEXT_WIDTH);
+  let keys = 1;
+  while (keys < columns.length && columns[keys]!.key) keys++;
+  const blocks = fitColumns(fitSpecs(columns, head, cells), { sep: 2, edge: 0 }, opts.width ?? DEFAULT_TEXT_WIDTH, keys);
   if (blocks.length === 1 && blocks[0]!.widths.every((w, k) => !isCut(columns[k]) || w >= columnWidth(head, cells, k))) return draw(head, cells, aligns);
   return blocks
     .map((b) => {
