@@ -149,25 +149,6 @@ describe('the action rules: time at stake per step from the raw events, and sile
     expect(actionsOf(await explainOf(h200Trace('relu_mlp')), 'pad-gemm')).toEqual([]);
   });
 
-  it('item-syncs: the GPU idle from each .item() sync to the next GPU activity, the reaches merged, per step (sync_loop); silent without one (linear)', async () => {
-    const r = raw(h200Trace('sync_loop'));
-    const items = r.events.filter((e) => e.cat === 'cpu_op' && (e.name === 'aten::item' || e.name === 'aten::_local_scalar_dense'));
-    // The blocking calls inside them (on the op's thread, inside its span), inside a step.
-    const syncs = r.events.filter(
-      (e) =>
-        API.has(e.cat ?? '') &&
-        BLOCKING.test(e.name) || (API.has(e.cat ?? '') && /Memcpy/.test(e.name) && r.gpu.some((g) => r.launcher(g) === e && /DtoH.*Pageable/.test(g.name))),
-    ).filter((e) => items.some((o) => o.tid === e.tid && ns(e.ts) >= ns(o.ts) && ns(e.ts) < ns(o.ts) + ns(o.dur)) && r.steps.some((s) => ns(e.ts) >= s.lo && ns(e.ts) < s.hi));
-    const starts = r.gpu.map((g) => ns(g.ts)).sort((a, b) => a - b);
-    const reach = union(syncs.map((e) => [ns(e.ts), starts.find((s) => s >= ns(e.ts) + ns(e.dur)) ?? ns(e.ts)]));
-    const busy = busyOf(r);
-    const idleNs = reach.reduce((t, [s, e]) => t + (e - s) - inside(busy, s, e), 0);
-    const [a] = actionsOf(await explainOf(h200Trace('sync_loop')), 'item-syncs');
-    expect(a!.sentence.numbers['count']).toBe(syncs.length);
-    expect(a!.atStakeUs).toBeCloseTo(idleNs / r.steps.length / 1000, 3);
-    expect(actionsOf(await explainOf(h200Trace('linear')), 'item-syncs')).toEqual([]);
-  });
-
   it('dataloader: the DataLoader time no GPU work and no runtime call covers, in the steps whose GPU waited mostly for it (dataloader_train); silent without a DataLoader (tiny_ops)', async () => {
     const r = raw(h200Trace('dataloader_train'));
     const busy = busyOf(r);

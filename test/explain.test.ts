@@ -478,11 +478,12 @@ describe('explain: a sentence only where its condition holds', () => {
 
   it('.item() advice only where a sync sits under aten::item / _local_scalar_dense (sync_loop)', async () => {
     const e = await explain('sync_loop');
-    const s = one(e, 'action.item-syncs');
+    const s = one(e, 'action.host-sync.item');
     const raw = rawTrace('sync_loop').events;
     const items = raw.filter((x) => x.name === 'aten::_local_scalar_dense');
-    expect(num(s, 'count')).toBe(items.length);
-    expect(sentences(await explain('linear'), 'action.item-syncs')).toEqual([]);
+    const steps = raw.filter((x) => x.name.startsWith('ProfilerStep#')).length;
+    expect(num(s, 'callsPerStep')).toBe(items.length / steps);
+    expect(sentences(await explain('linear'), 'action.host-sync.item')).toEqual([]);
   });
 
   it('comparison and conclusions only with --vs', async () => {

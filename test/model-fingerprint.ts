@@ -19,6 +19,7 @@ export function modelFingerprint(m: TraceModel) {
     syncs: m.syncs.map((s) => ({ ...s, args: JSON.stringify(s.args) })),
     counters: m.counters,
     backwardSequences: m.backwardSequences,
+    sequencedOps: Array.from(m.sequencedOps),
     diagnostics: m.diagnostics,
     traceStartNs: m.traceStartNs,
     traceEndNs: m.traceEndNs,

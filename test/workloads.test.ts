@@ -20,6 +20,8 @@ import { parityProblems } from './oracle-parity.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKLOADS = join(ROOT, 'workloads');
 const CAPTURES = join(ROOT, 'test/fixtures/traces/h200-workloads');
+/** The wave-3 captures' folder (capture_wave3.sh writes it; not captured yet: workloads/README.md). */
+const WAVE3_FOLDER = 'h100-torch2.11';
 
 /**
  * The interpreter `python3` runs, asked once: a version manager's shim (pyenv's is a shell
@@ -91,20 +93,30 @@ function runPython(runs: string[][], prelude: string[] = []): ScriptRun[] {
   return JSON.parse(r.stdout) as ScriptRun[];
 }
 
-const COMMON_FLAGS = ['--compile', '--compile-mode', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active', '--profile-memory', '--with-stack', '--activities', '--with-flops'];
+const COMMON_FLAGS = ['--compile', '--compile-mode', '--dtype', '--out', '--no-grad', '--name', '--warmup', '--active', '--profile-memory', '--with-stack', '--activities', '--with-flops', '--execution-trace'];
 const SCRIPTS: Record<string, string[]> = {
   'matmul_add.py': ['--batch', '--in_dim', '--out_dim'],
   'linear.py': ['--batch', '--in_dim', '--out_dim'],
   'simple_mlp.py': ['--mlp', '--batch', '--seq', '--dim', '--hidden'],
   'kernels_mlp.py': ['--batch', '--seq', '--dim', '--hidden'],
   'cnn_train.py': ['--batch', '--size', '--channels'],
-  'attention.py': ['--batch', '--seq', '--heads', '--kv-heads', '--head-dim', '--backend', '--not-causal'],
+  'attention.py': ['--batch', '--seq', '--heads', '--kv-heads', '--head-dim', '--backend', '--not-causal', '--float-mask'],
   'scaled_mm.py': ['--m', '--k', '--n'],
   'mlp_train.py': ['--batch', '--seq', '--dim', '--hidden'],
-  'gpt2_train.py': ['--layers', '--batch', '--seq'],
+  'gpt2_train.py': ['--layers', '--batch', '--seq', '--checkpointing', '--grad-scaler'],
   'llm_decode.py': ['--layers', '--dim', '--heads', '--kv-heads', '--batch', '--prompt-tokens', '--new-tokens'],
   'lstm_train.py': ['--batch', '--seq', '--dim', '--hidden'],
   'dataloader_train.py': ['--batch', '--size', '--workers'],
+  'bert_train.py': ['--layers', '--dim', '--heads', '--batch', '--seq', '--pad'],
+  'llama_train.py': ['--layers', '--dim', '--heads', '--kv-heads', '--vocab', '--batch', '--seq'],
+  'moe_train.py': ['--experts', '--layers', '--dim', '--hidden', '--heads', '--kv-heads', '--num-experts', '--top-k', '--vocab', '--batch', '--seq'],
+  'resnet18_train.py': ['--batch', '--size', '--channels-last'],
+  'gpt2_infer.py': ['--layers', '--batch', '--seq'],
+  'graph_break.py': ['--batch', '--seq', '--dim', '--hidden'],
+};
+/** The scripts that read captures rather than make them: their own flags. */
+const TOOL_SCRIPTS: Record<string, string[]> = {
+  'shape_oracle.py': ['--traces', '--out', '--verbose'],
 };
 /** The multi-process scripts: their own flags (no --dtype/--compile of the single-process ones). */
 const RANK_SCRIPTS: Record<string, string[]> = {
@@ -115,6 +127,7 @@ const RANK_SCRIPTS: Record<string, string[]> = {
 /** The runs the tests below make, for runScript's one Python process. */
 const PLANNED_RUNS = (): string[][] => [
   ...Object.keys(RANK_SCRIPTS).map((s) => [s, '--help']),
+  ...Object.keys(TOOL_SCRIPTS).map((s) => [s, '--help']),
   ...Object.keys(SCRIPTS).flatMap((s) => [
     [s, '--help'],
     [s, '--dtype', 'fp8'],
@@ -130,7 +143,7 @@ const PLANNED_RUNS = (): string[][] => [
  * stem is cnn_train_fp16: capture_beyond.sh reported those two captures FAILED, and the fixtures'
  * README says they were renamed by hand.)
  */
-const CAPTURE_SCRIPTS = ['capture_all.sh', 'capture_beyond.sh', 'capture_more.sh'];
+const CAPTURE_SCRIPTS = ['capture_all.sh', 'capture_beyond.sh', 'capture_more.sh', 'capture_wave3.sh'];
 
 /** The commands of a capture script: `run SCRIPT FLAGS` lines (capture_all.sh) or `"NAME|SCRIPT FLAGS"` entries. */
 function captureEntries(file: string): { name?: string; argv: string[] }[] {
@@ -158,7 +171,7 @@ function stemsOf(commands: string[][]): ScriptRun[] {
 describe.skipIf(!HAS_PYTHON)('workload scripts parse and explain their flags without torch', () => {
   it('every script in workloads/ is covered here', () => {
     const scripts = readdirSync(WORKLOADS).filter((f) => f.endsWith('.py') && !f.startsWith('_'));
-    expect(scripts.sort()).toEqual([...Object.keys(SCRIPTS), ...Object.keys(RANK_SCRIPTS)].sort());
+    expect(scripts.sort()).toEqual([...Object.keys(SCRIPTS), ...Object.keys(RANK_SCRIPTS), ...Object.keys(TOOL_SCRIPTS)].sort());
     const shell = readdirSync(WORKLOADS).filter((f) => f.endsWith('.sh') && !f.startsWith('_'));
     expect(shell.sort()).toEqual([...CAPTURE_SCRIPTS].sort());
   });
@@ -184,6 +197,26 @@ describe.skipIf(!HAS_PYTHON)('workload scripts parse and explain their flags wit
     expect(names.sort()).toEqual(['dataloader_train', 'linear_cpu', 'llm_decode', 'llm_decode_compile', 'lstm_train', 'mlp_train_cuda_only', 'relu_mlp_fp32']);
     for (const n of names) expect(existsSync(join(ROOT, 'test/fixtures/traces/h200-torch2.11', `${n}.pt.trace.json.gz`))).toBe(true);
   });
+
+  it.skipIf(!existsSync(join(ROOT, 'test/fixtures/traces', WAVE3_FOLDER)))('capture_wave3.sh: its entries are the wave-3 captures, each with an execution trace where it asks for one', () => {
+    const entries = captureEntries('capture_wave3.sh');
+    const names = entries.map((e) => e.name!);
+    const folder = join(ROOT, 'test/fixtures/traces', WAVE3_FOLDER);
+    const captured = readdirSync(folder).filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => f.replace('.pt.trace.json.gz', ''));
+    expect(names.slice().sort()).toEqual(captured.sort());
+    for (const e of entries) {
+      expect(existsSync(join(folder, `${e.name}.et.json.gz`)), e.name).toBe(e.argv.includes('--execution-trace'));
+    }
+  });
+
+  for (const [script, flags] of Object.entries(TOOL_SCRIPTS)) {
+    it(`${script} --help, without torch`, () => {
+      const r = runScript(script, ['--help']);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      for (const flag of flags) expect(r.stdout).toMatch(new RegExp(`^\\s+${flag}\\b`, 'm'));
+    });
+  }
 
   for (const [script, flags] of Object.entries(RANK_SCRIPTS)) {
     it(`${script} --help, without torch`, () => {

@@ -6,7 +6,8 @@ The article's profiler settings: `schedule(wait=1, warmup=1, active=3)` (so the 
 `--compile`, compilation) happens before the profiler starts, so no compile time lands in the
 trace. Beside each trace goes torch's own view of the same run, the oracle that kinetoscope's
 tests compare against: `key_averages` and every profiler event with the kernels torch
-attributed to it (the format of the H200 captures in test/fixtures/traces/).
+attributed to it (the format of the H200 captures in test/fixtures/traces/). With
+`--execution-trace`, torch's execution trace of the same profiled steps goes beside them too.
 
 torch is imported only once a capture starts: `--help` works on a machine without torch.
 """
@@ -18,6 +19,7 @@ import gzip
 import json
 import os
 import shlex
+import shutil
 import sys
 import time
 from typing import Any, Callable
@@ -38,6 +40,9 @@ writes, in OUT:
   NAME.oracle.json.gz     torch's key_averages and every event with the kernels torch
                           attributed to it (what kinetoscope's tests compare against)
   NAME.table.txt          torch's printed key_averages().table(), also printed here
+  NAME.et.json.gz         with --execution-trace: torch's execution trace of the same profiled
+                          steps (every op's input and output tensor ids, shapes and types; its
+                          nodes' rf_id equal the trace's 'Record function id')
 """
 
 
@@ -84,6 +89,11 @@ def make_parser(prog: str, description: str, examples: str) -> argparse.Argument
                       help="the profiler's activities: cpu,cuda (default); cuda alone (kernels, copies and the "
                       "runtime/driver calls that launched them, no cpu_op and no annotation); or cpu alone")
     prof.add_argument("--with-flops", action="store_true", help="with_flops=True: torch's FLOP estimates in args")
+    prof.add_argument("--execution-trace", action="store_true",
+                      help="also record torch's execution trace (torch.profiler.ExecutionTraceObserver) over the "
+                      "same profiled steps, as NAME.et.json.gz: each op's input and output tensor ids, shapes "
+                      "and types, matched to the trace's ops by rf_id = 'Record function id' (adds _et to the "
+                      "default name)")
     return parser
 
 
@@ -94,6 +104,7 @@ def default_stem(base: str, args: argparse.Namespace) -> str:
     stem = base + ("_compile" + MODE_SUFFIX[args.compile_mode] if args.compile else "")
     stem += "_nograd" if args.no_grad else ""
     stem += "" if args.dtype == "bf16" else "_" + args.dtype
+    stem += "_et" if getattr(args, "execution_trace", False) else ""
     return stem
 
 
@@ -216,6 +227,7 @@ def capture(
     trace_path = trace_json + ".gz"
     oracle_path = os.path.join(args.out, f"{stem}.oracle.json.gz")
     table_path = os.path.join(args.out, f"{stem}.table.txt")
+    et_json = os.path.join(args.out, f"{stem}.et.json")
 
     def sync() -> None:
         if on_cuda:
@@ -240,6 +252,13 @@ def capture(
             forward(*inputs)
         sync()
         print(f"warm-up: {args.warmup} iterations in {time.perf_counter() - t0:.1f} s", flush=True)
+        # The observer starts and stops with the profiler's recording (the schedule's active
+        # steps), so the two files cover the same steps; registering it makes every
+        # record_function carry an id (the trace's 'Record function id', 0 without it).
+        et = None
+        if args.execution_trace:
+            from torch.profiler import ExecutionTraceObserver
+            et = ExecutionTraceObserver().register_callback(et_json)
         with profile(
             activities=activities,
             schedule=schedule(wait=1, warmup=1, active=args.active, repeat=1),
@@ -248,6 +267,7 @@ def capture(
             profile_memory=args.profile_memory,
             with_stack=args.with_stack,
             with_flops=args.with_flops,
+            execution_trace_observer=et,
         ) as prof:
             for _ in range(args.active + 2):
                 with record_function(annotation):
@@ -263,9 +283,18 @@ def capture(
     table = prof.key_averages().table(sort_by=sort_by, row_limit=40)
     with open(table_path, "w") as f:
         f.write(table)
+    if et is not None:
+        et.unregister_callback()  # (profile's exit already did: this is a no-op then) the file is complete
+        with open(et_json, "rb") as f:
+            _gzip_to(et_json + ".gz", f.read())
+        os.remove(et_json)
+        # the observer copies Inductor's generated kernel sources beside the file: not part of the capture
+        shutil.rmtree(os.path.join(args.out, f"{stem}.et_resources"), ignore_errors=True)
     print(table)
     print(f"trace:   {trace_path}")
     print(f"oracle:  {oracle_path}  (torch's key_averages and per-event kernels)")
     print(f"table:   {table_path}")
+    if et is not None:
+        print(f"et:      {et_json}.gz  (torch's execution trace of the same steps)")
     print(f"read it: npx kinetoscope summary {shlex.quote(trace_path)}")
     return trace_path

@@ -30,7 +30,7 @@ export interface CommonOptions {
  * when a field changes meaning or goes away (a breaking change, noted in CHANGELOG.md); a field
  * added keeps it. The documents' schemas are in schema/ (`kinetoscope schema COMMAND`).
  */
-export const JSON_SCHEMA_VERSION = 1;
+export const JSON_SCHEMA_VERSION = 2;
 
 export const EXIT_OK = 0;
 export const EXIT_CHECK_FAILED = 1;

@@ -480,6 +480,7 @@ class Builder implements ModelBuilder {
       syncs,
       counters: this.counters.finalize(origin),
       backwardSequences: host.backwardSequences,
+      sequencedOps: host.sequencedOps,
       threads: threads.threads,
       processes: metaData.processes,
       devices,

@@ -252,6 +252,14 @@ export interface TraceModel {
   readonly counters: readonly CounterSeries[];
   /** Backward nodes with a Sequence number, in host-table order. */
   readonly backwardSequences: readonly BackwardSequence[];
+  /**
+   * The other cpu_ops that carry a `Sequence number`, in host-table order: torch records one where
+   * grad mode was on as the op ran — a forward op building the autograd graph, and a backward
+   * node's own op (`NativeDropoutBackward0`) — and none for the ops a backward formula runs. A
+   * forward op inside backward (activation checkpointing's recompute) carries one
+   * (analyses/host/recompute.ts).
+   */
+  readonly sequencedOps: Int32Array;
   readonly threads: readonly ThreadInfo[];
   readonly processes: readonly ProcessInfo[];
   readonly devices: readonly DeviceProperties[];

@@ -102,7 +102,7 @@ function renderWhatIf(r: CriticalPathResult, w: WhatIfResult, opts: RenderOption
 }
 
 function segmentJson(s: PathSegment) {
-  return { bound: s.bound.replace(/Us$/, ''), startUs: roundUs(s.startUs), durUs: roundUs(s.durUs), where: s.where, edges: s.edges, events: s.events.map((e) => ({ name: e.name, gpu: e.gpu, durUs: roundUs(e.durUs), count: e.count })) };
+  return { bound: s.bound.replace(/Us$/, ''), startUs: roundUs(s.startUs), durUs: roundUs(s.durUs), where: s.where, edges: s.edges, events: s.events.map((e) => ({ name: e.name, gpu: e.gpu, durUs: roundUs(e.durUs), count: e.count, ...(e.recomputed ? { recomputed: true } : {}) })) };
 }
 
 function boundsJson(b: Bounds) {

@@ -119,7 +119,7 @@ export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {
   if (a.syncsByCause.length) {
     out.push(
       `Host synchronizations: ${formatInt(t.hostSyncs)} blocking the host for ${formatUs(t.hostBlockedUs)}` +
-        ' (GPU busy = part of the wait during which the GPU was running something):',
+        ' (GPU busy = part of the wait during which the GPU was running something; GPU idle after = from each sync to the first GPU work after it, less GPU work between: the idle it caused):',
     );
     out.push(
       renderTable(
@@ -130,7 +130,9 @@ export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {
           { header: 'Count', align: 'right' },
           { header: 'Host blocked', align: 'right' },
           { header: 'GPU busy', align: 'right' },
+          { header: 'GPU idle after', align: 'right' },
           { header: 'Longest', align: 'right' },
+          { header: 'Whose', maxWidth: 40 },
         ],
         a.syncsByCause.slice(0, limit).map((s) => [
           s.api,
@@ -139,7 +141,9 @@ export function renderLaunches(a: LaunchAnatomy, opts: LaunchesRenderOptions = {
           formatInt(s.count),
           formatUs(s.blockedUs),
           formatUs(s.gpuBusyDuringUs),
+          s.kind === 'stream-wait' ? '—' : formatUs(s.gpuIdleAfterUs),
           formatUs(s.maxUs),
+          s.caller ? `${s.caller.name}${s.caller.strength === 'likely' ? ' (likely)' : ''}` : '—',
         ]),
         opts,
       ) + more(a.syncsByCause.length),
@@ -252,7 +256,7 @@ export function launchesJson(a: LaunchAnatomy) {
       meanLaunchUs: us(p.meanLaunchUs),
     })),
     syncs: {
-      byCause: a.syncsByCause.map((s) => ({ ...s, blockedUs: us(s.blockedUs), gpuBusyDuringUs: us(s.gpuBusyDuringUs), maxUs: us(s.maxUs) })),
+      byCause: a.syncsByCause.map((s) => ({ ...s, blockedUs: us(s.blockedUs), gpuBusyDuringUs: us(s.gpuBusyDuringUs), gpuIdleAfterUs: us(s.gpuIdleAfterUs), maxUs: us(s.maxUs) })),
       events: a.syncs.map((s) => ({
         api: s.api,
         kind: s.kind,
@@ -263,6 +267,8 @@ export function launchesJson(a: LaunchAnatomy) {
         topOp: s.topOp ?? null,
         item: s.item,
         afterDtoH: s.afterDtoH,
+        gpuIdleAfterUs: us(s.gpuIdleAfterUs),
+        ...(s.caller ? { caller: s.caller } : {}),
       })),
     },
     outliers: {

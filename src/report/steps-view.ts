@@ -2,6 +2,8 @@
 import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/steps/step-breakdown.js';
 import { BREAKDOWN_KEYS } from '../analyses/steps/step-breakdown.js';
 import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
+import type { StepSyncs } from '../analyses/host/step-syncs.js';
+import type { Recompute } from '../analyses/host/recompute.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -229,5 +231,93 @@ export function stepsJson(a: StepAnalysis) {
         : null,
     },
     outliers: a.outliers.map((o) => ({ name: o.name, durUs: us(o.durUs), medianUs: us(o.medianUs), ratio: ratio(o.ratio) })),
+  };
+}
+
+/** The host syncs of each step and the GPU idle they cause, with what waited and whose call it was (host/step-syncs.ts); empty when no sync blocks the host. */
+export function renderStepSyncs(ss: StepSyncs, opts: RenderOptions = {}): string {
+  if (!ss.steps.length) return '';
+  const rows = renderTable(
+    [
+      { header: 'Step', maxWidth: 40 },
+      { header: 'Syncs', align: 'right' },
+      { header: 'Host blocked', align: 'right' },
+      { header: 'GPU busy meanwhile', align: 'right' },
+      { header: 'GPU idle caused', align: 'right' },
+      { header: 'of step', align: 'right' },
+    ],
+    ss.steps.map((r) => [r.step, formatInt(r.syncs), formatUs(r.blockedUs), formatUs(r.gpuBusyDuringUs), formatUs(r.gpuIdleUs), pct(r.stepUs > 0 ? r.gpuIdleUs / r.stepUs : 0)]),
+    opts,
+  );
+  const groups = renderTable(
+    [
+      { header: 'What waited', maxWidth: 50 },
+      { header: 'Whose', maxWidth: 40 },
+      { header: 'Calls/step', align: 'right' },
+      { header: 'Blocked/step', align: 'right' },
+      { header: 'GPU idle/step', align: 'right' },
+    ],
+    ss.groups.map((g) => [
+      `${g.cause} (${g.api})`,
+      g.caller ? `${g.caller.name}${g.caller.strength === 'likely' ? ' (likely)' : ''}` : '—',
+      g.perStep.calls.toFixed(g.perStep.calls % 1 ? 2 : 0),
+      formatUs(g.perStep.blockedUs),
+      formatUs(g.perStep.gpuIdleUs),
+    ]),
+    opts,
+  );
+  return [
+    'Host synchronizations per step (GPU idle caused = from each sync to the first GPU work after it, less GPU work between; not the time the host was blocked):',
+    rows,
+    '',
+    'By what waited and whose call it was, per step (mean over the steps):',
+    groups,
+  ].join('\n');
+}
+
+export function stepSyncsJson(ss: StepSyncs) {
+  return {
+    steps: ss.steps.map((r) => ({ ...r, stepUs: roundUs(r.stepUs), blockedUs: roundUs(r.blockedUs), gpuBusyDuringUs: roundUs(r.gpuBusyDuringUs), gpuIdleUs: roundUs(r.gpuIdleUs) })),
+    groups: ss.groups.map((g) => ({
+      ...g,
+      perStep: { calls: g.perStep.calls, blockedUs: roundUs(g.perStep.blockedUs), gpuBusyDuringUs: roundUs(g.perStep.gpuBusyDuringUs), gpuIdleUs: roundUs(g.perStep.gpuIdleUs) },
+    })),
+  };
+}
+
+/** The forward each step recomputes inside backward (host/recompute.ts); empty when none is. */
+export function renderRecompute(r: Recompute, opts: RenderOptions = {}): string {
+  if (!r.regions.length) return '';
+  const why =
+    r.evidence === 'checkpoint-frames'
+      ? 'activation checkpointing: torch/utils/checkpoint.py frames around it'
+      : r.evidence === 'checkpoint-node'
+        ? "activation checkpointing: the reentrant checkpoint's CheckpointFunctionBackward node"
+        : 'likely activation checkpointing: forward ops that record autograd sequence numbers, inside backward nodes';
+  const holders = [...new Set(r.regions.map((x) => x.holderName))];
+  const table = renderTable(
+    [
+      { header: 'Step', maxWidth: 40 },
+      { header: 'Regions', align: 'right' },
+      { header: 'Kernels', align: 'right' },
+      { header: 'Kernel time', align: 'right' },
+      { header: "of step's kernel time", align: 'right' },
+      { header: 'Host time', align: 'right' },
+    ],
+    r.steps.map((x) => [x.step, formatInt(x.regions), formatInt(x.kernels), formatUs(x.kernelUs), pct(x.share), formatUs(x.hostUs)]),
+    opts,
+  );
+  return [
+    `Recomputed forward (${why}), per step; each region is one checkpointed block's forward run again inside a backward node (${holders.map((h) => inertText(h)).join(', ')}):`,
+    table,
+  ].join('\n');
+}
+
+export function recomputeJson(r: Recompute) {
+  return {
+    ...(r.evidence ? { evidence: r.evidence, strength: r.strength } : {}),
+    perStep: { regions: r.perStep.regions, kernels: r.perStep.kernels, kernelUs: roundUs(r.perStep.kernelUs), hostUs: roundUs(r.perStep.hostUs), share: r.perStep.share },
+    steps: r.steps.map((x) => ({ ...x, stepUs: roundUs(x.stepUs), kernelUs: roundUs(x.kernelUs), hostUs: roundUs(x.hostUs), stepKernelUs: roundUs(x.stepKernelUs) })),
+    regions: r.regions.map((x) => ({ holder: x.holderName, ops: x.ops.length, startUs: roundUs(x.startNs / 1000), hostUs: roundUs((x.endNs - x.startNs) / 1000), kernels: x.kernels, kernelUs: roundUs(x.kernelNs / 1000), step: x.step })),
   };
 }

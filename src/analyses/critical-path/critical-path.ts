@@ -20,6 +20,7 @@ import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { buildCriticalPathGraph, EK, EDGE_KINDS, type CriticalPathGraph, type EdgeKind } from './critical-path-graph.js';
 import { CallFlag, runtimeCallFlags } from '../facts/runtime-calls.js';
 import { computeScopeInstances, type ScopeInstance } from '../host/scopes.js';
+import { computeRecompute, recomputeRegionOfHost } from '../host/recompute.js';
 import { regexHazard } from '../../core/safe-regex.js';
 
 export const BOUND_KEYS = ['cpuUs', 'kernelUs', 'launchUs', 'kernelGapUs', 'syncUs', 'unexplainedUs'] as const;
@@ -304,8 +305,13 @@ export interface PathSegment {
   readonly durUs: number;
   /** `thread 416` or `stream 7` (device 0), where the stretch ran. */
   readonly where: string;
-  /** The heaviest events of the stretch: ops (host) or kernels (GPU), with their time on the path. */
-  readonly events: readonly { readonly name: string; readonly gpu: boolean; readonly durUs: number; readonly count: number }[];
+  /**
+   * The heaviest events of the stretch: ops (host) or kernels (GPU), with their time on the path.
+   * Forward ops recomputed inside a backward node (host/recompute.ts) are one entry,
+   * `recomputed forward (in NativeDropoutBackward0)`, apart from the node's own time; that entry
+   * and the kernels they launched carry `recomputed`.
+   */
+  readonly events: readonly { readonly name: string; readonly gpu: boolean; readonly durUs: number; readonly count: number; readonly recomputed?: true }[];
   readonly edges: number;
 }
 
@@ -386,20 +392,22 @@ function readSegments(m: TraceModel, g: CriticalPathGraph, p: LongestPath, weigh
   // an event counted in segment j is stamped j + 1 at its start node
   const stamp = top.length > 0 ? new Int32Array(g.nodeCount) : new Int32Array(0);
   // a name's entry in a segment's list, + 1 (0: none yet): host name ids first, GPU ones after
-  // them; put back to 0 after each segment
-  const nameSlot = top.length > 0 ? new Int32Array(2 * m.strings.size) : new Int32Array(0);
+  // them, then the recomputed forward by its holder's name and the kernels it launched
+  // (RECOMPUTE_HOST, RECOMPUTE_GPU); put back to 0 after each segment
+  const nameSlot = top.length > 0 ? new Int32Array(4 * m.strings.size) : new Int32Array(0);
+  const recompute = top.length > 0 ? recomputeOnPath(m) : undefined;
   return top.map((j) => {
     const from = segs.from[j]!;
     const to = j + 1 < segs.from.length ? segs.from[j + 1]! : p.edges.length;
     // events by name (GPU names apart from host names), with their time and instances, in the
     // order their names first appear
     const acc: EventsByName[] = [];
-    eventsOn(m, g, p.edges, weights, from, to, j + 1, stamp, nameSlot, acc);
-    for (const x of acc) nameSlot[x.gpu ? m.strings.size + x.name : x.name] = 0;
+    eventsOn(m, g, p.edges, weights, from, to, j + 1, stamp, nameSlot, acc, recompute!);
+    for (const x of acc) nameSlot[x.key] = 0;
     const events = firstThree(
-      acc.map((x) => ({ name: m.strings.get(x.name), gpu: x.gpu, durNs: x.durNs, count: x.count })),
+      acc.map((x) => ({ name: x.recomputed && !x.gpu ? `recomputed forward (in ${m.strings.get(x.name)})` : m.strings.get(x.name), gpu: x.gpu, recomputed: x.recomputed, durNs: x.durNs, count: x.count })),
       (a, b) => b.durNs - a.durNs || compareText(a.name, b.name),
-    ).map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count }));
+    ).map((x) => ({ name: x.name, gpu: x.gpu, durUs: us(x.durNs), count: x.count, ...(x.recomputed ? { recomputed: true as const } : {}) }));
     const startNs = g.nodeTsNs[g.edgeSrc[p.edges[from]!]!]!;
     return { bound: BOUND_KEYS[segs.bound[j]!]!, where: placeName(m, segs.place[j]!), startUs: us(startNs - g.startNs), durUs: us(segs.ns[j]!), edges: to - from, events };
   });
@@ -487,10 +495,38 @@ function heaviest(segNs: readonly number[], limit: number): number[] {
 
 /** One name's events in a segment: their time on the path and how many. */
 interface EventsByName {
+  /** The event's name id; for the recomputed forward, its holder's. */
   readonly name: number;
+  /** Its slot in `nameSlot`. */
+  readonly key: number;
   readonly gpu: boolean;
+  readonly recomputed: boolean;
   durNs: number;
   count: number;
+}
+
+/** What the path reading needs of the recompute (host/recompute.ts): each host event's region, each region's holder and window. */
+interface RecomputeOnPath {
+  readonly regionOf: Int32Array;
+  readonly holder: Int32Array;
+  readonly startNs: Float64Array;
+  readonly endNs: Float64Array;
+  /** Its first recomputed op: an entry counts regions by their first op's node. */
+  readonly firstOp: Int32Array;
+  /** Region by holder host index. */
+  readonly byHolder: Map<number, number>;
+}
+
+function recomputeOnPath(m: TraceModel): RecomputeOnPath {
+  const regions = computeRecompute(m).regions;
+  return {
+    regionOf: regions.length ? recomputeRegionOfHost(m) : new Int32Array(0),
+    holder: Int32Array.from(regions, (r) => r.holder),
+    startNs: Float64Array.from(regions, (r) => r.startNs),
+    endNs: Float64Array.from(regions, (r) => r.endNs),
+    firstOp: Int32Array.from(regions, (r) => r.ops[0]!),
+    byHolder: new Map(regions.map((r, k) => [r.holder, k])),
+  };
 }
 
 /**
@@ -509,25 +545,40 @@ function eventsOn(
   stamp: Int32Array,
   nameSlot: Int32Array,
   acc: EventsByName[],
+  rc: RecomputeOnPath,
 ): void {
-  const gpuNames = m.strings.size;
+  const size = m.strings.size;
   for (let i = from; i < to; i++) {
     const e = edges[i]!;
     const w = weights[e]!;
     const ev = eventOf(g, e);
     if (ev === undefined || !(w > 0)) continue;
     const gpu = ev < 0;
-    const name = gpu ? m.gpu.name[-1 - ev]! : m.host.name[ev]!;
-    const key = gpu ? gpuNames + name : name;
+    let name = gpu ? m.gpu.name[-1 - ev]! : m.host.name[ev]!;
+    // The recomputed forward's time is its own entry, named by the backward node that holds it:
+    // its ops and what is nested in them, and the holder's own time inside the recompute's window.
+    let region = -1;
+    if (rc.holder.length) {
+      const h = gpu ? m.gpu.launcher[-1 - ev]! : ev;
+      if (h >= 0) region = rc.regionOf[h]!;
+      if (region < 0 && !gpu) {
+        const k = rc.byHolder.get(ev);
+        if (k !== undefined && g.nodeTsNs[g.edgeSrc[e]!]! >= rc.startNs[k]! && g.nodeTsNs[g.edgeDst[e]!]! <= rc.endNs[k]!) region = k;
+      }
+    }
+    const recomputed = region >= 0;
+    if (recomputed && !gpu) name = m.host.name[rc.holder[region]!]!;
+    const key = (recomputed ? 2 * size : 0) + (gpu ? size : 0) + name;
     let x: EventsByName;
     const at = nameSlot[key]!;
     if (at > 0) x = acc[at - 1]!;
     else {
-      x = { name, gpu, durNs: 0, count: 0 };
+      x = { name, key, gpu, recomputed, durNs: 0, count: 0 };
       nameSlot[key] = acc.push(x);
     }
     x.durNs += w;
-    const node = gpu ? g.gpuStart(-1 - ev) : g.hostStart(ev);
+    let node = gpu ? g.gpuStart(-1 - ev) : recomputed ? g.hostStart(rc.firstOp[region]!) : g.hostStart(ev);
+    if (node < 0) node = gpu ? g.gpuStart(-1 - ev) : g.hostStart(ev);
     if (stamp[node] !== mark) {
       stamp[node] = mark;
       x.count++;

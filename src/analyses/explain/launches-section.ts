@@ -75,14 +75,22 @@ export function launchesSection(c: TraceContext): ExplainSection | undefined {
       );
       continue;
     }
+    // Whose call, and the GPU idle it causes (host/sync-costs.ts): the blocked time alone overstates what the GPU lost.
+    const whose = s.caller ? ` (${s.caller.strength === 'likely' ? 'likely ' : ''}{caller}'s${s.caller.evidence === 'op-sequence' ? ': an `.item()` right after its `_amp_foreach_non_finite_check_and_unscale_`' : ', `{callerFrame}`'})` : '';
     sentences.push(
-      say('launches.sync', `{count|host synchronization} — \`{api}\`, {cause} — blocked the host for {blockedUs} in all, ${s.gpuBusyDuringUs > 0 ? 'while the GPU was busy for {gpuBusyDuringUs} of it' : 'with the GPU already idle'}.`, {
-        count: s.count,
-        api: s.api,
-        cause: s.cause,
-        blockedUs: s.blockedUs,
-        gpuBusyDuringUs: s.gpuBusyDuringUs,
-      }),
+      say(
+        'launches.sync',
+        `{count|host synchronization} — \`{api}\`, {cause}${whose} — blocked the host for {blockedUs} in all, ${s.gpuBusyDuringUs > 0 ? 'while the GPU was busy for {gpuBusyDuringUs} of it' : 'with the GPU already idle'}; the GPU idled {gpuIdleAfterUs} from the syncs to the next GPU work after them.`,
+        {
+          count: s.count,
+          api: s.api,
+          cause: s.cause,
+          blockedUs: s.blockedUs,
+          gpuBusyDuringUs: s.gpuBusyDuringUs,
+          gpuIdleAfterUs: s.gpuIdleAfterUs,
+          ...(s.caller ? { caller: s.caller.name, callerStrength: s.caller.strength, callerFrame: s.caller.frame ?? null } : {}),
+        },
+      ),
     );
   }
   return { id: 'launches', title: 'How the work is launched', readings: ['S5'], sentences, tables: [], more: 'kinetoscope launches TRACE' };

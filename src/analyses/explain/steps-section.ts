@@ -2,6 +2,7 @@
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { scopeStats } from '../compare/diff.js';
 import { computeScopeInstances, listAnnotations, type ScopeInstance } from '../host/scopes.js';
+import { computeRecompute } from '../host/recompute.js';
 import { findCuptiOverhead, findInflatingOptions, describeInflatingOptions } from '../host/profiler-options.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, mean, say } from './sentence.js';
@@ -111,6 +112,35 @@ export function stepsSection(c: TraceContext): ExplainSection {
             numbers,
           )
         : say('steps.annotation', `\`{name}\` ran {instances|time}${times}: ${span}; it launched no GPU work.`, numbers),
+    );
+  }
+  // Activation checkpointing: forward run again inside backward (host/recompute.ts), its cost per step and per region.
+  const rc = computeRecompute(m);
+  if (rc.regions.length) {
+    const regionsPerStep = rc.perStep.regions;
+    const why =
+      rc.evidence === 'checkpoint-frames'
+        ? 'activation checkpointing: `torch/utils/checkpoint.py` frames around it'
+        : rc.evidence === 'checkpoint-node'
+          ? "activation checkpointing: the reentrant checkpoint's `CheckpointFunctionBackward` node"
+          : 'likely activation checkpointing: the forward ops record autograd sequence numbers inside backward nodes';
+    sentences.push(
+      say(
+        'steps.recompute',
+        `Each step runs the forward of {regions|checkpointed region} again inside backward (${why}), in \`{holders}\`: {kernels|kernel} and {kernelUs} of kernel time per step ({share} of the step's kernel time), {hostUs} of host time; per region {regionKernels|kernel}, {regionKernelUs}. Per-step kernel counts and times include that forward twice.`,
+        {
+          regions: regionsPerStep,
+          holders: [...new Set(rc.regions.map((r) => r.holderName))],
+          kernels: rc.perStep.kernels,
+          kernelUs: rc.perStep.kernelUs,
+          share: rc.perStep.share,
+          hostUs: rc.perStep.hostUs,
+          regionKernels: regionsPerStep > 0 ? rc.perStep.kernels / regionsPerStep : 0,
+          regionKernelUs: regionsPerStep > 0 ? rc.perStep.kernelUs / regionsPerStep : 0,
+          evidence: rc.evidence ?? null,
+          strength: rc.strength ?? null,
+        },
+      ),
     );
   }
   // Every host time below is inflated when the profiler recorded stacks, memory or FLOPs.

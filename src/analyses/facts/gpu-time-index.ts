@@ -93,6 +93,9 @@ export function gpuBusyUnion(m: TraceModel): MergedIntervals {
   }
   return mergeUnion(starts, ends);
 }
+/** gpuBusyUnion, made once per model: the graph breaks and the syncs' GPU idle both read it. Shared, so read-only. */
+export const gpuBusyUnionOf = perModel(gpuBusyUnion);
+
 /**
  * Per host call, the part of it during which some GPU activity ran: `unionLengthInNs(
  * gpuBusyUnion(m), start, end)`, without the union. The activities that can overlap a call start

@@ -22,6 +22,11 @@
  * `profile_memory` or `with_flops` on, the profiler's own work inflates all of them
  * (profiler-options.ts); the finding PROFILER_OPTIONS_INFLATE_HOST_TIME says so.
  *
+ * The wait before the GPU gets work: from the cache lookup of a step's first compiled region to
+ * its first kernel launch (a memset or a copy is no launch); each region's own wait is listed
+ * too, a region nested in another (a graph break's resumed frame) counted once in their sum
+ * (compiled-regions.ts).
+ *
  * Which host events belong to a step: those that start in its window, on any thread (autograd
  * runs backward on its own); to an annotation instance: those nested inside it.
  *
@@ -34,23 +39,14 @@ import { GpuKind, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { decodeKernelName } from '../kernels/kernel-name.js';
 import { computeGraphRegions } from '../kernels/graph-regions.js';
 import { compareText } from '../../core/compare-text.js';
+import { launchedBy, launchIndexOf } from '../facts/launch-index.js';
+import { compiledRegionCalls, compilePreOpRole, lookupToFirstLaunchNs, lookupToFirstLaunchUnionNs, type CompiledRegionCall, type PreOpRole } from './compiled-regions.js';
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
+import { breakSyncs, computeGraphBreaks, HOST_ACTIVITIES, idlePairs, type GraphBreaks, type HostActivity } from './graph-breaks.js';
 import { wholeTraceWindow } from './scopes.js';
 import { formatDims, shortDtype, tensorArgs } from '../gemm/tensor-bytes.js';
 
-export type PreOpRole = 'region' | 'cache-lookup' | 'guards' | 'pregraph' | 'aot-wrapper' | 'compiled-function' | 'compiled-graph';
-
-/** The role of a compile pre-op by its name, or undefined for any other event. */
-export function compilePreOpRole(name: string): PreOpRole | undefined {
-  if (name.startsWith('Torch-Compiled Region: ')) return 'region';
-  if (name === 'TorchDynamo Cache Lookup') return 'cache-lookup';
-  if (/^## Call CompiledFxGraph .* ##$/.test(name)) return 'compiled-graph';
-  if (/guard/i.test(name)) return 'guards';
-  if (name === 'Pregraph bytecode') return 'pregraph';
-  if (name.startsWith('AOTDispatcher ')) return 'aot-wrapper';
-  if (name === 'CompiledFunction' || name === 'CompiledFunctionBackward') return 'compiled-function';
-  return undefined;
-}
+export { compilePreOpRole, type PreOpRole } from './compiled-regions.js';
 
 export interface PreOpRow {
   readonly name: string;
@@ -84,6 +80,23 @@ function replayRegions(m: TraceModel, acts: readonly number[]): { name: string; 
   return [...count].map(([name, kernels]) => ({ name, kernels })).sort((a, b) => b.kernels - a.kernels || compareText(a.name, b.name));
 }
 
+/** One call of a compiled region. */
+export interface RegionCallRow {
+  /** `1/0`: frame id / compile id. */
+  readonly name: string;
+  /** Start of its `Torch-Compiled Region` event, relative to the trace's time zero. */
+  readonly startUs: number;
+  readonly cpuUs: number;
+  /** The region it ran inside (the frame a graph break split runs the rest as a region nested in its own), absent at the top. */
+  readonly inside?: string;
+  /** From its cache lookup's start (else its own) to its first kernel launch; absent when it launched no kernel. */
+  readonly toFirstLaunchUs?: number;
+  /** The nested region that first launch was in, when not this one: the nested region's delay lies inside this one's. */
+  readonly firstLaunchIn?: string;
+  /** Calls that launched GPU work in it and in no region nested in it. */
+  readonly launchingCalls: number;
+}
+
 export interface CompileScope {
   /** `ProfilerStep#3`, an annotation (`mlp_fwd`), or `trace` when the trace has no steps. */
   readonly name: string;
@@ -108,12 +121,16 @@ export interface CompileScope {
   readonly callLayersCpuUs: number;
   /** preOpsCpuUs / cpuUs. */
   readonly preOpsShare: number;
-  /** Σ over regions: from the start of its cache lookup (else the region) to its first GPU launch. */
+  /** From the cache lookup of the scope's first region that launched a kernel (else that region's start) to its first kernel launch (a memset or copy is no launch); 0 when no region launched one. */
   readonly beforeFirstLaunchUs: number;
   /** beforeFirstLaunchUs / cpuUs. */
   readonly beforeFirstLaunchShare: number;
-  /** Regions that launched no GPU work (they do not count in beforeFirstLaunchUs). */
+  /** Over all its regions, each from its cache lookup to its first kernel launch, the time counted once where a region nested in another shares its first launch (compiled-regions.ts). */
+  readonly regionsBeforeFirstLaunchUs: number;
+  /** Regions that launched no kernel (nested regions included). */
   readonly regionsWithoutLaunch: number;
+  /** Each call of a compiled region in the scope, in start order. */
+  readonly regionCalls: readonly RegionCallRow[];
   readonly graphLaunches: number;
   /** Kernels replayed by CUDA graphs (launched by a `cudaGraphLaunch`, not by one call each). */
   readonly kernelsInGraphs: number;
@@ -125,6 +142,7 @@ export type CompileFindingCode =
   | 'BACKWARD_OPS_WITHOUT_BACKWARD'
   | 'AUTOGRAD_GRAPH_WITHOUT_BACKWARD'
   | 'MULTIPLE_COMPILED_REGIONS'
+  | 'GPU_IDLE_BETWEEN_REGIONS'
   | 'RECOMPILED_FRAME'
   | 'CUDA_GRAPH_REPLAYS'
   | 'PRE_LAUNCH_OVERHEAD'
@@ -218,24 +236,11 @@ function computeCompileOverheadOnce(m: TraceModel): CompileOverhead {
     }
   }
 
-  // GPU activities per launching call, and each region's first launch.
-  const launched = new Map<number, number[]>();
-  for (let g = 0; g < gpu.length; g++) {
-    const l = gpu.launcher[g]!;
-    if (l < 0) continue;
-    let list = launched.get(l);
-    if (!list) launched.set(l, (list = []));
-    list.push(g);
-  }
-  const firstLaunchNs = new Map<number, number>();
-  for (const l of launched.keys()) {
-    for (let p = host.parent[l]!; p >= 0; p = host.parent[p]!) {
-      if (roles[p] !== 'region') continue;
-      const t = host.startNs[l]!;
-      const seen = firstLaunchNs.get(p);
-      if (seen === undefined || t < seen) firstLaunchNs.set(p, t);
-    }
-  }
+  // The compiled regions' calls (compiled-regions.ts), by their event's host index.
+  const regionCalls = compiledRegionCalls(m);
+  const regionAt = new Map<number, CompiledRegionCall>();
+  for (const r of regionCalls) regionAt.set(r.host, r);
+  const launched = launchIndexOf(m);
 
   const describe = (scope: { name: string; kind: CompileScope['kind']; step?: string; cpuNs: number; events: number[] }): CompileScope => {
     const rows = new Map<string, { role: PreOpRole; calls: number; selfNs: number; totalNs: number }>();
@@ -245,10 +250,9 @@ function computeCompileOverheadOnce(m: TraceModel): CompileOverhead {
     let preSelfNs = 0;
     let wrapperNs = 0;
     let guardsNs = 0;
-    let beforeNs = 0;
     let withoutLaunch = 0;
     const replays: GraphReplay[] = [];
-    const lookups = scope.events.filter((i) => roles[i] === 'cache-lookup');
+    const calls: CompiledRegionCall[] = [];
     for (let k = 0; k < scope.events.length; k++) {
       const i = scope.events[k]!;
       const role = roles[i];
@@ -267,12 +271,12 @@ function computeCompileOverheadOnce(m: TraceModel): CompileOverhead {
         regions++;
         regionNames.add(names[i]!.slice('Torch-Compiled Region: '.length));
         regionNs += host.durNs[i]!;
-        const first = firstLaunchNs.get(i);
-        if (first === undefined) withoutLaunch++;
-        else beforeNs += first - lookupStartNs(m, i, lookups);
+        const call = regionAt.get(i);
+        if (call) calls.push(call);
+        if (!call || call.firstLaunch < 0) withoutLaunch++;
       }
       if (host.kind[i] === HostKind.Runtime && (nameFlags[host.name[i]!]! & NAME_GRAPH_LAUNCH) !== 0) {
-        const acts = (launched.get(i) ?? []).filter((g) => gpu.kind[g] === GpuKind.Kernel);
+        const acts = Array.from(launchedBy(launched, i)).filter((g) => gpu.kind[g] === GpuKind.Kernel);
         const kernelNames = [...new Set(acts.map((g) => strings.get(gpu.name[g]!)))];
         const regions = replayRegions(m, acts);
         replays.push({
@@ -286,6 +290,9 @@ function computeCompileOverheadOnce(m: TraceModel): CompileOverhead {
       }
     }
     const cpuUs = scope.cpuNs / 1000;
+    calls.sort((a, b) => host.startNs[a.host]! - host.startNs[b.host]! || host.depth[a.host]! - host.depth[b.host]!);
+    const firstWithLaunch = calls.find((r) => r.firstLaunch >= 0);
+    const beforeNs = firstWithLaunch ? lookupToFirstLaunchNs(m, firstWithLaunch)! : 0;
     const preOps: PreOpRow[] = [...rows].map(([name, r]) => ({ name, role: r.role, calls: r.calls, selfCpuUs: r.selfNs / 1000, cpuUs: r.totalNs / 1000 }));
     return {
       name: scope.name,
@@ -303,7 +310,9 @@ function computeCompileOverheadOnce(m: TraceModel): CompileOverhead {
       preOpsShare: cpuUs > 0 ? preSelfNs / 1000 / cpuUs : 0,
       beforeFirstLaunchUs: beforeNs / 1000,
       beforeFirstLaunchShare: cpuUs > 0 ? beforeNs / 1000 / cpuUs : 0,
+      regionsBeforeFirstLaunchUs: lookupToFirstLaunchUnionNs(m, calls) / 1000,
       regionsWithoutLaunch: withoutLaunch,
+      regionCalls: calls.map((r) => regionCallRow(m, regionCalls, r)),
       graphLaunches: replays.length,
       kernelsInGraphs: replays.reduce((s, r) => s + r.kernels, 0),
       graphKernelsUs: replays.reduce((s, r) => s + r.kernelsUs, 0),
@@ -380,19 +389,19 @@ function selfNs(m: TraceModel, i: number): number {
   return m.host.durNs[i]! - children;
 }
 
-/** The cache lookup that decided to run this region: the latest one on its thread, at its level, that ended before it began. */
-function lookupStartNs(m: TraceModel, region: number, lookups: readonly number[]): number {
-  const { host } = m;
-  const start = host.startNs[region]!;
-  let best = start;
-  let bestEnd = -Infinity;
-  for (const l of lookups) {
-    const end = host.startNs[l]! + host.durNs[l]!;
-    if (host.thread[l] !== host.thread[region] || host.parent[l] !== host.parent[region] || end > start || end <= bestEnd) continue;
-    bestEnd = end;
-    best = host.startNs[l]!;
-  }
-  return best;
+/** A region's call as the scope rows show it. */
+function regionCallRow(m: TraceModel, all: readonly CompiledRegionCall[], r: CompiledRegionCall): RegionCallRow {
+  const before = lookupToFirstLaunchNs(m, r);
+  const firstIn = r.firstLaunchRegion >= 0 ? all[r.firstLaunchRegion]! : undefined;
+  return {
+    name: r.name,
+    startUs: m.host.startNs[r.host]! / 1000,
+    cpuUs: m.host.durNs[r.host]! / 1000,
+    ...(r.parent >= 0 ? { inside: all[r.parent]!.name } : {}),
+    ...(before !== undefined ? { toFirstLaunchUs: before / 1000 } : {}),
+    ...(firstIn && firstIn !== r ? { firstLaunchIn: firstIn.name } : {}),
+    launchingCalls: r.ownCalls.length,
+  };
 }
 
 function descendants(m: TraceModel, root: number): number[] {
@@ -490,6 +499,10 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
     });
   }
 
+  // 2b. The GPU idle between a step's regions, what the host did meanwhile, and what removes it (graph-breaks.ts).
+  const idle = describeRegionIdle(computeGraphBreaks(m));
+  if (idle) findings.push({ code: 'GPU_IDLE_BETWEEN_REGIONS', severity: 'warning', ...idle });
+
   // 3. Recompiled frames: compile id > 0.
   const recompiled = [...new Set(steps.flatMap((s) => s.regionNames))].filter((r) => /^\d+\/[1-9]\d*/.test(r));
   if (recompiled.length > 0) {
@@ -523,6 +536,10 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
   const withRegions = steps.filter((s) => s.regions > 0 && s.regions > s.regionsWithoutLaunch);
   if (withRegions.length > 0) {
     const meanBefore = withRegions.reduce((s, x) => s + x.beforeFirstLaunchUs, 0) / withRegions.length;
+    const meanRegionsBefore = withRegions.reduce((s, x) => s + x.regionsBeforeFirstLaunchUs, 0) / withRegions.length;
+    // Regions per step that launched a kernel first (a region whose first launch is in one nested in it is not one more delay).
+    const delays = withRegions.map((x) => x.regionCalls.filter((r) => r.toFirstLaunchUs !== undefined && r.firstLaunchIn === undefined).length);
+    const maxDelays = Math.max(...delays);
     const meanShare = withRegions.reduce((s, x) => s + x.beforeFirstLaunchShare, 0) / withRegions.length;
     const meanPre = withRegions.reduce((s, x) => s + x.preOpsCpuUs, 0) / withRegions.length;
     const meanPreShare = withRegions.reduce((s, x) => s + x.preOpsShare, 0) / withRegions.length;
@@ -538,12 +555,16 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
       code: 'PRE_LAUNCH_OVERHEAD',
       severity: 'info',
       message:
-        `Per step, ${fmtUs(meanBefore)} (${fmtPct(meanShare)} of the step's CPU time) pass from the cache lookup to the first kernel launch, ` +
+        `Per step, ${fmtUs(meanBefore)} (${fmtPct(meanShare)} of the step's CPU time) pass from the cache lookup to the first kernel launch` +
+        (maxDelays > 1
+          ? ` (a memset or copy is no launch); counting every region's own wait from its cache lookup to its first kernel launch (up to ${maxDelays} per step, a region nested in another counted once), ${fmtUs(meanRegionsBefore)}, `
+          : ', ') +
         `and the compile stack's events take ${fmtUs(meanPre)} self CPU (${fmtPct(meanPreShare)}), mean over ${withRegions.length} step${withRegions.length === 1 ? '' : 's'}: ${parts.join('; ')}.`,
       evidence: {
         steps: withRegions.length,
         beforeFirstLaunchUs: meanBefore,
         beforeFirstLaunchShare: meanShare,
+        regionsBeforeFirstLaunchUs: meanRegionsBefore,
         preOpsCpuUs: meanPre,
         preOpsShare: meanPreShare,
         wrapperCpuUs: meanWrapper,
@@ -565,6 +586,64 @@ function computeFindings(m: TraceModel, steps: readonly CompileScope[], hasBackw
     });
   }
   return findings;
+}
+
+const ACTIVITY_WORDS: Record<HostActivity, string> = {
+  sync: 'in the sync',
+  python: "in Python no op records (the compiled frame's own bytecode between its graphs, or outside any event)",
+  guards: 'in guards and cache lookups',
+  callLayers: 'in the layers that call the next graph (Pregraph bytecode, AOTDispatcher, CompiledFunction)',
+  wrapper: "in the compiled graphs' own host code (`## Call CompiledFxGraph … ##`)",
+  ops: 'in eager ops',
+  launch: "launching the next region's first work until the GPU started it",
+};
+
+/**
+ * The finding GPU_IDLE_BETWEEN_REGIONS: the GPU idle between compiled regions per step, what the
+ * host did meanwhile, and the advice that matches its cause (a sync: keep the value on the GPU; no
+ * sync: one graph). Undefined when no step has two regions with GPU work, or they leave no idle.
+ */
+export function describeRegionIdle(gb: GraphBreaks): Pick<CompileFinding, 'message' | 'evidence'> | undefined {
+  if (!(gb.meanIdleUs > 0)) return undefined;
+  const pairs = idlePairs(gb);
+  const breaks = pairs.some((p) => p.kind === 'graph-break');
+  const separate = pairs.some((p) => p.kind === 'separate');
+  const syncs = breakSyncs(gb);
+  const parts = HOST_ACTIVITIES.filter((a) => gb.meanIdleBy[a] > 0)
+    .sort((a, b) => gb.meanIdleBy[b] - gb.meanIdleBy[a])
+    .map((a) => `${fmtUs(gb.meanIdleBy[a])} ${ACTIVITY_WORDS[a]}`);
+  const share = gb.meanStepUs > 0 ? gb.meanIdleUs / gb.meanStepUs : 0;
+  const named = pairs.slice(0, 3).map((p) => p.pair);
+  const lead =
+    `Between compiled regions (${named.join(', ')}${pairs.length > 3 ? ` and ${pairs.length - 3} more pairs` : ''}) the GPU idles ${fmtUs(gb.meanIdleUs)} per step ` +
+    `(${fmtPct(share)} of the step, mean over ${gb.steps.length} step${gb.steps.length === 1 ? '' : 's'}); meanwhile the host spent ${parts.join(', ')}.`;
+  const afterSync = gb.meanIdleAfterSyncUs;
+  const rest = gb.meanIdleUs - afterSync;
+  const syncText =
+    afterSync > 0
+      ? ` ${fmtUs(afterSync)} of it follows a host sync between the regions: ${syncs.map((x) => `\`${x.label}\` (${x.api}, ${x.count}×)`).join(', ')} reads a value back, so the host waits for the GPU to finish instead of queueing the next region's work. ` +
+        'Keep the value on the GPU: where only tensor math reads it, `torch._dynamo.config.capture_scalar_outputs = True` traces `.item()` into the graph; where a Python `if` branches on it, `torch.cond` (or `torch.where` over both results) keeps the branch in one graph; else move the read out of the compiled code.'
+      : '';
+  const restText =
+    rest > 0
+      ? ` ${afterSync > 0 ? `The other ${fmtUs(rest)}` : 'It'} lies between regions with no sync between them: the host is running the code between the graphs.` +
+        (breaks ? ' One graph removes it: `TORCH_LOGS=graph_breaks` names each break and its reason, `torch.compile(fullgraph=True)` makes them errors.' : '') +
+        (separate ? ' Where two compiled functions are called one after the other, compiling the code between them with them, as one function, removes it.' : '')
+      : '';
+  return {
+    message: lead + syncText + restText + ' CUDA graphs do not remove this idle: it is host time between graphs, not launch overhead.',
+    evidence: {
+      steps: gb.steps.length,
+      meanIdleUs: gb.meanIdleUs,
+      meanIdleAfterSyncUs: afterSync,
+      meanStepUs: gb.meanStepUs,
+      idleShare: share,
+      ...Object.fromEntries(HOST_ACTIVITIES.map((a) => [`${a}Us`, gb.meanIdleBy[a]])),
+      regions: pairs.map((p) => p.pair),
+      graphBreak: breaks,
+      syncs: syncs.map((x) => x.label),
+    },
+  };
 }
 
 /** The whole trace's extent (scopes.ts wholeTraceWindow); from time zero to its end when a time is unreadable. */

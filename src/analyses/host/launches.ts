@@ -13,8 +13,8 @@
  *   GPU activity.
  * - per op: the runtime/driver calls it makes, grouped into patterns (op-call-patterns.ts).
  * - host synchronizations (facts/runtime-calls.ts `syncKindAt`), each with where it was called
- *   from and what the GPU did meanwhile; `.item()` recognised through `aten::item` /
- *   `_local_scalar_dense`.
+ *   from, what the GPU did meanwhile, the GPU idle it caused and whose call it was
+ *   (sync-costs.ts); `.item()` recognised through `aten::item` / `_local_scalar_dense`.
  * - HTA's launch statistics and their outliers (launch-outliers.ts).
  *
  * Ignores: `cuda_sync` records (Kineto's own sync activity; `doctor` reads those).
@@ -29,6 +29,7 @@ import { apiCallList, countCallWork, type ApiCallList, type PerCall } from './ca
 import { launchOutliers, LaunchRows, launchRows, type LaunchOutliers, type LaunchStatsRow } from './launch-outliers.js';
 import { opCallPatterns, type OpCallPattern } from './op-call-patterns.js';
 import { ApiNames, CallFlag, isLaunchCall, runtimeCallFlags, syncBlocksHost, type ApiRole, type SyncKind } from '../facts/runtime-calls.js';
+import { gpuIdleAfterSyncsNs, syncCallers, type SyncCaller } from './sync-costs.js';
 
 // ------------------------------------------------------------------------------------------------
 // Results
@@ -87,15 +88,23 @@ export interface HostSync {
   readonly item: boolean;
   /** The op issued a device-to-host copy before waiting (the value the host is waiting for). */
   readonly afterDtoH: boolean;
+  /** The GPU idle the sync causes (sync-costs.ts): from its start to the first GPU activity after it returned (its step's end at the latest), less the GPU work in between. A stream wait causes none here. */
+  readonly gpuIdleAfterUs: number;
+  /** Whose call it was (sync-costs.ts), when the python frames or the ops around it say. */
+  readonly caller?: SyncCaller;
 }
 
 export interface SyncRow {
   readonly api: string;
   readonly kind: SyncKind;
   readonly cause: string;
+  /** Whose calls these are (the first sync's of the row; rows are per caller name). */
+  readonly caller?: SyncCaller;
   readonly count: number;
   readonly blockedUs: number;
   readonly gpuBusyDuringUs: number;
+  /** Σ HostSync.gpuIdleAfterUs: the GPU idle these syncs caused. */
+  readonly gpuIdleAfterUs: number;
   readonly maxUs: number;
 }
 
@@ -325,10 +334,18 @@ function scanApiCalls(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallLis
     syncApi.push(info.name);
     syncKind.push(info.sync ?? 'blocking-copy');
   }
-  // What the GPU did during each synchronization (most traces have few or none).
+  // What the GPU did during each synchronization and after it, and whose call it was (most traces have few or none).
   const syncs: HostSync[] = [];
   const busyNs = syncHost.length ? gpuBusyDuring(m, syncHost) : undefined;
-  for (let k = 0; k < syncHost.length; k++) syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!));
+  // a stream wait blocks no host: it causes no idle of this kind
+  const blocking = syncHost.filter((_, k) => syncBlocksHost(syncKind[k]!));
+  const idleNs = gpuIdleAfterSyncsNs(m, blocking);
+  const callers = syncCallers(m, blocking);
+  const at = new Map(blocking.map((h, k) => [h, k]));
+  for (let k = 0; k < syncHost.length; k++) {
+    const b = at.get(syncHost[k]!);
+    syncs.push(hostSync(m, launched, syncHost[k]!, syncApi[k]!, syncKind[k]!, busyNs![k]!, b === undefined ? 0 : idleNs[b]!, b === undefined ? undefined : callers[b]));
+  }
   // By API name, in order of first call (one name id per name).
   const apis = new Map<string, ApiAcc>();
   for (let s = 0; s < sums.order.length; s++) {
@@ -473,7 +490,7 @@ function addAllTimes(m: TraceModel, launched: LaunchIndex, apiCalls: ApiCallList
 }
 
 /** Host call i, a synchronization of kind `kind`: where it was called from and what it waited for. */
-function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, gpuBusyNs: number): HostSync {
+function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, kind: SyncKind, gpuBusyNs: number, gpuIdleAfterNs: number, caller: SyncCaller | undefined): HostSync {
   const { host, gpu, strings } = m;
   const start = host.startNs[i]!;
   const dur = host.durNs[i]!;
@@ -504,6 +521,8 @@ function hostSync(m: TraceModel, launched: LaunchIndex, i: number, api: string, 
     ...(topOp >= 0 ? { topOp: strings.get(host.name[topOp]!) } : {}),
     item,
     afterDtoH,
+    gpuIdleAfterUs: gpuIdleAfterNs / 1000,
+    ...(caller ? { caller } : {}),
   };
 }
 
@@ -682,17 +701,18 @@ function kernelOrder(aCount: number, aGpuUs: number, aName: string, bCount: numb
 // --- syncs by cause
 
 function syncRows(syncs: readonly HostSync[]): { rows: SyncRow[]; hostSyncs: number; hostBlockedUs: number } {
-  const syncAcc = new Map<string, { api: string; kind: SyncKind; cause: string; count: number; blocked: number; busy: number; max: number }>();
+  const syncAcc = new Map<string, { api: string; kind: SyncKind; cause: string; caller: SyncCaller | undefined; count: number; blocked: number; busy: number; idle: number; max: number }>();
   let hostBlockedUs = 0;
   let hostSyncs = 0;
   for (const s of syncs) {
     const cause = syncCause(s);
-    const key = `${s.api}\u0000${cause}`;
+    const key = `${s.api}\u0000${cause}\u0000${s.caller?.name ?? ''}`;
     let a = syncAcc.get(key);
-    if (!a) syncAcc.set(key, (a = { api: s.api, kind: s.kind, cause, count: 0, blocked: 0, busy: 0, max: 0 }));
+    if (!a) syncAcc.set(key, (a = { api: s.api, kind: s.kind, cause, caller: s.caller, count: 0, blocked: 0, busy: 0, idle: 0, max: 0 }));
     a.count++;
     a.blocked += s.blockedUs;
     a.busy += s.gpuBusyDuringUs;
+    a.idle += s.gpuIdleAfterUs;
     a.max = Math.max(a.max, s.blockedUs);
     if (syncBlocksHost(s.kind)) {
       hostSyncs++;
@@ -700,12 +720,13 @@ function syncRows(syncs: readonly HostSync[]): { rows: SyncRow[]; hostSyncs: num
     }
   }
   const rows: SyncRow[] = [...syncAcc.values()]
-    .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, maxUs: a.max }))
+    .map((a) => ({ api: a.api, kind: a.kind, cause: a.cause, ...(a.caller ? { caller: a.caller } : {}), count: a.count, blockedUs: a.blocked, gpuBusyDuringUs: a.busy, gpuIdleAfterUs: a.idle, maxUs: a.max }))
     .sort((a, b) => b.blockedUs - a.blockedUs || compareText(a.api, b.api));
   return { rows, hostSyncs, hostBlockedUs };
 }
 
-function syncCause(s: HostSync): string {
+/** What a sync waited for, as the rows name it: `.item()`, the op path (`aten::index > aten::nonzero`), or where it was called. */
+export function syncCause(s: Pick<HostSync, 'item' | 'op' | 'topOp' | 'kind'>): string {
   if (s.item) return '.item()';
   if (s.topOp) return s.topOp === s.op || !s.op ? s.topOp : `${s.topOp} > ${s.op}`;
   return s.kind === 'device' ? 'torch.cuda.synchronize() (outside any op)' : '(outside any op)';

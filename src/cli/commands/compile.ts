@@ -1,6 +1,7 @@
 /** `kinetoscope compile TRACE`: what torch.compile costs on the CPU per step, and what its graph says (docs/readings.md S10). */
 import { Command } from 'commander';
 import { computeCompileOverhead } from '../../analyses/host/compile-overhead.js';
+import { computeGraphBreaks } from '../../analyses/host/graph-breaks.js';
 import { compileJson, renderCompile } from '../../report/compile-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
@@ -21,8 +22,23 @@ Definitions:
   With with_stack, profile_memory or with_flops on (finding PROFILER_OPTIONS_INFLATE_HOST_TIME),
   every host time here includes the profiler's own work.
   Share              of the step's (annotation's) own CPU duration
-  Before 1st launch  per compiled region, from the start of the cache lookup before it (else the
-                     region) to its first runtime/driver call that launched GPU work; summed
+  Before 1st launch  from the cache lookup before the step's first compiled region (else the
+                     region's start) to its first kernel or graph launch (a memset or a copy is GPU
+                     work but no launch); where a step runs several regions, each region's own
+                     wait is listed (To 1st kernel launch), a region nested in another — a graph
+                     break runs the rest of the frame as a region inside the first — shown with
+                     the region its first launch is in, and counted once in the finding's total
+  GPU idle between compiled regions
+                     per step, from the end of one region's last GPU activity to the start of the
+                     next region's first (each region's own work: not that of regions nested in
+                     it), less any GPU activity in between; split by what the thread that called
+                     the next region was doing at each instant: sync (a blocking call, or an op
+                     holding one: .item()), Python (no op recorded: the compiled frame's own
+                     bytecode, or outside any event), guards (cache lookup, guards), call layers
+                     (Pregraph bytecode, AOTDispatcher, CompiledFunction), wrapper (## Call
+                     CompiledFxGraph ##), eager ops, launch (from the next region's first launching
+                     call to its work's start). Kind: graph-break when both regions run inside one
+                     compiled frame, separate for two compiled calls one after the other
   Regions            Torch-Compiled Region events: one per call of a compiled frame; graph breaks
                      split a function into more regions; a compile id above 0 (0/1) is a recompile
   Graph replays      cudaGraphLaunch calls (mode="reduce-overhead"); Kernels in graphs: the kernels
@@ -42,7 +58,8 @@ export function compileCommand(): Command {
     action(async (path: string, opts: CommonOptions) => {
       const model = await openTrace(path);
       const result = computeCompileOverhead(model);
-      if (opts.json) printJson({ ...compileJson(result), diagnostics: diagnosticsForJson(model) });
+      const breaks = result.compiled ? computeGraphBreaks(model) : undefined;
+      if (opts.json) printJson({ ...compileJson(result, breaks), diagnostics: diagnosticsForJson(model) });
       else {
         const c = colorsFor(opts);
         printText(
@@ -51,7 +68,7 @@ export function compileCommand(): Command {
             headerStyle: c.bold,
             section: (s) => c.bold(c.cyan(s)),
             severityStyle: (sev, s) => (sev === 'warning' ? c.yellow(s) : c.dim(s)),
-          }),
+          }, breaks),
         );
         reportDiagnostics(model, opts);
       }

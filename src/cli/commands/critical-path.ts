@@ -34,7 +34,12 @@ Definitions:
   Bound by      the path's time by edge: CPU ops (cpu, host-gap, spawn), kernel compute (gpu),
                 launch overhead (launch), kernel-to-kernel gaps (kernel-gap), synchronization
                 (sync, join)
-  Segment       consecutive path edges with one bound on one thread or stream
+  Segment       consecutive path edges with one bound on one thread or stream; its heaviest
+                events by name, with their time on the path. Forward ops run again inside a
+                backward node (activation checkpointing: ops that record an autograd Sequence
+                number inside a node whose own ops record none) are one entry, 'recomputed
+                forward (in NODE)', with everything nested in them and the node's own time
+                between them; the node's name alone is its own backward's time
   --what-if     TARGET=F scales TARGET's time by F and takes the longest path again through
                 the same graph: a regex over GPU activity names (their own time), an exact
                 cpu_op or annotation name (the host time of the op and everything nested in
@@ -93,7 +98,8 @@ export function criticalPathCommand(): Command {
       if (instance !== undefined && opts.annotation === undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--instance needs --annotation');
       if (step !== undefined && opts.annotation !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--step and --annotation cannot be used together');
       if (opts.htaCompat && (opts.whatIf ?? []).length > 0) throw new KinetoscopeError('BAD_ARGUMENT', "--what-if needs kinetoscope's weights (they sum to the span): leave out --hta-compat");
-      const model = await openTrace(path);
+      // the python frames say whether a recomputed forward is activation checkpointing's (host/recompute.ts)
+      const model = await openTrace(path, { keep: ['python'] });
       let rules: WhatIfRule[];
       try {
         rules = (opts.whatIf ?? []).map((t) => parseWhatIf(model, t));

@@ -88,7 +88,8 @@ export function explainCommand(): Command {
         kernelLimit = Number(opts.limit);
         if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
       }
-      const [model, ...others] = await Promise.all([openTrace(path), ...opts.vs.map((p) => openTrace(p))]);
+      // the python frames name each host sync's caller (host/sync-costs.ts)
+      const [model, ...others] = await Promise.all([openTrace(path, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
       const e = computeExplanation(
         { label: traceLabel(path), model: model! },
         { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },

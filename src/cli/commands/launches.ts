@@ -25,7 +25,14 @@ Definitions:
                 cudaMemcpyAsync into pageable memory), cudaStreamWaitEvent (listed; it makes
                 a stream wait, not the host). Cause .item() = under aten::item or
                 aten::_local_scalar_dense. GPU busy = the part of the wait during which some
-                GPU activity was running
+                GPU activity was running. GPU idle after = from the sync's start to the first
+                GPU activity that starts after it returned (the step's end at the latest),
+                less the GPU work in between: the idle the sync caused (the GPU ran what was
+                queued, then waited for the host). Whose = the caller the python frames name
+                (with_stack: the innermost frame with a file; torch/amp/grad_scaler.py is
+                torch.amp.GradScaler, another path's first folder its package, a bare file the
+                program's module), else GradScaler's inf check told by its ops (likely): an
+                .item() after aten::_amp_foreach_non_finite_check_and_unscale_ in the step
   HTA stats     HTA's get_cuda_kernel_launch_stats over (launch call, GPU activity) pairs,
                 memcpy/memset calls included: short kernels = call <= runtime cutoff and
                 kernel shorter than the call; runtime outliers = call > runtime cutoff;
@@ -62,7 +69,8 @@ export function launchesCommand(): Command {
       const runtimeCutoffUs = positiveNumber(opts.runtimeCutoff, '--runtime-cutoff');
       const launchDelayCutoffUs = positiveNumber(opts.launchDelayCutoff, '--launch-delay-cutoff');
       const limit = Math.floor(positiveNumber(opts.limit, '--limit'));
-      const model = await openTrace(path);
+      // the python frames name each sync's caller (host/sync-costs.ts)
+      const model = await openTrace(path, { keep: ['python'] });
       const anatomy = computeLaunches(model, {
         runtimeCutoffUs,
         launchDelayCutoffUs,

@@ -1,9 +1,11 @@
 /** `kinetoscope steps TRACE`: where each step's time went, and whether it is overhead-bound or GPU-bound. */
 import { Command } from 'commander';
 import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
+import { computeStepSyncs } from '../../analyses/host/step-syncs.js';
+import { computeRecompute } from '../../analyses/host/recompute.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
-import { renderSteps, stepsJson } from '../../report/steps-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr, outputWidth } from '../common.js';
+import { recomputeJson, renderRecompute, renderStepSyncs, renderSteps, stepSyncsJson, stepsJson } from '../../report/steps-view.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, outputWidth, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 
 const DEFINITIONS = `
 Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
@@ -41,6 +43,23 @@ Definitions:
                 in the step, on every thread
   Host blocked  time inside host synchronizations (cudaDeviceSynchronize,
                 cudaStreamSynchronize, cudaEventSynchronize, synchronous copies) in the step
+  Host synchronizations per step (after the tables, when the host syncs):
+    GPU busy meanwhile  the part of the blocked time during which some GPU activity ran
+    GPU idle caused     per sync, from its start to the first GPU activity that starts after
+                        it returned (the step's end at the latest), less the GPU work in
+                        between: the GPU ran what was queued, then waited for the host
+    What waited         .item(), the op path (aten::index > aten::nonzero), or where the call
+                        was made; Whose = the caller the python frames name (with_stack),
+                        else GradScaler's inf check told by its ops (likely: an .item() after
+                        aten::_amp_foreach_non_finite_check_and_unscale_ in the step)
+  Recomputed forward (after the tables, when a step recomputes one): forward ops run again
+                inside a backward node — activation checkpointing: the ops that record an
+                autograd Sequence number (grad mode on) inside a node whose own backward ops
+                record none; a fact with torch/utils/checkpoint.py frames or the reentrant
+                CheckpointFunctionBackward node, else likely. Regions: one per node that holds
+                them (one checkpointed block's forward); Kernels, Kernel time: what they
+                launched; of step's kernel time: Kernel time / the step's Σ kernel durations;
+                Host time: from the first recomputed op's start to the last one's end
 
 Verdict: a step's wall time is GPU busy + GPU idle. Idle GPU time is the GPU waiting for
 the host (launches, Python, data, coming back from a sync); removing all host overhead can
@@ -66,11 +85,14 @@ export function stepsCommand(): Command {
   withCommonOptions(cmd);
   return cmd.action(
     action(async (path: string, opts: CommonOptions) => {
-      const model = await openTrace(path);
+      // the python frames name each host sync's caller (host/sync-costs.ts)
+      const model = await openTrace(path, { keep: ['python'] });
       const analysis = computeStepBreakdown(model);
+      const syncs = computeStepSyncs(model);
+      const recompute = computeRecompute(model);
       const diagnostics = [...model.diagnostics, ...analysis.diagnostics];
       if (opts.json) {
-        printJson({ ...stepsJson(analysis), diagnostics: diagnosticsJson(diagnostics) });
+        printJson({ ...stepsJson(analysis), hostSyncs: stepSyncsJson(syncs), recompute: recomputeJson(recompute), diagnostics: diagnosticsJson(diagnostics) });
       } else {
         const c = colorsFor(opts);
         printText(
@@ -80,6 +102,10 @@ export function stepsCommand(): Command {
             verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
           }),
         );
+        const syncText = renderStepSyncs(syncs, { wide: opts.wide, headerStyle: c.bold });
+        if (syncText) printText(`\n${syncText}`);
+        const recomputeText = renderRecompute(recompute, { wide: opts.wide, headerStyle: c.bold });
+        if (recomputeText) printText(`\n${recomputeText}`);
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);
       }

@@ -51,6 +51,8 @@ export class HostEventsHandler {
   /** Per string id: 1 a backward node's name, 2 not, 0 not seen yet. */
   private isBackwardNode = new Uint8Array(0);
   private readonly backwardSequences: BackwardSequence[] = [];
+  /** cpu_ops other than `autograd::engine::evaluate_function: …` that carry a Sequence number, in row order. */
+  private readonly sequencedOps: number[] = [];
   private negative = 0;
   private noTs = 0;
 
@@ -89,7 +91,10 @@ export class HostEventsHandler {
       if (this.stepName(nameId)) this.stepRows.push(row);
     } else if (k === HostKind.Op) {
       const seq = b.argNumbers[o + AN_SEQUENCE_NUMBER]!;
-      if (seq === seq && this.backwardNodeName(nameId)) this.backwardSequences.push({ host: row, sequenceNr: seq });
+      if (seq === seq) {
+        if (this.backwardNodeName(nameId)) this.backwardSequences.push({ host: row, sequenceNr: seq });
+        else this.sequencedOps.push(row);
+      }
     } else if (Number.isFinite(corr)) this.byCorrelation.add(corr, row);
   }
 
@@ -129,6 +134,7 @@ export class HostEventsHandler {
       stepPattern: STEP_RE,
       /** Backward nodes with a Sequence number, in row order. */
       backwardSequences: this.backwardSequences,
+      sequencedOps: Int32Array.from(this.sequencedOps),
     };
   }
 }

@@ -9,9 +9,11 @@ import { biasEpilogueActions } from './bias-epilogue.js';
 import { cudaGraphActions } from './cuda-graph.js';
 import { dataLoaderActions } from './dataloader.js';
 import { fuseChainActions } from './fuse-chain.js';
-import { itemSyncActions } from './item-syncs.js';
+import { graphBreakActions } from './graph-break.js';
+import { hostSyncActions } from './host-sync.js';
 import { noGradActions } from './no-grad.js';
 import { padGemmActions } from './pad-gemm.js';
+import { recomputeActions } from './recompute.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
@@ -23,7 +25,9 @@ export const ACTION_RULES: readonly ActionRule[] = [
   fuseChainActions,
   biasEpilogueActions,
   padGemmActions,
-  itemSyncActions,
+  graphBreakActions,
+  hostSyncActions,
+  recomputeActions,
 ];
 
 export interface RankedActions {
