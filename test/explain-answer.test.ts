@@ -7,7 +7,7 @@
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -216,11 +216,12 @@ describe('the first screen', () => {
 
   it.each(traces.map((p) => [p.split('/').slice(-2).join('/'), p]))('%s: at most 60 rows at 100 columns, the verdict first, the action with the most time at stake named first', async (_n, path) => {
     const e = await explainOf(path);
-    const text = renderExplainMarkdown(e, { tracePath: path, width: 100 });
+    // (the paths as a user in the repository types them: the hints repeat them)
+    const text = renderExplainMarkdown(e, { tracePath: relative(ROOT, path), width: 100 });
     expect(rows(text, 100)).toBeLessThanOrEqual(60);
     const headings = text.match(/^## .*/gm)!;
     expect(headings[0]).toMatch(/^## Verdict: /);
-    expect(headings[1]).toBe('## What to do, by time at stake per step');
+    expect(headings[1]).toMatch(/^## What to do, by time at stake per step/);
     // The top action, first: its time at stake leads the first item.
     const top = e.actions.advice[0];
     if (top) expect(text).toContain(`\n1. **${top.bound === 'upper-bound' ? 'At most' : 'About'} ${formatUs(top.atStakeUs)} per step (`);
@@ -230,7 +231,7 @@ describe('the first screen', () => {
   it('with --vs, the comparison\'s bottom line on the first screen (the conclusions\' sentences), within 60 rows', async () => {
     const path = h200Trace('geglu_mlp');
     const e = computeExplanation({ label: 'geglu_mlp', model: await loadModel(path) }, { vs: [{ label: 'geglu_mlp_compile', model: await loadModel(h200Trace('geglu_mlp_compile')) }] });
-    const text = renderExplainMarkdown(e, { tracePath: path, vsPaths: [h200Trace('geglu_mlp_compile')], width: 100 });
+    const text = renderExplainMarkdown(e, { tracePath: relative(ROOT, path), vsPaths: [relative(ROOT, h200Trace('geglu_mlp_compile'))], width: 100 });
     expect(text).toContain('## Conclusions, trace by trace');
     expect(text).toMatch(/GPU time is least in `geglu_mlp_compile`/);
     expect(rows(text, 100)).toBeLessThanOrEqual(60);

@@ -550,7 +550,7 @@ describe('explain: the command', () => {
     const md = await run(h200Trace('geglu_mlp'));
     expect(md.status).toBe(0);
     expect(md.stdout).toMatch(/^# What geglu_mlp shows/);
-    expect(md.stdout.match(/^## .*/gm)).toEqual(['## Verdict: overhead-bound (borderline)', '## What to do, by time at stake per step', '## The facts behind them']);
+    expect(md.stdout.match(/^## .*/gm)).toEqual(['## Verdict: overhead-bound (borderline)', "## What to do, by time at stake per step (each action's alone: they overlap)", '## The facts behind them']);
     const full = await run(h200Trace('geglu_mlp'), '--full');
     for (const h of ['## Verdict: what bounds the step', '## What to do, by time at stake per step', '## Steps and annotations', '## The dispatch chain: each top-level op down to its kernels', '## The GEMMs: FLOPs, rate and % of peak']) expect(full.stdout).toContain(h);
     // Headings say what they hold: no reading labels (the JSON's `readings` keeps them for scripts).

@@ -264,10 +264,9 @@ function firstScreen(e: Explanation, command: (more: string) => string, layout: 
     out.push('', `## Verdict: ${markdownText(e.verdict.text)}`, '');
     for (const x of e.verdict.sentences) out.push(...block('- ', renderSentence(x), layout));
   } else out.push('', 'No verdict: the trace has no steps, annotations or events to judge.');
-  out.push('', '## What to do, by time at stake per step', '');
   const advice = e.actions.advice.slice(0, FIRST_SCREEN_ACTIONS);
   // Two actions may remove the same idle (a sync's and a launch gap's): their times are each one's alone.
-  if (advice.length > 1) out.push('Each time is what that action alone could save: they can overlap, and do not add up.', '');
+  out.push('', `## What to do, by time at stake per step${advice.length > 1 ? " (each action's alone: they overlap)" : ''}`, '');
   advice.forEach((a: Action, i) => out.push(...block(`${i + 1}. `, renderSentence(actionSentence(a)), layout)));
   const notShown = e.actions.advice.length - advice.length;
   const minor = e.actions.minor.length;
@@ -286,8 +285,7 @@ function firstScreen(e: Explanation, command: (more: string) => string, layout: 
     for (const x of s.sentences.slice(0, s.lead)) out.push(...block('- ', renderSentence(x), layout));
     out.push('', ...block('', `More: ${command(s.more)}`, layout));
   }
-  const rest = e.sections.filter((s) => s.id !== 'verdict' && s.id !== 'next').map((s) => s.id);
-  out.push('', ...block('', `Every section${rest.length ? ` (${rest.join(', ')}; one alone with \`--only\`)` : ''}: ${command('kinetoscope explain TRACE --full')}.`, layout));
+  out.push('', ...block('', `Every section: ${command('kinetoscope explain TRACE --full')}.`, layout));
   return out;
 }
 

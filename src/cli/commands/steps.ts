@@ -102,9 +102,9 @@ export function stepsCommand(): Command {
             verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
           }),
         );
-        const syncText = renderStepSyncs(syncs, { wide: opts.wide, headerStyle: c.bold });
+        const syncText = renderStepSyncs(syncs, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold });
         if (syncText) printText(`\n${syncText}`);
-        const recomputeText = renderRecompute(recompute, { wide: opts.wide, headerStyle: c.bold });
+        const recomputeText = renderRecompute(recompute, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold });
         if (recomputeText) printText(`\n${recomputeText}`);
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);

@@ -46,7 +46,7 @@ export function cudaGraphActions(c: TraceContext): Action[] {
       id: 'cuda-graph',
       sentence: say(
         'action.cuda-graph',
-        `Capture the step in a CUDA graph — \`torch.compile(mode="reduce-overhead")\` does it — so one launch replays its {launches|kernel launch|kernel launches}: the GPU sits idle {atStakeUs} per step between the step's kernels while ${why}. Of the step's {gpuIdleUs} idle, a graph closes only those gaps, not the idle before the first kernel or after the last, nor the host's waits for syncs and data.`,
+        `Capture the step in a CUDA graph (\`torch.compile(mode="reduce-overhead")\`), one launch for its {launches|kernel launch|kernel launches}: the GPU sits idle {atStakeUs} per step between the step's kernels while ${why}. A graph closes only those gaps, not the rest of the step's {gpuIdleUs} idle (before the first kernel, after the last, the host's waits for syncs and data).`,
         numbers,
       ),
       atStakeUs,

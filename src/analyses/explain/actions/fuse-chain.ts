@@ -30,7 +30,7 @@ export function fuseChainActions(c: TraceContext): Action[] {
       id: 'fuse-chain',
       sentence: say(
         'action.fuse-chain',
-        'Fuse {chain} in `{annotation}` — `torch.compile` fuses such chains, or a hand-written kernel: one kernel instead of {kernels} would not write and read back {intermediateBytes} per occurrence ({timeUs} of kernel time now, about {estimatedFusedUs} fused; {occurrences|occurrence} in the trace).',
+        'Fuse {chain} in `{annotation}` (`torch.compile` does, or a hand-written kernel): one kernel instead of {kernels} would not write and read back {intermediateBytes} per occurrence ({timeUs} of kernel time now, about {estimatedFusedUs} fused; {occurrences|occurrence} in the trace).',
         {
           chain,
           annotation: o.annotation || '(no annotation)',
