@@ -253,9 +253,10 @@ export function renderStepSyncs(ss: StepSyncs, opts: RenderOptions = {}): string
     [
       { header: 'What waited', maxWidth: 50 },
       { header: 'Whose', maxWidth: 40 },
-      { header: 'Calls/step', align: 'right' },
-      { header: 'Blocked/step', align: 'right' },
-      { header: 'GPU idle/step', align: 'right' },
+      // (per step: the heading says so; short headers leave the names room at 100 columns)
+      { header: 'Calls', align: 'right' },
+      { header: 'Blocked', align: 'right' },
+      { header: 'GPU idle', align: 'right' },
     ],
     ss.groups.map((g) => [
       `${g.cause} (${g.api})`,

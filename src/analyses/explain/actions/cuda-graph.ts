@@ -6,8 +6,12 @@
  * (fewer leave a graph nothing to merge), and leave such gaps.
  *
  * At stake, an upper bound per step: the gaps of steps/launch-gaps.ts — the GPU's idle between the
- * step's first and last GPU activity, less the host's waits in synchronizations and for data — the
- * most a graph removes; not all of the step's idle (before the first kernel, after the last).
+ * step's first and last GPU activity, less the host's waits in synchronizations and for data, less
+ * the idle the `host-sync` and `graph-break` actions already offer (a sync's idle until the GPU's
+ * next work, the windows between compiled regions: a graph removes neither, and the same µs are
+ * not offered twice) — the most a graph removes, premised on the host launching kernels one by one
+ * being what the GPU waits for in those gaps; not all of the step's idle (before the first kernel,
+ * after the last).
  */
 import { computeLaunchGaps } from '../../steps/launch-gaps.js';
 import type { TraceContext } from '../context.js';
@@ -46,7 +50,7 @@ export function cudaGraphActions(c: TraceContext): Action[] {
       id: 'cuda-graph',
       sentence: say(
         'action.cuda-graph',
-        `Capture the step in a CUDA graph (\`torch.compile(mode="reduce-overhead")\`), one launch for its {launches|kernel launch|kernel launches}: the GPU sits idle {atStakeUs} per step between the step's kernels while ${why}. A graph closes only those gaps, not the rest of the step's {gpuIdleUs} idle (before the first kernel, after the last, the host's waits for syncs and data).`,
+        `Capture the step in a CUDA graph (\`torch.compile(mode="reduce-overhead")\`), one launch for its {launches|kernel launch|kernel launches}: the GPU sits idle {atStakeUs} per step between the step's kernels while ${why}. A graph closes only those gaps, not the rest of the step's {gpuIdleUs} idle (before the first kernel, after the last, syncs, data, graph breaks).`,
         numbers,
       ),
       atStakeUs,
