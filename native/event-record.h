@@ -17,7 +17,7 @@
 
 namespace kinetoscope {
 
-constexpr int ARG_NUMBERS = 10;  // event-columns.ts ARG_NUMBER_KEYS
+constexpr int ARG_NUMBERS = 11;  // event-columns.ts ARG_NUMBER_KEYS
 constexpr int EXT_LOWER_SLOT = ARG_NUMBERS;
 constexpr int AN_EXTERNAL_ID = 0;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -149,10 +149,18 @@ describe('geglu_mlp vs geglu_mlp_compile (workloads)', () => {
     expect(o.roundTripBytes).toBe(2 * bytes);
     expect(o.instances).toBe(a.instances);
     expect(o.annotationInstances).toBe(a.instances);
-    // What ran between them on the stream: each instance's second aten::mm kernel (the up GEMM).
+    // What ran between them on the stream: every GPU activity (kernel, memset) between the first
+    // instance's gelu kernel and its mul kernel — the up GEMM's op and what it launched.
+    const gelu0 = a.kernels.find((k) => k.instance === 0 && a.opOf(k)?.name === 'aten::gelu')!;
+    const mul0 = a.kernels.find((k) => k.instance === 0 && a.opOf(k)?.name === 'aten::mul')!;
+    const gpuActs = a.events.filter((e) => e.ph === 'X' && ['kernel', 'gpu_memset', 'gpu_memcpy'].includes(e.cat) && e.tid === gelu0.tid).sort((x, y) => x.ts - y.ts);
+    const inBetween = gpuActs.filter((e) => e.ts > gelu0.ts && e.ts < mul0.ts);
+    expect(inBetween.length).toBeGreaterThan(0);
+    expect(o.between.map((ks) => ks.map((k) => [k.name, k.op]))).toEqual([inBetween.map((e) => [e.name, a.opOf(e)?.name])]);
+    expect(new Set(inBetween.map((e) => a.opOf(e)?.name))).toEqual(new Set(['aten::mm']));
     const ups = [...Array(a.instances).keys()].map((i) => a.kernels.filter((k) => k.instance === i && a.opOf(k)?.name === 'aten::mm')[1]!);
-    expect(o.between.map((ks) => ks.map((k) => [k.name, k.op]))).toEqual([[[ups[0]!.name, 'aten::mm']]]);
-    expect(o.between[0]![0]!.meanUs).toBeCloseTo(ups.reduce((s, k) => s + k.dur, 0) / a.instances, 6);
+    const upAt = inBetween.findIndex((e) => e.name === ups[0]!.name);
+    expect(o.between[0]![upAt]!.meanUs).toBeCloseTo(ups.reduce((s, k) => s + k.dur, 0) / a.instances, 6);
     const geluUs = perInstanceUs(a, ofOp(a, 'aten::gelu'));
     const mulUs = perInstanceUs(a, ofOp(a, 'aten::mul'));
     expect(o.kernels[0]!.meanUs).toBeCloseTo(geluUs, 6);

@@ -88,31 +88,37 @@ describe('fusion opportunities in an eager trace', () => {
     expect(fusion.fusedKernels).toEqual([]);
   });
 
-  it('gpt2_train: every chain is back to back on one stream and each intermediate is an input of its consumer', async () => {
+  it('gpt2_train: each link runs producer, the activities listed between, consumer on one stream, and the consumer reads the intermediate', async () => {
     const r = raw('gpt2_train');
     const res = computeFusion(await model('gpt2_train'));
     expect(res.opportunities.length).toBeGreaterThan(0);
-    // per stream, the GPU activities in start order (kernels, copies, memsets)
+    // per stream, the GPU activities in start order (kernels, copies, memsets), each with its op's name
     const gpuActs = r.events.filter((e) => e.ph === 'X' && ['kernel', 'gpu_memcpy', 'gpu_memset'].includes(e.cat));
     const byStream = new Map<number, Ev[]>();
     for (const e of gpuActs) (byStream.get(e.tid) ?? byStream.set(e.tid, []).get(e.tid)!).push(e);
     for (const list of byStream.values()) list.sort((a, b) => a.ts - b.ts);
+    const opName = (e: Ev) => r.opByExt.get(e.args['External id'])?.name;
     for (const o of res.opportunities) {
       const stream = byStream.get(o.stream)!;
-      // find each instance: a run of consecutive raw kernels with the chain's names and owning ops
-      let found = 0;
-      for (let i = 0; i + o.kernels.length <= stream.length; i++) {
-        const ok = o.kernels.every((k, j) => stream[i + j]!.name === k.name && r.opByExt.get(stream[i + j]!.args['External id'])?.name === k.op);
-        if (!ok) continue;
-        // the consumer op's raw Input Dims/type hold each intermediate
-        const fits = o.intermediates.every((m, j) => {
-          const consumer = r.opByExt.get(stream[i + j + 1]!.args['External id'])!;
-          return consumer.args['Input Dims'].some((d: unknown, a: number) => JSON.stringify(d) === JSON.stringify(m.dims) && consumer.args['Input type'][a] === m.dtype);
-        });
-        if (fits) found++;
-      }
-      expect(found, o.kernels.map((k) => k.op).join(' → ')).toBeGreaterThanOrEqual(o.instances);
-      for (const m of o.intermediates) expect(m.bytes).toBe(m.dims.reduce((p, d) => p * d, 1) * ({ 'c10::BFloat16': 2, float: 4, 'long int': 8, bool: 1 } as Record<string, number>)[m.dtype]!);
+      o.intermediates.forEach((m, j) => {
+        const between = o.between[j]!;
+        // an activity of the producer's op, then exactly the listed activities, then the consumer's op
+        let found = 0;
+        for (let i = 0; i + between.length + 1 < stream.length; i++) {
+          // the producer's last activity: the next one is another op's (ops by External id)
+          if (opName(stream[i]!) !== m.producer || stream[i + 1]!.args['External id'] === stream[i]!.args['External id']) continue;
+          if (!between.every((b, k) => stream[i + 1 + k]!.name === b.name && (opName(stream[i + 1 + k]!) ?? '') === b.op)) continue;
+          const c = stream[i + 1 + between.length]!;
+          if (opName(c) !== m.consumer) continue;
+          // the consumer op's raw Input Dims/type hold the intermediate
+          const consumer = r.opByExt.get(c.args['External id'])!;
+          if (consumer.args['Input Dims'].some((d: unknown, a: number) => JSON.stringify(d) === JSON.stringify(m.dims) && consumer.args['Input type'][a] === m.dtype)) found++;
+        }
+        expect(found, `${m.producer} → ${m.consumer}`).toBeGreaterThanOrEqual(o.instances);
+        expect(m.bytes).toBe(m.dims.reduce((p, d) => p * d, 1) * ({ 'c10::BFloat16': 2, float: 4, 'long int': 8, bool: 1 } as Record<string, number>)[m.dtype]!);
+        expect([m.strength, m.evidence]).toEqual(['likely', ['shape-and-order']]);
+      });
+      expect(o.strength).toBe('likely');
     }
   });
 });
@@ -259,11 +265,12 @@ describe('--vs: each fused kernel matched to the eager kernels it replaced', () 
 describe('fusion JSON', () => {
   it('has the documented keys', async () => {
     const doc = fusionJson(computeFusion(await model('geglu_mlp_compile')), computeFusionMatch(await model('geglu_mlp_compile'), await model('geglu_mlp')));
-    expect(Object.keys(doc)).toEqual(['fusedKernels', 'opportunities', 'replacements', 'unmatchedEager', 'unmatchedFused', 'matchedAnnotations', 'onlyInCompiled', 'onlyInEager', 'matchNotes']);
+    expect(Object.keys(doc)).toEqual(['fusedKernels', 'opportunities', 'linkEvidence', 'steps', 'refusedLinks', 'replacements', 'unmatchedEager', 'unmatchedFused', 'matchedAnnotations', 'onlyInCompiled', 'onlyInEager', 'matchNotes']);
     expect(Object.keys(doc.fusedKernels[0]!)).toEqual(expect.arrayContaining(['name', 'generator', 'kind', 'ops', 'calls', 'meanUs']));
     expect(Object.keys(doc.replacements![0]!)).toEqual(expect.arrayContaining(['fused', 'replaced', 'eagerUs', 'fusedUs', 'timeSavedUs', 'hbmBytesSaved']));
     const eager = fusionJson(computeFusion(await model('geglu_mlp')));
-    expect(Object.keys(eager)).toEqual(['fusedKernels', 'opportunities']);
-    expect(Object.keys(eager.opportunities[0]!)).toEqual(expect.arrayContaining(['kernels', 'intermediateBytes', 'timeUs']));
+    expect(Object.keys(eager)).toEqual(['fusedKernels', 'opportunities', 'linkEvidence', 'steps', 'refusedLinks']);
+    expect(Object.keys(eager.opportunities[0]!)).toEqual(expect.arrayContaining(['kernels', 'intermediateBytes', 'timeUs', 'strength', 'toolchain', 'estimatedSavingUsPerStep']));
+    expect(Object.keys(eager.opportunities[0]!.intermediates[0]!)).toEqual(expect.arrayContaining(['evidence', 'strength']));
   });
 });

@@ -19,6 +19,7 @@ export function modelFingerprint(m: TraceModel) {
     syncs: m.syncs.map((s) => ({ ...s, args: JSON.stringify(s.args) })),
     counters: m.counters,
     backwardSequences: m.backwardSequences,
+    recordFunctionIds: { rows: Array.from(m.recordFunctionIds.rows), ids: Array.from(m.recordFunctionIds.ids) },
     sequencedOps: Array.from(m.sequencedOps),
     diagnostics: m.diagnostics,
     traceStartNs: m.traceStartNs,

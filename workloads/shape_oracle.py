@@ -203,7 +203,7 @@ class Rebuilder:
         self.device = device
         self.list_dtype = list_dtype
         self.dtypes = {code: getattr(torch, name) for code, name in DTYPE_CODES.items() if hasattr(torch, name)}
-        self.memory_formats = {code: getattr(torch, name) for code, name in MEMORY_FORMAT_CODES.items()}
+        self.memory_formats = {code: getattr(torch, name) for code, name in MEMORY_FORMAT_CODES.items() if hasattr(torch, name)}
         self.tensor_dtypes = {k: getattr(torch, v) for k, v in TENSOR_TYPE_NAMES.items() if hasattr(torch, v)}
 
     def tensor(self, dims: Any, strides: Any, dtype: Any) -> Any:
@@ -372,7 +372,10 @@ class Oracle:
         self.torch = torch
         from torch._subclasses.fake_tensor import FakeTensorMode
 
-        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+        try:
+            self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+        except TypeError:  # torch < 2.0 (Debian's python3-torch 1.13): the keyword came later, False was its only mode
+            self.fake_mode = FakeTensorMode()
         self.schemas: dict[str, list] = {}
 
     def schemas_of(self, name: str) -> list:

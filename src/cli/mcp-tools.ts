@@ -69,7 +69,8 @@ function describeCommand(cmd: Command): DescribedTool {
     const takesValue = o.required || o.optional;
     const prop: Record<string, unknown> = { description: limitDescription(o.long, o.description, limits) };
     if (!takesValue) prop['type'] = 'boolean';
-    else if (o.variadic) prop['type'] = 'array';
+    // a repeatable option (its default a list: `--vs`, `--et` once per trace) takes a list, like a variadic one
+    else if (o.variadic || Array.isArray(o.defaultValue)) prop['type'] = 'array';
     else prop['type'] = 'string';
     if (o.argChoices) prop['enum'] = o.argChoices;
     if (o.defaultValue !== undefined && typeof o.defaultValue !== 'object') prop['default'] = o.defaultValue;

@@ -20,7 +20,9 @@ export type ErrorCode =
   | 'BAD_EXPECTATIONS'
   | 'DUPLICATE_RANK'
   | 'UNKNOWN_RANK'
-  | 'BAD_PARTIAL';
+  | 'BAD_PARTIAL'
+  | 'NOT_AN_EXECUTION_TRACE'
+  | 'ET_MISMATCH';
 
 export class KinetoscopeError extends Error {
   constructor(

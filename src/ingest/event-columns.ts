@@ -53,6 +53,10 @@ export const ARG_NUMBER_KEYS = [
   // torch's autograd sequence number: kept as a number, not as an arg, so that ops still share
   // their args objects; doctor reads it on backward nodes (torch trace validator rule 6).
   'Sequence number',
+  // the RecordFunction handle: nonzero only while torch's execution trace observer records the
+  // same run; it joins an op to its ET node (model/op-tensors.ts). A number, not an arg, for the
+  // same reason.
+  'Record function id',
 ] as const;
 export const ARG_NUMBERS = ARG_NUMBER_KEYS.length;
 export const AN_EXTERNAL_ID = 0;
@@ -65,6 +69,7 @@ export const AN_TOTAL_RESERVED = 6;
 export const AN_DEVICE_TYPE = 7;
 export const AN_DEVICE_ID = 8;
 export const AN_SEQUENCE_NUMBER = 9;
+export const AN_RECORD_FUNCTION_ID = 10;
 
 /** flowIdLabel of an id that is the number NaN (a bare `nan`): RawEvents tell it from no id (`rawArgs` readers only). */
 export const NAN_FLOW_ID = -2;

@@ -11,6 +11,7 @@ import {
   AN_DEVICE_ID,
   AN_DEVICE_TYPE,
   AN_EXTERNAL_ID,
+  AN_RECORD_FUNCTION_ID,
   AN_SEQUENCE_NUMBER,
   AN_STREAM,
   AN_TOTAL_ALLOCATED,
@@ -117,4 +118,5 @@ function readArgNumbers(a: JsonObject, an: Float64Array, o: number): void {
   an[o + AN_DEVICE_TYPE] = argNumber(a['Device Type']);
   an[o + AN_DEVICE_ID] = argNumber(a['Device Id']);
   an[o + AN_SEQUENCE_NUMBER] = argNumber(a['Sequence number']);
+  an[o + AN_RECORD_FUNCTION_ID] = argNumber(a['Record function id']);
 }

@@ -15,7 +15,7 @@ import { KinetoscopeError } from '../core/errors.js';
 import type { ArgsPolicy, EventColumns } from './event-columns.js';
 import type { JsonObject, RawEvent } from './raw-event.js';
 import type { ParallelStats } from './read-parallel.js';
-import { createColumnarTokenizer, createTraceTokenizer, type ColumnarTokenizer, type TraceTokenizer } from './tokenizer.js';
+import { createColumnarTokenizer, createTraceTokenizer, type ColumnarTokenizer } from './tokenizer.js';
 import { nativeEventReader } from './native-loader.js';
 import { limitError, readLimits, stdinIdle } from './limits.js';
 
@@ -100,10 +100,40 @@ export async function readTraceColumns(
 type ReadAhead = Pick<ColumnarTokenizer, 'readFile' | 'nextChunk' | 'stopReading'>;
 
 /**
+ * What readThrough feeds: a tokenizer of some JSON document (the trace's; the execution trace's,
+ * ingest/execution-trace.ts) that counts the units it has handed on (`events`, held to
+ * maxEvents) and says at the end how much text it read and whether the text ended early.
+ */
+export interface ByteTokenizer<R extends { bytesRead: number; truncated: boolean }> {
+  push(bytes: Uint8Array): void;
+  end(): R;
+  readonly events: number;
+}
+
+/**
+ * Reads `input` (a path, `-`, a stream or bytes; gunzipped when it starts with the gzip magic)
+ * into `tok`, within the read limits: the trace reader's plumbing for another JSON document.
+ * A cut or corrupt gzip stream after some text is a diagnostic, and `truncated`.
+ */
+export async function readInto<R extends { bytesRead: number; truncated: boolean }>(
+  input: TraceInput,
+  tok: ByteTokenizer<R>,
+  opts: ReadOptions = {},
+): Promise<R & { diagnostics: Diagnostic[] }> {
+  return readThrough(input, tok, opts.diagnostics ?? new DiagnosticSink(), opts);
+}
+
+/**
  * `ahead`: a regular plain file is read by the tokenizer's native reader itself where it can
  * (readFile); everything else through this thread's reads.
  */
-async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions, ahead?: ReadAhead): Promise<ReadResult> {
+async function readThrough<R extends { bytesRead: number; truncated: boolean }>(
+  input: TraceInput,
+  tok: ByteTokenizer<R>,
+  sink: DiagnosticSink,
+  opts: ReadOptions,
+  ahead?: ReadAhead,
+): Promise<R & { diagnostics: Diagnostic[] }> {
   const chunkSize = opts.chunkSize ?? DEFAULT_CHUNK;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new Error(`readTrace: bad chunkSize ${chunkSize}`);
 
@@ -202,7 +232,7 @@ async function readThrough(input: TraceInput, tok: TraceTokenizer, sink: Diagnos
  * order, read and prescanned, and this thread only pushes them — no turn of the event loop per
  * chunk.
  */
-function readByNativeReader(ahead: ReadAhead, tok: TraceTokenizer, sink: DiagnosticSink, opts: ReadOptions): ReadResult {
+function readByNativeReader<R extends { bytesRead: number; truncated: boolean }>(ahead: ReadAhead, tok: ByteTokenizer<R>, sink: DiagnosticSink, opts: ReadOptions): R & { diagnostics: Diagnostic[] } {
   let bytes = 0;
   const guard = inputGuard(tok);
   for (;;) {
@@ -221,7 +251,7 @@ function readByNativeReader(ahead: ReadAhead, tok: TraceTokenizer, sink: Diagnos
  * The limits on the whole input (limits.ts): JSON text bytes (checked before a chunk is parsed,
  * so a gzip bomb stops at the limit) and events (after).
  */
-function inputGuard(tok: TraceTokenizer): { before(n: number): void; after(): void } {
+function inputGuard(tok: { readonly events: number }): { before(n: number): void; after(): void } {
   const { maxInputBytes, maxEvents } = readLimits();
   let text = 0;
   return {
@@ -385,7 +415,7 @@ async function* bytesChunks(bytes: Uint8Array, chunkSize: number): AsyncGenerato
   for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, Math.min(bytes.length, i + chunkSize));
 }
 
-function feedChunked(tok: TraceTokenizer, b: Uint8Array, chunkSize: number): void {
+function feedChunked(tok: { push(b: Uint8Array): void }, b: Uint8Array, chunkSize: number): void {
   if (b.length <= chunkSize) tok.push(b);
   else for (let i = 0; i < b.length; i += chunkSize) tok.push(b.subarray(i, Math.min(b.length, i + chunkSize)));
 }

@@ -480,6 +480,7 @@ class Builder implements ModelBuilder {
       syncs,
       counters: this.counters.finalize(origin),
       backwardSequences: host.backwardSequences,
+      recordFunctionIds: host.recordFunctionIds,
       sequencedOps: host.sequencedOps,
       threads: threads.threads,
       processes: metaData.processes,

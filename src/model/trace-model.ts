@@ -9,6 +9,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { JsonObject, JsonValue } from '../ingest/raw-event.js';
 import type { TorchIdCollision } from './linking.js';
+import type { OpTensorTable } from './op-tensors.js';
 import type { StringTable } from './strings.js';
 
 /** The host-side events torch's op tree is made of. */
@@ -162,6 +163,16 @@ export interface CounterSeries {
   readonly mean: number;
 }
 
+/**
+ * The ops and annotations whose `Record function id` is not 0, in host-table order: torch writes
+ * the RecordFunction's handle there only while its execution trace observer records the same run,
+ * and the ET's nodes carry the same number as `rf_id` (model/op-tensors.ts joins them).
+ */
+export interface RecordFunctionIds {
+  readonly rows: Int32Array;
+  readonly ids: Float64Array;
+}
+
 /** An `autograd::engine::evaluate_function: X` op and its `Sequence number` (torch trace validator rule 6, doctor). */
 export interface BackwardSequence {
   readonly host: number;
@@ -252,6 +263,12 @@ export interface TraceModel {
   readonly counters: readonly CounterSeries[];
   /** Backward nodes with a Sequence number, in host-table order. */
   readonly backwardSequences: readonly BackwardSequence[];
+  readonly recordFunctionIds: RecordFunctionIds;
+  /**
+   * The tensors each op read and wrote, by identity, when torch's execution trace of the same run
+   * was joined to the trace (op-tensors.ts `withOpTensors`; `--et`); undefined otherwise.
+   */
+  readonly opTensors?: OpTensorTable;
   /**
    * The other cpu_ops that carry a `Sequence number`, in host-table order: torch records one where
    * grad mode was on as the op ran — a forward op building the autograd graph, and a backward

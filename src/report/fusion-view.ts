@@ -1,7 +1,7 @@
 /** The fusion analysis as terminal tables and as JSON with stable keys. */
 import type { FusedKernel, FusionIntermediate, FusionKernelRef, FusionOpportunity, FusionResult } from '../analyses/compare/fusion.js';
 import type { FusionMatchResult, Replacement, UnmatchedKernel } from '../analyses/compare/fusion-match.js';
-import { formatDims, shortDtype } from '../analyses/gemm/tensor-bytes.js';
+import { formatDims, shortDtype } from '../analyses/facts/tensor-bytes.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -9,6 +9,9 @@ import { inertText } from '../core/inert-text.js';
 const tensor = (i: { dims: readonly number[]; dtype: string }) => `${formatDims(i.dims)} ${shortDtype(i.dtype)}`;
 const bytes = (b: number) => `${formatInt(b)} B (${formatBytes(b)})`;
 const opChain = (ks: readonly FusionKernelRef[]) => ks.map((k) => k.op || '(no op)').join(' → ');
+/** The estimated saving per step (per instance when the trace has no steps). */
+const savingOf = (o: FusionOpportunity, steps: number) => (steps > 0 ? o.estimatedSavingUsPerStep : o.estimatedSavingUs);
+const shortFuser = (f: string) => (f.startsWith('torch.compile') ? 'torch.compile' : 'hand-written');
 
 export interface FusionRenderOptions extends RenderOptions {
   /** Show at most this many opportunities. */
@@ -53,45 +56,61 @@ export function renderFusion(r: FusionResult, match: FusionMatchResult | undefin
     );
   }
 
-  out.push('', title('Fusion opportunities: memory-bound producer → consumer kernels (back to back, or across GEMMs that do not read it) whose intermediate round-trips HBM'));
+  const byId = r.evidence === 'tensor-identity';
+  out.push(
+    '',
+    title(
+      `Fusion opportunities: memory-bound ops whose output the next op to read it reads back from HBM (${byId ? 'links proven by the execution trace’s tensor ids' : 'links likely: inferred from shapes and stream order; --et ET.json makes them facts'})`,
+    ),
+  );
   if (r.opportunities.length === 0) {
     out.push('  none found.');
   } else {
     const shown = opts.limit !== undefined ? r.opportunities.slice(0, opts.limit) : r.opportunities;
+    const unit = r.steps > 0 ? 'step' : 'inst';
     out.push(
       renderTable(
         [
           { header: 'Annotation', maxWidth: 20 },
-          { header: 'Ops (kernels in stream order)', maxWidth: 70 },
+          { header: 'Ops (in stream order)', maxWidth: 70 },
           { header: 'Intermediates', maxWidth: 40 },
-          { header: 'Intermediate B', align: 'right' },
           { header: 'Round trip', align: 'right' },
           { header: 'Time/inst', align: 'right' },
-          { header: 'Est. fused', align: 'right' },
+          { header: `Saves/${unit}`, align: 'right' },
+          { header: 'Fusible by' },
+          { header: 'Link' },
           { header: 'Inst', align: 'right' },
         ],
         shown.map((o) => [
           o.annotation || '—',
           opChain(o.kernels),
           o.intermediates.map(tensor).join(', '),
-          formatInt(o.intermediateBytes),
           formatBytes(o.roundTripBytes),
           formatUs(o.timeUs),
-          o.estimatedFusedUs !== undefined ? formatUs(o.estimatedFusedUs) : '—',
+          savingOf(o, r.steps) !== undefined ? formatUs(savingOf(o, r.steps)!) : '—',
+          o.toolchain ? shortFuser(o.toolchain) : `none (${o.notFusible?.split(' runs ')[0] ?? 'extern'})`,
+          o.strength,
           String(o.instances),
         ]),
         opts,
       ),
     );
     if (shown.length < r.opportunities.length) out.push(`(${r.opportunities.length - shown.length} more; --limit or --json shows them)`);
-    const top = r.opportunities[0]!;
+    const top = r.opportunities.find((o) => savingOf(o, r.steps) !== undefined) ?? r.opportunities[0]!;
+    const saving = savingOf(top, r.steps);
     out.push(
       '',
       inertText(
-        `Largest: ${opChain(top.kernels)} in ${top.annotation || 'no annotation'}: ${top.intermediates.map(tensor).join(', ')} = ${bytes(top.intermediateBytes)} ` +
-          `written and read back per instance, ${formatUs(top.timeUs)} of kernel time.`,
+        `Most at stake: ${opChain(top.kernels)} in ${top.annotation || 'no annotation'}: ${top.intermediates.map(tensor).join(', ')} = ${bytes(top.intermediateBytes)} ` +
+          `written and read back per instance, ${formatUs(top.timeUs)} of kernel time` +
+          (saving !== undefined && top.toolchain ? `; fusing it with ${top.toolchain} saves about ${formatUs(saving)} per ${r.steps > 0 ? 'step' : 'instance'} (the tool's estimate)` : '') +
+          ` — ${top.strength === 'fact' ? 'a fact: the execution trace shows each tensor passed' : 'likely: shapes and order suggest each link, no tensor ids prove it'}.`,
       ),
     );
+  }
+  if (r.refused.length) {
+    const n = r.refused.reduce((s, x) => s + x.instances, 0);
+    out.push(`Refused: ${n} link${n === 1 ? '' : 's'} the evidence contradicts (${[...new Set(r.refused.map((x) => x.reason))].join('; ')}); --json lists them.`);
   }
 
   if (match) {
@@ -171,6 +190,7 @@ const kernelRefJson = (k: FusionKernelRef) => ({
   shortName: k.shortName,
   op: k.op,
   meanUs: roundUs(k.meanUs),
+  ...(k.kernelCount !== undefined ? { kernelCount: k.kernelCount } : {}),
   ...(k.trafficBytes !== undefined ? { trafficBytes: k.trafficBytes } : {}),
 });
 
@@ -180,7 +200,8 @@ const intermediateJson = (i: FusionIntermediate) => ({
   dims: i.dims,
   dtype: i.dtype,
   bytes: i.bytes,
-  inferredFrom: i.inferredFrom,
+  evidence: i.evidence,
+  strength: i.strength,
 });
 
 export function fusedKernelJson(k: FusedKernel) {
@@ -213,14 +234,20 @@ export function opportunityJson(o: FusionOpportunity) {
     kernels: o.kernels.map(kernelRefJson),
     intermediates: o.intermediates.map(intermediateJson),
     between: o.between.map((ks) => ks.map(kernelRefJson)),
+    strength: o.strength,
+    ...(o.toolchain !== undefined ? { toolchain: o.toolchain } : {}),
+    ...(o.notFusible !== undefined ? { notFusible: o.notFusible } : {}),
     instances: o.instances,
     annotationInstances: o.annotationInstances,
+    ...(o.instancesPerStep !== undefined ? { instancesPerStep: o.instancesPerStep } : {}),
     intermediateBytes: o.intermediateBytes,
     roundTripBytes: o.roundTripBytes,
     timeUs: roundUs(o.timeUs),
     totalUs: roundUs(o.totalUs),
     ...(o.trafficBytes !== undefined ? { trafficBytes: o.trafficBytes } : {}),
     ...(o.estimatedFusedUs !== undefined ? { estimatedFusedUs: roundUs(o.estimatedFusedUs) } : {}),
+    ...(o.estimatedSavingUs !== undefined ? { estimatedSavingUs: roundUs(o.estimatedSavingUs) } : {}),
+    ...(o.estimatedSavingUsPerStep !== undefined ? { estimatedSavingUsPerStep: roundUs(o.estimatedSavingUsPerStep) } : {}),
   };
 }
 
@@ -256,6 +283,9 @@ export function fusionJson(r: FusionResult, match?: FusionMatchResult) {
   return {
     fusedKernels: r.fusedKernels.map(fusedKernelJson),
     opportunities: r.opportunities.map(opportunityJson),
+    linkEvidence: r.evidence,
+    steps: r.steps,
+    refusedLinks: r.refused.map((x) => ({ ...x })),
     ...(match
       ? {
           replacements: match.replacements.map(replacementJson),

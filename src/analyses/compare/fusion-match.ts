@@ -23,7 +23,7 @@ import { findIntermediate, kernelTrafficBytes } from './intermediates.js';
 import { describeShapes, groupUnmatched, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
 import { listAnnotations } from '../host/scopes.js';
-import { numelOf, tensorArgs } from '../gemm/tensor-bytes.js';
+import { numelOf, tensorArgs } from '../facts/tensor-bytes.js';
 
 export interface ReplacedBy {
   readonly name: string;
@@ -216,7 +216,7 @@ function keptOnChip(eager: TraceModel, match: KernelMatch, g: MatchGroup): Fusio
       const args = c.owner >= 0 ? tensorArgs(eager.host.args[c.owner]) : [];
       readBetween = args.length === 0 || args.some((t) => t.numel === numel && t.dtype === l.dtype);
     }
-    if (!readBetween) out.push({ producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, inferredFrom: l.inferredFrom });
+    if (!readBetween) out.push({ producer: l.producer, consumer: l.consumer, dims: l.dims, dtype: l.dtype, bytes: l.bytes, evidence: l.evidence, strength: l.strength });
   }
   return out;
 }

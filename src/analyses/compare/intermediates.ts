@@ -3,10 +3,16 @@
  * (Kineto records inputs, not outputs, and no tensor identity): an op's output inferred from its
  * name, its kernel's kind and its inputs; the intermediate one kernel's op wrote and the next
  * one's read; the HBM bytes a memory-bound kernel moves.
+ *
+ * The diff matcher's reading (kernel-match.ts, fusion-match.ts), kept as it was: fusion's own
+ * chains stand on facts/op-shapes.ts and op-io.ts instead (an op with no output rule has an
+ * unknown output there). Moving the matcher onto facts/op-shapes is its owner's change to make;
+ * until then a link found here says it is likely, by shape.
  */
 import type { TraceModel } from '../../model/trace-model.js';
 import type { KernelKind } from '../kernels/kernel-name.js';
-import { numelOf, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
+import { numelOf, tensorArgs, type TensorArg } from '../facts/tensor-bytes.js';
+import type { LinkEvidence, LinkStrength } from '../helpers/link-evidence.js';
 import type { KernelSite } from './kernel-sites.js';
 
 /** What an op's output is known to be: shape and/or dtype (`Input type` spelling). */
@@ -97,7 +103,12 @@ export interface Intermediate {
   readonly consumerArg: number;
   /** `producer-output`: matched against the producer's inferred output; `consumer-input`: the consumer's one new input. */
   readonly inferredFrom: 'producer-output' | 'consumer-input';
+  /** By shape and order: likely (helpers/link-evidence.ts). */
+  readonly evidence: readonly LinkEvidence[];
+  readonly strength: LinkStrength;
 }
+
+const BY_SHAPE: readonly LinkEvidence[] = ['shape-and-order'];
 
 /**
  * The tensor kernel `a`'s op wrote and kernel `b`'s op read, if shapes and dtypes say there is one.
@@ -119,6 +130,8 @@ export function findIntermediate(m: TraceModel, a: Pick<KernelSite, 'owner' | 'd
     bytes: t.bytes,
     consumerArg: t.index,
     inferredFrom,
+    evidence: BY_SHAPE,
+    strength: 'likely',
   });
   if (out && (out.dims || out.dtype)) {
     const fits = (t: TensorArg) =>

@@ -45,7 +45,7 @@ import { isMemoryBound, opBaseName } from './kernel-sites.js';
 import { readsOutputOf } from './intermediates.js';
 import { decodeKernelName, shortKernelName, type DecodedKernelName } from '../kernels/kernel-name.js';
 import { owningOp, type ScopeInstance } from '../host/scopes.js';
-import { formatDims, shortDtype, tensorArgs, type TensorArg } from '../gemm/tensor-bytes.js';
+import { formatDims, shortDtype, tensorArgs, type TensorArg } from '../facts/tensor-bytes.js';
 import { markdownCode, markdownText } from '../../core/inert-text.js';
 
 export type ReplacementRule = 'op-and-shape' | 'fused-ops' | 'position';

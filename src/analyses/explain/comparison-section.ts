@@ -4,7 +4,7 @@ import { compilePreOpRole } from '../host/compile-overhead.js';
 import type { TraceDiff } from '../compare/diff.js';
 import { fusionFromMatch } from '../compare/fusion-match.js';
 import type { KernelMatch } from '../compare/kernel-match.js';
-import { shortDtype } from '../gemm/tensor-bytes.js';
+import { shortDtype } from '../facts/tensor-bytes.js';
 import type { TraceContext } from './context.js';
 import { say, LIST_MAX, kernelLabel, mean } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';

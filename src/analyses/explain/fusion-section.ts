@@ -1,10 +1,10 @@
 /** `explain`, fusion (docs/readings.md S9): fused kernels decoded and chains that could fuse. */
 import type { FusionResult } from '../compare/fusion.js';
-import { shortDtype } from '../gemm/tensor-bytes.js';
+import { shortDtype } from '../facts/tensor-bytes.js';
 import { isViewOpName } from '../facts/view-ops.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, kernelLabel, say } from './sentence.js';
-import type { ExplainSection, ExplainSentence } from './types.js';
+import type { ExplainSection, ExplainSentence, ExplainValue } from './types.js';
 import { markdownCode } from '../../core/inert-text.js';
 
 // S9: fusion
@@ -29,12 +29,12 @@ export function fusionSection(c: TraceContext): ExplainSection | undefined {
   if (fused.length > LIST_MAX) {
     sentences.push(say('fusion.more-fused', 'And {more|more fused or hand-written kernel}, {moreUs} in all.', { more: fused.length - LIST_MAX, moreUs: fused.slice(LIST_MAX).reduce((x, k) => x + k.totalUs, 0) }));
   }
-  // The chains with the most HBM traffic at stake first; long chains are named by their ends.
-  const ranked = [...f.opportunities].sort((x, y) => y.roundTripBytes - x.roundTripBytes);
+  // The chains in fusion's order: the most estimated saving per step first, then the rest by bytes.
+  const ranked = f.opportunities;
   for (const o of ranked.slice(0, FUSION_MAX_CHAINS)) {
     const shown = o.kernels.length <= 4 ? o.kernels : [o.kernels[0]!, o.kernels[1]!, o.kernels[o.kernels.length - 1]!];
     const mids = o.intermediates.slice(0, 2);
-    const numbers = {
+    const numbers: Record<string, ExplainValue> = {
       annotation: o.annotation || '(no annotation)',
       kernelCount: o.kernels.length,
       kernels: shown.map((k) => ({ op: k.op, kernel: k.shortName, meanUs: k.meanUs })),
@@ -44,19 +44,29 @@ export function fusionSection(c: TraceContext): ExplainSection | undefined {
       roundTripBytes: o.roundTripBytes,
       timeUs: o.timeUs,
       instances: o.instances,
+      strength: o.strength,
+      ...(o.instancesPerStep !== undefined ? { instancesPerStep: o.instancesPerStep } : {}),
       ...(o.estimatedFusedUs !== undefined ? { estimatedFusedUs: o.estimatedFusedUs } : {}),
+      ...(o.estimatedSavingUsPerStep !== undefined ? { savedPerStepUs: o.estimatedSavingUsPerStep } : {}),
+      ...(o.toolchain ? { toolchain: o.toolchain } : { notFusible: o.notFusible ?? '' }),
     };
-    const ops = o.kernels.length <= 4 ? shown.map((_, i) => `\`{kernels.${i}.op}\``).join(' then ') : '`{kernels.0.op}` then `{kernels.1.op}` … `{kernels.2.op}` ({kernelCount|kernel})';
+    const ops = o.kernels.length <= 4 ? shown.map((_, i) => `\`{kernels.${i}.op}\``).join(' then ') : '`{kernels.0.op}` then `{kernels.1.op}` … `{kernels.2.op}` ({kernelCount|op})';
     const outputs = mids.map((_, i) => `the {intermediates.${i}.dims} {intermediates.${i}.dtype} output of \`{intermediates.${i}.producer}\` ({intermediates.${i}.bytes})`).join(' and ');
     const verb = o.intermediates.length > 1 ? 'are' : 'is';
-    // A chain may run across GEMMs that do not read the intermediate (fusion.ts): say so.
-    const betweenOps = [...new Set(o.between.flat().map((b) => b.op))];
+    // The activities looked through (chain-links.ts): say which ops ran between, none touching the intermediate.
+    const betweenOps = [...new Set(o.between.flat().map((b) => b.op).filter((x) => x !== ''))];
     const across = betweenOps.length > 0;
-    if (across) (numbers as Record<string, unknown>)['betweenOps'] = betweenOps.map(markdownCode).join(', ');
+    if (across) numbers['betweenOps'] = betweenOps.map(markdownCode).join(', ');
+    const how = o.strength === 'fact' ? `${verb} — the execution trace's tensor ids show it —` : `${verb} likely (by shapes and stream order; no tensor ids prove it)`;
+    const advice = o.toolchain
+      ? o.estimatedSavingUsPerStep !== undefined
+        ? '; {toolchain} can fuse it, saving about {savedPerStepUs} per step by the tool\'s estimate'
+        : '; {toolchain} can fuse it'
+      : '; no compiler fuses it: {notFusible}';
     sentences.push(
       say(
         'fusion.opportunity',
-        `In \`{annotation}\`, ${ops} ${across ? 'are memory-bound and run one after the other — only {betweenOps} runs between them, without reading the intermediate' : 'run back to back, memory-bound'}: ${outputs}${o.intermediates.length > mids.length ? ' and {moreIntermediates|more intermediate}' : ''} ${verb} written to HBM and read straight back — {intermediateBytes} per instance, {roundTripBytes} of traffic, while the chain takes {timeUs} of kernel time${o.estimatedFusedUs !== undefined ? '; one fused kernel at the same bandwidth would take about {estimatedFusedUs}' : ''}.`,
+        `In \`{annotation}\`, ${ops} ${across ? 'are memory-bound and run one after the other, with only {betweenOps} between them, none touching the intermediate' : 'run back to back, memory-bound'}: ${outputs}${o.intermediates.length > mids.length ? ' and {moreIntermediates|more intermediate}' : ''} ${how} written to HBM and read straight back — {intermediateBytes} per instance, {roundTripBytes} of traffic, while the chain takes {timeUs} of kernel time per instance${advice}.`,
         numbers,
         ['betweenOps'],
       ),

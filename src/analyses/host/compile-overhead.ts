@@ -44,7 +44,7 @@ import { compiledRegionCalls, compilePreOpRole, lookupToFirstLaunchNs, lookupToF
 import { describeInflatingOptions, findInflatingOptions } from './profiler-options.js';
 import { breakSyncs, computeGraphBreaks, HOST_ACTIVITIES, idlePairs, type GraphBreaks, type HostActivity } from './graph-breaks.js';
 import { wholeTraceWindow } from './scopes.js';
-import { formatDims, shortDtype, tensorArgs } from '../gemm/tensor-bytes.js';
+import { formatDims, shortDtype, tensorArgs } from '../facts/tensor-bytes.js';
 
 export { compilePreOpRole, type PreOpRole } from './compiled-regions.js';
 

@@ -3,7 +3,9 @@ import { basename } from 'node:path';
 import { Command } from 'commander';
 import { computeTraceDiff } from '../../analyses/compare/diff.js';
 import { diffJson, renderDiff } from '../../report/diff-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
+import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
+import type { TraceModel } from '../../model/trace-model.js';
 
 const DEFINITIONS = `
 How the traces are aligned:
@@ -40,6 +42,7 @@ kernels (memsets and copies are counted beside, not as launches); the spread is 
 
 interface DiffOptions extends CommonOptions {
   per?: string;
+  et?: string[];
 }
 
 export function diffCommand(): Command {
@@ -48,19 +51,29 @@ export function diffCommand(): Command {
     .argument('<a>', 'trace A, the baseline (.json or .json.gz)')
     .argument('<b>', 'trace B, the change')
     .option('--per <scope>', 'align per this annotation name, "step" or "trace"')
+    .addOption(etOption())
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
     action(async (pathA: string, pathB: string, opts: DiffOptions) => {
-      const [a, b] = await Promise.all([openTrace(pathA), openTrace(pathB)]);
+      const opened = await Promise.all([openTrace(pathA), openTrace(pathB)]);
+      const { models, attached } = await attachExecutionTraces(
+        [
+          { label: basename(pathB), model: opened[1]! },
+          { label: basename(pathA), model: opened[0]! },
+        ],
+        opts.et ?? [],
+      );
+      const [b, a] = models as [TraceModel, TraceModel];
       const diff = computeTraceDiff(a, b, { per: opts.per });
       if (opts.json) {
-        printJson({ a: pathA, b: pathB, ...diffJson(diff), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } });
+        printJson({ a: pathA, b: pathB, ...diffJson(diff), ...(attached.length ? { executionTraces: attached } : {}), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } });
       } else {
         const c = colorsFor(opts);
         printText(renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }));
         reportDiagnostics(a, opts);
         reportDiagnostics(b, opts);
+        for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);
       }
       return Math.max(strictStatus(a, opts), strictStatus(b, opts));
     }),

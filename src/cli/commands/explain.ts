@@ -4,14 +4,15 @@ import { Command, Option } from 'commander';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain/explain.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
-import { action, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
+import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
 
 const DEFINITIONS = `
 The answer first: by default explain prints one screen — the verdict (overhead-bound, GPU-bound,
 no GPU work, or unknown for a truncated file), at most three actions, the few facts behind
 them, and where the rest is. An action is a rule that fired on this trace; each states the time
 it puts at stake per step (µs, the trace's total spread over its steps) and its share of the
-median step, "about" (the rule's estimate) or "at most" (an upper bound), and who can carry it
+mean step, "about" (the rule's estimate) or "at most" (an upper bound), and who can carry it
 out. Actions are ordered by that time; below 1% of the step they are not advice (--full lists
 them). --full prints every section instead; --only some of them. --json carries everything —
 the verdict, every action (advice and minor), the facts and every section — whatever --full
@@ -52,6 +53,7 @@ interface ExplainCliOptions extends CommonOptions {
   only?: string;
   limit?: string;
   full?: boolean;
+  et?: string[];
 }
 
 /** `geglu_mlp.pt.trace.json.gz` → `geglu_mlp`. */
@@ -72,6 +74,7 @@ export function explainCommand(): Command {
     .option('--full', 'every section, not the first screen (text only: --json always carries everything)')
     .option('--only <sections>', `comma-separated sections to show (implies --full): ${EXPLAIN_SECTIONS.join(', ')}`)
     .option('--limit <n>', 'name at most n kernels in the kernels section (default 8)')
+    .addOption(etOption())
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
@@ -89,17 +92,28 @@ export function explainCommand(): Command {
         if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
       }
       // the python frames name each host sync's caller (host/sync-costs.ts)
-      const [model, ...others] = await Promise.all([openTrace(path, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
+      const opened = await Promise.all([openTrace(path, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
+      const { models, attached } = await attachExecutionTraces(
+        opened.map((m, i) => ({ label: i === 0 ? traceLabel(path) : traceLabel(opts.vs[i - 1]!), model: m })),
+        opts.et ?? [],
+      );
+      const [model, ...others] = models;
       const e = computeExplanation(
         { label: traceLabel(path), model: model! },
         { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
       );
       if (opts.json) {
-        printJson({ ...explainJson(e), diagnostics: diagnosticsForJson(model!), ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}) });
+        printJson({
+          ...explainJson(e),
+          ...(attached.length ? { executionTraces: attached } : {}),
+          diagnostics: diagnosticsForJson(model!),
+          ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}),
+        });
       } else {
         printText(renderExplainMarkdown(e, { tracePath: path, vsPaths: opts.vs, full: opts.full === true || only !== undefined, wide: opts.wide, width: outputWidth() }));
         reportDiagnostics(model!, opts);
         for (const m of others) reportDiagnostics(m, opts);
+        for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);
       }
       return Math.max(strictStatus(model!, opts), ...others.map((m) => strictStatus(m, opts)));
     }),

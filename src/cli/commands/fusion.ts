@@ -4,7 +4,8 @@ import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { fusionJson, renderFusion } from '../../report/fusion-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
+import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -14,18 +15,32 @@ Definitions:
                    that decodes to no known library, run outside any ATen op (a @triton.jit kernel
                    called directly is launched by cuLaunchKernelEx under no cpu_op)
   Arg bytes        Σ bytes of the tensor arguments Inductor's launch op records (inputs and outputs)
-  Opportunity      memory-bound kernels (elementwise, reduction, normalization, softmax, copy) on one
-                   stream, in one annotation instance, where one op's output is the next op's input;
-                   back to back, or with only GEMM/conv/attention kernels between them that do not
-                   read that output (listed as "between" in --json). The trace has no tensor identities: the intermediate is the
-                   consumer's input whose shape and dtype equal the producer's inferred output
-                   (elementwise: broadcast of its inputs, promoted dtype)
-  Intermediate B   Σ bytes of those intermediates per instance (numel × element size)
-  Round trip       2 × intermediate bytes: each written to HBM once and read back once
-  Time/inst        the chain's kernel time, mean per instance
-  Est. fused       Time/inst × (traffic − round trip) / traffic, where traffic is what the chain's
+  Opportunity      memory-bound ops (their kernels elementwise, reduction, normalization, softmax,
+                   copy) on one stream, in one annotation instance, where one op wrote a tensor and
+                   the next op to read it is another memory-bound op: the tensor (the intermediate)
+                   is written to HBM and read back, which one fused kernel would not do. Activities
+                   that do not touch it may run between them (GEMMs of other tensors, memsets,
+                   copies, the consumer's own memset): "between" in --json
+  Link             likely: the producer's output, derived by rule from its recorded inputs (shape
+                   and dtype), equals a consumer input, and no op between them may touch it (the
+                   trace records no tensor identities); fact: torch's execution trace (--et) shows
+                   the consumer read the tensor the producer wrote. A link the evidence contradicts
+                   is refused (one line; --json lists them)
+  Intermediates    each link's tensor as the consumer reads it (shape, dtype)
+  Round trip       2 × the intermediates' bytes per instance (numel × element size; --json:
+                   intermediateBytes): each written to HBM once and read back once
+  Time/inst        the chain's kernel time (all kernels of its ops), mean per instance
+  Est. fused       (--json) Time/inst × (traffic − round trip) / traffic, where traffic is what the chain's
                    ops move (inputs read once, outputs written once): the same achieved bandwidth
-                   without the round trips
+                   without the round trips (--json: estimatedFusedUs)
+  Saves/step       (Time/inst − Est. fused) × instances per step: the tool's estimate of the time a
+                   fusion saves per profiler step (Saves/inst when the trace has no steps); the
+                   table is ordered by it
+  Fusible by       torch.compile: Inductor lowers every op of the chain; hand-written: an op has no
+                   Inductor lowering (sort, the AMP scaler's ops, a custom op); none: a vendor
+                   library's kernel (cuDNN convolution, cuBLAS GEMM, an attention backend) takes
+                   part, and no compiler fuses into it: no saving is estimated
+  Inst             times the chain ran in the trace
 With --vs EAGER_TRACE (the same workload, not compiled): the matcher of diff EAGER TRACE
 (see kinetoscope diff --help), over the same scope, with the same numbers:
   Replaced         the eager calls a kernel of TRACE does: by its fused op list and shapes
@@ -41,6 +56,7 @@ With --vs EAGER_TRACE (the same workload, not compiled): the matcher of diff EAG
 interface FusionOptions extends CommonOptions {
   vs?: string;
   limit?: string;
+  et?: string[];
 }
 
 export function fusionCommand(): Command {
@@ -49,6 +65,7 @@ export function fusionCommand(): Command {
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
     .option('--vs <eager-trace>', 'an eager trace of the same workload: match each fused kernel to the eager kernels it replaced')
     .option('--limit <n>', 'show at most n opportunities in the table')
+    .addOption(etOption())
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
   return cmd.action(
@@ -58,13 +75,20 @@ export function fusionCommand(): Command {
         limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
       }
-      const model = await openTrace(path);
-      const eager = opts.vs !== undefined ? await openTrace(opts.vs) : undefined;
+      const opened = await openTrace(path);
+      const baseline = opts.vs !== undefined ? await openTrace(opts.vs) : undefined;
+      const { models, attached } = await attachExecutionTraces(
+        [{ label: 'TRACE', model: opened }, ...(baseline ? [{ label: 'the --vs trace', model: baseline }] : [])],
+        opts.et ?? [],
+      );
+      const model = models[0]!;
+      const eager = baseline ? models[1] : undefined;
       const result = computeFusion(model);
       const match = eager ? computeFusionMatch(model, eager) : undefined;
       if (opts.json) {
         printJson({
           ...fusionJson(result, match),
+          ...(attached.length ? { executionTraces: attached } : {}),
           diagnostics: diagnosticsForJson(model),
           ...(eager ? { vsDiagnostics: diagnosticsForJson(eager) } : {}),
         });
@@ -73,6 +97,7 @@ export function fusionCommand(): Command {
         printText(renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)) }));
         reportDiagnostics(model, opts);
         if (eager) reportDiagnostics(eager, opts);
+        for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);
       }
       return Math.max(strictStatus(model, opts), eager ? strictStatus(eager, opts) : 0);
     }),

@@ -3,7 +3,7 @@
  * thread runs nesting needs, the runtime calls by correlation linking needs, and the
  * `ProfilerStep#N` annotations.
  */
-import { AN_CORRELATION, AN_EXTERNAL_ID, AN_SEQUENCE_NUMBER, ARG_NUMBERS } from '../../ingest/event-columns.js';
+import { AN_CORRELATION, AN_EXTERNAL_ID, AN_RECORD_FUNCTION_ID, AN_SEQUENCE_NUMBER, ARG_NUMBERS } from '../../ingest/event-columns.js';
 import type { JsonObject } from '../../ingest/raw-event.js';
 import { EventClass } from '../classify.js';
 import { ChunkedTable, valuesColumn } from '../columns.js';
@@ -51,6 +51,9 @@ export class HostEventsHandler {
   /** Per string id: 1 a backward node's name, 2 not, 0 not seen yet. */
   private isBackwardNode = new Uint8Array(0);
   private readonly backwardSequences: BackwardSequence[] = [];
+  /** Ops and annotations with a nonzero Record function id: their rows and ids (growing arrays). */
+  private rfRows: number[] = [];
+  private rfIds: number[] = [];
   /** cpu_ops other than `autograd::engine::evaluate_function: …` that carry a Sequence number, in row order. */
   private readonly sequencedOps: number[] = [];
   private negative = 0;
@@ -86,6 +89,13 @@ export class HostEventsHandler {
     x.externalId[r] = ext;
     x.correlation[r] = corr;
     x.args[r] = k === HostKind.Op || k === HostKind.Annotation ? argsOf(b, i) : undefined;
+    if (k === HostKind.Op || k === HostKind.Annotation) {
+      const rf = b.argNumbers[o + AN_RECORD_FUNCTION_ID]!;
+      if (rf > 0) {
+        this.rfRows.push(row);
+        this.rfIds.push(rf);
+      }
+    }
     this.runs.add(thread, row, start, dur);
     if (k === HostKind.Annotation) {
       if (this.stepName(nameId)) this.stepRows.push(row);
@@ -134,6 +144,7 @@ export class HostEventsHandler {
       stepPattern: STEP_RE,
       /** Backward nodes with a Sequence number, in row order. */
       backwardSequences: this.backwardSequences,
+      recordFunctionIds: { rows: Int32Array.from(this.rfRows), ids: Float64Array.from(this.rfIds) },
       sequencedOps: Int32Array.from(this.sequencedOps),
     };
   }

@@ -25,6 +25,9 @@ const ELEMENT_BYTES: Readonly<Record<string, number>> = {
   'long long int': 8,
   long: 8,
   'unsigned short': 2,
+  // gcc's __PRETTY_FUNCTION__ spellings, which caffe2::TypeMeta::name() gives
+  'short unsigned int': 2,
+  'long unsigned int': 8,
   'unsigned int': 4,
   'unsigned long': 8,
   'unsigned long int': 8,
