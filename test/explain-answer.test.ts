@@ -247,6 +247,22 @@ describe('the ranking', () => {
     for (const a of e.actions.minor) expect(a.stepShare).toBeLessThan(0.01);
     if (stepUs) for (const a of all(e)) expect(a.stepShare).toBeCloseTo(a.atStakeUs / stepUs, 9);
   });
+
+  it('what the µs are: idle removed for the idle rules, GPU work for the others; GPU work in overhead-bound steps says it shortens them only once the host no longer bounds them (cnn_train), and says nothing of it where the GPU bounds them (gpt2_train)', async () => {
+    const IDLE = new Set(['cuda-graph', 'dataloader', 'graph-break', 'host-sync']);
+    const PREMISE = 'This is GPU time: the steps are overhead-bound';
+    for (const [name, overhead] of [['cnn_train', true], ['gpt2_train', false]] as const) {
+      const e = await explainOf(h200Trace(name));
+      expect(e.verdict?.text.startsWith('overhead-bound'), name).toBe(overhead);
+      const work = all(e).filter((a) => a.saves === 'gpu-time');
+      expect(work.length, name).toBeGreaterThan(0);
+      for (const a of all(e)) {
+        if (IDLE.has(a.id)) expect(a.saves, `${name} ${a.id}`).toBe('gpu-idle');
+        else if (a.id !== 'no-grad') expect(a.saves, `${name} ${a.id}`).toBe('gpu-time');
+        expect(a.sentence.template.includes(PREMISE), `${name} ${a.id}`).toBe(overhead && a.saves === 'gpu-time');
+      }
+    }
+  });
 });
 
 describe('the first screen', () => {

@@ -306,7 +306,7 @@ function sentenceJson(x: ExplainSentence) {
 }
 
 function actionJson(a: Action) {
-  return { id: a.id, atStakeUs: roundUs(a.atStakeUs), bound: a.bound, stepShare: a.stepShare, ...(a.toolchain !== undefined ? { toolchain: a.toolchain } : {}), sentence: sentenceJson(a.sentence) };
+  return { id: a.id, atStakeUs: roundUs(a.atStakeUs), bound: a.bound, saves: a.saves, stepShare: a.stepShare, ...(a.toolchain !== undefined ? { toolchain: a.toolchain } : {}), sentence: sentenceJson(a.sentence) };
 }
 
 /** The whole reading as data: the verdict, every action (advice and minor), the facts and every section — never cut to a screen (`--full` is for text). */

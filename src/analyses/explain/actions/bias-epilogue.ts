@@ -33,7 +33,7 @@ export function biasEpilogueActions(c: TraceContext): Action[] {
             numbers,
           ),
       atStakeUs,
-      bound: 'estimate',
+      bound: 'estimate', saves: 'gpu-time',
       toolchain: r.compiled ? 'torch.compile (max-autotune)' : 'the model code',
     });
   });

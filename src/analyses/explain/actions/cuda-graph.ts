@@ -54,7 +54,7 @@ export function cudaGraphActions(c: TraceContext): Action[] {
         numbers,
       ),
       atStakeUs,
-      bound: 'upper-bound',
+      bound: 'upper-bound', saves: 'gpu-idle',
       toolchain: 'torch.compile (reduce-overhead) or torch.cuda.graphs',
     }),
   ];

@@ -42,7 +42,7 @@ export function dataLoaderActions(c: TraceContext): Action[] {
         },
       ),
       atStakeUs,
-      bound: 'upper-bound',
+      bound: 'upper-bound', saves: 'gpu-idle',
       toolchain: 'the DataLoader',
     }),
   ];

@@ -29,7 +29,7 @@ export function fuseChainActions(c: TraceContext): Action[] {
     .map((o) => ({ o, atStakeUs: o.estimatedSavingUsPerStep ?? perStepUs(c, o.estimatedSavingUs! * o.instances) }))
     .sort((a, b) => b.atStakeUs - a.atStakeUs)
     .slice(0, MAX_ACTIONS)
-    .map(({ o, atStakeUs }) => withStepShare(c, { id: 'fuse-chain', sentence: sentenceOf(o, atStakeUs), atStakeUs, bound: 'estimate', toolchain: o.toolchain! }));
+    .map(({ o, atStakeUs }) => withStepShare(c, { id: 'fuse-chain', sentence: sentenceOf(o, atStakeUs), atStakeUs, bound: 'estimate', saves: 'gpu-time', toolchain: o.toolchain! }));
 }
 
 function sentenceOf(o: FusionOpportunity, atStakeUs: number) {
@@ -38,7 +38,7 @@ function sentenceOf(o: FusionOpportunity, atStakeUs: number) {
   const fact = o.strength === 'fact';
   return say(
     'action.fuse-chain',
-    'Fuse {chain} in `{annotation}` with {toolchain}: {instancesPerStep|time|times} per step it writes {intermediateBytes} of intermediates to HBM and reads them back ({timeUs} of kernel time per instance, about {estimatedFusedUs} fused, the estimate at the chain\'s own bandwidth); ' +
+    'Fuse {chain} in `{annotation}`: {instancesPerStep|time|times} per step it writes {intermediateBytes} of intermediates to HBM and reads them back ({timeUs} of kernel time per instance, about {estimatedFusedUs} fused, the estimate at the chain\'s own bandwidth); ' +
       (fact ? 'each link a fact: the execution trace shows the tensor passed.' : 'the links are likely: shapes and stream order suggest them, no tensor ids prove them (`--et ET.json` would).'),
     {
       chain,

@@ -37,7 +37,7 @@ function action(c: TraceContext, g: SyncGroup): Action {
     blockedUs: g.perStep.blockedUs,
     busyUs: g.perStep.gpuBusyDuringUs,
   };
-  const base = { id: 'host-sync', atStakeUs: g.perStep.gpuIdleUs, bound: 'upper-bound' as const };
+  const base = { id: 'host-sync', atStakeUs: g.perStep.gpuIdleUs, bound: 'upper-bound' as const, saves: 'gpu-idle' as const };
   const likely = g.caller?.strength === 'likely' ? 'likely ' : '';
   if (g.caller?.name === 'torch.amp.GradScaler') {
     const opt = optimizerOf(c);

@@ -34,6 +34,7 @@ export function noGradActions(c: TraceContext): Action[] {
         ),
         atStakeUs,
         bound: 'upper-bound',
+        saves: 'gpu-time',
         toolchain: 'the model code',
       }),
     ];
@@ -53,6 +54,7 @@ export function noGradActions(c: TraceContext): Action[] {
       ),
       atStakeUs,
       bound: 'upper-bound',
+      saves: 'gpu-idle',
       toolchain: 'the model code',
     }),
   ];

@@ -45,7 +45,7 @@ export function padGemmActions(c: TraceContext): Action[] {
         },
       ),
       atStakeUs,
-      bound: 'upper-bound',
+      bound: 'upper-bound', saves: 'gpu-time',
       toolchain: 'the model code',
     });
   });

@@ -26,8 +26,17 @@ export function perStepUs(c: TraceContext, totalUs: number): number {
   return totalUs / stepCount(c);
 }
 
-/** An action with its `stepShare` filled in from the mean step (0 without a step). */
+/**
+ * An action with its `stepShare` filled in from the mean step (0 without a step), and, for GPU
+ * work saved (`saves: 'gpu-time'`) in a trace whose steps are overhead-bound, the premise its
+ * time needs said in its sentence: the GPU waits for the host there, so removing GPU work shortens
+ * the step only once the host no longer bounds it.
+ */
 export function withStepShare(c: TraceContext, a: Omit<Action, 'stepShare'>): Action {
   const stepUs = meanStepUs(c);
-  return { ...a, stepShare: stepUs > 0 ? a.atStakeUs / stepUs : 0 };
+  const overheadBound = a.saves === 'gpu-time' && c.lazy.steps().stats.overall?.verdict === 'overhead-bound';
+  const sentence = overheadBound
+    ? { ...a.sentence, template: `${a.sentence.template} This is GPU time: the steps are overhead-bound, so they shorten by it only once the host no longer bounds them.` }
+    : a.sentence;
+  return { ...a, sentence, stepShare: stepUs > 0 ? a.atStakeUs / stepUs : 0 };
 }
