@@ -39,7 +39,7 @@ for (let i = 1; i < args.length; i++) {
 
 const files = readdirSync(dir).filter((f) => /\.json(\.gz)?$/.test(f));
 const bytes = files.reduce((s, f) => s + statSync(join(dir, f)).size, 0);
-const cli = new URL('../dist/cli/main.js', import.meta.url).pathname;
+const cli = new URL('../dist/bin/kinetoscope.js', import.meta.url).pathname;
 const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %M %U %S', process.execPath, cli, 'ranks', dir, '--json', ...rest], { encoding: 'utf8', maxBuffer: 1 << 30 });
 const m = /TIME ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr);
 if (r.status !== 0 || !m) {

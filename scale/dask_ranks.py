@@ -176,7 +176,7 @@ def main(argv=None):
     where.add_argument("--scheduler-file", metavar="FILE", help="the scheduler's file (dask scheduler --scheduler-file FILE)")
     ap.add_argument("job_dir", metavar="JOB_DIR", help="the folder of rank traces, as the workers see it (a relative path is made absolute here)")
     ap.add_argument("--export", metavar="PARQUET_DIR", help="also export every rank to PARQUET_DIR/rank-R/*.parquet (a folder the workers can write)")
-    ap.add_argument("--kinetoscope", metavar="CMD", default="kinetoscope", help="the kinetoscope command on the workers and here (default: kinetoscope; e.g. 'node /opt/kinetoscope/dist/cli/main.js')")
+    ap.add_argument("--kinetoscope", metavar="CMD", default="kinetoscope", help="the kinetoscope command on the workers and here (default: kinetoscope; e.g. 'node /opt/kinetoscope/dist/bin/kinetoscope.js')")
     ap.add_argument("--partials", metavar="DIR", help="keep the partials in DIR (default: a temporary folder, removed); kinetoscope ranks DIR reads them again")
     ap.add_argument("--workers", metavar="N", type=int, default=1, help="wait until N workers are connected before the map (default 1)")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -20,11 +20,14 @@ function newestSourceMs(dir) {
   return newest;
 }
 
-/** Whether dist/cli/main.js is at least as new as every source file under src/ and both tsconfigs. */
+/**
+ * Whether dist/bin/kinetoscope.js (the bundled CLI, the build's last output) is at least as new as
+ * every source file under src/, both tsconfigs and the bundling script.
+ */
 export function isBuildFresh(root = ROOT) {
   try {
-    const built = statSync(join(root, 'dist/cli/main.js')).mtimeMs;
-    const configs = ['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(root, f)).mtimeMs);
+    const built = statSync(join(root, 'dist/bin/kinetoscope.js')).mtimeMs;
+    const configs = ['tsconfig.json', 'tsconfig.build.json', 'scripts/bundle-cli.mjs'].map((f) => statSync(join(root, f)).mtimeMs);
     return built >= Math.max(newestSourceMs(join(root, 'src')), ...configs);
   } catch {
     return false;

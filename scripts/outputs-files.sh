@@ -18,7 +18,7 @@ extra=()
 for t in "$@"; do extra+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"); done
 # (from the root, with relative paths: the hints the outputs print name the trace as given)
 cd "$root" || exit 2
-k=(node dist/cli/main.js)
+k=(node dist/bin/kinetoscope.js)
 for t in test/fixtures/traces/*/*.pt.trace.json.gz ${extra[@]+"${extra[@]}"}; do
   b=$(basename "$t" | sed 's/\.pt\.trace\.json\.gz$//; s/\.json\(\.gz\)\{0,1\}$//')
   "${k[@]}" report "$t" -o "$out/$b.report.html" --force >/dev/null 2>"$out/$b.report.err"

@@ -1,6 +1,7 @@
 /**
- * Builds dist/ before a test spawns the CLI, once: skipped when dist/cli/main.js is newer than
- * every source file (scripts/build-if-stale.mjs, the question `npm test` asks too), and
+ * Builds dist/ before a test spawns the CLI, once: skipped when dist/bin/kinetoscope.js (the
+ * bundled CLI, written last) is newer than every source file (scripts/build-if-stale.mjs, the
+ * question `npm test` asks too), and
  * serialised through a lock directory so that test files running in parallel (vitest forks)
  * never run two `tsc` at once over the same outputs.
  */

@@ -3,6 +3,7 @@
  * code and no stack trace, JSON with stable keys, no colour when piped, stdin.
  * Runs the built CLI (`npm test` builds first).
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +28,23 @@ describe('kinetoscope CLI', () => {
     for (const d of doc.diagnostics) expect(Object.keys(d)).toEqual(expect.arrayContaining(['code', 'severity', 'message']));
   });
 
+  it.each([
+    ['xz-compressed.json.xz', 'xz', 'fd 37 7a 58 5a 00', 'xz -dc FILE | kinetoscope COMMAND -'],
+    ['zstd-compressed.json.zst', 'zstd', '28 b5 2f fd', 'zstd -dc FILE | kinetoscope COMMAND -'],
+  ])('%s: says it is %s-compressed, by its magic bytes, and how to decompress it', (file, name, magic, how) => {
+    // The file's own first bytes are the compressor's magic (an independent check of the fixture).
+    const bytes = readFileSync(join(MICRO_DIR, file));
+    expect([...bytes.subarray(0, magic.split(' ').length)].map((b) => b.toString(16).padStart(2, '0')).join(' ')).toBe(magic);
+    const r = run(['summary', join(MICRO_DIR, file)]);
+    expect(r.stderr).toBe(`kinetoscope: NOT_JSON: not JSON: the input is ${name}-compressed (it starts with ${name}'s magic bytes ${magic}), which kinetoscope cannot decompress: ${r.stderr.split('cannot decompress: ')[1]!.trimEnd()}\n`);
+    expect(r.stderr).toContain(how);
+    // Decompressed and piped in, as the message says, it reads (where the compressor is installed).
+    if (spawnSync(name, ['--version']).status !== 0) return;
+    const piped = run(['summary', '-', '--json'], execFileSync(name, ['-dc', join(MICRO_DIR, file)]));
+    expect(piped.status).toBe(0);
+    expect(JSON.parse(piped.stdout).ops.find((o: { name: string }) => o.name === 'aten::addmm').calls).toBe(loadOracle('linear').key_averages.find((k) => k.key === 'aten::addmm')!.count);
+  });
+
   it('reads standard input with -', () => {
     const r = run(['kernels', '-', '--json'], readFileSync(h200Trace('linear')));
     expect(r.status).toBe(0);
@@ -35,6 +53,8 @@ describe('kinetoscope CLI', () => {
 
   it.each([
     ['not-json.txt', 'NOT_JSON'],
+    ['xz-compressed.json.xz', 'NOT_JSON'],
+    ['zstd-compressed.json.zst', 'NOT_JSON'],
     ['json-not-trace.json', 'NOT_A_TRACE'],
     ['empty.json', 'EMPTY_INPUT'],
     ['bad-gzip.json.gz', 'BAD_GZIP'],

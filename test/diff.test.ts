@@ -263,7 +263,7 @@ describe('kinetoscope diff (CLI)', () => {
     const r = await runCli(['diff', h200Trace('geglu_mlp'), h200Trace('geglu_mlp_compile'), '--json']);
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc.kernels)).toEqual(['same', 'onlyA', 'onlyB', 'replaced']);
+    expect(Object.keys(doc.kernels)).toEqual(['same', 'onlyA', 'onlyB', 'replaced', 'refused']);
     expect(Object.keys(doc.ops)).toEqual(expect.arrayContaining(['removed', 'added']));
     expect(Object.keys(doc.kernels.replaced[0])).toEqual(expect.arrayContaining(['a', 'b']));
     expect(doc.kernels.replaced[0].b.name).toBe('triton_poi_fused__unsafe_view_gelu_mul_0');

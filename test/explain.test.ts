@@ -202,8 +202,8 @@ describe('explain: numbers against the raw events and the oracle', () => {
   });
 
   it('S8: eager vs compiled nn.Linear — the same kernel byte for byte, the views gone, pre-ops added (raw events)', async () => {
-    // `linear --vs linear_compile` reads linear (A) → linear_compile (B)
-    const e = await explain('linear', ['linear_compile']);
+    // `linear_compile --vs linear` reads the baseline linear (A, before) → linear_compile (B, after)
+    const e = await explain('linear_compile', ['linear']);
     const ka = new Set(rawTrace('linear').instances('linear_fwd').flatMap((i) => i.kernels.map((k) => k.name)));
     const kb = new Set(rawTrace('linear_compile').instances('linear_fwd').flatMap((i) => i.kernels.map((k) => k.name)));
     const same = sentences(e, 'comparison.same-kernel').map((s) => s.numbers['kernel']);
@@ -217,7 +217,7 @@ describe('explain: numbers against the raw events and the oracle', () => {
   });
 
   it('S9: the fused gelu·mul kernel replaces the two eager kernels; the intermediate is [64,128,3072] bf16 from the raw Input Dims', async () => {
-    const e = await explain('geglu_mlp', ['geglu_mlp_compile']);
+    const e = await explain('geglu_mlp_compile', ['geglu_mlp']);
     const rep = one(e, 'comparison.replaced');
     expect(rep.numbers['kernel']).toBe('triton_poi_fused__unsafe_view_gelu_mul_0');
     expect((rep.numbers['replaced'] as { op: string }[]).map((r) => r.op)).toEqual(['aten::gelu', 'aten::mul']);
@@ -236,7 +236,7 @@ describe('explain: numbers against the raw events and the oracle', () => {
   });
 
   it('S11: hand-written geglu_fwd against Inductor\'s kernel, times from the raw kernels', async () => {
-    const e = await explain('geglu_mlp_compile', ['geglu_mlp_hand']);
+    const e = await explain('geglu_mlp_hand', ['geglu_mlp_compile']);
     const s = one(e, 'comparison.hand-vs-inductor');
     const kernelMean = (name: string, pick: (k: RawEvent) => boolean) => mean(rawTrace(name).instances('mlp_fwd').flatMap((i) => i.kernels.filter(pick).map((k) => ns(k.dur) / 1000)));
     expect(s.numbers['hand']).toBe('geglu_fwd');

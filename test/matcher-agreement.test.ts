@@ -1,6 +1,7 @@
 /**
- * One matcher behind `diff A B`, `fusion B --vs A` and `explain A --vs B` (issue 16, item 2): on the
- * same pairs the three read the same replacements, times and unmatched calls, always A → B; and
+ * One matcher behind `diff A B`, `fusion B --vs A` and `explain B --vs A` (issue 16, item 2; the
+ * baseline A is the before, issue 37): on the same pairs the three read the same replacements,
+ * times and unmatched calls, always A → B; and
  * what they claim is checked against the raw events, parsed here (Input Dims and Input type of the
  * cpu_op that owns each kernel by External id, kernel durations):
  * - a call of A that still runs in B (the same kernel name under an op of the same Input Dims) is
@@ -113,10 +114,11 @@ describe.each(PAIRS.filter(([a, b]) => capture(a) && capture(b)))('%s → %s', (
     const onlyB = d.kernels.onlyB.map((k) => [k.name, k.count, k.reason]);
     for (const k of f.unmatchedFused) expect(onlyB).toContainEqual([k.name, k.count, k.reason]);
 
-    const e = computeExplanation({ label: nameA, model: a }, { vs: [{ label: nameB, model: b }], only: new Set(['comparison']) });
+    // explain B --vs A: the baseline A is the before
+    const e = computeExplanation({ label: nameB, model: b }, { vs: [{ label: nameA, model: a }], only: new Set(['comparison']) });
     const s = e.sections.find((x) => x.id === 'comparison')!.sentences;
     const scope = s.find((x) => x.id === 'comparison.scope')!;
-    expect([scope.numbers['a'], scope.numbers['b']]).toEqual([nameA, nameB]);
+    expect([scope.numbers['before'], scope.numbers['after']]).toEqual([nameA, nameB]);
     const replaced = s.filter((x) => x.id === 'comparison.replaced');
     expect(replaced.map((x) => [x.numbers['replacedUs'], x.numbers['kernelUs']])).toEqual(d.kernels.replaced.map((r) => [r.aUs, r.bUs]));
     expect(s.filter((x) => x.id === 'comparison.only-a').map((x) => x.numbers['reason'])).toEqual(d.kernels.onlyA.map((k) => k.reason));
@@ -214,7 +216,7 @@ describe('the false claims of issue 16, on the captures that showed them', () =>
 });
 
 describe('the three commands, as a user runs them', () => {
-  it('kinetoscope diff A B, fusion B --vs A and explain A --vs B --json: the same replacements and times, A → B', async () => {
+  it('kinetoscope diff A B, fusion B --vs A and explain B --vs A --json: the same replacements and times, A → B', async () => {
     const run = async (...args: string[]) => {
       const r = await runCli([...args, '--json']);
       expect(r.status, r.stderr).toBe(0);
@@ -224,7 +226,7 @@ describe('the three commands, as a user runs them', () => {
     const b = h200Trace('geglu_mlp_compile');
     const d = await run('diff', a, b);
     const f = await run('fusion', b, '--vs', a);
-    const e = await run('explain', a, '--vs', b, '--only', 'comparison');
+    const e = await run('explain', b, '--vs', a, '--only', 'comparison');
     expect(d.kernels.replaced.length).toBeGreaterThan(0);
     expect(f.replacements.map((x: any) => [x.fused.name, x.replaced.map((k: any) => k.name), x.count, x.eagerUs, x.fusedUs])).toEqual(
       d.kernels.replaced.map((r: any) => [r.b.name, r.a.map((k: any) => k.name), r.count, r.aUs, r.bUs]),
@@ -232,7 +234,7 @@ describe('the three commands, as a user runs them', () => {
     expect(f.unmatchedEager.map((k: any) => k.reason)).toEqual(d.kernels.onlyA.map((k: any) => k.reason));
     const s = e.sections.find((x: any) => x.id === 'comparison').sentences;
     const scope = s.find((x: any) => x.id === 'comparison.scope');
-    expect([scope.numbers.a, scope.numbers.b]).toEqual(['geglu_mlp', 'geglu_mlp_compile']);
+    expect([scope.numbers.before, scope.numbers.after]).toEqual(['geglu_mlp', 'geglu_mlp_compile']);
     const replaced = s.filter((x: any) => x.id === 'comparison.replaced');
     expect(replaced.map((x: any) => x.numbers.kernel)).toEqual(d.kernels.replaced.map((r: any) => r.b.name));
     const per = s.find((x: any) => x.id === 'comparison.per-instance');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { h200Trace, loadOracle, loadRawJson } from './fixtures.js';
 import { runCli } from './helpers/cli.js';
+import { cutPathStart } from '../src/report/format.js';
 
 describe('memory / modules / summary --memory on the command line', () => {
   it('memory --json: the keys the issue lists, the peak equal to the maximum Total Allocated', async () => {
@@ -50,10 +51,11 @@ describe('memory / modules / summary --memory on the command line', () => {
   it('modules and summary --group-by module print the tree; --json has its paths', async () => {
     const r = await runCli(['modules', h200Trace('gpt2_train_mem'), '--depth', '1']);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^Module\s+Calls/);
+    expect(r.stdout).toMatch(/^Each row sums all calls of the module \(Calls\)[^\n]*\nModule\s+Calls/);
     expect(r.stdout).toContain('  GPT2Model_0');
     const flat = await runCli(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module']);
     expect(flat.stdout).toContain('GPT2LMHeadModel_0/GPT2Model_0/GPT2Block_0/GPT2Attention_0');
+    expect(flat.stdout).not.toContain('By class'); // the flat view is the module rows alone
     const asJson = await runCli(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module', '--json']);
     expect([asJson.status, asJson.stderr.split(':')[1]?.trim()]).toEqual([2, 'BAD_ARGUMENT']);
     const doc = JSON.parse((await runCli(['modules', h200Trace('gpt2_train_mem'), '--json'])).stdout);
@@ -70,5 +72,16 @@ describe('memory / modules / summary --memory on the command line', () => {
     expect(mem.status).toBe(0);
     expect(mem.stdout.trim().split('\n')).toHaveLength(1);
     expect(mem.stdout).toContain('profile_memory=True');
+  });
+
+  it('module paths are cut from the left, so the leaf shows (memory\'s modules table; --wide uncut)', async () => {
+    const path = 'GPT2LMHeadModel_0/GPT2Model_0/GPT2Block_0/GPT2MLP_0/NewGELUActivation_0'; // 71 characters, past the column's 70
+    const cut = (await runCli(['memory', h200Trace('gpt2_train_mem')])).stdout;
+    expect(cut).toContain(`…${path.slice(path.indexOf('/GPT2Model_0'))} `);
+    expect(cut).not.toMatch(/NewGELUActivation…/);
+    expect((await runCli(['memory', h200Trace('gpt2_train_mem'), '--wide'])).stdout).toContain(`${path} `);
+    expect(cutPathStart('a/b/c', 10)).toBe('a/b/c');
+    expect(cutPathStart('root_0/middle_0/leaf_0', 12)).toBe('…/leaf_0'); // at a slash: 'e_0/leaf_0' is cut to its leaf
+    expect(cutPathStart('root_0/averyveryverylongleaf_0', 12)).toBe('…ylongleaf_0'); // no slash in the tail's first half
   });
 });

@@ -10,8 +10,9 @@
  * And a trace without python frames gets one line naming the profiler flag.
  */
 import { describe, expect, it } from 'vitest';
+import { computeModuleClasses } from '../src/analyses/host/module-classes.js';
 import { computeModuleTree, modulesStatusLine } from '../src/analyses/host/modules.js';
-import { renderModules } from '../src/report/modules-view.js';
+import { modulesJson, renderModules } from '../src/report/modules-view.js';
 import { h200Trace, loadRawJson, loadModel } from './fixtures.js';
 import { traceBuilder } from './helpers/trace-builder.js';
 
@@ -65,6 +66,42 @@ describe('module tree of gpt2_train_mem from the raw events', async () => {
     expect(new Set(byPath.keys())).toEqual(new Set(want.keys()));
     for (const [p, w] of want) expect({ p, calls: byPath.get(p)!.calls, total: byPath.get(p)!.hostTotalNs, self: byPath.get(p)!.hostSelfNs }).toEqual({ p, ...w });
     expect(want.size).toBeGreaterThan(50);
+  });
+
+  it('by class: modules, calls and host times of every class, all its frames together (a class nested in itself once in its total)', () => {
+    const classOf = (name: string) => name.replace(/_\d+$/, '');
+    const want = new Map<string, { modules: Set<string>; calls: number; total: number; self: number }>();
+    for (const f of moduleFrames) {
+      const p = pathOf(f);
+      const parts = p.split('/');
+      const cls = classOf(parts.at(-1)!);
+      const w = want.get(cls) ?? { modules: new Set(), calls: 0, total: 0, self: 0 };
+      want.set(cls, w);
+      w.modules.add(p);
+      w.calls++;
+      w.self += ns(f['dur']);
+      // Its total counts unless an enclosing module is of its class (already in that one's total).
+      if (!parts.slice(0, -1).some((a) => classOf(a) === cls)) w.total += ns(f['dur']);
+      // Its own time is its parent module's child time.
+      if (parts.length > 1) {
+        const parentClass = classOf(parts.at(-2)!);
+        const pw = want.get(parentClass) ?? { modules: new Set(), calls: 0, total: 0, self: 0 };
+        want.set(parentClass, pw);
+        pw.self -= ns(f['dur']);
+      }
+    }
+    const classes = computeModuleClasses(tree);
+    expect(new Set(classes.map((c) => c.className))).toEqual(new Set(want.keys()));
+    for (const c of classes) {
+      const w = want.get(c.className)!;
+      expect({ c: c.className, modules: c.modules, calls: c.calls, total: c.hostTotalNs, self: c.hostSelfNs }).toEqual({ c: c.className, modules: w.modules.size, calls: w.calls, total: w.total, self: w.self });
+    }
+    expect(classes.find((c) => c.className === 'Conv1D')).toMatchObject({ modules: 24, calls: 72 }); // 6 blocks × 4, 3 steps
+    // In the JSON and the text, after the tree.
+    expect(modulesJson(tree).classes.map((c) => c.className)).toEqual(classes.map((c) => c.className));
+    const text = renderModules(tree);
+    expect(text.split('\n')[0]).toBe('Each row sums all calls of the module (Calls): times and bytes over all calls, not per call.');
+    expect(text).toMatch(/\nBy class: [^\n]*\nClass +Modules +Calls/);
   });
 
   // Ops and kernels, for the device figures.

@@ -21,7 +21,7 @@ import { runCli } from './helpers/cli.js';
 const ROOT = join(import.meta.dirname, '..');
 const HAS_DUCKDB = (() => {
   try {
-    createRequire(join(ROOT, 'dist/cli/main.js')).resolve('@duckdb/node-api');
+    createRequire(join(ROOT, 'dist/bin/kinetoscope.js')).resolve('@duckdb/node-api');
     return true;
   } catch {
     return false;
@@ -41,6 +41,9 @@ function rawCounts(file: string): Record<string, number> {
     ops: cat('cpu_op', 'user_annotation'),
     runtime: cat('cuda_runtime', 'cuda_driver', 'overhead'),
     kernels: cat('kernel', 'gpu_memcpy', 'gpu_memset'),
+    'kernels of kind kernel': cat('kernel'),
+    'kernels of kind gpu_memcpy': cat('gpu_memcpy'),
+    'kernels of kind gpu_memset': cat('gpu_memset'),
     steps: x.filter((e) => e.cat === 'user_annotation' && /^ProfilerStep#\d+$/.test(e.name)).length,
     collectives: gloo + nccl,
     memory: raw.filter((e) => e.ph === 'i' && e.name === '[memory]').length,
@@ -89,12 +92,14 @@ describe.skipIf(!HAS_DUCKDB)('export --parquet read by an independent reader (hy
       const ex = await runCli(['export', ...c.inputs, '--parquet', out, '--json']);
       expect(ex.stderr).toBe('');
       expect(ex.status).toBe(0);
-      const written = JSON.parse(ex.stdout).ranks as { rank: number; file: string; tables: Record<string, number> }[];
+      const written = JSON.parse(ex.stdout).ranks as { rank: number; file: string; tables: Record<string, number>; gpuActivities: Record<string, number> }[];
       expect(readdirSync(out).sort()).toEqual(written.map((r) => `rank-${r.rank}`).sort());
       const docs = documentedTables();
-      for (const { rank, file } of written) {
-        expect(readdirSync(join(out, `rank-${rank}`)).sort()).toEqual(EXPORT_TABLES.map((t) => `${t}.parquet`).sort()); // no temporary file left
+      for (const { rank, file, gpuActivities } of written) {
         const counts = rawCounts(file);
+        // the kernels table's rows told apart by kind: a memset or a copy is not a kernel
+        expect(gpuActivities).toEqual({ kernel: counts['kernels of kind kernel'], gpu_memcpy: counts['kernels of kind gpu_memcpy'], gpu_memset: counts['kernels of kind gpu_memset'] });
+        expect(readdirSync(join(out, `rank-${rank}`)).sort()).toEqual(EXPORT_TABLES.map((t) => `${t}.parquet`).sort()); // no temporary file left
         const model = await loadTrace(file, { omit: ['python'] });
         for (const table of exportTables(model, rank)) {
           const where = `rank ${rank} ${table.name}`;
@@ -126,4 +131,18 @@ describe.skipIf(!HAS_DUCKDB)('export --parquet read by an independent reader (hy
       }
     });
   }
+
+  it("export's line counts kernels, memsets and copies apart (gpt2_train_mem: memsets are not kernels)", async () => {
+    const file = h200Trace('gpt2_train_mem');
+    const out = mkdtempSync(join(tmpdir(), 'ks-export-text-'));
+    made.push(out);
+    const ex = await runCli(['export', file, '--parquet', out]);
+    expect(ex.status).toBe(0);
+    const c = rawCounts(file);
+    expect(c['kernels of kind gpu_memset']).toBeGreaterThan(0); // the case this test is for
+    const n = (x: number) => x.toLocaleString('en-US');
+    expect(ex.stdout).toContain(
+      `(rank 0: ${n(c['kernels of kind kernel']!)} kernels, ${n(c['kernels of kind gpu_memset']!)} memsets, ${n(c['kernels of kind gpu_memcpy']!)} memcpys, ${n(c.ops!)} ops)`,
+    );
+  });
 });

@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HAS_HTA, HTA_DIR, loadRawJson } from './fixtures.js';
 import { runCli, spawnCli } from './helpers/cli.js';
+import { analyseRanks, type RankSummary } from '../src/analyses/ranks/ranks.js';
+import { renderRanks } from '../src/report/ranks-view.js';
 
 const GLOO_DIR = join(import.meta.dirname, 'fixtures/traces/h200-gloo-ranks');
 
@@ -32,7 +34,12 @@ interface Call {
   step: number;
   start: number; // µs on the profiler's clock, from integer ns
   dur: number;
+  /** The message as nccl-tests sizes it (gloo: the span's own Input Dims × element size; an allgather's × the world size), NaN when unknown. */
+  bytes: number;
 }
+
+/** Element sizes of the C++ type names torch's profiler writes in `Input type` (those these captures hold). */
+const ELEMENT_BYTES: Record<string, number> = { float: 4, double: 8, 'c10::Half': 2, 'c10::BFloat16': 2 };
 
 /** A time as written (µs with 3 decimals) to whole ns: JSON.parse's double is within 0.5 ns of it. */
 const ns = (us: number) => Math.round(us * 1000);
@@ -93,12 +100,20 @@ function glooRank(path: string): RawRank & { base: unknown } {
   const calls: Call[] = [];
   const names: Record<string, string> = { 'gloo:all_reduce': 'c10d::allreduce_', 'gloo:all_gather': 'c10d::allgather_' };
   const glooNames = new Set(ev.filter((e) => X(e) && e.cat === 'user_annotation' && String(e.name).startsWith('gloo:')).map((e) => e.name as string));
+  const world = (doc.distributedInfo as any).world_size as number;
   for (const g of glooNames) {
     expect(names[g]).toBeDefined(); // these captures run only these two collectives
     const spans = ev.filter((e) => X(e) && e.cat === 'user_annotation' && e.name === g).sort((a, b) => a.ts - b.ts);
     const ops = ev.filter((e) => X(e) && e.cat === 'cpu_op' && e.name === names[g]).sort((a, b) => a.ts - b.ts);
     expect(ops.length).toBe(spans.length);
-    spans.forEach((s, k) => calls.push({ name: g === 'gloo:all_reduce' ? 'allreduce' : 'allgather', step: stepAt(steps, ops[k].ts), start: s.ts, dur: s.dur }));
+    spans.forEach((s, k) => {
+      const name = g === 'gloo:all_reduce' ? 'allreduce' : 'allgather';
+      // The span's own input tensors: Input Dims (one shape per tensor) × the element size of its Input type.
+      const dims = s.args['Input Dims'] as number[][];
+      const types = s.args['Input type'] as string[];
+      const input = dims.reduce((t, shape, i) => t + shape.reduce((a, b) => a * b, 1) * ELEMENT_BYTES[types[i]!]!, 0);
+      calls.push({ name, step: stepAt(steps, ops[k].ts), start: s.ts, dur: s.dur, bytes: name === 'allgather' ? input * world : input });
+    });
   }
   return {
     rank: (doc.distributedInfo as any).rank,
@@ -129,6 +144,13 @@ function intersection(a: [number, number][], b: [number, number][]): number {
   return t;
 }
 
+/** The parts of union(a) inside union(b), as intervals. */
+function intersectionIntervals(a: [number, number][], b: [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [s1, e1] of union(a)) for (const [s2, e2] of union(b)) if (Math.min(e1, e2) > Math.max(s1, s2)) out.push([Math.max(s1, s2), Math.min(e1, e2)]);
+  return out;
+}
+
 /** The expected cross-rank figures, by the definitions of `ranks --help`, from raw calls. */
 function expected(ranks: RawRank[]) {
   const inst = new Map<string, { rank: number; c: Call }[]>();
@@ -143,22 +165,31 @@ function expected(ranks: RawRank[]) {
       inst.get(key)!.push({ rank: r.rank, c });
     }
   }
-  const coll = new Map<string, { calls: number; durs: number[]; skews: number[]; transfer: number }>();
+  const coll = new Map<string, { calls: number; durs: number[]; skews: number[]; transfer: number; bytes: number; bwTransfer: number }>();
+  const sizes = new Map<string, { name: string; bytes: number; calls: number; durs: number[]; skews: number[]; transfer: number }>();
   const waits = new Map<number, [number, number][]>(ranks.map((r) => [r.rank, []]));
   const last = new Map<number, number>(ranks.map((r) => [r.rank, 0]));
   const perStep = new Map<number, Map<number, { count: number; late: number; others: number }>>();
   const perStepCount = new Map<number, number>();
   for (const list of inst.values()) {
     const name = list[0]!.c.name;
-    const e = coll.get(name) ?? { calls: 0, durs: [], skews: [], transfer: 0 };
+    const bytes = list[0]!.c.bytes;
+    for (const p of list) expect(p.c.bytes).toBe(bytes); // every rank moved the same message
+    const e = coll.get(name) ?? { calls: 0, durs: [], skews: [], transfer: 0, bytes: 0, bwTransfer: 0 };
     coll.set(name, e);
-    e.calls++;
-    for (const p of list) e.durs.push(p.c.dur);
-    e.transfer += Math.min(...list.map((p) => p.c.dur));
+    const z = sizes.get(`${name}|${bytes}`) ?? { name, bytes, calls: 0, durs: [], skews: [], transfer: 0 };
+    sizes.set(`${name}|${bytes}`, z);
+    const transfer = Math.min(...list.map((p) => p.c.dur));
+    for (const x of [e, z]) {
+      x.calls++;
+      for (const p of list) x.durs.push(p.c.dur);
+      x.transfer += transfer;
+    }
+    e.bytes += bytes;
     if (list.length < 2) continue;
     const sorted = [...list].sort((a, b) => b.c.start - a.c.start);
     const latest = sorted[0]!;
-    e.skews.push(latest.c.start - sorted[sorted.length - 1]!.c.start);
+    for (const x of [e, z]) x.skews.push(latest.c.start - sorted[sorted.length - 1]!.c.start);
     let others = 0;
     for (const p of list) {
       if (latest.c.start > p.c.start) waits.get(p.rank)!.push([p.c.start, latest.c.start]);
@@ -181,7 +212,7 @@ function expected(ranks: RawRank[]) {
       const [rank, row] = [...m.entries()].sort((a, b) => b[1].late - a[1].late || b[1].count - a[1].count)[0]!;
       return { step, rank, lastCount: row.count, collectives: perStepCount.get(step)!, lateUs: row.late, othersWaitUs: row.others };
     });
-  return { coll, waits, last, stragglers, instances: inst.size };
+  return { coll, sizes, waits, last, stragglers, instances: inst.size };
 }
 
 describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
@@ -216,19 +247,51 @@ describe('ranks on the gloo captures (workloads/ranks.py on one H200)', () => {
       expect(got.waitUs).toBeCloseTo(toUs(len(union(exp.waits.get(r.rank)!))), 2);
       expect(got.lastCount).toBe(exp.last.get(r.rank));
     }
+    // NCCL's bus-bandwidth factor for n ranks (nccl-tests' PERFORMANCE.md): allreduce 2(n−1)/n, allgather (n−1)/n.
+    const factor = (name: string) => (name === 'allreduce' ? (2 * (raw.length - 1)) / raw.length : (raw.length - 1) / raw.length);
     for (const c of doc.collectives) {
       const e = exp.coll.get(c.name)!;
       expect(c.pg).toBe('0'); // the one process group of distributedInfo.pg_config
       expect(c.calls).toBe(e.calls);
       expect(c.ranks).toBe(raw.length);
-      expect(c.bytes).toBeNull(); // gloo's c10d ops name no dtype: bytes are not claimed
+      expect(c.bytes).toBe(e.bytes); // gloo's spans carry Input Dims × Input type: summed over the calls
       expect(c.meanUs).toBeCloseTo(toUs(e.durs.reduce((a, b) => a + b, 0) / e.durs.length), 2);
       expect(c.skewUs).toBeCloseTo(toUs(e.skews.reduce((a, b) => a + b, 0) / e.skews.length), 2);
       expect(c.maxSkewUs).toBeCloseTo(toUs(Math.max(...e.skews)), 2);
       expect(c.transferUs).toBeCloseTo(toUs(e.transfer), 2);
-      expect(c.busBwGBs).toBeNull();
+      expect(c.algBwGBs).toBeCloseTo(e.bytes / e.transfer, 3); // bytes per ns = GB/s
+      expect(c.busBwGBs).toBeCloseTo((e.bytes / e.transfer) * factor(c.name), 3);
     }
     expect(doc.collectives.map((c: any) => c.name).sort()).toEqual([...exp.coll.keys()].sort());
+    // nccl-tests' table: a row per (collective, process group, message size), the size per call.
+    expect(doc.collectiveSizes.map((c: any) => `${c.name}|${c.bytes}`)).toEqual([...exp.sizes.keys()].sort((a, b) => a.split('|')[0]!.localeCompare(b.split('|')[0]!) || Number(a.split('|')[1]) - Number(b.split('|')[1])));
+    for (const c of doc.collectiveSizes) {
+      const e = exp.sizes.get(`${c.name}|${c.bytes}`)!;
+      expect([c.pg, c.calls, c.ranks]).toEqual(['0', e.calls, raw.length]);
+      expect(c.meanUs).toBeCloseTo(toUs(e.durs.reduce((a, b) => a + b, 0) / e.durs.length), 2);
+      expect(c.skewUs).toBeCloseTo(toUs(e.skews.reduce((a, b) => a + b, 0) / e.skews.length), 2);
+      expect(c.transferUs).toBeCloseTo(toUs(e.transfer), 2);
+      expect(c.algBwGBs).toBeCloseTo((e.bytes * e.calls) / e.transfer, 3);
+      expect(c.busBwGBs).toBeCloseTo(((e.bytes * e.calls) / e.transfer) * factor(c.name), 3);
+    }
+    // Communication inside the steps against the step time: each rank's, then summed over the ranks.
+    let stepsNs = 0;
+    let commNs = 0;
+    let exposedNs = 0;
+    for (const [i, r] of raw.entries()) {
+      const steps: [number, number][] = r.steps.map((st) => [st.ts, st.ts + st.dur]);
+      const comm = intersection(r.comm, steps);
+      const exposed = comm - intersection(r.comm, intersectionIntervals(r.compute, steps));
+      const got = doc.ranks[i];
+      expect(got.stepsUs).toBeCloseTo(toUs(len(steps)), 2);
+      expect(got.stepCommUs).toBeCloseTo(toUs(comm), 2);
+      expect(got.stepExposedCommUs).toBeCloseTo(toUs(exposed), 2);
+      stepsNs += len(steps);
+      commNs += comm;
+      exposedNs += exposed;
+    }
+    expect(doc.communication.commPct).toBeCloseTo((100 * commNs) / stepsNs, 1);
+    expect(doc.communication.exposedPct).toBeCloseTo((100 * exposedNs) / stepsNs, 1);
     expect(doc.stragglers.length).toBe(exp.stragglers.length);
     doc.stragglers.forEach((s: any, k: number) => {
       const e = exp.stragglers[k]!;
@@ -317,7 +380,7 @@ describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
         // The innermost c10d op around the launch, on the launching thread.
         const around = c10d.filter((o) => o.tid === launch.tid && o.ts <= launch.ts && launch.ts + launch.dur <= o.ts + o.dur).sort((a, b) => b.ts - a.ts)[0]!;
         expect(names[around.name]).toBeDefined();
-        return { name: names[around.name]!, step: stepAt(steps, launch.ts), start: k.ts as number, dur: k.dur as number };
+        return { name: names[around.name]!, step: stepAt(steps, launch.ts), start: k.ts as number, dur: k.dur as number, bytes: NaN }; // no args: no size
       });
       return { rank, calls, steps, comm: calls.map((c) => [c.start, c.start + c.dur] as [number, number]), compute: computeKernels(ev) };
     });
@@ -390,9 +453,36 @@ describe.skipIf(!HAS_HTA)("ranks on HTA's NCCL fixtures", () => {
 
   it('the JSON has the stable keys', async () => {
     const doc = await ranksJson([join(HTA_DIR, 'trace_filter')]);
-    expect(Object.keys(doc)).toEqual(['schemaVersion', 'clock', 'referenceRank', 'worldSize', 'missingRanks', 'instances', 'matchedInstances', 'ranks', 'steps', 'collectives', 'stragglers', 'diagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'clock', 'referenceRank', 'worldSize', 'missingRanks', 'instances', 'matchedInstances', 'ranks', 'steps', 'communication', 'collectives', 'collectiveSizes', 'stragglers', 'diagnostics']);
     expect(Object.keys(doc.ranks[0])).toEqual(expect.arrayContaining(['rank', 'file', 'steps']));
     expect(Object.keys(doc.ranks[0].steps[0])).toEqual(['name', 'number', 'durUs']);
     expect(Object.keys(doc.collectives[0])).toEqual(expect.arrayContaining(['name', 'pg', 'calls', 'bytes', 'meanUs', 'skewUs', 'busBwGBs']));
+  });
+});
+
+describe('ranks: communication against the step, the first line only when it matters', () => {
+  /** A rank of one 10 ms step whose communication inside it is `commUs`, `exposedUs` of it with no computation alongside. */
+  const rank = (rank: number, commUs: number, exposedUs: number): { rank: number; file: string; summary: RankSummary } => ({
+    rank,
+    file: `rank-${rank}.json`,
+    summary: {
+      infoRank: rank, worldSize: 2, backend: 'nccl', originNs: '0',
+      steps: [{ name: 'ProfilerStep#1', number: 1, startNs: 0, durNs: 10_000_000 }],
+      calls: [], commSource: 'gpu-kernels', commNs: commUs * 1000, computeNs: 8_000_000, overlapNs: (commUs - exposedUs) * 1000,
+      stepCommNs: commUs * 1000, stepExposedNs: exposedUs * 1000, issuedCollectives: 0, events: 1, bytesRead: 1, warnings: 0,
+    },
+  });
+
+  it('from 10% of the step time: the first line, N% and X% of the ranks\' steps summed', () => {
+    // 2.5 ms + 1.5 ms of communication in 2 × 10 ms of steps: 20%; exposed 1.0 + 0.6 ms: 8%.
+    const a = analyseRanks([rank(0, 2500, 1000), rank(1, 1500, 600)]);
+    expect(a.communication).toEqual({ stepsUs: 20_000, commUs: 4000, exposedUs: 1600, commPct: 20, exposedPct: 8 });
+    expect(renderRanks(a).split('\n')[0]).toBe("Communication is 20% of the step time, 8% exposed (no computation kernel alongside): the ranks' steps summed");
+  });
+
+  it('under 10% of the step time: not a word of it', () => {
+    const a = analyseRanks([rank(0, 900, 900), rank(1, 1000, 1000)]); // 9.5%
+    expect(a.communication!.commPct).toBeCloseTo(9.5, 9);
+    expect(renderRanks(a)).not.toMatch(/Communication is/);
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRawJson } from './fixtures.js';
 import { runCli } from './helpers/cli.js';
 
-const CLI = join(import.meta.dirname, '../dist/cli/main.js');
+const CLI = join(import.meta.dirname, '../dist/bin/kinetoscope.js');
 const JOB = join(import.meta.dirname, 'fixtures/traces/h200-gloo-ranks/ranks_w4_skew5');
 const HAS_DUCKDB = (() => {
   try {

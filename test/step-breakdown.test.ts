@@ -18,6 +18,7 @@ import { stepsJson } from '../src/report/steps-view.js';
 import { renderSteps } from '../src/report/steps-view.js';
 import { H200_NAMES, HAS_HTA, HTA_DIR, h200Trace, loadOracle, loadRawJson, loadModel } from './fixtures.js';
 import { traceBuilder } from './helpers/trace-builder.js';
+import { runCli } from './helpers/cli.js';
 
 type Raw = Record<string, unknown> & { name: string; cat?: string; ph?: string; ts: number; dur: number; args?: Record<string, unknown> };
 
@@ -325,9 +326,30 @@ describe('steps: verdicts', () => {
       expect(o.borderline).toBe(split || Math.abs(mid.share - 0.5) < 0.1);
       const text = renderSteps(analyses.get(name)!);
       expect(text.split('\n')[0]).toMatch(new RegExp(`^Verdict over ${shares.length} steps: ${o.verdict}${o.borderline ? ' \\(borderline\\)' : ''} — `));
+      // The spread said once when the steps' shares print alike (tiny_ops: "4% in every step", not "4% to 4%").
+      const p = (x: number) => `${(x * 100).toFixed(0)}%`;
+      const [lowest, highest] = [p(sorted[0]!.share), p(sorted[sorted.length - 1]!.share)];
+      expect(text.split('\n')[0]).toContain(lowest === highest ? `(${lowest} in every step)` : `(${lowest} to ${highest} over the steps)`);
+      expect(lowest === highest).toBe(name === 'tiny_ops');
       if (!straddles) expect(text).not.toContain('Steps whose verdict differs');
     }
     expect(analyses.get('gpt2_train')!.stats.overall!.split).toBe(true);
+  });
+
+  it("explain's verdict says the spread once when the steps' shares print alike (linear_cpu: 0.0% in every step; tiny_ops: a range)", async () => {
+    for (const name of ['linear_cpu', 'tiny_ops']) {
+      const raw = rawEvents(name);
+      const shares = steps(raw).map((st) => {
+        const [lo, hi] = ns(st);
+        return unionClipped(raw.filter((e) => GPU_CATS.has(e.cat ?? '')).map(ns), lo, hi) / (hi - lo);
+      });
+      const p = (x: number) => `${(x * 100).toFixed(1)}%`;
+      const [lowest, highest] = [p(Math.min(...shares)), p(Math.max(...shares))];
+      const r = await runCli(['explain', h200Trace(name)]);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain(lowest === highest ? `(${lowest} in every step)` : `(${lowest} to ${highest} over the steps)`);
+      expect(lowest === highest).toBe(name === 'linear_cpu');
+    }
   });
 
   it('tiny_ops (200 tiny elementwise ops) is overhead-bound, with launches and kernel sizes in the reason', () => {
@@ -408,14 +430,23 @@ describe('steps: spread and slow steps', () => {
       const a = analyses.get(name)!;
       const mean = durs.reduce((x, y) => x + y, 0) / durs.length;
       const sorted = [...durs].sort((x, y) => x - y);
-      const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
       const stdev = Math.sqrt(durs.reduce((t, d) => t + (d - mean) ** 2, 0) / durs.length);
+      const medianOf = (xs: number[]) => {
+        const t = [...xs].sort((x, y) => x - y);
+        return t.length % 2 ? t[(t.length - 1) / 2]! : (t[t.length / 2 - 1]! + t[t.length / 2]!) / 2;
+      };
+      expect(a.stats.durUs.median).toBeCloseTo(medianOf(durs), 2);
       expect(a.stats.count).toBe(durs.length);
       expect(a.stats.durUs.mean).toBeCloseTo(mean, 2);
       expect(a.stats.durUs.min).toBeCloseTo(sorted[0]!, 2);
       expect(a.stats.durUs.max).toBeCloseTo(sorted[sorted.length - 1]!, 2);
       expect(a.stats.durUs.stdev).toBeCloseTo(stdev, 2);
-      const slow = windows.filter((w) => w.durUs >= 1.3 * median).map((w) => w.name);
+      // A stub: the first or last step under 10% of the median of the others (of two, of the other).
+      const stubs = durs.length < 2 ? [] : [...new Set([0, durs.length - 1])].filter((k) => durs[k]! < 0.1 * medianOf(durs.filter((_, j) => j !== k)));
+      expect(a.stubs.map((t) => t.name)).toEqual(stubs.map((k) => windows[k]!.name));
+      const full = windows.filter((_, k) => !stubs.includes(k));
+      const fullMedian = medianOf(full.map((w) => w.durUs));
+      const slow = full.length < 2 ? [] : full.filter((w) => w.durUs >= 1.3 * fullMedian).map((w) => w.name);
       expect(a.outliers.map((o) => o.name)).toEqual(slow);
     });
   }
@@ -424,6 +455,26 @@ describe('steps: spread and slow steps', () => {
     const o = analyses.get('linear')!.outliers;
     expect(o.map((x) => x.name)).toEqual(['ProfilerStep#2']);
     expect(o[0]!.ratio).toBeCloseTo(275.863 / 124.408, 3);
+  });
+});
+
+describe('steps: a stub step is named as such, never a slow step (HTA test traces)', () => {
+  const htaSteps = (rel: string) =>
+    (loadRawJson(`${HTA_DIR}/${rel}`).traceEvents as Raw[]).filter((e) => e.ph === 'X' && e.cat === 'user_annotation' && /^ProfilerStep#\d+$/.test(e.name)).sort((a, b) => a.ts - b.ts);
+
+  it.skipIf(!HAS_HTA)('amd_trace (MI250): two steps, the last a stub of 49 µs; the full one is not called slow against it', async () => {
+    const rel = 'amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz';
+    const raw = htaSteps(rel);
+    expect(raw.length).toBe(2);
+    const [full, stub] = raw as [Raw, Raw];
+    expect(stub.dur).toBeLessThan(0.1 * full.dur); // the case this test is for
+    const a = computeStepBreakdown(await loadTrace(`${HTA_DIR}/${rel}`));
+    expect(a.stubs.map((t) => [t.name, t.durUs, t.othersMedianUs])).toEqual([[stub.name, stub.dur, full.dur].map((x) => (typeof x === 'number' ? expect.closeTo(x, 3) : x))]);
+    expect(a.outliers).toEqual([]);
+    const text = renderSteps(a);
+    expect(text).not.toContain('Slow steps');
+    expect(text).toContain(`Stub step (under 10% of the median of the other steps: the profiler started or stopped inside it; left out of the median above): ${stub.name} `);
+    expect(stepsJson(a).stubs).toEqual([{ name: stub.name, durUs: expect.closeTo(stub.dur, 3), othersMedianUs: expect.closeTo(full.dur, 3) }]);
   });
 });
 

@@ -18,6 +18,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const program = await buildProgram(wantedCommands(process.argv[2]));
-const status = await runProgram(program, process.argv, 'node');
-if (status !== undefined) process.exitCode = status;
+// No top-level await: the published CLI is this file bundled as CommonJS (scripts/bundle-cli.mjs).
+void buildProgram(wantedCommands(process.argv[2]))
+  .then((program) => runProgram(program, process.argv, 'node'))
+  .then((status) => {
+    if (status !== undefined) process.exitCode = status;
+  });

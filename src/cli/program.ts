@@ -29,8 +29,9 @@ export async function buildProgram(names: readonly string[]): Promise<Command> {
   return program;
 }
 
-/** The subcommands a command line needs: the one it names, or all of them. */
+/** The subcommands a command line needs: the one it names, none for `--version` alone, or all of them (help, suggestions). */
 export function wantedCommands(invoked: string | undefined): string[] {
+  if (invoked === '--version' || invoked === '-V') return [];
   return invoked !== undefined && Object.hasOwn(COMMANDS, invoked) ? [invoked] : Object.keys(COMMANDS);
 }
 

@@ -4,8 +4,9 @@
  * streaming tokenizer. Never holds the whole file: one chunk in, events out.
  *
  * Handles: missing / unreadable files, corrupt gzip, truncated gzip ("unexpected end of file":
- * every event decoded so far is kept). Ignores: zip/bz2/zstd containers (read as text, so they
- * fail as NOT_JSON with the offending byte named).
+ * every event decoded so far is kept). Refuses the containers Node cannot decompress (xz, zstd,
+ * bzip2, zip, lz4: told by their magic bytes, `compressedContainer`) with NOT_JSON and the command
+ * that decompresses them, rather than as a bad first byte.
  */
 
 import { open, type FileHandle } from 'node:fs/promises';
@@ -175,10 +176,10 @@ async function readThrough<R extends { bytesRead: number; truncated: boolean }>(
         return r;
       },
     };
-    // Sniff the first two bytes for the gzip magic.
+    // Sniff the first bytes for the gzip magic, and the containers' Node cannot read.
     const head: Uint8Array[] = [];
     let headLen = 0;
-    while (headLen < 2) {
+    while (headLen < SNIFF_BYTES) {
       const r = await it.next();
       if (r.done) break;
       head.push(r.value);
@@ -186,6 +187,7 @@ async function readThrough<R extends { bytesRead: number; truncated: boolean }>(
     }
     const first = head.length === 1 ? head[0] : concat(head, headLen);
     const gz = headLen >= 2 && first[0] === 0x1f && first[1] === 0x8b;
+    if (!gz) refuseContainer(first);
     reuseChunks.on = !gz;
     const progress = opts.onProgress;
     const guard = inputGuard(tok);
@@ -265,10 +267,24 @@ function inputGuard(tok: { readonly events: number }): { before(n: number): void
   };
 }
 
+/** Whether the file starts with the gzip magic; refuses a container Node cannot decompress (refuseContainer). */
 async function startsGzipped(fh: FileHandle): Promise<boolean> {
-  const head = new Uint8Array(2);
-  const n = (await fh.read(head, 0, 2, 0)).bytesRead;
-  return n === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  const head = new Uint8Array(SNIFF_BYTES);
+  const n = (await fh.read(head, 0, SNIFF_BYTES, 0)).bytesRead;
+  if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
+  refuseContainer(head.subarray(0, n));
+  return false;
+}
+
+/** NOT_JSON, saying which compressor and how to decompress, when the bytes start with one of CONTAINERS. */
+function refuseContainer(first: Uint8Array): void {
+  const packed = compressedContainer(first);
+  if (!packed) return;
+  throw new KinetoscopeError(
+    'NOT_JSON',
+    `not JSON: the input is ${packed.name}-compressed (it starts with ${packed.name}'s magic bytes ${hexBytes(first.subarray(0, packed.magic.length))}), which kinetoscope cannot decompress: ${packed.how}`,
+    0,
+  );
 }
 
 /** Reads every event into an array (tests and small traces). */
@@ -428,6 +444,27 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
     o += p.length;
   }
   return out;
+}
+
+/** Bytes sniffed before reading: enough for every magic in CONTAINERS. */
+const SNIFF_BYTES = 6;
+
+/** Compressed containers Node's zlib cannot open (it has gzip, deflate and brotli), by their magic bytes. */
+const CONTAINERS: readonly { name: string; magic: readonly number[]; how: string }[] = [
+  { name: 'xz', magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], how: 'decompress it first (xz -dk FILE), or pipe it in (xz -dc FILE | kinetoscope COMMAND -)' },
+  { name: 'zstd', magic: [0x28, 0xb5, 0x2f, 0xfd], how: 'decompress it first (zstd -d FILE), or pipe it in (zstd -dc FILE | kinetoscope COMMAND -)' },
+  { name: 'bzip2', magic: [0x42, 0x5a, 0x68], how: 'decompress it first (bunzip2 -k FILE), or pipe it in (bzip2 -dc FILE | kinetoscope COMMAND -)' },
+  { name: 'zip', magic: [0x50, 0x4b, 0x03, 0x04], how: 'extract the trace first (unzip FILE), or pipe it in (unzip -p FILE | kinetoscope COMMAND -)' },
+  { name: 'lz4', magic: [0x04, 0x22, 0x4d, 0x18], how: 'decompress it first (lz4 -d FILE), or pipe it in (lz4 -dc FILE | kinetoscope COMMAND -)' },
+];
+
+/** The container the bytes start with, if one of CONTAINERS (JSON text never starts with these bytes). */
+export function compressedContainer(first: Uint8Array): (typeof CONTAINERS)[number] | undefined {
+  return CONTAINERS.find((c) => first.length >= c.magic.length && c.magic.every((b, i) => first[i] === b));
+}
+
+function hexBytes(b: Uint8Array): string {
+  return [...b].map((x) => x.toString(16).padStart(2, '0')).join(' ');
 }
 
 const TRAILER = 8; // gzip member trailer: CRC32 + ISIZE

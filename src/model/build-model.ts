@@ -193,10 +193,16 @@ export interface ModelBuilderOptions {
   readonly kernels?: TableKernels;
   /** Optional tables to leave out (trace-model.ts, OptionalTable): their events are counted, their threads listed, nothing more. */
   readonly omit?: readonly OptionalTable[];
+  /**
+   * Whether to build the primer's small traces first (primer.ts), once per thread: it pays on a
+   * large trace and is only cost on a small one (default true; loadTrace says false for a file
+   * under PRIME_FROM_BYTES).
+   */
+  readonly prime?: boolean;
 }
 
 export function createModelBuilder(options: ModelBuilderOptions = {}): ModelBuilder {
-  primeModelBuilder(createModelBuilder, (events) => new RawEventColumns(MODEL_ARGS_POLICY).fill(events));
+  if (options.prime !== false) primeModelBuilder(createModelBuilder, (events) => new RawEventColumns(MODEL_ARGS_POLICY).fill(events));
   return new Builder(options.kernels, OPTIONAL_TABLES.filter((t) => options.omit?.includes(t)));
 }
 

@@ -53,6 +53,17 @@ export function truncateName(name: string, max: number): string {
   return cutMiddle(name, max);
 }
 
+/**
+ * A path cut from the left to `max` characters, so its leaf shows (`…/GPT2MLP_0/NewGELUActivation_0`):
+ * module paths share their roots and differ at the end. Cut at a `/` where that keeps at least half.
+ */
+export function cutPathStart(path: string, max: number): string {
+  if (path.length <= max || max < 4) return path;
+  const tail = path.slice(path.length - (max - 1));
+  const slash = tail.indexOf('/');
+  return `…${slash >= 0 && slash < tail.length / 2 ? tail.slice(slash) : tail}`;
+}
+
 /** A number rounded to `digits` decimals for JSON; null when unknown or not finite. */
 export function roundOrNull(x: number | undefined, digits: number): number | null {
   return x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits;

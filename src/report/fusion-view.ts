@@ -4,6 +4,7 @@ import type { FusionMatchResult, Replacement, UnmatchedKernel } from '../analyse
 import { formatDims, shortDtype } from '../analyses/facts/tensor-bytes.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import { linkJson, linkWords } from './link-words.js';
 import { inertText } from '../core/inert-text.js';
 
 const tensor = (i: { dims: readonly number[]; dtype: string }) => `${formatDims(i.dims)} ${shortDtype(i.dtype)}`;
@@ -16,12 +17,16 @@ const shortFuser = (f: string) => (f.startsWith('torch.compile') ? 'torch.compil
 export interface FusionRenderOptions extends RenderOptions {
   /** Show at most this many opportunities. */
   readonly limit?: number;
+  /** The files compared with --vs: the trace (the after) and the baseline (the before). */
+  readonly nameTrace?: string;
+  readonly nameBaseline?: string;
   readonly section?: (title: string) => string;
 }
 
 export function renderFusion(r: FusionResult, match: FusionMatchResult | undefined, opts: FusionRenderOptions = {}): string {
   const title = opts.section ?? ((s: string) => s);
   const out: string[] = [];
+  if (match) out.push(`Before: ${opts.nameBaseline ?? 'the --vs trace'} (the baseline, --vs). After: ${opts.nameTrace ?? 'this trace'}.`, '');
 
   out.push(title('Fused kernels'));
   if (r.fusedKernels.length === 0) {
@@ -124,7 +129,7 @@ export function renderFusion(r: FusionResult, match: FusionMatchResult | undefin
 
 function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): string[] {
   const title = opts.section ?? ((s: string) => s);
-  const out: string[] = [title('Replacements: each kernel of the compiled trace and the eager work it does (the same matcher as `diff EAGER COMPILED`; times per occurrence)')];
+  const out: string[] = [title('Replacements: each kernel of this trace and the baseline\'s work it does (the same matcher as `diff BASELINE TRACE`; times per occurrence; "likely" unless the same op on the same recorded shapes runs it)')];
   if (match.replacements.length === 0) out.push('  none matched.');
   else {
     out.push(
@@ -135,6 +140,7 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
           { header: '×/inst', align: 'right' },
           { header: 'Replaced (eager ops)', maxWidth: 50 },
           { header: 'By' },
+          { header: 'Link' },
           { header: 'Eager', align: 'right' },
           { header: 'Fused', align: 'right' },
           { header: 'Saved', align: 'right' },
@@ -142,10 +148,11 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
         ],
         match.replacements.map((x) => [
           x.annotation,
-          [x.fused.name, ...(x.fused.laterStages ?? []).map((l) => l.name)].join(' + '),
+          [x.fused.name, ...(x.fused.laterStages ?? []).map((l) => l.name), ...(x.fused.withKernels ?? []).map((l) => l.name)].join(' + '),
           String(x.count),
           `${opChain(x.replaced)} (${x.replaced.length} kernel${x.replaced.length === 1 ? '' : 's'})`,
           x.matchedBy,
+          linkWords(x.link),
           formatUs(x.eagerUs),
           formatUs(x.fusedUs),
           formatUs(x.timeSavedUs),
@@ -154,7 +161,7 @@ function renderMatch(match: FusionMatchResult, opts: FusionRenderOptions): strin
         opts,
       ),
     );
-    for (const x of match.replacements) if (x.intermediates.length) out.push(inertText(`  ${x.fused.name}: ${describeSaving(x)}`));
+    for (const x of match.replacements) if (x.intermediates.length) out.push(inertText(`  ${x.fused.name}: ${x.link.strength === 'fact' ? '' : 'likely '}${describeSaving(x)}`));
   }
   if (match.unmatchedEager.length) {
     out.push('Eager work no compiled kernel was shown to do (unmatched):');
@@ -258,6 +265,7 @@ export function replacementJson(x: Replacement) {
     fused: { ...x.fused, meanUs: roundUs(x.fused.meanUs) },
     replaced: x.replaced.map(kernelRefJson),
     matchedBy: x.matchedBy,
+    link: linkJson(x.link),
     eagerUs: roundUs(x.eagerUs),
     fusedUs: roundUs(x.fusedUs),
     timeSavedUs: roundUs(x.timeSavedUs),

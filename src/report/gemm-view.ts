@@ -95,7 +95,7 @@ export function renderGemm(r: GemmReport, rows: readonly GemmRow[], opts: Render
   const t = r.totals;
   out.push(`${t.calls} GEMM calls, ${formatInt(t.flops)} FLOP, ${formatUs(t.kernelUs)} of GEMM kernel time`);
   const ridge = rows.find((x) => x.ridgePoint !== undefined);
-  if (ridge) out.push(`Ridge point (${ridge.peakDtype}): ${ridge.ridgePoint!.toFixed(1)} FLOP/B — below it a GEMM is memory-bound, above it compute-bound.`);
+  if (ridge) out.push(`Ridge point (${ridge.peakDtype}): ${ridge.ridgePoint!.toFixed(1)} FLOP/B — below it a GEMM is memory-bound, above it compute-bound; under 10% of the attainable rate at its intensity it is latency-bound (latency or occupancy, far below both roofs).`);
   const tiles = tileContrast(rows);
   if (tiles) out.push(tiles);
   for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);

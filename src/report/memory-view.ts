@@ -1,6 +1,6 @@
 /** `memory`: the allocator's timeline per device, as terminal text and JSON with stable keys. */
 import { NEAR_CAPACITY, type AliveGroup, type MemoryDeviceTimeline, type MemoryTimeline } from '../analyses/memory/memory-timeline.js';
-import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
+import { cutPathStart, formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { indentedBy, renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
 
@@ -53,7 +53,7 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
     if (!d.pairedByAddr) out.push('  Alive at the peak, never freed: unknown (the records carry no Addr, so frees cannot be paired with allocations)');
     else out.push(`  Alive at the peak: ${formatBytes(d.alive.bytes)} allocated in the trace, ${formatBytes(d.alive.beforeTraceBytes)} allocated before it (op unknown)`);
     if (d.pairedByAddr) out.push(indent(groupTable(d.alive.byOp, 'Allocated by op', indentedBy(opts, 2))));
-    if (d.alive.byModule.some((g) => g.key !== '(no module)')) out.push('', indent(groupTable(d.alive.byModule, 'Allocated in module', indentedBy(opts, 2))));
+    if (d.alive.byModule.some((g) => g.key !== '(no module)')) out.push('', indent(groupTable(d.alive.byModule, 'Allocated in module', indentedBy(opts, 2), true)));
     out.push('', `  Per op (records in the op's spans, callees included; Calls, Self and Total as torch's table):`);
     out.push(
       indent(
@@ -101,10 +101,12 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
   return out.join('\n').trimEnd();
 }
 
-function groupTable(groups: readonly AliveGroup[], header: string, opts: RenderOptions): string {
+/** `paths`: the keys are module paths, cut from the left (the leaf shows). */
+function groupTable(groups: readonly AliveGroup[], header: string, opts: RenderOptions, paths = false): string {
+  const width = 70;
   return renderTable(
-    [{ header, maxWidth: 70 }, { header: 'Bytes', align: 'right' }, { header: 'Blocks', align: 'right' }],
-    groups.map((g) => [g.key, formatBytes(g.bytes), formatInt(g.count)]),
+    [{ header, maxWidth: width }, { header: 'Bytes', align: 'right' }, { header: 'Blocks', align: 'right' }],
+    groups.map((g) => [paths && !opts.wide ? cutPathStart(g.key, width) : g.key, formatBytes(g.bytes), formatInt(g.count)]),
     opts,
   );
 }

@@ -1,8 +1,8 @@
 /** The `ranks` view: ranks, steps across ranks, collectives, stragglers; and the same as JSON. */
-import type { RanksAnalysis } from '../analyses/ranks/ranks.js';
+import { COMMUNICATION_MATTERS_PCT, type CollectiveRow, type RanksAnalysis } from '../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnosticsJson } from './diagnostics-view.js';
-import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
+import { formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type ColumnSpec, type RenderOptions } from './table.js';
 
 export interface RanksRenderOptions extends RenderOptions {
@@ -27,6 +27,10 @@ export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): st
     if (cut) out.push(`… ${rows.length - top} more (--top N, or --json for all)`);
   };
   const world = a.worldSize === null ? 'world size unknown' : `world size ${a.worldSize}`;
+  const comm = a.communication;
+  if (comm && comm.commPct >= COMMUNICATION_MATTERS_PCT) {
+    out.push(`Communication is ${comm.commPct.toFixed(0)}% of the step time, ${comm.exposedPct.toFixed(0)}% exposed (no computation kernel alongside): the ranks' steps summed`, '');
+  }
   out.push(`${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'} (${world}); clock: ${a.clock === 'trace' ? "the profiler's clock as written" : 'aligned by collective ends'}, reference rank ${a.referenceRank}`);
   out.push(`collective instances: ${formatInt(a.instances)}, seen on 2 or more ranks: ${formatInt(a.matchedInstances)}`);
   if (a.missingRanks.length) out.push(`missing ranks: ${a.missingRanks.length} of ${a.worldSize} (${listRanks(a.missingRanks)})`);
@@ -62,22 +66,22 @@ export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): st
     );
   }
 
-  out.push('', 'Collectives');
-  if (!a.collectives.length) out.push('No collective calls: no NCCL/RCCL/HCCL kernels, no gloo:* annotations.');
+  out.push('', 'Collectives (a row per message size; Transfer: the shortest rank\'s call, summed over the calls)');
+  if (!a.collectiveSizes.length) out.push('No collective calls: no NCCL/RCCL/HCCL kernels, no gloo:* annotations.');
   else {
     table(
       [
         { header: 'Collective' },
         { header: 'PG', maxWidth: 16 },
-        ...numeric('Calls', 'Ranks', 'Size', 'Mean', 'Skew', 'Max skew', 'Transfer', 'Alg bw', 'Bus bw'),
+        ...numeric('Size', 'Calls', 'Ranks', 'Mean', 'Skew', 'Max skew', 'Transfer', 'Alg bw', 'Bus bw'),
       ],
-      a.collectives,
+      a.collectiveSizes,
       (c) => [
         c.name,
         c.pg || '?',
+        messageSize(c),
         formatInt(c.calls),
         String(c.ranks),
-        c.bytes !== null ? formatBytes(c.bytes) : c.elements !== null ? `${formatInt(c.elements)} el` : '—',
         formatUs(c.meanUs),
         c.skewUs === null ? '—' : formatUs(c.skewUs),
         c.maxSkewUs === null ? '—' : formatUs(c.maxSkewUs),
@@ -97,6 +101,12 @@ export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): st
     );
   }
   return out.join('\n');
+}
+
+/** A per-size row's message: its bytes exactly (as nccl-tests prints them), else its elements. */
+function messageSize(c: CollectiveRow): string {
+  if (c.bytes !== null) return `${formatInt(c.bytes)} B`;
+  return c.elements !== null ? `${formatInt(c.elements)} el` : '—';
 }
 
 function listRanks(rs: number[]): string {
@@ -132,6 +142,9 @@ export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]) 
       overlapUs: roundUs(r.overlapUs),
       exposedCommUs: roundUs(r.exposedCommUs),
       overlapPct: r.overlapPct === null ? null : Math.round(r.overlapPct * 100) / 100,
+      stepsUs: roundUs(r.stepsUs),
+      stepCommUs: roundUs(r.stepCommUs),
+      stepExposedCommUs: roundUs(r.stepExposedCommUs),
       waitUs: roundUs(r.waitUs),
       lastCount: r.lastCount,
       startShiftUs: roundUs(r.startShiftUs),
@@ -140,24 +153,36 @@ export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]) 
       clockSamples: r.clockSamples,
     })),
     steps: a.steps.map((s) => ({ number: s.number, name: s.name, ranks: s.ranks, minUs: roundUs(s.minUs), meanUs: roundUs(s.meanUs), maxUs: roundUs(s.maxUs), slowestRank: s.slowestRank })),
-    collectives: a.collectives.map((c) => ({
-      name: c.name,
-      pg: c.pg,
-      calls: c.calls,
-      ranks: c.ranks,
-      groupSize: c.groupSize,
-      elements: c.elements,
-      bytes: c.bytes,
-      meanUs: roundUs(c.meanUs),
-      skewUs: r3(c.skewUs),
-      maxSkewUs: r3(c.maxSkewUs),
-      transferUs: roundUs(c.transferUs),
-      algBwGBs: c.algBwGBs === null ? null : Math.round(c.algBwGBs * 1000) / 1000,
-      busBwGBs: c.busBwGBs === null ? null : Math.round(c.busBwGBs * 1000) / 1000,
-      busBwFactor: c.busBwFactor,
-      matchedBy: c.matchedBy,
-    })),
+    communication: a.communication && {
+      stepsUs: roundUs(a.communication.stepsUs),
+      commUs: roundUs(a.communication.commUs),
+      exposedUs: roundUs(a.communication.exposedUs),
+      commPct: Math.round(a.communication.commPct * 100) / 100,
+      exposedPct: Math.round(a.communication.exposedPct * 100) / 100,
+    },
+    collectives: a.collectives.map(collectiveJson),
+    collectiveSizes: a.collectiveSizes.map(collectiveJson),
     stragglers: a.stragglers.map((s) => ({ step: s.step, rank: s.rank, lastCount: s.lastCount, collectives: s.collectives, lateUs: roundUs(s.lateUs), othersWaitUs: roundUs(s.othersWaitUs) })),
     diagnostics: diagnosticsJson(diagnostics),
+  };
+}
+
+function collectiveJson(c: CollectiveRow) {
+  return {
+    name: c.name,
+    pg: c.pg,
+    calls: c.calls,
+    ranks: c.ranks,
+    groupSize: c.groupSize,
+    elements: c.elements,
+    bytes: c.bytes,
+    meanUs: roundUs(c.meanUs),
+    skewUs: r3(c.skewUs),
+    maxSkewUs: r3(c.maxSkewUs),
+    transferUs: roundUs(c.transferUs),
+    algBwGBs: c.algBwGBs === null ? null : Math.round(c.algBwGBs * 1000) / 1000,
+    busBwGBs: c.busBwGBs === null ? null : Math.round(c.busBwGBs * 1000) / 1000,
+    busBwFactor: c.busBwFactor,
+    matchedBy: c.matchedBy,
   };
 }

@@ -55,7 +55,7 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
   out.push(`By kind: ${r.byKind.map((k) => `${k.kind} ${formatUs(k.kernelUs)} (${k.calls} calls)`).join(', ')}`);
   const ridges = new Map<string, number>();
   for (const x of rows) if (x.ridgePoint !== undefined && x.peakDtype) ridges.set(x.peakDtype, x.ridgePoint);
-  if (ridges.size) out.push(`Ridge points: ${[...ridges].map(([d, v]) => `${d} ${v.toFixed(1)} FLOP/B`).join(', ')} — below, memory-bound; above, compute-bound.`);
+  if (ridges.size) out.push(`Ridge points: ${[...ridges].map(([d, v]) => `${d} ${v.toFixed(1)} FLOP/B`).join(', ')} — below, memory-bound; above, compute-bound; under 10% of the attainable rate at its intensity, far below both roofs: latency-bound (latency or occupancy: too few blocks, a tail wave, launch and sync latency).`);
   // One line per reason and op, not per row: a trace without record_shapes declines every row alike.
   const declined = new Map<string, number>();
   for (const x of rows) if (x.declined) declined.set(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`, (declined.get(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`) ?? 0) + 1);

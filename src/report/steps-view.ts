@@ -1,6 +1,6 @@
 /** The step table, the Overview breakdown, verdicts with reasons, spread and slow steps; and the same as JSON. */
 import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/steps/step-breakdown.js';
-import { BREAKDOWN_KEYS } from '../analyses/steps/step-breakdown.js';
+import { BREAKDOWN_KEYS, STUB_STEP_SHARE } from '../analyses/steps/step-breakdown.js';
 import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
 import type { StepSyncs } from '../analyses/host/step-syncs.js';
 import type { Recompute } from '../analyses/host/recompute.js';
@@ -28,7 +28,11 @@ export interface StepsRenderOptions extends RenderOptions {
 const pct = (x: number) => formatPercent(x, 0);
 
 export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): string {
-  if (!a.steps.length) return 'No steps: the trace has no host events.';
+  if (!a.steps.length) {
+    return a.recorded === 'not-kineto' && a.eventsNotRead > 0
+      ? `No steps: the trace holds no event the PyTorch profiler writes (no cpu_op, annotation, kernel or CUDA runtime call), only ${formatInt(a.eventsNotRead)} event${a.eventsNotRead === 1 ? '' : 's'} of other categories, which kinetoscope does not read: likely a Chrome trace from another tool.`
+      : 'No steps: the trace has no host events.';
+  }
   const verdict = opts.verdictStyle ?? ((_v, t: string) => t);
   const stepName = { header: 'Step', maxWidth: 40 };
   const main = renderTable(
@@ -94,8 +98,14 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
       `Slow steps (≥ 30% above the median of ${formatUs(a.outliers[0]!.medianUs)}): ` +
         a.outliers.map((o) => `${inertText(o.name)} ${formatUs(o.durUs)} (${o.ratio.toFixed(2)}× the median)`).join(', '),
     );
-  } else if (a.steps.length > 1) {
+  } else if (a.steps.length - a.stubs.length > 1) {
     out.push('No step is 30% or more above the median.');
+  }
+  if (a.stubs.length) {
+    out.push(
+      `Stub step${a.stubs.length === 1 ? '' : 's'} (under ${pct(STUB_STEP_SHARE)} of the median of the other steps: the profiler started or stopped inside ${a.stubs.length === 1 ? 'it' : 'them'}; left out of the median above): ` +
+        a.stubs.map((t) => `${inertText(t.name)} ${formatUs(t.durUs)} (the others' median ${formatUs(t.othersMedianUs)})`).join(', '),
+    );
   }
   const caveat = describeInflatingOptions(a.profilerOptions);
   if (caveat) out.push('', `Caveat: ${caveat}`);
@@ -117,7 +127,7 @@ export function overallText(a: StepAnalysis, verdict: (v: StepRow['verdict'], t:
   const v = a.stats.verdicts;
   const splitText = o.split ? `; the steps split, ${v['gpu-bound']} gpu-bound and ${v['overhead-bound']} overhead-bound, on either side of 50% busy` : '';
   return (
-    `Verdict over ${n} steps: ${word} — GPU busy ${pct(o.medianStepBusyShare)} of the median step (${pct(sp.min)} to ${pct(sp.max)} over the steps)${splitText}. ` +
+    `Verdict over ${n} steps: ${word} — GPU busy ${pct(o.medianStepBusyShare)} of the median step (${pct(sp.min) === pct(sp.max) ? `${pct(sp.min)} in every step` : `${pct(sp.min)} to ${pct(sp.max)} over the steps`})${splitText}. ` +
     `The median step, ${inertText(o.medianStep)}: ${inertText(o.reason)}.`
   );
 }
@@ -231,6 +241,7 @@ export function stepsJson(a: StepAnalysis) {
         : null,
     },
     outliers: a.outliers.map((o) => ({ name: o.name, durUs: us(o.durUs), medianUs: us(o.medianUs), ratio: ratio(o.ratio) })),
+    stubs: a.stubs.map((t) => ({ name: t.name, durUs: us(t.durUs), othersMedianUs: us(t.othersMedianUs) })),
   };
 }
 

@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fuzzCase, lcg } from './cases.mjs';
 
-const CLI = join(import.meta.dirname, '../../dist/cli/main.js');
+const CLI = join(import.meta.dirname, '../../dist/bin/kinetoscope.js');
 const H200 = join(import.meta.dirname, '../fixtures/traces/h200-torch2.11');
 /** A kernel name only the trace outside the root holds: no answer may carry it. */
 const MARKER = 'OUTSIDE_ROOT_MARKER_KERNEL';

@@ -23,7 +23,7 @@ import { ensureBuilt } from '../build-once.js';
 import { loadForCommand, openModel } from '../fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-export const CLI = join(ROOT, 'dist/cli/main.js');
+export const CLI = join(ROOT, 'dist/bin/kinetoscope.js');
 
 export interface CliRun {
   /** The exit status; null when the process was ended by a signal (spawnCli only). */

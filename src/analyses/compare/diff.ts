@@ -23,11 +23,14 @@ import {
   summarizeSame,
   summarizeUnmatched,
   type KernelMatch,
+  type MatchCall,
   type SameWork,
   type UnmatchedCall,
   type Replacement,
 } from './kernel-match.js';
 import { countLaunches } from '../facts/runtime-calls.js';
+import { shortKernelName } from '../kernels/kernel-name.js';
+import { computeImplementationChanges, type ImplementationChange } from './implementation-changes.js';
 import {
   computeScopeInstances,
   gpuNsPerInstance,
@@ -47,6 +50,15 @@ export interface DiffOptions {
 }
 
 export type { KernelCall, Replacement, ReplacementRule, SameWork, UnmatchedCall } from './kernel-match.js';
+export type { ClassTime, ImplementationChange, ImplementationKind } from './implementation-changes.js';
+
+/** A pairing physics (or the lack of any evidence) refused: A's calls, B's kernels, why. */
+export interface RefusedReplacement {
+  /** A's calls, short kernel names with their op. */
+  readonly a: readonly { readonly name: string; readonly op?: string }[];
+  readonly b: readonly string[];
+  readonly reason: string;
+}
 export { longestCommonSubsequence } from './kernel-match.js';
 
 export interface OpChange {
@@ -113,7 +125,11 @@ export interface TraceDiff {
     readonly onlyA: readonly UnmatchedCall[];
     readonly onlyB: readonly UnmatchedCall[];
     readonly replaced: readonly Replacement[];
+    /** Pairings the evidence contradicts (physics), each for calls of A that then stayed unmatched. */
+    readonly refused: readonly RefusedReplacement[];
   };
+  /** Changes of implementation class (attention backend, math units, precision, GEMM implementation), the largest first. */
+  readonly changes: readonly ImplementationChange[];
   readonly ops: OpsDiff;
   readonly apiCalls: OpsDiff;
   readonly perAnnotation: readonly AnnotationDiff[];
@@ -126,7 +142,11 @@ export function computeTraceDiff(a: TraceModel, b: TraceModel, opts: DiffOptions
 }
 
 /** The diff and the matcher's own reading behind its kernels (for `fusion --vs` and `explain --vs`). */
-export function computeTraceDiffWithMatch(a: TraceModel, b: TraceModel, opts: DiffOptions = {}): { diff: TraceDiff; match: KernelMatch } {
+export function computeTraceDiffWithMatch(
+  a: TraceModel,
+  b: TraceModel,
+  opts: DiffOptions = {},
+): { diff: TraceDiff; match: KernelMatch; instances: { readonly a: readonly ScopeInstance[]; readonly b: readonly ScopeInstance[] } } {
   const notes: string[] = [];
   const annA = listAnnotations(a);
   const annB = listAnnotations(b);
@@ -147,6 +167,11 @@ export function computeTraceDiffWithMatch(a: TraceModel, b: TraceModel, opts: Di
     onlyA: summarizeUnmatched(match, 'a'),
     onlyB: summarizeUnmatched(match, 'b'),
     replaced: summarizeReplacements(match),
+    refused: match.refused.map((r) => ({
+      a: r.a.map((i) => callName(match.a.calls[i]!)),
+      b: r.b.map((j) => shortKernelName(match.b.calls[j]!.name)),
+      reason: r.reason,
+    })),
   };
 
   const perAnnotation: AnnotationDiff[] = [];
@@ -173,12 +198,21 @@ export function computeTraceDiffWithMatch(a: TraceModel, b: TraceModel, opts: Di
   const diff: TraceDiff = {
     scope: { per: scope.per, ...(scope.per === 'annotation' ? { name: scope.name } : {}), instancesA: instA.length, instancesB: instB.length },
     kernels,
+    changes: computeImplementationChanges(a, b, match),
     ops: diffHostNames(a, instA, b, instB, (k) => k === HostKind.Op || k === HostKind.Annotation),
     apiCalls: diffHostNames(a, instA, b, instB, (k) => k === HostKind.Runtime || k === HostKind.Driver),
     perAnnotation,
     notes,
   };
-  return { diff, match };
+  return { diff, match, instances: { a: instA, b: instB } };
+}
+
+const callName = (c: MatchCall) => ({ name: shortKernelName(c.name), ...(c.op !== undefined ? { op: c.op } : {}) });
+
+/** The per-instance row of the scope the kernels were compared over (the first row when none is named alike). */
+export function comparedScopeRow(d: TraceDiff): AnnotationDiff | undefined {
+  const name = d.scope.per === 'annotation' ? d.scope.name : d.scope.per === 'step' ? 'ProfilerStep*' : 'trace';
+  return d.perAnnotation.find((p) => p.name === name) ?? d.perAnnotation[0];
 }
 
 /** `--per` as given; else the annotation both traces share that `choosePrimaryScope` would read A in; else steps; else the whole traces. */

@@ -1,7 +1,8 @@
 /**
  * Fused kernels matched to the eager kernels they replaced (docs/readings.md S9, S11), as the one
- * matcher (`kernel-match.ts`, behind `diff` and `explain --vs` too) reads them: the eager trace is
- * A, the compiled (or hand-fused) one B, compared over the scope `diff A B` would use. Each
+ * matcher (`kernel-match.ts`, behind `diff` and `explain --vs` too) reads them: `fusion TRACE --vs
+ * BASELINE` reads BASELINE → TRACE — the baseline (eager) is A, the before; the trace (compiled or
+ * hand-fused) B, the after — compared over the scope `diff BASELINE TRACE` would use. Each
  * replacement here is one of `diff`'s, with the same calls and times; unmatched calls carry the
  * matcher's reason.
  *
@@ -10,7 +11,8 @@
  * only for a producer → consumer pair of the replaced calls, consecutive in the eager instance's
  * order among them, whose intermediate (inferred from shapes, see fusion.ts) no other call between
  * them reads: one that does (a GEMM between two ReLUs) needed it in HBM, and one with no recorded
- * shapes may read anything. Each written once and read back once: 2 × its bytes.
+ * shapes may read anything; and only between ops wholly replaced (an op whose other kernels still
+ * run reads its tensors from HBM). Each written once and read back once: 2 × its bytes.
  *
  * Ignores: CPU-side differences (the compile analysis's).
  */
@@ -22,6 +24,7 @@ import { computeKernelSites, isCompiledGraphFrame, isMemoryBound, type FusedGene
 import { findIntermediate, kernelTrafficBytes } from './intermediates.js';
 import { describeShapes, groupUnmatched, type KernelMatch, type MatchCall, type MatchGroup, type Replacement as MatchReplacement } from './kernel-match.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
+import type { LinkProof } from '../helpers/link-evidence.js';
 import { listAnnotations } from '../host/scopes.js';
 import { numelOf, tensorArgs } from '../facts/tensor-bytes.js';
 
@@ -36,6 +39,8 @@ export interface ReplacedBy {
   readonly argBytes?: number;
   /** The later stages of a split reduction, whose time is in meanUs. */
   readonly laterStages?: readonly { readonly name: string; readonly meanUs: number }[];
+  /** The compiled trace's other kernels in the replacement (another kernel an op was split into), whose time is in meanUs. */
+  readonly withKernels?: readonly { readonly name: string; readonly meanUs: number }[];
 }
 
 export interface Replacement {
@@ -47,6 +52,8 @@ export interface Replacement {
   /** The eager calls it replaced, in stream order. */
   readonly replaced: readonly FusionKernelRef[];
   readonly matchedBy: 'ops' | 'position' | 'op-and-shape';
+  /** What supports it (`diff`'s link): `fact` only where the same op on the same recorded shapes runs the kernel, else `likely`. */
+  readonly link: LinkProof;
   /** Σ of the replaced calls' mean time, per occurrence. */
   readonly eagerUs: number;
   readonly fusedUs: number;
@@ -178,9 +185,11 @@ function describeReplacement(
       meanUs: r.bUs,
       ...(argBytes !== undefined ? { argBytes } : {}),
       ...(r.laterStages ? { laterStages: r.laterStages.map((x) => ({ name: x.name, meanUs: x.durUs })) } : {}),
+      ...(r.withKernels ? { withKernels: r.withKernels.map((x) => ({ name: x.name, meanUs: x.durUs })) } : {}),
     },
     replaced,
     matchedBy: r.by === 'fused-ops' ? 'ops' : r.by,
+    link: r.proof,
     eagerUs: r.aUs,
     fusedUs: r.bUs,
     timeSavedUs: r.aUs - r.bUs,
@@ -201,10 +210,14 @@ function keptOnChip(eager: TraceModel, match: KernelMatch, g: MatchGroup): Fusio
   const A = match.a.calls;
   const out: FusionIntermediate[] = [];
   const members = new Set(g.a);
+  // An op only part of whose calls were replaced still runs its other kernels in the compiled
+  // trace, reading its inputs from HBM there: nothing it reads or writes is kept on chip.
+  const wholly = (op: number) => op >= 0 && A.every((c, i) => c.owner !== op || members.has(i));
   for (let k = 0; k + 1 < g.a.length; k++) {
     const p = A[g.a[k]!]!;
     const q = A[g.a[k + 1]!]!;
     if (p.gpuKind !== GpuKind.Kernel || q.gpuKind !== GpuKind.Kernel) continue;
+    if (!wholly(p.owner) || !wholly(q.owner)) continue;
     const l = findIntermediate(eager, p, q);
     if (!l) continue;
     const numel = numelOf(l.dims);

@@ -112,6 +112,7 @@ export function conclusionsSection(cs: readonly TraceContext[]): ExplainSection 
     ],
     rows: rows.map((r) => ({ ...r, gemmKernels: [...r.gemmKernels], convAttentionKernels: [...r.convAttentionKernels], otherKernels: [...r.otherKernels] })),
   };
-  const more = cs.length === 2 ? 'kinetoscope diff TRACE OTHER' : 'kinetoscope diff A B, for two traces of one workload';
+  // the first --vs trace is the baseline, the before: `diff BASELINE TRACE`
+  const more = cs.length === 2 ? 'kinetoscope diff OTHER TRACE' : 'kinetoscope diff BEFORE AFTER, for two traces of one workload';
   return { id: 'conclusions', title: 'Conclusions, trace by trace', readings: ['S8', 'S9', 'S10', 'S11'], lead: sentences.length, sentences, tables: [table], more };
 }

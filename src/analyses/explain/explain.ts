@@ -29,7 +29,8 @@
  *   host synchronisations (`launches.ts`);
  * - kernels (S6): each kernel by time with what its name says (`kernel-catalog.ts`, `kernel-name.ts`);
  * - gemms (S7): the GEMM table with FLOPs, % of peak and the tile, and the tile picked per shape (`gemm.ts`);
- * - comparison (S8, S10, S11), with another trace: kernels the same byte for byte, replaced
+ * - comparison (S8, S10, S11), against a baseline (the first --vs trace, the before; this trace the
+ *   after): the bottom line (time per instance, changes of implementation class), kernels the same, replaced
  *   (fused, hand-written) or only on one side, CPU ops removed and added, per-instance numbers
  *   (`diff.ts`), HBM bytes a fusion saved (`fusion-match.ts`), a hand-written kernel against
  *   Inductor's;
@@ -102,8 +103,8 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
     if (s && (s.sentences.length || s.tables.length)) sections.push(s);
   };
   const first = others[0];
-  // `TRACE --vs OTHER` reads TRACE → OTHER: this trace is A, the first --vs trace B.
-  const compared = first && want('comparison') ? computeTraceDiffWithMatch(c.m, first.m) : undefined;
+  // `TRACE --vs BASELINE` reads BASELINE → TRACE (the baseline is the before), as `diff BASELINE TRACE`.
+  const compared = first && want('comparison') ? computeTraceDiffWithMatch(first.m, c.m) : undefined;
   const verdict = verdictSection(c);
   const actions = rankActions(c);
   // The answer first (EXPLAIN_SECTIONS' order), then the readings, question by question.
@@ -116,7 +117,7 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
   if (want('launches')) push(launchesSection(c));
   if (want('kernels')) push(kernelsSection(c, opts.kernelLimit ?? 8));
   if (want('gemms')) push(gemmSection(c, first));
-  if (want('comparison') && first && compared) push(comparisonSection(c, first, compared.diff, compared.match));
+  if (want('comparison') && first && compared) push(comparisonSection(c, first, compared.diff, compared.match, compared.instances.b));
   if (want('fusion')) push(fusionSection(c));
   if (want('compile')) push(compileSection(c));
   if (want('conclusions') && others.length) push(conclusionsSection([c, ...others]));

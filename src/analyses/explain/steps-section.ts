@@ -1,5 +1,6 @@
 /** `explain`, steps (docs/readings.md S1): the profiler steps and top-level annotations, their CPU and GPU extents, GPU time, kernels and launches per instance. */
-import { HostKind, type TraceModel } from '../../model/trace-model.js';
+import type { TraceModel } from '../../model/trace-model.js';
+import { recordedActivity } from '../facts/recorded-activity.js';
 import { scopeStats } from '../compare/diff.js';
 import { computeScopeInstances, listAnnotations, type ScopeInstance } from '../host/scopes.js';
 import { computeRecompute } from '../host/recompute.js';
@@ -72,9 +73,20 @@ export function stepsSection(c: TraceContext): ExplainSection {
         ? say('steps.count', 'The trace holds 1 profiler step, `{firstStep}`, {cpuMeanUs} long on the host.', numbers)
         : say('steps.count', 'The trace holds {steps} profiler steps, `{firstStep}` to `{lastStep}`: {cpuMeanUs} each on the host on average ({cpuMinUs} to {cpuMaxUs}).', numbers),
     );
-  } else if (m.host.kind.indexOf(HostKind.Op) < 0 && m.host.kind.indexOf(HostKind.Annotation) < 0) {
+  } else if (recordedActivity(m) === 'cuda-alone') {
     // No CPU activity at all: `step()` may well have run, its annotation was not recorded.
     sentences.push(say('steps.no-cpu-activity', 'The trace holds no `cpu_op` and no annotation (the profiler recorded the CUDA activity alone), so no `ProfilerStep#N` either: it is read as a whole.'));
+  } else if (recordedActivity(m) === 'not-kineto') {
+    // Not even CUDA activity: the file is a Chrome trace, but not one the PyTorch profiler wrote.
+    sentences.push(
+      m.counts.ignored > 0
+        ? say(
+            'steps.not-kineto',
+            'The trace holds no event the PyTorch profiler writes (no `cpu_op`, annotation, kernel or CUDA runtime call), only {ignored|event} of other categories, which kinetoscope does not read: likely a Chrome trace from another tool, with nothing here to read.',
+            { ignored: m.counts.ignored },
+          )
+        : say('steps.empty', 'The trace holds no event to read.'),
+    );
   } else {
     sentences.push(say('steps.none', 'The trace has no `ProfilerStep#N` annotation (the profiler\'s `step()` was not called while it recorded): it is read per annotation, or as a whole.'));
   }

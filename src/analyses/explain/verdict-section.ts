@@ -12,6 +12,9 @@ import type { ExplainSection, ExplainSentence } from './types.js';
 
 // S12: overhead-bound or GPU-bound
 
+/** Two shares that print alike as percentages to one decimal (a `…Share` in explain's text): "4.0% in every step", not "4.0% to 4.0%". */
+const sameToTheTenth = (a: number, b: number) => Math.round(a * 1000) === Math.round(b * 1000);
+
 export function verdictSection(c: TraceContext): ExplainSection | undefined {
   const s = c.lazy.steps();
   const o = s.stats.overall;
@@ -41,7 +44,9 @@ export function verdictSection(c: TraceContext): ExplainSection | undefined {
       ? say('verdict.summary', `The one ${unit === 'trace' ? 'trace window' : 'step'}, \`{medianStep}\`, is {verdict}: {reason}.`, numbers)
       : say(
           'verdict.summary',
-          `Over {steps} ${unit}: {verdict} — GPU busy {medianStepBusyShare} of the median step, \`{medianStep}\` ({busyMinShare} to {busyMaxShare} over the ${unit === 'trace' ? 'windows' : 'steps'}); {reason}.`,
+          `Over {steps} ${unit}: {verdict} — GPU busy {medianStepBusyShare} of the median step, \`{medianStep}\` (${
+            sameToTheTenth(o.gpuBusyShare.min, o.gpuBusyShare.max) ? `{busyMinShare} in every ${unit === 'trace' ? 'window' : 'step'}` : `{busyMinShare} to {busyMaxShare} over the ${unit === 'trace' ? 'windows' : 'steps'}`
+          }); {reason}.`,
           numbers,
         ),
   );

@@ -91,6 +91,23 @@ export function attentionDirection(op: string): 'fwd' | 'bwd' | undefined {
   return ATTENTION_LAYOUTS[op]?.direction;
 }
 
+/**
+ * What a fused attention op was told to mask: a mask tensor (`attn_bias`, its dims), the causal
+ * flag (`is_causal`, from Concrete Inputs), or neither; undefined for another op or when the
+ * trace does not say (no Input Dims, no Concrete Inputs).
+ */
+export function attentionMaskOf(op: string, args: JsonObject | undefined): { readonly maskDims?: readonly number[]; readonly causal?: boolean } | undefined {
+  const layout = ATTENTION_LAYOUTS[op];
+  const dims = args?.['Input Dims'] ?? args?.['Input dims'];
+  if (!layout || !Array.isArray(dims)) return undefined;
+  const m = layout.mask !== undefined ? dims[layout.mask] : undefined;
+  const maskDims = isDims(m) && m.length > 0 ? m : undefined;
+  const concrete = args?.['Concrete Inputs'];
+  const c = Array.isArray(concrete) ? concrete[layout.isCausal] : undefined;
+  const causal = c === 'True' || c === 'true' ? true : c === 'False' || c === 'false' ? false : undefined;
+  return { ...(maskDims ? { maskDims } : {}), ...(causal !== undefined ? { causal } : {}) };
+}
+
 export function attentionShapeOf(op: string, args: JsonObject | undefined): AttentionShapeResult {
   const layout = ATTENTION_LAYOUTS[op];
   if (!layout) return { declined: `${op} is not a fused attention op with a known argument order` };

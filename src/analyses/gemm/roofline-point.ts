@@ -5,12 +5,20 @@
  *
  * - achieved TFLOP/s = FLOPs / mean kernel time;
  * - ridge point = peak FLOP/s / memory bandwidth (FLOP per byte where the roofline bends);
- * - bound: memory when the arithmetic intensity (FLOPs / bytes) is below the ridge point, else compute;
- * - attainable = min(peak, intensity × bandwidth); % of roofline = achieved / attainable.
+ * - attainable = min(peak, intensity × bandwidth); % of roofline = achieved / attainable;
+ * - bound: `latency` (latency- or occupancy-bound) when the work reaches less than
+ *   FAR_BELOW_ROOF_SHARE of its attainable rate — far below both roofs, neither HBM nor the math
+ *   units limit it: too few blocks for the device, a tail wave, a long serial chain, launch and
+ *   synchronisation latency (a 3-channel convolution's weight gradient at 0.3% of peak); else
+ *   `memory` when the arithmetic intensity (FLOPs / bytes) is below the ridge point, `compute`
+ *   above it.
  */
 import type { PeakDtype, ResolvedPeaks } from './device-peaks.js';
 
-export type RooflineBound = 'memory' | 'compute';
+export type RooflineBound = 'memory' | 'compute' | 'latency';
+
+/** Below this share of its attainable rate, work is latency/occupancy-bound: a tenth, an order of magnitude under its roof. */
+export const FAR_BELOW_ROOF_SHARE = 0.1;
 
 export interface RooflinePoint {
   readonly arithmeticIntensity?: number;
@@ -85,13 +93,14 @@ export function placeOnRoofline(
   // on CPU tensors, or its kernels outside the trace) the work is on no GPU roofline.
   const onGpu = meanUs !== undefined;
   const attainableTflops = onGpu && peakTflops && bwGBs && intensity !== undefined ? Math.min(peakTflops, (intensity * bwGBs) / 1000) : undefined;
+  const farBelow = attainableTflops !== undefined && tflops !== undefined && tflops < FAR_BELOW_ROOF_SHARE * attainableTflops;
   return rooflineFields({
     arithmeticIntensity: intensity,
     tflops,
     peakTflops,
     percentOfPeak: tflops !== undefined && peakTflops ? (100 * tflops) / peakTflops : undefined,
     ridgePoint,
-    bound: onGpu && ridgePoint !== undefined && intensity !== undefined ? (intensity < ridgePoint ? 'memory' : 'compute') : undefined,
+    bound: onGpu && ridgePoint !== undefined && intensity !== undefined ? (farBelow ? 'latency' : intensity < ridgePoint ? 'memory' : 'compute') : undefined,
     attainableTflops,
     percentOfRoofline: attainableTflops && tflops !== undefined ? (100 * tflops) / attainableTflops : undefined,
   });

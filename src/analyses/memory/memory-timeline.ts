@@ -105,6 +105,7 @@ export interface MemoryDeviceTimeline {
 
 export interface MemoryTimeline {
   readonly status: 'ok' | 'no-records' | 'not-loaded';
+  /** The device that held the most first (its peak, allocated or reserved), then by type and id: byHoldingMost. */
   readonly devices: readonly MemoryDeviceTimeline[];
   /** `[OutOfMemory]` records (allocation failures). */
   readonly outOfMemory: number;
@@ -148,8 +149,18 @@ function computeMemoryTimelineOnce(m: TraceModel, opts: MemoryTimelineOptions): 
   const devices: MemoryDeviceTimeline[] = [];
   const ops = countedOps(m, opOf.ops, opOf.ts);
   for (const ks of byDevice.values()) devices.push(deviceTimeline(m, order, ks, opOf.outermost, moduleOf, top, table, ops));
-  devices.sort((a, b) => a.deviceType - b.deviceType || a.deviceId - b.deviceId);
+  devices.sort(byHoldingMost);
   return { status: 'ok', devices, outOfMemory };
+}
+
+/**
+ * The device whose memory peaked highest (allocated or reserved, whichever is larger) first: the
+ * GPU's gigabytes, not the CPU allocator's few bytes (a trace of a GPU model records both, the
+ * CPU's first by device type). Ties by device type, then id.
+ */
+export function byHoldingMost(a: MemoryDeviceTimeline, b: MemoryDeviceTimeline): number {
+  const held = (d: MemoryDeviceTimeline) => Math.max(d.peakAllocatedBytes, d.peakReservedBytes);
+  return held(b) - held(a) || a.deviceType - b.deviceType || a.deviceId - b.deviceId;
 }
 
 function countSet(flags: Uint8Array): number {

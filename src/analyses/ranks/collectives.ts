@@ -7,7 +7,9 @@
  *   the name, `ncclKernel_*`, `ncclDevKernel_*`, or NCCL's collective args on the kernel); its
  *   span is the kernel's;
  * - on the host, for gloo (which runs no kernel): each `gloo:*` annotation, the span of the work on
- *   gloo's worker thread (it waits there for the peers, as an NCCL kernel does on the GPU).
+ *   gloo's worker thread (it waits there for the peers, as an NCCL kernel does on the GPU). (gloo
+ *   on CUDA tensors also writes `gloo:*` annotations on the GPU's timeline, without args, for the
+ *   copies around the work: they are not calls.)
  *
  * What it is: the `Collective name` arg (on the kernel, or on the `record_param_comms` op that
  * owns it); else the enclosing `c10d::*` op's name; else the `gloo:*` / `nccl:*` name; else the
@@ -17,10 +19,15 @@
  * size, the size NCCL's tests divide by time); group: `Process Group Name` (older traces:
  * `Process Group ID`), `Group size`; order: `Seq` where the trace has it.
  * A gloo annotation gets the args of the `record_param_comms` op of the same collective, the k-th
- * annotation of a name the k-th op of that name, only when both counts agree (else unknown).
+ * annotation of a name the k-th op of that name, only when both counts agree; else its size is
+ * its own input tensors' (the annotation records `Input Dims` and `Input type`, as gloo's work is
+ * given them: torch's ProcessGroupGloo): elements × element size, the gathered total for an
+ * allgather (the input × the group size, the size nccl-tests counts); else the elements of the
+ * enclosing `c10d::*` op's tensor list, bytes unknown.
  */
 import { gpuWorkTypes, hasCollectiveArgs, KernelTypeId } from '../facts/gpu-work-type.js';
-import { IntervalList, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
+import { tensorArgs } from '../facts/tensor-bytes.js';
+import { IntervalList, unionLengthInNs, unionOfMerged, type MergedIntervals } from '../helpers/intervals.js';
 import type { JsonObject } from '../../core/json.js';
 import type { TraceModel } from '../../model/trace-model.js';
 
@@ -168,6 +175,10 @@ export interface RankComm {
   readonly computeNs: number;
   /** Time both ran at once, ns (HTA's comm/comp overlap numerator). */
   readonly overlapNs: number;
+  /** Communication inside the profiler steps (the union of the calls' spans, clipped to the steps), ns. */
+  readonly stepCommNs: number;
+  /** Of that, the time no computation kernel ran (exposed communication inside the steps), ns. */
+  readonly stepExposedNs: number;
   /** `c10d::*` ops the rank issued (each collective's host call, whatever ran it). */
   readonly issued: number;
 }
@@ -235,7 +246,6 @@ export function collectRankComm(m: TraceModel): RankComm {
     const withOp = !withParams && ops.length === list.length;
     list.forEach((i, k) => {
       const a = withParams ? readArgs(host.args[ps[k]!]) : readArgs(undefined);
-      if (withOp) a.elements = tensorListElements(host.args[ops[k]!]);
       const start = host.startNs[i]!;
       const end = start + host.durNs[i]!;
       // Issued when the op was called on the training thread (paired), else when gloo ran it.
@@ -246,6 +256,11 @@ export function collectRankComm(m: TraceModel): RankComm {
         a.pg = only.name;
         if (Number.isNaN(a.groupSize)) a.groupSize = only.size;
       }
+      if (!withParams) {
+        const own = glooMessage(host.args[i], n, a.groupSize);
+        if (own) Object.assign(a, own);
+        else if (withOp) a.elements = tensorListElements(host.args[ops[k]!]);
+      }
       calls.push({ ...a, name: n, step: stepAt(m, issued), startNs: start, endNs: end, source: 'host' });
     });
   }
@@ -254,12 +269,20 @@ export function collectRankComm(m: TraceModel): RankComm {
   const p = compute.union();
   const commNs = lengthOf(c);
   const computeNs = lengthOf(p);
-  const overlapNs = commNs + computeNs - lengthOf(unionOfMerged(c, p));
+  const both = unionOfMerged(c, p);
+  const overlapNs = commNs + computeNs - lengthOf(both);
+  // Inside each step: communication, and communication with no computation (|c ∪ p| − |p|).
+  let stepCommNs = 0;
+  let stepExposedNs = 0;
+  for (const st of m.steps) {
+    stepCommNs += unionLengthInNs(c, st.startNs, st.endNs);
+    stepExposedNs += unionLengthInNs(both, st.startNs, st.endNs) - unionLengthInNs(p, st.startNs, st.endNs);
+  }
   const hostCalls = calls.length - gpuCalls;
   const source: CommSource = gpuCalls > 0 ? (hostCalls > 0 ? 'gpu-kernels+host-gloo' : 'gpu-kernels') : hostCalls > 0 ? 'host-gloo' : 'none';
   let issued = 0;
   for (const list of c10d.values()) issued += list.length;
-  return { calls, source, commNs, computeNs, overlapNs, issued };
+  return { calls, source, commNs, computeNs, overlapNs, stepCommNs, stepExposedNs, issued };
 }
 
 /** The process group when `distributedInfo.pg_config` lists exactly one, else undefined. */
@@ -269,6 +292,25 @@ function onlyProcessGroup(m: TraceModel): { name: string; size: number } | undef
   const pg = cfg[0] as JsonObject | null;
   const name = str(pg?.['pg_name']);
   return name === undefined ? undefined : { name, size: num(pg?.['pg_size']) };
+}
+
+/**
+ * A `gloo:*` annotation's message from its own input tensors (`Input Dims` × `Input type`): the
+ * elements and bytes as nccl-tests counts them — an allgather's gathered total (the inputs × the
+ * group size; unknown without the group size), any other collective's inputs. Undefined when
+ * the annotation records no tensor of a known element type.
+ */
+function glooMessage(args: JsonObject | undefined, collective: string, groupSize: number): { elements: number; bytes: number; dtype: string } | undefined {
+  const tensors = tensorArgs(args);
+  if (!tensors.length) return undefined;
+  let elements = 0;
+  let bytes = 0;
+  for (const t of tensors) {
+    elements += t.numel;
+    bytes += t.bytes;
+  }
+  const times = collective === 'allgather' ? groupSize : 1;
+  return { elements: elements * times, bytes: bytes * times, dtype: tensors[0]!.dtype };
 }
 
 /** Elements of a c10d op's first tensor-list input (`Input type` TensorList, `Input Dims` [[n], …]); NaN when not recorded. */

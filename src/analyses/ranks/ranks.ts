@@ -57,6 +57,9 @@ export interface RankSummary {
   readonly commNs: number;
   readonly computeNs: number;
   readonly overlapNs: number;
+  /** Communication inside the profiler steps, and the part of it no computation kernel ran alongside (collectives.ts), ns. */
+  readonly stepCommNs: number;
+  readonly stepExposedNs: number;
   /** `c10d::*` ops issued (collectives called on the host, whether or not any work ran for them). */
   readonly issuedCollectives: number;
   readonly events: number;
@@ -117,6 +120,8 @@ export function summariseRank(m: TraceModel): RankSummary {
     commNs: comm.commNs,
     computeNs: comm.computeNs,
     overlapNs: comm.overlapNs,
+    stepCommNs: comm.stepCommNs,
+    stepExposedNs: comm.stepExposedNs,
     issuedCollectives: comm.issued,
     events: m.counts.events,
     bytesRead: m.source.bytesRead,
@@ -146,6 +151,10 @@ export interface RankRow {
   readonly exposedCommUs: number;
   /** overlap / communication × 100; null without communication. */
   readonly overlapPct: number | null;
+  /** The rank's profiler steps, summed; communication inside them, and the part of it exposed (no computation kernel alongside). */
+  readonly stepsUs: number;
+  readonly stepCommUs: number;
+  readonly stepExposedCommUs: number;
   /** Wall time this rank waited at collectives for the last to arrive (union over collectives: concurrent waits count once). */
   readonly waitUs: number;
   /** Instances at which this rank arrived last. */
@@ -193,6 +202,26 @@ export interface CollectiveRow {
   readonly matchedBy: 'seq' | 'order';
 }
 
+/**
+ * A row of the table per message size (nccl-tests' layout): a CollectiveRow whose instances all
+ * moved one size, `bytes` (else `elements`, where the trace names no element type) that size —
+ * per call, not summed.
+ */
+export type CollectiveSizeRow = CollectiveRow;
+
+/** Communication against the step time over all ranks (their sums). */
+export interface CommunicationShare {
+  readonly stepsUs: number;
+  readonly commUs: number;
+  readonly exposedUs: number;
+  /** commUs / stepsUs × 100; exposed likewise (shares of the step time). */
+  readonly commPct: number;
+  readonly exposedPct: number;
+}
+
+/** From this share of the step time communication is the first thing `ranks` says. */
+export const COMMUNICATION_MATTERS_PCT = 10;
+
 export interface StragglerRow {
   /** Step number, -1 for collectives outside any step. */
   readonly step: number;
@@ -215,6 +244,9 @@ export interface RanksAnalysis {
   readonly ranks: RankRow[];
   readonly steps: StepAcross[];
   readonly collectives: CollectiveRow[];
+  readonly collectiveSizes: CollectiveSizeRow[];
+  /** null when no rank has a profiler step. */
+  readonly communication: CommunicationShare | null;
   readonly stragglers: StragglerRow[];
   /** Instances matched on ≥ 2 ranks / all instances. */
   readonly matchedInstances: number;
@@ -251,6 +283,98 @@ export function collectiveKeys(calls: readonly CollectiveCall[]): string[] {
 interface Participant {
   r: number;
   call: CollectiveCall;
+}
+
+/** What one collective instance (a call matched across ranks) contributes to the collectives tables. */
+interface InstanceFacts {
+  readonly name: string;
+  readonly pg: string;
+  readonly ranks: number;
+  /** NaN where unknown (as the calls hold them). */
+  readonly groupSize: number;
+  readonly bytes: number;
+  readonly elements: number;
+  /** Sum of its ranks' call durations. */
+  readonly durNs: number;
+  /** The shortest call among its ranks. */
+  readonly transferNs: number;
+  /** Latest − earliest arrival; NaN when seen on one rank. */
+  skewNs: number;
+  readonly bySeq: boolean;
+}
+
+/** The instances grouped by `keyOf`, each group a row (module comment: transfer time, bandwidths). */
+function aggregateCollectives(facts: readonly InstanceFacts[], keyOf: (f: InstanceFacts) => string): CollectiveRow[] {
+  const groups = new Map<string, InstanceFacts[]>();
+  for (const f of facts) {
+    const k = keyOf(f);
+    const g = groups.get(k);
+    if (g) g.push(f);
+    else groups.set(k, [f]);
+  }
+  return [...groups.values()]
+    .map((g) => {
+      const first = g[0]!;
+      let ranks = 0;
+      let groupSize = NaN;
+      let elements = 0;
+      let elementsKnown = false;
+      let bytes = 0;
+      let bytesKnown = false;
+      let durNs = 0;
+      let durCount = 0;
+      let transferNs = 0;
+      let bwBytes = 0;
+      let bwNs = 0;
+      let skewNs = 0;
+      let skewCount = 0;
+      let maxSkewNs = 0;
+      let factor = NaN;
+      for (const f of g) {
+        ranks = Math.max(ranks, f.ranks);
+        if (!Number.isNaN(f.groupSize)) groupSize = f.groupSize;
+        if (!Number.isNaN(f.elements)) {
+          elements += f.elements;
+          elementsKnown = true;
+        }
+        durNs += f.durNs;
+        durCount += f.ranks;
+        transferNs += f.transferNs;
+        if (!Number.isNaN(f.bytes)) {
+          bytes += f.bytes;
+          bytesKnown = true;
+          if (f.transferNs > 0) {
+            bwBytes += f.bytes;
+            bwNs += f.transferNs;
+          }
+        }
+        factor = busBwFactor(f.name, Number.isNaN(f.groupSize) ? f.ranks : f.groupSize);
+        if (!Number.isNaN(f.skewNs)) {
+          skewNs += f.skewNs;
+          skewCount++;
+          if (f.skewNs > maxSkewNs) maxSkewNs = f.skewNs;
+        }
+      }
+      const algBw = bwNs > 0 ? bwBytes / bwNs : NaN; // bytes per ns = GB/s
+      return {
+        name: first.name,
+        pg: first.pg,
+        calls: g.length,
+        ranks,
+        groupSize: Number.isNaN(groupSize) ? null : groupSize,
+        elements: elementsKnown ? elements : null,
+        bytes: bytesKnown ? bytes : null,
+        meanUs: us(durNs / durCount),
+        skewUs: skewCount ? us(skewNs / skewCount) : null,
+        maxSkewUs: skewCount ? us(maxSkewNs) : null,
+        transferUs: us(transferNs),
+        algBwGBs: Number.isNaN(algBw) ? null : algBw,
+        busBwGBs: Number.isNaN(algBw) || Number.isNaN(factor) ? null : algBw * factor,
+        busBwFactor: Number.isNaN(factor) ? null : factor,
+        matchedBy: first.bySeq ? ('seq' as const) : ('order' as const),
+      };
+    })
+    .sort((x, y) => y.transferUs - x.transferUs || x.name.localeCompare(y.name) || x.pg.localeCompare(y.pg));
 }
 
 /** The reduce half: the ranks' summaries together (module comment). Ranks must be distinct. */
@@ -292,46 +416,32 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
 
   const waits = rs.map(() => new IntervalList(64));
   const lastCount = new Int32Array(n);
-  interface Agg { name: string; pg: string; calls: number; ranks: number; groupSize: number; elements: number; elementsKnown: boolean; bytes: number; bytesKnown: boolean; durNs: number; durCount: number; skewNs: number; skewCount: number; maxSkewNs: number; transferNs: number; bwBytes: number; bwNs: number; factor: number; bySeq: boolean }
-  const aggs = new Map<string, Agg>();
   interface StepAgg { last: Map<number, { count: number; lateNs: number; waitNs: number }>; collectives: number }
   const perStep = new Map<number, StepAgg>();
+  const facts: InstanceFacts[] = [];
   let matched = 0;
   for (const list of instances.values()) {
     const first = list[0]!.call;
-    const aggKey = `${first.name}\u0000${first.pg}`;
-    let agg = aggs.get(aggKey);
-    if (!agg) {
-      agg = { name: first.name, pg: first.pg, calls: 0, ranks: 0, groupSize: NaN, elements: 0, elementsKnown: false, bytes: 0, bytesKnown: false, durNs: 0, durCount: 0, skewNs: 0, skewCount: 0, maxSkewNs: 0, transferNs: 0, bwBytes: 0, bwNs: 0, factor: NaN, bySeq: !Number.isNaN(first.seq) };
-      aggs.set(aggKey, agg);
-    }
-    agg.calls++;
-    agg.ranks = Math.max(agg.ranks, list.length);
-    const bytes = list.map((p) => p.call.bytes).find((b) => !Number.isNaN(b)) ?? NaN;
-    const elements = list.map((p) => p.call.elements).find((b) => !Number.isNaN(b)) ?? NaN;
-    if (!Number.isNaN(elements)) {
-      agg.elements += elements;
-      agg.elementsKnown = true;
-    }
-    const gs = list.map((p) => p.call.groupSize).find((g) => !Number.isNaN(g)) ?? NaN;
-    if (!Number.isNaN(gs)) agg.groupSize = gs;
     let transfer = Infinity;
+    let durNs = 0;
     for (const p of list) {
       const d = p.call.endNs - p.call.startNs;
-      agg.durNs += d;
-      agg.durCount++;
+      durNs += d;
       if (d < transfer) transfer = d;
     }
-    agg.transferNs += transfer;
-    if (!Number.isNaN(bytes)) {
-      agg.bytes += bytes;
-      agg.bytesKnown = true;
-      if (transfer > 0) {
-        agg.bwBytes += bytes;
-        agg.bwNs += transfer;
-      }
-    }
-    agg.factor = busBwFactor(first.name, Number.isNaN(gs) ? list.length : gs);
+    const fact: InstanceFacts = {
+      name: first.name,
+      pg: first.pg,
+      ranks: list.length,
+      groupSize: list.map((p) => p.call.groupSize).find((g) => !Number.isNaN(g)) ?? NaN,
+      bytes: list.map((p) => p.call.bytes).find((b) => !Number.isNaN(b)) ?? NaN,
+      elements: list.map((p) => p.call.elements).find((b) => !Number.isNaN(b)) ?? NaN,
+      durNs,
+      transferNs: transfer,
+      skewNs: NaN,
+      bySeq: !Number.isNaN(first.seq),
+    };
+    facts.push(fact);
     if (list.length < 2) continue;
     matched++;
     let latest = -Infinity;
@@ -347,10 +457,7 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
       } else if (a > next) next = a;
       if (a < earliest) earliest = a;
     }
-    const skew = latest - earliest;
-    agg.skewNs += skew;
-    agg.skewCount++;
-    if (skew > agg.maxSkewNs) agg.maxSkewNs = skew;
+    fact.skewNs = latest - earliest;
     let othersWait = 0;
     for (const p of list) {
       const arrival = at(p, p.call.startNs);
@@ -370,28 +477,11 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
     sa.last.set(lastP.r, e);
   }
 
-  const collectives: CollectiveRow[] = [...aggs.values()]
-    .map((a) => {
-      const algBw = a.bwNs > 0 ? a.bwBytes / a.bwNs : NaN; // bytes per ns = GB/s
-      return {
-        name: a.name,
-        pg: a.pg,
-        calls: a.calls,
-        ranks: a.ranks,
-        groupSize: Number.isNaN(a.groupSize) ? null : a.groupSize,
-        elements: a.elementsKnown ? a.elements : null,
-        bytes: a.bytesKnown ? a.bytes : null,
-        meanUs: us(a.durNs / a.durCount),
-        skewUs: a.skewCount ? us(a.skewNs / a.skewCount) : null,
-        maxSkewUs: a.skewCount ? us(a.maxSkewNs) : null,
-        transferUs: us(a.transferNs),
-        algBwGBs: Number.isNaN(algBw) ? null : algBw,
-        busBwGBs: Number.isNaN(algBw) || Number.isNaN(a.factor) ? null : algBw * a.factor,
-        busBwFactor: Number.isNaN(a.factor) ? null : a.factor,
-        matchedBy: a.bySeq ? ('seq' as const) : ('order' as const),
-      };
-    })
-    .sort((x, y) => y.transferUs - x.transferUs || x.name.localeCompare(y.name) || x.pg.localeCompare(y.pg));
+  const collectives = aggregateCollectives(facts, (f) => `${f.name}\u0000${f.pg}`);
+  // nccl-tests' table: a row per message size (its bytes; its elements where the trace names no element type).
+  const collectiveSizes = aggregateCollectives(facts, (f) => `${f.name}\u0000${f.pg}\u0000${Number.isNaN(f.bytes) ? `e${f.elements}` : `b${f.bytes}`}`)
+    .map((c): CollectiveSizeRow => ({ ...c, bytes: c.bytes === null ? null : c.bytes / c.calls, elements: c.elements === null ? null : c.elements / c.calls }))
+    .sort((x, y) => x.name.localeCompare(y.name) || x.pg.localeCompare(y.pg) || (x.bytes ?? x.elements ?? -1) - (y.bytes ?? y.elements ?? -1));
 
   const stragglers: StragglerRow[] = [...perStep.entries()]
     .sort((a, b) => a[0] - b[0])
@@ -447,6 +537,9 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
       overlapUs: us(s.overlapNs),
       exposedCommUs: us(s.commNs - s.overlapNs),
       overlapPct: s.commNs > 0 ? (100 * s.overlapNs) / s.commNs : null,
+      stepsUs: us(s.steps.reduce((t, st) => t + st.durNs, 0)),
+      stepCommUs: us(s.stepCommNs),
+      stepExposedCommUs: us(s.stepExposedNs),
       waitUs: us(unionLength(waits[ri]!)),
       lastCount: lastCount[ri]!,
       startShiftUs: us(shift[ri]!),
@@ -469,8 +562,24 @@ export function analyseRanks(inputs: readonly RankInput[], opts: { clock?: Clock
     ranks,
     steps,
     collectives,
+    collectiveSizes,
+    communication: communicationShare(ranks),
     stragglers,
     matchedInstances: matched,
     instances: instances.size,
   };
+}
+
+/** Communication inside the steps against the step time, summed over the ranks; null without steps. */
+function communicationShare(ranks: readonly RankRow[]): CommunicationShare | null {
+  let stepsUs = 0;
+  let commUs = 0;
+  let exposedUs = 0;
+  for (const r of ranks) {
+    stepsUs += r.stepsUs;
+    commUs += r.stepCommUs;
+    exposedUs += r.stepExposedCommUs;
+  }
+  if (!(stepsUs > 0)) return null;
+  return { stepsUs, commUs, exposedUs, commPct: (100 * commUs) / stepsUs, exposedPct: (100 * exposedUs) / stepsUs };
 }

@@ -64,6 +64,7 @@ import { launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
 import { quantileSorted } from '../helpers/quantiles.js';
 import { medianOf } from '../helpers/median.js';
 import { NsValues } from './ns-values.js';
+import { recordedActivity, type RecordedActivity } from '../facts/recorded-activity.js';
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
@@ -80,6 +81,13 @@ export const GPU_BOUND_BUSY_SHARE = 0.5;
 export const BORDERLINE_MARGIN = 0.1;
 /** A step this much slower than the median is named (≥ 30%). */
 export const SLOW_STEP_RATIO = 1.3;
+/**
+ * A first or last step shorter than this share of the median of the other steps is a stub: the
+ * profiler started or stopped inside it (a `ProfilerStep#N` of tens of µs after steps of ms),
+ * not a step of the workload. Stubs are named as such and left out of the median that slow
+ * steps are measured against, so a stub neither is a slow step nor makes the others slow.
+ */
+export const STUB_STEP_SHARE = 0.1;
 
 export interface StepTimeBreakdown {
   readonly kernelUs: number;
@@ -222,13 +230,26 @@ export interface StepOutlier {
   readonly ratio: number;
 }
 
+/** A first or last step shorter than STUB_STEP_SHARE of the median of the other steps. */
+export interface StepStub {
+  readonly name: string;
+  readonly durUs: number;
+  /** The median duration of the other steps. */
+  readonly othersMedianUs: number;
+}
+
 export interface StepAnalysis {
   readonly source: StepSource;
   /** Profiler options that inflate the host times below (profiler-options.ts). */
   readonly profilerOptions: readonly InflatingOptionFound[];
   readonly steps: StepRow[];
   readonly stats: StepStats;
+  /** Steps ≥ SLOW_STEP_RATIO × the median of the steps that are not stubs. */
   readonly outliers: StepOutlier[];
+  readonly stubs: StepStub[];
+  /** What the trace holds (facts/recorded-activity.ts), and how many of its events the reader left out: what "no steps" means. */
+  readonly recorded: RecordedActivity;
+  readonly eventsNotRead: number;
   readonly diagnostics: Diagnostic[];
 }
 
@@ -357,7 +378,8 @@ function computeStepBreakdownOnce(m: TraceModel): StepAnalysis {
     });
   }
 
-  return { source, profilerOptions: findInflatingOptions(m), steps, stats: computeStats(steps), outliers: findOutliers(steps), diagnostics };
+  const stubs = stubIndexes(steps);
+  return { source, profilerOptions: findInflatingOptions(m), steps, stats: computeStats(steps), outliers: findOutliers(steps, stubs), stubs: findStubs(steps, stubs), recorded: recordedActivity(m), eventsNotRead: m.counts.ignored, diagnostics };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -972,10 +994,27 @@ export function overallVerdict(steps: readonly StepVerdictRow[]): OverallVerdict
   return { verdict, borderline, split, gpuBusyShare: share, medianStep: mid.name, medianStepBusyShare: mid.gpuBusyShare, reason: mid.reason.replace(/^borderline: /, '') };
 }
 
-function findOutliers(steps: readonly StepRow[]): StepOutlier[] {
+/**
+ * The indexes of the stub steps: the first or the last step shorter than STUB_STEP_SHARE of the
+ * median of the other steps (of two steps, of the other one).
+ */
+function stubIndexes(steps: readonly StepRow[]): number[] {
   if (steps.length < 2) return [];
-  const median = spread(steps.map((s) => s.durUs)).median;
-  return steps
+  const ends = steps.length === 2 ? [0, 1] : [0, steps.length - 1];
+  return ends.filter((k) => steps[k]!.durUs < STUB_STEP_SHARE * othersMedianUs(steps, k));
+}
+
+const othersMedianUs = (steps: readonly StepRow[], k: number) => spread(steps.filter((_, j) => j !== k).map((s) => s.durUs)).median;
+
+function findStubs(steps: readonly StepRow[], stubs: readonly number[]): StepStub[] {
+  return stubs.map((k) => ({ name: steps[k]!.name, durUs: steps[k]!.durUs, othersMedianUs: othersMedianUs(steps, k) }));
+}
+
+function findOutliers(steps: readonly StepRow[], stubs: readonly number[]): StepOutlier[] {
+  const full = steps.filter((_, k) => !stubs.includes(k));
+  if (full.length < 2) return [];
+  const median = spread(full.map((s) => s.durUs)).median;
+  return full
     .filter((s) => s.durUs >= SLOW_STEP_RATIO * median)
     .map((s) => ({ name: s.name, durUs: s.durUs, medianUs: median, ratio: s.durUs / median }));
 }

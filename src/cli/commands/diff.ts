@@ -16,22 +16,54 @@ How the traces are aligned:
                whole traces. The per-instance table lists steps and every shared annotation
 Every count is per instance (mean over the instances).
 
+A is the before (the baseline), B the after; the first line says which file is which.
+
+Bottom line (first): GPU and host time per instance A -> B, then the changes of implementation
+class, the largest first, each with its time per instance on each side:
+  attention backend   cuDNN, FlashAttention, memory-efficient (fmha), math (aten's
+                      _scaled_dot_product_attention_math), flex or another Triton template
+  attention mask      what the fused attention op masks by: a mask tensor (attn_mask), the
+                      causal flag (is_causal) or neither, where both sides' ops record it
+  math units          tensor cores, or CUDA cores (SIMT/FFMA kernels, cuBLAS sgemm) for GEMM,
+                      convolution and attention kernels
+  precision           the element type those kernels compute in (bf16, fp16, fp32, tf32, fp8)
+  GEMM implementation a Triton template, a library kernel, a fallback (a kernel two
+                      architectures older than the device, or alignment 1), CUDA-core GEMMs
+  A class changes when it holds time (at least 1% of that side's GPU time) on one side only;
+  for a class gone, the replacements name the kernels of B that likely do its work now.
+
 Kernels (and memsets and copies), read A -> B by the one matcher that fusion --vs and
-explain --vs use too:
-  same         the same name, byte for byte, and the same shapes (the owning op's Input Dims
-               and Input type; equal element counts across a view): the same GPU work, one
-               row per shape (a kernel called for two shapes is compared per shape)
-  replaced     one kernel of B doing the work of one or more of A's calls that B no longer
-               makes (a call still made in B is never replaced), matched by
-               op-and-shape (same owning op and Input Dims: another GPU's GEMM), else
+explain --vs use too. Every link carries its evidence (--json: link.evidence, link.strength):
+shapes (recorded on both sides), launch geometry (grid, block, shared memory, registers per
+thread; a memset's or copy's bytes), physics (below); "fact" only where stated, else "likely".
+  same         the same name, byte for byte, and where both sides recorded the owning op's shapes
+               (Input Dims and Input type; equal element counts across a view), those shapes —
+               a fact when the op and dims are equal; where a side recorded none (a CUDA-graph
+               replay), the same launch geometry instead — likely, one row per geometry, never
+               paired across two geometries (the replayed calls of one kernel on two shapes stay
+               two rows)
+  replaced     kernels of B doing the work of A's calls that B no longer makes (a call still
+               made in B is never replaced), matched by
+               op-and-shape (same owning op and Input Dims, or the dims padded to a multiple of
+               8: another library's kernel; a fact on equal dims), else
                fused-ops (an Inductor kernel whose fused op list names an op over A's call,
-               and whose launch op takes a tensor of that op's size and dtype: the same
-               layer; GEMM/conv/attention kernels only to a template), else
+               and whose launch op takes a tensor of that op's size: the same layer;
+               GEMM/conv/attention kernels only to a template; the other kernels the op was
+               split into in the same stretch join it: a batch norm's backward reduction and
+               pointwise kernels), else
                position (the only new kernel of B between the same two aligned calls: a
-               hand-written geglu_fwd). The other calls of an op go with it (a GEMM's
-               split-K reduce, a convolution's layout transposes); work never moves past a
-               call that reads its output; Inductor's split reductions are one replacement
-               (the later stages, which reduce the first's fp32 partial buffer)
+               hand-written geglu_fwd; or all of B's new kernels left there, for A's left
+               there, where B recorded no shapes or each takes a tensor of A's). The other calls
+               of an op go with it (a GEMM's split-K reduce, a convolution's layout
+               transposes); work never moves past a call that reads its output; Inductor's
+               split reductions are one replacement (the later stages, which reduce the
+               first's fp32 partial buffer). Always likely, except op-and-shape on equal dims
+  physics      a replacement is refused when B's kernels run for less than the work needs on
+               B's device: the bytes of the tensors its first op takes (each over the elements
+               its strides reach; not for gather/index/embedding-like ops, nor an op only part
+               of whose kernels were replaced) at the device's HBM bandwidth, or the FLOPs of
+               its GEMMs, convolutions and attention at the dtype's dense peak (TF32 for fp32)
+  refused      pairings physics contradicted, with the numbers (the calls stay unmatched)
   only in A/B  the rest, each with why the evidence did not decide (unmatched)
 CPU ops: cpu_op and user_annotation names removed, added, or called a different number of
 times per instance; runtime and driver calls likewise.
@@ -47,9 +79,9 @@ interface DiffOptions extends CommonOptions {
 
 export function diffCommand(): Command {
   const cmd = new Command('diff')
-    .description('compare two traces: kernels matched by name or by role, CPU ops removed/added, per-annotation CPU/GPU time, kernels and launches')
-    .argument('<a>', 'trace A, the baseline (.json or .json.gz)')
-    .argument('<b>', 'trace B, the change')
+    .description('compare two traces, BEFORE AFTER: the bottom line (time per instance, changes of implementation class), kernels matched with their evidence, CPU ops removed/added, per-annotation CPU/GPU time, kernels and launches')
+    .argument('<a>', 'trace A, the before: the baseline (.json or .json.gz)')
+    .argument('<b>', 'trace B, the after: the change')
     .option('--per <scope>', 'align per this annotation name, "step" or "trace"')
     .addOption(etOption())
     .addHelpText('after', DEFINITIONS);

@@ -35,8 +35,12 @@ with the readings S1–S16 of docs/readings.md each makes (the JSON's "readings"
   launches     S5   launch APIs (driver/runtime), each op's calls, GEMM memsets, occupancy queries, syncs
   kernels      S6   kernels by time and what their names say
   gemms        S7   the GEMM table: M·N·K from Input Dims, 2·M·N·K FLOPs, TFLOP/s, % of peak, tile
-  comparison   S8, S10, S11 (with --vs) kernels the same (name and shapes), replaced (fused, hand-written)
-                    or on one side only; CPU ops removed/added; compile pre-ops; per instance numbers
+  comparison   S8, S10, S11 (with --vs BASELINE) first the bottom line: time per instance before -> after
+                    and the changes of implementation class (attention backend, tensor or CUDA
+                    cores, precision, GEMM implementation); then kernels the same (name and
+                    shapes, or launch geometry where shapes were not recorded), replaced (fused,
+                    hand-written; "likely" unless proven), refused by physics, or on one side
+                    only; CPU ops removed/added; compile pre-ops over every thread
   fusion       S9   fused kernels decoded; back-to-back memory-bound kernels that could fuse
   compile      S10  compile pre-ops per instance and the compile analysis's findings
   conclusions  S8–S11 (with --vs) one row per trace: kernels, GEMM kernels, other kernels, GPU and
@@ -45,8 +49,9 @@ The reading is per instance of the trace's one top-level annotation holding most
 work (linear_fwd, mlp_fwd), else per step. Numbers are those of the commands named under
 "More:"; their definitions are in those commands' --help. Text fits the terminal's width
 (else $COLUMNS, else 100): lines wrapped, table names cut in the middle; --wide neither.
-With several --vs, the first is the one compared with TRACE, read TRACE (A) -> OTHER (B) as
-kinetoscope diff TRACE OTHER does; each adds a conclusions row.`;
+With --vs, the first --vs trace is the baseline, the before (A), and TRACE the after (B), read
+BASELINE -> TRACE as kinetoscope diff BASELINE TRACE does (see its --help); each further --vs
+adds a conclusions row.`;
 
 interface ExplainCliOptions extends CommonOptions {
   vs: string[];
@@ -67,7 +72,7 @@ export function explainCommand(): Command {
     .description('the trace read in plain words (Markdown), the answer first: the verdict, at most three actions ranked by the time at stake per step, the facts behind them; --full for every section (steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile; with --vs, the comparison and a conclusions table)')
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
     .addOption(
-      new Option('--vs <other>', 'another trace of the same workload (eager vs compiled, …); repeat for more conclusions rows')
+      new Option('--vs <baseline>', 'the baseline, the before: another trace of the same workload (explain COMPILED --vs EAGER); repeat for more conclusions rows')
         .argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v])
         .default([], 'none'),
     )

@@ -10,6 +10,8 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { compileUserRegex } from '../../core/safe-regex.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';
+import { GPU_KIND_NAMES } from '../../model/trace-model.js';
+import { formatInt } from '../../report/format.js';
 import { action, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 import { isPartialFile } from '../rank-partial.js';
 import { withInput } from '../input-files.js';
@@ -45,7 +47,10 @@ interface ExportOptions extends CommonOptions {
 export interface ExportedRank {
   readonly rank: number;
   readonly file: string;
+  /** Rows written per table. */
   readonly tables: Record<string, number>;
+  /** The kernels table's rows by kind (GPU_KIND_NAMES: kernel, gpu_memcpy, gpu_memset): a memset is not a kernel. */
+  readonly gpuActivities: Record<string, number>;
 }
 
 /** Every trace of `inputs` to OUT/rank-R/*.parquet; the ranks and their row counts. */
@@ -85,7 +90,9 @@ export async function exportParquet(inputs: readonly string[], out: string, rege
         }
         tables[t.name] = t.rows;
       }
-      done.push({ rank, file, tables });
+      const gpuActivities: Record<string, number> = Object.fromEntries(GPU_KIND_NAMES.map((k) => [k, 0]));
+      for (const kind of model.gpu.kind) gpuActivities[GPU_KIND_NAMES[kind]!]!++;
+      done.push({ rank, file, tables, gpuActivities });
     }
   } finally {
     duck.close();
@@ -106,7 +113,14 @@ export function exportCommand(): Command {
       const regex = opts.rankRegex === undefined ? undefined : compileUserRegex(opts.rankRegex, '--rank-regex');
       const ranks = await exportParquet(inputs, opts.parquet!, regex);
       if (opts.json) printJson({ output: opts.parquet, tables: EXPORT_TABLES, ranks });
-      else printText(`wrote ${ranks.length} rank${ranks.length === 1 ? '' : 's'} x ${EXPORT_TABLES.length} tables to ${opts.parquet}/rank-R/{${EXPORT_TABLES.join(',')}}.parquet (${ranks.map((r) => `rank ${r.rank}: ${r.tables['kernels']} kernels, ${r.tables['ops']} ops`).slice(0, 4).join('; ')}${ranks.length > 4 ? '; …' : ''})`);
+      else printText(`wrote ${ranks.length} rank${ranks.length === 1 ? '' : 's'} x ${EXPORT_TABLES.length} tables to ${opts.parquet}/rank-R/{${EXPORT_TABLES.join(',')}}.parquet (${ranks.slice(0, 4).map(rankCounts).join('; ')}${ranks.length > 4 ? '; …' : ''})`);
     }),
   );
+}
+
+/** `rank 0: 1,293 kernels, 156 memsets, 12 memcpys, 8,120 ops`: the kernels table's rows told apart by kind. */
+function rankCounts(r: ExportedRank): string {
+  const a = r.gpuActivities;
+  const n = (count: number | undefined, one: string) => `${formatInt(count ?? 0)} ${one}${count === 1 ? '' : 's'}`;
+  return `rank ${r.rank}: ${n(a['kernel'], 'kernel')}, ${n(a['gpu_memset'], 'memset')}, ${n(a['gpu_memcpy'], 'memcpy')}, ${n(r.tables['ops'], 'op')}`;
 }

@@ -1,4 +1,5 @@
 /** `kinetoscope fusion TRACE [--vs EAGER_TRACE]`: what fused, what could, and what it saved (docs/readings.md S9, S11). */
+import { basename } from 'node:path';
 import { Command } from 'commander';
 import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
@@ -41,11 +42,14 @@ Definitions:
                    library's kernel (cuDNN convolution, cuBLAS GEMM, an attention backend) takes
                    part, and no compiler fuses into it: no saving is estimated
   Inst             times the chain ran in the trace
-With --vs EAGER_TRACE (the same workload, not compiled): the matcher of diff EAGER TRACE
-(see kinetoscope diff --help), over the same scope, with the same numbers:
-  Replaced         the eager calls a kernel of TRACE does: by its fused op list and shapes
+With --vs BASELINE (the same workload, eager: the before; TRACE is the after): the matcher
+of diff BASELINE TRACE (see kinetoscope diff --help), over the same scope, with the same numbers:
+  Replaced         the baseline's calls kernels of TRACE do: by its fused op list and shapes
                    (ops), by position (a hand-written kernel has no op list), or by op and
                    shape (a library kernel: a GEMM with the bias in its epilogue)
+  Link             fact (the same op on the same recorded shapes runs the kernel) or likely,
+                   with its evidence: shapes, launch geometry, physics (the kernels' time covers
+                   the work's least bytes at the device's HBM bandwidth and its FLOPs at its peak)
   ×/inst           how many times per instance
   Eager / Fused    mean time per occurrence (every stage of a split reduction); Saved =
                    Eager − Fused (negative: the fused one is slower)
@@ -63,7 +67,7 @@ export function fusionCommand(): Command {
   const cmd = new Command('fusion')
     .description('fused kernels (Inductor, hand-written) decoded, chains of memory-bound kernels that could fuse, and with --vs what a fusion replaced and saved')
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--vs <eager-trace>', 'an eager trace of the same workload: match each fused kernel to the eager kernels it replaced')
+    .option('--vs <baseline>', 'the baseline (the before): an eager trace of the same workload; each kernel of TRACE is matched to the baseline\'s calls it replaced')
     .option('--limit <n>', 'show at most n opportunities in the table')
     .addOption(etOption())
     .addHelpText('after', DEFINITIONS);
@@ -94,7 +98,7 @@ export function fusionCommand(): Command {
         });
       } else {
         const c = colorsFor(opts);
-        printText(renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)) }));
+        printText(renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(path), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }));
         reportDiagnostics(model, opts);
         if (eager) reportDiagnostics(eager, opts);
         for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);

@@ -30,8 +30,9 @@ Convolutions and attention: kinetoscope roofline.
   TFLOP/s         FLOPs / Mean
   % peak          TFLOP/s / the device's dense peak for the math done (fp32 on a kernel
                   that names TF32 or runs on tensor cores is held against the TF32 peak)
-  Bound           memory when FLOP/B is below the ridge point (peak FLOP/s / bandwidth),
-                  else compute
+  Bound           latency when TFLOP/s is under 10% of the attainable rate at its FLOP/B
+                  (far below both roofs: latency or occupancy limits it); else memory when
+                  FLOP/B is below the ridge point (peak FLOP/s / bandwidth), else compute
   Tile            the CTA tile the kernel name states (decodeKernelName), e.g. 256x128x64
 Peaks: dense (no 2:4 sparsity) datasheet figures per device, matched from deviceProperties
 (name, memory, SM count; a partition such as an MI250X GCD gets its share). --list-peaks shows

@@ -17,7 +17,9 @@ Definitions (traces captured with torch.profiler.profile(profile_memory=True)):
   never freed           blocks allocated in the trace with no free by the end of the trace
   per step              allocated just before each ProfilerStep, its peak inside, and at its end;
                         a rise at the end of every step is named a leak suspect
-  warning               the reserved peak at ${NEAR_CAPACITY * 100}% or more of the GPU's totalGlobalMem (deviceProperties)`;
+  warning               the reserved peak at ${NEAR_CAPACITY * 100}% or more of the GPU's totalGlobalMem (deviceProperties)
+Devices in order of what they held, most first (the larger of the allocated and reserved
+peaks). Sizes in binary units (KiB, MiB, GiB = 2^30 bytes), the GPU's capacity too.`;
 
 interface MemoryOptions extends CommonOptions {
   top?: string;

@@ -16,7 +16,12 @@ Definitions (traces captured with with_stack=True or with_modules=True):
                   where the trace links them (fwdbwd flows); without links backward work is
                   outside every module
   dev allocated   Σ bytes of the device allocations made inside the module's frames (profile_memory)
-  top kernel      the longest kernel (by Σ duration) of the module's forward and backward work`;
+  top kernel      the longest kernel (by Σ duration) of the module's forward and backward work
+  by class        every module of a class together (Linear: all Linear_k): Modules = how many;
+                  self figures summed, totals over its outermost modules (a class nested in
+                  itself counted once); most GPU time (forward + backward totals) first
+Every figure is a total over all calls of the module (Calls), not per call. A path too long
+for its column is cut from the left, so its leaf shows (--wide: whole).`;
 
 interface ModulesOptions extends CommonOptions {
   depth?: string;

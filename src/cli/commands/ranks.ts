@@ -47,9 +47,17 @@ Collective calls: NCCL/RCCL/HCCL kernels (ncclKernel_*, ncclDevKernel_*, or kern
 NCCL's collective args), and gloo's gloo:* annotations (gloo's worker-thread span; gloo runs
 no kernel). Name from the 'Collective name' arg, else the enclosing c10d::* op, else the
 kernel name; size from 'In msg nelems' / 'Out msg nelems' x dtype (the larger: the size
-nccl-tests divides by time); group from 'Process Group Name'; order from 'Seq'.
+nccl-tests divides by time), for gloo from its span's own Input Dims x Input type (an
+allgather's x the group size: the gathered total); group from 'Process Group Name'; order
+from 'Seq'. The Collectives table has a row per (collective, process group, message size),
+as nccl-tests prints per size (--json: collectiveSizes; collectives: one row per name).
 Matched across ranks by (process group, Seq), or without Seq by (process group, step
 number, name, k-th call of that name in the step).
+
+First line, when communication is at least 10% of the step time: "Communication is N% of
+the step time, X% exposed": N = communication inside the profiler steps (the union of the
+calls' spans, clipped to the steps) / the steps' time, X = the part of it no computation
+kernel ran alongside / the steps' time; every rank's steps summed.
 
 Definitions:
   Skew          latest - earliest arrival (call start) at one collective, mean over calls
@@ -67,7 +75,9 @@ Definitions:
                 Late by = sum of (its arrival - the next-latest arrival), Others waited =
                 the other ranks' waits for it
   Clock offset  each rank's clock against the lowest rank's, estimated from matched
-                collectives (median of end_r - end_ref; +- half their spread). --clock
+                collectives (median of end_r - end_ref; +- half their spread): positive
+                when the rank's clock reads later than the reference's at the same instant
+                (its times less the offset are on the reference's clock). --clock
                 trace (default) measures on the profiler's clocks as written (one host:
                 one clock); --clock collectives first subtracts the estimated offsets
                 (ranks on hosts whose clocks disagree)`;

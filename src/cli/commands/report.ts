@@ -1,6 +1,5 @@
 /** `kinetoscope report TRACE -o report.html`: one offline HTML page with the timeline and the tables. */
 import { stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { DEFAULT_MAX_SLICES } from '../../analyses/trace/timeline.js';
@@ -12,6 +11,7 @@ import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
 import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 import { formatInt } from '../../report/format.js';
+import { VERSION } from '../program.js';
 
 const DEFINITIONS = `
 The page (one file: styles, script and data inline; nothing is fetched, it opens from file://):
@@ -55,14 +55,6 @@ export function defaultReportPath(trace: string): string {
   return `${basename(trace).replace(/\.gz$/, '').replace(/\.json$/, '').replace(/\.pt\.trace$/, '')}.html`;
 }
 
-function packageVersion(): string {
-  try {
-    // src/cli/commands and dist/cli/commands both sit three levels under the package root.
-    return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 export function reportCommand(): Command {
   const cmd = new Command('report')
@@ -81,14 +73,14 @@ export function reportCommand(): Command {
         if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
       }
       // A folder is a job: its ranks on one timeline (report-ranks.ts).
-      if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${packageVersion()}`);
+      if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${VERSION}`);
       const output = opts.output ?? defaultReportPath(path);
       const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
       checkTarget(output, safe);
       // The memory chart and the module views read the optional tables.
       const model = await openTrace(path, { keep: ['memory', 'python'] });
       const fileBytes = path === '-' ? undefined : (await stat(path)).size;
-      const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${packageVersion()}` });
+      const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${VERSION}` });
       const html = renderReportHtml(data);
       await writeTextSafely(output, html, safe);
       const bytes = Buffer.byteLength(html);

@@ -28,14 +28,16 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               a bias add or bias-gradient sum is not); for attention, every kernel under the op
   TFLOP/s     FLOPs / Mean; % peak: of the device's dense peak for the input dtype (fp32 convs
               with cuDNN's allow_tf32 on: the TF32 peak)
-  Bound       memory when FLOP/B is below the ridge point (peak / bandwidth), else compute
+  Bound       latency when TFLOP/s is under 10% of the attainable rate at its FLOP/B (far below
+              both roofs: latency or occupancy limits it, not HBM or the math units); else
+              memory when FLOP/B is below the ridge point (peak / bandwidth), else compute
 Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) on an align1/align2 kernel is
 named with the padded size and the largest aligned GEMM of the trace (--vs OTHER: the rows there
 of the same or the padded shape, e.g. Inductor's padded vocabulary GEMM). Peaks as in \`kinetoscope gemm --help\` (--peaks FILE, --device NAME).
 Inductor's estimates: where a row's kernels (or Inductor's launch op named after a kernel) carry
 Inductor's kernel_flop / kernel_num_gb / roofline_bound, each call's longest such kernel gives
 Inductor's FLOPs and bytes per call (--json: rows[].inductor, with the ratios to FLOPs and
-Bytes); a note names every disagreement — FLOPs or bytes more than 1% apart, or another bound —
+Bytes); a note names every disagreement — FLOPs or bytes more than 1% apart, or another side of the ridge —
 with both numbers and the ratio (Inductor / kinetoscope).`;
 
 interface RooflineOptions extends CommonOptions {

@@ -75,7 +75,10 @@ save at most the idle time, a faster GPU at most the busy time. So:
                   after the host events, so a cut file lost GPU work; shown as
                   "unknown (truncated)", for every step and overall
 A '?' after the verdict (borderline) means GPU busy was within 40-60% of the step.
-Spread is over steps (stdev divides by n). A step 30% or more above the median is named.`;
+Spread is over steps (stdev divides by n). A step 30% or more above the median is named.
+A stub step is the first or last one when under 10% of the median of the others (of two steps,
+of the other one): the profiler started or stopped inside it. It is named as a stub, not as a
+slow step, and left out of the median that slow steps are measured against.`;
 
 export function stepsCommand(): Command {
   const cmd = new Command('steps')
