@@ -9,7 +9,7 @@
 // non-ASCII byte, a bare word, a first ts before the time origin is known, a syntax error, the
 // end of the buffer — stops at the event's `{` (status AT_EVENT), and the JavaScript tokenizer
 // reads that event itself, with its repairs and diagnostics. So the rows written here are the
-// rows the JavaScript fast path would write, bit for bit (test/native-reader.test.ts).
+// rows the JavaScript fast path would write, bit for bit (test/cli/native-reader.test.ts).
 //
 // Two threads: reading an event's bytes into a record (event-record.h) needs no table, so the
 // records of the next chunks are read on the reader's prescan thread while the tokenizer turns
@@ -75,7 +75,7 @@ struct Columns {
 
 // The order setColumns takes the columns in: EVENT_COLUMNS' (src/ingest/event-columns.ts), each
 // with its element type and slots per event. The addon exports this list (`eventColumns`) and
-// test/event-columns.test.ts checks it against EVENT_COLUMNS, so the two cannot drift apart.
+// test/ingest/event-columns.test.ts checks it against EVENT_COLUMNS, so the two cannot drift apart.
 struct ColumnSlot {
   const char* name;
   napi_typedarray_type type;  // napi_int32_array: i32 is set; napi_float64_array: f64

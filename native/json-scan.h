@@ -40,7 +40,7 @@ inline const ByteClasses BC;
 // A decimal µs number as plainTime reads it: ts and dur are made from these exactly as the
 // JavaScript reader makes them (double arithmetic on exact integers). The rule is
 // src/ingest/time-text.ts's (readPlainUs, PlainUs, plainTsNs), mirrored here to the
-// bit; test/native-reader.test.ts ("tricky times") pins the two readers to the same ns.
+// bit; test/cli/native-reader.test.ts ("tricky times") pins the two readers to the same ns.
 struct TimeText {
   double acc;     // the integer digits (exact: below 2^53)
   int32_t frac;   // ns from the first three decimals, the fourth rounding half up

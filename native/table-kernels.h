@@ -2,7 +2,7 @@
 // the JavaScript ones: src/model/time-order.ts `mergeRuns`, src/model/nesting.ts `nest` and
 // src/model/linking.ts `firstOpByExternalId`, which are the reference. They run once, over
 // every host event, before V8 has optimised them (~4–8, ~7 and ~5 ms of the 169 MB trace's
-// load); here they take ~1 ms each. Same inputs, same results: test/table-kernels.test.ts.
+// load); here they take ~1 ms each. Same inputs, same results: test/model/table-kernels.test.ts.
 #pragma once
 
 #include <cmath>

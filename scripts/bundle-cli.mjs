@@ -13,7 +13,7 @@
 //
 // Every chunk lands directly in dist/bin/, two levels under the package root as tsc's files
 // are, so the paths the code finds from its own location still hold: ../../build/Release (the
-// native addon), ../../schema/, and ./parse-worker.js, ./rank-worker.js, ./mcp-calls.js — which
+// native addon), ../../schema/, and ./parse-worker.js, ./rank-worker.js, ./report-worker.js, ./mcp-calls.js — which
 // are entries of their own here, the files a Worker or a child process is started with.
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -29,6 +29,7 @@ const ENTRIES = {
   kinetoscope: join(DIST, 'cli/main.js'),
   'parse-worker': join(DIST, 'ingest/parse-worker.js'),
   'rank-worker': join(DIST, 'rank-worker.js'),
+  'report-worker': join(DIST, 'report-worker.js'),
   'mcp-calls': join(DIST, 'cli/mcp-calls.js'),
 };
 

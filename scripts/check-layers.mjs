@@ -32,7 +32,7 @@ export const ANALYSES_FLOORS = [
   ['gemm', 'ranks', 'torch-table', 'breakdown'],
   ['host', 'trace'],
   ['memory', 'steps', 'critical-path'],
-  ['compare'],
+  ['compare', 'layouts'],
   ['explain'],
 ];
 

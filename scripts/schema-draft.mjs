@@ -3,7 +3,7 @@
 // every shared H200 capture (and the pairs and expectation files the tests use), infers the
 // types, which keys every document has, and which objects are maps (keys that are names, not
 // fields), and merges that with the schema already there so that the descriptions written by
-// hand stay. A person then writes the description of every new field; test/schema.test.ts
+// hand stay. A person then writes the description of every new field; test/cli/schema.test.ts
 // fails on a field without one, and on any document that does not validate.
 //   node scripts/schema-draft.mjs [COMMAND ...]
 import { spawnSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 // Runs every read-only command in-process on each trace named (argv[2..]) and prints one JSON
 // line per trace: the trace, and per command its exit status and whether it reported an
-// internal error. Used by test/every-command.test.ts to check that no input makes any command
+// internal error. Used by test/cli/every-command.test.ts to check that no input makes any command
 // crash or hang (one process for all the traces: node's start and the imports paid once).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

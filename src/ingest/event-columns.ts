@@ -91,7 +91,7 @@ export const LABEL_EMPTY = 0;
  * The event columns, in order: the one definition from which the writer (ColumnBatchWriter),
  * the model's batch loader (model/handlers/batch.ts), the RawEvent adapter (raw-event-columns.ts)
  * and the native reader's column order (native/fast-events.cc, checked against this list by
- * test/event-columns.test.ts) are derived. `width`: slots per event (event i's k-th at
+ * test/ingest/event-columns.test.ts) are derived. `width`: slots per event (event i's k-th at
  * i·width + k); `absent`: the value of an event that does not say; `holds`: what a slot is —
  * a number, a label id (into the producer's LabelTable; −1 none), an args id (into its
  * ArgsTable; −1 none), a byte offset; `optional`: only when asked for (ColumnarOptions.offsets).

@@ -6,7 +6,7 @@
  * id, an args object's id (which args members are kept, it knows from the policy, as the
  * tokenizer's InternContext does). Everything else it does not take stops at the event's
  * `{`, and the tokenizer reads that event itself. So the native path changes speed only, never
- * a row (test/native-reader.test.ts compares the two paths on every fixture).
+ * a row (test/cli/native-reader.test.ts compares the two paths on every fixture).
  *
  * Reading an event's bytes needs no table, so a chunk can be prescanned on another thread
  * while the tokenizer reads the one before (ColumnarTokenizer.prepare): then the tokenizer's
@@ -41,7 +41,7 @@ export interface NativeEventReader {
   /**
    * The batch to write: its arrays in EVENT_COLUMNS order (event-columns.ts; undefined: a column
    * not asked for). The addon's `eventColumns` export lists the order it takes them in
-   * (test/event-columns.test.ts checks it against EVENT_COLUMNS).
+   * (test/ingest/event-columns.test.ts checks it against EVENT_COLUMNS).
    */
   setColumns(columns: (Int32Array | Float64Array | undefined)[]): void;
   /**

@@ -16,7 +16,7 @@
  * (plainWholeUs, wholeUsOfNs), so that it stays below 2^53 ns.
  *
  * The native reader (native/json-scan.h, JsonScan::plainTime and TimeText) mirrors readPlainUs
- * to the bit; test/native-reader.test.ts ("tricky times") pins the two readers to the same ns
+ * to the bit; test/cli/native-reader.test.ts ("tricky times") pins the two readers to the same ns
  * on a table of times that take either path.
  *
  * Pure: no `node:` imports.

@@ -4,7 +4,7 @@
  * when it is built. The JavaScript ones — time-order.ts `mergeRuns`, nesting.ts `nest`,
  * linking.ts `firstOpByExternalId` — are the reference: they run everywhere else (a browser, a
  * worker, no addon), and another implementation must give the same results
- * (test/table-kernels.test.ts).
+ * (test/model/table-kernels.test.ts).
  *
  * Why these: each runs once per trace over every host event, before V8 has optimised it
  * (~4–8, ~7 and ~5 ms of the 169 MB trace's load, against ~1 ms each natively).

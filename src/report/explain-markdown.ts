@@ -58,32 +58,60 @@ function lookup(numbers: ExplainSentence['numbers'], path: string): { value: Exp
 }
 
 /**
- * The sentence with its numbers filled in. `{n|kernel}` shows the number and the noun, plural
- * unless the number is 1 (`{n|launch|launches}` names the plural).
+ * How a sentence is written out: `literal` the template's own text (kinetoscope's words),
+ * `value` a filled placeholder's text (`markdown`: the key's value is Markdown already, names
+ * fenced: ExplainSentence), `code` a template code span with its placeholders filled. Markdown
+ * and the HTML report (html/sentence-html.ts) write the same sentence through one fill.
  */
-export function renderSentence(s: ExplainSentence): string {
-  // The template's code spans (`{op}`) are filled and then fenced as a whole (markdownCode: no
-  // name can close its fence); placeholders in prose are filled with their text escaped
-  // (markdownText), but for the keys the sentence says hold Markdown already (names fenced).
+export interface SentenceWriter {
+  literal(text: string): string;
+  value(text: string, key: string, markdown: boolean): string;
+  code(text: string): string;
+}
+
+/**
+ * The sentence with its numbers filled in, written by `w`. `{n|kernel}` shows the number and the
+ * noun, plural unless the number is 1 (`{n|launch|launches}` names the plural).
+ */
+export function writeSentence(s: ExplainSentence, w: SentenceWriter): string {
   const markdown = s.markdown ?? [];
-  const prose = (part: string) => fill(s, part, (key, text) => (markdown.includes(key) ? text : markdownText(text)));
+  const prose = (part: string) => fill(s, part, w.literal, (key, text) => w.value(text, key, markdown.includes(key)));
+  const raw = (text: string) => text;
   let out = '';
   let at = 0;
   for (const m of s.template.matchAll(/`([^`]*)`/g)) {
-    out += prose(s.template.slice(at, m.index)) + markdownCode(fill(s, m[1]!, (_, text) => text));
+    out += prose(s.template.slice(at, m.index)) + w.code(fill(s, m[1]!, raw, (_, text) => text));
     at = m.index + m[0].length;
   }
   return out + prose(s.template.slice(at));
 }
 
-/** `part` of a sentence's template with its placeholders filled; `escape` sees each value's text and key. */
-function fill(s: ExplainSentence, part: string, escape: (key: string, text: string) => string): string {
-  return part.replace(/\{([A-Za-z0-9_.]+)(?:\|([^}|]+)(?:\|([^}]+))?)?\}/g, (_, path: string, noun?: string, plural?: string) => {
-    const { value, key } = lookup(s.numbers, path);
-    const text = escape(key, formatExplainValue(key, value));
-    if (noun === undefined) return text;
-    return `${text} ${value === 1 ? noun : (plural ?? `${noun}s`)}`;
-  });
+// The template's code spans (`{op}`) are filled and then fenced as a whole (markdownCode: no
+// name can close its fence); placeholders in prose are filled with their text escaped
+// (markdownText), but for the keys the sentence says hold Markdown already (names fenced).
+const MARKDOWN_WRITER: SentenceWriter = {
+  literal: (text) => text,
+  value: (text, _key, markdown) => (markdown ? text : markdownText(text)),
+  code: markdownCode,
+};
+
+/** The sentence as Markdown (writeSentence). */
+export function renderSentence(s: ExplainSentence): string {
+  return writeSentence(s, MARKDOWN_WRITER);
+}
+
+/** `part` of a sentence's template with its placeholders filled: `literal` sees the template's text between them, `value` each value's text and key. */
+function fill(s: ExplainSentence, part: string, literal: (text: string) => string, value: (key: string, text: string) => string): string {
+  let out = '';
+  let at = 0;
+  for (const m of part.matchAll(/\{([A-Za-z0-9_.]+)(?:\|([^}|]+)(?:\|([^}]+))?)?\}/g)) {
+    const [whole, path, noun, plural] = m as unknown as [string, string, string | undefined, string | undefined];
+    const { value: v, key } = lookup(s.numbers, path);
+    const text = value(key, formatExplainValue(key, v));
+    out += literal(part.slice(at, m.index)) + (noun === undefined ? text : `${text}${literal(` ${v === 1 ? noun : (plural ?? `${noun}s`)}`)}`);
+    at = m.index! + whole.length;
+  }
+  return out + literal(part.slice(at));
 }
 
 /** A table cell: its text escaped as prose (markdownText), and `|` escaped (GFM tables split on it). */

@@ -23,6 +23,7 @@ export function measuredJson(x: MeasuredCalls & RooflinePoint) {
     peakTflops: roundOrNull(x.peakTflops, 3),
     percentOfPeak: roundOrNull(x.percentOfPeak, 2),
     ridgePoint: roundOrNull(x.ridgePoint, 3),
+    roof: x.roof ?? null,
     bound: x.bound ?? null,
     attainableTflops: roundOrNull(x.attainableTflops, 3),
     percentOfRoofline: roundOrNull(x.percentOfRoofline, 2),

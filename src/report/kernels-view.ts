@@ -4,6 +4,8 @@ import type { GraphRegions } from '../analyses/kernels/graph-regions.js';
 import type { DecodedKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
+import type { LayoutReading } from '../analyses/layouts/memory-format.js';
+import { layoutLines } from './layouts-view.js';
 import { inertText } from '../core/inert-text.js';
 
 /** What a decoded name says, in one line: `cuBLAS nvjet · sm90 · bf16 · tile 64x8 · cluster 1x2 · TNT · epilogue bias`, `cuDNN xmma · conv wgrad · sm90 · f16 · …`. */
@@ -13,12 +15,18 @@ export function describeDecoded(d: DecodedKernelName): string {
   const gen = d.generator && !d.library?.toLowerCase().includes(d.generator.toLowerCase()) ? d.generator : undefined;
   const lib = [d.library, gen].filter(Boolean).join(' ');
   if (lib) parts.push(lib);
+  // cuDNN's RNN cells: what they are before how (`RNN LSTM cell · elementwise fwd`).
+  if (d.rnn) parts.push(`RNN ${d.rnn.cell ? `${d.rnn.cell} ` : ''}cell`);
   // The role where the name states a pass or a direction: `conv wgrad`, `attention bwd`, `normalization fwd`.
   if (d.convPass || d.direction) parts.push([d.kind === 'other' || d.kind === 'triton' ? undefined : d.kind, d.convPass, d.direction].filter(Boolean).join(' '));
   if (d.inductor) {
     parts.push(`${d.inductor.kind} #${d.inductor.index}`);
-    if (d.inductor.ops) parts.push(`fuses ${d.inductor.ops.join(' + ')}`);
-    else if (d.inductor.opCandidates) parts.push(`fuses ${d.inductor.opCandidates[0]!.join(' + ')} (or other splits)`);
+    const matrix = d.inductor.matrixOps ?? [];
+    const rest = d.inductor.ops?.filter((o) => !matrix.includes(o));
+    if (rest?.length) parts.push(`fuses ${rest.join(' + ')}`);
+    else if (!d.inductor.ops && d.inductor.opCandidates) parts.push(`fuses ${d.inductor.opCandidates[0]!.join(' + ')} (or other splits)`);
+    // Named after a matrix product or attention it does not compute (names/inductor.ts).
+    if (matrix.length) parts.push(`${d.inductor.kind === 'pointwise' || d.inductor.kind === 'foreach' ? 'elementwise work for' : 'code from'} ${matrix.join(' + ')}, not its product`);
   }
   if (d.aten?.op || d.aten?.functor) parts.push(d.aten.op ?? d.aten.functor!);
   if (d.nccl?.collective) parts.push(d.nccl.collective);
@@ -42,6 +50,8 @@ export interface KernelCatalogRenderOptions extends RenderOptions {
   readonly width?: number;
   /** The trace's CUDA-graph regions: listed after the table when the trace annotates any. */
   readonly graphRegions?: GraphRegions;
+  /** The memory-format reading: its lines after the table, when it found conversions or NCHW batch norms. */
+  readonly layouts?: LayoutReading;
 }
 
 /** A name's streams, with the priorities its kernels carry when the trace states them (`7 (priority -1)`). */
@@ -77,7 +87,8 @@ export function graphRegionLines(g: GraphRegions): string[] {
  */
 export function renderKernelCatalog(c: KernelCatalog, entries: readonly KernelCatalogEntry[], opts: KernelCatalogRenderOptions): string {
   const regions = opts.graphRegions ? graphRegionLines(opts.graphRegions) : [];
-  const footer = `${c.activities} GPU activities, ${entries.length} of ${c.entries.length} names shown, ${formatUs(c.totalUs)} in all.${regions.length ? `\n${regions.join('\n')}` : ''}`;
+  const layouts = opts.layouts ? layoutLines(opts.layouts) : [];
+  const footer = `${c.activities} GPU activities, ${entries.length} of ${c.entries.length} names shown, ${formatUs(c.totalUs)} in all.${[...regions, ...layouts].map((x) => `\n${x}`).join('')}`;
   if (opts.wide) return `${entries.map((e, i) => renderKernelRecord(e, i + 1, opts)).join('\n\n')}\n\n${footer}`;
   const columns = [
     { header: 'Kernel', maxWidth: 60 },
@@ -144,6 +155,8 @@ export function decodedFields(d: DecodedKernelName): Array<[string, string]> {
   out.push(['library', [d.library ?? 'not stated', gen].filter(Boolean).join(' · ')]);
   const role = [d.kind === 'unknown' ? 'not decoded' : d.kind, d.convPass, d.direction, d.inductor?.kind].filter(Boolean).join(' · ');
   out.push(['role', role]);
+  if (d.rnn) out.push(['rnn', `${d.rnn.cell ? `${d.rnn.cell} ` : ''}cell (cuDNN's RNN: its elementwise half of a time step${d.direction ? `, ${d.direction === 'fwd' ? 'forward' : 'backward'}` : ''})`]);
+  if (d.inductor?.matrixOps) out.push(['named after', `${d.inductor.matrixOps.join(' + ')}: not its product (${d.inductor.kind === 'pointwise' || d.inductor.kind === 'foreach' ? 'a pointwise kernel sums nothing' : 'at most a small product decomposed into a multiply and a sum'})`]);
   if (d.inductor?.ops) out.push(['fuses', d.inductor.ops.length ? d.inductor.ops.join(' + ') : '(no ops in the name)']);
   else if (d.inductor?.opCandidates) out.push(['fuses', d.inductor.opCandidates.map((c) => c.join(' + ')).join('  or  ')]);
   if (d.aten) out.push(['aten', [d.aten.template, d.aten.functor, d.aten.op].filter(Boolean).join(' · ')]);

@@ -1,4 +1,8 @@
-/** The `ranks` view: ranks, steps across ranks, collectives, stragglers; and the same as JSON. */
+/**
+ * The `ranks` view: ranks, steps across ranks, collectives, stragglers; and the same as JSON.
+ * The view is a list of blocks (lines, headings, tables: `ranksBlocks`) that the terminal
+ * (`renderRanks`) and the `report DIR` page (html/ranks-page.ts) both draw: one set of tables.
+ */
 import { COMMUNICATION_MATTERS_PCT, type CollectiveRow, type RanksAnalysis } from '../analyses/ranks/ranks.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnosticsJson } from './diagnostics-view.js';
@@ -10,6 +14,15 @@ export interface RanksRenderOptions extends RenderOptions {
   readonly top?: number;
 }
 
+/** A piece of the view: a line of text, a table's title, a table (its shown rows, and the line saying how many more). */
+export type RanksBlock =
+  | { readonly kind: 'line'; readonly text: string }
+  | { readonly kind: 'heading'; readonly id: string; readonly text: string }
+  | { readonly kind: 'table'; readonly id: string; readonly columns: readonly ColumnSpec[]; readonly rows: readonly (readonly string[])[]; readonly more?: string };
+
+/** A clock offset with its sign always shown (−45.078 µs: the rank's clock reads earlier than the reference's). */
+const signedUs = (x: number) => `${x > 0 ? '+' : ''}${formatUs(x)}`;
+
 const r3 = (x: number | null) => (x === null || !Number.isFinite(x) ? null : roundUs(x));
 const gbs = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)} GB/s`);
 const pct = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}%`);
@@ -18,25 +31,42 @@ const pct = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}%`);
 const numeric = (...headers: string[]): ColumnSpec[] => headers.map((header) => ({ header, align: 'right' }));
 
 export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): string {
-  const top = opts.top ?? 32;
   const out: string[] = [];
+  for (const b of ranksBlocks(a, opts)) {
+    if (b.kind === 'line') out.push(b.text);
+    else if (b.kind === 'heading') out.push('', b.text);
+    else {
+      out.push(renderTable(b.columns, b.rows, opts));
+      if (b.more) out.push(b.more);
+    }
+  }
+  return out.join('\n');
+}
+
+/** The view's blocks, in order; each table its first `top` rows. */
+export function ranksBlocks(a: RanksAnalysis, opts: RanksRenderOptions = {}): RanksBlock[] {
+  const top = opts.top ?? 32;
+  const out: RanksBlock[] = [];
+  const line = (text: string) => out.push({ kind: 'line', text });
+  const heading = (id: string, text: string) => out.push({ kind: 'heading', id, text });
   /** One of the view's tables: its first `top` rows, then a line saying how many more the JSON has. */
-  const table = <T>(columns: readonly ColumnSpec[], rows: readonly T[], row: (r: T) => string[]) => {
+  const table = <T>(id: string, columns: readonly ColumnSpec[], rows: readonly T[], row: (r: T) => string[]) => {
     const cut = rows.length > top;
-    out.push(renderTable(columns, (cut ? rows.slice(0, top) : rows).map((r) => row(r)), opts));
-    if (cut) out.push(`… ${rows.length - top} more (--top N, or --json for all)`);
+    out.push({ kind: 'table', id, columns, rows: (cut ? rows.slice(0, top) : rows).map((r) => row(r)), ...(cut ? { more: `… ${rows.length - top} more (--top N, or --json for all)` } : {}) });
   };
   const world = a.worldSize === null ? 'world size unknown' : `world size ${a.worldSize}`;
   const comm = a.communication;
   if (comm && comm.commPct >= COMMUNICATION_MATTERS_PCT) {
-    out.push(`Communication is ${comm.commPct.toFixed(0)}% of the step time, ${comm.exposedPct.toFixed(0)}% exposed (no computation kernel alongside): the ranks' steps summed`, '');
+    line(`Communication is ${comm.commPct.toFixed(0)}% of the step time, ${comm.exposedPct.toFixed(0)}% exposed (no computation kernel alongside): the ranks' steps summed`);
+    line(''); // (a blank line in the terminal; the page draws none)
   }
-  out.push(`${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'} (${world}); clock: ${a.clock === 'trace' ? "the profiler's clock as written" : 'aligned by collective ends'}, reference rank ${a.referenceRank}`);
-  out.push(`collective instances: ${formatInt(a.instances)}, seen on 2 or more ranks: ${formatInt(a.matchedInstances)}`);
-  if (a.missingRanks.length) out.push(`missing ranks: ${a.missingRanks.length} of ${a.worldSize} (${listRanks(a.missingRanks)})`);
+  line(`${a.ranks.length} rank${a.ranks.length === 1 ? '' : 's'} (${world}); clock: ${a.clock === 'trace' ? "the profiler's clock as written" : 'aligned by collective ends'}, reference rank ${a.referenceRank}`);
+  line(`collective instances: ${formatInt(a.instances)}, seen on 2 or more ranks: ${formatInt(a.matchedInstances)}`);
+  if (a.missingRanks.length) line(`missing ranks: ${a.missingRanks.length} of ${a.worldSize} (${listRanks(a.missingRanks)})`);
 
-  out.push('', 'Ranks');
+  heading('ranks', 'Ranks');
   table(
+    'ranks-table',
     [
       ...numeric('Rank', 'Steps', 'Mean step', 'Calls', 'Comm', 'Exposed', 'Overlap', 'Waited', 'Last', 'Clock offset'),
       { header: 'File', maxWidth: 48 },
@@ -52,24 +82,26 @@ export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): st
       pct(r.overlapPct),
       formatUs(r.waitUs),
       String(r.lastCount),
-      r.clockOffsetUs === null ? '—' : `${formatUs(r.clockOffsetUs)} ±${formatUs((r.clockSpreadUs ?? 0) / 2)}`,
+      r.clockOffsetUs === null ? '—' : `${signedUs(r.clockOffsetUs)} ±${formatUs((r.clockSpreadUs ?? 0) / 2)}`,
       r.file,
     ],
   );
 
   if (a.steps.length) {
-    out.push('', 'Steps across ranks');
+    heading('steps', 'Steps across ranks');
     table(
+      'steps-table',
       [{ header: 'Step', maxWidth: 32 }, ...numeric('Ranks', 'Min', 'Mean', 'Max', 'Slowest rank')],
       a.steps,
       (s) => [s.name, String(s.ranks), formatUs(s.minUs), formatUs(s.meanUs), formatUs(s.maxUs), String(s.slowestRank)],
     );
   }
 
-  out.push('', 'Collectives (a row per message size; Transfer: the shortest rank\'s call, summed over the calls)');
-  if (!a.collectiveSizes.length) out.push('No collective calls: no NCCL/RCCL/HCCL kernels, no gloo:* annotations.');
+  heading('collectives', "Collectives (a row per message size; Transfer: the shortest rank's call, summed over the calls)");
+  if (!a.collectiveSizes.length) line('No collective calls: no NCCL/RCCL/HCCL kernels, no gloo:* annotations.');
   else {
     table(
+      'collectives-table',
       [
         { header: 'Collective' },
         { header: 'PG', maxWidth: 16 },
@@ -93,14 +125,15 @@ export function renderRanks(a: RanksAnalysis, opts: RanksRenderOptions = {}): st
   }
 
   if (a.stragglers.length) {
-    out.push('', 'Stragglers (per step: the rank that arrived last and held the others up longest)');
+    heading('stragglers', 'Stragglers (per step: the rank that arrived last and held the others up longest)');
     table(
+      'stragglers-table',
       numeric('Step', 'Rank', 'Last at', 'Late by', 'Others waited'),
       a.stragglers,
       (s) => [s.step < 0 ? '(none)' : String(s.step), String(s.rank), `${s.lastCount}/${s.collectives}`, formatUs(s.lateUs), formatUs(s.othersWaitUs)],
     );
   }
-  return out.join('\n');
+  return out;
 }
 
 /** A per-size row's message: its bytes exactly (as nccl-tests prints them), else its elements. */

@@ -2,7 +2,7 @@
 import type { RooflineReport, RooflineRow } from '../analyses/gemm/roofline.js';
 import { describePeaks, measuredJson } from './gemm-view.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
-import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundUs } from './format.js';
+import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
 
@@ -31,6 +31,7 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
     { header: 'TFLOP/s', align: 'right' as const },
     { header: '% peak', align: 'right' as const },
     { header: 'Bound' },
+    { header: r.atStakePer === 'step' ? 'Stake/step' : 'Stake', align: 'right' as const },
     { header: 'Kernel', maxWidth: 44 },
   ];
   const body = rows.map((x) => [
@@ -38,14 +39,15 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
     x.op,
     x.shape,
     x.peakDtype === 'tf32' ? 'fp32 (tf32)' : (x.dtype ?? '—'),
-    formatFlopCount(x.flops),
+    `${x.flopsBound ? '≤' : ''}${formatFlopCount(x.flops)}`,
     formatSiBytes(x.bytes),
     fixedOrDash(x.arithmeticIntensity, 1),
     String(x.calls),
     x.meanUs !== undefined ? formatUs(x.meanUs) : '—',
-    fixedOrDash(x.tflops, 1),
-    pct(x.percentOfPeak),
+    `${x.flopsBound && x.tflops !== undefined ? '≤' : ''}${fixedOrDash(x.tflops, 1)}`,
+    `${x.flopsBound && x.percentOfPeak !== undefined ? '≤' : ''}${pct(x.percentOfPeak)}`,
     x.bound ?? (x.declined ? 'declined' : '—'),
+    x.atStakeUs !== undefined ? formatUs(x.atStakeUs) : '—',
     x.kernel ? (opts.wide ? x.kernel.name : x.kernel.short) : '(no kernel)',
   ]);
   out.push(renderTable(columns, body, opts));
@@ -60,9 +62,26 @@ export function renderRoofline(r: RooflineReport, rows: readonly RooflineRow[], 
   const declined = new Map<string, number>();
   for (const x of rows) if (x.declined) declined.set(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`, (declined.get(`${x.op}${x.shape !== '—' ? ` ${x.shape}` : ''}: ${x.declined}`) ?? 0) + 1);
   for (const [line, n] of declined) out.push(inertText(`declined: ${line}${n > 1 ? ` (${n} rows)` : ''}`));
+  for (const x of rows) if (x.layoutKernelUs > 0 && x.meanUs !== undefined) out.push(inertText(`layout: ${layoutSentence(x)}`));
   for (const f of r.alignment) out.push(`alignment: ${alignmentSentence(f)}`);
   for (const n of r.notes) out.push(inertText(`note: ${n}`));
   return out.join('\n');
+}
+
+/** A row whose time is partly layout transposes: how much, and the compute kernels' own rate. */
+function layoutSentence(x: RooflineRow): string {
+  const c = x.computeOnly;
+  const rate = c && c.tflops !== undefined ? `: ${c.tflops.toFixed(1)} TFLOP/s${c.percentOfPeak !== undefined ? `, ${pct(c.percentOfPeak)} of peak` : ''}` : '';
+  const was = x.percentOfPeak !== undefined ? ` (the row's ${pct(x.percentOfPeak)} counts them)` : '';
+  return (
+    `${x.kind} \`${x.op}\` ${x.shape}: ${formatUs(x.layoutKernelUs)} of its ${formatUs(x.meanUs!)} per call are layout transposes (${x.layoutKernels.map((n) => shortName(n)).join(', ')}); ` +
+    `the compute kernels alone take ${c ? formatUs(c.meanUs) : '—'}${rate}${was}`
+  );
+}
+
+function shortName(name: string): string {
+  const m = /(nchwToNhwc|nhwcToNchw)\w*/.exec(name);
+  return m ? m[0] : name;
 }
 
 export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
@@ -76,12 +95,19 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
       dtype: x.dtype ?? null,
       peakDtype: x.peakDtype ?? null,
       flops: x.flops ?? null,
+      flopsBound: x.flopsBound ?? 'exact',
       bytes: x.bytes ?? null,
       ...measuredJson(x),
       kernel: x.kernel?.name ?? null,
       kernelShort: x.kernel?.short ?? null,
       kernels: x.kernelNames,
       otherKernelUs: roundUs(x.otherKernelUs),
+      layoutKernelUs: roundUs(x.layoutKernelUs),
+      layoutKernels: x.layoutKernels,
+      computeOnly: x.computeOnly
+        ? { meanUs: roundUs(x.computeOnly.meanUs), tflops: roundOrNull(x.computeOnly.tflops, 3), percentOfPeak: roundOrNull(x.computeOnly.percentOfPeak, 2), percentOfRoofline: roundOrNull(x.computeOnly.percentOfRoofline, 2) }
+        : null,
+      atStakeUs: x.atStakeUs !== undefined ? roundUs(x.atStakeUs) : null,
       declined: x.declined ?? null,
       compiled: x.compiled,
       template: x.template,
@@ -111,6 +137,8 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
             headDim: x.attention.headDim,
             headDimV: x.attention.headDimV,
             causal: x.attention.causal,
+            mask: x.attention.mask ? { dims: x.attention.mask.dims, kind: x.attention.mask.kind, type: x.attention.mask.type } : null,
+            blockGrid: x.attention.blockGrid ?? null,
             forwardFlops: x.attention.forwardFlops,
           }
         : null,
@@ -135,6 +163,7 @@ export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
     totals: { calls: r.totals.calls, flops: r.totals.flops, kernelUs: roundUs(r.totals.kernelUs), traceKernelUs: roundUs(r.totals.traceKernelUs), declinedCalls: r.totals.declinedCalls },
     alignment: r.alignment.map(alignmentJson),
     stepCount: r.stepCount,
+    atStakePer: r.atStakePer,
     notes: r.notes,
   };
 }

@@ -4,7 +4,7 @@
  * - `spawnCli`: the built CLI (dist/) as a process of its own, exactly as a user runs it. For
  *   what only a process shows: exit codes set by Node, standard input, environment variables,
  *   signals and write failures, servers, and at least one run of every command
- *   (test/every-command.test.ts).
+ *   (test/cli/every-command.test.ts).
  * - `runCli`: the same command line run inside this test worker (src/cli/run-command.ts: the
  *   CLI's own program parses it, and the bytes the command would print on standard output and
  *   error come back, with its exit status), without a child's start-up (~0.3 s of CPU each,

@@ -12,22 +12,22 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const SLOWEST = [
   // (a Dask cluster of two workers and some 150 kinetoscope processes: ~125 s alone, loaded)
-  'test/dask.test.ts',
-  'test/native-reader.test.ts',
-  'test/columnar.test.ts',
-  'test/parallel-read.test.ts',
-  'test/report-html.test.ts',
-  'test/cli.test.ts',
-  'test/model.test.ts',
-  'test/limits.test.ts',
-  'test/fuzz.test.ts',
-  'test/schema.test.ts',
-  'src/ingest/oracle.test.ts',
-  'test/every-command.test.ts',
-  'test/mcp.test.ts',
-  'test/check.test.ts',
-  'test/step-breakdown.test.ts',
-  'test/scopes.test.ts',
+  'test/cli/dask.test.ts',
+  'test/cli/native-reader.test.ts',
+  'test/model/columnar.test.ts',
+  'test/model/parallel-read.test.ts',
+  'test/cli/report-html.test.ts',
+  'test/cli/cli.test.ts',
+  'test/model/model.test.ts',
+  'test/cli/limits.test.ts',
+  'test/repo/fuzz.test.ts',
+  'test/cli/schema.test.ts',
+  'test/ingest/oracle.test.ts',
+  'test/cli/every-command.test.ts',
+  'test/cli/mcp.test.ts',
+  'test/cli/check.test.ts',
+  'test/cli/step-breakdown.test.ts',
+  'test/analyses/host/scopes.test.ts',
 ];
 
 export default class LongestFirst extends BaseSequencer {

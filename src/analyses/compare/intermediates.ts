@@ -4,12 +4,16 @@
  * name, its kernel's kind and its inputs; the intermediate one kernel's op wrote and the next
  * one's read; the HBM bytes a memory-bound kernel moves.
  *
- * The diff matcher's reading (kernel-match.ts, fusion-match.ts), kept as it was: fusion's own
- * chains stand on facts/op-shapes.ts and op-io.ts instead (an op with no output rule has an
- * unknown output there). Moving the matcher onto facts/op-shapes is its owner's change to make;
- * until then a link found here says it is likely, by shape.
+ * The diff matcher's reading (kernel-match.ts, fusion-match.ts). An intermediate a fused kernel
+ * keeps on chip stands on the producer's output as facts/op-shapes.ts derives it, as fusion's
+ * chains do (unknown where no rule derives it). `inferOutput` below still serves the matcher's
+ * order check (`readsOutputOf`) and the traffic estimate: there a derived reduction output (a
+ * bias-sized [3072]) matches every unrelated tensor of its size, compared by size alone, and
+ * blocks true replacements (mlp_train's sum·threshold_backward); moving those onto tensor
+ * identity (`--et`) is the next step. A link found here says it is likely, by shape.
  */
 import type { TraceModel } from '../../model/trace-model.js';
+import { derivedTensors } from '../facts/op-shapes.js';
 import type { KernelKind } from '../kernels/kernel-name.js';
 import { numelOf, tensorArgs, type TensorArg } from '../facts/tensor-bytes.js';
 import type { LinkEvidence, LinkStrength } from '../helpers/link-evidence.js';
@@ -101,8 +105,6 @@ export interface Intermediate {
   readonly bytes: number;
   /** Which argument of the consumer it is. */
   readonly consumerArg: number;
-  /** `producer-output`: matched against the producer's inferred output; `consumer-input`: the consumer's one new input. */
-  readonly inferredFrom: 'producer-output' | 'consumer-input';
   /** By shape and order: likely (helpers/link-evidence.ts). */
   readonly evidence: readonly LinkEvidence[];
   readonly strength: LinkStrength;
@@ -111,37 +113,24 @@ export interface Intermediate {
 const BY_SHAPE: readonly LinkEvidence[] = ['shape-and-order'];
 
 /**
- * The tensor kernel `a`'s op wrote and kernel `b`'s op read, if shapes and dtypes say there is one.
- * `a` and `b` must be owned by different ops with recorded shapes.
+ * The tensor kernel `a`'s op wrote and kernel `b`'s op read, if shapes and dtypes say there is one:
+ * an input of `b`'s op with the element count and dtype of `a`'s op's output as facts/op-shapes.ts
+ * derives it (the same derivation fusion's chains stand on; equal dims preferred: a GEMM reads a
+ * `[64,128,3072]` activation as `[8192,3072]`). None where no rule derives the output — never the
+ * producer's input shape (`sum` over [0,2,3] of [64,128,32,32] writes [128]). `a` and `b` must be
+ * owned by different ops with recorded shapes.
  */
 export function findIntermediate(m: TraceModel, a: Pick<KernelSite, 'owner' | 'decoded'>, b: Pick<KernelSite, 'owner' | 'decoded'>): Intermediate | undefined {
   if (a.owner < 0 || b.owner < 0 || a.owner === b.owner) return undefined;
   const producer = m.strings.get(m.host.name[a.owner]!);
   const consumer = m.strings.get(m.host.name[b.owner]!);
-  const pIn = tensorArgs(m.host.args[a.owner]);
+  const out = derivedTensors(producer, m.host.args[a.owner])[0];
+  if (!out) return undefined;
   const cIn = readArgs(consumer, tensorArgs(m.host.args[b.owner]));
-  if (pIn.length === 0 || cIn.length === 0) return undefined;
-  const out = inferOutput(producer, a.decoded.kind, pIn);
-  const make = (t: TensorArg, inferredFrom: Intermediate['inferredFrom']): Intermediate => ({
-    producer,
-    consumer,
-    dims: t.dims,
-    dtype: t.dtype,
-    bytes: t.bytes,
-    consumerArg: t.index,
-    inferredFrom,
-    evidence: BY_SHAPE,
-    strength: 'likely',
-  });
-  if (out && (out.dims || out.dtype)) {
-    const fits = (t: TensorArg) =>
-      (out.dims === undefined || t.numel === numelOf(out.dims)) && (out.dtype === undefined || t.dtype === out.dtype);
-    const exact = cIn.find((t) => fits(t) && out.dims !== undefined && sameDims(t.dims, out.dims));
-    const any = exact ?? cIn.find(fits);
-    return any && any.numel > 1 ? make(any, 'producer-output') : undefined;
-  }
-  const fresh = cIn.filter((t) => t.numel > 1 && !pIn.some((p) => p.dtype === t.dtype && sameDims(p.dims, t.dims)));
-  return fresh.length === 1 ? make(fresh[0]!, 'consumer-input') : undefined;
+  const fits = (t: TensorArg) => t.numel === numelOf(out.dims) && (out.dtype === undefined || t.dtype === out.dtype);
+  const t = cIn.find((x) => fits(x) && sameDims(x.dims, out.dims)) ?? cIn.find(fits);
+  if (!t || t.numel <= 1) return undefined;
+  return { producer, consumer, dims: t.dims, dtype: t.dtype, bytes: t.bytes, consumerArg: t.index, evidence: BY_SHAPE, strength: 'likely' };
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { FusionResult } from '../compare/fusion.js';
 import { shortDtype } from '../facts/tensor-bytes.js';
 import { isViewOpName } from '../facts/view-ops.js';
+import { decodeKernelName } from '../kernels/kernel-name.js';
 import type { TraceContext } from './context.js';
 import { LIST_MAX, kernelLabel, say } from './sentence.js';
 import type { ExplainSection, ExplainSentence, ExplainValue } from './types.js';
@@ -16,10 +17,12 @@ export function fusionSection(c: TraceContext): ExplainSection | undefined {
   const f = c.lazy.fusion();
   const sentences: ExplainSentence[] = [];
   const fused = [...f.fusedKernels].sort((x, y) => y.totalUs - x.totalUs);
-  for (const k of fused.slice(0, LIST_MAX)) {
+  const shown = fused.slice(0, LIST_MAX);
+  const buffers = launchOpBuffers(c.m, new Set(shown.filter((k) => decodeKernelName(k.name).inductor?.matrixOps?.length).map((k) => k.name)));
+  for (const k of shown) {
     const base = { kernel: kernelLabel(k.name), calls: k.calls, meanUs: k.meanUs, kind: k.kind, ops: [...k.ops], launchedBy: k.launchedBy.join(', ') };
     if (k.generator === 'inductor') {
-      sentences.push(inductorKernelSentence(k, base));
+      sentences.push(inductorKernelSentence(k, base, buffers.get(k.name)));
     } else {
       sentences.push(
         say('fusion.hand-written', `\`{kernel}\` is no library's kernel${k.outsideOp ? ' and ran outside any ATen op' : ''} (launched by \`{launchedBy}\`): a hand-written kernel, {calls|call}, {meanUs} each.`, base),
@@ -95,7 +98,9 @@ const INDUCTOR_PRIM = /^(?:inductor_|prepare_softmax_online$|_low_memory_max_poo
  * share the kernel, and a template kernel read as the matrix product it computes with the rest
  * in its epilogue.
  */
-function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: ExplainSentence['numbers']): ExplainSentence {
+function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: ExplainSentence['numbers'], buffers?: string): ExplainSentence {
+  const matrix = k.kind === 'template' ? [] : (decodeKernelName(k.name).inductor?.matrixOps ?? []);
+  if (matrix.length) return matrixNamedSentence(k, base, matrix, buffers);
   const launching = k.ops.filter((o) => !isViewOpName(`aten::${o}`) && !INDUCTOR_PRIM.test(o));
   const views = k.ops.filter((o) => isViewOpName(`aten::${o}`));
   const prims = k.ops.filter((o) => INDUCTOR_PRIM.test(o));
@@ -132,4 +137,54 @@ function inductorKernelSentence(k: FusionResult['fusedKernels'][number], base: E
     );
   }
   return say('fusion.inductor', `\`{kernel}\` is an Inductor {kind} kernel whose name lists only views ({viewList}), which launch nothing in eager mode: it copies data into the layout they describe ${tail}.`, numbers, MARKDOWN_KEYS);
+}
+
+/**
+ * A kernel that is no template but is named after a matrix product or attention (kernels/names/
+ * inductor.ts `matrixOps`): what it does is not that op's product. A pointwise kernel sums nothing,
+ * so the product ran in another kernel and this one did elementwise work on an operand or result
+ * (a pad, copy, cast, mask, bias add); a reduction may also hold a small product Inductor
+ * decomposed into a multiply and a sum. The buffers its launch op records, where it records them,
+ * are the evidence a reader can check (a pad shows as 50257 beside 50264, a transpose as strides).
+ */
+function matrixNamedSentence(k: FusionResult['fusedKernels'][number], base: ExplainSentence['numbers'], matrix: readonly string[], buffers: string | undefined): ExplainSentence {
+  const rest = k.ops.filter((o) => !matrix.includes(o));
+  const launching = rest.filter((o) => !isViewOpName(`aten::${o}`) && !INDUCTOR_PRIM.test(o));
+  const list = (xs: readonly string[]) => xs.map(markdownCode).join(', ');
+  const numbers = { ...base, matrixOps: [...matrix], matrixList: list(matrix), launchingOps: [...launching], opList: list(launching), ...(buffers ? { buffers } : {}) };
+  const pointwise = k.kind === 'pointwise' || k.kind === 'foreach';
+  const its = matrix.length === 1 ? 'its' : 'their';
+  const what = pointwise
+    ? `but not ${its} product: a pointwise kernel sums nothing, so the product ran in a kernel of its own, and this one does elementwise work on ${its} operands or results (a pad, copy, cast, mask or bias add)`
+    : `and may compute part of ${matrix.length === 1 ? 'it' : 'them'}, decomposed into a multiply and a sum, or work on ${its} operands or results`;
+  const fusing = launching.length >= 2 ? '; it fuses {opList}' : launching.length === 1 ? '; it also computes {opList}' : '';
+  return say(
+    'fusion.inductor-matrix-named',
+    `\`{kernel}\` is an Inductor {kind} kernel ({calls|call}, {meanUs} each) whose name holds {matrixList}, ${what}${fusing}${buffers ? '; its launch records buffers {buffers}' : ''}.`,
+    numbers,
+    ['matrixList', 'opList'],
+  );
+}
+
+/** The buffers (Input Dims, with strides where not contiguous) that each named kernel's launch op records (Inductor's op named after the kernel), first call. */
+function launchOpBuffers(m: TraceContext['m'], names: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!names.size) return out;
+  for (let h = 0; h < m.host.length && out.size < names.size; h++) {
+    const name = m.strings.get(m.host.name[h]!);
+    if (!names.has(name) || out.has(name)) continue;
+    const dims = m.host.args[h]?.['Input Dims'];
+    const strides = m.host.args[h]?.['Input Strides'];
+    if (!Array.isArray(dims)) continue;
+    const parts: string[] = [];
+    dims.forEach((d, i) => {
+      if (!Array.isArray(d) || !d.length) return;
+      const st = Array.isArray(strides) ? strides[i] : undefined;
+      const ds = d as number[];
+      const contiguous = !Array.isArray(st) || (st as number[]).every((x, j) => x === ds.slice(j + 1).reduce((p, y) => p * y, 1));
+      parts.push(`[${ds.join(',')}]${contiguous ? '' : ` (strides [${(st as number[]).join(',')}])`}`);
+    });
+    if (parts.length) out.set(name, parts.join(', '));
+  }
+  return out;
 }

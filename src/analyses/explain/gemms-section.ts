@@ -72,10 +72,15 @@ export function gemmSection(c: TraceContext, other?: TraceContext): ExplainSecti
       calls: x.calls,
       ...(x.peakTflops !== undefined ? { peakTflops: x.peakTflops, peakDtype: x.peakDtype ?? '' } : {}),
       ...(x.ridgePoint !== undefined ? { ridgeFlopPerByte: x.ridgePoint } : {}),
+      ...(x.percentOfRoofline !== undefined ? { rooflinePct: x.percentOfRoofline } : {}),
     };
     const batch = x.shape.batch > 1 ? '{batch}·' : '';
     const peak = x.percentOfPeak !== undefined ? ', {peakPct} of the {peakDtype} dense peak ({peakTflops} TFLOP/s)' : '';
-    const bound = x.bound ? `; {flopPerByte} FLOP per byte against a ridge point of {ridgeFlopPerByte}: ${x.bound}-bound` : '';
+    const bound = !x.bound
+      ? ''
+      : x.bound === 'latency'
+        ? `; {flopPerByte} FLOP per byte against a ridge point of {ridgeFlopPerByte} puts it under the ${x.roof} roof, but it reaches {rooflinePct} of that roof: far below both roofs, latency/occupancy-bound`
+        : `; {flopPerByte} FLOP per byte against a ridge point of {ridgeFlopPerByte}: ${x.bound}-bound`;
     sentences.push(
       say(
         'gemms.row',

@@ -13,9 +13,21 @@ export function nameSays(d: DecodedKernelName): string {
   const parts: string[] = [];
   if (d.inductor) {
     const ops = d.inductor.ops ?? d.inductor.opCandidates?.[0];
-    parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${ops ? ` fusing ${ops.map(markdownCode).join(', ')}` : ''}`);
+    const matrix = d.inductor.matrixOps ?? [];
+    const rest = ops?.filter((o) => !matrix.includes(o));
+    const q = (xs: readonly string[]) => xs.map(markdownCode).join(', ');
+    const fusing = rest?.length ? ` ${rest.length > 1 ? 'fusing' : 'computing'} ${q(rest)}` : '';
+    // A kernel named after a matrix product or attention that it does not compute (names/inductor.ts).
+    const around = !matrix.length
+      ? ''
+      : d.inductor.kind === 'pointwise' || d.inductor.kind === 'foreach'
+        ? `${fusing ? ',' : ''} named also after ${q(matrix)} but not computing their product (a pointwise kernel sums nothing: elementwise work on their operands or results)`
+        : `${fusing ? ',' : ''} named also after ${q(matrix)} (part of them decomposed into a multiply and a sum, or work on their operands or results)`;
+    parts.push(`an Inductor ${d.inductor.kind.replace('_', ' ')} kernel (#${d.inductor.index})${fusing}${around}`);
   } else if (d.aten) {
     parts.push(`an ATen ${markdownCode(d.aten.template)}${d.aten.op ?? d.aten.functor ? ` running ${markdownText(d.aten.op ?? d.aten.functor!)}` : ''}`);
+  } else if (d.rnn) {
+    parts.push(`cuDNN's RNN ${d.rnn.cell ? `${d.rnn.cell} ` : ''}cell kernel (the elementwise half of a time step${d.direction ? `, ${d.direction === 'fwd' ? 'forward' : 'backward'}` : ''})`);
   } else if (d.library) {
     const gen = d.generator && !d.library.toLowerCase().includes(d.generator.toLowerCase()) ? ` ${d.generator}` : '';
     parts.push(`${d.library}${gen}${d.kind === 'gemm' ? ' GEMM' : d.kind !== 'unknown' && d.kind !== 'other' ? ` ${d.kind}` : ''}`);

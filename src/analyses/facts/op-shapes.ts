@@ -11,7 +11,7 @@
  * output — never its input's shape: `sum` over [0,2,3] of a [64,128,32,32] tensor is [128].
  *
  * Checked against torch's own shape propagation (meta tensors) for every op signature in the
- * captures: test/op-shapes.test.ts with test/fixtures/shapes/op-output-shapes.json.gz.
+ * captures: test/analyses/facts/op-shapes.test.ts with test/fixtures/shapes/op-output-shapes.json.gz.
  *
  * Ignores: the overload the trace does not name where the recorded arguments tell it (they do for
  * every rule here), strides and memory formats, symbolic sizes, and ops whose output depends on

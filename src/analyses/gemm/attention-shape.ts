@@ -18,14 +18,25 @@
  * - `…_cudnn_attention_backward(grad_out, query, key, value, out, logsumexp, philox_seed, philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, scale)`
  * - `…_fused_attention_overrideable_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, scale)`
  *
- * Declined, with the reason: an attention mask tensor (the share of scores it masks is in its
- * values, which the trace does not hold), causal with Sq ≠ Sk (the mask is not half of the
- * scores), variable-length batches (`cum_seq_q`), heads that do not divide.
+ * A mask tensor (`attn_bias`): the fused kernels (memory-efficient, cuDNN) add it to every score,
+ * so they compute all of them — dense work, the full count, whatever its values. An additive
+ * (float) mask is that work exactly: masked scores are computed and then made -inf, nothing is
+ * skipped. A boolean mask reaches the fused op already turned into an additive one
+ * (`scaled_dot_product_attention` converts it), so the kernel still does the dense work; how much
+ * of it is useful — the share of True — is in the mask's values, which the trace does not hold:
+ * that row's FLOPs are the dense count, an upper bound on the useful work (`flopsBound`). The
+ * mask's kind is the outer `aten::scaled_dot_product_attention`'s `attn_mask` type where the
+ * caller passes it (roofline.ts: from the op around the fused one, and for a backward from the
+ * forwards of the same shapes), else the fused op's own: a float there with no outer op is
+ * additive; a backward whose forward is not known is `unknown` and an upper bound too.
+ *
+ * Declined, with the reason: causal with Sq ≠ Sk (the mask is not half of the scores),
+ * variable-length batches (`cum_seq_q`), heads that do not divide.
  * The math path (`_scaled_dot_product_attention_math`) runs as bmm/matmul ops: GEMM rows.
  * A backward whose `grad_input_mask` leaves out dQ, dK or dV is declined too (the 2.5× counts all three).
- * Bytes: Q, K, V read and O written in the forward (the logsumexp it also writes is not in its
- * arguments); dO, Q, K, V, O, logsumexp read and dQ, dK, dV written in the backward — the least
- * traffic of a fused kernel.
+ * Bytes: Q, K, V (and a mask) read and O written in the forward (the logsumexp it also writes is
+ * not in its arguments); dO, Q, K, V, O, logsumexp (and a mask) read and dQ, dK, dV written in the
+ * backward — the least traffic of a fused kernel.
  */
 import type { JsonObject } from '../../core/json.js';
 import { elementBytes, isDims, isTensorType, normalizeDtype } from './gemm.js';
@@ -59,8 +70,16 @@ const ATTENTION_LAYOUTS: Readonly<Record<string, AttentionLayout>> = {
 
 export const ATTENTION_OP_NAMES: ReadonlySet<string> = new Set(Object.keys(ATTENTION_LAYOUTS));
 
+/** Each fused attention op's mask (attn_bias) argument position, where it takes one. */
+export const ATTENTION_MASK_INDEX: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(ATTENTION_LAYOUTS).flatMap(([op, l]) => (l.mask !== undefined ? [[op, l.mask]] : [])),
+);
+
+/** How the scores are masked: `additive` (a float mask), `boolean`, `unknown` (a backward whose forward is not known). */
+export type AttentionMaskKind = 'additive' | 'boolean' | 'unknown';
+
 export interface AttentionShape {
-  readonly backend: AttentionLayout['backend'];
+  readonly backend: AttentionLayout['backend'] | 'flex';
   readonly direction: 'fwd' | 'bwd';
   readonly batch: number;
   /** Query heads. */
@@ -72,6 +91,12 @@ export interface AttentionShape {
   readonly headDim: number;
   readonly headDimV: number;
   readonly causal: boolean;
+  /** A mask tensor: its dims and kind (absent without one). */
+  readonly mask?: { readonly dims: readonly number[]; readonly kind: AttentionMaskKind; readonly type: string };
+  /** `upper-bound` where the FLOPs are the dense count but the useful share is in a boolean (or unknown) mask's values, or a flex block mask's counts; absent when exact. */
+  readonly flopsBound?: 'upper-bound';
+  /** Flex attention's forward: its block mask's grid, query blocks × key blocks (the blocks it keeps are values the trace does not hold). */
+  readonly blockGrid?: readonly [number, number];
   readonly dtype: string;
   readonly inputType: string;
   readonly q: readonly number[];
@@ -91,6 +116,18 @@ export function attentionDirection(op: string): 'fwd' | 'bwd' | undefined {
   return ATTENTION_LAYOUTS[op]?.direction;
 }
 
+/** What the caller knows about the mask beyond the fused op's own arguments. */
+export interface AttentionMaskContext {
+  /** The mask's kind, read where the fused op cannot say (the outer op's `attn_mask` type; a backward's forwards). */
+  readonly maskKind?: AttentionMaskKind;
+}
+
+/** The kind of a mask by its recorded type: `bool` is boolean, a floating type additive. */
+export function maskKindOfType(type: unknown): AttentionMaskKind | undefined {
+  if (type === 'bool') return 'boolean';
+  return typeof type === 'string' && /^(float|double|c10::Half|c10::BFloat16|Half|BFloat16)$/.test(type) ? 'additive' : undefined;
+}
+
 /**
  * What a fused attention op was told to mask: a mask tensor (`attn_bias`, its dims), the causal
  * flag (`is_causal`, from Concrete Inputs), or neither; undefined for another op or when the
@@ -108,7 +145,7 @@ export function attentionMaskOf(op: string, args: JsonObject | undefined): { rea
   return { ...(maskDims ? { maskDims } : {}), ...(causal !== undefined ? { causal } : {}) };
 }
 
-export function attentionShapeOf(op: string, args: JsonObject | undefined): AttentionShapeResult {
+export function attentionShapeOf(op: string, args: JsonObject | undefined, ctx: AttentionMaskContext = {}): AttentionShapeResult {
   const layout = ATTENTION_LAYOUTS[op];
   if (!layout) return { declined: `${op} is not a fused attention op with a known argument order` };
   const direction = layout.direction;
@@ -122,9 +159,17 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined): Atte
   const qType = types[layout.q];
   if (!isDims(q) || !isDims(k) || !isDims(v) || !isTensorType(qType)) return { declined: 'query, key or value dims missing', direction };
   if (q.length !== 4 || k.length !== 4 || v.length !== 4) return { declined: `query ${JSON.stringify(q)} is not [B, H, S, D] (nested or unbatched)`, direction };
+  let mask: AttentionShape['mask'];
   if (layout.mask !== undefined) {
-    const mask = dims[layout.mask];
-    if (isDims(mask) && mask.length > 0) return { declined: `an attention mask ${JSON.stringify(mask)}: the share of scores it masks is in its values, not in the trace`, direction };
+    const md = dims[layout.mask];
+    const mt = types[layout.mask];
+    if (isDims(md) && md.length > 0 && isTensorType(mt)) {
+      const own = maskKindOfType(mt);
+      // A boolean type on the op itself says so; otherwise the caller's knowledge; otherwise a
+      // forward's float mask is additive and a backward's origin unknown.
+      const kind: AttentionMaskKind = own === 'boolean' ? 'boolean' : (ctx.maskKind ?? (direction === 'fwd' && own === 'additive' ? 'additive' : 'unknown'));
+      mask = { dims: md, kind, type: mt };
+    } else if (isDims(md) && md.length > 0) return { declined: `an attention mask ${JSON.stringify(md)} of unknown type`, direction };
   }
   if (layout.cumSeqQ !== undefined) {
     const cs = dims[layout.cumSeqQ];
@@ -149,6 +194,7 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined): Atte
   }
   if (causal && sq !== sk) return { declined: `causal with Sq = ${sq} ≠ Sk = ${sk}: the masked share is not half`, direction };
 
+  if (causal && mask) return { declined: 'both is_causal and a mask: which scores are computed is not stated', direction };
   const full = 2 * b * h * sq * sk * (d + dv);
   const forwardFlops = causal ? full / 2 : full;
   const flops = direction === 'bwd' ? 2.5 * forwardFlops : forwardFlops;
@@ -163,11 +209,12 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined): Atte
     const lseType = layout.logsumexp !== undefined ? types[layout.logsumexp] : undefined;
     const lseDims = layout.logsumexp !== undefined ? dims[layout.logsumexp] : undefined;
     const lse = isTensorType(lseType) && isDims(lseDims) ? prod(lseDims) * (elementBytes(lseType) ?? 4) : 0;
+    const maskBytes = mask ? prod(mask.dims) * (elementBytes(mask.type) ?? 1) : 0;
     bytes =
       direction === 'fwd'
-        ? (qn + kn + vn + on) * size
-        : // read dO, Q, K, V, O, logsumexp; write dQ, dK, dV
-          (on + qn + kn + vn + on) * size + lse + (qn + kn + vn) * size;
+        ? (qn + kn + vn + on) * size + maskBytes
+        : // read dO, Q, K, V, O, logsumexp (a mask); write dQ, dK, dV
+          (on + qn + kn + vn + on) * size + lse + maskBytes + (qn + kn + vn) * size;
   }
   return {
     shape: {
@@ -181,6 +228,8 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined): Atte
       headDim: d,
       headDimV: dv,
       causal,
+      ...(mask ? { mask } : {}),
+      ...(mask && mask.kind !== 'additive' ? { flopsBound: 'upper-bound' as const } : {}),
       dtype: normalizeDtype(qType),
       inputType: qType,
       q,
@@ -190,5 +239,84 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined): Atte
       flops,
       ...(bytes !== undefined ? { bytes } : {}),
     },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Flex attention: Inductor's Triton templates
+
+/**
+ * A compiled `flex_attention` runs as Inductor Triton templates (torch/_inductor/kernel/flex/:
+ * the forward `def_kernel("Q", "K", "V", "LSE", "KV_NUM_BLKS", "KV_IDX", "FULL_KV_NUM_BLKS",
+ * "FULL_KV_IDX")`, the backward `("Q", "K", "V", "LSE", "DELTA", "DO", "DQ", "DV", "KV_NUM_BLKS",
+ * "KV_IDX", "Q_NUM_BLKS", "Q_IDX", …)`), launched under an op named after the kernel whose Input
+ * Dims are those buffers in that order. The name need not say flex (`triton_tem_fused_0`, or
+ * `…_flex_attention_…`): the buffers do — Q, K, V as [B, H, S, D] (K and V with the KV heads, and
+ * a batch of 1 where they are broadcast over Q's), then the forward's LSE [B, H, Sq] and block
+ * counts [B or 1, H or 1, Sq blocks] and indices [… , Sq blocks, Sk blocks]; the backward's LSE,
+ * DELTA [B, H, Sq], DO [B, H, Sq, Dv] and DQ [B, H, Sq, D].
+ *
+ * FLOPs: SDPA's convention (4·B·H·Sq·Sk·D forward, 2.5× backward) over every block — an upper
+ * bound: the block mask skips the blocks its counts leave out, and the counts are values the
+ * trace does not hold (their shapes give the block grid alone: `blockGrid`). Bytes, the least
+ * traffic: Q, K, V read and the output written; backward: dO, Q, K, V, LSE, DELTA read, dQ, dK, dV
+ * written.
+ */
+export function flexAttentionShapeOf(args: JsonObject | undefined): AttentionShape | undefined {
+  const dims = args?.['Input Dims'];
+  const types = args?.['Input type'];
+  if (!Array.isArray(dims) || !Array.isArray(types) || dims.length < 6) return undefined;
+  const dn = (i: number, n: number) => (isDims(dims[i]) && (dims[i] as number[]).length === n ? (dims[i] as number[]) : undefined);
+  const q = dn(0, 4);
+  const k = dn(1, 4);
+  const v = dn(2, 4);
+  const qType = types[0];
+  if (!q || !k || !v || !isTensorType(qType) || types[1] !== qType || types[2] !== qType) return undefined;
+  const [b, h, sq, d] = q as [number, number, number, number];
+  const [bk, hk, sk, dk] = k as [number, number, number, number];
+  const [bv, hv, sv, dv] = v as [number, number, number, number];
+  if ((bk !== b && bk !== 1) || bv !== bk || hv !== hk || sv !== sk || dk !== d || hk < 1 || h % hk !== 0) return undefined;
+  const same = (x: number[] | undefined, want: readonly number[]) => x !== undefined && x.join() === want.join();
+  if (!same(dn(3, 3), [b, h, sq])) return undefined; // LSE
+  // Forward: block counts [.., .., Mq], indices [.., .., Mq, Nk]. Backward: DELTA [B, H, Sq], DO, DQ.
+  let direction: 'fwd' | 'bwd';
+  let blockGrid: [number, number] | undefined;
+  const counts = dn(4, 3);
+  const indices = dn(5, 4);
+  if (same(counts, [b, h, sq]) && same(dn(5, 4), [b, h, sq, dv]) && same(dn(6, 4), q)) direction = 'bwd';
+  else if (counts && indices && indices[2] === counts[2] && counts[0]! <= b && counts[1]! <= h && types[4] === 'int' && types[5] === 'int') {
+    direction = 'fwd';
+    blockGrid = [indices[2]!, indices[3]!];
+  } else return undefined;
+  const full = 2 * b * h * sq * sk * (d + dv);
+  const flops = direction === 'bwd' ? 2.5 * full : full;
+  const size = elementBytes(qType);
+  const qn = prod(q);
+  const kn = prod(k);
+  const vn = prod(v);
+  const on = b * h * sq * dv;
+  const rowStats = b * h * sq * 4; // LSE, DELTA: fp32 per query row
+  const bytes = size === undefined ? undefined : direction === 'fwd' ? (qn + kn + vn + on) * size : (on + qn + kn + vn) * size + 2 * rowStats + (qn + kn + vn) * size;
+  return {
+    backend: 'flex',
+    direction,
+    batch: b,
+    heads: h,
+    kvHeads: hk,
+    seqQ: sq,
+    seqK: sk,
+    headDim: d,
+    headDimV: dv,
+    causal: false,
+    flopsBound: 'upper-bound',
+    ...(blockGrid ? { blockGrid } : {}),
+    dtype: normalizeDtype(qType),
+    inputType: qType,
+    q,
+    k,
+    v,
+    forwardFlops: full,
+    flops,
+    ...(bytes !== undefined ? { bytes } : {}),
   };
 }

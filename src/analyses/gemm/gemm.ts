@@ -51,7 +51,7 @@ import {
   type UserPeaks,
 } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
-import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
+import { blocksPerSmOf, placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflineBound, type RooflinePoint } from './roofline-point.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
 import { doubled } from '../helpers/doubled.js';
 import { RowKeys } from './row-key.js';
@@ -59,7 +59,7 @@ import { RowKeys } from './row-key.js';
 // ------------------------------------------------------------------------------------------------
 // Which ops are GEMMs, and where their operands sit
 
-type GemmKind = 'mm' | 'bmm' | 'addbmm' | 'matmul' | 'linear';
+type GemmKind = 'mm' | 'bmm' | 'addbmm' | 'matmul' | 'linear' | 'grouped';
 
 interface OperandLayout {
   readonly kind: GemmKind;
@@ -72,6 +72,8 @@ interface OperandLayout {
   readonly out?: number;
   /** Position of `beta` (a `0` there means the bias is not read). */
   readonly beta?: number;
+  /** Position of a grouped product's `offs` (the groups' end indices). */
+  readonly offs?: number;
 }
 
 // Operand orders from native_functions.yaml (pytorch/pytorch aten/src/ATen/native).
@@ -89,6 +91,11 @@ const LAYOUTS: Readonly<Record<string, OperandLayout>> = {
   'aten::addbmm': { kind: 'addbmm', bias: 0, a: 1, b: 2, beta: 3, out: 5 },
   'aten::matmul': { kind: 'matmul', a: 0, b: 1, out: 2 },
   'aten::linear': { kind: 'linear', a: 0, b: 1, bias: 2 },
+  // _grouped_mm(self, mat2, offs=None, bias=None, out_dtype=None): one grouped GEMM for many
+  // matrices (an MoE layer's experts); _scaled_grouped_mm(self, mat2, scale_a, scale_b, offs=None,
+  // bias=None, scale_result=None, out_dtype=None, use_fast_accum=False), its fp8 sibling.
+  'aten::_grouped_mm': { kind: 'grouped', a: 0, b: 1, offs: 2, bias: 3 },
+  'aten::_scaled_grouped_mm': { kind: 'grouped', a: 0, b: 1, extraReads: [2, 3, 6], offs: 4, bias: 5 },
 };
 
 export const GEMM_OP_NAMES: ReadonlySet<string> = new Set(Object.keys(LAYOUTS));
@@ -177,6 +184,15 @@ export interface GemmShape {
   readonly bytes?: number;
   /** `_addmm_activation`'s fused activation. */
   readonly activation?: 'relu' | 'gelu';
+  /**
+   * A grouped product (`_grouped_mm`): its groups and which operands they split. `2d×3d`: A's rows
+   * [M_total, K] split among the groups' [K, N] matrices (an MoE's tokens among its experts);
+   * `2d×2d`: K split ([M, K_total]·[K_total, N] → [G, M, N], that product's weight gradient);
+   * `3d×2d`: N split; `3d×3d`: a batched product. With offsets, M, K or N is the total over the
+   * groups: the FLOPs count every row, column or step of K, which is the work when the offsets
+   * cover them all — their values, each group's size, are not in the trace.
+   */
+  readonly grouped?: { readonly groups: number; readonly mode: '2d×3d' | '2d×2d' | '3d×2d' | '3d×3d'; readonly offsets: boolean };
 }
 
 const prod = (xs: readonly number[]) => xs.reduce((p, x) => p * x, 1);
@@ -216,7 +232,8 @@ export function gemmShapeOf(op: string, args: JsonObject | undefined): GemmShape
   if (bias && layout.beta !== undefined && concrete?.[layout.beta] === '0') bias = undefined; // beta=0: C is not read
   const out = tensor(layout.out);
 
-  const mnk = gemmDims(layout.kind, a.dims, b.dims);
+  const offs = tensor(layout.offs);
+  const mnk = layout.kind === 'grouped' ? groupedDims(a.dims, b.dims, offs?.dims) : gemmDims(layout.kind, a.dims, b.dims);
   if (!mnk) return undefined;
   const { m, n, k, batch, outDims } = mnk;
 
@@ -255,6 +272,7 @@ export function gemmShapeOf(op: string, args: JsonObject | undefined): GemmShape
     flops: 2 * batch * m * n * k,
     ...(bytes !== undefined ? { bytes } : {}),
     ...(activation ? { activation } : {}),
+    ...(mnk.grouped ? { grouped: mnk.grouped } : {}),
   };
 }
 
@@ -352,6 +370,33 @@ interface Mnk {
   k: number;
   batch: number;
   outDims: number[];
+  grouped?: GemmShape['grouped'];
+}
+
+/**
+ * `_grouped_mm`'s four cases (aten/src/ATen/native/cuda GroupedMMUtils: MatrixA_2D_MatrixB_3D …):
+ * the group count is a 3-D operand's first dim, else the offsets' length. FLOPs 2·batch·M·N·K with
+ * the split dimension at its total, so one formula serves all four.
+ */
+function groupedDims(a: number[], b: number[], offs: number[] | undefined): Mnk | undefined {
+  const g = offs?.length === 1 ? offs[0]! : undefined;
+  if (a.length === 2 && b.length === 3) {
+    if (a[1] !== b[1] || g === undefined || b[0] !== g) return undefined;
+    return { m: a[0]!, k: a[1]!, n: b[2]!, batch: 1, outDims: [a[0]!, b[2]!], grouped: { groups: g, mode: '2d×3d', offsets: true } };
+  }
+  if (a.length === 2 && b.length === 2) {
+    if (a[1] !== b[0] || g === undefined) return undefined;
+    return { m: a[0]!, k: a[1]!, n: b[1]!, batch: 1, outDims: [g, a[0]!, b[1]!], grouped: { groups: g, mode: '2d×2d', offsets: true } };
+  }
+  if (a.length === 3 && b.length === 2) {
+    if (a[2] !== b[0] || g === undefined || a[0] !== g) return undefined;
+    return { m: a[1]!, k: a[2]!, n: b[1]!, batch: 1, outDims: [a[1]!, b[1]!], grouped: { groups: g, mode: '3d×2d', offsets: true } };
+  }
+  if (a.length === 3 && b.length === 3) {
+    if (a[0] !== b[0] || a[2] !== b[1]) return undefined;
+    return { batch: a[0]!, m: a[1]!, k: a[2]!, n: b[2]!, outDims: [a[0]!, a[1]!, b[2]!], grouped: { groups: a[0]!, mode: '3d×3d', offsets: false } };
+  }
+  return undefined;
 }
 
 function gemmDims(kind: GemmKind, a: number[], b: number[]): Mnk | undefined {
@@ -374,6 +419,8 @@ function gemmDims(kind: GemmKind, a: number[], b: number[]): Mnk | undefined {
     }
     case 'matmul':
       return matmulDims(a, b);
+    case 'grouped':
+      return undefined;
   }
 }
 
@@ -757,7 +804,7 @@ function computeGemmTableOnce(m: TraceModel, opts: GemmOptions = {}): GemmReport
     const peakDtype = shape ? mathDtype(shape, kernel?.decoded) : undefined;
     const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
     const flops = shape?.flops;
-    const point = placeOnRoofline(flops, shape?.bytes, meanUs, peakDtype, device?.peaks);
+    const point = placeOnRoofline(flops, shape?.bytes, meanUs, peakDtype, device?.peaks, gemmKernel !== undefined ? blocksPerSmOf(gpu.args[gemmKernel], device?.numSms) : undefined);
     if (flops !== undefined) totalFlops += flops * a.hosts.length;
     totalNs += a.totalNs;
     rows.push({
@@ -905,10 +952,10 @@ function namesTf32(d: DecodedKernelName): boolean {
   return Object.values(d.types ?? {}).some((t) => typeof t === 'string' && /tf32/i.test(t));
 }
 
-/** `[8192,768]×[768,3072]` (+ `bias[3072]` when there is one). */
+/** `[8192,768]×[768,3072]` (+ `bias[3072]` when there is one; `grouped 8` for a grouped product). */
 export function formatGemmShape(s: GemmShape, withBias = true): string {
   const d = (x: readonly number[]) => `[${x.join(',')}]`;
-  return `${d(s.a)}×${d(s.b)}${withBias && s.bias ? ` + bias${d(s.bias)}` : ''}`;
+  return `${d(s.a)}×${d(s.b)}${withBias && s.bias ? ` + bias${d(s.bias)}` : ''}${s.grouped ? ` grouped ${s.grouped.groups}` : ''}`;
 }
 
 /** findGemmCalls, computed once per model (per-model.ts): the result is shared, read-only. */

@@ -17,7 +17,7 @@
  */
 import type { JsonObject } from '../../core/json.js';
 import { hostName, gpuName, type TraceModel } from '../../model/trace-model.js';
-import type { RooflineBound } from './roofline-point.js';
+import type { RoofSide } from './roofline-point.js';
 
 export interface InductorEstimate {
   readonly flops?: number;
@@ -25,7 +25,8 @@ export interface InductorEstimate {
   readonly achievedFlopsPercent?: number;
   readonly achievedBandwidthPercent?: number;
   readonly arithmeticIntensity?: number;
-  readonly bound?: RooflineBound;
+  /** Inductor's `roofline_bound`: the roof its intensity puts the kernel under. */
+  readonly bound?: RoofSide;
   readonly ceilingTflops?: number;
 }
 
@@ -79,7 +80,7 @@ export interface InductorCheck {
   readonly achievedFlopsPercent?: number;
   readonly achievedBandwidthPercent?: number;
   /** When every estimated call says the same. */
-  readonly bound?: RooflineBound;
+  readonly bound?: RoofSide;
   /** Inductor's figure ÷ kinetoscope's, where both exist. */
   readonly flopsRatio?: number;
   readonly bytesRatio?: number;
@@ -91,7 +92,8 @@ export interface RowFigures {
   readonly label: string;
   readonly flops?: number;
   readonly bytes?: number;
-  readonly bound?: RooflineBound;
+  /** The roof the row's intensity puts it under (Inductor's roofline_bound says the same thing; a latency-bound row still has a roof). */
+  readonly roof?: RoofSide;
   readonly arithmeticIntensity?: number;
   readonly ridgePoint?: number;
 }
@@ -129,15 +131,13 @@ export function checkAgainstInductor(m: TraceModel, row: RowFigures, calls: read
   if (bytesRatio !== undefined && Math.abs(bytesRatio - 1) > TOLERANCE) {
     disagreements.push(`${row.label}: Inductor's kernel_num_gb gives ${si(bytes!, 'B')} moved per call, kinetoscope counts ${si(row.bytes!, 'B')} (Inductor ÷ kinetoscope = ${ratio(bytesRatio)})`);
   }
-  // Inductor's bound is the side of the ridge only; a row far below both roofs (`latency`) is held to its side too.
-  const side = row.bound === 'latency' && row.arithmeticIntensity !== undefined && row.ridgePoint !== undefined ? (row.arithmeticIntensity < row.ridgePoint ? 'memory' : 'compute') : row.bound;
-  if (bound && side && bound !== side) {
+  if (bound && row.roof && bound !== row.roof) {
     const theirs = mean('arithmeticIntensity');
     const ours = row.arithmeticIntensity;
     const ridge = row.ridgePoint !== undefined ? ` against a ridge of ${row.ridgePoint.toPrecision(4)} FLOP/B` : '';
     disagreements.push(
       `${row.label}: Inductor's roofline_bound says ${bound}-bound${theirs !== undefined ? ` (intensity ${theirs.toPrecision(4)} FLOP/B)` : ''}, ` +
-        `kinetoscope ${side}-bound${ours !== undefined ? ` (intensity ${ours.toPrecision(4)} FLOP/B${ridge})` : ''}` +
+        `kinetoscope ${row.roof}-bound${ours !== undefined ? ` (intensity ${ours.toPrecision(4)} FLOP/B${ridge})` : ''}` +
         `${theirs !== undefined && ours ? `; Inductor ÷ kinetoscope intensity = ${ratio(theirs / ours)}` : ''}`,
     );
   }

@@ -12,11 +12,23 @@
  *   add, the bias gradient's `aten::sum`, a contiguity `aten::copy_`) are not the convolution's
  *   and are reported apart as `otherKernelUs`. A backward that computes one of the input/weight
  *   grads gives all its kernels to that pass; one that computes both splits them by the pass
- *   each kernel's name states (helpers — layout changes, split-K reductions — go with the next
- *   named kernel, a split-K reduction with the previous); when a name states no pass the two are
- *   one `conv-bwd` row with both passes' FLOPs.
+ *   each kernel's name states (a helper goes with the pass it serves: an NCHW→NHWC transpose or
+ *   a workspace set-up with the next named kernel, a split-K reduction or an NHWC→NCHW transpose
+ *   of a result with the previous); when a name states no pass the two are one `conv-bwd` row
+ *   with both passes' FLOPs.
  * - Attention: the outermost op of attention-shape.ts's set (`_scaled_dot_product_*_attention`
  *   and their backward), with every kernel under it.
+ *
+ * Layout kernels: cuDNN's NCHW↔NHWC transposes among a row's kernels (kernels/layout-kernels.ts)
+ * are the row's time but not its math: the row states them apart (`layoutKernelUs`) with the
+ * compute kernels' own rate (`computeOnly`), and its bound is the compute kernels' (a conv whose
+ * row runs at 17% of peak because most of its time is transposes is not latency-bound when its
+ * convolution kernel runs at 41%).
+ *
+ * Time at stake (`atStakeUs`): per step (over the trace when it has no profiler steps), the time
+ * the row's calls spend above their roofline's floor — the larger of FLOPs at the dtype's peak and
+ * bytes at the memory bandwidth: an upper bound on what any faster kernel for this work could
+ * save. The rows are ordered by it (then by time); a row without FLOPs or bytes has none.
  *
  * Inductor's own estimates (`kernel_flop`, `kernel_num_gb`, `roofline_bound`), where the trace
  * carries them on a row's kernels, are read beside each row (`inductor`) and every disagreement
@@ -31,15 +43,17 @@
  * without FLOPs, with the reason (`declined`).
  */
 import { GpuKind, HostKind, hostName, gpuName, type TraceModel } from '../../model/trace-model.js';
-import { computeGemmTable, formatGemmShape, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
+import { computeGemmTable, formatGemmShape, isDims, isTemplateGemmName, peakDtypeOfType, type GemmDevice, type GemmKernelInfo, type GemmOptions, type GemmReport, type GemmRow } from './gemm.js';
 import { CONV_BACKWARD_OP, CONV_OP_NAMES, convHelperKind, convPassOfKernelName, convShapeOf, type ConvPass, type ConvShape } from './conv-shape.js';
 import { findAlignmentIssues, type AlignmentFinding } from './gemm-alignment.js';
-import { ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, type AttentionShape } from './attention-shape.js';
-import { placeOnRoofline, rooflineFields, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
+import { ATTENTION_MASK_INDEX, ATTENTION_OP_NAMES, attentionDirection, attentionShapeOf, flexAttentionShapeOf, maskKindOfType, type AttentionMaskKind, type AttentionShape } from './attention-shape.js';
+import { blocksPerSmOf, placeOnRoofline, rooflineFields, rooflineFloorUs, type MeasuredCalls, type RooflinePoint } from './roofline-point.js';
+import { layoutConversionOfKernel } from '../kernels/layout-kernels.js';
 import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
 import { decodeKernelName, shortKernelName } from '../kernels/kernel-name.js';
 import type { PeakDtype } from './device-peaks.js';
 import { compareText } from '../../core/compare-text.js';
+import { perModelWith } from '../helpers/per-model.js';
 import { checkAgainstInductor, inductorEstimateOf, type InductorCheck } from './inductor-estimates.js';
 import { markdownCode } from '../../core/inert-text.js';
 
@@ -57,6 +71,13 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly peakDtype?: PeakDtype;
   /** Per call. */
   readonly flops?: number;
+  /**
+   * `upper-bound`: the FLOPs count work the trace cannot confirm was all done or useful — attention
+   * with a boolean mask or a masked backward whose mask's kind is unknown (the dense count, the
+   * useful share in the mask's values), a grouped GEMM with offsets (every row counted, the
+   * offsets' values not in the trace): TFLOP/s and % of peak are at most these. Absent when exact.
+   */
+  readonly flopsBound?: 'upper-bound';
   readonly bytes?: number;
   /** The row's main kernel (the GEMM, the implicit GEMM, the attention kernel: the longest). */
   readonly kernel?: GemmKernelInfo;
@@ -64,6 +85,14 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly kernelNames: readonly string[];
   /** Kernels under the op that are not the row's work (bias add, bias grad, copies), total. */
   readonly otherKernelUs: number;
+  /** Per call: the layout-conversion kernels among the row's kernels (cuDNN's NCHW↔NHWC transposes); 0 when none. */
+  readonly layoutKernelUs: number;
+  /** Their names, each once, in launch order. */
+  readonly layoutKernels: readonly string[];
+  /** Where layout kernels are among the row's: the row's work on the other kernels alone (per call). */
+  readonly computeOnly?: ComputeOnly;
+  /** µs per step (over the trace without profiler steps) above the roofline's floor: at most what a faster kernel could save. */
+  readonly atStakeUs?: number;
   /** Why the row has no FLOPs. */
   readonly declined?: string;
   readonly device?: number;
@@ -73,8 +102,20 @@ export interface RooflineRow extends MeasuredCalls, RooflinePoint {
   readonly conv?: ConvShape;
   readonly attention?: AttentionShape;
   readonly hosts: readonly number[];
+  /** Every kernel of the row's calls (GPU-table indices), for what-ifs on them. */
+  readonly gpuKernels: readonly number[];
   /** Inductor's estimates on the row's kernels, when any carries them, and where they disagree. */
   readonly inductor?: InductorCheck;
+}
+
+/** A row's work on its compute kernels alone, without the layout conversions around them. */
+export interface ComputeOnly {
+  readonly meanUs: number;
+  readonly tflops?: number;
+  /** 0–100. */
+  readonly percentOfPeak?: number;
+  /** 0–100. */
+  readonly percentOfRoofline?: number;
 }
 
 export interface RooflineReport {
@@ -91,6 +132,8 @@ export interface RooflineReport {
   };
   readonly byKind: readonly { readonly kind: ComputeKind; readonly calls: number; readonly flops: number; readonly kernelUs: number }[];
   readonly stepCount: number;
+  /** What `atStakeUs` is per: `step` (profiler steps) or `trace`. */
+  readonly atStakePer: 'step' | 'trace';
   readonly notes: string[];
   readonly gemm: GemmReport;
   /** GEMMs on a kernel of too small an alignment for their dims, compared with `vs` when given. */
@@ -135,7 +178,8 @@ function convShapeText(s: ConvShape): string {
 
 function attentionShapeText(s: AttentionShape): string {
   const gqa = s.kvHeads !== s.heads ? ` kv-heads ${s.kvHeads}` : '';
-  return `B${s.batch} H${s.heads}${gqa} Sq${s.seqQ} Sk${s.seqK} D${s.headDim}${s.headDimV !== s.headDim ? `/${s.headDimV}` : ''}${s.causal ? ' causal' : ''}`;
+  const mask = s.mask ? ` mask [${s.mask.dims.join(',')}] ${s.mask.kind}` : s.backend === 'flex' ? ` flex${s.blockGrid ? ` blocks ${s.blockGrid[0]}×${s.blockGrid[1]}` : ''}` : '';
+  return `B${s.batch} H${s.heads}${gqa} Sq${s.seqQ} Sk${s.seqK} D${s.headDim}${s.headDimV !== s.headDim ? `/${s.headDimV}` : ''}${s.causal ? ' causal' : ''}${mask}`;
 }
 
 function convPeakDtype(s: ConvShape, kernelNames: readonly string[]): PeakDtype | undefined {
@@ -208,7 +252,9 @@ function convCalls(m: TraceModel): CallWork[] {
       if (assigned[k]) continue;
       const prev = assigned.slice(0, k).reverse().find((p) => p);
       const next = passOf.slice(k + 1).find((p) => p === 'dgrad' || p === 'wgrad');
-      assigned[k] = helper[k] === 'split-k reduce' ? (prev ?? next) : (next ?? prev);
+      // What comes out of a pass (its split-K reduction, its NHWC result turned back into NCHW)
+      // follows it; what goes in (NCHW turned into NHWC, workspace set-up) precedes it.
+      assigned[k] = helper[k] === 'split-k reduce' || layoutConversionOfKernel(names[k]!) === 'nhwc→nchw' ? (prev ?? next) : (next ?? prev);
     }
     for (const pass of ['dgrad', 'wgrad'] as const) {
       out.push({ ...base, kind: `conv-${pass}`, kernels: kernels.filter((_, k) => assigned[k] === pass), flops: s.flopsPerPass, ...(s.bytes ? { bytes: s.bytes[pass] } : {}), keyExtra: pass, otherKernels: pass === 'dgrad' ? otherKernels : [] });
@@ -217,19 +263,89 @@ function convCalls(m: TraceModel): CallWork[] {
   return out;
 }
 
+/** `aten::scaled_dot_product_attention(query, key, value, attn_mask, …)`: the mask as the user gave it (a boolean one is made additive before the fused op). */
+const SDPA_OP = 'aten::scaled_dot_product_attention';
+const SDPA_MASK = 3;
+
+/** What a fused attention op's mask is, beyond its own arguments: the outer SDPA op's attn_mask type (forwards), the forwards of the same shapes (backwards). */
+function attentionMaskKinds(m: TraceModel, ops: readonly number[]): Map<number, AttentionMaskKind> {
+  const { host } = m;
+  const out = new Map<number, AttentionMaskKind>();
+  const byShape = new Map<string, Set<AttentionMaskKind>>();
+  const shapeKey = (i: number, fwd: boolean) => {
+    const dims = host.args[i]?.['Input Dims'];
+    if (!Array.isArray(dims)) return undefined;
+    // q, k, v and the mask: forward (q, k, v, mask at 3); backward (dO, q, k, v …): the mask's place is the op's own.
+    const op = hostName(m, i);
+    const [q, k, v] = fwd ? [0, 1, 2] : [1, 2, 3];
+    const maskAt = ATTENTION_MASK_INDEX[op];
+    return JSON.stringify([dims[q!], dims[k!], dims[v!], maskAt !== undefined ? dims[maskAt] : null]);
+  };
+  for (const i of ops) {
+    if (attentionDirection(hostName(m, i)) !== 'fwd') continue;
+    let kind: AttentionMaskKind | undefined;
+    for (let p = host.parent[i]!; p >= 0 && kind === undefined; p = host.parent[p]!) {
+      if (hostName(m, p) !== SDPA_OP) continue;
+      const t = host.args[p]?.['Input type'];
+      kind = Array.isArray(t) ? maskKindOfType(t[SDPA_MASK]) : undefined;
+    }
+    if (kind === undefined) kind = maskKindOfType((host.args[i]?.['Input type'] as unknown[] | undefined)?.[ATTENTION_MASK_INDEX[hostName(m, i)] ?? -1]);
+    if (kind === undefined) continue;
+    out.set(i, kind);
+    const key = shapeKey(i, true);
+    if (key) byShape.set(key, (byShape.get(key) ?? new Set()).add(kind));
+  }
+  for (const i of ops) {
+    if (attentionDirection(hostName(m, i)) !== 'bwd') continue;
+    const kinds = byShape.get(shapeKey(i, false) ?? '');
+    if (kinds?.size === 1) out.set(i, [...kinds][0]!);
+  }
+  return out;
+}
+
 function attentionCalls(m: TraceModel): CallWork[] {
   const { host } = m;
   const out: CallWork[] = [];
+  const ops: number[] = [];
   for (let i = 0; i < host.length; i++) {
     if (host.kind[i] !== HostKind.Op) continue;
     const op = hostName(m, i);
     if (!ATTENTION_OP_NAMES.has(op)) continue;
     let nested = false;
     for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (ATTENTION_OP_NAMES.has(hostName(m, p))) nested = true;
-    if (nested) continue;
+    if (!nested) ops.push(i);
+  }
+  const maskKinds = attentionMaskKinds(m, ops);
+  // Flex attention's Triton templates, by the buffers their launch op records (attention-shape.ts).
+  for (let i = 0; i < host.length; i++) {
+    if (host.kind[i] !== HostKind.Op || !hostName(m, i).startsWith('triton_tem_')) continue;
+    const s = flexAttentionShapeOf(host.args[i]);
+    if (!s) continue;
     const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
     all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
-    const res = attentionShapeOf(op, host.args[i]);
+    const peakDtype = peakDtypeOfType(s.inputType);
+    out.push({
+      kind: s.direction === 'bwd' ? 'attention-bwd' : 'attention-fwd',
+      host: i,
+      op: hostName(m, i),
+      kernels: all,
+      otherKernels: [],
+      flops: s.flops,
+      ...(s.bytes !== undefined ? { bytes: s.bytes } : {}),
+      dtype: s.dtype,
+      ...(peakDtype ? { peakDtype } : {}),
+      shape: attentionShapeText(s),
+      attention: s,
+      compiled: true,
+      keyExtra: 'flex',
+    });
+  }
+  for (const i of ops) {
+    const op = hostName(m, i);
+    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
+    all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
+    const maskKind = maskKinds.get(i);
+    const res = attentionShapeOf(op, host.args[i], maskKind ? { maskKind } : {});
     const dir = attentionDirection(op) ?? 'fwd';
     const kind: ComputeKind = dir === 'bwd' ? 'attention-bwd' : 'attention-fwd';
     const compiled = isCompiled(m, i);
@@ -271,15 +387,17 @@ function orphanKind(name: string): ComputeKind | undefined {
   return undefined;
 }
 
-/** The longest kernel that is not a conv library's helper (layout change, split-K reduction). */
-function mainKernel(m: TraceModel, kernels: readonly number[]): GemmKernelInfo | undefined {
+/** The longest kernel that is not a conv library's helper (layout change, split-K reduction), and its index. */
+function mainKernel(m: TraceModel, kernels: readonly number[]): { info: GemmKernelInfo; g: number } | undefined {
   if (!kernels.length) return undefined;
   const work = kernels.filter((g) => convHelperKind(gpuName(m, g)) === undefined);
   const pool = work.length ? work : kernels;
   let best = pool[0]!;
   for (const g of pool) if (m.gpu.durNs[g]! > m.gpu.durNs[best]!) best = g;
   const name = gpuName(m, best);
-  return { name, short: shortKernelName(name), decoded: decodeKernelName(name) };
+  const grid = m.gpu.args[best]?.['grid'];
+  const block = m.gpu.args[best]?.['block'];
+  return { info: { name, short: shortKernelName(name), decoded: decodeKernelName(name), ...(isDims(grid) ? { grid } : {}), ...(isDims(block) ? { block } : {}) }, g: best };
 }
 
 export interface RooflineOptions extends GemmOptions {
@@ -287,8 +405,19 @@ export interface RooflineOptions extends GemmOptions {
   readonly vs?: GemmReport;
 }
 
-/** `gemm`: the GEMM table when the caller has it already (explain). */
-export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm: GemmReport = computeGemmTable(m, opts)): RooflineReport {
+/**
+ * The roofline, once per model and peaks options (per-model.ts): `roofline`, `gemm`'s precision
+ * sentence and explain's actions read the same result, read-only. With `vs` (another trace's GEMM
+ * table, for the alignment findings) it is computed for the call. `gemm`: the GEMM table for these
+ * options when the caller has it already.
+ */
+export const computeRoofline: (m: TraceModel, opts?: RooflineOptions, gemm?: GemmReport) => RooflineReport = (() => {
+  const once = perModelWith((m: TraceModel, opts: GemmOptions) => computeRooflineOnce(m, opts, computeGemmTable(m, opts)));
+  return (m: TraceModel, opts: RooflineOptions = {}, gemm?: GemmReport) =>
+    opts.vs ? computeRooflineOnce(m, opts, gemm ?? computeGemmTable(m, opts)) : once(m, { ...(opts.peaks ? { peaks: opts.peaks } : {}), ...(opts.deviceName ? { deviceName: opts.deviceName } : {}) });
+})();
+
+function computeRooflineOnce(m: TraceModel, opts: RooflineOptions, gemm: GemmReport): RooflineReport {
   const notes = [...gemm.notes.filter((x) => !x.startsWith('no GEMM ops'))];
   const deviceById = new Map(gemm.devices.map((d) => [d.id, d]));
   const steps = m.steps;
@@ -301,6 +430,9 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
   const rows: RooflineRow[] = [];
   /** Each row's calls, as the kernels of each (for Inductor's estimates), by row. */
   const callKernels = new Map<RooflineRow, number[][]>();
+  const deviceOf = (id: number | undefined) => (id !== undefined ? deviceById.get(id) : undefined);
+  /** The calls a row's time at stake counts: per step where there are steps, else every call that ran kernels. */
+  const perStep = (callsPerStep: number | undefined, kernelCalls: number) => (steps.length ? (callsPerStep ?? 0) : kernelCalls);
 
   for (const r of gemm.rows) {
     const s = r.shape;
@@ -310,6 +442,8 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       shape: s ? formatGemmShape(s) : r.inputDims === 'null' ? '—' : r.inputDims,
       inputDims: r.inputDims,
       ...(s ? { dtype: s.dtype, flops: s.flops } : {}),
+      // A grouped product's offsets are values the trace does not hold: rows past the last are not computed.
+      ...(s?.grouped?.offsets ? { flopsBound: 'upper-bound' as const } : {}),
       ...(s?.bytes !== undefined ? { bytes: s.bytes } : {}),
       ...(r.peakDtype ? { peakDtype: r.peakDtype } : {}),
       ...rooflineFields(r),
@@ -321,12 +455,16 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(r.kernel ? { kernel: r.kernel } : {}),
       kernelNames: r.kernelNames,
       otherKernelUs: 0,
+      layoutKernelUs: 0,
+      layoutKernels: [],
+      ...stakeOf(s?.flops, s?.bytes, r.meanUs, r.peakTflops, deviceOf(r.device), perStep(r.callsPerStep, r.kernelCalls)),
       ...(!s ? { declined: r.inputDims === 'null' ? 'no Input Dims (recorded without record_shapes=True)' : 'Input Dims do not give a matrix product' } : {}),
       ...(r.device !== undefined ? { device: r.device } : {}),
       compiled: r.compiled,
       template: r.template,
       gemm: r,
       hosts: r.hosts,
+      gpuKernels: [],
     });
   }
   // GEMM kernels, for the set the table accounts for.
@@ -350,6 +488,8 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     minNs: number;
     maxNs: number;
     otherNs: number;
+    layoutNs: number;
+    layoutNames: Set<string>;
     calls: number[][];
   }
   const groups = new Map<string, Acc>();
@@ -358,7 +498,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     const names = w.kernels.map((g) => gpuName(m, g));
     const key = [w.kind, w.op, JSON.stringify(m.host.args[w.host]?.['Input Dims'] ?? null), JSON.stringify(m.host.args[w.host]?.['Input type'] ?? null), JSON.stringify(m.host.args[w.host]?.['Concrete Inputs'] ?? null), w.keyExtra, names.join('\u0001')].join('\u0000');
     let a = groups.get(key);
-    if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0, calls: [] }));
+    if (!a) groups.set(key, (a = { first: w, hosts: [], inSteps: 0, kernelCalls: 0, totalNs: 0, minNs: Infinity, maxNs: -Infinity, otherNs: 0, layoutNs: 0, layoutNames: new Set(), calls: [] }));
     a.hosts.push(w.host);
     a.calls.push([...w.kernels]);
     if (steps.length && inStep(w.host)) a.inSteps++;
@@ -369,7 +509,14 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     for (const g of w.otherKernels) a.otherNs += m.gpu.durNs[g]!;
     if (w.kernels.length) {
       let ns = 0;
-      for (const g of w.kernels) ns += m.gpu.durNs[g]!;
+      for (let k = 0; k < w.kernels.length; k++) {
+        const g = w.kernels[k]!;
+        ns += m.gpu.durNs[g]!;
+        if (layoutConversionOfKernel(names[k]!)) {
+          a.layoutNs += m.gpu.durNs[g]!;
+          a.layoutNames.add(names[k]!);
+        }
+      }
       a.kernelCalls++;
       a.totalNs += ns;
       a.minNs = Math.min(a.minNs, ns);
@@ -378,11 +525,17 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
   }
   for (const a of groups.values()) {
     const w = a.first;
-    const kernel = mainKernel(m, w.kernels);
+    const main = mainKernel(m, w.kernels);
+    const kernel = main?.info;
     const deviceId = w.kernels.length ? m.gpu.device[w.kernels[0]!]! : gemm.device?.id;
     const device = deviceId !== undefined ? deviceById.get(deviceId) : undefined;
     const meanUs = a.kernelCalls ? a.totalNs / a.kernelCalls / 1000 : undefined;
-    const point = placeOnRoofline(w.flops, w.bytes, meanUs, w.peakDtype, device?.peaks);
+    const blocksPerSm = main ? blocksPerSmOf(m.gpu.args[main.g], device?.numSms) : undefined;
+    const point = placeOnRoofline(w.flops, w.bytes, meanUs, w.peakDtype, device?.peaks, blocksPerSm);
+    // The compute kernels alone, where layout conversions are among the row's kernels: their rate, and the bound.
+    const computeMeanUs = a.layoutNs > 0 && a.kernelCalls ? (a.totalNs - a.layoutNs) / a.kernelCalls / 1000 : undefined;
+    const computePoint = computeMeanUs !== undefined ? placeOnRoofline(w.flops, w.bytes, computeMeanUs, w.peakDtype, device?.peaks, blocksPerSm) : undefined;
+    const callsPerStep = steps.length ? a.inSteps / steps.length : undefined;
     const at = rows.push({
       kind: w.kind,
       op: w.op,
@@ -391,16 +544,31 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(w.dtype ? { dtype: w.dtype } : {}),
       ...(w.peakDtype ? { peakDtype: w.peakDtype } : {}),
       ...(w.flops !== undefined ? { flops: w.flops } : {}),
+      ...(w.attention?.flopsBound ? { flopsBound: w.attention.flopsBound } : {}),
       ...(w.bytes !== undefined ? { bytes: w.bytes } : {}),
       ...point,
+      ...(computePoint?.bound ? { bound: computePoint.bound } : {}),
       calls: a.hosts.length,
-      ...(steps.length ? { callsPerStep: a.inSteps / steps.length } : {}),
+      ...(callsPerStep !== undefined ? { callsPerStep } : {}),
       kernelCalls: a.kernelCalls,
       totalUs: a.totalNs / 1000,
       ...(meanUs !== undefined ? { meanUs, minUs: a.minNs / 1000, maxUs: a.maxNs / 1000 } : {}),
       ...(kernel ? { kernel } : {}),
       kernelNames: w.kernels.map((g) => gpuName(m, g)),
       otherKernelUs: a.otherNs / 1000,
+      layoutKernelUs: a.kernelCalls ? a.layoutNs / a.kernelCalls / 1000 : 0,
+      layoutKernels: [...a.layoutNames],
+      ...(computeMeanUs !== undefined && computePoint
+        ? {
+            computeOnly: {
+              meanUs: computeMeanUs,
+              ...(computePoint.tflops !== undefined ? { tflops: computePoint.tflops } : {}),
+              ...(computePoint.percentOfPeak !== undefined ? { percentOfPeak: computePoint.percentOfPeak } : {}),
+              ...(computePoint.percentOfRoofline !== undefined ? { percentOfRoofline: computePoint.percentOfRoofline } : {}),
+            },
+          }
+        : {}),
+      ...stakeOf(w.flops, w.bytes, meanUs, point.peakTflops, device, perStep(callsPerStep, a.kernelCalls)),
       ...(w.declined ? { declined: w.declined } : {}),
       ...(deviceId !== undefined ? { device: deviceId } : {}),
       compiled: w.compiled,
@@ -408,6 +576,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       ...(w.conv ? { conv: w.conv } : {}),
       ...(w.attention ? { attention: w.attention } : {}),
       hosts: a.hosts,
+      gpuKernels: [],
     });
     callKernels.set(rows[at - 1]!, a.calls);
   }
@@ -461,13 +630,23 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
       kernel: { name, short: shortKernelName(name), decoded: decodeKernelName(name) },
       kernelNames: [name],
       otherKernelUs: 0,
+      layoutKernelUs: 0,
+      layoutKernels: [],
       declined: `${where}: no shape`,
       device: m.gpu.device[gs[0]!]!,
       compiled: isTemplateGemmName(name) || (owner >= 0 && isCompiled(m, owner)),
       template: isTemplateGemmName(name),
       hosts: [],
+      gpuKernels: [],
     });
     callKernels.set(rows[at - 1]!, gs.map((g) => [g]));
+  }
+  // Every row's kernels, from its calls'.
+  // (callKernels is keyed by the row object: the new row keeps its calls.)
+  for (let k = 0; k < rows.length; k++) {
+    const calls = callKernels.get(rows[k]!) ?? [];
+    rows[k] = { ...rows[k]!, gpuKernels: calls.flat() };
+    callKernels.set(rows[k]!, calls);
   }
   // Inductor's estimates, where the row's kernels carry them.
   let estimated = false;
@@ -479,7 +658,7 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     rows[k] = { ...r, inductor: check };
     notes.push(...check.disagreements);
   }
-  rows.sort((x, y) => y.totalUs - x.totalUs || compareText(x.kind, y.kind) || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
+  rows.sort((x, y) => (y.atStakeUs ?? -1) - (x.atStakeUs ?? -1) || y.totalUs - x.totalUs || compareText(x.kind, y.kind) || compareText(x.op, y.op) || compareText(x.inputDims, y.inputDims));
 
   let flops = 0;
   let kernelUs = 0;
@@ -518,10 +697,18 @@ export function computeRoofline(m: TraceModel, opts: RooflineOptions = {}, gemm:
     totals: { calls, flops, kernelUs, traceKernelUs: gemm.traceKernelUs, declinedCalls },
     byKind: COMPUTE_KINDS.filter((k) => byKind.has(k)).map((k) => ({ kind: k, ...byKind.get(k)! })),
     stepCount: steps.length,
+    atStakePer: steps.length ? 'step' : 'trace',
     notes,
     gemm,
     alignment: opts.vs ? findAlignmentIssues(gemm, gemm.traceKernelUs, opts.vs) : gemm.alignment,
     kernelSet,
     convAttentionKernels,
   };
+}
+
+/** `atStakeUs` of a row: its calls' time above the roofline's floor (FLOPs at the peak, bytes at the bandwidth), never negative. */
+function stakeOf(flops: number | undefined, bytes: number | undefined, meanUs: number | undefined, peakTflops: number | undefined, device: GemmDevice | undefined, calls: number): { atStakeUs?: number } {
+  const floorUs = rooflineFloorUs(flops, bytes, peakTflops, device?.peaks?.memoryBandwidthGBs);
+  if (floorUs === undefined || meanUs === undefined) return {};
+  return { atStakeUs: Math.max(0, meanUs - floorUs) * calls };
 }

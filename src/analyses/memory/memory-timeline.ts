@@ -497,8 +497,9 @@ function recordColumns(m: TraceModel, order: Int32Array): { thread: Float64Array
 /** Per record: the name of the outermost cpu_op around its innermost one, or NO_OP. */
 function outermostNames(m: TraceModel, innermost: Int32Array): string[] {
   const { host } = m;
-  // The outermost op's name once per innermost op (many records share one).
-  const nameOf = new Map<number, string>();
+  // The outermost op once per innermost op (many records share one), by host index: a typed
+  // array read per record, not a Map lookup.
+  const topOf = new Int32Array(host.length).fill(-1);
   const outermost = new Array<string>(innermost.length);
   for (let k = 0; k < innermost.length; k++) {
     const i = innermost[k]!;
@@ -506,13 +507,13 @@ function outermostNames(m: TraceModel, innermost: Int32Array): string[] {
       outermost[k] = NO_OP;
       continue;
     }
-    let name = nameOf.get(i);
-    if (name === undefined) {
-      let top = i;
+    let top = topOf[i]!;
+    if (top < 0) {
+      top = i;
       for (let p = host.parent[i]!; p >= 0; p = host.parent[p]!) if (host.kind[p] === HostKind.Op) top = p;
-      nameOf.set(i, (name = m.strings.get(host.name[top]!)));
+      topOf[i] = top;
     }
-    outermost[k] = name;
+    outermost[k] = m.strings.get(host.name[top]!);
   }
   return outermost;
 }

@@ -14,29 +14,36 @@
  * structure of steps, annotations and long kernels stays exact; what is lost is short slices
  * next to longer ones, which at the bucket's width are under a pixel anyway.
  *
- * Ignores: `python_function` frames (with_stack: torch keeps them apart from the op tree too),
- * `gpu_user_annotation` spans, instants, counters, memory records, flows (the launch link is
- * carried by `source`: the model's GPU table knows each activity's launcher and owner).
+ * Python frames (`python_function`, recorded by with_stack) get a track of their own under their
+ * thread's, a row per depth of the call stack: torch keeps them apart from the op tree, and so
+ * does the timeline (nested among themselves only). They are slices like the others: the same
+ * level of detail reduces them.
+ *
+ * Ignores: `gpu_user_annotation` spans, instants, counters, memory records, flows (the launch
+ * link is carried by `source`: the model's GPU table knows each activity's launcher and owner).
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { identity, orderByGroupStart, sortByGroupStart } from '../helpers/enclosing.js';
+import { identity, nestedOrder, orderByGroupStart, sortByGroupStart } from '../helpers/enclosing.js';
 
 /** Slice categories: Kineto's own words; the index is what `TimelineSlices.category` holds. */
-export const TIMELINE_CATEGORIES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'kernel', 'gpu_memcpy', 'gpu_memset'] as const;
+export const TIMELINE_CATEGORIES = ['cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'python_function', 'kernel', 'gpu_memcpy', 'gpu_memset'] as const;
 export type TimelineCategory = (typeof TIMELINE_CATEGORIES)[number];
-/** First GPU category: HostKind 0–3 map to categories 0–3, GpuKind 0–2 to 4–6. */
-export const GPU_CATEGORY_BASE = 4;
+/** HostKind 0–3 map to categories 0–3; a python frame is category 4. */
+export const PYTHON_CATEGORY = 4;
+/** First GPU category: GpuKind 0–2 map to 5–7. */
+export const GPU_CATEGORY_BASE = 5;
 
 /** Enough for a readable timeline of a long training step; about 25 bytes each once embedded. */
 export const DEFAULT_MAX_SLICES = 200_000;
 
 export interface TimelineTrack {
-  readonly kind: 'thread' | 'stream';
-  /** `thread 599 (python3)`, `GPU 0 stream 7`. */
+  /** A thread's host events, its python frames (with_stack), or a GPU stream's work. */
+  readonly kind: 'thread' | 'python' | 'stream';
+  /** `thread 599 (python3)`, `thread 599 (python3) · python`, `GPU 0 stream 7`. */
   readonly label: string;
   readonly pid: number | string;
   readonly tid: number | string;
-  /** Index into `TraceModel.threads` (thread tracks). */
+  /** Index into `TraceModel.threads` (thread and python tracks). */
   readonly thread?: number;
   readonly device?: number;
   readonly stream?: number;
@@ -59,7 +66,7 @@ export interface TimelineSlices {
   readonly category: Uint8Array;
   /** Index into `Timeline.names`. */
   readonly name: Int32Array;
-  /** The event's index in the model: host table for host categories, GPU table for GPU ones. */
+  /** The event's index in the model: host table for host categories, python table for python frames, GPU table for GPU ones. */
   readonly source: Int32Array;
 }
 
@@ -95,19 +102,27 @@ export interface TimelineOptions {
 
 export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Timeline {
   const maxSlices = Math.max(1, Math.floor(opts.maxSlices ?? DEFAULT_MAX_SLICES));
-  const { host, gpu } = m;
-  const n = host.length + gpu.length;
+  const { host, gpu, python } = m;
+  const n = host.length + python.length + gpu.length;
+  // Slices are numbered host events first, then python frames, then GPU activities.
+  const gpuBase = host.length + python.length;
 
-  // 1. Tracks: threads that hold host events, then (device, stream) pairs. (Each pass over the
-  // events is a function of its own: V8 compiles a function while its first hot loop runs and
-  // throws that code away at a later loop that has not run yet.)
+  // 1. Tracks: per thread (in the threads' order) its host events, then its python frames; then
+  // (device, stream) pairs. (Each pass over the events is a function of its own: V8 compiles a
+  // function while its first hot loop runs and throws that code away at a later loop that has
+  // not run yet.)
   const threadUsed = threadsUsed(m);
   const threadOrder = [...m.threads.keys()]
     .filter((t) => threadUsed[t])
     .sort((a, b) => compareThreads(m.threads[a]!, m.threads[b]!) || a - b);
   const { streams, streamOf } = gpuStreams(m);
   const trackOfThread = new Int32Array(m.threads.length).fill(-1);
-  threadOrder.forEach((t, k) => (trackOfThread[t] = k));
+  const pythonTrackOfThread = new Int32Array(m.threads.length).fill(-1);
+  const threadTracks: { kind: 'thread' | 'python'; thread: number }[] = [];
+  for (const t of threadOrder) {
+    if (threadUsed[t]! & HOST_USED) trackOfThread[t] = threadTracks.push({ kind: 'thread', thread: t }) - 1;
+    if (threadUsed[t]! & PYTHON_USED) pythonTrackOfThread[t] = threadTracks.push({ kind: 'python', thread: t }) - 1;
+  }
 
   // 2. Every slice: track, row, times, category, name (model string id), source. (Columns the
   // model has as they are copied whole.)
@@ -123,14 +138,20 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   category.set(host.kind);
   nameId.set(host.name);
   hostSlices(m, trackOfThread, track, durNs, source);
+  if (python.length) {
+    depth.set(pythonDepths(m), host.length);
+    startNs.set(python.startNs, host.length);
+    nameId.set(python.name, host.length);
+    pythonSlices(m, pythonTrackOfThread, track, durNs, category, source);
+  }
   const gpuLanes = assignGpuLanes(m, streamOf, streams.length);
-  depth.set(gpuLanes, host.length);
-  startNs.set(gpu.startNs, host.length);
-  nameId.set(gpu.name, host.length);
-  gpuSlices(m, threadOrder.length, streamOf, track, durNs, category, source);
+  depth.set(gpuLanes, gpuBase);
+  startNs.set(gpu.startNs, gpuBase);
+  nameId.set(gpu.name, gpuBase);
+  gpuSlices(m, threadTracks.length, streamOf, track, durNs, category, source);
   // An event whose time could not be read (BAD_TIMESTAMP: NaN) has no place on a timeline.
   // Per track: drawable slices and rows (the deepest slice's depth + 1).
-  const trackCount = threadOrder.length + streams.length;
+  const trackCount = threadTracks.length + streams.length;
   const events = new Array<number>(trackCount).fill(0);
   const rows = new Array<number>(trackCount).fill(0);
   const drawn = new Int32Array(n);
@@ -178,12 +199,13 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   keptColumns(m, sorted, kept, category, nameId, source, out, names, keptPerTrack);
 
   const tracks: TimelineTrack[] = [
-    ...threadOrder.map((t, k): TimelineTrack => {
+    ...threadTracks.map(({ kind, thread: t }, k): TimelineTrack => {
       const info = m.threads[t]!;
-      return { kind: 'thread', label: threadLabel(info), pid: info.pid, tid: info.tid, thread: t, rows: rows[k]!, events: events[k]!, kept: keptPerTrack[k]! };
+      const label = kind === 'python' ? `${threadLabel(info)} · python` : threadLabel(info);
+      return { kind, label, pid: info.pid, tid: info.tid, thread: t, rows: rows[k]!, events: events[k]!, kept: keptPerTrack[k]! };
     }),
     ...streams.map((s, j): TimelineTrack => {
-      const k = threadOrder.length + j;
+      const k = threadTracks.length + j;
       return { kind: 'stream', label: `GPU ${s.device} stream ${s.stream}`, pid: s.device, tid: s.stream, device: s.device, stream: s.stream, rows: rows[k]!, events: events[k]!, kept: keptPerTrack[k]! };
     }),
   ];
@@ -202,12 +224,57 @@ export function computeTimeline(m: TraceModel, opts: TimelineOptions = {}): Time
   };
 }
 
-/** Which threads hold host events. */
+const HOST_USED = 1;
+const PYTHON_USED = 2;
+
+/** Per thread, whether it holds host events (HOST_USED) and python frames (PYTHON_USED). */
 function threadsUsed(m: TraceModel): Uint8Array {
   const used = new Uint8Array(m.threads.length);
   const { thread, kind } = m.host;
-  for (let i = 0; i < thread.length; i++) if (kind[i] !== HostKind.Overhead) used[thread[i]!] = 1;
+  for (let i = 0; i < thread.length; i++) if (kind[i] !== HostKind.Overhead) used[thread[i]!] |= HOST_USED;
+  const pt = m.python.thread;
+  for (let f = 0; f < pt.length; f++) used[pt[f]!] |= PYTHON_USED;
   return used;
+}
+
+/**
+ * Each python frame's depth on its thread's call stack: frames in (thread, start, longest first)
+ * order, a frame's parent the innermost earlier one that holds it (a call returns before its
+ * caller).
+ */
+function pythonDepths(m: TraceModel): Int32Array {
+  const { python } = m;
+  const depth = new Int32Array(python.length);
+  const order = nestedOrder(python, identity(python.length));
+  const ends: number[] = [];
+  let thread = -1;
+  for (let j = 0; j < order.length; j++) {
+    const f = order[j]!;
+    const s = python.startNs[f]!;
+    if (python.thread[f] !== thread) {
+      thread = python.thread[f]!;
+      ends.length = 0;
+    }
+    const e = s + python.durNs[f]!;
+    // (torch's rule for ops, nesting.ts: pop while the top has ended or the frame outlasts it)
+    while (ends.length > 0 && (ends[ends.length - 1]! <= s || e > ends[ends.length - 1]!)) ends.length--;
+    depth[f] = ends.length;
+    ends.push(e);
+  }
+  return depth;
+}
+
+/** The python frames' tracks, durations, category and sources (after the host events). */
+function pythonSlices(m: TraceModel, pythonTrackOfThread: Int32Array, track: Int32Array, durNs: Float64Array, category: Uint8Array, source: Int32Array): void {
+  const { python } = m;
+  const base = m.host.length;
+  for (let f = 0; f < python.length; f++) {
+    const k = base + f;
+    track[k] = pythonTrackOfThread[python.thread[f]!]!;
+    durNs[k] = python.durNs[f]!;
+    category[k] = PYTHON_CATEGORY;
+    source[k] = f;
+  }
 }
 
 /** The host slices' tracks, durations (negative: an instant) and sources; the other columns are copies. */
@@ -226,7 +293,7 @@ function hostSlices(m: TraceModel, trackOfThread: Int32Array, track: Int32Array,
 /** The GPU slices' tracks (after the `threads` thread tracks), durations, categories and sources. */
 function gpuSlices(m: TraceModel, threads: number, streamOf: Int32Array, track: Int32Array, durNs: Float64Array, category: Uint8Array, source: Int32Array): void {
   const { gpu } = m;
-  const base = m.host.length;
+  const base = m.host.length + m.python.length;
   for (let g = 0; g < gpu.length; g++) {
     const k = base + g;
     track[k] = threads + streamOf[g]!;

@@ -7,6 +7,11 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
+import { computeRoofline } from '../../analyses/gemm/roofline.js';
+import { computePrecisionReading, precisionOfKinds } from '../../analyses/gemm/precision.js';
+import { precisionJson, precisionLine } from '../../report/precision-view.js';
+import { findMoeExpertLoops } from '../../analyses/gemm/moe-experts.js';
+import { moeJson, moeLines } from '../../report/moe-view.js';
 
 const DEFINITIONS = `
 One row per GEMM op, Input Dims, Input types and kernel. A call is one launch of a matrix
@@ -30,9 +35,11 @@ Convolutions and attention: kinetoscope roofline.
   TFLOP/s         FLOPs / Mean
   % peak          TFLOP/s / the device's dense peak for the math done (fp32 on a kernel
                   that names TF32 or runs on tensor cores is held against the TF32 peak)
-  Bound           latency when TFLOP/s is under 10% of the attainable rate at its FLOP/B
-                  (far below both roofs: latency or occupancy limits it); else memory when
-                  FLOP/B is below the ridge point (peak FLOP/s / bandwidth), else compute
+  Bound           memory when FLOP/B is below the ridge point (peak FLOP/s / bandwidth),
+                  else compute; latency when TFLOP/s is under 10% of what that roof allows
+                  at this FLOP/B (min(peak, FLOP/B × bandwidth)) — far below both roofs — on
+                  a kernel with fewer thread blocks than SMs (Kineto's "blocks per SM" < 1,
+                  or no grid recorded): latency/occupancy-bound, too little parallel work
   Tile            the CTA tile the kernel name states (decodeKernelName), e.g. 256x128x64
 Peaks: dense (no 2:4 sparsity) datasheet figures per device, matched from deviceProperties
 (name, memory, SM count; a partition such as an MI250X GCD gets its share). --list-peaks shows
@@ -43,7 +50,14 @@ the table with its sources. --peaks FILE takes measured peaks instead, as JSON:
 (any subset; keys not given keep the datasheet's values; "denseTflops": {"bf16": 720} also works).
 Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) that runs on a kernel whose name
 states align1/align2 (too small for 16-byte loads) is named after the table with the padded size,
-its share of the trace's kernel time and the largest aligned GEMM of the same dtype.`;
+its share of the trace's kernel time and the largest aligned GEMM of the same dtype.
+MoE expert loop (a mixture of experts run expert by expert, as Mixtral's reference code does):
+after a router's aten::topk over [T tokens, E experts] (k from Concrete Inputs) and its projection
+(the GEMM just before, M = T, N = E, K = the hidden size D), each expert's down projection
+([n, F]·[F, D]) gives n, its tokens; the line is printed only when they add up to T·k. Tokens are
+listed in the loop's order (which expert is which is not in the trace); max/mean is the largest
+expert's tokens over T·k/E; the experts' GEMMs: their kernel time (gate, up, down). A grouped GEMM
+(_grouped_mm) keeps the group sizes in its offsets tensor's values, which the trace does not hold.`;
 
 interface GemmOptions extends CommonOptions {
   peaks?: string;
@@ -101,13 +115,18 @@ export function gemmCommand(): Command {
       if (!path) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
       const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
       const model = await openTrace(path);
-      const report = computeGemmTable(model, { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) });
+      const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
+      const report = computeGemmTable(model, gemmOpts);
       let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+      const precision = precisionOfKinds(computePrecisionReading(computeRoofline(model, gemmOpts, report)), ['gemm']);
+      const moe = findMoeExpertLoops(model);
       if (opts.json) {
-        printJson({ ...gemmJson(report, rows), diagnostics: diagnosticsForJson(model) });
+        printJson({ ...gemmJson(report, rows), precision: precisionJson(precision), moe: moeJson(moe), diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderGemm(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
+        const line = precisionLine(precision, report.device?.peaks?.name);
+        const moeText = moeLines(moe);
+        printText(`${renderGemm(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

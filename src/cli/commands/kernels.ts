@@ -4,6 +4,8 @@ import { Command, Option } from 'commander';
 import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
 import { computeGraphRegions } from '../../analyses/kernels/graph-regions.js';
 import { graphRegionsJson, kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
+import { computeLayouts } from '../../analyses/layouts/memory-format.js';
+import { layoutsJson } from '../../report/layouts-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 interface KernelsOptions extends CommonOptions {
@@ -33,6 +35,15 @@ kernel the exporter drew on a display lane is read on its args.original_stream),
 stream priority Kineto records on kernels under CUDA >= 13.1 ("priority"). "Name says" decodes the name:
 library and generator (cuBLAS nvjet/xmma, CUTLASS, Inductor, ATen, NCCL, cuDNN, …), arch,
 dtype, instruction, tile, stages, cluster, layout, epilogue; nothing is guessed.
+Memory formats (after the table, when any ran), per step (a profiler step; else a top-level
+annotation; else the trace), a GPU activity counted in the step where the call that launched it
+started: cuDNN's NCHW<->NHWC transposes (nchwToNhwcKernel, nhwcToNchwKernel), ATen copies whose
+destination and source strides differ (aten::copy_ under contiguous/to/clone), convolution inputs
+NCHW or NHWC by their recorded strides, and batch-norm kernels on NCHW tensors with the share of
+the HBM bandwidth their least bytes (forward: x read, y written; backward: x and dy read, dx
+written) reach. Where an NCHW convolution ran, channels_last's stake per step, an upper bound: the
+conversions' time plus the batch norms' time above those bytes at the HBM bandwidth. Shares are
+of the GPU activity time launched in the steps.
 --wide prints one record per name instead of the table: every field on its own line
 (library, role — gemm/conv pass/attention direction/…, types, tile …, "not decoded" for
 the segments no source explains) and the full name wrapped to the terminal's width.
@@ -50,16 +61,18 @@ the segments no source explains) and the full name wrapped to the terminal's wid
       if (re) entries = entries.filter((e) => re.test(e.name));
       if (opts.limit !== undefined) entries = entries.slice(0, Math.max(0, Number(opts.limit) || 0));
       const graph = computeGraphRegions(model);
+      const layouts = computeLayouts(model);
       if (opts.json) {
         printJson({
           kernels: kernelCatalogJson(entries),
           totalUs: catalog.totalUs,
           activities: catalog.activities,
           ...(graph.annotated ? { graphRegions: graphRegionsJson(graph) } : {}),
+          layouts: layoutsJson(layouts),
           diagnostics: diagnosticsForJson(model),
         });
       } else {
-        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, graphRegions: graph }));
+        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: outputWidth(), graphRegions: graph, layouts }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

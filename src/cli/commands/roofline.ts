@@ -7,6 +7,8 @@ import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
 import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { readPeaks } from './gemm.js';
+import { computePrecisionReading } from '../../analyses/gemm/precision.js';
+import { precisionJson, precisionLine } from '../../report/precision-view.js';
 
 const DEFINITIONS = `
 One table for every compute op, one row per (kind, op, Input Dims, types, arguments, kernels).
@@ -15,12 +17,22 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               Dims); conv-fprop / conv-dgrad / conv-wgrad: a convolution's forward, input-grad,
               weight-grad pass (conv-bwd: both grads when the kernel names do not say which ran
               which); attention-fwd / attention-bwd: a fused SDPA op (flash, efficient, cuDNN)
+              or a compiled flex_attention's Triton template (triton_tem_*, known by the
+              buffers its launch op records: Q, K, V, LSE, then the block mask's counts and
+              indices, or the backward's DELTA, dO, dQ)
   FLOPs       per call. gemm: 2*Batch*M*N*K. conv: 2*N*K*Ho*Wo*(C/groups)*R*S per pass, from
               aten::convolution / cudnn_convolution / convolution_backward Input Dims and the
               stride, padding, dilation, groups and output_mask in Concrete Inputs. attention
               (FlashAttention's convention): forward 4*B*H*Sq*Sk*D (H = query heads, so GQA
-              counts per query head), halved when causal; backward 2.5x the forward. Masks,
-              variable-length batches and causal with Sq != Sk are declined with the reason
+              counts per query head), halved when causal; backward 2.5x the forward. With a
+              mask tensor the fused kernels compute every score: the dense count — exact for
+              an additive (float) mask; for a boolean one (made additive before the kernel)
+              an upper bound on the useful work, printed with "≤" (flopsBound in --json), as
+              for a masked backward whose forward is not in the trace. Flex attention: the
+              dense count over every block, an upper bound ("≤"): the blocks its block mask
+              skips are in the mask's values, not in the trace (Shape says the block grid,
+              query blocks x key blocks). Variable-length
+              batches and causal with Sq != Sk are declined with the reason
   Bytes       the least traffic: each operand read once, each result written once
   FLOP/B      FLOPs / Bytes
   Mean        the kernels of the row's work per call: for a conv, the kernels the conv op and
@@ -28,9 +40,21 @@ One table for every compute op, one row per (kind, op, Input Dims, types, argume
               a bias add or bias-gradient sum is not); for attention, every kernel under the op
   TFLOP/s     FLOPs / Mean; % peak: of the device's dense peak for the input dtype (fp32 convs
               with cuDNN's allow_tf32 on: the TF32 peak)
-  Bound       latency when TFLOP/s is under 10% of the attainable rate at its FLOP/B (far below
-              both roofs: latency or occupancy limits it, not HBM or the math units); else
-              memory when FLOP/B is below the ridge point (peak / bandwidth), else compute
+  Bound       memory when FLOP/B is below the ridge point (peak / bandwidth), else compute;
+              latency when TFLOP/s is under 10% of what that roof allows at this FLOP/B
+              (min(peak, FLOP/B x bandwidth)) — far below both roofs — on a kernel with fewer
+              thread blocks than SMs ("blocks per SM" < 1, or no grid recorded):
+              latency/occupancy-bound. A row with layout kernels is judged on its compute
+              kernels alone
+  Stake/step  per profiler step (Stake: over the trace, when it has no steps): the time the
+              row's calls spend above their roofline floor, max(FLOPs / peak, Bytes /
+              bandwidth) per call: at most what a faster kernel for this work could save.
+              Rows are ranked by it (--sort stake, the default)
+Layout: a conv row whose kernels include cuDNN's NCHW<->NHWC transposes (nchwToNhwcKernel,
+nhwcToNchwKernel: cuDNN's NHWC-only kernels given NCHW tensors) gets a line with the transposes'
+time per call and the compute kernels' own time, TFLOP/s and % of peak (--json:
+layoutKernelUs, computeOnly). A backward that computes both grads gives an NCHW->NHWC transpose
+to the pass after it and an NHWC->NCHW transpose of a result to the pass before it.
 Alignment: a bf16/fp16 GEMM dim not a multiple of 8 (fp8: 16) on an align1/align2 kernel is
 named with the padded size and the largest aligned GEMM of the trace (--vs OTHER: the rows there
 of the same or the padded shape, e.g. Inductor's padded vocabulary GEMM). Peaks as in \`kinetoscope gemm --help\` (--peaks FILE, --device NAME).
@@ -45,11 +69,12 @@ interface RooflineOptions extends CommonOptions {
   device?: string;
   kind?: string;
   vs?: string;
-  sort: 'time' | 'flops' | 'percent';
+  sort: 'stake' | 'time' | 'flops' | 'percent';
   limit?: string;
 }
 
 const SORTERS: Record<RooflineOptions['sort'], (a: RooflineRow, b: RooflineRow) => number> = {
+  stake: (a, b) => (b.atStakeUs ?? -1) - (a.atStakeUs ?? -1) || b.totalUs - a.totalUs,
   time: (a, b) => b.totalUs - a.totalUs,
   flops: (a, b) => (b.flops ?? 0) * b.calls - (a.flops ?? 0) * a.calls,
   percent: (a, b) => (a.percentOfPeak ?? Infinity) - (b.percentOfPeak ?? Infinity),
@@ -63,7 +88,7 @@ export function rooflineCommand(): Command {
     .option('--device <name>', 'use this entry of the peaks table instead of matching deviceProperties')
     .option('--vs <other>', 'another trace of the workload (the compiled run): the alignment findings say what it achieved on the same or the padded shape')
     .option('--kind <kinds>', `only these kinds, comma-separated (${COMPUTE_KINDS.join(', ')}; conv and attention select their passes)`)
-    .addOption(new Option('--sort <key>', 'sort rows by total kernel time, total FLOPs, or % of peak (lowest first)').choices(['time', 'flops', 'percent']).default('time'))
+    .addOption(new Option('--sort <key>', 'sort rows by time at stake per step, total kernel time, total FLOPs, or % of peak (lowest first)').choices(['stake', 'time', 'flops', 'percent']).default('stake'))
     .option('--limit <n>', 'show the first n rows')
     .addHelpText('after', DEFINITIONS);
   withCommonOptions(cmd);
@@ -83,10 +108,12 @@ export function rooflineCommand(): Command {
       let rows = report.rows.filter((r) => !kinds || kinds.some((k) => r.kind === k || r.kind.startsWith(`${k}-`)));
       rows = rows.sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
       if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+      const precision = computePrecisionReading(report);
       if (opts.json) {
-        printJson({ ...rooflineJson(report, rows), diagnostics: diagnosticsForJson(model) });
+        printJson({ ...rooflineJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderRoofline(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
+        const line = precisionLine(precision, report.device?.peaks?.name);
+        printText(`${renderRoofline(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -6,7 +6,7 @@
 import { BOUND_KEYS, BOUND_LABELS, type CriticalPathResult, type LongestPath } from '../../analyses/critical-path/critical-path.js';
 import type { CriticalPathGraph } from '../../analyses/critical-path/critical-path-graph.js';
 import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
-import { GPU_CATEGORY_BASE, type Timeline } from '../../analyses/trace/timeline.js';
+import { GPU_CATEGORY_BASE, PYTHON_CATEGORY, type Timeline } from '../../analyses/trace/timeline.js';
 import { escapeHtml, formatUsFixed } from './html-text.js';
 import type { Part } from './report-data.js';
 
@@ -14,15 +14,39 @@ import type { Part } from './report-data.js';
 export type ReportCriticalPath = CriticalPathResult & { readonly graphData: CriticalPathGraph; readonly path: LongestPath };
 
 /**
+ * Per instance, the path's nodes that stand for an event, in path order: the event (host or GPU
+ * table index), whether it is GPU work, and whether the node is the event's start. What the
+ * timeline needs of a path, small enough to pass between threads (cli/commands/report.ts).
+ */
+export type CriticalPathNodes = readonly { readonly event: number[]; readonly gpu: number[]; readonly atStart: number[] }[];
+
+export function criticalPathNodes(results: readonly ReportCriticalPath[]): CriticalPathNodes {
+  return results.map((r) => {
+    const { nodeEvent, nodeGpu, nodeStart } = r.graphData;
+    const event: number[] = [];
+    const gpu: number[] = [];
+    const atStart: number[] = [];
+    for (const n of r.path.nodes) {
+      const ev = nodeEvent[n]!;
+      if (ev < 0) continue;
+      event.push(ev);
+      gpu.push(nodeGpu[n] ? 1 : 0);
+      atStart.push(nodeStart[n] ? 1 : 0);
+    }
+    return { event, gpu, atStart };
+  });
+}
+
+/**
  * The path's nodes as timeline points: [slice, 0 start | 1 end, …], -1 -1 between instances.
  * A node whose event the timeline did not keep (level of detail) is skipped: the line goes
  * straight to the next kept one.
  */
-export function criticalPathPoints(t: Timeline, results: readonly ReportCriticalPath[]): number[] {
+export function criticalPathPoints(t: Timeline, nodes: CriticalPathNodes): number[] {
   // (each pass a function of its own: V8 compiles a function while its first hot loop runs)
   const { hostSlot, gpuSlot } = slotsOfSources(t.slices, maxSources(t.slices));
   const out: number[] = [];
-  for (const r of results) {
+  for (const r of nodes) {
     if (out.length) out.push(-1, -1);
     pathPoints(r, hostSlot, gpuSlot, out);
   }
@@ -37,9 +61,10 @@ function maxSources(s: Timeline['slices']): { host: number; gpu: number } {
   // (the category test written out, not isGpuCategory: once per slice)
   for (let j = 0; j < s.length; j++) {
     const src = source[j]!;
-    if (category[j]! >= GPU_CATEGORY_BASE) {
+    const c = category[j]!;
+    if (c >= GPU_CATEGORY_BASE) {
       if (src > gpu) gpu = src;
-    } else if (src > host) host = src;
+    } else if (c !== PYTHON_CATEGORY && src > host) host = src;
   }
   return { host, gpu };
 }
@@ -50,22 +75,20 @@ function slotsOfSources(s: Timeline['slices'], max: { host: number; gpu: number 
   const hostSlot = new Int32Array(max.host + 1).fill(-1);
   const gpuSlot = new Int32Array(max.gpu + 1).fill(-1);
   for (let j = 0; j < s.length; j++) {
-    if (category[j]! >= GPU_CATEGORY_BASE) gpuSlot[source[j]!] = j;
-    else hostSlot[source[j]!] = j;
+    const c = category[j]!;
+    if (c >= GPU_CATEGORY_BASE) gpuSlot[source[j]!] = j;
+    else if (c !== PYTHON_CATEGORY) hostSlot[source[j]!] = j;
   }
   return { hostSlot, gpuSlot };
 }
 
 /** One instance's path nodes that the timeline kept, as [slot, 0 start | 1 end] pairs onto `out`. */
-function pathPoints(r: ReportCriticalPath, hostSlot: Int32Array, gpuSlot: Int32Array, out: number[]): void {
-  const { nodeEvent, nodeGpu, nodeStart } = r.graphData;
-  const nodes = r.path.nodes;
-  for (let k = 0; k < nodes.length; k++) {
-    const n = nodes[k]!;
-    const ev = nodeEvent[n]!;
-    if (ev < 0) continue;
-    const slot = nodeGpu[n] ? (ev < gpuSlot.length ? gpuSlot[ev]! : -1) : ev < hostSlot.length ? hostSlot[ev]! : -1;
-    if (slot >= 0) out.push(slot, nodeStart[n] ? 0 : 1);
+function pathPoints(r: CriticalPathNodes[number], hostSlot: Int32Array, gpuSlot: Int32Array, out: number[]): void {
+  const { event, gpu, atStart } = r;
+  for (let k = 0; k < event.length; k++) {
+    const ev = event[k]!;
+    const slot = gpu[k] ? (ev < gpuSlot.length ? gpuSlot[ev]! : -1) : ev < hostSlot.length ? hostSlot[ev]! : -1;
+    if (slot >= 0) out.push(slot, atStart[k] ? 0 : 1);
   }
 }
 

@@ -4,22 +4,38 @@
  * and pan (the page script announces each view with a `tl-view` event). The peak is marked;
  * hovering shows the values at that time and, near the peak, what was alive at it by op and by
  * module. Series are cut to at most MAX_POINTS per device, keeping each window's highest value.
+ *
+ * Devices lead with the one that holds most (the highest peak); each is drawn on its own scale,
+ * stated on its band, and a device whose peak is under a tenth of the leader's gets a short band
+ * (the CPU allocator's bytes are not drawn as tall as the GPU's GiB). Bytes in the binary units
+ * of every memory view (format.ts formatBytes).
  */
 import { aliveByOpAt, type MemoryTimeline } from '../../analyses/memory/memory-timeline.js';
 import { escapeHtml, jsonForScript } from './html-text.js';
 import { TIMELINE_LAYOUT as L } from './page-script.js';
+import { formatBytes } from '../format.js';
 import type { Part } from './report-data.js';
 
 const MAX_POINTS = 4000;
+/** The bands' heights in CSS px: a device's own, and a short one for a device holding under a tenth of the leader's peak. */
+export const MEMORY_LAYOUT = { bandHeight: 90, shortBandHeight: 44, shortBelow: 0.1 } as const;
 /** Ops listed per point in the hover (what was alive then). */
 const ALIVE_PER_POINT = 3;
+/**
+ * Points that carry what was alive, at most: every `aliveStride`-th point of the line, so a hover
+ * names the blocks alive at the last such point before it (with its time) — a pixel apart or less
+ * on a whole-trace view, and the replay (memory-timeline.ts aliveByOpAt: a look at every op per
+ * point) a tenth of what every point would cost.
+ */
+const MAX_ALIVE_POINTS = 500;
 
 export interface MemoryChartDevice {
   readonly device: string;
   /** [t ns, allocated, reserved] triples, flattened. */
   readonly points: number[];
-  /** Per point: what was alive after it, the largest by op: [op index into `ops`, bytes, blocks] triples, flattened. */
+  /** Per `aliveStride`-th point (0, stride, 2·stride …): what was alive after it, the largest by op: [op index into `ops`, bytes, blocks] triples, flattened. */
   readonly alive: number[][];
+  readonly aliveStride: number;
   readonly ops: string[];
   readonly peak: [number, number];
   readonly peakReserved: number;
@@ -27,10 +43,22 @@ export interface MemoryChartDevice {
   readonly aliveByOp: [string, number, number][];
   readonly aliveByModule: [string, number, number][];
   readonly beforeTrace: number;
+  /** The band's height (MEMORY_LAYOUT): bands are drawn one under the other in this order. */
+  readonly height: number;
+}
+
+/** A device's scale: the highest of its allocated and reserved peaks. */
+const scaleOf = (d: MemoryTimeline['devices'][number]) => Math.max(d.peakAllocatedBytes, d.peakReservedBytes);
+
+/** The devices the chart draws, the one that holds most first (ties: as the timeline lists them). */
+function byHolding(t: MemoryTimeline): MemoryTimeline['devices'] {
+  return [...t.devices].sort((a, b) => scaleOf(b) - scaleOf(a));
 }
 
 export function memoryChartData(t: MemoryTimeline): MemoryChartDevice[] {
-  return t.devices.map((d) => {
+  const devices = byHolding(t);
+  const lead = devices.length ? scaleOf(devices[0]!) : 0;
+  return devices.map((d) => {
     const n = d.tsNs.length;
     const points: number[] = [];
     const kept: number[] = [];
@@ -43,7 +71,8 @@ export function memoryChartData(t: MemoryTimeline): MemoryChartDevice[] {
     }
     const ops: string[] = [];
     const opIds = new Map<string, number>();
-    const alive = aliveByOpAt(d, kept, ALIVE_PER_POINT).map((groups) =>
+    const aliveStride = Math.max(1, Math.ceil(kept.length / MAX_ALIVE_POINTS));
+    const alive = aliveByOpAt(d, kept.filter((_, k) => k % aliveStride === 0), ALIVE_PER_POINT).map((groups) =>
       groups.flatMap((g) => {
         let id = opIds.get(g.key);
         if (id === undefined) opIds.set(g.key, (id = ops.push(g.key) - 1));
@@ -54,6 +83,7 @@ export function memoryChartData(t: MemoryTimeline): MemoryChartDevice[] {
       device: d.device,
       points,
       alive,
+      aliveStride,
       ops,
       peak: [d.peakAtNs, d.peakAllocatedBytes],
       peakReserved: d.peakReservedBytes,
@@ -61,6 +91,7 @@ export function memoryChartData(t: MemoryTimeline): MemoryChartDevice[] {
       aliveByOp: d.alive.byOp.map((g) => [g.key, g.bytes, g.count]),
       aliveByModule: d.alive.byModule.map((g) => [g.key, g.bytes, g.count]),
       beforeTrace: d.alive.beforeTraceBytes,
+      height: scaleOf(d) < lead * MEMORY_LAYOUT.shortBelow ? MEMORY_LAYOUT.shortBandHeight : MEMORY_LAYOUT.bandHeight,
     };
   });
 }
@@ -73,26 +104,15 @@ export function renderMemorySection(p: Part<MemoryTimeline> | undefined): string
   if (t.status !== 'ok')
     return `<section>${head}<p class="note">No [memory] records in this trace: capture with torch.profiler.profile(profile_memory=True) to see allocated and reserved memory over time.</p></section>`;
   const devices = memoryChartData(t);
-  const facts = t.devices
-    .map((d) => `<li><b>${escapeHtml(d.device)}</b>: peak allocated ${fmt(d.peakAllocatedBytes)} at ${(d.peakAtNs / 1000).toFixed(3)} µs, peak reserved ${fmt(d.peakReservedBytes)}${d.capacityBytes ? ` of ${fmt(d.capacityBytes)}` : ''}</li>`)
+  const facts = byHolding(t)
+    .map((d) => `<li><b>${escapeHtml(d.device)}</b>: peak allocated ${formatBytes(d.peakAllocatedBytes)} at ${(d.peakAtNs / 1000).toFixed(3)} µs, peak reserved ${formatBytes(d.peakReservedBytes)}${d.capacityBytes ? ` of ${formatBytes(d.capacityBytes)}` : ''}</li>`)
     .join('');
   return `<section>${head}
-<p class="note">The allocator's Total Allocated (line) and Total Reserved (shaded) per device, on the timeline's time axis (it follows the timeline's zoom). The dot marks the allocated peak. Hover shows the values and the largest blocks alive at that time by op; near the peak, all that was alive by op and by module.</p>
+<p class="note">The allocator's Total Allocated (line) and Total Reserved (shaded) per device, on the timeline's time axis (it follows the timeline's zoom), the device that holds most first; each device on its own scale (stated on its band), a device under a tenth of the first one's peak on a short band. The dot marks the allocated peak. Hover shows the values and the largest blocks alive at that time by op; near the peak, all that was alive by op and by module.</p>
 <ul id="mem-facts">${facts}</ul>
 <div id="mem" class="mem"><canvas id="mem-canvas" data-label-width="${L.labelWidth}"></canvas><div id="mem-tip" class="tl-tip" hidden></div></div>
 <script type="application/json" id="memory-data">${jsonForScript(devices)}</script>
 </section>`;
-}
-
-function fmt(b: number): string {
-  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = b;
-  let k = 0;
-  while (Math.abs(v) >= 1024 && k < u.length - 1) {
-    v /= 1024;
-    k++;
-  }
-  return k === 0 ? `${v} B` : `${v.toFixed(1)} ${u[k]}`;
 }
 
 /** The chart's script (plain ES2017; no template literals: this is one). */
@@ -105,7 +125,8 @@ export const MEMORY_SCRIPT = String.raw`
   var devs = JSON.parse(el.textContent);
   var tip = document.getElementById('mem-tip');
   var LABEL_W = Number(canvas.getAttribute('data-label-width')) || 0;
-  var TRACK_H = 90;
+  var tops = [], total = 0;
+  devs.forEach(function (d) { tops.push(total); total += d.height; });
   var tmin = Infinity, tmax = -Infinity;
   devs.forEach(function (d) { for (var i = 0; i < d.points.length; i += 3) { tmin = Math.min(tmin, d.points[i]); tmax = Math.max(tmax, d.points[i]); } });
   var view = { t0: tmin, t1: tmax > tmin ? tmax : tmin + 1, left: LABEL_W, width: 0 };
@@ -115,7 +136,7 @@ export const MEMORY_SCRIPT = String.raw`
   function xOf(t) { return view.left + (t - view.t0) * view.width / (view.t1 - view.t0); }
   function tOf(x) { return view.t0 + (x - view.left) * (view.t1 - view.t0) / view.width; }
   function draw() {
-    var w = W(), h = TRACK_H * devs.length, dpr = window.devicePixelRatio || 1;
+    var w = W(), h = total, dpr = window.devicePixelRatio || 1;
     if (!view.width) view.width = w - view.left;
     canvas.style.width = w + 'px'; canvas.style.height = h + 'px';
     canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
@@ -123,11 +144,11 @@ export const MEMORY_SCRIPT = String.raw`
     ctx.clearRect(0, 0, w, h);
     ctx.font = '11px system-ui, sans-serif';
     devs.forEach(function (d, di) {
-      var top = di * TRACK_H + 18, ht = TRACK_H - 26;
+      var top = tops[di] + 18, ht = d.height - 26;
       var max = Math.max(d.peak[1], d.peakReserved) || 1;
       var yOf = function (v) { return top + ht - v / max * ht; };
-      ctx.fillStyle = '#444';
-      ctx.fillText(d.device + ' (max ' + fmtB(max) + ')', 4, top - 4);
+      ctx.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--fg').trim() || '#444';
+      ctx.fillText(d.device + ' · scale 0 to ' + fmtB(max) + (di > 0 ? ' (its own)' : ''), 4, top - 4);
       ctx.save();
       ctx.beginPath(); ctx.rect(view.left, top - 6, view.width, ht + 8); ctx.clip();
       var p = d.points;
@@ -151,14 +172,17 @@ export const MEMORY_SCRIPT = String.raw`
   }
   canvas.addEventListener('mousemove', function (e) {
     var r = canvas.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
-    var di = Math.floor(y / TRACK_H), d = devs[di];
+    var di = -1;
+    for (var q0 = 0; q0 < devs.length; q0++) if (y >= tops[q0] && y < tops[q0] + devs[q0].height) di = q0;
+    var d = devs[di];
     if (!d || x < view.left) { tip.hidden = true; return; }
     var t = tOf(x), v = valueAt(d, t);
     var lines = [d.device + ' at ' + (t / 1000).toFixed(3) + ' µs', v ? 'allocated ' + fmtB(v[0]) + ', reserved ' + fmtB(v[1]) : 'before the first record'];
     var near = Math.abs(xOf(d.peak[0]) - x) <= 6;
-    if (v && !near && d.alive[v[2]].length) {
-      lines.push('alive then (allocated in the trace), largest by op:');
-      var a = d.alive[v[2]];
+    var s = v ? Math.floor(v[2] / d.aliveStride) : -1;
+    if (v && !near && d.alive[s].length) {
+      lines.push('alive at ' + (d.points[s * d.aliveStride * 3] / 1000).toFixed(3) + ' µs (allocated in the trace), largest by op:');
+      var a = d.alive[s];
       for (var q = 0; q < a.length; q += 3) lines.push('  ' + d.ops[a[q]] + ': ' + fmtB(a[q + 1]) + ' in ' + a[q + 2]);
     }
     if (near) {

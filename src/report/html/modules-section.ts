@@ -5,8 +5,9 @@
  * order of first call. Plain HTML and SVG: readable without JavaScript (folding needs it).
  */
 import { modulesInTreeOrder, modulesStatusLine, type ModuleTree } from '../../analyses/host/modules.js';
+import { shortKernelName } from '../../analyses/kernels/kernel-name.js';
 import { escapeHtml, formatUsFixed, sortValue } from './html-text.js';
-import { formatInt } from '../format.js';
+import { formatBytes } from '../format.js';
 import type { Part } from './report-data.js';
 
 const ICICLE_W = 1200;
@@ -25,11 +26,14 @@ export function renderModulesSection(p: Part<ModuleTree> | undefined): string {
     .map((k) => {
       const n = t.nodes[k]!;
       const toggle = n.children.length > 0 ? `<button type="button" class="mod-toggle" aria-expanded="true" title="fold">▾</button>` : '<span class="mod-leaf"></span>';
-      return `<tr data-node="${k}" data-parent="${n.parent}" data-depth="${n.depth}"><td data-v="${escapeHtml(n.path)}" style="padding-left:${n.depth * 14 + 4}px">${toggle} ${escapeHtml(n.name)}</td><td class="num" data-v="${n.calls}">${n.calls}</td>${num(n.hostSelfNs)}${num(n.hostTotalNs)}${num(n.deviceSelfNs)}${num(n.deviceTotalNs)}${num(n.backward.deviceTotalNs)}<td class="num" data-v="${n.allocatedDeviceTotalBytes}">${formatInt(n.allocatedDeviceTotalBytes)}</td><td>${escapeHtml(n.topKernels[0]?.name.slice(0, 80) ?? '')}</td></tr>`;
+      // The top kernel by torch's short name (the full one on hover), wrapped in its cell: never cut.
+      const top = n.topKernels[0]?.name;
+      const kernel = top === undefined ? '<td></td>' : `<td class="name" title="${escapeHtml(top)}" data-v="${escapeHtml(top)}">${escapeHtml(shortKernelName(top))}</td>`;
+      return `<tr data-node="${k}" data-parent="${n.parent}" data-depth="${n.depth}"><td class="module" data-v="${escapeHtml(n.path)}" style="padding-left:${n.depth * 14 + 4}px">${toggle} ${escapeHtml(n.name)}</td><td class="num" data-v="${n.calls}">${n.calls}</td>${num(n.hostSelfNs)}${num(n.hostTotalNs)}${num(n.deviceSelfNs)}${num(n.deviceTotalNs)}${num(n.backward.deviceTotalNs)}<td class="num" data-v="${n.allocatedDeviceTotalBytes}" title="${n.allocatedDeviceTotalBytes} bytes">${formatBytes(n.allocatedDeviceTotalBytes)}</td>${kernel}</tr>`;
     })
     .join('\n');
   const th = (label: string, type = 'num') => `<th data-type="${type}">${label}</th>`;
-  const table = `<div class="table-wrap"><table id="modules-table" class="data sortable"><thead><tr>${th('Module', 'text')}${th('Calls')}${th('Host self µs')}${th('Host total µs')}${th('Fwd device self µs')}${th('Fwd device total µs')}${th('Bwd device total µs')}${th('Device allocated B')}${th('Top kernel', 'text')}</tr></thead>\n<tbody>\n${rows}\n</tbody></table></div>`;
+  const table = `<div class="table-wrap"><table id="modules-table" class="data sortable"><thead><tr>${th('Module', 'text')}${th('Calls')}${th('Host self µs')}${th('Host total µs')}${th('Fwd device self µs')}${th('Fwd device total µs')}${th('Bwd device total µs')}${th('Device allocated')}${th('Top kernel', 'text')}</tr></thead>\n<tbody>\n${rows}\n</tbody></table></div>`;
   const backward =
     t.backwardLinks > 0
       ? `${t.backwardLinks} backward ops are linked to their forward op (fwdbwd flows); their GPU work is the Bwd column.`

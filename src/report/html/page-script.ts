@@ -7,21 +7,21 @@
  * their ends, and slices under a pixel wide are merged into one pixel column. Wheel zooms
  * around the pointer, drag pans (and scrolls tracks), shift+wheel pans, W/S/A/D from the
  * keyboard; hover shows a tooltip; click selects (details below the canvas, the launch link
- * drawn as an arrow); double-click zooms to the slice.
+ * drawn as an arrow); double-click zooms to the slice. The search box finds slices by name (a
+ * substring, any case): the names that match with their counts, the rest of the timeline dimmed,
+ * Enter / Shift+Enter steps through the matches in time order (selected, brought into view);
+ * `/` focuses it.
  *
  * Plain ES2017 in one function, no template literals (this file is itself a template literal:
  * only the layout constants are interpolated);
  * names from the trace reach the DOM through `textContent` only.
  */
 /** The timeline's geometry in CSS px (exported so a browser test can aim at a slice). */
-export const TIMELINE_LAYOUT = { rowHeight: 18, trackPadding: 4, axisHeight: 30, labelWidth: 210, trackGap: 1, viewMargin: 0.01 } as const;
+export const TIMELINE_LAYOUT = { rowHeight: 18, trackPadding: 4, axisHeight: 30, labelWidth: 210, trackGap: 1, viewMargin: 0.01, collapsedRows: 6 } as const;
 const L = TIMELINE_LAYOUT;
 
-export const PAGE_SCRIPT = String.raw`
-(function () {
-  'use strict';
-
-  // ---------------------------------------------------------------- sortable tables
+/** Sortable tables (every page's): a header's click sorts by its column (`data-v`, else the text; numbers for `data-type="num"`), again the other way. */
+export const SORTABLE_TABLES_JS = String.raw`
   function cellKey(td, type) {
     var v = td.getAttribute('data-v');
     if (v === null) v = td.textContent || '';
@@ -56,7 +56,31 @@ export const PAGE_SCRIPT = String.raw`
     });
   }
   Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);
+`;
 
+/** A time axis in ns (every page's timeline): a 1-2-5 step about every 110 px between t0 and t1 over px pixels, and a tick's label in µs or ms. */
+export const TIME_TICKS_JS = String.raw`
+  function tickList(t0, t1, px) {
+    var raw = (t1 - t0) / Math.max(1, px / 110);
+    var p10 = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = [1, 2, 5, 10].map(function (m) { return m * p10; }).filter(function (s) { return s >= raw; })[0];
+    var list = [];
+    for (var t = Math.ceil(t0 / step) * step; t <= t1; t += step) list.push(t);
+    return { step: step, list: list };
+  }
+  function tickLabel(t, step) {
+    if (step >= 1e5) { var dm = Math.max(0, -Math.floor(Math.log10(step / 1e6) + 1e-9)); return (t / 1e6).toFixed(dm) + ' ms'; }
+    var du = Math.max(0, -Math.floor(Math.log10(step / 1e3) + 1e-9));
+    return (t / 1e3).toLocaleString('en-US', { minimumFractionDigits: du, maximumFractionDigits: du }) + ' \u00b5s';
+  }
+`;
+
+export const PAGE_SCRIPT = String.raw`
+(function () {
+  'use strict';
+
+  // ---------------------------------------------------------------- sortable tables
+${SORTABLE_TABLES_JS}
   // ---------------------------------------------------------------- timeline data
   var dataEl = document.getElementById('timeline-data');
   var root = document.getElementById('tl');
@@ -66,7 +90,13 @@ export const PAGE_SCRIPT = String.raw`
   var start = new Float64Array(N), dur = Float64Array.from(D.dur), cat = Uint8Array.from(D.cat), nameOf = Int32Array.from(D.name);
   var trackOf = new Int32Array(N), depthOf = new Int32Array(N), endMax = new Float64Array(N);
   var ROW_H = ${L.rowHeight}, PAD = ${L.trackPadding}, AXIS_H = ${L.axisHeight}, LABEL_W = ${L.labelWidth}, GAP = ${L.trackGap}, MARGIN = ${L.viewMargin};
-  var tracks = D.tracks.map(function (t) { return { label: t.label, kind: t.kind, nRows: Math.max(1, t.rows), events: t.events, kept: t.kept, rows: [], y: 0, h: 0 }; });
+  // A track deeper than COLLAPSED_ROWS folds to its first rows (a click on its label toggles):
+  // python frames start folded, their call stacks run dozens deep.
+  var COLLAPSED_ROWS = ${L.collapsedRows};
+  var tracks = D.tracks.map(function (t) {
+    var nRows = Math.max(1, t.rows);
+    return { label: t.label, kind: t.kind, nRows: nRows, collapsed: t.kind === 'python' && nRows > COLLAPSED_ROWS, shown: nRows, events: t.events, kept: t.kept, rows: [], y: 0, h: 0 };
+  });
   var j = 0;
   for (var r = 0; r < D.runs.length; r += 3) {
     var tr = D.runs[r], dp = D.runs[r + 1], cnt = D.runs[r + 2], lo = j, prev = 0, em = -Infinity;
@@ -81,7 +111,12 @@ export const PAGE_SCRIPT = String.raw`
     tracks[tr].rows[dp] = { lo: lo, hi: j };
   }
   var contentH = 0;
-  tracks.forEach(function (t) { t.y = contentH; t.h = PAD * 2 + t.nRows * ROW_H; contentH += t.h + GAP; });
+  function layout() {
+    contentH = 0;
+    tracks.forEach(function (t) { t.shown = t.collapsed ? COLLAPSED_ROWS : t.nRows; t.y = contentH; t.h = PAD * 2 + t.shown * ROW_H; contentH += t.h + GAP; });
+  }
+  layout();
+  function unfold(t, open) { if (t.collapsed === open && t.nRows > COLLAPSED_ROWS) { t.collapsed = !open; layout(); resize(); } }
   function pairs(list) {
     var out = new Int32Array(N).fill(-1);
     for (var i = 0; i < list.length; i += 2) out[list[i]] = list[i + 1];
@@ -108,6 +143,8 @@ export const PAGE_SCRIPT = String.raw`
   var view = { t0: full.t0, t1: full.t1 };
   var selected = -1, hovered = -1;
   var palette = null;
+  // the search (below): per name, whether it matches (null: no search)
+  var hitName = null;
 
   function hexToRgb(h) {
     h = h.trim();
@@ -131,8 +168,11 @@ export const PAGE_SCRIPT = String.raw`
       }
       palette.cats[ci] = shades;
     });
+    // a slice that does not match the search: its colour mostly faded into the background
+    var bg = hexToRgb(v('--bg'));
+    palette.dim = D.cats.map(function (c) { var rgb = hexToRgb(v('--c-' + c)); return 'rgb(' + rgb.map(function (x, q) { return Math.round(x * 0.2 + bg[q] * 0.8); }).join(',') + ')'; });
   }
-  function colorOf(i) { return palette.cats[cat[i]][shadeOfName[nameOf[i]]]; }
+  function colorOf(i) { return hitName && !hitName[nameOf[i]] ? palette.dim[cat[i]] : palette.cats[cat[i]][shadeOfName[nameOf[i]]]; }
 
   function resize() {
     dpr = window.devicePixelRatio || 1;
@@ -167,12 +207,7 @@ export const PAGE_SCRIPT = String.raw`
   function fmtUs(ns) {
     return (ns / 1000).toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }) + ' \u00b5s';
   }
-  function tickLabel(t, step) {
-    if (step >= 1e5) { var dm = Math.max(0, -Math.floor(Math.log10(step / 1e6) + 1e-9)); return (t / 1e6).toFixed(dm) + ' ms'; }
-    var du = Math.max(0, -Math.floor(Math.log10(step / 1e3) + 1e-9));
-    return (t / 1e3).toLocaleString('en-US', { minimumFractionDigits: du, maximumFractionDigits: du }) + ' \u00b5s';
-  }
-
+${TIME_TICKS_JS}
   function draw() {
     if (!palette) readColors();
     var P = palette;
@@ -205,28 +240,33 @@ export const PAGE_SCRIPT = String.raw`
       if (top > H || top + t.h < AXIS_H) return;
       ctx.fillStyle = P.line;
       ctx.fillRect(LABEL_W, top + t.h, plotW(), GAP);
-      for (var d = 0; d < t.rows.length; d++) {
+      for (var d = 0; d < t.shown; d++) {
         var row = t.rows[d];
         if (!row) continue;
         var y = top + PAD + d * ROW_H;
         if (y > H || y + ROW_H < AXIS_H) continue;
-        var lastPx = -1;
+        // (a pixel column already drawn is skipped, unless this slice matches the search and no
+        // match has drawn it yet: a match is never hidden under a dimmed neighbour)
+        var lastPx = -1, lastHitPx = -1;
         for (var i = firstEnding(row, view.t0); i < row.hi; i++) {
           var s = start[i];
           if (s > view.t1) break;
           var x0 = LABEL_W + (s - view.t0) * scale, w = dur[i] * scale;
+          var isHit = hitName !== null && hitName[nameOf[i]] === 1;
           if (w < 1) {
             var px = Math.floor(x0);
-            if (px <= lastPx) continue;
+            if (px <= lastPx && !(isHit && px > lastHitPx)) continue;
             ctx.fillStyle = colorOf(i);
             ctx.fillRect(px, y, 1, ROW_H - 2);
-            lastPx = px;
+            if (px > lastPx) lastPx = px;
+            if (isHit) lastHitPx = px;
             continue;
           }
           var xa = Math.max(x0, LABEL_W - 2), xb = Math.min(x0 + w, W + 2);
           ctx.fillStyle = colorOf(i);
           ctx.fillRect(xa, y, Math.max(1, xb - xa - (w > 3 ? 0.5 : 0)), ROW_H - 2);
-          lastPx = Math.floor(xb) - 1;
+          lastPx = Math.max(lastPx, Math.floor(xb) - 1);
+          if (isHit) lastHitPx = Math.floor(xb) - 1;
           if (xb - xa > 24) {
             var label = display(i), room = Math.floor((xb - xa - 6) / charW);
             if (room >= 2) {
@@ -261,12 +301,16 @@ export const PAGE_SCRIPT = String.raw`
       ctx.fillText(fit(t.label, LABEL_W - 16), 8, top + PAD + 8);
       ctx.fillStyle = P.muted;
       ctx.font = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-      var kind = t.kind === 'stream' ? 'GPU stream' : 'host thread';
+      var kind = t.kind === 'stream' ? 'GPU stream' : t.kind === 'python' ? 'python frames' : 'host thread';
       var count = t.kept.toLocaleString('en-US') + (t.kept < t.events ? ' of ' + t.events.toLocaleString('en-US') : '') + ' slices';
       if (t.h >= 3 * ROW_H) {
         ctx.fillText(kind, 8, top + PAD + 8 + 15);
         ctx.fillText(count, 8, top + PAD + 8 + 29);
       } else if (t.h >= 2 * ROW_H) ctx.fillText(kind + ' \u00b7 ' + count, 8, top + PAD + 8 + 15);
+      if (t.nRows > COLLAPSED_ROWS && t.h >= 4 * ROW_H) {
+        ctx.fillStyle = P.fg;
+        ctx.fillText(t.collapsed ? '\u25b8 ' + COLLAPSED_ROWS + ' of ' + t.nRows + ' rows (click)' : '\u25be ' + t.nRows + ' rows (click to fold)', 8, top + PAD + 8 + 45);
+      }
       ctx.restore();
     });
 
@@ -277,15 +321,7 @@ export const PAGE_SCRIPT = String.raw`
     canvas.dispatchEvent(new CustomEvent('tl-view', { detail: canvas.tlView }));
   }
 
-  // Tick times: a 1-2-5 step about every 110 px.
-  function ticks() {
-    var raw = (view.t1 - view.t0) / Math.max(1, plotW() / 110);
-    var p10 = Math.pow(10, Math.floor(Math.log10(raw)));
-    var step = [1, 2, 5, 10].map(function (m) { return m * p10; }).filter(function (s) { return s >= raw; })[0];
-    var list = [];
-    for (var t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) list.push(t);
-    return { step: step, list: list };
-  }
+  function ticks() { return tickList(view.t0, view.t1, plotW()); }
 
   function drawAxis() {
     var P = palette;
@@ -333,10 +369,11 @@ export const PAGE_SCRIPT = String.raw`
     return text.slice(0, lo) + '\u2026';
   }
 
+  // (a slice in a folded row is placed on the track's last row shown)
   function sliceBox(i) {
     var t = tracks[trackOf[i]];
     var x0 = xOf(start[i]), x1 = Math.max(x0 + 1, xOf(start[i] + dur[i]));
-    return { x0: x0, x1: x1, y: trackTop(t) + PAD + depthOf[i] * ROW_H };
+    return { x0: x0, x1: x1, y: trackTop(t) + PAD + Math.min(depthOf[i], t.shown - 1) * ROW_H };
   }
   // The critical path (D.cpath: [slice, 0 start | 1 end, …], -1 -1 between steps): its slices
   // outlined, and a line from node to node (a launch, a kernel gap, a sync between tracks).
@@ -407,7 +444,7 @@ export const PAGE_SCRIPT = String.raw`
       var t = tracks[ti];
       if (yy < t.y || yy >= t.y + t.h) continue;
       var d = Math.floor((yy - t.y - PAD) / ROW_H);
-      var row = t.rows[d];
+      var row = d < t.shown ? t.rows[d] : null;
       if (!row) return -1;
       var tm = tOf(x), tol = 3 * (view.t1 - view.t0) / plotW();
       var best = -1, bestDist = Infinity;
@@ -509,6 +546,7 @@ export const PAGE_SCRIPT = String.raw`
   }
   function select(i) { selected = i; showDetails(i); redraw(); }
   function zoomTo(i) {
+    if (depthOf[i] >= tracks[trackOf[i]].shown) unfold(tracks[trackOf[i]], true);
     var pad = Math.max(dur[i] * 0.15, 50);
     view.t0 = start[i] - pad;
     view.t1 = start[i] + dur[i] + pad;
@@ -547,6 +585,12 @@ export const PAGE_SCRIPT = String.raw`
   canvas.addEventListener('mousedown', function (e) {
     if (e.button !== 0) return;
     var p = localPos(e);
+    if (p.x < LABEL_W && p.y >= AXIS_H) {
+      var yy = p.y - AXIS_H + scroller.scrollTop;
+      for (var ti = 0; ti < tracks.length; ti++) if (yy >= tracks[ti].y && yy < tracks[ti].y + tracks[ti].h) unfold(tracks[ti], tracks[ti].collapsed);
+      e.preventDefault();
+      return;
+    }
     drag = { x: p.x, y: p.y, t0: view.t0, t1: view.t1, top: scroller.scrollTop, moved: false };
     root.focus({ preventScroll: true });
     e.preventDefault();
@@ -590,6 +634,147 @@ export const PAGE_SCRIPT = String.raw`
     e.preventDefault();
   });
   scroller.addEventListener('scroll', function () { tip.hidden = true; redraw(); });
+
+  // ---------------------------------------------------------------- search
+  var searchEl = document.getElementById('tl-search');
+  var searchCount = document.getElementById('tl-search-count');
+  var searchList = document.getElementById('tl-search-list');
+  var matches = [], cur = -1, lowerNames = null, sliceCount = null, searchTimer = 0;
+  var lastQuery = '';
+  function runSearch(text) {
+    lastQuery = text;
+    var q = text.trim().toLowerCase();
+    hitName = null;
+    matches = [];
+    cur = -1;
+    if (q) {
+      if (!lowerNames) {
+        lowerNames = D.names.map(function (x) { return x.toLowerCase(); });
+        sliceCount = new Int32Array(D.names.length);
+        for (var a = 0; a < N; a++) sliceCount[nameOf[a]]++;
+      }
+      hitName = new Uint8Array(D.names.length);
+      for (var n = 0; n < D.names.length; n++) {
+        if (sliceCount[n] && (lowerNames[n].indexOf(q) >= 0 || (D.short[n] && D.short[n].toLowerCase().indexOf(q) >= 0))) hitName[n] = 1;
+      }
+      for (var b = 0; b < N; b++) if (hitName[nameOf[b]]) matches.push(b);
+      matches.sort(function (x, y) { return start[x] - start[y] || trackOf[x] - trackOf[y] || depthOf[x] - depthOf[y]; });
+    }
+    showMatches();
+    redraw();
+  }
+  // The names that match, most slices first, each a button that jumps to its next slice.
+  function showMatches() {
+    searchList.textContent = '';
+    if (!hitName) { searchCount.textContent = ''; searchList.hidden = true; return; }
+    var total = matches.length.toLocaleString('en-US');
+    searchCount.textContent = matches.length ? (cur >= 0 ? (cur + 1).toLocaleString('en-US') + ' of ' + total : total + ' slices') : 'no match';
+    var names = [];
+    for (var n = 0; n < hitName.length; n++) if (hitName[n]) names.push(n);
+    names.sort(function (x, y) { return sliceCount[y] - sliceCount[x] || (display1(x) < display1(y) ? -1 : 1); });
+    var head = document.createElement('p');
+    head.className = 'note';
+    head.textContent = names.length
+      ? names.length.toLocaleString('en-US') + ' name' + (names.length === 1 ? '' : 's') + ', ' + total + ' slice' + (matches.length === 1 ? '' : 's') + (D.reduced ? ' of those this page embeds' : '') + ' \u00b7 Enter: next \u00b7 Shift+Enter: previous'
+      : 'No slice name holds that text' + (D.reduced ? ' among those this page embeds' : '') + '.';
+    searchList.appendChild(head);
+    names.slice(0, 12).forEach(function (n) {
+      var item = document.createElement('button');
+      item.type = 'button';
+      item.className = 'search-item';
+      item.setAttribute('data-name', String(n));
+      var label = document.createElement('span');
+      label.className = 'mono';
+      label.textContent = display1(n);
+      var count = document.createElement('span');
+      count.className = 'search-n';
+      count.textContent = '\u00d7' + sliceCount[n].toLocaleString('en-US');
+      item.appendChild(label);
+      item.appendChild(count);
+      item.addEventListener('mousedown', function (e) { e.preventDefault(); });
+      item.addEventListener('click', function () { stepName(n); });
+      searchList.appendChild(item);
+    });
+    if (names.length > 12) {
+      var more = document.createElement('p');
+      more.className = 'note';
+      more.textContent = (names.length - 12).toLocaleString('en-US') + ' more names';
+      searchList.appendChild(more);
+    }
+    searchList.hidden = document.activeElement !== searchEl;
+  }
+  function display1(n) { var x = D.short[n] || D.names[n]; return x.length > 120 ? x.slice(0, 119) + '\u2026' : x; }
+  function stepMatch(dir) {
+    if (!matches.length) return;
+    if (cur < 0) {
+      // the first match from the view's start (or the last before its end, going back)
+      cur = dir > 0 ? 0 : matches.length - 1;
+      for (var k = 0; k < matches.length; k++) {
+        if (dir > 0 && start[matches[k]] >= view.t0) { cur = k; break; }
+        if (dir < 0 && start[matches[k]] <= view.t1) cur = k;
+      }
+    } else cur = (cur + dir + matches.length) % matches.length;
+    reveal(matches[cur]);
+  }
+  function stepName(n) {
+    var from = cur;
+    for (var k = 1; k <= matches.length; k++) {
+      var c = ((from < 0 ? -1 : from) + k) % matches.length;
+      if (nameOf[matches[c]] === n) { cur = c; reveal(matches[c]); return; }
+    }
+  }
+  // Select the slice and bring it into view: the view keeps its width and centres on it, zooming
+  // in only when the slice would not fit; its row scrolled into the canvas, the canvas into the page.
+  function reveal(i) {
+    if (depthOf[i] >= tracks[trackOf[i]].shown) unfold(tracks[trackOf[i]], true);
+    select(i);
+    var w = view.t1 - view.t0;
+    if (dur[i] * 1.1 > w) zoomTo(i);
+    else {
+      if (start[i] < view.t0 || start[i] + dur[i] > view.t1) {
+        var mid = start[i] + dur[i] / 2;
+        view.t0 = mid - w / 2;
+        view.t1 = mid + w / 2;
+      }
+      var t = tracks[trackOf[i]], y = t.y + PAD + depthOf[i] * ROW_H;
+      if (y < scroller.scrollTop || y > scroller.scrollTop + H - AXIS_H - ROW_H) scroller.scrollTop = Math.max(0, y - (H - AXIS_H) / 2);
+      redraw();
+    }
+    showMatches();
+    searchList.hidden = true;
+    var rc = root.getBoundingClientRect();
+    if (rc.top < 0 || rc.top > window.innerHeight - 120) root.scrollIntoView({ block: 'start' });
+  }
+  if (searchEl) {
+    searchEl.addEventListener('input', function () {
+      clearTimeout(searchTimer);
+      searchList.hidden = false;
+      searchTimer = setTimeout(function () { runSearch(searchEl.value); }, 120);
+    });
+    searchEl.addEventListener('keydown', function (e) {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        clearTimeout(searchTimer);
+        if (searchEl.value !== lastQuery) runSearch(searchEl.value);
+        stepMatch(e.shiftKey ? -1 : 1);
+      } else if (e.key === 'Escape') {
+        searchEl.value = '';
+        runSearch('');
+        searchEl.blur();
+      }
+    });
+    searchEl.addEventListener('focus', function () { if (hitName) searchList.hidden = false; });
+    searchEl.addEventListener('blur', function () { searchList.hidden = true; });
+    document.getElementById('tl-search-next').addEventListener('click', function () { stepMatch(1); });
+    document.getElementById('tl-search-prev').addEventListener('click', function () { stepMatch(-1); });
+    document.addEventListener('keydown', function (e) {
+      var tag = e.target && e.target.tagName;
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return;
+      e.preventDefault();
+      searchEl.focus();
+      searchEl.select();
+    });
+  }
   var cpToggle = document.getElementById('tl-critical');
   if (cpToggle) cpToggle.addEventListener('change', function () { showCritical = cpToggle.checked; redraw(); });
   var reset = document.getElementById('tl-reset');

@@ -11,7 +11,7 @@ export const PAGE_STYLE = String.raw`
   --accent: #2f6fd0; --tip-bg: #1d2330; --tip-fg: #f5f6f8; --gutter: #f0f2f5; --step-a: rgba(47, 111, 208, 0.06); --step-b: rgba(47, 111, 208, 0.0);
   --slice-text: #10141c; --select: #111111; --flow: #c2185b; --critical: #e65100;
   --c-cpu_op: #4e79a7; --c-user_annotation: #b07aa1; --c-cuda_runtime: #f28e2b; --c-cuda_driver: #e15759;
-  --c-kernel: #59a14f; --c-gpu_memcpy: #edc948; --c-gpu_memset: #76b7b2;
+  --c-python_function: #9c755f; --c-kernel: #59a14f; --c-gpu_memcpy: #edc948; --c-gpu_memset: #76b7b2;
   --bd-kernelUs: #59a14f; --bd-memcpyUs: #edc948; --bd-memsetUs: #76b7b2; --bd-communicationUs: #ff9da7;
   --bd-runtimeUs: #f28e2b; --bd-dataLoaderUs: #9c755f; --bd-cpuExecUs: #4e79a7; --bd-otherUs: #bab0ac;
   --ok: #2e7d32; --bad: #c62828; --warn: #b26a00;
@@ -35,7 +35,26 @@ code, .name, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas,
 .path { color: var(--muted); margin: 0 0 12px; font-size: 12px; overflow-wrap: anywhere; }
 .note { color: var(--muted); margin: 6px 0; max-width: 110ch; }
 .error { color: var(--bad); }
-nav.toc { position: sticky; top: 0; z-index: 5; background: var(--bg); border-bottom: 1px solid var(--line); padding: 6px 0; margin: 12px 0 0; display: flex; gap: 18px; flex-wrap: wrap; }
+nav.toc { position: sticky; top: 0; z-index: 5; background: var(--bg); border-bottom: 1px solid var(--line); padding: 6px 0; margin: 12px 0 0; display: flex; gap: 18px; flex-wrap: wrap; align-items: center; }
+.warned a { color: var(--warn); font-weight: 600; }
+section.lead { margin: 10px 0 0; padding: 10px 16px 12px; border: 1px solid var(--line); border-left: 4px solid var(--accent); border-radius: 4px; background: var(--panel); }
+section.lead h2 { margin: 0 0 4px; padding: 0; border: none; font-size: 16px; }
+section.lead h3 { margin: 10px 0 4px; font-size: 14px; }
+.verdict-line { margin: 0; max-width: 150ch; }
+ol.actions { margin: 0; padding-left: 22px; max-width: 150ch; }
+ol.actions li { margin: 3px 0; }
+ol.actions .stake { display: block; color: var(--muted); font-size: 12.5px; }
+.search { position: relative; margin-left: auto; display: flex; align-items: center; gap: 4px; }
+.search input { font: inherit; font-size: 13px; width: 300px; padding: 3px 8px; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
+.search input:focus { outline: 2px solid var(--accent); outline-offset: -1px; }
+.search button { font: inherit; font-size: 13px; padding: 1px 8px; border: 1px solid var(--line); background: var(--panel); color: var(--fg); border-radius: 4px; cursor: pointer; }
+.search-count { color: var(--muted); font-size: 12px; min-width: 70px; text-align: right; font-variant-numeric: tabular-nums; }
+.search-list { position: absolute; top: 100%; right: 0; width: 560px; max-height: 60vh; overflow: auto; z-index: 20; background: var(--bg); border: 1px solid var(--line); border-radius: 4px; box-shadow: 0 4px 14px rgba(0, 0, 0, 0.18); padding: 4px 0; }
+.search-list .note { margin: 2px 10px 4px; font-size: 12px; }
+.search-item { display: flex; width: 100%; justify-content: space-between; gap: 12px; border: none !important; background: none !important; text-align: left; padding: 3px 10px !important; border-radius: 0 !important; }
+.search-item:hover { background: var(--panel) !important; }
+.search-item .mono { overflow-wrap: anywhere; }
+.search-n { color: var(--muted); white-space: nowrap; font-variant-numeric: tabular-nums; }
 nav.toc a { color: var(--accent); text-decoration: none; font-weight: 500; }
 nav.toc a:hover { text-decoration: underline; }
 dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 4px 24px; margin: 0 0 10px; }
@@ -61,6 +80,7 @@ table.data tbody tr:hover { background: var(--panel); }
 table.data .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.data td.name { min-width: 240px; max-width: 560px; overflow-wrap: anywhere; }
 table.data td.decoded { max-width: 420px; color: var(--muted); }
+table.data td.module { white-space: nowrap; }
 .verdict { font-weight: 600; white-space: nowrap; }
 .v-gpu-bound { color: var(--ok); } .v-overhead-bound { color: var(--bad); } .v-no-gpu-work, .v-unknown { color: var(--muted); }
 ul.verdicts { margin: 4px 0; padding-left: 20px; }
@@ -72,11 +92,11 @@ ul.verdicts { margin: 4px 0; padding-left: 20px; }
 .bd-communicationUs { background: var(--bd-communicationUs); } .bd-runtimeUs { background: var(--bd-runtimeUs); } .bd-dataLoaderUs { background: var(--bd-dataLoaderUs); }
 .bd-cpuExecUs { background: var(--bd-cpuExecUs); } .bd-otherUs { background: var(--bd-otherUs); }
 .c-cpu_op { background: var(--c-cpu_op); } .c-user_annotation { background: var(--c-user_annotation); } .c-cuda_runtime { background: var(--c-cuda_runtime); }
-.c-cuda_driver { background: var(--c-cuda_driver); } .c-kernel { background: var(--c-kernel); } .c-gpu_memcpy { background: var(--c-gpu_memcpy); } .c-gpu_memset { background: var(--c-gpu_memset); }
+.c-cuda_driver { background: var(--c-cuda_driver); } .c-python_function { background: var(--c-python_function); } .c-kernel { background: var(--c-kernel); } .c-gpu_memcpy { background: var(--c-gpu_memcpy); } .c-gpu_memset { background: var(--c-gpu_memset); }
 .tl-toolbar { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; margin: 6px 0; }
 .tl-toolbar .hint { color: var(--muted); font-size: 12px; margin-left: auto; }
 .tl-toolbar button { font: inherit; font-size: 12px; padding: 2px 10px; border: 1px solid var(--line); background: var(--panel); color: var(--fg); border-radius: 4px; cursor: pointer; }
-.tl { position: relative; border: 1px solid var(--line); border-radius: 4px; outline: none; }
+.tl { position: relative; border: 1px solid var(--line); border-radius: 4px; outline: none; scroll-margin-top: 48px; }
 .tl:focus-visible { border-color: var(--accent); }
 .tl-scroll { overflow-y: auto; overflow-x: hidden; }
 .tl canvas { display: block; position: sticky; top: 0; cursor: default; touch-action: none; }

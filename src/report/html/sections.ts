@@ -69,9 +69,25 @@ function failed(what: string, p: Part<unknown>): string | undefined {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Header
+// Title and the trace's facts
 
-export function renderHeader(title: string, tracePath: string, facts: readonly Fact[], diagnostics: readonly Diagnostic[]): string {
+/**
+ * The page's title bar: the trace's name and path, one line of facts (devices, span, steps,
+ * flags), and when the reader warned, one line that says so and points at the facts below.
+ */
+export function renderTitle(title: string, tracePath: string, traceLine: string, diagnostics: readonly Diagnostic[]): string {
+  const warned = diagnostics.filter((d) => d.severity !== 'info').length;
+  const warning = warned
+    ? `<p class="warned"><a href="#trace">The reader reported ${warned} warning${warned === 1 ? '' : 's'} or error${warned === 1 ? '' : 's'} (${countBy(diagnostics)}): read them before the figures.</a></p>`
+    : '';
+  return `<header>
+<h1><span class="brand">kinetoscope</span> ${escapeHtml(title)}</h1>
+<p class="path">${escapeHtml(tracePath)} · ${escapeHtml(traceLine)}</p>
+${warning}</header>`;
+}
+
+/** The trace's facts (size, devices, CUDA, time base, how kernels are tied to ops, flags) and the reader's diagnostics. */
+export function renderAbout(facts: readonly Fact[], diagnostics: readonly Diagnostic[]): string {
   const dl = facts
     .map((f) => `<div><dt>${escapeHtml(f.label)}</dt><dd${f.title ? ` title="${escapeHtml(f.title)}"` : ''}>${escapeHtml(f.value)}</dd></div>`)
     .join('\n');
@@ -83,14 +99,13 @@ export function renderHeader(title: string, tracePath: string, facts: readonly F
         )
         .join('')}</ul></details>`
     : '<p class="note">Diagnostics: none — the reader repaired nothing and found nothing odd.</p>';
-  return `<header>
-<h1><span class="brand">kinetoscope</span> ${escapeHtml(title)}</h1>
-<p class="path">${escapeHtml(tracePath)}</p>
+  return `<section>
+<h2 id="trace">About this trace</h2>
 <dl class="facts">
 ${dl}
 </dl>
 ${diag}
-</header>`;
+</section>`;
 }
 
 function countBy(ds: readonly Diagnostic[]): string {

@@ -12,7 +12,7 @@
  */
 import { describeDecoded } from '../kernels-view.js';
 import { decodeKernelName, shortKernelName } from '../../analyses/kernels/kernel-name.js';
-import { GPU_CATEGORY_BASE, TIMELINE_CATEGORIES, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
+import { GPU_CATEGORY_BASE, PYTHON_CATEGORY, TIMELINE_CATEGORIES, type Timeline, type TimelineStep } from '../../analyses/trace/timeline.js';
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
 
 export interface TimelineEmbed {
@@ -28,7 +28,7 @@ export interface TimelineEmbed {
   readonly names: readonly string[];
   readonly short: Record<number, string>;
   readonly decoded: Record<number, string>;
-  readonly tracks: readonly { label: string; kind: 'thread' | 'stream'; rows: number; events: number; kept: number }[];
+  readonly tracks: readonly { label: string; kind: 'thread' | 'python' | 'stream'; rows: number; events: number; kept: number }[];
   readonly steps: readonly [string, number, number][];
   readonly runs: number[];
   readonly start: number[];
@@ -152,7 +152,7 @@ function embedColumns(t: Timeline, m: TraceModel, intern: (text: string) => numb
         const sh = shortKernelName(full);
         if (sh !== full) short[id] = sh;
       }
-    } else {
+    } else if (c !== PYTHON_CATEGORY) {
       slotOfHost[src] = j;
       if (hostKind[src] !== HostKind.Op) continue;
       const args = hostArgs[src];

@@ -14,6 +14,9 @@ import { hostSyncActions } from './host-sync.js';
 import { noGradActions } from './no-grad.js';
 import { padGemmActions } from './pad-gemm.js';
 import { recomputeActions } from './recompute.js';
+import { channelsLastActions } from './channels-last.js';
+import { lowerPrecisionActions } from './lower-precision.js';
+import { latencyBoundActions } from './latency-bound.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
@@ -28,6 +31,9 @@ export const ACTION_RULES: readonly ActionRule[] = [
   graphBreakActions,
   hostSyncActions,
   recomputeActions,
+  channelsLastActions,
+  lowerPrecisionActions,
+  latencyBoundActions,
 ];
 
 export interface RankedActions {

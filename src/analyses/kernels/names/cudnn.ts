@@ -8,6 +8,8 @@ import type { DecodedKernelName } from './types.js';
 // cuDNN's RNN cell kernels (decodeCudnn's RNN branch): only the spellings seen in a trace, since
 // the GRU / plain-RNN siblings' names are not known.
 const RNN_CELL = /^(elemWiseRNNcell|LSTM_elementWise_(fp|bp1)|GENERIC_elementWise_bp2)$/;
+/** cudnnRNNMode_t (cudnn_adv.h): CUDNN_RNN_RELU 0, CUDNN_RNN_TANH 1, CUDNN_LSTM 2, CUDNN_GRU 3. */
+const RNN_MODES: Readonly<Record<number, 'RNN_RELU' | 'RNN_TANH' | 'LSTM' | 'GRU'>> = { 0: 'RNN_RELU', 1: 'RNN_TANH', 2: 'LSTM', 3: 'GRU' };
 
 // `cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0`:
 // cuDNN's runtime-generated SDPA. Decoded: sdpa/flash (attention), smNN, fprop/bprop (direction),
@@ -89,10 +91,16 @@ export function decodeCudnn(sig: Signature, raw: string): DecodedKernelName | un
     // × 2 layers × 128 time steps), never in the backward. dtype is the first template argument:
     // every pointer parameter has that type, and lstm_train's aten::_cudnn_rnn had c10::Half inputs
     // for `<__half, …>` (the workload asked autocast for bf16; PyTorch handed cuDNN's RNN fp16).
-    // Not decoded: the second and third types (no source says which is which) and cudnnRNNMode_t
-    // (2 = CUDNN_LSTM in cudnn_adv.h), the bias mode and bp2's `4`, which no field holds.
+    // Not decoded: the second and third types (no source says which is which), the bias mode and
+    // bp2's `4`, which no field holds.
     d.kind = 'elementwise';
     d.direction = /_fp$|cell$/.test(b) ? 'fwd' : 'bwd';
+    // The cell: the name's LSTM_ prefix, else cudnnRNNMode_t among the template arguments
+    // (`elemWiseRNNcell<__half, __half, float, (cudnnRNNMode_t)2, …>`: 2 = CUDNN_LSTM, cudnn_adv.h;
+    // lstm_train's aten::_cudnn_rnn ran mode 2, its Concrete Inputs say).
+    const mode = /\(cudnnRNNMode_t\)(\d)/.exec(raw)?.[1];
+    const cell = b.startsWith('LSTM_') ? 'LSTM' : mode !== undefined ? RNN_MODES[Number(mode)] : undefined;
+    d.rnn = cell ? { cell } : {};
     const el = sig.templateArgs?.[0] !== undefined ? cxxType(sig.templateArgs[0]) : undefined;
     if (el) d.dtype = el;
   } else if (/^(bn_(fw|bw)|batchnorm_(fw|bw))/.test(b)) {

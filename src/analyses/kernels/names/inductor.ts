@@ -16,6 +16,9 @@ import type { InductorKernelKind, DecodedKernelName } from './types.js';
 // exactly one exists. next_kernel_suffix() is a per-graph counter.
 const TEMPLATE_GEMM_OPS = /^(mm|addmm|bmm|baddbmm|_scaled_mm|_int_mm|_addmm_activation|_scaled_grouped_mm|_grouped_mm)$/;
 
+/** Matrix-product and attention ops: their math runs in extern or template kernels, never in a pointwise one. */
+const MATRIX_OPS = /^(mm|addmm|bmm|baddbmm|_scaled_mm|_int_mm|_grouped_mm|_scaled_grouped_mm|_addmm_activation|convolution|_convolution|convolution_backward|convolution_transpose\w*|_scaled_dot_product_\w+|_flash_attention_\w+|_efficient_attention_\w+|_cudnn_attention_\w+)$/;
+
 const INDUCTOR_CATEGORIES: Record<string, InductorKernelKind> = {
   poi: 'pointwise', red: 'reduction', per: 'persistent_reduction', tem: 'template', for: 'foreach',
   spl: 'split_scan', unk: 'unknown',
@@ -43,17 +46,39 @@ export function decodeInductor(sig: Signature): DecodedKernelName | undefined {
       d.unparsed = [opPart];
     }
   }
+  // A kernel that is not a template but is named after a matrix product or attention does not
+  // compute that op: Inductor runs those as extern kernels (cuBLAS, cuDNN, FlashAttention) or as
+  // templates, and names every kernel after the `original_aten` of the nodes its code came from
+  // (utils.get_fused_kernel_name). A pointwise kernel, which sums nothing, holds elementwise work
+  // derived from them: gpt2_train_compile's `triton_poi_fused_mm_t_view_1` pads the vocabulary
+  // 50257 → 50264 and transposes the logits' gradient for the extern mm (its launch op records
+  // buffers [8,512,50257] and [50264,4096] with strides [1,50304]; 3.6% of the GPU time), and
+  // llm_decode_compile's `triton_poi_fused__scaled_dot_product_cudnn_attention_…_where_5` builds
+  // the causal mask (arange, le, where, bitwise_and) and the rotary embedding for cuDNN's attention
+  // (torch 2.11). A reduction kernel may also compute a small product that Inductor decomposed into
+  // a multiply and a sum (fx_passes/decompose_mem_bound_mm.py), so its description says either.
+  const splitOps = inductor.ops ?? (inductor.opCandidates?.length === 1 ? inductor.opCandidates[0] : undefined);
+  if (inductor.kind !== 'template' && splitOps) {
+    const matrix = splitOps.filter((o) => MATRIX_OPS.test(o));
+    if (matrix.length) inductor.matrixOps = matrix;
+  }
   // A template kernel is the template's computation with the fused ops as its prologue/epilogue:
   // Inductor's templates are the matrix products (kernel/mm.py, bmm.py, mm_scaled*: tuned_mm,
   // tuned_addmm, tuned_bmm, tuned_scaled_mm, tuned_int_mm …) and convolution (kernel/conv.py), so
-  // a template whose every op split holds one of those ops is that op's kind. Flex attention's
-  // template names no op (`triton_tem_fused_0`): left as Triton. (triton_tem_fused_addmm_t_view_0:
-  // issue 16's max-autotune MLP, torch 2.11.)
+  // a template whose every op split holds one of those ops is that op's kind; a flex attention
+  // template named after its higher-order op is attention. One that names no op
+  // (`triton_tem_fused_0`) is left as Triton: the roofline finds flex by its launch op's buffers
+  // (gemm/attention-shape.ts). (triton_tem_fused_addmm_t_view_0: issue 16's max-autotune MLP, torch 2.11.)
   if (inductor.kind === 'template') {
     const splits = inductor.ops ? [inductor.ops] : (inductor.opCandidates ?? []);
     const has = (re: RegExp) => splits.length > 0 && splits.every((ops) => ops.some((o) => re.test(o)));
     if (has(TEMPLATE_GEMM_OPS)) d.kind = 'gemm';
     else if (has(/^(convolution|_convolution)$/)) d.kind = 'conv';
+    else if (has(/^flex_attention(_backward)?$/)) {
+      d.kind = 'attention';
+      d.direction = splits.every((ops) => ops.includes('flex_attention_backward')) ? 'bwd' : splits.every((ops) => ops.includes('flex_attention')) ? 'fwd' : undefined;
+      if (d.direction === undefined) delete d.direction;
+    }
   }
   return d;
 }
@@ -71,7 +96,7 @@ function splitInductorOps(s: string, limit = 16): string[][] {
     for (let j = i + 1; j <= s.length; j++) {
       if (j < s.length && s[j] !== '_') continue;
       const op = s.slice(i, j);
-      if (!(INDUCTOR_OP_NAMES.has(op) || INDUCTOR_INPLACE_OP_NAMES.has(op)) || (prev !== undefined && !(op > prev))) continue;
+      if (!(INDUCTOR_OP_NAMES.has(op) || INDUCTOR_INPLACE_OP_NAMES.has(op) || INDUCTOR_HOP_NAMES.has(op)) || (prev !== undefined && !(op > prev))) continue;
       acc.push(op);
       if (j === s.length) walk(j, op);
       else if (j + 1 < s.length) walk(j + 1, op);
@@ -118,3 +143,8 @@ export function decodeTritonSuffix(sig: Signature): DecodedKernelName | undefine
 // fused name, sorted among the others (`triton_poi_fused_add_copy__16`: add, copy_; seen in the
 // compiled CNN training step of issue 16, torch 2.11 / CUDA 13.0).
 const INDUCTOR_INPLACE_OP_NAMES: ReadonlySet<string> = new Set(['copy_', 'set_']);
+
+// Higher-order ops whose lowering is a template: `flex_attention` and its backward
+// (torch.ops.higher_order.flex_attention; torch/_inductor/kernel/flex/), so a flex template's
+// fused name can hold them (`triton_tem_fused_flex_attention_0`, where the origins' op is the HOP).
+const INDUCTOR_HOP_NAMES: ReadonlySet<string> = new Set(['flex_attention', 'flex_attention_backward']);

@@ -71,6 +71,12 @@ export interface DecodedKernelName {
   tensorCores?: boolean;
   /** Convolution pass: 'fprop' | 'dgrad' | 'wgrad'. */
   convPass?: string;
+  /**
+   * cuDNN's RNN cell kernels: the cell the name states — `LSTM` from an `LSTM_` prefix, else the
+   * `cudnnRNNMode_t` template argument (0 RNN_RELU, 1 RNN_TANH, 2 LSTM, 3 GRU, cudnn_adv.h);
+   * `cell` absent where neither says (GENERIC_elementWise_bp2).
+   */
+  rnn?: { cell?: 'RNN_RELU' | 'RNN_TANH' | 'LSTM' | 'GRU' };
   /** Direction of a pass-split operation: attention, batch norm, cuDNN's RNN cells (forward / backward kernels). */
   direction?: 'fwd' | 'bwd';
   headDim?: number;
@@ -82,6 +88,14 @@ export interface DecodedKernelName {
     ops?: string[];
     /** Every way the op part splits into known operators, when there is more than one. */
     opCandidates?: string[][];
+    /**
+     * A kernel that is not a template, named also after matrix-product or attention ops (`mm`,
+     * `convolution_backward`, `_scaled_dot_product_cudnn_attention` …): those ops of `ops`. Their
+     * product runs in an extern (cuBLAS/cuDNN) or template kernel; this one holds code Inductor
+     * derived from them — an operand's pad, copy, cast or mask, a bias add, or (a reduction) a
+     * small product decomposed into a multiply and a sum. names/inductor.ts says which kinds.
+     */
+    matrixOps?: string[];
     index: number;
   };
   /** Triton ≤3.0's argument-specialisation suffix (`0d1d2d`): argument count and which were divisible by 16 / equal to 1. */
