@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { computeBreakdown } from '../../analyses/breakdown/temporal-breakdown.js';
 import { breakdownDefinitions, breakdownJson, renderBreakdown } from '../../report/breakdown-view.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
-import { action, colorsFor, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
+import { action, colorsFor, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr, outputWidth } from '../common.js';
 
 function helpText(): string {
   const d = breakdownDefinitions('kinetoscope', 30);
@@ -81,7 +81,7 @@ export function breakdownCommand(): Command {
         printJson({ ...breakdownJson(result), diagnostics: diagnosticsJson(diagnostics) });
       } else {
         const c = colorsFor(opts);
-        printText(renderBreakdown(result, { wide: opts.wide, headerStyle: c.bold, dim: c.dim, kernels: opts.kernels !== undefined }));
+        printText(renderBreakdown(result, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, kernels: opts.kernels !== undefined }));
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);
       }

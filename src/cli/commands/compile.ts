@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { computeCompileOverhead } from '../../analyses/host/compile-overhead.js';
 import { computeGraphBreaks } from '../../analyses/host/graph-breaks.js';
 import { compileJson, renderCompile } from '../../report/compile-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -64,7 +64,7 @@ export function compileCommand(): Command {
         const c = colorsFor(opts);
         printText(
           renderCompile(result, {
-            wide: opts.wide,
+            wide: opts.wide, width: outputWidth(),
             headerStyle: c.bold,
             section: (s) => c.bold(c.cyan(s)),
             severityStyle: (sev, s) => (sev === 'warning' ? c.yellow(s) : c.dim(s)),

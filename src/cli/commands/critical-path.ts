@@ -5,7 +5,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { criticalPathJson, renderCriticalPath } from '../../report/critical-path-view.js';
-import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -118,7 +118,7 @@ export function criticalPathCommand(): Command {
         printJson({ ...criticalPathJson(results, hta), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) });
       } else {
         const c = colorsFor(opts);
-        printText(renderCriticalPath(results, { wide: opts.wide, headerStyle: c.bold, hta }));
+        printText(renderCriticalPath(results, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, hta }));
         const text = renderDiagnostics(cpDiagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);
         reportDiagnostics(model, opts);

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { Command } from 'commander';
 import { computeTraceDiff } from '../../analyses/compare/diff.js';
 import { diffJson, renderDiff } from '../../report/diff-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
 import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
 import type { TraceModel } from '../../model/trace-model.js';
 
@@ -102,7 +102,7 @@ export function diffCommand(): Command {
         printJson({ a: pathA, b: pathB, ...diffJson(diff), ...(attached.length ? { executionTraces: attached } : {}), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } });
       } else {
         const c = colorsFor(opts);
-        printText(renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }));
+        printText(renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }));
         reportDiagnostics(a, opts);
         reportDiagnostics(b, opts);
         for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);

@@ -4,18 +4,32 @@ import { Command, Option } from 'commander';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain/explain.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
-import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
+import { action, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
 import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
 
 const DEFINITIONS = `
-Sections (each appears only when the trace gives it something true to say), with the readings
-S1–S16 of docs/readings.md each one makes:
+The answer first: by default explain prints one screen — the verdict (overhead-bound, GPU-bound,
+no GPU work, or unknown for a truncated file), at most three actions, the few facts behind
+them, and where the rest is. An action is a rule that fired on this trace; each states the time
+it puts at stake per step (µs, the trace's total spread over its steps) and its share of the
+mean step, "about" (the rule's estimate) or "at most" (an upper bound), and who can carry it
+out. Actions are ordered by that time; below 1% of the step they are not advice (--full lists
+them). --full prints every section instead; --only some of them. --json carries everything —
+the verdict, every action (advice and minor), the facts and every section — whatever --full
+says: it is data, not cut to a screen.
+
+Sections, in --full's order (each appears only when the trace gives it something true to say),
+with the readings S1–S16 of docs/readings.md each makes (the JSON's "readings"):
+  verdict      S12  overhead-bound or GPU-bound over the steps, per step where they differ, and
+                    what each bound leaves to gain
+  next              every action, most time at stake first; those below 1% of the step apart
   steps        S1   profiler steps; each top-level annotation with its CPU extent (its span on the
                     host), GPU extent (first start to last end of the GPU work it launched), GPU
                     time, kernels and launches per instance (a launch is a runtime/driver call
-                    that launched kernels; memsets and copies are named beside)
+                    that launched kernels; memsets and copies are named beside), on every thread
   dispatch     S2   the first instance's top-level ops, each as its chain of cpu_ops down to the
-                    launch calls and the kernels they launched (views as "(→ …)")
+                    launch calls and the kernels they launched (views as "(→ …)"); the other
+                    threads' work inside its window (autograd's backward) with its GPU time
   views        S3   view ops that launched no GPU work, and their self CPU time
   bias         S4   per GEMM: bias in the epilogue (op and kernel name), a separate add, or no bias
   launches     S5   launch APIs (driver/runtime), each op's calls, GEMM memsets, occupancy queries, syncs
@@ -29,13 +43,12 @@ S1–S16 of docs/readings.md each one makes:
                     only; CPU ops removed/added; compile pre-ops over every thread
   fusion       S9   fused kernels decoded; back-to-back memory-bound kernels that could fuse
   compile      S10  compile pre-ops per instance and the compile analysis's findings
-  verdict      S12  per step: overhead-bound or GPU-bound, with the reason in numbers
-  next              what to try, each rule with the evidence that fired it
   conclusions  S8–S11 (with --vs) one row per trace: kernels, GEMM kernels, other kernels, GPU and
                     CPU time and launches per instance of its annotation (or step)
 The reading is per instance of the trace's one top-level annotation holding most of the GPU
 work (linear_fwd, mlp_fwd), else per step. Numbers are those of the commands named under
-"More:"; their definitions are in those commands' --help.
+"More:"; their definitions are in those commands' --help. Text fits the terminal's width
+(else $COLUMNS, else 100): lines wrapped, table names cut in the middle; --wide neither.
 With --vs, the first --vs trace is the baseline, the before (A), and TRACE the after (B), read
 BASELINE -> TRACE as kinetoscope diff BASELINE TRACE does (see its --help); each further --vs
 adds a conclusions row.`;
@@ -44,6 +57,7 @@ interface ExplainCliOptions extends CommonOptions {
   vs: string[];
   only?: string;
   limit?: string;
+  full?: boolean;
   et?: string[];
 }
 
@@ -55,14 +69,15 @@ export function traceLabel(path: string): string {
 
 export function explainCommand(): Command {
   const cmd = new Command('explain')
-    .description('the trace read in plain words (Markdown): steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile, verdict, what to try next; with --vs, the comparison and a conclusions table')
+    .description('the trace read in plain words (Markdown), the answer first: the verdict, at most three actions ranked by the time at stake per step, the facts behind them; --full for every section (steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile; with --vs, the comparison and a conclusions table)')
     .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
     .addOption(
       new Option('--vs <baseline>', 'the baseline, the before: another trace of the same workload (explain COMPILED --vs EAGER); repeat for more conclusions rows')
         .argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v])
         .default([], 'none'),
     )
-    .option('--only <sections>', `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}`)
+    .option('--full', 'every section, not the first screen (text only: --json always carries everything)')
+    .option('--only <sections>', `comma-separated sections to show (implies --full): ${EXPLAIN_SECTIONS.join(', ')}`)
     .option('--limit <n>', 'name at most n kernels in the kernels section (default 8)')
     .addOption(etOption())
     .addHelpText('after', DEFINITIONS);
@@ -100,7 +115,7 @@ export function explainCommand(): Command {
           ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}),
         });
       } else {
-        printText(renderExplainMarkdown(e, { tracePath: path, vsPaths: opts.vs }));
+        printText(renderExplainMarkdown(e, { tracePath: path, vsPaths: opts.vs, full: opts.full === true || only !== undefined, wide: opts.wide, width: outputWidth() }));
         reportDiagnostics(model!, opts);
         for (const m of others) reportDiagnostics(m, opts);
         for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);

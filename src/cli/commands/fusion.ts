@@ -5,7 +5,7 @@ import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { fusionJson, renderFusion } from '../../report/fusion-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
 import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
 
 const DEFINITIONS = `
@@ -98,7 +98,7 @@ export function fusionCommand(): Command {
         });
       } else {
         const c = colorsFor(opts);
-        printText(renderFusion(result, match, { wide: opts.wide, limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(path), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }));
+        printText(renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(path), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }));
         reportDiagnostics(model, opts);
         if (eager) reportDiagnostics(eager, opts);
         for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);

@@ -5,7 +5,7 @@ import { computeGemmTable, type GemmRow } from '../../analyses/gemm/gemm.js';
 import { readInputText } from '../input-files.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { computeRoofline } from '../../analyses/gemm/roofline.js';
 import { computePrecisionReading, precisionOfKinds } from '../../analyses/gemm/precision.js';
@@ -109,7 +109,7 @@ export function gemmCommand(): Command {
       const c = colorsFor(opts);
       if (opts.listPeaks) {
         if (opts.json) printJson({ devicePeaks: peaksTableJson() });
-        else printText(renderPeaksTable({ wide: opts.wide, headerStyle: c.bold }));
+        else printText(renderPeaksTable({ wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
         return 0;
       }
       if (!path) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
@@ -126,7 +126,7 @@ export function gemmCommand(): Command {
       } else {
         const line = precisionLine(precision, report.device?.peaks?.name);
         const moeText = moeLines(moe);
-        printText(`${renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`);
+        printText(`${renderGemm(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

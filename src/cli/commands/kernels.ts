@@ -6,7 +6,7 @@ import { computeGraphRegions } from '../../analyses/kernels/graph-regions.js';
 import { graphRegionsJson, kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
 import { computeLayouts } from '../../analyses/layouts/memory-format.js';
 import { layoutsJson } from '../../report/layouts-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, terminal } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 interface KernelsOptions extends CommonOptions {
   limit?: string;
@@ -72,7 +72,7 @@ the segments no source explains) and the full name wrapped to the terminal's wid
           diagnostics: diagnosticsForJson(model),
         });
       } else {
-        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: terminal('stdout')?.columns, graphRegions: graph, layouts }));
+        printText(renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: colorsFor(opts).bold, width: outputWidth(), graphRegions: graph, layouts }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

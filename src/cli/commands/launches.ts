@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { computeLaunches } from '../../analyses/host/launches.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { launchesJson, renderLaunches } from '../../report/launches-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -81,7 +81,7 @@ export function launchesCommand(): Command {
         printJson({ ...launchesJson(anatomy), diagnostics: diagnosticsForJson(model) });
       } else {
         const c = colorsFor(opts);
-        printText(renderLaunches(anatomy, { wide: opts.wide, headerStyle: c.bold, limit }));
+        printText(renderLaunches(anatomy, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, limit }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory/memory-timeline.js';
 import { memoryJson, renderMemory } from '../../report/memory-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (traces captured with torch.profiler.profile(profile_memory=True)):
@@ -38,7 +38,7 @@ export function memoryCommand(): Command {
       const timeline = computeMemoryTimeline(model, { top: Math.max(1, Number(opts.top) || 10) });
       if (opts.json) printJson({ ...memoryJson(timeline), diagnostics: diagnosticsForJson(model) });
       else {
-        printText(renderMemory(timeline, { wide: opts.wide, headerStyle: colorsFor(opts).bold, traceEndNs: model.traceEndNs }));
+        printText(renderMemory(timeline, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, traceEndNs: model.traceEndNs }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { computeModuleTree } from '../../analyses/host/modules.js';
 import { modulesJson, renderModules } from '../../report/modules-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (traces captured with with_stack=True or with_modules=True):
@@ -43,7 +43,7 @@ export function modulesCommand(): Command {
       if (opts.json) printJson({ ...modulesJson(tree), diagnostics: diagnosticsForJson(model) });
       else {
         const depth = opts.depth !== undefined ? Math.max(0, Number(opts.depth) || 0) : undefined;
-        printText(renderModules(tree, { wide: opts.wide, headerStyle: colorsFor(opts).bold, depth, memory: model.memory.length > 0 }));
+        printText(renderModules(tree, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, depth, memory: model.memory.length > 0 }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { computeOps } from '../../analyses/host/ops.js';
 import { opsJson, renderOps } from '../../report/ops-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Views are torch's metadata-only ops (aten::t, transpose, view, reshape, as_strided,
@@ -40,7 +40,7 @@ export function opsCommand(): Command {
       if (opts.json) {
         printJson({ ...opsJson(report, views, others), diagnostics: diagnosticsForJson(model) });
       } else {
-        printText(renderOps(report, views, others, { wide: opts.wide, headerStyle: colorsFor(opts).bold }));
+        printText(renderOps(report, views, others, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

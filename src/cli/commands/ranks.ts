@@ -17,7 +17,7 @@ import { ranksJson, renderRanks } from '../../report/ranks-view.js';
 import { inspectInput, listInputFolder, openInput } from '../input-files.js';
 import { isPartialFile, partialText, readPartial } from '../rank-partial.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions, writeErr, terminal } from '../common.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions, writeErr, terminal, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Input: folders (their trace files: *.pt.trace.json[.gz], else *.json[.gz]; torch's
@@ -236,7 +236,7 @@ export function ranksCommand(): Command {
       if (opts.json) printJson(ranksJson(analysis, diagnostics));
       else {
         const c = colorsFor(opts);
-        printText(renderRanks(analysis, { wide: opts.wide, headerStyle: c.bold, top }));
+        printText(renderRanks(analysis, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, top }));
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);
       }

@@ -4,7 +4,7 @@ import { computeRoofline, COMPUTE_KINDS, type RooflineRow } from '../../analyses
 import { computeGemmTable } from '../../analyses/gemm/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { readPeaks } from './gemm.js';
 import { computePrecisionReading } from '../../analyses/gemm/precision.js';
@@ -113,7 +113,7 @@ export function rooflineCommand(): Command {
         printJson({ ...rooflineJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) });
       } else {
         const line = precisionLine(precision, report.device?.peaks?.name);
-        printText(`${renderRoofline(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}`);
+        printText(`${renderRoofline(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}`);
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);

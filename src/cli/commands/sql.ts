@@ -7,7 +7,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { openDuck, query, sqlString } from '../../duckdb.js';
 import { renderTable } from '../../report/table.js';
 import { inspectInput, listInputFolder, openInput } from '../input-files.js';
-import { action, colorsFor, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, printJson, printText, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 import { exportParquet } from './export.js';
 
 const DEFINITIONS = `
@@ -124,7 +124,7 @@ export function sqlCommand(): Command {
       else {
         const c = colorsFor(opts);
         const cell = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-        printText(renderTable(r.columns.map((h) => ({ header: h, maxWidth: 60 })), r.rows.map((row) => row.map(cell)), { wide: opts.wide, headerStyle: c.bold }));
+        printText(renderTable(r.columns.map((h) => ({ header: h, maxWidth: 60 })), r.rows.map((row) => row.map(cell)), { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
       }
     }),
   );

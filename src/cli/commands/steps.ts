@@ -5,7 +5,7 @@ import { computeStepSyncs } from '../../analyses/host/step-syncs.js';
 import { computeRecompute } from '../../analyses/host/recompute.js';
 import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
 import { recomputeJson, renderRecompute, renderStepSyncs, renderSteps, stepSyncsJson, stepsJson } from '../../report/steps-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
+import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, outputWidth, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
 
 const DEFINITIONS = `
 Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
@@ -71,6 +71,9 @@ save at most the idle time, a faster GPU at most the busy time. So:
                   against the median kernel (kernels shorter than their launch starve the
                   GPU) and, when kernels outlast their launches, CPU dispatch against GPU busy
   no-gpu-work     no GPU activity in the step
+  unknown         the trace file is truncated (TRUNCATED): Kineto writes the GPU activities
+                  after the host events, so a cut file lost GPU work; shown as
+                  "unknown (truncated)", for every step and overall
 A '?' after the verdict (borderline) means GPU busy was within 40-60% of the step.
 Spread is over steps (stdev divides by n). A step 30% or more above the median is named.
 A stub step is the first or last one when under 10% of the median of the others (of two steps,
@@ -97,14 +100,14 @@ export function stepsCommand(): Command {
         const c = colorsFor(opts);
         printText(
           renderSteps(analysis, {
-            wide: opts.wide,
+            wide: opts.wide, width: outputWidth(),
             headerStyle: c.bold,
             verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
           }),
         );
-        const syncText = renderStepSyncs(syncs, { wide: opts.wide, headerStyle: c.bold });
+        const syncText = renderStepSyncs(syncs, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold });
         if (syncText) printText(`\n${syncText}`);
-        const recomputeText = renderRecompute(recompute, { wide: opts.wide, headerStyle: c.bold });
+        const recomputeText = renderRecompute(recompute, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold });
         if (recomputeText) printText(`\n${recomputeText}`);
         const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
         if (text) writeErr(`${text}\n`);

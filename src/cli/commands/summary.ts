@@ -5,7 +5,7 @@ import { computeModuleTree } from '../../analyses/host/modules.js';
 import { renderModules } from '../../report/modules-view.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderSummary, sortProfilerRows, summaryJson, SUMMARY_SORT_KEYS, type SummarySortKey } from '../../report/summary-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions } from '../common.js';
+import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (torch's key_averages, profiler_util.py):
@@ -50,7 +50,7 @@ export function summaryCommand(): Command {
         // summary's JSON document is torch's table (schema/summary.schema.json); the tree's is modules'.
         if (opts.json) throw new KinetoscopeError('BAD_ARGUMENT', 'summary --group-by module is a terminal view: the module tree as JSON is `kinetoscope modules TRACE --json`');
         const model = await openTrace(path, { keep: ['python', 'memory'] });
-        printText(renderModules(computeModuleTree(model), { wide: opts.wide, headerStyle: colorsFor(opts).bold, flat: true, memory: model.memory.length > 0 }));
+        printText(renderModules(computeModuleTree(model), { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, flat: true, memory: model.memory.length > 0 }));
         reportDiagnostics(model, opts);
         return strictStatus(model, opts);
       }
@@ -68,7 +68,7 @@ export function summaryCommand(): Command {
         });
       } else {
         const c = colorsFor(opts);
-        printText(renderSummary(table, rows, { wide: opts.wide, byShape: opts.groupBy === 'shape', memory: opts.memory, headerStyle: c.bold }));
+        printText(renderSummary(table, rows, { wide: opts.wide, width: outputWidth(), byShape: opts.groupBy === 'shape', memory: opts.memory, headerStyle: c.bold }));
         reportDiagnostics(model, opts);
       }
       return strictStatus(model, opts);
