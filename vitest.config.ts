@@ -9,6 +9,9 @@ export default defineConfig({
     // times longer and is still right. Work is bounded by size instead (KINETOSCOPE_FULL=1,
     // `npm run test:full`, runs the large sweeps in full).
     testTimeout: 0,
+    // Text is laid out to $COLUMNS when set (cli/common.ts outputWidth): one width for every run,
+    // whatever the shell exported, so the outputs tests compare are the same everywhere.
+    env: { COLUMNS: '100' },
     hookTimeout: 0,
     pool: 'forks',
     // Two more test files at a time than there are cores (vitest's default is one fewer): part

@@ -15,6 +15,7 @@ import { createProgress } from './progress.js';
 import { redactText, startRedaction } from './redaction.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
 import { diagnosticsJson, renderDiagnostics } from '../report/diagnostics-view.js';
+import { DEFAULT_TEXT_WIDTH, MIN_TEXT_WIDTH } from '../report/text-width.js';
 
 export interface CommonOptions {
   json?: boolean;
@@ -41,7 +42,7 @@ export const SHARED_OPTIONS_HEADING = 'Reading limits and redaction (every comma
 export function withCommonOptions(cmd: Command): Command {
   cmd
     .option('--json', 'print one JSON document with stable keys instead of tables')
-    .option('--wide', 'do not cut long names (kernel names can exceed 1 kB)')
+    .option('--wide', 'do not cut long names (kernel names can exceed 1 kB) nor fit tables to the terminal\'s width')
     .option('--verbose', 'also show informational diagnostics')
     .option('--strict', 'exit with status 1 when the trace has warnings or errors')
     .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)')
@@ -105,6 +106,16 @@ export type Colors = ReturnType<typeof pc.createColors>;
 export function colorsFor(opts: CommonOptions): Colors {
   const on = opts.color !== false && !opts.json && !('NO_COLOR' in process.env) && terminal('stdout') !== undefined;
   return pc.createColors(on);
+}
+
+/**
+ * The width text output fits (tables cut and folded, `explain` wrapped): the terminal's columns
+ * when standard output is one, else `$COLUMNS` when set, else DEFAULT_TEXT_WIDTH — so piped output
+ * and tests are laid out alike; never below MIN_TEXT_WIDTH.
+ */
+export function outputWidth(): number {
+  const cols = terminal('stdout')?.columns ?? Number(process.env['COLUMNS']);
+  return Number.isInteger(cols) && cols > 0 ? Math.max(MIN_TEXT_WIDTH, cols) : DEFAULT_TEXT_WIDTH;
 }
 
 /** The terminal a command prints to, if it is one: output handed to a session (below) is not. */

@@ -146,7 +146,7 @@ function renderScopes(scopes: readonly CompileScope[], opts: RenderOptions): str
       { header: scopes[0]?.kind === 'annotation' ? 'Annotation' : 'Step', maxWidth: 30 },
       ...(withStep ? [{ header: 'Step' }] : []),
       { header: 'CPU', align: 'right' },
-      { header: 'Regions', align: 'right' },
+      { header: 'Regions', align: 'right', cut: true },
       { header: 'Pre-ops self CPU', align: 'right' },
       { header: 'Share', align: 'right' },
       { header: 'of it: wrapper', align: 'right' },

@@ -6,7 +6,7 @@ import type { RecordedInputDims } from './documents/shared.js';
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatUs, roundUs } from './format.js';
 import { linkJson, linkWords } from './link-words.js';
-import { renderTable, type RenderOptions } from './table.js';
+import { indentedBy, renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
 
 export interface DiffRenderOptions extends RenderOptions {
@@ -49,7 +49,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
     out.push(indent(renderTable(
       [{ header: 'Kernel', maxWidth: 60 }, { header: 'Shapes (A)', maxWidth: 40 }, { header: 'A calls', align: 'right' }, { header: 'A mean', align: 'right' }, { header: 'B calls', align: 'right' }, { header: 'B mean', align: 'right' }, { header: 'Δ mean', align: 'right' }, { header: 'Link' }],
       rows,
-      opts,
+      indentedBy(opts, 4),
     )));
   }
   if (k.replaced.length > 0) {
@@ -107,7 +107,7 @@ export function renderDiff(d: TraceDiff, opts: DiffRenderOptions = {}): string {
   const rows: string[][] = [];
   for (const a of d.perAnnotation) rows.push(...annotationRows(a));
   out.push(renderTable(
-    [{ header: 'Scope', maxWidth: 40 }, { header: 'Metric' }, { header: 'A', align: 'right' }, { header: 'A spread', align: 'right' }, { header: 'B', align: 'right' }, { header: 'B spread', align: 'right' }, { header: 'Δ', align: 'right' }, { header: 'Δ %', align: 'right' }],
+    [{ header: 'Scope', maxWidth: 40 }, { header: 'Metric', key: true }, { header: 'A', align: 'right' }, { header: 'A spread', align: 'right' }, { header: 'B', align: 'right' }, { header: 'B spread', align: 'right' }, { header: 'Δ', align: 'right' }, { header: 'Δ %', align: 'right' }],
     rows,
     opts,
   ));

@@ -1,4 +1,5 @@
 /** Number and time formatting shared by every terminal and Markdown view. */
+import { cutMiddle } from './text-width.js';
 
 /** A time given in µs, in the unit a person reads best: `2.720 µs`, `1.162 ms`, `3.402 s`. */
 export function formatUs(us: number): string {
@@ -47,10 +48,9 @@ export function roundUs(us: number): number {
   return Math.round(us * 1000) / 1000;
 }
 
-/** Cuts a long name to `max` characters with an ellipsis in the middle-right. */
+/** Cuts a long name to `max` columns in the middle, both ends kept (text-width.ts cutMiddle); inert text only. */
 export function truncateName(name: string, max: number): string {
-  if (name.length <= max || max < 4) return name;
-  return `${name.slice(0, max - 1)}…`;
+  return cutMiddle(name, max);
 }
 
 /**

@@ -101,7 +101,7 @@ export function renderKernelCatalog(c: KernelCatalog, entries: readonly KernelCa
     { header: 'Min', align: 'right' as const },
     { header: 'Max', align: 'right' as const },
     { header: 'Streams' },
-    { header: 'Launched by', maxWidth: 34 },
+    { header: 'Launched by', maxWidth: 48 },
     { header: 'Name says', maxWidth: 70 },
   ];
   const rows = entries.map((e) => [

@@ -3,7 +3,7 @@ import { NEAR_CAPACITY, type AliveGroup, type MemoryDeviceTimeline, type MemoryT
 import type { DocumentBody } from './documents/kit.js';
 import type { MemoryDocument } from './documents/memory.js';
 import { cutPathStart, formatBytes, formatInt, formatUs, roundUs } from './format.js';
-import { renderTable, type RenderOptions } from './table.js';
+import { indentedBy, renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
@@ -54,8 +54,8 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
     out.push('');
     if (!d.pairedByAddr) out.push('  Alive at the peak, never freed: unknown (the records carry no Addr, so frees cannot be paired with allocations)');
     else out.push(`  Alive at the peak: ${formatBytes(d.alive.bytes)} allocated in the trace, ${formatBytes(d.alive.beforeTraceBytes)} allocated before it (op unknown)`);
-    if (d.pairedByAddr) out.push(indent(groupTable(d.alive.byOp, 'Allocated by op', opts)));
-    if (d.alive.byModule.some((g) => g.key !== '(no module)')) out.push('', indent(groupTable(d.alive.byModule, 'Allocated in module', opts, true)));
+    if (d.pairedByAddr) out.push(indent(groupTable(d.alive.byOp, 'Allocated by op', indentedBy(opts, 2))));
+    if (d.alive.byModule.some((g) => g.key !== '(no module)')) out.push('', indent(groupTable(d.alive.byModule, 'Allocated in module', indentedBy(opts, 2), true)));
     out.push('', `  Per op (records in the op's spans, callees included; Calls, Self and Total as torch's table):`);
     out.push(
       indent(
@@ -71,12 +71,12 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
             { header: 'Total', align: 'right' },
           ],
           d.byOp.map((r) => [r.op, String(r.calls), formatInt(r.allocations), formatBytes(r.allocatedBytes), formatInt(r.frees), formatBytes(r.freedBytes), formatBytes(r.selfBytes), formatBytes(r.totalBytes)]),
-          opts,
+          indentedBy(opts, 2),
         ),
       ),
     );
     if (d.pairedByAddr) out.push('', `  Never freed in the trace: ${formatInt(d.neverFreed.count)} allocations, ${formatBytes(d.neverFreed.bytes)}`);
-    if (d.neverFreed.byOp.length > 0) out.push(indent(groupTable(d.neverFreed.byOp, 'Allocated by op', opts)));
+    if (d.neverFreed.byOp.length > 0) out.push(indent(groupTable(d.neverFreed.byOp, 'Allocated by op', indentedBy(opts, 2))));
     if (d.steps.length > 0) {
       out.push('', '  Per step (allocated bytes):');
       out.push(
@@ -84,7 +84,7 @@ export function renderMemory(t: MemoryTimeline, opts: RenderOptions & { traceEnd
           renderTable(
             [{ header: 'Step' }, { header: 'Start', align: 'right' }, { header: 'Peak', align: 'right' }, { header: 'End', align: 'right' }, { header: 'End − start', align: 'right' }],
             d.steps.map((s) => [s.step, formatBytes(s.startBytes), formatBytes(s.peakBytes), formatBytes(s.endBytes), formatBytes(s.endBytes - s.startBytes)]),
-            opts,
+            indentedBy(opts, 2),
           ),
         ),
       );

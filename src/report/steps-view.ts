@@ -70,7 +70,7 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
       formatUs(s.medianKernelUs),
       formatUs(s.cpuDispatchUs),
       formatUs(s.hostBlockedUs),
-      verdict(s.verdict, s.verdict + (s.borderline ? '?' : '')),
+      verdict(s.verdict, verdictWord(s.verdict) + (s.borderline ? '?' : '')),
     ]),
     opts,
   );
@@ -114,12 +114,17 @@ export function renderSteps(a: StepAnalysis, opts: StepsRenderOptions = {}): str
   return out.join('\n');
 }
 
+/** A verdict as text shows it: `unknown (truncated)` for a truncated trace's (StepVerdict). */
+export function verdictWord(v: StepRow['verdict']): string {
+  return v === 'unknown' ? 'unknown (truncated)' : v;
+}
+
 /** The one verdict across the steps, with the spread of the GPU busy share and the median step's reason. */
 export function overallText(a: StepAnalysis, verdict: (v: StepRow['verdict'], t: string) => string = (_v, t) => t): string {
   const o = a.stats.overall!;
   const n = a.steps.length;
-  const word = verdict(o.verdict, o.verdict) + (o.borderline ? ' (borderline)' : '');
-  if (n === 1) return `Verdict: ${word} — ${inertText(o.reason)}.`;
+  const word = verdict(o.verdict, verdictWord(o.verdict)) + (o.borderline ? ' (borderline)' : '');
+  if (n === 1 || o.verdict === 'unknown') return `Verdict${n === 1 ? '' : ` over ${n} steps`}: ${word} — ${inertText(o.reason)}.`;
   const sp = o.gpuBusyShare;
   const v = a.stats.verdicts;
   const splitText = o.split ? `; the steps split, ${v['gpu-bound']} gpu-bound and ${v['overhead-bound']} overhead-bound, on either side of 50% busy` : '';
@@ -144,6 +149,7 @@ function renderStats(a: StepAnalysis): string {
     v['overhead-bound'] ? `${v['overhead-bound']} overhead-bound` : '',
     v['gpu-bound'] ? `${v['gpu-bound']} gpu-bound` : '',
     v['no-gpu-work'] ? `${v['no-gpu-work']} without GPU work` : '',
+    v.unknown ? `${v.unknown} unknown (the trace is truncated)` : '',
   ].filter(Boolean);
   const head = `Over ${st.count} step${st.count === 1 ? '' : 's'} (${sourceText(a.source)}): ${verdicts.join(', ')}.`;
   if (st.count < 2) return head;
@@ -261,9 +267,10 @@ export function renderStepSyncs(ss: StepSyncs, opts: RenderOptions = {}): string
     [
       { header: 'What waited', maxWidth: 50 },
       { header: 'Whose', maxWidth: 40 },
-      { header: 'Calls/step', align: 'right' },
-      { header: 'Blocked/step', align: 'right' },
-      { header: 'GPU idle/step', align: 'right' },
+      // (per step: the heading says so; short headers leave the names room at 100 columns)
+      { header: 'Calls', align: 'right' },
+      { header: 'Blocked', align: 'right' },
+      { header: 'GPU idle', align: 'right' },
     ],
     ss.groups.map((g) => [
       `${g.cause} (${g.api})`,

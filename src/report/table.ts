@@ -3,16 +3,29 @@
  * unless `wide`. Rendering only — callers decide columns and rows (the view model). Every cell
  * is made inert first (core/inert-text.ts: a name's control characters shown escaped, so no
  * name can act on the terminal or start a line of its own), then cut.
+ *
+ * The table fits `width` columns (DEFAULT_TEXT_WIDTH unless the caller gives the terminal's):
+ * name columns (`maxWidth` or `cut`) are cut in the middle, both ends kept, the widest first;
+ * numbers are never cut; a table whose numbers alone are wider is shown in blocks of columns,
+ * each repeating the first column (table-fit.ts). `wide` cuts nothing and keeps one block.
  */
 import Table from 'cli-table3';
 import { inertText } from '../core/inert-text.js';
-import { truncateName } from './format.js';
+import { fitColumns, NAME_FLOOR, type FitColumn } from './table-fit.js';
+import { cutApart, cutMiddle, DEFAULT_TEXT_WIDTH, textWidth } from './text-width.js';
 
 export interface ColumnSpec {
   readonly header: string;
   readonly align?: 'left' | 'right';
-  /** Cut cells to this many characters unless the table is wide. */
+  /** A name column: cut cells to this many characters unless the table is wide (and shorter where the table must fit its width). */
   readonly maxWidth?: number;
+  /** A name column without a cap of its own: cut only where the table must fit its width. */
+  readonly cut?: boolean;
+  /**
+   * Repeated in every block of a folded table, beside the first column (which always is): a
+   * leading column that names the row with it (`diff`'s Metric beside its Scope).
+   */
+  readonly key?: boolean;
   /**
    * The column's cells are kinetoscope's own words, coloured by the view (a verdict): drawn as
    * given. Every other cell may hold trace text and is made inert first.
@@ -21,7 +34,10 @@ export interface ColumnSpec {
 }
 
 export interface RenderOptions {
+  /** Cut nothing, one block however wide (`--wide`). */
   readonly wide?: boolean;
+  /** The width to fit, in columns (default DEFAULT_TEXT_WIDTH). */
+  readonly width?: number;
   /** Wraps header text (e.g. bold) when colours are on. */
   readonly headerStyle?: (s: string) => string;
 }
@@ -48,11 +64,60 @@ const SLICE_ROWS = 200;
 export function renderTable(columns: readonly ColumnSpec[], rows: readonly (readonly string[])[], opts: RenderOptions = {}): string {
   const style = opts.headerStyle ?? ((s: string) => s);
   const head = columns.map((c) => style(c.header));
-  const cells = rows.map((r) => r.map((raw, k) => {
-    const cell = columns[k]?.ownText ? raw : inertText(raw);
-    return opts.wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!);
-  }));
+  // Made inert first, then cut (a cut of inert text leaves nothing that can act), once, to the
+  // column's width in its block (a name column's natural width is at most its maxWidth).
+  // (a column of kinetoscope's own words is cut to its maxWidth alone, not fitted)
+  const cells = rows.map((r) => r.map((raw, k) => (!columns[k]?.ownText ? inertText(raw) : opts.wide || !columns[k]!.maxWidth ? raw : cutMiddle(raw, columns[k]!.maxWidth!))));
   const aligns = columns.map((c) => c.align ?? 'left');
+  if (opts.wide) return draw(head, cells, aligns);
+  let keys = 1;
+  while (keys < columns.length && columns[keys]!.key) keys++;
+  const blocks = fitColumns(fitSpecs(columns, head, cells), { sep: 2, edge: 0 }, opts.width ?? DEFAULT_TEXT_WIDTH, keys);
+  if (blocks.length === 1 && blocks[0]!.widths.every((w, k) => !isCut(columns[k]) || w >= columnWidth(head, cells, k))) return draw(head, cells, aligns);
+  return blocks
+    .map((b) => {
+      const pick = <T>(row: readonly T[]) => b.columns.map((k) => row[k]!);
+      // Each name column cut as a whole (cutApart: names that differ read apart), the rows as given.
+      const full = cells.filter((r) => r.length === columns.length);
+      const cutCols = b.columns.map((k, j) => (isCut(columns[k]) ? cutApart(full.map((r) => r[k]!), b.widths[j]!) : undefined));
+      let y = 0;
+      const rows = cells.map((r) => {
+        if (r.length !== columns.length) return r;
+        const row = b.columns.map((k, j) => cutCols[j]?.[y] ?? r[k]!);
+        y++;
+        return row;
+      });
+      return draw(pick(head), rows, pick(aligns));
+    })
+    .join('\n\n');
+}
+
+/** The options of a table drawn `by` columns in from the margin (an indented table): its width less the indent. */
+export function indentedBy(opts: RenderOptions, by: number): RenderOptions {
+  return { ...opts, width: (opts.width ?? DEFAULT_TEXT_WIDTH) - by };
+}
+
+/** A name column, which fitting may cut. */
+const isCut = (c: ColumnSpec | undefined): boolean => c !== undefined && !c.ownText && (c.maxWidth !== undefined || c.cut === true);
+
+/** Column k's widest cell, header included. */
+function columnWidth(head: readonly string[], cells: readonly (readonly string[])[], k: number): number {
+  let w = textWidth(head[k] ?? '');
+  for (const r of cells) if (r[k] !== undefined) w = Math.max(w, textWidth(r[k]!));
+  return w;
+}
+
+/** Each column's width and whether (and how far) fitting may cut it. */
+function fitSpecs(columns: readonly ColumnSpec[], head: readonly string[], cells: readonly (readonly string[])[]): FitColumn[] {
+  return columns.map((c, k) => {
+    const natural = columnWidth(head, cells, k);
+    const width = isCut(c) && c.maxWidth !== undefined ? Math.min(natural, Math.max(c.maxWidth, textWidth(head[k]!))) : natural;
+    return { width, cut: isCut(c), min: Math.min(width, Math.max(textWidth(head[k]!), NAME_FLOOR)) };
+  });
+}
+
+/** The table's lines, drawn: plain cells here, the others by cli-table3; the header rule as wide as the widest line. */
+function draw(head: readonly string[], cells: readonly (readonly string[])[], aligns: readonly ('left' | 'right')[]): string {
   const lines = drawPlain(head, cells, aligns) ?? drawSliced(head, cells, aligns);
   // cli-table3 draws the header rule (the `mid` characters) but sizes it without the column
   // separators; redraw it as wide as the widest line.

@@ -33,17 +33,35 @@ function describe(n: DispatchNode, st: TreeStyle): string {
 
 export function renderDispatchTree(t: DispatchTree, st: TreeStyle = {}): string {
   const lines = [`Dispatch chain of ${inertText(t.scope)}`];
-  // Depth first with an explicit stack (children pushed last to first).
-  const stack: { n: DispatchNode; prefix: string; last: boolean; root: boolean }[] = [];
-  for (let r = t.roots.length - 1; r >= 0; r--) stack.push({ n: t.roots[r]!, prefix: '', last: true, root: true });
-  while (stack.length > 0) {
-    const { n, prefix, last, root } = stack.pop()!;
-    lines.push(root ? describe(n, st) : `${prefix}${last ? '└─ ' : '├─ '}${describe(n, st)}`);
-    const next = root ? '' : prefix + (last ? '   ' : '│  ');
-    for (let k = n.children.length - 1; k >= 0; k--) stack.push({ n: n.children[k]!, prefix: next, last: k === n.children.length - 1, root: false });
+  drawTree(lines, t.roots, true, '', st);
+  if (t.otherThreads.length) {
+    const dim = st.dim ?? id;
+    const own = t.gpuUsAllThreads - t.otherThreads.reduce((x, o) => x + o.gpuUs, 0);
+    // The instance's GPU work is on every thread: say how it splits before the other threads' trees.
+    lines.push(
+      '',
+      `Other threads inside ${inertText(t.scope)}'s window: the instance launched ${formatUs(t.gpuUsAllThreads)} of GPU work on every thread, ${formatUs(own)} of it from its own thread (above), the rest from these:`,
+    );
+    for (const o of t.otherThreads) {
+      const times = [`CPU ${formatUs(o.cpuUs)}`, ...(o.gpuUs ? [`GPU ${formatUs(o.gpuUs)}`] : [])];
+      lines.push(`${inertText(o.thread)}  ${dim(`${o.roots.length ? '' : 'events not shown at this depth · '}${times.join(' · ')}`)}`);
+      drawTree(lines, o.roots, false, '', st);
+    }
   }
   if (t.cutAtDepth !== undefined) lines.push(`(events nest deeper than ${t.cutAtDepth} levels: the levels past it are not shown)`);
   return lines.join('\n');
+}
+
+/** `nodes` and their subtrees into `lines`, depth first with an explicit stack (children pushed last to first); `asRoots`: drawn without a branch of their own. */
+function drawTree(lines: string[], nodes: readonly DispatchNode[], asRoots: boolean, prefix: string, st: TreeStyle): void {
+  const stack: { n: DispatchNode; prefix: string; last: boolean; root: boolean }[] = [];
+  for (let r = nodes.length - 1; r >= 0; r--) stack.push({ n: nodes[r]!, prefix, last: r === nodes.length - 1, root: asRoots });
+  while (stack.length > 0) {
+    const { n, prefix: p, last, root } = stack.pop()!;
+    lines.push(root ? describe(n, st) : `${p}${last ? '└─ ' : '├─ '}${describe(n, st)}`);
+    const next = root ? '' : p + (last ? '   ' : '│  ');
+    for (let k = n.children.length - 1; k >= 0; k--) stack.push({ n: n.children[k]!, prefix: next, last: k === n.children.length - 1, root: false });
+  }
 }
 
 type NodeJson = TreeDocument['roots'][number];
@@ -59,5 +77,12 @@ export function dispatchTreeJson(t: DispatchTree): DocumentBody<TreeDocument, 'd
     ...(n.gpuUs !== undefined ? { gpuUs: roundUs(n.gpuUs) } : {}),
     children: n.children.map(conv),
   });
-  return { scope: t.scope, instances: t.instances, ...(t.cutAtDepth !== undefined ? { cutAtDepth: t.cutAtDepth } : {}), roots: t.roots.map(conv) };
+  return {
+    scope: t.scope,
+    instances: t.instances,
+    ...(t.cutAtDepth !== undefined ? { cutAtDepth: t.cutAtDepth } : {}),
+    roots: t.roots.map(conv),
+    otherThreads: t.otherThreads.map((o) => ({ thread: o.thread, cpuUs: roundUs(o.cpuUs), gpuUs: roundUs(o.gpuUs), roots: o.roots.map(conv) })),
+    gpuUsAllThreads: roundUs(t.gpuUsAllThreads),
+  };
 }

@@ -374,7 +374,7 @@ describe('direction: explain TRACE --vs BASELINE reads BASELINE → TRACE, as di
     expect(diff.stdout.split('\n')[0]).toBe('Before: A = geglu_mlp.pt.trace.json.gz (the baseline). After: B = geglu_mlp_compile.pt.trace.json.gz.');
     const fusion = await runCli(['fusion', b, '--vs', a]);
     expect(fusion.stdout.split('\n')[0]).toBe('Before: geglu_mlp.pt.trace.json.gz (the baseline, --vs). After: geglu_mlp_compile.pt.trace.json.gz.');
-    const explain = await runCli(['explain', b, '--vs', a, '--only', 'comparison']);
+    const explain = await runCli(['explain', b, '--vs', a, '--only', 'comparison', '--wide']);
     const body = explain.stdout.split('\n').filter((l) => l.startsWith('- '));
     expect(body[0]).toBe('- Before: `geglu_mlp` (the baseline, A). After: `geglu_mlp_compile` (this trace, B). Compared per `mlp_fwd`: 3 instances before, 3 after; every number is per instance.');
   });

@@ -305,7 +305,7 @@ describe('explain: a sentence only where its condition holds', () => {
     expect(new Set(rawTrace('geglu_mlp').events.filter((x) => x.cat === 'cpu_op' && /addmm|^aten::mm$/.test(x.name)).map((x) => x.name))).toEqual(new Set(['aten::mm']));
     expect(sentences(geglu, 'bias.epilogue')).toEqual([]);
     expect(sentences(geglu, 'bias.no-add-op')).toEqual([]);
-    expect(sentences(geglu, 'next.bias-epilogue')).toEqual([]);
+    expect(sentences(geglu, 'action.bias-epilogue')).toEqual([]);
     expect(num(one(geglu, 'bias.none'), 'gemmCalls')).toBe(rawTrace('geglu_mlp').events.filter((x) => x.name === 'aten::mm').length);
     const text = renderExplainMarkdown(geglu);
     expect(text).not.toMatch(/bias is added in the GEMM's epilogue/);
@@ -314,7 +314,7 @@ describe('explain: a sentence only where its condition holds', () => {
     const sep = one(ma, 'bias.separate-add');
     expect(sep.numbers['addOp']).toBe('aten::add');
     expect(sentences(ma, 'bias.epilogue')).toEqual([]);
-    one(ma, 'next.bias-epilogue');
+    one(ma, 'action.bias-epilogue');
   });
 
   it('S4: a separate bias add only after a forward GEMM; a pointwise Inductor add gets compile-side wording; a backward mm or a layer-norm-backward reduction gets none (epilogue-premises.json)', async () => {
@@ -331,10 +331,11 @@ describe('explain: a sentence only where its condition holds', () => {
     // The backward mm ([1024,32]×[32,64] again, under MmBackward0) and the reduction after [8192,32]×[32,512]: no sentence.
     expect(seps.filter((x) => x.numbers['shape'] === '[8192,32]×[32,512]')).toEqual([]);
     expect(seps.filter((x) => x.numbers['shape'] === '[1024,32]×[32,64]')).toHaveLength(1);
-    const next = sentences(e, 'next.bias-epilogue').map(renderSentence);
+    // (the actions' own sentences, in the rows' order: the ranking orders them by time at stake)
+    const next = [...e.actions.advice, ...e.actions.minor].filter((a) => a.id === 'bias-epilogue').map((a) => renderSentence(a.sentence)).sort();
     expect(next).toHaveLength(2);
-    expect(next[0]).toMatch(/^Let the bias ride in the GEMM: `aten::mm` followed by `aten::add`/);
-    expect(next[1]).toMatch(/^In the compiled graph, `aten::mm` runs on cuBLAS without its bias and `triton_poi_fused_add_0` adds it/);
+    expect(next[0]).toMatch(/^In the compiled graph, `aten::mm` \[\[2048,32\],\[32,128\],\[2048,128\]\] runs on cuBLAS without its bias and `triton_poi_fused_add_0` adds it/);
+    expect(next[1]).toMatch(/^Let the bias ride in the GEMM: `aten::mm` \[\[1024,32\],\[32,64\]\] followed by `aten::add`/);
     expect(next.join(' ')).not.toContain('gelu');
     const rows = (await import('../../src/analyses/host/ops.js')).computeOps(await load(path)).epilogues;
     // Five bias-less GEMMs: the forward eager one and the two compiled ones with a pointwise add have a row; the backward mm and the one before a reduction have nothing to report.
@@ -354,7 +355,7 @@ describe('explain: a sentence only where its condition holds', () => {
     expect(lnBwd.length).toBeGreaterThan(0);
     const e = await explain('gpt2_train_compile');
     expect(sentences(e, 'bias.separate-add')).toEqual([]);
-    expect(sentences(e, 'next.bias-epilogue')).toEqual([]);
+    expect(sentences(e, 'action.bias-epilogue')).toEqual([]);
     // Its forward Linears are addmm with the bias in the nvjet kernel's epilogue (raw: each addmm's kernel says _bias_).
     const addmm = ops.filter((x) => x.name === 'aten::addmm');
     const kernelsOf = (x: RawEvent) => raw.filter((k) => k.cat === 'kernel' && k.args!['External id'] === x.args!['External id']);
@@ -402,45 +403,48 @@ describe('explain: a sentence only where its condition holds', () => {
     const raw = rawTrace('gpt2_train').events;
     expect(raw.some((x) => x.name.startsWith('autograd::engine::evaluate_function: AddmmBackward'))).toBe(true);
     expect(sentences(e, 'bias.separate-add')).toEqual([]);
-    expect(sentences(e, 'next.bias-epilogue')).toEqual([]);
+    expect(sentences(e, 'action.bias-epilogue')).toEqual([]);
   });
 
-  it('what to try next: no_grad only on a compiled graph that keeps backward work; CUDA graphs only when overhead-bound; fuse only with a chain', async () => {
+  it('what to do: no_grad only on a compiled graph that keeps backward work; CUDA graphs only where the steps launch none yet; fuse only with a chain', async () => {
     const relu = await explain('relu_mlp_compile');
-    expect(one(relu, 'next.no-grad').numbers['finding']).toBe('BACKWARD_OPS_WITHOUT_BACKWARD');
+    expect(one(relu, 'action.no-grad').numbers['finding']).toBe('BACKWARD_OPS_WITHOUT_BACKWARD');
     expect(rawTrace('relu_mlp_compile').events.some((x) => x.name.includes('threshold_backward'))).toBe(true);
     const eager = await explain('relu_mlp');
-    expect(sentences(eager, 'next.no-grad')).toEqual([]);
+    expect(sentences(eager, 'action.no-grad')).toEqual([]);
     // The workloads' no-grad capture: no CompiledFunction, no backward ops, no advice.
     const nograd = computeExplanation({ label: 'relu_mlp_compile_nograd', model: await load(workloadTrace('relu_mlp_compile_nograd')) });
     const raw = (loadRawJson(workloadTrace('relu_mlp_compile_nograd')).traceEvents as unknown as RawEvent[]).filter((x) => x.ph === 'X');
     expect(raw.some((x) => x.name === 'CompiledFunction' || x.name.includes('threshold_backward'))).toBe(false);
-    expect(sentences(nograd, 'next.no-grad')).toEqual([]);
+    expect(sentences(nograd, 'action.no-grad')).toEqual([]);
 
     const tiny = await explain('tiny_ops');
-    const ro = one(tiny, 'next.reduce-overhead');
-    expect(num(ro, 'steps')).toBe(3);
-    expect(sentences(tiny, 'next.gpu-bound')).toEqual([]);
-    // Workload geglu_mlp: every step GPU-bound, so no CUDA-graph advice; gelu and mul are not back to
+    one(tiny, 'action.cuda-graph');
+    expect(sentences(tiny, 'verdict.gpu-bound')).toEqual([]);
+    // A trace that replays CUDA graphs already gets no CUDA-graph action; the verdict says what the GPU waits for.
+    const ro = await explain('tiny_ops_compile_ro');
+    expect(rawTrace('tiny_ops_compile_ro').events.some((x) => x.name === 'cudaGraphLaunch')).toBe(true);
+    expect(sentences(ro, 'action.cuda-graph')).toEqual([]);
+    one(ro, 'verdict.graphs-replayed');
+    // Workload geglu_mlp: every step GPU-bound, said with the GEMMs' share; gelu and mul are not back to
     // back there (the up GEMM runs between them) but gelu's output still round-trips HBM: a chain to fuse.
     const wg = computeExplanation({ label: 'geglu_mlp', model: await load(workloadTrace('geglu_mlp')) });
     expect(String(one(wg, 'verdict.summary').numbers['verdict'])).toMatch(/^gpu-bound/);
     expect(sentences(wg, 'verdict.step')).toEqual([]);
-    expect(sentences(wg, 'next.reduce-overhead')).toEqual([]);
-    one(wg, 'next.gpu-bound');
+    one(wg, 'verdict.gpu-bound');
     const wmul = (loadRawJson(workloadTrace('geglu_mlp')).traceEvents as unknown as RawEvent[]).find((x) => x.name === 'aten::mul')!;
     const wdims = (wmul.args!['Input Dims'] as number[][])[0]!;
     expect((wmul.args!['Input type'] as string[])[0]).toBe('c10::BFloat16');
-    const wfuse = one(wg, 'next.fuse');
+    const wfuse = one(wg, 'action.fuse-chain');
     expect(wfuse.numbers['chain']).toBe('gelu·mul');
     expect(num(wfuse, 'intermediateBytes')).toBe(wdims.reduce((p, d) => p * d, 1) * 2);
 
     const g = await explain('geglu_mlp');
-    const fuse = one(g, 'next.fuse');
+    const fuse = one(g, 'action.fuse-chain');
     expect(fuse.numbers['chain']).toBe('gelu·mul');
     expect(num(fuse, 'intermediateBytes')).toBe(64 * 128 * 3072 * 2);
     const compiled = await explain('geglu_mlp_compile');
-    expect(sentences(compiled, 'next.fuse')).toEqual([]);
+    expect(sentences(compiled, 'action.fuse-chain')).toEqual([]);
     expect(sentences(compiled, 'fusion.inductor').map((s) => s.numbers['ops'])).toEqual([['_unsafe_view', 'gelu', 'mul']]);
   });
 
@@ -475,11 +479,12 @@ describe('explain: a sentence only where its condition holds', () => {
 
   it('.item() advice only where a sync sits under aten::item / _local_scalar_dense (sync_loop)', async () => {
     const e = await explain('sync_loop');
-    const s = one(e, 'next.item-syncs');
+    const s = one(e, 'action.host-sync.item');
     const raw = rawTrace('sync_loop').events;
     const items = raw.filter((x) => x.name === 'aten::_local_scalar_dense');
-    expect(num(s, 'count')).toBe(items.length);
-    expect(sentences(await explain('linear'), 'next.item-syncs')).toEqual([]);
+    const steps = raw.filter((x) => x.name.startsWith('ProfilerStep#')).length;
+    expect(num(s, 'callsPerStep')).toBe(items.length / steps);
+    expect(sentences(await explain('linear'), 'action.host-sync.item')).toEqual([]);
   });
 
   it('comparison and conclusions only with --vs', async () => {
@@ -527,11 +532,11 @@ describe('explain: rendering', () => {
 
   it('JSON: stable keys, µs rounded to the ns, rendered text beside the template', async () => {
     const j = explainJson(await explain('linear_compile', ['linear']));
-    expect(Object.keys(j)).toEqual(['trace', 'vs', 'sections']);
+    expect(Object.keys(j)).toEqual(['trace', 'vs', 'verdict', 'actions', 'facts', 'sections']);
     expect(j.trace).toMatchObject({ label: 'linear_compile', scope: 'linear_fwd', instances: 3 });
     for (const s of j.sections) {
       expect(EXPLAIN_SECTIONS).toContain(s.id);
-      expect(Object.keys(s)).toEqual(['id', 'title', 'readings', 'sentences', 'tables', 'more']);
+      expect(Object.keys(s)).toEqual(['id', 'title', 'readings', ...('lead' in s ? ['lead'] : []), 'sentences', 'tables', 'more']);
       for (const x of s.sentences) expect(Object.keys(x)).toEqual(['id', 'text', 'template', 'numbers']);
     }
     const row = j.sections.find((s) => s.id === 'conclusions')!.tables[0]!.rows[0] as Record<string, number>;
@@ -542,18 +547,26 @@ describe('explain: rendering', () => {
 describe('explain: the command', () => {
   const run = (...args: string[]) => runCli(['explain', ...args]);
 
-  it('prints Markdown with a section per reading, --only keeps the named ones, --json one document', async () => {
+  it('prints the first screen by default, every section with --full, --only the named ones, --json one document with everything', async () => {
     const md = await run(h200Trace('geglu_mlp'));
     expect(md.status).toBe(0);
     expect(md.stdout).toMatch(/^# What geglu_mlp shows/);
-    for (const h of ['## Steps and annotations (S1)', '## The dispatch chain (S2)', '## The GEMMs (S7)', '## Overhead-bound or GPU-bound (S12)']) expect(md.stdout).toContain(h);
+    expect(md.stdout.match(/^## .*/gm)).toEqual(['## Verdict: overhead-bound (borderline)', "## What to do, by time at stake per step (each action's alone: they overlap)", '## The facts behind them']);
+    const full = await run(h200Trace('geglu_mlp'), '--full');
+    for (const h of ['## Verdict: what bounds the step', '## What to do, by time at stake per step', '## Steps and annotations', '## The dispatch chain: each top-level op down to its kernels', '## The GEMMs: FLOPs, rate and % of peak']) expect(full.stdout).toContain(h);
+    // Headings say what they hold: no reading labels (the JSON's `readings` keeps them for scripts).
+    expect(full.stdout).not.toMatch(/^## .*\(S\d/m);
+    expect(full.stdout.indexOf('## Verdict')).toBeLessThan(full.stdout.indexOf('## Steps and annotations'));
     const only = await run(h200Trace('geglu_mlp'), '--only', 'gemms');
     expect(only.stdout.match(/^## /gm)).toEqual(['## ']);
     const j = await run(h200Trace('linear_compile'), '--vs', h200Trace('linear'), '--json');
     expect(j.status).toBe(0);
     const doc = JSON.parse(j.stdout);
-    expect(Object.keys(doc)).toEqual(['schemaVersion', 'trace', 'vs', 'sections', 'diagnostics', 'vsDiagnostics']);
+    expect(Object.keys(doc)).toEqual(['schemaVersion', 'trace', 'vs', 'verdict', 'actions', 'facts', 'sections', 'diagnostics', 'vsDiagnostics']);
     expect(doc.vs[0].label).toBe('linear');
+    // --full is for text: the JSON holds every section either way.
+    const jFull = JSON.parse((await run(h200Trace('linear_compile'), '--vs', h200Trace('linear'), '--json', '--full')).stdout);
+    expect(jFull.sections.map((s: { id: string }) => s.id)).toEqual(doc.sections.map((s: { id: string }) => s.id));
   });
 
   it('bad --only, bad --limit and a missing file exit 2 with one line', async () => {
@@ -566,10 +579,10 @@ describe('explain: the command', () => {
   });
 });
 
-describe('explain: padding a misaligned GEMM dimension (next.pad-gemm)', () => {
+describe('explain: padding a misaligned GEMM dimension (action pad-gemm)', () => {
   const padAdvice = async (name: string) => {
     const e = computeExplanation({ model: await loadModel(h200Trace(name)), label: name });
-    return e.sections.flatMap((s) => s.sentences).filter((x) => x.id === 'next.pad-gemm');
+    return [...e.actions.advice, ...e.actions.minor].filter((a) => a.id === 'pad-gemm').map((a) => a.sentence);
   };
 
   it('gpt2_train: the vocabulary 50257 → 50264, its GEMM calls counted from the raw events', async () => {
@@ -596,7 +609,15 @@ describe('explain: padding a misaligned GEMM dimension (next.pad-gemm)', () => {
   });
 
   it('says nothing where every GEMM dimension is aligned', async () => {
-    for (const name of ['relu_mlp', 'geglu_mlp', 'cnn_train', 'attention', 'scaled_mm', 'gpt2_train_compile']) expect(await padAdvice(name), name).toEqual([]);
+    for (const name of ['relu_mlp', 'geglu_mlp', 'attention', 'scaled_mm', 'gpt2_train_compile']) expect(await padAdvice(name), name).toEqual([]);
+  });
+
+  it('cnn_train: its 10-class head (10 → 16) is below 1% of the step: an action, not advice', async () => {
+    const e = computeExplanation({ model: await loadModel(h200Trace('cnn_train')), label: 'cnn_train' });
+    expect(e.actions.advice.filter((a) => a.id === 'pad-gemm')).toEqual([]);
+    const minor = e.actions.minor.filter((a) => a.id === 'pad-gemm');
+    expect(minor.map((a) => a.sentence.numbers['sizes'])).toEqual(['10 → 16']);
+    expect(minor[0]!.stepShare).toBeLessThan(0.01);
   });
 });
 
@@ -618,7 +639,7 @@ describe('explain --vs: the same work past eight kernels in one sentence (compar
 });
 
 describe('explain: what to try when the GPU waits for data', () => {
-  it('dataloader_train: the step that waited for its batch gets the input-pipeline advice, the others the launch advice', async () => {
+  it('dataloader_train: the step that waited for its batch gets the input-pipeline advice', async () => {
     const e = await explain('dataloader_train');
     const raw = loadRawJson(h200Trace('dataloader_train')).traceEvents;
     // The step with the longest DataLoader wait, from the raw annotations (the loader's __next__ inside each step).
@@ -627,23 +648,21 @@ describe('explain: what to try when the GPU waits for data', () => {
     const waitOf = (s: Record<string, unknown>) =>
       loads.filter((l) => (l['ts'] as number) >= (s['ts'] as number) && (l['ts'] as number) < (s['ts'] as number) + (s['dur'] as number)).reduce((t, l) => t + (l['dur'] as number), 0);
     const longest = [...steps].sort((a, b) => waitOf(b) - waitOf(a))[0]!;
-    const d = one(e, 'next.dataloader');
+    const d = one(e, 'action.dataloader');
     expect(d.numbers['step']).toBe(longest['name']);
     expect(d.numbers['steps']).toBe(1);
     // the wait counted is at most the raw annotation's, and more than half the step's GPU idle time
     expect(num(d, 'dataLoaderUs')).toBeLessThanOrEqual(waitOf(longest));
     expect(num(d, 'dataLoaderUs')).toBeGreaterThan(num(d, 'gpuIdleUs') / 2);
-    // the CUDA-graph advice speaks of the other overhead-bound step only
-    const r = one(e, 'next.reduce-overhead');
-    expect(num(r, 'steps')).toBe(num(d, 'overheadSteps') - 1);
-    expect(renderSentence(r)).toMatch(/^The other 1 overhead-bound step/);
+    // the launches of the steps get the CUDA-graph action beside it
+    one(e, 'action.cuda-graph');
   });
 
   it('a trace with no DataLoader gets no input-pipeline advice (tiny_ops: overhead-bound on launches)', async () => {
     const e = await explain('tiny_ops');
     expect(loadRawJson(h200Trace('tiny_ops')).traceEvents.some((x) => String(x['name']).startsWith('enumerate(DataLoader)'))).toBe(false);
-    expect(sentences(e, 'next.dataloader')).toEqual([]);
-    expect(renderSentence(one(e, 'next.reduce-overhead'))).toMatch(/^\d+ of \d+ steps are overhead-bound/);
+    expect(sentences(e, 'action.dataloader')).toEqual([]);
+    expect(renderSentence(one(e, 'action.cuda-graph'))).toMatch(/a launch costs more than the kernel it launches/);
   });
 });
 

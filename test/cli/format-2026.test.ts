@@ -148,7 +148,10 @@ describe('§9.1 CUDA-graph annotations baked in by export_chrome_trace(cuda_grap
         if (!named.length) expect(k['graphRegions']).toBeUndefined();
         else expect(k['graphRegions']).toEqual([{ name: named[0]!['args']['name'], calls: named.length }]);
       }
-      const text = (await runCli(['kernels', micro(file)])).stdout;
+      // (the whole cell: a table fits $COLUMNS, 100 by default, and this cell is wider)
+      const columns = process.env['COLUMNS'];
+      process.env['COLUMNS'] = '200';
+      const text = (await runCli(['kernels', micro(file)]).finally(() => (columns === undefined ? delete process.env['COLUMNS'] : (process.env['COLUMNS'] = columns)))).stdout;
       expect(text).toContain(`CUDA-graph regions (${want.annotated} of ${want.graphed} replayed GPU activities carry an annotation naming their region; cudaGraphInlineAnnotated):`);
       expect(text).toContain('graph: attention×2');
     });
@@ -190,7 +193,7 @@ describe('§9.1 CUDA-graph annotations baked in by export_chrome_trace(cuda_grap
     const doc = await json('compile', micro(IN_PLACE));
     expect(validates('compile', doc)).toEqual([]);
     expect((doc['steps'][0]['graphReplays'] as Ev[]).map((g) => g['regions'])).toEqual(want);
-    expect((await runCli(['compile', micro(IN_PLACE)])).stdout).toContain('attention×1, mlp×1, tp_allreduce×1');
+    expect((await runCli(['compile', micro(IN_PLACE), '--wide'])).stdout).toContain('attention×1, mlp×1, tp_allreduce×1');
   });
 
   it('without annotations (torch 2.11) nothing names a region', async () => {

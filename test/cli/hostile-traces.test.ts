@@ -112,7 +112,7 @@ describe('no recursion over what the trace nests', () => {
   });
 
   it('summary --group-by module on 50,000 nested modules (the review\'s case)', async () => {
-    const r = await runCli(['summary', deepModules(50_000).path, '--group-by', 'module']);
+    const r = await runCli(['summary', deepModules(50_000).path, '--group-by', 'module', '--wide']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.split('\n').filter((l) => /Deep_\d+/.test(l))).toHaveLength(MAX_TREE_DEPTH);
   });

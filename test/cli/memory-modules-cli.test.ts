@@ -54,7 +54,7 @@ describe('memory / modules / summary --memory on the command line', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Each row sums all calls of the module \(Calls\)[^\n]*\nModule\s+Calls/);
     expect(r.stdout).toContain('  GPT2Model_0');
-    const flat = await runCli(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module']);
+    const flat = await runCli(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module', '--wide']);
     expect(flat.stdout).toContain('GPT2LMHeadModel_0/GPT2Model_0/GPT2Block_0/GPT2Attention_0');
     expect(flat.stdout).not.toContain('By class'); // the flat view is the module rows alone
     const asJson = await runCli(['summary', h200Trace('gpt2_train_mem'), '--group-by', 'module', '--json']);

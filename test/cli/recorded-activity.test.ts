@@ -29,7 +29,7 @@ describe('what the trace holds', () => {
     const m = await loadModel(file);
     expect(recordedActivity(m)).toBe('not-kineto');
     expect(m.counts.ignored).toBe(raw.notKineto);
-    const explain = await runCli(['explain', file]);
+    const explain = await runCli(['explain', file, '--wide', '--full']);
     expect(explain.status).toBe(0);
     expect(explain.stdout).not.toContain('CUDA activity alone');
     expect(explain.stdout).toContain(`only ${raw.notKineto} events of other categories, which kinetoscope does not read: likely a Chrome trace from another tool`);
@@ -44,7 +44,7 @@ describe('what the trace holds', () => {
     expect(raw.ops).toBe(0);
     expect(raw.gpu).toBeGreaterThan(0);
     expect(recordedActivity(await loadModel(file))).toBe('cuda-alone');
-    const explain = await runCli(['explain', file]);
+    const explain = await runCli(['explain', file, '--wide', '--full']);
     expect(explain.stdout).toContain('(the profiler recorded the CUDA activity alone)');
     expect(explain.stdout).not.toContain('Chrome trace from another tool');
   });

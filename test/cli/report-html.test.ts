@@ -278,6 +278,7 @@ describe('report page', () => {
       sentence: { id: `action.${id}`, template: 'Fuse `{op}` into {kernel}: saves {savedUs} per step; chain {chain}.', numbers: { op: evil, kernel: evil, savedUs: atStakeUs, chain: `${markdownCode(evil)} → ${markdownCode('a`b')}` }, markdown: ['chain'] },
       atStakeUs,
       bound,
+      saves: 'gpu-time',
       stepShare: atStakeUs / 36_000,
       ...(toolchain ? { toolchain } : {}),
     });

@@ -345,7 +345,7 @@ describe('steps: verdicts', () => {
       });
       const p = (x: number) => `${(x * 100).toFixed(1)}%`;
       const [lowest, highest] = [p(Math.min(...shares)), p(Math.max(...shares))];
-      const r = await runCli(['explain', h200Trace(name)]);
+      const r = await runCli(['explain', h200Trace(name), '--wide']);
       expect(r.status).toBe(0);
       expect(r.stdout).toContain(lowest === highest ? `(${lowest} in every step)` : `(${lowest} to ${highest} over the steps)`);
       expect(lowest === highest).toBe(name === 'linear_cpu');

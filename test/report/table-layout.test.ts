@@ -4,7 +4,7 @@
 import Table from 'cli-table3';
 import { describe, expect, it } from 'vitest';
 import { renderTable, type ColumnSpec } from '../../src/report/table.js';
-import { truncateName } from '../../src/report/format.js';
+import { cutMiddle } from '../../src/report/text-width.js';
 import { inertText } from '../../src/core/inert-text.js';
 
 // (columns of kinetoscope's own text: cells drawn as given, colours and line breaks included; a
@@ -20,12 +20,16 @@ function oracle(columns: readonly ColumnSpec[], rows: readonly (readonly string[
     colAligns: columns.map((c) => c.align ?? 'left'),
     wordWrap: false,
   });
-  for (const r of rows) table.push(r.map((cell, k) => (wide || !columns[k]?.maxWidth ? cell : truncateName(cell, columns[k]!.maxWidth!))));
+  for (const r of rows) table.push(r.map((cell, k) => (wide || !columns[k]?.maxWidth ? cell : cutMiddle(cell, columns[k]!.maxWidth!))));
   const lines = table.toString().split('\n');
   // eslint-disable-next-line no-control-regex
   if (lines.length > 1) lines[1] = '─'.repeat(Math.max(...lines.map((l) => l.replace(/\u001b\[[0-9;]*m/g, '').length)));
   return lines.join('\n');
 }
+
+// (these tables are laid out as cli-table3 lays them out, unfitted: `width: Infinity`; fitting to a
+// width is test/table-fit.test.ts's)
+const UNFITTED = { width: Infinity };
 
 // Cells of one-column characters (drawn by table.ts) and of others (wide, emoji, combining, line breaks: cli-table3).
 const PLAIN = ['aten::mm', '', 'x', 'é', 'µs', '12,345.678', '→ next', '— ', 'Δ 3', 'Σ', '−1', '≤ 2', '× 4', '·', 'a'.repeat(70), '\u001b[1mbold\u001b[22m'];
@@ -45,7 +49,7 @@ describe('renderTable draws what cli-table3 draws', () => {
       it(`${n} rows of ${label}, cut and wide, with and without a header style`, () => {
         const body = rows(n, words, n + words.length);
         for (const wide of [false, true]) {
-          for (const style of [plain, bold]) expect(renderTable(COLUMNS, body, { wide, headerStyle: style })).toBe(oracle(COLUMNS, body, wide, style));
+          for (const style of [plain, bold]) expect(renderTable(COLUMNS, body, { wide, headerStyle: style, ...UNFITTED })).toBe(oracle(COLUMNS, body, wide, style));
         }
       });
     }
@@ -53,12 +57,12 @@ describe('renderTable draws what cli-table3 draws', () => {
   it('a row shorter than the header, in a long table', () => {
     const body = rows(450, PLAIN, 3);
     body[17] = body[17]!.slice(0, 2);
-    expect(renderTable(COLUMNS, body)).toBe(oracle(COLUMNS, body, false, plain));
+    expect(renderTable(COLUMNS, body, UNFITTED)).toBe(oracle(COLUMNS, body, false, plain));
   });
   it('a cell that may hold trace text is made inert, then laid out: escapes and line breaks shown, not acted on', () => {
     const columns: ColumnSpec[] = COLUMNS.map((c) => ({ ...c, ownText: false }));
     const body = rows(450, [...PLAIN, ...OTHER], 5);
-    expect(renderTable(columns, body)).toBe(oracle(columns, body.map((r) => r.map(inertText)), false, plain));
+    expect(renderTable(columns, body, UNFITTED)).toBe(oracle(columns, body.map((r) => r.map(inertText)), false, plain));
     // eslint-disable-next-line no-control-regex
     expect(renderTable(columns, body)).not.toMatch(/\u001b/);
   });

@@ -16,7 +16,8 @@
  *   kernel-matching       {regular expression: kernels per instance whose name (or short name) it finds}
  *   views-launch-nothing  true: every view op (`aten::t`, `view`, …) launched no GPU work
  *   gpu-idle-max          the GPU idle at most this share of each instance (as `steps` computes it)
- *   verdict               overhead-bound, gpu-bound or no-gpu-work, for every instance (as `steps` judges)
+ *   verdict               overhead-bound, gpu-bound or no-gpu-work, for every instance (as `steps` judges;
+ *                         a truncated trace's verdict is unknown, and no expected verdict holds)
  *   step-time-max         each instance's duration ≤ us × (1 + tolerance)
  *
  * `deriveExpectations` writes what a trace shows as a starting file; checking the trace
@@ -40,7 +41,7 @@ import {
   type ScopeInstance,
   type ScopeSpec,
 } from '../host/scopes.js';
-import { computeStepBreakdown, GPU_BOUND_BUSY_SHARE, type StepRow, type StepVerdict } from '../steps/step-breakdown.js';
+import { computeStepBreakdown, GPU_BOUND_BUSY_SHARE, TRUNCATED_REASON, type StepRow, type StepVerdict } from '../steps/step-breakdown.js';
 import { computeLaunchedGpuWork, isViewOpName } from '../facts/view-ops.js';
 
 export type Verdict = StepVerdict;
@@ -435,6 +436,8 @@ function createIdleJudge(m: TraceModel, scope: ScopeSpec): (inst: ScopeInstance)
     const window = inst.endNs - inst.startNs;
     const busyNs = window > 0 ? clippedLengthNs(busy, inst.startNs, inst.endNs) : 0;
     const share = window > 0 ? busyNs / window : 0;
+    // (the steps' rows say so themselves: StepVerdict)
+    if (m.source.truncated) return { fraction: 1 - share, verdict: 'unknown', reason: TRUNCATED_REASON };
     if (busyNs <= 0 && instanceKernels(m, inst).length === 0) return { fraction: 1, verdict: 'no-gpu-work', reason: 'no GPU activity in the window' };
     const verdict: Verdict = share >= GPU_BOUND_BUSY_SHARE ? 'gpu-bound' : 'overhead-bound';
     return {

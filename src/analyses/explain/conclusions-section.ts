@@ -99,13 +99,13 @@ export function conclusionsSection(cs: readonly TraceContext[]): ExplainSection 
   const table: ExplainTable = {
     id: 'conclusions',
     columns: [
-      { key: 'trace', header: 'Trace' },
+      { key: 'trace', header: 'Trace', cut: true },
       { key: 'scope', header: 'Per' },
       { key: 'compiled', header: 'Compiled' },
       { key: 'kernels', header: 'Kernels' },
-      { key: 'gemmKernels', header: 'GEMM kernels' },
-      ...(rows.some((r) => r.convAttentionKernels.length) ? [{ key: 'convAttentionKernels', header: 'Conv/attention kernels' }] : []),
-      { key: 'otherKernels', header: 'Other kernels' },
+      { key: 'gemmKernels', header: 'GEMM kernels', cut: true },
+      ...(rows.some((r) => r.convAttentionKernels.length) ? [{ key: 'convAttentionKernels', header: 'Conv/attention kernels', cut: true }] : []),
+      { key: 'otherKernels', header: 'Other kernels', cut: true },
       { key: 'gpuUs', header: 'GPU time' },
       { key: 'cpuUs', header: 'CPU time' },
       { key: 'launches', header: 'Launches' },
@@ -114,5 +114,5 @@ export function conclusionsSection(cs: readonly TraceContext[]): ExplainSection 
   };
   // the first --vs trace is the baseline, the before: `diff BASELINE TRACE`
   const more = cs.length === 2 ? 'kinetoscope diff OTHER TRACE' : 'kinetoscope diff BEFORE AFTER, for two traces of one workload';
-  return { id: 'conclusions', title: 'Conclusions, trace by trace', readings: ['S8', 'S9', 'S10', 'S11'], sentences, tables: [table], more };
+  return { id: 'conclusions', title: 'Conclusions, trace by trace', readings: ['S8', 'S9', 'S10', 'S11'], lead: sentences.length, sentences, tables: [table], more };
 }

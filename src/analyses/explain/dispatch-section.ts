@@ -1,6 +1,6 @@
 /** `explain`, dispatch (docs/readings.md S2): the dispatch chain of the first instance, each top-level op down to its launches, in short form. */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
-import { isViewNode, launchedInTreeOrder, MAX_TREE_DEPTH, selectDispatchRoots, subtreeGpuNs } from '../host/dispatch-tree.js';
+import { isViewNode, launchedInTreeOrder, MAX_TREE_DEPTH, otherThreadRoots, selectDispatchRoots, subtreeGpuNs, threadLabel } from '../host/dispatch-tree.js';
 import { launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
 import { launchedGpuWorkOf } from '../facts/view-ops.js';
 import type { TraceContext } from './context.js';
@@ -153,6 +153,38 @@ function labelOf(c: Chains, id: number): string {
   return t;
 }
 
+/** How many of another thread's top event names its sentence lists. */
+const OTHER_THREAD_NAMES = 4;
+
+/** One sentence per other thread with events inside the instance's window (dispatch-tree.ts otherThreadRoots). */
+function otherThreadSentences(m: TraceModel, index: LaunchIndex, root: number, rootName: string): ExplainSentence[] {
+  const threads = otherThreadRoots(m, root);
+  if (!threads.length) return [];
+  const ownGpuUs = subtreeGpuNs(m, index, root) / 1000;
+  const rows = threads.map((t) => {
+    const byName = new Map<string, { count: number; gpuNs: number }>();
+    for (const r of t.roots) {
+      const e = byName.get(nameOf(m, r)) ?? { count: 0, gpuNs: 0 };
+      e.count++;
+      e.gpuNs += subtreeGpuNs(m, index, r);
+      byName.set(nameOf(m, r), e);
+    }
+    const names = [...byName].sort((a, b) => b[1].gpuNs - a[1].gpuNs || b[1].count - a[1].count).map(([name, e]) => ({ name, count: e.count, gpuUs: e.gpuNs / 1000 }));
+    return { thread: threadLabel(m, t.thread), events: t.roots.length, cpuUs: t.roots.reduce((x, r) => x + m.host.durNs[r]!, 0) / 1000, gpuUs: names.reduce((x, n) => x + n.gpuUs, 0), names };
+  });
+  const allGpuUs = ownGpuUs + rows.reduce((x, r) => x + r.gpuUs, 0);
+  return rows.map((r) =>
+    say(
+      'dispatch.other-thread',
+      `Beside \`{root}\`'s own thread, inside its window, \`{thread}\` ran {events|top-level event} — ${r.names
+        .slice(0, OTHER_THREAD_NAMES)
+        .map((_, i) => `\`{names.${i}.name}\` ×{names.${i}.count}`)
+        .join(', ')}${r.names.length > OTHER_THREAD_NAMES ? ' and {moreNames} more' : ''} — {cpuUs} on the host, {gpuUs} of GPU work: the instance's GPU work on every thread is {allGpuUs}, {ownGpuUs} of it from its own thread.`,
+      { root: rootName, ...r, names: r.names.slice(0, OTHER_THREAD_NAMES), moreNames: Math.max(0, r.names.length - OTHER_THREAD_NAMES), allGpuUs, ownGpuUs },
+    ),
+  );
+}
+
 /** Chains longer than this are cut to fewer levels (a training step's ops nest deep). */
 const CHAIN_MAX_CHARS = 400;
 
@@ -222,5 +254,9 @@ export function dispatchSection(c: TraceContext): ExplainSection | undefined {
   if (chains.size > DISPATCH_MAX_CHAINS) {
     sentences.push(say('dispatch.more', 'And {more|more distinct chain}.', { more: chains.size - DISPATCH_MAX_CHAINS }));
   }
-  return { id: 'dispatch', title: 'The dispatch chain', readings: ['S2'], sentences, tables: [], more: c.scope.per === 'annotation' ? `kinetoscope tree TRACE --annotation ${shellWord(c.scope.name)}` : 'kinetoscope tree TRACE' };
+  // The chains above are the instance's own thread's; its window holds other threads' work too
+  // (autograd's backward runs on a thread of its own): said with its GPU time, so the instance's
+  // GPU work is counted on every thread.
+  if (root >= 0 && rootName !== undefined) sentences.push(...otherThreadSentences(m, index, root, rootName));
+  return { id: 'dispatch', title: 'The dispatch chain: each top-level op down to its kernels', readings: ['S2'], sentences, tables: [], more: c.scope.per === 'annotation' ? `kinetoscope tree TRACE --annotation ${shellWord(c.scope.name)}` : 'kinetoscope tree TRACE' };
 }

@@ -7,7 +7,12 @@
  * name (`…Us` µs, `…Bytes`, `…Share` a fraction, `…Pct` 0–100, `…Flops`, `…Tflops`,
  * `…Ratio`), so a renderer formats each number without knowing the sentence (report/explain-markdown.ts).
  * Every sentence is made by a rule that first checks its condition on this trace: there is no
- * fixed text. Rules and their conditions:
+ * fixed text.
+ *
+ * The answer comes first: one verdict (the verdict section's), the actions of `explain/actions/`
+ * ranked by the time each puts at stake per step (actions/index.ts `rankActions`: advice from 1%
+ * of the step, the rest minor), and the few facts behind them (first-screen.ts). `explain` prints
+ * these alone by default — one screen — and every section with `--full`. Rules and their conditions:
  * - steps (S1): the profiler steps and each top-level annotation with its CPU extent (the
  *   instance's span on the host) and GPU extent (first start to last end of the GPU work it
  *   launched), GPU time, kernels and launches per instance — a launch is a call that launched
@@ -38,7 +43,8 @@
  * - verdict (S12): one verdict across the steps (the median step's, with the spread of the GPU
  *   busy share: `step-breakdown.ts` overallVerdict), a split around the 50% line said once, and
  *   per step only the steps that differ (at most LIST_MAX);
- * - next: what to try, each rule with the evidence that fired it;
+ * - next: the actions, most time at stake first, each with its time per step and share of the
+ *   step (the rules in `actions/`, one file each, each with the evidence that fired it);
  * - conclusions (S8–S11): one row per trace (this one and the `vs` traces): kernels, GEMM
  *   kernels, other kernels, GPU and CPU time per instance.
  *
@@ -60,11 +66,31 @@ import { gemmSection } from './gemms-section.js';
 import { kernelsSection } from './kernels-section.js';
 import { launchesSection } from './launches-section.js';
 import { nextSection } from './next-section.js';
+import { rankActions } from './actions/index.js';
+import { firstScreenFacts } from './first-screen.js';
 import { stepsSection } from './steps-section.js';
-import type { ExplainInput, ExplainOptions, Explanation, ExplainSectionId, ExplainSection } from './types.js';
+import type { ExplainInput, ExplainOptions, Explanation, ExplainSectionId, ExplainSection, ExplainVerdict } from './types.js';
+import type { TraceContext } from './context.js';
+import { say } from './sentence.js';
 import { verdictSection } from './verdict-section.js';
 import { viewsSection } from './views-section.js';
-export { type ExplainValue, type ExplainSentence, type ExplainTableColumn, type ExplainTable, EXPLAIN_SECTIONS, type ExplainSectionId, type ExplainSection, type ExplainTraceInfo, type Explanation, type ExplainInput, type ExplainOptions } from './types.js';
+export {
+  type ExplainValue,
+  type ExplainSentence,
+  type ExplainTableColumn,
+  type ExplainTable,
+  EXPLAIN_SECTIONS,
+  type ExplainSectionId,
+  type ExplainSection,
+  type ExplainTraceInfo,
+  type Explanation,
+  type ExplainVerdict,
+  type ExplainFact,
+  type ExplainInput,
+  type ExplainOptions,
+} from './types.js';
+export type { Action } from './actions/types.js';
+export type { RankedActions } from './actions/index.js';
 export { nameSays } from './kernels-section.js';
 export type { ConclusionRow } from './conclusions-section.js';
 
@@ -79,6 +105,11 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
   const first = others[0];
   // `TRACE --vs BASELINE` reads BASELINE → TRACE (the baseline is the before), as `diff BASELINE TRACE`.
   const compared = first && want('comparison') ? computeTraceDiffWithMatch(first.m, c.m) : undefined;
+  const verdict = verdictSection(c);
+  const actions = rankActions(c);
+  // The answer first (EXPLAIN_SECTIONS' order), then the readings, question by question.
+  if (want('verdict')) push(verdict);
+  if (want('next')) push(nextSection(actions));
   if (want('steps')) push(stepsSection(c));
   if (want('dispatch')) push(dispatchSection(c));
   if (want('views')) push(viewsSection(c));
@@ -89,8 +120,17 @@ export function computeExplanation(input: ExplainInput, opts: ExplainOptions = {
   if (want('comparison') && first && compared) push(comparisonSection(c, first, compared.diff, compared.match, compared.instances.b));
   if (want('fusion')) push(fusionSection(c));
   if (want('compile')) push(compileSection(c));
-  if (want('verdict')) push(verdictSection(c));
-  if (want('next')) push(nextSection(c));
   if (want('conclusions') && others.length) push(conclusionsSection([c, ...others]));
-  return { trace: traceInfo(c), vs: others.map(traceInfo), sections };
+  return { trace: traceInfo(c), vs: others.map(traceInfo), ...(verdict ? { verdict: firstScreenVerdict(c, verdict) } : {}), actions, facts: firstScreenFacts(c), sections };
+}
+
+/** The verdict as the first screen opens with it: the section's sentences, the steps that differ counted rather than listed. */
+function firstScreenVerdict(c: TraceContext, section: ExplainSection): ExplainVerdict {
+  const o = c.lazy.steps().stats.overall!;
+  const differ = section.sentences.filter((x) => x.id === 'verdict.step').length;
+  const more = section.sentences.find((x) => x.id === 'verdict.more')?.numbers['more'];
+  const sentences = section.sentences.filter((x) => x.id !== 'verdict.step' && x.id !== 'verdict.more');
+  if (differ) sentences.push(say('verdict.differ', "{steps|step} with another verdict: `explain --full` lists them, `steps` shows every step.", { steps: differ + (typeof more === 'number' ? more : 0) }));
+  const text = o.verdict === 'unknown' ? 'unknown (truncated)' : `${o.verdict}${o.borderline ? ' (borderline)' : ''}`;
+  return { verdict: o.verdict, borderline: o.borderline, text, sentences };
 }

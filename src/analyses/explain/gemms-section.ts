@@ -30,7 +30,7 @@ export function gemmSection(c: TraceContext, other?: TraceContext): ExplainSecti
       }),
     );
   }
-  if (!gemms.length) return { id: 'gemms', title: 'The GEMMs', readings: ['S7'], sentences, tables: [], more: 'kinetoscope gemm TRACE' };
+  if (!gemms.length) return { id: 'gemms', title: 'The GEMMs: FLOPs, rate and % of peak', readings: ['S7'], sentences, tables: [], more: 'kinetoscope gemm TRACE' };
   const dev = r.device;
   if (dev?.peaks) {
     sentences.push(
@@ -134,7 +134,7 @@ export function gemmSection(c: TraceContext, other?: TraceContext): ExplainSecti
   const table: ExplainTable = {
     id: 'gemms',
     columns: [
-      { key: 'op', header: 'Op' },
+      { key: 'op', header: 'Op', cut: true },
       { key: 'shape', header: 'A × B' },
       { key: 'mnk', header: 'M×N×K' },
       { key: 'flops', header: 'FLOPs' },
@@ -144,9 +144,9 @@ export function gemmSection(c: TraceContext, other?: TraceContext): ExplainSecti
       { key: 'peakPct', header: '% peak' },
       { key: 'bound', header: 'Bound' },
       { key: 'tile', header: 'Tile' },
-      { key: 'kernel', header: 'Kernel' },
+      { key: 'kernel', header: 'Kernel', cut: true },
     ],
     rows,
   };
-  return { id: 'gemms', title: 'The GEMMs', readings: ['S7'], sentences, tables: [table], more: 'kinetoscope gemm TRACE' };
+  return { id: 'gemms', title: 'The GEMMs: FLOPs, rate and % of peak', readings: ['S7'], sentences, tables: [table], more: 'kinetoscope gemm TRACE' };
 }

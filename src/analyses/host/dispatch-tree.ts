@@ -7,6 +7,12 @@
  * GPU activities hang under the call that launched them (`launcher`); one CUDA-graph
  * launch carries every kernel it replayed. GPU work without a launch call in the scope is
  * not shown here (see `kernels` and `doctor`).
+ *
+ * A step or an annotation instance is more than its own subtree: autograd runs the backward on
+ * its own thread (`pt_autograd_0`), a DataLoader pins memory on another. The events of other
+ * threads that start inside the instance's window (scopes.ts's rule; CUPTI's overhead left out)
+ * are listed beside the tree, per thread (`otherThreads`), each thread's top events with their
+ * subtrees, so the instance's GPU work is counted on every thread (`gpuUsAllThreads`).
  */
 import { GPU_KIND_NAMES, HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
 import { launchedBy, launchIndexOf, type LaunchIndex } from '../facts/launch-index.js';
@@ -51,10 +57,26 @@ export interface DispatchTreeScope {
  */
 export const MAX_TREE_DEPTH = 500;
 
+/** One other thread's events inside the instance's window (DispatchTree.otherThreads). */
+export interface OtherThreadTree {
+  /** The thread's name from its metadata (`thread 1098 (pt_autograd_0)`), else `tid N`. */
+  readonly thread: string;
+  /** Σ durations of its top events inside the window (CPU time on that thread). */
+  readonly cpuUs: number;
+  /** Σ durations of the GPU work launched under them. */
+  readonly gpuUs: number;
+  /** Its events that start inside the window and whose parent does not (in time order), with their subtrees. */
+  readonly roots: DispatchNode[];
+}
+
 export interface DispatchTree {
   /** What was selected, in words: `ProfilerStep#3`, `linear_fwd (instance 1 of 3)`. */
   readonly scope: string;
   readonly roots: DispatchNode[];
+  /** A step or annotation instance: the other threads' events inside its window (see the module comment); empty when none. */
+  readonly otherThreads: OtherThreadTree[];
+  /** The roots' GPU time plus the other threads': the instance's GPU work on every thread. */
+  readonly gpuUsAllThreads: number;
   /** How many instances the requested annotation has. */
   readonly instances: number;
   /** Set when events nest deeper than MAX_TREE_DEPTH below a root and the levels past it are left out. */
@@ -112,7 +134,55 @@ export function computeDispatchTree(m: TraceModel, scope: DispatchTreeScope = {}
     cut: false,
   };
   const roots = sel.roots.map((r) => buildTree(b, r));
-  return { scope: sel.label, roots, instances: sel.instances, ...(b.cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}) };
+  // Another thread's top events sit one level below the instance, as its own children do.
+  const below: TreeBuild = { ...b, maxDepth: b.maxDepth - 1 };
+  const otherThreads: OtherThreadTree[] =
+    sel.roots.length === 1 && sel.label !== 'whole trace'
+      ? otherThreadRoots(m, sel.roots[0]!).map((t) => {
+          const nodes = below.maxDepth >= 0 ? t.roots.map((r) => buildTree(below, r)) : [];
+          const gpuNs = t.roots.reduce((x, r) => x + subtreeGpuNs(m, b.index, r), 0);
+          return { thread: threadLabel(m, t.thread), cpuUs: t.roots.reduce((x, r) => x + m.host.durNs[r]!, 0) / 1000, gpuUs: gpuNs / 1000, roots: nodes };
+        })
+      : [];
+  b.cut ||= below.cut;
+  const gpuUsAllThreads = roots.reduce((x, r) => x + (r.gpuUs ?? 0), 0) + otherThreads.reduce((x, t) => x + t.gpuUs, 0);
+  return { scope: sel.label, roots, otherThreads, gpuUsAllThreads, instances: sel.instances, ...(b.cut ? { cutAtDepth: MAX_TREE_DEPTH } : {}) };
+}
+
+/** Another thread's events inside an instance's window: the thread (an index into `m.threads`) and its top events there. */
+export interface OtherThreadRoots {
+  readonly thread: number;
+  readonly roots: readonly number[];
+}
+
+/**
+ * The events of other threads than `root`'s that start inside its window [start, end) and whose
+ * parent does not (they head a subtree inside the window), per thread, threads in the order of
+ * their first such event; CUPTI's overhead events left out (the profiler's work, scopes.ts).
+ */
+export function otherThreadRoots(m: TraceModel, root: number): OtherThreadRoots[] {
+  const { host } = m;
+  const lo = host.startNs[root]!;
+  const hi = lo + host.durNs[root]!;
+  const own = host.thread[root]!;
+  const inside = (i: number) => host.startNs[i]! >= lo && host.startNs[i]! < hi;
+  const byThread = new Map<number, number[]>();
+  for (let i = 0; i < host.length; i++) {
+    if (host.thread[i] === own || host.kind[i] === HostKind.Overhead || !inside(i)) continue;
+    const p = host.parent[i]!;
+    if (p >= 0 && inside(p)) continue;
+    const list = byThread.get(host.thread[i]!);
+    if (list) list.push(i);
+    else byThread.set(host.thread[i]!, [i]);
+  }
+  const out = [...byThread].map(([thread, roots]) => ({ thread, roots: roots.sort((a, b) => host.startNs[a]! - host.startNs[b]! || a - b) }));
+  return out.sort((a, b) => host.startNs[a.roots[0]!]! - host.startNs[b.roots[0]!]! || a.thread - b.thread);
+}
+
+/** A thread as a person reads it: its metadata name (`thread 1098 (pt_autograd_0)`), else its tid. */
+export function threadLabel(m: TraceModel, thread: number): string {
+  const t = m.threads[thread];
+  return t?.name?.trim() || `tid ${String(t?.tid ?? thread)}`;
 }
 
 /** What building one tree reads and sets. */

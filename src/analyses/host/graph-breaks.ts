@@ -61,6 +61,9 @@ export interface RegionGap {
   readonly kind: 'graph-break' | 'separate';
   /** From the end of `from`'s last GPU activity to the start of `to`'s first; 0 when they overlap. */
   readonly windowUs: number;
+  /** That window on the trace's clock, [startNs, endNs) (endNs ≤ startNs when they overlap): its idle is this gap's, no other reading's. */
+  readonly startNs: number;
+  readonly endNs: number;
   /** The part of the window no GPU activity ran in. */
   readonly gpuIdleUs: number;
   /** gpuIdleUs by what the host thread that called `to` was doing (the module comment); the parts sum to gpuIdleUs. */
@@ -220,6 +223,8 @@ function gapBetween(m: TraceModel, all: readonly CompiledRegionCall[], busy: Mer
     to: b.region.name,
     kind: shareARegion(all, a.region, b.region) ? 'graph-break' : 'separate',
     windowUs: hi > lo ? (hi - lo) / 1000 : 0,
+    startNs: lo,
+    endNs: hi,
     gpuIdleUs: idleNs / 1000,
     idleBy: Object.fromEntries(HOST_ACTIVITIES.map((x) => [x, idleBy[x] / 1000])) as Record<HostActivity, number>,
     syncs,

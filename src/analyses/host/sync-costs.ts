@@ -69,14 +69,26 @@ export function callerOfFrame(frame: string): string | undefined {
 export function gpuIdleAfterSyncsNs(m: TraceModel, syncs: readonly number[]): Float64Array {
   const out = new Float64Array(syncs.length);
   if (syncs.length === 0) return out;
-  const ix = gpuTimeIndexOf(m);
   const busy = gpuBusyUnionOf(m);
+  syncIdleWindowsNs(m, syncs).forEach(([s, end], k) => {
+    if (end > s) out[k] = end - s - unionLengthInNs(busy, s, end);
+  });
+  return out;
+}
+
+/**
+ * Per sync (host index), the window its idle lies in, [start, end) in ns: from the sync's start to
+ * the first GPU activity starting after it returned, its step's end at the latest (end ≤ start: none).
+ * The GPU's idle inside it is the sync's (other readings leave it out, so it is counted once).
+ */
+export function syncIdleWindowsNs(m: TraceModel, syncs: readonly number[]): [number, number][] {
+  if (syncs.length === 0) return [];
+  const ix = gpuTimeIndexOf(m);
   const { host } = m;
-  for (let k = 0; k < syncs.length; k++) {
-    const h = syncs[k]!;
+  return syncs.map((h) => {
     const s = host.startNs[h]!;
     const e = s + host.durNs[h]!;
-    if (!(e >= s)) continue;
+    if (!(e >= s)) return [s, s];
     let next = Infinity;
     if (ix.startsReadable) {
       const at = lowerBound(ix.sortedStartNs, e);
@@ -84,11 +96,8 @@ export function gpuIdleAfterSyncsNs(m: TraceModel, syncs: readonly number[]): Fl
     } else {
       for (let g = 0; g < m.gpu.length; g++) if (m.gpu.startNs[g]! >= e && m.gpu.startNs[g]! < next) next = m.gpu.startNs[g]!;
     }
-    const end = Math.min(next, stepEndNs(m, s));
-    if (!(end > s)) continue;
-    out[k] = end - s - unionLengthInNs(busy, s, end);
-  }
-  return out;
+    return [s, Math.min(next, stepEndNs(m, s))];
+  });
 }
 
 /** The end of the profiler step the time lies in; the trace's end without steps or outside them. */

@@ -39,6 +39,7 @@
  * (`split`: steps on the other side, all of them borderline): identical steps on either side of
  * 50% are one workload near the line, not two workloads. A step far on the other side is an
  * outlier, named on its own.
+ * A truncated trace's verdict is `unknown`, each step's and the overall one (StepVerdict).
  *
  * Ignores: `python_function` frames (as the plugin), `cuda_sync` records.
  */
@@ -67,7 +68,12 @@ import { recordedActivity, type RecordedActivity } from '../facts/recorded-activ
 import { orderByStart } from '../helpers/natural-merge-sort.js';
 
 export type StepSource = 'profiler-steps' | 'annotations' | 'trace';
-export type StepVerdict = 'overhead-bound' | 'gpu-bound' | 'no-gpu-work';
+/**
+ * `unknown`: the trace file is truncated (`m.source.truncated`, the reader's TRUNCATED
+ * diagnostic). Kineto writes the host events before the GPU activities, so a cut file loses GPU
+ * work first: busy, idle and "no GPU work" cannot be told from what is left.
+ */
+export type StepVerdict = 'overhead-bound' | 'gpu-bound' | 'no-gpu-work' | 'unknown';
 
 /** Share of the step the GPU must be busy for the step to be GPU-bound. */
 export const GPU_BOUND_BUSY_SHARE = 0.5;
@@ -271,6 +277,11 @@ const UNDECIDED = 255;
 
 const DATALOADER = /^enumerate\(DataLoader\)#.*\.__next__$|^enumerate\(DataPipe\)#/;
 
+/** A DataLoader's (or DataPipe's) `__next__`: the host waiting for the next batch. */
+export function isDataLoaderName(name: string): boolean {
+  return DATALOADER.test(name);
+}
+
 // The analysis runs once per process, so its first run is the one that counts. Each phase is its
 // own function with one loop over a table, or over what an earlier loop collected: V8 optimises
 // each loop once, with that loop's type feedback, instead of recompiling one big function (and
@@ -442,7 +453,7 @@ function computeStepCore(m: TraceModel, given: WindowsGpuActivity | undefined): 
       hostBlockedUs: sums.blockedNs[wi]! / 1000,
       medianQueueUs: sums.queue[wi]!.median() / 1000,
     };
-    return { ...row, ...judgeStep(row) };
+    return { ...row, ...judgeStep(row, m.source.truncated) };
   });
   return { source, sums, judged };
 }
@@ -851,8 +862,12 @@ export function findStepWindows(m: TraceModel): { windows: Window[]; source: Ste
 
 type JudgedFields = Omit<StepVerdictRow, 'verdict' | 'reason' | 'borderline'>;
 
-/** The verdict and its reason in numbers (see the module comment for the rule). */
-export function judgeStep(s: JudgedFields): { verdict: StepVerdict; borderline: boolean; reason: string } {
+/** Why a truncated trace's verdict is unknown (StepVerdict). */
+export const TRUNCATED_REASON = 'the trace file is truncated: the GPU work recorded after the cut is missing, so how busy the GPU was cannot be told';
+
+/** The verdict and its reason in numbers (see the module comment for the rule); `truncated`: the trace file is cut (StepVerdict `unknown`). */
+export function judgeStep(s: JudgedFields, truncated = false): { verdict: StepVerdict; borderline: boolean; reason: string } {
+  if (truncated) return { verdict: 'unknown', borderline: false, reason: TRUNCATED_REASON };
   const borderline = Math.abs(s.gpuBusyShare - GPU_BOUND_BUSY_SHARE) < BORDERLINE_MARGIN;
   const { verdict, reason } = judge(s);
   return { verdict, borderline: verdict !== 'no-gpu-work' && borderline, reason: verdict !== 'no-gpu-work' && borderline ? `borderline: ${reason}` : reason };
@@ -920,7 +935,7 @@ function computeStats(steps: readonly StepRow[]): StepStats {
   const breakdownMeanUs = Object.fromEntries(
     BREAKDOWN_KEYS.map((k) => [k, steps.length ? steps.reduce((a, s) => a + s.breakdown[k], 0) / steps.length : NaN]),
   ) as unknown as StepTimeBreakdown;
-  const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
+  const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0, unknown: 0 };
   for (const s of steps) verdicts[s.verdict]++;
   const overall = overallVerdict(steps);
   return {
@@ -941,7 +956,7 @@ function computeStats(steps: readonly StepRow[]): StepStats {
 
 /** computeStats' figures of the verdicts (the same values). */
 function verdictStats(steps: readonly StepVerdictRow[]): StepVerdicts['stats'] {
-  const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0 };
+  const verdicts: Record<StepVerdict, number> = { 'overhead-bound': 0, 'gpu-bound': 0, 'no-gpu-work': 0, unknown: 0 };
   for (const s of steps) verdicts[s.verdict]++;
   const overall = overallVerdict(steps);
   return {
@@ -956,6 +971,11 @@ function verdictStats(steps: readonly StepVerdictRow[]): StepVerdicts['stats'] {
 /** One verdict across the steps (see the module comment). */
 export function overallVerdict(steps: readonly StepVerdictRow[]): OverallVerdict | undefined {
   if (!steps.length) return undefined;
+  // Unknown for one step (a truncated trace) is unknown for all: no median step can be chosen.
+  const unknown = steps.find((s) => s.verdict === 'unknown');
+  if (unknown) {
+    return { verdict: 'unknown', borderline: false, split: false, gpuBusyShare: spread(steps.map((s) => s.gpuBusyShare)), medianStep: unknown.name, medianStepBusyShare: unknown.gpuBusyShare, reason: unknown.reason };
+  }
   const withWork = steps.filter((s) => s.verdict !== 'no-gpu-work');
   if (!withWork.length) {
     return { verdict: 'no-gpu-work', borderline: false, split: false, gpuBusyShare: spread(steps.map((s) => s.gpuBusyShare)), medianStep: steps[0]!.name, medianStepBusyShare: steps[0]!.gpuBusyShare, reason: steps[0]!.reason };

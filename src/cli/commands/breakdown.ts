@@ -3,7 +3,7 @@ import { computeBreakdown } from '../../analyses/breakdown/temporal-breakdown.js
 import { breakdownDefinitions, breakdownJson, renderBreakdown } from '../../report/breakdown-view.js';
 import { diagnosticsJson } from '../../report/diagnostics-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { openTrace } from '../common.js';
+import { openTrace, outputWidth } from '../common.js';
 import { KinetoscopeError } from '../../core/errors.js';
 
 function helpText(): string {
@@ -82,7 +82,7 @@ export const spec = defineCommand({
     const diagnostics = [...model.diagnostics, ...result.diagnostics];
     return {
       json: () => ({ ...breakdownJson(result), diagnostics: diagnosticsJson(diagnostics) }),
-      text: (c) => renderBreakdown(result, { wide: opts.wide, headerStyle: c.bold, dim: c.dim, kernels: opts.kernels !== undefined }),
+      text: (c) => renderBreakdown(result, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, kernels: opts.kernels !== undefined }),
       diagnostics: [diagnostics],
     };
   },

@@ -29,7 +29,8 @@ Example (the article's eager GeGLU MLP):
 GPU idle and verdict, as \`kinetoscope steps\` computes them: the share of the instance's span
 on the host in which no kernel, copy or memset ran on the GPU (GPU work running past the
 span is not stretched into it); gpu-bound when the GPU is busy at least half of the span,
-overhead-bound when idle more than half, no-gpu-work when nothing ran. GEMM kernels: those
+overhead-bound when idle more than half, no-gpu-work when nothing ran; unknown when the trace
+file is truncated (no verdict expectation holds then). GEMM kernels: those
 owned by a GEMM op (mm, addmm, bmm, … as \`kinetoscope gemm\` finds them) or named as one.
 Step time: the step's (or annotation's) duration on the host.
 

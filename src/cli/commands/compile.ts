@@ -3,7 +3,7 @@ import { computeCompileOverhead } from '../../analyses/host/compile-overhead.js'
 import { computeGraphBreaks } from '../../analyses/host/graph-breaks.js';
 import { compileJson, renderCompile } from '../../report/compile-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -69,7 +69,7 @@ export const spec = defineCommand({
       json: () => ({ ...compileJson(result, breaks), diagnostics: diagnosticsForJson(model) }),
       text: (c) =>
         renderCompile(result, {
-          wide: opts.wide,
+          wide: opts.wide, width: outputWidth(),
           headerStyle: c.bold,
           section: (s) => c.bold(c.cyan(s)),
           severityStyle: (sev, s) => (sev === 'warning' ? c.yellow(s) : c.dim(s)),

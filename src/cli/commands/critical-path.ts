@@ -5,7 +5,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { diagnosticsJson } from '../../report/diagnostics-view.js';
 import { criticalPathJson, renderCriticalPath } from '../../report/critical-path-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -124,7 +124,7 @@ export const spec = defineCommand({
     const cpDiagnostics = mergeDiagnostics(results.flatMap((r) => r.diagnostics));
     return {
       json: () => ({ ...criticalPathJson(results, hta), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) }),
-      text: (c) => renderCriticalPath(results, { wide: opts.wide, headerStyle: c.bold, hta }),
+      text: (c) => renderCriticalPath(results, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, hta }),
       diagnostics: [cpDiagnostics, model],
     };
   },

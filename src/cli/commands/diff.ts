@@ -4,7 +4,7 @@ import { computeTraceDiff } from '../../analyses/compare/diff.js';
 import { diffJson, renderDiff } from '../../report/diff-view.js';
 import { defineCommand } from '../command-spec.js';
 import type { TraceModel } from '../../model/trace-model.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
@@ -121,7 +121,7 @@ export const spec = defineCommand({
     const diff = computeTraceDiff(a, b, { per: opts.per });
     return {
       json: () => ({ a: pathA, b: pathB, ...diffJson(diff), ...(attached.length ? { executionTraces: attached } : {}), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } }),
-      text: (c) => renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }),
+      text: (c) => renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }),
       diagnostics: [a, b],
       afterDiagnostics: etDiagnosticLines(attached),
     };

@@ -4,18 +4,32 @@ import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
-Sections (each appears only when the trace gives it something true to say), with the readings
-S1–S16 of docs/readings.md each one makes:
+The answer first: by default explain prints one screen — the verdict (overhead-bound, GPU-bound,
+no GPU work, or unknown for a truncated file), at most three actions, the few facts behind
+them, and where the rest is. An action is a rule that fired on this trace; each states the time
+it puts at stake per step (µs, the trace's total spread over its steps) and its share of the
+mean step, "about" (the rule's estimate) or "at most" (an upper bound), and who can carry it
+out. Actions are ordered by that time; below 1% of the step they are not advice (--full lists
+them). --full prints every section instead; --only some of them. --json carries everything —
+the verdict, every action (advice and minor), the facts and every section — whatever --full
+says: it is data, not cut to a screen.
+
+Sections, in --full's order (each appears only when the trace gives it something true to say),
+with the readings S1–S16 of docs/readings.md each makes (the JSON's "readings"):
+  verdict      S12  overhead-bound or GPU-bound over the steps, per step where they differ, and
+                    what each bound leaves to gain
+  next              every action, most time at stake first; those below 1% of the step apart
   steps        S1   profiler steps; each top-level annotation with its CPU extent (its span on the
                     host), GPU extent (first start to last end of the GPU work it launched), GPU
                     time, kernels and launches per instance (a launch is a runtime/driver call
-                    that launched kernels; memsets and copies are named beside)
+                    that launched kernels; memsets and copies are named beside), on every thread
   dispatch     S2   the first instance's top-level ops, each as its chain of cpu_ops down to the
-                    launch calls and the kernels they launched (views as "(→ …)")
+                    launch calls and the kernels they launched (views as "(→ …)"); the other
+                    threads' work inside its window (autograd's backward) with its GPU time
   views        S3   view ops that launched no GPU work, and their self CPU time
   bias         S4   per GEMM: bias in the epilogue (op and kernel name), a separate add, or no bias
   launches     S5   launch APIs (driver/runtime), each op's calls, GEMM memsets, occupancy queries, syncs
@@ -29,13 +43,12 @@ S1–S16 of docs/readings.md each one makes:
                     only; CPU ops removed/added; compile pre-ops over every thread
   fusion       S9   fused kernels decoded; back-to-back memory-bound kernels that could fuse
   compile      S10  compile pre-ops per instance and the compile analysis's findings
-  verdict      S12  per step: overhead-bound or GPU-bound, with the reason in numbers
-  next              what to try, each rule with the evidence that fired it
   conclusions  S8–S11 (with --vs) one row per trace: kernels, GEMM kernels, other kernels, GPU and
                     CPU time and launches per instance of its annotation (or step)
 The reading is per instance of the trace's one top-level annotation holding most of the GPU
 work (linear_fwd, mlp_fwd), else per step. Numbers are those of the commands named under
-"More:"; their definitions are in those commands' --help.
+"More:"; their definitions are in those commands' --help. Text fits the terminal's width
+(else $COLUMNS, else 100): lines wrapped, table names cut in the middle; --wide neither.
 With --vs, the first --vs trace is the baseline, the before (A), and TRACE the after (B), read
 BASELINE -> TRACE as kinetoscope diff BASELINE TRACE does (see its --help); each further --vs
 adds a conclusions row.`;
@@ -50,11 +63,12 @@ export const spec = defineCommand({
   name: 'explain',
   summary: 'the whole reading in plain words (Markdown): start here',
   description:
-    'the trace read in plain words (Markdown): steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile, verdict, what to try next; with --vs, the comparison and a conclusions table',
+    'the trace read in plain words (Markdown), the answer first: the verdict, at most three actions ranked by the time at stake per step, the facts behind them; --full for every section (steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile; with --vs, the comparison and a conclusions table)',
   arguments: { trace: TRACE_ARGUMENT },
   options: {
     vs: { flags: '--vs <baseline>', description: 'the baseline, the before: another trace of the same workload (explain COMPILED --vs EAGER); repeat for more conclusions rows', repeat: true, path: true },
-    only: { flags: '--only <sections>', description: `comma-separated sections to show: ${EXPLAIN_SECTIONS.join(', ')}` },
+    full: { flags: '--full', description: 'every section, not the first screen (text only: --json always carries everything)' },
+    only: { flags: '--only <sections>', description: `comma-separated sections to show (implies --full): ${EXPLAIN_SECTIONS.join(', ')}` },
     limit: { flags: '--limit <n>', description: 'name at most n kernels in the kernels section (default 8)', tool: false },
     et: ET_OPTION,
   },
@@ -96,7 +110,7 @@ export const spec = defineCommand({
         diagnostics: diagnosticsForJson(model!),
         ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}),
       }),
-      text: () => renderExplainMarkdown(e, { tracePath: trace, vsPaths: opts.vs }),
+      text: () => renderExplainMarkdown(e, { tracePath: trace, vsPaths: opts.vs, full: opts.full === true || only !== undefined, wide: opts.wide, width: outputWidth() }),
       diagnostics: [model!, ...others],
       afterDiagnostics: etDiagnosticLines(attached),
     };

@@ -5,7 +5,7 @@ import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { fusionJson, renderFusion } from '../../report/fusion-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
@@ -113,7 +113,7 @@ export const spec = defineCommand({
         diagnostics: diagnosticsForJson(model),
         ...(eager ? { vsDiagnostics: diagnosticsForJson(eager) } : {}),
       }),
-      text: (c) => renderFusion(result, match, { wide: opts.wide, limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(trace), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }),
+      text: (c) => renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(trace), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }),
       diagnostics: eager ? [model, eager] : [model],
       afterDiagnostics: etDiagnosticLines(attached),
     };

@@ -5,7 +5,7 @@ import { readInputText } from '../input-files.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
 import { defineCommand } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { computeRoofline } from '../../analyses/gemm/roofline.js';
 import { computePrecisionReading, precisionOfKinds } from '../../analyses/gemm/precision.js';
@@ -107,7 +107,7 @@ export const spec = defineCommand({
   ],
   async run({ trace }, opts) {
     if (opts.listPeaks) {
-      return { json: () => ({ devicePeaks: peaksTableJson() }), text: (c) => renderPeaksTable({ wide: opts.wide, headerStyle: c.bold }) };
+      return { json: () => ({ devicePeaks: peaksTableJson() }), text: (c) => renderPeaksTable({ wide: opts.wide, width: outputWidth(), headerStyle: c.bold }) };
     }
     if (!trace) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
     const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
@@ -123,7 +123,7 @@ export const spec = defineCommand({
       text: (c) => {
         const line = precisionLine(precision, report.device?.peaks?.name);
         const moeText = moeLines(moe);
-        return `${renderGemm(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`;
+        return `${renderGemm(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`;
       },
       diagnostics: [model],
     };

@@ -4,7 +4,7 @@ import { computeKernelCatalog } from '../../analyses/kernels/kernel-catalog.js';
 import { computeGraphRegions } from '../../analyses/kernels/graph-regions.js';
 import { graphRegionsJson, kernelCatalogJson, renderKernelCatalog } from '../../report/kernels-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace, terminal } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { computeLayouts } from '../../analyses/layouts/memory-format.js';
 import { layoutsJson } from '../../report/layouts-view.js';
 
@@ -71,7 +71,7 @@ export const spec = defineCommand({
         layouts: layoutsJson(layouts),
         diagnostics: diagnosticsForJson(model),
       }),
-      text: (c) => renderKernelCatalog(catalog, entries, { wide: opts.wide, headerStyle: c.bold, width: terminal('stdout')?.columns, graphRegions: graph, layouts }),
+      text: (c) => renderKernelCatalog(catalog, entries, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, graphRegions: graph, layouts }),
       diagnostics: [model],
     };
   },

@@ -3,7 +3,7 @@ import { computeLaunches } from '../../analyses/host/launches.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { launchesJson, renderLaunches } from '../../report/launches-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -78,7 +78,7 @@ export const spec = defineCommand({
     });
     return {
       json: () => ({ ...launchesJson(anatomy), diagnostics: diagnosticsForJson(model) }),
-      text: (c) => renderLaunches(anatomy, { wide: opts.wide, headerStyle: c.bold, limit }),
+      text: (c) => renderLaunches(anatomy, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, limit }),
       diagnostics: [model],
     };
   },

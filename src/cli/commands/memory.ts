@@ -2,7 +2,7 @@
 import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory/memory-timeline.js';
 import { memoryJson, renderMemory } from '../../report/memory-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (traces captured with torch.profiler.profile(profile_memory=True)):
@@ -38,7 +38,7 @@ export const spec = defineCommand({
     const timeline = computeMemoryTimeline(model, { top: Math.max(1, Number(opts.top) || 10) });
     return {
       json: () => ({ ...memoryJson(timeline), diagnostics: diagnosticsForJson(model) }),
-      text: (c) => renderMemory(timeline, { wide: opts.wide, headerStyle: c.bold, traceEndNs: model.traceEndNs }),
+      text: (c) => renderMemory(timeline, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, traceEndNs: model.traceEndNs }),
       diagnostics: [model],
     };
   },

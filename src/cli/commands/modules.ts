@@ -2,7 +2,7 @@
 import { computeModuleTree } from '../../analyses/host/modules.js';
 import { modulesJson, renderModules } from '../../report/modules-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (traces captured with with_stack=True or with_modules=True):
@@ -43,7 +43,7 @@ export const spec = defineCommand({
       json: () => ({ ...modulesJson(tree), diagnostics: diagnosticsForJson(model) }),
       text: (c) => {
         const depth = opts.depth !== undefined ? Math.max(0, Number(opts.depth) || 0) : undefined;
-        return renderModules(tree, { wide: opts.wide, headerStyle: c.bold, depth, memory: model.memory.length > 0 });
+        return renderModules(tree, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, depth, memory: model.memory.length > 0 });
       },
       diagnostics: [model],
     };

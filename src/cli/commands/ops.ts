@@ -2,7 +2,7 @@
 import { computeOps } from '../../analyses/host/ops.js';
 import { opsJson, renderOps } from '../../report/ops-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Views are torch's metadata-only ops (aten::t, transpose, view, reshape, as_strided,
@@ -43,7 +43,7 @@ export const spec = defineCommand({
     const others = cut(report.noGpuWork);
     return {
       json: () => ({ ...opsJson(report, views, others), diagnostics: diagnosticsForJson(model) }),
-      text: (c) => renderOps(report, views, others, { wide: opts.wide, headerStyle: c.bold }),
+      text: (c) => renderOps(report, views, others, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
       diagnostics: [model],
     };
   },

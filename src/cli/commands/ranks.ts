@@ -16,7 +16,7 @@ import { inspectInput, listInputFolder, openInput } from '../input-files.js';
 import { isPartialFile, partialText, readPartial } from '../rank-partial.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { defineCommand } from '../command-spec.js';
-import { EXIT_OK, writeErr, terminal } from '../common.js';
+import { EXIT_OK, writeErr, terminal, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Input: folders (their trace files: *.pt.trace.json[.gz], else *.json[.gz]; torch's
@@ -236,7 +236,7 @@ export const spec = defineCommand({
     const { analysis, diagnostics } = await readJob(inputs, { regex, jobs, clock: opts.clock, quiet: opts.json === true });
     return {
       json: () => ranksJson(analysis, diagnostics),
-      text: (c) => renderRanks(analysis, { wide: opts.wide, headerStyle: c.bold, top }),
+      text: (c) => renderRanks(analysis, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, top }),
       diagnostics: [diagnostics],
     };
   },

@@ -4,7 +4,7 @@ import { computeGemmTable } from '../../analyses/gemm/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { readPeaks } from './gemm.js';
 import { computePrecisionReading } from '../../analyses/gemm/precision.js';
@@ -107,7 +107,7 @@ export const spec = defineCommand({
       json: () => ({ ...rooflineJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) }),
       text: (c) => {
         const line = precisionLine(precision, report.device?.peaks?.name);
-        return `${renderRoofline(report, rows, { wide: opts.wide, headerStyle: c.bold })}${line ? `\n${line}` : ''}`;
+        return `${renderRoofline(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}`;
       },
       diagnostics: [model],
     };

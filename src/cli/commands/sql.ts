@@ -7,6 +7,7 @@ import { openDuck, query, sqlString } from '../../duckdb.js';
 import { renderTable } from '../../report/table.js';
 import { inspectInput, listInputFolder, openInput } from '../input-files.js';
 import { defineCommand } from '../command-spec.js';
+import { outputWidth } from '../common.js';
 import { exportParquet } from './export.js';
 
 const DEFINITIONS = `
@@ -127,7 +128,7 @@ export const spec = defineCommand({
     const cell = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
     return {
       json: () => r,
-      text: (c) => renderTable(r.columns.map((h) => ({ header: h, maxWidth: 60 })), r.rows.map((row) => row.map(cell)), { wide: opts.wide, headerStyle: c.bold }),
+      text: (c) => renderTable(r.columns.map((h) => ({ header: h, maxWidth: 60 })), r.rows.map((row) => row.map(cell)), { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
     };
   },
 });

@@ -5,7 +5,7 @@ import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
 import { diagnosticsJson } from '../../report/diagnostics-view.js';
 import { recomputeJson, renderRecompute, renderStepSyncs, renderSteps, stepSyncsJson, stepsJson } from '../../report/steps-view.js';
 import { defineCommand, stackedText, TRACE_ARGUMENT } from '../command-spec.js';
-import { openTrace } from '../common.js';
+import { openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
@@ -71,6 +71,9 @@ save at most the idle time, a faster GPU at most the busy time. So:
                   against the median kernel (kernels shorter than their launch starve the
                   GPU) and, when kernels outlast their launches, CPU dispatch against GPU busy
   no-gpu-work     no GPU activity in the step
+  unknown         the trace file is truncated (TRUNCATED): Kineto writes the GPU activities
+                  after the host events, so a cut file lost GPU work; shown as
+                  "unknown (truncated)", for every step and overall
 A '?' after the verdict (borderline) means GPU busy was within 40-60% of the step.
 Spread is over steps (stdev divides by n). A step 30% or more above the median is named.
 A stub step is the first or last one when under 10% of the median of the others (of two steps,
@@ -100,12 +103,12 @@ export const spec = defineCommand({
       text: (c) =>
         stackedText(
           renderSteps(analysis, {
-            wide: opts.wide,
+            wide: opts.wide, width: outputWidth(),
             headerStyle: c.bold,
             verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
           }),
-          renderStepSyncs(syncs, { wide: opts.wide, headerStyle: c.bold }),
-          renderRecompute(recompute, { wide: opts.wide, headerStyle: c.bold }),
+          renderStepSyncs(syncs, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
+          renderRecompute(recompute, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
         ),
       diagnostics: [diagnostics],
     };

@@ -5,7 +5,7 @@ import { renderModules } from '../../report/modules-view.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderSummary, sortProfilerRows, summaryJson, SUMMARY_SORT_KEYS } from '../../report/summary-view.js';
 import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
-import { diagnosticsForJson, openTrace } from '../common.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (torch's key_averages, profiler_util.py):
@@ -48,7 +48,7 @@ export const spec = defineCommand({
       const model = await openTrace(trace, { keep: ['python', 'memory'] });
       return {
         json: () => ({ ops: [], totals: { selfCpuUs: 0, selfDeviceUs: 0 }, diagnostics: [] }), // (never: refused above)
-        text: (c) => renderModules(computeModuleTree(model), { wide: opts.wide, headerStyle: c.bold, flat: true, memory: model.memory.length > 0 }),
+        text: (c) => renderModules(computeModuleTree(model), { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, flat: true, memory: model.memory.length > 0 }),
         diagnostics: [model],
       };
     }
@@ -64,7 +64,7 @@ export const spec = defineCommand({
         totals: { selfCpuUs: table.selfCpuTotalUs, selfDeviceUs: table.selfDeviceTotalUs },
         diagnostics: diagnosticsForJson(model),
       }),
-      text: (c) => renderSummary(table, rows, { wide: opts.wide, byShape: opts.groupBy === 'shape', memory: opts.memory, headerStyle: c.bold }),
+      text: (c) => renderSummary(table, rows, { wide: opts.wide, width: outputWidth(), byShape: opts.groupBy === 'shape', memory: opts.memory, headerStyle: c.bold }),
       diagnostics: [model],
     };
   },

@@ -32,7 +32,7 @@ export const spec = defineCommand({
   },
   definitions: HELP,
   document: async () => (await import('../../report/documents/tree.js')).treeDocument,
-  tool: { rows: ['/roots', '/roots/**/children'] },
+  tool: { rows: ['/roots', '/roots/**/children', '/otherThreads', '/otherThreads/*/roots', '/otherThreads/*/roots/**/children'] },
   library: [{ from: 'analyses/host/dispatch-tree', names: ['computeDispatchTree'], types: ['DispatchTree', 'DispatchNode'] }],
   async run({ trace }, opts) {
     const instance = intOption(opts.instance, '--instance');

@@ -23,6 +23,9 @@ const breakdown = obj({
   otherUs: z.number(),
 });
 
+/** A verdict as steps gives it, the truncated file's 'unknown' included. */
+const STEP_VERDICT = 'overhead-bound (the GPU waits on the host) or gpu-bound (the host waits on the GPU), with borderline when near the line; no-gpu-work when nothing ran; unknown when the trace file is truncated (the GPU work after the cut is missing)';
+
 export const stepsDocument = jsonDocument(
   'kinetoscope steps --json',
   'kinetoscope steps: per profiler step the TensorBoard Overview breakdown (parts sum to the step), GPU busy and idle, utilization, SM efficiency, occupancy, launches, CPU dispatch and a verdict; one verdict across the steps first',
@@ -43,7 +46,7 @@ export const stepsDocument = jsonDocument(
       launches: z.number().describe('launch calls (kernel and graph launches) that started inside the step, any thread'),
       memsets: z.number().optional().describe('GPU memsets launched by calls that started inside the step (counted beside the launches, not as launches)'),
       memcpys: z.number().optional().describe('GPU copies launched by calls that started inside the step (counted beside the launches, not as launches)'),
-      verdict: z.string(),
+      verdict: z.string().describe(STEP_VERDICT),
       reason: z.string().describe('the numbers behind the verdict, in a sentence'),
       borderline: z.boolean(),
       gpuBusyShare: z.number().nullable().describe('GPU busy time as a share of the step (0–1); null for a step of 0 ns'),
@@ -79,9 +82,9 @@ export const stepsDocument = jsonDocument(
       cpuDispatchUs: spread,
       hostBlockedUs: spread,
       breakdownMeanUs: breakdown,
-      verdicts: z.record(z.string(), z.number()),
+      verdicts: z.record(z.string(), z.number()).describe('how many steps got each verdict (overhead-bound, gpu-bound, no-gpu-work, unknown)'),
       overall: obj({
-        verdict: z.string(),
+        verdict: z.string().describe(STEP_VERDICT),
         borderline: z.boolean(),
         split: z.boolean().describe('the per-step verdicts disagree and every step on the other side is itself borderline: one workload near the line'),
         gpuBusyShare: spread,

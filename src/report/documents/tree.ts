@@ -32,6 +32,13 @@ export const treeDocument = jsonDocument(
       .describe('present when events nest deeper than this many levels below a root: the levels past it are left out of the tree'),
     instances: z.number().describe('with --annotation: how many instances (host events of that name) the trace has; without: the number of profiler steps (1 with --step, or for the whole trace), count'),
     roots: z.array(dispatchNode).describe("the tree's top-level nodes: the selected step or annotation event; for the whole trace, every host event with no parent, in start order"),
+    gpuUsAllThreads: z.number().describe("the instance's GPU work on every thread: the roots' GPU time plus the other threads', µs"),
+    otherThreads: z.array(obj({
+      thread: z.string().describe("the thread's name from its metadata (`thread 1098 (pt_autograd_0)`), else `tid N`"),
+      cpuUs: z.number().describe("Σ durations of the thread's top events inside the window, µs"),
+      gpuUs: z.number().describe("Σ durations of the GPU work (kernels, copies, memsets) launched under them, µs"),
+      roots: z.array(dispatchNode).describe("the thread's events that start inside the window and whose parent does not, in time order, with their subtrees (one level below the instance, as its own children; none at --depth 0)"),
+    })).describe("a step or annotation instance's events on other threads than its own (autograd's backward on pt_autograd_0, a DataLoader's worker …) that start inside its window, per thread; empty for the whole trace and when there are none"),
     diagnostics: z.array(diagnostic3).describe("the trace's reader diagnostics (what the reader repaired or found odd), one entry per kind"),
   }),
 );

@@ -82,7 +82,7 @@ table.data td.name { min-width: 240px; max-width: 560px; overflow-wrap: anywhere
 table.data td.decoded { max-width: 420px; color: var(--muted); }
 table.data td.module { white-space: nowrap; }
 .verdict { font-weight: 600; white-space: nowrap; }
-.v-gpu-bound { color: var(--ok); } .v-overhead-bound { color: var(--bad); } .v-no-gpu-work { color: var(--muted); }
+.v-gpu-bound { color: var(--ok); } .v-overhead-bound { color: var(--bad); } .v-no-gpu-work, .v-unknown { color: var(--muted); }
 ul.verdicts { margin: 4px 0; padding-left: 20px; }
 .bar { display: flex; width: 150px; height: 12px; border-radius: 2px; overflow: hidden; background: var(--panel); margin-top: 3px; }
 .bar .seg { display: block; height: 100%; }

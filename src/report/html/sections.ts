@@ -11,7 +11,7 @@ import type { ProfilerTable, ProfilerTableRow } from '../../analyses/torch-table
 import { BREAKDOWN_KEYS, type StepAnalysis, type StepRow } from '../../analyses/steps/step-breakdown.js';
 import { describeDecoded } from '../kernels-view.js';
 import { sortProfilerRows } from '../summary-view.js';
-import { BREAKDOWN_HEADERS, overallText } from '../steps-view.js';
+import { BREAKDOWN_HEADERS, overallText, verdictWord } from '../steps-view.js';
 import { escapeHtml, formatUsFixed, sortValue } from './html-text.js';
 import { formatInt } from '../format.js';
 import type { Fact, Part } from './report-data.js';
@@ -153,7 +153,7 @@ export function renderSteps(p: Part<StepAnalysis>): string {
       {
         header: 'Verdict',
         cell: (s) => {
-          const t = s.verdict + (s.borderline ? '?' : '');
+          const t = verdictWord(s.verdict) + (s.borderline ? '?' : '');
           return { text: t, html: `<span class="verdict v-${s.verdict}">${escapeHtml(t)}</span>`, title: s.reason };
         },
       },
@@ -180,10 +180,10 @@ export function renderSteps(p: Part<StepAnalysis>): string {
   const o = a.stats.overall;
   const overall = o ? `<p><b>${escapeHtml(overallText(a))}</b></p>` : '';
   const differ = o ? a.steps.filter((s) => s.verdict !== o.verdict) : a.steps;
-  const verdicts = differ.map((s) => `<li><b>${escapeHtml(s.name)}</b>: <span class="verdict v-${s.verdict}">${s.verdict}</span> — ${escapeHtml(s.reason)}</li>`).join('');
+  const verdicts = differ.map((s) => `<li><b>${escapeHtml(s.name)}</b>: <span class="verdict v-${s.verdict}">${verdictWord(s.verdict)}</span> — ${escapeHtml(s.reason)}</li>`).join('');
   const counts = Object.entries(a.stats.verdicts)
     .filter(([, n]) => n > 0)
-    .map(([v, n]) => `${n} ${v}`)
+    .map(([v, n]) => `${n} ${verdictWord(v as StepRow['verdict'])}`)
     .join(', ');
   const outliers = a.outliers.length
     ? `<p>Slow steps (≥ 30% above the median): ${a.outliers.map((o) => `${escapeHtml(o.name)} ${formatUsFixed(o.durUs)} µs (${o.ratio.toFixed(2)}× the median)`).join('; ')}</p>`

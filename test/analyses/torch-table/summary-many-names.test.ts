@@ -20,7 +20,7 @@ describe('summary with 5,000 distinct op names', () => {
     }
     const model = await t.load();
     const table = computeProfilerTable(model, { groupBy: 'name' });
-    const text = renderSummary(table, sortProfilerRows(table.rows, 'device-total'), {});
+    const text = renderSummary(table, sortProfilerRows(table.rows, 'device-total'), { wide: true });
     const lines = text.split('\n');
     // header, rule, one line per name, two totals
     expect(lines).toHaveLength(NAMES + 4);

@@ -50,6 +50,7 @@ export function channelsLastActions(c: TraceContext): Action[] {
       ),
       atStakeUs: saving.atStakeUs,
       bound: 'upper-bound',
+      saves: 'step-time',
       toolchain: 'the model code',
     }),
   ];

@@ -48,5 +48,5 @@ export function graphBreakActions(c: TraceContext): Action[] {
           `${breaks ? 'Remove the graph breaks between compiled regions' : 'Join the compiled calls'} ${regions}: the GPU idles {idleUs} per step between them while the host runs Python ({pythonUs}), guards ({guardsUs}) and the next graph's call layers ({callLayersUs}); ${rest} CUDA graphs would not remove this idle.`,
           numbers,
         );
-  return [withStepShare(c, { id: 'graph-break', sentence, atStakeUs: gb.meanIdleUs, bound: 'upper-bound', toolchain: gb.meanIdleAfterSyncUs > 0 ? 'the model code' : 'torch.compile (Dynamo)' })];
+  return [withStepShare(c, { id: 'graph-break', sentence, atStakeUs: gb.meanIdleUs, bound: 'upper-bound', saves: 'gpu-idle', toolchain: gb.meanIdleAfterSyncUs > 0 ? 'the model code' : 'torch.compile (Dynamo)' })];
 }

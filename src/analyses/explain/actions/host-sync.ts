@@ -3,10 +3,18 @@
  * inf check, a library's `nonzero`, the program's `.item()`), with the GPU idle it causes per step
  * (host/step-syncs.ts) — not the host's blocked time, most of which the GPU may spend busy — and the
  * remedy for that kind of sync. At stake: that idle, an upper bound (the host's work after the sync
- * may still keep the GPU waiting without it). One action per kind of sync inside an op that leaves
- * the GPU idle.
+ * may still keep the GPU waiting without it), less its part between two compiled regions — the
+ * `graph-break` action offers that idle, with the remedy a sync inside a compiled step calls for,
+ * so the same µs are offered once. One action per kind of sync inside an op that leaves the GPU
+ * idle outside those windows.
  */
+import { gpuBusyUnionOf } from '../../facts/gpu-time-index.js';
+import { syncBlocksHost } from '../../facts/runtime-calls.js';
+import { lowerBound, mergeUnion, unionLengthInNs } from '../../helpers/intervals.js';
+import { allGaps, computeGraphBreaks } from '../../host/graph-breaks.js';
+import { computeLaunchDigest, syncCause } from '../../host/launches.js';
 import { computeStepSyncs, type SyncGroup } from '../../host/step-syncs.js';
+import { syncIdleWindowsNs } from '../../host/sync-costs.js';
 import type { TraceContext } from '../context.js';
 import { say } from '../sentence.js';
 import { withStepShare } from './step-share.js';
@@ -22,7 +30,57 @@ export function hostSyncActions(c: TraceContext): Action[] {
   const ss = computeStepSyncs(c.m);
   // A sync outside every op is an explicit `torch.cuda.synchronize()` (a timing loop's, a capture
   // tool's): placed on purpose, it is listed by `launches` and `steps`, not advised against.
-  return ss.groups.filter((g) => g.perStep.gpuIdleUs > 0 && g.op !== undefined).map((g) => action(c, g));
+  const inBreaks = idleBetweenRegionsUs(c);
+  return ss.groups.flatMap((g) => {
+    const lessUs = Math.min(g.perStep.gpuIdleUs, inBreaks.get(groupKey(g.cause, g.api, g.caller?.name)) ?? 0);
+    const left = lessUs > 0 ? { ...g, perStep: { ...g.perStep, gpuIdleUs: g.perStep.gpuIdleUs - lessUs } } : g;
+    if (!(left.perStep.gpuIdleUs > 0) || g.op === undefined) return [];
+    const a = action(c, left);
+    if (!(lessUs > 0)) return [a];
+    const sentence = {
+      ...a.sentence,
+      template: `${a.sentence.template} (Another {betweenRegionsUs} per step of the idle it causes lies between compiled regions: the graph-break advice's.)`,
+      numbers: { ...a.sentence.numbers, betweenRegionsUs: lessUs },
+    };
+    return [{ ...a, sentence }];
+  });
+}
+
+const groupKey = (cause: string, api: string, caller: string | undefined) => `${cause}\u0000${api}\u0000${caller ?? ''}`;
+
+/**
+ * Per sync group (step-syncs.ts's key), the GPU idle its syncs cause inside the windows between
+ * compiled regions (graph-breaks.ts), µs per step over the same steps as step-syncs.ts; empty
+ * without two compiled regions in a step.
+ */
+function idleBetweenRegionsUs(c: TraceContext): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!c.lazy.compiled()) return out;
+  const gaps = allGaps(computeGraphBreaks(c.m)).filter((g) => g.endNs > g.startNs);
+  if (!gaps.length) return out;
+  const { m } = c;
+  const breaks = mergeUnion(Float64Array.from(gaps.map((g) => g.startNs)), Float64Array.from(gaps.map((g) => g.endNs)));
+  const busy = gpuBusyUnionOf(m);
+  const syncs = computeLaunchDigest(m).syncs.filter((x) => syncBlocksHost(x.kind));
+  const windows = syncIdleWindowsNs(m, syncs.map((x) => x.host));
+  const inStep = (t: number) => !m.steps.length || m.steps.some((st) => t >= st.startNs && t < st.endNs);
+  const steps = Math.max(1, m.steps.length);
+  syncs.forEach((x, k) => {
+    const [lo, hi] = windows[k]!;
+    if (!(hi > lo) || !inStep(m.host.startNs[x.host]!)) return;
+    // the idle inside both: the window's part between regions, less the GPU's busy time there
+    let idleNs = 0;
+    for (let j = Math.max(0, lowerBound(breaks.starts, lo) - 1); j < breaks.starts.length && breaks.starts[j]! < hi; j++) {
+      const s = Math.max(lo, breaks.starts[j]!);
+      const e = Math.min(hi, breaks.ends[j]!);
+      if (e > s) idleNs += e - s - unionLengthInNs(busy, s, e);
+    }
+    if (idleNs > 0) {
+      const key = groupKey(syncCause(x), x.api, x.caller?.name);
+      out.set(key, (out.get(key) ?? 0) + idleNs / steps / 1000);
+    }
+  });
+  return out;
 }
 
 function action(c: TraceContext, g: SyncGroup): Action {
@@ -37,7 +95,7 @@ function action(c: TraceContext, g: SyncGroup): Action {
     blockedUs: g.perStep.blockedUs,
     busyUs: g.perStep.gpuBusyDuringUs,
   };
-  const base = { id: 'host-sync', atStakeUs: g.perStep.gpuIdleUs, bound: 'upper-bound' as const };
+  const base = { id: 'host-sync', atStakeUs: g.perStep.gpuIdleUs, bound: 'upper-bound' as const, saves: 'gpu-idle' as const };
   const likely = g.caller?.strength === 'likely' ? 'likely ' : '';
   if (g.caller?.name === 'torch.amp.GradScaler') {
     const opt = optimizerOf(c);

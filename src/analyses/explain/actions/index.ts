@@ -4,10 +4,15 @@
  * absent); `rankActions` orders them by the time at stake per step.
  */
 import type { TraceContext } from '../context.js';
-import { fuseChainActions } from './fuse-chain.js';
 import { ADVICE_MIN_STEP_SHARE, type Action } from './types.js';
+import { biasEpilogueActions } from './bias-epilogue.js';
+import { cudaGraphActions } from './cuda-graph.js';
+import { dataLoaderActions } from './dataloader.js';
+import { fuseChainActions } from './fuse-chain.js';
 import { graphBreakActions } from './graph-break.js';
 import { hostSyncActions } from './host-sync.js';
+import { noGradActions } from './no-grad.js';
+import { padGemmActions } from './pad-gemm.js';
 import { recomputeActions } from './recompute.js';
 import { channelsLastActions } from './channels-last.js';
 import { lowerPrecisionActions } from './lower-precision.js';
@@ -15,15 +20,20 @@ import { latencyBoundActions } from './latency-bound.js';
 
 export type ActionRule = (c: TraceContext) => readonly Action[];
 
-/** Every rule, in no particular order (the ranking orders their actions). */
+/** Every rule, in no particular order (the ranking orders their actions): one line each. */
 export const ACTION_RULES: readonly ActionRule[] = [
+  noGradActions,
+  dataLoaderActions,
+  cudaGraphActions,
+  fuseChainActions,
+  biasEpilogueActions,
+  padGemmActions,
   graphBreakActions,
   hostSyncActions,
   recomputeActions,
   channelsLastActions,
   lowerPrecisionActions,
   latencyBoundActions,
-  fuseChainActions,
 ];
 
 export interface RankedActions {

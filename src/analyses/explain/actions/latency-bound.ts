@@ -87,6 +87,7 @@ export function latencyBoundActions(c: TraceContext): Action[] {
         ),
         atStakeUs,
         bound: 'upper-bound',
+        saves: 'step-time',
         toolchain: 'cuDNN (torch.backends.cudnn)',
       }),
     );
@@ -106,6 +107,7 @@ export function latencyBoundActions(c: TraceContext): Action[] {
         ),
         atStakeUs,
         bound: 'upper-bound',
+        saves: 'step-time',
         toolchain: 'the model code',
       }),
     );

@@ -58,6 +58,7 @@ export function lowerPrecisionActions(c: TraceContext): Action[] {
       ),
       atStakeUs: saving.atStakeUs,
       bound: 'upper-bound',
+      saves: 'step-time',
       toolchain: 'the model code (autocast)',
     }),
   ];

@@ -17,7 +17,7 @@ export function recomputeActions(c: TraceContext): Action[] {
     withStepShare(c, {
       id: 'recompute',
       atStakeUs: rc.perStep.kernelUs,
-      bound: 'estimate',
+      bound: 'estimate', saves: 'gpu-time',
       toolchain: 'the model code (torch.utils.checkpoint)',
       sentence: say(
         'action.recompute',

@@ -14,7 +14,16 @@ export interface Action {
   readonly atStakeUs: number;
   /** `estimate`: the rule's estimate of the saving; `upper-bound`: no more than this can be saved. */
   readonly bound: 'estimate' | 'upper-bound';
-  /** `atStakeUs` over the median step's duration. */
+  /**
+   * What the µs are: `gpu-idle` — time the GPU sits idle in the step, which the action removes (the
+   * step shortens by it where nothing else fills it); `gpu-time` — GPU work the action removes,
+   * which shortens the step only where the GPU is its bound (in an overhead-bound step the GPU waits
+   * for the host anyway: the sentence says so); `step-time` — the step's own time the GPU work
+   * removed would save, by the what-if on the steps' critical paths (gpu-saving.ts): the premise
+   * already counted.
+   */
+  readonly saves: 'gpu-idle' | 'gpu-time' | 'step-time';
+  /** `atStakeUs` over the mean step's duration (step-share.ts says why not the median's). */
   readonly stepShare: number;
   /** Who can carry it out: `torch.compile (Inductor)`, `the model code`, `the DataLoader` … */
   readonly toolchain?: string;
