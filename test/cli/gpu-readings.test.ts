@@ -200,7 +200,7 @@ describe('Inductor kernels named after a matrix product or attention are describ
     expect((launch.args!['Input Strides'] as number[][])[1]).toEqual([1, 50304]);
     const share = kernels.filter((k) => k.name === name).reduce((s, k) => s + k.dur, 0) / events.filter((e) => e.cat === 'kernel' || e.cat === 'gpu_memcpy' || e.cat === 'gpu_memset').reduce((s, k) => s + k.dur, 0);
     expect(share).toBeGreaterThan(0.03);
-    const md = (await runCli(['explain', h200Trace('gpt2_train_compile')])).stdout;
+    const md = (await runCli(['explain', h200Trace('gpt2_train_compile'), '--full', '--wide'])).stdout;
     const line = md.split('\n').find((l) => l.startsWith(`- \`${name}\` is an Inductor`))!;
     expect(line).toContain('whose name holds `mm`, but not its product');
     expect(line).toContain('[8,512,50257], [50264,4096] (strides [1,50304]), [4096,50264] (strides [50304,1])');
@@ -217,13 +217,13 @@ describe('Inductor kernels named after a matrix product or attention are describ
     for (const n of builders) expect(n).toMatch(/_arange_.*_le_.*_where_\d+$/);
     // The attention itself: cuDNN's SDPA kernels, in the same trace.
     expect(kernels.some((k) => /cudnn_generated_fort_native_sdpa/.test(k.name))).toBe(true);
-    const md = (await runCli(['explain', h200Trace('llm_decode_compile')])).stdout;
+    const md = (await runCli(['explain', h200Trace('llm_decode_compile'), '--full', '--wide'])).stdout;
     expect(md).not.toMatch(/fusing `_scaled_dot_product_cudnn_attention`/);
     expect(md).toMatch(/whose name holds `_scaled_dot_product_cudnn_attention`, `bmm`, but not their product/);
   });
 
   it('a template keeps "computing": relu_mlp_compile_ma_nograd\'s Triton template GEMMs', async () => {
-    const md = (await runCli(['explain', h200Trace('relu_mlp_compile_ma_nograd')])).stdout;
+    const md = (await runCli(['explain', h200Trace('relu_mlp_compile_ma_nograd'), '--full', '--wide'])).stdout;
     expect(md).toMatch(/`triton_tem_fused_addmm_t_view_0` is an Inductor Triton template computing `addmm`/);
     expect(md).not.toMatch(/whose name holds/);
   });

@@ -44,7 +44,7 @@ describe('install from a clone (README Quick start)', () => {
     expect(VERSION).toBe(version); // what --version, partials and reports say
     // The install line names the tarball `npm pack` writes, with the flags the test below uses.
     expect(blocks[0]).toContain(`npm ci && npm pack --quiet && npm install -g --prefix ~/.local --ignore-scripts ./kinetoscope-${version}.tgz\n`);
-    expect(blocks[0]).toMatch(/^kinetoscope summary test\/fixtures\/traces\/\S+\.pt\.trace\.json\.gz$/m);
+    expect(blocks[0]).toMatch(/^kinetoscope explain test\/fixtures\/traces\/\S+\.pt\.trace\.json\.gz$/m);
     expect(blocks[1]).toBe('npm ci && npm test\n');
     expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toMatch(/^npm ci --no-audit --no-fund$[\s\S]*^npm test$/m);
   });
