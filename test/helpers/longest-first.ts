@@ -20,7 +20,7 @@ const SLOWEST = [
   'test/cli/cli.test.ts',
   'test/model/model.test.ts',
   'test/cli/limits.test.ts',
-  'test/repo/fuzz.test.ts',
+  'test/cli/fuzz.test.ts',
   'test/cli/schema.test.ts',
   'test/ingest/oracle.test.ts',
   'test/cli/every-command.test.ts',
