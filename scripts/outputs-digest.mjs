@@ -1,5 +1,5 @@
 // Writes every JSON command's --json document on every fixture (the runs the schema test uses:
-// scripts/schema-draft.mjs's RUNS) and the text output of the same runs into one folder, a file
+// scripts/command-runs.mjs) and the text output of the same runs into one folder, a file
 // per run, so a refactor can be checked to change no output:
 //
 //   node scripts/outputs-digest.mjs OUT_DIR          # before the change (on the old commit)
@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { RUNS } from './schema-draft.mjs';
+import { commandRuns } from './command-runs.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const out = process.argv[2];
@@ -24,6 +24,7 @@ const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 const { runCommand } = await import(dist('cli/run-command.js'));
 const { loadTrace } = await import(dist('load-trace.js'));
 const { OPTIONAL_TABLES } = await import(dist('model/trace-model.js'));
+const RUNS = commandRuns(await (await import(dist('cli/commands/index.js'))).loadSpecs());
 
 const models = new Map();
 const open = (p, { keep = [] }) => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const dist = new URL('../dist/cli/commands/', import.meta.url);
+const { commandOf } = await import(new URL('../command-spec.js', dist).href);
 const write = process.stdout.write.bind(process.stdout);
 for (const trace of process.argv.slice(2)) {
   const tmp = mkdtempSync(join(tmpdir(), 'ks-every-'));
@@ -20,8 +21,8 @@ for (const trace of process.argv.slice(2)) {
   ];
   const out = [];
   for (const [name, extra] of runs) {
-    const mod = await import(new URL(`${name}.js`, dist).href);
-    const make = mod[`${name.replace(/-(\w)/g, (_, c) => c.toUpperCase())}Command`];
+    const { spec } = await import(new URL(`${name}.js`, dist).href);
+    const make = () => commandOf(spec);
     let stderr = '';
     const errWrite = process.stderr.write.bind(process.stderr);
     process.stdout.write = () => true;

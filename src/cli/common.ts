@@ -2,7 +2,7 @@
  * What every command shares: the common flags, loading a trace with errors turned into
  * one line and exit status 2, colours that respect NO_COLOR and pipes, and printing.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { basename } from 'node:path';
 import pc from 'picocolors';
 import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
@@ -36,6 +36,9 @@ export const EXIT_OK = 0;
 export const EXIT_CHECK_FAILED = 1;
 export const EXIT_BAD_INPUT = 2;
 
+/** The heading under which --help lists, once and last, the options every command that reads a trace shares. */
+export const SHARED_OPTIONS_HEADING = 'Reading limits and redaction (every command that reads a trace):';
+
 export function withCommonOptions(cmd: Command): Command {
   cmd
     .option('--json', 'print one JSON document with stable keys instead of tables')
@@ -43,7 +46,11 @@ export function withCommonOptions(cmd: Command): Command {
     .option('--verbose', 'also show informational diagnostics')
     .option('--strict', 'exit with status 1 when the trace has warnings or errors')
     .option('--no-color', 'no colours (also off under NO_COLOR or when output is piped)')
-    .option('--redact', 'replace what looks like a secret in every output: tokens (hf_, ghp_, sk-, AKIA…), long high-entropy strings, user@host, home directories (→ ~); a count on stderr');
+    .addOption(
+      new Option('--redact', 'replace what looks like a secret in every output: tokens (hf_, ghp_, sk-, AKIA…), long high-entropy strings, user@host, home directories (→ ~); a count on stderr').helpGroup(
+        SHARED_OPTIONS_HEADING,
+      ),
+    );
   cmd.hook('preAction', (_cmd, actionCmd) => {
     if (actionCmd.opts()['redact']) startRedaction();
   });
@@ -64,9 +71,9 @@ const LIMIT_HELP: Record<keyof ReadLimits, string> = {
  */
 export function withLimitOptions(cmd: Command): Command {
   for (const key of Object.keys(LIMIT_FLAGS) as (keyof ReadLimits)[]) {
-    cmd.option(`${LIMIT_FLAGS[key]} <n>`, `${LIMIT_HELP[key]} (default ${DEFAULT_LIMITS[key]}, at most ${HARD_LIMITS[key]})`);
+    cmd.addOption(new Option(`${LIMIT_FLAGS[key]} <n>`, `${LIMIT_HELP[key]} (default ${DEFAULT_LIMITS[key]}, at most ${HARD_LIMITS[key]})`).helpGroup(SHARED_OPTIONS_HEADING));
   }
-  cmd.option('--stdin-timeout <s>', 'with - (standard input): fail when no byte comes for S seconds (default 0: wait for ever)');
+  cmd.addOption(new Option('--stdin-timeout <s>', 'with - (standard input): fail when no byte comes for S seconds (default 0: wait for ever)').helpGroup(SHARED_OPTIONS_HEADING));
   cmd.hook('preAction', (_cmd, actionCmd) => applyLimitOptions(actionCmd.opts()));
   return cmd;
 }

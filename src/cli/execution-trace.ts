@@ -7,7 +7,6 @@
  * Given once per trace: with two traces (diff, --vs), each ET is joined to the trace whose ops it
  * matches; an ET that matches none is ET_MISMATCH, two for one trace BAD_ARGUMENT.
  */
-import { Option } from 'commander';
 import { basename } from 'node:path';
 import { DiagnosticSink, type Diagnostic } from '../core/diagnostics.js';
 import { isKinetoscopeError, KinetoscopeError } from '../core/errors.js';
@@ -15,16 +14,15 @@ import { inertText } from '../core/inert-text.js';
 import { readExecutionTrace } from '../ingest/execution-trace.js';
 import { joinExecutionTrace, withOpTensors } from '../model/op-tensors.js';
 import type { TraceModel } from '../model/trace-model.js';
+import type { OptionSpec } from './command-spec.js';
 import { withInput } from './input-files.js';
 
 export const ET_OPTION_HELP =
   "torch's execution trace of the same run (torch.profiler.ExecutionTraceObserver; .json or .json.gz): each op's tensors by id, " +
   "joined to the trace by Record function id, so that producer → consumer links are facts (or are refused) instead of likely; once per trace";
 
-/** The `--et <file>` option: repeatable (once per trace), collected into a list (none by default). */
-export function etOption(): Option {
-  return new Option('--et <file>', ET_OPTION_HELP).argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v]).default([], 'none');
-}
+/** The `--et <file>` option of a command's spec: repeatable (once per trace), a file an MCP call's roots hold. */
+export const ET_OPTION = { flags: '--et <file>', description: ET_OPTION_HELP, repeat: true, path: true } as const satisfies OptionSpec;
 
 /** What `--json` says of each execution trace used. */
 export interface EtAttachment {

@@ -15,10 +15,12 @@ import { KinetoscopeError } from '../core/errors.js';
 import { setDefaultReadLimits } from '../ingest/limits.js';
 import { loadTrace } from '../load-trace.js';
 import { OPTIONAL_TABLES, type OptionalTable, type TraceModel } from '../model/trace-model.js';
-import { pageDocument } from '../report/paging.js';
+import { pageDocument, pageMarkdown } from '../report/paging.js';
+import { schemaPiece } from '../report/schema-piece.js';
 import { EXIT_CHECK_FAILED } from './common.js';
 import { confineInputs, inputRoots, openInput, resolveInput } from './input-files.js';
-import { describeTools, failure, mcpReadLimits, toArgv, type DescribedTool } from './mcp-tools.js';
+import { commandFailure, describeTools, failure, mcpReadLimits, pagingInput, toArgv, type DescribedTool } from './mcp-tools.js';
+import { readSchema } from './schemas.js';
 import { runCommand } from './run-command.js';
 
 /** Models kept open at once: a few traces an agent compares, not a job's thousand ranks. */
@@ -51,27 +53,47 @@ export class TraceCache {
   }
 }
 
-/** Runs one tool call: its input as the command's argv (paths resolved inside the roots), the command, its document paged. */
-export async function callTool(tools: ReadonlyMap<string, DescribedTool>, cache: TraceCache, name: string, input: Record<string, unknown>): Promise<CallToolResult> {
+/** Bytes of a tool result as sent (its JSON): what an answer's budget counts. */
+const resultBytes = (r: CallToolResult) => Buffer.byteLength(JSON.stringify(r));
+
+const textResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] });
+
+/**
+ * Runs one tool call: its input as the command's argv (paths resolved inside the roots), the
+ * command, its answer paged to the call's byte budget: the document's row lists (the spec's), or
+ * explain's Markdown by section. The document is sent once, as the text of the answer.
+ */
+export async function callTool(tools: ReadonlyMap<string, DescribedTool>, cache: Pick<TraceCache, 'get'>, name: string, input: Record<string, unknown>): Promise<CallToolResult> {
+  if (name === 'schema') return schemaAnswer([...tools.keys()], input);
   const tool = tools.get(name);
-  if (!tool) return failure(`no tool named ${name}`);
+  if (!tool) return failure('UNKNOWN_TOOL', `no tool named ${name}`);
   let argv: string[];
+  let paging: ReturnType<typeof pagingInput>;
   try {
+    paging = pagingInput(input);
     argv = toArgv(input, tool, (p) => resolveInput(p));
   } catch (e) {
-    return failure(e instanceof KinetoscopeError ? `${e.code}: ${e.message}` : String(e));
+    if (e instanceof KinetoscopeError) return failure(e.code, e.message);
+    throw e;
   }
   const run = await runCommand(name, argv, (p, { keep }) => cache.get(p, keep ?? []));
-  const doc = run.document;
-  if (doc === undefined || (run.status !== 0 && run.status !== EXIT_CHECK_FAILED)) {
-    return failure(run.stderr.trim().split('\n').join(' ') || `${name} gave no document (exit status ${run.status})`);
-  }
-  const paged = pageDocument(doc, {
-    limit: input['limit'] as number | undefined,
-    offset: input['offset'] as number | undefined,
-    fullNames: input['fullNames'] === true,
-  });
-  return { content: [{ type: 'text', text: JSON.stringify(paged) }], structuredContent: paged };
+  if (run.status !== 0 && run.status !== EXIT_CHECK_FAILED) return commandFailure(run.stderr, `${name} gave no answer (exit status ${run.status})`);
+  const fits = (text: string) => resultBytes(textResult(text)) <= paging.maxBytes;
+  if (tool.tool.answer === 'markdown') return textResult(pageMarkdown(run.stdout, { ...paging, fits }).text);
+  if (run.document === undefined) return commandFailure(run.stderr, `${name} gave no document (exit status ${run.status})`);
+  const paged = pageDocument(run.document, { ...paging, rows: tool.tool.rows, fits: (p) => fits(JSON.stringify(p)) });
+  return textResult(JSON.stringify(paged));
+}
+
+/** The `schema` tool's answer: the fields of a command's document schema at a path. */
+function schemaAnswer(commands: readonly string[], input: Record<string, unknown>): CallToolResult {
+  const { command, path = '', ...rest } = input as { command?: unknown; path?: unknown };
+  if (Object.keys(rest).length) return failure('BAD_ARGUMENT', `unknown input ${Object.keys(rest).join(', ')}`);
+  if (typeof command !== 'string' || !commands.includes(command)) return failure('BAD_ARGUMENT', `command expects one of ${commands.join(', ')}`);
+  if (typeof path !== 'string') return failure('BAD_ARGUMENT', 'path expects a JSON pointer, e.g. /kernels/*/decoded');
+  const piece = schemaPiece(readSchema(command), path);
+  if (typeof piece === 'string') return failure('BAD_ARGUMENT', piece);
+  return textResult(JSON.stringify({ command, path, ...piece }));
 }
 
 /** The child's main: confined to the roots in its arguments, serving calls until the server goes. */
@@ -87,7 +109,7 @@ async function serveCalls(roots: readonly string[]): Promise<void> {
       try {
         result = await callTool(tools, cache, m.name, m.input ?? {});
       } catch (e) {
-        result = failure(`INTERNAL: ${(e as Error)?.message ?? String(e)} (a bug in kinetoscope)`);
+        result = failure('INTERNAL', `${(e as Error)?.message ?? String(e)} (a bug in kinetoscope)`);
       }
       process.send?.({ id: m.id, result });
     })();

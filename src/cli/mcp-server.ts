@@ -18,9 +18,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { setDefaultReadLimits } from '../ingest/limits.js';
-import { describeTools, failure, mcpReadLimits, toolList } from './mcp-tools.js';
+import { describeTools, failure, mcpReadLimits, schemaUri, toolList, UNTRUSTED_NOTE, type CallErrorCode } from './mcp-tools.js';
+import { readSchemaText } from './schemas.js';
+
+/** What the server tells an agent once, at initialize. */
+const INSTRUCTIONS = `kinetoscope reads PyTorch profiler (Kineto) traces. Start with explain {"trace": FILE} (the whole reading, in Markdown), then the tool it names for each question. Answers are paged to fit (limit, offset, maxBytes): row lists are cut, totals, caveats and diagnostics never; page says what was cut. ${UNTRUSTED_NOTE} Errors are one line: kinetoscope: CODE: what and where.`;
 
 /** The default of --call-timeout, in seconds. */
 export const CALL_TIMEOUT_S = 120;
@@ -61,15 +65,15 @@ class CallRunner {
   call(name: string, input: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     return new Promise((answer) => {
       const call: Call = { id: this.nextId++, name, input, answer, done: false };
-      call.timer = setTimeout(() => this.stop(call, `ran past its time limit (${this.timeoutMs / 1000} s, kinetoscope mcp --call-timeout)`), this.timeoutMs);
-      signal?.addEventListener('abort', () => this.stop(call, 'was cancelled'), { once: true });
+      call.timer = setTimeout(() => this.stop(call, 'CALL_TIMEOUT', `ran past its time limit (${this.timeoutMs / 1000} s, kinetoscope mcp --call-timeout)`), this.timeoutMs);
+      signal?.addEventListener('abort', () => this.stop(call, 'CALL_CANCELLED', 'was cancelled'), { once: true });
       this.queue.push(call);
       this.next();
     });
   }
 
   /** Ends a call with an error answer: dropped from the queue, or its child killed. */
-  private stop(call: Call, why: string): void {
+  private stop(call: Call, code: CallErrorCode, why: string): void {
     if (call.done) return;
     if (this.running === call) {
       this.kill();
@@ -78,7 +82,7 @@ class CallRunner {
       const at = this.queue.indexOf(call);
       if (at >= 0) this.queue.splice(at, 1);
     }
-    this.settle(call, failure(`${call.name} ${why}: stopped, no answer (the server goes on; traces it kept are read again)`));
+    this.settle(call, failure(code, `${call.name} ${why}: stopped, no answer (the server goes on; traces it kept are read again)`));
     this.next();
   }
 
@@ -96,7 +100,7 @@ class CallRunner {
     try {
       child = this.child ?? this.start();
     } catch (e) {
-      this.settle(call, failure(`${call.name} could not start the process that runs calls (${(e as Error).message})`));
+      this.settle(call, failure('CALL_CRASHED', `${call.name} could not start the process that runs calls (${(e as Error).message})`));
       this.next();
       return;
     }
@@ -136,7 +140,7 @@ class CallRunner {
   private crashed(call: Call, why: string): void {
     this.running = undefined;
     if (this.child === call.child) this.kill();
-    this.settle(call, failure(`${call.name} ${why}: no answer; the next call starts a fresh one`));
+    this.settle(call, failure('CALL_CRASHED', `${call.name} ${why}: no answer; the next call starts a fresh one`));
     this.next();
   }
 
@@ -147,8 +151,8 @@ class CallRunner {
   }
 
   close(): void {
-    for (const call of this.queue.splice(0)) this.settle(call, failure('the server is closing'));
-    if (this.running) this.settle(this.running, failure('the server is closing'));
+    for (const call of this.queue.splice(0)) this.settle(call, failure('SERVER_CLOSING', 'the server is closing'));
+    if (this.running) this.settle(this.running, failure('SERVER_CLOSING', 'the server is closing'));
     this.running = undefined;
     this.kill();
   }
@@ -157,11 +161,22 @@ class CallRunner {
 export async function createMcpServer(opts: McpServerOptions): Promise<{ server: Server; close(): void }> {
   // (the runner's defaults, so that the tools' descriptions state them)
   setDefaultReadLimits(mcpReadLimits());
-  const tools = toolList(await describeTools());
+  const described = await describeTools();
+  const tools = toolList(described);
   const runner = new CallRunner(opts.roots, opts.callTimeoutMs ?? CALL_TIMEOUT_S * 1000);
-  const server = new Server({ name: 'kinetoscope', version: opts.version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'kinetoscope', version: opts.version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => runner.call(request.params.name, request.params.arguments ?? {}, extra.signal));
+  // each document's schema, whole, on request (the tool list does not repeat them: it would be 250 kB)
+  const uris = new Map([...described.keys()].map((name) => [schemaUri(name), name]));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [...uris].map(([uri, name]) => ({ uri, name: `${name} document schema`, mimeType: 'application/schema+json' })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const name = uris.get(request.params.uri);
+    if (name === undefined) throw new Error(`no resource ${request.params.uri}: the schemas are ${[...uris.keys()].join(', ')}`);
+    return { contents: [{ uri: request.params.uri, mimeType: 'application/schema+json', text: readSchemaText(name) }] };
+  });
   return { server, close: () => runner.close() };
 }
 

@@ -5,7 +5,8 @@
  */
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import { isKinetoscopeError } from '../core/errors.js';
-import { COMMANDS } from './commands/index.js';
+import { commandOf } from './command-spec.js';
+import { COMMANDS, commandGroup, loadSpec } from './commands/index.js';
 import { EXIT_BAD_INPUT, failureStatus, writeErr, writeOut } from './common.js';
 import { endRedaction } from './redaction.js';
 
@@ -20,12 +21,17 @@ const OUTPUT: OutputConfiguration = { writeOut, writeErr };
  */
 export async function buildProgram(names: readonly string[]): Promise<Command> {
   const program = new Command('kinetoscope')
-    .description('Reads PyTorch profiler (Kineto) traces the way an expert does.')
+    .description('Reads PyTorch profiler (Kineto) traces the way an expert does.\n\nStart here: kinetoscope explain TRACE')
     .version(VERSION)
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .configureOutput(OUTPUT);
-  for (const make of await Promise.all(names.map((name) => COMMANDS[name]!()))) program.addCommand(make().exitOverride().configureOutput(OUTPUT));
+    .configureOutput(OUTPUT)
+    // the list of commands: one line each, `name ARGUMENTS`, under its group (commands/index.ts)
+    .configureHelp({ subcommandTerm: (c) => [c.name(), ...c.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`))].join(' ') });
+  for (const spec of await Promise.all(names.map(loadSpec))) {
+    program.addCommand(commandOf(spec).exitOverride().configureOutput(OUTPUT).helpGroup(commandGroup(spec.name) ?? 'Commands:'));
+  }
+  program.commandsGroup('Files and agents:').helpCommand('help [command]', "a command's --help");
   return program;
 }
 

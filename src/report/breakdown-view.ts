@@ -3,6 +3,8 @@
  * definition of every number printed beside it, as terminal text and as JSON with stable keys.
  */
 import type { KernelStats } from '../analyses/breakdown/kernel-type-breakdown.js';
+import type { BreakdownDocument } from './documents/breakdown.js';
+import type { DocumentBody } from './documents/kit.js';
 import type { BreakdownResult } from '../analyses/breakdown/temporal-breakdown.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
@@ -58,7 +60,7 @@ function kernelJson(k: KernelStats) {
   };
 }
 
-export function breakdownJson(r: BreakdownResult) {
+export function breakdownJson(r: BreakdownResult): DocumentBody<BreakdownDocument, 'diagnostics'> {
   const t = r.temporal;
   const totals = new Map(r.kernelTypes.types.map((x) => [x.type as string, x]));
   return {

@@ -1,5 +1,7 @@
 /** A checked expectations file: one line per expectation, ✓ or ✗ with expected vs seen in words; and as JSON. */
 import type { CheckResult } from '../analyses/compare/expectations.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { CheckDocument } from './documents/check.js';
 import { formatUs, roundUs } from './format.js';
 import { inertText } from '../core/inert-text.js';
 
@@ -35,7 +37,7 @@ export function renderCheck(r: CheckResult, opts: CheckRenderOptions = {}): stri
   return lines.join('\n');
 }
 
-export function checkJson(r: CheckResult) {
+export function checkJson(r: CheckResult): DocumentBody<CheckDocument, 'diagnostics'> {
   return {
     ok: r.ok,
     scope: r.scope,

@@ -1,6 +1,8 @@
 /** The compile-overhead analysis as terminal tables and as JSON with stable keys. */
 import type { CompileFinding, CompileOverhead, CompileScope, PreOpRow } from '../analyses/host/compile-overhead.js';
 import { HOST_ACTIVITIES, syncLabel, type GraphBreaks, type HostActivity, type StepGaps } from '../analyses/host/graph-breaks.js';
+import type { CompileDocument } from './documents/compile.js';
+import type { DocumentBody } from './documents/kit.js';
 import { formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -258,7 +260,7 @@ function scopeJson(s: CompileScope) {
   };
 }
 
-export function compileJson(r: CompileOverhead, breaks?: GraphBreaks) {
+export function compileJson(r: CompileOverhead, breaks?: GraphBreaks): DocumentBody<CompileDocument, 'diagnostics'> {
   return {
     compiled: r.compiled,
     hasBackward: r.hasBackward,
@@ -275,7 +277,7 @@ export function compileJson(r: CompileOverhead, breaks?: GraphBreaks) {
 }
 
 function graphBreaksJson(b: GraphBreaks) {
-  const byUs = (o: Readonly<Record<string, number>>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, roundUs(v)]));
+  const byUs = (o: Readonly<Record<HostActivity, number>>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, roundUs(v)])) as Record<HostActivity, number>;
   return {
     meanIdleUs: roundUs(b.meanIdleUs),
     meanIdleBy: byUs(b.meanIdleBy),

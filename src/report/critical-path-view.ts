@@ -1,5 +1,7 @@
 /** The critical path of steps or annotation instances as terminal text and as JSON. */
 import { BOUND_KEYS, BOUND_LABELS, type Bounds, type CriticalPathResult, type PathSegment, type WhatIfResult } from '../analyses/critical-path/critical-path.js';
+import type { CriticalPathDocument } from './documents/critical-path.js';
+import type { DocumentBody } from './documents/kit.js';
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
@@ -102,14 +104,17 @@ function renderWhatIf(r: CriticalPathResult, w: WhatIfResult, opts: RenderOption
 }
 
 function segmentJson(s: PathSegment) {
-  return { bound: s.bound.replace(/Us$/, ''), startUs: roundUs(s.startUs), durUs: roundUs(s.durUs), where: s.where, edges: s.edges, events: s.events.map((e) => ({ name: e.name, gpu: e.gpu, durUs: roundUs(e.durUs), count: e.count, ...(e.recomputed ? { recomputed: true } : {}) })) };
+  return { bound: s.bound.replace(/Us$/, ''), startUs: roundUs(s.startUs), durUs: roundUs(s.durUs), where: s.where, edges: s.edges, events: s.events.map((e) => ({ name: e.name, gpu: e.gpu, durUs: roundUs(e.durUs), count: e.count, ...(e.recomputed ? { recomputed: true as const } : {}) })) };
 }
 
-function boundsJson(b: Bounds) {
-  return Object.fromEntries(BOUND_KEYS.map((k) => [k, roundUs(b[k])]));
+function boundsJson(b: Bounds): Record<keyof Bounds, number> {
+  return Object.fromEntries(BOUND_KEYS.map((k) => [k, roundUs(b[k])])) as Record<keyof Bounds, number>;
 }
 
-export function criticalPathJson(results: readonly CriticalPathResult[], hta = false) {
+/** The path's time by edge kind, the kinds as camelCase keys (every kind: edgeKinds has them all). */
+type EdgeKindsUs = CriticalPathDocument['instances'][number]['edgeKindsUs'];
+
+export function criticalPathJson(results: readonly CriticalPathResult[], hta = false): DocumentBody<CriticalPathDocument, 'diagnostics' | 'criticalPathDiagnostics'> {
   return {
     mode: hta ? 'hta-compat' : 'kinetoscope',
     instances: results.map((r) => ({
@@ -121,7 +126,7 @@ export function criticalPathJson(results: readonly CriticalPathResult[], hta = f
       graph: r.graph,
       bounds: boundsJson(r.reading.bounds),
       // (edge kinds as camelCase keys: host-gap → hostGap)
-      edgeKindsUs: Object.fromEntries(Object.entries(r.reading.edgeKinds).map(([k, v]) => [k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), roundUs(v)])),
+      edgeKindsUs: Object.fromEntries(Object.entries(r.reading.edgeKinds).map(([k, v]) => [k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), roundUs(v)])) as EdgeKindsUs,
       pathNodes: r.reading.nodeCount,
       gpuActivitiesOnPath: r.reading.gpuActivities,
       graphLaunchedActivitiesOnPath: r.reading.graphLaunchedActivities,

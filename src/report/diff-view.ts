@@ -1,5 +1,8 @@
 /** Two traces side by side: kernels same / replaced / only on one side, CPU ops removed and added, per-annotation numbers with their spread; and as JSON. */
 import { comparedScopeRow, type AnnotationDiff, type ImplementationChange, type KernelCall, type OpChange, type OpsDiff, type Replacement, type ScopeStats, type Spread, type TraceDiff } from '../analyses/compare/diff.js';
+import type { DiffDocument } from './documents/diff.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { RecordedInputDims } from './documents/shared.js';
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatUs, roundUs } from './format.js';
 import { linkJson, linkWords } from './link-words.js';
@@ -255,7 +258,7 @@ function spreadJson(s: Spread, r: (x: number) => number) {
 const callJson = (c: KernelCall) => ({
   name: c.name,
   ...(c.op !== undefined ? { op: c.op } : {}),
-  ...(c.inputDims !== undefined ? { inputDims: c.inputDims } : {}),
+  ...(c.inputDims !== undefined ? { inputDims: c.inputDims as RecordedInputDims } : {}),
   durUs: roundUs(c.durUs),
 });
 
@@ -278,7 +281,7 @@ export function changeJson(c: ImplementationChange) {
   };
 }
 
-export function diffJson(d: TraceDiff) {
+export function diffJson(d: TraceDiff): DocumentBody<DiffDocument, 'a' | 'b' | 'diagnostics'> {
   return {
     scope: d.scope,
     kernels: {

@@ -1,5 +1,7 @@
 /** The doctor's findings: one block per finding (what, how much, what it means), and the same as JSON. */
 import type { DoctorReport, Finding } from '../analyses/trace/doctor.js';
+import type { DoctorDocument } from './documents/doctor.js';
+import type { DocumentBody } from './documents/kit.js';
 import { formatInt, formatPercent, formatUs } from './format.js';
 import { inertText } from '../core/inert-text.js';
 
@@ -31,7 +33,7 @@ export function renderDoctor(r: DoctorReport, opts: DoctorRenderOptions = {}): s
   return out.join('\n');
 }
 
-export function doctorJson(r: DoctorReport) {
+export function doctorJson(r: DoctorReport): DocumentBody<DoctorDocument> {
   return {
     findings: r.findings.map((f) => ({
       code: f.code,

@@ -8,6 +8,8 @@
  * matrix dimensions (`m`, `n`, `k`, `batch`) as written; other integers get thousands
  * separators, other fractions two decimals; a `…DeltaUs` carries its sign.
  */
+import type { ExplainDocument } from './documents/explain.js';
+import type { DocumentBody } from './documents/kit.js';
 import { actionSentence } from '../analyses/explain/next-section.js';
 import type { Action, Explanation, ExplainSection, ExplainSentence, ExplainTable, ExplainTraceInfo, ExplainValue } from '../analyses/explain/explain.js';
 import { inertText, markdownCode, markdownText } from '../core/inert-text.js';
@@ -338,7 +340,10 @@ function actionJson(a: Action) {
 }
 
 /** The whole reading as data: the verdict, every action (advice and minor), the facts and every section — never cut to a screen (`--full` is for text). */
-export function explainJson(e: Explanation) {
+/** A table row as the document declares it: a value per column key (jsonValue keeps each cell's kind). */
+type TableRowJson = ExplainDocument['sections'][number]['tables'][number]['rows'][number];
+
+export function explainJson(e: Explanation): DocumentBody<ExplainDocument, 'diagnostics' | 'vsDiagnostics'> {
   return {
     trace: e.trace,
     vs: e.vs,
@@ -351,7 +356,7 @@ export function explainJson(e: Explanation) {
       readings: s.readings,
       ...(s.lead ? { lead: s.lead } : {}),
       sentences: s.sentences.map(sentenceJson),
-      tables: s.tables.map((t) => ({ id: t.id, columns: t.columns, rows: t.rows.map((r) => jsonValue('', r as ExplainValue)) })),
+      tables: s.tables.map((t) => ({ id: t.id, columns: t.columns, rows: t.rows.map((r) => jsonValue('', r as ExplainValue) as TableRowJson) })),
       more: s.more,
     })),
   };

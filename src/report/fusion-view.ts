@@ -1,5 +1,7 @@
 /** The fusion analysis as terminal tables and as JSON with stable keys. */
 import type { FusedKernel, FusionIntermediate, FusionKernelRef, FusionOpportunity, FusionResult } from '../analyses/compare/fusion.js';
+import type { FusionDocument } from './documents/fusion.js';
+import type { DocumentBody } from './documents/kit.js';
 import type { FusionMatchResult, Replacement, UnmatchedKernel } from '../analyses/compare/fusion-match.js';
 import { formatDims, shortDtype } from '../analyses/facts/tensor-bytes.js';
 import { formatBytes, formatInt, formatUs, roundUs } from './format.js';
@@ -287,7 +289,7 @@ const unmatchedJson = (k: UnmatchedKernel) => ({
   reason: k.reason,
 });
 
-export function fusionJson(r: FusionResult, match?: FusionMatchResult) {
+export function fusionJson(r: FusionResult, match?: FusionMatchResult): DocumentBody<FusionDocument, 'diagnostics' | 'vsDiagnostics'> {
   return {
     fusedKernels: r.fusedKernels.map(fusedKernelJson),
     opportunities: r.opportunities.map(opportunityJson),

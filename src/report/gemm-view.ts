@@ -1,5 +1,11 @@
 /** The GEMM table (docs/readings.md S7) for the terminal and as JSON with stable keys; the device-peaks table. */
 import { DEVICE_PEAKS, PEAK_DTYPES, type ResolvedPeaks } from '../analyses/gemm/device-peaks.js';
+import type { GemmDocument } from './documents/gemm.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { RecordedInputDims } from './documents/shared.js';
+
+type GemmTableDocument = Extract<GemmDocument, { gemms: unknown }>;
+type PeaksTableDocument = Extract<GemmDocument, { devicePeaks: unknown }>;
 import type { MeasuredCalls, RooflinePoint } from '../analyses/gemm/roofline-point.js';
 import { formatGemmShape, type GemmDevice, type GemmReport, type GemmRow } from '../analyses/gemm/gemm.js';
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs, truncateName } from './format.js';
@@ -137,7 +143,7 @@ function deviceJson(d: GemmDevice | undefined) {
   return { id: d.id, name: d.name ?? null, numSms: d.numSms ?? null, totalGlobalMem: d.totalGlobalMem ?? null, peaks: peaksJson(d.peaks) };
 }
 
-export function gemmJson(r: GemmReport, rows: readonly GemmRow[]) {
+export function gemmJson(r: GemmReport, rows: readonly GemmRow[]): DocumentBody<GemmTableDocument, 'diagnostics' | 'precision' | 'moe'> {
   return {
     device: deviceJson(r.device),
     devices: r.devices.map(deviceJson),
@@ -147,8 +153,8 @@ export function gemmJson(r: GemmReport, rows: readonly GemmRow[]) {
       return {
         op: x.op,
         via: x.via,
-        inputDims: JSON.parse(x.inputDims) as unknown,
-        inputTypes: JSON.parse(x.inputTypes) as unknown,
+        inputDims: JSON.parse(x.inputDims) as RecordedInputDims | null,
+        inputTypes: JSON.parse(x.inputTypes) as string[] | null, // (the trace's Input type list as recorded)
         shape: s ? formatGemmShape(s) : null,
         m: s?.m ?? null,
         n: s?.n ?? null,
@@ -217,7 +223,7 @@ export function renderPeaksTable(opts: RenderOptions): string {
   ].join('\n');
 }
 
-export function peaksTableJson() {
+export function peaksTableJson(): DocumentBody<PeaksTableDocument>['devicePeaks'] {
   return DEVICE_PEAKS.map((e) => ({
     id: e.id,
     name: e.name,

@@ -1,5 +1,7 @@
 /** The kernel catalog as a table, with each name's decoding in words. */
 import type { KernelCatalog, KernelCatalogEntry } from '../analyses/kernels/kernel-catalog.js';
+import type { KernelsDocument } from './documents/kernels.js';
+import type { DocumentBody } from './documents/kit.js';
 import type { GraphRegions } from '../analyses/kernels/graph-regions.js';
 import type { DecodedKernelName } from '../analyses/kernels/kernel-name.js';
 import { formatPercent, formatUs, roundUs, truncateName } from './format.js';
@@ -217,7 +219,7 @@ export function wrapText(text: string, width: number): string[] {
   return out;
 }
 
-export function kernelCatalogJson(entries: readonly KernelCatalogEntry[]) {
+export function kernelCatalogJson(entries: readonly KernelCatalogEntry[]): DocumentBody<KernelsDocument>['kernels'] {
   return entries.map((e) => ({
     name: e.name,
     shortName: e.shortName,
@@ -239,7 +241,7 @@ export function kernelCatalogJson(entries: readonly KernelCatalogEntry[]) {
 }
 
 /** The regions as JSON (`kernels --json`'s `graphRegions`, present when the trace annotates any). */
-export function graphRegionsJson(g: GraphRegions) {
+export function graphRegionsJson(g: GraphRegions): NonNullable<DocumentBody<KernelsDocument>['graphRegions']> {
   return {
     inlineAnnotated: g.inlineAnnotated,
     graphed: g.graphed,

@@ -1,5 +1,7 @@
 /** Launch anatomy as terminal tables (per API, per kernel, per op, host syncs, HTA's outliers) and as JSON. */
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { LaunchesDocument } from './documents/launches.js';
 import type { LaunchAnatomy, LaunchStatsRow } from '../analyses/host/launches.js';
 import type { TimeStats } from '../analyses/helpers/quantiles.js';
 import { formatInt, formatUs, roundUs } from './format.js';
@@ -202,10 +204,17 @@ function launchedText(kernels: number, memcpys: number, memsets: number): string
 // ------------------------------------------------------------------------------------------------
 // JSON
 
+/** A figure of a set that may be empty (the median of no launch): null then. */
 const us = (x: number) => (Number.isFinite(x) ? roundUs(x) : null);
 
+/** Statistics of a set that is never empty. */
 function statsJson(s: TimeStats) {
-  return { count: s.count, totalUs: us(s.totalUs), meanUs: us(s.meanUs), medianUs: us(s.medianUs), p90Us: us(s.p90Us), minUs: us(s.minUs), maxUs: us(s.maxUs) };
+  return { count: s.count, totalUs: roundUs(s.totalUs), meanUs: roundUs(s.meanUs), medianUs: roundUs(s.medianUs), p90Us: roundUs(s.p90Us), minUs: roundUs(s.minUs), maxUs: roundUs(s.maxUs) };
+}
+
+/** Statistics of a set that may be empty (null figures then). */
+function maybeStatsJson(s: TimeStats) {
+  return { count: s.count, totalUs: roundUs(s.totalUs), meanUs: us(s.meanUs), medianUs: us(s.medianUs), p90Us: us(s.p90Us), minUs: us(s.minUs), maxUs: us(s.maxUs) };
 }
 
 function rowJson(r: LaunchStatsRow) {
@@ -213,16 +222,16 @@ function rowJson(r: LaunchStatsRow) {
     api: r.api,
     name: r.name,
     correlation: Number.isFinite(r.correlation) ? r.correlation : null,
-    cpuDurationUs: us(r.cpuDurationUs),
-    gpuDurationUs: us(r.gpuDurationUs),
-    launchDelayUs: us(r.launchDelayUs),
+    cpuDurationUs: roundUs(r.cpuDurationUs),
+    gpuDurationUs: roundUs(r.gpuDurationUs),
+    launchDelayUs: roundUs(r.launchDelayUs),
   };
 }
 
-export function launchesJson(a: LaunchAnatomy) {
+export function launchesJson(a: LaunchAnatomy): DocumentBody<LaunchesDocument, 'diagnostics'> {
   const t = a.totals;
   return {
-    totals: { ...t, launchCpuUs: us(t.launchCpuUs), hostBlockedUs: us(t.hostBlockedUs) },
+    totals: { ...t, launchCpuUs: roundUs(t.launchCpuUs), hostBlockedUs: roundUs(t.hostBlockedUs) },
     apis: a.byApi.map((r) => ({
       api: r.api,
       role: r.role,
@@ -232,8 +241,8 @@ export function launchesJson(a: LaunchAnatomy) {
       memcpys: r.memcpys,
       memsets: r.memsets,
       callsWithoutGpuWork: r.callsWithoutGpuWork,
-      latency: statsJson(r.latency),
-      startToStart: statsJson(r.startToStart),
+      latency: maybeStatsJson(r.latency),
+      startToStart: maybeStatsJson(r.startToStart),
     })),
     kernels: a.byKernel.map((r) => ({
       name: r.name,
@@ -242,9 +251,9 @@ export function launchesJson(a: LaunchAnatomy) {
       apis: r.apis,
       viaGraph: r.viaGraph,
       gpu: statsJson(r.gpu),
-      launchCpu: statsJson(r.launchCpu),
-      latency: statsJson(r.latency),
-      startToStart: statsJson(r.startToStart),
+      launchCpu: maybeStatsJson(r.launchCpu),
+      latency: maybeStatsJson(r.latency),
+      startToStart: maybeStatsJson(r.startToStart),
     })),
     ops: a.ops.map((p) => ({
       op: p.op,
@@ -252,22 +261,22 @@ export function launchesJson(a: LaunchAnatomy) {
       instances: p.instances,
       calls: p.calls,
       meanOpUs: us(p.meanOpUs),
-      meanApiUs: us(p.meanApiUs),
-      meanLaunchUs: us(p.meanLaunchUs),
+      meanApiUs: roundUs(p.meanApiUs),
+      meanLaunchUs: roundUs(p.meanLaunchUs),
     })),
     syncs: {
-      byCause: a.syncsByCause.map((s) => ({ ...s, blockedUs: us(s.blockedUs), gpuBusyDuringUs: us(s.gpuBusyDuringUs), gpuIdleAfterUs: us(s.gpuIdleAfterUs), maxUs: us(s.maxUs) })),
+      byCause: a.syncsByCause.map((s) => ({ ...s, blockedUs: roundUs(s.blockedUs), gpuBusyDuringUs: roundUs(s.gpuBusyDuringUs), gpuIdleAfterUs: roundUs(s.gpuIdleAfterUs), maxUs: roundUs(s.maxUs) })),
       events: a.syncs.map((s) => ({
         api: s.api,
         kind: s.kind,
-        startUs: us(s.startUs),
-        blockedUs: us(s.blockedUs),
-        gpuBusyDuringUs: us(s.gpuBusyDuringUs),
+        startUs: roundUs(s.startUs),
+        blockedUs: roundUs(s.blockedUs),
+        gpuBusyDuringUs: roundUs(s.gpuBusyDuringUs),
         op: s.op ?? null,
         topOp: s.topOp ?? null,
         item: s.item,
         afterDtoH: s.afterDtoH,
-        gpuIdleAfterUs: us(s.gpuIdleAfterUs),
+        gpuIdleAfterUs: roundUs(s.gpuIdleAfterUs),
         ...(s.caller ? { caller: s.caller } : {}),
       })),
     },

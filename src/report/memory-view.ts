@@ -1,5 +1,7 @@
 /** `memory`: the allocator's timeline per device, as terminal text and JSON with stable keys. */
 import { NEAR_CAPACITY, type AliveGroup, type MemoryDeviceTimeline, type MemoryTimeline } from '../analyses/memory/memory-timeline.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { MemoryDocument } from './documents/memory.js';
 import { cutPathStart, formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { indentedBy, renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -118,8 +120,8 @@ function indent(s: string): string {
     .join('\n');
 }
 
-export function memoryJson(t: MemoryTimeline) {
-  const groups = (g: readonly AliveGroup[], key: string) => g.map((x) => ({ [key]: x.key, bytes: x.bytes, count: x.count }));
+export function memoryJson(t: MemoryTimeline): DocumentBody<MemoryDocument, 'diagnostics'> {
+  const groups = <K extends string>(g: readonly AliveGroup[], key: K) => g.map((x) => ({ [key]: x.key, bytes: x.bytes, count: x.count }) as Record<K, string> & { bytes: number; count: number });
   return {
     status: t.status,
     outOfMemoryRecords: t.outOfMemory,

@@ -1,6 +1,8 @@
 /** `modules`: the nn.Module tree as an indented terminal table, and as JSON with stable keys. */
 import { computeModuleClasses, type ModuleClass } from '../analyses/host/module-classes.js';
 import { modulesInTreeOrder, modulesStatusLine, type ModuleNode, type ModuleTree } from '../analyses/host/modules.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { ModulesDocument } from './documents/modules.js';
 import { cutPathStart, formatBytes, formatInt, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
@@ -120,7 +122,7 @@ export function moduleJson(n: ModuleNode) {
   };
 }
 
-export function modulesJson(t: ModuleTree) {
+export function modulesJson(t: ModuleTree): DocumentBody<ModulesDocument, 'diagnostics'> {
   return {
     status: t.status,
     message: modulesStatusLine(t.status) ?? null,

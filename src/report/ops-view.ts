@@ -1,5 +1,7 @@
 /** Views, ops that launched nothing, and GEMM epilogues (docs/readings.md S3, S4): terminal and JSON. */
 import { shortKernelName } from '../analyses/kernels/kernel-name.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { OpsDocument } from './documents/ops.js';
 import { describeEpilogue, type EpilogueRow } from '../analyses/gemm/epilogues.js';
 import { formatGemmShape } from '../analyses/gemm/gemm.js';
 import type { NoGpuWorkRow, OpsReport } from '../analyses/host/ops.js';
@@ -65,14 +67,17 @@ const rowJson = (r: NoGpuWorkRow) => ({
   selfCpuUs: roundUs(r.selfCpuUs),
 });
 
-export function opsJson(r: OpsReport, views: readonly NoGpuWorkRow[], others: readonly NoGpuWorkRow[]) {
+/** An op's Input Dims as the trace recorded them (lists of ints). */
+type Dims = OpsDocument['epilogues'][number]['inputDims'];
+
+export function opsJson(r: OpsReport, views: readonly NoGpuWorkRow[], others: readonly NoGpuWorkRow[]): DocumentBody<OpsDocument, 'diagnostics'> {
   return {
     views: views.map(rowJson),
     noGpuWork: others.map(rowJson),
     epilogues: r.epilogues.map((e) => ({
       op: e.op,
       via: e.via,
-      inputDims: JSON.parse(e.inputDims) as unknown,
+      inputDims: JSON.parse(e.inputDims) as Dims,
       shape: e.shape ? formatGemmShape(e.shape) : null,
       kernel: e.kernel ?? null,
       carried: e.carried,
@@ -83,7 +88,7 @@ export function opsJson(r: OpsReport, views: readonly NoGpuWorkRow[], others: re
       separateAdd: e.separateAdd
         ? {
             op: e.separateAdd.op,
-            inputDims: JSON.parse(e.separateAdd.inputDims) as unknown,
+            inputDims: JSON.parse(e.separateAdd.inputDims) as Dims,
             kernels: e.separateAdd.kernels,
             meanUs: e.separateAdd.meanUs !== undefined ? roundUs(e.separateAdd.meanUs) : null,
             fusedWith: e.separateAdd.fusedWith,

@@ -4,6 +4,8 @@
  * (`renderRanks`) and the `report DIR` page (html/ranks-page.ts) both draw: one set of tables.
  */
 import { COMMUNICATION_MATTERS_PCT, type CollectiveRow, type RanksAnalysis } from '../analyses/ranks/ranks.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { RanksDocument } from './documents/ranks.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnosticsJson } from './diagnostics-view.js';
 import { formatInt, formatUs, roundUs } from './format.js';
@@ -155,7 +157,7 @@ function listRanks(rs: number[]): string {
 }
 
 /** Stable JSON (camelCase, units in the names). */
-export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]) {
+export function ranksJson(a: RanksAnalysis, diagnostics: readonly Diagnostic[]): DocumentBody<RanksDocument> {
   return {
     clock: a.clock,
     referenceRank: a.referenceRank,

@@ -1,5 +1,7 @@
 /** The roofline of every compute op for the terminal and as JSON with stable keys. */
 import type { RooflineReport, RooflineRow } from '../analyses/gemm/roofline.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { RooflineDocument } from './documents/roofline.js';
 import { describePeaks, measuredJson } from './gemm-view.js';
 import { alignmentJson, alignmentSentence } from './alignment-view.js';
 import { fixedOrDash, formatFlopCount, formatInt, formatSiBytes, formatUs, roundOrNull, roundUs } from './format.js';
@@ -84,14 +86,14 @@ function shortName(name: string): string {
   return m ? m[0] : name;
 }
 
-export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]) {
+export function rooflineJson(r: RooflineReport, rows: readonly RooflineRow[]): DocumentBody<RooflineDocument, 'diagnostics' | 'precision'> {
   return {
     device: r.device ? { id: r.device.id, name: r.device.name ?? null, peaks: r.device.peaks ? { name: r.device.peaks.name, denseTflops: r.device.peaks.denseTflops, memoryBandwidthGBs: r.device.peaks.memoryBandwidthGBs ?? null } : null } : null,
     rows: rows.map((x) => ({
       kind: x.kind,
       op: x.op,
       shape: x.shape,
-      inputDims: JSON.parse(x.inputDims) as unknown,
+      inputDims: JSON.parse(x.inputDims) as RooflineDocument['rows'][number]['inputDims'],
       dtype: x.dtype ?? null,
       peakDtype: x.peakDtype ?? null,
       flops: x.flops ?? null,

@@ -7,6 +7,8 @@ import type { Recompute } from '../analyses/host/recompute.js';
 import { formatInt, formatPercent, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { inertText } from '../core/inert-text.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { StepsDocument } from './documents/steps.js';
 
 /** The Overview breakdown's column names, as TensorBoard's profiler plugin shows them (terminal and HTML). */
 export const BREAKDOWN_HEADERS: Record<keyof StepTimeBreakdown, string> = {
@@ -169,28 +171,29 @@ function sourceText(source: StepAnalysis['source']): string {
 // ------------------------------------------------------------------------------------------------
 // JSON
 
+/** A figure that may be missing (a median over nothing, a share of 0 ns): null then. */
 const us = (x: number) => (Number.isFinite(x) ? roundUs(x) : null);
 const ratio = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e4) / 1e4 : null);
 
-function breakdownJson(b: StepTimeBreakdown) {
-  return Object.fromEntries(BREAKDOWN_KEYS.map((k) => [k, us(b[k])]));
+function breakdownJson(b: StepTimeBreakdown): Record<keyof StepTimeBreakdown, number> {
+  return Object.fromEntries(BREAKDOWN_KEYS.map((k) => [k, roundUs(b[k])])) as Record<keyof StepTimeBreakdown, number>;
 }
 
 function spreadJson(sp: Spread, f: (x: number) => number | null) {
   return { mean: f(sp.mean), median: f(sp.median), min: f(sp.min), max: f(sp.max), stdev: f(sp.stdev) };
 }
 
-export function stepsJson(a: StepAnalysis) {
+export function stepsJson(a: StepAnalysis): DocumentBody<StepsDocument, 'diagnostics'> {
   return {
     source: a.source,
     profilerOptions: a.profilerOptions.map((o) => ({ option: o.option, evidence: o.evidence })),
     steps: a.steps.map((s) => ({
       name: s.name,
-      startUs: us(s.startUs),
-      durUs: us(s.durUs),
+      startUs: roundUs(s.startUs),
+      durUs: roundUs(s.durUs),
       breakdown: breakdownJson(s.breakdown),
-      gpuBusyUs: us(s.gpuBusyUs),
-      gpuIdleUs: us(s.gpuIdleUs),
+      gpuBusyUs: roundUs(s.gpuBusyUs),
+      gpuIdleUs: roundUs(s.gpuIdleUs),
       launches: s.launches,
       memsets: s.memsets,
       memcpys: s.memcpys,
@@ -202,19 +205,19 @@ export function stepsJson(a: StepAnalysis) {
       smEfficiency: ratio(s.smEfficiency),
       achievedOccupancyPct: ratio(s.achievedOccupancyPct),
       tensorCoreShare: ratio(s.tensorCoreShare),
-      gpuTimeUs: us(s.gpuTimeUs),
+      gpuTimeUs: roundUs(s.gpuTimeUs),
       kernels: s.kernels,
       medianKernelUs: us(s.medianKernelUs),
       graphLaunches: s.graphLaunches,
-      launchCpuUs: us(s.launchCpuUs),
+      launchCpuUs: roundUs(s.launchCpuUs),
       meanLaunchUs: us(s.meanLaunchUs),
       medianLaunchUs: us(s.medianLaunchUs),
       apiCalls: s.apiCalls,
-      cpuDispatchUs: us(s.cpuDispatchUs),
+      cpuDispatchUs: roundUs(s.cpuDispatchUs),
       hostSyncs: s.hostSyncs,
-      hostBlockedUs: us(s.hostBlockedUs),
+      hostBlockedUs: roundUs(s.hostBlockedUs),
       medianQueueUs: us(s.medianQueueUs),
-      gpuTailUs: us(s.gpuTailUs),
+      gpuTailUs: roundUs(s.gpuTailUs),
     })),
     stats: {
       count: a.stats.count,
@@ -240,8 +243,8 @@ export function stepsJson(a: StepAnalysis) {
           }
         : null,
     },
-    outliers: a.outliers.map((o) => ({ name: o.name, durUs: us(o.durUs), medianUs: us(o.medianUs), ratio: ratio(o.ratio) })),
-    stubs: a.stubs.map((t) => ({ name: t.name, durUs: us(t.durUs), othersMedianUs: us(t.othersMedianUs) })),
+    outliers: a.outliers.map((o) => ({ name: o.name, durUs: roundUs(o.durUs), medianUs: roundUs(o.medianUs), ratio: ratio(o.ratio) })),
+    stubs: a.stubs.map((t) => ({ name: t.name, durUs: roundUs(t.durUs), othersMedianUs: roundUs(t.othersMedianUs) })),
   };
 }
 

@@ -1,5 +1,7 @@
 /** The profiler table as torch prints it, and as JSON with stable keys. */
 import type { ProfilerTable, ProfilerTableRow } from '../analyses/torch-table/profiler-table.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { SummaryDocument } from './documents/summary.js';
 import { formatBytes, formatUs, roundUs } from './format.js';
 import { renderTable, type RenderOptions } from './table.js';
 import { compareText } from '../core/compare-text.js';
@@ -73,7 +75,7 @@ export function renderSummary(
   ].join('\n');
 }
 
-export function summaryJson(rows: readonly ProfilerTableRow[]) {
+export function summaryJson(rows: readonly ProfilerTableRow[]): DocumentBody<SummaryDocument>['ops'] {
   return rows.map((r) => ({
     name: r.name,
     device: r.device,

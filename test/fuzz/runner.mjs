@@ -21,7 +21,11 @@ const RUNS = [
 const write = process.stdout.write.bind(process.stdout);
 const errWrite = process.stderr.write.bind(process.stderr);
 const makers = {};
-for (const [name] of RUNS) makers[name] ??= (await import(new URL(`cli/commands/${name}.js`, dist).href))[`${name}Command`];
+const { commandOf } = await import(new URL('cli/command-spec.js', dist).href);
+for (const [name] of RUNS) {
+  const { spec } = await import(new URL(`cli/commands/${name}.js`, dist).href);
+  makers[name] ??= () => commandOf(spec);
+}
 
 for (const trace of process.argv.slice(2)) {
   const result = { trace, statuses: {}, problems: [], summary: '', model: '' };

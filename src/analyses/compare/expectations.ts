@@ -78,14 +78,17 @@ export const EXPECTATION_KEYS = {
   stepTimeMax: 'step-time-max',
 } as const satisfies Record<keyof Expectations, string>;
 
-export type SeenValue = number | boolean | string | null | readonly SeenValue[] | { readonly [k: string]: SeenValue };
+/** What an expectation says: a count, a word or flag, a bound in words (`≥ 1`, `5%`), or step-time-max's bound. */
+export type ExpectedValue = number | boolean | string | { readonly us: number; readonly tolerance: string };
+/** What the trace shows: one value when every instance agrees, else one per instance; the views that launched work. */
+export type SeenValue = number | boolean | string | readonly number[] | readonly string[];
 
 export interface ExpectationResult {
   /** The key as written in the file (`kernels`, `absent-ops`, …). */
   readonly key: string;
   /** For map and list keys: the op name or pattern this result is about. */
   readonly item?: string;
-  readonly expected: SeenValue;
+  readonly expected: ExpectedValue;
   /** One value when every instance agrees, else one per instance. */
   readonly seen: SeenValue;
   readonly ok: boolean;
@@ -474,7 +477,7 @@ function describeSeen(seen: readonly number[], facts: readonly InstanceFacts[], 
   return seen.map((x, k) => `${fmt(x)} in ${facts[k]!.label}`).join(', ');
 }
 
-function collapse<T extends SeenValue>(v: readonly T[]): T | readonly T[] {
+function collapse<T extends number | string>(v: readonly T[]): T | readonly T[] {
   return v.every((x) => x === v[0]) ? v[0]! : v;
 }
 

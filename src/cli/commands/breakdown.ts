@@ -1,9 +1,10 @@
 /** `kinetoscope breakdown TRACE`: HTA's temporal, kernel-type and idle-time breakdowns, with or without HTA's preprocessing. */
-import { Command } from 'commander';
 import { computeBreakdown } from '../../analyses/breakdown/temporal-breakdown.js';
 import { breakdownDefinitions, breakdownJson, renderBreakdown } from '../../report/breakdown-view.js';
-import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
-import { action, colorsFor, EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions, writeErr, outputWidth } from '../common.js';
+import { diagnosticsJson } from '../../report/diagnostics-view.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { openTrace, outputWidth } from '../common.js';
+import { KinetoscopeError } from '../../core/errors.js';
 
 function helpText(): string {
   const d = breakdownDefinitions('kinetoscope', 30);
@@ -51,41 +52,38 @@ function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-interface BreakdownOptions extends CommonOptions {
-  htaCompat?: boolean;
-  consecutiveKernelDelay: string;
-  kernels?: string | boolean;
-}
-
-export function breakdownCommand(): Command {
-  const cmd = new Command('breakdown')
-    .description("HTA's temporal breakdown (idle / compute / non-compute), kernel-type breakdown (computation / communication / memory) and per-stream idle time (host wait / kernel wait / other)")
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--hta-compat', "apply HTA's preprocessing (µs rounding, last step dropped, its kernel-name rules) to reproduce its figures")
-    .option('--consecutive-kernel-delay <us>', "HTA's consecutive_kernel_delay: gaps shorter than this are kernel wait (µs)", '30')
-    .option('--kernels [n]', 'list the top n kernels of each type (default 10, as HTA)')
-    .addHelpText('after', helpText());
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: BreakdownOptions) => {
-      const delayUs = Number(opts.consecutiveKernelDelay);
-      const top = opts.kernels === undefined || opts.kernels === true ? 10 : Number(opts.kernels);
-      if (!Number.isFinite(delayUs) || delayUs < 0 || !Number.isInteger(top) || top < 1) {
-        writeErr('kinetoscope: --consecutive-kernel-delay takes µs ≥ 0 and --kernels a whole number ≥ 1\n');
-        return EXIT_BAD_INPUT;
-      }
-      const model = await openTrace(path);
-      const result = computeBreakdown(model, { htaCompat: opts.htaCompat, consecutiveKernelDelayNs: Math.round(delayUs * 1000), topKernels: top });
-      const diagnostics = [...model.diagnostics, ...result.diagnostics];
-      if (opts.json) {
-        printJson({ ...breakdownJson(result), diagnostics: diagnosticsJson(diagnostics) });
-      } else {
-        const c = colorsFor(opts);
-        printText(renderBreakdown(result, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, kernels: opts.kernels !== undefined }));
-        const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-        if (text) writeErr(`${text}\n`);
-      }
-      return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'breakdown',
+  summary: "HTA's temporal, kernel-type and idle-time breakdowns",
+  description:
+    "HTA's temporal breakdown (idle / compute / non-compute), kernel-type breakdown (computation / communication / memory) and per-stream idle time (host wait / kernel wait / other)",
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    htaCompat: { flags: '--hta-compat', description: "apply HTA's preprocessing (µs rounding, last step dropped, its kernel-name rules) to reproduce its figures" },
+    consecutiveKernelDelay: { flags: '--consecutive-kernel-delay <us>', description: "HTA's consecutive_kernel_delay: gaps shorter than this are kernel wait (µs)", default: '30' },
+    kernels: { flags: '--kernels [n]', description: 'list the top n kernels of each type (default 10, as HTA)' },
+  },
+  definitions: helpText,
+  document: async () => (await import('../../report/documents/breakdown.js')).breakdownDocument,
+  tool: { rows: ['/temporal/devices', '/kernelTypes', '/kernelTypeTotals/*/kernels', '/idle'] },
+  library: [
+    { from: 'analyses/breakdown/temporal-breakdown', names: ['computeBreakdown', 'computeTemporalBreakdown'] },
+    { from: 'analyses/breakdown/kernel-type-breakdown', names: ['computeKernelTypeBreakdown'] },
+    { from: 'analyses/breakdown/idle-time', names: ['computeIdleTime'] },
+  ],
+  async run({ trace }, opts) {
+    const delayUs = Number(opts.consecutiveKernelDelay);
+    const top = opts.kernels === undefined || opts.kernels === true ? 10 : Number(opts.kernels);
+    if (!Number.isFinite(delayUs) || delayUs < 0 || !Number.isInteger(top) || top < 1) {
+      throw new KinetoscopeError('BAD_ARGUMENT', '--consecutive-kernel-delay takes µs ≥ 0 and --kernels a whole number ≥ 1');
+    }
+    const model = await openTrace(trace);
+    const result = computeBreakdown(model, { htaCompat: opts.htaCompat, consecutiveKernelDelayNs: Math.round(delayUs * 1000), topKernels: top });
+    const diagnostics = [...model.diagnostics, ...result.diagnostics];
+    return {
+      json: () => ({ ...breakdownJson(result), diagnostics: diagnosticsJson(diagnostics) }),
+      text: (c) => renderBreakdown(result, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, kernels: opts.kernels !== undefined }),
+      diagnostics: [diagnostics],
+    };
+  },
+});

@@ -1,13 +1,13 @@
 /** `kinetoscope check TRACE --expect FILE`: expectations written before looking, checked against the trace (exit 1 on a mismatch); `--write-expect FILE` writes what the trace shows. */
 import { basename } from 'node:path';
-import { Command } from 'commander';
 import { checkExpectations, deriveExpectations } from '../../analyses/compare/expectations.js';
 import { choosePrimaryScope, scopeLabel } from '../../analyses/host/scopes.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { checkJson, renderCheck } from '../../report/check-view.js';
 import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
-import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr, writeOut } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, EXIT_OK, openTrace, printJson, writeErr, writeOut } from '../common.js';
 import { readInputText } from '../input-files.js';
 import { inertText } from '../../core/inert-text.js';
 
@@ -42,58 +42,58 @@ A key written twice in one mapping is an error; keys such as __proto__ are names
 Exit status: 0 every expectation holds; 1 one or more do not (each shown as expected vs
 seen); 2 a bad trace or a bad expectations file (the line at fault is named).`;
 
-interface CheckOptions extends CommonOptions {
-  expect?: string;
-  writeExpect?: string;
-  per?: string;
-  force?: boolean;
-}
-
-export function checkCommand(): Command {
-  const cmd = new Command('check')
-    .description('check a trace against expectations written before looking (exit 1 on a mismatch), or write a starting expectations file')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--expect <file>', 'the expectations file (YAML) to check the trace against')
-    .option('--write-expect <file>', 'write what the trace shows as an expectations file (- for standard output)')
-    .option('--force', 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)')
-    .option('--per <scope>', 'with --write-expect: the scope (annotation name, "step" or "trace"); default: the one top-level annotation holding most of the GPU work, else steps, else the whole trace')
-    .addHelpText('after', KEYS_HELP);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: CheckOptions) => {
-      if ((opts.expect === undefined) === (opts.writeExpect === undefined)) {
-        throw new KinetoscopeError('BAD_ARGUMENT', 'give either --expect FILE (check) or --write-expect FILE (write one)');
-      }
-      if (opts.expect !== undefined) {
-        if (opts.per !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--per goes with --write-expect; with --expect the file says per: …');
-        const text = await readText(opts.expect);
-        const expectations = parseExpectationsYaml(text, opts.expect);
-        const model = await openTrace(path);
-        const result = checkExpectations(model, expectations);
-        if (opts.json) printJson({ ...checkJson(result), diagnostics: diagnosticsForJson(model) });
-        else {
-          const c = colorsFor(opts);
-          printText(renderCheck(result, { file: basename(opts.expect), pass: c.green, fail: c.red, dim: c.dim }));
-          reportDiagnostics(model, opts);
-        }
-        return result.ok ? strictStatus(model, opts) : EXIT_CHECK_FAILED;
-      }
-      const safe = { kind: 'expectations' as const, inputs: [path], force: opts.force };
-      if (opts.writeExpect !== '-') checkTarget(opts.writeExpect!, safe);
-      const model = await openTrace(path);
-      const per = opts.per ?? scopeLabel(choosePrimaryScope(model));
-      const derived = deriveExpectations(model, per);
-      const yamlText = stringifyExpectations(derived, path === '-' ? 'standard input' : basename(path));
-      if (opts.writeExpect === '-') writeOut(yamlText);
-      else {
-        await writeTextSafely(opts.writeExpect!, yamlText, safe);
-        if (opts.json) printJson({ written: opts.writeExpect, per, expectations: derived.expectations, notes: derived.notes });
-        else writeErr(`wrote ${opts.writeExpect} (per ${per})${derived.notes.length ? `; not written: ${inertText(derived.notes.join('; '))}` : ''}\n`);
-      }
-      return EXIT_OK;
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'check',
+  summary: 'a trace against expectations written before looking (exit 1 on a miss)',
+  description: 'check a trace against expectations written before looking (exit 1 on a mismatch), or write a starting expectations file',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    expect: { flags: '--expect <file>', description: 'the expectations file (YAML) to check the trace against', path: true },
+    writeExpect: { flags: '--write-expect <file>', description: 'write what the trace shows as an expectations file (- for standard output)', tool: false },
+    force: { flags: '--force', description: 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)', tool: false },
+    per: {
+      flags: '--per <scope>',
+      description: 'with --write-expect: the scope (annotation name, "step" or "trace"); default: the one top-level annotation holding most of the GPU work, else steps, else the whole trace',
+      tool: false,
+    },
+  },
+  definitions: KEYS_HELP,
+  document: async () => (await import('../../report/documents/check.js')).checkDocument,
+  tool: { rows: ['/instances'] },
+  library: [{ from: 'analyses/compare/expectations', names: ['checkExpectations', 'deriveExpectations'] }],
+  async run({ trace }, opts) {
+    if ((opts.expect === undefined) === (opts.writeExpect === undefined)) {
+      throw new KinetoscopeError('BAD_ARGUMENT', 'give either --expect FILE (check) or --write-expect FILE (write one)');
+    }
+    if (opts.expect !== undefined) {
+      if (opts.per !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--per goes with --write-expect; with --expect the file says per: …');
+      const file = opts.expect;
+      const expectations = parseExpectationsYaml(await readText(file), file);
+      const model = await openTrace(trace);
+      const result = checkExpectations(model, expectations);
+      return {
+        json: () => ({ ...checkJson(result), diagnostics: diagnosticsForJson(model) }),
+        text: (c) => renderCheck(result, { file: basename(file), pass: c.green, fail: c.red, dim: c.dim }),
+        diagnostics: [model],
+        failed: !result.ok,
+      };
+    }
+    const out = opts.writeExpect!;
+    const safe = { kind: 'expectations' as const, inputs: [trace], force: opts.force };
+    if (out !== '-') checkTarget(out, safe);
+    const model = await openTrace(trace);
+    const per = opts.per ?? scopeLabel(choosePrimaryScope(model));
+    const derived = deriveExpectations(model, per);
+    const yamlText = stringifyExpectations(derived, trace === '-' ? 'standard input' : basename(trace));
+    if (out === '-') writeOut(yamlText);
+    else {
+      await writeTextSafely(out, yamlText, safe);
+      if (opts.json) printJson({ written: out, per, expectations: derived.expectations, notes: derived.notes });
+      else writeErr(`wrote ${out} (per ${per})${derived.notes.length ? `; not written: ${inertText(derived.notes.join('; '))}` : ''}\n`);
+    }
+    return EXIT_OK;
+  },
+});
 
 /** The expectations file, through the gate (input-files.ts): a regular file, opened before it is read. */
 async function readText(file: string): Promise<string> {

@@ -1,9 +1,9 @@
 /** `kinetoscope compile TRACE`: what torch.compile costs on the CPU per step, and what its graph says (docs/readings.md S10). */
-import { Command } from 'commander';
 import { computeCompileOverhead } from '../../analyses/host/compile-overhead.js';
 import { computeGraphBreaks } from '../../analyses/host/graph-breaks.js';
 import { compileJson, renderCompile } from '../../report/compile-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -48,31 +48,33 @@ Definitions:
 Step membership: host events that start inside the ProfilerStep window, on any thread.
 Findings carry their evidence as numbers (--json: findings[].evidence).`;
 
-export function compileCommand(): Command {
-  const cmd = new Command('compile')
-    .description('torch.compile overhead per step: compiled regions, their pre-ops (cache lookup, guards, prologue, CompiledFunction) in CPU time, CUDA-graph replays, findings')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: CommonOptions) => {
-      const model = await openTrace(path);
-      const result = computeCompileOverhead(model);
-      const breaks = result.compiled ? computeGraphBreaks(model) : undefined;
-      if (opts.json) printJson({ ...compileJson(result, breaks), diagnostics: diagnosticsForJson(model) });
-      else {
-        const c = colorsFor(opts);
-        printText(
-          renderCompile(result, {
-            wide: opts.wide, width: outputWidth(),
-            headerStyle: c.bold,
-            section: (s) => c.bold(c.cyan(s)),
-            severityStyle: (sev, s) => (sev === 'warning' ? c.yellow(s) : c.dim(s)),
-          }, breaks),
-        );
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'compile',
+  summary: 'torch.compile: compiled regions, their CPU cost per step, graph replays',
+  description:
+    'torch.compile overhead per step: compiled regions, their pre-ops (cache lookup, guards, prologue, CompiledFunction) in CPU time, CUDA-graph replays, findings',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {},
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/compile.js')).compileDocument,
+  tool: {
+    rows: ['/steps', '/steps/*/preOps', '/steps/*/regionCalls', '/steps/*/graphReplays', '/steps/*/graphReplays/*/regions', '/annotations', '/annotations/*/preOps', '/annotations/*/regionCalls', '/annotations/*/graphReplays', '/annotations/*/graphReplays/*/regions', '/graphBreaks/steps', '/graphBreaks/steps/*/gaps'],
+  },
+  library: [{ from: 'analyses/host/compile-overhead', names: ['computeCompileOverhead'], types: ['CompileOverhead'] }, { from: 'analyses/host/graph-breaks', names: ['computeGraphBreaks'] }],
+  async run({ trace }, opts) {
+    const model = await openTrace(trace);
+    const result = computeCompileOverhead(model);
+    const breaks = result.compiled ? computeGraphBreaks(model) : undefined;
+    return {
+      json: () => ({ ...compileJson(result, breaks), diagnostics: diagnosticsForJson(model) }),
+      text: (c) =>
+        renderCompile(result, {
+          wide: opts.wide, width: outputWidth(),
+          headerStyle: c.bold,
+          section: (s) => c.bold(c.cyan(s)),
+          severityStyle: (sev, s) => (sev === 'warning' ? c.yellow(s) : c.dim(s)),
+        }, breaks),
+      diagnostics: [model],
+    };
+  },
+});

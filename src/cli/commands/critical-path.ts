@@ -1,11 +1,11 @@
 /** `kinetoscope critical-path TRACE`: what bounds a step — its critical path, and what-if answers. */
-import { Command } from 'commander';
 import { analyzeInstance, parseWhatIf, selectInstances, type WhatIfRule } from '../../analyses/critical-path/critical-path.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
-import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
+import { diagnosticsJson } from '../../report/diagnostics-view.js';
 import { criticalPathJson, renderCriticalPath } from '../../report/critical-path-view.js';
-import { action, colorsFor, diagnosticsForJson, EXIT_CHECK_FAILED, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr, outputWidth } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -62,15 +62,6 @@ Definitions:
                 distance. Path nodes: the nodes on it (HTA's len(critical_path_nodes))
   --what-if is not available with it (HTA's weights do not sum to the span)`;
 
-interface CriticalPathCliOptions extends CommonOptions {
-  step?: string;
-  annotation?: string;
-  instance?: string;
-  whatIf?: string[];
-  segments: string;
-  htaCompat?: boolean;
-}
-
 function intOption(v: string | undefined, flag: string, min: number): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
@@ -78,57 +69,66 @@ function intOption(v: string | undefined, flag: string, min: number): number | u
   return n;
 }
 
-export function criticalPathCommand(): Command {
-  const cmd = new Command('critical-path')
-    .description('what bounds a step: the longest chain of dependent host and GPU work (CUDA graphs included), broken down by CPU ops, kernels, launch overhead, kernel gaps and syncs; --what-if rescales kernels, ops or launches')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--step <n>', 'the ProfilerStep#n to read (default: every step)')
-    .option('--annotation <name>', 'read instances of this record_function annotation instead')
-    .option('--instance <k>', 'with --annotation: the k-th occurrence (1-based, nested ones counted)')
-    .option('--what-if <rule>', "TARGET=F: 'REGEX=0.5' (GPU activities), 'OPNAME=0.5' (an op's host time), 'launch=0', 'host=0.5'; repeatable", (v: string, prev: string[] = []) => [...prev, v])
-    .option('--segments <n>', 'heaviest segments to list', '10')
-    .option('--hta-compat', "HTA's graph, weights and longest path (critical_path_analysis), to reproduce its figures")
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: CriticalPathCliOptions) => {
-      const step = intOption(opts.step, '--step', 0);
-      const instance = intOption(opts.instance, '--instance', 1);
-      const segments = intOption(opts.segments, '--segments', 1) ?? 10;
-      if (instance !== undefined && opts.annotation === undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--instance needs --annotation');
-      if (step !== undefined && opts.annotation !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--step and --annotation cannot be used together');
-      if (opts.htaCompat && (opts.whatIf ?? []).length > 0) throw new KinetoscopeError('BAD_ARGUMENT', "--what-if needs kinetoscope's weights (they sum to the span): leave out --hta-compat");
-      // the python frames say whether a recomputed forward is activation checkpointing's (host/recompute.ts)
-      const model = await openTrace(path, { keep: ['python'] });
-      let rules: WhatIfRule[];
-      try {
-        rules = (opts.whatIf ?? []).map((t) => parseWhatIf(model, t));
-      } catch (e) {
-        throw new KinetoscopeError('BAD_ARGUMENT', (e as Error).message);
-      }
-      const insts = selectInstances(model, { step, annotation: opts.annotation, instance: instance === undefined ? undefined : instance - 1 });
-      if (insts.length === 0) {
-        const what = opts.annotation !== undefined ? `annotation "${opts.annotation}"${instance !== undefined ? ` occurrence ${instance}` : ''}` : `ProfilerStep#${step}`;
-        throw new KinetoscopeError('BAD_ARGUMENT', `no ${what} in the trace`);
-      }
-      const hta = opts.htaCompat === true;
-      const results = insts.map((i) => analyzeInstance(model, i, rules, segments, { hta }));
-      const cpDiagnostics = mergeDiagnostics(results.flatMap((r) => r.diagnostics));
-      if (opts.json) {
-        printJson({ ...criticalPathJson(results, hta), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) });
-      } else {
-        const c = colorsFor(opts);
-        printText(renderCriticalPath(results, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, hta }));
-        const text = renderDiagnostics(cpDiagnostics, { verbose: opts.verbose });
-        if (text) writeErr(`${text}\n`);
-        reportDiagnostics(model, opts);
-      }
-      // --strict: the graph's warnings count as the trace's do
-      if (opts.strict && cpDiagnostics.some((d) => d.severity !== 'info')) return EXIT_CHECK_FAILED;
-      return strictStatus(model, opts);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'critical-path',
+  summary: 'what bounds a step: its longest chain of dependent work, and what-ifs',
+  description:
+    'what bounds a step: the longest chain of dependent host and GPU work (CUDA graphs included), broken down by CPU ops, kernels, launch overhead, kernel gaps and syncs; --what-if rescales kernels, ops or launches',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    step: { flags: '--step <n>', description: 'the ProfilerStep#n to read (default: every step)' },
+    annotation: { flags: '--annotation <name>', description: 'read instances of this record_function annotation instead' },
+    instance: { flags: '--instance <k>', description: 'with --annotation: the k-th occurrence (1-based, nested ones counted)' },
+    whatIf: { flags: '--what-if <rule>', description: "TARGET=F: 'REGEX=0.5' (GPU activities), 'OPNAME=0.5' (an op's host time), 'launch=0', 'host=0.5'; repeatable", repeat: true },
+    segments: { flags: '--segments <n>', description: 'heaviest segments to list', default: '10' },
+    htaCompat: { flags: '--hta-compat', description: "HTA's graph, weights and longest path (critical_path_analysis), to reproduce its figures" },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/critical-path.js')).criticalPathDocument,
+  tool: {
+    rows: [
+      '/instances',
+      '/instances/*/segments',
+      '/instances/*/segments/*/events',
+      '/instances/*/pathEdges',
+      '/instances/*/whatIf/newlyCritical',
+      '/instances/*/whatIf/newlyCritical/*/events',
+      '/instances/*/whatIf/segments',
+      '/instances/*/whatIf/segments/*/events',
+    ],
+  },
+  library: [{ from: 'analyses/critical-path/critical-path', names: ['analyzeInstance', 'selectInstances', 'parseWhatIf'] }],
+  async run({ trace }, opts) {
+    const step = intOption(opts.step, '--step', 0);
+    const instance = intOption(opts.instance, '--instance', 1);
+    const segments = intOption(opts.segments, '--segments', 1) ?? 10;
+    if (instance !== undefined && opts.annotation === undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--instance needs --annotation');
+    if (step !== undefined && opts.annotation !== undefined) throw new KinetoscopeError('BAD_ARGUMENT', '--step and --annotation cannot be used together');
+    if (opts.htaCompat && opts.whatIf.length > 0) throw new KinetoscopeError('BAD_ARGUMENT', "--what-if needs kinetoscope's weights (they sum to the span): leave out --hta-compat");
+    // the python frames say whether a recomputed forward is activation checkpointing's (host/recompute.ts)
+    const model = await openTrace(trace, { keep: ['python'] });
+    let rules: WhatIfRule[];
+    try {
+      rules = opts.whatIf.map((t) => parseWhatIf(model, t));
+    } catch (e) {
+      throw new KinetoscopeError('BAD_ARGUMENT', (e as Error).message);
+    }
+    const insts = selectInstances(model, { step, annotation: opts.annotation, instance: instance === undefined ? undefined : instance - 1 });
+    if (insts.length === 0) {
+      const what = opts.annotation !== undefined ? `annotation "${opts.annotation}"${instance !== undefined ? ` occurrence ${instance}` : ''}` : `ProfilerStep#${step}`;
+      throw new KinetoscopeError('BAD_ARGUMENT', `no ${what} in the trace`);
+    }
+    const hta = opts.htaCompat === true;
+    const results = insts.map((i) => analyzeInstance(model, i, rules, segments, { hta }));
+    // the graph's own diagnostics (printed first) count for --strict as the trace's do
+    const cpDiagnostics = mergeDiagnostics(results.flatMap((r) => r.diagnostics));
+    return {
+      json: () => ({ ...criticalPathJson(results, hta), criticalPathDiagnostics: diagnosticsJson(cpDiagnostics), diagnostics: diagnosticsForJson(model) }),
+      text: (c) => renderCriticalPath(results, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, hta }),
+      diagnostics: [cpDiagnostics, model],
+    };
+  },
+});
 
 /** The instances' diagnostics, one per code with the counts summed. */
 function mergeDiagnostics(ds: readonly Diagnostic[]): Diagnostic[] {

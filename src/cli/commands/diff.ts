@@ -1,11 +1,11 @@
 /** `kinetoscope diff A B`: two traces aligned per annotation (or step): kernels same, replaced, only on one side; CPU ops removed and added; per-instance numbers with their spread. */
 import { basename } from 'node:path';
-import { Command } from 'commander';
 import { computeTraceDiff } from '../../analyses/compare/diff.js';
 import { diffJson, renderDiff } from '../../report/diff-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
-import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
+import { defineCommand } from '../command-spec.js';
 import type { TraceModel } from '../../model/trace-model.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
+import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
 How the traces are aligned:
@@ -72,42 +72,58 @@ of the kernels, copies and memsets it launched (with GPU work of a launch outsid
 which torch's device total leaves out); launches = runtime/driver calls that launched
 kernels (memsets and copies are counted beside, not as launches); the spread is min-max (and the standard deviation in --json) over the instances.`;
 
-interface DiffOptions extends CommonOptions {
-  per?: string;
-  et?: string[];
-}
-
-export function diffCommand(): Command {
-  const cmd = new Command('diff')
-    .description('compare two traces, BEFORE AFTER: the bottom line (time per instance, changes of implementation class), kernels matched with their evidence, CPU ops removed/added, per-annotation CPU/GPU time, kernels and launches')
-    .argument('<a>', 'trace A, the before: the baseline (.json or .json.gz)')
-    .argument('<b>', 'trace B, the after: the change')
-    .option('--per <scope>', 'align per this annotation name, "step" or "trace"')
-    .addOption(etOption())
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (pathA: string, pathB: string, opts: DiffOptions) => {
-      const opened = await Promise.all([openTrace(pathA), openTrace(pathB)]);
-      const { models, attached } = await attachExecutionTraces(
-        [
-          { label: basename(pathB), model: opened[1]! },
-          { label: basename(pathA), model: opened[0]! },
-        ],
-        opts.et ?? [],
-      );
-      const [b, a] = models as [TraceModel, TraceModel];
-      const diff = computeTraceDiff(a, b, { per: opts.per });
-      if (opts.json) {
-        printJson({ a: pathA, b: pathB, ...diffJson(diff), ...(attached.length ? { executionTraces: attached } : {}), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } });
-      } else {
-        const c = colorsFor(opts);
-        printText(renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }));
-        reportDiagnostics(a, opts);
-        reportDiagnostics(b, opts);
-        for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);
-      }
-      return Math.max(strictStatus(a, opts), strictStatus(b, opts));
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'diff',
+  summary: 'two traces compared: kernels same, replaced, added, removed; per-instance time',
+  description: 'compare two traces, BEFORE AFTER: the bottom line (time per instance, changes of implementation class), kernels matched with their evidence, CPU ops removed/added, per-annotation CPU/GPU time, kernels and launches',
+  arguments: {
+    a: { description: 'trace A, the before: the baseline (.json or .json.gz)', path: true },
+    b: { description: 'trace B, the after: the change', path: true },
+  },
+  options: {
+    per: { flags: '--per <scope>', description: 'align per this annotation name, "step" or "trace"' },
+    et: ET_OPTION,
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/diff.js')).diffDocument,
+  tool: {
+    rows: [
+      '/kernels/same',
+      '/kernels/onlyA',
+      '/kernels/onlyB',
+      '/kernels/replaced',
+      '/kernels/replaced/*/a',
+      '/kernels/replaced/*/laterStages',
+      '/kernels/replaced/*/withKernels',
+      '/kernels/refused',
+      '/changes',
+      '/ops/removed',
+      '/ops/added',
+      '/ops/changed',
+      '/apiCalls/removed',
+      '/apiCalls/added',
+      '/apiCalls/changed',
+      '/perAnnotation',
+    ],
+  },
+  library: [{ from: 'analyses/compare/diff', names: ['computeTraceDiff'] }],
+  async run({ a: pathA, b: pathB }, opts) {
+    const opened = await Promise.all([openTrace(pathA), openTrace(pathB)]);
+    // (tried against B first: an ET is usually of the change)
+    const { models, attached } = await attachExecutionTraces(
+      [
+        { label: basename(pathB), model: opened[1]! },
+        { label: basename(pathA), model: opened[0]! },
+      ],
+      opts.et,
+    );
+    const [b, a] = models as [TraceModel, TraceModel];
+    const diff = computeTraceDiff(a, b, { per: opts.per });
+    return {
+      json: () => ({ a: pathA, b: pathB, ...diffJson(diff), ...(attached.length ? { executionTraces: attached } : {}), diagnostics: { a: diagnosticsForJson(a), b: diagnosticsForJson(b) } }),
+      text: (c) => renderDiff(diff, { nameA: basename(pathA), nameB: basename(pathB), wide: opts.wide, width: outputWidth(), headerStyle: c.bold, dim: c.dim, added: c.green, removed: c.red }),
+      diagnostics: [a, b],
+      afterDiagnostics: etDiagnosticLines(attached),
+    };
+  },
+});

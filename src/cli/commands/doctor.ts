@@ -1,8 +1,8 @@
 /** `kinetoscope doctor TRACE`: what in the trace contradicts itself or leaves GPU time unattributable, and what that does to the numbers. */
-import { Command } from 'commander';
 import { computeDoctor } from '../../analyses/trace/doctor.js';
 import { doctorJson, renderDoctor } from '../../report/doctor-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { openTrace } from '../common.js';
 
 const HELP = `
 Findings (code: what is counted):
@@ -52,30 +52,29 @@ GPU time is unknown) and what it means for the numbers. Severity: info findings 
 figure kinetoscope prints; warnings make some figure unreliable or incomplete.
 --strict: exit status 1 when any finding is a warning or worse.`;
 
-interface DoctorOptions extends CommonOptions {}
-
-export function doctorCommand(): Command {
-  const cmd = new Command('doctor')
-    .description('a data-quality report: overlapping kernels, unmatched launches, impossible durations, non-nesting ranges, graph-hidden kernels, clock skew, partial steps, id collisions, truncation')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .addHelpText('after', HELP);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: DoctorOptions) => {
-      const model = await openTrace(path);
-      const report = computeDoctor(model);
-      if (opts.json) printJson(doctorJson(report));
-      else {
-        const c = colorsFor(opts);
-        printText(
-          renderDoctor(report, {
-            verbose: opts.verbose,
-            dim: c.dim,
-            severityStyle: (s, t) => (s === 'error' ? c.red(t) : s === 'warning' ? c.yellow(t) : c.dim(t)),
-          }),
-        );
-      }
-      return opts.strict && report.findings.some((f) => f.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'doctor',
+  summary: 'what in the trace cannot be trusted, and what that does to the numbers',
+  description:
+    'a data-quality report: overlapping kernels, unmatched launches, impossible durations, non-nesting ranges, graph-hidden kernels, clock skew, partial steps, id collisions, truncation',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {},
+  definitions: HELP,
+  document: async () => (await import('../../report/documents/doctor.js')).doctorDocument,
+  tool: { rows: [] },
+  library: [{ from: 'analyses/trace/doctor', names: ['computeDoctor'] }],
+  async run({ trace }, opts) {
+    const model = await openTrace(trace);
+    const report = computeDoctor(model);
+    return {
+      json: () => doctorJson(report),
+      text: (c) =>
+        renderDoctor(report, {
+          verbose: opts.verbose,
+          dim: c.dim,
+          severityStyle: (s, t) => (s === 'error' ? c.red(t) : s === 'warning' ? c.yellow(t) : c.dim(t)),
+        }),
+      strictFails: report.findings.some((f) => f.severity !== 'info'),
+    };
+  },
+});

@@ -1,11 +1,11 @@
 /** `kinetoscope explain TRACE [--vs OTHER]…`: the trace read in plain words, as Markdown, every sentence with its numbers. */
 import { basename } from 'node:path';
-import { Command, Option } from 'commander';
 import { computeExplanation, EXPLAIN_SECTIONS, type ExplainSectionId } from '../../analyses/explain/explain.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { explainJson, renderExplainMarkdown } from '../../report/explain-markdown.js';
-import { action, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
-import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
+import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
 The answer first: by default explain prints one screen — the verdict (overhead-bound, GPU-bound,
@@ -53,74 +53,66 @@ With --vs, the first --vs trace is the baseline, the before (A), and TRACE the a
 BASELINE -> TRACE as kinetoscope diff BASELINE TRACE does (see its --help); each further --vs
 adds a conclusions row.`;
 
-interface ExplainCliOptions extends CommonOptions {
-  vs: string[];
-  only?: string;
-  limit?: string;
-  full?: boolean;
-  et?: string[];
-}
-
 /** `geglu_mlp.pt.trace.json.gz` → `geglu_mlp`. */
 export function traceLabel(path: string): string {
   if (path === '-') return 'stdin';
   return basename(path).replace(/\.gz$/, '').replace(/\.json$/, '').replace(/\.pt\.trace$/, '');
 }
 
-export function explainCommand(): Command {
-  const cmd = new Command('explain')
-    .description('the trace read in plain words (Markdown), the answer first: the verdict, at most three actions ranked by the time at stake per step, the facts behind them; --full for every section (steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile; with --vs, the comparison and a conclusions table)')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .addOption(
-      new Option('--vs <baseline>', 'the baseline, the before: another trace of the same workload (explain COMPILED --vs EAGER); repeat for more conclusions rows')
-        .argParser((v: string, acc: string[] | undefined) => [...(acc ?? []), v])
-        .default([], 'none'),
-    )
-    .option('--full', 'every section, not the first screen (text only: --json always carries everything)')
-    .option('--only <sections>', `comma-separated sections to show (implies --full): ${EXPLAIN_SECTIONS.join(', ')}`)
-    .option('--limit <n>', 'name at most n kernels in the kernels section (default 8)')
-    .addOption(etOption())
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: ExplainCliOptions) => {
-      let only: Set<ExplainSectionId> | undefined;
-      if (opts.only !== undefined) {
-        const names = opts.only.split(',').map((x) => x.trim()).filter(Boolean);
-        const bad = names.filter((x) => !(EXPLAIN_SECTIONS as readonly string[]).includes(x));
-        if (bad.length || !names.length) throw new KinetoscopeError('BAD_ARGUMENT', `--only expects sections among ${EXPLAIN_SECTIONS.join(', ')}; got "${opts.only}"`);
-        only = new Set(names as ExplainSectionId[]);
-      }
-      let kernelLimit: number | undefined;
-      if (opts.limit !== undefined) {
-        kernelLimit = Number(opts.limit);
-        if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
-      }
-      // the python frames name each host sync's caller (host/sync-costs.ts)
-      const opened = await Promise.all([openTrace(path, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
-      const { models, attached } = await attachExecutionTraces(
-        opened.map((m, i) => ({ label: i === 0 ? traceLabel(path) : traceLabel(opts.vs[i - 1]!), model: m })),
-        opts.et ?? [],
-      );
-      const [model, ...others] = models;
-      const e = computeExplanation(
-        { label: traceLabel(path), model: model! },
-        { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
-      );
-      if (opts.json) {
-        printJson({
-          ...explainJson(e),
-          ...(attached.length ? { executionTraces: attached } : {}),
-          diagnostics: diagnosticsForJson(model!),
-          ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}),
-        });
-      } else {
-        printText(renderExplainMarkdown(e, { tracePath: path, vsPaths: opts.vs, full: opts.full === true || only !== undefined, wide: opts.wide, width: outputWidth() }));
-        reportDiagnostics(model!, opts);
-        for (const m of others) reportDiagnostics(m, opts);
-        for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);
-      }
-      return Math.max(strictStatus(model!, opts), ...others.map((m) => strictStatus(m, opts)));
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'explain',
+  summary: 'the whole reading in plain words (Markdown): start here',
+  description:
+    'the trace read in plain words (Markdown), the answer first: the verdict, at most three actions ranked by the time at stake per step, the facts behind them; --full for every section (steps, dispatch chain, views, bias, launches, kernels, GEMMs, fusion, compile; with --vs, the comparison and a conclusions table)',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    vs: { flags: '--vs <baseline>', description: 'the baseline, the before: another trace of the same workload (explain COMPILED --vs EAGER); repeat for more conclusions rows', repeat: true, path: true },
+    full: { flags: '--full', description: 'every section, not the first screen (text only: --json always carries everything)' },
+    only: { flags: '--only <sections>', description: `comma-separated sections to show (implies --full): ${EXPLAIN_SECTIONS.join(', ')}` },
+    limit: { flags: '--limit <n>', description: 'name at most n kernels in the kernels section (default 8)', tool: false },
+    et: ET_OPTION,
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/explain.js')).explainDocument,
+  tool: { rows: [], answer: 'markdown' },
+  library: [
+    { from: 'analyses/explain/explain', names: ['computeExplanation'] },
+    { from: 'analyses/explain/types', names: ['EXPLAIN_SECTIONS'], types: ['Explanation'] },
+  ],
+  async run({ trace }, opts) {
+    let only: Set<ExplainSectionId> | undefined;
+    if (opts.only !== undefined) {
+      const names = opts.only.split(',').map((x) => x.trim()).filter(Boolean);
+      const bad = names.filter((x) => !(EXPLAIN_SECTIONS as readonly string[]).includes(x));
+      if (bad.length || !names.length) throw new KinetoscopeError('BAD_ARGUMENT', `--only expects sections among ${EXPLAIN_SECTIONS.join(', ')}; got "${opts.only}"`);
+      only = new Set(names as ExplainSectionId[]);
+    }
+    let kernelLimit: number | undefined;
+    if (opts.limit !== undefined) {
+      kernelLimit = Number(opts.limit);
+      if (!Number.isInteger(kernelLimit) || kernelLimit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
+    }
+    // the python frames name each host sync's caller (host/sync-costs.ts)
+    const opened = await Promise.all([openTrace(trace, { keep: ['python'] }), ...opts.vs.map((p) => openTrace(p))]);
+    const { models, attached } = await attachExecutionTraces(
+      opened.map((m, i) => ({ label: i === 0 ? traceLabel(trace) : traceLabel(opts.vs[i - 1]!), model: m })),
+      opts.et,
+    );
+    const [model, ...others] = models;
+    const e = computeExplanation(
+      { label: traceLabel(trace), model: model! },
+      { vs: others.map((m, i) => ({ label: traceLabel(opts.vs[i]!), model: m })), ...(only ? { only } : {}), ...(kernelLimit !== undefined ? { kernelLimit } : {}) },
+    );
+    return {
+      json: () => ({
+        ...explainJson(e),
+        ...(attached.length ? { executionTraces: attached } : {}),
+        diagnostics: diagnosticsForJson(model!),
+        ...(others.length ? { vsDiagnostics: others.map(diagnosticsForJson) } : {}),
+      }),
+      text: () => renderExplainMarkdown(e, { tracePath: trace, vsPaths: opts.vs, full: opts.full === true || only !== undefined, wide: opts.wide, width: outputWidth() }),
+      diagnostics: [model!, ...others],
+      afterDiagnostics: etDiagnosticLines(attached),
+    };
+  },
+});

@@ -1,5 +1,4 @@
 /** `kinetoscope export TRACE|DIR --parquet OUT`: the model's tables as Parquet, one file set per rank. */
-import { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -10,9 +9,9 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { compileUserRegex } from '../../core/safe-regex.js';
 import { openDuck, writeParquet } from '../../duckdb.js';
 import { loadTrace } from '../../load-trace.js';
+import { defineCommand } from '../command-spec.js';
 import { GPU_KIND_NAMES } from '../../model/trace-model.js';
 import { formatInt } from '../../report/format.js';
-import { action, printJson, printText, withCommonOptions, type CommonOptions } from '../common.js';
 import { isPartialFile } from '../rank-partial.js';
 import { withInput } from '../input-files.js';
 import { listRankFiles } from './ranks.js';
@@ -38,11 +37,6 @@ where each trace was written (or one task per rank: scale/dask_ranks.py --export
 and query the job's Parquet together (reduce) with \`kinetoscope sql\`, DuckDB, Spark or any
 Parquet reader. Written by DuckDB's COPY … (FORMAT parquet) through @duckdb/node-api (a
 dependency of kinetoscope), each file renamed into place once whole.`;
-
-interface ExportOptions extends CommonOptions {
-  parquet?: string;
-  rankRegex?: string;
-}
 
 export interface ExportedRank {
   readonly rank: number;
@@ -100,23 +94,27 @@ export async function exportParquet(inputs: readonly string[], out: string, rege
   return done;
 }
 
-export function exportCommand(): Command {
-  const cmd = new Command('export')
-    .description("the model's tables (ops, runtime calls, kernels, steps, collectives, memory) as Parquet, one file set per rank, for SQL, DuckDB or Spark")
-    .argument('<inputs...>', 'trace files, or folders of rank traces')
-    .requiredOption('--parquet <dir>', 'output folder (OUT/rank-R/TABLE.parquet)')
-    .option('--rank-regex <regex>', "the rank in a file's path: the regex's first capture group")
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (inputs: string[], opts: ExportOptions) => {
-      const regex = opts.rankRegex === undefined ? undefined : compileUserRegex(opts.rankRegex, '--rank-regex');
-      const ranks = await exportParquet(inputs, opts.parquet!, regex);
-      if (opts.json) printJson({ output: opts.parquet, tables: EXPORT_TABLES, ranks });
-      else printText(`wrote ${ranks.length} rank${ranks.length === 1 ? '' : 's'} x ${EXPORT_TABLES.length} tables to ${opts.parquet}/rank-R/{${EXPORT_TABLES.join(',')}}.parquet (${ranks.slice(0, 4).map(rankCounts).join('; ')}${ranks.length > 4 ? '; …' : ''})`);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'export',
+  summary: "the model's tables as Parquet, one file set per rank",
+  description: "the model's tables (ops, runtime calls, kernels, steps, collectives, memory) as Parquet, one file set per rank, for SQL, DuckDB or Spark",
+  arguments: { inputs: { description: 'trace files, or folders of rank traces', variadic: true, path: true } },
+  options: {
+    parquet: { flags: '--parquet <dir>', description: 'output folder (OUT/rank-R/TABLE.parquet)', required: true },
+    rankRegex: { flags: '--rank-regex <regex>', description: "the rank in a file's path: the regex's first capture group" },
+  },
+  definitions: DEFINITIONS,
+  async run({ inputs }, opts) {
+    const regex = opts.rankRegex === undefined ? undefined : compileUserRegex(opts.rankRegex, '--rank-regex');
+    const out = opts.parquet!;
+    const ranks = await exportParquet(inputs, out, regex);
+    return {
+      json: () => ({ output: out, tables: EXPORT_TABLES, ranks }),
+      text: () =>
+        `wrote ${ranks.length} rank${ranks.length === 1 ? '' : 's'} x ${EXPORT_TABLES.length} tables to ${out}/rank-R/{${EXPORT_TABLES.join(',')}}.parquet (${ranks.slice(0, 4).map(rankCounts).join('; ')}${ranks.length > 4 ? '; …' : ''})`,
+    };
+  },
+});
 
 /** `rank 0: 1,293 kernels, 156 memsets, 12 memcpys, 8,120 ops`: the kernels table's rows told apart by kind. */
 function rankCounts(r: ExportedRank): string {

@@ -1,12 +1,12 @@
 /** `kinetoscope fusion TRACE [--vs EAGER_TRACE]`: what fused, what could, and what it saved (docs/readings.md S9, S11). */
 import { basename } from 'node:path';
-import { Command } from 'commander';
 import { computeFusion } from '../../analyses/compare/fusion.js';
 import { computeFusionMatch } from '../../analyses/compare/fusion-match.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { fusionJson, renderFusion } from '../../report/fusion-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, outputWidth, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, writeErr, type CommonOptions } from '../common.js';
-import { attachExecutionTraces, etDiagnosticLines, etOption } from '../execution-trace.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
+import { attachExecutionTraces, ET_OPTION, etDiagnosticLines } from '../execution-trace.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -57,53 +57,65 @@ of diff BASELINE TRACE (see kinetoscope diff --help), over the same scope, with 
                    calls with no other call between them that may read the intermediate
   Unmatched        calls with no counterpart, each with why the evidence did not decide`;
 
-interface FusionOptions extends CommonOptions {
-  vs?: string;
-  limit?: string;
-  et?: string[];
-}
-
-export function fusionCommand(): Command {
-  const cmd = new Command('fusion')
-    .description('fused kernels (Inductor, hand-written) decoded, chains of memory-bound kernels that could fuse, and with --vs what a fusion replaced and saved')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--vs <baseline>', 'the baseline (the before): an eager trace of the same workload; each kernel of TRACE is matched to the baseline\'s calls it replaced')
-    .option('--limit <n>', 'show at most n opportunities in the table')
-    .addOption(etOption())
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: FusionOptions) => {
-      let limit: number | undefined;
-      if (opts.limit !== undefined) {
-        limit = Number(opts.limit);
-        if (!Number.isInteger(limit) || limit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
-      }
-      const opened = await openTrace(path);
-      const baseline = opts.vs !== undefined ? await openTrace(opts.vs) : undefined;
-      const { models, attached } = await attachExecutionTraces(
-        [{ label: 'TRACE', model: opened }, ...(baseline ? [{ label: 'the --vs trace', model: baseline }] : [])],
-        opts.et ?? [],
-      );
-      const model = models[0]!;
-      const eager = baseline ? models[1] : undefined;
-      const result = computeFusion(model);
-      const match = eager ? computeFusionMatch(model, eager) : undefined;
-      if (opts.json) {
-        printJson({
-          ...fusionJson(result, match),
-          ...(attached.length ? { executionTraces: attached } : {}),
-          diagnostics: diagnosticsForJson(model),
-          ...(eager ? { vsDiagnostics: diagnosticsForJson(eager) } : {}),
-        });
-      } else {
-        const c = colorsFor(opts);
-        printText(renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(path), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }));
-        reportDiagnostics(model, opts);
-        if (eager) reportDiagnostics(eager, opts);
-        for (const line of etDiagnosticLines(attached)) writeErr(`${line}\n`);
-      }
-      return Math.max(strictStatus(model, opts), eager ? strictStatus(eager, opts) : 0);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'fusion',
+  summary: 'what fused, what could, and with --vs what a fusion saved',
+  description: 'fused kernels (Inductor, hand-written) decoded, chains of memory-bound kernels that could fuse, and with --vs what a fusion replaced and saved',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    vs: { flags: '--vs <baseline>', description: 'the baseline (the before): an eager trace of the same workload; each kernel of TRACE is matched to the baseline\'s calls it replaced', path: true },
+    limit: { flags: '--limit <n>', description: 'show at most n opportunities in the table', tool: false },
+    et: ET_OPTION,
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/fusion.js')).fusionDocument,
+  tool: {
+    rows: [
+      '/fusedKernels',
+      '/opportunities',
+      '/opportunities/*/kernels',
+      '/opportunities/*/intermediates',
+      '/opportunities/*/between',
+      '/refusedLinks',
+      '/replacements',
+      '/replacements/*/replaced',
+      '/replacements/*/intermediates',
+      '/replacements/*/fused/laterStages',
+      '/replacements/*/fused/withKernels',
+      '/unmatchedEager',
+      '/unmatchedFused',
+    ],
+  },
+  library: [
+    { from: 'analyses/compare/fusion', names: ['computeFusion'] },
+    { from: 'analyses/compare/fusion-match', names: ['computeFusionMatch'] },
+  ],
+  async run({ trace }, opts) {
+    let limit: number | undefined;
+    if (opts.limit !== undefined) {
+      limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 0) throw new KinetoscopeError('BAD_ARGUMENT', `--limit expects a non-negative integer, got "${opts.limit}"`);
+    }
+    const opened = await openTrace(trace);
+    const baseline = opts.vs !== undefined ? await openTrace(opts.vs) : undefined;
+    const { models, attached } = await attachExecutionTraces(
+      [{ label: 'TRACE', model: opened }, ...(baseline ? [{ label: 'the --vs trace', model: baseline }] : [])],
+      opts.et,
+    );
+    const model = models[0]!;
+    const eager = baseline ? models[1] : undefined;
+    const result = computeFusion(model);
+    const match = eager ? computeFusionMatch(model, eager) : undefined;
+    return {
+      json: () => ({
+        ...fusionJson(result, match),
+        ...(attached.length ? { executionTraces: attached } : {}),
+        diagnostics: diagnosticsForJson(model),
+        ...(eager ? { vsDiagnostics: diagnosticsForJson(eager) } : {}),
+      }),
+      text: (c) => renderFusion(result, match, { wide: opts.wide, width: outputWidth(), limit, headerStyle: c.bold, section: (s) => c.bold(c.cyan(s)), nameTrace: basename(trace), ...(opts.vs !== undefined ? { nameBaseline: basename(opts.vs) } : {}) }),
+      diagnostics: eager ? [model, eager] : [model],
+      afterDiagnostics: etDiagnosticLines(attached),
+    };
+  },
+});

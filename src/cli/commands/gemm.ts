@@ -1,11 +1,11 @@
 /** `kinetoscope gemm TRACE`: every matrix product, its shape, work, time and place on the roofline (docs/readings.md S7). */
-import { Command, Option } from 'commander';
 import { parsePeaksJson, type UserPeaks } from '../../analyses/gemm/device-peaks.js';
 import { computeGemmTable, type GemmRow } from '../../analyses/gemm/gemm.js';
 import { readInputText } from '../input-files.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { gemmJson, peaksTableJson, renderGemm, renderPeaksTable } from '../../report/gemm-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { computeRoofline } from '../../analyses/gemm/roofline.js';
 import { computePrecisionReading, precisionOfKinds } from '../../analyses/gemm/precision.js';
@@ -59,15 +59,7 @@ listed in the loop's order (which expert is which is not in the trace); max/mean
 expert's tokens over T·k/E; the experts' GEMMs: their kernel time (gate, up, down). A grouped GEMM
 (_grouped_mm) keeps the group sizes in its offsets tensor's values, which the trace does not hold.`;
 
-interface GemmOptions extends CommonOptions {
-  peaks?: string;
-  device?: string;
-  listPeaks?: boolean;
-  sort: 'time' | 'flops' | 'calls' | 'percent';
-  limit?: string;
-}
-
-const SORTERS: Record<GemmOptions['sort'], (a: GemmRow, b: GemmRow) => number> = {
+const SORTERS: Record<'time' | 'flops' | 'calls' | 'percent', (a: GemmRow, b: GemmRow) => number> = {
   time: (a, b) => b.totalUs - a.totalUs,
   flops: (a, b) => (b.shape?.flops ?? 0) * b.calls - (a.shape?.flops ?? 0) * a.calls,
   calls: (a, b) => b.calls - a.calls,
@@ -93,43 +85,47 @@ export function readPeaks(path: string): UserPeaks {
   return peaks;
 }
 
-export function gemmCommand(): Command {
-  const cmd = new Command('gemm')
-    .description('every matrix product: M, N, K, FLOPs, bytes, kernel time, TFLOP/s, % of the device peak, roofline bound, kernel tile')
-    .argument('[trace]', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--peaks <file>', 'measured peaks as JSON (see below), over the datasheet figures')
-    .option('--device <name>', 'use this entry of the peaks table (e.g. "H100 SXM", nvidia-a100-sxm4-80gb) instead of matching deviceProperties')
-    .option('--list-peaks', 'print the device-peaks table with its sources and exit')
-    .addOption(new Option('--sort <key>', 'sort rows by total kernel time, total FLOPs, calls, or % of peak (lowest first)').choices(['time', 'flops', 'calls', 'percent']).default('time'))
-    .option('--limit <n>', 'show the first n rows')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string | undefined, opts: GemmOptions) => {
-      const c = colorsFor(opts);
-      if (opts.listPeaks) {
-        if (opts.json) printJson({ devicePeaks: peaksTableJson() });
-        else printText(renderPeaksTable({ wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
-        return 0;
-      }
-      if (!path) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
-      const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
-      const model = await openTrace(path);
-      const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
-      const report = computeGemmTable(model, gemmOpts);
-      let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
-      if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
-      const precision = precisionOfKinds(computePrecisionReading(computeRoofline(model, gemmOpts, report)), ['gemm']);
-      const moe = findMoeExpertLoops(model);
-      if (opts.json) {
-        printJson({ ...gemmJson(report, rows), precision: precisionJson(precision), moe: moeJson(moe), diagnostics: diagnosticsForJson(model) });
-      } else {
+export const spec = defineCommand({
+  name: 'gemm',
+  summary: 'every matrix product: shape, FLOPs, TFLOP/s, % of peak, bound',
+  description: 'every matrix product: M, N, K, FLOPs, bytes, kernel time, TFLOP/s, % of the device peak, roofline bound, kernel tile',
+  arguments: { trace: { description: 'trace file (.json or .json.gz), or - for standard input', optional: true, path: true } },
+  options: {
+    peaks: { flags: '--peaks <file>', description: 'measured peaks as JSON (see below), over the datasheet figures', path: true },
+    device: { flags: '--device <name>', description: 'use this entry of the peaks table (e.g. "H100 SXM", nvidia-a100-sxm4-80gb) instead of matching deviceProperties' },
+    listPeaks: { flags: '--list-peaks', description: 'print the device-peaks table with its sources and exit' },
+    sort: { flags: '--sort <key>', description: 'sort rows by total kernel time, total FLOPs, calls, or % of peak (lowest first)', choices: ['time', 'flops', 'calls', 'percent'], default: 'time' },
+    limit: { flags: '--limit <n>', description: 'show the first n rows', tool: false },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/gemm.js')).gemmDocument,
+  tool: { rows: ['/gemms', '/precision/rows', '/moe'] },
+  library: [
+    { from: 'analyses/gemm/gemm', names: ['computeGemmTable', 'findGemmCalls'] },
+    { from: 'analyses/gemm/gemm-alignment', names: ['findAlignmentIssues'] },
+    { from: 'analyses/gemm/device-peaks', names: ['DEVICE_PEAKS', 'resolvePeaks'] },
+  ],
+  async run({ trace }, opts) {
+    if (opts.listPeaks) {
+      return { json: () => ({ devicePeaks: peaksTableJson() }), text: (c) => renderPeaksTable({ wide: opts.wide, width: outputWidth(), headerStyle: c.bold }) };
+    }
+    if (!trace) throw new KinetoscopeError('BAD_ARGUMENT', 'missing trace: kinetoscope gemm TRACE (or --list-peaks)');
+    const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
+    const model = await openTrace(trace);
+    const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
+    const report = computeGemmTable(model, gemmOpts);
+    let rows = [...report.rows].sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
+    if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+    const precision = precisionOfKinds(computePrecisionReading(computeRoofline(model, gemmOpts, report)), ['gemm']);
+    const moe = findMoeExpertLoops(model);
+    return {
+      json: () => ({ ...gemmJson(report, rows), precision: precisionJson(precision), moe: moeJson(moe), diagnostics: diagnosticsForJson(model) }),
+      text: (c) => {
         const line = precisionLine(precision, report.device?.peaks?.name);
         const moeText = moeLines(moe);
-        printText(`${renderGemm(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`);
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+        return `${renderGemm(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}${moeText ? `\n${moeText}` : ''}`;
+      },
+      diagnostics: [model],
+    };
+  },
+});

@@ -1,47 +1,84 @@
 /**
- * Every subcommand, by name, each loaded only when asked for: `kinetoscope summary small.json`
- * should not pay for compiling the report page or the diff. The CLI (main.ts) and the MCP
- * server (mcp-server.ts) both build their commands from this one list.
+ * Every subcommand, in the order `kinetoscope --help` lists them (a reader's workflow, by group),
+ * each loaded only when asked for: `kinetoscope summary small.json` should not pay for compiling
+ * the report page or the diff. Each module exports its `spec` (command-spec.ts); the CLI
+ * (program.ts), the MCP server (mcp-tools.ts) and scripts/generate.mjs all start from this list.
  */
-import type { Command } from 'commander';
+import type { AnyCommandSpec } from '../command-spec.js';
 
-export type CommandFactory = () => Command;
+type SpecModule = () => Promise<{ spec: AnyCommandSpec }>;
 
-export const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
-  summary: async () => (await import('./summary.js')).summaryCommand,
-  tree: async () => (await import('./tree.js')).treeCommand,
-  kernels: async () => (await import('./kernels.js')).kernelsCommand,
-  diff: async () => (await import('./diff.js')).diffCommand,
-  check: async () => (await import('./check.js')).checkCommand,
-  steps: async () => (await import('./steps.js')).stepsCommand,
-  launches: async () => (await import('./launches.js')).launchesCommand,
-  fusion: async () => (await import('./fusion.js')).fusionCommand,
-  compile: async () => (await import('./compile.js')).compileCommand,
-  gemm: async () => (await import('./gemm.js')).gemmCommand,
-  roofline: async () => (await import('./roofline.js')).rooflineCommand,
-  ops: async () => (await import('./ops.js')).opsCommand,
-  breakdown: async () => (await import('./breakdown.js')).breakdownCommand,
-  doctor: async () => (await import('./doctor.js')).doctorCommand,
-  explain: async () => (await import('./explain.js')).explainCommand,
-  report: async () => (await import('./report.js')).reportCommand,
-  perfetto: async () => (await import('./perfetto.js')).perfettoCommand,
-  crop: async () => (await import('./crop.js')).cropCommand,
-  'critical-path': async () => (await import('./critical-path.js')).criticalPathCommand,
-  ranks: async () => (await import('./ranks.js')).ranksCommand,
-  export: async () => (await import('./export.js')).exportCommand,
-  sql: async () => (await import('./sql.js')).sqlCommand,
-  schema: async () => (await import('./schema.js')).schemaCommand,
-  mcp: async () => (await import('./mcp.js')).mcpCommand,
-  memory: async () => (await import('./memory.js')).memoryCommand,
-  modules: async () => (await import('./modules.js')).modulesCommand,
-};
+export const COMMAND_GROUPS: readonly { readonly heading: string; readonly commands: Readonly<Record<string, SpecModule>> }[] = [
+  {
+    heading: 'Read one trace:',
+    commands: {
+      explain: () => import('./explain.js'),
+      steps: () => import('./steps.js'),
+      summary: () => import('./summary.js'),
+      kernels: () => import('./kernels.js'),
+      launches: () => import('./launches.js'),
+      'critical-path': () => import('./critical-path.js'),
+      gemm: () => import('./gemm.js'),
+      roofline: () => import('./roofline.js'),
+      fusion: () => import('./fusion.js'),
+      compile: () => import('./compile.js'),
+      ops: () => import('./ops.js'),
+      tree: () => import('./tree.js'),
+      memory: () => import('./memory.js'),
+      modules: () => import('./modules.js'),
+      breakdown: () => import('./breakdown.js'),
+      doctor: () => import('./doctor.js'),
+    },
+  },
+  {
+    heading: 'Compare:',
+    commands: {
+      diff: () => import('./diff.js'),
+      check: () => import('./check.js'),
+    },
+  },
+  {
+    heading: 'Many ranks:',
+    commands: {
+      ranks: () => import('./ranks.js'),
+      export: () => import('./export.js'),
+      sql: () => import('./sql.js'),
+    },
+  },
+  {
+    heading: 'Files and agents:',
+    commands: {
+      report: () => import('./report.js'),
+      perfetto: () => import('./perfetto.js'),
+      crop: () => import('./crop.js'),
+      schema: () => import('./schema.js'),
+      mcp: () => import('./mcp.js'),
+    },
+  },
+];
+
+/** Every command's module, by name, in the listing's order. */
+export const COMMANDS: Readonly<Record<string, SpecModule>> = Object.assign({}, ...COMMAND_GROUPS.map((g) => g.commands));
+
+/** The heading a command is listed under. */
+export function commandGroup(name: string): string | undefined {
+  return COMMAND_GROUPS.find((g) => Object.hasOwn(g.commands, name))?.heading;
+}
+
+export async function loadSpec(name: string): Promise<AnyCommandSpec> {
+  return (await COMMANDS[name]!()).spec;
+}
+
+/** Every command's spec, in the listing's order. */
+export async function loadSpecs(): Promise<AnyCommandSpec[]> {
+  return Promise.all(Object.keys(COMMANDS).map(loadSpec));
+}
 
 /**
- * The commands whose `--json` document is their whole answer, read-only: the ones with a
- * schema in schema/ and a tool in the MCP server. (crop, report and export write files,
- * perfetto serves one, schema and mcp are about the others.)
+ * The commands whose `--json` document is declared (report/documents/), each with a schema in
+ * schema/: read-only, and (unless their spec says otherwise) a tool of the MCP server. crop,
+ * report and export print what they wrote; perfetto serves a file; schema and mcp are about the others.
  */
-export const JSON_COMMANDS = [
-  'summary', 'tree', 'kernels', 'steps', 'launches', 'breakdown', 'doctor', 'gemm', 'roofline', 'ops',
-  'fusion', 'compile', 'explain', 'diff', 'check', 'critical-path', 'memory', 'modules', 'ranks', 'sql',
-] as const;
+export async function jsonCommands(): Promise<AnyCommandSpec[]> {
+  return (await loadSpecs()).filter((s) => s.document !== undefined);
+}

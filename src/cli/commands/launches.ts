@@ -1,9 +1,9 @@
 /** `kinetoscope launches TRACE`: launch anatomy — what each launch cost, how long kernels waited, what each op calls, where the host waited. */
-import { Command, Option } from 'commander';
 import { computeLaunches } from '../../analyses/host/launches.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { launchesJson, renderLaunches } from '../../report/launches-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions:
@@ -39,52 +39,47 @@ Definitions:
                 launch-delay outliers = max(0, kernel start - call end) > launch-delay cutoff.
                 Unlike HTA, driver, HIP and graph launches are counted too.`;
 
-interface LaunchesOptions extends CommonOptions {
-  limit: string;
-  runtimeCutoff: string;
-  launchDelayCutoff: string;
-  memoryEvents: boolean;
-  allLaunches?: boolean;
-}
-
 function positiveNumber(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new KinetoscopeError('BAD_ARGUMENT', `${flag} must be a number ≥ 0, not '${value}'`);
   return n;
 }
 
-export function launchesCommand(): Command {
-  const cmd = new Command('launches')
-    .description('launch anatomy: launch API, CPU cost and latency per kernel and per API, the calls each op makes around its launches, host synchronizations, HTA launch outliers')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--limit <n>', 'rows per table', '15')
-    .option('--runtime-cutoff <us>', "HTA's runtime_cutoff in µs", '50')
-    .option('--launch-delay-cutoff <us>', "HTA's launch_delay_cutoff in µs", '100')
-    .option('--no-memory-events', 'leave memcpy/memset calls out of the HTA statistics')
-    .addOption(new Option('--all-launches', 'with --json: every (launch call, GPU activity) pair as launchRows'))
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: LaunchesOptions) => {
-      const runtimeCutoffUs = positiveNumber(opts.runtimeCutoff, '--runtime-cutoff');
-      const launchDelayCutoffUs = positiveNumber(opts.launchDelayCutoff, '--launch-delay-cutoff');
-      const limit = Math.floor(positiveNumber(opts.limit, '--limit'));
-      // the python frames name each sync's caller (host/sync-costs.ts)
-      const model = await openTrace(path, { keep: ['python'] });
-      const anatomy = computeLaunches(model, {
-        runtimeCutoffUs,
-        launchDelayCutoffUs,
-        includeMemoryEvents: opts.memoryEvents,
-        keepRows: !!(opts.json && opts.allLaunches),
-      });
-      if (opts.json) {
-        printJson({ ...launchesJson(anatomy), diagnostics: diagnosticsForJson(model) });
-      } else {
-        const c = colorsFor(opts);
-        printText(renderLaunches(anatomy, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, limit }));
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'launches',
+  summary: 'what each launch cost, how long kernels waited, where the host synced',
+  description:
+    'launch anatomy: launch API, CPU cost and latency per kernel and per API, the calls each op makes around its launches, host synchronizations, HTA launch outliers',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    limit: { flags: '--limit <n>', description: 'rows per table', default: '15', tool: false },
+    runtimeCutoff: { flags: '--runtime-cutoff <us>', description: "HTA's runtime_cutoff in µs", default: '50' },
+    launchDelayCutoff: { flags: '--launch-delay-cutoff <us>', description: "HTA's launch_delay_cutoff in µs", default: '100' },
+    memoryEvents: { flags: '--no-memory-events', description: 'leave memcpy/memset calls out of the HTA statistics' },
+    allLaunches: { flags: '--all-launches', description: 'with --json: every (launch call, GPU activity) pair as launchRows' },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/launches.js')).launchesDocument,
+  tool: {
+    rows: ['/apis', '/kernels', '/ops', '/ops/*/calls', '/syncs/byCause', '/syncs/events', '/outliers/topShortKernels', '/outliers/topRuntimeOutliers', '/outliers/topLaunchDelayOutliers', '/launchRows'],
+  },
+  library: [{ from: 'analyses/host/launches', names: ['computeLaunches'] }],
+  async run({ trace }, opts) {
+    const runtimeCutoffUs = positiveNumber(opts.runtimeCutoff, '--runtime-cutoff');
+    const launchDelayCutoffUs = positiveNumber(opts.launchDelayCutoff, '--launch-delay-cutoff');
+    const limit = Math.floor(positiveNumber(opts.limit, '--limit'));
+    // the python frames name each sync's caller (host/sync-costs.ts)
+    const model = await openTrace(trace, { keep: ['python'] });
+    const anatomy = computeLaunches(model, {
+      runtimeCutoffUs,
+      launchDelayCutoffUs,
+      includeMemoryEvents: opts.memoryEvents,
+      keepRows: !!(opts.json && opts.allLaunches),
+    });
+    return {
+      json: () => ({ ...launchesJson(anatomy), diagnostics: diagnosticsForJson(model) }),
+      text: (c) => renderLaunches(anatomy, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, limit }),
+      diagnostics: [model],
+    };
+  },
+});

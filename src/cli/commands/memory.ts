@@ -1,8 +1,8 @@
 /** `kinetoscope memory TRACE`: where the memory went, from the trace's `[memory]` records (profile_memory). */
-import { Command } from 'commander';
 import { computeMemoryTimeline, NEAR_CAPACITY } from '../../analyses/memory/memory-timeline.js';
 import { memoryJson, renderMemory } from '../../report/memory-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (traces captured with torch.profiler.profile(profile_memory=True)):
@@ -21,27 +21,25 @@ Definitions (traces captured with torch.profiler.profile(profile_memory=True)):
 Devices in order of what they held, most first (the larger of the allocated and reserved
 peaks). Sizes in binary units (KiB, MiB, GiB = 2^30 bytes), the GPU's capacity too.`;
 
-interface MemoryOptions extends CommonOptions {
-  top?: string;
-}
-
-export function memoryCommand(): Command {
-  const cmd = new Command('memory')
-    .description('allocated and reserved memory over time per device, the peak and what was alive at it, per-op and per-step memory, never-freed blocks')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--top <n>', 'rows per table', '10')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: MemoryOptions) => {
-      const model = await openTrace(path, { keep: ['memory', 'python'] });
-      const timeline = computeMemoryTimeline(model, { top: Math.max(1, Number(opts.top) || 10) });
-      if (opts.json) printJson({ ...memoryJson(timeline), diagnostics: diagnosticsForJson(model) });
-      else {
-        printText(renderMemory(timeline, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, traceEndNs: model.traceEndNs }));
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'memory',
+  summary: 'memory over time per device, the peak and what was alive at it',
+  description: 'allocated and reserved memory over time per device, the peak and what was alive at it, per-op and per-step memory, never-freed blocks',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    top: { flags: '--top <n>', description: 'rows per table', default: '10' },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/memory.js')).memoryDocument,
+  tool: { rows: ['/devices/*/byOp', '/devices/*/byModule', '/devices/*/ops', '/devices/*/neverFreed/byOp', '/devices/*/steps', '/devices/*/leakSuspect/neverFreedByOp'] },
+  library: [{ from: 'analyses/memory/memory-timeline', names: ['computeMemoryTimeline'] }],
+  async run({ trace }, opts) {
+    const model = await openTrace(trace, { keep: ['memory', 'python'] });
+    const timeline = computeMemoryTimeline(model, { top: Math.max(1, Number(opts.top) || 10) });
+    return {
+      json: () => ({ ...memoryJson(timeline), diagnostics: diagnosticsForJson(model) }),
+      text: (c) => renderMemory(timeline, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, traceEndNs: model.traceEndNs }),
+      diagnostics: [model],
+    };
+  },
+});

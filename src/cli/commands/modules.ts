@@ -1,8 +1,8 @@
 /** `kinetoscope modules TRACE`: the nn.Module tree from the trace's python frames (with_stack / with_modules). */
-import { Command } from 'commander';
 import { computeModuleTree } from '../../analyses/host/modules.js';
 import { modulesJson, renderModules } from '../../report/modules-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (traces captured with with_stack=True or with_modules=True):
@@ -23,30 +23,29 @@ Definitions (traces captured with with_stack=True or with_modules=True):
 Every figure is a total over all calls of the module (Calls), not per call. A path too long
 for its column is cut from the left, so its leaf shows (--wide: whole).`;
 
-interface ModulesOptions extends CommonOptions {
-  depth?: string;
-  top?: string;
-}
-
-export function modulesCommand(): Command {
-  const cmd = new Command('modules')
-    .description('the nn.Module tree: calls, host and device self/total time, forward and backward, memory allocated, top kernels')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--depth <n>', 'show modules down to this depth (0 = the root modules)')
-    .option('--top <n>', 'kernels listed per module in --json', '5')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: ModulesOptions) => {
-      const model = await openTrace(path, { keep: ['python', 'memory'] });
-      const tree = computeModuleTree(model, { topKernels: Math.max(1, Number(opts.top) || 5) });
-      if (opts.json) printJson({ ...modulesJson(tree), diagnostics: diagnosticsForJson(model) });
-      else {
+export const spec = defineCommand({
+  name: 'modules',
+  summary: 'the nn.Module tree: time forward and backward, memory, top kernels',
+  description: 'the nn.Module tree: calls, host and device self/total time, forward and backward, memory allocated, top kernels',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    depth: { flags: '--depth <n>', description: 'show modules down to this depth (0 = the root modules)' },
+    top: { flags: '--top <n>', description: 'kernels listed per module in --json', default: '5' },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/modules.js')).modulesDocument,
+  tool: { rows: ['/modules', '/modules/*/topKernels', '/outside/topKernels', '/classes'] },
+  library: [{ from: 'analyses/host/modules', names: ['computeModuleTree'] }],
+  async run({ trace }, opts) {
+    const model = await openTrace(trace, { keep: ['python', 'memory'] });
+    const tree = computeModuleTree(model, { topKernels: Math.max(1, Number(opts.top) || 5) });
+    return {
+      json: () => ({ ...modulesJson(tree), diagnostics: diagnosticsForJson(model) }),
+      text: (c) => {
         const depth = opts.depth !== undefined ? Math.max(0, Number(opts.depth) || 0) : undefined;
-        printText(renderModules(tree, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, depth, memory: model.memory.length > 0 }));
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+        return renderModules(tree, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, depth, memory: model.memory.length > 0 });
+      },
+      diagnostics: [model],
+    };
+  },
+});

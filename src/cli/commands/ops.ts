@@ -1,8 +1,8 @@
 /** `kinetoscope ops TRACE`: views and other ops that launched no GPU work (docs/readings.md S3), GEMM epilogues (S4). */
-import { Command } from 'commander';
 import { computeOps } from '../../analyses/host/ops.js';
 import { opsJson, renderOps } from '../../report/ops-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Views are torch's metadata-only ops (aten::t, transpose, view, reshape, as_strided,
@@ -19,31 +19,32 @@ name's flags (nvjet ..._bias_..., CUTLASS ..._relu_...), verified by the absence
 or add kernel under the linear. A GEMM followed by an add of a bias-shaped operand (eager
 torch.add(torch.matmul(x, w), b)) is listed too: its bias makes a round trip through memory.`;
 
-interface OpsOptions extends CommonOptions {
-  limit?: string;
-}
-
-export function opsCommand(): Command {
-  const cmd = new Command('ops')
-    .description('views and other ops that launched no GPU work, with their CPU cost; GEMMs whose bias/activation rides in the epilogue')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--limit <n>', 'show the first n rows of each op table (by self CPU time)')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: OpsOptions) => {
-      const model = await openTrace(path);
-      const report = computeOps(model);
-      const cut = <T,>(xs: T[]) => (opts.limit !== undefined ? xs.slice(0, Math.max(0, Number(opts.limit) || 0)) : xs);
-      const views = cut(report.views);
-      const others = cut(report.noGpuWork);
-      if (opts.json) {
-        printJson({ ...opsJson(report, views, others), diagnostics: diagnosticsForJson(model) });
-      } else {
-        printText(renderOps(report, views, others, { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold }));
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'ops',
+  summary: 'ops that launch no GPU work (views), and GEMM epilogues',
+  description: 'views and other ops that launched no GPU work, with their CPU cost; GEMMs whose bias/activation rides in the epilogue',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    limit: { flags: '--limit <n>', description: 'show the first n rows of each op table (by self CPU time)', tool: false },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/ops.js')).opsDocument,
+  tool: { rows: ['/views', '/noGpuWork', '/epilogues'] },
+  library: [
+    { from: 'analyses/host/ops', names: ['computeOps'] },
+    { from: 'analyses/gemm/epilogues', names: ['computeEpilogues'] },
+    { from: 'analyses/facts/view-ops', names: ['isViewOpName', 'computeLaunchedGpuWork'] },
+  ],
+  async run({ trace }, opts) {
+    const model = await openTrace(trace);
+    const report = computeOps(model);
+    const cut = <T,>(xs: T[]) => (opts.limit !== undefined ? xs.slice(0, Math.max(0, Number(opts.limit) || 0)) : xs);
+    const views = cut(report.views);
+    const others = cut(report.noGpuWork);
+    return {
+      json: () => ({ ...opsJson(report, views, others), diagnostics: diagnosticsForJson(model) }),
+      text: (c) => renderOps(report, views, others, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
+      diagnostics: [model],
+    };
+  },
+});

@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
-import { Command } from 'commander';
 import { KinetoscopeError } from '../../core/errors.js';
-import { action, printText, writeErr } from '../common.js';
+import { defineCommand } from '../command-spec.js';
+import { printText, writeErr } from '../common.js';
 import { openInput, type InputFile } from '../input-files.js';
 
 export const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
@@ -40,8 +40,8 @@ Perfetto reads the JSON in the browser: past roughly 2 GB, use Perfetto's trace_
 interface PerfettoOptions {
   port: string;
   timeout?: string;
-  printOnly?: boolean;
-  gunzip?: boolean;
+  printOnly?: true;
+  gunzip?: true;
 }
 
 /** `token`: the random path segment that makes the URL unguessable (none in --print-only's example). */
@@ -80,34 +80,36 @@ function corsHeaders(): Record<string, string> {
   };
 }
 
-export function perfettoCommand(): Command {
-  return new Command('perfetto')
-    .description('open the trace in Perfetto UI: serve it on 127.0.0.1 to ui.perfetto.dev only, and print the URL that loads it')
-    .argument('<trace>', 'trace file (.json or .json.gz)')
-    .option('--port <n>', `port on 127.0.0.1 (0 picks a free one)`, String(PERFETTO_DEFAULT_PORT))
-    .option('--timeout <seconds>', 'stop serving after this many seconds (default: until Ctrl-C)')
-    .option('--gunzip', 'serve a .gz trace decompressed (as NAME without .gz)')
-    .option('--print-only', 'only print how to open the trace in Perfetto; serve nothing')
-    .addHelpText('after', NOTES)
-    .action(
-      action(async (path: string, opts: PerfettoOptions) => {
-        if (path === '-') throw new KinetoscopeError('BAD_ARGUMENT', 'perfetto serves a file: give its path, not - (standard input)');
-        const port = Number(opts.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new KinetoscopeError('BAD_ARGUMENT', `--port expects 0–65535, got "${opts.port}"`);
-        let timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
-        if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS !== Infinity)) throw new KinetoscopeError('BAD_ARGUMENT', `--timeout expects a positive number of seconds, got "${opts.timeout}"`);
-        if (timeoutS !== undefined && timeoutS > MAX_TIMEOUT_S) timeoutS = MAX_TIMEOUT_S; // beyond it Node's timer fires at once
-        // Opened once through the gate (input-files.ts) and served from what was opened: a file
-        // swapped after the start is not served.
-        const input = openInput(path);
-        try {
-          return await serve(path, input, port, timeoutS, opts);
-        } finally {
-          input.close();
-        }
-      }),
-    );
-}
+export const spec = defineCommand({
+  name: 'perfetto',
+  summary: 'open the trace in Perfetto UI (served on 127.0.0.1 only)',
+  description: 'open the trace in Perfetto UI: serve it on 127.0.0.1 to ui.perfetto.dev only, and print the URL that loads it',
+  arguments: { trace: { description: 'trace file (.json or .json.gz)', path: true } },
+  options: {
+    port: { flags: '--port <n>', description: 'port on 127.0.0.1 (0 picks a free one)', default: String(PERFETTO_DEFAULT_PORT) },
+    timeout: { flags: '--timeout <seconds>', description: 'stop serving after this many seconds (default: until Ctrl-C)' },
+    gunzip: { flags: '--gunzip', description: 'serve a .gz trace decompressed (as NAME without .gz)' },
+    printOnly: { flags: '--print-only', description: 'only print how to open the trace in Perfetto; serve nothing' },
+  },
+  definitions: NOTES,
+  readsTraces: false,
+  async run({ trace: path }, opts) {
+    if (path === '-') throw new KinetoscopeError('BAD_ARGUMENT', 'perfetto serves a file: give its path, not - (standard input)');
+    const port = Number(opts.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new KinetoscopeError('BAD_ARGUMENT', `--port expects 0–65535, got "${opts.port}"`);
+    let timeoutS = opts.timeout === undefined ? undefined : Number(opts.timeout);
+    if (timeoutS !== undefined && !(timeoutS > 0 && timeoutS !== Infinity)) throw new KinetoscopeError('BAD_ARGUMENT', `--timeout expects a positive number of seconds, got "${opts.timeout}"`);
+    if (timeoutS !== undefined && timeoutS > MAX_TIMEOUT_S) timeoutS = MAX_TIMEOUT_S; // beyond it Node's timer fires at once
+    // Opened once through the gate (input-files.ts) and served from what was opened: a file
+    // swapped after the start is not served.
+    const input = openInput(path);
+    try {
+      return await serve(path, input, port, timeoutS, opts);
+    } finally {
+      input.close();
+    }
+  },
+});
 
 /** Serves `input` (opened) until Ctrl-C, SIGTERM or --timeout; the exit status. */
 async function serve(path: string, input: InputFile, port: number, timeoutS: number | undefined, opts: PerfettoOptions): Promise<number> {

@@ -4,7 +4,6 @@
  * file), and partials given back as inputs are its reduce half.
  */
 import { availableParallelism } from 'node:os';
-import { Command, Option } from 'commander';
 import { basename, join } from 'node:path';
 import { assignRanks } from '../../analyses/ranks/rank-assignment.js';
 import { analyseRanks, type ClockMode, type RankInput, type RanksAnalysis } from '../../analyses/ranks/ranks.js';
@@ -12,12 +11,12 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { compileUserRegex } from '../../core/safe-regex.js';
 import { summariseFiles, type RankJobResult } from '../../rank-pool.js';
-import { renderDiagnostics } from '../../report/diagnostics-view.js';
 import { ranksJson, renderRanks } from '../../report/ranks-view.js';
 import { inspectInput, listInputFolder, openInput } from '../input-files.js';
 import { isPartialFile, partialText, readPartial } from '../rank-partial.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, printJson, printText, withCommonOptions, type CommonOptions, writeErr, terminal, outputWidth } from '../common.js';
+import { defineCommand } from '../command-spec.js';
+import { EXIT_OK, writeErr, terminal, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Input: folders (their trace files: *.pt.trace.json[.gz], else *.json[.gz]; torch's
@@ -193,54 +192,52 @@ async function writePartial(inputs: readonly string[], out: string, force: boole
   await writeTextSafely(out, partialText(trace, read!.summary), safe);
 }
 
-interface RanksOptions extends CommonOptions {
-  partial?: string;
-  force?: boolean;
-  rankRegex?: string;
-  clock: ClockMode;
-  jobs?: string;
-  top: string;
-}
-
-export function ranksCommand(): Command {
-  const cmd = new Command('ranks')
-    .description("a distributed job's traces together: per-rank steps, collectives (bytes, skew, bus bandwidth), stragglers, communication/computation overlap")
-    .argument('<inputs...>', 'a folder of rank traces or partials, or the files (traces and partials may be mixed)')
-    .option('--partial <out>', "write the one trace's summary to OUT (a partial: the map half of a job's reading, run where the trace is) and print nothing; read partials back with ranks PARTIALS…|DIR")
-    .option('--force', 'with --partial: replace an existing OUT that kinetoscope did not write, or a symbolic link (never the trace itself)')
-    .option('--rank-regex <regex>', "the rank in a file's path: the regex's first capture group (wins over distributedInfo)")
-    .addOption(new Option('--clock <mode>', 'trace: clocks as written; collectives: aligned by collective ends').choices(['trace', 'collectives']).default('trace'))
-    .option('--jobs <n>', `traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most; at most one per core: ${availableParallelism()} here)`)
-    .option('--top <n>', 'rows per table in the terminal view', '32')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (inputs: string[], opts: RanksOptions) => {
-      const regex = opts.rankRegex !== undefined ? compileUserRegex(opts.rankRegex, '--rank-regex') : undefined;
-      let jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
-      if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--jobs must be a whole number ≥ 1, not ${opts.jobs}`);
-      // A worker per core at most: more only add workers' start-up and memory (200 took 1.5 GB).
-      const cores = availableParallelism();
-      if (jobs !== undefined && jobs > cores) {
-        writeErr(`kinetoscope: note: --jobs ${jobs} capped at ${cores}, the cores of this machine\n`);
-        jobs = cores;
-      }
-      const top = Number(opts.top);
-      if (!(Number.isInteger(top) && top >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--top must be a whole number ≥ 1, not ${opts.top}`);
-      if (opts.partial !== undefined) {
-        await writePartial(inputs, opts.partial, opts.force);
-        return EXIT_OK;
-      }
-
-      const { analysis, diagnostics } = await readJob(inputs, { regex, jobs, clock: opts.clock, quiet: opts.json === true });
-      if (opts.json) printJson(ranksJson(analysis, diagnostics));
-      else {
-        const c = colorsFor(opts);
-        printText(renderRanks(analysis, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, top }));
-        const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-        if (text) writeErr(`${text}\n`);
-      }
-      return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'ranks',
+  summary: "a job's rank traces together: collectives, skew, stragglers, overlap",
+  description: "a distributed job's traces together: per-rank steps, collectives (bytes, skew, bus bandwidth), stragglers, communication/computation overlap",
+  arguments: { inputs: { description: 'a folder of rank traces or partials, or the files (traces and partials may be mixed)', variadic: true, path: true } },
+  options: {
+    partial: {
+      flags: '--partial <out>',
+      description: "write the one trace's summary to OUT (a partial: the map half of a job's reading, run where the trace is) and print nothing; read partials back with ranks PARTIALS…|DIR",
+      tool: false,
+    },
+    force: { flags: '--force', description: 'with --partial: replace an existing OUT that kinetoscope did not write, or a symbolic link (never the trace itself)', tool: false },
+    rankRegex: { flags: '--rank-regex <regex>', description: "the rank in a file's path: the regex's first capture group (wins over distributedInfo)" },
+    clock: { flags: '--clock <mode>', description: 'trace: clocks as written; collectives: aligned by collective ends', choices: ['trace', 'collectives'], default: 'trace' },
+    jobs: {
+      flags: '--jobs <n>',
+      description: `traces read at once, one per worker thread (default: one per two cores, one per 64 MB of input at most; at most one per core: ${availableParallelism()} here)`,
+    },
+    top: { flags: '--top <n>', description: 'rows per table in the terminal view', default: '32' },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/ranks.js')).ranksDocument,
+  files: { 'ranks-partial': async () => (await import('../../report/documents/ranks-partial.js')).ranksPartialDocument },
+  tool: { rows: ['/ranks', '/ranks/*/steps', '/steps', '/collectives', '/collectiveSizes', '/stragglers'] },
+  library: [{ from: 'analyses/ranks/ranks', names: ['analyseRanks'] }],
+  async run({ inputs }, opts) {
+    const regex = opts.rankRegex !== undefined ? compileUserRegex(opts.rankRegex, '--rank-regex') : undefined;
+    let jobs = opts.jobs === undefined ? undefined : Number(opts.jobs);
+    if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--jobs must be a whole number ≥ 1, not ${opts.jobs}`);
+    // A worker per core at most: more only add workers' start-up and memory (200 took 1.5 GB).
+    const cores = availableParallelism();
+    if (jobs !== undefined && jobs > cores) {
+      writeErr(`kinetoscope: note: --jobs ${jobs} capped at ${cores}, the cores of this machine\n`);
+      jobs = cores;
+    }
+    const top = Number(opts.top);
+    if (!(Number.isInteger(top) && top >= 1)) throw new KinetoscopeError('BAD_ARGUMENT', `--top must be a whole number ≥ 1, not ${opts.top}`);
+    if (opts.partial !== undefined) {
+      await writePartial(inputs, opts.partial, opts.force);
+      return EXIT_OK;
+    }
+    const { analysis, diagnostics } = await readJob(inputs, { regex, jobs, clock: opts.clock, quiet: opts.json === true });
+    return {
+      json: () => ranksJson(analysis, diagnostics),
+      text: (c) => renderRanks(analysis, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, top }),
+      diagnostics: [diagnostics],
+    };
+  },
+});

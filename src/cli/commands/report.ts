@@ -1,7 +1,6 @@
 /** `kinetoscope report TRACE -o report.html`: one offline HTML page with the timeline and the tables. */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Command } from 'commander';
 import { DEFAULT_MAX_SLICES } from '../../analyses/trace/timeline.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { buildReportData } from '../../report/html/report-data.js';
@@ -11,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { reportRanks } from './report-ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
-import { action, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
+import { defineCommand } from '../command-spec.js';
+import { diagnosticsForJson, openTrace } from '../common.js';
 import { formatBytes, formatInt } from '../../report/format.js';
 import { formatUsFixed } from '../../report/html/html-text.js';
 import { VERSION } from '../program.js';
@@ -52,12 +52,6 @@ The page is written to a temporary file beside the output and renamed into place
 an existing output is replaced only when it is a kinetoscope report (its generator tag), else
 give --force. The trace itself is never overwritten.`;
 
-interface ReportOptions extends CommonOptions {
-  output?: string;
-  maxSlices?: string;
-  force?: boolean;
-}
-
 /** `gpt2_train.pt.trace.json.gz` → `gpt2_train.html`. */
 export function defaultReportPath(trace: string): string {
   if (trace === '-') return 'trace.html';
@@ -65,74 +59,73 @@ export function defaultReportPath(trace: string): string {
 }
 
 
-export function reportCommand(): Command {
-  const cmd = new Command('report')
-    .description('one self-contained offline HTML report: header facts, a zoomable timeline of threads and GPU streams, the step, profiler, kernel and GEMM tables')
-    .argument('<trace>', 'trace file (.json or .json.gz), - for standard input, or a folder of rank traces (one timeline of all ranks)')
-    .option('-o, --output <file>', 'where to write the page (default: the trace name with .html, in the current directory)')
-    .option('--force', 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)')
-    .option('--max-slices <n>', `timeline slices to embed at most (default ${DEFAULT_MAX_SLICES})`)
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: ReportOptions) => {
-      let maxSlices: number | undefined;
-      if (opts.maxSlices !== undefined) {
-        maxSlices = Number(opts.maxSlices);
-        if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
+export const spec = defineCommand({
+  name: 'report',
+  summary: 'one offline HTML page: verdict, timeline and every table',
+  description: 'one self-contained offline HTML report: header facts, a zoomable timeline of threads and GPU streams, the step, profiler, kernel and GEMM tables',
+  arguments: { trace: { description: 'trace file (.json or .json.gz), - for standard input, or a folder of rank traces (one timeline of all ranks)', path: true } },
+  options: {
+    output: { flags: '-o, --output <file>', description: 'where to write the page (default: the trace name with .html, in the current directory)' },
+    force: { flags: '--force', description: 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)' },
+    maxSlices: { flags: '--max-slices <n>', description: `timeline slices to embed at most (default ${DEFAULT_MAX_SLICES})` },
+  },
+  definitions: DEFINITIONS,
+  library: [{ from: 'analyses/trace/timeline', names: ['computeTimeline'] }],
+  async run({ trace: path }, opts) {
+    let maxSlices: number | undefined;
+    if (opts.maxSlices !== undefined) {
+      maxSlices = Number(opts.maxSlices);
+      if (!Number.isInteger(maxSlices) || maxSlices < 1) throw new KinetoscopeError('BAD_ARGUMENT', `--max-slices expects a positive integer, got "${opts.maxSlices}"`);
+    }
+    // A folder is a job: its ranks on one timeline (report-ranks.ts).
+    if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${VERSION}`);
+    const output = opts.output ?? defaultReportPath(path);
+    const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
+    checkTarget(output, safe);
+    const fileBytes = path === '-' ? undefined : (await stat(path)).size;
+    // A large trace, on a machine with cores to spare, is reported on two threads (report-offload.ts): the worker starts now, to load its modules while the trace is read.
+    const offload = offloadWorthIt(fileBytes) ? startReportOffload() : undefined;
+    const { model, data, html, offFailed } = await (async () => {
+      try {
+        // The memory chart and the module views read the optional tables.
+        const model = await openTrace(path, { keep: ['memory', 'python'] });
+        const offloaded = offload?.run(model);
+        const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${VERSION}`, offloaded: offload ? 'elsewhere' : 'here' });
+        const other = await offloaded;
+        const html = renderReportHtml(data, other, { sha256: (text) => createHash('sha256').update(text, 'utf8').digest('base64') });
+        return { model, data, html, offFailed: other?.failed ?? [] };
+      } finally {
+        await offload?.close();
       }
-      // A folder is a job: its ranks on one timeline (report-ranks.ts).
-      if (path !== '-' && (await stat(path).catch(() => undefined))?.isDirectory()) return reportRanks(path, opts, `kinetoscope ${VERSION}`);
-      const output = opts.output ?? defaultReportPath(path);
-      const safe = { kind: 'report' as const, inputs: [path], force: opts.force };
-      checkTarget(output, safe);
-      const fileBytes = path === '-' ? undefined : (await stat(path)).size;
-      // A large trace, on a machine with cores to spare, is reported on two threads (report-offload.ts): the worker starts now, to load its modules while the trace is read.
-      const offload = offloadWorthIt(fileBytes) ? startReportOffload() : undefined;
-      const { model, data, html, offFailed } = await (async () => {
-        try {
-          // The memory chart and the module views read the optional tables.
-          const model = await openTrace(path, { keep: ['memory', 'python'] });
-          const offloaded = offload?.run(model);
-          const data = buildReportData(model, { tracePath: redaction() ? basename(path) : path, fileBytes, maxSlices, generator: `kinetoscope ${VERSION}`, offloaded: offload ? 'elsewhere' : 'here' });
-          const other = await offloaded;
-          const html = renderReportHtml(data, other, { sha256: (text) => createHash('sha256').update(text, 'utf8').digest('base64') });
-          return { model, data, html, offFailed: other?.failed ?? [] };
-        } finally {
-          await offload?.close();
-        }
-      })();
-      await writeTextSafely(output, html, safe);
-      const bytes = Buffer.byteLength(html);
-      const tl = data.timeline.ok ? data.timeline.value : undefined;
-      const here = (['steps', 'profiler', 'kernels', 'gemm', 'timeline'] as const).flatMap((k) => {
-        const p = data[k];
-        return p && !p.ok ? [{ section: k as string, error: p.error }] : [];
-      });
-      const failedParts = [...here, ...offFailed.filter((f) => f.section === 'profiler')];
-      const failed = failedParts.map((f) => f.section);
-      if (opts.json) {
-        printJson({
-          output,
-          bytes,
-          timeline: tl
-            ? { events: tl.timeline.events, slices: tl.embed.kept, reduced: tl.timeline.reduced, bucketUs: tl.timeline.bucketNs / 1000, tracks: tl.timeline.tracks.length }
-            : null,
-          failedSections: failed,
-          diagnostics: diagnosticsForJson(model),
-        });
-      } else {
+    })();
+    await writeTextSafely(output, html, safe);
+    const bytes = Buffer.byteLength(html);
+    const tl = data.timeline.ok ? data.timeline.value : undefined;
+    const here = (['steps', 'profiler', 'kernels', 'gemm', 'timeline'] as const).flatMap((k) => {
+      const p = data[k];
+      return p && !p.ok ? [{ section: k as string, error: p.error }] : [];
+    });
+    const failedParts = [...here, ...offFailed.filter((f) => f.section === 'profiler')];
+    const failed = failedParts.map((f) => f.section);
+    return {
+      json: () => ({
+        output,
+        bytes,
+        timeline: tl ? { events: tl.timeline.events, slices: tl.embed.kept, reduced: tl.timeline.reduced, bucketUs: tl.timeline.bucketNs / 1000, tracks: tl.timeline.tracks.length } : null,
+        failedSections: failed,
+        diagnostics: diagnosticsForJson(model),
+      }),
+      text: () => {
         const slices = tl
           ? `; timeline: ${formatInt(tl.embed.kept)} slices${tl.timeline.reduced ? ` of ${formatInt(tl.timeline.events)} (longest per ${formatBucketUs(tl.timeline.bucketNs)} µs window)` : ''} on ${tl.timeline.tracks.length} track${tl.timeline.tracks.length === 1 ? '' : 's'}`
           : '';
-        printText(`wrote ${output} (${formatBytes(bytes)}${slices})`);
-        for (const f of failedParts) writeErr(`kinetoscope: the ${f.section} section could not be computed: ${f.error}\n`);
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+        return `wrote ${output} (${formatBytes(bytes)}${slices})`;
+      },
+      notes: failedParts.map((f) => `kinetoscope: the ${f.section} section could not be computed: ${f.error}`),
+      diagnostics: [model],
+    };
+  },
+});
 
 /**
  * The level of detail's window in µs as `toLocaleString('en-US')` writes it (a whole number of ns
@@ -142,4 +135,3 @@ export function reportCommand(): Command {
 function formatBucketUs(ns: number): string {
   return formatUsFixed(ns / 1000).replace(/\.?0+$/, '');
 }
-

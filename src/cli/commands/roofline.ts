@@ -1,10 +1,10 @@
 /** `kinetoscope roofline TRACE`: every compute op (GEMMs, convolutions per pass, fused attention) on the roofline. */
-import { Command, Option } from 'commander';
 import { computeRoofline, COMPUTE_KINDS, type RooflineRow } from '../../analyses/gemm/roofline.js';
 import { computeGemmTable } from '../../analyses/gemm/gemm.js';
 import { KinetoscopeError } from '../../core/errors.js';
 import { renderRoofline, rooflineJson } from '../../report/roofline-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 import { compareText } from '../../core/compare-text.js';
 import { readPeaks } from './gemm.js';
 import { computePrecisionReading } from '../../analyses/gemm/precision.js';
@@ -64,59 +64,52 @@ Inductor's FLOPs and bytes per call (--json: rows[].inductor, with the ratios to
 Bytes); a note names every disagreement — FLOPs or bytes more than 1% apart, or another side of the ridge —
 with both numbers and the ratio (Inductor / kinetoscope).`;
 
-interface RooflineOptions extends CommonOptions {
-  peaks?: string;
-  device?: string;
-  kind?: string;
-  vs?: string;
-  sort: 'stake' | 'time' | 'flops' | 'percent';
-  limit?: string;
-}
-
-const SORTERS: Record<RooflineOptions['sort'], (a: RooflineRow, b: RooflineRow) => number> = {
+const SORTERS: Record<'stake' | 'time' | 'flops' | 'percent', (a: RooflineRow, b: RooflineRow) => number> = {
   stake: (a, b) => (b.atStakeUs ?? -1) - (a.atStakeUs ?? -1) || b.totalUs - a.totalUs,
   time: (a, b) => b.totalUs - a.totalUs,
   flops: (a, b) => (b.flops ?? 0) * b.calls - (a.flops ?? 0) * a.calls,
   percent: (a, b) => (a.percentOfPeak ?? Infinity) - (b.percentOfPeak ?? Infinity),
 };
 
-export function rooflineCommand(): Command {
-  const cmd = new Command('roofline')
-    .description('every compute op — GEMMs, convolutions per pass, fused attention — with FLOPs, bytes, TFLOP/s, % of the dense peak and roofline bound')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .option('--peaks <file>', 'measured peaks as JSON (see kinetoscope gemm --help), over the datasheet figures')
-    .option('--device <name>', 'use this entry of the peaks table instead of matching deviceProperties')
-    .option('--vs <other>', 'another trace of the workload (the compiled run): the alignment findings say what it achieved on the same or the padded shape')
-    .option('--kind <kinds>', `only these kinds, comma-separated (${COMPUTE_KINDS.join(', ')}; conv and attention select their passes)`)
-    .addOption(new Option('--sort <key>', 'sort rows by time at stake per step, total kernel time, total FLOPs, or % of peak (lowest first)').choices(['stake', 'time', 'flops', 'percent']).default('stake'))
-    .option('--limit <n>', 'show the first n rows')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: RooflineOptions) => {
-      const c = colorsFor(opts);
-      const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
-      let kinds: string[] | undefined;
-      if (opts.kind !== undefined) {
-        kinds = opts.kind.split(',').map((s) => s.trim()).filter(Boolean);
-        for (const k of kinds) if (!COMPUTE_KINDS.some((x) => x === k || x.startsWith(`${k}-`))) throw new KinetoscopeError('BAD_ARGUMENT', `--kind ${k}: not one of ${COMPUTE_KINDS.join(', ')}, conv, attention`);
-      }
-      const model = await openTrace(path);
-      const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
-      const vs = opts.vs ? computeGemmTable(await openTrace(opts.vs), gemmOpts) : undefined;
-      const report = computeRoofline(model, { ...gemmOpts, ...(vs ? { vs } : {}) });
-      let rows = report.rows.filter((r) => !kinds || kinds.some((k) => r.kind === k || r.kind.startsWith(`${k}-`)));
-      rows = rows.sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
-      if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
-      const precision = computePrecisionReading(report);
-      if (opts.json) {
-        printJson({ ...rooflineJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) });
-      } else {
+export const spec = defineCommand({
+  name: 'roofline',
+  summary: 'every compute op (GEMM, conv pass, attention) on the roofline',
+  description: 'every compute op — GEMMs, convolutions per pass, fused attention — with FLOPs, bytes, TFLOP/s, % of the dense peak and roofline bound',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    peaks: { flags: '--peaks <file>', description: 'measured peaks as JSON (see kinetoscope gemm --help), over the datasheet figures', path: true },
+    device: { flags: '--device <name>', description: 'use this entry of the peaks table instead of matching deviceProperties' },
+    vs: { flags: '--vs <other>', description: 'another trace of the workload (the compiled run): the alignment findings say what it achieved on the same or the padded shape', path: true },
+    kind: { flags: '--kind <kinds>', description: `only these kinds, comma-separated (${COMPUTE_KINDS.join(', ')}; conv and attention select their passes)` },
+    sort: { flags: '--sort <key>', description: 'sort rows by time at stake per step, total kernel time, total FLOPs, or % of peak (lowest first)', choices: ['stake', 'time', 'flops', 'percent'], default: 'stake' },
+    limit: { flags: '--limit <n>', description: 'show the first n rows', tool: false },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/roofline.js')).rooflineDocument,
+  tool: { rows: ['/rows', '/precision/rows'] },
+  library: [{ from: 'analyses/gemm/roofline', names: ['computeRoofline'] }],
+  async run({ trace }, opts) {
+    const peaks = opts.peaks ? readPeaks(opts.peaks) : undefined;
+    let kinds: string[] | undefined;
+    if (opts.kind !== undefined) {
+      kinds = opts.kind.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const k of kinds) if (!COMPUTE_KINDS.some((x) => x === k || x.startsWith(`${k}-`))) throw new KinetoscopeError('BAD_ARGUMENT', `--kind ${k}: not one of ${COMPUTE_KINDS.join(', ')}, conv, attention`);
+    }
+    const model = await openTrace(trace);
+    const gemmOpts = { ...(peaks ? { peaks } : {}), ...(opts.device ? { deviceName: opts.device } : {}) };
+    const vs = opts.vs ? computeGemmTable(await openTrace(opts.vs), gemmOpts) : undefined;
+    const report = computeRoofline(model, { ...gemmOpts, ...(vs ? { vs } : {}) });
+    let rows = report.rows.filter((r) => !kinds || kinds.some((k) => r.kind === k || r.kind.startsWith(`${k}-`)));
+    rows = rows.sort((a, b) => SORTERS[opts.sort](a, b) || compareText(a.op, b.op));
+    if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+    const precision = computePrecisionReading(report);
+    return {
+      json: () => ({ ...rooflineJson(report, rows), precision: precisionJson(precision), diagnostics: diagnosticsForJson(model) }),
+      text: (c) => {
         const line = precisionLine(precision, report.device?.peaks?.name);
-        printText(`${renderRoofline(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}`);
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+        return `${renderRoofline(report, rows, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold })}${line ? `\n${line}` : ''}`;
+      },
+      diagnostics: [model],
+    };
+  },
+});

@@ -1,31 +1,32 @@
 /** `kinetoscope schema COMMAND`: the JSON Schema (draft 2020-12) of that command's `--json` document. */
-import { Command } from 'commander';
 import { KinetoscopeError } from '../../core/errors.js';
-import { JSON_COMMANDS } from './index.js';
-import { action, printText } from '../common.js';
+import { defineCommand } from '../command-spec.js';
+import { printText } from '../common.js';
 import { readSchemaText } from '../schemas.js';
+import { jsonCommands } from './index.js';
 
-/** Files kinetoscope writes for itself to read back, with a schema of their own: ranks --partial's. */
-const FILE_SCHEMAS = ['ranks-partial'] as const;
-
-export function schemaCommand(): Command {
-  const names: readonly string[] = [...JSON_COMMANDS, ...FILE_SCHEMAS];
-  return new Command('schema')
-    .description("the JSON Schema (draft 2020-12) of a command's --json document: every field, its type and unit")
-    .argument('<command>', `one of: ${JSON_COMMANDS.join(', ')}; or ranks-partial (the file ranks --partial writes)`)
-    .addHelpText(
-      'after',
-      `
+const HELP = `
 Every --json document starts with "schemaVersion": the version of the layout. A field that
 changes meaning or goes away raises it (CHANGELOG.md says what changed); a new field does not.
-The schemas are also files: schema/COMMAND.schema.json in the package.`,
-    )
-    .action(
-      action(async (name: string) => {
-        if (!names.includes(name)) {
-          throw new KinetoscopeError('BAD_ARGUMENT', `no JSON document for "${name}": schemas exist for ${names.join(', ')}`);
-        }
-        printText(readSchemaText(name));
-      }),
-    );
+The schemas are also files: schema/COMMAND.schema.json in the package.`;
+
+/** The names `schema` answers: every command's document, and the files a command writes for itself to read back. */
+export async function schemaNames(): Promise<string[]> {
+  const specs = await jsonCommands();
+  return [...specs.map((s) => s.name), ...specs.flatMap((s) => Object.keys(s.files ?? {}))];
 }
+
+export const spec = defineCommand({
+  name: 'schema',
+  summary: "the JSON Schema of a command's --json document",
+  description: "the JSON Schema (draft 2020-12) of a command's --json document: every field, its type and unit",
+  arguments: { command: { description: 'a command that prints a --json document (summary, steps, explain, …); or ranks-partial (the file ranks --partial writes)' } },
+  options: {},
+  definitions: HELP,
+  readsTraces: false,
+  async run({ command }) {
+    const names = await schemaNames();
+    if (!names.includes(command)) throw new KinetoscopeError('BAD_ARGUMENT', `no JSON document for "${command}": schemas exist for ${names.join(', ')}`);
+    printText(readSchemaText(command));
+  },
+});

@@ -1,5 +1,4 @@
 /** `kinetoscope sql "SELECT …" TRACE|DIR|PARQUET_DIR`: SQL over the export tables in embedded DuckDB. */
-import { Command } from 'commander';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { EXPORT_TABLES } from '../../analyses/trace/export-tables.js';
@@ -7,7 +6,8 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { openDuck, query, sqlString } from '../../duckdb.js';
 import { renderTable } from '../../report/table.js';
 import { inspectInput, listInputFolder, openInput } from '../input-files.js';
-import { action, colorsFor, printJson, printText, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { defineCommand } from '../command-spec.js';
+import { outputWidth } from '../common.js';
 import { exportParquet } from './export.js';
 
 const DEFINITIONS = `
@@ -109,23 +109,26 @@ export function sqlTimeoutMs(value: string | undefined): number {
   return Math.max(1, Math.round(s * 1000));
 }
 
-export function sqlCommand(): Command {
-  const cmd = new Command('sql')
-    .description('SQL over the trace tables (ops, runtime, kernels, steps, collectives, memory; every rank) in embedded DuckDB, in a sandbox')
-    .argument('<query>', 'one SQL query (one statement that reads)')
-    .argument('<inputs...>', 'traces, folders of rank traces, or Parquet folders from export --parquet')
-    .option('--sql-timeout <s>', `stop the query after S seconds (default ${SQL_TIMEOUT_S})`)
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (sql: string, inputs: string[], opts: CommonOptions & { sqlTimeout?: string }) => {
-      const r = await runSql(sql, inputs, sqlTimeoutMs(opts.sqlTimeout));
-      if (opts.json) printJson(r);
-      else {
-        const c = colorsFor(opts);
-        const cell = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-        printText(renderTable(r.columns.map((h) => ({ header: h, maxWidth: 60 })), r.rows.map((row) => row.map(cell)), { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }));
-      }
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'sql',
+  summary: 'SQL over the trace tables (every rank) in DuckDB, in a sandbox',
+  description: 'SQL over the trace tables (ops, runtime, kernels, steps, collectives, memory; every rank) in embedded DuckDB, in a sandbox',
+  arguments: {
+    query: { description: 'one SQL query (one statement that reads)' },
+    inputs: { description: 'traces, folders of rank traces, or Parquet folders from export --parquet', variadic: true, path: true },
+  },
+  options: {
+    sqlTimeout: { flags: '--sql-timeout <s>', description: `stop the query after S seconds (default ${SQL_TIMEOUT_S})` },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/sql.js')).sqlDocument,
+  tool: { rows: ['/rows'] },
+  async run({ query, inputs }, opts) {
+    const r = await runSql(query, inputs, sqlTimeoutMs(opts.sqlTimeout));
+    const cell = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    return {
+      json: () => r,
+      text: (c) => renderTable(r.columns.map((h) => ({ header: h, maxWidth: 60 })), r.rows.map((row) => row.map(cell)), { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
+    };
+  },
+});

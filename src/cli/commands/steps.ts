@@ -1,11 +1,11 @@
 /** `kinetoscope steps TRACE`: where each step's time went, and whether it is overhead-bound or GPU-bound. */
-import { Command } from 'commander';
-import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
-import { computeStepSyncs } from '../../analyses/host/step-syncs.js';
 import { computeRecompute } from '../../analyses/host/recompute.js';
-import { diagnosticsJson, renderDiagnostics } from '../../report/diagnostics-view.js';
+import { computeStepSyncs } from '../../analyses/host/step-syncs.js';
+import { computeStepBreakdown } from '../../analyses/steps/step-breakdown.js';
+import { diagnosticsJson } from '../../report/diagnostics-view.js';
 import { recomputeJson, renderRecompute, renderStepSyncs, renderSteps, stepSyncsJson, stepsJson } from '../../report/steps-view.js';
-import { action, colorsFor, EXIT_CHECK_FAILED, EXIT_OK, openTrace, outputWidth, printJson, printText, withCommonOptions, type CommonOptions, writeErr } from '../common.js';
+import { defineCommand, stackedText, TRACE_ARGUMENT } from '../command-spec.js';
+import { openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Steps: each ProfilerStep#N (its span on the host); without them, each top-level user
@@ -80,40 +80,37 @@ A stub step is the first or last one when under 10% of the median of the others 
 of the other one): the profiler started or stopped inside it. It is named as a stub, not as a
 slow step, and left out of the median that slow steps are measured against.`;
 
-export function stepsCommand(): Command {
-  const cmd = new Command('steps')
-    .description('per step: the Overview time breakdown, GPU busy/idle, utilization, launches, and an overhead-bound / gpu-bound verdict with its reason')
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: CommonOptions) => {
-      // the python frames name each host sync's caller (host/sync-costs.ts)
-      const model = await openTrace(path, { keep: ['python'] });
-      const analysis = computeStepBreakdown(model);
-      const syncs = computeStepSyncs(model);
-      const recompute = computeRecompute(model);
-      const diagnostics = [...model.diagnostics, ...analysis.diagnostics];
-      if (opts.json) {
-        printJson({ ...stepsJson(analysis), hostSyncs: stepSyncsJson(syncs), recompute: recomputeJson(recompute), diagnostics: diagnosticsJson(diagnostics) });
-      } else {
-        const c = colorsFor(opts);
-        printText(
+export const spec = defineCommand({
+  name: 'steps',
+  summary: 'per step: where the time went, and overhead- or GPU-bound',
+  description: 'per step: the Overview time breakdown, GPU busy/idle, utilization, launches, and an overhead-bound / gpu-bound verdict with its reason',
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {},
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/steps.js')).stepsDocument,
+  tool: { rows: ['/steps', '/outliers'] },
+  library: [{ from: 'analyses/steps/step-breakdown', names: ['computeStepBreakdown'] }, { from: 'analyses/host/step-syncs', names: ['computeStepSyncs'] }, { from: 'analyses/host/recompute', names: ['computeRecompute'] }],
+  async run({ trace }, opts) {
+    // the python frames name each host sync's caller (host/sync-costs.ts)
+    const model = await openTrace(trace, { keep: ['python'] });
+    const analysis = computeStepBreakdown(model);
+    const syncs = computeStepSyncs(model);
+    const recompute = computeRecompute(model);
+    // (--strict also fails on the analysis's own warnings: no steps found)
+    const diagnostics = [...model.diagnostics, ...analysis.diagnostics];
+    return {
+      json: () => ({ ...stepsJson(analysis), hostSyncs: stepSyncsJson(syncs), recompute: recomputeJson(recompute), diagnostics: diagnosticsJson(diagnostics) }),
+      text: (c) =>
+        stackedText(
           renderSteps(analysis, {
             wide: opts.wide, width: outputWidth(),
             headerStyle: c.bold,
             verdictStyle: (v, t) => (v === 'overhead-bound' ? c.red(t) : v === 'gpu-bound' ? c.green(t) : t),
           }),
-        );
-        const syncText = renderStepSyncs(syncs, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold });
-        if (syncText) printText(`\n${syncText}`);
-        const recomputeText = renderRecompute(recompute, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold });
-        if (recomputeText) printText(`\n${recomputeText}`);
-        const text = renderDiagnostics(diagnostics, { verbose: opts.verbose });
-        if (text) writeErr(`${text}\n`);
-      }
-      // --strict also fails on the analysis's own warnings (no steps found).
-      return opts.strict && diagnostics.some((d) => d.severity !== 'info') ? EXIT_CHECK_FAILED : EXIT_OK;
-    }),
-  );
-}
+          renderStepSyncs(syncs, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
+          renderRecompute(recompute, { wide: opts.wide, width: outputWidth(), headerStyle: c.bold }),
+        ),
+      diagnostics: [diagnostics],
+    };
+  },
+});

@@ -1,11 +1,11 @@
 /** `kinetoscope summary TRACE`: torch's profiler table, rebuilt offline. */
-import { Command, Option } from 'commander';
 import { computeProfilerTable } from '../../analyses/torch-table/profiler-table.js';
 import { computeModuleTree } from '../../analyses/host/modules.js';
 import { renderModules } from '../../report/modules-view.js';
 import { KinetoscopeError } from '../../core/errors.js';
-import { renderSummary, sortProfilerRows, summaryJson, SUMMARY_SORT_KEYS, type SummarySortKey } from '../../report/summary-view.js';
-import { action, colorsFor, diagnosticsForJson, openTrace, printJson, printText, reportDiagnostics, strictStatus, withCommonOptions, type CommonOptions, outputWidth } from '../common.js';
+import { renderSummary, sortProfilerRows, summaryJson, SUMMARY_SORT_KEYS } from '../../report/summary-view.js';
+import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { diagnosticsForJson, openTrace, outputWidth } from '../common.js';
 
 const DEFINITIONS = `
 Definitions (torch's key_averages, profiler_util.py):
@@ -25,53 +25,47 @@ A parent whose only child has the same name absorbs it, as torch does. Unlike to
 GPU work is never credited to a runtime call whose correlation id happens to equal an
 op's External id (diagnostic TORCH_ID_COLLISION).`;
 
-interface SummaryOptions extends CommonOptions {
-  sort: SummarySortKey;
-  groupBy: 'name' | 'shape' | 'module';
-  memory?: boolean;
-  limit?: string;
-  device?: 'cpu' | 'gpu';
-}
-
-export function summaryCommand(): Command {
-  const cmd = new Command('summary')
-    .description("torch's profiler table (key_averages) rebuilt from the trace: calls, self/total CPU and device time per name")
-    .argument('<trace>', 'trace file (.json or .json.gz), or - for standard input')
-    .addOption(new Option('--sort <key>', 'sort rows by').choices(SUMMARY_SORT_KEYS).default('device-total'))
-    .addOption(new Option('--group-by <what>', 'one row per name, or per name and Input Dims').choices(['name', 'shape', 'module']).default('name'))
-    .option('--memory', "show torch's memory columns (traces captured with profile_memory=True)")
-    .addOption(new Option('--device <device>', 'only cpu or gpu rows').choices(['cpu', 'gpu']))
-    .option('--limit <n>', 'show the first n rows')
-    .addHelpText('after', DEFINITIONS);
-  withCommonOptions(cmd);
-  return cmd.action(
-    action(async (path: string, opts: SummaryOptions) => {
-      if (opts.groupBy === 'module') {
-        // summary's JSON document is torch's table (schema/summary.schema.json); the tree's is modules'.
-        if (opts.json) throw new KinetoscopeError('BAD_ARGUMENT', 'summary --group-by module is a terminal view: the module tree as JSON is `kinetoscope modules TRACE --json`');
-        const model = await openTrace(path, { keep: ['python', 'memory'] });
-        printText(renderModules(computeModuleTree(model), { wide: opts.wide, width: outputWidth(), headerStyle: colorsFor(opts).bold, flat: true, memory: model.memory.length > 0 }));
-        reportDiagnostics(model, opts);
-        return strictStatus(model, opts);
-      }
-      // The memory records are read only when their columns are asked for (--memory, or --json).
-      const model = await openTrace(path, opts.memory || opts.json ? { keep: ['memory'] } : {});
-      const table = computeProfilerTable(model, { groupBy: opts.groupBy });
-      let rows = sortProfilerRows(table.rows, opts.sort);
-      if (opts.device) rows = rows.filter((r) => r.device === opts.device);
-      if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
-      if (opts.json) {
-        printJson({
-          ops: summaryJson(rows),
-          totals: { selfCpuUs: table.selfCpuTotalUs, selfDeviceUs: table.selfDeviceTotalUs },
-          diagnostics: diagnosticsForJson(model),
-        });
-      } else {
-        const c = colorsFor(opts);
-        printText(renderSummary(table, rows, { wide: opts.wide, width: outputWidth(), byShape: opts.groupBy === 'shape', memory: opts.memory, headerStyle: c.bold }));
-        reportDiagnostics(model, opts);
-      }
-      return strictStatus(model, opts);
-    }),
-  );
-}
+export const spec = defineCommand({
+  name: 'summary',
+  summary: "torch's profiler table (key_averages), rebuilt from the trace",
+  description: "torch's profiler table (key_averages) rebuilt from the trace: calls, self/total CPU and device time per name",
+  arguments: { trace: TRACE_ARGUMENT },
+  options: {
+    sort: { flags: '--sort <key>', description: 'sort rows by', choices: SUMMARY_SORT_KEYS, default: 'device-total' },
+    groupBy: { flags: '--group-by <what>', description: 'one row per name, or per name and Input Dims', choices: ['name', 'shape', 'module'], default: 'name' },
+    memory: { flags: '--memory', description: "show torch's memory columns (traces captured with profile_memory=True)" },
+    device: { flags: '--device <device>', description: 'only cpu or gpu rows', choices: ['cpu', 'gpu'] },
+    limit: { flags: '--limit <n>', description: 'show the first n rows', tool: false },
+  },
+  definitions: DEFINITIONS,
+  document: async () => (await import('../../report/documents/summary.js')).summaryDocument,
+  tool: { rows: ['/ops'] },
+  library: [{ from: 'analyses/torch-table/profiler-table', names: ['computeProfilerTable'], types: ['ProfilerTable', 'ProfilerTableRow'] }],
+  async run({ trace }, opts) {
+    if (opts.groupBy === 'module') {
+      // summary's JSON document is torch's table (schema/summary.schema.json); the tree's is modules'.
+      if (opts.json) throw new KinetoscopeError('BAD_ARGUMENT', 'summary --group-by module is a terminal view: the module tree as JSON is `kinetoscope modules TRACE --json`');
+      const model = await openTrace(trace, { keep: ['python', 'memory'] });
+      return {
+        json: () => ({ ops: [], totals: { selfCpuUs: 0, selfDeviceUs: 0 }, diagnostics: [] }), // (never: refused above)
+        text: (c) => renderModules(computeModuleTree(model), { wide: opts.wide, width: outputWidth(), headerStyle: c.bold, flat: true, memory: model.memory.length > 0 }),
+        diagnostics: [model],
+      };
+    }
+    // The memory records are read only when their columns are asked for (--memory, or --json).
+    const model = await openTrace(trace, opts.memory || opts.json ? { keep: ['memory'] } : {});
+    const table = computeProfilerTable(model, { groupBy: opts.groupBy });
+    let rows = sortProfilerRows(table.rows, opts.sort);
+    if (opts.device) rows = rows.filter((r) => r.device === opts.device);
+    if (opts.limit !== undefined) rows = rows.slice(0, Math.max(0, Number(opts.limit) || 0));
+    return {
+      json: () => ({
+        ops: summaryJson(rows),
+        totals: { selfCpuUs: table.selfCpuTotalUs, selfDeviceUs: table.selfDeviceTotalUs },
+        diagnostics: diagnosticsForJson(model),
+      }),
+      text: (c) => renderSummary(table, rows, { wide: opts.wide, width: outputWidth(), byShape: opts.groupBy === 'shape', memory: opts.memory, headerStyle: c.bold }),
+      diagnostics: [model],
+    };
+  },
+});
