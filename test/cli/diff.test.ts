@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computeTraceDiff, longestCommonSubsequence } from '../../src/analyses/compare/diff.js';
+import { computeTraceDiff } from '../../src/analyses/compare/diff.js';
 import { loadTrace } from '../../src/load-trace.js';
 import { diffJson } from '../../src/report/diff-view.js';
 import { h200Trace, loadOracle, loadRawJson, loadModel } from '../fixtures.js';
@@ -239,22 +239,6 @@ describe('diff across GPUs: different kernel names for the same op and shape', (
       expect(r.b.op).toBe('aten::mm');
       expect(r.aUs).toBeCloseTo(r.bUs, 9); // the same durations, renamed
     }
-  });
-});
-
-describe('longestCommonSubsequence', () => {
-  it('aligns kernel sequences', () => {
-    expect(longestCommonSubsequence(['g', 'g', 'gelu', 'mul', 'g'], ['g', 'g', 'fused', 'g'])).toEqual([
-      [0, 0],
-      [1, 1],
-      [4, 3],
-    ]);
-    expect(longestCommonSubsequence(['a', 'b', 'c'], ['c', 'b', 'a'])).toHaveLength(1);
-    expect(longestCommonSubsequence([], ['a'])).toEqual([]);
-    expect(longestCommonSubsequence(['x', 'a', 'y', 'b'], ['a', 'z', 'b'])).toEqual([
-      [1, 0],
-      [3, 2],
-    ]);
   });
 });
 

@@ -16,18 +16,9 @@
  */
 import { KinetoscopeError } from '../../core/errors.js';
 import { HOST_KIND_NAMES, HostKind, type TraceModel } from '../../model/trace-model.js';
-import {
-  matchKernels,
-  representativeSequence,
-  summarizeReplacements,
-  summarizeSame,
-  summarizeUnmatched,
-  type KernelMatch,
-  type MatchCall,
-  type SameWork,
-  type UnmatchedCall,
-  type Replacement,
-} from './kernel-match.js';
+import { matchKernels, type KernelMatch } from './kernel-match.js';
+import { representativeSequence, type MatchCall } from './match-calls.js';
+import { summarizeReplacements, summarizeSame, summarizeUnmatched, type Replacement, type SameWork, type UnmatchedCall } from './match-summaries.js';
 import { countLaunches } from '../facts/runtime-calls.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
 import { computeImplementationChanges, type ImplementationChange } from './implementation-changes.js';
@@ -49,7 +40,8 @@ export interface DiffOptions {
   readonly per?: string;
 }
 
-export type { KernelCall, Replacement, ReplacementRule, SameWork, UnmatchedCall } from './kernel-match.js';
+export type { ReplacementRule } from './kernel-match.js';
+export type { KernelCall, Replacement, SameWork, UnmatchedCall } from './match-summaries.js';
 export type { ClassTime, ImplementationChange, ImplementationKind } from './implementation-changes.js';
 
 /** A pairing physics (or the lack of any evidence) refused: A's calls, B's kernels, why. */
@@ -59,7 +51,6 @@ export interface RefusedReplacement {
   readonly b: readonly string[];
   readonly reason: string;
 }
-export { longestCommonSubsequence } from './kernel-match.js';
 
 export interface OpChange {
   readonly name: string;

@@ -29,8 +29,9 @@ import { ATTENTION_OP_NAMES, attentionMaskOf } from '../gemm/attention-shape.js'
 import { isTemplateGemmName } from '../gemm/gemm.js';
 import { normalizeDtype } from '../gemm/gemm.js';
 import { shortKernelName } from '../kernels/kernel-name.js';
-import type { LinkProof } from '../helpers/link-evidence.js';
-import { mergeProofs, type KernelMatch, type MatchCall } from './kernel-match.js';
+import { mergeProofs, type LinkProof } from '../helpers/link-evidence.js';
+import type { KernelMatch } from './kernel-match.js';
+import type { MatchCall } from './match-calls.js';
 
 export type ImplementationKind = 'attention-backend' | 'attention-mask' | 'math-units' | 'precision' | 'gemm-implementation';
 

@@ -14,6 +14,7 @@
  */
 import type { TraceModel } from '../../model/trace-model.js';
 import { derivedTensors } from '../facts/op-shapes.js';
+import { broadcast } from '../facts/op-shapes/shape-math.js';
 import type { KernelKind } from '../kernels/kernel-name.js';
 import { numelOf, tensorArgs, type TensorArg } from '../facts/tensor-bytes.js';
 import type { LinkEvidence, LinkStrength } from '../helpers/link-evidence.js';
@@ -43,26 +44,11 @@ export function inferOutput(opName: string, kind: KernelKind, inputs: readonly T
   if (CAST_OPS.test(base)) return { dims: first.dims };
   if (kind === 'normalization' || kind === 'softmax') return { dims: first.dims, dtype: first.dtype };
   if (kind !== 'elementwise' && kind !== 'copy') return undefined;
-  const dims = broadcastDims(inputs.map((t) => t.dims));
+  // torch's broadcasting, the op-shape rules' own (facts/op-shapes/shape-math.ts)
+  const dims = broadcast(...inputs.map((t) => t.dims));
   if (!dims) return undefined;
   if (COMPARISON_OPS.test(base)) return { dims, dtype: 'bool' };
   return { dims, dtype: promotedDtype(inputs) };
-}
-
-/** numpy broadcasting of shapes; undefined when they do not broadcast. */
-export function broadcastDims(shapes: readonly (readonly number[])[]): number[] | undefined {
-  const rank = Math.max(...shapes.map((s) => s.length));
-  const out = new Array<number>(rank).fill(1);
-  for (const s of shapes) {
-    for (let k = 0; k < s.length; k++) {
-      const o = rank - s.length + k;
-      const d = s[k]!;
-      if (d === 1) continue;
-      if (out[o] !== 1 && out[o] !== d) return undefined;
-      out[o] = d;
-    }
-  }
-  return out;
 }
 
 /**

@@ -5,8 +5,9 @@
  * shapes at all. So a link is a fact only when the evidence proves it, and is printed as "likely"
  * otherwise; a link the evidence contradicts is not printed at all.
  *
- * Types only: every analysis that makes links says which of these it has, and the views word the
- * link by its strength.
+ * Every analysis that makes links says which of these it has, and the views word the link by its
+ * strength; `mergeProofs` reads several links as one (a replacement that occurs many times, a
+ * same-work row of many pairs).
  */
 
 /**
@@ -37,4 +38,14 @@ export interface LinkProof {
 /** Why a candidate link was refused: the evidence contradicts it (kept in JSON, never printed as a link). */
 export interface RefusedLink {
   readonly reason: string;
+}
+
+const EVIDENCE_ORDER: readonly LinkEvidence[] = ['tensor-identity', 'shape-and-order', 'launch-geometry', 'physics-checked'];
+
+/** Several links read as one: a fact only when each is; evidence every one of them has, else what any has. */
+export function mergeProofs(proofs: readonly LinkProof[]): LinkProof {
+  if (proofs.length === 0) return { evidence: [], strength: 'likely' };
+  const all = EVIDENCE_ORDER.filter((e) => proofs.every((p) => p.evidence.includes(e)));
+  const any = EVIDENCE_ORDER.filter((e) => proofs.some((p) => p.evidence.includes(e)));
+  return { evidence: all.length ? all : any, strength: proofs.every((p) => p.strength === 'fact') ? 'fact' : 'likely' };
 }
