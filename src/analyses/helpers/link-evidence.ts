@@ -24,7 +24,8 @@
  *   to compare — neither side recorded shapes or a launch (an older trace, a device without CUDA
  *   launches): the weakest evidence, always `likely`.
  */
-export type LinkEvidence = 'tensor-identity' | 'shape-and-order' | 'launch-geometry' | 'physics-checked' | 'name-and-order';
+export const LINK_EVIDENCE = ['tensor-identity', 'shape-and-order', 'launch-geometry', 'physics-checked', 'name-and-order'] as const;
+export type LinkEvidence = (typeof LINK_EVIDENCE)[number];
 
 /** `fact`: proven (tensor identity, or the same op and kernel on equal recorded shapes); `likely`: circumstantial. */
 export type LinkStrength = 'fact' | 'likely';
@@ -40,12 +41,10 @@ export interface RefusedLink {
   readonly reason: string;
 }
 
-const EVIDENCE_ORDER: readonly LinkEvidence[] = ['tensor-identity', 'shape-and-order', 'launch-geometry', 'physics-checked'];
-
 /** Several links read as one: a fact only when each is; evidence every one of them has, else what any has. */
 export function mergeProofs(proofs: readonly LinkProof[]): LinkProof {
   if (proofs.length === 0) return { evidence: [], strength: 'likely' };
-  const all = EVIDENCE_ORDER.filter((e) => proofs.every((p) => p.evidence.includes(e)));
-  const any = EVIDENCE_ORDER.filter((e) => proofs.some((p) => p.evidence.includes(e)));
+  const all = LINK_EVIDENCE.filter((e) => proofs.every((p) => p.evidence.includes(e)));
+  const any = LINK_EVIDENCE.filter((e) => proofs.some((p) => p.evidence.includes(e)));
   return { evidence: all.length ? all : any, strength: proofs.every((p) => p.strength === 'fact') ? 'fact' : 'likely' };
 }
