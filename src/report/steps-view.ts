@@ -1,5 +1,6 @@
 /** The step table, the Overview breakdown, verdicts with reasons, spread and slow steps; and the same as JSON. */
-import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/steps/step-breakdown.js';
+import type { StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/steps/step-breakdown.js';
+import type { Spread } from '../analyses/steps/step-verdict.js';
 import { BREAKDOWN_KEYS, STUB_STEP_SHARE } from '../analyses/steps/step-breakdown.js';
 import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
 import type { StepSyncs } from '../analyses/host/step-syncs.js';
