@@ -1,6 +1,5 @@
 /** The step table, the Overview breakdown, verdicts with reasons, spread and slow steps; and the same as JSON. */
-import type { StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/steps/step-breakdown.js';
-import type { Spread } from '../analyses/steps/step-verdict.js';
+import type { Spread, StepAnalysis, StepRow, StepTimeBreakdown } from '../analyses/steps/step-breakdown.js';
 import { BREAKDOWN_KEYS, STUB_STEP_SHARE } from '../analyses/steps/step-breakdown.js';
 import { describeInflatingOptions } from '../analyses/host/profiler-options.js';
 import type { StepSyncs } from '../analyses/host/step-syncs.js';

@@ -22,6 +22,9 @@ import { computeWindowGpuMetrics, computeWindowsGpuMetrics } from './gpu-metrics
 import { fmtUs, spread, stepCoreOf, verdictStats, type Spread, type StepVerdictRow, type VerdictStats } from './step-verdict.js';
 import { stepWindowsOf, windowsInOrder, type StepSource } from './step-windows.js';
 
+// Spread is the type of StepStats' figures: handed out with them to the views.
+export type { Spread } from './step-verdict.js';
+
 /** A step this much slower than the median is named (≥ 30%). */
 export const SLOW_STEP_RATIO = 1.3;
 /**
