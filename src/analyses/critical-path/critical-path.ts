@@ -34,6 +34,7 @@ export interface CriticalPathResult {
   /** With HTA's weights only: the path edge by edge (HTA's critical path edges, their weights). */
   readonly pathEdges?: readonly PathEdge[];
 }
+
 export interface CriticalPathOptions {
   readonly step?: number;
   readonly annotation?: string;
