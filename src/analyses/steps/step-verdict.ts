@@ -85,6 +85,7 @@ export interface StepVerdictRow {
   readonly reason: string;
 }
 
+/** A figure's spread over the steps. */
 export interface Spread {
   readonly mean: number;
   readonly median: number;
