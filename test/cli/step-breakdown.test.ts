@@ -12,7 +12,8 @@
  * - verdicts: overhead-bound on tiny_ops, gpu-bound where 4096² matmuls dominate.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { computeStepBreakdown, computeStepVerdicts, type StepAnalysis, type StepVerdicts } from '../../src/analyses/steps/step-breakdown.js';
+import { computeStepBreakdown, type StepAnalysis } from '../../src/analyses/steps/step-breakdown.js';
+import { computeStepVerdicts, type StepVerdicts } from '../../src/analyses/steps/step-verdict.js';
 import { loadTrace } from '../../src/load-trace.js';
 import { stepsJson } from '../../src/report/steps-view.js';
 import { renderSteps } from '../../src/report/steps-view.js';

@@ -41,7 +41,8 @@ import {
   type ScopeInstance,
   type ScopeSpec,
 } from '../host/scopes.js';
-import { computeStepBreakdown, GPU_BOUND_BUSY_SHARE, TRUNCATED_REASON, type StepRow, type StepVerdict } from '../steps/step-breakdown.js';
+import { computeStepBreakdown, type StepRow } from '../steps/step-breakdown.js';
+import { GPU_BOUND_BUSY_SHARE, TRUNCATED_REASON, type StepVerdict } from '../steps/step-verdict.js';
 import { computeLaunchedGpuWork, isViewOpName } from '../facts/view-ops.js';
 
 export type Verdict = StepVerdict;
@@ -417,7 +418,7 @@ function describeLaunched(m: TraceModel, inst: ScopeInstance, i: number): string
 }
 
 /**
- * GPU idle and the verdict, as the `steps` analysis (step-breakdown.ts) defines them: the
+ * GPU idle and the verdict, as the `steps` analysis (steps/step-verdict.ts) defines them: the
  * window is the instance's span on the host (not stretched to GPU work running past it);
  * busy is the union of all GPU activity (kernels, copies, memsets; any device and stream)
  * inside it; `gpu-bound` when busy for at least half of it, else `overhead-bound`

@@ -8,14 +8,15 @@
  *
  * Per instance of the steps critical-path reads (selectInstances: the profiler steps, else the
  * trace), the graph and its longest path are built once per model; a saving is the longest path
- * again with each named GPU activity's edge scaled by its factor (critical-path.ts's what-if, per
+ * again with each named GPU activity's edge scaled by its factor (what-if.ts's what-if, per
  * activity instead of per name). The figure is the mean over the instances of the path's
  * shortening, per step.
  */
 import type { TraceModel } from '../../model/trace-model.js';
 import { perModel } from '../helpers/per-model.js';
 import { buildCriticalPathGraph, EK, type CriticalPathGraph } from './critical-path-graph.js';
-import { bindingPath, longestPath, selectInstances, topologicalOrder, type LongestPath } from './critical-path.js';
+import { selectInstances } from './critical-path.js';
+import { bindingPath, longestPath, topologicalOrder, type LongestPath } from './longest-path.js';
 
 interface InstanceGraph {
   readonly g: CriticalPathGraph;

@@ -6,7 +6,7 @@ import { computeGemmTable, findGemmCalls, type GemmReport } from '../gemm/gemm.j
 import { computeRoofline, type RooflineReport } from '../gemm/roofline.js';
 import { computeOps, type OpsReport } from '../host/ops.js';
 import { choosePrimaryScope, computeScopeInstances, scopeLabel, type ScopeSpec, type ScopeInstance } from '../host/scopes.js';
-import { computeStepVerdicts, type StepVerdicts } from '../steps/step-breakdown.js';
+import { computeStepVerdicts, type StepVerdicts } from '../steps/step-verdict.js';
 import type { ExplainInput, ExplainTraceInfo } from './types.js';
 
 /** What the sections share about one trace; the analyses are the per-model ones (helpers/per-model.ts), so a section, another command or an MCP tool asking again gets the same result. */

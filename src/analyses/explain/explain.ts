@@ -41,7 +41,7 @@
  *   of `## Call CompiledFxGraph … ##`) named apart from guards and cache lookups, and the compile
  *   analysis's findings (`compile-overhead.ts`);
  * - verdict (S12): one verdict across the steps (the median step's, with the spread of the GPU
- *   busy share: `step-breakdown.ts` overallVerdict), a split around the 50% line said once, and
+ *   busy share: `step-verdict.ts` overallVerdict), a split around the 50% line said once, and
  *   per step only the steps that differ (at most LIST_MAX);
  * - next: the actions, most time at stake first, each with its time per step and share of the
  *   step (the rules in `actions/`, one file each, each with the evidence that fired it);

@@ -9,7 +9,7 @@ import { HostKind, type TraceModel } from '../../model/trace-model.js';
 import { computeKernelCatalog } from '../kernels/kernel-catalog.js';
 import { computeScopeInstances, type ScopeInstance } from '../host/scopes.js';
 import { threadLabel } from '../host/dispatch-tree.js';
-import type { StepVerdictRow } from '../steps/step-breakdown.js';
+import type { StepVerdictRow } from '../steps/step-verdict.js';
 import type { TraceContext } from './context.js';
 import { kernelLabel, mean, say } from './sentence.js';
 import type { ExplainFact } from './types.js';

@@ -4,7 +4,7 @@
  * the numbers that fill it) and tables, per trace.
  */
 import type { TraceModel } from '../../model/trace-model.js';
-import type { StepVerdict } from '../steps/step-breakdown.js';
+import type { StepVerdict } from '../steps/step-verdict.js';
 import type { RankedActions } from './actions/index.js';
 
 // Result types
@@ -70,7 +70,7 @@ export interface ExplainTraceInfo {
   readonly instances: number;
 }
 
-/** The one verdict across the steps (step-breakdown.ts `overallVerdict`), as the first screen opens with it. */
+/** The one verdict across the steps (step-verdict.ts `overallVerdict`), as the first screen opens with it. */
 export interface ExplainVerdict {
   /** `unknown` for a truncated trace. */
   readonly verdict: StepVerdict;

@@ -3,9 +3,9 @@
  * step where they differ, what each bound means in time, and what the verdict leaves to try (the
  * kernels themselves for a GPU-bound step; a larger step where a step makes too few launches for a
  * CUDA graph to merge; the host's work around replays already made). A truncated trace's verdict
- * is unknown (step-breakdown.ts StepVerdict), said with its reason and nothing more.
+ * is unknown (step-verdict.ts StepVerdict), said with its reason and nothing more.
  */
-import type { StepVerdictRow } from '../steps/step-breakdown.js';
+import type { StepVerdictRow } from '../steps/step-verdict.js';
 import type { TraceContext } from './context.js';
 import { mean, say, LIST_MAX } from './sentence.js';
 import type { ExplainSection, ExplainSentence } from './types.js';

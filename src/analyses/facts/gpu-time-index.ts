@@ -128,13 +128,18 @@ export function gpuBusyDuring(m: TraceModel, calls: readonly number[]): Float64A
   }
   for (let k = 0; k < calls.length; k++) {
     const lo = startNs[calls[k]!]!;
-    if (to[k]! > from[k]!) out[k] = busyWithin(m, ix.order, from[k]!, to[k]!, lo, lo + durNs[calls[k]!]!);
+    if (to[k]! > from[k]!) out[k] = gpuBusyWithin(m, ix.order, from[k]!, to[k]!, lo, lo + durNs[calls[k]!]!);
   }
   return out;
 }
 
-/** The length of the union of activities order[from..to) (in start order) clipped to [lo, hi): an end before its start taken as the start, unreadable ones left out. */
-function busyWithin(m: TraceModel, order: Int32Array, from: number, to: number, lo: number, hi: number): number {
+/**
+ * The length of the union of GPU activities order[from..to) (listed in start order) clipped to
+ * [lo, hi) (by default not clipped): an end before its start taken as the start, unreadable ones
+ * left out. One sweep, no arrays built: for many small sets (a host call's window here, a
+ * subtree's GPU work in torch's table).
+ */
+export function gpuBusyWithin(m: TraceModel, order: Int32Array, from: number, to: number, lo = -Infinity, hi = Infinity): number {
   const { startNs, durNs } = m.gpu;
   let total = 0;
   let cs = NaN;

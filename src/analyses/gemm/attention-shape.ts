@@ -177,7 +177,7 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined, ctx: 
   }
   const [b, h, sq, d] = q as [number, number, number, number];
   const [bk, hk, sk, dk] = k as [number, number, number, number];
-  const [bv, hv, sv, dv] = v as [number, number, number, number];
+  const [bv, hv, sv] = v as [number, number, number, number];
   if (bk !== b || bv !== b || sv !== sk || hv !== hk || dk !== d) return { declined: `query ${JSON.stringify(q)}, key ${JSON.stringify(k)} and value ${JSON.stringify(v)} do not agree`, direction };
   if (hk < 1 || h % hk !== 0) return { declined: `${h} query heads are not a multiple of ${hk} key/value heads`, direction };
   let causal = false;
@@ -195,17 +195,11 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined, ctx: 
   if (causal && sq !== sk) return { declined: `causal with Sq = ${sq} ≠ Sk = ${sk}: the masked share is not half`, direction };
 
   if (causal && mask) return { declined: 'both is_causal and a mask: which scores are computed is not stated', direction };
-  const full = 2 * b * h * sq * sk * (d + dv);
-  const forwardFlops = causal ? full / 2 : full;
-  const flops = direction === 'bwd' ? 2.5 * forwardFlops : forwardFlops;
 
   let bytes: number | undefined;
   const size = elementBytes(qType);
   if (size !== undefined) {
-    const qn = prod(q);
-    const kn = prod(k);
-    const vn = prod(v);
-    const on = b * h * sq * dv;
+    const { qn, kn, vn, on } = operandElements(q, k, v);
     const lseType = layout.logsumexp !== undefined ? types[layout.logsumexp] : undefined;
     const lseDims = layout.logsumexp !== undefined ? dims[layout.logsumexp] : undefined;
     const lse = isTensorType(lseType) && isDims(lseDims) ? prod(lseDims) * (elementBytes(lseType) ?? 4) : 0;
@@ -216,29 +210,59 @@ export function attentionShapeOf(op: string, args: JsonObject | undefined, ctx: 
         : // read dO, Q, K, V, O, logsumexp (a mask); write dQ, dK, dV
           (on + qn + kn + vn + on) * size + lse + maskBytes + (qn + kn + vn) * size;
   }
+  const scores = { causal, ...(mask ? { mask } : {}), ...(mask && mask.kind !== 'additive' ? { flopsBound: 'upper-bound' as const } : {}) };
+  return { shape: attentionShape(layout.backend, direction, q, k, v, qType, scores, bytes) };
+}
+
+/** Elements of Q, K, V and of the output O ([B, H, Sq, Dv]): what a fused kernel reads and writes at the least. */
+function operandElements(q: readonly number[], k: readonly number[], v: readonly number[]): { qn: number; kn: number; vn: number; on: number } {
+  return { qn: prod(q), kn: prod(k), vn: prod(v), on: q[0]! * q[1]! * q[2]! * v[3]! };
+}
+
+/**
+ * An AttentionShape from Q, K, V ([B, H, S, D] each, checked to agree by the caller), which
+ * scores are computed and masked, and the bytes: the one place SDPA's fused ops and flex
+ * attention's templates both count the FLOPs by the module comment's convention (dense
+ * 2·B·H·Sq·Sk·(D + Dv), halved when causal, 2.5× for a backward). Its fields in AttentionShape's
+ * order, as the documents print them.
+ */
+function attentionShape(
+  backend: AttentionShape['backend'],
+  direction: 'fwd' | 'bwd',
+  q: readonly number[],
+  k: readonly number[],
+  v: readonly number[],
+  qType: string,
+  scores: Pick<AttentionShape, 'causal' | 'mask' | 'flopsBound' | 'blockGrid'>,
+  bytes: number | undefined,
+): AttentionShape {
+  const [b, h, sq, d] = q as [number, number, number, number];
+  const [, hk, sk] = k as [number, number, number, number];
+  const dv = v[3]!;
+  const full = 2 * b * h * sq * sk * (d + dv);
+  const forwardFlops = scores.causal ? full / 2 : full;
   return {
-    shape: {
-      backend: layout.backend,
-      direction,
-      batch: b,
-      heads: h,
-      kvHeads: hk,
-      seqQ: sq,
-      seqK: sk,
-      headDim: d,
-      headDimV: dv,
-      causal,
-      ...(mask ? { mask } : {}),
-      ...(mask && mask.kind !== 'additive' ? { flopsBound: 'upper-bound' as const } : {}),
-      dtype: normalizeDtype(qType),
-      inputType: qType,
-      q,
-      k,
-      v,
-      forwardFlops,
-      flops,
-      ...(bytes !== undefined ? { bytes } : {}),
-    },
+    backend,
+    direction,
+    batch: b,
+    heads: h,
+    kvHeads: hk,
+    seqQ: sq,
+    seqK: sk,
+    headDim: d,
+    headDimV: dv,
+    causal: scores.causal,
+    ...(scores.mask ? { mask: scores.mask } : {}),
+    ...(scores.flopsBound ? { flopsBound: scores.flopsBound } : {}),
+    ...(scores.blockGrid ? { blockGrid: scores.blockGrid } : {}),
+    dtype: normalizeDtype(qType),
+    inputType: qType,
+    q,
+    k,
+    v,
+    forwardFlops,
+    flops: direction === 'bwd' ? 2.5 * forwardFlops : forwardFlops,
+    ...(bytes !== undefined ? { bytes } : {}),
   };
 }
 
@@ -288,35 +312,9 @@ export function flexAttentionShapeOf(args: JsonObject | undefined): AttentionSha
     direction = 'fwd';
     blockGrid = [indices[2]!, indices[3]!];
   } else return undefined;
-  const full = 2 * b * h * sq * sk * (d + dv);
-  const flops = direction === 'bwd' ? 2.5 * full : full;
   const size = elementBytes(qType);
-  const qn = prod(q);
-  const kn = prod(k);
-  const vn = prod(v);
-  const on = b * h * sq * dv;
+  const { qn, kn, vn, on } = operandElements(q, k, v);
   const rowStats = b * h * sq * 4; // LSE, DELTA: fp32 per query row
   const bytes = size === undefined ? undefined : direction === 'fwd' ? (qn + kn + vn + on) * size : (on + qn + kn + vn) * size + 2 * rowStats + (qn + kn + vn) * size;
-  return {
-    backend: 'flex',
-    direction,
-    batch: b,
-    heads: h,
-    kvHeads: hk,
-    seqQ: sq,
-    seqK: sk,
-    headDim: d,
-    headDimV: dv,
-    causal: false,
-    flopsBound: 'upper-bound',
-    ...(blockGrid ? { blockGrid } : {}),
-    dtype: normalizeDtype(qType),
-    inputType: qType,
-    q,
-    k,
-    v,
-    forwardFlops: full,
-    flops,
-    ...(bytes !== undefined ? { bytes } : {}),
-  };
+  return attentionShape('flex', direction, q, k, v, qType, { causal: false, flopsBound: 'upper-bound', ...(blockGrid ? { blockGrid } : {}) }, bytes);
 }

@@ -321,29 +321,11 @@ function attentionCalls(m: TraceModel): CallWork[] {
     if (host.kind[i] !== HostKind.Op || !hostName(m, i).startsWith('triton_tem_')) continue;
     const s = flexAttentionShapeOf(host.args[i]);
     if (!s) continue;
-    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
-    all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
-    const peakDtype = peakDtypeOfType(s.inputType);
-    out.push({
-      kind: s.direction === 'bwd' ? 'attention-bwd' : 'attention-fwd',
-      host: i,
-      op: hostName(m, i),
-      kernels: all,
-      otherKernels: [],
-      flops: s.flops,
-      ...(s.bytes !== undefined ? { bytes: s.bytes } : {}),
-      dtype: s.dtype,
-      ...(peakDtype ? { peakDtype } : {}),
-      shape: attentionShapeText(s),
-      attention: s,
-      compiled: true,
-      keyExtra: 'flex',
-    });
+    out.push(attentionWork(i, hostName(m, i), kernelsUnder(m, i), s, true, 'flex'));
   }
   for (const i of ops) {
     const op = hostName(m, i);
-    const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
-    all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
+    const all = kernelsUnder(m, i);
     const maskKind = maskKinds.get(i);
     const res = attentionShapeOf(op, host.args[i], maskKind ? { maskKind } : {});
     const dir = attentionDirection(op) ?? 'fwd';
@@ -354,25 +336,35 @@ function attentionCalls(m: TraceModel): CallWork[] {
       out.push({ kind, host: i, op, kernels: all, otherKernels: [], shape: dimsText === 'null' ? '—' : dimsText, declined: res.declined, compiled, keyExtra: '' });
       continue;
     }
-    const s = res.shape;
-    const peakDtype = peakDtypeOfType(s.inputType);
-    out.push({
-      kind,
-      host: i,
-      op,
-      kernels: all,
-      otherKernels: [],
-      flops: s.flops,
-      ...(s.bytes !== undefined ? { bytes: s.bytes } : {}),
-      dtype: s.dtype,
-      ...(peakDtype ? { peakDtype } : {}),
-      shape: attentionShapeText(s),
-      attention: s,
-      compiled,
-      keyExtra: '',
-    });
+    out.push(attentionWork(i, op, all, res.shape, compiled, ''));
   }
   return out;
+}
+
+/** The kernels op i launched, its subtree's included, in start order. */
+function kernelsUnder(m: TraceModel, i: number): number[] {
+  const all = subtreeGpuWithOwner(m, i).filter((x) => m.gpu.kind[x.g] === GpuKind.Kernel).map((x) => x.g);
+  return all.sort((a, b) => m.gpu.startNs[a]! - m.gpu.startNs[b]!);
+}
+
+/** An attention call's row from its shape: the same for SDPA's fused ops and flex attention's templates (attention-shape.ts). */
+function attentionWork(host: number, op: string, kernels: number[], s: AttentionShape, compiled: boolean, keyExtra: string): CallWork {
+  const peakDtype = peakDtypeOfType(s.inputType);
+  return {
+    kind: s.direction === 'bwd' ? 'attention-bwd' : 'attention-fwd',
+    host,
+    op,
+    kernels,
+    otherKernels: [],
+    flops: s.flops,
+    ...(s.bytes !== undefined ? { bytes: s.bytes } : {}),
+    dtype: s.dtype,
+    ...(peakDtype ? { peakDtype } : {}),
+    shape: attentionShapeText(s),
+    attention: s,
+    compiled,
+    keyExtra,
+  };
 }
 
 /** The compute kind a kernel's name alone gives, for kernels no op of the table owns. */

@@ -200,8 +200,8 @@ function forSubtree(m: TraceModel, root: number, visit: (h: number) => void): vo
 
 /**
  * Per host event, the region (index in `computeRecompute(m).regions`) whose recomputed ops it is
- * in — a recomputed op or anything nested in one — else -1. Once per model (critical-path.ts names
- * the path's time in them apart from the node that holds them).
+ * in — a recomputed op or anything nested in one — else -1. Once per model (critical-path/path-reading.ts
+ * names the path's time in them apart from the node that holds them).
  */
 export const recomputeRegionOfHost = perModel((m: TraceModel): Int32Array => {
   const out = new Int32Array(m.host.length).fill(-1);

@@ -19,7 +19,7 @@
  * `Input Strides` beside `Input Dims` (torch ≥ 2.1 with record_shapes); without them no tensor has a
  * format and nothing here is claimed.
  *
- * Per step: a GPU activity belongs to the step window (steps/step-breakdown.ts findStepWindows:
+ * Per step: a GPU activity belongs to the step window (steps/step-windows.ts findStepWindows:
  * profiler steps, else top-level annotations, else the trace) that holds the start of the call
  * that launched it (its own start when no launch is recorded); figures are sums over the windows
  * divided by their number; shares are of the GPU activity time so attributed.
@@ -41,7 +41,7 @@ import { subtreeGpuWithOwner } from '../facts/owned-gpu.js';
 import { layoutConversionOfKernel, type LayoutConversion } from '../kernels/layout-kernels.js';
 import { CONV_OP_NAMES } from '../gemm/conv-shape.js';
 import { computeGemmTable, elementBytes, isDims } from '../gemm/gemm.js';
-import { findStepWindows } from '../steps/step-breakdown.js';
+import { findStepWindows } from '../steps/step-windows.js';
 
 export type MemoryFormat = 'nchw' | 'nhwc' | 'other';
 

@@ -13,7 +13,7 @@
  *   layers between two graphs — the `graph-break` action's time.
  * So `launchGapUs` is an upper bound on the idle a graph removes from the step.
  *
- * Steps: those of step-breakdown.ts (profiler steps, else top-level annotations, else the trace).
+ * Steps: those of step-windows.ts (profiler steps, else top-level annotations, else the trace).
  * Ignores: which stream or device a gap is on (the GPU is idle when none is busy: gpuBusyUnion).
  */
 import { HostKind, type TraceModel } from '../../model/trace-model.js';
@@ -24,7 +24,8 @@ import { perModel } from '../helpers/per-model.js';
 import { allGaps, computeGraphBreaks } from '../host/graph-breaks.js';
 import { computeLaunchDigest } from '../host/launches.js';
 import { syncIdleWindowsNs } from '../host/sync-costs.js';
-import { findStepWindows, isDataLoaderName } from './step-breakdown.js';
+import { isDataLoaderName } from './breakdown-roles.js';
+import { findStepWindows } from './step-windows.js';
 
 export interface StepLaunchGaps {
   readonly name: string;

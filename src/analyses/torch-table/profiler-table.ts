@@ -30,6 +30,7 @@ import { doubled } from '../helpers/doubled.js';
 import { perModelWith } from '../helpers/per-model.js';
 import { computeHostMemoryUsage, hasMemoryRecords, type HostMemoryUsage } from '../facts/memory-usage.js';
 import { torchHostTree, type HostTree } from '../facts/torch-placement.js';
+import { gpuBusyWithin } from '../facts/gpu-time-index.js';
 
 export type ProfilerTableDevice = 'cpu' | 'gpu';
 
@@ -511,7 +512,8 @@ class RowSums {
 /**
  * Length of the union of GPU activities' intervals, for many small sets: the same result as
  * `unionLengthNs` (activities with an unreadable start left out), without building arrays
- * when the set is already in start order, as a subtree's work in launch order usually is.
+ * when the set is already in start order, as a subtree's work in launch order usually is
+ * (gpuBusyWithin, facts/gpu-time-index.ts).
  */
 class WallScratch {
   private starts = new Float64Array(0);
@@ -519,7 +521,7 @@ class WallScratch {
   constructor(private readonly m: TraceModel) {}
 
   unionNs(seq: Int32Array, from: number, to: number): number {
-    const { startNs, durNs } = this.m.gpu;
+    const { startNs } = this.m.gpu;
     let prev = -Infinity;
     let inOrder = true;
     for (let k = from; k < to; k++) {
@@ -530,26 +532,7 @@ class WallScratch {
       }
       if (s === s) prev = s;
     }
-    if (!inOrder) return this.unsortedNs(seq, from, to);
-    let total = 0;
-    let cs = NaN;
-    let ce = NaN;
-    for (let k = from; k < to; k++) {
-      const g = seq[k]!;
-      const s = startNs[g]!;
-      let e = s + durNs[g]!;
-      if (s !== s || e !== e) continue;
-      if (e < s) e = s;
-      if (s <= ce) {
-        if (e > ce) ce = e;
-      } else {
-        if (ce === ce) total += ce - cs;
-        cs = s;
-        ce = e;
-      }
-    }
-    if (ce === ce) total += ce - cs;
-    return total;
+    return inOrder ? gpuBusyWithin(this.m, seq, from, to) : this.unsortedNs(seq, from, to);
   }
 
   private unsortedNs(seq: Int32Array, from: number, to: number): number {

@@ -8,7 +8,7 @@
  * over all steps — a loader that has the batch ready removes at most this wait (the step still
  * takes the batch from the queue).
  */
-import type { StepVerdictRow } from '../../steps/step-breakdown.js';
+import type { StepVerdictRow } from '../../steps/step-verdict.js';
 import type { TraceContext } from '../context.js';
 import { say } from '../sentence.js';
 import { perStepUs, withStepShare } from './step-share.js';

@@ -70,46 +70,50 @@ export function latencyBoundActions(c: TraceContext): Action[] {
     }
     return f;
   };
+  // One action per kind of row: the rows named, the GPU time above their roofline's floor at
+  // stake, and that saving on the steps' critical paths; `advice` says what to do about them.
+  const actionOf = (xs: readonly RooflineRow[], id: 'latency-bound-conv' | 'latency-bound-gemm', toolchain: string, advice: (named: string) => string): Action => {
+    const rows = describe(xs);
+    const f = factors(xs);
+    const saving = gpuSavingOf(c, (g) => f.get(g), xs.reduce((s, x) => s + (x.atStakeUs ?? 0), 0) / windows);
+    const { atStakeUs, gpuUs } = saving;
+    return withStepShare(c, {
+      id,
+      sentence: say(
+        `action.${id}`,
+        `${advice(list(rows) + more(xs))} Up to {gpuUs} of GPU time per step is at stake: the time above the roofline's floor${criticalPathClause(saving)}.`,
+        { rows, more: xs.length - rows.length, gpuUs, atStakeUs, sms: sms ?? null },
+      ),
+      atStakeUs,
+      bound: 'upper-bound',
+      saves: 'step-time',
+      toolchain,
+    });
+  };
   if (convs.length) {
-    const rows = describe(convs);
     // The inputs' format, by their recorded strides (layouts/memory-format.ts).
     const nchw = computeLayouts(c.m).nchwConvCallsPerStep > 0;
-    const f = factors(convs);
-    const saving = gpuSavingOf(c, (g) => f.get(g), convs.reduce((s, x) => s + (x.atStakeUs ?? 0), 0) / windows);
-    const { atStakeUs, gpuUs } = saving;
+    const one = convs.length === 1;
     out.push(
-      withStepShare(c, {
-        id: 'latency-bound-conv',
-        sentence: say(
-          'action.latency-bound-conv',
-          `Get cuDNN another algorithm for ${convs.length === 1 ? 'this convolution' : 'these convolutions'}: ${list(rows)}${more(convs)}. Far below both roofs, ${convs.length === 1 ? 'it waits' : 'they wait'} on latency and occupancy — too little parallel work for the kernel chosen — not on bandwidth or FLOP/s. Let cuDNN time its algorithms for the shape (\`torch.backends.cudnn.benchmark = True\`, if it is off)${nchw ? '; with NCHW inputs, channels_last gives it its NHWC kernels to choose from' : ''}. Up to {gpuUs} of GPU time per step is at stake: the time above the roofline's floor${criticalPathClause(saving)}.`,
-          { rows, more: convs.length - rows.length, gpuUs, atStakeUs, sms: sms ?? null },
-        ),
-        atStakeUs,
-        bound: 'upper-bound',
-        saves: 'step-time',
-        toolchain: 'cuDNN (torch.backends.cudnn)',
-      }),
+      actionOf(
+        convs,
+        'latency-bound-conv',
+        'cuDNN (torch.backends.cudnn)',
+        (named) =>
+          `Get cuDNN another algorithm for ${one ? 'this convolution' : 'these convolutions'}: ${named}. Far below both roofs, ${one ? 'it waits' : 'they wait'} on latency and occupancy — too little parallel work for the kernel chosen — not on bandwidth or FLOP/s. Let cuDNN time its algorithms for the shape (\`torch.backends.cudnn.benchmark = True\`, if it is off)${nchw ? '; with NCHW inputs, channels_last gives it its NHWC kernels to choose from' : ''}.`,
+      ),
     );
   }
   if (gemms.length) {
-    const rows = describe(gemms);
-    const f = factors(gemms);
-    const saving = gpuSavingOf(c, (g) => f.get(g), gemms.reduce((s, x) => s + (x.atStakeUs ?? 0), 0) / windows);
-    const { atStakeUs, gpuUs } = saving;
+    const one = gemms.length === 1;
     out.push(
-      withStepShare(c, {
-        id: 'latency-bound-gemm',
-        sentence: say(
-          'action.latency-bound-gemm',
-          `Give the small matrix products more work per launch: ${list(rows)}${more(gemms)}. Far below both roofs, ${gemms.length === 1 ? 'it is' : 'they are'} too small to fill the GPU; batching such products into one (a larger or batched GEMM) is what raises the rate. Up to {gpuUs} of GPU time per step is at stake: the time above the roofline's floor${criticalPathClause(saving)}.`,
-          { rows, more: gemms.length - rows.length, gpuUs, atStakeUs, sms: sms ?? null },
-        ),
-        atStakeUs,
-        bound: 'upper-bound',
-        saves: 'step-time',
-        toolchain: 'the model code',
-      }),
+      actionOf(
+        gemms,
+        'latency-bound-gemm',
+        'the model code',
+        (named) =>
+          `Give the small matrix products more work per launch: ${named}. Far below both roofs, ${one ? 'it is' : 'they are'} too small to fill the GPU; batching such products into one (a larger or batched GEMM) is what raises the rate.`,
+      ),
     );
   }
   return out;

@@ -1,5 +1,5 @@
 /**
- * What every action rule states its time at stake against: the steps of steps/step-breakdown.ts
+ * What every action rule states its time at stake against: the steps of steps/step-windows.ts
  * (profiler steps, else top-level annotations, else the whole trace as one window). `atStakeUs`
  * is per step (DESIGN §2): a rule sums over the steps and divides by `stepCount` — a mean over the
  * steps. So `stepShare` compares it with the mean step (the total at stake over all the steps'

@@ -27,33 +27,39 @@ const mm: OpRule = (c) => {
   return d === undefined ? undefined : [tensorOf(dims, d ?? common(a, b!))];
 };
 
-/** addmm(self, mat1, mat2, beta, alpha): the product's shape (self broadcasts to it). */
-const addmm: OpRule = (c) => {
-  const bias = c.tensor(0);
-  const a = c.tensor(1);
-  const b = c.tensor(2);
-  const dims = a && b ? mmDims(a.dims, b.dims) : undefined;
-  if (!bias || !a || !dims || !broadcastsTo(bias.dims, dims)) return undefined;
-  return [tensorOf(dims, common(bias, a, b!))];
-};
+/** The output's dims of a product of two operands' dims, or undefined when they do not agree. */
+type ProductDims = (a: readonly number[], b: readonly number[]) => number[] | undefined;
+
+/** A product op (self, other) by its shape rule: the output takes the operands' common dtype. */
+function productRule(dims: ProductDims): OpRule {
+  return (c) => {
+    const a = c.tensor(0);
+    const b = c.tensor(1);
+    const d = a && b ? dims(a.dims, b.dims) : undefined;
+    return a && d ? [tensorOf(d, common(a, b!))] : undefined;
+  };
+}
+
+/** A product added to a tensor (self, mat1, mat2, beta, alpha): the product's shape, which self broadcasts to. */
+function addProductRule(dims: ProductDims): OpRule {
+  return (c) => {
+    const bias = c.tensor(0);
+    const a = c.tensor(1);
+    const b = c.tensor(2);
+    const d = a && b ? dims(a.dims, b.dims) : undefined;
+    if (!bias || !a || !d || !broadcastsTo(bias.dims, d)) return undefined;
+    return [tensorOf(d, common(bias, a, b!))];
+  };
+}
+
+/** addmm(self, mat1, mat2, beta, alpha). */
+const addmm = addProductRule(mmDims);
 
 /** bmm(self, mat2): [b,n,k] × [b,k,m] → [b,n,m]. */
-const bmm: OpRule = (c) => {
-  const a = c.tensor(0);
-  const b = c.tensor(1);
-  const dims = a && b ? bmmDims(a.dims, b.dims) : undefined;
-  return a && dims ? [tensorOf(dims, common(a, b!))] : undefined;
-};
+const bmm = productRule(bmmDims);
 
 /** baddbmm(self, batch1, batch2, beta, alpha). */
-const baddbmm: OpRule = (c) => {
-  const bias = c.tensor(0);
-  const a = c.tensor(1);
-  const b = c.tensor(2);
-  const dims = a && b ? bmmDims(a.dims, b.dims) : undefined;
-  if (!bias || !a || !dims || !broadcastsTo(bias.dims, dims)) return undefined;
-  return [tensorOf(dims, common(bias, a, b!))];
-};
+const baddbmm = addProductRule(bmmDims);
 
 function bmmDims(a: readonly number[], b: readonly number[]): number[] | undefined {
   if (a.length !== 3 || b.length !== 3 || a[0] !== b[0] || a[2] !== b[1]) return undefined;
@@ -89,12 +95,7 @@ export function matmulDims(a: readonly number[], b: readonly number[]): number[]
   return out;
 }
 
-const matmul: OpRule = (c) => {
-  const a = c.tensor(0);
-  const b = c.tensor(1);
-  const dims = a && b ? matmulDims(a.dims, b.dims) : undefined;
-  return a && dims ? [tensorOf(dims, common(a, b!))] : undefined;
-};
+const matmul = productRule(matmulDims);
 
 /** linear(input, weight, bias?): input[..., in] × weight[out, in]ᵀ → [..., out] (a 1-D weight drops the dimension). */
 const linear: OpRule = (c) => {

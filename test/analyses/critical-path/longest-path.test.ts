@@ -1,11 +1,12 @@
 /**
- * bindingPath (critical-path.ts): the longest path read off the binding edges, without a
+ * bindingPath (longest-path.ts): the longest path read off the binding edges, without a
  * topological order, must be longestPath's exactly, and must decline (undefined) wherever its
  * checks do not prove that: a cycle of same-time edges, an edge that gives more than the
  * binding one, a node without a binding edge.
  */
 import { describe, expect, it } from 'vitest';
-import { bindingPath, longestPath, selectInstances, type LongestPath } from '../../../src/analyses/critical-path/critical-path.js';
+import { selectInstances } from '../../../src/analyses/critical-path/critical-path.js';
+import { bindingPath, longestPath, type LongestPath } from '../../../src/analyses/critical-path/longest-path.js';
 import { buildCriticalPathGraph, type CriticalPathGraph } from '../../../src/analyses/critical-path/critical-path-graph.js';
 import { H200_NAMES, h200Trace, loadModel } from '../../fixtures.js';
 
