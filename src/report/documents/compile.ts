@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope compile --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic } from './shared.js';
+import { readerDiagnostics } from './shared.js';
 
 const region = obj({
   name: z.string().describe("the CUDA-graph annotation's name: the region"),
@@ -116,7 +116,7 @@ export const compileDocument = jsonDocument(
         })).describe("consecutive pairs of the step's regions with GPU work, in the order of their first GPU activity"),
       })).describe('the steps that run two or more compiled regions with GPU work of their own'),
     }).optional().describe("the GPU idle between a step's compiled regions (graph breaks), and what the host did meanwhile; steps is empty when no step runs two regions with GPU work"),
-    diagnostics: z.array(diagnostic),
+    diagnostics: readerDiagnostics,
   }),
 );
 

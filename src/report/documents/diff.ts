@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope diff --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic3, executionTraces, linkProof, recordedInputDims } from './shared.js';
+import { diagnostic, executionTraces, linkProof, recordedInputDims } from './shared.js';
 
 const gpuUs = obj({
   min: z.number().describe('smallest GPU time per instance over the instances, µs'),
@@ -216,8 +216,8 @@ export const diffDocument = jsonDocument(
     })).describe("per scope (ProfilerStep* when both traces have steps, then every annotation both share; with --per the one scope; 'trace' when none): per-instance means on each side and B - A"),
     notes: z.array(z.unknown()).describe('sentences that qualify the numbers (instances whose GPU work sequence differs and were left out of the matching, a scope missing on one side)'),
     diagnostics: obj({
-      a: z.array(diagnostic3).describe("trace A's diagnostics, one entry per kind"),
-      b: z.array(diagnostic3).describe("trace B's diagnostics, one entry per kind"),
+      a: z.array(diagnostic).describe("trace A's diagnostics, one entry per kind"),
+      b: z.array(diagnostic).describe("trace B's diagnostics, one entry per kind"),
     }).describe("each trace's reader diagnostics (what the reader repaired or found odd): a for trace A, b for trace B"),
     executionTraces: executionTraces.optional(),
   }),

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope fusion --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { executionTraces, linkProof } from './shared.js';
+import { diagnostic, executionTraces, linkProof, readerDiagnostics } from './shared.js';
 
 export const fusionDocument = jsonDocument(
   'kinetoscope fusion --json',
@@ -87,13 +87,7 @@ export const fusionDocument = jsonDocument(
       reason: z.string().describe('why the evidence refuses it, in one sentence'),
       instances: z.number().describe('times the refused link was made, count'),
     })).optional().describe("links a first reading made and the evidence contradicts, never printed as links: shapes alone linked them but the execution trace's tensor ids say otherwise, or two in-place accumulations under different AccumulateGrad nodes"),
-    diagnostics: z.array(obj({
-      code: z.string(),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('how many times the reader found it (events or records), count'),
-      byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-    })).describe("the trace's reader diagnostics (what the reader repaired or found odd), one entry per kind"),
+    diagnostics: readerDiagnostics,
     replacements: z.array(obj({
       annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
       count: z.number().describe('occurrences of this replacement per instance of the scope (in the representative instance), count'),
@@ -166,13 +160,7 @@ export const fusionDocument = jsonDocument(
     onlyInCompiled: z.array(z.string()).optional().describe("with --vs: annotation names found in TRACE and not in the eager trace (Inductor's CompiledFxGraph frames left out); absent without --vs"),
     onlyInEager: z.array(z.string()).optional().describe('with --vs: annotation names found in the eager trace and not in TRACE; absent without --vs'),
     matchNotes: z.array(z.string()).optional().describe("with --vs: the matcher's notes (instances whose GPU work sequence differs and were left out of the matching, a scope missing on one side); absent without --vs"),
-    vsDiagnostics: z.array(obj({
-      code: z.string(),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('how many times the reader found it (events or records), count'),
-      byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-    })).optional().describe("the eager trace's (--vs) reader diagnostics, one entry per kind; present only with --vs"),
+    vsDiagnostics: z.array(diagnostic).optional().describe("the eager trace's (--vs) reader diagnostics, one entry per kind; present only with --vs"),
     executionTraces: executionTraces.optional(),
   }),
 );

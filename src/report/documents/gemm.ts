@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope gemm --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { alignmentItem, diagnostic2, precisionReading, recordedInputDims } from './shared.js';
+import { alignmentItem, precisionReading, readerDiagnostics, recordedInputDims } from './shared.js';
 
 const source = obj({
   title: z.string().describe("the source's title"),
@@ -108,7 +108,7 @@ const gemmTable = obj({
     gemmUsPerExpert: z.array(z.number()).describe("each expert's GEMM kernel time (gate, up, down), µs, same order"),
     imbalance: z.number().describe('max tokens per expert / mean (T·k/E); 1 is even'),
   })).describe("MoE expert loops read from the recorded shapes (gemm/moe-experts.ts): one per router call (aten::topk over [tokens, experts]) whose experts' down-projection GEMMs account for every routed token (their M add up to tokens·topK); empty when none"),
-  diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+  diagnostics: readerDiagnostics,
 });
 
 /** `gemm --list-peaks --json`: the peaks table itself. */

@@ -1,6 +1,7 @@
 /** The JSON document of `kinetoscope ranks --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
+import { diagnostic } from './shared.js';
 
 
 export const ranksDocument = jsonDocument(
@@ -98,13 +99,7 @@ export const ranksDocument = jsonDocument(
       lateUs: z.number().describe('sum over those instances of (its arrival − the next-latest arrival), µs'),
       othersWaitUs: z.number().describe("sum over those instances of the other ranks' waits for it, µs"),
     })).describe('per step, the rank that arrived last and held the others up longest'),
-    diagnostics: z.array(obj({
-      code: z.string().describe('stable identifier of the diagnostic (upper snake case), for scripts to match on'),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('1: one entry per code, the numbers are in the message'),
-      byteOffset: z.number().optional().describe("where the first occurrence is, byte offset into the trace's (decompressed) JSON text; absent when the reader does not know"),
-    })).describe("what reading the ranks together found, one entry per code (MISSING_RANKS, MIXED_WORLD_SIZES, UNMATCHED_COLLECTIVES, COLLECTIVES_WITHOUT_WORK, RANK_TRACE_WARNINGS; each trace's own diagnostics are not listed: read them with kinetoscope summary); empty when nothing"),
+    diagnostics: z.array(diagnostic).describe("what reading the ranks together found, one entry per code (MISSING_RANKS, MIXED_WORLD_SIZES, UNMATCHED_COLLECTIVES, COLLECTIVES_WITHOUT_WORK, RANK_TRACE_WARNINGS; each trace's own diagnostics are not listed: read them with kinetoscope summary); empty when nothing"),
   }),
 );
 

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope roofline --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { alignmentItem, diagnostic2, precisionReading, recordedInputDims } from './shared.js';
+import { alignmentItem, precisionReading, readerDiagnostics, recordedInputDims } from './shared.js';
 
 
 export const rooflineDocument = jsonDocument(
@@ -130,7 +130,7 @@ export const rooflineDocument = jsonDocument(
     atStakePer: z.string().describe("what atStakeUs is per: 'step' (the trace's profiler steps) or 'trace' (no profiler steps: the whole trace)"),
     notes: z.array(z.string()).describe('sentences that qualify the table (peaks not found, record_shapes off, Triton conv templates left out, declined calls)'),
     precision: precisionReading('every compute row (GEMMs, convolutions, attention)'),
-    diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+    diagnostics: readerDiagnostics,
   }),
 );
 

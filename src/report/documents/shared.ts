@@ -7,29 +7,22 @@ export const dim = obj({
   padded: z.number().describe('its size rounded up to the next multiple of `multiple`, elements'),
 });
 
-export const diagnostic3 = obj({
-  code: z.string(),
-  severity: z.string(),
-  message: z.string(),
-  count: z.number().describe('how many times the reader found it (events or records), count'),
-  byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-});
-
-export const diagnostic2 = obj({
+/**
+ * One diagnostic, whoever found it (the trace reader, an analysis, the ET reader, reading the
+ * ranks together): core/diagnostics.ts's Diagnostic as a DiagnosticSink lists it, its repeats
+ * folded into a count. Every document declares its diagnostics with this shape; what found them
+ * is said where the list stands.
+ */
+export const diagnostic = obj({
   code: z.string().describe('stable identifier of the diagnostic (upper snake case), for scripts to match on'),
   severity: z.string(),
   message: z.string(),
-  count: z.number().describe('how many events (or records) the diagnostic concerns, count'),
-  byteOffset: z.number().optional().describe("where the first occurrence is, byte offset into the trace's (decompressed) JSON text; absent when the reader does not know"),
+  count: z.number().describe('how many times it was found (events, records, nodes or activities, by context), count'),
+  byteOffset: z.int().optional().describe("where the first occurrence is, byte offset into the (decompressed) input's JSON text; absent when the reader does not know or it has no place in the file"),
 });
 
-export const diagnostic = obj({
-  code: z.string(),
-  severity: z.string(),
-  message: z.string(),
-  count: z.number(),
-  byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-});
+/** The trace reader's diagnostics, as most documents carry them under `diagnostics`. */
+export const readerDiagnostics = z.array(diagnostic).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)');
 
 export const compareItem = obj({
   where: z.string().describe("'same trace' or 'other trace' (the --vs trace)"),
@@ -95,13 +88,8 @@ export const executionTraces = z.array(obj({
   recordedOps: z.number().describe("the trace's ops and annotations with a nonzero Record function id, count"),
   matchedOps: z.number().describe('of those, the ones an ET node of the same rf_id and name matched, count (at least 90% or the ET is refused)'),
   truncated: z.boolean().describe('the ET file ends before its JSON closes (the nodes before the cut are read)'),
-  diagnostics: z.array(obj({
-    code: z.string().describe('stable identifier (ET_TRUNCATED, ET_BAD_NODE)'),
-    severity: z.string().describe('info, warning or error'),
-    message: z.string().describe('one sentence saying what was found'),
-    count: z.number().optional().describe('how many times it occurs'),
-    byteOffset: z.number().optional().describe('byte offset in the ET text, where one applies'),
-  })).describe('what the ET reader repaired or found odd: code, severity, message'),
+  // count optional: cli/execution-trace.ts hands the ET reader's list over as core's Diagnostic, whose count is.
+  diagnostics: z.array(diagnostic.partial({ count: true })).describe('what the ET reader repaired or found odd (ET_TRUNCATED, ET_BAD_NODE), one entry per kind'),
 })).describe('each execution trace given with --et: the file, the trace it was joined to and how well; absent without --et');
 
 /** What fp32 and TF32 matrix math puts at stake against TF32 and bf16 (gemm and roofline's precision; report/precision-view.ts): `what` the rows are. */
