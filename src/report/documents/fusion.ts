@@ -3,6 +3,20 @@ import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
 import { diagnostic, executionTraces, linkProof, readerDiagnostics } from './shared.js';
 
+/** A call of one trace that --vs's kernel matcher could not decide a match for (`trace`: whose call it is). */
+function unmatchedCall(trace: string) {
+  return obj({
+    annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
+    name: z.string().describe("the GPU activity's name as the trace writes it"),
+    shortName: z.string(),
+    op: z.string().describe("the cpu_op that owns the call (innermost op whose External id it carries); '' when none"),
+    shapes: z.string().describe("the owning op's tensor arguments of more than one element ('[8192,768] bf16, ...'); empty when not recorded or when the owner is a wrapper"),
+    count: z.number().describe(`calls in ${trace}'s representative instance of the scope in this row, count`),
+    meanUs: z.number(),
+    reason: z.string().describe('why the evidence did not decide a match, in a sentence'),
+  });
+}
+
 export const fusionDocument = jsonDocument(
   'kinetoscope fusion --json',
   'kinetoscope fusion TRACE --json: the fused kernels of the trace (Inductor Triton kernels decoded from their names, hand-written kernels run outside any ATen op), the chains of memory-bound kernels that could fuse with the HBM traffic their intermediates cost, and with --vs EAGER_TRACE the eager calls each fused kernel replaced and what that saved',
@@ -132,26 +146,8 @@ export const fusionDocument = jsonDocument(
       hbmBytesSaved: z.number().describe('2 × intermediateBytes: the HBM write and read-back the fused kernel does not make, bytes per occurrence'),
       eagerTrafficBytes: z.number().optional().describe("HBM bytes the replaced kernels' ops move per occurrence (inputs read once, outputs written once); absent when some replaced call's is not known (memsets and copies have none)"),
     })).optional().describe('with --vs: each replacement the kernel matcher found (as diff EAGER TRACE reads it): one kernel of TRACE doing the work of one or more eager calls; identical replacements are one row; absent without --vs'),
-    unmatchedEager: z.array(obj({
-      annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
-      name: z.string().describe("the GPU activity's name as the trace writes it"),
-      shortName: z.string(),
-      op: z.string().describe("the cpu_op that owns the call (innermost op whose External id it carries); '' when none"),
-      shapes: z.string().describe("the owning op's tensor arguments of more than one element ('[8192,768] bf16, ...'); empty when not recorded or when the owner is a wrapper"),
-      count: z.number().describe("calls in the eager trace's representative instance of the scope in this row, count"),
-      meanUs: z.number(),
-      reason: z.string().describe('why the evidence did not decide a match, in a sentence'),
-    })).optional().describe('with --vs: eager calls (kernels, memsets, copies) no kernel of TRACE was shown to do, per (name, op, shapes, reason); absent without --vs'),
-    unmatchedFused: z.array(obj({
-      annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
-      name: z.string().describe("the GPU activity's name as the trace writes it"),
-      shortName: z.string(),
-      op: z.string().describe("the cpu_op that owns the call (innermost op whose External id it carries); '' when none"),
-      shapes: z.string().describe("the owning op's tensor arguments of more than one element ('[8192,768] bf16, ...'); empty when not recorded or when the owner is a wrapper"),
-      count: z.number().describe("calls in TRACE's representative instance of the scope in this row, count"),
-      meanUs: z.number(),
-      reason: z.string().describe('why the evidence did not decide a match, in a sentence'),
-    })).optional().describe('with --vs: fused kernels (Inductor, hand-written) of TRACE shown to replace nothing, per (name, op, shapes, reason); absent without --vs'),
+    unmatchedEager: z.array(unmatchedCall("the eager trace")).optional().describe('with --vs: eager calls (kernels, memsets, copies) no kernel of TRACE was shown to do, per (name, op, shapes, reason); absent without --vs'),
+    unmatchedFused: z.array(unmatchedCall("TRACE")).optional().describe('with --vs: fused kernels (Inductor, hand-written) of TRACE shown to replace nothing, per (name, op, shapes, reason); absent without --vs'),
     matchedAnnotations: z.array(obj({
       name: z.string().describe("the scope: the annotation's name, 'ProfilerStep*' or 'trace'"),
       compiledInstances: z.number().describe('instances of the scope in TRACE (the compiled one), count'),

@@ -54,6 +54,31 @@ export const alignmentItem = obj({
 });
 
 /**
+ * A row of calls' kernel time per call, over the calls that ran a kernel (gemm's and roofline's
+ * rows: analyses/gemm/roofline.ts computes both the same way; `kernelCalls` counts those calls).
+ */
+export const kernelTimePerCall = {
+  meanUs: z.number().nullable().describe('kernel time per call over kernelCalls, µs; null when no call ran a kernel'),
+  minUs: z.number().nullable().describe("the shortest call's kernel time, µs; null when no call ran a kernel"),
+  maxUs: z.number().nullable().describe("the longest call's kernel time, µs; null when no call ran a kernel"),
+};
+
+/**
+ * Where a row of calls sits on the roofline, from its flops and bytes per call, its kernel time
+ * per call and the device's peaks (gemm's and roofline's rows: analyses/gemm/roofline.ts).
+ */
+export const rooflinePlacement = {
+  tflops: z.number().nullable().describe('achieved TFLOP/s: flops ÷ meanUs; null when either is unknown'),
+  peakTflops: z.number().nullable().describe("the device's dense peak for peakDtype, TFLOP/s (int8: TOPS); null when unknown"),
+  percentOfPeak: z.number().nullable().describe('tflops as a percentage (0–100, can exceed 100 when the peak used is too low) of peakTflops; null when either is unknown'),
+  ridgePoint: z.number().nullable().describe('the intensity where the roofline bends, FLOP per byte: peak FLOP/s ÷ memory bandwidth; null when either is unknown'),
+  roof: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute': the roof the op sits under; null when either is unknown"),
+  bound: z.string().nullable(),
+  attainableTflops: z.number().nullable().describe('what the roofline allows at this intensity, TFLOP/s: min(peak, intensity × bandwidth); null when unknown'),
+  percentOfRoofline: z.number().nullable().describe('tflops as a percentage (0–100) of attainableTflops; null when either is unknown'),
+};
+
+/**
  * An op's Input Dims as the trace records them (record_shapes): a list per input — its dims, []
  * for a non-tensor, a list of lists for a TensorList.
  */
