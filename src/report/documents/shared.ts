@@ -54,8 +54,8 @@ export const alignmentItem = obj({
 });
 
 /**
- * A row of calls' kernel time per call, over the calls that ran a kernel (gemm's and roofline's
- * rows: analyses/gemm/roofline.ts computes both the same way; `kernelCalls` counts those calls).
+ * A row of calls' kernel time per call, over the calls that ran a kernel (`kernelCalls` counts
+ * them): gemm's rows and roofline's, whose GEMM rows are gemm's (analyses/gemm/roofline.ts).
  */
 export const kernelTimePerCall = {
   meanUs: z.number().nullable().describe('kernel time per call over kernelCalls, µs; null when no call ran a kernel'),
@@ -65,7 +65,8 @@ export const kernelTimePerCall = {
 
 /**
  * Where a row of calls sits on the roofline, from its flops and bytes per call, its kernel time
- * per call and the device's peaks (gemm's and roofline's rows: analyses/gemm/roofline.ts).
+ * per call and the device's peaks: gemm's rows and roofline's, both placed by
+ * analyses/gemm/roofline-point.ts's placeOnRoofline.
  */
 export const rooflinePlacement = {
   tflops: z.number().nullable().describe('achieved TFLOP/s: flops ÷ meanUs; null when either is unknown'),
