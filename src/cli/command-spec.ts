@@ -220,6 +220,9 @@ function layOutHelp(cmd: Command, definitions: CommandSpec['definitions']): void
 /** The argument most commands take. */
 export const TRACE_ARGUMENT = { description: 'trace file (.json or .json.gz), or - for standard input', path: true } as const satisfies ArgumentSpec;
 
+/** --force of a command that writes a file (crop, report, check --write-expect): safe-write.ts's rule for replacing an output. */
+export const FORCE_OPTION = { flags: '--force', description: 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)' } as const satisfies OptionSpec;
+
 /**
  * A terminal view made of several parts, as one text: each part ends its line, and each later
  * part that has something to say comes after a blank line.

@@ -36,6 +36,22 @@ export interface RankPartial {
 const nullIfNaN = (x: number) => (Number.isNaN(x) ? null : x);
 const nanIfNull = (x: number | null) => (x === null ? NaN : x);
 
+/** The summary's totals, which a partial keeps as they are both ways (written and read back in this order). */
+function totalsOf(s: Pick<RankSummary, 'commSource' | 'commNs' | 'computeNs' | 'overlapNs' | 'stepCommNs' | 'stepExposedNs' | 'issuedCollectives' | 'events' | 'bytesRead' | 'warnings'>) {
+  return {
+    commSource: s.commSource,
+    commNs: s.commNs,
+    computeNs: s.computeNs,
+    overlapNs: s.overlapNs,
+    stepCommNs: s.stepCommNs,
+    stepExposedNs: s.stepExposedNs,
+    issuedCollectives: s.issuedCollectives,
+    events: s.events,
+    bytesRead: s.bytesRead,
+    warnings: s.warnings,
+  };
+}
+
 /** The partial of `trace`'s summary, as the text written to the file (one line, compact). */
 export function partialText(trace: string, s: RankSummary): string {
   const doc = {
@@ -63,16 +79,7 @@ export function partialText(trace: string, s: RankSummary): string {
         endNs: c.endNs,
         source: c.source,
       })),
-      commSource: s.commSource,
-      commNs: s.commNs,
-      computeNs: s.computeNs,
-      overlapNs: s.overlapNs,
-      stepCommNs: s.stepCommNs,
-      stepExposedNs: s.stepExposedNs,
-      issuedCollectives: s.issuedCollectives,
-      events: s.events,
-      bytesRead: s.bytesRead,
-      warnings: s.warnings,
+      ...totalsOf(s),
     },
   };
   return `${JSON.stringify(doc)}\n`;
@@ -163,16 +170,7 @@ export async function readPartial(path: string): Promise<RankPartial> {
       originNs: s.originNs,
       steps: s.steps,
       calls: s.calls.map((c) => ({ ...c, seq: nanIfNull(c.seq), elements: nanIfNull(c.elements), bytes: nanIfNull(c.bytes), groupSize: nanIfNull(c.groupSize) })),
-      commSource: s.commSource,
-      commNs: s.commNs,
-      computeNs: s.computeNs,
-      overlapNs: s.overlapNs,
-      stepCommNs: s.stepCommNs,
-      stepExposedNs: s.stepExposedNs,
-      issuedCollectives: s.issuedCollectives,
-      events: s.events,
-      bytesRead: s.bytesRead,
-      warnings: s.warnings,
+      ...totalsOf(s),
     },
   };
 }

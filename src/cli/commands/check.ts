@@ -6,7 +6,7 @@ import { KinetoscopeError } from '../../core/errors.js';
 import { checkJson, renderCheck } from '../../report/check-view.js';
 import { EXPECTATION_KEY_HELP, parseExpectationsYaml, stringifyExpectations } from '../../report/expectations-file.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
-import { defineCommand, TRACE_ARGUMENT } from '../command-spec.js';
+import { defineCommand, FORCE_OPTION, TRACE_ARGUMENT } from '../command-spec.js';
 import { diagnosticsForJson, EXIT_OK, openTrace, printJson, writeErr, writeOut } from '../common.js';
 import { readInputText } from '../input-files.js';
 import { inertText } from '../../core/inert-text.js';
@@ -50,7 +50,7 @@ export const spec = defineCommand({
   options: {
     expect: { flags: '--expect <file>', description: 'the expectations file (YAML) to check the trace against', path: true },
     writeExpect: { flags: '--write-expect <file>', description: 'write what the trace shows as an expectations file (- for standard output)', tool: false },
-    force: { flags: '--force', description: 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)', tool: false },
+    force: { ...FORCE_OPTION, tool: false },
     per: {
       flags: '--per <scope>',
       description: 'with --write-expect: the scope (annotation name, "step" or "trace"); default: the one top-level annotation holding most of the GPU work, else steps, else the whole trace',

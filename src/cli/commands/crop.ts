@@ -6,7 +6,7 @@ import { formatBytes, formatUs } from '../../report/format.js';
 import { checkTarget, writeSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
 import { withInput } from '../input-files.js';
-import { defineCommand } from '../command-spec.js';
+import { defineCommand, FORCE_OPTION } from '../command-spec.js';
 import { openTrace } from '../common.js';
 
 const HELP = `
@@ -33,7 +33,7 @@ export const spec = defineCommand({
     steps: { flags: '--steps <range>', description: 'ProfilerStep numbers to keep: N or A-B' },
     window: { flags: '--window <start:end>', description: 'time window to keep, in µs from the trace start' },
     output: { flags: '-o, --output <file>', description: 'where to write the cropped trace (.json or .json.gz)' },
-    force: { flags: '--force', description: 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)' },
+    force: FORCE_OPTION,
   },
   definitions: HELP,
   library: [{ from: 'analyses/trace/crop', names: ['planCrop'] }],

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { reportRanks } from './report-ranks.js';
 import { checkTarget, writeTextSafely } from '../safe-write.js';
 import { redaction } from '../redaction.js';
-import { defineCommand } from '../command-spec.js';
+import { defineCommand, FORCE_OPTION } from '../command-spec.js';
 import { diagnosticsForJson, openTrace } from '../common.js';
 import { formatBytes, formatInt } from '../../report/format.js';
 import { formatUsFixed } from '../../report/html/html-text.js';
@@ -66,7 +66,7 @@ export const spec = defineCommand({
   arguments: { trace: { description: 'trace file (.json or .json.gz), - for standard input, or a folder of rank traces (one timeline of all ranks)', path: true } },
   options: {
     output: { flags: '-o, --output <file>', description: 'where to write the page (default: the trace name with .html, in the current directory)' },
-    force: { flags: '--force', description: 'replace an existing output that kinetoscope did not write, or a symbolic link (never the input itself)' },
+    force: FORCE_OPTION,
     maxSlices: { flags: '--max-slices <n>', description: `timeline slices to embed at most (default ${DEFAULT_MAX_SLICES})` },
   },
   definitions: DEFINITIONS,

@@ -1,6 +1,7 @@
 /** The JSON document of `kinetoscope breakdown --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
+import { diagnostic } from './shared.js';
 
 
 export const breakdownDocument = jsonDocument(
@@ -75,13 +76,7 @@ export const breakdownDocument = jsonDocument(
     })).describe('the idle-time breakdown per stream: each gap between an activity and the next on the stream, booked to the activity that ends it as host wait, kernel wait or other; by device then stream'),
     consecutiveKernelDelayUs: z.number().describe("HTA's consecutive_kernel_delay (--consecutive-kernel-delay, default 30): a gap shorter than this that is not host wait is kernel wait, µs"),
     definitions: z.record(z.string(), z.string().describe('the definition of the term, in words, for the mode the numbers follow')).describe('the definition of each number in words, keyed by term (span, idle, compute, nonCompute, computation, communication, memory, kernelTypeTime, hostWait, kernelWait, other, gaps, and htaCompat under --hta-compat)'),
-    diagnostics: z.array(obj({
-      code: z.string(),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('how many times it was found (events, records or activities), count'),
-      byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-    })).describe("the trace's reader diagnostics and the breakdown's own (an HTA assertion its rounding would trip, ...), one entry per kind"),
+    diagnostics: z.array(diagnostic).describe("the trace's reader diagnostics and the breakdown's own (an HTA assertion its rounding would trip, ...), one entry per kind"),
     hta: obj({
       rounded: z.boolean().describe('true when HTA rounds the timestamps to whole µs (start up, end down), as it does when the file has sub-µs digits'),
       stepFilter: z.string().describe("which steps HTA keeps: 'dropped-last-step' (two or more ProfilerStep#N: the last is dropped), 'one-step' or 'no-steps' (nothing dropped), 'mtia-not-replayed' (HTA's MTIA multi-step filter, not replayed: nothing dropped)"),

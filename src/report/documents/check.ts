@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope check --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic } from './shared.js';
+import { readerDiagnostics } from './shared.js';
 
 
 export const checkDocument = jsonDocument(
@@ -35,7 +35,7 @@ export const checkDocument = jsonDocument(
       message: z.string(),
       item: z.string().optional(),
     })),
-    diagnostics: z.array(diagnostic),
+    diagnostics: readerDiagnostics,
   }),
 );
 

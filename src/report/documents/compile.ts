@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope compile --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic } from './shared.js';
+import { readerDiagnostics } from './shared.js';
 
 const region = obj({
   name: z.string().describe("the CUDA-graph annotation's name: the region"),
@@ -58,6 +58,19 @@ const scopeFields = {
   graphReplays: z.array(graphReplay).describe('each CUDA-graph replay (cudaGraphLaunch) in the scope and the kernels it ran'),
 };
 
+/** GPU idle between two compiled regions by what the host was doing meanwhile (the parts sum to it), in `unit`. */
+function idleBy(unit: string) {
+  return obj({
+    sync: z.number().describe(`of the idle, the host in a call that blocks the host, or an op holding one (.item()), ${unit}`),
+    guards: z.number().describe(`of the idle, the host in TorchDynamo Cache Lookup and guard events, ${unit}`),
+    callLayers: z.number().describe(`of the idle, the host in the layers that call the graph (Pregraph bytecode, AOTDispatcher wrappers, CompiledFunction) and the events inside them, ${unit}`),
+    wrapper: z.number().describe(`of the idle, the host in the compiled graph's own host code (## Call CompiledFxGraph … ## and the events inside it), ${unit}`),
+    ops: z.number().describe(`of the idle, the host in eager ops between the regions, ${unit}`),
+    python: z.number().describe(`of the idle, the host in Python no op records: the compiled frame's own bytecode between its graphs (a region's self time), an annotation's self time, or no event, ${unit}`),
+    launch: z.number().describe(`of the idle, the host after the next region's first launching call began: the call and the time until the GPU started its work, ${unit}`),
+  });
+}
+
 export const compileDocument = jsonDocument(
   'kinetoscope compile --json',
   "kinetoscope compile: torch.compile's cost per step and per annotation — compiled regions, the compile stack's own events (pre-ops), CUDA-graph replays and the kernels they hide — and the findings",
@@ -75,15 +88,7 @@ export const compileDocument = jsonDocument(
     })),
     graphBreaks: obj({
       meanIdleUs: z.number().describe('mean over the steps listed of their GPU idle between compiled regions, µs per step'),
-      meanIdleBy: obj({
-        sync: z.number().describe('of the idle, the host in a call that blocks the host, or an op holding one (.item()), µs per step'),
-        guards: z.number().describe('of the idle, the host in TorchDynamo Cache Lookup and guard events, µs per step'),
-        callLayers: z.number().describe('of the idle, the host in the layers that call the graph (Pregraph bytecode, AOTDispatcher wrappers, CompiledFunction) and the events inside them, µs per step'),
-        wrapper: z.number().describe("of the idle, the host in the compiled graph's own host code (## Call CompiledFxGraph … ## and the events inside it), µs per step"),
-        ops: z.number().describe('of the idle, the host in eager ops between the regions, µs per step'),
-        python: z.number().describe("of the idle, the host in Python no op records: the compiled frame's own bytecode between its graphs (a region's self time), an annotation's self time, or no event, µs per step"),
-        launch: z.number().describe("of the idle, the host after the next region's first launching call began: the call and the time until the GPU started its work, µs per step"),
-      }).describe('meanIdleUs by what the host did meanwhile (the parts sum to it), µs per step'),
+      meanIdleBy: idleBy('µs per step').describe('meanIdleUs by what the host did meanwhile (the parts sum to it), µs per step'),
       meanIdleAfterSyncUs: z.number().optional().describe('of meanIdleUs: the idle of gaps with a host sync between their two regions, µs per step'),
       meanStepUs: z.number().describe('mean duration of the steps listed, µs'),
       steps: z.array(obj({
@@ -97,15 +102,7 @@ export const compileDocument = jsonDocument(
           kind: z.string().describe('graph-break: both regions run inside one compiled frame (the rest of a frame after a break); separate: two compiled calls one after the other'),
           windowUs: z.number().describe("from the end of from's last GPU activity to the start of to's first, µs; 0 when they overlap"),
           gpuIdleUs: z.number().describe('the part of the window no GPU activity ran in, µs'),
-          idleBy: obj({
-            sync: z.number().describe('of the idle, the host in a call that blocks the host, or an op holding one (.item()), µs'),
-            guards: z.number().describe('of the idle, the host in TorchDynamo Cache Lookup and guard events, µs'),
-            callLayers: z.number().describe('of the idle, the host in the layers that call the graph (Pregraph bytecode, AOTDispatcher wrappers, CompiledFunction) and the events inside them, µs'),
-            wrapper: z.number().describe("of the idle, the host in the compiled graph's own host code (## Call CompiledFxGraph … ## and the events inside it), µs"),
-            ops: z.number().describe('of the idle, the host in eager ops between the regions, µs'),
-            python: z.number().describe("of the idle, the host in Python no op records: the compiled frame's own bytecode between its graphs (a region's self time), an annotation's self time, or no event, µs"),
-            launch: z.number().describe("of the idle, the host after the next region's first launching call began: the call and the time until the GPU started its work, µs"),
-          }).describe('gpuIdleUs by what the thread that called the second region was doing at each instant (the parts sum to it), µs'),
+          idleBy: idleBy('µs').describe('gpuIdleUs by what the thread that called the second region was doing at each instant (the parts sum to it), µs'),
           syncs: z.array(obj({
             api: z.string().describe('the blocking runtime call (cudaStreamSynchronize, …)'),
             op: z.string().optional().describe('the innermost cpu_op around the call; absent outside every op'),
@@ -116,7 +113,7 @@ export const compileDocument = jsonDocument(
         })).describe("consecutive pairs of the step's regions with GPU work, in the order of their first GPU activity"),
       })).describe('the steps that run two or more compiled regions with GPU work of their own'),
     }).optional().describe("the GPU idle between a step's compiled regions (graph breaks), and what the host did meanwhile; steps is empty when no step runs two regions with GPU work"),
-    diagnostics: z.array(diagnostic),
+    diagnostics: readerDiagnostics,
   }),
 );
 

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope critical-path --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic2 } from './shared.js';
+import { diagnostic, readerDiagnostics } from './shared.js';
 
 const event = obj({
   name: z.string().describe("the event's name (op, annotation, runtime call or GPU activity)"),
@@ -93,14 +93,8 @@ export const criticalPathDocument = jsonDocument(
         segments: z.array(segment).describe('the heaviest stretches of the new path, heaviest first, at most 10'),
       }).optional().describe('with --what-if: the longest path again through the same graph with the rules applied; absent without --what-if'),
     })).describe('one entry per instance read: every profiler step (or --step N), every outermost occurrence of --annotation (or the --instance K-th), else the whole trace'),
-    criticalPathDiagnostics: z.array(obj({
-      code: z.string().describe('stable identifier of the diagnostic (upper snake case), for scripts to match on'),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('how many nodes or events it concerns, summed over the instances, count'),
-      byteOffset: z.number().optional().describe("where the first occurrence is, byte offset into the trace's (decompressed) JSON text; absent when the reader does not know"),
-    })).describe("what building and walking the instances' graphs found (unreachable nodes, cycles, a path length that is not the span, …), one entry per code with the counts summed over instances; --strict fails on its warnings"),
-    diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+    criticalPathDiagnostics: z.array(diagnostic).describe("what building and walking the instances' graphs found (unreachable nodes, cycles, a path length that is not the span, …), one entry per code with the counts summed over instances; --strict fails on its warnings"),
+    diagnostics: readerDiagnostics,
   }),
 );
 

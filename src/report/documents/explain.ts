@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope explain --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic, executionTraces } from './shared.js';
+import { diagnostic, executionTraces, readerDiagnostics } from './shared.js';
 
 /** A table cell: a number in the unit its column key names (…Us µs, …Pct percent), a word, a flag, a list of names. */
 const tableValue = z.union([z.number(), z.string(), z.boolean(), z.null(), z.array(z.string())]);
@@ -102,7 +102,7 @@ export const explainDocument = jsonDocument(
       })),
       more: z.string(),
     })),
-    diagnostics: z.array(diagnostic),
+    diagnostics: readerDiagnostics,
     vsDiagnostics: z.array(z.array(diagnostic)).optional().describe('the diagnostics of the other trace(s) given with --vs, one list per trace'),
     executionTraces: executionTraces.optional(),
   }),

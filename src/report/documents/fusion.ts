@@ -1,7 +1,21 @@
 /** The JSON document of `kinetoscope fusion --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { executionTraces, linkProof } from './shared.js';
+import { diagnostic, executionTraces, linkProof, readerDiagnostics } from './shared.js';
+
+/** A call of one trace that --vs's kernel matcher could not decide a match for (`trace`: whose call it is). */
+function unmatchedCall(trace: string) {
+  return obj({
+    annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
+    name: z.string().describe("the GPU activity's name as the trace writes it"),
+    shortName: z.string(),
+    op: z.string().describe("the cpu_op that owns the call (innermost op whose External id it carries); '' when none"),
+    shapes: z.string().describe("the owning op's tensor arguments of more than one element ('[8192,768] bf16, ...'); empty when not recorded or when the owner is a wrapper"),
+    count: z.number().describe(`calls in ${trace}'s representative instance of the scope in this row, count`),
+    meanUs: z.number(),
+    reason: z.string().describe('why the evidence did not decide a match, in a sentence'),
+  });
+}
 
 export const fusionDocument = jsonDocument(
   'kinetoscope fusion --json',
@@ -87,13 +101,7 @@ export const fusionDocument = jsonDocument(
       reason: z.string().describe('why the evidence refuses it, in one sentence'),
       instances: z.number().describe('times the refused link was made, count'),
     })).optional().describe("links a first reading made and the evidence contradicts, never printed as links: shapes alone linked them but the execution trace's tensor ids say otherwise, or two in-place accumulations under different AccumulateGrad nodes"),
-    diagnostics: z.array(obj({
-      code: z.string(),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('how many times the reader found it (events or records), count'),
-      byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-    })).describe("the trace's reader diagnostics (what the reader repaired or found odd), one entry per kind"),
+    diagnostics: readerDiagnostics,
     replacements: z.array(obj({
       annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
       count: z.number().describe('occurrences of this replacement per instance of the scope (in the representative instance), count'),
@@ -138,26 +146,8 @@ export const fusionDocument = jsonDocument(
       hbmBytesSaved: z.number().describe('2 × intermediateBytes: the HBM write and read-back the fused kernel does not make, bytes per occurrence'),
       eagerTrafficBytes: z.number().optional().describe("HBM bytes the replaced kernels' ops move per occurrence (inputs read once, outputs written once); absent when some replaced call's is not known (memsets and copies have none)"),
     })).optional().describe('with --vs: each replacement the kernel matcher found (as diff EAGER TRACE reads it): one kernel of TRACE doing the work of one or more eager calls; identical replacements are one row; absent without --vs'),
-    unmatchedEager: z.array(obj({
-      annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
-      name: z.string().describe("the GPU activity's name as the trace writes it"),
-      shortName: z.string(),
-      op: z.string().describe("the cpu_op that owns the call (innermost op whose External id it carries); '' when none"),
-      shapes: z.string().describe("the owning op's tensor arguments of more than one element ('[8192,768] bf16, ...'); empty when not recorded or when the owner is a wrapper"),
-      count: z.number().describe("calls in the eager trace's representative instance of the scope in this row, count"),
-      meanUs: z.number(),
-      reason: z.string().describe('why the evidence did not decide a match, in a sentence'),
-    })).optional().describe('with --vs: eager calls (kernels, memsets, copies) no kernel of TRACE was shown to do, per (name, op, shapes, reason); absent without --vs'),
-    unmatchedFused: z.array(obj({
-      annotation: z.string().describe("the scope compared: the annotation's name, 'ProfilerStep*' or 'trace'"),
-      name: z.string().describe("the GPU activity's name as the trace writes it"),
-      shortName: z.string(),
-      op: z.string().describe("the cpu_op that owns the call (innermost op whose External id it carries); '' when none"),
-      shapes: z.string().describe("the owning op's tensor arguments of more than one element ('[8192,768] bf16, ...'); empty when not recorded or when the owner is a wrapper"),
-      count: z.number().describe("calls in TRACE's representative instance of the scope in this row, count"),
-      meanUs: z.number(),
-      reason: z.string().describe('why the evidence did not decide a match, in a sentence'),
-    })).optional().describe('with --vs: fused kernels (Inductor, hand-written) of TRACE shown to replace nothing, per (name, op, shapes, reason); absent without --vs'),
+    unmatchedEager: z.array(unmatchedCall("the eager trace")).optional().describe('with --vs: eager calls (kernels, memsets, copies) no kernel of TRACE was shown to do, per (name, op, shapes, reason); absent without --vs'),
+    unmatchedFused: z.array(unmatchedCall("TRACE")).optional().describe('with --vs: fused kernels (Inductor, hand-written) of TRACE shown to replace nothing, per (name, op, shapes, reason); absent without --vs'),
     matchedAnnotations: z.array(obj({
       name: z.string().describe("the scope: the annotation's name, 'ProfilerStep*' or 'trace'"),
       compiledInstances: z.number().describe('instances of the scope in TRACE (the compiled one), count'),
@@ -166,13 +156,7 @@ export const fusionDocument = jsonDocument(
     onlyInCompiled: z.array(z.string()).optional().describe("with --vs: annotation names found in TRACE and not in the eager trace (Inductor's CompiledFxGraph frames left out); absent without --vs"),
     onlyInEager: z.array(z.string()).optional().describe('with --vs: annotation names found in the eager trace and not in TRACE; absent without --vs'),
     matchNotes: z.array(z.string()).optional().describe("with --vs: the matcher's notes (instances whose GPU work sequence differs and were left out of the matching, a scope missing on one side); absent without --vs"),
-    vsDiagnostics: z.array(obj({
-      code: z.string(),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('how many times the reader found it (events or records), count'),
-      byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-    })).optional().describe("the eager trace's (--vs) reader diagnostics, one entry per kind; present only with --vs"),
+    vsDiagnostics: z.array(diagnostic).optional().describe("the eager trace's (--vs) reader diagnostics, one entry per kind; present only with --vs"),
     executionTraces: executionTraces.optional(),
   }),
 );

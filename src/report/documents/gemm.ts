@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope gemm --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { alignmentItem, diagnostic2, precisionReading, recordedInputDims } from './shared.js';
+import { alignmentItem, kernelTimePerCall, precisionReading, readerDiagnostics, recordedInputDims, rooflinePlacement } from './shared.js';
 
 const source = obj({
   title: z.string().describe("the source's title"),
@@ -54,17 +54,8 @@ const gemmTable = obj({
     callsPerStep: z.number().nullable().describe('calls starting inside ProfilerStep#N spans ÷ the number of steps; null when the trace has no steps'),
     kernelCalls: z.number().describe('calls that launched at least one kernel (the mean, min and max are over these), count'),
     totalUs: z.number().describe('GPU kernel time of the calls summed (kernels the op owns, itself or through non-GEMM ops inside it; memsets and copies not counted), µs'),
-    meanUs: z.number().nullable().describe('kernel time per call over kernelCalls, µs; null when no call launched a kernel'),
-    minUs: z.number().nullable().describe("the shortest call's kernel time, µs; null when no call launched a kernel"),
-    maxUs: z.number().nullable().describe("the longest call's kernel time, µs; null when no call launched a kernel"),
-    tflops: z.number().nullable().describe('achieved TFLOP/s: flops ÷ meanUs; null when either is unknown'),
-    peakTflops: z.number().nullable().describe("the device's dense peak for peakDtype, TFLOP/s (int8: TOPS); null when unknown"),
-    percentOfPeak: z.number().nullable().describe('tflops as a percentage (0–100, can exceed 100 when the peak used is too low) of peakTflops; null when either is unknown'),
-    ridgePoint: z.number().nullable().describe('the intensity where the roofline bends, FLOP per byte: peak FLOP/s ÷ memory bandwidth; null when either is unknown'),
-    roof: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute': the roof the op sits under; null when either is unknown"),
-    bound: z.string().nullable(),
-    attainableTflops: z.number().nullable().describe('what the roofline allows at this intensity, TFLOP/s: min(peak, intensity × bandwidth); null when unknown'),
-    percentOfRoofline: z.number().nullable().describe('tflops as a percentage (0–100) of attainableTflops; null when either is unknown'),
+    ...kernelTimePerCall,
+    ...rooflinePlacement,
     kernel: z.string().nullable().describe('the GEMM kernel of a call, full name (the first kernel whose name decodes as a GEMM, else the first kernel); null when the calls launched none'),
     kernelShort: z.string().nullable().describe("that kernel's name cut to what tells kernels apart; null when none"),
     tile: z.string().nullable().describe("the CTA (thread-block) tile the kernel's name states, 'MxN' or 'MxNxK'; null when the name does not say or there is no kernel"),
@@ -108,7 +99,7 @@ const gemmTable = obj({
     gemmUsPerExpert: z.array(z.number()).describe("each expert's GEMM kernel time (gate, up, down), µs, same order"),
     imbalance: z.number().describe('max tokens per expert / mean (T·k/E); 1 is even'),
   })).describe("MoE expert loops read from the recorded shapes (gemm/moe-experts.ts): one per router call (aten::topk over [tokens, experts]) whose experts' down-projection GEMMs account for every routed token (their M add up to tokens·topK); empty when none"),
-  diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+  diagnostics: readerDiagnostics,
 });
 
 /** `gemm --list-peaks --json`: the peaks table itself. */

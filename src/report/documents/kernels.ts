@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope kernels --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic2 } from './shared.js';
+import { readerDiagnostics } from './shared.js';
 
 
 export const kernelsDocument = jsonDocument(
@@ -162,7 +162,7 @@ export const kernelsDocument = jsonDocument(
         normAboveFloorUs: z.number().describe("per step, µs: each NCHW batch-norm kernel's time above its least bytes at the HBM bandwidth, the most an NHWC batch norm could save"),
       }).nullable().describe("present where an NCHW convolution ran in the steps and something is at stake: what channels_last puts at stake per step, an upper bound"),
     }).describe("the memory-format reading, per step (a profiler step; else a top-level annotation; else the trace; a GPU activity counts in the step where the call that launched it started): NCHW<->NHWC conversions, convolution inputs by format, batch norm on NCHW tensors, and channels_last's stake"),
-    diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+    diagnostics: readerDiagnostics,
   }),
 );
 

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope launches --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic, syncCaller } from './shared.js';
+import { readerDiagnostics, syncCaller } from './shared.js';
 
 /** Durations of a set of calls or activities (never empty). */
 const stats = obj({
@@ -129,7 +129,7 @@ export const launchesDocument = jsonDocument(
       topLaunchDelayOutliers: z.array(launchRow),
     }),
     launchRows: z.array(launchRow).optional().describe('with --all-launches: every (launch call, GPU activity) pair, in launch order'),
-    diagnostics: z.array(diagnostic),
+    diagnostics: readerDiagnostics,
   }),
 );
 

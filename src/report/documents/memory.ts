@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope memory --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic2 } from './shared.js';
+import { readerDiagnostics } from './shared.js';
 
 const byOpItem = obj({
   op: z.string().describe("the outermost cpu_op around the allocation, or '(no op)'"),
@@ -66,7 +66,7 @@ export const memoryDocument = jsonDocument(
         neverFreedByOp: z.array(byOpItem).describe('allocations made inside the steps and never freed in the trace, by outermost op, largest first, at most --top'),
       }).nullable().describe('set when allocated at the end of every step is above the previous step’s end (at least two steps); null otherwise'),
     })).describe("one entry per memory device with records ('cpu' and each GPU), the device whose memory peaked highest (allocated or reserved, the larger) first, then by device type and id; empty unless status is 'ok'"),
-    diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+    diagnostics: readerDiagnostics,
   }),
 );
 

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope modules --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic2 } from './shared.js';
+import { readerDiagnostics } from './shared.js';
 
 const topKernel = obj({
   name: z.string().describe("the GPU activity's name (kernel, copy or memset)"),
@@ -59,7 +59,7 @@ export const modulesDocument = jsonDocument(
       }).describe("the backward GPU work linked to its modules' forward ops (fwdbwd flows)"),
       allocatedDeviceTotalBytes: z.number().describe("Σ device bytes allocated inside its outermost modules' frames (profile_memory), bytes"),
     })).describe("the tree rolled up by class (all Linear, all GPT2Block …), the most GPU time (forward and backward device totals) first; self figures summed over the class's modules, totals over its outermost ones (a class nested in itself counted once); every figure over all calls"),
-    diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+    diagnostics: readerDiagnostics,
     cutAtDepth: z.number().optional().describe("present only when nn.Module frames nest deeper than this many levels: the tree stops there, and a deeper module's ops, GPU work and allocations count in its ancestor at the last level (its host time is inside that ancestor's already)"),
   }),
 );

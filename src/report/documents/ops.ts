@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope ops --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic3, recordedInputDims } from './shared.js';
+import { readerDiagnostics, recordedInputDims } from './shared.js';
 
 const view = obj({
   name: z.string().describe("the op's name as the trace writes it"),
@@ -49,7 +49,7 @@ export const opsDocument = jsonDocument(
       noGpuWorkSelfCpuUs: z.number().describe('Σ self CPU time of those instances, µs'),
     }).describe('sums over all rows of views and noGpuWork (before --limit)'),
     notes: z.array(z.unknown()).describe('sentences that qualify the numbers (a trace with no GPU activity, a trace recorded without record_shapes)'),
-    diagnostics: z.array(diagnostic3).describe("the trace's reader diagnostics (what the reader repaired or found odd), one entry per kind"),
+    diagnostics: readerDiagnostics,
   }),
 );
 

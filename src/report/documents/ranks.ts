@@ -1,7 +1,28 @@
 /** The JSON document of `kinetoscope ranks --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
+import { diagnostic } from './shared.js';
 
+/** A row of collective instances matched across ranks (collectives: per name and process group; collectiveSizes: per message size too); `counts` says what its calls, elements and bytes count. */
+function collectiveRow(counts: { calls: string; elements: string; bytes: string }) {
+  return obj({
+    name: z.string().describe('the collective, normalised (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, barrier, …)'),
+    pg: z.string().describe("the process group's name (Process Group Name, else ID); empty when the trace does not say"),
+    calls: z.number().describe(counts.calls),
+    ranks: z.number().describe('the most ranks seen at one instance, count'),
+    groupSize: z.number().nullable().describe("the process group's size (Group size arg); null when the trace does not say"),
+    elements: z.number().nullable().describe(counts.elements),
+    bytes: z.number().nullable().describe(counts.bytes),
+    meanUs: z.number().describe('mean per-rank call duration, µs'),
+    skewUs: z.number().nullable().describe('arrival skew (latest − earliest call start) averaged over the instances seen on ≥ 2 ranks, µs; null when none'),
+    maxSkewUs: z.number().nullable().describe('the largest arrival skew of one instance, µs; null when none'),
+    transferUs: z.number().describe('transfer time summed over the instances: per instance, the shortest call among its ranks (the last to arrive waits for nobody), µs'),
+    algBwGBs: z.number().nullable().describe('algorithm bandwidth: bytes ÷ transfer time, GB/s (10^9 bytes/s); null without sizes or transfer time'),
+    busBwGBs: z.number().nullable().describe('bus bandwidth: algBwGBs × busBwFactor, GB/s; null when either is unknown'),
+    busBwFactor: z.number().nullable().describe("NCCL's bus-bandwidth factor for n ranks (allreduce 2(n−1)/n; allgather, reducescatter, alltoall (n−1)/n; broadcast, reduce 1); null for collectives NCCL does not document"),
+    matchedBy: z.string().describe("how calls were matched across ranks: 'seq' (process group, Seq) or 'order' (process group, step, name, k-th call in the step)"),
+  });
+}
 
 export const ranksDocument = jsonDocument(
   'kinetoscope ranks --json',
@@ -56,40 +77,8 @@ export const ranksDocument = jsonDocument(
       commPct: z.number().describe("commUs / stepsUs × 100, %"),
       exposedPct: z.number().describe("exposedUs / stepsUs × 100 (a share of the step time, not of the communication), %"),
     }).nullable().describe("communication against the step time, every rank's steps summed; the text view leads with it from 10% of the step time (\"Communication is N% of the step time, X% exposed\"); null when no rank has a profiler step"),
-    collectives: z.array(obj({
-      name: z.string().describe('the collective, normalised (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, barrier, …)'),
-      pg: z.string().describe("the process group's name (Process Group Name, else ID); empty when the trace does not say"),
-      calls: z.number().describe('instances of the collective (a call matched across ranks counts once), count'),
-      ranks: z.number().describe('the most ranks seen at one instance, count'),
-      groupSize: z.number().nullable().describe("the process group's size (Group size arg); null when the trace does not say"),
-      elements: z.number().nullable().describe('message elements summed over the instances (the larger of In/Out msg nelems); null when the trace does not give them'),
-      bytes: z.number().nullable().describe('message bytes summed over the instances (elements × dtype size); null when the trace does not give sizes'),
-      meanUs: z.number().describe('mean per-rank call duration, µs'),
-      skewUs: z.number().nullable().describe('arrival skew (latest − earliest call start) averaged over the instances seen on ≥ 2 ranks, µs; null when none'),
-      maxSkewUs: z.number().nullable().describe('the largest arrival skew of one instance, µs; null when none'),
-      transferUs: z.number().describe('transfer time summed over the instances: per instance, the shortest call among its ranks (the last to arrive waits for nobody), µs'),
-      algBwGBs: z.number().nullable().describe('algorithm bandwidth: bytes ÷ transfer time, GB/s (10^9 bytes/s); null without sizes or transfer time'),
-      busBwGBs: z.number().nullable().describe('bus bandwidth: algBwGBs × busBwFactor, GB/s; null when either is unknown'),
-      busBwFactor: z.number().nullable().describe("NCCL's bus-bandwidth factor for n ranks (allreduce 2(n−1)/n; allgather, reducescatter, alltoall (n−1)/n; broadcast, reduce 1); null for collectives NCCL does not document"),
-      matchedBy: z.string().describe("how calls were matched across ranks: 'seq' (process group, Seq) or 'order' (process group, step, name, k-th call in the step)"),
-    })).describe('one entry per collective name and process group, over the matched instances'),
-    collectiveSizes: z.array(obj({
-      name: z.string().describe("the collective, normalised (allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, barrier, …)"),
-      pg: z.string().describe("the process group's name (Process Group Name, else ID); empty when the trace does not say"),
-      calls: z.number().describe("instances of the collective at this size (a call matched across ranks counts once), count"),
-      ranks: z.number().describe("the most ranks seen at one instance, count"),
-      groupSize: z.number().nullable().describe("the process group's size (Group size arg); null when the trace does not say"),
-      elements: z.number().nullable().describe("message elements of one call (the larger of In/Out msg nelems; gloo: its input tensors', an allgather's × the group size); null when the trace does not give them"),
-      bytes: z.number().nullable().describe("message bytes of one call (elements × element size): the size nccl-tests' rows are keyed by; null when the trace names no element type (the row is then keyed by elements)"),
-      meanUs: z.number().describe("mean per-rank call duration, µs"),
-      skewUs: z.number().nullable().describe("arrival skew (latest − earliest call start) averaged over the instances seen on ≥ 2 ranks, µs; null when none"),
-      maxSkewUs: z.number().nullable().describe("the largest arrival skew of one instance, µs; null when none"),
-      transferUs: z.number().describe("transfer time summed over the instances: per instance, the shortest call among its ranks (the last to arrive waits for nobody), µs"),
-      algBwGBs: z.number().nullable().describe("algorithm bandwidth: bytes ÷ transfer time, GB/s (10^9 bytes/s); null without sizes or transfer time"),
-      busBwGBs: z.number().nullable().describe("bus bandwidth: algBwGBs × busBwFactor, GB/s; null when either is unknown"),
-      busBwFactor: z.number().nullable().describe("NCCL's bus-bandwidth factor for n ranks (allreduce 2(n−1)/n; allgather, reducescatter, alltoall (n−1)/n; broadcast, reduce 1); null for collectives NCCL does not document"),
-      matchedBy: z.string().describe("how calls were matched across ranks: 'seq' (process group, Seq) or 'order' (process group, step, name, k-th call in the step)"),
-    })).describe("the collectives as nccl-tests tabulates them: a row per (collective, process group, message size); the same fields as collectives, with elements and bytes the size of one call (not summed); sorted by collective, process group, size"),
+    collectives: z.array(collectiveRow({ calls: 'instances of the collective (a call matched across ranks counts once), count', elements: 'message elements summed over the instances (the larger of In/Out msg nelems); null when the trace does not give them', bytes: 'message bytes summed over the instances (elements × dtype size); null when the trace does not give sizes' })).describe('one entry per collective name and process group, over the matched instances'),
+    collectiveSizes: z.array(collectiveRow({ calls: "instances of the collective at this size (a call matched across ranks counts once), count", elements: "message elements of one call (the larger of In/Out msg nelems; gloo: its input tensors', an allgather's × the group size); null when the trace does not give them", bytes: "message bytes of one call (elements × element size): the size nccl-tests' rows are keyed by; null when the trace names no element type (the row is then keyed by elements)" })).describe("the collectives as nccl-tests tabulates them: a row per (collective, process group, message size); the same fields as collectives, with elements and bytes the size of one call (not summed); sorted by collective, process group, size"),
     stragglers: z.array(obj({
       step: z.number().describe('the step number; -1 for collectives outside any step'),
       rank: z.number().describe('the straggling rank'),
@@ -98,13 +87,7 @@ export const ranksDocument = jsonDocument(
       lateUs: z.number().describe('sum over those instances of (its arrival − the next-latest arrival), µs'),
       othersWaitUs: z.number().describe("sum over those instances of the other ranks' waits for it, µs"),
     })).describe('per step, the rank that arrived last and held the others up longest'),
-    diagnostics: z.array(obj({
-      code: z.string().describe('stable identifier of the diagnostic (upper snake case), for scripts to match on'),
-      severity: z.string(),
-      message: z.string(),
-      count: z.number().describe('1: one entry per code, the numbers are in the message'),
-      byteOffset: z.number().optional().describe("where the first occurrence is, byte offset into the trace's (decompressed) JSON text; absent when the reader does not know"),
-    })).describe("what reading the ranks together found, one entry per code (MISSING_RANKS, MIXED_WORLD_SIZES, UNMATCHED_COLLECTIVES, COLLECTIVES_WITHOUT_WORK, RANK_TRACE_WARNINGS; each trace's own diagnostics are not listed: read them with kinetoscope summary); empty when nothing"),
+    diagnostics: z.array(diagnostic).describe("what reading the ranks together found, one entry per code (MISSING_RANKS, MIXED_WORLD_SIZES, UNMATCHED_COLLECTIVES, COLLECTIVES_WITHOUT_WORK, RANK_TRACE_WARNINGS; each trace's own diagnostics are not listed: read them with kinetoscope summary); empty when nothing"),
   }),
 );
 

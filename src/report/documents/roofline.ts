@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope roofline --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { alignmentItem, diagnostic2, precisionReading, recordedInputDims } from './shared.js';
+import { alignmentItem, kernelTimePerCall, precisionReading, readerDiagnostics, recordedInputDims, rooflinePlacement } from './shared.js';
 
 
 export const rooflineDocument = jsonDocument(
@@ -41,17 +41,8 @@ export const rooflineDocument = jsonDocument(
       callsPerStep: z.number().nullable().describe('calls starting inside ProfilerStep#N spans ÷ the number of steps; null when the trace has no steps or for a kernel without op'),
       kernelCalls: z.number().describe('calls that ran at least one kernel of the row (mean, min and max are over these), count'),
       totalUs: z.number().describe("the row's kernel time summed over calls (a conv: the kernels of the conv op and the conv ops under it; attention: every kernel under the op), µs"),
-      meanUs: z.number().nullable().describe('kernel time per call over kernelCalls, µs; null when no call ran a kernel'),
-      minUs: z.number().nullable().describe("the shortest call's kernel time, µs; null when no call ran a kernel"),
-      maxUs: z.number().nullable().describe("the longest call's kernel time, µs; null when no call ran a kernel"),
-      tflops: z.number().nullable().describe('achieved TFLOP/s: flops ÷ meanUs; null when either is unknown'),
-      peakTflops: z.number().nullable().describe("the device's dense peak for peakDtype, TFLOP/s (int8: TOPS); null when unknown"),
-      percentOfPeak: z.number().nullable().describe('tflops as a percentage (0–100, can exceed 100 when the peak used is too low) of peakTflops; null when either is unknown'),
-      ridgePoint: z.number().nullable().describe('the intensity where the roofline bends, FLOP per byte: peak FLOP/s ÷ memory bandwidth; null when either is unknown'),
-      roof: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute': the roof the op sits under; null when either is unknown"),
-      bound: z.string().nullable(),
-      attainableTflops: z.number().nullable().describe('what the roofline allows at this intensity, TFLOP/s: min(peak, intensity × bandwidth); null when unknown'),
-      percentOfRoofline: z.number().nullable().describe('tflops as a percentage (0–100) of attainableTflops; null when either is unknown'),
+      ...kernelTimePerCall,
+      ...rooflinePlacement,
       kernel: z.string().nullable().describe("the row's main kernel, full name (GEMM: the first kernel decoding as a GEMM; conv/attention: the longest kernel that is not a layout or split-K helper); null when none ran"),
       kernelShort: z.string().nullable().describe("that kernel's name cut to what tells kernels apart; null when none"),
       kernels: z.array(z.string()).describe("the names of the row's kernels of one call, in launch order"),
@@ -130,7 +121,7 @@ export const rooflineDocument = jsonDocument(
     atStakePer: z.string().describe("what atStakeUs is per: 'step' (the trace's profiler steps) or 'trace' (no profiler steps: the whole trace)"),
     notes: z.array(z.string()).describe('sentences that qualify the table (peaks not found, record_shapes off, Triton conv templates left out, declined calls)'),
     precision: precisionReading('every compute row (GEMMs, convolutions, attention)'),
-    diagnostics: z.array(diagnostic2).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)'),
+    diagnostics: readerDiagnostics,
   }),
 );
 

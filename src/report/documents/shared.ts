@@ -7,29 +7,22 @@ export const dim = obj({
   padded: z.number().describe('its size rounded up to the next multiple of `multiple`, elements'),
 });
 
-export const diagnostic3 = obj({
-  code: z.string(),
-  severity: z.string(),
-  message: z.string(),
-  count: z.number().describe('how many times the reader found it (events or records), count'),
-  byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-});
-
-export const diagnostic2 = obj({
+/**
+ * One diagnostic, whoever found it (the trace reader, an analysis, the ET reader, reading the
+ * ranks together): core/diagnostics.ts's Diagnostic as a DiagnosticSink lists it, its repeats
+ * folded into a count. Every document declares its diagnostics with this shape; what found them
+ * is said where the list stands.
+ */
+export const diagnostic = obj({
   code: z.string().describe('stable identifier of the diagnostic (upper snake case), for scripts to match on'),
   severity: z.string(),
   message: z.string(),
-  count: z.number().describe('how many events (or records) the diagnostic concerns, count'),
-  byteOffset: z.number().optional().describe("where the first occurrence is, byte offset into the trace's (decompressed) JSON text; absent when the reader does not know"),
+  count: z.number().describe('how many times it was found (events, records, nodes or activities, by context), count'),
+  byteOffset: z.int().optional().describe("where the first occurrence is, byte offset into the (decompressed) input's JSON text; absent when the reader does not know or it has no place in the file"),
 });
 
-export const diagnostic = obj({
-  code: z.string(),
-  severity: z.string(),
-  message: z.string(),
-  count: z.number(),
-  byteOffset: z.int().optional().describe('where in the file the reader saw it, in bytes from the start of the (decompressed) input, when it knows'),
-});
+/** The trace reader's diagnostics, as most documents carry them under `diagnostics`. */
+export const readerDiagnostics = z.array(diagnostic).describe('what the trace reader repaired or found odd in the trace, one entry per kind (empty when nothing)');
 
 export const compareItem = obj({
   where: z.string().describe("'same trace' or 'other trace' (the --vs trace)"),
@@ -59,6 +52,32 @@ export const alignmentItem = obj({
   shareOfKernelTime: z.number().nullable().describe('totalUs as a share (0–1) of all kernel time in the trace; null when the trace has no kernel time'),
   compare: z.array(compareItem).describe("what the trace(s) show against it: the largest aligned GEMM of the same dtype in this trace ('same trace') and, with --vs, the rows of the other trace of the same or the padded shape ('other trace')"),
 });
+
+/**
+ * A row of calls' kernel time per call, over the calls that ran a kernel (`kernelCalls` counts
+ * them): gemm's rows and roofline's, whose GEMM rows are gemm's (analyses/gemm/roofline.ts).
+ */
+export const kernelTimePerCall = {
+  meanUs: z.number().nullable().describe('kernel time per call over kernelCalls, µs; null when no call ran a kernel'),
+  minUs: z.number().nullable().describe("the shortest call's kernel time, µs; null when no call ran a kernel"),
+  maxUs: z.number().nullable().describe("the longest call's kernel time, µs; null when no call ran a kernel"),
+};
+
+/**
+ * Where a row of calls sits on the roofline, from its flops and bytes per call, its kernel time
+ * per call and the device's peaks: gemm's rows and roofline's, both placed by
+ * analyses/gemm/roofline-point.ts's placeOnRoofline.
+ */
+export const rooflinePlacement = {
+  tflops: z.number().nullable().describe('achieved TFLOP/s: flops ÷ meanUs; null when either is unknown'),
+  peakTflops: z.number().nullable().describe("the device's dense peak for peakDtype, TFLOP/s (int8: TOPS); null when unknown"),
+  percentOfPeak: z.number().nullable().describe('tflops as a percentage (0–100, can exceed 100 when the peak used is too low) of peakTflops; null when either is unknown'),
+  ridgePoint: z.number().nullable().describe('the intensity where the roofline bends, FLOP per byte: peak FLOP/s ÷ memory bandwidth; null when either is unknown'),
+  roof: z.string().nullable().describe("'memory' when arithmeticIntensity is below ridgePoint, else 'compute': the roof the op sits under; null when either is unknown"),
+  bound: z.string().nullable(),
+  attainableTflops: z.number().nullable().describe('what the roofline allows at this intensity, TFLOP/s: min(peak, intensity × bandwidth); null when unknown'),
+  percentOfRoofline: z.number().nullable().describe('tflops as a percentage (0–100) of attainableTflops; null when either is unknown'),
+};
 
 /**
  * An op's Input Dims as the trace records them (record_shapes): a list per input — its dims, []
@@ -95,13 +114,8 @@ export const executionTraces = z.array(obj({
   recordedOps: z.number().describe("the trace's ops and annotations with a nonzero Record function id, count"),
   matchedOps: z.number().describe('of those, the ones an ET node of the same rf_id and name matched, count (at least 90% or the ET is refused)'),
   truncated: z.boolean().describe('the ET file ends before its JSON closes (the nodes before the cut are read)'),
-  diagnostics: z.array(obj({
-    code: z.string().describe('stable identifier (ET_TRUNCATED, ET_BAD_NODE)'),
-    severity: z.string().describe('info, warning or error'),
-    message: z.string().describe('one sentence saying what was found'),
-    count: z.number().optional().describe('how many times it occurs'),
-    byteOffset: z.number().optional().describe('byte offset in the ET text, where one applies'),
-  })).describe('what the ET reader repaired or found odd: code, severity, message'),
+  // count optional: cli/execution-trace.ts hands the ET reader's list over as core's Diagnostic, whose count is.
+  diagnostics: z.array(diagnostic.partial({ count: true })).describe('what the ET reader repaired or found odd (ET_TRUNCATED, ET_BAD_NODE), one entry per kind'),
 })).describe('each execution trace given with --et: the file, the trace it was joined to and how well; absent without --et');
 
 /** What fp32 and TF32 matrix math puts at stake against TF32 and bf16 (gemm and roofline's precision; report/precision-view.ts): `what` the rows are. */

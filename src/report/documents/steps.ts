@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope steps --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic, syncCaller } from './shared.js';
+import { readerDiagnostics, syncCaller } from './shared.js';
 
 /** A figure over the steps; null where no step has it (a step of 0 ns has no share). */
 const spread = obj({
@@ -157,7 +157,7 @@ export const stepsDocument = jsonDocument(
         step: z.number().describe('index in steps of the step it ran in, -1 when none'),
       })).describe("each recomputation: one checkpointed region's forward run again inside a backward node, in start order"),
     }).optional().describe('the forward each step runs again inside backward (activation checkpointing; host/recompute.ts); steps and regions are empty when nothing is recomputed'),
-    diagnostics: z.array(diagnostic),
+    diagnostics: readerDiagnostics,
   }),
 );
 

@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope summary --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic3 } from './shared.js';
+import { readerDiagnostics } from './shared.js';
 
 
 export const summaryDocument = jsonDocument(
@@ -29,7 +29,7 @@ export const summaryDocument = jsonDocument(
       selfCpuUs: z.number().describe('Σ self CPU time over all rows, µs'),
       selfDeviceUs: z.number().describe('Σ self device time over the kernel, copy and memset rows (GPU annotations excluded, as torch), µs'),
     }).describe("the table's totals as torch prints them under its table, over every row (before --device and --limit), not rounded"),
-    diagnostics: z.array(diagnostic3).describe("the trace's reader diagnostics (what the reader repaired or found odd), one entry per kind"),
+    diagnostics: readerDiagnostics,
   }),
 );
 

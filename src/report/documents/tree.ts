@@ -1,7 +1,7 @@
 /** The JSON document of `kinetoscope tree --json`: every field, its type and its meaning. */
 import { z } from 'zod';
 import { jsonDocument, obj } from './kit.js';
-import { diagnostic3, recordedInputDims } from './shared.js';
+import { readerDiagnostics, recordedInputDims } from './shared.js';
 
 const dispatchNode = obj({
   category: z.string().describe('Kineto category of the node: a host event (cpu_op, user_annotation, cuda_runtime, cuda_driver, ...) or GPU work (kernel, gpu_memcpy, gpu_memset)'),
@@ -39,7 +39,7 @@ export const treeDocument = jsonDocument(
       gpuUs: z.number().describe("Σ durations of the GPU work (kernels, copies, memsets) launched under them, µs"),
       roots: z.array(dispatchNode).describe("the thread's events that start inside the window and whose parent does not, in time order, with their subtrees (one level below the instance, as its own children; none at --depth 0)"),
     })).describe("a step or annotation instance's events on other threads than its own (autograd's backward on pt_autograd_0, a DataLoader's worker …) that start inside its window, per thread; empty for the whole trace and when there are none"),
-    diagnostics: z.array(diagnostic3).describe("the trace's reader diagnostics (what the reader repaired or found odd), one entry per kind"),
+    diagnostics: readerDiagnostics,
   }),
 );
 
