@@ -23,6 +23,8 @@ const COLLECT_AFTER_BYTES = 32 << 20;
  * event kind — pays back from a few MB of JSON (measured on the 2-core machine, `summary`, CPU
  * time: a 63 kB .gz of 0.8 MB JSON 16 ms faster unprimed, 180 kB of 3.1 MB 8 ms faster unprimed,
  * 0.8 MB of 12 MB 17 ms faster primed). Input of unknown size (standard input, a stream) is primed.
+ * The same threshold for the JavaScript tokenizer's primer (ingest/tokenizer.ts), which runs
+ * where the native reader is not built.
  */
 export const PRIME_FROM_BYTES = 512 << 10;
 
@@ -38,7 +40,8 @@ export interface LoadOptions extends ReadOptions {
 
 export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Promise<TraceModel> {
   // The model's table-wide loops natively where the addon is built (model/table-kernels.ts).
-  const builder = createModelBuilder({ kernels: nativeTableKernels(), omit: opts.omit, prime: (await inputBytes(input)) >= PRIME_FROM_BYTES });
+  const prime = (await inputBytes(input)) >= PRIME_FROM_BYTES;
+  const builder = createModelBuilder({ kernels: nativeTableKernels(), omit: opts.omit, prime });
   const workers = opts.workers ?? defaultWorkers();
   const policy = modelArgsPolicy(opts.omit);
   const record = opts.recordSubset;
@@ -85,7 +88,7 @@ export async function loadTrace(input: TraceInput, opts: LoadOptions = {}): Prom
         }
         builder.addColumns(batch, source);
       },
-      { ...opts, policy, reuseBatches: true, offsets: record !== undefined },
+      { ...opts, policy, reuseBatches: true, offsets: record !== undefined, prime },
     );
   }
   if (record) record.read = read;

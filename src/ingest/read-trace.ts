@@ -80,6 +80,8 @@ export interface ColumnReadOptions extends ReadOptions {
   reuseBatches?: boolean;
   /** Each event's byte range in the (decompressed) text, in EventColumns.offsets. */
   offsets?: boolean;
+  /** Prime the JavaScript tokenizer first (ColumnarOptions.prime; default true): false for a small input. */
+  prime?: boolean;
 }
 
 /**
@@ -93,7 +95,7 @@ export async function readTraceColumns(
   opts: ColumnReadOptions,
 ): Promise<ReadResult> {
   const sink = opts.diagnostics ?? new DiagnosticSink();
-  const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches, offsets: opts.offsets, native: nativeEventReader() });
+  const tok = createColumnarTokenizer(onColumns, sink, { policy: opts.policy, reuseBatches: opts.reuseBatches, offsets: opts.offsets, native: nativeEventReader(), prime: opts.prime });
   return readThrough(input, tok, sink, opts, tok);
 }
 

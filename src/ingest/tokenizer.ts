@@ -274,6 +274,11 @@ export interface ColumnarOptions {
   offsets?: boolean;
   /** The native fast path (native-reader.ts), where the host can load it. */
   native?: NativeEventReaderClass;
+  /**
+   * Read PRIMER first, where the JavaScript reader does the reading (default true). False for
+   * a small input, which pays its ~10 ms of CPU and would not read long enough to gain them back.
+   */
+  prime?: boolean;
 }
 
 export interface ColumnarTokenizer extends TraceTokenizer {
@@ -320,7 +325,7 @@ export function createColumnarTokenizer(
   opts: ColumnarOptions,
 ): ColumnarTokenizer {
   // With the native fast path, the JavaScript one reads only what it leaves: not worth priming.
-  if (opts.native === undefined) prime();
+  if (opts.native === undefined && opts.prime !== false) prime();
   const t = new Tokenizer(onColumns, diagnostics, opts, false);
   return {
     push: (bytes: Uint8Array) => t.push(bytes),
