@@ -58,6 +58,28 @@ export const SORTABLE_TABLES_JS = String.raw`
   Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);
 `;
 
+/**
+ * A timeline canvas sized to its scroller (both pages' timelines): the scroller as tall as the
+ * content up to maxH, the spacer the content's height (the scrollbar's extent), the canvas the
+ * scroller's width less its scrollbar, in device pixels for a sharp drawing; `redraw` draws once
+ * per animation frame however many events ask. The page defines W, H, dpr and draw().
+ */
+export const CANVAS_FIT_JS = String.raw`
+  function fitCanvas(total, maxH) {
+    H = Math.min(total, maxH);
+    scroller.style.height = H + 'px';
+    spacer.style.height = total + 'px';
+    W = Math.max(320, scroller.clientWidth);
+    canvas.style.width = W + 'px';
+    canvas.style.height = H + 'px';
+    canvas.width = Math.round(W * dpr);
+    canvas.height = Math.round(H * dpr);
+    draw();
+  }
+  var pending = false;
+  function redraw() { if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(); }); } }
+`;
+
 /** A time axis in ns (every page's timeline): a 1-2-5 step about every 110 px between t0 and t1 over px pixels, and a tick's label in µs or ms. */
 export const TIME_TICKS_JS = String.raw`
   function tickList(t0, t1, px) {
@@ -176,21 +198,9 @@ ${SORTABLE_TABLES_JS}
 
   function resize() {
     dpr = window.devicePixelRatio || 1;
-    var maxH = Math.max(200, Math.floor(window.innerHeight * 0.7));
-    var total = AXIS_H + contentH;
-    H = Math.min(total, maxH);
-    scroller.style.height = H + 'px';
-    spacer.style.height = total + 'px';
-    // the scroller's width less its scrollbar, when the tracks overflow it
-    W = Math.max(320, scroller.clientWidth);
-    canvas.style.width = W + 'px';
-    canvas.style.height = H + 'px';
-    canvas.width = Math.round(W * dpr);
-    canvas.height = Math.round(H * dpr);
-    draw();
+    fitCanvas(AXIS_H + contentH, Math.max(200, Math.floor(window.innerHeight * 0.7)));
   }
-  var pending = false;
-  function redraw() { if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(); }); } }
+${CANVAS_FIT_JS}
 
   function plotW() { return W - LABEL_W; }
   function xOf(t) { return LABEL_W + (t - view.t0) * plotW() / (view.t1 - view.t0); }

@@ -19,7 +19,7 @@ import type { RanksBlock } from '../ranks-view.js';
 import { formatUs } from '../format.js';
 import { escapeHtml, jsonForScript, quantityOf } from './html-text.js';
 import { PAGE_STYLE } from './page-style.js';
-import { SORTABLE_TABLES_JS, TIME_TICKS_JS } from './page-script.js';
+import { CANVAS_FIT_JS, SORTABLE_TABLES_JS, TIME_TICKS_JS } from './page-script.js';
 
 /** The lanes' geometry in CSS px (exported so a browser test can aim at a call). */
 export const RANKS_LAYOUT = { labelWidth: 190, axisHeight: 30, minLane: 14, maxLane: 44, viewMargin: 0.01 } as const;
@@ -77,19 +77,9 @@ ${TIME_TICKS_JS}
     dpr = window.devicePixelRatio || 1;
     var maxH = Math.max(200, Math.floor(window.innerHeight * 0.7));
     LANE = Math.max(MIN_LANE, Math.min(MAX_LANE, Math.floor((maxH - AXIS) / Math.max(1, n))));
-    var total = AXIS + n * LANE;
-    H = Math.min(total, maxH);
-    scroller.style.height = H + 'px';
-    spacer.style.height = total + 'px';
-    W = Math.max(320, scroller.clientWidth);
-    canvas.style.width = W + 'px';
-    canvas.style.height = H + 'px';
-    canvas.width = Math.round(W * dpr);
-    canvas.height = Math.round(H * dpr);
-    draw();
+    fitCanvas(AXIS + n * LANE, maxH);
   }
-  var pending = false;
-  function redraw() { if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(); }); } }
+${CANVAS_FIT_JS}
   function plotW() { return W - LABEL; }
   function xOf(us) { return LABEL + (us - view.t0) * plotW() / (view.t1 - view.t0); }
   function usOf(x) { return view.t0 + (x - LABEL) * (view.t1 - view.t0) / plotW(); }
