@@ -9,8 +9,9 @@
  * chains do (unknown where no rule derives it). `inferOutput` below still serves the matcher's
  * order check (`readsOutputOf`) and the traffic estimate: there a derived reduction output (a
  * bias-sized [3072]) matches every unrelated tensor of its size, compared by size alone, and
- * blocks true replacements (mlp_train's sum·threshold_backward); moving those onto tensor
- * identity (`--et`) is the next step. A link found here says it is likely, by shape.
+ * blocks true replacements (mlp_train's sum·threshold_backward); with torch's execution trace
+ * (`--et`) the order check reads tensor identity instead. A link found here by shape says it is
+ * likely.
  */
 import type { TraceModel } from '../../model/trace-model.js';
 import { derivedTensors } from '../facts/op-shapes.js';
@@ -128,10 +129,26 @@ export function findIntermediate(m: TraceModel, a: Pick<KernelSite, 'owner' | 'd
  */
 export function readsOutputOf(m: TraceModel, reader: number, producer: number, producerKind: KernelKind): boolean {
   if (reader < 0 || producer < 0) return false;
+  const byId = readsWrittenStorage(m, reader, producer);
+  if (byId !== undefined) return byId;
   const out = inferOutput(m.strings.get(m.host.name[producer]!), producerKind, tensorArgs(m.host.args[producer]));
   if (!out?.dims || !out.dtype) return false;
   const numel = numelOf(out.dims);
   return tensorArgs(m.host.args[reader]).some((a) => a.numel === numel && a.dtype === out.dtype);
+}
+
+/**
+ * With torch's execution trace (`--et`), whether `reader` reads a storage `producer` wrote (its
+ * outputs and the inputs it writes in place): tensor identity, where the shapes above compare
+ * sizes. undefined when either op has no ET record (the shapes decide then).
+ */
+function readsWrittenStorage(m: TraceModel, reader: number, producer: number): boolean | undefined {
+  const p = m.opTensors?.byHost.get(producer);
+  const r = m.opTensors?.byHost.get(reader);
+  if (!p || !r) return undefined;
+  const written = new Set([...p.outputs, ...p.mutated].map((t) => t.storage).filter((s) => s !== 0));
+  const onlyWritten = new Set(r.outBuffers.map((t) => t.tensor));
+  return r.inputs.some((t) => t.storage !== 0 && written.has(t.storage) && !onlyWritten.has(t.tensor));
 }
 
 /**

@@ -55,7 +55,8 @@ thread; a memset's or copy's bytes), physics (below); "fact" only where stated, 
                hand-written geglu_fwd; or all of B's new kernels left there, for A's left
                there, where B recorded no shapes or each takes a tensor of A's). The other calls
                of an op go with it (a GEMM's split-K reduce, a convolution's layout
-               transposes); work never moves past a call that reads its output; Inductor's
+               transposes); work never moves past a call that reads its output (by the
+               tensors' sizes and dtypes, or with --et by the storage it wrote); Inductor's
                split reductions are one replacement (the later stages, which reduce the
                first's fp32 partial buffer). Always likely, except op-and-shape on equal dims
   physics      a replacement is refused when B's kernels run for less than the work needs on
