@@ -557,6 +557,30 @@ describe('decodeKernelName on names from the sources and the seed', () => {
     ['ATen index kernel', 'void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1} const&, bool)::{lambda(int)#1}>(long, at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>, at::native::index_kernel_impl<at::native::OpaqueType<4> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1} const&, bool)::{lambda(int)#1})', {
       kind: 'elementwise', library: 'ATen', aten: { template: 'index_elementwise_kernel', op: 'index_kernel_impl' },
     }],
+    // Indexing.cu declares it in the file-scope anonymous namespace; the H100 captures moe_train and
+    // moe_train_grouped ran it under aten::_index_put_impl_ (IndexBackward0). scalar_t = float.
+    ['ATen index_put backward (outside namespace at)', 'void (anonymous namespace)::indexing_backward_kernel<float, 4>(long const*, long const*, float const*, float*, long, long, long, long, bool)', {
+      kind: 'other', library: 'ATen', aten: { template: 'indexing_backward_kernel' }, dtype: 'f32',
+    }],
+    ['ATen index_put backward, stride 1', 'void (anonymous namespace)::indexing_backward_kernel_stride_1<float>(long const*, long const*, float const*, float*, long, long, long, long, bool)', {
+      kind: 'other', library: 'ATen', aten: { template: 'indexing_backward_kernel_stride_1' }, dtype: 'f32',
+    }],
+    // The quantized variant's scalar_t is the quantized weight's type, not the gradient's: no dtype.
+    ['ATen quantized index_put backward', 'void (anonymous namespace)::indexing_backward_kernel_quantized<signed char, 4>(long const*, long const*, float const*, signed char*, long, long, long, long, float, int, long, long)', {
+      kind: 'other', library: 'ATen', aten: { template: 'indexing_backward_kernel_quantized' },
+    }],
+    // A CUTLASS 3.x kernel named by its type (demangled): CollectiveMma<MainloopSm90…<Stages 4,
+    // ClusterShape 2x1x1, …>, TileShape 128x256x64, ElementA bf16, StrideA, ElementB bf16, StrideB,
+    // TiledMMA<MMA_Atom<SM90::GMMA::MMA_64x256x16_F32BF16BF16_SS<…>>, …>, …> (collective_mma_decl.hpp,
+    // dispatch_policy.hpp, mma_sm90_gmma.hpp: F32 = the accumulator D).
+    ['CUTLASS 3.x grouped GEMM by its type', 'void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<4, cute::tuple<cute::C<2>, cute::C<1>, cute::C<1> >, cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative>, cute::tuple<cute::C<128>, cute::C<256>, cute::C<64> >, cutlass::bfloat16_t, cute::tuple<long, cute::C<1>, cute::C<0> >*, cutlass::bfloat16_t, cute::tuple<long, cute::C<1>, cute::C<0> >*, cute::TiledMMA<cute::MMA_Atom<cute::SM90::GMMA::MMA_64x256x16_F32BF16BF16_SS<(cute::SM90::GMMA::Major)0, (cute::SM90::GMMA::Major)0, (cute::SM90::GMMA::ScaleIn)1, (cute::SM90::GMMA::ScaleIn)1> >, cute::Layout<cute::tuple<cute::C<2>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<1>, cute::C<0>, cute::C<0> > >, cute::tuple<cute::Underscore, cute::Underscore, cute::Underscore> >, cute::SM90_TMA_LOAD, void, void, cute::identity, cute::SM90_TMA_LOAD_MULTICAST, void, void, cute::identity>, void, void, void> >(cutlass::gemm::kernel::GemmUniversal<void>::Params)', {
+      kind: 'gemm', library: 'CUTLASS', generator: 'cutlass 3.x', arch: 'sm90', stages: '4', cluster: '2x1x1', tile: '128x256x64',
+      tensorCores: true, instructionShape: '64x256x16', types: { a: 'bf16', b: 'bf16', accumulator: 'f32' }, dtype: 'bf16',
+    }],
+    // CUTLASS 2.x's GemmUniversal takes an Mma, not a CollectiveMma: not read as 3.x.
+    ['CUTLASS 2.x GemmUniversal by its type (not read)', 'void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::threadblock::MmaMultistage<int>, cutlass::epilogue::threadblock::Epilogue<int>, int> >(int)', {
+      kind: 'unknown', unparsed: ['Kernel'],
+    }],
     ['ATen persistent softmax (outside namespace at)', 'void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 10, false, false>(c10::BFloat16*, c10::BFloat16 const*, int, int, int, bool const*, int, bool)', {
       kind: 'softmax', library: 'ATen', aten: { template: 'softmax_warp_forward' }, dtype: 'bf16',
     }],
@@ -645,6 +669,7 @@ describe('every name of every H200 capture has a library and a role', () => {
   // Names whose role is decoded but whose library the text does not state.
   const NO_LIBRARY: Array<[RegExp, string]> = [
     [/^void sgemm_largek_lds64</, 'a BLAS-named GEMM (sgemm) with no namespace and only builtin parameter types: which library ships it is not written'],
+    [/^void precomputed_convolve_sgemm</, 'a convolution named with no namespace and a bare `kernel_conv_params` parameter: the H100 captures resnet18_train and resnet18_train_cl ran it under aten::cudnn_convolution, but the name does not say cuDNN'],
   ];
 
   it('covers the captures it should', () => {
@@ -753,6 +778,48 @@ describe('the wave-2 capture: what the launching op says about the name', () => 
 
 // ---------------------------------------------------------------------------------------------
 
+describe('the H100 captures: what the launching op says about the name', () => {
+  // The raw trace links each kernel to the op that launched it by External id; the op's recorded
+  // input types are the oracle for the element type the name is decoded to.
+  const H100 = path.join(TEST_DIR, 'fixtures/traces/h100-torch2.11');
+  const torchType: Record<string, string> = { float: 'f32', 'c10::Half': 'f16', 'c10::BFloat16': 'bf16' };
+  type Ev = { name: string; cat?: string; args?: Record<string, unknown> };
+  const launches = (workload: string, match: (name: string) => boolean): Array<{ kernel: string; op: string; types: string[] }> => {
+    const events = (JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(H100, `${workload}.pt.trace.json.gz`))).toString()) as { traceEvents: Ev[] }).traceEvents;
+    const ops = new Map<unknown, Ev>();
+    for (const e of events) if (e.cat === 'cpu_op' && e.args?.['External id'] !== undefined) ops.set(e.args['External id'], e);
+    return events.filter((e) => e.cat === 'kernel' && match(e.name)).map((e) => {
+      const op = ops.get(e.args?.['External id']);
+      return { kernel: e.name, op: op?.name ?? '', types: (op?.args?.['Input type'] as string[] | undefined) ?? [] };
+    });
+  };
+
+  it('decodes torch._grouped_mm\'s mangled CUTLASS 3.x kernels to a bf16 GEMM, as aten::_grouped_mm\'s inputs are', () => {
+    const got = launches('moe_train_grouped', (n) => n.startsWith('_ZN7cutlass13device_kernel'));
+    expect(new Set(got.map((g) => g.kernel)).size).toBe(3);
+    for (const { kernel, op, types } of got) {
+      expect(op, kernel.slice(0, 80)).toBe('aten::_grouped_mm');
+      const d = decodeKernelName(kernel);
+      expect([d.kind, d.library, d.generator, d.tensorCores]).toEqual(['gemm', 'CUTLASS', 'cutlass 3.x', true]);
+      expect(d.types?.a).toBe(torchType[types[0] as string]);
+      expect(d.types?.b).toBe(torchType[types[1] as string]);
+    }
+  });
+
+  it('decodes ATen\'s indexing_backward kernels to the type aten::_index_put_impl_ was called with', () => {
+    const got = [...launches('moe_train', (n) => n.includes('indexing_backward_kernel')), ...launches('moe_train_grouped', (n) => n.includes('indexing_backward_kernel'))];
+    expect(new Set(got.map((g) => g.kernel.slice(0, g.kernel.indexOf('<')))).size).toBe(2);
+    for (const { kernel, op, types } of got) {
+      expect(op, kernel).toBe('aten::_index_put_impl_');
+      const d = decodeKernelName(kernel);
+      expect([d.kind, d.library]).toEqual(['other', 'ATen']);
+      expect(d.dtype).toBe(torchType[types[0] as string]);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
 describe('demangleItanium', () => {
   // Hand-worked from the Itanium C++ ABI's mangling rules (itanium-cxx-abi.github.io/cxx-abi/abi.html).
   const cases: Array<[string, string | undefined]> = [
@@ -766,6 +833,10 @@ describe('demangleItanium', () => {
     // literals: int, bool, unsigned, an enum value; `> >` as llvm-cxxfilt spells it
     ['_ZN7cutlass6KernelINS_1XILi256ELb1ELj4ELNS_2Op4KindE2EEEEEvv', 'void cutlass::Kernel<cutlass::X<256, true, 4u, (cutlass::Op::Kind)2> >()'],
     ['_ZNSt6vectorIiSaIiEE4sizeEv', 'std::vector<int, std::allocator<int> >::size()'],
+    // an empty pack (J E) prints nothing and takes no comma, as an argument or through T_ as a parameter
+    ['_Z1fIiJEfEvv', 'void f<int, float>()'],
+    ['_Z1fIJEiEvT_i', 'void f<int>(int)'],
+    ['_Z1fIiJifEEvv', 'void f<int, int, float>()'],
     // unsupported grammar: no partial answer
     ['_ZZ1fvE1x', undefined], // local name
     ['_Z1fIXplT_Li1EEEvv', undefined], // expression argument

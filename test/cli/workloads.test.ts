@@ -20,8 +20,14 @@ import { TEST_DIR } from '../helpers/paths.js';
 const ROOT = join(TEST_DIR, '..');
 const WORKLOADS = join(ROOT, 'workloads');
 const CAPTURES = join(ROOT, 'test/fixtures/traces/h200-workloads');
-/** The wave-3 captures' folder (capture_wave3.sh writes it; not captured yet: workloads/README.md). */
+/** The wave-3 captures' folder (capture_wave3.sh wrote it on an H100: its README). */
 const WAVE3_FOLDER = 'h100-torch2.11';
+/**
+ * capture_wave3.sh's entries that are not in WAVE3_FOLDER: two the GPU time ran out before
+ * (2026-12-08), and the four with an execution trace, kept with their ETs on branch `cap-h100`
+ * until issue 40's scoring test passes on them (the folder's README).
+ */
+const WAVE3_NOT_CAPTURED = ['bert_train', 'bert_train_et', 'cnn_train_et', 'gpt2_train_et', 'mlp_train_compile_et', 'moe_train_loop'];
 
 /**
  * The interpreter `python3` runs, asked once: a version manager's shim (pyenv's is a shell
@@ -198,15 +204,20 @@ describe.skipIf(!HAS_PYTHON)('workload scripts parse and explain their flags wit
     for (const n of names) expect(existsSync(join(ROOT, 'test/fixtures/traces/h200-torch2.11', `${n}.pt.trace.json.gz`))).toBe(true);
   });
 
-  it.skipIf(!existsSync(join(ROOT, 'test/fixtures/traces', WAVE3_FOLDER)))('capture_wave3.sh: its entries are the wave-3 captures, each with an execution trace where it asks for one', () => {
+  it.skipIf(!existsSync(join(ROOT, 'test/fixtures/traces', WAVE3_FOLDER)))('capture_wave3.sh: every wave-3 capture is one of its entries, with an execution trace exactly where the entry asks for one; the entries not captured are WAVE3_NOT_CAPTURED', () => {
     const entries = captureEntries('capture_wave3.sh');
-    const names = entries.map((e) => e.name!);
     const folder = join(ROOT, 'test/fixtures/traces', WAVE3_FOLDER);
-    const captured = readdirSync(folder).filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => f.replace('.pt.trace.json.gz', ''));
-    expect(names.slice().sort()).toEqual(captured.sort());
-    for (const e of entries) {
-      expect(existsSync(join(folder, `${e.name}.et.json.gz`)), e.name).toBe(e.argv.includes('--execution-trace'));
+    const files = readdirSync(folder);
+    const captured = files.filter((f) => f.endsWith('.pt.trace.json.gz')).map((f) => f.replace('.pt.trace.json.gz', '')).sort();
+    const byName = new Map(entries.map((e) => [e.name!, e]));
+    for (const name of captured) expect([...byName.keys()], name).toContain(name);
+    expect(entries.map((e) => e.name!).filter((n) => !captured.includes(n)).sort()).toEqual(WAVE3_NOT_CAPTURED);
+    for (const name of captured) {
+      expect(existsSync(join(folder, `${name}.et.json.gz`)), name).toBe(byName.get(name)!.argv.includes('--execution-trace'));
     }
+    // no execution trace without its trace
+    const ets = files.filter((f) => f.endsWith('.et.json.gz')).map((f) => f.replace('.et.json.gz', ''));
+    for (const name of ets) expect(captured, name).toContain(name);
   });
 
   for (const [script, flags] of Object.entries(TOOL_SCRIPTS)) {

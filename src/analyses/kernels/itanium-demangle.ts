@@ -81,7 +81,7 @@ class Parser {
     if (templated) ret = this.type();
     const params: string[] = [];
     while (this.pos < this.s.length && this.peek() !== 'E' && this.peek() !== '.') params.push(this.type());
-    const list = params.length === 1 && params[0] === 'void' ? '' : params.join(', ');
+    const list = params.length === 1 && params[0] === 'void' ? '' : joinArgs(params);
     return `${ret ? `${ret} ` : ''}${text}(${list})`;
   }
 
@@ -244,7 +244,7 @@ class Parser {
         pack.push(this.templateArg());
       }
       this.pos++;
-      return pack.join(', ');
+      return joinArgs(pack);
     }
     if (c === 'X') this.fail(); // expression
     return this.type();
@@ -341,7 +341,7 @@ class Parser {
         params.push(this.type());
       }
       this.pos++;
-      const t = `${ret} (${params.length === 1 && params[0] === 'void' ? '' : params.join(', ')})`;
+      const t = `${ret} (${params.length === 1 && params[0] === 'void' ? '' : joinArgs(params)})`;
       this.subs.push(t);
       return t;
     }
@@ -388,6 +388,15 @@ class Parser {
 }
 
 function renderArgs(args: readonly string[]): string {
-  const body = args.join(', ');
+  const body = joinArgs(args);
   return `<${body}${body.endsWith('>') ? ' ' : ''}>`;
+}
+
+/**
+ * Template arguments (or parameters) joined with `, `; an empty pack (`JE`, e.g. the trailing
+ * `class... Args` of CUTLASS's `FusionCallbacks<…, JE>` in torch._grouped_mm's kernel, or a `T_`
+ * naming one) renders as nothing and takes no comma, as llvm-cxxfilt prints it.
+ */
+function joinArgs(args: readonly string[]): string {
+  return args.filter((a) => a !== '').join(', ');
 }

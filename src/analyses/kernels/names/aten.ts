@@ -7,8 +7,11 @@ import type { KernelKind, DecodedKernelName } from './types.js';
 // ---- ATen ---------------------------------------------------------------------------------------
 // Kernels of PyTorch's ATen (namespaces at::native / at::cuda / at::), plus ATen kernels that live in
 // an anonymous namespace outside at:: — softmax_warp_forward/backward
-// (aten/src/ATen/native/cuda/PersistentSoftmax.cuh) and elementwise_kernel_with_index
-// (RangeFactories.cu). The identifying functor of the generic TensorIterator templates
+// (aten/src/ATen/native/cuda/PersistentSoftmax.cuh), elementwise_kernel_with_index
+// (RangeFactories.cu) and the indexing_backward_kernel family (Indexing.cu, the file-scope
+// `namespace {` before `namespace at::native`; launched by index_put_with_sort_kernel: in the H100
+// captures moe_train and moe_train_grouped, torch 2.11, by aten::_index_put_impl_ under IndexBackward0,
+// as ATen's other Indexing.cu kernels — indexSelect*, indexFunc* — role `other`). The identifying functor of the generic TensorIterator templates
 // (aten/src/ATen/native/cuda/CUDALoops.cuh: vectorized_elementwise_kernel<vec_size, func_t, array_t>,
 // unrolled_elementwise_kernel<func_t, …>, elementwise_kernel<nt, vt, func_t> wrapping
 // gpu_kernel_impl[_nocast]<func_t>; Reduce.cuh reduce_kernel<nt, output_vec_size, R = ReduceOp<…, ops_t, …>>;
@@ -21,7 +24,11 @@ export const GENERIC_ATEN_TEMPLATES = new Set([
 ]);
 // Wrappers whose last template argument is the real operation (BinaryOps.cuh / Loops.cuh).
 const WRAPPER_FUNCTORS = new Set(['BinaryFunctor', 'AUnaryFunctor', 'BUnaryFunctor', 'gpu_kernel_impl', 'gpu_kernel_impl_nocast', 'func_wrapper_t', 'gpu_index_kernel']);
-const ATEN_OUTSIDE_AT = new Set(['softmax_warp_forward', 'softmax_warp_backward', 'elementwise_kernel_with_index']);
+const ATEN_OUTSIDE_AT = new Set([
+  'softmax_warp_forward', 'softmax_warp_backward', 'elementwise_kernel_with_index',
+  'indexing_backward_kernel', 'indexing_backward_kernel_stride_1', 'indexing_backward_kernel_small_stride',
+  'indexing_backward_kernel_many_indices', 'indexing_backward_kernel_quantized',
+]);
 
 export function decodeAten(sig: Signature): DecodedKernelName | undefined {
   const ns = sig.namespaces.filter((n) => n !== ANON);
@@ -142,7 +149,9 @@ function atenKind(template: string, aten: NonNullable<DecodedKernelName['aten']>
 
 /** The element type the kernel was instantiated for, where the template's first type argument is it. */
 function atenDtype(template: string, targs: string[]): string | undefined {
-  if (/^(vectorized_layer_norm_kernel|layer_norm_grad_input_kernel|softmax_warp_(forward|backward)|cunn_SoftMax(Forward|Backward)|fused_dropout_kernel_vec|GammaBetaBackwardCUDAKernel)/.test(template)) {
+  // indexing_backward_kernel*<scalar_t, …>: scalar_t is grad_output's and grad_weight's type (Indexing.cu);
+  // not the _quantized one, whose grad_output is float and scalar_t the quantized weight's type.
+  if (/^(vectorized_layer_norm_kernel|layer_norm_grad_input_kernel|softmax_warp_(forward|backward)|cunn_SoftMax(Forward|Backward)|fused_dropout_kernel_vec|GammaBetaBackwardCUDAKernel|indexing_backward_kernel(_stride_1|_small_stride|_many_indices)?$)/.test(template)) {
     const t = targs.find((a) => cxxType(a));
     return t ? cxxType(t) : undefined;
   }

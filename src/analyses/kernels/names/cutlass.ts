@@ -168,7 +168,7 @@ export function decodeCutlassTemplate(sig: Signature): DecodedKernelName | undef
   const kernel = sig.templateArgs?.[0];
   if (!kernel) return undefined;
   const kname = identName(kernel);
-  if (!/^ImplicitGemmConvolution/.test(kname)) return undefined;
+  if (!/^ImplicitGemmConvolution/.test(kname)) return decodeCutlass3xGemmKernel(kernel);
   const d: DecodedKernelName = { kind: 'conv', library: sig.namespaces.some((n) => n.includes('cudnn')) ? 'cuDNN' : 'CUTLASS', generator: 'cutlass 2.x' };
   const args = typeArgs(kernel.slice(kernel.indexOf(kname)));
   const op = /\)(\d+)$/.exec(args[3] ?? '');
@@ -217,6 +217,63 @@ export function decodeCutlassTemplate(sig: Signature): DecodedKernelName | undef
   if (types.a) d.dtype = types.a;
   if (unparsed.length) d.unparsed = unparsed;
   return d;
+}
+
+// ---- CUTLASS 3.x GEMM kernels named by their template type --------------------------------------
+// `cutlass::device_kernel<GemmKernel>` (include/cutlass/device_kernel.h) with GemmKernel =
+// `gemm::kernel::GemmUniversal<ProblemShape, CollectiveMainloop, CollectiveEpilogue, …>`
+// (gemm/kernel/gemm_universal.hpp; 2.x's GemmUniversal takes an Mma first, never a CollectiveMma),
+// here inside ATen's `at::cuda::detail::enable_3x_kernel_for_sm9x<…>` (aten/src/ATen/native/cuda/
+// cutlass_common.cuh: the body compiled for sm90–sm99 only). Seen as torch._grouped_mm's kernel
+// (moe_train_grouped, H100, torch 2.11 / CUDA 13.0: launched by aten::_grouped_mm under GroupedMM and
+// GroupedMMBackward), reached the trace mangled. Read as CUTLASS reads them:
+// CollectiveMainloop = `collective::CollectiveMma<DispatchPolicy, TileShape, ElementA, StrideA,
+// ElementB, StrideB, TiledMma, …>` (gemm/collective/collective_mma_decl.hpp); the dispatch policy
+// `MainloopSm90…<Stages, ClusterShape, KernelSchedule>` (gemm/dispatch_policy.hpp, ArchTag arch::Sm90);
+// shapes are `cute::tuple<cute::C<M>, cute::C<N>, cute::C<K>>`; the TiledMMA's atom
+// `SM90::GMMA::MMA_{M}x{N}x{K}_{D}{A}{B}_{SS|RS}` is a Hopper tensor-core (wgmma) instruction
+// computing D += A·B (cute/arch/mma_sm90_gmma.hpp), its D the accumulator. The problem shape
+// (GroupProblemShape: a grouped GEMM) and the schedules are not recorded in the fields.
+function decodeCutlass3xGemmKernel(kernel: string): DecodedKernelName | undefined {
+  const at = kernel.indexOf('gemm::kernel::GemmUniversal<');
+  if (at < 0) return undefined;
+  const [, mainloop] = typeArgs(kernel.slice(at));
+  if (!mainloop || identName(mainloop) !== 'CollectiveMma') return undefined;
+  const d: DecodedKernelName = { kind: 'gemm', library: 'CUTLASS', generator: 'cutlass 3.x' };
+  const [policy, tileShape, elementA, , elementB, , tiledMma] = typeArgs(mainloop.slice(mainloop.indexOf('CollectiveMma')));
+  const policyName = identName(policy ?? '');
+  const arch = /^Mainloop(Sm\d+)/.exec(policyName);
+  if (arch) d.arch = (arch[1] as string).toLowerCase();
+  const policyArgs = typeArgs((policy ?? '').slice((policy ?? '').indexOf(policyName)));
+  if (/^\d+$/.test(policyArgs[0] ?? '')) d.stages = policyArgs[0];
+  const cluster = cuteShape(policyArgs[1]);
+  if (cluster) d.cluster = cluster;
+  const tile = cuteShape(tileShape);
+  if (tile) d.tile = tile;
+  const types: KernelTypes = {};
+  const a = cutlassElement(elementA);
+  const b = cutlassElement(elementB);
+  if (a) types.a = a;
+  if (b) types.b = b;
+  const gmma = /GMMA::MMA_(\d+x\d+x\d+)_(F32|F16|S32)[A-Z0-9]*_(SS|RS)\b/.exec(tiledMma ?? '');
+  if (gmma) {
+    d.tensorCores = true;
+    d.instructionShape = gmma[1];
+    types.accumulator = GMMA_ACCUMULATOR[gmma[2] as string];
+  }
+  if (Object.keys(types).length) d.types = types;
+  if (types.a) d.dtype = types.a;
+  return d;
+}
+
+// The D (accumulator) type at the start of an SM90 GMMA atom's type block (cute/arch/mma_sm90_gmma.hpp).
+const GMMA_ACCUMULATOR: Record<string, string> = { F32: 'f32', F16: 'f16', S32: 'int32' };
+
+/** `cute::tuple<cute::C<128>, cute::C<256>, cute::C<64> >` → '128x256x64'; undefined unless every extent is static. */
+function cuteShape(expr: string | undefined): string | undefined {
+  if (!expr || identName(expr) !== 'tuple') return undefined;
+  const dims = typeArgs(expr.slice(expr.indexOf('tuple'))).map((x) => /^(?:cute::)?C<(\d+)>$/.exec(x.trim())?.[1]);
+  return dims.length && dims.every((x) => x !== undefined) ? dims.join('x') : undefined;
 }
 
 /** A CUTLASS element type as written in a template argument (`cutlass__5x_cudnn::bfloat16_t`, `float`). */
