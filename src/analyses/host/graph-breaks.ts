@@ -313,7 +313,8 @@ class HostReader {
     const kind = host.kind[i]!;
     if (kind === HostKind.Runtime || kind === HostKind.Driver) return this.flags[i]! & CallFlag.BlocksHost ? 'sync' : (inherited ?? 'ops');
     const name = strings.get(host.name[i]!);
-    if (kind === HostKind.Op && (ITEM_OPS.has(name) || this.holdsBlockingCall(i))) return 'sync';
+    // a `.item()` of a CPU tensor (a guard reading a scalar) holds no sync: not one
+    if (kind === HostKind.Op && (ITEM_OPS.has(name) ? this.holdsBlockingCallBelow(i) : this.holdsBlockingCall(i))) return 'sync';
     const role = kind === HostKind.Op || kind === HostKind.Annotation ? compilePreOpRole(name) : undefined;
     if (role === 'cache-lookup' || role === 'guards') return 'guards';
     if (role === 'compiled-graph') return 'wrapper';
@@ -325,6 +326,12 @@ class HostReader {
 
   private holdsBlockingCall(i: number): boolean {
     for (let c = this.m.host.firstChild[i]!; c >= 0; c = this.m.host.nextSibling[c]!) if (this.flags[c]! & CallFlag.BlocksHost) return true;
+    return false;
+  }
+
+  /** Whether a blocking call lies anywhere inside the event (`aten::item` → `_local_scalar_dense` → the sync). */
+  private holdsBlockingCallBelow(i: number): boolean {
+    for (let c = this.m.host.firstChild[i]!; c >= 0; c = this.m.host.nextSibling[c]!) if (this.flags[c]! & CallFlag.BlocksHost || this.holdsBlockingCallBelow(c)) return true;
     return false;
   }
 
