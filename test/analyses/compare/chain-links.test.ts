@@ -9,8 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeFusion, type FusionResult } from '../../../src/analyses/compare/fusion.js';
-import { readExecutionTrace } from '../../../src/ingest/execution-trace.js';
-import { joinExecutionTrace, withOpTensors } from '../../../src/model/op-tensors.js';
+import { etNode, etTensor, withEtNodes } from '../../helpers/et-builder.js';
 import { traceBuilder } from '../../helpers/trace-builder.js';
 
 const ELEMENTWISE = 'void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::Half, c10::Half, c10::Half, at::native::binary_internal::MulFunctor<float> > >(int, at::native::BinaryFunctor<c10::Half, c10::Half, c10::Half, at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul>)';
@@ -130,28 +129,15 @@ describe('links by tensor identity (--et): facts', () => {
     const sum = t.op('aten::sum', 50, 5, { dims: [[64], [], [], []], types: [F, 'ScalarList', 'Scalar', ''], concrete: ['', '[0]', 'False', ''], args: { 'Record function id': 105 } });
     t.launch(sum, 'cudaLaunchKernel', 51, 2).kernel(REDUCE, 1500, 8);
     const model = await t.load();
-    const T = (tid: number, sid: number, n: number) => [tid, sid, 0, n, 4, 'cuda:0'];
-    const node = (id: number, name: string, rf: number, ins: unknown[][], insShapes: unknown[], outs: unknown[][], outShapes: unknown[]) => ({
-      id,
-      name,
-      ctrl_deps: 1,
-      inputs: { values: ins, shapes: insShapes, types: ins.map(() => 'Tensor(float)'), strides: [] },
-      outputs: { values: outs, shapes: outShapes, types: outs.map(() => 'Tensor(float)'), strides: [] },
-      attrs: [{ name: 'rf_id', type: 'uint64', value: rf }],
-    });
-    const et = {
-      schema: '1.1.1-chakra.0.0.4',
-      pid: 1,
-      nodes: [
-        node(2, 'aten::relu', 101, [T(1, 5, 64)], [[8, 8]], [T(2, 10, 64)], [[8, 8]]),
-        node(3, 'aten::add', 102, [T(2, 10, 64), T(1, 5, 64)], [[8, 8], [8, 8]], [T(3, 11, 64)], [[8, 8]]),
-        node(4, 'aten::relu', 103, [T(3, 11, 64)], [[8, 8]], [T(4, 20, 64)], [[8, 8]]),
-        node(5, 'aten::mul', 104, [T(5, 30, 64), T(6, 31, 64)], [[8, 8], [8, 8]], [T(7, 32, 64)], [[8, 8]]),
-        node(6, 'aten::sum', 105, [T(8, 20, 64)], [[64]], [T(9, 33, 1)], [[]]),
-      ],
-    };
-    const read = await readExecutionTrace(new TextEncoder().encode(JSON.stringify(et)));
-    return computeFusion(withOpTensors(model, joinExecutionTrace(model, read)));
+    return computeFusion(
+      await withEtNodes(model, [
+        etNode(2, 'aten::relu', 101, [etTensor(1, 5, 64)], [[8, 8]], [etTensor(2, 10, 64)], [[8, 8]]),
+        etNode(3, 'aten::add', 102, [etTensor(2, 10, 64), etTensor(1, 5, 64)], [[8, 8], [8, 8]], [etTensor(3, 11, 64)], [[8, 8]]),
+        etNode(4, 'aten::relu', 103, [etTensor(3, 11, 64)], [[8, 8]], [etTensor(4, 20, 64)], [[8, 8]]),
+        etNode(5, 'aten::mul', 104, [etTensor(5, 30, 64), etTensor(6, 31, 64)], [[8, 8], [8, 8]], [etTensor(7, 32, 64)], [[8, 8]]),
+        etNode(6, 'aten::sum', 105, [etTensor(8, 20, 64)], [[64]], [etTensor(9, 33, 1)], [[]]),
+      ]),
+    );
   }
 
   it('proves what the ids show, refuses what they contradict, and finds what shapes cannot follow', async () => {

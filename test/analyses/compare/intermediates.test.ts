@@ -7,9 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readsOutputOf } from '../../../src/analyses/compare/intermediates.js';
-import { readExecutionTrace } from '../../../src/ingest/execution-trace.js';
-import { joinExecutionTrace, withOpTensors } from '../../../src/model/op-tensors.js';
 import type { TraceModel } from '../../../src/model/trace-model.js';
+import { etNode, etTensor, withEtNodes } from '../../helpers/et-builder.js';
 import { traceBuilder } from '../../helpers/trace-builder.js';
 
 const F = 'float';
@@ -26,26 +25,11 @@ async function model(): Promise<{ m: TraceModel; mul: number; add: number }> {
 }
 
 /** The ET of that run: mul writes storage 11; add reads storages `addReads`. */
-async function withEt(m: TraceModel, addReads: [number, number]): Promise<TraceModel> {
-  const T = (tid: number, sid: number, n: number) => [tid, sid, 0, n, 4, 'cuda:0'];
-  const node = (id: number, name: string, rf: number, ins: unknown[][], insShapes: unknown[], outs: unknown[][], outShapes: unknown[]) => ({
-    id,
-    name,
-    ctrl_deps: 1,
-    inputs: { values: ins, shapes: insShapes, types: ins.map(() => 'Tensor(float)'), strides: [] },
-    outputs: { values: outs, shapes: outShapes, types: outs.map(() => 'Tensor(float)'), strides: [] },
-    attrs: [{ name: 'rf_id', type: 'uint64', value: rf }],
-  });
-  const et = {
-    schema: '1.1.1-chakra.0.0.4',
-    pid: 1,
-    nodes: [
-      node(2, 'aten::mul', 201, [T(1, 10, 3072), T(6, 15, 3072)], [[3072], [3072]], [T(2, 11, 3072)], [[3072]]),
-      node(3, 'aten::add', 202, [T(3, addReads[0], 3072), T(4, addReads[1], 3072)], [[3072], [3072]], [T(5, 13, 3072)], [[3072]]),
-    ],
-  };
-  const read = await readExecutionTrace(new TextEncoder().encode(JSON.stringify(et)));
-  return withOpTensors(m, joinExecutionTrace(m, read));
+function withEt(m: TraceModel, addReads: [number, number]): Promise<TraceModel> {
+  return withEtNodes(m, [
+    etNode(2, 'aten::mul', 201, [etTensor(1, 10, 3072), etTensor(6, 15, 3072)], [[3072], [3072]], [etTensor(2, 11, 3072)], [[3072]]),
+    etNode(3, 'aten::add', 202, [etTensor(3, addReads[0], 3072), etTensor(4, addReads[1], 3072)], [[3072], [3072]], [etTensor(5, 13, 3072)], [[3072]]),
+  ]);
 }
 
 describe('readsOutputOf', () => {
